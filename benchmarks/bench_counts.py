@@ -1,0 +1,58 @@
+"""Deterministic metrics: counts that machine noise cannot move.
+
+A change in any of them is a real change in the code that ran, so a
+regression gate can trust them where it must doubt timings.
+"""
+
+from .common import (
+    DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, WRAPPINGS, Surgery,
+    build_state, count_python_calls, jaxpr_equation_count, make_step, wrap,
+)
+
+
+class PythonCalls:
+    """Python function calls made by one eager ``tree_at`` update, and by its tuple twin.
+
+    ``tree_at`` walks the whole tree, so the count grows with ``depth``; one
+    update (``n_calls=1``) keeps the count per call.
+    """
+
+    params = [list(DEPTHS)]
+    param_names = ["depth"]
+    unit = "calls"
+
+    def setup(self, depth):
+        self.tree_at_surgery = Surgery("tree_at", DEFAULT_STATE_SIZE, depth, 1)
+        self.tuple_surgery = Surgery("tuple", DEFAULT_STATE_SIZE, depth, 1)
+        # First calls fill caches (lazy imports, functools caches) that later calls skip.
+        self.tree_at_surgery()
+        self.tuple_surgery()
+
+    def track_tree_at(self, depth):
+        return count_python_calls(self.tree_at_surgery)
+
+    def track_tuple(self, depth):
+        return count_python_calls(self.tuple_surgery)
+
+
+class JaxprExcessEquations:
+    """|equations of the ``tree_at`` program - equations of the tuple program|.
+
+    Expected to be 0 under every tracing wrapping: any other value means
+    pytree surgery leaked into the compiled program.  Nested jaxprs (the jit
+    and scan bodies) are counted too.
+    """
+
+    params = [[w for w in WRAPPINGS if w != "eager"], list(N_CALLS)]
+    param_names = ["wrapping", "n_calls"]
+    unit = "equations"
+
+    def setup(self, wrapping, n_calls):
+        self.counts = {}
+        for structure in ("tree_at", "tuple"):
+            fn, operand = wrap(make_step(structure, DEFAULT_DEPTH, n_calls), wrapping)
+            state = build_state(structure, DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
+            self.counts[structure] = jaxpr_equation_count(fn, state, operand)
+
+    def track_excess_equations(self, wrapping, n_calls):
+        return abs(self.counts["tree_at"] - self.counts["tuple"])

@@ -1,0 +1,45 @@
+"""Eager pytree surgery: the Python cost of one step of updates on concrete arrays.
+
+The step only swaps leaves for ready arrays (``common.Surgery``), so no array
+operation runs and the time is the surgery alone.
+"""
+
+from .common import (
+    DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, STATE_SIZES, Surgery,
+)
+
+
+class _EagerSurgery:
+    def _prepare(self, state_size, depth, n_calls):
+        self.tree_at_surgery = Surgery("tree_at", state_size, depth, n_calls)
+        self.tuple_surgery = Surgery("tuple", state_size, depth, n_calls)
+
+    def time_tree_at(self, *params):
+        self.tree_at_surgery()
+
+    def time_tuple(self, *params):
+        self.tuple_surgery()
+
+
+class EagerSurgery(_EagerSurgery):
+    """Eager time per step against depth and number of updates.
+
+    ``state_size`` is left out: surgery copies no array, so it cannot matter;
+    ``EagerSurgeryStateSize`` shows that once.
+    """
+
+    params = [list(DEPTHS), list(N_CALLS)]
+    param_names = ["depth", "n_calls"]
+
+    def setup(self, depth, n_calls):
+        self._prepare(DEFAULT_STATE_SIZE, depth, n_calls)
+
+
+class EagerSurgeryStateSize(_EagerSurgery):
+    """The same surgery at growing array sizes: a flat line means no array is copied."""
+
+    params = [list(STATE_SIZES)]
+    param_names = ["state_size"]
+
+    def setup(self, state_size):
+        self._prepare(state_size, DEFAULT_DEPTH, DEFAULT_N_CALLS)

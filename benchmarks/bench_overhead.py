@@ -1,0 +1,65 @@
+"""Overhead ratios: ``tree_at`` time over tuple time, the twins interleaved in one process.
+
+A ratio taken within one process cancels the drift between processes and
+runs that makes absolute times from different runs incomparable.  Bigger is
+worse, as asv's regression detection expects; 1.0 means no overhead.
+"""
+
+import jax
+import jax.numpy as jnp
+
+from .common import (
+    DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, WRAPPINGS, Surgery,
+    build_state, interleaved_ratio, make_runner, make_step,
+)
+
+
+class SteadyStateRatio:
+    """At the default sizes, per wrapping (the headline number per wrapping)."""
+
+    params = [list(WRAPPINGS)]
+    param_names = ["wrapping"]
+    unit = "ratio"
+
+    def setup(self, wrapping):
+        sizes = (DEFAULT_STATE_SIZE, DEFAULT_DEPTH, DEFAULT_N_CALLS)
+        self.run_tree_at = make_runner("tree_at", wrapping, *sizes)
+        self.run_tuple = make_runner("tuple", wrapping, *sizes)
+
+    def track_overhead_ratio(self, wrapping):
+        return interleaved_ratio(self.run_tree_at, self.run_tuple)
+
+
+class EagerSurgeryRatio:
+    """Pure eager surgery (no arithmetic) at the default sizes: the cost users ask about."""
+
+    unit = "ratio"
+
+    def setup(self):
+        sizes = (DEFAULT_STATE_SIZE, DEFAULT_DEPTH, DEFAULT_N_CALLS)
+        self.run_tree_at = Surgery("tree_at", *sizes)
+        self.run_tuple = Surgery("tuple", *sizes)
+
+    def track_overhead_ratio(self):
+        return interleaved_ratio(self.run_tree_at, self.run_tuple)
+
+
+class TracingRatio:
+    """Tracing a fresh step at the default sizes: ``tree_at``'s cost under ``jit``."""
+
+    unit = "ratio"
+
+    def setup(self):
+        delta = jnp.float32(0.5)
+        states = {s: build_state(s, DEFAULT_STATE_SIZE, DEFAULT_DEPTH) for s in ("tree_at", "tuple")}
+
+        def tracer(structure):
+            return lambda: jax.make_jaxpr(make_step(structure, DEFAULT_DEPTH, DEFAULT_N_CALLS))(
+                states[structure], delta
+            )
+
+        self.trace_tree_at = tracer("tree_at")
+        self.trace_tuple = tracer("tuple")
+
+    def track_overhead_ratio(self):
+        return interleaved_ratio(self.trace_tree_at, self.trace_tuple)

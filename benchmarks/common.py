@@ -1,0 +1,313 @@
+"""Shared pytree builders, update steps and wrappings for the whole suite.
+
+Every benchmark compares two *structures* that hold the same arrays:
+
+* ``"tree_at"``: a nested ``eqx.Module`` (``Node``), updated with ``eqx.tree_at``;
+* ``"tuple"``: the equivalent nested tuple ``(a, b, child)``, updated by
+  rebuilding each tuple on the path to the changed leaf.
+
+A state of depth ``d`` has ``d`` nodes, each with two array leaves of
+``state_size`` elements; the deepest node's child is ``None`` in both.
+
+Nothing in this module touches a JAX backend at import time: asv's forkserver
+imports the suite once and forks a child per benchmark, which is only safe
+while no XLA thread pool exists in the parent.
+"""
+
+from __future__ import annotations
+
+import sys
+import timeit
+from typing import Callable, Optional
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+STRUCTURES = ("tree_at", "tuple")
+WRAPPINGS = ("eager", "jit", "scan", "jit_scan")
+STATE_SIZES = (1, 1_000, 1_000_000)
+DEPTHS = (1, 4, 16)
+N_CALLS = (1, 8, 64)
+
+DEFAULT_STATE_SIZE = 1_000
+DEFAULT_DEPTH = 4
+DEFAULT_N_CALLS = 8
+SCAN_LENGTH = 100
+
+
+class Node(eqx.Module):
+    a: jax.Array
+    b: jax.Array
+    child: Optional["Node"]
+
+
+def _leaf(state_size: int, level: int, field: int) -> jax.Array:
+    # Distinct values per leaf, so that a step that updates the wrong leaf
+    # cannot produce the same arrays as its twin.
+    return jnp.arange(state_size, dtype=jnp.float32) + (2 * level + field)
+
+
+def build_state(structure: str, state_size: int, depth: int):
+    """The initial state: a chain of ``depth`` nodes, root first."""
+    make_node = {"tree_at": Node, "tuple": lambda a, b, child: (a, b, child)}[structure]
+    node = None
+    for level in reversed(range(depth)):
+        node = make_node(_leaf(state_size, level, 0), _leaf(state_size, level, 1), node)
+    return node
+
+
+def leaves(state) -> list:
+    return jax.tree_util.tree_leaves(state)
+
+
+def _descend(node: Node, level: int) -> Node:
+    for _ in range(level):
+        node = node.child
+    return node
+
+
+def _tree_at_update(state: Node, level: int, combine, operand) -> Node:
+    new_leaf = combine(_descend(state, level).a, operand)
+    return eqx.tree_at(lambda s: _descend(s, level).a, state, new_leaf)
+
+
+def _tuple_update(state: tuple, level: int, combine, operand) -> tuple:
+    a, b, child = state
+    if level == 0:
+        return (combine(a, operand), b, child)
+    return (a, b, _tuple_update(child, level - 1, combine, operand))
+
+
+_UPDATES = {"tree_at": _tree_at_update, "tuple": _tuple_update}
+
+
+def replace(leaf, value):
+    """Pure surgery: the new leaf is a ready array, so no array op runs."""
+    return value
+
+
+def accumulate(leaf, delta):
+    """A state update with arithmetic, as in a time-stepping loop."""
+    return leaf + delta
+
+
+def updated_levels(depth: int, n_calls: int) -> list[int]:
+    """Which node each update touches: the deepest first, then upwards, cycling."""
+    return [depth - 1 - k % depth for k in range(n_calls)]
+
+
+def make_step(structure: str, depth: int, n_calls: int, combine=accumulate) -> Callable:
+    """A fresh step function ``step(state, operand) -> state`` doing ``n_calls`` updates.
+
+    Each call returns a new function object, so that JAX's trace caches,
+    which are keyed on the function, never hide tracing work.
+    """
+    update = _UPDATES[structure]
+    levels = updated_levels(depth, n_calls)
+
+    def step(state, operand):
+        for level in levels:
+            state = update(state, level, combine, operand)
+        return state
+
+    return step
+
+
+class Surgery:
+    """One eager step of pure surgery on a fixed state: ``n_calls`` leaves swapped, no array op.
+
+    Every update writes the root's ``b`` into some node's ``a``, so the step
+    needs no new array at all.
+    """
+
+    def __init__(self, structure: str, state_size: int, depth: int, n_calls: int):
+        self.state = build_state(structure, state_size, depth)
+        self._step = make_step(structure, depth, n_calls, combine=replace)
+        self._value = leaves(self.state)[1]
+
+    def __call__(self):
+        return self._step(self.state, self._value)
+
+
+def copied_bytes(before, after) -> int:
+    """Bytes of the leaves of ``after`` that are not objects already in ``before``."""
+    existing = {id(leaf) for leaf in leaves(before)}
+    return sum(leaf.nbytes for leaf in leaves(after) if id(leaf) not in existing)
+
+
+def scan_deltas(length: int = SCAN_LENGTH) -> jax.Array:
+    return jnp.linspace(0.1, 1.0, length, dtype=jnp.float32)
+
+
+def wrap(step: Callable, wrapping: str) -> tuple[Callable, jax.Array]:
+    """``step`` run the way ``wrapping`` names, with the operand it takes.
+
+    ``eager`` and ``jit`` apply one step to a scalar delta; ``scan`` and
+    ``jit_scan`` run ``SCAN_LENGTH`` steps in ``lax.scan`` over a vector of
+    deltas.  The scan body is one object for the wrapper's lifetime, as in the
+    seed script, because scan caches its trace on the body function.
+    """
+    if wrapping not in WRAPPINGS:
+        raise ValueError(f"unknown wrapping {wrapping!r}; expected one of {WRAPPINGS}")
+    if wrapping == "eager":
+        return step, jnp.float32(0.5)
+    if wrapping == "jit":
+        return jax.jit(step), jnp.float32(0.5)
+
+    def body(carry, delta):
+        return step(carry, delta), None
+
+    def scan(carry, deltas):
+        return lax.scan(body, carry, deltas)[0]
+
+    return (jax.jit(scan) if wrapping == "jit_scan" else scan), scan_deltas()
+
+
+def make_runner(structure: str, wrapping: str, state_size: int, depth: int, n_calls: int):
+    """A zero-argument callable that runs one workload to completion and returns its state.
+
+    It is called once here, so that compilation is done and a timed call is
+    steady state.
+    """
+    state = build_state(structure, state_size, depth)
+    fn, operand = wrap(make_step(structure, depth, n_calls), wrapping)
+
+    def run():
+        return jax.block_until_ready(fn(state, operand))
+
+    run()
+    return run
+
+
+def update_y(x):
+    return x**2
+
+
+class SeedState(eqx.Module):
+    """The seed discussion's state, kept as its author wrote it."""
+
+    x: jax.Array
+    y: jax.Array
+
+    def __init__(self, n_s):
+        self.x = jnp.linspace(0, 1, n_s)
+        self.y = update_y(self.x)
+
+
+class SeedModel(eqx.Module):
+    def update_state(self, x, dx):
+        x = x + dx
+        return x, update_y(x)
+
+
+SEED_STATE_SIZE = 1000
+SEED_STEPS = 1000
+
+
+def seed_time_stepping(structure: str) -> Callable:
+    """The seed's scan body: ``tree_at`` on ``SeedState``, or the plain tuple version."""
+    model = SeedModel()
+    if structure == "tree_at":
+
+        def time_stepping(state, dx):
+            new_x, new_y = model.update_state(state.x, dx)
+            state = eqx.tree_at(lambda t: t.x, state, new_x)
+            state = eqx.tree_at(lambda t: t.y, state, new_y)
+            return state, new_y
+
+    else:
+
+        def time_stepping(state, dx):
+            x, y = state
+            new_x, new_y = model.update_state(x, dx)
+            return (new_x, new_y), new_y
+
+    return time_stepping
+
+
+def make_seed_runner(structure: str, jit: bool) -> Callable:
+    """The seed's ``lax.scan`` of ``SEED_STEPS`` steps, optionally inside ``jit``."""
+    state = SeedState(SEED_STATE_SIZE)
+    if structure == "tuple":
+        state = (state.x, state.y)
+    dx_array = jnp.linspace(0.1, 1, SEED_STEPS)
+    time_stepping = seed_time_stepping(structure)
+
+    def scan(carry, xs):
+        return lax.scan(time_stepping, carry, xs)
+
+    fn = jax.jit(scan) if jit else scan
+
+    def run():
+        return jax.block_until_ready(fn(state, dx_array))
+
+    run()
+    return run
+
+
+def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
+    """How many calls of ``fn`` take at least ``target_seconds``."""
+    number = 1
+    while True:
+        if timeit.timeit(fn, number=number) >= target_seconds or number >= 1 << 20:
+            return number
+        number *= 2
+
+
+def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[], object],
+                      rounds: int = 9, target_seconds: float = 0.02) -> float:
+    """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
+
+    The two are timed in alternation within one process, so that drift of the
+    machine (frequency, other load) hits both alike; each side keeps its
+    fastest round, the one least disturbed by noise.
+    """
+    per_call = {}
+    numbers = {fn: calibrated_number(fn, target_seconds) for fn in (numerator, denominator)}
+    for _ in range(rounds):
+        for fn, number in numbers.items():
+            seconds = timeit.timeit(fn, number=number) / number
+            per_call[fn] = min(per_call.get(fn, float("inf")), seconds)
+    return per_call[numerator] / per_call[denominator]
+
+
+def count_python_calls(fn: Callable[[], object]) -> int:
+    """How many Python-level function calls ``fn()`` makes (C calls excluded)."""
+    calls = 0
+
+    def profiler(frame, event, arg):
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(profiler)
+    try:
+        fn()
+    finally:
+        sys.setprofile(previous)
+    return calls
+
+
+def _sub_jaxprs(value):
+    if hasattr(value, "eqns"):
+        yield value
+    elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
+        yield value.jaxpr
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _sub_jaxprs(item)
+
+
+def _count_equations(jaxpr) -> int:
+    return sum(
+        1 + sum(_count_equations(sub) for param in eqn.params.values() for sub in _sub_jaxprs(param))
+        for eqn in jaxpr.eqns
+    )
+
+
+def jaxpr_equation_count(fn: Callable, *args) -> int:
+    """Equations of ``fn``'s jaxpr, counting those nested in sub-jaxprs (scan bodies) too."""
+    return _count_equations(jax.make_jaxpr(fn)(*args).jaxpr)
