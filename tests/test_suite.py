@@ -1,0 +1,185 @@
+"""The suite measures the right thing: each ``tree_at`` workload and its tuple twin
+compute the same arrays, trace to the same program and copy nothing; and asv
+accepts the suite."""
+
+import importlib
+import inspect
+import itertools
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import benchmarks
+from benchmarks import common
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The full product of the four dimensions, with state sizes kept small: a
+# state size changes the arrays, never the surgery, and the largest size is
+# checked at the default depth and n_calls below.
+SMALL_SIZES = [size for size in common.STATE_SIZES if size <= common.DEFAULT_STATE_SIZE]
+GRID = list(itertools.product(common.WRAPPINGS, SMALL_SIZES, common.DEPTHS, common.N_CALLS))
+GRID += [(wrapping, max(common.STATE_SIZES), common.DEFAULT_DEPTH, common.DEFAULT_N_CALLS)
+         for wrapping in common.WRAPPINGS]
+
+
+def assert_same_arrays(tree_at_state, tuple_state):
+    tree_leaves, tuple_leaves = common.leaves(tree_at_state), common.leaves(tuple_state)
+    assert len(tree_leaves) == len(tuple_leaves)
+    for tree_leaf, tuple_leaf in zip(tree_leaves, tuple_leaves):
+        assert tree_leaf.dtype == tuple_leaf.dtype
+        np.testing.assert_array_equal(np.asarray(tree_leaf), np.asarray(tuple_leaf))
+
+
+def expected_leaves(wrapping, state_size, depth, n_calls):
+    """The final leaves computed independently with numpy, root first."""
+    deltas = np.asarray(common.scan_deltas()) if "scan" in wrapping else np.float32([0.5])
+    updates = np.bincount(common.updated_levels(depth, n_calls), minlength=depth)
+    result = []
+    for level in range(depth):
+        base = np.arange(state_size, dtype=np.float32)
+        result.append(base + 2 * level + updates[level] * deltas.sum())
+        result.append(base + 2 * level + 1)
+    return result
+
+
+@pytest.mark.parametrize("wrapping,state_size,depth,n_calls", GRID)
+def test_twins_compute_identical_arrays(wrapping, state_size, depth, n_calls):
+    tree_at_state = common.make_runner("tree_at", wrapping, state_size, depth, n_calls)()
+    tuple_state = common.make_runner("tuple", wrapping, state_size, depth, n_calls)()
+    assert isinstance(tree_at_state, common.Node)
+    assert isinstance(tuple_state, tuple)
+    assert_same_arrays(tree_at_state, tuple_state)
+    for got, want in zip(common.leaves(tuple_state), expected_leaves(wrapping, state_size, depth, n_calls)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+
+
+def jaxpr_text(structure, wrapping, depth, n_calls):
+    fn, operand = common.wrap(common.make_step(structure, depth, n_calls), wrapping)
+    state = common.build_state(structure, common.DEFAULT_STATE_SIZE, depth)
+    return str(jax.make_jaxpr(fn)(state, operand))
+
+
+@pytest.mark.parametrize("wrapping", ["jit", "scan", "jit_scan"])
+@pytest.mark.parametrize("depth,n_calls", list(itertools.product(common.DEPTHS, common.N_CALLS)))
+def test_twins_trace_to_identical_jaxprs(wrapping, depth, n_calls):
+    tree_at_jaxpr = jaxpr_text("tree_at", wrapping, depth, n_calls)
+    assert tree_at_jaxpr == jaxpr_text("tuple", wrapping, depth, n_calls)
+    assert tree_at_jaxpr.count("add") >= n_calls  # the step's arithmetic is really there
+
+
+def test_jaxpr_equation_count_includes_nested_bodies():
+    step = common.make_step("tuple", common.DEFAULT_DEPTH, common.DEFAULT_N_CALLS)
+    state = common.build_state("tuple", common.DEFAULT_STATE_SIZE, common.DEFAULT_DEPTH)
+    plain = common.jaxpr_equation_count(step, state, jnp.float32(0.5))
+    scanned, deltas = common.wrap(step, "scan")
+    assert plain == common.DEFAULT_N_CALLS
+    assert common.jaxpr_equation_count(scanned, state, deltas) == plain + 1
+
+
+@pytest.mark.parametrize("depth", common.DEPTHS)
+def test_surgery_copies_no_array(depth):
+    for structure in common.STRUCTURES:
+        surgery = common.Surgery(structure, common.DEFAULT_STATE_SIZE, depth, common.DEFAULT_N_CALLS)
+        before, after = surgery.state, surgery()
+        assert common.copied_bytes(before, after) == 0
+        old_ids = {id(leaf) for leaf in common.leaves(before)}
+        assert all(id(leaf) in old_ids for leaf in common.leaves(after))
+        assert common.leaves(after)[2 * (depth - 1)] is common.leaves(before)[1]
+
+
+def test_copied_bytes_sees_a_copy():
+    state = common.build_state("tuple", 10, 1)
+    copied = (state[0] + 0, state[1], None)
+    assert common.copied_bytes(state, copied) == state[0].nbytes
+
+
+def test_surgery_twins_agree():
+    for depth, n_calls in itertools.product(common.DEPTHS, common.N_CALLS):
+        tree_at = common.Surgery("tree_at", 10, depth, n_calls)()
+        assert_same_arrays(tree_at, common.Surgery("tuple", 10, depth, n_calls)())
+
+
+def test_python_call_counts_are_deterministic_and_grow_with_depth():
+    counts = {}
+    for depth in common.DEPTHS:
+        for structure in common.STRUCTURES:
+            surgery = common.Surgery(structure, 10, depth, 1)
+            surgery()
+            first, second = common.count_python_calls(surgery), common.count_python_calls(surgery)
+            assert first == second
+            counts[structure, depth] = first
+    shallow, deep = min(common.DEPTHS), max(common.DEPTHS)
+    assert counts["tree_at", deep] > counts["tree_at", shallow]
+    assert all(counts["tree_at", d] > counts["tuple", d] for d in common.DEPTHS)
+
+
+def test_seed_twins_compute_identical_arrays_and_jaxprs():
+    for jit in (False, True):
+        tree_at_state, tree_at_ys = common.make_seed_runner("tree_at", jit)()
+        tuple_state, tuple_ys = common.make_seed_runner("tuple", jit)()
+        assert isinstance(tree_at_state, common.SeedState)
+        assert_same_arrays((tree_at_state, tree_at_ys), (tuple_state, tuple_ys))
+    state = common.SeedState(common.SEED_STATE_SIZE)
+    dx = jnp.float32(0.1)
+    tree_at_jaxpr = jax.make_jaxpr(common.seed_time_stepping("tree_at"))(state, dx)
+    tuple_jaxpr = jax.make_jaxpr(common.seed_time_stepping("tuple"))((state.x, state.y), dx)
+    assert str(tree_at_jaxpr) == str(tuple_jaxpr)
+
+
+def benchmark_classes():
+    for info in pkgutil.iter_modules(benchmarks.__path__):
+        if info.name.startswith("bench_"):
+            module = importlib.import_module(f"benchmarks.{info.name}")
+            for name, cls in inspect.getmembers(module, inspect.isclass):
+                if cls.__module__ == module.__name__ and not name.startswith("_"):
+                    yield cls
+
+
+BENCHMARK_PREFIXES = ("time_", "peakmem_", "track_", "mem_", "timeraw_")
+
+
+def test_every_tree_at_benchmark_has_a_tuple_twin():
+    classes = list(benchmark_classes())
+    assert len(classes) >= 8
+    seen_tree_at = 0
+    for cls in classes:
+        names = [n for n in dir(cls) if n.startswith(BENCHMARK_PREFIXES)]
+        assert names, f"{cls.__name__} has no benchmark"
+        for name in names:
+            if "tree_at" in name:
+                seen_tree_at += 1
+                twin = name.replace("tree_at", "tuple")
+                assert twin in names, f"{cls.__name__}.{name} has no twin {twin}"
+            elif name.startswith(("time_", "peakmem_")):
+                assert "tuple" in name, f"{cls.__name__}.{name} times something that is neither twin"
+    assert seen_tree_at >= 9
+
+
+def test_suite_import_starts_no_backend():
+    # asv's forkserver forks after importing the suite: no XLA threads may exist then.
+    code = (
+        "import benchmarks, importlib, pkgutil\n"
+        "for m in pkgutil.iter_modules(benchmarks.__path__): importlib.import_module('benchmarks.' + m.name)\n"
+        "from jax._src import xla_bridge\n"
+        "assert not xla_bridge._backends, xla_bridge._backends\n"
+        "print('no backend')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "no backend" in result.stdout
+
+
+def test_asv_check_passes():
+    result = subprocess.run(
+        [sys.executable, "-m", "asv", "check", "--python=same"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No problems found" in result.stdout
