@@ -1,0 +1,489 @@
+"""Tests of scripts/release-history, run as a user would: a subprocess talking
+to a real HTTP server (a fake PyPI JSON index on 127.0.0.1) and real git."""
+
+import collections
+import datetime
+import gzip
+import hashlib
+import http.server
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
+import urllib.request
+
+import pytest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "release-history")
+GIT_ENV = {
+    **os.environ,
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@localhost",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@localhost",
+}
+
+
+def make_sdist(version):
+    """A small gzipped tar like a real sdist: one top-level folder, odd modes and mtimes."""
+    top = f"pkg-{version}"
+    entries = [
+        ("pyproject.toml", f'[project]\nname = "pkg"\nversion = "{version}"\n'.encode(), 0o664),
+        ("pkg/__init__.py", f'__version__ = "{version}"\n'.encode(), 0o600),
+        ("bin/run.sh", b"#!/bin/sh\necho run\n", 0o775),
+    ]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for directory in (top, f"{top}/pkg", f"{top}/bin"):
+            info = tarfile.TarInfo(directory)
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            tar.addfile(info)
+        for i, (name, data, mode) in enumerate(entries):
+            info = tarfile.TarInfo(f"{top}/{name}")
+            info.size, info.mode, info.mtime = len(data), mode, 1_600_000_000 + i
+            tar.addfile(info, io.BytesIO(data))
+        info = tarfile.TarInfo(f"{top}/link.toml")
+        info.type, info.linkname = tarfile.SYMTYPE, "pyproject.toml"
+        tar.addfile(info)
+    return gzip.compress(buffer.getvalue(), mtime=0)
+
+
+class FakeIndex:
+    """The releases of the project "pkg", served as PyPI's JSON API does."""
+
+    def __init__(self, base):
+        self.base = base
+        self.url = f"{base}/pypi"
+        self.releases = {}
+        self.files = {}
+        self.requests = collections.Counter()
+        self.cut_off = set()  # files whose connection drops halfway
+        self.stalled = set()  # files whose transfer stops halfway until `resume` is set
+        self.stalling = threading.Event()
+        self.resume = threading.Event()
+
+    def add(self, version, uploaded, packagetype="sdist", yanked=False, sha256=None):
+        data = make_sdist(version)
+        filename = f"pkg-{version}.tar.gz" if packagetype == "sdist" else f"pkg-{version}-py3-none-any.whl"
+        self.files[filename] = data
+        self.releases.setdefault(version, []).append({
+            "filename": filename,
+            "packagetype": packagetype,
+            "url": f"{self.base}/files/{filename}",
+            "digests": {"sha256": sha256 or hashlib.sha256(data).hexdigest()},
+            "upload_time_iso_8601": uploaded,
+            "yanked": yanked,
+        })
+        return filename
+
+    def file_requests(self):
+        return sum(n for path, n in self.requests.items() if path.startswith("/files/"))
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        index = self.server.index
+        index.requests[self.path] += 1
+        if self.path == "/pypi/pkg/json":
+            body = json.dumps({"info": {"name": "pkg"}, "releases": index.releases}).encode()
+        elif self.path.startswith("/files/") and self.path[7:] in index.files:
+            body = index.files[self.path[7:]]
+        else:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        name = self.path[7:]
+        if name in index.cut_off or name in index.stalled:
+            self.wfile.write(body[: len(body) // 2])
+            if name in index.stalled:
+                index.stalling.set()
+                index.resume.wait(30)
+            return  # HTTP/1.0: returning closes the connection
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def index():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.index = FakeIndex(f"http://127.0.0.1:{server.server_port}")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.index
+    server.index.resume.set()
+    server.shutdown()
+    server.server_close()
+
+
+def history_command(index, tmp_path, *args, repo="repo"):
+    return [
+        sys.executable, SCRIPT, "--package", "pkg", "--index", index.url,
+        "--repo", str(tmp_path / repo), "--cache", str(tmp_path / "cache"), *args,
+    ]
+
+
+def release_history(index, tmp_path, *args, repo="repo", **kwargs):
+    result = subprocess.run(
+        history_command(index, tmp_path, *args, repo=repo),
+        capture_output=True, text=True, timeout=120, **kwargs,
+    )
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def git(repo, *args):
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], env=GIT_ENV, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def snapshot(repo):
+    """Everything a run could change in repo, short of the object store."""
+    return (
+        git(repo, "symbolic-ref", "-q", "HEAD"),
+        git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
+        git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all"),
+    )
+
+
+def commits(repo):
+    return git(repo, "rev-list", "--reverse", "main").split()
+
+
+def tags(repo):
+    return dict(line.split() for line in git(repo, "for-each-ref", "--format=%(refname:strip=2) %(objectname)", "refs/tags").splitlines())
+
+
+def cache_listing(tmp_path):
+    return sorted(os.listdir(tmp_path / "cache"))
+
+
+def epoch(iso):
+    return int(datetime.datetime.fromisoformat(iso).timestamp())
+
+
+UPLOADS = {
+    "1.0.0": "2024-01-01T10:00:00.123456Z",
+    "2.0.0": "2024-02-01T11:00:00.000001Z",
+    "1.1.0": "2024-03-01T12:00:00Z",  # a backport, uploaded after 2.0.0
+}
+
+
+@pytest.fixture
+def three(index):
+    for version, uploaded in UPLOADS.items():
+        index.add(version, uploaded)
+    # None of these belongs in the history.
+    index.add("2.1.0rc1", "2024-03-02T00:00:00Z")
+    index.add("1.2.0", "2024-03-03T00:00:00Z", yanked=True)
+    index.add("1.3.0", "2024-03-04T00:00:00Z", packagetype="bdist_wheel")
+    return index
+
+
+def test_builds_one_commit_per_release_in_upload_order(three, tmp_path):
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    repo = tmp_path / "repo"
+    log = git(repo, "log", "--reverse", "--format=%H|%at|%ct|%an <%ae>|%cn <%ce>|%s").splitlines()
+    assert len(log) == 3
+    for line, (version, uploaded) in zip(log, UPLOADS.items()):
+        commit, authored, committed, author, committer, subject = line.split("|")
+        assert subject == f"pkg {version}"
+        assert int(authored) == int(committed) == epoch(uploaded)
+        assert author == committer == "PyPI release history <release-history@localhost>"
+        assert tags(repo)[f"v{version}"] == commit
+        body = git(repo, "log", "-1", "--format=%b", commit)
+        assert f"pkg-{version}.tar.gz" in body
+        assert hashlib.sha256(three.files[f"pkg-{version}.tar.gz"]).hexdigest() in body
+    assert sorted(tags(repo)) == ["v1.0.0", "v1.1.0", "v2.0.0"]
+    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads") == "refs/heads/main"
+    assert git(repo, "show", "v2.0.0:pkg/__init__.py") == '__version__ = "2.0.0"'
+    listing = git(repo, "ls-tree", "-r", "v1.0.0").splitlines()
+    assert [f"{line.split()[0]} {line.split(chr(9))[1]}" for line in listing] == [
+        "100755 bin/run.sh",
+        "120000 link.toml",
+        "100644 pkg/__init__.py",
+        "100644 pyproject.toml",
+    ]
+    # The work tree shows the newest upload, nothing else.
+    assert (repo / "pkg" / "__init__.py").read_text() == '__version__ = "1.1.0"\n'
+    assert git(repo, "status", "--porcelain", "--ignored") == ""
+
+
+@pytest.mark.parametrize("spec, expected", [
+    (None, ["v1.0.0", "v2.0.0", "v1.1.0"]),
+    ("2", ["v2.0.0", "v1.1.0"]),
+    ("5", ["v1.0.0", "v2.0.0", "v1.1.0"]),
+    (">=1.1", ["v2.0.0", "v1.1.0"]),
+    (">=1.0,<2", ["v1.0.0", "v1.1.0"]),
+    ("1.1.0,1.0.0", ["v1.0.0", "v1.1.0"]),
+    ("1.1", ["v1.1.0"]),
+])
+def test_print_selects_releases_oldest_first(three, tmp_path, spec, expected):
+    select = [] if spec is None else ["--select", spec]
+    printed_tags = release_history(three, tmp_path, "--print", "tags", *select)
+    assert printed_tags.returncode == 0, printed_tags.stderr
+    assert printed_tags.stdout.splitlines() == expected
+    printed_hashes = release_history(three, tmp_path, "--print", "hashes", *select)
+    assert printed_hashes.returncode == 0, printed_hashes.stderr
+    assert printed_hashes.stdout.splitlines() == [tags(tmp_path / "repo")[t] for t in expected]
+
+
+def test_select_does_not_change_what_is_built(three, tmp_path):
+    assert release_history(three, tmp_path, "--select", "1").returncode == 0
+    assert release_history(three, tmp_path, repo="other").returncode == 0
+    assert commits(tmp_path / "repo") == commits(tmp_path / "other")
+
+
+def test_since_and_until_bound_the_history(three, tmp_path):
+    result = release_history(three, tmp_path, "--since", "1.1", "--until", "1.1.0", "--print", "tags")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["v1.1.0"]
+    assert len(commits(tmp_path / "repo")) == 1
+
+
+def test_same_releases_give_same_hashes_anywhere(three, tmp_path):
+    assert release_history(three, tmp_path, repo="a").returncode == 0
+    # Another machine: hostile git config, GIT_* variables, time zone, umask.
+    home = tmp_path / "home"
+    home.mkdir()
+    hostile = home / ".gitconfig"
+    hostile.write_text(
+        "[user]\n name = Someone Else\n email = else@example.com\n"
+        "[commit]\n gpgsign = true\n[tag]\n gpgsign = true\n"
+        "[core]\n autocrlf = true\n filemode = false\n"
+        "[init]\n defaultBranch = trunk\n[i18n]\n commitEncoding = ISO-8859-1\n"
+    )
+    env = {
+        **os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home), "GIT_CONFIG_GLOBAL": str(hostile),
+        "GIT_AUTHOR_NAME": "Intruder", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00", "TZ": "Asia/Tokyo",
+    }
+    assert release_history(three, tmp_path, repo="b", env=env, umask=0o077).returncode == 0
+    assert commits(tmp_path / "a") == commits(tmp_path / "b")
+    assert tags(tmp_path / "a") == tags(tmp_path / "b")
+
+
+def test_rerun_with_nothing_new_changes_nothing(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before, downloads = snapshot(repo), three.file_requests()
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "3 already present" in result.stderr
+    assert snapshot(repo) == before
+    assert three.file_requests() == downloads == 3
+    assert three.requests["/pypi/pkg/json"] == 2
+
+
+def test_rerun_appends_a_new_release(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    old_commits, old_tags = commits(repo), tags(repo)
+    three.add("2.1.0", "2024-04-01T00:00:00Z")
+    result = release_history(three, tmp_path, "--print", "tags", "--select", "1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["v2.1.0"]
+    assert commits(repo)[:-1] == old_commits
+    assert len(commits(repo)) == len(old_commits) + 1
+    assert tags(repo) == {**old_tags, "v2.1.0": commits(repo)[-1]}
+    assert three.file_requests() == 4
+    assert git(repo, "status", "--porcelain", "--ignored") == ""
+
+
+def test_changing_the_range_rebuilds_the_canonical_history(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    first = commits(repo)[0]
+    result = release_history(three, tmp_path, "--until", "1.1.0")
+    assert result.returncode == 0, result.stderr
+    assert "removing 2 commit(s)" in result.stderr
+    assert release_history(three, tmp_path, "--until", "1.1.0", repo="fresh").returncode == 0
+    assert commits(repo) == commits(tmp_path / "fresh")
+    assert commits(repo)[0] == first
+    assert sorted(tags(repo)) == ["v1.0.0", "v1.1.0"]
+
+
+def test_sha256_mismatch_leaves_repository_and_cache_unchanged(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before, cached = snapshot(repo), cache_listing(tmp_path)
+    wrong = "0" * 64
+    filename = three.add("2.1.0", "2024-04-01T00:00:00Z", sha256=wrong)
+    result = release_history(three, tmp_path)
+    assert result.returncode == 2
+    actual = hashlib.sha256(three.files[filename]).hexdigest()
+    assert filename in result.stderr and wrong in result.stderr and actual in result.stderr
+    assert snapshot(repo) == before
+    assert "v2.1.0" not in tags(repo)
+    assert cache_listing(tmp_path) == cached
+
+
+def test_cached_file_with_wrong_digest_is_downloaded_again(three, tmp_path):
+    assert release_history(three, tmp_path, repo="a").returncode == 0
+    (tmp_path / "cache" / "pkg-1.1.0.tar.gz").write_bytes(b"corrupt")
+    result = release_history(three, tmp_path, repo="b")
+    assert result.returncode == 0, result.stderr
+    assert three.requests["/files/pkg-1.1.0.tar.gz"] == 2
+    assert three.file_requests() == 4
+    assert (tmp_path / "cache" / "pkg-1.1.0.tar.gz").read_bytes() == three.files["pkg-1.1.0.tar.gz"]
+    assert commits(tmp_path / "a") == commits(tmp_path / "b")
+
+
+def test_download_cut_off_halfway_leaves_repository_and_cache_unchanged(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before, cached = snapshot(repo), cache_listing(tmp_path)
+    three.cut_off.add(three.add("2.1.0", "2024-04-01T00:00:00Z"))
+    result = release_history(three, tmp_path)
+    assert result.returncode == 2
+    assert f"{three.base}/files/pkg-2.1.0.tar.gz" in result.stderr
+    assert "cut off" in result.stderr
+    assert snapshot(repo) == before
+    assert cache_listing(tmp_path) == cached
+
+
+def test_killed_during_download_leaves_nothing_half_made(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before, cached = snapshot(repo), cache_listing(tmp_path)
+    filename = three.add("2.1.0", "2024-04-01T00:00:00Z")
+    three.stalled.add(filename)
+    process = subprocess.Popen(history_command(three, tmp_path), stderr=subprocess.DEVNULL)
+    try:
+        assert three.stalling.wait(60)
+    finally:
+        process.kill()
+        process.wait()
+    assert snapshot(repo) == before
+    # At most a partial download under a temporary name.
+    assert filename not in cache_listing(tmp_path)
+    assert all(n in cached or (n.startswith(".") and n.endswith(".part")) for n in cache_listing(tmp_path))
+    three.stalled.clear()
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(tags(repo)) == ["v1.0.0", "v1.1.0", "v2.0.0", "v2.1.0"]
+
+
+def test_unknown_version_in_select_changes_nothing(three, tmp_path):
+    assert release_history(three, tmp_path, "--until", "1.1.0").returncode == 0
+    repo = tmp_path / "repo"
+    before, downloads = snapshot(repo), three.file_requests()
+    result = release_history(three, tmp_path, "--select", "1.0.0,9.9.9", "--print", "tags")
+    assert result.returncode == 2
+    assert "9.9.9" in result.stderr
+    assert result.stdout == ""
+    assert snapshot(repo) == before  # 2.0.0, newly in range, was not added
+    assert three.file_requests() == downloads
+    result = release_history(three, tmp_path, "--select", "9.9.9", repo="fresh")
+    assert result.returncode == 2
+    assert not (tmp_path / "fresh").exists()
+
+
+def closed_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("broken", ["closed port", "HTTP 404"])
+def test_index_that_fails_changes_nothing(three, tmp_path, broken):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before = snapshot(repo)
+    if broken == "closed port":
+        index_url = f"http://127.0.0.1:{closed_port()}/pypi"
+    else:
+        index_url = f"{three.base}/nothing-here"
+    command = history_command(three, tmp_path)
+    command[command.index("--index") + 1] = index_url
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert f"{index_url}/pkg/json" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_recovers_from_interrupted_or_edited_state(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    canonical, canonical_tags = commits(repo), tags(repo)
+    # Killed between commit and tag: an untagged commit on main...
+    (repo / "pyproject.toml").write_text("changed\n")
+    git(repo, "commit", "-qam", "untagged")
+    # ...plus a tag lost from a release commit, and a dirty work tree.
+    git(repo, "tag", "-d", "v1.1.0")
+    (repo / "pkg" / "__init__.py").write_text("edited\n")
+    (repo / "untracked.txt").write_text("stray\n")
+    (repo / "build").mkdir()
+    (repo / ".git" / "info" / "exclude").write_text("build/\n")
+    (repo / "build" / "ignored.o").write_text("stray\n")
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert commits(repo) == canonical
+    assert tags(repo) == canonical_tags
+    assert git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all") == ""
+    assert not (repo / "untracked.txt").exists()
+    # A detached HEAD goes back to main.
+    git(repo, "checkout", "-q", "v1.0.0")
+    assert release_history(three, tmp_path).returncode == 0
+    assert git(repo, "symbolic-ref", "HEAD") == "refs/heads/main"
+    assert git(repo, "rev-parse", "HEAD") == canonical[-1]
+
+
+@pytest.mark.parametrize("kind", ["foreign git repository", "non-empty folder"])
+def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "precious.txt").write_text("keep me\n")
+    if kind == "foreign git repository":
+        git(repo, "init", "-q")
+    result = release_history(three, tmp_path)
+    assert result.returncode == 2
+    assert str(repo) in result.stderr
+    assert (repo / "precious.txt").read_text() == "keep me\n"
+    assert sorted(os.listdir(repo)) == sorted(["precious.txt"] + ([".git"] if kind != "non-empty folder" else []))
+
+
+def test_help_documents_every_option():
+    result = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True)
+    assert result.returncode == 0
+    for option in ["--package", "--repo", "--index", "--cache", "--since", "--until", "--select", "--print"]:
+        assert option in result.stdout
+
+
+@pytest.mark.network
+def test_real_equinox_history(tmp_path):
+    try:
+        with urllib.request.urlopen("https://pypi.org/pypi/equinox/json", timeout=15) as response:
+            releases = json.load(response)["releases"]
+        sdist = next(f for f in releases["0.13.8"] if f["packagetype"] == "sdist")
+        urllib.request.urlopen(urllib.request.Request(sdist["url"], method="HEAD"), timeout=15).close()
+    except OSError as e:
+        pytest.skip(f"PyPI cannot be reached: {e}")
+    result = subprocess.run(
+        [sys.executable, SCRIPT, "--since", "0.13.7", "--until", "0.13.8", "--print", "hashes",
+         "--repo", str(tmp_path / "repo"), "--cache", str(tmp_path / "cache")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    repo = tmp_path / "repo"
+    assert sorted(tags(repo)) == ["v0.13.7", "v0.13.8"]
+    assert "equinox/__init__.py" in git(repo, "ls-tree", "-r", "--name-only", "v0.13.8").splitlines()
+    assert 'version = "0.13.8"' in git(repo, "show", "v0.13.8:pyproject.toml")
+    # Pinned: a change here changes every commit hash, so every asv result's key.
+    assert result.stdout.split() == [tags(repo)["v0.13.7"], tags(repo)["v0.13.8"]] == PINNED_HASHES
+
+
+# The same hashes as extracting each sdist and running `git add -fA; git commit`
+# with the script's identity, dates and message.
+PINNED_HASHES = ["c8f14d90d85e4c24b291819163d24f8da3e2c5db", "224c86ed75668bc7d16366eb140da9d5b07729bf"]
