@@ -68,7 +68,8 @@ class FakeIndex:
         self.stalling = threading.Event()
         self.resume = threading.Event()
 
-    def add(self, version, uploaded, packagetype="sdist", yanked=False, sha256=None):
+    def add(self, version, uploaded, packagetype="sdist", yanked=False, sha256=None, **requires_python):
+        """Add a file; requires_python=VALUE sets that key of its entry (absent unless given)."""
         data = make_sdist(version)
         filename = f"pkg-{version}.tar.gz" if packagetype == "sdist" else f"pkg-{version}-py3-none-any.whl"
         self.files[filename] = data
@@ -79,6 +80,7 @@ class FakeIndex:
             "digests": {"sha256": sha256 or hashlib.sha256(data).hexdigest()},
             "upload_time_iso_8601": uploaded,
             "yanked": yanked,
+            **requires_python,
         })
         return filename
 
@@ -313,6 +315,18 @@ def test_changing_the_range_rebuilds_the_canonical_history(three, tmp_path):
     assert sorted(tags(repo)) == ["v1.0.0", "v1.1.0"]
 
 
+def test_file_urls_relative_to_the_index_are_resolved(three, tmp_path):
+    assert release_history(three, tmp_path, repo="absolute").returncode == 0
+    # As some mirrors list them: relative to the metadata's URL, /pypi/pkg/json.
+    for files in three.releases.values():
+        for f in files:
+            f["url"] = f"../../files/{f['filename']}"
+    result = release_history(three, tmp_path, "--cache", str(tmp_path / "cache2"), repo="relative")
+    assert result.returncode == 0, result.stderr
+    assert three.requests["/files/pkg-1.0.0.tar.gz"] == 2
+    assert commits(tmp_path / "relative") == commits(tmp_path / "absolute")
+
+
 def test_sha256_mismatch_leaves_repository_and_cache_unchanged(three, tmp_path):
     assert release_history(three, tmp_path).returncode == 0
     repo = tmp_path / "repo"
@@ -457,8 +471,115 @@ def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
 def test_help_documents_every_option():
     result = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True)
     assert result.returncode == 0
-    for option in ["--package", "--repo", "--index", "--cache", "--since", "--until", "--select", "--print"]:
+    for option in ["--package", "--repo", "--index", "--cache", "--since", "--until", "--python", "--select", "--print"]:
         assert option in result.stdout
+
+
+# requires_python of each release's sdist, in upload order (the key is absent for 1.0.0).
+REQUIRES_PYTHON = {
+    "1.0.0": None,
+    "1.1.0": {"requires_python": None},
+    "1.2.0": {"requires_python": ""},
+    "1.3.0": {"requires_python": ">=3.9"},
+    "1.4.0": {"requires_python": "<3.11"},
+    "1.5.0": {"requires_python": ">3.11"},  # admits 3.11.1, not 3.11.0
+    "1.6.0": {"requires_python": ">=3.11.2"},
+    "1.7.0": {"requires_python": "<3.12"},
+    "1.8.0": {"requires_python": "!=3.11.*"},
+    "1.9.0": {"requires_python": ">=3.10,!=3.11.0,!=3.11.1,<3.11.3"},
+    "2.0.0": {"requires_python": ">=3.12"},  # as jax 0.11 drops Python 3.11
+    "2.1.0": {"requires_python": ">=3.12"},
+}
+
+
+@pytest.fixture
+def pythons(index):
+    for day, (version, requires_python) in enumerate(REQUIRES_PYTHON.items(), start=1):
+        index.add(version, f"2024-01-{day:02}T00:00:00Z", **(requires_python or {}))
+    # A wheel's requires_python is not the sdist's.
+    index.add("1.7.0", "2024-01-08T00:00:00Z", packagetype="bdist_wheel", requires_python="<3")
+    return index
+
+
+@pytest.mark.parametrize("python, expected", [
+    (None, list(REQUIRES_PYTHON)),
+    ("3.11", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.5.0", "1.6.0", "1.7.0", "1.9.0"]),
+    ("3.12", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.5.0", "1.6.0", "1.8.0", "2.0.0", "2.1.0"]),
+    ("3.10", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.7.0", "1.8.0", "1.9.0"]),
+])
+def test_python_keeps_the_releases_that_support_it(pythons, tmp_path, python, expected):
+    option = [] if python is None else ["--python", python]
+    result = release_history(pythons, tmp_path, *option, "--print", "tags")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"v{v}" for v in expected]
+    repo = tmp_path / "repo"
+    assert sorted(tags(repo)) == sorted(f"v{v}" for v in expected)
+    assert len(commits(repo)) == len(expected)
+    assert "warning" not in result.stderr
+    left_out = [v for v in REQUIRES_PYTHON if v not in expected]
+    if left_out:
+        assert f"--python {python} leaves out {len(left_out)} release(s): {' '.join(left_out)}" in result.stderr
+    # Only the releases in the history are downloaded.
+    assert pythons.file_requests() == len(expected)
+
+
+def test_python_defines_the_history(pythons, tmp_path):
+    assert release_history(pythons, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    unfiltered = commits(repo)
+    # Dropping only the newest releases keeps the hashes of the others...
+    result = release_history(pythons, tmp_path, "--python", "3.11", "--until", "1.3.0", "--print", "hashes")
+    assert result.returncode == 0, result.stderr
+    assert "removing 8 commit(s)" in result.stderr
+    assert result.stdout.split() == commits(repo) == unfiltered[:4]
+    # ...dropping one in the middle changes those after it, as a fresh build does.
+    result = release_history(pythons, tmp_path, "--python", "3.11")
+    assert result.returncode == 0, result.stderr
+    assert release_history(pythons, tmp_path, "--python", "3.11", repo="fresh").returncode == 0
+    assert commits(repo) == commits(tmp_path / "fresh")
+    assert commits(repo)[:4] == unfiltered[:4]
+    assert commits(repo)[4] not in unfiltered
+    assert tags(repo) == tags(tmp_path / "fresh")
+    # Without --python, the whole history again, with its canonical hashes.
+    assert release_history(pythons, tmp_path).returncode == 0
+    assert commits(repo) == unfiltered
+
+
+@pytest.mark.parametrize("requires_python", [">=3.6.*", "python 3", 3.11, ["<3"]])
+def test_invalid_requires_python_is_kept_with_a_warning(index, tmp_path, requires_python):
+    index.add("1.0.0", "2024-01-01T00:00:00Z", requires_python=">=3.12")
+    index.add("1.1.0", "2024-01-02T00:00:00Z", requires_python=requires_python)
+    result = release_history(index, tmp_path, "--python", "3.11", "--print", "tags")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["v1.1.0"]
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert "1.1.0" in warnings[0] and repr(requires_python) in warnings[0]
+    # Without --python, requires_python is not read at all.
+    result = release_history(index, tmp_path, "--print", "tags", repo="all")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["v1.0.0", "v1.1.0"]
+    assert "warning" not in result.stderr
+
+
+def test_python_that_no_release_supports_changes_nothing(pythons, tmp_path):
+    assert release_history(pythons, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before, downloads = snapshot(repo), pythons.file_requests()
+    result = release_history(pythons, tmp_path, "--python", "3.11", "--since", "2.0")
+    assert result.returncode == 2
+    assert "--python 3.11)" in result.stderr
+    assert snapshot(repo) == before
+    assert pythons.file_requests() == downloads
+
+
+@pytest.mark.parametrize("python", ["3", "3.11.2", "three", "3.11+", ""])
+def test_python_must_be_a_series(pythons, tmp_path, python):
+    result = release_history(pythons, tmp_path, "--python", python)
+    assert result.returncode == 2
+    assert "--python" in result.stderr
+    assert not (tmp_path / "repo").exists()
+    assert pythons.requests["/pypi/pkg/json"] == 0
 
 
 @pytest.mark.network
