@@ -1,0 +1,232 @@
+"""scripts/bench end to end: real release histories, real asv virtualenvs, real kills.
+
+The slow tests share a history of two real Equinox releases (0.13.7 and
+0.13.8), built from PyPI sdists cached in .cache/sdists, and asv's virtualenv
+for the primary JAX in .asv/env; both are ignored folders, so reruns are fast.
+"""
+
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "scripts" / "bench"
+HISTORY = ROOT / "scripts" / "release-history"
+PRIMARY_JAX = "0.4.33"
+MACHINE = "bench-tests"
+# A deterministic, cheap benchmark class keeps the robustness tests short.
+CHEAP = "bench_counts.PythonCalls"
+
+
+def bench(*args, env=None, **kwargs):
+    return subprocess.run([sys.executable, str(BENCH), *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, env=env, **kwargs)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def result_files(output: Path, name: str) -> dict[str, Path]:
+    """{commit hash prefix: results file} of one results folder."""
+    folder = output / "results" / name / MACHINE
+    return {p.name.split("-", 1)[0]: p for p in folder.glob("*-virtualenv-*.json")} if folder.is_dir() else {}
+
+
+def git(repo: Path, *args) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("history") / "equinox"
+    built = subprocess.run([sys.executable, str(HISTORY), "--repo", str(repo), "--since", "0.13.7",
+                            "--until", "0.13.8"], capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip(f"cannot build the release history from PyPI: {built.stderr.strip()[-300:]}")
+    return repo
+
+
+def label(repo: Path, commit: str) -> str:
+    """How scripts/bench names a commit: by its tag, else by its short hash."""
+    tags = git(repo, "tag", "--points-at", commit).split()
+    return tags[0] if tags else commit[:8]
+
+
+def summary_states(stdout: str) -> dict[str, list[str]]:
+    """{state: commits} from the summary of a one-environment run."""
+    summary = stdout[stdout.index("Summary"):]
+    states = {}
+    for line in summary.splitlines():
+        words = line.split()
+        if len(words) >= 3 and words[0] in ("ran", "failed", "skipped", "missing"):
+            states[words[0]] = words[2:]
+    return states
+
+
+def repo_results_name(output: Path) -> str:
+    names = [p.name for p in (output / "results").iterdir()]
+    assert len(names) == 1, names
+    return names[0]
+
+
+@pytest.mark.slow
+def test_quick_run_over_a_release_history_measures_every_benchmark(history, tmp_path):
+    result = bench("--quick", "--repo", history, "--jax", PRIMARY_JAX, "--machine", MACHINE,
+                   "--output", tmp_path, "ALL")
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    name = repo_results_name(tmp_path)
+    assert name.startswith("repo-equinox-") and name.endswith("-quick")
+
+    benchmarks = json.loads((tmp_path / "results" / name / "benchmarks.json").read_text())
+    benchmarks.pop("version")
+    assert len(benchmarks) >= 20
+    files = result_files(tmp_path, name)
+    commits = git(history, "rev-list", "main").split()
+    assert sorted(files) == sorted(c[:8] for c in commits)
+    for path in files.values():
+        stored = json.loads(path.read_text())
+        columns = stored["result_columns"]
+        for key in benchmarks:
+            assert key in stored["results"], f"{path.name}: no result for {key}"
+            values = stored["results"][key][columns.index("result")]
+            values = values if isinstance(values, list) else [values]
+            assert values and all(v is not None and not math.isnan(v) for v in values), (path.name, key, values)
+    assert (tmp_path / "html" / name / "index.html").is_file()
+    assert summary_states(result.stdout) == {"ran": [label(history, c) for c in reversed(commits)]}
+
+
+@pytest.fixture
+def history_with_broken_release(history, tmp_path) -> Path:
+    """v0.13.7, then a commit whose pyproject.toml cannot be parsed, then v0.13.8's tree."""
+    repo = tmp_path / "broken-history"
+    subprocess.run(["git", "clone", "-q", str(history), str(repo)], check=True)
+    git(repo, "checkout", "-q", "-B", "main", "v0.13.7")
+    (repo / "pyproject.toml").write_text("this is [not toml\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "broken build")
+    git(repo, "checkout", "-q", "v0.13.8", "--", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "v0.13.8 again")
+    return repo
+
+
+@pytest.mark.slow
+def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_with_broken_release, tmp_path):
+    result = bench("--quick", "--repo", history_with_broken_release, "--jax", PRIMARY_JAX, "--machine",
+                   MACHINE, "--output", tmp_path, "-b", CHEAP, "ALL")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-3000:]
+    name = repo_results_name(tmp_path)
+    commits = git(history_with_broken_release, "rev-list", "--reverse", "main").split()
+    assert sorted(result_files(tmp_path, name)) == sorted(c[:8] for c in commits)
+    states = summary_states(result.stdout)
+    repo = history_with_broken_release
+    assert states["ran"] == [label(repo, commits[0]), label(repo, commits[2])]
+    assert states.get("failed", []) + states.get("skipped", []) == [label(repo, commits[1])]
+
+
+@pytest.mark.slow
+def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(history, tmp_path):
+    args = [sys.executable, str(BENCH), "--quick", "--repo", str(history), "--jax", PRIMARY_JAX,
+            "--machine", MACHINE, "--output", str(tmp_path), "-b", CHEAP, "ALL"]
+    first_commit, second_commit = git(history, "rev-list", "--reverse", "main").split()
+    log = (tmp_path / "killed.log").open("w")
+    process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while not any(result_files(tmp_path, p.name) for p in (tmp_path / "results").glob("*")):
+        assert process.poll() is None, (tmp_path / "killed.log").read_text()[-3000:]
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+    name = repo_results_name(tmp_path)
+    written = result_files(tmp_path, name)
+    assert list(written) == [first_commit[:8]]
+    before = written[first_commit[:8]].read_bytes()
+    json.loads(before)
+
+    rerun = bench(*args[2:])
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr[-3000:]
+    assert "1 commit(s) already done, 1 to run" in rerun.stderr
+    files = result_files(tmp_path, name)
+    assert sorted(files) == sorted([first_commit[:8], second_commit[:8]])
+    assert files[first_commit[:8]].read_bytes() == before
+
+    # Nothing new: no asv run, and every file stays as it was.
+    snapshot = {p: p.read_bytes() for p in (tmp_path / "results").rglob("*") if p.is_file()}
+    site = tmp_path / "html" / name / "index.html"
+    site_mtime = site.stat().st_mtime_ns
+    again = bench(*args[2:])
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "2 commit(s) already done, 0 to run" in again.stderr
+    assert " asv run " not in again.stderr
+    assert {p: p.read_bytes() for p in (tmp_path / "results").rglob("*") if p.is_file()} == snapshot
+    assert site.stat().st_mtime_ns == site_mtime
+
+
+@pytest.fixture
+def closed_index():
+    """An index that answers nothing: scripts/bench must stop before running asv."""
+    return f"http://127.0.0.1:{closed_port()}/pypi"
+
+
+def test_unreadable_results_file_is_quarantined_not_deleted(closed_index, tmp_path):
+    output = tmp_path / "out"
+    folder = output / "results" / "releases" / MACHINE
+    folder.mkdir(parents=True)
+    truncated = folder / "deadbeef-virtualenv-py3.11-x.json"
+    truncated.write_text('{"commit_hash": "deadbeef", "resu')
+    result = bench("--machine", MACHINE, "--output", output, "--index", closed_index, "--releases", "1")
+    assert not truncated.exists()
+    quarantined = list((output / ".asv" / "quarantine" / "releases").glob("deadbeef-*"))
+    assert len(quarantined) == 1
+    assert quarantined[0].read_text() == '{"commit_hash": "deadbeef", "resu'
+    assert "unreadable" in result.stderr
+
+
+def test_unreachable_index_is_a_clear_error_and_changes_nothing(closed_index, tmp_path):
+    result = bench("--output", tmp_path, "--machine", MACHINE, "--index", closed_index)
+    assert result.returncode == 2
+    assert closed_index in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.network
+def test_unknown_release_is_a_clear_error(tmp_path):
+    result = bench("--output", tmp_path, "--machine", MACHINE, "--releases", "0.13.99")
+    if "cannot reach" in result.stderr.lower() or "urlopen" in result.stderr.lower():
+        pytest.skip("PyPI cannot be reached")
+    assert result.returncode == 2
+    assert "0.13.99" in result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_range_without_repo_is_refused(tmp_path):
+    result = bench("--output", tmp_path, "ALL")
+    assert result.returncode == 2
+    assert "RANGE needs --repo" in result.stderr
+
+
+@pytest.mark.slow
+def test_unreachable_package_index_fails_the_environment_clearly(history, tmp_path):
+    port = closed_port()
+    env = dict(os.environ, PIP_INDEX_URL=f"http://127.0.0.1:{port}/simple", PIP_CONFIG_FILE=os.devnull,
+               PIP_EXTRA_INDEX_URL="", PIP_FIND_LINKS="", PIP_NO_CACHE_DIR="1", PIP_RETRIES="0",
+               PIP_DEFAULT_TIMEOUT="5")
+    result = bench("--quick", "--repo", history, "--jax", PRIMARY_JAX, "--machine", MACHINE,
+                   "--output", tmp_path / "out", "--env-dir", tmp_path / "env", "-b", CHEAP, "ALL", env=env)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"127.0.0.1:{port}" in output
+    assert "missing" in result.stdout
