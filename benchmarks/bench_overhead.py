@@ -5,12 +5,11 @@ runs that makes absolute times from different runs incomparable.  Bigger is
 worse, as asv's regression detection expects; 1.0 means no overhead.
 """
 
-import jax
 import jax.numpy as jnp
 
 from .common import (
     DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, WRAPPINGS, Surgery,
-    build_state, interleaved_ratio, make_runner, make_step,
+    build_state, interleaved_ratio, make_runner, trace_fresh_step,
 )
 
 
@@ -51,15 +50,11 @@ class TracingRatio:
 
     def setup(self):
         delta = jnp.float32(0.5)
-        states = {s: build_state(s, DEFAULT_STATE_SIZE, DEFAULT_DEPTH) for s in ("tree_at", "tuple")}
-
-        def tracer(structure):
-            return lambda: jax.make_jaxpr(make_step(structure, DEFAULT_DEPTH, DEFAULT_N_CALLS))(
-                states[structure], delta
-            )
-
-        self.trace_tree_at = tracer("tree_at")
-        self.trace_tuple = tracer("tuple")
+        sizes = (DEFAULT_DEPTH, DEFAULT_N_CALLS)
+        tree_at_state = build_state("tree_at", DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
+        tuple_state = build_state("tuple", DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
+        self.trace_tree_at = lambda: trace_fresh_step("tree_at", tree_at_state, delta, *sizes)
+        self.trace_tuple = lambda: trace_fresh_step("tuple", tuple_state, delta, *sizes)
 
     def track_overhead_ratio(self):
         return interleaved_ratio(self.trace_tree_at, self.trace_tuple)

@@ -4,48 +4,44 @@ Every sample builds a fresh step function, because JAX caches traces and
 executables on the function object and a cache hit would hide the work.
 """
 
-import jax
 import jax.numpy as jnp
 
-from .common import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, N_CALLS, build_state, make_step
+from .common import (
+    DEFAULT_DEPTH, DEFAULT_STATE_SIZE, N_CALLS, build_state, compile_fresh_step, trace_fresh_step,
+)
 
 
 class _FreshStep:
+    """``n_calls`` is the dimension that matters: each update is traced.  ``depth``
+    is fixed, since tracing cost per update follows eager surgery cost, which
+    ``EagerSurgery`` covers against depth."""
+
     params = [list(N_CALLS)]
     param_names = ["n_calls"]
     number = 1
     repeat = (3, 10, 10.0)
 
     def setup(self, n_calls):
-        self.states = {
-            structure: build_state(structure, DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
-            for structure in ("tree_at", "tuple")
-        }
+        self.tree_at_state = build_state("tree_at", DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
+        self.tuple_state = build_state("tuple", DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
         self.delta = jnp.float32(0.5)
-
-    def _fresh(self, structure, n_calls):
-        return make_step(structure, DEFAULT_DEPTH, n_calls), self.states[structure]
 
 
 class Trace(_FreshStep):
     """``jax.make_jaxpr`` of a fresh step: pure tracing, no XLA."""
 
     def time_tree_at(self, n_calls):
-        step, state = self._fresh("tree_at", n_calls)
-        jax.make_jaxpr(step)(state, self.delta)
+        trace_fresh_step("tree_at", self.tree_at_state, self.delta, DEFAULT_DEPTH, n_calls)
 
     def time_tuple(self, n_calls):
-        step, state = self._fresh("tuple", n_calls)
-        jax.make_jaxpr(step)(state, self.delta)
+        trace_fresh_step("tuple", self.tuple_state, self.delta, DEFAULT_DEPTH, n_calls)
 
 
 class Compile(_FreshStep):
     """``jax.jit(step).lower(...).compile()`` of a fresh step: tracing, lowering and XLA."""
 
     def time_tree_at(self, n_calls):
-        step, state = self._fresh("tree_at", n_calls)
-        jax.jit(step).lower(state, self.delta).compile()
+        compile_fresh_step("tree_at", self.tree_at_state, self.delta, DEFAULT_DEPTH, n_calls)
 
     def time_tuple(self, n_calls):
-        step, state = self._fresh("tuple", n_calls)
-        jax.jit(step).lower(state, self.delta).compile()
+        compile_fresh_step("tuple", self.tuple_state, self.delta, DEFAULT_DEPTH, n_calls)

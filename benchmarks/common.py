@@ -137,6 +137,16 @@ def copied_bytes(before, after) -> int:
     return sum(leaf.nbytes for leaf in leaves(after) if id(leaf) not in existing)
 
 
+def trace_fresh_step(structure: str, state, delta, depth: int, n_calls: int):
+    """``make_jaxpr`` of a step made just now, so that no trace cache can answer."""
+    return jax.make_jaxpr(make_step(structure, depth, n_calls))(state, delta)
+
+
+def compile_fresh_step(structure: str, state, delta, depth: int, n_calls: int):
+    """Trace, lower and compile a step made just now, so that no cache can answer."""
+    return jax.jit(make_step(structure, depth, n_calls)).lower(state, delta).compile()
+
+
 def scan_deltas(length: int = SCAN_LENGTH) -> jax.Array:
     return jnp.linspace(0.1, 1.0, length, dtype=jnp.float32)
 
