@@ -40,7 +40,9 @@ class JaxprExcessEquations:
 
     Expected to be 0 under every tracing wrapping: any other value means
     pytree surgery leaked into the compiled program.  Nested jaxprs (the jit
-    and scan bodies) are counted too.
+    and scan bodies) are counted too.  ``depth`` is fixed: a deeper state only
+    adds leaves that both programs pass through untouched, while each update
+    adds an equation, so ``n_calls`` is the dimension that could expose a leak.
     """
 
     params = [[w for w in WRAPPINGS if w != "eager"], list(N_CALLS)]
