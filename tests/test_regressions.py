@@ -5,85 +5,14 @@ asv's own Results class, runs the real `asv publish` (which does the step
 detection), then runs the gate as a user would.
 """
 
-import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from asv import results, runner
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.asv_sites import COUNT, ENV, MACHINE, ROOT, TIMING, git, make_site
+
 GATE = ROOT / "scripts" / "regressions"
-MACHINE = "gate-tests"
-ENV = "virtualenv-py3.11-jax0.4.33"
-TIMING = "bench_steady.SteadyState.time_tree_at"
-COUNT = "bench_counts.PythonCalls.track_tree_at"
-BENCHMARKS = {
-    TIMING: {"name": TIMING, "params": [["'jit'", "'scan'"]], "param_names": ["wrapping"],
-             "unit": "seconds", "type": "time", "version": "1"},
-    COUNT: {"name": COUNT, "params": [["1", "4"]], "param_names": ["depth"],
-            "unit": "calls", "type": "track", "version": "1"},
-}
-
-
-def git(repo, *args):
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
-def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=()) -> Path:
-    """A history of len(series[...]) tagged commits with these values, published; returns the config.
-
-    ``series[name][i]`` holds the values of benchmark ``name`` at commit i,
-    one per parameter; commits in ``skip_results`` get no results.
-    """
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    n_commits = len(next(iter(series.values())))
-    hashes = []
-    for i in range(n_commits):
-        (repo / "file.txt").write_text(str(i))
-        git(repo, "add", "file.txt")
-        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"commit {i}",
-            "--date", f"2026-01-{i + 1:02d}T00:00:00")
-        git(repo, "tag", f"v{i}")
-        hashes.append(git(repo, "rev-parse", "HEAD"))
-
-    results_dir, html_dir = tmp_path / "results", tmp_path / "html"
-    (results_dir / MACHINE).mkdir(parents=True)
-    (results_dir / MACHINE / "machine.json").write_text(json.dumps(
-        {"machine": MACHINE, "arch": "x86_64", "cpu": "test", "num_cpu": "2", "os": "Linux", "ram": "1",
-         "version": 1}))
-    (results_dir / "benchmarks.json").write_text(json.dumps({**BENCHMARKS, "version": 2}))
-    for i, commit in enumerate(hashes):
-        if i in skip_results:
-            continue
-        result = results.Results({"machine": MACHINE, "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"},
-                                 commit, 1_767_225_600_000 + i * 86_400_000, "3.11", ENV, {})
-        for name, values in series.items():
-            result.add_result(BENCHMARKS[name], runner.BenchmarkResult(
-                result=values[i], samples=[[value] for value in values[i]], number=[1] * len(values[i]),
-                errcode=0, stderr="", profile=None))
-        result.save(str(results_dir))
-
-    config = tmp_path / "asv.conf.json"
-    config.write_text(json.dumps({
-        "version": 1, "project": "demo", "repo": str(repo), "branches": ["main"],
-        "environment_type": "virtualenv", "results_dir": str(results_dir), "html_dir": str(html_dir),
-        "benchmark_dir": str(ROOT / "benchmarks"),
-        "regressions_thresholds": json.loads(json.dumps(load_thresholds())),
-    }))
-    published = subprocess.run([sys.executable, "-m", "asv", "publish", "--config", str(config)],
-                               capture_output=True, text=True)
-    assert published.returncode == 0, published.stdout + published.stderr
-    return config
-
-
-def load_thresholds():
-    from asv import util
-
-    return util.load_json(str(ROOT / "asv.conf.json"), js_comments=True)["regressions_thresholds"]
 
 
 def gate(config, *args):

@@ -1,0 +1,116 @@
+"""The published site, opened over HTTP in a real headless Chromium (Debian's), driven by Playwright."""
+
+import functools
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.asv_sites import COUNT, ROOT, TIMING, TIMING_TWIN, make_site
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SCREENSHOTS = ROOT / ".cache" / "screenshots"
+# Headless in a closed network: no sandbox as root, and no background calls home.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def site(tmp_path):
+    """A site over six commits, where the 'jit' timing jumps by half at v3; served on 127.0.0.1."""
+    flat = [[1.0e-3, 2.0e-3]] * 6
+    config = make_site(tmp_path, {TIMING: flat[:3] + [[1.5e-3, 2.0e-3]] * 3, TIMING_TWIN: flat,
+                                  COUNT: [[100, 400]] * 6})
+    html = tmp_path / "html"
+    report = subprocess.run([sys.executable, str(ROOT / "scripts" / "overhead-report"), "--results",
+                             str(tmp_path / "results"), "--repo", str(tmp_path / "repo"), "--html", str(html)],
+                            capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    localized = subprocess.run([sys.executable, str(ROOT / "scripts" / "localize-site"), str(html)],
+                               capture_output=True, text=True)
+    assert localized.returncode == 0, localized.stderr
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    assert config.exists()
+
+
+@pytest.fixture
+def page():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Debian's chromium is not installed at {CHROMIUM}; run scripts/setup --browser")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.console_errors = []
+        page.external_requests = []
+        # The site must be whole on its own: anything it asks of another host is recorded and refused.
+        page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/])"),
+                   lambda route: (page.external_requests.append(route.request.url), route.abort()))
+        page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
+        page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+        yield page
+        browser.close()
+
+
+def painted_pixels(page) -> int:
+    """Non-background pixels across the graph's canvases: points and lines, once drawn, paint some."""
+    return page.evaluate("""() => {
+        let painted = 0;
+        for (const canvas of document.querySelectorAll('#graph-display canvas')) {
+            const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+        }
+        return painted;
+    }""")
+
+
+def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    page.goto(f"{site}/index.html#/summarylist")
+    page.wait_for_selector("#summarylist-body table")
+    listing = page.inner_text("#summarylist-body")
+    assert "time_tree_at" in listing and "time_tuple" in listing
+    page.screenshot(path=str(SCREENSHOTS / "summarylist.png"))
+
+    page.goto("about:blank")  # a new hash alone would not load the graph view afresh
+    with page.expect_response(lambda r: urlparse(r.url).path.endswith(f"/{TIMING}.json")) as graph:
+        page.goto(f"{site}/index.html#{TIMING}")
+    assert graph.value.ok
+    assert len(graph.value.json()) == 6  # one point per commit
+    page.wait_for_selector("#graph-display canvas", state="attached")
+    page.wait_for_timeout(1000)  # flot draws after the data arrives
+    assert painted_pixels(page) > 500
+    page.screenshot(path=str(SCREENSHOTS / "graph.png"))
+
+    page.goto(f"{site}/index.html#/regressions")
+    page.wait_for_selector("#regressions-display table")
+    regressions = page.inner_text("#regressions-display")
+    assert "SteadyState.time_tree_at" in regressions
+    page.screenshot(path=str(SCREENSHOTS / "regressions.png"))
+
+    page.goto(f"{site}/index.html")
+    page.click("#nav-li-overhead a")
+    page.wait_for_selector("h1")
+    assert "tree_at cost" in page.inner_text("h1")
+    assert page.evaluate("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
+    page.screenshot(path=str(SCREENSHOTS / "overhead.png"), full_page=True)
+
+    assert page.console_errors == []
+    assert page.external_requests == []
