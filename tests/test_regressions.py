@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.asv_sites import COUNT, ENV, MACHINE, ROOT, TIMING, git, make_site
+from tests.asv_sites import COUNT, ENV, MACHINE, RATIO, ROOT, TIMING, git, make_site
 
 GATE = ROOT / "scripts" / "regressions"
 
@@ -25,16 +25,16 @@ FLAT_COUNT = [[100, 400]] * 6
 
 
 def test_a_jump_is_reported_with_the_commit_that_made_it(tmp_path):
-    timing = FLAT_TIMING[:3] + [[1.50e-3, 2.00e-3]] * 3  # 'jit' +50% from v3 on
+    timing = FLAT_TIMING[:3] + [[1.60e-3, 2.00e-3]] * 3  # 'jit' +60% from v3 on
     count = FLAT_COUNT[:4] + [[100, 404]] * 2  # depth 4: +4 calls from v4 on
     result = gate(make_site(tmp_path, {TIMING: timing, COUNT: count}))
     assert result.returncode == 1, result.stdout + result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith(("| deterministic", "| timing"))]
+    rows = [line for line in result.stdout.splitlines() if line.startswith(("| deterministic", "| ratio", "| time"))]
     assert len(rows) == 2
     assert rows[0].startswith("| deterministic | `bench_counts.PythonCalls.track_tree_at` | 4 |")
     assert "| 400 calls | 404 calls | 1.01 | v4 |" in rows[0]
-    assert rows[1].startswith("| timing | `bench_steady.SteadyState.time_tree_at` | 'jit' |")
-    assert "| 1.50 | v3 |" in rows[1]
+    assert rows[1].startswith("| time | `bench_steady.SteadyState.time_tree_at` | 'jit' |")
+    assert "| 1.60 | v3 |" in rows[1]
 
 
 def test_identical_code_raises_no_alarm(tmp_path):
@@ -44,21 +44,27 @@ def test_identical_code_raises_no_alarm(tmp_path):
     assert "No regression counts." in result.stdout
 
 
-def test_threshold_decides_for_timings_but_not_for_deterministic_metrics(tmp_path):
+def test_each_kind_of_metric_has_its_own_threshold(tmp_path):
     timing = FLAT_TIMING[:3] + [[1.08e-3, 2.00e-3]] * 3  # +8%
-    config = make_site(tmp_path, {TIMING: timing, COUNT: FLAT_COUNT})
-    assert gate(config, "--threshold", "0.10").returncode == 0
-    assert gate(config, "--threshold", "0.05").returncode == 1
+    ratio = [[10.0, 1.2]] * 3 + [[10.8, 1.2]] * 3  # 'eager' +8%
+    config = make_site(tmp_path, {TIMING: timing, RATIO: ratio, COUNT: FLAT_COUNT})
+    loose = gate(config, "--threshold", "0.10", "--time-threshold", "0.10")
+    assert loose.returncode == 0, loose.stdout
+    ratio_only = gate(config, "--threshold", "0.05", "--time-threshold", "0.10")
+    assert ratio_only.returncode == 1
+    assert "| ratio |" in ratio_only.stdout and "| time |" not in ratio_only.stdout
+    both = gate(config, "--threshold", "0.05", "--time-threshold", "0.05")
+    assert "| ratio |" in both.stdout and "| time |" in both.stdout
 
 
 def test_compare_two_tags(tmp_path):
-    timing = FLAT_TIMING[:5] + [[1.00e-3, 3.00e-3]]
+    timing = FLAT_TIMING[:5] + [[1.00e-3, 4.00e-3]]
     config = make_site(tmp_path, {TIMING: timing, COUNT: FLAT_COUNT})
     result = gate(config, "--compare", "v0", "v5")
     assert result.returncode == 1, result.stderr
-    assert "| 'scan' |" in result.stdout and "| 2.00ms | 3.00ms | 1.50 | v0..v5 |" in result.stdout
+    assert "| 'scan' |" in result.stdout and "| 2.00ms | 4.00ms | 2.00 | v0..v5 |" in result.stdout
     assert "asv find" in result.stdout
-    assert gate(config, "--compare", "v4", "v5").stdout.count("| timing |") == 1
+    assert gate(config, "--compare", "v4", "v5").stdout.count("| time |") == 1
     assert gate(config, "--compare", "v0", "v4").returncode == 0
 
 
