@@ -1,0 +1,43 @@
+"""The regression gate catches an injected tree_at slowdown, and stays quiet on identical code.
+
+scripts/detector-trial builds a real history (Equinox 0.13.8, an A/A copy, and
+a copy whose tree_at makes 20,000 extra Python calls, several times the cost
+of a call) and runs the real suite over it in an asv virtualenv.  The timing
+thresholds here are wide (+100%) so that the test stays a check of the
+machinery, not of this machine's noise; the thresholds the nightly uses are
+measured, not tested (see the README).
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.asv_sites import ROOT
+
+INJECTED = 20_000
+
+
+def flagged(table: str) -> dict[str, list[str]]:
+    """{variant: [deterministic, ratio, time, any]} from detector-trial's Markdown table."""
+    rows = {}
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 6 and "/" in cells[2]:
+            rows[cells[0]] = cells[2:]
+    return rows
+
+
+@pytest.mark.slow
+def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "detector-trial"), "--trials", "1", "--quick",
+         "--calls", str(INJECTED), "--threshold", "1.0", "--time-threshold", "1.0", "--output", str(tmp_path)],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    rows = flagged(result.stdout)
+    assert rows["A/A copy"] == ["0/1", "0/1", "0/1", "0/1"]
+    deterministic, ratio, _time, any_kind = rows[f"+{INJECTED} calls"]
+    assert deterministic == "1/1"
+    assert ratio == "1/1"
+    assert any_kind == "1/1"
