@@ -1,0 +1,297 @@
+"""The scripts that keep the results branch: shard, merge-results, push-results, commits.
+
+They run as a user runs them, on real git repositories (local bare ones
+stand in for GitHub) and real files.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+
+
+def script(name, *args, **kwargs):
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True,
+                          **kwargs)
+
+
+def git(repo, *args) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def write(path: Path, content) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def branch_files(remote: Path, branch="results") -> dict[str, bytes]:
+    names = git(remote, "ls-tree", "-r", "--name-only", branch).split()
+    return {name: subprocess.run(["git", "-C", str(remote), "show", f"{branch}:{name}"], check=True,
+                                 capture_output=True).stdout for name in names}
+
+
+# scripts/shard
+
+COMMITS = [f"{i:040x}" for i in range(1, 11)]
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3, 7, 10, 13])
+def test_shards_cover_every_commit_exactly_once_in_order(shards, tmp_path):
+    hashes = write(tmp_path / "hashes.txt", "\n".join(COMMITS) + "\n\n")
+    indices = json.loads(script("shard", "--shards", shards, "--indices", hashes).stdout)
+    assert indices == list(range(min(shards, len(COMMITS))))
+    slices = [script("shard", "--shards", shards, "--index", i, hashes).stdout.split() for i in range(shards)]
+    assert sorted(c for s in slices for c in s) == sorted(COMMITS)
+    for piece in slices:
+        assert piece == [c for c in COMMITS if c in piece]
+    assert all(slices[i] for i in indices)
+    assert max(map(len, slices)) - min(map(len, slices)) <= 1
+
+
+def test_shard_reads_stdin():
+    sharded = subprocess.run([sys.executable, str(SCRIPTS / "shard"), "--shards", "2", "--index", "1"],
+                             input="a\nb\nc\n", capture_output=True, text=True)
+    assert sharded.stdout.split() == ["b"]
+
+
+@pytest.mark.parametrize("args, content, message", [
+    (["--shards", "0", "--index", "0"], "a\n", "--shards 0"),
+    (["--shards", "2", "--index", "2"], "a\n", "--index 2"),
+    (["--shards", "2", "--index", "0"], "a\nb\na\n", "listed more than once: a"),
+    (["--shards", "2", "--index", "0"], "\n", "no commits"),
+    (["--shards", "2", "--index", "0"], "a b\n", "one commit per line"),
+    (["--shards", "2"], "a\n", "--index"),
+])
+def test_shard_refuses_bad_input(args, content, message, tmp_path):
+    result = script("shard", *args, write(tmp_path / "hashes.txt", content))
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+# scripts/merge-results
+
+RESULT = "upstream/m/aaaaaaaa-env.json"
+
+
+def test_merge_copies_what_dest_lacks_and_never_overwrites(tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    write(src / RESULT, {"v": 1})
+    write(src / "upstream/m/bbbbbbbb-env.json", {"v": 2})
+    write(src / "upstream/m/cccccccc-env.json", {"v": "new"})
+    write(dest / "upstream/m/bbbbbbbb-env.json", {"v": 2})
+    write(dest / "upstream/m/cccccccc-env.json", {"v": "old"})
+    result = script("merge-results", src, dest)
+    assert result.returncode == 1, result.stderr
+    assert "cccccccc-env.json" in result.stderr and "conflict" in result.stderr
+    assert json.loads((dest / RESULT).read_text()) == {"v": 1}
+    assert json.loads((dest / "upstream/m/cccccccc-env.json").read_text()) == {"v": "old"}
+    assert "1 copied, 1 identical, 1 conflict" in result.stdout
+    assert not [p for p in dest.rglob("*") if p.name.startswith(".")], "temporary files left behind"
+
+    again = script("merge-results", src, dest)
+    assert "0 copied, 2 identical, 1 conflict" in again.stdout
+
+
+def test_merge_skips_unreadable_files_and_hidden_ones(tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    write(src / RESULT, '{"commit_hash": "aaaa", "resu')
+    write(src / "upstream/m/.bbbbbbbb-env.json.x.tmp", "{}")
+    write(src / "upstream/m/cccccccc-env.json", {"v": 3})
+    result = script("merge-results", src, dest)
+    assert result.returncode == 1
+    assert f"unreadable: {src / RESULT}" in result.stderr
+    assert tree(dest) == {"upstream/m/cccccccc-env.json": b'{"v": 3}'}
+
+
+def test_merge_keeps_dest_metadata_unless_the_suite_comes_from_the_sources(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    write(old / "upstream/benchmarks.json", {"suite": "old"})
+    write(old / "upstream/m/machine.json", {"cpu": "old"})
+    write(new / "upstream/benchmarks.json", {"suite": "new"})
+    write(new / "upstream/m/machine.json", {"cpu": "new"})
+
+    dest = tmp_path / "dest"
+    assert script("merge-results", new, old, dest).returncode == 0  # DEST lacked them: the first source's
+    assert json.loads((dest / "upstream/benchmarks.json").read_text()) == {"suite": "new"}
+
+    branch = tmp_path / "branch"
+    write(branch / "upstream/benchmarks.json", {"suite": "old"})
+    write(branch / "upstream/m/machine.json", {"cpu": "old"})
+    assert script("merge-results", new, branch).returncode == 0
+    assert json.loads((branch / "upstream/benchmarks.json").read_text()) == {"suite": "old"}
+
+    # A source that ran the new suite, then one that ran nothing and holds the branch's old copy.
+    result = script("merge-results", "--benchmarks-from-sources", new, old, branch)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((branch / "upstream/benchmarks.json").read_text()) == {"suite": "new"}
+    assert json.loads((branch / "upstream/m/machine.json").read_text()) == {"cpu": "old"}
+
+
+@pytest.mark.parametrize("case", ["missing source", "dest inside source", "dest is a file"])
+def test_merge_refuses_bad_arguments_and_changes_nothing(case, tmp_path):
+    src = tmp_path / "src"
+    write(src / RESULT, {"v": 1})
+    dest = {"missing source": tmp_path / "dest", "dest inside source": src / "inner",
+            "dest is a file": write(tmp_path / "file", "x")}[case]
+    sources = [tmp_path / "nowhere"] if case == "missing source" else [src]
+    before = tree(tmp_path)
+    result = script("merge-results", *sources, dest)
+    assert result.returncode == 2
+    assert str(dest if case != "missing source" else sources[0]) in result.stderr
+    assert tree(tmp_path) == before
+
+
+# scripts/push-results
+
+@pytest.fixture
+def remote(tmp_path) -> Path:
+    path = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    return path
+
+
+def results_folder(root: Path, files: dict) -> Path:
+    for name, content in files.items():
+        write(root / name, content)
+    return root
+
+
+def test_push_creates_the_branch_then_only_adds(remote, tmp_path):
+    first = results_folder(tmp_path / "first", {"upstream/benchmarks.json": {"b": 1}, RESULT: {"v": 1},
+                                                "upstream/m/machine.json": {"cpu": "x"}})
+    pushed = script("push-results", "--results-remote", remote, first)
+    assert pushed.returncode == 0, pushed.stderr
+    assert branch_files(remote) == {f"results/{k}": v for k, v in tree(first).items()}
+    tip = git(remote, "rev-parse", "results")
+    assert git(remote, "rev-list", "--count", "results") == "1"
+
+    nothing = script("push-results", "--results-remote", remote, first)
+    assert nothing.returncode == 0 and "Nothing new" in nothing.stdout
+    assert git(remote, "rev-parse", "results") == tip
+
+    second = results_folder(tmp_path / "second", {RESULT: {"v": "other"}, "upstream/m/bbbbbbbb-env.json": {"v": 2}})
+    conflicted = script("push-results", "--results-remote", remote, second)
+    assert conflicted.returncode == 1
+    assert "conflict" in conflicted.stderr
+    files = branch_files(remote)
+    assert files[f"results/{RESULT}"] == b'{"v": 1}'
+    assert files["results/upstream/m/bbbbbbbb-env.json"] == b'{"v": 2}'
+    assert git(remote, "rev-list", "--first-parent", "results").split()[1] == tip  # a new commit on top
+    assert "Add 1 result file(s)" in git(remote, "log", "-1", "--format=%s", "results")
+
+
+def test_push_retries_when_another_run_pushed_meanwhile(remote, tmp_path):
+    ours = results_folder(tmp_path / "ours", {"upstream/m/aaaaaaaa-env.json": {"v": 1}})
+    theirs = results_folder(tmp_path / "theirs", {"upstream/m/bbbbbbbb-env.json": {"v": 2}})
+    assert script("push-results", "--results-remote", remote, results_folder(
+        tmp_path / "base", {"upstream/m/00000000-env.json": {"v": 0}})).returncode == 0
+    # A git that, at our first push, lets the other run push first.
+    wrapper = write(tmp_path / "bin" / "git", f"""#!/bin/sh
+if [ "$1" = push ] && [ ! -e {tmp_path}/raced ]; then
+    touch {tmp_path}/raced
+    PATH={os.environ["PATH"]} {sys.executable} {SCRIPTS / "push-results"} --results-remote {remote} {theirs} >&2
+fi
+exec {subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()} "$@"
+""")
+    wrapper.chmod(0o755)
+    env = dict(os.environ, PATH=f"{wrapper.parent}:{os.environ['PATH']}")
+    pushed = script("push-results", "--results-remote", remote, ours, env=env)
+    assert pushed.returncode == 0, pushed.stderr
+    assert "push attempt 1/5 refused" in pushed.stderr
+    assert set(branch_files(remote)) == {f"results/upstream/m/{c}-env.json" for c in ("00000000", "aaaaaaaa",
+                                                                                        "bbbbbbbb")}
+    assert git(remote, "rev-list", "--count", "results") == "3"
+
+
+def test_a_push_killed_at_any_moment_loses_nothing_already_pushed(remote, tmp_path):
+    base = results_folder(tmp_path / "base", {f"upstream/m/{i:08x}-env.json": {"v": i} for i in range(20)})
+    assert script("push-results", "--results-remote", remote, base).returncode == 0
+    pushed = branch_files(remote)
+    big = results_folder(tmp_path / "big", {f"upstream/m/{i:08x}-env.json": {"v": i} for i in range(20, 400)})
+    for delay in (0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 1.0):
+        process = subprocess.Popen([sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote),
+                                    str(big)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+        time.sleep(delay)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        subprocess.run(["git", "-C", str(remote), "fsck", "--no-progress"], check=True, capture_output=True)
+        files = branch_files(remote)
+        assert {k: v for k, v in files.items() if k in pushed} == pushed
+        assert set(files) in (set(pushed), set(pushed) | {f"results/{k}" for k in tree(big)})
+    finished = script("push-results", "--results-remote", remote, big)
+    assert finished.returncode == 0, finished.stderr
+    assert len(branch_files(remote)) == 400
+
+
+def test_push_refuses_bad_input(remote, tmp_path):
+    missing = script("push-results", "--results-remote", remote, tmp_path / "nowhere")
+    assert missing.returncode == 2 and "nowhere" in missing.stderr
+    folder = results_folder(tmp_path / "r", {RESULT: {"v": 1}})
+    unreachable = script("push-results", "--results-remote", tmp_path / "no-such-remote", folder)
+    assert unreachable.returncode == 2 and "no-such-remote" in unreachable.stderr
+
+
+# scripts/commits
+
+@pytest.fixture
+def tagged_repo(tmp_path) -> tuple[Path, list[str]]:
+    """main: v0.1.0, v0.2.0rc1, v0.2.0 (annotated), an untagged commit, v0.3.0."""
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    hashes = []
+    for tag in ("v0.1.0", "v0.2.0rc1", "v0.2.0", None, "v0.3.0"):
+        write(repo / "file", str(len(hashes)))
+        git(repo, "add", "file")
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", str(tag))
+        if tag == "v0.2.0":
+            git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "tag", "-a", "-m", tag, tag)
+        elif tag:
+            git(repo, "tag", tag)
+        hashes.append(git(repo, "rev-parse", "HEAD"))
+    return repo, hashes
+
+
+@pytest.mark.parametrize("args, picked", [
+    (["--range", "ALL"], [0, 1, 2, 3, 4]),
+    (["--range", "v0.2.0..main"], [3, 4]),
+    (["--range", "v0.2.0^!"], [2]),
+    (["--releases", "2"], [2, 4]),
+    (["--releases", "all"], [0, 2, 4]),
+    (["--releases", ">=0.2"], [2, 4]),
+    (["--releases", "0.3.0,0.1.0"], [0, 4]),
+    (["--range", "", "--releases", "1"], [4]),
+])
+def test_commits_by_range_or_release(tagged_repo, args, picked):
+    repo, hashes = tagged_repo
+    listed = script("commits", "--repo", repo, *args)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.split() == [hashes[i] for i in picked]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--range", "nope..main"], "nope..main"),
+    (["--range", "main..main"], "selects no commit"),
+    (["--releases", "0.9.9"], "0.9.9"),
+    (["--range", "NEW"], "NEW"),
+    (["--range", "ALL", "--releases", "1"], "either"),
+    ([], "either"),
+])
+def test_commits_refuses_bad_input(tagged_repo, args, message):
+    listed = script("commits", "--repo", tagged_repo[0], *args)
+    assert listed.returncode == 2
+    assert message in listed.stderr
+    assert "Traceback" not in listed.stderr
