@@ -1,0 +1,254 @@
+"""scripts/nightly with scripts/push-results, as the workflows run them, end to end.
+
+Local bare repositories stand in for upstream Equinox and for this
+repository's results branch.  Upstream is a release history of 0.13.7 and
+0.13.8 (scripts/release-history, from PyPI sdists cached in .cache/sdists);
+first it holds 0.13.7 alone, then 0.13.8 is pushed.  The slow tests run real
+asv virtualenvs, kept in a folder of their own so that they never disturb
+benchmarks running from the project's .asv/env, with one cheap deterministic
+benchmark class, each benchmark once.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+HISTORY = SCRIPTS / "release-history"
+MACHINE = "nightly-tests"
+PRIMARY_JAX = "0.4.33"
+CHEAP = "bench_counts.PythonCalls"
+
+
+def script(name, *args, env=None):
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, env=env)
+
+
+def git(repo, *args) -> str:
+    return subprocess.run(["git", "-C", str(repo), *map(str, args)], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def bare(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    return path
+
+
+def branch_files(remote: Path, branch="results") -> dict[str, bytes]:
+    if subprocess.run(["git", "-C", str(remote), "rev-parse", "-q", "--verify", branch],
+                      capture_output=True).returncode != 0:
+        return {}
+    names = git(remote, "ls-tree", "-r", "--name-only", branch).split()
+    return {name: subprocess.run(["git", "-C", str(remote), "show", f"{branch}:{name}"], check=True,
+                                 capture_output=True).stdout for name in names}
+
+
+# Fast: bad input stops scripts/nightly before anything is run or written.
+
+@pytest.fixture
+def places(tmp_path):
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "init", "-q", "-b", "main", upstream)
+    git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
+    return SimpleNamespace(upstream=upstream, remote=bare(tmp_path / "results.git"), output=tmp_path / "out",
+                           tmp=tmp_path)
+
+
+def nightly_fast(places, *args, env=None):
+    return script("nightly", "--upstream", places.upstream, "--results-remote", places.remote,
+                  "--machine", MACHINE, *args, env=env)
+
+
+def test_an_unreachable_results_remote_is_named_and_nothing_is_made(places):
+    summary = places.tmp / "summary.md"
+    result = nightly_fast(places, "--output", places.output, "--results-remote", places.tmp / "nowhere.git",
+                          env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)))
+    assert result.returncode == 2
+    assert "nowhere.git" in result.stderr and "Traceback" not in result.stderr
+    assert not places.output.exists()
+    assert "No report" in summary.read_text()
+
+
+def test_an_output_that_is_not_a_results_checkout_is_left_alone(places):
+    places.output.mkdir()
+    (places.output / "precious.txt").write_text("mine")
+    result = nightly_fast(places, "--output", places.output)
+    assert result.returncode == 2 and "not a results checkout" in result.stderr
+    foreign = places.tmp / "foreign"
+    git(places.tmp, "init", "-q", foreign)
+    result = nightly_fast(places, "--output", foreign)
+    assert result.returncode == 2 and "did not make" in result.stderr
+    assert [p.name for p in places.output.iterdir()] == ["precious.txt"]
+
+
+def test_a_bad_upstream_or_site_is_refused(places):
+    not_a_repo = places.tmp / "plain"
+    not_a_repo.mkdir()
+    result = script("nightly", "--upstream", not_a_repo, "--results-remote", places.remote,
+                    "--output", places.output)
+    assert result.returncode == 2 and "plain: not a git repository" in result.stderr
+    site = places.tmp / "site"
+    site.mkdir()
+    (site / "old.html").write_text("")
+    result = nightly_fast(places, "--output", places.output, "--site", site)
+    assert result.returncode == 2 and "--site" in result.stderr
+    assert not places.output.exists()
+
+
+# Slow: real asv runs.
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("history") / "equinox"
+    built = subprocess.run([sys.executable, str(HISTORY), "--repo", str(repo), "--since", "0.13.7",
+                            "--until", "0.13.8"], capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip(f"cannot build the release history from PyPI: {built.stderr.strip()[-300:]}")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def env_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("asv-env")
+
+
+def nightly_command(env_dir, upstream, remote, output, *args):
+    return [sys.executable, str(SCRIPTS / "nightly"), "--upstream", str(upstream), "--results-remote", str(remote),
+            "--machine", MACHINE, "--quick", "-b", CHEAP, "--jax", PRIMARY_JAX, "--env-dir", str(env_dir),
+            "--output", str(output), *map(str, args)]
+
+
+def run(command, env=None):
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+
+
+def written_result(output: Path, commit: str) -> bool:
+    """Whether OUTPUT holds a complete results file for COMMIT."""
+    for path in output.glob(f"results/*/{MACHINE}/{commit[:8]}-*.json"):
+        try:
+            json.loads(path.read_text())
+            return True
+        except ValueError:
+            pass
+    return False
+
+
+@pytest.fixture(scope="module")
+def story(history, env_dir, tmp_path_factory):
+    """Night 1 on 0.13.7; night 2 on 0.13.8, killed once it has written results, then run again."""
+    base = tmp_path_factory.mktemp("nightly")
+    upstream, remote, output = bare(base / "upstream.git"), bare(base / "results.git"), base / "checkout"
+    first, second = git(history, "rev-list", "--reverse", "main").split()
+    git(history, "push", "-q", upstream, f"{first}:refs/heads/main")
+    s = SimpleNamespace(base=base, upstream=upstream, remote=remote, output=output, first=first, second=second)
+
+    summary = base / "summary.md"
+    s.run1 = run(nightly_command(env_dir, upstream, remote, output, "--report", base / "report1.md",
+                                 "--site", base / "site"), env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)))
+    s.summary = summary.read_text() if summary.exists() else ""
+    s.branch_before_push = branch_files(remote)
+    s.push1 = script("push-results", "--results-remote", remote, output / "results")
+    s.pushed1 = branch_files(remote)
+    s.tip1 = git(remote, "rev-parse", "results") if s.pushed1 else None
+
+    git(history, "push", "-q", upstream, f"{second}:refs/heads/main")
+    log_path = base / "killed.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(nightly_command(env_dir, upstream, remote, output), cwd=ROOT, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 900
+        while not written_result(output, second) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        s.killed_while_running = process.poll() is None
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    s.killed_log = log_path.read_text()
+    s.after_kill = branch_files(remote)
+    s.tip_after_kill = git(remote, "rev-parse", "results") if s.after_kill else None
+
+    s.run2 = run(nightly_command(env_dir, upstream, remote, output, "--report", base / "report2.md"))
+    s.push2 = script("push-results", "--results-remote", remote, output / "results")
+    s.pushed2 = branch_files(remote)
+    return s
+
+
+def result_names(files: dict, commit: str) -> list[str]:
+    return [name for name in files if Path(name).name.startswith(commit[:8] + "-")]
+
+
+@pytest.mark.slow
+def test_first_night_benchmarks_the_tip_publishes_and_stores(story):
+    assert story.run1.returncode == 0, story.run1.stdout[-2000:] + story.run1.stderr[-3000:]
+    assert "benchmarking the branch tip" in story.run1.stderr
+    assert story.branch_before_push == {}, "scripts/nightly must never write the results branch"
+    assert story.push1.returncode == 0, story.push1.stderr
+    assert len(result_names(story.pushed1, story.first)) == 1
+    assert all(name.startswith("results/") for name in story.pushed1)
+    assert any(name.endswith("/benchmarks.json") for name in story.pushed1)
+    assert (story.base / "site" / "index.html").is_file()
+    report = (story.base / "report1.md").read_text()
+    assert report.startswith("# Benchmark regressions") and report in story.run1.stdout
+    assert report.strip() in story.summary
+
+
+@pytest.mark.slow
+def test_a_killed_night_loses_nothing_pushed_and_the_next_finishes_its_work(story):
+    assert story.killed_while_running, story.killed_log[-3000:]
+    # The killed run was benchmarking the new commit alone.
+    assert f"0 commit(s) already done, 1 to run: {story.second[:8]}" in story.killed_log
+    assert story.after_kill == story.pushed1 and story.tip_after_kill == story.tip1
+
+    # The rerun finds the killed run's results in the checkout, runs nothing, and publishes.
+    assert story.run2.returncode == 0, story.run2.stdout[-2000:] + story.run2.stderr[-3000:]
+    assert "0 commit(s) of" in story.run2.stderr and " asv run " not in story.run2.stderr
+    assert story.push2.returncode == 0, story.push2.stderr
+    assert {k: v for k, v in story.pushed2.items() if k in story.pushed1} == story.pushed1
+    assert len(result_names(story.pushed2, story.second)) == 1
+    assert git(story.remote, "merge-base", "--is-ancestor", story.tip1, "results") == ""
+
+    [site] = (story.output / "html").iterdir()
+    index = json.loads((site / "index.json").read_text())
+    assert {story.first, story.second} <= set(index["revision_to_hash"].values())
+    assert (story.base / "report2.md").read_text().startswith("# Benchmark regressions")
+
+
+@pytest.mark.slow
+def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, env_dir, tmp_path):
+    remote = bare(tmp_path / "backfill.git")
+    listed = script("commits", "--repo", story.upstream, "--range", "ALL")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.split() == [story.first, story.second]
+    hashes = tmp_path / "hashes.txt"
+    hashes.write_text(listed.stdout)
+    outputs = []
+    for index in (0, 1):
+        slice_file = tmp_path / f"slice-{index}.txt"
+        slice_file.write_text(script("shard", "--shards", 2, "--index", index, hashes).stdout)
+        output = tmp_path / f"shard-{index}"
+        ran = run(nightly_command(env_dir, story.upstream, remote, output, f"HASHFILE:{slice_file}"))
+        assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
+        assert "1 commit(s) of" in ran.stderr
+        outputs.append(output / "results")
+    assert branch_files(remote) == {}
+    stored = script("push-results", "--results-remote", remote, *outputs)
+    assert stored.returncode == 0, stored.stderr
+
+    sharded, unsharded = branch_files(remote), story.pushed2
+    assert sorted(sharded) == sorted(unsharded)
+    for name in sharded:
+        ours, theirs = json.loads(sharded[name]), json.loads(unsharded[name])
+        if name.endswith("/benchmarks.json"):
+            assert ours == theirs
+        elif "results" in ours:
+            column = ours["result_columns"].index("result")
+            assert {k: v[column] for k, v in ours["results"].items()} == \
+                {k: v[column] for k, v in theirs["results"].items()}, name
