@@ -26,11 +26,13 @@ HISTORY = SCRIPTS / "release-history"
 MACHINE = "nightly-tests"
 PRIMARY_JAX = "0.4.33"
 CHEAP = "bench_counts.PythonCalls"
+# Run under GitHub Actions, the scripts must not write into the test job's own summary.
+ENV = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
 
 
 def script(name, *args, env=None):
     return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, env=env)
+                          text=True, env=env or ENV)
 
 
 def git(repo, *args) -> str:
@@ -71,7 +73,7 @@ def nightly_fast(places, *args, env=None):
 def test_an_unreachable_results_remote_is_named_and_nothing_is_made(places):
     summary = places.tmp / "summary.md"
     result = nightly_fast(places, "--output", places.output, "--results-remote", places.tmp / "nowhere.git",
-                          env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)))
+                          env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)))
     assert result.returncode == 2
     assert "nowhere.git" in result.stderr and "Traceback" not in result.stderr
     assert not places.output.exists()
@@ -128,7 +130,7 @@ def nightly_command(env_dir, upstream, remote, output, *args):
 
 
 def run(command, env=None):
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env or ENV)
 
 
 def written_result(output: Path, commit: str) -> bool:
@@ -153,7 +155,7 @@ def story(history, env_dir, tmp_path_factory):
 
     summary = base / "summary.md"
     s.run1 = run(nightly_command(env_dir, upstream, remote, output, "--report", base / "report1.md",
-                                 "--site", base / "site"), env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)))
+                                 "--site", base / "site"), env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)))
     s.summary = summary.read_text() if summary.exists() else ""
     s.branch_before_push = branch_files(remote)
     s.push1 = script("push-results", "--results-remote", remote, output / "results")
@@ -163,8 +165,8 @@ def story(history, env_dir, tmp_path_factory):
     git(history, "push", "-q", upstream, f"{second}:refs/heads/main")
     log_path = base / "killed.log"
     with log_path.open("w") as log:
-        process = subprocess.Popen(nightly_command(env_dir, upstream, remote, output), cwd=ROOT, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(nightly_command(env_dir, upstream, remote, output), cwd=ROOT, env=ENV,
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 900
         while not written_result(output, second) and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
