@@ -19,7 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "scripts" / "bench"
-HISTORY = ROOT / "scripts" / "release-history"
 PRIMARY_JAX = "0.4.33"
 MACHINE = "bench-tests"
 # A deterministic, cheap benchmark class keeps the robustness tests short.
@@ -45,16 +44,6 @@ def result_files(output: Path, name: str) -> dict[str, Path]:
 
 def git(repo: Path, *args) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("history") / "equinox"
-    built = subprocess.run([sys.executable, str(HISTORY), "--repo", str(repo), "--since", "0.13.7",
-                            "--until", "0.13.8"], capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.skip(f"cannot build the release history from PyPI: {built.stderr.strip()[-300:]}")
-    return repo
 
 
 def label(repo: Path, commit: str) -> str:

@@ -22,7 +22,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
-HISTORY = SCRIPTS / "release-history"
 MACHINE = "nightly-tests"
 PRIMARY_JAX = "0.4.33"
 CHEAP = "bench_counts.PythonCalls"
@@ -107,16 +106,6 @@ def test_a_bad_upstream_or_site_is_refused(places):
 
 
 # Slow: real asv runs.
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("history") / "equinox"
-    built = subprocess.run([sys.executable, str(HISTORY), "--repo", str(repo), "--since", "0.13.7",
-                            "--until", "0.13.8"], capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.skip(f"cannot build the release history from PyPI: {built.stderr.strip()[-300:]}")
-    return repo
-
 
 @pytest.fixture(scope="module")
 def env_dir(tmp_path_factory) -> Path:
