@@ -6,20 +6,16 @@ regression gate can trust them where it must doubt timings.
 
 from .common import (
     DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, WRAPPINGS, Surgery,
-    build_state, count_python_calls, jaxpr_equation_count, make_step, wrap,
+    build_state, count_bytecodes, count_python_calls, jaxpr_equation_count, make_step, wrap,
 )
 
 
-class PythonCalls:
-    """Python function calls made by one eager ``tree_at`` update, and by its tuple twin.
-
-    ``tree_at`` walks the whole tree, so the count grows with ``depth``; one
-    update (``n_calls=1``) keeps the count per call.
-    """
+class _SurgeryCount:
+    """One eager update (``n_calls=1``), so that a count is per ``tree_at`` call;
+    ``tree_at`` walks the whole tree, so its counts grow with ``depth``."""
 
     params = [list(DEPTHS)]
     param_names = ["depth"]
-    unit = "calls"
 
     def setup(self, depth):
         self.tree_at_surgery = Surgery("tree_at", DEFAULT_STATE_SIZE, depth, 1)
@@ -28,11 +24,29 @@ class PythonCalls:
         self.tree_at_surgery()
         self.tuple_surgery()
 
+
+class PythonCalls(_SurgeryCount):
+    """Python function calls made by one eager ``tree_at`` update, and by its tuple twin."""
+
+    unit = "calls"
+
     def track_tree_at(self, depth):
         return count_python_calls(self.tree_at_surgery)
 
     def track_tuple(self, depth):
         return count_python_calls(self.tuple_surgery)
+
+
+class BytecodeInstructions(_SurgeryCount):
+    """Python bytecode instructions executed by one eager ``tree_at`` update, and by its tuple twin."""
+
+    unit = "instructions"
+
+    def track_tree_at(self, depth):
+        return count_bytecodes(self.tree_at_surgery)
+
+    def track_tuple(self, depth):
+        return count_bytecodes(self.tuple_surgery)
 
 
 class JaxprExcessEquations:

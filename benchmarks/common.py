@@ -301,6 +301,30 @@ def count_python_calls(fn: Callable[[], object]) -> int:
     return calls
 
 
+def count_bytecodes(fn: Callable[[], object]) -> int:
+    """How many Python bytecode instructions ``fn()`` executes: its Python work, counted exactly.
+
+    Unlike a call count, this also sees work added inside a function, such as
+    an extra loop over the leaves.
+    """
+    executed = 0
+
+    def tracer(frame, event, arg):
+        nonlocal executed
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            executed += 1
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        fn()
+    finally:
+        sys.settrace(previous)
+    return executed
+
+
 def _sub_jaxprs(value):
     if hasattr(value, "eqns"):
         yield value

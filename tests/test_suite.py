@@ -120,6 +120,24 @@ def test_python_call_counts_are_deterministic_and_grow_with_depth():
     assert all(counts["tree_at", d] > counts["tuple", d] for d in common.DEPTHS)
 
 
+def test_bytecode_counts_are_deterministic_and_see_work_that_calls_do_not():
+    for depth in common.DEPTHS:
+        surgery = common.Surgery("tree_at", 10, depth, 1)
+        surgery()
+        assert common.count_bytecodes(surgery) == common.count_bytecodes(surgery)
+    deep, shallow = (common.Surgery("tree_at", 10, d, 1) for d in (max(common.DEPTHS), min(common.DEPTHS)))
+    assert common.count_bytecodes(deep) > common.count_bytecodes(shallow)
+
+    def with_extra_loop():
+        total = 0
+        for i in range(100):
+            total += i
+        return shallow()
+
+    assert common.count_python_calls(with_extra_loop) == common.count_python_calls(shallow) + 1
+    assert common.count_bytecodes(with_extra_loop) >= common.count_bytecodes(shallow) + 300
+
+
 def test_seed_twins_compute_identical_arrays_and_jaxprs():
     for jit in (False, True):
         tree_at_state, tree_at_ys = common.make_seed_runner("tree_at", jit)()
@@ -159,7 +177,7 @@ def test_every_tree_at_benchmark_has_a_tuple_twin():
                 assert twin in names, f"{cls.__name__}.{name} has no twin {twin}"
             elif name.startswith(("time_", "peakmem_")):
                 assert "tuple" in name, f"{cls.__name__}.{name} times something that is neither twin"
-    assert seen_tree_at >= 9
+    assert seen_tree_at >= 10
 
 
 def test_suite_import_starts_no_backend():
