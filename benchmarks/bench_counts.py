@@ -24,29 +24,25 @@ class _SurgeryCount:
         self.tree_at_surgery()
         self.tuple_surgery()
 
+    def track_tree_at(self, depth):
+        return self.count(self.tree_at_surgery)
+
+    def track_tuple(self, depth):
+        return self.count(self.tuple_surgery)
+
 
 class PythonCalls(_SurgeryCount):
     """Python function calls made by one eager ``tree_at`` update, and by its tuple twin."""
 
     unit = "calls"
-
-    def track_tree_at(self, depth):
-        return count_python_calls(self.tree_at_surgery)
-
-    def track_tuple(self, depth):
-        return count_python_calls(self.tuple_surgery)
+    count = staticmethod(count_python_calls)
 
 
 class BytecodeInstructions(_SurgeryCount):
     """Python bytecode instructions executed by one eager ``tree_at`` update, and by its tuple twin."""
 
     unit = "instructions"
-
-    def track_tree_at(self, depth):
-        return count_bytecodes(self.tree_at_surgery)
-
-    def track_tuple(self, depth):
-        return count_bytecodes(self.tuple_surgery)
+    count = staticmethod(count_bytecodes)
 
 
 class JaxprExcessEquations:

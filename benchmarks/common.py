@@ -283,6 +283,16 @@ def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[],
     return per_call[numerator] / per_call[denominator]
 
 
+def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:
+    """``fn()`` with ``hook`` as the interpreter's profile or trace function, restored after."""
+    previous = installed()
+    install(hook)
+    try:
+        fn()
+    finally:
+        install(previous)
+
+
 def count_python_calls(fn: Callable[[], object]) -> int:
     """How many Python-level function calls ``fn()`` makes (C calls excluded)."""
     calls = 0
@@ -292,12 +302,7 @@ def count_python_calls(fn: Callable[[], object]) -> int:
         if event == "call":
             calls += 1
 
-    previous = sys.getprofile()
-    sys.setprofile(profiler)
-    try:
-        fn()
-    finally:
-        sys.setprofile(previous)
+    _run_hooked(sys.setprofile, sys.getprofile, profiler, fn)
     return calls
 
 
@@ -316,12 +321,7 @@ def count_bytecodes(fn: Callable[[], object]) -> int:
             executed += 1
         return tracer
 
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        fn()
-    finally:
-        sys.settrace(previous)
+    _run_hooked(sys.settrace, sys.gettrace, tracer, fn)
     return executed
 
 
