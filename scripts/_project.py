@@ -29,3 +29,11 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
     loader.exec_module(module)
     return module
+
+
+MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu")
+
+
+def env_label(result) -> str:
+    """An asv result's environment as its pinned requirements ("jax 0.4.33, jaxlib 0.4.33"), as step detection names it."""
+    return ", ".join(f"{k} {v}" for k, v in sorted(result.params.items()) if v and k not in MACHINE_PARAMS)
