@@ -2,10 +2,14 @@
 
 scripts/detector-trial builds a real history (Equinox 0.13.8, an A/A copy, and
 a copy whose tree_at makes 20,000 extra Python calls, several times the cost
-of a call) and runs the real suite over it in an asv virtualenv.  The timing
-thresholds here are wide (+100%) so that the test stays a check of the
-machinery, not of this machine's noise; the thresholds the nightly uses are
-measured, not tested (see the README).
+of a call) and runs the real suite over it in an asv virtualenv.
+
+Only the deterministic metrics are held to silence on the A/A copy: a quick
+run takes one timing sample, and on a shared machine one sample of a
+microsecond benchmark can move by more than any threshold (CI saw an A/A
+time flagged at +100%).  The injected slowdown is several times the +100%
+ratio threshold, so the ratio metric must see it.  False-alarm rates at the
+thresholds the nightly uses are measured, not tested (see the README).
 """
 
 import subprocess
@@ -36,7 +40,7 @@ def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     rows = flagged(result.stdout)
-    assert rows["A/A copy"] == ["0/1", "0/1", "0/1", "0/1"]
+    assert rows["A/A copy"][0] == "0/1", rows
     deterministic, ratio, _time, any_kind = rows[f"+{INJECTED} calls"]
     assert deterministic == "1/1"
     assert ratio == "1/1"
