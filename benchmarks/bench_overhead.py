@@ -3,13 +3,14 @@
 A ratio taken within one process cancels the drift between processes and
 runs that makes absolute times from different runs incomparable.  Bigger is
 worse, as asv's regression detection expects; 1.0 means no overhead.
+Every metric here is what the regression gate calls a ratio.
 """
 
 import jax.numpy as jnp
 
 from .common import (
     DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, WRAPPINGS, Surgery,
-    build_state, interleaved_ratio, make_runner, trace_fresh_step,
+    build_state, interleaved_ratio, make_runner, trace_fresh_step, tree_map_pass,
 )
 
 
@@ -58,3 +59,31 @@ class TracingRatio:
 
     def track_overhead_ratio(self):
         return interleaved_ratio(self.trace_tree_at, self.trace_tuple)
+
+
+class EagerSurgeryInTreeMapPasses:
+    """One eager update at the default sizes, in units of one ``jax.tree_util.tree_map``
+    over a same-shaped tree of ``PlainNode`` (no Equinox code), timed right beside it.
+
+    The unit runs the same kind of code as ``tree_at`` (JAX's pytree walk
+    calling back into Python), so it follows the machine's speed swings more
+    closely than the tuple twin does: these are the suite's steadiest timing
+    metrics (README, "Proving the detector"), and they read alike on any
+    machine.  Only JAX's pytree code moves the unit, and JAX is fixed within
+    an environment.
+    """
+
+    unit = "tree_map passes"
+
+    def setup(self):
+        sizes = (DEFAULT_STATE_SIZE, DEFAULT_DEPTH, DEFAULT_N_CALLS)
+        self.tree_at_surgery = Surgery("tree_at", *sizes)
+        self.tuple_surgery = Surgery("tuple", *sizes)
+        plain_state = build_state("plain", DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
+        self.one_pass = lambda: tree_map_pass(plain_state)
+
+    def track_tree_at(self):
+        return interleaved_ratio(self.tree_at_surgery, self.one_pass) / DEFAULT_N_CALLS
+
+    def track_tuple(self):
+        return interleaved_ratio(self.tuple_surgery, self.one_pass) / DEFAULT_N_CALLS

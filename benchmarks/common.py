@@ -16,7 +16,9 @@ while no XLA thread pool exists in the parent.
 
 from __future__ import annotations
 
+import statistics
 import sys
+import time
 import timeit
 from typing import Callable, Optional
 
@@ -43,6 +45,21 @@ class Node(eqx.Module):
     child: Optional["Node"]
 
 
+class PlainNode:
+    """A node that JAX flattens through Python callbacks, as it does a Module, but with no
+    Equinox code: a tree of these is what ``tree_map_pass`` walks, the unit of
+    ``bench_overhead.EagerSurgeryInTreeMapPasses``."""
+
+    __slots__ = ("a", "b", "child")
+
+    def __init__(self, a, b, child):
+        self.a, self.b, self.child = a, b, child
+
+
+jax.tree_util.register_pytree_node(
+    PlainNode, lambda node: ((node.a, node.b, node.child), None), lambda _, children: PlainNode(*children))
+
+
 def _leaf(state_size: int, level: int, field: int) -> jax.Array:
     # Distinct values per leaf, so that a step that updates the wrong leaf
     # cannot produce the same arrays as its twin.
@@ -50,8 +67,12 @@ def _leaf(state_size: int, level: int, field: int) -> jax.Array:
 
 
 def build_state(structure: str, state_size: int, depth: int):
-    """The initial state: a chain of ``depth`` nodes, root first."""
-    make_node = {"tree_at": Node, "tuple": lambda a, b, child: (a, b, child)}[structure]
+    """The initial state: a chain of ``depth`` nodes, root first.
+
+    ``structure`` is one of ``STRUCTURES``, or ``"plain"`` for the same chain
+    of ``PlainNode`` that ``tree_map_pass`` walks.
+    """
+    make_node = {"tree_at": Node, "tuple": lambda a, b, child: (a, b, child), "plain": PlainNode}[structure]
     node = None
     for level in reversed(range(depth)):
         node = make_node(_leaf(state_size, level, 0), _leaf(state_size, level, 1), node)
@@ -129,6 +150,15 @@ class Surgery:
 
     def __call__(self):
         return self._step(self.state, self._value)
+
+
+def _identity(leaf):
+    return leaf
+
+
+def tree_map_pass(state):
+    """One ``jax.tree_util.tree_map`` over ``state``: flatten, a Python call per leaf, unflatten."""
+    return jax.tree_util.tree_map(_identity, state)
 
 
 def copied_bytes(before, after) -> int:
@@ -267,20 +297,26 @@ def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
 
 
 def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[], object],
-                      rounds: int = 9, target_seconds: float = 0.02) -> float:
+                      seconds: float = 2.0, batch_seconds: float = 0.002) -> float:
     """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
 
-    The two are timed in alternation within one process, so that drift of the
-    machine (frequency, other load) hits both alike; each side keeps its
-    fastest round, the one least disturbed by noise.
+    The two are timed in back-to-back batches of about ``batch_seconds``
+    each, for ``seconds`` in all, and the result is the median of the
+    per-pair ratios.  On the shared machines this suite runs on, speed
+    swings by up to 2x from one half-second to the next (probably a busy
+    sibling hyperthread), so only timings a few milliseconds apart see the
+    same machine; the median drops the pairs that straddle a swing.  The
+    fastest-round estimate this replaced picked up the rare fast spells and
+    moved by 10-40% between runs of identical code.
     """
-    per_call = {}
-    numbers = {fn: calibrated_number(fn, target_seconds) for fn in (numerator, denominator)}
-    for _ in range(rounds):
-        for fn, number in numbers.items():
-            seconds = timeit.timeit(fn, number=number) / number
-            per_call[fn] = min(per_call.get(fn, float("inf")), seconds)
-    return per_call[numerator] / per_call[denominator]
+    numbers = [calibrated_number(fn, batch_seconds) for fn in (numerator, denominator)]
+    ratios = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or len(ratios) < 3:
+        numerator_time, denominator_time = (
+            timeit.timeit(fn, number=number) / number for fn, number in zip((numerator, denominator), numbers))
+        ratios.append(numerator_time / denominator_time)
+    return statistics.median(ratios)
 
 
 def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:

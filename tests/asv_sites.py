@@ -18,6 +18,7 @@ TIMING = "bench_steady.SteadyState.time_tree_at"
 TIMING_TWIN = "bench_steady.SteadyState.time_tuple"
 COUNT = "bench_counts.PythonCalls.track_tree_at"
 RATIO = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
+PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
 BENCHMARKS = {
     name: {"name": name, "params": [["'jit'", "'scan'"]], "param_names": ["wrapping"],
            "unit": "seconds", "type": "time", "version": "1"}
@@ -27,6 +28,8 @@ BENCHMARKS[COUNT] = {"name": COUNT, "params": [["1", "4"]], "param_names": ["dep
                      "unit": "calls", "type": "track", "version": "1"}
 BENCHMARKS[RATIO] = {"name": RATIO, "params": [["'eager'", "'jit'"]], "param_names": ["wrapping"],
                      "unit": "ratio", "type": "track", "version": "1"}
+BENCHMARKS[PASSES] = {"name": PASSES, "params": [], "param_names": [],
+                      "unit": "tree_map passes", "type": "track", "version": "1"}
 
 
 def git(repo, *args):

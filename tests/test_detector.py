@@ -23,11 +23,11 @@ INJECTED = 20_000
 
 
 def flagged(table: str) -> dict[str, list[str]]:
-    """{variant: [deterministic, ratio, time, any]} from detector-trial's Markdown table."""
+    """{variant: [deterministic, ratio, time, any timing, any]} from detector-trial's Markdown table."""
     rows = {}
     for line in table.splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if len(cells) == 6 and "/" in cells[2]:
+        if len(cells) == 7 and "/" in cells[2]:
             rows[cells[0]] = cells[2:]
     return rows
 
@@ -41,7 +41,7 @@ def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     rows = flagged(result.stdout)
     assert rows["A/A copy"][0] == "0/1", rows
-    deterministic, ratio, _time, any_kind = rows[f"+{INJECTED} calls"]
+    deterministic, ratio, _time, _any_timing, any_kind = rows[f"+{INJECTED} calls"]
     assert deterministic == "1/1"
     assert ratio == "1/1"
     assert any_kind == "1/1"

@@ -5,12 +5,13 @@ asv's own Results class, runs the real `asv publish` (which does the step
 detection), then runs the gate as a user would.
 """
 
+import json
 import subprocess
 import sys
 
 import pytest
 
-from tests.asv_sites import COUNT, ENV, MACHINE, RATIO, ROOT, TIMING, git, make_site
+from tests.asv_sites import COUNT, ENV, MACHINE, PASSES, RATIO, ROOT, TIMING, git, make_site
 
 GATE = ROOT / "scripts" / "regressions"
 
@@ -18,6 +19,12 @@ GATE = ROOT / "scripts" / "regressions"
 def gate(config, *args):
     return subprocess.run([sys.executable, str(GATE), "--config", str(config), "--machine", MACHINE, *args],
                           capture_output=True, text=True)
+
+
+def kinds(report: str) -> list[str]:
+    """The kind of each counted row of a gate report, in order."""
+    return [line.split("|")[1].strip() for line in report.splitlines()
+            if line.startswith(("| deterministic |", "| ratio |", "| time |"))]
 
 
 FLAT_TIMING = [[1.00e-3, 2.00e-3]] * 6
@@ -32,9 +39,9 @@ def test_a_jump_is_reported_with_the_commit_that_made_it(tmp_path):
     rows = [line for line in result.stdout.splitlines() if line.startswith(("| deterministic", "| ratio", "| time"))]
     assert len(rows) == 2
     assert rows[0].startswith("| deterministic | `bench_counts.PythonCalls.track_tree_at` | 4 |")
-    assert "| 400 calls | 404 calls | 1.01 | v4 |" in rows[0]
+    assert "| 400 calls | 404 calls | 1.01 | any increase | v4 |" in rows[0]
     assert rows[1].startswith("| time | `bench_steady.SteadyState.time_tree_at` | 'jit' |")
-    assert "| 1.60 | v3 |" in rows[1]
+    assert "| 1.60 | +50% | v3 |" in rows[1]
 
 
 def test_identical_code_raises_no_alarm(tmp_path):
@@ -48,13 +55,42 @@ def test_each_kind_of_metric_has_its_own_threshold(tmp_path):
     timing = FLAT_TIMING[:3] + [[1.08e-3, 2.00e-3]] * 3  # +8%
     ratio = [[10.0, 1.2]] * 3 + [[10.8, 1.2]] * 3  # 'eager' +8%
     config = make_site(tmp_path, {TIMING: timing, RATIO: ratio, COUNT: FLAT_COUNT})
-    loose = gate(config, "--threshold", "0.10", "--time-threshold", "0.10")
+    compare = ("--compare", "v0", "v5")
+    loose = gate(config, *compare, "--threshold", "0.10", "--time-threshold", "0.10")
     assert loose.returncode == 0, loose.stdout
-    ratio_only = gate(config, "--threshold", "0.05", "--time-threshold", "0.10")
+    ratio_only = gate(config, *compare, "--threshold", "0.05", "--time-threshold", "0.10")
     assert ratio_only.returncode == 1
-    assert "| ratio |" in ratio_only.stdout and "| time |" not in ratio_only.stdout
-    both = gate(config, "--threshold", "0.05", "--time-threshold", "0.05")
-    assert "| ratio |" in both.stdout and "| time |" in both.stdout
+    assert kinds(ratio_only.stdout) == ["ratio"], ratio_only.stdout
+    both = gate(config, *compare, "--threshold", "0.05", "--time-threshold", "0.05")
+    assert kinds(both.stdout) == ["ratio", "time"], both.stdout
+
+
+def test_thresholds_come_from_the_asv_configuration_per_benchmark(tmp_path):
+    # +8% on both: beyond the tree_map-pass metric's 5%, within the other ratios' 15%.
+    passes = [[22.0]] * 3 + [[23.76]] * 3
+    ratio = [[10.0, 1.2]] * 3 + [[10.8, 1.2]] * 3
+    config = make_site(tmp_path, {PASSES: passes, RATIO: ratio, COUNT: FLAT_COUNT})
+    result = gate(config)
+    assert result.returncode == 1, result.stdout + result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| ratio")]
+    assert len(rows) == 1 and PASSES in rows[0] and "| +5% |" in rows[0], result.stdout
+
+    loosened = json.loads(config.read_text())
+    loosened["regressions_thresholds"] = {".*": 0.10}
+    config.write_text(json.dumps(loosened))
+    assert gate(config, "--compare", "v0", "v5").returncode == 0
+    overridden = gate(config, "--compare", "v0", "v5", "--threshold", "0.05").stdout
+    assert kinds(overridden) == ["ratio", "ratio"], overridden
+
+
+def test_a_bad_threshold_in_the_configuration_exits_2(tmp_path):
+    config = make_site(tmp_path, {COUNT: FLAT_COUNT})
+    broken = json.loads(config.read_text())
+    broken["regressions_thresholds"] = {"bench_counts\\.(": 0}
+    config.write_text(json.dumps(broken))
+    result = gate(config, "--compare", "v0", "v5")
+    assert result.returncode == 2
+    assert "regressions_thresholds" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_compare_two_tags(tmp_path):
@@ -62,9 +98,9 @@ def test_compare_two_tags(tmp_path):
     config = make_site(tmp_path, {TIMING: timing, COUNT: FLAT_COUNT})
     result = gate(config, "--compare", "v0", "v5")
     assert result.returncode == 1, result.stderr
-    assert "| 'scan' |" in result.stdout and "| 2.00ms | 4.00ms | 2.00 | v0..v5 |" in result.stdout
+    assert "| 'scan' |" in result.stdout and "| 2.00ms | 4.00ms | 2.00 | +50% | v0..v5 |" in result.stdout
     assert "asv find" in result.stdout
-    assert gate(config, "--compare", "v4", "v5").stdout.count("| time |") == 1
+    assert kinds(gate(config, "--compare", "v4", "v5").stdout) == ["time"]
     assert gate(config, "--compare", "v0", "v4").returncode == 0
 
 

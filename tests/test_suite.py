@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from asv import util as asv_util
 
 import benchmarks
 from benchmarks import common
@@ -106,6 +107,17 @@ def test_surgery_twins_agree():
         assert_same_arrays(tree_at, common.Surgery("tuple", 10, depth, n_calls)())
 
 
+@pytest.mark.parametrize("depth", common.DEPTHS)
+def test_the_tree_map_unit_walks_the_same_tree_through_python_callbacks(depth):
+    plain = common.build_state("plain", 10, depth)
+    assert_same_arrays(plain, common.build_state("tuple", 10, depth))
+    walked = common.tree_map_pass(plain)
+    assert walked is not plain and isinstance(walked, common.PlainNode)
+    assert all(new is old for new, old in zip(common.leaves(walked), common.leaves(plain)))
+    # One flatten and one unflatten callback per node: Python runs for every node, as for a Module.
+    assert common.count_python_calls(lambda: common.tree_map_pass(plain)) >= 2 * depth
+
+
 def test_python_call_counts_are_deterministic_and_grow_with_depth():
     counts = {}
     for depth in common.DEPTHS:
@@ -192,6 +204,13 @@ def test_suite_import_starts_no_backend():
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "no backend" in result.stdout
+
+
+def test_both_asv_configurations_flag_regressions_alike():
+    def thresholds(name):
+        return asv_util.load_json(str(ROOT / name), js_comments=True)["regressions_thresholds"]
+
+    assert thresholds("asv.conf.json") == thresholds("asv.jax.conf.json")
 
 
 def test_asv_check_passes():
