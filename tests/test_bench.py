@@ -25,8 +25,8 @@ MACHINE = "bench-tests"
 CHEAP = "bench_counts.PythonCalls"
 
 
-def bench(*args, env=None, **kwargs):
-    return subprocess.run([sys.executable, str(BENCH), *map(str, args)], cwd=ROOT, capture_output=True,
+def bench(*args, env=None, cwd=ROOT, **kwargs):
+    return subprocess.run([sys.executable, str(BENCH), *map(str, args)], cwd=cwd, capture_output=True,
                           text=True, env=env, **kwargs)
 
 
@@ -110,13 +110,14 @@ def history_with_broken_release(history, tmp_path) -> Path:
 
 @pytest.mark.slow
 def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_with_broken_release, tmp_path):
+    # A relative --output, as a user types it: asv must get absolute paths whatever its working folder.
     result = bench("--quick", "--repo", history_with_broken_release, "--jax", PRIMARY_JAX, "--machine",
-                   MACHINE, "--output", tmp_path, "-b", CHEAP, "ALL")
+                   MACHINE, "--output", "out", "-b", CHEAP, "ALL", cwd=tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-3000:]
-    name = repo_results_name(tmp_path)
+    name = repo_results_name(tmp_path / "out")
     commits = git(history_with_broken_release, "rev-list", "--reverse", "main").split()
-    assert sorted(result_files(tmp_path, name)) == sorted(c[:8] for c in commits)
+    assert sorted(result_files(tmp_path / "out", name)) == sorted(c[:8] for c in commits)
     states = summary_states(result.stdout)
     repo = history_with_broken_release
     assert states["ran"] == [label(repo, commits[0]), label(repo, commits[2])]
