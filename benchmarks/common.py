@@ -297,7 +297,7 @@ def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
 
 
 def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[], object],
-                      seconds: float = 2.0, batch_seconds: float = 0.002) -> float:
+                      seconds: float = 1.0, batch_seconds: float = 0.002) -> float:
     """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
 
     The two are timed in back-to-back batches of about ``batch_seconds``
