@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from asv import results, runner, util
+from asv import results, runner
+
+from benchmarks import metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 MACHINE = "site-tests"
@@ -78,13 +80,10 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
         "version": 1, "project": "demo", "repo": str(repo), "branches": ["main"],
         "environment_type": "virtualenv", "results_dir": str(results_dir), "html_dir": str(html_dir),
         "benchmark_dir": str(ROOT / "benchmarks"),
-        "regressions_thresholds": json.loads(json.dumps(load_thresholds())),
+        "regressions_thresholds": metrics.asv_thresholds(),
     }))
     published = subprocess.run([sys.executable, "-m", "asv", "publish", "--config", str(config)],
                                capture_output=True, text=True)
     assert published.returncode == 0, published.stdout + published.stderr
     return config
 
-
-def load_thresholds():
-    return util.load_json(str(ROOT / "asv.conf.json"), js_comments=True)["regressions_thresholds"]

@@ -1,0 +1,12 @@
+"""The suite's parameter values: plain constants, no JAX, so that the tools can read them too."""
+
+STRUCTURES = ("tree_at", "tuple")
+WRAPPINGS = ("eager", "jit", "scan", "jit_scan")
+STATE_SIZES = (1, 1_000, 1_000_000)
+DEPTHS = (1, 4, 16)
+N_CALLS = (1, 8, 64)
+
+DEFAULT_STATE_SIZE = 1_000
+DEFAULT_DEPTH = 4
+DEFAULT_N_CALLS = 8
+SCAN_LENGTH = 100

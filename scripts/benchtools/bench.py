@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Run the tree_at benchmark suite with asv, then publish asv's HTML site.
+
+On a fresh clone this sets everything up: the project's virtualenv
+(scripts/setup), the release-history repository when one is needed
+(scripts/release-history: one commit per PyPI release, built from
+sha256-checked sdists), and asv's own virtualenvs.
+
+What is benchmarked, each kept in its own results and site folder:
+
+  default          Equinox releases from PyPI (--releases picks them), in
+                   every environment of asv.conf.json: JAX 0.4.33, which runs
+                   every release from 0.10.11 on, and JAX 0.10.2, the newest
+                   for Python 3.11, where releases that cannot import are
+                   recorded as failed.  Folder: releases.
+  --repo PATH|URL  any git repository of Equinox, RANGE of its commits.
+                   Folder: upstream for asv.conf.json's repo, else repo-NAME.
+  --jax-history    JAX releases from PyPI (--releases picks them) with
+                   Equinox held at 0.13.8 (asv.jax.conf.json).
+                   Folder: jax-history.
+
+--quick runs each benchmark once, into a folder of its own (NAME-quick), so
+that single samples never mix with measurements.
+
+A commit that already has results for an environment on this machine is
+not run again there, so an interrupted run resumes where it stopped and a
+rerun with nothing new returns at once.  Results files that a killed run
+left unreadable are moved to .asv/quarantine, never deleted.  Results are
+filed under the asv machine name (--machine), which must stay the same for
+results to line up across runs.
+
+The summary counts, per environment, the commits that ran, failed (nothing
+measured: the release did not build, install or import there) and skipped.
+
+Exit status: 0 when every selected commit has results, even where a release
+failed as a whole (an old release on a new JAX is expected to); 1 when a
+benchmark failed in a commit where the others ran, which is a bug in the
+suite, or a commit has no results; 2 for bad arguments, or when the release
+history or the range cannot be had.
+"""
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from benchmarks import metrics
+
+from . import cli, git, release_history, report, site
+from .cli import BadInput, ExitCode, Failed
+from .project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV
+# JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
+# stops at the newest that this project's Python gets.
+JAX_HISTORY_SINCE = "0.4.33"
+PYTHON = "3.11"
+DEFAULT_RELEASES = "3"
+
+
+@dataclasses.dataclass
+class Options:
+    """One run of scripts/bench (see --help): what to benchmark, where, and how."""
+
+    range: str | None = None
+    quick: bool = False
+    releases: str = DEFAULT_RELEASES
+    repo: str | None = None
+    jax_history: bool = False
+    branch: str = "main"
+    jax: list[str] = dataclasses.field(default_factory=list)
+    machine: str = platform.node() or "localhost"
+    output: Path = ROOT
+    retry_failed: bool = False
+    env_dir: Path = ROOT / ".asv" / "env"
+    index: str | None = None
+    bench: list[str] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self):
+        if self.range and not self.repo:
+            raise BadInput("RANGE needs --repo; pick releases with --releases")
+        # asv resolves some paths against its own working folder, so relative ones would point elsewhere.
+        self.output = Path(self.output).resolve()
+        self.env_dir = Path(self.env_dir).resolve()
+
+
+def parse_args(argv) -> Options:
+    parser = cli.parser("scripts/bench", __doc__)
+    parser.add_argument("range", nargs="?", metavar="RANGE",
+                        help="with --repo: asv's range syntax for that repository, such as ALL, NEW, "
+                             "main..my-branch, a tag, or HASHFILE:PATH (default: the branch tip)")
+    cli.add_quick(parser)
+    parser.add_argument("--releases", default=DEFAULT_RELEASES, metavar="SPEC",
+                        help="which releases to benchmark: N (the newest N), 'all', a version range such "
+                             "as '>=0.12,<0.13', or versions such as '0.13.7,0.13.8' "
+                             f"(default: {DEFAULT_RELEASES})")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--repo", metavar="PATH|URL",
+                        help="benchmark this git repository of Equinox instead of the releases")
+    source.add_argument("--jax-history", action="store_true",
+                        help="benchmark JAX releases with Equinox held fixed (asv.jax.conf.json)")
+    parser.add_argument("--branch", default="main",
+                        help="with --repo: the branch that NEW, ALL and the default follow (default: main)")
+    cli.add_jax(parser)
+    cli.add_machine(parser, help="asv machine name that results are filed under (default: this host's name)")
+    cli.add_output(parser, ROOT, "where results/ and html/ go (default: the project folder)")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="run again the commits whose recorded results have failures or skips "
+                             "(only the benchmarks that did not succeed run)")
+    parser.add_argument("--env-dir", type=Path, default=ROOT / ".asv" / "env", metavar="DIR",
+                        help="where asv keeps its virtualenvs (default: .asv/env in the project folder)")
+    parser.add_argument("--index", metavar="URL",
+                        help="PyPI JSON API base for scripts/release-history (default: its own)")
+    cli.add_bench(parser)
+    args = parser.parse_args(argv)
+    if args.range and not args.repo:
+        parser.error("RANGE needs --repo; pick releases with --releases")
+    return Options(**vars(args))
+
+
+def run(cmd, **kwargs):
+    print("$", " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
+    return subprocess.run([str(part) for part in cmd], **kwargs)
+
+
+class Target:
+    """What one invocation benchmarks: a base asv configuration, a repository, a folder name."""
+
+    def __init__(self, args: Options):
+        self.args = args
+        if args.jax_history:
+            self.base, self.name = JAX_CONFIG, "jax-history"
+            self.repo, self.branch = HISTORY_DIR / "jax", "main"
+            self.history = dict(package="jax", since=JAX_HISTORY_SINCE, python=PYTHON)
+        elif args.repo:
+            self.base, self.branch, self.history = UPSTREAM_CONFIG, args.branch, None
+            self.repo = self._repo_location(args.repo)
+            self.name = self._repo_name(args.repo)
+        else:
+            self.base, self.name = UPSTREAM_CONFIG, "releases"
+            self.repo, self.branch = HISTORY_DIR / "equinox", "main"
+            self.history = dict(package="equinox")
+        if args.quick:
+            self.name += "-quick"
+        self.results_dir = args.output / "results" / self.name
+        self.html_dir = args.output / "html" / self.name
+        self.config_dir = args.output / ".asv" / "configs"
+
+    @staticmethod
+    def _repo_location(repo: str):
+        if re.match(r"^(https?|git|ssh)://|^git@", repo):
+            return repo
+        path = Path(repo).resolve()
+        if not (path / ".git").exists() and not (path / "objects").is_dir():
+            raise BadInput(f"--repo {repo}: not a git repository")
+        return path
+
+    @staticmethod
+    def _repo_name(repo: str) -> str:
+        from asv import util
+
+        upstream = util.load_json(UPSTREAM_CONFIG, js_comments=True)["repo"]
+        if repo.rstrip("/") == upstream:
+            return "upstream"
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(repo.rstrip("/")).name.removesuffix(".git"))
+        return f"repo-{stem}-{hashlib.sha256(repo.encode()).hexdigest()[:8]}"
+
+    def config(self, env: dict | None = None, suffix: str = "") -> Path:
+        """The base configuration pointed at this target, restricted to one environment if given."""
+        from asv import util
+
+        config = util.load_json(self.base, js_comments=True)
+        config.update(
+            repo=str(self.repo),
+            branches=[self.branch],
+            benchmark_dir=str(ROOT / config["benchmark_dir"]),
+            env_dir=str(self.args.env_dir),
+            results_dir=str(self.results_dir),
+            html_dir=str(self.html_dir),
+            # Declared once, in benchmarks/metrics.py; asv's step detection and the gate read them here.
+            regressions_thresholds=metrics.asv_thresholds(),
+        )
+        if env is not None:
+            config["matrix"] = {"req": {name: version for (kind, name), version in env.items()
+                                        if kind == "req"}}
+            config.pop("exclude", None)
+        path = self.config_dir / f"{self.name}{suffix}.conf.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(config, indent=2))
+        return path
+
+
+def load_config(path: Path):
+    from asv import config
+
+    return config.Config.load(str(path))
+
+
+def environments(target: Target) -> list[tuple[str, dict]]:
+    """(environment name, its matrix entry) for each environment to run."""
+    from asv import environment
+
+    conf = load_config(target.config())
+    entries = list(environment.iter_matrix(conf.environment_type, conf.pythons, conf))
+    # get_environments walks the same matrix in the same order, and names each environment.
+    names = [env.name for env in environment.get_environments(conf, None)]
+    chosen = [(name, entry) for name, entry in zip(names, entries)
+              if not target.args.jax or entry.get(("req", "jax")) in target.args.jax]
+    if not chosen:
+        raise BadInput(f"no environment has JAX {', '.join(target.args.jax)}")
+    return chosen
+
+
+def release_hashes(target: Target) -> list[str]:
+    from packaging.version import Version
+
+    history = dict(target.history)
+    if "since" in history:
+        history["since"] = Version(history["since"])
+    if "python" in history:
+        history["python"] = tuple(int(part) for part in history["python"].split("."))
+    options = release_history.Options(repo=target.repo, select=None if target.args.releases == "all" else
+                                      target.args.releases, select_option="--releases", **history)
+    if target.args.index:
+        options.index = target.args.index
+    return [commit for _release, commit in release_history.build(options)]
+
+
+@contextlib.contextmanager
+def working_directory(path: Path):
+    previous = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def range_hashes(target: Target, range_spec: str | None) -> list[str]:
+    """The commits of RANGE, resolved the way `asv run RANGE` resolves them."""
+    from asv import results, util
+    from asv.repo import NoSuchNameError, get_repo
+
+    config_path = target.config()
+    conf = load_config(config_path)
+    # asv keeps its mirror of a remote repository beside the configuration.
+    with working_directory(config_path.parent):
+        try:
+            repo = get_repo(conf)
+            repo.pull()
+            if range_spec is None:
+                return [repo.get_hash_from_name(target.branch)]
+            if range_spec.startswith("HASHFILE:"):
+                names = Path(range_spec[len("HASHFILE:"):]).read_text().split()
+                return [repo.get_hash_from_name(name) for name in names]
+            existing = results.get_existing_hashes(str(target.results_dir)) \
+                if target.results_dir.is_dir() else []
+            special = {
+                "ALL": lambda: repo.get_new_branch_commits(conf.branches, []),
+                "NEW": lambda: repo.get_new_branch_commits(conf.branches, existing),
+                "EXISTING": lambda: existing,
+                "TAGS": lambda: list(reversed(list(repo.get_tags().values()))),
+                "HEAD": lambda: [repo.get_hash_from_name("HEAD")],
+            }
+            hashes = special[range_spec]() if range_spec in special else \
+                repo.get_hashes_from_range(range_spec)
+        except (NoSuchNameError, util.ProcessError, OSError) as error:
+            raise BadInput(f"cannot resolve {range_spec or target.branch!r} in {target.repo}: {error}")
+    return list(reversed(hashes))  # oldest first, as in a history
+
+
+def quarantine_unreadable(target: Target, machine: str) -> None:
+    """Move aside results files that a killed run left half-written, so that asv can load the rest."""
+    from asv import results, util
+
+    machine_dir = target.results_dir / machine
+    if not machine_dir.is_dir():
+        return
+    quarantine = target.args.output / ".asv" / "quarantine" / target.name
+    for path in sorted(machine_dir.glob("*.json")):
+        try:
+            if path.name == "machine.json":
+                util.load_json(path)
+            else:
+                results.Results.load(str(path), machine)
+        except Exception as error:  # noqa: BLE001 - any unreadable file is quarantined
+            quarantine.mkdir(parents=True, exist_ok=True)
+            destination = quarantine / f"{path.name}.{int(time.time())}"
+            shutil.move(path, destination)
+            print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
+    benchmarks_json = target.results_dir / "benchmarks.json"
+    if benchmarks_json.exists():
+        try:
+            util.load_json(benchmarks_json)
+        except Exception:  # noqa: BLE001 - asv rewrites it on the next run
+            benchmarks_json.unlink()
+
+
+def result_path(target: Target, machine: str, commit: str, env_name: str) -> Path:
+    from asv import results
+
+    return target.results_dir / results.get_filename(machine, commit, env_name)
+
+
+def classify(path: Path, machine: str) -> tuple[str, int]:
+    """The state of one commit in one environment, and how many of its benchmarks failed.
+
+    'ran': something was measured; 'failed': nothing was (the release did not
+    build, install or import); 'skipped': every benchmark skipped itself;
+    'missing': no results file (the run was stopped before this commit).
+    asv stores a failed value as None and a skipped one as NaN.
+    """
+    from asv import results
+
+    if not path.exists():
+        return "missing", 0
+    result = results.Results.load(str(path), machine)
+    values = []
+    for key in result.get_all_result_keys():
+        value = result.get_result_value(key, result.get_result_params(key))
+        values += value if isinstance(value, list) else [value]
+    failures = sum(v is None for v in values)
+    if any(v is not None and not math.isnan(v) for v in values):
+        return "ran", failures
+    return ("failed" if failures or not values else "skipped"), failures
+
+
+def tag_names(target: Target) -> dict[str, str]:
+    return git.tags(target.repo) if isinstance(target.repo, Path) else {}
+
+
+def record_last_run(target: Target, hashes: list[str]) -> None:
+    """Tell scripts/regressions which results the latest run wrote (OUTPUT/.asv/last-run.json)."""
+    last_run = target.args.output / ".asv" / "last-run.json"
+    last_run.parent.mkdir(parents=True, exist_ok=True)
+    last_run.write_text(json.dumps({
+        "config": str(target.config()),
+        "results_dir": str(target.results_dir),
+        "html_dir": str(target.html_dir),
+        "machine": target.args.machine,
+        "commits": hashes,
+    }, indent=2))
+
+
+def needs_run(path: Path, args) -> bool:
+    """No results yet, or (with --retry-failed) results in which something failed or was skipped."""
+    if not path.exists():
+        return True
+    if not args.retry_failed:
+        return False
+    state, failures = classify(path, args.machine)
+    return state != "ran" or failures > 0
+
+
+@contextlib.contextmanager
+def exclusive(env_dir: Path):
+    """Hold the lock on asv's environments: two asv runs in one environment rebuild it under each other."""
+    env_dir.mkdir(parents=True, exist_ok=True)
+    with open(env_dir / ".scripts-bench.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for another scripts/bench that uses {env_dir}", file=sys.stderr, flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
+    """``run(cmd)``, raising Failed when it exits non-zero."""
+    done = run(cmd, **kwargs)
+    if done.returncode != 0:
+        raise Failed(f"{' '.join(str(part) for part in cmd[2:4])} exited {done.returncode}; see above")
+    return done
+
+
+def publish(target: Target) -> None:
+    """asv's site, self-contained, with the overhead report's page."""
+    asv = [sys.executable, "-m", "asv"]
+    checked(asv + ["publish", "--config", target.config()])
+    replaced = site.localize(target.html_dir)
+    print(f"{target.html_dir}: {replaced} CDN address(es) now served from vendor/")
+    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
+    try:
+        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo)
+    except Exception as error:  # noqa: BLE001 - the site stands without the report page
+        if not isinstance(error, cli.Error):
+            traceback.print_exc()
+        print(f"scripts/overhead-report: {error}", file=sys.stderr)
+        print("warning: the overhead report was not written; see above", file=sys.stderr)
+
+
+def main(argv):
+    return bench(parse_args(argv))
+
+
+def bench(args: Options) -> int:
+    """Benchmark, publish, summarize; the exit code (see the module's docstring)."""
+    started = time.monotonic()
+    target = Target(args)
+    quarantine_unreadable(target, args.machine)
+    if target.history is not None:
+        hashes = release_hashes(target)
+    else:
+        hashes = range_hashes(target, args.range)
+    envs = environments(target)
+    tags = tag_names(target)
+    asv = [sys.executable, "-m", "asv"]
+    checked(asv + ["machine", "--yes", "--machine", args.machine, "--config", target.base],
+            stdout=subprocess.DEVNULL)
+
+    print(f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), "
+          f"machine {args.machine!r}", file=sys.stderr)
+    asv_failed = ran_any = False
+    for number, (env_name, entry) in enumerate(envs, 1):
+        pending = [h for h in hashes if needs_run(result_path(target, args.machine, h, env_name), args)]
+        print(f"\n=== Environment {number}/{len(envs)}: {env_name}\n"
+              f"=== {len(hashes) - len(pending)} commit(s) already done, {len(pending)} to run: "
+              f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}", file=sys.stderr, flush=True)
+        if not pending:
+            continue
+        hashfile = target.config_dir / f"{target.name}-{number}.hashes"
+        hashfile.write_text("\n".join(pending) + "\n")
+        cmd = asv + ["run", "--config", target.config(entry, f"-{number}"), "--machine", args.machine,
+                     "--show-stderr", "--no-interleave-rounds", "--skip-existing-successful",
+                     f"HASHFILE:{hashfile}"]
+        if args.quick:
+            cmd.append("--quick")
+        for regex in args.bench:
+            cmd += ["--bench", regex]
+        with exclusive(args.env_dir):
+            code = run(cmd).returncode
+        ran_any = True
+        # asv exits 2 when a benchmark failed; the results are saved all the same.
+        if code not in (0, 2):
+            asv_failed = True
+            print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
+
+    site_is_stale = ran_any or not (target.html_dir / "index.html").is_file()
+    if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
+        publish(target)
+    record_last_run(target, hashes)
+
+    print(f"\nSummary ({(time.monotonic() - started) / 60:.1f} min wall time)")
+    partial_failures = missing = 0
+    for env_name, _ in envs:
+        by_state = {}
+        for h in hashes:
+            state, failures = classify(result_path(target, args.machine, h, env_name), args.machine)
+            name = tags.get(h, h[:8])
+            if state == "ran" and failures:
+                partial_failures += 1
+                name += f"({failures} failed)"
+            missing += state == "missing"
+            by_state.setdefault(state, []).append(name)
+        print(f"  {env_name}:")
+        for state in ("ran", "failed", "skipped", "missing"):
+            names = by_state.get(state, [])
+            if names:
+                print(f"    {state:8} {len(names):3}  {' '.join(names)}")
+    print(f"  results: {target.results_dir}")
+    if (target.html_dir / "index.html").is_file():
+        print(f"  site:    {target.html_dir / 'index.html'}")
+        print(f"  serve:   {VENV / 'bin' / 'asv'} preview --config {target.config()}")
+    return ExitCode.FOUND if asv_failed or partial_failures or missing else ExitCode.OK

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Open or update the one GitHub issue that carries the latest regression report.
+
+REPORT is scripts/regressions' Markdown.  When it counts no regression (it
+says "No regression counts.", is empty, or is not a regression report at all,
+such as scripts/nightly's note that no report could be made), nothing is done.
+Otherwise, with the gh CLI (GH_TOKEN from the environment):
+
+  an open issue has --label    its body becomes the report, unless it already is
+  none is open                 a new issue with --title and --label (the label
+                               is created if the repository lacks it), unless
+                               the most recently closed issue with the label
+                               holds this very report: closing it said that
+                               this regression is known, and asv's step
+                               detection keeps reporting a step until the
+                               benchmark improves again
+
+Run in GitHub Actions, the body ends with a link to the run.
+
+Exit status: 0 when the issue is up to date or there is no regression; 1 when
+gh fails; 2 for a missing report file or a missing gh.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from . import cli
+from .cli import BadInput, Error, ExitCode
+
+# GitHub refuses issue bodies over 65536 characters.
+MAX_BODY = 65000
+# Separates the report from the link to the run, so that bodies compare by report alone.
+MARKER = "\n<!-- end of regression report -->\n"
+
+
+def parse_args(argv):
+    parser = cli.parser("scripts/open-regression-issue", __doc__)
+    parser.add_argument("--report", type=Path, required=True, metavar="FILE",
+                        help="scripts/regressions' Markdown report")
+    parser.add_argument("--label", default="benchmark-regression", help="the issue's label (default: %(default)s)")
+    parser.add_argument("--title", default="Benchmark regression", help="a new issue's title (default: %(default)s)")
+    parser.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: gh's, GH_REPO)")
+    args = parser.parse_args(argv)
+    if not args.report.is_file():
+        parser.error(f"--report {args.report}: no such file")
+    return args
+
+
+def gh(args, *command) -> str:
+    result = subprocess.run(["gh", *command, *(["--repo", args.repo] if args.repo else [])],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        # Documented as exit 1 before the shared exit codes, and kept.
+        raise Error(f"gh {' '.join(command)} failed: {result.stderr.strip()}", ExitCode.FOUND)
+    return result.stdout
+
+
+def issues(args, state: str) -> list[dict]:
+    """Issues with the label in STATE, most recently updated first."""
+    found = json.loads(gh(args, "issue", "list", "--label", args.label, "--state", state,
+                          "--json", "number,body,updatedAt", "--limit", "100"))
+    return sorted(found, key=lambda issue: issue["updatedAt"], reverse=True)
+
+
+def report_of(body: str) -> str:
+    return body.split(MARKER)[0].strip()
+
+
+def main(argv):
+    args = parse_args(argv)
+    report = args.report.read_text().strip()
+    if not report.startswith("# Benchmark regressions") or "No regression counts." in report:
+        print(f"{args.report}: no regression counts; no issue to open")
+        return 0
+    if shutil.which("gh") is None:
+        raise BadInput("the gh CLI is not installed")
+    if len(report) > MAX_BODY:
+        report = report[:MAX_BODY] + "\n\n… (cut: the full report is in the run's summary)"
+    body = report + MARKER
+    if os.environ.get("GITHUB_RUN_ID"):
+        body += (f"\nReported by [run {os.environ['GITHUB_RUN_ID']}]({os.environ['GITHUB_SERVER_URL']}/"
+                 f"{os.environ['GITHUB_REPOSITORY']}/actions/runs/{os.environ['GITHUB_RUN_ID']}).\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".md") as body_file:
+        body_file.write(body)
+        body_file.flush()
+        open_issues = issues(args, "open")
+        if open_issues:
+            number = open_issues[0]["number"]
+            if report_of(open_issues[0]["body"]) == report:
+                print(f"issue #{number} already holds this report")
+            else:
+                gh(args, "issue", "edit", str(number), "--body-file", body_file.name)
+                print(f"updated issue #{number}")
+            return 0
+        closed = issues(args, "closed")
+        if closed and report_of(closed[0]["body"]) == report:
+            print(f"issue #{closed[0]['number']}, closed, holds this report: not opening another")
+            return 0
+        gh(args, "label", "create", args.label, "--force", "--color", "d73a4a",
+           "--description", "A benchmark got worse (scripts/regressions)")
+        print(gh(args, "issue", "create", "--title", args.title, "--label", args.label,
+                 "--body-file", body_file.name).strip())
+    return 0

@@ -1,0 +1,525 @@
+#!/usr/bin/env python3
+"""Keep a git repository holding one commit per PyPI release of a package.
+
+asv benchmarks the commits of a git repository. To benchmark published
+releases instead, this script turns a package's release history into such a
+repository. Run it with --help for the details.
+"""
+
+import argparse
+import contextlib
+import dataclasses
+import datetime
+import hashlib
+import http.client
+import json
+import os
+import re
+import sys
+import tarfile
+import tempfile
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from . import cli
+from . import git as git_
+from .cli import BadInput
+from .project import HISTORY_DIR, ROOT
+
+PROJECT_ROOT = ROOT
+DEFAULT_INDEX = "https://pypi.org/pypi"
+# Where the benchmarked equinox history starts unless --since says otherwise.
+DEFAULT_SINCE = {"equinox": Version("0.10.11")}
+IDENTITY = "PyPI release history <release-history@localhost>"
+TIMEOUT = 60  # seconds, for each network operation
+# Set in the repositories this script creates: it resets and cleans its
+# repository, so it refuses to touch any other.
+OWNER_KEY = "releasehistory.package"
+
+# Nothing but this script may shape the commits: not the user's git config
+# (signing, autocrlf, commit encoding, default branch...) nor GIT_* variables
+# of the caller (GIT_DIR, GIT_AUTHOR_DATE...). Commits take their author and
+# dates from the import stream; the committer here only names reflog entries.
+GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+GIT_ENV.update(
+    GIT_CONFIG_GLOBAL=os.devnull,
+    GIT_CONFIG_NOSYSTEM="1",
+    GIT_COMMITTER_NAME="PyPI release history",
+    GIT_COMMITTER_EMAIL="release-history@localhost",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Release:
+    version: Version
+    filename: str
+    url: str
+    sha256: str
+    uploaded: datetime.datetime
+
+    @property
+    def tag(self):
+        return f"v{self.version}"
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def parse_args(argv):
+    parser = cli.parser(
+        "scripts/release-history",
+        """\
+Build or update a git repository with one commit per PyPI release of a
+package, so that asv can benchmark releases as if they were commits.
+
+The history holds every final release (not a pre-release, not yanked) that
+has an sdist, lies within --since/--until and, given --python, supports that
+Python, in upload order. Each commit's tree is the content of the sdist's
+top-level folder; its author and committer are fixed and both dates are the
+upload time; it is tagged v<VERSION>. So the same releases give the same
+commit hashes on every machine.
+
+A rerun appends the releases uploaded since, downloading only what is not in
+the cache. Sdists are checked against the sha256 the index publishes. The
+repository belongs to this script: uncommitted changes, untagged commits and
+commits that no longer fit the history (say, after changing --since) are
+discarded, and everything is checked before the repository is touched.""",
+        epilog="""\
+examples:
+  scripts/release-history
+      build or update the equinox history
+  scripts/release-history --print tags --select 3
+      ... and list the tags of its three newest releases
+  scripts/release-history --print hashes --select '>=0.12' > hashes.txt
+  asv run HASHFILE:hashes.txt
+      benchmark the releases from 0.12 on
+  scripts/release-history --package jax --since 0.4.33 --python 3.11 \
+      --repo .cache/history/jax-py3.11 --print tags
+      a jax history that stops where jax drops Python 3.11
+
+exit status: 0 on success; 2 for bad arguments, an unknown version in
+--select, an index or download that fails, or a sha256 mismatch, in which
+case no commit is made.""",
+    )
+    parser.add_argument(
+        "--package", default="equinox", metavar="NAME",
+        help="the PyPI project (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repo", type=Path, metavar="PATH",
+        help="the git repository to create or update (default: "
+        f"{HISTORY_DIR}/<package>)",
+    )
+    parser.add_argument(
+        "--index", default=DEFAULT_INDEX, metavar="URL",
+        help="base URL of a PyPI-style JSON API: metadata is read from "
+        "URL/<package>/json, sdists from the URLs listed there "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=PROJECT_ROOT / ".cache/sdists", metavar="DIR",
+        help="where downloaded sdists are kept, so that reruns need not "
+        "download them again (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--since", type=Version, metavar="VERSION",
+        help="oldest version in the history (default: "
+        + ", ".join(f"{v} for {p}" for p, v in DEFAULT_SINCE.items())
+        + ", no lower bound for other packages)",
+    )
+    parser.add_argument(
+        "--until", type=Version, metavar="VERSION",
+        help="newest version in the history (default: no upper bound)",
+    )
+    parser.add_argument(
+        "--python", type=python_series, metavar="X.Y",
+        help="keep only the releases whose sdist's requires_python (as the "
+        "index lists it) admits some Python X.Y.z: '>=3.11', '>3.11' and "
+        "'>=3.11.2' admit 3.11, '<3.11' and '!=3.11.*' do not. A release "
+        "without requires_python is kept; one whose requires_python is not "
+        "a valid specifier is kept with a warning. Like --since/--until, this "
+        "decides which commits the history holds: leaving out a release "
+        "changes the hash of every commit after it, and rerunning with "
+        "another --python (or none) rebuilds the history (default: no "
+        "filter, every release)",
+    )
+    parser.add_argument(
+        "--select", metavar="SPEC",
+        help="which releases --print prints; the history is built whole "
+        "regardless. SPEC is N, a number: the newest N releases in upload "
+        "order; or a version specifier such as '>=0.12,<0.13'; or a "
+        "comma-separated list of versions such as 0.13.7,0.13.8 (a single "
+        "version that is a bare number needs '==', as in '==1') "
+        "(default: all releases)",
+    )
+    parser.add_argument(
+        "--print", choices=["tags", "hashes"], dest="print_",
+        help="print the selected releases to stdout, oldest first, one per "
+        "line: their tags (v<VERSION>) or their full commit hashes (for asv "
+        "run HASHFILE:<file>). Progress and a summary go to stderr either way",
+    )
+    return parser.parse_args(argv)
+
+
+def python_series(text):
+    """Parse --python: a Python version series X.Y, as (X, Y)."""
+    match = re.fullmatch(r"([0-9]+)\.([0-9]+)", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Python version X.Y, such as 3.11")
+    return int(match[1]), int(match[2])
+
+
+def supports_python(specifier, series):
+    """Whether specifier (a SpecifierSet) admits some version X.Y.z of the series (X, Y).
+
+    The versions of the series a specifier admits, if any, start at X.Y.0 or
+    just at or after a version its clauses name (X.Y.z itself or X.Y.(z+1),
+    as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
+    """
+    major, minor = series
+    micros = {0}
+    for clause in specifier:
+        try:
+            named = Version(clause.version.removesuffix(".*")).release + (0, 0)
+        except InvalidVersion:
+            continue  # '===' may name anything
+        if named[:2] == (major, minor):
+            micros |= {named[2], named[2] + 1}
+    return any(specifier.contains(Version(f"{major}.{minor}.{micro}")) for micro in sorted(micros))
+
+
+def fetch_json(url):
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+            return json.load(response)
+    except (OSError, http.client.HTTPException) as e:
+        raise BadInput(f"cannot fetch {url}: {e}") from None
+    except ValueError as e:
+        raise BadInput(f"{url} did not return JSON: {e}") from None
+
+
+def release_history(metadata, since, until, python=None, base=""):
+    """Every final, non-yanked release with an sdist in [since, until], in upload order.
+
+    File URLs are read relative to base, the metadata's URL: some mirrors list
+    them so.
+
+    Given python, a series (X, Y), only the releases whose sdist's
+    requires_python admits it; returns the history and the versions this left out.
+    """
+    history, unsupported = [], []
+    for key, files in metadata["releases"].items():
+        try:
+            version = Version(key)
+        except InvalidVersion:
+            continue  # a legacy version cannot be ordered against the bounds
+        if version.is_prerelease or (since and version < since) or (until and version > until):
+            continue
+        sdists = [f for f in files if f["packagetype"] == "sdist" and not f.get("yanked")]
+        if not sdists:
+            continue
+        # Old releases may have several sdists (.tar.gz and .zip): pick one the same way everywhere.
+        sdist = min(sdists, key=lambda f: (f["upload_time_iso_8601"], f["filename"]))
+        if python and not requires_python_admits(sdist.get("requires_python"), python, version):
+            unsupported.append(version)
+            continue
+        uploaded = datetime.datetime.fromisoformat(sdist["upload_time_iso_8601"])
+        if uploaded.tzinfo is None:
+            # Index times are UTC; reading them in the local zone would change the hashes.
+            uploaded = uploaded.replace(tzinfo=datetime.timezone.utc)
+        history.append(Release(
+            version=version,
+            filename=sdist["filename"],
+            url=urllib.parse.urljoin(base, sdist["url"]),
+            sha256=sdist["digests"]["sha256"],
+            uploaded=uploaded,
+        ))
+    history.sort(key=lambda r: (r.uploaded, r.version))
+    return history, sorted(unsupported)
+
+
+def requires_python_admits(requires_python, python, version):
+    """Whether a release's requires_python admits the series python; missing or empty admits all."""
+    if requires_python is None or requires_python == "":
+        return True
+    try:
+        if not isinstance(requires_python, str):
+            raise InvalidSpecifier("not a string")
+        specifier = SpecifierSet(requires_python)
+    except InvalidSpecifier as e:
+        log(f"warning: {version}: requires_python {requires_python!r} is not a valid "
+            f"version specifier ({e}); keeping the release")
+        return True
+    return supports_python(specifier, python)
+
+
+def describe(history):
+    versions = sorted(r.version for r in history)
+    return f"{len(history)} releases, {versions[0]} to {versions[-1]}"
+
+
+def select(history, spec, option="--select"):
+    """The releases of ``history`` (objects with a ``version``) that SPEC picks; BadInput names ``option``."""
+    if spec is None:
+        return history
+    if spec.isascii() and spec.isdigit():
+        if int(spec) == 0:
+            raise BadInput(f"{option} 0 selects no release")
+        return history[-int(spec):]
+    if any(c in spec for c in "<>=!~"):
+        try:
+            specifier = SpecifierSet(spec)
+        except InvalidSpecifier:
+            raise BadInput(f"{option} {spec!r} is not a valid version specifier") from None
+        chosen = [r for r in history if specifier.contains(r.version, prereleases=True)]
+        if not chosen:
+            raise BadInput(f"{option} {spec!r} matches no release of the history ({describe(history)})")
+        return chosen
+    try:
+        wanted = {Version(v) for v in spec.split(",")}
+    except InvalidVersion as e:
+        raise BadInput(f"{option} {spec!r}: {e}") from None
+    unknown = wanted - {r.version for r in history}
+    if unknown:
+        raise BadInput(
+            f"{option} names versions that are not in the history: "
+            f"{', '.join(map(str, sorted(unknown)))} (the history has {describe(history)})"
+        )
+    return [r for r in history if r.version in wanted]
+
+
+def git(repo, *args, input=None, stdin=None, check=True):
+    return git_.out(*args, repo=repo, env=GIT_ENV, input=input, stdin=stdin, check=check)
+
+
+def check_repo(repo, package):
+    """Whether repo is a history of package; fail if it is something else."""
+    if (repo / ".git").exists():
+        owner = git(repo, "config", "--local", "--get", OWNER_KEY, check=False).strip()
+        if owner != package:
+            raise BadInput(
+                f"{repo} is a git repository but not a release history of {package} "
+                f"(its {OWNER_KEY} is {owner or 'unset'}); choose another --repo"
+            )
+        return True
+    if repo.exists() and (not repo.is_dir() or any(repo.iterdir())):
+        raise BadInput(f"{repo} exists and is not a release history; choose another --repo")
+    return False
+
+
+def main_commits(repo):
+    """The commits of main, oldest first."""
+    if not git(repo, "for-each-ref", "refs/heads/main"):
+        return []
+    return git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
+
+
+def tag_commits(repo):
+    lines = git(repo, "for-each-ref", "--format=%(refname:strip=2) %(objectname)", "refs/tags")
+    return dict(line.split() for line in lines.splitlines())
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def download(url, out):
+    """Copy url into the file out; return the sha256 of what was received."""
+    digest = hashlib.sha256()
+    received = 0
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+            length = response.headers.get("Content-Length")
+            while chunk := response.read(1 << 16):
+                digest.update(chunk)
+                out.write(chunk)
+                received += len(chunk)
+    except (OSError, http.client.HTTPException, ValueError) as e:
+        raise BadInput(f"cannot download {url}: {e}") from None
+    # urllib reports a connection closed early as a plain end of data.
+    if length is not None and received != int(length):
+        raise BadInput(f"download of {url} was cut off after {received} of {length} bytes")
+    return digest.hexdigest()
+
+
+def fetch_sdist(release, cache):
+    """Make sure the cache holds the release's sdist, with the published sha256."""
+    if Path(release.filename).name != release.filename or release.filename.startswith("."):
+        raise BadInput(f"the index gives a suspicious file name: {release.filename!r}")
+    target = cache / release.filename
+    if target.exists():
+        if sha256_of(target) == release.sha256:
+            return
+        log(f"{target} does not have the published sha256; downloading it again")
+    cache.mkdir(parents=True, exist_ok=True)
+    log(f"downloading {release.url}")
+    # Only a complete, verified file may ever bear the final name.
+    fd, part = tempfile.mkstemp(dir=cache, prefix=f".{release.filename}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            digest = download(release.url, out)
+        if digest != release.sha256:
+            raise BadInput(
+                f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
+                f"the index publishes {release.sha256}, the file has {digest}"
+            )
+        os.replace(part, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(part)
+
+
+def sdist_files(path):
+    """Yield (path, git mode, content) for each file in the sdist's top-level folder."""
+    tops = set()
+    try:
+        with tarfile.open(path) as tar:
+            for member in tar:
+                if member.isdir():
+                    continue
+                top, _, inner = member.name.removeprefix("./").partition("/")
+                tops.add(top)
+                if not inner or len(tops) > 1:
+                    raise BadInput(f"{path.name} is not a single top-level folder: it has {member.name}")
+                if {"", ".", "..", ".git"} & set(inner.split("/")):
+                    raise BadInput(f"{path.name} contains an unsafe path: {member.name}")
+                if member.issym():
+                    yield inner, b"120000", member.linkname.encode("utf-8", "surrogateescape")
+                elif member.isfile() or member.islnk():
+                    # git keeps only the owner's execute bit.
+                    mode = b"100755" if member.mode & 0o100 else b"100644"
+                    yield inner, mode, tar.extractfile(member).read()
+                else:
+                    raise BadInput(f"{path.name} contains {member.name}, neither a file nor a link")
+    except (tarfile.TarError, OSError, EOFError, KeyError) as e:
+        raise BadInput(f"cannot read {path}: {e}") from None
+
+
+def write_data(out, data):
+    out.write(b"data %d\n%s\n" % (len(data), data))
+
+
+def quote(path):
+    # fast-import accepts C-style quoting for any path, and needs it for some.
+    raw = path.encode("utf-8", "surrogateescape")
+    return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+
+
+def write_import_stream(out, releases, parent, cache, name):
+    """Write a git fast-import stream committing and tagging releases on main after parent."""
+    for mark, release in enumerate(releases, start=1):
+        signature = f"{IDENTITY} {int(release.uploaded.timestamp())} +0000"
+        out.write(
+            f"commit refs/heads/main\nmark :{mark}\n"
+            f"author {signature}\ncommitter {signature}\n".encode()
+        )
+        message = f"{name} {release.version}\n\nsdist: {release.filename}\nsha256: {release.sha256}\n"
+        write_data(out, message.encode())
+        if mark == 1 and parent:
+            out.write(f"from {parent}\n".encode())
+        out.write(b"deleteall\n")
+        for path, mode, content in sdist_files(cache / release.filename):
+            out.write(b"M %s inline %s\n" % (mode, quote(path)))
+            write_data(out, content)
+        out.write(f"reset refs/tags/{release.tag}\nfrom :{mark}\n\n".encode())
+    # With --done, a stream cut short (the script killed) updates no ref.
+    out.write(b"done\n")
+
+
+@dataclasses.dataclass
+class Options:
+    """What to build (see --help): the package, its repository, the bounds, and what to print."""
+
+    package: str = "equinox"
+    repo: Path | None = None
+    index: str = DEFAULT_INDEX
+    cache: Path = PROJECT_ROOT / ".cache/sdists"
+    since: Version | None = None
+    until: Version | None = None
+    python: tuple[int, int] | None = None
+    select: str | None = None
+    print_: str | None = None
+    select_option: str = "--select"  # how messages name the option that gave ``select``
+
+
+def build(args: Options) -> list[tuple[Release, str]]:
+    """Build or update the history; return the selected releases with their commit hashes, oldest first."""
+    package = canonicalize_name(args.package)
+    repo = (args.repo or HISTORY_DIR / package).absolute()
+    since = args.since or DEFAULT_SINCE.get(package)
+    url = f"{args.index.rstrip('/')}/{package}/json"
+
+    # Everything that can fail is checked before the repository is touched.
+    metadata = fetch_json(url)
+    try:
+        name = metadata["info"]["name"]
+        history, unsupported = release_history(metadata, since, args.until, args.python, base=url)
+    except (KeyError, TypeError, ValueError) as e:
+        raise BadInput(f"unexpected metadata from {url}: {e!r}") from None
+    python = ".".join(map(str, args.python)) if args.python else None
+    if unsupported:
+        log(f"--python {python} leaves out {len(unsupported)} release(s): "
+            f"{' '.join(map(str, unsupported))}")
+    if not history:
+        raise BadInput(
+            f"{url} lists no final release with an sdist "
+            f"(--since {since or 'any'}, --until {args.until or 'any'}"
+            + (f", --python {python}" if python else "") + ")"
+        )
+    selected = select(history, args.select, args.select_option)
+
+    exists = check_repo(repo, package)
+    chain = main_commits(repo) if exists else []
+    tags = tag_commits(repo) if exists else {}
+    # The releases already committed in history order, each under its own tag.
+    kept = 0
+    while kept < min(len(chain), len(history)) and tags.get(history[kept].tag) == chain[kept]:
+        kept += 1
+    pending = history[kept:]
+    for release in pending:
+        fetch_sdist(release, args.cache)
+
+    with tempfile.TemporaryFile() as stream:
+        write_import_stream(stream, pending, chain[kept - 1] if kept else None, args.cache, name)
+        stream.seek(0)
+
+        if not exists:
+            repo.mkdir(parents=True, exist_ok=True)
+            git(repo, "init", "-q", "-b", "main")
+            git(repo, "config", OWNER_KEY, package)
+        git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
+        keep_tags = {r.tag for r in history[:kept]}
+        updates = [f"delete refs/tags/{t}\n" for t in tags if t not in keep_tags]
+        if kept < len(chain):
+            log(f"removing {len(chain) - kept} commit(s) of {repo} that do not fit the history")
+            updates.append(f"update refs/heads/main {chain[kept - 1]}\n" if kept else "delete refs/heads/main\n")
+        if updates:
+            git(repo, "update-ref", "--stdin", input="".join(updates))
+        if pending:
+            git(repo, "fast-import", "--quiet", "--done", stdin=stream)
+
+    if git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all"):
+        git(repo, "reset", "--hard", "-q")
+        git(repo, "clean", "-fdxq")
+
+    added = f", {len(pending)} added: {' '.join(str(r.version) for r in pending)}" if pending else ""
+    log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
+    tags = tag_commits(repo)
+    return [(r, tags[r.tag]) for r in selected]
+
+
+def main(argv):
+    args = parse_args(argv)
+    selected = build(Options(**vars(args)))
+    if args.print_ == "tags":
+        print("\n".join(r.tag for r, _commit in selected))
+    elif args.print_ == "hashes":
+        print("\n".join(commit for _release, commit in selected))
+    return 0
