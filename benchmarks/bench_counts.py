@@ -4,10 +4,9 @@ A change in any of them is a real change in the code that ran, so a
 regression gate can trust them where it must doubt timings.
 """
 
-from .common import (
-    DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, WRAPPINGS, Surgery,
-    build_state, count_bytecodes, count_python_calls, jaxpr_equation_count, make_step, wrap,
-)
+from .instruments import count_bytecodes, count_python_calls, jaxpr_equation_count
+from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, WRAPPINGS
+from .workloads import Surgery, build_state, make_step, wrap
 
 
 class _SurgeryCount:

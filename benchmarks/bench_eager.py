@@ -1,12 +1,11 @@
 """Eager pytree surgery: the Python cost of one step of updates on concrete arrays.
 
-The step only swaps leaves for ready arrays (``common.Surgery``), so no array
+The step only swaps leaves for ready arrays (``workloads.Surgery``), so no array
 operation runs and the time is the surgery alone.
 """
 
-from .common import (
-    DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, STATE_SIZES, Surgery,
-)
+from .params import DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, STATE_SIZES
+from .workloads import Surgery
 
 
 class _EagerSurgery:

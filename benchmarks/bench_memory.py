@@ -5,7 +5,9 @@ step of 8 updates that copied its array even once would raise the peak by
 64 MiB; ``copied_bytes`` says the same deterministically.
 """
 
-from .common import DEFAULT_N_CALLS, Surgery, copied_bytes
+from .instruments import copied_bytes
+from .params import DEFAULT_N_CALLS
+from .workloads import Surgery
 
 LARGE_STATE_SIZE = 16 * 1024 * 1024  # float32 elements per leaf: 64 MiB
 LARGE_STATE_DEPTH = 1

@@ -8,10 +8,9 @@ Every metric here is what the regression gate calls a ratio.
 
 import jax.numpy as jnp
 
-from .common import (
-    DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, WRAPPINGS, Surgery,
-    build_state, interleaved_ratio, make_runner, trace_fresh_step, tree_map_pass,
-)
+from .instruments import interleaved_ratio
+from .params import DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, WRAPPINGS
+from .workloads import Surgery, build_state, make_runner, trace_fresh_step, tree_map_pass
 
 
 class SteadyStateRatio:

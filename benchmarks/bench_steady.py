@@ -5,7 +5,8 @@ and ``jit_scan`` what is left of ``tree_at`` is the flattening of the Module
 at dispatch; under ``eager`` and ``scan`` its Python work runs every call.
 """
 
-from .common import DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, DEPTHS, WRAPPINGS, make_runner
+from .params import DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, DEPTHS, WRAPPINGS
+from .workloads import make_runner
 
 
 class SteadyState:

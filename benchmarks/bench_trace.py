@@ -6,9 +6,8 @@ executables on the function object and a cache hit would hide the work.
 
 import jax.numpy as jnp
 
-from .common import (
-    DEFAULT_DEPTH, DEFAULT_STATE_SIZE, N_CALLS, build_state, compile_fresh_step, trace_fresh_step,
-)
+from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, N_CALLS
+from .workloads import build_state, compile_fresh_step, trace_fresh_step
 
 
 class _FreshStep:

@@ -17,21 +17,21 @@ import pytest
 from asv import util as asv_util
 
 import benchmarks
-from benchmarks import common, metrics
+from benchmarks import bench_seed, instruments, metrics, params, workloads
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # The full product of the four dimensions, with state sizes kept small: a
 # state size changes the arrays, never the surgery, and the largest size is
 # checked at the default depth and n_calls below.
-SMALL_SIZES = [size for size in common.STATE_SIZES if size <= common.DEFAULT_STATE_SIZE]
-GRID = list(itertools.product(common.WRAPPINGS, SMALL_SIZES, common.DEPTHS, common.N_CALLS))
-GRID += [(wrapping, max(common.STATE_SIZES), common.DEFAULT_DEPTH, common.DEFAULT_N_CALLS)
-         for wrapping in common.WRAPPINGS]
+SMALL_SIZES = [size for size in params.STATE_SIZES if size <= params.DEFAULT_STATE_SIZE]
+GRID = list(itertools.product(params.WRAPPINGS, SMALL_SIZES, params.DEPTHS, params.N_CALLS))
+GRID += [(wrapping, max(params.STATE_SIZES), params.DEFAULT_DEPTH, params.DEFAULT_N_CALLS)
+         for wrapping in params.WRAPPINGS]
 
 
 def assert_same_arrays(tree_at_state, tuple_state):
-    tree_leaves, tuple_leaves = common.leaves(tree_at_state), common.leaves(tuple_state)
+    tree_leaves, tuple_leaves = workloads.leaves(tree_at_state), workloads.leaves(tuple_state)
     assert len(tree_leaves) == len(tuple_leaves)
     for tree_leaf, tuple_leaf in zip(tree_leaves, tuple_leaves):
         assert tree_leaf.dtype == tuple_leaf.dtype
@@ -40,8 +40,8 @@ def assert_same_arrays(tree_at_state, tuple_state):
 
 def expected_leaves(wrapping, state_size, depth, n_calls):
     """The final leaves computed independently with numpy, root first."""
-    deltas = np.asarray(common.scan_deltas()) if "scan" in wrapping else np.float32([0.5])
-    updates = np.bincount(common.updated_levels(depth, n_calls), minlength=depth)
+    deltas = np.asarray(workloads.scan_deltas()) if "scan" in wrapping else np.float32([0.5])
+    updates = np.bincount(workloads.updated_levels(depth, n_calls), minlength=depth)
     result = []
     for level in range(depth):
         base = np.arange(state_size, dtype=np.float32)
@@ -52,23 +52,23 @@ def expected_leaves(wrapping, state_size, depth, n_calls):
 
 @pytest.mark.parametrize("wrapping,state_size,depth,n_calls", GRID)
 def test_twins_compute_identical_arrays(wrapping, state_size, depth, n_calls):
-    tree_at_state = common.make_runner("tree_at", wrapping, state_size, depth, n_calls)()
-    tuple_state = common.make_runner("tuple", wrapping, state_size, depth, n_calls)()
-    assert isinstance(tree_at_state, common.Node)
+    tree_at_state = workloads.make_runner("tree_at", wrapping, state_size, depth, n_calls)()
+    tuple_state = workloads.make_runner("tuple", wrapping, state_size, depth, n_calls)()
+    assert isinstance(tree_at_state, workloads.Node)
     assert isinstance(tuple_state, tuple)
     assert_same_arrays(tree_at_state, tuple_state)
-    for got, want in zip(common.leaves(tuple_state), expected_leaves(wrapping, state_size, depth, n_calls)):
+    for got, want in zip(workloads.leaves(tuple_state), expected_leaves(wrapping, state_size, depth, n_calls)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
 
 
 def jaxpr_text(structure, wrapping, depth, n_calls):
-    fn, operand = common.wrap(common.make_step(structure, depth, n_calls), wrapping)
-    state = common.build_state(structure, common.DEFAULT_STATE_SIZE, depth)
+    fn, operand = workloads.wrap(workloads.make_step(structure, depth, n_calls), wrapping)
+    state = workloads.build_state(structure, params.DEFAULT_STATE_SIZE, depth)
     return str(jax.make_jaxpr(fn)(state, operand))
 
 
 @pytest.mark.parametrize("wrapping", ["jit", "scan", "jit_scan"])
-@pytest.mark.parametrize("depth,n_calls", list(itertools.product(common.DEPTHS, common.N_CALLS)))
+@pytest.mark.parametrize("depth,n_calls", list(itertools.product(params.DEPTHS, params.N_CALLS)))
 def test_twins_trace_to_identical_jaxprs(wrapping, depth, n_calls):
     tree_at_jaxpr = jaxpr_text("tree_at", wrapping, depth, n_calls)
     assert tree_at_jaxpr == jaxpr_text("tuple", wrapping, depth, n_calls)
@@ -76,69 +76,69 @@ def test_twins_trace_to_identical_jaxprs(wrapping, depth, n_calls):
 
 
 def test_jaxpr_equation_count_includes_nested_bodies():
-    step = common.make_step("tuple", common.DEFAULT_DEPTH, common.DEFAULT_N_CALLS)
-    state = common.build_state("tuple", common.DEFAULT_STATE_SIZE, common.DEFAULT_DEPTH)
-    plain = common.jaxpr_equation_count(step, state, jnp.float32(0.5))
-    scanned, deltas = common.wrap(step, "scan")
-    assert plain == common.DEFAULT_N_CALLS
-    assert common.jaxpr_equation_count(scanned, state, deltas) == plain + 1
+    step = workloads.make_step("tuple", params.DEFAULT_DEPTH, params.DEFAULT_N_CALLS)
+    state = workloads.build_state("tuple", params.DEFAULT_STATE_SIZE, params.DEFAULT_DEPTH)
+    plain = instruments.jaxpr_equation_count(step, state, jnp.float32(0.5))
+    scanned, deltas = workloads.wrap(step, "scan")
+    assert plain == params.DEFAULT_N_CALLS
+    assert instruments.jaxpr_equation_count(scanned, state, deltas) == plain + 1
 
 
-@pytest.mark.parametrize("depth", common.DEPTHS)
+@pytest.mark.parametrize("depth", params.DEPTHS)
 def test_surgery_copies_no_array(depth):
-    for structure in common.STRUCTURES:
-        surgery = common.Surgery(structure, common.DEFAULT_STATE_SIZE, depth, common.DEFAULT_N_CALLS)
+    for structure in params.STRUCTURES:
+        surgery = workloads.Surgery(structure, params.DEFAULT_STATE_SIZE, depth, params.DEFAULT_N_CALLS)
         before, after = surgery.state, surgery()
-        assert common.copied_bytes(before, after) == 0
-        old_ids = {id(leaf) for leaf in common.leaves(before)}
-        assert all(id(leaf) in old_ids for leaf in common.leaves(after))
-        assert common.leaves(after)[2 * (depth - 1)] is common.leaves(before)[1]
+        assert instruments.copied_bytes(before, after) == 0
+        old_ids = {id(leaf) for leaf in workloads.leaves(before)}
+        assert all(id(leaf) in old_ids for leaf in workloads.leaves(after))
+        assert workloads.leaves(after)[2 * (depth - 1)] is workloads.leaves(before)[1]
 
 
 def test_copied_bytes_sees_a_copy():
-    state = common.build_state("tuple", 10, 1)
+    state = workloads.build_state("tuple", 10, 1)
     copied = (state[0] + 0, state[1], None)
-    assert common.copied_bytes(state, copied) == state[0].nbytes
+    assert instruments.copied_bytes(state, copied) == state[0].nbytes
 
 
 def test_surgery_twins_agree():
-    for depth, n_calls in itertools.product(common.DEPTHS, common.N_CALLS):
-        tree_at = common.Surgery("tree_at", 10, depth, n_calls)()
-        assert_same_arrays(tree_at, common.Surgery("tuple", 10, depth, n_calls)())
+    for depth, n_calls in itertools.product(params.DEPTHS, params.N_CALLS):
+        tree_at = workloads.Surgery("tree_at", 10, depth, n_calls)()
+        assert_same_arrays(tree_at, workloads.Surgery("tuple", 10, depth, n_calls)())
 
 
-@pytest.mark.parametrize("depth", common.DEPTHS)
+@pytest.mark.parametrize("depth", params.DEPTHS)
 def test_the_tree_map_unit_walks_the_same_tree_through_python_callbacks(depth):
-    plain = common.build_state("plain", 10, depth)
-    assert_same_arrays(plain, common.build_state("tuple", 10, depth))
-    walked = common.tree_map_pass(plain)
-    assert walked is not plain and isinstance(walked, common.PlainNode)
-    assert all(new is old for new, old in zip(common.leaves(walked), common.leaves(plain)))
+    plain = workloads.build_state("plain", 10, depth)
+    assert_same_arrays(plain, workloads.build_state("tuple", 10, depth))
+    walked = workloads.tree_map_pass(plain)
+    assert walked is not plain and isinstance(walked, workloads.PlainNode)
+    assert all(new is old for new, old in zip(workloads.leaves(walked), workloads.leaves(plain)))
     # One flatten and one unflatten callback per node: Python runs for every node, as for a Module.
-    assert common.count_python_calls(lambda: common.tree_map_pass(plain)) >= 2 * depth
+    assert instruments.count_python_calls(lambda: workloads.tree_map_pass(plain)) >= 2 * depth
 
 
 def test_python_call_counts_are_deterministic_and_grow_with_depth():
     counts = {}
-    for depth in common.DEPTHS:
-        for structure in common.STRUCTURES:
-            surgery = common.Surgery(structure, 10, depth, 1)
+    for depth in params.DEPTHS:
+        for structure in params.STRUCTURES:
+            surgery = workloads.Surgery(structure, 10, depth, 1)
             surgery()
-            first, second = common.count_python_calls(surgery), common.count_python_calls(surgery)
+            first, second = instruments.count_python_calls(surgery), instruments.count_python_calls(surgery)
             assert first == second
             counts[structure, depth] = first
-    shallow, deep = min(common.DEPTHS), max(common.DEPTHS)
+    shallow, deep = min(params.DEPTHS), max(params.DEPTHS)
     assert counts["tree_at", deep] > counts["tree_at", shallow]
-    assert all(counts["tree_at", d] > counts["tuple", d] for d in common.DEPTHS)
+    assert all(counts["tree_at", d] > counts["tuple", d] for d in params.DEPTHS)
 
 
 def test_bytecode_counts_are_deterministic_and_see_work_that_calls_do_not():
-    for depth in common.DEPTHS:
-        surgery = common.Surgery("tree_at", 10, depth, 1)
+    for depth in params.DEPTHS:
+        surgery = workloads.Surgery("tree_at", 10, depth, 1)
         surgery()
-        assert common.count_bytecodes(surgery) == common.count_bytecodes(surgery)
-    deep, shallow = (common.Surgery("tree_at", 10, d, 1) for d in (max(common.DEPTHS), min(common.DEPTHS)))
-    assert common.count_bytecodes(deep) > common.count_bytecodes(shallow)
+        assert instruments.count_bytecodes(surgery) == instruments.count_bytecodes(surgery)
+    deep, shallow = (workloads.Surgery("tree_at", 10, d, 1) for d in (max(params.DEPTHS), min(params.DEPTHS)))
+    assert instruments.count_bytecodes(deep) > instruments.count_bytecodes(shallow)
 
     def with_extra_loop():
         total = 0
@@ -146,20 +146,20 @@ def test_bytecode_counts_are_deterministic_and_see_work_that_calls_do_not():
             total += i
         return shallow()
 
-    assert common.count_python_calls(with_extra_loop) == common.count_python_calls(shallow) + 1
-    assert common.count_bytecodes(with_extra_loop) >= common.count_bytecodes(shallow) + 300
+    assert instruments.count_python_calls(with_extra_loop) == instruments.count_python_calls(shallow) + 1
+    assert instruments.count_bytecodes(with_extra_loop) >= instruments.count_bytecodes(shallow) + 300
 
 
 def test_seed_twins_compute_identical_arrays_and_jaxprs():
     for jit in (False, True):
-        tree_at_state, tree_at_ys = common.make_seed_runner("tree_at", jit)()
-        tuple_state, tuple_ys = common.make_seed_runner("tuple", jit)()
-        assert isinstance(tree_at_state, common.SeedState)
+        tree_at_state, tree_at_ys = bench_seed.make_seed_runner("tree_at", jit)()
+        tuple_state, tuple_ys = bench_seed.make_seed_runner("tuple", jit)()
+        assert isinstance(tree_at_state, bench_seed._SeedState)
         assert_same_arrays((tree_at_state, tree_at_ys), (tuple_state, tuple_ys))
-    state = common.SeedState(common.SEED_STATE_SIZE)
+    state = bench_seed._SeedState(bench_seed.SEED_STATE_SIZE)
     dx = jnp.float32(0.1)
-    tree_at_jaxpr = jax.make_jaxpr(common.seed_time_stepping("tree_at"))(state, dx)
-    tuple_jaxpr = jax.make_jaxpr(common.seed_time_stepping("tuple"))((state.x, state.y), dx)
+    tree_at_jaxpr = jax.make_jaxpr(bench_seed.seed_time_stepping("tree_at"))(state, dx)
+    tuple_jaxpr = jax.make_jaxpr(bench_seed.seed_time_stepping("tuple"))((state.x, state.y), dx)
     assert str(tree_at_jaxpr) == str(tuple_jaxpr)
 
 

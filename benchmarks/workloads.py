@@ -1,4 +1,4 @@
-"""Shared pytree builders, update steps and wrappings for the whole suite.
+"""The workloads: pytree builders, update steps and wrappings for the whole suite.
 
 Every benchmark compares two *structures* that hold the same arrays:
 
@@ -7,7 +7,9 @@ Every benchmark compares two *structures* that hold the same arrays:
   rebuilding each tuple on the path to the changed leaf.
 
 A state of depth ``d`` has ``d`` nodes, each with two array leaves of
-``state_size`` elements; the deepest node's child is ``None`` in both.
+``state_size`` elements; the deepest node's child is ``None`` in both.  The
+parameter values live in ``params`` (no JAX there, so the tools read them
+too); the measuring instruments in ``instruments``.
 
 Nothing in this module touches a JAX backend at import time: asv's forkserver
 imports the suite once and forks a child per benchmark, which is only safe
@@ -16,10 +18,6 @@ while no XLA thread pool exists in the parent.
 
 from __future__ import annotations
 
-import statistics
-import sys
-import time
-import timeit
 from typing import Callable, Optional
 
 import equinox as eqx
@@ -27,16 +25,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-STRUCTURES = ("tree_at", "tuple")
-WRAPPINGS = ("eager", "jit", "scan", "jit_scan")
-STATE_SIZES = (1, 1_000, 1_000_000)
-DEPTHS = (1, 4, 16)
-N_CALLS = (1, 8, 64)
-
-DEFAULT_STATE_SIZE = 1_000
-DEFAULT_DEPTH = 4
-DEFAULT_N_CALLS = 8
-SCAN_LENGTH = 100
+from .params import SCAN_LENGTH, STRUCTURES, WRAPPINGS
 
 
 class Node(eqx.Module):
@@ -161,12 +150,6 @@ def tree_map_pass(state):
     return jax.tree_util.tree_map(_identity, state)
 
 
-def copied_bytes(before, after) -> int:
-    """Bytes of the leaves of ``after`` that are not objects already in ``before``."""
-    existing = {id(leaf) for leaf in leaves(before)}
-    return sum(leaf.nbytes for leaf in leaves(after) if id(leaf) not in existing)
-
-
 def trace_fresh_step(structure: str, state, delta, depth: int, n_calls: int):
     """``make_jaxpr`` of a step made just now, so that no trace cache can answer."""
     return jax.make_jaxpr(make_step(structure, depth, n_calls))(state, delta)
@@ -219,165 +202,3 @@ def make_runner(structure: str, wrapping: str, state_size: int, depth: int, n_ca
 
     run()
     return run
-
-
-def update_y(x):
-    return x**2
-
-
-class SeedState(eqx.Module):
-    """The seed discussion's state, kept as its author wrote it."""
-
-    x: jax.Array
-    y: jax.Array
-
-    def __init__(self, n_s):
-        self.x = jnp.linspace(0, 1, n_s)
-        self.y = update_y(self.x)
-
-
-class SeedModel(eqx.Module):
-    def update_state(self, x, dx):
-        x = x + dx
-        return x, update_y(x)
-
-
-SEED_STATE_SIZE = 1000
-SEED_STEPS = 1000
-
-
-def seed_time_stepping(structure: str) -> Callable:
-    """The seed's scan body: ``tree_at`` on ``SeedState``, or the plain tuple version."""
-    model = SeedModel()
-    if structure == "tree_at":
-
-        def time_stepping(state, dx):
-            new_x, new_y = model.update_state(state.x, dx)
-            state = eqx.tree_at(lambda t: t.x, state, new_x)
-            state = eqx.tree_at(lambda t: t.y, state, new_y)
-            return state, new_y
-
-    else:
-
-        def time_stepping(state, dx):
-            x, y = state
-            new_x, new_y = model.update_state(x, dx)
-            return (new_x, new_y), new_y
-
-    return time_stepping
-
-
-def make_seed_runner(structure: str, jit: bool) -> Callable:
-    """The seed's ``lax.scan`` of ``SEED_STEPS`` steps, optionally inside ``jit``."""
-    state = SeedState(SEED_STATE_SIZE)
-    if structure == "tuple":
-        state = (state.x, state.y)
-    dx_array = jnp.linspace(0.1, 1, SEED_STEPS)
-    time_stepping = seed_time_stepping(structure)
-
-    def scan(carry, xs):
-        return lax.scan(time_stepping, carry, xs)
-
-    fn = jax.jit(scan) if jit else scan
-
-    def run():
-        return jax.block_until_ready(fn(state, dx_array))
-
-    run()
-    return run
-
-
-def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
-    """How many calls of ``fn`` take at least ``target_seconds``."""
-    number = 1
-    while True:
-        if timeit.timeit(fn, number=number) >= target_seconds or number >= 1 << 20:
-            return number
-        number *= 2
-
-
-def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[], object],
-                      seconds: float = 1.0, batch_seconds: float = 0.002) -> float:
-    """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
-
-    The two are timed in back-to-back batches of about ``batch_seconds``
-    each, for ``seconds`` in all, and the result is the median of the
-    per-pair ratios.  On the shared machines this suite runs on, speed
-    swings by up to 2x from one half-second to the next (probably a busy
-    sibling hyperthread), so only timings a few milliseconds apart see the
-    same machine; the median drops the pairs that straddle a swing.  The
-    fastest-round estimate this replaced picked up the rare fast spells and
-    moved by 10-40% between runs of identical code.
-    """
-    numbers = [calibrated_number(fn, batch_seconds) for fn in (numerator, denominator)]
-    ratios = []
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline or len(ratios) < 3:
-        numerator_time, denominator_time = (
-            timeit.timeit(fn, number=number) / number for fn, number in zip((numerator, denominator), numbers))
-        ratios.append(numerator_time / denominator_time)
-    return statistics.median(ratios)
-
-
-def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:
-    """``fn()`` with ``hook`` as the interpreter's profile or trace function, restored after."""
-    previous = installed()
-    install(hook)
-    try:
-        fn()
-    finally:
-        install(previous)
-
-
-def count_python_calls(fn: Callable[[], object]) -> int:
-    """How many Python-level function calls ``fn()`` makes (C calls excluded)."""
-    calls = 0
-
-    def profiler(frame, event, arg):
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    _run_hooked(sys.setprofile, sys.getprofile, profiler, fn)
-    return calls
-
-
-def count_bytecodes(fn: Callable[[], object]) -> int:
-    """How many Python bytecode instructions ``fn()`` executes: its Python work, counted exactly.
-
-    Unlike a call count, this also sees work added inside a function, such as
-    an extra loop over the leaves.
-    """
-    executed = 0
-
-    def tracer(frame, event, arg):
-        nonlocal executed
-        frame.f_trace_opcodes = True
-        if event == "opcode":
-            executed += 1
-        return tracer
-
-    _run_hooked(sys.settrace, sys.gettrace, tracer, fn)
-    return executed
-
-
-def _sub_jaxprs(value):
-    if hasattr(value, "eqns"):
-        yield value
-    elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
-        yield value.jaxpr
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _sub_jaxprs(item)
-
-
-def _count_equations(jaxpr) -> int:
-    return sum(
-        1 + sum(_count_equations(sub) for param in eqn.params.values() for sub in _sub_jaxprs(param))
-        for eqn in jaxpr.eqns
-    )
-
-
-def jaxpr_equation_count(fn: Callable, *args) -> int:
-    """Equations of ``fn``'s jaxpr, counting those nested in sub-jaxprs (scan bodies) too."""
-    return _count_equations(jax.make_jaxpr(fn)(*args).jaxpr)

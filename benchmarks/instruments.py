@@ -1,0 +1,118 @@
+"""The measuring instruments: interleaved timing ratios, and counters of Python calls,
+bytecodes, jaxpr equations and copied bytes.
+
+Nothing here builds a workload or starts a JAX backend at import time.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+import timeit
+from typing import Callable
+
+import jax
+
+
+def copied_bytes(before, after) -> int:
+    """Bytes of the leaves of ``after`` that are not objects already in ``before``."""
+    existing = {id(leaf) for leaf in jax.tree_util.tree_leaves(before)}
+    return sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(after) if id(leaf) not in existing)
+
+
+
+def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
+    """How many calls of ``fn`` take at least ``target_seconds``."""
+    number = 1
+    while True:
+        if timeit.timeit(fn, number=number) >= target_seconds or number >= 1 << 20:
+            return number
+        number *= 2
+
+
+def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[], object],
+                      seconds: float = 1.0, batch_seconds: float = 0.002) -> float:
+    """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
+
+    The two are timed in back-to-back batches of about ``batch_seconds``
+    each, for ``seconds`` in all, and the result is the median of the
+    per-pair ratios.  On the shared machines this suite runs on, speed
+    swings by up to 2x from one half-second to the next (probably a busy
+    sibling hyperthread), so only timings a few milliseconds apart see the
+    same machine; the median drops the pairs that straddle a swing.  The
+    fastest-round estimate this replaced picked up the rare fast spells and
+    moved by 10-40% between runs of identical code.
+    """
+    numbers = [calibrated_number(fn, batch_seconds) for fn in (numerator, denominator)]
+    ratios = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or len(ratios) < 3:
+        numerator_time, denominator_time = (
+            timeit.timeit(fn, number=number) / number for fn, number in zip((numerator, denominator), numbers))
+        ratios.append(numerator_time / denominator_time)
+    return statistics.median(ratios)
+
+
+def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:
+    """``fn()`` with ``hook`` as the interpreter's profile or trace function, restored after."""
+    previous = installed()
+    install(hook)
+    try:
+        fn()
+    finally:
+        install(previous)
+
+
+def count_python_calls(fn: Callable[[], object]) -> int:
+    """How many Python-level function calls ``fn()`` makes (C calls excluded)."""
+    calls = 0
+
+    def profiler(frame, event, arg):
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    _run_hooked(sys.setprofile, sys.getprofile, profiler, fn)
+    return calls
+
+
+def count_bytecodes(fn: Callable[[], object]) -> int:
+    """How many Python bytecode instructions ``fn()`` executes: its Python work, counted exactly.
+
+    Unlike a call count, this also sees work added inside a function, such as
+    an extra loop over the leaves.
+    """
+    executed = 0
+
+    def tracer(frame, event, arg):
+        nonlocal executed
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            executed += 1
+        return tracer
+
+    _run_hooked(sys.settrace, sys.gettrace, tracer, fn)
+    return executed
+
+
+def _sub_jaxprs(value):
+    if hasattr(value, "eqns"):
+        yield value
+    elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
+        yield value.jaxpr
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _sub_jaxprs(item)
+
+
+def _count_equations(jaxpr) -> int:
+    return sum(
+        1 + sum(_count_equations(sub) for param in eqn.params.values() for sub in _sub_jaxprs(param))
+        for eqn in jaxpr.eqns
+    )
+
+
+def jaxpr_equation_count(fn: Callable, *args) -> int:
+    """Equations of ``fn``'s jaxpr, counting those nested in sub-jaxprs (scan bodies) too."""
+    return _count_equations(jax.make_jaxpr(fn)(*args).jaxpr)
