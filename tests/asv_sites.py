@@ -12,8 +12,8 @@ from pathlib import Path
 from asv import results, runner
 
 from benchmarks import metrics
+from tests.helpers import ROOT, git  # noqa: F401 - re-exported to the tests that build sites
 
-ROOT = Path(__file__).resolve().parents[1]
 MACHINE = "site-tests"
 ENV = "virtualenv-py3.11-jax0.4.33"
 TIMING = "bench_steady.SteadyState.time_tree_at"
@@ -32,10 +32,6 @@ BENCHMARKS[RATIO] = {"name": RATIO, "params": [["'eager'", "'jit'"]], "param_nam
                      "unit": "ratio", "type": "track", "version": "1"}
 BENCHMARKS[PASSES] = {"name": PASSES, "params": [], "param_names": [],
                       "unit": "tree_map passes", "type": "track", "version": "1"}
-
-
-def git(repo, *args):
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=()) -> Path:

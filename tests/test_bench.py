@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, git
 BENCH = ROOT / "scripts" / "bench"
 PRIMARY_JAX = "0.4.33"
 MACHINE = "bench-tests"
@@ -40,10 +40,6 @@ def result_files(output: Path, name: str) -> dict[str, Path]:
     """{commit hash prefix: results file} of one results folder."""
     folder = output / "results" / name / MACHINE
     return {p.name.split("-", 1)[0]: p for p in folder.glob("*-virtualenv-*.json")} if folder.is_dir() else {}
-
-
-def git(repo: Path, *args) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def label(repo: Path, commit: str) -> str:

@@ -20,8 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ROOT / "scripts"
+from tests.helpers import ROOT, SCRIPTS, git
 MACHINE = "nightly-tests"
 PRIMARY_JAX = "0.4.33"
 CHEAP = "bench_counts.PythonCalls"
@@ -32,11 +31,6 @@ ENV = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
 def script(name, *args, env=None):
     return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=ROOT, capture_output=True,
                           text=True, env=env or ENV)
-
-
-def git(repo, *args) -> str:
-    return subprocess.run(["git", "-C", str(repo), *map(str, args)], check=True, capture_output=True,
-                          text=True).stdout.strip()
 
 
 def bare(path: Path) -> Path:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "open-regression-issue"
+from tests.helpers import SCRIPTS
+
+SCRIPT = SCRIPTS / "open-regression-issue"
 FAKE_GH = r'''#!PYTHON
 import argparse, json, os, sys
 state_path = os.environ["FAKE_GH_STATE"]

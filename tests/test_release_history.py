@@ -18,7 +18,9 @@ import urllib.request
 
 import pytest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "release-history")
+from tests import helpers
+
+SCRIPT = str(helpers.SCRIPTS / "release-history")
 GIT_ENV = {
     **os.environ,
     "GIT_CONFIG_GLOBAL": os.devnull,
@@ -144,9 +146,7 @@ def release_history(index, tmp_path, *args, repo="repo", **kwargs):
 
 
 def git(repo, *args):
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], env=GIT_ENV, check=True, capture_output=True, text=True
-    ).stdout.strip()
+    return helpers.git(repo, *args, env=GIT_ENV)
 
 
 def snapshot(repo):

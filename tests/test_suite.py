@@ -8,7 +8,6 @@ import itertools
 import pkgutil
 import subprocess
 import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -19,7 +18,7 @@ from asv import util as asv_util
 import benchmarks
 from benchmarks import bench_seed, instruments, metrics, params, workloads
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
 
 # The full product of the four dimensions, with state sizes kept small: a
 # state size changes the arrays, never the surgery, and the largest size is
