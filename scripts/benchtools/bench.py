@@ -59,7 +59,7 @@ from benchmarks import metrics
 
 from . import cli, git, release_history, report, site
 from .cli import BadInput, ExitCode, Failed
-from .project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV
+from .project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, upstream_url
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
 # stops at the newest that this project's Python gets.
 JAX_HISTORY_SINCE = "0.4.33"
@@ -166,10 +166,7 @@ class Target:
 
     @staticmethod
     def _repo_name(repo: str) -> str:
-        from asv import util
-
-        upstream = util.load_json(UPSTREAM_CONFIG, js_comments=True)["repo"]
-        if repo.rstrip("/") == upstream:
+        if repo.rstrip("/") == upstream_url():
             return "upstream"
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(repo.rstrip("/")).name.removesuffix(".git"))
         return f"repo-{stem}-{hashlib.sha256(repo.encode()).hexdigest()[:8]}"

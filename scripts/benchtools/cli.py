@@ -22,6 +22,7 @@ import argparse
 import enum
 import platform
 import sys
+import textwrap
 import traceback
 from pathlib import Path
 from typing import Callable, Sequence
@@ -77,10 +78,15 @@ def main(command: Callable[[Sequence[str]], int], prog: str) -> None:
     sys.exit(run(command, sys.argv[1:], prog))
 
 
-def parser(prog: str, doc: str | None, **kwargs) -> argparse.ArgumentParser:
-    """An argument parser that shows ``doc`` (a module docstring) as written."""
-    return argparse.ArgumentParser(prog=prog, description=doc,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+EXIT_CODES = textwrap.fill("exit codes, the same for every command (README, \"Exit codes\"): 0 success; 1 the finding "
+              "documented above; 2 bad input, named in one line; 3 an operation failed (a command run, the "
+              "network); 4 a crash, with its traceback", 79)
+
+
+def parser(prog: str, doc: str | None, epilog: str | None = None, **kwargs) -> argparse.ArgumentParser:
+    """An argument parser that shows ``doc`` (a module docstring) as written, and the exit codes."""
+    return argparse.ArgumentParser(prog=prog, description=doc, epilog=f"{epilog}\n\n{EXIT_CODES}" if epilog else
+                                   EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
 
 
 # The options several commands share, each declared once.

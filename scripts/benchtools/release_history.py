@@ -31,7 +31,6 @@ from . import git as git_
 from .cli import BadInput
 from .project import HISTORY_DIR, ROOT
 
-PROJECT_ROOT = ROOT
 DEFAULT_INDEX = "https://pypi.org/pypi"
 # Where the benchmarked equinox history starts unless --since says otherwise.
 DEFAULT_SINCE = {"equinox": Version("0.10.11")}
@@ -123,7 +122,7 @@ case no commit is made.""",
         "(default: %(default)s)",
     )
     parser.add_argument(
-        "--cache", type=Path, default=PROJECT_ROOT / ".cache/sdists", metavar="DIR",
+        "--cache", type=Path, default=ROOT / ".cache/sdists", metavar="DIR",
         help="where downloaded sdists are kept, so that reruns need not "
         "download them again (default: %(default)s)",
     )
@@ -440,7 +439,7 @@ class Options:
     package: str = "equinox"
     repo: Path | None = None
     index: str = DEFAULT_INDEX
-    cache: Path = PROJECT_ROOT / ".cache/sdists"
+    cache: Path = ROOT / ".cache/sdists"
     since: Version | None = None
     until: Version | None = None
     python: tuple[int, int] | None = None
