@@ -244,3 +244,9 @@ def test_a_revision_is_never_read_as_a_git_option(tmp_path):
 
 def test_the_root_is_the_project():
     assert project.ROOT == ROOT and (project.ROOT / "asv.conf.json").is_file()
+
+
+def test_the_readme_table_is_the_declared_exit_codes():
+    readme = (ROOT / "README.md").read_text()
+    rows = re.findall(r"^\| (\d) \| ([A-Z_]+) \|", readme, re.M)
+    assert [(int(code), name) for code, name in rows] == [(int(c), c.name) for c in ExitCode]
