@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .params import SCAN_LENGTH, STRUCTURES, WRAPPINGS
+from .params import SCAN_LENGTH, WRAPPINGS
 
 
 class Node(eqx.Module):
