@@ -81,6 +81,7 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
         "environment_type": "virtualenv", "results_dir": str(results_dir), "html_dir": str(html_dir),
         "benchmark_dir": str(ROOT / "benchmarks"),
         "regressions_thresholds": metrics.asv_thresholds(),
+        "regressions_first_commits": metrics.asv_first_commits(),
     }))
     published = subprocess.run([sys.executable, "-m", "asv", "publish", "--config", str(config)],
                                capture_output=True, text=True)

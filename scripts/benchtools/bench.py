@@ -188,6 +188,7 @@ class Target:
             html_dir=str(self.html_dir),
             # Declared once, in benchmarks/metrics.py; asv's step detection and the gate read them here.
             regressions_thresholds=metrics.asv_thresholds(),
+            regressions_first_commits=metrics.asv_first_commits(),
         )
         if env is not None:
             config["matrix"] = {"req": {name: version for (kind, name), version in env.items()
