@@ -122,8 +122,23 @@ def qualified(filename: str, line: int, name: str, cache: dict) -> str:
 
 def key_of(filename: str, line: int, name: str, cache: dict) -> str:
     if filename == "~":  # a C function: "<built-in method builtins.isinstance>", "<method 'append' of ...>"
-        return re.sub(r"^<built-in (?:method|function) (.*)>$", r"\1", name)
+        return stable(re.sub(r"^<built-in (?:method|function) (.*)>$", r"\1", name))
     return f"{module_of(filename)}.{qualified(filename, line, name, cache)}"
+
+
+def stable(key: str) -> str:
+    """A key without the memory addresses that C functions' names carry ("__new__ of type object at 0x7f…")."""
+    return re.sub(r" at 0x[0-9a-f]+", "", key)
+
+
+def normalized(summary: dict) -> dict:
+    merged = {}
+    for key, (calls, cumulative, own) in summary.items():
+        entry = merged.setdefault(stable(key), [0, 0.0, 0.0])
+        entry[0] += calls
+        entry[1] += cumulative
+        entry[2] += own
+    return merged
 
 
 def summarize(profile: Path) -> dict[str, list[float]]:
@@ -169,7 +184,7 @@ def profile(config: Path, env_name: str, commit: str, cache_dir: Path) -> dict[s
 # ---- the difference
 
 
-def diff(before: dict, after: dict, shown: int = SHOWN) -> list[Row]:
+def diff(before: dict, after: dict, shown: int | None = None) -> list[Row]:
     """The functions whose calls per update changed, largest change of cumulative time first."""
     rows = []
     for key in before.keys() | after.keys():
@@ -185,19 +200,40 @@ def totals(summary: dict) -> int:
     return int(sum(entry[0] for entry in summary.values()))
 
 
-def markdown(rows: list[Row], before: dict, after: dict) -> list[str]:
+def markdown(rows: list[Row], before: dict, after: dict, shown: int = SHOWN) -> list[str]:
     lines = [f"Function calls per update, all functions: {totals(before):,} → {totals(after):,}.", ""]
     if not rows:
         return lines + ["No function's number of calls changed."]
+    if len(rows) > shown:
+        lines[0] += f" {len(rows)} functions changed; the {shown} with the largest change of time:"
+        rows = rows[:shown]
     lines += ["| function | calls per update | cumulative µs per update (cProfile) |", "|---|---|---|"]
     lines += [f"| `{r.function}` | {r.calls[0]:,} → {r.calls[1]:,} | "
               f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f} |" for r in rows]
     return lines
 
 
+def moves(rows: list[Row]) -> list[tuple[Row, Row]]:
+    """Pairs (gone, new) of a function that vanished and one that appeared with as many calls: a rename or a move."""
+    appeared = [r for r in rows if r.calls[0] == 0]
+    pairs = []
+    for gone in (r for r in rows if r.calls[1] == 0):
+        new = next((r for r in appeared if r.calls[1] == gone.calls[0]), None)
+        if new is not None:
+            appeared.remove(new)
+            pairs.append((gone, new))
+    return pairs
+
+
 def sentence(rows: list[Row], most: int = 3) -> str:
-    """The first rows in plain words: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …"."""
-    return "; ".join(f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per update" for r in rows[:most])
+    """The largest changes in plain words, renames apart: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …"."""
+    pairs = moves(rows)
+    moved = {id(r) for pair in pairs for r in pair}
+    changed = [r for r in rows if id(r) not in moved]
+    words = [f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per update" for r in changed[:most]]
+    words += [f"`{gone.function}` replaced by `{new.function}` ({gone.calls[0]:,} calls)"
+              for gone, new in pairs[:max(1, most - len(words))]]
+    return "; ".join(words)
 
 
 @dataclass
@@ -212,6 +248,7 @@ class Explanation:
     def markdown(self) -> list[str]:
         return markdown(self.rows, self.before_summary, self.after_summary)
 
+
     def sentence(self) -> str:
         return sentence(self.rows)
 
@@ -219,8 +256,9 @@ class Explanation:
 def explain(config: Path, env_params: dict, before: str, after: str, cache_dir: Path,
             cached_only: bool = False) -> Explanation | None:
     """One update profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not cached."""
+    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()  # asv runs from another folder
     env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
     if cached_only and not all((cache_dir / env_name / f"{c}.json").is_file() for c in (before, after)):
         return None
-    summaries = [profile(env_conf, env_name, commit, cache_dir) for commit in (before, after)]
+    summaries = [normalized(profile(env_conf, env_name, commit, cache_dir)) for commit in (before, after)]
     return Explanation(env_name, before, after, diff(*summaries), *summaries)

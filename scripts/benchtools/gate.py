@@ -517,7 +517,8 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
         seen.add(id(e))
         explained = [r for r in rows if r.explanation is e]
         what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
-        lines += [f"### {source.label(e.before)} → {source.label(e.after)} ({row.env})", "", what, "",
+        env = f" ({row.env})" if row.env != "—" else ""
+        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "",
                   *e.markdown(), ""]
     lines += [f"Not profiled: {error}" for error in errors]
     return lines

@@ -268,6 +268,8 @@ class HistoryStep:
         if None not in self.passes:
             passes = (f"; its time {self.passes[0]:.1f} → {self.passes[1]:.1f} tree_map passes "
                       f"({self.passes[1] / self.passes[0] - 1:+.0%})")
+            if (self.passes[1] > self.passes[0]) != slower:
+                passes += " (the timing disagrees with the exact cost: a noisy measurement)"
         counts = ""
         calls = (self.before.calls.get(REPORT_DEPTH, (None,))[0], self.after.calls.get(REPORT_DEPTH, (None,))[0])
         if None not in calls and None not in (self.before.bytecodes, self.after.bytecodes):
