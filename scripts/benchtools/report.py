@@ -357,16 +357,26 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
             time_axis.plot(*zip(*timed), marker="s", color="tab:orange", linestyle="--",
                            label="time: tree_map passes per update")
         time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
+        # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells the time.
+        both = [(r.cost, r.tree_map_passes[0]) for r in series if r.cost and r.tree_map_passes[0]]
+        if both:
+            scale = statistics.median(passes / cost for cost, passes in both)
+            values = [r.cost for r in series if r.cost] + [passes / scale for _, passes in timed]
+            low, high = min(values), max(values)
+            margin = (high - low) * 0.08 or high * 0.05
+            cost_axis.set_ylim(low - margin, high + margin)
+            time_axis.set_ylim((low - margin) * scale, (high + margin) * scale)
         for step in found_steps:
             x = labels.index(step.after.label) - 0.5
-            cost_axis.axvline(x, color="tab:red" if step.relative > 0 else "tab:green", alpha=0.5)
-            cost_axis.annotate(f"{step.relative:+.0%}", (x, step.cost[1]), textcoords="offset points", xytext=(3, 6),
-                               fontsize=8, color="tab:red" if step.relative > 0 else "tab:green")
+            colour = "tab:red" if step.relative > 0 else "tab:green"
+            cost_axis.axvline(x, color=colour, alpha=0.5)
+            cost_axis.text(x + 0.1, 0.97, f"{step.relative:+.0%}", transform=cost_axis.get_xaxis_transform(),
+                           va="top", fontsize=8, color=colour)
         cost_axis.set_xticks(list(xs), labels, rotation=60, ha="right", fontsize=8)
         cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
         handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
-        cost_axis.legend(handles, [h.get_label() for h in handles], fontsize=7, loc="upper left")
+        cost_axis.legend(handles, [h.get_label() for h in handles], fontsize=7, loc="lower right")
         fig.tight_layout()
         name = f"history-{number + 1}.png"
         fig.savefig(out / name, dpi=90)
