@@ -97,11 +97,6 @@ class Change:
             return float("inf") if self.after > 0 else 1.0
         return self.after / self.before
 
-    @property
-    def span(self) -> tuple[str, str]:
-        """The two commits a profile compares: the last good one and the first bad one."""
-        return self.first, self.last
-
 
 class Thresholds:
     """The threshold of each change: any increase for a deterministic metric, else asv's rule."""

@@ -235,7 +235,8 @@ def plot(rows: list[Row], out: Path) -> list[str]:
         if "log" in ylabel:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(out / name, dpi=90)
         plt.close(fig)
@@ -490,6 +491,8 @@ def summary_sentence(row: Row) -> str:
 
 
 def update_readme(readme: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None) -> None:
+    if not readme.is_file():
+        raise BadInput(f"--readme {readme}: no such file")
     text = readme.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
     if not pattern.search(text):
