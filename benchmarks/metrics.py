@@ -7,9 +7,20 @@ and asv's own step detection, whose ``regressions_thresholds`` scripts/bench
 writes into the configurations it derives (``asv_thresholds``).
 
 Kinds:
-  deterministic  counts, not measurements (Python calls, jaxpr equations,
-                 copied bytes): identical code gives identical values, so any
-                 increase counts;
+  deterministic  exact checks (jaxpr equations, copied bytes): identical code
+                 gives identical values, so any increase counts;
+  cost           the exact Python cost of one update (bench_counts.PythonCost:
+                 bytecode instructions + CALL_WEIGHT x Python calls), as
+                 noise-free as a count and proportional to tree_at's time.  It
+                 counts when it rises by more than COST_FLOOR (1%): a
+                 deterministic change under 1% of one update's cost is real,
+                 but below anything a timing can see, so it is no regression
+                 to act on.  A change whose cost went down is never a
+                 regression;
+  diagnostic     the counts the cost is made of (Python calls, bytecode
+                 instructions): shown beside a cost change to explain it,
+                 never counted on their own (calls can rise while the cost
+                 and the time fall, as they did from 0.11.6 to 0.13.6);
   ratio          two timings taken side by side in one process, so that the
                  machine's drift mostly cancels;
   time           absolute times and memory, which carry the machine's noise
@@ -26,8 +37,22 @@ times were not in the trials and keep 50%.
 import re
 from dataclasses import dataclass
 
-DETERMINISTIC, RATIO, TIME = "deterministic", "ratio", "time"
-KINDS = (DETERMINISTIC, RATIO, TIME)
+DETERMINISTIC, COST, DIAGNOSTIC, RATIO, TIME = "deterministic", "cost", "diagnostic", "ratio", "time"
+KINDS = (DETERMINISTIC, COST, RATIO, TIME, DIAGNOSTIC)  # the order of the gate's report
+COUNTED_KINDS = (DETERMINISTIC, COST, RATIO, TIME)
+
+CALL_WEIGHT = 16
+"""What one Python call weighs in ``bench_counts.PythonCost``, in bytecode instructions.
+
+Fitted once against the measured time of one tree_at update (tree_map passes)
+over all 26 releases from 0.10.11 to 0.13.8 with JAX 0.4.33: bytecodes +
+15.7 x calls fits every distinct code version's median time within 1.3%; 16,
+rounded, within 5.5% for every release.  README, "The cost metric"; refit with
+``scripts/fit-cost``.
+"""
+COST_FLOOR = 0.01  # the rise of PythonCost that counts (see "cost" above)
+COST_TREE_AT = "bench_counts.PythonCost.track_tree_at"  # the cost of one tree_at update, params (depth,)
+DIAGNOSTIC_THRESHOLD = 1e9  # never reached: asv's step detection records no jump for a diagnostic
 
 
 @dataclass(frozen=True)
@@ -41,6 +66,8 @@ class Rule:
 
 # The first rule that matches a benchmark decides; the last matches every benchmark.
 RULES = (
+    Rule(r"bench_counts\.PythonCost\.", COST, COST_FLOOR),
+    Rule(r"bench_counts\.(?:PythonCalls|BytecodeInstructions)\.", DIAGNOSTIC, DIAGNOSTIC_THRESHOLD),
     Rule(r"bench_counts\.", DETERMINISTIC, 0.0),
     Rule(r"bench_memory\.LargeStateUpdate\.track_copied_bytes_", DETERMINISTIC, 0.0),
     Rule(r"bench_overhead\.EagerSurgeryInTreeMapPasses\.track_tree_at", RATIO, 0.10),
@@ -62,6 +89,22 @@ def kind(name: str) -> str:
 
 def threshold(name: str) -> float:
     return rule(name).threshold
+
+
+def counted(name: str) -> bool:
+    """Whether a change of this benchmark can count as a regression (a diagnostic never does)."""
+    return kind(name) in COUNTED_KINDS
+
+
+def asv_first_commits() -> dict[str, None]:
+    """``regressions_first_commits`` for asv: step detection off (null) for the diagnostics.
+
+    asv's Regressions tab then never lists a diagnostic; their graphs stay.
+    (A huge threshold would do nearly as well: asv's detect_regressions only
+    records a jump larger than threshold x the value, but a jump from 0 still
+    passes it.)
+    """
+    return {r.pattern: None for r in RULES if r.kind == DIAGNOSTIC}
 
 
 def asv_thresholds() -> dict[str, float]:

@@ -18,7 +18,10 @@ MACHINE = "site-tests"
 ENV = "virtualenv-py3.11-jax0.4.33"
 TIMING = "bench_steady.SteadyState.time_tree_at"
 TIMING_TWIN = "bench_steady.SteadyState.time_tuple"
-COUNT = "bench_counts.PythonCalls.track_tree_at"
+COUNT = "bench_counts.PythonCalls.track_tree_at"  # a diagnostic: never counted
+COST = "bench_counts.PythonCost.track_tree_at"
+BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
+EQUATIONS = "bench_counts.JaxprExcessEquations.track_excess_equations"
 RATIO = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
 BENCHMARKS = {
@@ -28,6 +31,12 @@ BENCHMARKS = {
 }
 BENCHMARKS[COUNT] = {"name": COUNT, "params": [["1", "4"]], "param_names": ["depth"],
                      "unit": "calls", "type": "track", "version": "1"}
+BENCHMARKS[COST] = {"name": COST, "params": [["1", "4"]], "param_names": ["depth"],
+                    "unit": "weighted instructions", "type": "track", "version": "1"}
+BENCHMARKS[BYTECODES] = {"name": BYTECODES, "params": [["1", "4"]], "param_names": ["depth"],
+                         "unit": "instructions", "type": "track", "version": "1"}
+BENCHMARKS[EQUATIONS] = {"name": EQUATIONS, "params": [["'jit'"]], "param_names": ["wrapping"],
+                         "unit": "equations", "type": "track", "version": "1"}
 BENCHMARKS[RATIO] = {"name": RATIO, "params": [["'eager'", "'jit'"]], "param_names": ["wrapping"],
                      "unit": "ratio", "type": "track", "version": "1"}
 BENCHMARKS[PASSES] = {"name": PASSES, "params": [], "param_names": [],
@@ -77,6 +86,7 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
         "environment_type": "virtualenv", "results_dir": str(results_dir), "html_dir": str(html_dir),
         "benchmark_dir": str(ROOT / "benchmarks"),
         "regressions_thresholds": metrics.asv_thresholds(),
+        "regressions_first_commits": metrics.asv_first_commits(),
     }))
     published = subprocess.run([sys.executable, "-m", "asv", "publish", "--config", str(config)],
                                capture_output=True, text=True)

@@ -22,7 +22,7 @@ PYTHON_COMMANDS = [name for name in COMMANDS if (SCRIPTS / name).read_text().sta
 
 
 def test_every_command_is_listed():
-    assert len(PYTHON_COMMANDS) == 12 and {"setup", "test"} < set(COMMANDS)
+    assert len(PYTHON_COMMANDS) == 13 and {"setup", "test"} < set(COMMANDS)
     assert not (SCRIPTS / "_project.py").exists()
 
 
@@ -118,7 +118,7 @@ def test_argparse_usage_errors_exit_2():
 # benchmarks/metrics.py: the one declaration of each metric's kind and threshold.
 
 EXAMPLES = {
-    "bench_counts.PythonCalls.track_tree_at(4)": (metrics.DETERMINISTIC, 0.0),
+    "bench_counts.PythonCost.track_tree_at(4)": (metrics.COST, metrics.COST_FLOOR),
     "bench_counts.JaxprExcessEquations.track_excess_equations('jit', 8)": (metrics.DETERMINISTIC, 0.0),
     "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": (metrics.DETERMINISTIC, 0.0),
     "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at": (metrics.RATIO, 0.10),
@@ -149,6 +149,13 @@ def test_asv_reads_the_derived_thresholds_as_the_registry_declares_them(entry, b
     assert matching[0] == metrics.threshold(entry)
 
 
+def test_a_diagnostic_has_its_kind_and_never_counts():
+    name = "bench_counts.PythonCalls.track_tree_at"
+    assert metrics.kind(name) == metrics.kind(name + "(4)") == metrics.DIAGNOSTIC
+    thresholds = gate.Thresholds(metrics.asv_thresholds(), {})
+    assert not thresholds.counts(gate.Change(name, "4", "", 1.0, 1e12, "", "x", True, ""))
+
+
 def test_the_gate_judges_by_the_registry():
     thresholds = gate.Thresholds(metrics.asv_thresholds(), {})
     for entry, (kind, threshold) in EXAMPLES.items():
@@ -165,7 +172,8 @@ def test_a_whole_kind_can_be_overridden_but_not_negative():
     location = gate.Location(threshold=0.2)
     thresholds = gate.Thresholds(metrics.asv_thresholds(), location.overrides)
     ratio = gate.Change("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", "", "", 1, 1, "", "x", True, "")
-    count = gate.Change("bench_counts.PythonCalls.track_tree_at", "4", "", 1, 1, "", "x", True, "")
+    count = gate.Change("bench_counts.JaxprExcessEquations.track_excess_equations", "'jit', 8", "", 1, 1, "", "x",
+                        True, "")
     assert thresholds(ratio) == 0.2 and thresholds(count) == 0.0
     with pytest.raises(BadInput, match="threshold"):
         gate.Location(time_threshold=-0.1)

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from tests.asv_sites import COUNT, ENV, MACHINE, PASSES, RATIO, ROOT, TIMING, git, make_site
+from tests.asv_sites import (BYTECODES, COST, COUNT, ENV, EQUATIONS, MACHINE, PASSES, RATIO, ROOT, TIMING, git,
+                             make_site)
 
 GATE = ROOT / "scripts" / "regressions"
 
@@ -24,24 +25,76 @@ def gate(config, *args):
 def kinds(report: str) -> list[str]:
     """The kind of each counted row of a gate report, in order."""
     return [line.split("|")[1].strip() for line in report.splitlines()
-            if line.startswith(("| deterministic |", "| ratio |", "| time |"))]
+            if line.startswith(("| deterministic |", "| cost |", "| ratio |", "| time |"))]
+
+
+def rows_of(report: str) -> list[str]:
+    return [line for line in report.splitlines()
+            if line.startswith(("| deterministic", "| cost", "| ratio", "| time", "| diagnostic"))]
 
 
 FLAT_TIMING = [[1.00e-3, 2.00e-3]] * 6
 FLAT_COUNT = [[100, 400]] * 6
+FLAT_COST = [[3000, 10000]] * 6
 
 
 def test_a_jump_is_reported_with_the_commit_that_made_it(tmp_path):
     timing = FLAT_TIMING[:3] + [[1.60e-3, 2.00e-3]] * 3  # 'jit' +60% from v3 on
-    count = FLAT_COUNT[:4] + [[100, 404]] * 2  # depth 4: +4 calls from v4 on
-    result = gate(make_site(tmp_path, {TIMING: timing, COUNT: count}))
+    cost = FLAT_COST[:4] + [[3000, 10400]] * 2  # depth 4: +4% from v4 on
+    result = gate(make_site(tmp_path, {TIMING: timing, COST: cost, COUNT: FLAT_COUNT}))
     assert result.returncode == 1, result.stdout + result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith(("| deterministic", "| ratio", "| time"))]
+    rows = rows_of(result.stdout)
     assert len(rows) == 2
-    assert rows[0].startswith("| deterministic | `bench_counts.PythonCalls.track_tree_at` | 4 |")
-    assert "| 400 calls | 404 calls | 1.01 | any increase | v4 |" in rows[0]
+    assert rows[0].startswith("| cost | `bench_counts.PythonCost.track_tree_at` | 4 |")
+    assert ("| 10,000 weighted instructions | 10,400 weighted instructions | +4.0% | +1% (floor) | v4 "
+            "| 10,400 weighted instructions (+4.0% vs before) |") in rows[0]
     assert rows[1].startswith("| time | `bench_steady.SteadyState.time_tree_at` | 'jit' |")
-    assert "| 1.60 | +50% | v3 |" in rows[1]
+    assert "| 1.00ms | 1.60ms | +60.0% | +50% | v3 | 1.60ms (+60.0% vs before) |" in rows[1]
+
+
+def test_a_step_is_its_own_size_and_what_is_left_of_it_is_shown_apart(tmp_path):
+    # +60% at v2, partly undone at v4: asv's jump says 10,000 -> best after 12,000 (+20%).
+    cost = [[3000, 10000]] * 2 + [[3000, 16000]] * 2 + [[3000, 12000]] * 2
+    config = make_site(tmp_path, {COST: cost, COUNT: [[10, 240]] * 2 + [[10, 378]] * 4})
+    jumps = json.loads((tmp_path / "html" / "regressions.json").read_text())["regressions"]
+    assert [jump[2:] for entry in jumps for jump in entry[6]] == [[10000, 12000]]  # asv's own record
+    result = gate(config)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (row,) = rows_of(result.stdout)
+    assert ("| 10,000 weighted instructions | 16,000 weighted instructions | +60.0% | +1% (floor) | v2 "
+            "| 12,000 weighted instructions (+20.0% vs before) |") in row
+    assert "PythonCalls 240 → 378 (+57.5%)" in row  # the diagnostic at the same two commits
+
+
+def test_diagnostics_never_count_and_a_cheaper_update_is_no_regression(tmp_path):
+    # Calls rise by 10% at v3 while the bytecodes and the cost fall by 20%: tree_at got cheaper.
+    calls = [[10, 400]] * 3 + [[10, 440]] * 3
+    bytecodes = [[100, 8000]] * 3 + [[100, 5360]] * 3
+    cost = [[260, 14400]] * 3 + [[260, 12400]] * 3
+    config = make_site(tmp_path, {COUNT: calls, BYTECODES: bytecodes, COST: cost})
+    listed = json.loads((tmp_path / "html" / "regressions.json").read_text())["regressions"]
+    assert listed == []  # not even asv's Regressions tab lists the diagnostics
+    for args in ((), ("--compare", "v0", "v5")):
+        result = gate(config, *args)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "No regression counts." in result.stdout
+        assert "## Large improvements" in result.stdout and "| -13.9% |" in result.stdout
+        assert "PythonCalls 400 → 440 (+10.0%); BytecodeInstructions 8,000 → 5,360 (-33.0%)" in result.stdout
+
+
+@pytest.mark.parametrize("after, counted", [(10090, False), (10150, True)])
+def test_the_cost_counts_above_its_floor_of_one_percent(tmp_path, after, counted):
+    cost = FLAT_COST[:3] + [[3000, after]] * 3
+    result = gate(make_site(tmp_path, {COST: cost}), "--compare", "v0", "v5")
+    assert result.returncode == int(counted), result.stdout + result.stderr
+    assert kinds(result.stdout) == (["cost"] if counted else [])
+
+
+def test_an_exact_check_counts_at_any_increase(tmp_path):
+    result = gate(make_site(tmp_path, {EQUATIONS: [[0]] * 5 + [[1]]}))
+    assert result.returncode == 1, result.stdout + result.stderr
+    (row,) = rows_of(result.stdout)
+    assert row.startswith("| deterministic |") and "| 0 equations | 1 equations | from 0 | any increase | v5 |" in row
 
 
 def test_identical_code_raises_no_alarm(tmp_path):
@@ -98,7 +151,7 @@ def test_compare_two_tags(tmp_path):
     config = make_site(tmp_path, {TIMING: timing, COUNT: FLAT_COUNT})
     result = gate(config, "--compare", "v0", "v5")
     assert result.returncode == 1, result.stderr
-    assert "| 'scan' |" in result.stdout and "| 2.00ms | 4.00ms | 2.00 | +50% | v0..v5 |" in result.stdout
+    assert "| 'scan' |" in result.stdout and "| 2.00ms | 4.00ms | +100.0% | +50% | v0..v5 | — |" in result.stdout
     assert "asv find" in result.stdout
     assert kinds(gate(config, "--compare", "v4", "v5").stdout) == ["time"]
     assert gate(config, "--compare", "v0", "v4").returncode == 0

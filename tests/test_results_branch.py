@@ -269,6 +269,8 @@ def tagged_repo(tmp_path) -> tuple[Path, list[str]]:
     (["--releases", ">=0.2"], [2, 4]),
     (["--releases", "0.3.0,0.1.0"], [0, 4]),
     (["--range", "", "--releases", "1"], [4]),
+    ([], [0, 2, 4]),  # neither: every release, the backfill's default
+    (["--range", "", "--releases", ""], [0, 2, 4]),
 ])
 def test_commits_by_range_or_release(tagged_repo, args, picked):
     repo, hashes = tagged_repo
@@ -283,7 +285,6 @@ def test_commits_by_range_or_release(tagged_repo, args, picked):
     (["--releases", "0.9.9"], "0.9.9"),
     (["--range", "NEW"], "NEW"),
     (["--range", "ALL", "--releases", "1"], "either"),
-    ([], "either"),
 ])
 def test_commits_refuses_bad_input(tagged_repo, args, message):
     listed = script("commits", "--repo", tagged_repo[0], *args)

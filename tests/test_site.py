@@ -13,7 +13,8 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.asv_sites import COUNT, ROOT, TIMING, TIMING_TWIN, make_site
+from benchtools import site as site_tools
+from tests.asv_sites import COST, COUNT, PASSES, ROOT, TIMING, TIMING_TWIN, make_site
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = ROOT / ".cache" / "screenshots"
@@ -30,10 +31,13 @@ class QuietHandler(SimpleHTTPRequestHandler):
 @pytest.fixture
 def site(tmp_path):
     """A site over six commits, where the 'jit' timing jumps by 60% at v3 (beyond the 50%
-    threshold for absolute times); served on 127.0.0.1."""
+    threshold for absolute times) and tree_at's cost by 60% at v3, then down by 25% at v5; the
+    commits link to their release pages; served on 127.0.0.1."""
     flat = [[1.0e-3, 2.0e-3]] * 6
     config = make_site(tmp_path, {TIMING: flat[:3] + [[1.6e-3, 2.0e-3]] * 3, TIMING_TWIN: flat,
-                                  COUNT: [[100, 400]] * 6})
+                                  COUNT: [[100, 240]] * 3 + [[120, 378]] * 3,
+                                  COST: [[3000, 10000]] * 3 + [[3500, 16000]] * 2 + [[3500, 12000]],
+                                  PASSES: [[17.5]] * 3 + [[28.0]] * 2 + [[21.0]]})
     html = tmp_path / "html"
     report = subprocess.run([sys.executable, str(ROOT / "scripts" / "overhead-report"), "--results",
                              str(tmp_path / "results"), "--repo", str(tmp_path / "repo"), "--html", str(html)],
@@ -42,6 +46,7 @@ def site(tmp_path):
     localized = subprocess.run([sys.executable, str(ROOT / "scripts" / "localize-site"), str(html)],
                                capture_output=True, text=True)
     assert localized.returncode == 0, localized.stderr
+    assert site_tools.link_releases(html, "equinox") == 6
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -106,11 +111,26 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     assert "SteadyState.time_tree_at" in regressions
     page.screenshot(path=str(SCREENSHOTS / "regressions.png"))
 
+    # A commit links to its release's upstream page, not to a hash that exists only in the local history.
+    links = page.eval_on_selector_all("#regressions-display a[href*='commit.html#']", "as => as.map(a => a.href)")
+    assert links, page.inner_html("#regressions-display")
+    page.goto(links[0])
+    page.wait_for_timeout(500)
+    assert page.external_requests == ["https://github.com/patrick-kidger/equinox/releases/tag/v3"]
+    page.external_requests.clear()
+
     page.goto(f"{site}/index.html")
     page.click("#nav-li-overhead a")
     page.wait_for_selector("h1")
     assert "tree_at cost" in page.inner_text("h1")
     assert page.evaluate("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
+    assert page.evaluate("() => document.images.length") >= 4  # the three plots and the history's
+    history = page.inner_text("body")
+    assert "v3 made tree_at slower: its cost per update went 10,000 → 16,000 weighted instructions (+60.0%)" in history
+    assert "v5 made tree_at faster" in history
+    # The per-release detail is HTML tables, not Markdown text.
+    assert "|---" not in history and "### " not in history
+    assert page.locator("h2:has-text('in detail') + table").count() == 1
     page.screenshot(path=str(SCREENSHOTS / "overhead.png"), full_page=True)
 
     assert page.console_errors == []

@@ -6,6 +6,7 @@ import importlib
 import inspect
 import itertools
 import pkgutil
+import re
 import subprocess
 import sys
 
@@ -149,6 +150,34 @@ def test_bytecode_counts_are_deterministic_and_see_work_that_calls_do_not():
     assert instruments.count_bytecodes(with_extra_loop) >= instruments.count_bytecodes(shallow) + 300
 
 
+def test_the_cost_of_an_update_is_bytecodes_plus_the_call_weight_times_calls():
+    from benchmarks import bench_counts
+
+    cost = bench_counts.PythonCost()
+    cost.setup(params.DEFAULT_DEPTH)
+    surgery = cost.tree_at_surgery
+    calls, bytecodes = instruments.count_python_calls(surgery), instruments.count_bytecodes(surgery)
+    assert metrics.CALL_WEIGHT == 16
+    assert cost.track_tree_at(params.DEFAULT_DEPTH) == bytecodes + 16 * calls
+    assert cost.track_tuple(params.DEFAULT_DEPTH) == (instruments.count_bytecodes(cost.tuple_surgery)
+                                                       + 16 * instruments.count_python_calls(cost.tuple_surgery))
+    assert cost.track_tree_at(params.DEFAULT_DEPTH) == cost.track_tree_at(params.DEFAULT_DEPTH)  # exact
+    assert bench_counts.PythonCost.unit == "weighted instructions"
+
+
+def test_each_count_has_its_kind_the_cost_counts_and_the_diagnostics_never_do():
+    assert metrics.kind("bench_counts.PythonCost.track_tree_at(4)") == metrics.COST
+    assert metrics.threshold("bench_counts.PythonCost.track_tree_at") == metrics.COST_FLOOR == 0.01
+    for name in ("bench_counts.PythonCalls.track_tree_at", "bench_counts.BytecodeInstructions.track_tuple"):
+        assert metrics.kind(name) == metrics.DIAGNOSTIC and not metrics.counted(name)
+    assert metrics.kind("bench_counts.JaxprExcessEquations.track_excess_equations") == metrics.DETERMINISTIC
+    assert metrics.kind("bench_memory.LargeStateUpdate.track_copied_bytes_tree_at") == metrics.DETERMINISTIC
+    first_commits = metrics.asv_first_commits()
+    assert all(value is None for value in first_commits.values())
+    assert any(re.match(regex, "bench_counts.PythonCalls.track_tree_at(4)") for regex in first_commits)
+    assert not any(re.match(regex, "bench_counts.PythonCost.track_tree_at(4)") for regex in first_commits)
+
+
 def test_seed_twins_compute_identical_arrays_and_jaxprs():
     for jit in (False, True):
         tree_at_state, tree_at_ys = bench_seed.make_seed_runner("tree_at", jit)()
@@ -214,6 +243,7 @@ def test_both_asv_configurations_flag_regressions_alike(tmp_path, jax_history):
     assert "regressions_thresholds" not in asv_util.load_json(str(target.base), js_comments=True)
     derived = asv_util.load_json(str(target.config()), js_comments=True)
     assert derived["regressions_thresholds"] == metrics.asv_thresholds()
+    assert derived["regressions_first_commits"] == metrics.asv_first_commits()
 
 
 def test_asv_check_passes():

@@ -185,6 +185,7 @@ class Target:
             html_dir=str(self.html_dir),
             # Declared once, in benchmarks/metrics.py; asv's step detection and the gate read them here.
             regressions_thresholds=metrics.asv_thresholds(),
+            regressions_first_commits=metrics.asv_first_commits(),
         )
         if env is not None:
             config["matrix"] = {"req": {name: version for (kind, name), version in env.items()
@@ -385,9 +386,13 @@ def publish(target: Target) -> None:
     checked(asv + ["publish", "--config", target.config()])
     replaced = site.localize(target.html_dir)
     print(f"{target.html_dir}: {replaced} CDN address(es) now served from vendor/")
+    if target.history is not None:  # a release history: its hashes exist nowhere upstream
+        linked = site.link_releases(target.html_dir, target.history["package"])
+        print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo)
+        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo,
+                          config=target.config())
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
         if not isinstance(error, cli.Error):
             traceback.print_exc()

@@ -8,7 +8,9 @@ picks the
 repository's release tags v<VERSION> (final releases only) as
 scripts/release-history --select does: N (the newest N), 'all', a version
 range such as '>=0.12,<0.13', or versions such as 0.13.7,0.13.8.  An empty
-value counts as not given, so that a workflow can pass both of its inputs.
+value counts as not given, so that a workflow can pass both of its inputs;
+with neither, every release (--releases all): the backfill's default, so that
+the results branch, and the history the site tells, cover every release.
 
 The hashes are full and pinned when printed, so that every shard of a backfill
 runs the same commits even if the branch moves meanwhile:
@@ -46,8 +48,10 @@ def parse_args(argv):
     parser.add_argument("--branch", default="main", help="the branch that ALL follows (default: %(default)s)")
     args = parser.parse_args(argv)
     args.range, args.releases = args.range or None, args.releases or None
-    if (args.range is None) == (args.releases is None):
-        parser.error("give either --range RANGE or --releases SPEC")
+    if args.range is not None and args.releases is not None:
+        parser.error("give either --range RANGE or --releases SPEC, not both")
+    if args.range is None and args.releases is None:
+        args.releases = "all"
     if args.range in ("NEW", "EXISTING"):
         parser.error(f"RANGE {args.range} depends on existing results; scripts/nightly runs NEW")
     return args

@@ -6,9 +6,13 @@ regressions that asv's step detection found in them (`asv publish` writes
 regressions.json into the site).  With --compare A B it compares two commits
 or tags instead, benchmark by benchmark.
 
-Three kinds of metric, reported in this order:
-  deterministic  Python call counts, jaxpr equations, copied bytes: they
-                 cannot be noise, so any increase counts;
+Kinds of metric (benchmarks/metrics.py), reported in this order:
+  deterministic  jaxpr equations, copied bytes: they cannot be noise, so
+                 any increase counts;
+  cost           the exact Python cost of one update (bench_counts.PythonCost,
+                 bytecode instructions + 16 x Python calls): counts when it
+                 rises by more than 1%; shown with its diagnostics, the calls
+                 and bytecodes it is made of, which never count alone;
   ratio          everything in bench_overhead and the seed's overhead ratio:
                  two timings taken side by side in one process, so that the
                  machine's drift mostly cancels;
@@ -21,6 +25,19 @@ match the benchmark, 5% when none does), so the gate and the site's
 Regressions tab agree; scripts/bench writes them there from
 benchmarks/metrics.py, which also gives them when only folders are named or
 the configuration has none.  --threshold and --time-threshold replace them for a whole kind.
+A change whose cost went down is never a regression.
+
+Each row gives the step's own size: the levels of the benchmark's series just
+before and just after the commit or range where it happened (asv's step
+detection, asv.step_detect.detect_steps, run on the site's graph), and
+separately how much of it is still there at the newest commit.  With
+--compare, before and after are the two commits' values.
+
+Large improvements (tree_at's cost at depth 4 down by 10% or more) are listed
+too.  --explain profiles one tree_at update in both commits of every counted
+deterministic or cost regression and of every large improvement, each in its
+own asv environment (asv profile), and shows which functions' calls changed.
+
 When a regression spans several commits, the report gives the
 `asv find` command that narrows it to the first bad commit; --bisect runs it.
 
@@ -36,14 +53,16 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks import metrics
+from benchmarks import metrics, params
 
-from . import cli
-from .cli import BadInput, ExitCode
+from . import cli, explain, steps
+from .cli import BadInput, Error, ExitCode
 from .project import ROOT, VENV, env_label
 
 ASV_DEFAULT_THRESHOLD = 0.05
 KINDS = metrics.KINDS
+LARGE_IMPROVEMENT = 0.10  # tree_at's cost down by this much or more is listed and explained
+DIAGNOSTICS = ("bench_counts.PythonCalls", "bench_counts.BytecodeInstructions")
 
 
 @dataclass
@@ -57,6 +76,11 @@ class Change:
     last: str  # the first commit known to be bad
     single_commit: bool
     unit: str
+    latest: float | None = None  # the value at the newest commit (step detection only)
+    env_params: dict = field(default_factory=dict)  # the environment's requirements, to profile in it
+    graph: tuple | None = None  # (graph path in the site, parameter index, revision before, revision after)
+    diagnostics: list = field(default_factory=list)  # [(name, before, after)] beside a cost change
+    explanation: "explain.Explanation | None" = None
 
     @property
     def kind(self) -> str:
@@ -87,6 +111,10 @@ class Thresholds:
     def __call__(self, change: Change) -> float:
         if change.kind == metrics.DETERMINISTIC:
             return 0.0
+        if change.kind == metrics.COST:
+            return metrics.COST_FLOOR
+        if change.kind == metrics.DIAGNOSTIC:
+            return float("inf")
         if self.overrides.get(change.kind) is not None:
             return self.overrides[change.kind]
         # As asv.plugins.regressions.Regressions._get_threshold.
@@ -94,6 +122,9 @@ class Thresholds:
         return max(matching, default=ASV_DEFAULT_THRESHOLD)
 
     def counts(self, change: Change) -> bool:
+        """A diagnostic never counts; a cost that went down never does (after > before is needed)."""
+        if not metrics.counted(change.benchmark):
+            return False
         return change.after > change.before * (1 + self(change))
 
 
@@ -112,6 +143,7 @@ class Location:
     machine: str | None = None
     threshold: float | None = None
     time_threshold: float | None = None
+    explain: bool = False
     overrides: dict = field(init=False)
 
     def __post_init__(self):
@@ -137,6 +169,10 @@ def parse_args(argv):
     parser.add_argument("--time-threshold", type=float,
                         help="relative worsening of any absolute time or memory that counts "
                              "(default: each benchmark's regressions_thresholds in the asv configuration)")
+    parser.add_argument("--explain", action="store_true",
+                        help="profile one tree_at update in both commits of each counted deterministic or cost "
+                             "regression and each large improvement (asv profile, in the asv environments), "
+                             "and show the functions whose calls changed; profiles are cached in OUTPUT/.asv")
     parser.add_argument("--bisect", action="store_true",
                         help="run `asv find` for each counted regression that spans several commits")
     args = parser.parse_args(argv)
@@ -164,6 +200,8 @@ class Source:
             last_run = read_json(args.output / ".asv" / "last-run.json", "the latest scripts/bench run record")
             config = Path(last_run["config"])
         self.config = config
+        self.asv_dir = (config.parent.parent if config and config.parent.name == "configs"
+                        else args.output / ".asv")
         conf = read_json_with_comments(config) if config else {}
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
@@ -224,18 +262,46 @@ def split_entry(entry: str) -> tuple[str, str]:
 
 
 def step_changes(source: Source) -> list[Change]:
+    """asv's jumps, each with the levels of the series just before and just after it (steps.true_step)."""
     data = read_json(source.html / "regressions.json", "asv regressions file")
     changes = []
-    for entry, _graph, env_params, _idx, _last, _best, jumps in data.get("regressions", []):
+    for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
         name, params = split_entry(entry)
         env = ", ".join(f"{k} {v}" for k, v in sorted(env_params.items())) or "—"  # only one environment
-        for before_rev, after_rev, before, after in jumps:
+        points = series(source, graph, index)
+        for before_rev, after_rev, before, _best_after in jumps:
             last = source.hash_of_revision[after_rev]
-            first = source.hash_of_revision.get(before_rev, "") if before_rev is not None else \
-                source.hash_of_revision.get(after_rev - 1, "")
-            changes.append(Change(name, params, env, before, after, first, last,
-                                  single_commit=before_rev is None, unit=unit_of(source, name)))
+            rev_before = before_rev if before_rev is not None else previous_revision(points, after_rev)
+            first = source.hash_of_revision.get(rev_before, "") if rev_before is not None else ""
+            step = steps.true_step(points, rev_before if rev_before is not None else after_rev - 1,
+                                   after_rev, before)
+            changes.append(Change(name, params, env, step.before, step.after, first, last,
+                                  single_commit=before_rev is None, unit=unit_of(source, name),
+                                  latest=last_value, env_params=params_of_graph(graph),
+                                  graph=(graph, index, rev_before, after_rev)))
     return changes
+
+
+def params_of_graph(graph: str) -> dict[str, str]:
+    """The parameters in a site's graph path (graphs/arch-x86_64/.../jax-0.4.33/.../NAME.json)."""
+    from urllib.parse import unquote
+
+    return dict(unquote(part).split("-", 1) for part in graph.split("/")[1:-1] if "-" in part)
+
+
+def series(source: Source, graph: str, index: int | None) -> list[tuple[int, float | None]]:
+    try:
+        return steps.graph_points(source.html, graph, index)
+    except FileNotFoundError:
+        raise BadInput(f"asv graph file not found: {source.html / graph}")
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError, ValueError) as error:
+        raise BadInput(f"asv graph file is corrupt: {source.html / graph} ({error})")
+
+
+def previous_revision(points: list, revision: int) -> int | None:
+    """The last revision before ``revision`` that has a value."""
+    earlier = [rev for rev, value in points if rev < revision and value is not None]
+    return max(earlier, default=None)
 
 
 def load_result(source: Source, commit: str):
@@ -273,7 +339,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> list[C
                 changes.append(Change(name, ", ".join(combo), env_label(before_result),
                                       before, after, before_commit, after_commit,
                                       single_commit=is_single_step(source, before_commit, after_commit),
-                                      unit=unit_of(source, name)))
+                                      unit=unit_of(source, name), env_params=dict(before_result.params)))
     return changes
 
 
@@ -287,6 +353,8 @@ def human(value: float, unit: str) -> str:
 
     if unit in ("seconds", "bytes"):
         return util.human_value(value, unit)
+    if float(value).is_integer():
+        return f"{int(value):,} {unit}".strip()
     return f"{value:.4g} {unit}".strip()
 
 
@@ -303,50 +371,221 @@ def counted_changes(source: Source, changes: list[Change]) -> list[Change]:
     return sorted(counted, key=lambda c: (KINDS.index(c.kind), -c.ratio))
 
 
-def report(source: Source, changes: list[Change], mode: str) -> str:
+def percent(change: Change) -> str:
+    if change.before == 0:
+        return "from 0" if change.after else "±0%"
+    return f"{change.ratio - 1:+.1%}"
+
+
+def where(source: Source, change: Change) -> str:
+    return source.label(change.last) if change.single_commit or not change.first else \
+        f"{source.label(change.first)}..{source.label(change.last)}"
+
+
+def still_there(change: Change) -> str:
+    """How much of a step is left at the newest commit (asv's latest against the level before the step)."""
+    if change.latest is None:
+        return "—"
+    if change.before == 0:
+        return f"{human(change.latest, change.unit)}"
+    return f"{human(change.latest, change.unit)} ({change.latest / change.before - 1:+.1%} vs before)"
+
+
+def threshold_text(source: Source, change: Change) -> str:
+    if change.kind == metrics.DETERMINISTIC:
+        return "any increase"
+    if change.kind == metrics.COST:
+        return f"+{metrics.COST_FLOOR:.0%} (floor)"
+    return f"+{source.thresholds(change):.0%}"
+
+
+def diagnostics_text(change: Change) -> str:
+    return "; ".join(f"{name.rsplit('.', 2)[-2]} {before:,.0f} → {after:,.0f} "
+                     f"({(after / before - 1) if before else float('inf'):+.1%})"
+                     for name, before, after in change.diagnostics) or "—"
+
+
+def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]) -> None:
+    """Beside each cost change, its diagnostics (calls, bytecodes) at the same two commits."""
+    for row in rows:
+        if row.kind != metrics.COST:
+            continue
+        twin = row.benchmark.rsplit(".", 1)[1]
+        for prefix in DIAGNOSTICS:
+            name = f"{prefix}.{twin}"
+            if row.graph:  # step detection: the diagnostic's own graph, at the step's two revisions
+                graph, index, rev_before, rev_after = row.graph
+                try:
+                    points = dict(steps.graph_points(source.html, graph.rsplit("/", 1)[0] + f"/{name}.json", index))
+                except (OSError, ValueError):
+                    continue
+                before, after = points.get(rev_before), points.get(rev_after)
+            else:
+                twin_change = next((c for c in changes if c.benchmark == name and c.params == row.params
+                                    and c.env == row.env), None)
+                before, after = (twin_change.before, twin_change.after) if twin_change else (None, None)
+            if before is not None and after is not None:
+                row.diagnostics.append((name, before, after))
+
+
+def improvements(source: Source, changes: list[Change], compared: bool) -> list[Change]:
+    """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison."""
+    depth = str(params.DEFAULT_DEPTH)
+    if compared:
+        return [c for c in changes if c.benchmark == metrics.COST_TREE_AT and c.params == depth
+                and c.ratio <= 1 - LARGE_IMPROVEMENT]
+    listed = source.benchmarks.get(metrics.COST_TREE_AT)
+    if not listed or not (source.html / "graphs").is_dir():
+        return []
+    combos = [", ".join(combo) for combo in itertools.product(*listed.get("params", []))]
+    index = combos.index(depth) if depth in combos else None
+    if combos and index is None:
+        return []
+    graphs = {}
+    for path in sorted((source.html / "graphs").rglob(f"{metrics.COST_TREE_AT}.json")):
+        graph = path.relative_to(source.html).as_posix()
+        graph_params = params_of_graph(graph)
+        if "summary" not in graph.split("/") and graph_params.get("machine", source.machine) == source.machine:
+            graphs[graph] = graph_params
+    # Named as asv names an environment in regressions.json: by the parameters that differ between graphs.
+    varying = {key for params_ in graphs.values() for key in params_
+               if len({p.get(key) for p in graphs.values()}) > 1}
+    found = []
+    for graph, graph_params in graphs.items():
+        env = ", ".join(f"{k} {v}" for k, v in sorted(graph_params.items()) if k in varying) or "—"
+        env_params = graph_params
+        points = series(source, graph, index)
+        present = [value for _rev, value in sorted(points) if value is not None]
+        for step in steps.steps(steps.pieces(points)):
+            if step.relative <= -LARGE_IMPROVEMENT:
+                found.append(Change(metrics.COST_TREE_AT, depth, env, step.before, step.after,
+                                    source.hash_of_revision.get(step.rev_before, ""),
+                                    source.hash_of_revision[step.rev_after],
+                                    single_commit=step.rev_after - step.rev_before == 1,
+                                    unit=unit_of(source, metrics.COST_TREE_AT),
+                                    latest=present[-1] if present else None, env_params=env_params,
+                                    graph=(graph, index, step.rev_before, step.rev_after)))
+    return found
+
+
+def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
+    """The changes whose cause is profiled: counted deterministic and cost regressions, large improvements."""
+    return [c for c in counted if c.kind in (metrics.DETERMINISTIC, metrics.COST)] + improved
+
+
+def attach_explanations(source: Source, rows: list[Change], cached_only: bool = False) -> list[str]:
+    """Profile each row's two commits (explain.explain), once per (environment, commits); the errors met."""
+    if source.config is None:
+        raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
+    errors, done = [], {}
+    for row in rows:
+        if not row.first:
+            continue
+        key = (tuple(sorted(row.env_params.items())), row.first, row.last)
+        if key not in done:
+            try:
+                done[key] = explain.explain(source.config, row.env_params, row.first, row.last,
+                                            source.asv_dir / "profiles", cached_only=cached_only)
+            except Error as error:
+                done[key] = None
+                errors.append(f"{source.label(row.first)} → {source.label(row.last)}: {error}")
+        row.explanation = done[key]
+    return errors
+
+
+def row_cells(source: Source, c: Change) -> str:
+    return (f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
+            f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} "
+            f"| {still_there(c)} | {diagnostics_text(c)} |")
+
+
+def explanations_section(source: Source, rows: list[Change], errors: list[str]) -> list[str]:
+    lines = ["", "## What changed in the code that ran", "",
+             f"One eager tree_at update (`{explain.PROFILED}`) profiled with `asv profile` in both commits, "
+             "each in its own asv environment; the functions whose calls per update changed, largest change of "
+             "cumulative time first.", ""]
+    seen = set()
+    for row in rows:
+        e = row.explanation
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        explained = [r for r in rows if r.explanation is e]
+        what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
+        env = f" ({row.env})" if row.env != "—" else ""
+        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "",
+                  *e.markdown(), ""]
+    lines += [f"Not profiled: {error}" for error in errors]
+    return lines
+
+
+def report(source: Source, changes: list[Change], mode: str, improved: list[Change] | None = None,
+           explain_errors: list[str] | None = None) -> str:
     counted = counted_changes(source, changes)
+    improved = improved or []
     lines = [f"# Benchmark regressions ({mode})", "",
              f"Results: `{source.results}`, machine `{source.machine}`. "
-             "Counted: a deterministic metric at any increase, any other metric beyond its threshold "
-             "(the threshold column).",
+             "Counted: a deterministic metric at any increase, the cost of an update above "
+             f"+{metrics.COST_FLOOR:.0%}, any other metric beyond its threshold (the threshold column); the "
+             "diagnostics (calls, bytecodes) never count on their own, and a cost that went down never counts. "
+             + ("Before and after are the levels just before and just after the step; "
+                "the newest commit's value says how much of it is still there." if mode == STEP_MODE else ""),
              ""]
     if not counted:
         lines.append("No regression counts.")
-        return "\n".join(lines) + "\n"
-    lines += ["| kind | benchmark | params | environment | before | after | ratio | threshold | first changed in |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    for c in counted:
-        span = source.label(c.last) if c.single_commit or not c.first else \
-            f"{source.label(c.first)}..{source.label(c.last)}"
-        threshold = "any increase" if c.kind == "deterministic" else f"+{source.thresholds(c):.0%}"
-        lines.append(f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
-                     f"| {human(c.after, c.unit)} | {c.ratio:.2f} | {threshold} | {span} |")
-    commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
-    if commands:
-        lines += ["", "To find the first bad commit of a change that spans several commits:", "", "```sh",
-                  *commands, "```"]
+    else:
+        lines += ["| kind | benchmark | params | environment | before | after | change | threshold | where "
+                  "| at the newest commit | diagnostics |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [row_cells(source, c) for c in counted]
+        commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
+        if commands:
+            lines += ["", "To find the first bad commit of a change that spans several commits:", "", "```sh",
+                      *commands, "```"]
+    if improved:
+        lines += ["", f"## Large improvements (tree_at's cost down by {LARGE_IMPROVEMENT:.0%} or more)", "",
+                  "| benchmark | params | environment | before | after | change | where | at the newest commit "
+                  "| diagnostics |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"| `{c.benchmark}` | {c.params} | {c.env} | {human(c.before, c.unit)} | {human(c.after, c.unit)} "
+                  f"| {percent(c)} | {where(source, c)} | {still_there(c)} | {diagnostics_text(c)} |"
+                  for c in improved]
+    explained = to_explain(counted, improved)
+    if any(c.explanation for c in explained) or explain_errors:
+        lines += explanations_section(source, explained, explain_errors or [])
     return "\n".join(lines) + "\n"
+
+
+STEP_MODE = "asv step detection"
 
 
 def changes_of(source: Source, compare: tuple[str, str] | None) -> tuple[list[Change], str]:
     """The changes to judge, and how they were found: step detection, or BEFORE → AFTER."""
     if compare:
         return compare_changes(source, *compare), f"{compare[0]} → {compare[1]}"
-    return step_changes(source), "asv step detection"
+    return step_changes(source), STEP_MODE
 
 
 def judge(location: Location, compare: tuple[str, str] | None = None) -> tuple[Source, str, list[Change]]:
-    """The gate as a function: its source, its Markdown report, and the changes that count."""
+    """The gate as a function: its source, its Markdown report, and the changes that count.
+
+    With ``location.explain``, the counted deterministic and cost regressions
+    and the large improvements carry their explanation (explain.py).
+    """
     source = Source(location)
     changes, mode = changes_of(source, compare)
-    return source, report(source, changes, mode), counted_changes(source, changes)
+    counted = counted_changes(source, changes)
+    improved = improvements(source, changes, compared=compare is not None)
+    attach_diagnostics(source, counted + improved, changes)
+    errors = attach_explanations(source, to_explain(counted, improved)) if location.explain else []
+    return source, report(source, changes, mode, improved, errors), counted
 
 
 def main(argv):
     args = parse_args(argv)
     source, text, counted = judge(Location(output=args.output, config=args.config, results=args.results,
                                            html=args.html, machine=args.machine, threshold=args.threshold,
-                                           time_threshold=args.time_threshold), args.compare)
+                                           time_threshold=args.time_threshold, explain=args.explain),
+                                  args.compare)
     print(text, end="")
     if args.bisect:
         for command in dict.fromkeys(find_command(source, c) for c in counted):

@@ -10,8 +10,11 @@
      RANGE NEW is every commit after the newest one with results; on a branch
      without results for this machine, it is the branch tip alone (a history
      is for a backfill, not a nightly run).
-  3. scripts/regressions writes the regression report (Markdown) to --report,
-     to stdout and, in GitHub Actions, to the job summary.
+  3. scripts/regressions --explain writes the regression report (Markdown),
+     with the cause of each deterministic or cost regression and of each
+     large improvement (one update profiled in both commits with asv
+     profile), to --report, to stdout and, in GitHub Actions, to the job
+     summary; the issue that scripts/open-regression-issue opens carries it.
   4. --site copies the site into a folder for GitHub Pages.
 
 It never writes the results branch: scripts/push-results OUTPUT/results does,
@@ -31,9 +34,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import bench, cli, gate, git
+from . import bench, cli, gate, git, report
 from .cli import BadInput, Error, ExitCode
-from .project import ROOT, upstream_url
+from .project import HISTORY_DIR, ROOT, upstream_url
 
 # Set in the checkouts this script makes: it resets them, so it refuses any other folder.
 OWNER_KEY = "nightly.results-checkout"
@@ -140,7 +143,7 @@ def nightly(args) -> int:
         raise
 
     try:
-        _source, text, _counted = gate.judge(gate.Location(output=args.output))
+        _source, text, _counted = gate.judge(gate.Location(output=args.output, explain=True))
     except Error as error:
         write_report(args, f"No report: scripts/regressions exited {int(error.code)}: "
                            f"scripts/regressions: {error}\n")
@@ -149,10 +152,22 @@ def nightly(args) -> int:
         write_report(args, f"No report: scripts/regressions crashed (exit {int(ExitCode.CRASHED)}).\n")
         raise
     write_report(args, text)
+    refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
         shutil.copytree(target.html_dir, args.site, dirs_exist_ok=True)
         print(f"site copied to {args.site}", file=sys.stderr)
     return status
+
+
+def refresh_overhead_page(target) -> None:
+    """Write the site's overhead page again, now that the gate has profiled the causes of the steps."""
+    if not (target.html_dir / "index.html").is_file():
+        return
+    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
+    try:
+        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
+    except Error as error:
+        print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
 
 
 def write_report(args, text: str) -> None:

@@ -9,22 +9,30 @@ each commit and environment, gives:
 * tracing and compile overhead;
 * whether the jaxprs of the tree_at and tuple steps are identical.
 
+and, across the releases, the history of tree_at's cost: every step of
+bench_counts.PythonCost (one update at depth 4) above its 1% floor, with the
+measured time (tree_map passes) on both sides, the calls and bytecodes, and
+its cause: the functions whose calls per update changed, from one update
+profiled in both releases (explain.py; profiles that scripts/regressions
+--explain already made are used, --explain makes the missing ones).
+
 Without options it prints Markdown for every commit.  --html DIR writes the
 report as a page with PNG plots across releases into DIR/overhead/ and links
 it from the asv site in DIR.  --readme FILE rewrites the part of FILE between
-the overhead-report markers with the newest release's summary.
+the overhead-report markers with the newest release's summary and the history.
 """
 
 import html
 import itertools
 import re
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks import params
+from benchmarks import metrics, params
 
-from . import cli, git
-from .cli import BadInput
+from . import cli, explain, git, steps
+from .cli import BadInput, Error
 from .project import HISTORY_DIR, ROOT, env_label
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
@@ -54,6 +62,10 @@ class Row:
     calls: dict = field(default_factory=dict)  # depth -> (tree_at calls, tuple calls)
     tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
     excess_equations: list = field(default_factory=list)
+    commit: str = ""
+    env_params: dict = field(default_factory=dict)
+    cost: float | None = None  # bench_counts.PythonCost of one tree_at update at REPORT_DEPTH
+    bytecodes: float | None = None  # bench_counts.BytecodeInstructions of the same
 
     @property
     def jaxprs_identical(self) -> str:
@@ -73,6 +85,13 @@ def parse_args(argv):
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     parser.add_argument("--readme", type=Path, metavar="FILE",
                         help=f"rewrite FILE between {README_START} and {README_END}")
+    parser.add_argument("--config", type=Path, metavar="PATH",
+                        help="the asv configuration of the results, to find the causes of the history's steps "
+                             "in profiles cached under its output's .asv/profiles (scripts/bench writes it to "
+                             ".asv/configs/)")
+    parser.add_argument("--explain", action="store_true",
+                        help="with --config: profile the releases around each step that has no cached profile "
+                             "(asv profile in their environments)")
     return parser.parse_args(argv)
 
 
@@ -95,7 +114,10 @@ def per_call_us(seconds):
 
 
 def row_of(result, label: str) -> Row:
-    row = Row(label, env_label(result), result.date or 0)
+    row = Row(label, env_label(result), result.date or 0, commit=result.commit_hash,
+              env_params=dict(result.params))
+    row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
+    row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
     row.ratios = {w: v for (w,), v in values(result, "bench_overhead.SteadyStateRatio.track_overhead_ratio").items()}
     row.surgery_ratio = only(values(result, "bench_overhead.EagerSurgeryRatio.track_overhead_ratio"))
     row.tracing_ratio = only(values(result, "bench_overhead.TracingRatio.track_overhead_ratio"))
@@ -213,7 +235,8 @@ def plot(rows: list[Row], out: Path) -> list[str]:
         if "log" in ylabel:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(out / name, dpi=90)
         plt.close(fig)
@@ -221,33 +244,227 @@ def plot(rows: list[Row], out: Path) -> list[str]:
     return written
 
 
-def html_page(rows: list[Row], site: Path) -> Path:
+# ---- the history: the steps of tree_at's cost, with their time and their cause
+
+
+@dataclass
+class HistoryStep:
+    """A step of tree_at's cost between two adjacent releases, with the time and counts on both sides."""
+
+    env: str
+    before: Row  # the last release at the old level
+    after: Row  # the first release at the new level
+    cost: tuple  # the levels of the cost (exact)
+    passes: tuple  # the median time of one update, in tree_map passes, over each level's releases
+    explanation: "explain.Explanation | None" = None
+    not_profiled: str = ""  # why there is no explanation
+
+    @property
+    def relative(self) -> float:
+        return self.cost[1] / self.cost[0] - 1
+
+    def sentence(self) -> str:
+        slower = self.relative > 0
+        passes = ""
+        if None not in self.passes:
+            passes = (f"; its time {self.passes[0]:.1f} → {self.passes[1]:.1f} tree_map passes "
+                      f"({self.passes[1] / self.passes[0] - 1:+.0%})")
+            if (self.passes[1] > self.passes[0]) != slower:
+                passes += " (the timing disagrees with the exact cost: a noisy measurement)"
+        counts = ""
+        calls = (self.before.calls.get(REPORT_DEPTH, (None,))[0], self.after.calls.get(REPORT_DEPTH, (None,))[0])
+        if None not in calls and None not in (self.before.bytecodes, self.after.bytecodes):
+            counts = (f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {self.before.bytecodes:,.0f} → "
+                      f"{self.after.bytecodes:,.0f})")
+        cause = (f" Cause: {self.explanation.sentence()}." if self.explanation and self.explanation.rows
+                 else f" Cause: {self.not_profiled}." if self.not_profiled else "")
+        return (f"{self.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
+                f"{self.cost[0]:,.0f} → {self.cost[1]:,.0f} weighted instructions ({self.relative:+.1%}){counts}"
+                f"{passes}.{cause}")
+
+
+def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
+    """{environment: the steps of tree_at's cost above its floor}, from asv's step detection over the releases."""
+    found = {}
+    for env in dict.fromkeys(row.env for row in rows):
+        series = [row for row in rows if row.env == env and row.cost is not None]
+        pieces = steps.pieces([(i, row.cost) for i, row in enumerate(series)])
+        level_rows = {(p.left, p.right): series[p.left:p.right] for p in pieces}
+        found[env] = []
+        for before, after in zip(pieces, pieces[1:]):
+            if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
+                continue
+            medians = tuple(statistics.median(passes) if passes else None for passes in (
+                [r.tree_map_passes[0] for r in level_rows[(p.left, p.right)] if r.tree_map_passes[0] is not None]
+                for p in (before, after)))
+            found[env].append(HistoryStep(env, series[before.right - 1], series[after.left],
+                                          (before.level, after.level), medians))
+    return found
+
+
+def explain_history(found: dict[str, list[HistoryStep]], config: Path | None, profile: bool) -> None:
+    """Each step's cause, from the profile cache under the configuration's output (or profiled, with ``profile``)."""
+    if config is None:
+        for step in itertools.chain(*found.values()):
+            step.not_profiled = "not profiled"
+        return
+    cache = (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / "profiles"
+    for step in itertools.chain(*found.values()):
+        try:
+            step.explanation = explain.explain(config, step.after.env_params, step.before.commit, step.after.commit,
+                                               cache, cached_only=not profile)
+            if step.explanation is None:
+                step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
+        except Error as error:
+            step.not_profiled = f"not profiled ({error})"
+
+
+def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
+    lines = []
+    for env, found_steps in found.items():
+        lines += [f"### History of tree_at's cost ({env})", ""]
+        if not found_steps:
+            lines += ["No step in tree_at's cost over these releases.", ""]
+            continue
+        lines += [f"Steps of the cost of one update at depth {REPORT_DEPTH} (bench_counts.PythonCost, exact) "
+                  f"above {metrics.COST_FLOOR:.0%}, release by release, with the measured time on each side:", ""]
+        lines += [f"- {step.sentence()}" for step in found_steps]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path) -> list[str]:
+    """tree_at's work (cost) and time (tree_map passes) across releases, steps marked; one PNG per environment."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    for number, (env, found_steps) in enumerate(found.items()):
+        series = [row for row in rows if row.env == env]
+        if not any(row.cost is not None for row in series):
+            continue
+        labels = [row.label for row in series]
+        fig, cost_axis = plt.subplots(figsize=(max(7, len(labels) * 0.38), 4))
+        xs = range(len(series))
+        cost_axis.plot([x for x, r in zip(xs, series) if r.cost is not None],
+                       [r.cost for r in series if r.cost is not None], marker="o", color="tab:blue",
+                       label="work: cost per update (weighted instructions)")
+        cost_axis.set_ylabel("weighted instructions per update", color="tab:blue")
+        time_axis = cost_axis.twinx()
+        timed = [(x, r.tree_map_passes[0]) for x, r in zip(xs, series) if r.tree_map_passes[0] is not None]
+        if timed:
+            time_axis.plot(*zip(*timed), marker="s", color="tab:orange", linestyle="--",
+                           label="time: tree_map passes per update")
+        time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
+        # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells the time.
+        both = [(r.cost, r.tree_map_passes[0]) for r in series if r.cost and r.tree_map_passes[0]]
+        if both:
+            scale = statistics.median(passes / cost for cost, passes in both)
+            values = [r.cost for r in series if r.cost] + [passes / scale for _, passes in timed]
+            low, high = min(values), max(values)
+            margin = (high - low) * 0.08 or high * 0.05
+            cost_axis.set_ylim(low - margin, high + margin)
+            time_axis.set_ylim((low - margin) * scale, (high + margin) * scale)
+        for step in found_steps:
+            x = labels.index(step.after.label) - 0.5
+            colour = "tab:red" if step.relative > 0 else "tab:green"
+            cost_axis.axvline(x, color=colour, alpha=0.5)
+            cost_axis.text(x + 0.1, 0.97, f"{step.relative:+.0%}", transform=cost_axis.get_xaxis_transform(),
+                           va="top", fontsize=8, color=colour)
+        cost_axis.set_xticks(list(xs), labels, rotation=60, ha="right", fontsize=8)
+        cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
+        cost_axis.grid(alpha=0.3)
+        handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
+        cost_axis.legend(handles, [h.get_label() for h in handles], fontsize=7, loc="lower right")
+        fig.tight_layout()
+        name = f"history-{number + 1}.png"
+        fig.savefig(out / name, dpi=90)
+        plt.close(fig)
+        written.append(name)
+    return written
+
+
+# ---- Markdown into HTML, for the page
+
+
+def inline_html(text: str) -> str:
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def markdown_html(text: str) -> str:
+    """The report's own Markdown (headings, pipe tables, bullets, paragraphs) as HTML."""
+    parts, table, bullets = [], [], []
+
+    def flush():
+        if table:
+            parts.append(table_html(table))
+            table.clear()
+        if bullets:
+            parts.append("<ul>" + "".join(f"<li>{inline_html(b)}</li>" for b in bullets) + "</ul>")
+            bullets.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        if line.startswith("- "):
+            bullets.append(line[2:])
+            continue
+        flush()
+        heading = re.match(r"^(#{1,6}) (.*)$", line)
+        if heading:
+            level = len(heading[1])
+            parts.append(f"<h{level}>{inline_html(heading[2])}</h{level}>")
+        elif line.strip():
+            parts.append(f"<p>{inline_html(line)}</p>")
+    flush()
+    return "\n".join(parts)
+
+
+def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] | None = None) -> Path:
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
     out = site / "overhead"
     out.mkdir(exist_ok=True)
+    found = history(rows) if found is None else found
     images = plot(rows, out)
+    history_images = plot_history(rows, found, out)
     latest = [row for row in rows if row.label == rows[-1].label]
     parts = ["<!doctype html><meta charset='utf-8'><title>tree_at overhead</title>",
              "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px}</style>",
+             "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
+             "li{margin:0.4em 0}</style>",
              "<p><a href='../index.html'>← benchmarks</a></p>",
              "<h1>What does eqx.tree_at cost over a tuple?</h1>",
              f"<p>{html.escape(summary_sentence(latest[0]))}</p>"]
     parts += [f"<p><img src='{name}' alt='{name}'></p>" for name in images]
+    parts.append("<h2 id='history'>History: what made tree_at slower or faster</h2>")
+    parts.append("<p>The work of one eager tree_at update at depth "
+                 f"{REPORT_DEPTH} (bench_counts.PythonCost: bytecode instructions + {metrics.CALL_WEIGHT} × Python "
+                 "calls, exact) and its measured time (in tree_map passes), release by release; each step of the "
+                 "work is marked, and explained below by the functions whose calls per update changed.</p>")
+    parts += [f"<p><img src='{name}' alt='{name}'></p>" for name in history_images]
+    parts.append(markdown_html(history_markdown(found)))
+    for step in itertools.chain(*found.values()):
+        if step.explanation is not None:
+            parts.append(f"<h4>{html.escape(step.before.label)} → {html.escape(step.after.label)} "
+                         f"({html.escape(step.env)}): the functions whose calls changed</h4>")
+            parts.append(markdown_html("\n".join(step.explanation.markdown())))
     parts.append("<h2>Per release</h2>")
     parts.append(table_html(history_table(rows)))
     for row in latest:
         parts.append(f"<h2>{html.escape(row.label)} in detail ({html.escape(row.env)})</h2>")
-        parts.append("<pre>" + html.escape(markdown(row)) + "</pre>")
+        parts.append(markdown_html("\n".join(markdown(row).splitlines()[1:])))
     (out / "index.html").write_text("\n".join(parts), encoding="utf-8")
     link_from_site(index)
     return out / "index.html"
 
 
 def table_html(markdown_table: list[str]) -> str:
-    rows = [[html.escape(cell.strip()) for cell in line.strip("|").split("|")]
+    rows = [[inline_html(cell.strip()) for cell in line.strip().strip("|").split("|")]
             for line in markdown_table if not line.startswith("|---")]
     head, body = rows[0], rows[1:]
     return ("<table><tr>" + "".join(f"<th>{c}</th>" for c in head) + "</tr>"
@@ -273,19 +490,31 @@ def summary_sentence(row: Row) -> str:
             f"tracing takes {fmt(row.tracing_ratio)}× as long. Identical jaxprs: {row.jaxprs_identical}.")
 
 
-def update_readme(readme: Path, rows: list[Row]) -> None:
+def update_readme(readme: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None) -> None:
+    if not readme.is_file():
+        raise BadInput(f"--readme {readme}: no such file")
     text = readme.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
     if not pattern.search(text):
         raise BadInput(f"{readme} has no {README_START} ... {README_END} section")
     latest = [row for row in rows if row.label == rows[-1].label]
-    body = "\n".join([README_START, "", *(markdown(row) for row in latest), README_END])
+    found = history(rows) if found is None else found
+    # The history of environments that ran more than the newest release.
+    told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
+    body = "\n".join([README_START, "", *(markdown(row) for row in latest),
+                      *([history_markdown(told)] if told else []), README_END])
     readme.write_text(pattern.sub(lambda _: body, text), encoding="utf-8")
 
 
-def write_page(results: Path, site: Path, machine: str | None, repo: Path) -> Path:
-    """The report's page and plots, into SITE/overhead/, linked from the asv site in SITE."""
-    written = html_page(load_rows(results, repo, machine), site)
+def write_page(results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None) -> Path:
+    """The report's page and plots, into SITE/overhead/, linked from the asv site in SITE.
+
+    With ``config``, the history's causes come from the profiles cached beside it (none are made here).
+    """
+    rows = load_rows(results, repo, machine)
+    found = history(rows)
+    explain_history(found, config, profile=False)
+    written = html_page(rows, site, found)
     print(f"wrote {written}")
     return written
 
@@ -293,11 +522,14 @@ def write_page(results: Path, site: Path, machine: str | None, repo: Path) -> Pa
 def main(argv):
     args = parse_args(argv)
     rows = load_rows(args.results, args.repo, args.machine, args.latest)
+    found = history(rows)
+    explain_history(found, args.config, profile=args.explain)
     if args.html:
-        print(f"wrote {html_page(rows, args.html)}")
+        print(f"wrote {html_page(rows, args.html, found)}")
     if args.readme:
-        update_readme(args.readme, rows)
+        update_readme(args.readme, rows, found)
         print(f"updated {args.readme}")
     if not (args.html or args.readme):
         print("\n".join(markdown(row) for row in rows))
+        print(history_markdown(found))
     return 0

@@ -84,3 +84,48 @@ def main(argv):
     replaced = localize(args.site)
     print(f"{args.site}: {replaced} CDN address(es) now served from vendor/")
     return 0
+
+
+# ---- commit links on a release-history site
+
+# The release-history repositories are built from sdists: their hashes exist nowhere upstream, so asv's
+# links (show_commit_url + hash) would 404.  Each release links to its upstream tag page instead.
+RELEASE_PAGES = {
+    "equinox": "https://github.com/patrick-kidger/equinox/releases/tag/{tag}",
+    "jax": "https://github.com/jax-ml/jax/releases/tag/jax-{tag}",
+}
+COMMIT_PAGE = "commit.html"
+COMMIT_PAGE_HTML = """<!doctype html><meta charset="utf-8"><title>release</title>
+<p id="where">Finding the release of this commit…</p>
+<script>
+// Written by scripts/bench (benchtools/site.py): asv links a commit as show_commit_url + hash,
+// and show_commit_url is "commit.html#", so the hash arrives here; the release's upstream page is in PAGES.
+var PAGES = {pages};
+var hash = decodeURIComponent(location.hash.slice(1)).split(/[.]{{2,3}}/).pop();
+var found = Object.keys(PAGES).filter(function (full) {{ return hash && full.indexOf(hash) === 0; }});
+if (found.length === 1) {{
+  location.replace(PAGES[found[0]]);
+}} else {{
+  document.getElementById("where").textContent =
+    "No release of this history has the commit " + hash + " (it was built from PyPI sdists).";
+}}
+</script>
+"""
+
+
+def link_releases(site: Path, package: str) -> int:
+    """Point the site's commit links at each release's upstream page; returns how many releases are linked."""
+    import json
+
+    index_file = site / "index.json"
+    if not index_file.is_file():
+        raise BadInput(f"no asv site at {site} (no index.json)")
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    revision_to_hash = index.get("revision_to_hash", {})
+    pages = {revision_to_hash[str(revision)]: RELEASE_PAGES[package].format(tag=tag)
+             for tag, revision in index.get("tags", {}).items() if str(revision) in revision_to_hash}
+    (site / COMMIT_PAGE).write_text(COMMIT_PAGE_HTML.format(pages=json.dumps(pages, indent=1, sort_keys=True)),
+                                    encoding="utf-8")
+    index["show_commit_url"] = f"{COMMIT_PAGE}#"
+    index_file.write_text(json.dumps(index), encoding="utf-8")
+    return len(pages)

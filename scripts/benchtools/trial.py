@@ -160,6 +160,14 @@ def tree_at_cost(output: Path, commit: str, machine: str) -> float | None:
     return None
 
 
+# The trial's columns: a cost change is a deterministic finding; diagnostics never count.
+TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
+
+
+def trial_kind(kind: str) -> str:
+    return metrics.DETERMINISTIC if kind == metrics.COST else kind
+
+
 def print_tables(args, variants: dict, flags: dict, slowdowns: dict, aa_noise: dict) -> None:
     trials = args.trials
     thresholds = ("the asv configuration's thresholds" if args.threshold is None and args.time_threshold is None
@@ -173,7 +181,7 @@ def print_tables(args, variants: dict, flags: dict, slowdowns: dict, aa_noise: d
     for tag, label in variants.items():
         median = f"{statistics.median(slowdowns[tag]):+.1%}" if slowdowns[tag] else "n/a"
         counts = flags[tag]
-        cells = " | ".join(f"{counts[kind]}/{trials}" for kind in (*metrics.KINDS, "timing", "any"))
+        cells = " | ".join(f"{counts[kind]}/{trials}" for kind in (*TRIAL_KINDS, "timing", "any"))
         print(f"| {label} | {median} | {cells} |")
     print("\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n")
     print("| kind | benchmark | params | largest A/A ratio | threshold |")
@@ -188,7 +196,7 @@ def main(argv):
     args = parse_args(argv)
     repo, release, variants = build_repository(args)
     base_commit = git_(repo, "rev-parse", release)
-    flags = {tag: dict.fromkeys((*metrics.KINDS, "timing", "any"), 0) for tag in variants}
+    flags = {tag: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for tag in variants}
     slowdowns = {tag: [] for tag in variants}
     aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
     record = []
@@ -200,14 +208,14 @@ def main(argv):
             record += [{"trial": number, "variant": variants[tag], "kind": change.kind, "benchmark": change.benchmark,
                         "params": change.params, "before": change.before, "after": change.after,
                         "threshold": threshold, "counted": counted} for change, threshold, counted in judged]
-            kinds = {change.kind for change, _threshold, counted in judged if counted}
+            kinds = {trial_kind(change.kind) for change, _threshold, counted in judged if counted}
             for kind in kinds:
                 flags[tag][kind] += 1
             flags[tag]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
             flags[tag]["any"] += bool(kinds)
             if tag == "trial-aa":
                 for change, threshold, _counted in judged:
-                    if change.kind != metrics.DETERMINISTIC:
+                    if change.kind in (metrics.RATIO, metrics.TIME):
                         key = (change.kind, change.benchmark, change.params)
                         aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
             variant_cost = tree_at_cost(output, git_(repo, "rev-parse", tag), args.machine)

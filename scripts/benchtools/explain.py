@@ -1,0 +1,264 @@
+"""What changed in the code that ran: one tree_at update profiled in two commits, function by function.
+
+Each commit is profiled in its own asv environment with asv's own machinery,
+``asv profile``, which installs the commit and calls the benchmark once under
+cProfile after its setup (``PROFILED``: one eager update, whose setup has
+already made one call, so that caches are warm).  The two profiles are
+compared by function, keyed by module and qualified name (line numbers move
+between releases; the qualified name is read from the source file installed
+for that commit, right after profiling it): the functions whose number of
+calls per update changed, largest change of cumulative time first.
+
+Profiles are cached per (environment, commit) as JSON summaries under the
+output's .asv/profiles/, so that a rerun profiles nothing it has profiled.
+"""
+
+import ast
+import json
+import pstats
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cli import Failed
+from .project import ROOT
+
+PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
+SHOWN = 8  # rows of the table
+
+
+@dataclass(frozen=True)
+class Row:
+    function: str
+    calls: tuple[int, int]
+    cumulative_us: tuple[float, float]
+
+
+# ---- the environment of a change
+
+
+def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path]:
+    """asv's environment whose requirements agree with ``env_params``, and a configuration of it alone."""
+    from asv import config as asv_config, environment, util
+
+    conf = asv_config.Config.load(str(config))
+    entries = list(environment.iter_matrix(conf.environment_type, conf.pythons, conf))
+    names = [env.name for env in environment.get_environments(conf, None)]
+    wanted = {key: str(value) for key, value in env_params.items()}
+    for name, entry in zip(names, entries):
+        requirements = {key: str(value) for (kind, key), value in entry.items() if kind == "req"}
+        if all(requirements.get(key, value) == value for key, value in wanted.items()):
+            raw = util.load_json(str(config), js_comments=True)
+            # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
+            for key in ("env_dir", "results_dir", "html_dir", "benchmark_dir", "repo"):
+                value = raw.get(key)
+                if value and not re.match(r"^[a-z+]+://|^git@", value) and not Path(value).is_absolute():
+                    raw[key] = str((config.parent / value).resolve())
+            raw["matrix"] = {"req": requirements}
+            raw.pop("exclude", None)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            path = out_dir / f"{name}.conf.json"
+            path.write_text(json.dumps(raw, indent=2))
+            return name, path
+    raise Failed(f"no environment of {config} has {env_params}")
+
+
+# ---- one profile
+
+
+def module_of(filename: str) -> str:
+    """A source file's module: equinox/_tree.py -> equinox._tree (site-packages, the standard library, the suite)."""
+    path = Path(filename)
+    parts = path.parts
+    if "site-packages" in parts:
+        relative = parts[parts.index("site-packages") + 1:]
+    elif path.is_relative_to(ROOT):
+        relative = path.relative_to(ROOT).parts
+    else:
+        stdlib = [i for i, part in enumerate(parts) if re.fullmatch(r"python3\.\d+", part)]
+        relative = parts[stdlib[-1] + 1:] if stdlib else (path.name,)
+    module = ".".join(relative)
+    return re.sub(r"(\.__init__)?\.py$", "", module)
+
+
+def definitions(source: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, qualified name) of every function, first lines counting decorators."""
+    found = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = prefix + child.name
+                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                found.append((start, child.end_lineno, name))
+                visit(child, name + ".<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return found
+
+
+def qualified(filename: str, line: int, name: str, cache: dict) -> str:
+    """``name``'s qualified name, from the function that starts at ``line`` or the innermost one around it."""
+    if filename not in cache:
+        try:
+            cache[filename] = definitions(Path(filename).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            cache[filename] = []
+    around = [d for d in cache[filename] if d[0] <= line <= d[1]]
+    exact = [d for d in around if d[0] == line and d[2].rsplit(".", 1)[-1] == name]
+    if exact:
+        return exact[0][2]
+    if around:
+        return max(around)[2] + ".<locals>." + name
+    return name
+
+
+def key_of(filename: str, line: int, name: str, cache: dict) -> str:
+    if filename == "~":  # a C function: "<built-in method builtins.isinstance>", "<method 'append' of ...>"
+        return stable(re.sub(r"^<built-in (?:method|function) (.*)>$", r"\1", name))
+    return f"{module_of(filename)}.{qualified(filename, line, name, cache)}"
+
+
+def stable(key: str) -> str:
+    """A key without the memory addresses that C functions' names carry ("__new__ of type object at 0x7f…")."""
+    return re.sub(r" at 0x[0-9a-f]+", "", key)
+
+
+def normalized(summary: dict) -> dict:
+    merged = {}
+    for key, (calls, cumulative, own) in summary.items():
+        entry = merged.setdefault(stable(key), [0, 0.0, 0.0])
+        entry[0] += calls
+        entry[1] += cumulative
+        entry[2] += own
+    return merged
+
+
+def summarize(profile: Path) -> dict[str, list[float]]:
+    """{function: [calls, cumulative µs, own µs]} of a cProfile file, summed over functions that share a key."""
+    stats = pstats.Stats(str(profile)).stats
+    cache = {}
+    summary = {}
+    for (filename, line, name), (_primitive, calls, own, cumulative, _callers) in stats.items():
+        key = key_of(filename, line, name, cache)
+        entry = summary.setdefault(key, [0, 0.0, 0.0])
+        entry[0] += calls
+        entry[1] += cumulative * 1e6
+        entry[2] += own * 1e6
+    return summary
+
+
+def profile(config: Path, env_name: str, commit: str, cache_dir: Path) -> dict[str, list[float]]:
+    """The summary of one profiled update at ``commit`` in the environment of ``config``, cached."""
+    cached = cache_dir / env_name / f"{commit}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text())
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        output = Path(scratch) / "update.prof"
+        command = [sys.executable, "-m", "asv", "profile", "--config", str(config), "--output", str(output),
+                   re.escape(PROFILED), commit]
+        print("$", " ".join(command), file=sys.stderr, flush=True)
+        from asv import util
+
+        from .bench import exclusive  # here: bench imports the report, which imports this module
+
+        # The environment's files are those of this commit until the next install: summarize at once,
+        # holding the lock that scripts/bench holds on the environments.
+        with exclusive(Path(util.load_json(str(config), js_comments=True)["env_dir"])):
+            done = subprocess.run(command, cwd=config.parent, stdout=sys.stderr)
+            if done.returncode != 0 or not output.is_file():
+                raise Failed(f"asv profile of {commit[:8]} in {env_name} exited {done.returncode}; see above")
+            summary = summarize(output)
+    cached.write_text(json.dumps(summary, indent=0, sort_keys=True))
+    return summary
+
+
+# ---- the difference
+
+
+def diff(before: dict, after: dict, shown: int | None = None) -> list[Row]:
+    """The functions whose calls per update changed, largest change of cumulative time first."""
+    rows = []
+    for key in before.keys() | after.keys():
+        b, a = before.get(key, [0, 0.0, 0.0]), after.get(key, [0, 0.0, 0.0])
+        if int(b[0]) != int(a[0]):
+            rows.append(Row(key, (int(b[0]), int(a[0])), (b[1], a[1])))
+    rows.sort(key=lambda r: (-abs(r.cumulative_us[1] - r.cumulative_us[0]), -abs(r.calls[1] - r.calls[0]),
+                             r.function))
+    return rows[:shown]
+
+
+def totals(summary: dict) -> int:
+    return int(sum(entry[0] for entry in summary.values()))
+
+
+def markdown(rows: list[Row], before: dict, after: dict, shown: int = SHOWN) -> list[str]:
+    lines = [f"Function calls per update, all functions: {totals(before):,} → {totals(after):,}.", ""]
+    if not rows:
+        return lines + ["No function's number of calls changed."]
+    if len(rows) > shown:
+        lines[0] += f" {len(rows)} functions changed; the {shown} with the largest change of time:"
+        rows = rows[:shown]
+    lines += ["| function | calls per update | cumulative µs per update (cProfile) |", "|---|---|---|"]
+    lines += [f"| `{r.function}` | {r.calls[0]:,} → {r.calls[1]:,} | "
+              f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f} |" for r in rows]
+    return lines
+
+
+def moves(rows: list[Row]) -> list[tuple[Row, Row]]:
+    """Pairs (gone, new) of a function that vanished and one that appeared with as many calls: a rename or a move."""
+    appeared = [r for r in rows if r.calls[0] == 0]
+    pairs = []
+    for gone in (r for r in rows if r.calls[1] == 0):
+        new = next((r for r in appeared if r.calls[1] == gone.calls[0]), None)
+        if new is not None:
+            appeared.remove(new)
+            pairs.append((gone, new))
+    return pairs
+
+
+def sentence(rows: list[Row], most: int = 3) -> str:
+    """The largest changes in plain words, renames apart: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …"."""
+    pairs = moves(rows)
+    moved = {id(r) for pair in pairs for r in pair}
+    changed = [r for r in rows if id(r) not in moved]
+    words = [f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per update" for r in changed[:most]]
+    words += [f"`{gone.function}` replaced by `{new.function}` ({gone.calls[0]:,} calls)"
+              for gone, new in pairs[:max(1, most - len(words))]]
+    return "; ".join(words)
+
+
+@dataclass
+class Explanation:
+    env_name: str
+    before: str
+    after: str
+    rows: list[Row]
+    before_summary: dict
+    after_summary: dict
+
+    def markdown(self) -> list[str]:
+        return markdown(self.rows, self.before_summary, self.after_summary)
+
+
+    def sentence(self) -> str:
+        return sentence(self.rows)
+
+
+def explain(config: Path, env_params: dict, before: str, after: str, cache_dir: Path,
+            cached_only: bool = False) -> Explanation | None:
+    """One update profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not cached."""
+    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()  # asv runs from another folder
+    env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
+    if cached_only and not all((cache_dir / env_name / f"{c}.json").is_file() for c in (before, after)):
+        return None
+    summaries = [normalized(profile(env_conf, env_name, commit, cache_dir)) for commit in (before, after)]
+    return Explanation(env_name, before, after, diff(*summaries), *summaries)

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Fit the cost metric's call weight to the measured time of tree_at, release by release.
+
+bench_counts.PythonCost weighs one update's Python work as bytecode
+instructions + CALL_WEIGHT x Python calls (benchmarks/metrics.py).  This reads
+an asv results folder and, for every commit, tree_at's counts at depth 4
+(bench_counts.PythonCalls, BytecodeInstructions) and its measured time in
+tree_map passes (bench_overhead.EagerSurgeryInTreeMapPasses), and prints:
+
+  * the weight k that fits the time best, passes = s x (bytecodes + k x calls),
+    least squares on the relative error, over the distinct code versions
+    (commits with identical counts are one version; their median time is
+    its time, so that ten identical releases do not weigh ten times);
+  * the largest error of bytecodes alone, calls alone, and the fitted k;
+  * with the weight in use (--weight, default CALL_WEIGHT), the scale s (the
+    geometric mean of passes / cost over the versions) and the error of every
+    version and every commit.
+
+Run it on another machine or JAX to see whether the weight still holds there.
+
+Exit status: 0, or 2 when the folder holds fewer than two code versions with
+all three metrics.
+"""
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import metrics, params
+
+from . import cli, report
+from .cli import BadInput
+from .project import HISTORY_DIR, ROOT, env_label
+
+CALLS = "bench_counts.PythonCalls.track_tree_at"
+BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
+PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
+
+
+@dataclass(frozen=True)
+class Point:
+    label: str
+    calls: float
+    bytecodes: float
+    passes: float
+
+
+@dataclass
+class Fit:
+    weight: float  # the weight in use
+    best_weight: float  # the weight that fits best
+    best_error: float  # the largest relative error over the versions, at best_weight
+    bytecodes_error: float  # ... with bytecodes alone
+    calls_error: float  # ... with calls alone
+    scale: float  # tree_map passes per weighted instruction, at ``weight``
+    versions: list  # [(labels, calls, bytecodes, median passes, relative error)]
+    points: list  # [(Point, relative error)]
+
+
+def versions(points: list[Point]) -> dict[tuple[float, float], list[Point]]:
+    grouped = {}
+    for point in points:
+        grouped.setdefault((point.calls, point.bytecodes), []).append(point)
+    return grouped
+
+
+def least_squares(columns: list[list[float]], y: list[float]) -> list[float]:
+    """Weights w minimizing sum(((X w) / y - 1)^2): least squares on the relative error."""
+    import numpy as np
+
+    x = np.array(columns, dtype=float).T / np.array(y, dtype=float)[:, None]
+    solution, *_ = np.linalg.lstsq(x, np.ones(len(y)), rcond=None)
+    return [float(w) for w in solution]
+
+
+def largest_error(predicted: list[float], y: list[float]) -> float:
+    return max(abs(p / v - 1) for p, v in zip(predicted, y))
+
+
+def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
+    grouped = versions(points)
+    if len(grouped) < 2:
+        raise BadInput(f"{len(grouped)} code version(s) with all three metrics: at least 2 are needed to fit")
+    keys = list(grouped)
+    calls = [c for c, _ in keys]
+    bytecodes = [b for _, b in keys]
+    y = [statistics.median(p.passes for p in grouped[key]) for key in keys]
+    a, b = least_squares([bytecodes, calls], y)
+    best = [a * byt + b * c for byt, c in zip(bytecodes, calls)]
+    (only_bytecodes,) = least_squares([bytecodes], y)
+    (only_calls,) = least_squares([calls], y)
+    costs = [byt + weight * c for byt, c in zip(bytecodes, calls)]
+    scale = statistics.geometric_mean([v / cost for v, cost in zip(y, costs)])
+    return Fit(
+        weight=weight, best_weight=b / a, best_error=largest_error(best, y),
+        bytecodes_error=largest_error([only_bytecodes * byt for byt in bytecodes], y),
+        calls_error=largest_error([only_calls * c for c in calls], y),
+        scale=scale,
+        versions=[([p.label for p in grouped[key]], key[0], key[1], v, scale * cost / v - 1)
+                  for key, v, cost in zip(keys, y, costs)],
+        points=[(p, scale * (p.bytecodes + weight * p.calls) / p.passes - 1) for p in points],
+    )
+
+
+def markdown(result: Fit, title: str = "") -> str:
+    lines = [f"## Cost fit{f': {title}' if title else ''}", "",
+             f"Best weight: bytecodes + **{result.best_weight:.1f}** × calls, largest error over the "
+             f"{len(result.versions)} code versions {result.best_error:.1%} "
+             f"(bytecodes alone {result.bytecodes_error:.1%}, calls alone {result.calls_error:.1%}).", "",
+             f"With the weight in use, {result.weight:g}: {result.scale * 1000:.3g} tree_map passes per 1,000 "
+             f"weighted instructions; largest error {max(abs(e) for *_, e in result.versions):.1%} over the "
+             f"versions, {max(abs(e) for _, e in result.points):.1%} over the commits.", "",
+             "| code version (commits) | calls | bytecodes | cost | tree_map passes (median) | error |",
+             "|---|---|---|---|---|---|"]
+    for labels, calls, bytecodes, passes, error in result.versions:
+        shown = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]} ({len(labels)})"
+        lines.append(f"| {shown} | {calls:,.0f} | {bytecodes:,.0f} | {bytecodes + result.weight * calls:,.0f} "
+                     f"| {passes:.2f} | {error:+.1%} |")
+    lines += ["", "| commit | tree_map passes | predicted | error |", "|---|---|---|---|"]
+    for point, error in result.points:
+        lines.append(f"| {point.label} | {point.passes:.2f} | {point.passes * (1 + error):.2f} | {error:+.1%} |")
+    return "\n".join(lines) + "\n"
+
+
+def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[Point]]:
+    """{environment: [Point per commit, oldest first]} from an asv results folder."""
+    from asv import results as asv_results
+
+    if not results.is_dir():
+        raise BadInput(f"no results directory at {results}")
+    depth = str(params.DEFAULT_DEPTH)
+    found = {}
+    listed = sorted((r for r in asv_results.iter_results(str(results))
+                     if machine is None or r.params.get("machine") == machine), key=lambda r: r.date or 0)
+    for result in listed:
+        calls = report.values(result, CALLS).get((depth,))
+        bytecodes = report.values(result, BYTECODES).get((depth,))
+        passes = report.only(report.values(result, PASSES))
+        if None not in (calls, bytecodes, passes):
+            found.setdefault(env_label(result), []).append(
+                Point(report.tag_of(repo, result.commit_hash), calls, bytecodes, passes))
+    return found
+
+
+def main(argv):
+    parser = cli.parser("scripts/fit-cost", __doc__)
+    parser.add_argument("--results", type=Path, default=ROOT / "results" / "releases",
+                        help="asv results directory (default: %(default)s)")
+    parser.add_argument("--repo", type=Path, default=HISTORY_DIR / "equinox",
+                        help="the benchmarked repository, to name commits by tag (default: %(default)s)")
+    parser.add_argument("--machine", help="only results of this asv machine (default: all)")
+    parser.add_argument("--weight", type=float, default=metrics.CALL_WEIGHT,
+                        help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)")
+    args = parser.parse_args(argv)
+    by_env = load_points(args.results, args.repo, args.machine)
+    if not by_env:
+        raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")
+    for env, points in by_env.items():
+        print(markdown(fit(points, args.weight), env))
+    return 0
+

@@ -1,0 +1,96 @@
+"""The steps of a benchmark's series: asv's own step detection, read back with the levels on both sides.
+
+asv's ``regressions.json`` records each upward jump as (revision before,
+revision after, value before, best value after the jump until the end): the
+last number is not the level right after the jump, and a step that later
+releases undid looks smaller than it was.  The levels are in the series
+itself: ``asv.step_detect.detect_steps`` (the function asv ran to find the
+jump) splits the site's graph of the benchmark into constant pieces, and the
+piece that starts at the jump's revision holds the level right after it.
+For a deterministic metric (a count, the cost) every piece is exact.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One constant piece of a series: revisions ``left`` (inclusive) to ``right`` (exclusive) at ``level``."""
+
+    left: int
+    right: int
+    level: float
+
+    def holds(self, revision: int) -> bool:
+        return self.left <= revision < self.right
+
+
+@dataclass(frozen=True)
+class Step:
+    """A change between two adjacent pieces: ``before`` ends at ``rev_before``, ``after`` starts at ``rev_after``."""
+
+    rev_before: int
+    rev_after: int
+    before: float
+    after: float
+
+    @property
+    def relative(self) -> float:
+        return self.after / self.before - 1 if self.before else float("inf")
+
+
+def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
+    """``detect_steps`` over (revision, value) points, in revision order; missing values are skipped."""
+    from asv import step_detect
+
+    points = sorted(points)
+    revisions = [rev for rev, _ in points]
+    values = [value for _, value in points]
+    if not any(value is not None and value == value for value in values):
+        return []
+    return [Piece(revisions[left], revisions[right - 1] + 1, level)
+            for left, right, level, _min, _err in step_detect.detect_steps(values)]
+
+
+def steps(found: list[Piece], floor: float = 0.0) -> list[Step]:
+    """Every change between adjacent pieces whose size is more than ``floor`` (relative), up or down."""
+    changes = []
+    for before, after in zip(found, found[1:]):
+        step = Step(before.right - 1, after.left, before.level, after.level)
+        if abs(step.relative) > floor:
+            changes.append(step)
+    return changes
+
+
+def graph_points(html: Path, graph_path: str, index: int | None) -> list[tuple[int, float | None]]:
+    """(revision, value) of one series of a site's graph file (``index``: the flat parameter index)."""
+    data = json.loads((html / graph_path).read_text())
+    points = []
+    for revision, value in data:
+        if index is not None and isinstance(value, list):
+            value = value[index] if index < len(value) else None
+        points.append((int(revision), value))
+    return points
+
+
+def level_at(found: list[Piece], revision: int) -> float | None:
+    return next((piece.level for piece in found if piece.holds(revision)), None)
+
+
+def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int,
+              value_before: float) -> Step:
+    """The levels of the pieces on both sides of asv's jump (``rev_before`` → ``rev_after``).
+
+    asv's own value before is kept (it is the level of the piece that ends at
+    ``rev_before``).  Should the unweighted pieces here join what asv's
+    weighted ones split, the value at ``rev_after`` itself stands in.
+    """
+    found = pieces(points)
+    after_piece = next((piece for piece in found if piece.holds(rev_after)), None)
+    if after_piece is None or after_piece.holds(rev_before):
+        after = dict(points).get(rev_after)
+    else:
+        after = after_piece.level
+    return Step(rev_before, rev_after, value_before, value_before if after is None else after)
