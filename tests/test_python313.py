@@ -13,10 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchtools import bench, environments, release_history
+from benchtools.cli import BadInput, Failed
+from tests.helpers import ROOT, script
+
 SETUP = ROOT / "scripts" / "setup"
 PY313_VERSION = "3.13.5"
 SKIP_LINE = "scripts/setup: Python 3.13 environments skipped: "
@@ -170,36 +172,42 @@ def test_asv_jax_conf_has_one_environment_per_python():
     assert all(e["equinox"] == "0.13.8" for e in entries)
 
 
-@pytest.fixture
-def bench(monkeypatch):
-    """scripts/bench as a module (it imports its sibling _project)."""
-    from importlib.machinery import SourceFileLoader
-    from importlib.util import module_from_spec, spec_from_loader
-
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    loader = SourceFileLoader("scripts_bench", str(ROOT / "scripts" / "bench"))
-    module = module_from_spec(spec_from_loader(loader.name, loader))
-    loader.exec_module(module)
-    return module
-
-
-def test_a_missing_313_drops_its_environment_with_the_reason(bench, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(bench, "SETUP_PYTHONS", tmp_path)
+def test_a_missing_313_drops_its_environment_with_the_reason(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
     (tmp_path / "skipped-3.13").write_text("no apt-get on this machine (not Debian)\n")
     target = bench.Target(bench.parse_args(["--output", str(tmp_path / "out")]))
     envs = bench.environments(target)
     assert [entry[("req", "jax")] for _, entry in envs] == ["0.4.33", "0.10.2"]
-    assert "scripts/bench: Python 3.13 environments skipped: no apt-get on this machine (not Debian)" \
-        in capsys.readouterr().err
+    skipped = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
+    assert skipped == ["scripts/bench: Python 3.13 environments skipped: no apt-get on this machine (not Debian)"]
     only_313 = bench.Target(bench.parse_args(["--jax", "0.12.0.1", "--output", str(tmp_path / "out")]))
-    with pytest.raises(bench.BenchError, match="no environment to run with JAX 0.12.0.1"):
+    with pytest.raises(Failed, match="no environment to run with JAX 0.12.0.1: its Python is missing"):
         bench.environments(only_313)
+    # A JAX that no environment has is the user's mistake, whatever the Pythons.
+    with pytest.raises(BadInput, match="no environment has JAX 0.5.0"):
+        bench.environments(bench.Target(bench.parse_args(["--jax", "0.5.0", "--output", str(tmp_path / "out")])))
 
 
-def test_jax_picks_one_environment_and_names_it_as_asv_does(bench, tmp_path, monkeypatch):
+def test_an_unbuilt_313_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
+    assert environments.setup_python_missing("3.13") == "scripts/setup has not provided it"
+    assert environments.setup_python_missing("3.11") is None, "3.11 is the machine's, not setup's"
+    fake_python313(tmp_path / "bin" / "python3.13")
+    assert environments.setup_python_missing("3.13") is None
+
+
+def test_setup_pythons_go_first_on_path_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
+    monkeypatch.setenv("PATH", "/usr/bin")
+    environments.setup_pythons_first_on_path()
+    environments.setup_pythons_first_on_path()
+    assert os.environ["PATH"] == f"{tmp_path / 'bin'}{os.pathsep}/usr/bin"
+
+
+def test_jax_picks_one_environment_and_names_it_as_asv_does(tmp_path, monkeypatch):
     from asv import config, environment
 
-    monkeypatch.setattr(bench, "SETUP_PYTHONS", tmp_path)
+    monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
     fake_python313(tmp_path / "bin" / "python3.13")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     for jax, python in [("0.4.33", "3.11"), ("0.10.2", "3.11"), ("0.12.0.1", "3.13")]:
@@ -212,21 +220,44 @@ def test_jax_picks_one_environment_and_names_it_as_asv_does(bench, tmp_path, mon
         assert [env.name for env in environment.get_environments(conf, None)] == [name]
 
 
-def test_jax_history_runs_each_release_on_the_oldest_python_that_admits_it(bench, tmp_path, monkeypatch):
-    target = bench.Target(bench.parse_args(["--jax-history", "--output", str(tmp_path)]))
-    releases = ["0.4.33", "0.9.2", "0.10.2", "0.11.0", "0.12.0.1"]
-    requires = {"0.4.33": ">=3.10", "0.9.2": ">=3.11", "0.10.2": ">=3.11", "0.11.0": ">=3.12", "0.12.0.1": ">=3.12"}
+def test_the_profiler_picks_the_environment_by_its_python(tmp_path, monkeypatch):
+    """The JAX history's two environments have the same requirements: only the Python tells them apart."""
+    from asv import config
 
-    def admitted(_target, python):
-        return [v for v in releases if SpecifierSet(requires[v]).contains(Version(python + ".0"))]
+    from benchtools import explain
 
-    monkeypatch.setattr(bench, "release_hashes", admitted)
-    by_python = bench.hashes_by_python(target, releases, ["3.11", "3.13"])
+    monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
+    monkeypatch.setenv("PATH", os.environ["PATH"])  # env_config puts setup's Pythons first
+    fake_python313(tmp_path / "bin" / "python3.13")
+    for python in ("3.11", "3.13"):
+        name, path = explain.env_config(ROOT / "asv.jax.conf.json", {"machine": "m", "python": python,
+                                                                     "equinox": "0.13.8"}, tmp_path / "configs")
+        assert f"-py{python}-" in name
+        assert config.Config.load(str(path)).pythons == [python]
+    (tmp_path / "bin" / "python3.13").unlink()
+    (tmp_path / "skipped-3.13").write_text("no apt-get\n")
+    with pytest.raises(Failed, match="Python 3.13 environments skipped: no apt-get"):
+        explain.env_config(ROOT / "asv.jax.conf.json", {"python": "3.13"}, tmp_path / "configs")
+
+
+def jax_release(version: str, requires_python: str) -> tuple[release_history.Release, str]:
+    """A release of the JAX history and its commit (here the version, for readable assertions)."""
+    import datetime
+
+    return release_history.Release(Version(version), f"jax-{version}.tar.gz", "", "", datetime.datetime(2026, 1, 1),
+                                   requires_python), version
+
+
+def test_jax_history_runs_each_release_on_the_oldest_python_that_admits_it():
+    selected = [jax_release("0.4.33", ">=3.10"), jax_release("0.9.2", ">=3.11"), jax_release("0.10.2", ">=3.11"),
+                jax_release("0.11.0", ">=3.12"), jax_release("0.12.0.1", ">=3.12")]
+    by_python = bench.hashes_by_python(selected, ["3.11", "3.13"])
     # 3.13 also runs the newest 3.11 release, so that the two lines of the history meet.
     assert by_python == {"3.11": ["0.4.33", "0.9.2", "0.10.2"], "3.13": ["0.10.2", "0.11.0", "0.12.0.1"]}
     # A selection of new releases only: no bridge, nothing on 3.11.
-    assert bench.hashes_by_python(target, ["0.11.0", "0.12.0.1"], ["3.11", "3.13"]) == \
-        {"3.11": [], "3.13": ["0.11.0", "0.12.0.1"]}
+    assert bench.hashes_by_python(selected[3:], ["3.11", "3.13"]) == {"3.11": [], "3.13": ["0.11.0", "0.12.0.1"]}
+    # Without the 3.13 environment (setup could not provide it), the new releases run nowhere.
+    assert bench.hashes_by_python(selected, ["3.11"]) == {"3.11": ["0.4.33", "0.9.2", "0.10.2"]}
 
 
 @pytest.mark.parametrize("workflow, job", [("nightly.yml", "run"), ("backfill.yml", "shard")])
@@ -261,12 +292,13 @@ def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
         result.add_result(benchmark, runner.BenchmarkResult(result=[1.5], samples=[[1.5]], number=[1], errcode=0,
                                                              stderr="", profile=None))
         result.save(str(folder))
-    report = subprocess.run([sys.executable, str(ROOT / "scripts" / "overhead-report"), "--results", str(folder),
-                             "--repo", str(tmp_path)], capture_output=True, text=True)
-    assert report.returncode == 0, report.stderr
-    headings = [line for line in report.stdout.splitlines() if line.startswith("### ")]
-    assert headings == [f"### aaaaaaaa (Python {p}, jax {j}, jaxlib {j})"
-                        for p, j in [("3.13", "0.12.0.1"), ("3.11", "0.10.2"), ("3.11", "0.4.33")]]
+    printed = script("overhead-report", "--results", folder, "--repo", tmp_path)
+    assert printed.returncode == 0, printed.stderr
+    headings = [line for line in printed.stdout.splitlines() if line.startswith("### ")]
+    envs = [f"Python {p}, jax {j}, jaxlib {j}" for p, j in [("3.13", "0.12.0.1"), ("3.11", "0.10.2"), ("3.11", "0.4.33")]]
+    assert [h for h in headings if h.startswith("### aaaaaaaa")] == [f"### aaaaaaaa ({env})" for env in envs]
+    assert [h for h in headings if h.startswith("### History")] == [f"### History of tree_at's cost ({env})"
+                                                                    for env in envs]
 
 
 @pytest.mark.slow
@@ -280,9 +312,8 @@ def test_one_release_runs_the_quick_suite_in_the_313_environment(history, tmp_pa
         reason = ROOT / ".asv" / "python" / "skipped-3.13"
         pytest.skip("Python 3.13 environments skipped: "
                     + (reason.read_text().strip() if reason.exists() else "scripts/setup has not run"))
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench"), "--quick", "--repo", str(history),
-                             "--jax", "0.12.0.1", "--machine", "bench-tests", "--output", str(tmp_path),
-                             "v0.13.8^!"], capture_output=True, text=True)
+    result = script("bench", "--quick", "--repo", history, "--jax", "0.12.0.1", "--machine", "bench-tests",
+                    "--output", tmp_path, "v0.13.8^!")
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]
     (folder,) = (tmp_path / "results").iterdir()
     (path,) = (folder / "bench-tests").glob("*-virtualenv-py3.13-*jax0.12.0.1*.json")

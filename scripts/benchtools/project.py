@@ -10,6 +10,9 @@ VENV = ROOT / ".venv"
 UPSTREAM_CONFIG = ROOT / "asv.conf.json"
 JAX_CONFIG = ROOT / "asv.jax.conf.json"
 HISTORY_DIR = ROOT / ".cache" / "history"
+# scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin (python3.13), or writes why it
+# could not into SETUP_PYTHONS/skipped-X.Y.
+SETUP_PYTHONS = ROOT / ".asv" / "python"
 
 if str(ROOT) not in sys.path:
     # The tools read the suite's pure declarations (benchmarks/metrics.py, benchmarks/params.py).
