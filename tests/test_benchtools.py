@@ -233,10 +233,14 @@ def test_shards_interleave_and_cover_every_commit():
 
 
 def test_env_label():
-    class Result:
-        params = {"machine": "m", "python": "3.11", "jax": "0.4.33", "jaxlib": "0.4.33", "hatchling": ""}
-
-    assert project.env_label(Result()) == "jax 0.4.33, jaxlib 0.4.33"
+    params = {"machine": "m", "python": "3.11", "jax": "0.4.33", "jaxlib": "0.4.33", "hatchling": "", "cpu": "x"}
+    assert project.env_label(params) == "Python 3.11, jax 0.4.33, jaxlib 0.4.33"
+    # The JAX history's two environments differ by their Python alone.
+    assert {project.env_label({"python": python, "equinox": "0.13.8"}) for python in ("3.11", "3.13")} == \
+        {"Python 3.11, equinox 0.13.8", "Python 3.13, equinox 0.13.8"}
+    # The gate's step detection gets only the params that differ between environments (asv's regressions.json).
+    assert project.env_label({"python": "3.13"}) == "Python 3.13"
+    assert project.env_label({}) == ""
 
 
 def test_a_revision_is_never_read_as_a_git_option(tmp_path):

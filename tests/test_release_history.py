@@ -471,7 +471,8 @@ def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
 def test_help_documents_every_option():
     result = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True)
     assert result.returncode == 0
-    for option in ["--package", "--repo", "--index", "--cache", "--since", "--until", "--python", "--select", "--print"]:
+    for option in ["--package", "--repo", "--index", "--cache", "--since", "--until", "--python", "--select", "--print",
+                   "--admits"]:
         assert option in result.stdout
 
 
@@ -521,6 +522,20 @@ def test_python_keeps_the_releases_that_support_it(pythons, tmp_path, python, ex
         assert f"--python {python} leaves out {len(left_out)} release(s): {' '.join(left_out)}" in result.stderr
     # Only the releases in the history are downloaded.
     assert pythons.file_requests() == len(expected)
+
+
+def test_admits_filters_what_is_printed_and_leaves_the_history_whole(pythons, tmp_path):
+    result = release_history(pythons, tmp_path, "--print", "tags", "--admits", "3.12")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0", "v1.5.0", "v1.6.0", "v1.8.0",
+                                     "v2.0.0", "v2.1.0"]
+    whole = commits(tmp_path / "repo")
+    assert len(whole) == len(REQUIRES_PYTHON)
+    # It applies after --select: of the newest three, only 1.9.0 runs on 3.11.
+    result = release_history(pythons, tmp_path, "--print", "hashes", "--select", "3", "--admits", "3.11")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [tags(tmp_path / "repo")["v1.9.0"]]
+    assert commits(tmp_path / "repo") == whole
 
 
 def test_python_defines_the_history(pythons, tmp_path):

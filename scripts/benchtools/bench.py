@@ -9,15 +9,23 @@ sha256-checked sdists), and asv's own virtualenvs.
 What is benchmarked, each kept in its own results and site folder:
 
   default          Equinox releases from PyPI (--releases picks them), in
-                   every environment of asv.conf.json: JAX 0.4.33, which runs
-                   every release from 0.10.11 on, and JAX 0.10.2, the newest
-                   for Python 3.11, where releases that cannot import are
-                   recorded as failed.  Folder: releases.
+                   every environment of asv.conf.json: JAX 0.12.0.1 on
+                   Python 3.13, the newest JAX; on Python 3.11, JAX 0.4.33,
+                   which runs every release from 0.10.11 on, and JAX 0.10.2;
+                   releases that cannot import are recorded as failed.
+                   Folder: releases.
   --repo PATH|URL  any git repository of Equinox, RANGE of its commits.
                    Folder: upstream for asv.conf.json's repo, else repo-NAME.
   --jax-history    JAX releases from PyPI (--releases picks them) with
-                   Equinox held at 0.13.8 (asv.jax.conf.json).
+                   Equinox held at 0.13.8 (asv.jax.conf.json), each on the
+                   oldest of the configuration's Pythons that it supports
+                   (3.11 up to JAX 0.10.2, 3.13 from 0.11.0), and the newest
+                   3.11 release on 3.13 as well, to link the two lines.
                    Folder: jax-history.
+
+Python 3.13 is the one scripts/setup builds (.asv/python/bin, put first on
+asv's PATH).  Where setup could not provide it, the 3.13 environments are
+left out with one line that says why.
 
 --quick runs each benchmark once, into a folder of its own (NAME-quick), so
 that single samples never mix with measurements.
@@ -57,13 +65,14 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from . import cli, git, release_history, report, site
+from . import cli, environments as asv_envs, git, release_history, report, site
 from .cli import BadInput, ExitCode, Failed
 from .project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, upstream_url
+
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
-# stops at the newest that this project's Python gets.
+# stops at the newest that the newest Python of asv.jax.conf.json gets.
 JAX_HISTORY_SINCE = "0.4.33"
-PYTHON = "3.11"
+PYTHON = "3.13"
 DEFAULT_RELEASES = "3"
 
 
@@ -188,9 +197,7 @@ class Target:
             regressions_first_commits=metrics.asv_first_commits(),
         )
         if env is not None:
-            config["matrix"] = {"req": {name: version for (kind, name), version in env.items()
-                                        if kind == "req"}}
-            config.pop("exclude", None)
+            asv_envs.restrict(config, env)
         path = self.config_dir / f"{self.name}{suffix}.conf.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(config, indent=2))
@@ -204,33 +211,60 @@ def load_config(path: Path):
 
 
 def environments(target: Target) -> list[tuple[str, dict]]:
-    """(environment name, its matrix entry) for each environment to run."""
-    from asv import environment
+    """(environment name, its matrix entry) for each environment to run.
 
-    conf = load_config(target.config())
-    entries = list(environment.iter_matrix(conf.environment_type, conf.pythons, conf))
-    # get_environments walks the same matrix in the same order, and names each environment.
-    names = [env.name for env in environment.get_environments(conf, None)]
-    chosen = [(name, entry) for name, entry in zip(names, entries)
-              if not target.args.jax or entry.get(("req", "jax")) in target.args.jax]
+    An environment whose Python scripts/setup could not provide is left out,
+    with one line that says why (environments.present).
+    """
+    named = asv_envs.named_entries(load_config(target.config()))
+    if target.args.jax:
+        named = [(name, entry) for name, entry in named if entry.get(("req", "jax")) in target.args.jax]
+        if not named:
+            raise BadInput(f"no environment has JAX {', '.join(target.args.jax)}")
+    chosen = asv_envs.present(named, "scripts/bench")
     if not chosen:
-        raise BadInput(f"no environment has JAX {', '.join(target.args.jax)}")
+        raise Failed("no environment to run" + (f" with JAX {', '.join(target.args.jax)}" if target.args.jax
+                                                  else "") + ": its Python is missing (see above)")
     return chosen
 
 
-def release_hashes(target: Target) -> list[str]:
+def releases(target: Target) -> list[tuple[release_history.Release, str]]:
+    """The selected releases of the target's history (built or updated first), with their commits, oldest first."""
     from packaging.version import Version
 
     history = dict(target.history)
     if "since" in history:
         history["since"] = Version(history["since"])
     if "python" in history:
-        history["python"] = tuple(int(part) for part in history["python"].split("."))
+        history["python"] = release_history.python_series(history["python"])
     options = release_history.Options(repo=target.repo, select=None if target.args.releases == "all" else
                                       target.args.releases, select_option="--releases", **history)
     if target.args.index:
         options.index = target.args.index
-    return [commit for _release, commit in release_history.build(options)]
+    return release_history.build(options)
+
+
+def hashes_by_python(selected: list[tuple[release_history.Release, str]],
+                     pythons: list[str]) -> dict[str, list[str]]:
+    """For the JAX history: the commits of the releases each Python runs, oldest first.
+
+    asv runs every commit in every environment, and its matrix and exclude
+    rules can name an environment's Python and requirements but not the
+    benchmarked commit, so the commit cannot choose the Python there.  Each
+    environment gets its own list instead: a release runs on the oldest of
+    ``pythons`` (oldest first) whose requires_python admits it (old jaxlibs
+    have no wheels for new Pythons), and the newest release of one Python
+    also runs on the next, so that the two lines of the history share a point.
+    """
+    taken: set[str] = set()
+    by_python = {}
+    for python in pythons:
+        admitted = [commit for release, commit in selected if release.admits(release_history.python_series(python))]
+        own = [commit for commit in admitted if commit not in taken]
+        bridge = [commit for commit in admitted if commit in taken][-1:]
+        by_python[python] = [commit for commit in admitted if commit in own or commit in bridge]
+        taken |= set(own)
+    return by_python
 
 
 @contextlib.contextmanager
@@ -409,11 +443,16 @@ def bench(args: Options) -> int:
     started = time.monotonic()
     target = Target(args)
     quarantine_unreadable(target, args.machine)
-    if target.history is not None:
-        hashes = release_hashes(target)
-    else:
-        hashes = range_hashes(target, args.range)
+    selected = releases(target) if target.history is not None else None
+    hashes = [commit for _release, commit in selected] if selected is not None else range_hashes(target, args.range)
+    asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
     envs = environments(target)
+    if args.jax_history:
+        by_python = hashes_by_python(selected, sorted({asv_envs.python_of(entry) for _, entry in envs},
+                                                      key=release_history.python_series))
+        env_hashes = {name: by_python[asv_envs.python_of(entry)] for name, entry in envs}
+    else:
+        env_hashes = {name: hashes for name, _ in envs}
     tags = tag_names(target)
     asv = [sys.executable, "-m", "asv"]
     checked(asv + ["machine", "--yes", "--machine", args.machine, "--config", target.base],
@@ -423,9 +462,9 @@ def bench(args: Options) -> int:
           f"machine {args.machine!r}", file=sys.stderr)
     asv_failed = ran_any = False
     for number, (env_name, entry) in enumerate(envs, 1):
-        pending = [h for h in hashes if needs_run(result_path(target, args.machine, h, env_name), args)]
+        pending = [h for h in env_hashes[env_name] if needs_run(result_path(target, args.machine, h, env_name), args)]
         print(f"\n=== Environment {number}/{len(envs)}: {env_name}\n"
-              f"=== {len(hashes) - len(pending)} commit(s) already done, {len(pending)} to run: "
+              f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
               f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}", file=sys.stderr, flush=True)
         if not pending:
             continue
@@ -455,7 +494,7 @@ def bench(args: Options) -> int:
     partial_failures = missing = 0
     for env_name, _ in envs:
         by_state = {}
-        for h in hashes:
+        for h in env_hashes[env_name]:
             state, failures = classify(result_path(target, args.machine, h, env_name), args.machine)
             name = tags.get(h, h[:8])
             if state == "ran" and failures:

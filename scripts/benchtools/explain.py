@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import environments
 from .cli import Failed
 from .project import ROOT
 
@@ -41,24 +42,26 @@ class Row:
 
 
 def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path]:
-    """asv's environment whose requirements agree with ``env_params``, and a configuration of it alone."""
-    from asv import config as asv_config, environment, util
+    """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone."""
+    from asv import config as asv_config, util
 
+    environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
     conf = asv_config.Config.load(str(config))
-    entries = list(environment.iter_matrix(conf.environment_type, conf.pythons, conf))
-    names = [env.name for env in environment.get_environments(conf, None)]
     wanted = {key: str(value) for key, value in env_params.items()}
-    for name, entry in zip(names, entries):
-        requirements = {key: str(value) for (kind, key), value in entry.items() if kind == "req"}
-        if all(requirements.get(key, value) == value for key, value in wanted.items()):
+    for name, entry in environments.named_entries(conf):
+        described = {**environments.requirements_of(entry), "python": environments.python_of(entry)}
+        if all(described.get(key, value) == value for key, value in wanted.items()):
+            missing = environments.setup_python_missing(described["python"])
+            if missing:
+                raise Failed(f"cannot profile in {name}: Python {described['python']} environments skipped: "
+                             f"{missing}")
             raw = util.load_json(str(config), js_comments=True)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
             for key in ("env_dir", "results_dir", "html_dir", "benchmark_dir", "repo"):
                 value = raw.get(key)
                 if value and not re.match(r"^[a-z+]+://|^git@", value) and not Path(value).is_absolute():
                     raw[key] = str((config.parent / value).resolve())
-            raw["matrix"] = {"req": requirements}
-            raw.pop("exclude", None)
+            environments.restrict(raw, entry)
             out_dir.mkdir(parents=True, exist_ok=True)
             path = out_dir / f"{name}.conf.json"
             path.write_text(json.dumps(raw, indent=2))

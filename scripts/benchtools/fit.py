@@ -137,7 +137,7 @@ def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[s
         bytecodes = report.values(result, BYTECODES).get((depth,))
         passes = report.only(report.values(result, PASSES))
         if None not in (calls, bytecodes, passes):
-            found.setdefault(env_label(result), []).append(
+            found.setdefault(env_label(result.params), []).append(
                 Point(report.tag_of(repo, result.commit_hash), calls, bytecodes, passes))
     return found
 

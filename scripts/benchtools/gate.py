@@ -267,7 +267,7 @@ def step_changes(source: Source) -> list[Change]:
     changes = []
     for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
         name, params = split_entry(entry)
-        env = ", ".join(f"{k} {v}" for k, v in sorted(env_params.items())) or "—"  # only one environment
+        env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
         points = series(source, graph, index)
         for before_rev, after_rev, before, _best_after in jumps:
             last = source.hash_of_revision[after_rev]
@@ -336,7 +336,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> list[C
             for combo, before, after in zip(itertools.product(*params), before_values, after_values):
                 if before is None or after is None or before != before or after != after:
                     continue
-                changes.append(Change(name, ", ".join(combo), env_label(before_result),
+                changes.append(Change(name, ", ".join(combo), env_label(before_result.params),
                                       before, after, before_commit, after_commit,
                                       single_commit=is_single_step(source, before_commit, after_commit),
                                       unit=unit_of(source, name), env_params=dict(before_result.params)))

@@ -10,6 +10,9 @@ VENV = ROOT / ".venv"
 UPSTREAM_CONFIG = ROOT / "asv.conf.json"
 JAX_CONFIG = ROOT / "asv.jax.conf.json"
 HISTORY_DIR = ROOT / ".cache" / "history"
+# scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin (python3.13), or writes why it
+# could not into SETUP_PYTHONS/skipped-X.Y.
+SETUP_PYTHONS = ROOT / ".asv" / "python"
 
 if str(ROOT) not in sys.path:
     # The tools read the suite's pure declarations (benchmarks/metrics.py, benchmarks/params.py).
@@ -42,6 +45,15 @@ def upstream_url() -> str:
 MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu")
 
 
-def env_label(result) -> str:
-    """An asv result's environment as its pinned requirements ("jax 0.4.33, jaxlib 0.4.33"), as step detection names it."""
-    return ", ".join(f"{k} {v}" for k, v in sorted(result.params.items()) if v and k not in MACHINE_PARAMS)
+def env_label(params: dict) -> str:
+    """An environment as its Python and pinned requirements ("Python 3.11, jax 0.4.33, jaxlib 0.4.33").
+
+    ``params`` are an asv result's params (or a graph's): the machine's are
+    left out, the Python is kept, since the environments of one configuration
+    can differ by their Python alone (the JAX history's two run Equinox 0.13.8
+    on Python 3.11 and 3.13).  The gate, the overhead report and the cost fit
+    all name environments so.
+    """
+    python = params.get("python")
+    pinned = [f"{k} {v}" for k, v in sorted(params.items()) if v and k not in MACHINE_PARAMS]
+    return ", ".join(([f"Python {python}"] if python else []) + pinned)

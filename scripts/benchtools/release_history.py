@@ -60,10 +60,15 @@ class Release:
     url: str
     sha256: str
     uploaded: datetime.datetime
+    requires_python: object = None  # the sdist's, as the index lists it (None: not listed)
 
     @property
     def tag(self):
         return f"v{self.version}"
+
+    def admits(self, python):
+        """Whether this release's requires_python admits the series python, (X, Y)."""
+        return requires_python_admits(self.requires_python, python, self.version)
 
 
 def log(message):
@@ -98,9 +103,13 @@ examples:
   scripts/release-history --print hashes --select '>=0.12' > hashes.txt
   asv run HASHFILE:hashes.txt
       benchmark the releases from 0.12 on
-  scripts/release-history --package jax --since 0.4.33 --python 3.11 \
+  scripts/release-history --package jax --since 0.4.33 --python 3.11 \\
       --repo .cache/history/jax-py3.11 --print tags
       a jax history that stops where jax drops Python 3.11
+  scripts/release-history --package jax --since 0.4.33 --python 3.13 \\
+      --print tags --admits 3.11
+      the jax history up to the newest for Python 3.13, printing the
+      releases that Python 3.11 can run
 
 exit status: 0 on success; 2 for bad arguments, an unknown version in
 --select, an index or download that fails, or a sha256 mismatch, in which
@@ -156,6 +165,12 @@ case no commit is made.""",
         "comma-separated list of versions such as 0.13.7,0.13.8 (a single "
         "version that is a bare number needs '==', as in '==1') "
         "(default: all releases)",
+    )
+    parser.add_argument(
+        "--admits", type=python_series, metavar="X.Y",
+        help="print only the selected releases whose requires_python admits "
+        "Python X.Y, as --python reads it; unlike --python this changes "
+        "nothing in the history (default: print every selected release)",
     )
     parser.add_argument(
         "--print", choices=["tags", "hashes"], dest="print_",
@@ -238,6 +253,7 @@ def release_history(metadata, since, until, python=None, base=""):
             url=urllib.parse.urljoin(base, sdist["url"]),
             sha256=sdist["digests"]["sha256"],
             uploaded=uploaded,
+            requires_python=sdist.get("requires_python"),
         ))
     history.sort(key=lambda r: (r.uploaded, r.version))
     return history, sorted(unsupported)
@@ -444,6 +460,7 @@ class Options:
     until: Version | None = None
     python: tuple[int, int] | None = None
     select: str | None = None
+    admits: tuple[int, int] | None = None  # of the selected releases, only those that admit this Python
     print_: str | None = None
     select_option: str = "--select"  # how messages name the option that gave ``select``
 
@@ -473,6 +490,8 @@ def build(args: Options) -> list[tuple[Release, str]]:
             + (f", --python {python}" if python else "") + ")"
         )
     selected = select(history, args.select, args.select_option)
+    if args.admits:
+        selected = [r for r in selected if r.admits(args.admits)]
 
     exists = check_repo(repo, package)
     chain = main_commits(repo) if exists else []

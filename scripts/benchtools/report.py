@@ -29,6 +29,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from benchmarks import metrics, params
 
 from . import cli, explain, git, steps
@@ -114,7 +116,7 @@ def per_call_us(seconds):
 
 
 def row_of(result, label: str) -> Row:
-    row = Row(label, env_label(result), result.date or 0, commit=result.commit_hash,
+    row = Row(label, env_label(result.params), result.date or 0, commit=result.commit_hash,
               env_params=dict(result.params))
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
@@ -152,6 +154,16 @@ def tag_of(repo: Path, commit: str) -> str:
     return tags[0] if tags else commit[:8]
 
 
+def newest_first(result) -> tuple:
+    """Sort key within one commit: the newest Python, then the newest JAX, first, so that reports lead with them."""
+    def descending(version) -> tuple:
+        try:
+            return tuple(-part for part in Version(version or "0").release)
+        except InvalidVersion:
+            return ()
+    return descending(result.params.get("python")), descending(result.params.get("jax"))
+
+
 def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[Row]:
     from asv import results as asv_results
 
@@ -161,7 +173,7 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
              if machine is None or r.params.get("machine") == machine]
     if not found:
         raise BadInput(f"no results in {results}" + (f" for machine {machine!r}" if machine else ""))
-    found.sort(key=lambda r: (r.date or 0, r.env_name))
+    found.sort(key=lambda r: (r.date or 0, newest_first(r), r.env_name))
     if latest:
         found = [r for r in found if r.commit_hash == found[-1].commit_hash]
     return [row_of(r, tag_of(repo, r.commit_hash)) for r in found]

@@ -1,0 +1,81 @@
+"""asv's environments as scripts/bench and the profiler (explain.py) use them.
+
+Each configuration's matrix names its Pythons: 3.11 from the system (or
+.venv's base), 3.13 from scripts/setup, which links the interpreter it built
+into ``SETUP_PYTHONS/bin`` or writes there why it could not.  asv finds a
+Python by looking for ``pythonX.Y`` on PATH, so that folder goes first.
+"""
+
+import os
+import sys
+
+from .project import SETUP_PYTHONS
+
+# The Pythons that scripts/setup provides (python3.13); any other comes from the machine.
+SETUP_PROVIDES = ("3.13",)
+
+
+def setup_pythons_first_on_path() -> None:
+    """Put scripts/setup's Pythons first on PATH, where asv (and the asv it runs) looks for them."""
+    folder = str(SETUP_PYTHONS / "bin")
+    path = os.environ.get("PATH", "")
+    if path.split(os.pathsep)[0] != folder:
+        os.environ["PATH"] = f"{folder}{os.pathsep}{path}" if path else folder
+
+
+def setup_python_missing(python: str) -> str | None:
+    """Why scripts/setup could not provide this Python, or None (provided, or not setup's to provide)."""
+    if python not in SETUP_PROVIDES or (SETUP_PYTHONS / "bin" / f"python{python}").exists():
+        return None
+    reason = SETUP_PYTHONS / f"skipped-{python}"
+    return reason.read_text().strip() if reason.is_file() else "scripts/setup has not provided it"
+
+
+def python_of(entry: dict) -> str:
+    """A matrix entry's Python version, as the configuration's "pythons" lists it."""
+    return entry[("python", None)]
+
+
+def requirements_of(entry: dict) -> dict[str, str]:
+    """A matrix entry's pinned requirements ({"jax": "0.4.33", ...}; "" for an unpinned one)."""
+    return {name: version for (kind, name), version in entry.items() if kind == "req"}
+
+
+def named_entries(conf) -> list[tuple[str, dict]]:
+    """(asv's environment name, matrix entry) for every environment of a loaded asv configuration.
+
+    Each is named the way asv names it (environment.get_env_name), not by
+    environment.get_environments, which leaves out an environment whose
+    Python is missing on this machine and so cannot be matched with the
+    entries.
+    """
+    from asv import environment
+
+    named = []
+    for entry in environment.iter_matrix(conf.environment_type, conf.pythons, conf):
+        python, requirements, tagged_env_vars = environment._parse_matrix_entries(entry)
+        named.append((environment.get_env_name(conf.environment_type, python, requirements, tagged_env_vars),
+                      entry))
+    return named
+
+
+def present(named: list[tuple[str, dict]], prog: str) -> list[tuple[str, dict]]:
+    """The environments whose Python is here; one line on stderr for each Python left out, saying why."""
+    kept, told = [], set()
+    for name, entry in named:
+        python = python_of(entry)
+        missing = setup_python_missing(python)
+        if missing is None:
+            kept.append((name, entry))
+        elif python not in told:
+            told.add(python)
+            print(f"{prog}: Python {python} environments skipped: {missing}", file=sys.stderr, flush=True)
+    return kept
+
+
+def restrict(config: dict, entry: dict) -> dict:
+    """``config`` (an asv configuration's JSON) reduced to the one environment of ``entry``."""
+    config["matrix"] = {"req": requirements_of(entry)}
+    config["pythons"] = [python_of(entry)]
+    config.pop("exclude", None)
+    return config
