@@ -22,8 +22,11 @@ up on one graph.
 
 Exit status: 0 when every commit has results (a regression is in the report,
 not in the status); 1 when a benchmark failed (scripts/bench's 1); 2 for bad
-arguments, an unreachable repository, or a regression report that cannot be
-made.
+arguments, an unreachable repository, or bad results or site files; 3 when
+a command it ran failed; 4 when it, scripts/bench or the gate crashed.
+Whenever no regression report could be made, the report file says so in a
+line that starts with "No report:" and names what failed (never an empty
+report), and the exit status is not 0.
 """
 
 import os
@@ -82,14 +85,14 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
         raise BadInput(f"--output {output}: a git repository that scripts/nightly did not make")
     if not ours and output.exists() and any(output.iterdir()):
         raise BadInput(f"--output {output}: not empty and not a results checkout")
-    listed = git.run("ls-remote", "--exit-code", "--heads", git.END, remote, branch, check=False)
+    listed = git.run("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
         raise BadInput(f"cannot reach the results remote {remote}: {listed.stderr.strip()}")
     if not ours:
         output.mkdir(parents=True, exist_ok=True)
         git.run("init", "--quiet", repo=output)
         git.run("config", OWNER_KEY, "true", repo=output)
-    if listed.returncode == 2:
+    if not git.lists_branch(listed.stdout, branch):
         print(f"{remote} has no branch {branch} yet: starting without results", file=sys.stderr)
         return
     git.run("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", repo=output)
@@ -133,8 +136,8 @@ def nightly(args) -> int:
         status = bench.bench(options)
     except Error as error:
         print(f"scripts/bench: {error}", file=sys.stderr)
-        write_report(args, f"No report: scripts/bench exited {int(error.code)}.\n")
-        return ExitCode.BAD_INPUT
+        write_report(args, f"No report: scripts/bench failed (exit {int(error.code)}): {error}\n")
+        return error.code
     except Exception:
         write_report(args, f"No report: scripts/bench crashed (exit {int(ExitCode.CRASHED)}).\n")
         raise
@@ -142,11 +145,12 @@ def nightly(args) -> int:
     try:
         _source, text, _counted = gate.judge(gate.Location(output=args.output))
     except Error as error:
-        write_report(args, f"No report: scripts/regressions exited {int(error.code)}: "
-                           f"scripts/regressions: {error}\n")
-        return ExitCode.BAD_INPUT
-    except Exception:
-        write_report(args, f"No report: scripts/regressions crashed (exit {int(ExitCode.CRASHED)}).\n")
+        write_report(args, f"No report: the regression gate failed (scripts/regressions would exit "
+                           f"{int(error.code)}): {error}\n")
+        return error.code
+    except Exception as error:
+        write_report(args, f"No report: the regression gate failed: scripts/regressions crashed "
+                           f"(exit {int(ExitCode.CRASHED)}): {type(error).__name__}: {error}\n")
         raise
     write_report(args, text)
     if args.site and (target.html_dir / "index.html").is_file():
