@@ -399,3 +399,11 @@ def test_the_results_branch_is_matched_exactly(remote, tmp_path):
     assert pushed.returncode == 0, pushed.stderr
     assert set(branch_files(remote)) == {f"results/{RESULT}"}
     assert set(branch_files(remote, "old/results")) == {"results/upstream/m/00000000-env.json"}
+
+
+def test_commits_prints_a_commit_with_two_tags_once(tagged_repo):
+    repo, hashes = tagged_repo
+    git(repo, "tag", "v0.3.1", hashes[4])
+    listed = script("commits", "--repo", repo, "--releases", "all")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.split() == [hashes[0], hashes[2], hashes[4]]

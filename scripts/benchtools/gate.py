@@ -29,16 +29,15 @@ input (a missing or corrupt results or site file, an unknown commit).
 """
 
 import itertools
-import json
 import re
 import shlex
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from benchmarks import metrics
 
-from . import cli
+from . import cli, validate
 from .cli import BadInput, ExitCode
 from .project import ROOT, VENV, env_label
 
@@ -77,11 +76,14 @@ class Change:
 class Thresholds:
     """The threshold of each change: any increase for a deterministic metric, else asv's rule."""
 
-    def __init__(self, regexes: dict, overrides: dict):
+    def __init__(self, regexes: dict, overrides: dict, where: Path | str = ""):
         try:
-            self.regexes = [(re.compile(regex), float(value)) for regex, value in regexes.items()]
-        except (re.error, TypeError, ValueError) as error:
-            raise BadInput(f"regressions_thresholds in the asv configuration is invalid: {error}")
+            self.regexes = [(re.compile(regex), validate.finite_non_negative(value, f"threshold of {regex!r}"))
+                            for regex, value in regexes.items()]
+        except (re.error, TypeError, ValueError, AttributeError) as error:
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
+        except BadInput as error:
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
         self.overrides = overrides
 
     def __call__(self, change: Change) -> float:
@@ -117,8 +119,8 @@ class Location:
     def __post_init__(self):
         for name in ("threshold", "time_threshold"):
             value = getattr(self, name)
-            if value is not None and not value >= 0:
-                raise BadInput(f"--{name.replace('_', '-')} {value}: thresholds must not be negative")
+            if value is not None:
+                validate.finite_non_negative(value, f"--{name.replace('_', '-')}")
         self.overrides = {metrics.RATIO: self.threshold, metrics.TIME: self.time_threshold}
 
 
@@ -131,10 +133,10 @@ def parse_args(argv):
     parser.add_argument("--machine", help="the asv machine to compare (default: the latest run's, or the only one)")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
                         help="compare two commits or tags instead of using step detection")
-    parser.add_argument("--threshold", type=float,
+    parser.add_argument("--threshold", type=validate.threshold,
                         help="relative worsening of any ratio metric that counts, 0.10 meaning 10%% "
                              "(default: each benchmark's regressions_thresholds in the asv configuration)")
-    parser.add_argument("--time-threshold", type=float,
+    parser.add_argument("--time-threshold", type=validate.threshold,
                         help="relative worsening of any absolute time or memory that counts "
                              "(default: each benchmark's regressions_thresholds in the asv configuration)")
     parser.add_argument("--bisect", action="store_true",
@@ -145,13 +147,9 @@ def parse_args(argv):
     return args
 
 
-def read_json(path: Path, what: str):
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise BadInput(f"{what} not found: {path}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise BadInput(f"{what} is corrupt: {path} ({error})")
+def read_json(path: Path, what: str, shape=None):
+    """The JSON file PATH, checked against SHAPE (``validate``): BadInput naming it, never a traceback."""
+    return validate.read_json(path, what) if shape is None else validate.read_checked(path, shape, what)
 
 
 class Source:
@@ -161,19 +159,24 @@ class Source:
         last_run = {}
         config = args.config
         if config is None and not (args.results and args.html):
-            last_run = read_json(args.output / ".asv" / "last-run.json", "the latest scripts/bench run record")
+            last_run = read_json(args.output / ".asv" / "last-run.json", "the latest scripts/bench run record",
+                                 validate.LAST_RUN)
             config = Path(last_run["config"])
         self.config = config
-        conf = read_json_with_comments(config) if config else {}
+        conf = validate.check(read_json_with_comments(config), validate.CONFIG, config, "asv configuration") \
+            if config else {}
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
-        self.thresholds = Thresholds(regexes, args.overrides)
+        self.thresholds = Thresholds(regexes, args.overrides, config or "")
+        for key in ("results_dir", "html_dir"):
+            if not (getattr(args, key.removesuffix("_dir")) or last_run.get(key) or conf.get(key)):
+                raise BadInput(f"asv configuration {config}: no {key}")
         self.results = args.results or Path(last_run.get("results_dir") or conf["results_dir"])
         self.html = args.html or Path(last_run.get("html_dir") or conf["html_dir"])
         self.machine = args.machine or last_run.get("machine") or self._only_machine()
-        self.index = read_json(self.html / "index.json", "asv site index")
-        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list")
+        self.index = read_json(self.html / "index.json", "asv site index", validate.INDEX)
+        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", validate.BENCHMARKS)
         revisions = self.index["revision_to_hash"]
         self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
         self.tag_of_hash = {self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items()
@@ -192,6 +195,9 @@ class Source:
         """A commit hash from a tag or a hash prefix that has results."""
         tags = self.index["tags"]
         if name in tags:
+            if tags[name] not in self.hash_of_revision:
+                raise BadInput(f"asv site index {self.html / 'index.json'}: tag {name!r} names revision "
+                               f"{tags[name]}, which it lists no commit for")
             return self.hash_of_revision[tags[name]]
         matches = {c for c in self.hash_of_revision.values() if c.startswith(name)}
         if len(matches) != 1:
@@ -209,10 +215,16 @@ def read_json_with_comments(path: Path):
         raise BadInput(f"asv configuration {path}: {error}")
     except FileNotFoundError:
         raise BadInput(f"asv configuration not found: {path}")
+    except RecursionError:
+        raise BadInput(f"asv configuration is corrupt: {path} (nested too deeply)")
+    except (OSError, ValueError) as error:  # json5's errors are ValueErrors
+        raise BadInput(f"asv configuration is corrupt: {path} ({error})")
 
 
 def unit_of(source: Source, name: str) -> str:
-    return source.benchmarks.get(name, {}).get("unit") or ""
+    description = source.benchmarks.get(name)
+    unit = description.get("unit") if isinstance(description, dict) else None
+    return unit if isinstance(unit, str) else ""
 
 
 def split_entry(entry: str) -> tuple[str, str]:
@@ -224,12 +236,16 @@ def split_entry(entry: str) -> tuple[str, str]:
 
 
 def step_changes(source: Source) -> list[Change]:
-    data = read_json(source.html / "regressions.json", "asv regressions file")
+    path = source.html / "regressions.json"
+    data = read_json(path, "asv regressions file", validate.REGRESSIONS)
     changes = []
     for entry, _graph, env_params, _idx, _last, _best, jumps in data.get("regressions", []):
         name, params = split_entry(entry)
         env = ", ".join(f"{k} {v}" for k, v in sorted(env_params.items())) or "—"  # only one environment
         for before_rev, after_rev, before, after in jumps:
+            if after_rev not in source.hash_of_revision:
+                raise BadInput(f"asv regressions file {path} names revision {after_rev}, which the site's "
+                               f"index.json lacks")
             last = source.hash_of_revision[after_rev]
             first = source.hash_of_revision.get(before_rev, "") if before_rev is not None else \
                 source.hash_of_revision.get(after_rev - 1, "")
@@ -245,7 +261,10 @@ def load_result(source: Source, commit: str):
     folder = source.results / source.machine
     for path in sorted(folder.glob(f"{commit[:8]}-*.json")):
         try:
+            validate.stored_file(path, PurePath(source.machine, path.name))
             found.append(results.Results.load(str(path), source.machine))
+        except BadInput:
+            raise
         except Exception as error:  # noqa: BLE001 - any unreadable results file is bad input
             raise BadInput(f"results file is corrupt: {path} ({error})")
     if not found:
