@@ -359,7 +359,7 @@ def test_download_cut_off_halfway_leaves_repository_and_cache_unchanged(three, t
     before, cached = snapshot(repo), cache_listing(tmp_path)
     three.cut_off.add(three.add("2.1.0", "2024-04-01T00:00:00Z"))
     result = release_history(three, tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert f"{three.base}/files/pkg-2.1.0.tar.gz" in result.stderr
     assert "cut off" in result.stderr
     assert snapshot(repo) == before
@@ -421,7 +421,7 @@ def test_index_that_fails_changes_nothing(three, tmp_path, broken):
     command = history_command(three, tmp_path)
     command[command.index("--index") + 1] = index_url
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert f"{index_url}/pkg/json" in result.stderr
     assert "Traceback" not in result.stderr
     assert snapshot(repo) == before

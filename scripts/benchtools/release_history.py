@@ -28,7 +28,7 @@ from packaging.version import InvalidVersion, Version
 
 from . import cli
 from . import git as git_
-from .cli import BadInput
+from .cli import BadInput, Failed
 from .project import HISTORY_DIR, ROOT
 
 DEFAULT_INDEX = "https://pypi.org/pypi"
@@ -103,8 +103,9 @@ examples:
       a jax history that stops where jax drops Python 3.11
 
 exit status: 0 on success; 2 for bad arguments, an unknown version in
---select, an index or download that fails, or a sha256 mismatch, in which
-case no commit is made.""",
+--select, or a sha256 mismatch; 3 for an index or download that fails (the
+network, or metadata that is not what a PyPI JSON API gives); no commit is
+made in either case.""",
     )
     parser.add_argument(
         "--package", default="equinox", metavar="NAME",
@@ -198,9 +199,9 @@ def fetch_json(url):
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
             return json.load(response)
     except (OSError, http.client.HTTPException) as e:
-        raise BadInput(f"cannot fetch {url}: {e}") from None
-    except ValueError as e:
-        raise BadInput(f"{url} did not return JSON: {e}") from None
+        raise Failed(f"cannot fetch {url}: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise Failed(f"{url} did not return JSON: {e}") from None
 
 
 def release_history(metadata, since, until, python=None, base=""):
@@ -341,10 +342,10 @@ def download(url, out):
                 out.write(chunk)
                 received += len(chunk)
     except (OSError, http.client.HTTPException, ValueError) as e:
-        raise BadInput(f"cannot download {url}: {e}") from None
+        raise Failed(f"cannot download {url}: {e}") from None
     # urllib reports a connection closed early as a plain end of data.
     if length is not None and received != int(length):
-        raise BadInput(f"download of {url} was cut off after {received} of {length} bytes")
+        raise Failed(f"download of {url} was cut off after {received} of {length} bytes")
     return digest.hexdigest()
 
 
@@ -460,8 +461,8 @@ def build(args: Options) -> list[tuple[Release, str]]:
     try:
         name = metadata["info"]["name"]
         history, unsupported = release_history(metadata, since, args.until, args.python, base=url)
-    except (KeyError, TypeError, ValueError) as e:
-        raise BadInput(f"unexpected metadata from {url}: {e!r}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise Failed(f"unexpected metadata from {url}: {e!r}") from None
     python = ".".join(map(str, args.python)) if args.python else None
     if unsupported:
         log(f"--python {python} leaves out {len(unsupported)} release(s): "
