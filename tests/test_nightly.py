@@ -237,3 +237,26 @@ def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, env_di
             column = ours["result_columns"].index("result")
             assert {k: v[column] for k, v in ours["results"].items()} == \
                 {k: v[column] for k, v in theirs["results"].items()}, name
+
+
+@pytest.mark.parametrize("failure, code", [(RuntimeError("boom"), 4), ("bad input", 2), ("failed", 3)])
+def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places, monkeypatch, failure, code):
+    """In process, with scripts/bench stubbed: the gate crashing or exiting 2 or 3 is never a quiet night."""
+    from benchtools import bench, cli, gate, nightly
+
+    def judge(location, compare=None):
+        raise {"bad input": cli.BadInput("asv site index is corrupt: x/index.json"),
+               "failed": cli.Failed("git failed")}.get(failure, failure)
+
+    monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(bench, "bench", lambda options: 0)
+    monkeypatch.setattr(gate, "judge", judge)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    report = places.tmp / "report.md"
+    status = cli.run(nightly.main, ["--upstream", str(places.upstream), "--results-remote", str(places.remote),
+                                    "--output", str(places.output), "--report", str(report)], "scripts/nightly")
+    assert status == code
+    text = report.read_text()
+    assert text.startswith("No report: the regression gate failed") and text.strip() != "No report:"
+    # The alert job opens the issue from this report rather than reading it as a quiet night.
+    assert "No regression counts." not in text
