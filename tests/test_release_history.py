@@ -302,17 +302,47 @@ def test_rerun_appends_a_new_release(three, tmp_path):
     assert git(repo, "status", "--porcelain", "--ignored") == ""
 
 
-def test_changing_the_range_rebuilds_the_canonical_history(three, tmp_path):
+@pytest.mark.parametrize("changed", [["--until", "1.1.0"], ["--since", "1.1"], ["--python", "3.11"]])
+def test_the_parameters_of_a_history_cannot_change(three, tmp_path, changed):
     assert release_history(three, tmp_path).returncode == 0
     repo = tmp_path / "repo"
-    first = commits(repo)[0]
-    result = release_history(three, tmp_path, "--until", "1.1.0")
+    before = snapshot(repo)
+    result = release_history(three, tmp_path, *changed)
+    assert result.returncode == 2
+    assert "append-only" in result.stderr and str(repo) in result.stderr
+    assert snapshot(repo) == before
+    # Another repository takes them.
+    assert release_history(three, tmp_path, *changed, repo="other").returncode == 0
+
+
+def test_a_release_yanked_later_is_recorded_and_later_releases_keep_their_hashes(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    built, built_tags = commits(repo), tags(repo)
+    for f in three.releases["2.0.0"]:
+        f["yanked"] = True
+    three.add("2.1.0", "2024-04-01T00:00:00Z")
+    result = release_history(three, tmp_path, "--print", "tags")
     assert result.returncode == 0, result.stderr
-    assert "removing 2 commit(s)" in result.stderr
-    assert release_history(three, tmp_path, "--until", "1.1.0", repo="fresh").returncode == 0
-    assert commits(repo) == commits(tmp_path / "fresh")
-    assert commits(repo)[0] == first
-    assert sorted(tags(repo)) == ["v1.0.0", "v1.1.0"]
+    assert commits(repo)[:3] == built and len(commits(repo)) == 4
+    assert {t: c for t, c in tags(repo).items() if t in built_tags} == built_tags
+    assert result.stdout.split() == ["v1.0.0", "v1.1.0", "v2.1.0"]  # a yanked release is no longer selected
+    assert "2.0.0: no longer in the index" in result.stderr
+    assert "yanked" in git(repo, "notes", "--ref", "refs/notes/gone", "show", built_tags["v2.0.0"])
+    again = release_history(three, tmp_path)
+    assert again.returncode == 0 and "warning" not in again.stderr
+    assert commits(repo)[:3] == built
+
+
+def test_a_changed_digest_of_a_built_release_is_refused(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before = snapshot(repo)
+    three.releases["1.1.0"][0]["digests"]["sha256"] = "f" * 64
+    result = release_history(three, tmp_path)
+    assert result.returncode == 2
+    assert "1.1.0" in result.stderr and "f" * 64 in result.stderr
+    assert snapshot(repo) == before
 
 
 def test_file_urls_relative_to_the_index_are_resolved(three, tmp_path):
@@ -521,28 +551,6 @@ def test_python_keeps_the_releases_that_support_it(pythons, tmp_path, python, ex
         assert f"--python {python} leaves out {len(left_out)} release(s): {' '.join(left_out)}" in result.stderr
     # Only the releases in the history are downloaded.
     assert pythons.file_requests() == len(expected)
-
-
-def test_python_defines_the_history(pythons, tmp_path):
-    assert release_history(pythons, tmp_path).returncode == 0
-    repo = tmp_path / "repo"
-    unfiltered = commits(repo)
-    # Dropping only the newest releases keeps the hashes of the others...
-    result = release_history(pythons, tmp_path, "--python", "3.11", "--until", "1.3.0", "--print", "hashes")
-    assert result.returncode == 0, result.stderr
-    assert "removing 8 commit(s)" in result.stderr
-    assert result.stdout.split() == commits(repo) == unfiltered[:4]
-    # ...dropping one in the middle changes those after it, as a fresh build does.
-    result = release_history(pythons, tmp_path, "--python", "3.11")
-    assert result.returncode == 0, result.stderr
-    assert release_history(pythons, tmp_path, "--python", "3.11", repo="fresh").returncode == 0
-    assert commits(repo) == commits(tmp_path / "fresh")
-    assert commits(repo)[:4] == unfiltered[:4]
-    assert commits(repo)[4] not in unfiltered
-    assert tags(repo) == tags(tmp_path / "fresh")
-    # Without --python, the whole history again, with its canonical hashes.
-    assert release_history(pythons, tmp_path).returncode == 0
-    assert commits(repo) == unfiltered
 
 
 @pytest.mark.parametrize("requires_python", [">=3.6.*", "python 3", 3.11, ["<3"]])
