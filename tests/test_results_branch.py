@@ -252,7 +252,11 @@ def test_push_creates_the_branch_then_only_adds(remote, tmp_path):
                                                 "upstream/m/machine.json": "x"})
     pushed = script("push-results", "--results-remote", remote, first)
     assert pushed.returncode == 0, pushed.stderr
-    assert branch_files(remote) == {f"results/{k}": v for k, v in tree(first).items()}
+    files = branch_files(remote)
+    suite = json.loads(files.pop("results/upstream/benchmarks.json"))
+    # benchmarks.json is this repository's suite, never the source's copy.
+    assert "bench_counts.PythonCalls.track_tree_at" in suite and "bench_1.T.track_x" not in suite
+    assert files == {f"results/{k}": v for k, v in tree(first).items() if not k.endswith("benchmarks.json")}
     tip = git(remote, "rev-parse", "results")
     assert git(remote, "rev-list", "--count", "results") == "1"
 
@@ -290,7 +294,8 @@ exec {subprocess.run(["which", "git"], capture_output=True, text=True).stdout.st
     assert pushed.returncode == 0, pushed.stderr
     assert "push attempt 1/5 refused" in pushed.stderr
     assert set(branch_files(remote)) == {f"results/upstream/m/{c}-env.json" for c in ("00000000", "aaaaaaaa",
-                                                                                        "bbbbbbbb")}
+                                                                                        "bbbbbbbb")} | {
+        "results/upstream/benchmarks.json"}
     assert git(remote, "rev-list", "--count", "results") == "3"
 
 
@@ -312,7 +317,7 @@ def test_a_push_killed_at_any_moment_loses_nothing_already_pushed(remote, tmp_pa
         assert set(files) in (set(pushed), set(pushed) | {f"results/{k}" for k in tree(big)})
     finished = script("push-results", "--results-remote", remote, big)
     assert finished.returncode == 0, finished.stderr
-    assert len(branch_files(remote)) == 400
+    assert len(branch_files(remote)) == 401  # and benchmarks.json
 
 
 def test_push_refuses_bad_input(remote, tmp_path):
@@ -397,8 +402,9 @@ def test_the_results_branch_is_matched_exactly(remote, tmp_path):
     new = results_folder(tmp_path / "new", {RESULT: 1})
     pushed = script("push-results", "--results-remote", remote, new)
     assert pushed.returncode == 0, pushed.stderr
-    assert set(branch_files(remote)) == {f"results/{RESULT}"}
-    assert set(branch_files(remote, "old/results")) == {"results/upstream/m/00000000-env.json"}
+    assert set(branch_files(remote)) == {f"results/{RESULT}", "results/upstream/benchmarks.json"}
+    assert set(branch_files(remote, "old/results")) == {"results/upstream/m/00000000-env.json",
+                                                         "results/upstream/benchmarks.json"}
 
 
 def test_commits_prints_a_commit_with_two_tags_once(tagged_repo):

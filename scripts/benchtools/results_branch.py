@@ -59,9 +59,12 @@ The branch holds a results/ folder, laid out as scripts/bench writes it
 a results/ folder such as scripts/nightly's OUTPUT/results or a backfill
 shard's; scripts/merge-results merges them into a fresh clone of the branch,
 so that a result already on the branch is never changed or removed: a
-differing copy is reported and the branch's kept.  benchmarks.json follows the
-sources (the suite that wrote the newest results).  The branch is created,
-without history, when the remote lacks it.
+differing copy is reported and the branch's kept.  Every file of every SRC is
+checked first (see scripts/merge-results): one invalid file and nothing is
+pushed.  benchmarks.json is never taken from a SRC (the job that wrote it ran
+upstream code): each results folder on the branch gets this repository's,
+made by asv from benchmarks/ alone (benchtools/suite.py).  The branch is
+created, without history, when the remote lacks it.
 
 The push is never forced.  When the remote moved meanwhile, the clone is
 reset to the new tip and the merge is redone, up to --attempts times.  The
@@ -140,7 +143,8 @@ def write_new(path: Path, data: bytes, replace: bool = False) -> bool:
             os.unlink(temporary)
 
 
-def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool) -> dict[str, list]:
+def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True) -> dict[str, list]:
+    """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out."""
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
     # All or nothing: every file of every source is checked (validate.stored_file) before any is written.
     incoming = [(relative, validate.stored_file(source / relative, relative))
@@ -150,7 +154,9 @@ def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool) -> dic
     originals = {}
     for relative, data in incoming:
         target = dest / relative
-        if target.exists() and target.read_bytes() == data:
+        if relative.name == "benchmarks.json" and not take_benchmarks:
+            outcome.setdefault("benchmarks.json left out", []).append(relative)
+        elif target.exists() and target.read_bytes() == data:
             outcome["identical"].append(relative)
         elif relative.name == "benchmarks.json" and benchmarks_from_sources:
             original = originals.setdefault(relative, target.read_bytes() if target.exists() else None)
@@ -172,10 +178,11 @@ def merge_main(argv):
     return ExitCode.FOUND if problems else ExitCode.OK
 
 
-def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool) -> bool:
+def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool,
+                     take_benchmarks: bool = True) -> bool:
     """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
     dest.mkdir(parents=True, exist_ok=True)
-    outcome = merge(sources, dest, benchmarks_from_sources)
+    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks)
     for path in outcome["conflict"]:
         print(f"conflict: {dest / path} differs from a source's copy; kept as it was", file=sys.stderr)
     print(", ".join(f"{len(paths)} {what}" for what, paths in outcome.items()) + f" into {dest}", flush=True)
@@ -253,7 +260,9 @@ def store(args) -> int:
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
-            problems = merge_and_report(sources, clone / "results", benchmarks_from_sources=True)
+            problems = merge_and_report(sources, clone / "results", benchmarks_from_sources=False,
+                                        take_benchmarks=False)
+            describe_suite(clone / "results")
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
                 print(f"Nothing new for {remote} {args.results_branch}")
@@ -274,6 +283,21 @@ def store(args) -> int:
                 raise Failed(f"the branch {args.results_branch} vanished from {remote} during the push")
             time.sleep(attempt)
     raise Failed(f"could not push to {remote} {args.results_branch} after {args.attempts} attempts")
+
+
+def describe_suite(results: Path) -> None:
+    """Give each results folder below RESULTS this repository's benchmarks.json (suite.py), never a source's."""
+    from . import suite
+
+    folders = [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())] \
+        if results.is_dir() else []
+    if not folders:
+        return
+    data = suite.description()
+    for folder in folders:
+        target = folder / "benchmarks.json"
+        if not target.exists() or target.read_bytes() != data:
+            write_new(target, data, replace=True)
 
 
 def push_main(argv):
