@@ -163,3 +163,17 @@ def test_nightly_and_its_readme_state_truthfully_what_happens_to_queued_runs():
     readme = (ROOT / "README.md").read_text()
     assert "never cancelled" not in readme.replace("never cancelled halfway", "")
     assert "pending" in readme and "cancels the pending" in readme
+
+
+def test_the_pages_site_is_made_only_from_stored_results_by_this_repository():
+    """The job that uploads the site for Pages runs no benchmark and downloads nothing a benchmarking job wrote."""
+    for path in (ROOT / ".github" / "workflows" / "nightly.yml", ROOT / ".github" / "workflows" / "backfill.yml"):
+        workflow = load(path)
+        for name, job in workflow["jobs"].items():
+            uses = [step.get("uses", "") for step in job["steps"]]
+            if any(u.startswith("actions/upload-pages-artifact@") for u in uses):
+                scripts = " ".join(step.get("run", "") for step in job["steps"])
+                assert "--publish-only" in scripts and "scripts/bench" not in scripts, f"{path.name} {name}"
+                assert not any(u.startswith("actions/download-artifact@") for u in uses), f"{path.name} {name}"
+                needs = job["needs"] if isinstance(job["needs"], list) else [job["needs"]]
+                assert "store" in needs, f"{path.name} {name}: the site must follow the stored results"

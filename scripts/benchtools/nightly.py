@@ -14,6 +14,11 @@
      to stdout and, in GitHub Actions, to the job summary.
   4. --site copies the site into a folder for GitHub Pages.
 
+With --publish-only, step 2 runs no benchmark: the site is published from
+the results on the branch alone.  The workflows make the site for Pages so,
+in a job of its own after the results are stored, so that nothing a job
+running upstream Equinox wrote reaches Pages but the validated results.
+
 It never writes the results branch: scripts/push-results OUTPUT/results does,
 in a job that runs no benchmarked code and so is the only one holding a token
 that can push.  No new commit is not a failure.  The asv machine name is
@@ -58,6 +63,9 @@ def parse_args(argv):
     parser.add_argument("--report", type=Path, metavar="FILE",
                         help="where the regression report goes (default: OUTPUT/regressions.md)")
     parser.add_argument("--site", type=Path, metavar="DIR", help="copy the published site into DIR (a new folder)")
+    parser.add_argument("--publish-only", action="store_true",
+                        help="run no benchmark: publish the site and the report from the results branch alone, "
+                             "so that the job that makes the site for Pages runs no upstream code")
     cli.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
     cli.add_bench(parser)
     cli.add_jax(parser)
@@ -133,7 +141,7 @@ def nightly(args) -> int:
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
     try:
-        status = bench.bench(options)
+        status = publish_stored(target) if args.publish_only else bench.bench(options)
     except Error as error:
         print(f"scripts/bench: {error}", file=sys.stderr)
         write_report(args, f"No report: scripts/bench failed (exit {int(error.code)}): {error}\n")
@@ -157,6 +165,15 @@ def nightly(args) -> int:
         shutil.copytree(target.html_dir, args.site, dirs_exist_ok=True)
         print(f"site copied to {args.site}", file=sys.stderr)
     return status
+
+
+def publish_stored(target) -> int:
+    """The site of the results the branch holds, made without running a benchmark; the latest-run record."""
+    if not any(target.results_dir.glob("*/*-*.json")):
+        raise BadInput(f"the results branch holds no results in {target.results_dir.name}/: nothing to publish")
+    bench.publish(target)
+    bench.record_last_run(target, [])
+    return ExitCode.OK
 
 
 def write_report(args, text: str) -> None:
