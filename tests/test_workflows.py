@@ -160,9 +160,12 @@ def test_user_inputs_reach_scripts_only_after_a_double_dash_or_as_option_values(
 
 
 def test_nightly_and_its_readme_state_truthfully_what_happens_to_queued_runs():
-    readme = (ROOT / "README.md").read_text()
-    assert "never cancelled" not in readme.replace("never cancelled halfway", "")
-    assert "pending" in readme and "cancels the pending" in readme
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "one concurrency group that is never cancelled" not in readme
+    assert "one running and one pending run per group" in readme and "cancels the pending one" in readme
+    for name in ("nightly.yml", "backfill.yml"):
+        comments = " ".join((ROOT / ".github" / "workflows" / name).read_text().replace("#", "").split())
+        assert "cancels the pending one" in comments and "none is cancelled halfway" not in comments
 
 
 def test_the_pages_site_is_made_only_from_stored_results_by_this_repository():
