@@ -260,3 +260,30 @@ def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places,
     assert text.startswith("No report: the regression gate failed") and text.strip() != "No report:"
     # The alert job opens the issue from this report rather than reading it as a quiet night.
     assert "No regression counts." not in text
+
+
+def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benchmark(tmp_path):
+    """The workflows' `publish` job: the site for Pages from stored results alone."""
+    import shutil
+
+    from benchtools.bench import Target
+    from tests.asv_sites import COUNT, TIMING, make_site
+    from tests.asv_sites import MACHINE as SITE_MACHINE
+
+    make_site(tmp_path, {TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]] * 3, COUNT: [[100, 400]] * 6})
+    upstream = (tmp_path / "repo").resolve()
+    remote = bare(tmp_path / "results.git")
+    work = tmp_path / "branch"
+    shutil.copytree(tmp_path / "results", work / "results" / Target._repo_name(str(upstream)))
+    git(tmp_path, "init", "-q", "-b", "results", work)
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
+    git(work, "push", "-q", remote, "results")
+    report, site = tmp_path / "report.md", tmp_path / "site"
+    result = script("nightly", "--publish-only", "--upstream", upstream, "--results-remote", remote,
+                    "--machine", SITE_MACHINE, "--output", tmp_path / "out", "--report", report, "--site", site)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert " run " not in " ".join(line for line in result.stderr.splitlines() if line.startswith("$"))
+    assert (site / "index.html").is_file()
+    text = report.read_text()
+    assert text.startswith("# Benchmark regressions") and "bench_steady.SteadyState.time_tree_at" in text
