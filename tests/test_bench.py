@@ -166,23 +166,43 @@ def closed_index():
     return f"http://127.0.0.1:{closed_port()}/pypi"
 
 
-def test_unreadable_results_file_is_quarantined_not_deleted(closed_index, tmp_path):
+def test_unreadable_results_and_benchmark_files_are_quarantined_not_deleted(tmp_path, capsys):
+    from benchtools import bench as bench_module
+
     output = tmp_path / "out"
     folder = output / "results" / "releases" / MACHINE
     folder.mkdir(parents=True)
     truncated = folder / "deadbeef-virtualenv-py3.11-x.json"
     truncated.write_text('{"commit_hash": "deadbeef", "resu')
-    result = bench("--machine", MACHINE, "--output", output, "--index", closed_index, "--releases", "1")
-    assert not truncated.exists()
-    quarantined = list((output / ".asv" / "quarantine" / "releases").glob("deadbeef-*"))
-    assert len(quarantined) == 1
-    assert quarantined[0].read_text() == '{"commit_hash": "deadbeef", "resu'
-    assert "unreadable" in result.stderr
+    benchmarks = output / "results" / "releases" / "benchmarks.json"
+    benchmarks.write_text('{"version": 2, "bench_')
+    target = bench_module.Target(bench_module.Options(machine=MACHINE, output=output))
+    bench_module.quarantine_unreadable(target, MACHINE)
+    assert not truncated.exists() and not benchmarks.exists()
+    quarantine = output / ".asv" / "quarantine" / "releases"
+    [quarantined] = quarantine.glob("deadbeef-*")
+    assert quarantined.read_text() == '{"commit_hash": "deadbeef", "resu'
+    [kept] = quarantine.glob("benchmarks.json.*")
+    assert kept.read_text() == '{"version": 2, "bench_'
+    assert capsys.readouterr().err.count(" is unreadable (") == 2
+
+
+@pytest.mark.parametrize("args", [["--releases", "1"], ["--releases", ">=nonsense"], ["--jax", "9.9.9"]])
+def test_bad_arguments_move_no_results_file(closed_index, tmp_path, args):
+    output = tmp_path / "out"
+    folder = output / "results" / "releases" / MACHINE
+    folder.mkdir(parents=True)
+    truncated = folder / "deadbeef-virtualenv-py3.11-x.json"
+    truncated.write_text('{"commit_hash": "deadbeef", "resu')
+    result = bench("--machine", MACHINE, "--output", output, "--index", closed_index, *args)
+    assert result.returncode in (2, 3), result.stderr
+    assert "Traceback" not in result.stderr
+    assert truncated.exists() and not (output / ".asv" / "quarantine").exists()
 
 
 def test_unreachable_index_is_a_clear_error_and_changes_nothing(closed_index, tmp_path):
     result = bench("--output", tmp_path, "--machine", MACHINE, "--index", closed_index)
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert closed_index in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "results").exists()

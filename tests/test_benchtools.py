@@ -100,13 +100,26 @@ def test_an_unexpected_exception_exits_4_with_its_traceback_never_1(capsys):
 
 
 def test_a_crash_in_a_real_command_exits_4(tmp_path):
-    # Valid JSON of the wrong shape where the gate expects its run record: not a finding.
+    # An unexpected exception where the gate reads its run record (valid JSON of the wrong shape is bad
+    # input now, exit 2, so the crash is injected: json.loads raises what no code expects).
+    (tmp_path / ".asv").mkdir()
+    (tmp_path / ".asv" / "last-run.json").write_text("{}")
+    (tmp_path / "inject").mkdir()
+    (tmp_path / "inject" / "sitecustomize.py").write_text(
+        "import json\ndef boom(*args, **kwargs):\n    raise RuntimeError('injected')\njson.loads = boom\n")
+    result = subprocess.run([sys.executable, str(SCRIPTS / "regressions"), "--output", str(tmp_path)],
+                            capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(tmp_path / "inject")))
+    assert result.returncode == 4, result.stderr
+    assert "Traceback" in result.stderr and "RuntimeError: injected" in result.stderr
+
+
+def test_valid_json_of_the_wrong_shape_is_bad_input_not_a_crash(tmp_path):
     (tmp_path / ".asv").mkdir()
     (tmp_path / ".asv" / "last-run.json").write_text("[]")
     result = subprocess.run([sys.executable, str(SCRIPTS / "regressions"), "--output", str(tmp_path)],
                             capture_output=True, text=True)
-    assert result.returncode == 4, result.stderr
-    assert "Traceback" in result.stderr
+    assert result.returncode == 2, result.stderr
+    assert "last-run.json" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_argparse_usage_errors_exit_2():

@@ -237,3 +237,53 @@ def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, env_di
             column = ours["result_columns"].index("result")
             assert {k: v[column] for k, v in ours["results"].items()} == \
                 {k: v[column] for k, v in theirs["results"].items()}, name
+
+
+@pytest.mark.parametrize("failure, code", [(RuntimeError("boom"), 4), ("bad input", 2), ("failed", 3)])
+def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places, monkeypatch, failure, code):
+    """In process, with scripts/bench stubbed: the gate crashing or exiting 2 or 3 is never a quiet night."""
+    from benchtools import bench, cli, gate, nightly
+
+    def judge(location, compare=None):
+        raise {"bad input": cli.BadInput("asv site index is corrupt: x/index.json"),
+               "failed": cli.Failed("git failed")}.get(failure, failure)
+
+    monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(bench, "bench", lambda options: 0)
+    monkeypatch.setattr(gate, "judge", judge)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    report = places.tmp / "report.md"
+    status = cli.run(nightly.main, ["--upstream", str(places.upstream), "--results-remote", str(places.remote),
+                                    "--output", str(places.output), "--report", str(report)], "scripts/nightly")
+    assert status == code
+    text = report.read_text()
+    assert text.startswith("No report: the regression gate failed") and text.strip() != "No report:"
+    # The alert job opens the issue from this report rather than reading it as a quiet night.
+    assert "No regression counts." not in text
+
+
+def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benchmark(tmp_path):
+    """The workflows' `publish` job: the site for Pages from stored results alone."""
+    import shutil
+
+    from benchtools.bench import Target
+    from tests.asv_sites import COUNT, TIMING, make_site
+    from tests.asv_sites import MACHINE as SITE_MACHINE
+
+    make_site(tmp_path, {TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]] * 3, COUNT: [[100, 400]] * 6})
+    upstream = (tmp_path / "repo").resolve()
+    remote = bare(tmp_path / "results.git")
+    work = tmp_path / "branch"
+    shutil.copytree(tmp_path / "results", work / "results" / Target._repo_name(str(upstream)))
+    git(tmp_path, "init", "-q", "-b", "results", work)
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
+    git(work, "push", "-q", remote, "results")
+    report, site = tmp_path / "report.md", tmp_path / "site"
+    result = script("nightly", "--publish-only", "--upstream", upstream, "--results-remote", remote,
+                    "--machine", SITE_MACHINE, "--output", tmp_path / "out", "--report", report, "--site", site)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert " run " not in " ".join(line for line in result.stderr.splitlines() if line.startswith("$"))
+    assert (site / "index.html").is_file()
+    text = report.read_text()
+    assert text.startswith("# Benchmark regressions") and "bench_steady.SteadyState.time_tree_at" in text

@@ -93,11 +93,26 @@ def gh(tmp_path):
     return FakeGitHub(tmp_path)
 
 
-@pytest.mark.parametrize("report", [NO_REGRESSION, "", "No report: scripts/bench exited 2.\n"])
-def test_no_regression_touches_no_issue(gh, report):
-    result = gh.run(report)
+def test_no_regression_touches_no_issue(gh):
+    result = gh.run(NO_REGRESSION)
     assert result.returncode == 0, result.stderr
     assert gh.state()["calls"] == []
+
+
+@pytest.mark.parametrize("report", ["", "\n  \n", "Traceback (most recent call last):\n", "# Something else\n"])
+def test_an_empty_or_foreign_report_is_never_read_as_no_regression(gh, report):
+    result = gh.run(report)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "never read as no regression" in result.stderr and "Traceback" not in result.stderr
+    assert gh.state()["calls"] == []
+
+
+def test_a_nightly_that_made_no_report_opens_the_issue_saying_so(gh):
+    note = "No report: the regression gate failed: scripts/regressions crashed (exit 4): KeyError: 'x'\n"
+    result = gh.run(note)
+    assert result.returncode == 0, result.stderr
+    [issue] = gh.state()["issues"]
+    assert "could not make a regression report" in issue["body"] and "the regression gate failed" in issue["body"]
 
 
 def test_one_issue_is_opened_then_updated_in_place(gh):
@@ -139,4 +154,4 @@ def test_a_missing_report_is_bad_input_and_a_gh_failure_is_reported(gh):
                              capture_output=True, text=True, env=gh.env)
     assert missing.returncode == 2 and "nope.md" in missing.stderr
     failing = gh.run(REGRESSION, repo="other/repo")  # the stand-in answers only owner/bench
-    assert failing.returncode == 1 and "gh issue list" in failing.stderr
+    assert failing.returncode == 3 and "gh issue list" in failing.stderr

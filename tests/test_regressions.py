@@ -190,3 +190,75 @@ def test_bad_input_exits_2_naming_it(tmp_path, damage):
     assert result.returncode == 2, result.stdout + result.stderr
     assert named in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# Valid JSON of the wrong shape, file by file: exit 2 naming the file, never a traceback.
+WRONG_SHAPES = {
+    "index is a list": ("html/index.json", []),
+    "index without tags": ("html/index.json", {"revision_to_hash": {}}),
+    "index revisions not a map": ("html/index.json", {"revision_to_hash": [], "tags": {}}),
+    "index revision not a number": ("html/index.json", {"revision_to_hash": {"x": "abc"}, "tags": {}}),
+    "index tag not a revision": ("html/index.json", {"revision_to_hash": {}, "tags": {"v0": "abc"}}),
+    "regressions not a list": ("html/regressions.json", {"regressions": "x"}),
+    "regression too short": ("html/regressions.json", {"regressions": [[1]]}),
+    "regression jump of strings": ("html/regressions.json", {"regressions": [
+        ["a.b", "g", {}, 0, 1, 1, [["1", "2", "3", "4"]]]]}),
+    "regression at an unknown revision": ("html/regressions.json", {"regressions": [
+        ["a.b", "g", {}, 0, 1, 1, [[None, 999, 1.0, 2.0]]]]}),
+    "benchmarks a list": ("results/benchmarks.json", []),
+    "benchmark a string": ("results/benchmarks.json", {"a.b": "x"}),
+    "configuration a list": ("asv.conf.json", []),
+    "thresholds a list": ("asv.conf.json", "regressions_thresholds=[]"),
+    "threshold a string": ("asv.conf.json", "regressions_thresholds={'.*': 'x'}"),
+    "threshold negative": ("asv.conf.json", "regressions_thresholds={'.*': -1}"),
+    "results_dir a number": ("asv.conf.json", "results_dir=5"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_SHAPES))
+def test_valid_json_of_the_wrong_shape_exits_2_naming_the_file(tmp_path, case):
+    config = make_site(tmp_path, {TIMING: FLAT_TIMING, COUNT: FLAT_COUNT})
+    relative, content = WRONG_SHAPES[case]
+    if isinstance(content, str):  # a change to the configuration: KEY=PYTHON VALUE
+        key, value = content.split("=", 1)
+        content = {**json.loads(config.read_text()), key: eval(value)}
+    (tmp_path / relative).write_text(json.dumps(content))
+    result = gate(config)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert relative.split("/")[-1] in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("content", [[], {}, {"config": 5}, "deep"])
+def test_a_last_run_record_of_the_wrong_shape_exits_2(tmp_path, content):
+    record = tmp_path / ".asv" / "last-run.json"
+    record.parent.mkdir()
+    record.write_text("[" * 50_000 + "]" * 50_000 if content == "deep" else json.dumps(content))
+    result = subprocess.run([sys.executable, str(GATE), "--output", str(tmp_path)], capture_output=True, text=True)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "last-run.json" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("content", ["{}", "[]", '{"commit_hash": 5}', "[" * 50_000])
+def test_a_results_file_of_the_wrong_shape_exits_2(tmp_path, content):
+    config = make_site(tmp_path, {TIMING: FLAT_TIMING, COUNT: FLAT_COUNT})
+    victim = tmp_path / "results" / MACHINE / f"{git(tmp_path / 'repo', 'rev-parse', 'v5')[:8]}-{ENV}.json"
+    victim.write_text(content)
+    result = gate(config, "--compare", "v0", "v5")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert victim.name in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--threshold", "--time-threshold"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "x"])
+def test_a_threshold_must_be_finite_and_not_negative(tmp_path, option, value):
+    result = subprocess.run([sys.executable, str(GATE), "--output", str(tmp_path), f"{option}={value}"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert option in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_nan_threshold_no_longer_hides_a_regression(tmp_path):
+    ratio = [[10.0, 1.2]] * 3 + [[14.0, 1.2]] * 3  # +40%
+    config = make_site(tmp_path, {RATIO: ratio, COUNT: FLAT_COUNT})
+    assert gate(config, "--compare", "v0", "v5", "--threshold", "nan").returncode == 2
+    assert gate(config, "--compare", "v0", "v5", "--threshold", "0.1").returncode == 1

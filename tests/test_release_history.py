@@ -302,17 +302,68 @@ def test_rerun_appends_a_new_release(three, tmp_path):
     assert git(repo, "status", "--porcelain", "--ignored") == ""
 
 
-def test_changing_the_range_rebuilds_the_canonical_history(three, tmp_path):
+@pytest.mark.parametrize("changed", [["--until", "1.1.0"], ["--since", "1.1"]])
+def test_parameters_that_would_rewrite_a_history_are_refused(three, tmp_path, changed):
     assert release_history(three, tmp_path).returncode == 0
     repo = tmp_path / "repo"
-    first = commits(repo)[0]
-    result = release_history(three, tmp_path, "--until", "1.1.0")
+    before = snapshot(repo)
+    result = release_history(three, tmp_path, *changed)
+    assert result.returncode == 2
+    assert "append-only" in result.stderr and str(repo) in result.stderr
+    assert snapshot(repo) == before
+    # Another repository takes them.
+    assert release_history(three, tmp_path, *changed, repo="other").returncode == 0
+
+
+def test_parameters_that_only_extend_a_history_are_taken(three, tmp_path):
+    assert release_history(three, tmp_path, "--until", "1.0.0").returncode == 0
+    repo = tmp_path / "repo"
+    built = commits(repo)
+    result = release_history(three, tmp_path, "--python", "3.11")  # admits every release: two appended
     assert result.returncode == 0, result.stderr
-    assert "removing 2 commit(s)" in result.stderr
-    assert release_history(three, tmp_path, "--until", "1.1.0", repo="fresh").returncode == 0
+    assert commits(repo)[:1] == built and len(commits(repo)) == 3
+    assert release_history(three, tmp_path, "--python", "3.11", repo="fresh").returncode == 0
     assert commits(repo) == commits(tmp_path / "fresh")
-    assert commits(repo)[0] == first
-    assert sorted(tags(repo)) == ["v1.0.0", "v1.1.0"]
+
+
+def test_parameters_that_would_insert_an_earlier_upload_are_refused(three, tmp_path):
+    assert release_history(three, tmp_path, "--until", "1.1.0").returncode == 0  # 2.0.0 was uploaded before 1.1.0
+    repo = tmp_path / "repo"
+    before = snapshot(repo)
+    result = release_history(three, tmp_path, "--python", "3.11")
+    assert result.returncode == 2
+    assert "would insert 2.0.0" in result.stderr and "append-only" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_a_release_yanked_later_is_recorded_and_later_releases_keep_their_hashes(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    built, built_tags = commits(repo), tags(repo)
+    for f in three.releases["2.0.0"]:
+        f["yanked"] = True
+    three.add("2.1.0", "2024-04-01T00:00:00Z")
+    result = release_history(three, tmp_path, "--print", "tags")
+    assert result.returncode == 0, result.stderr
+    assert commits(repo)[:3] == built and len(commits(repo)) == 4
+    assert {t: c for t, c in tags(repo).items() if t in built_tags} == built_tags
+    assert result.stdout.split() == ["v1.0.0", "v1.1.0", "v2.1.0"]  # a yanked release is no longer selected
+    assert "2.0.0: no longer in the index" in result.stderr
+    assert "yanked" in git(repo, "notes", "--ref", "refs/notes/gone", "show", built_tags["v2.0.0"])
+    again = release_history(three, tmp_path)
+    assert again.returncode == 0 and "warning" not in again.stderr
+    assert commits(repo)[:3] == built
+
+
+def test_a_changed_digest_of_a_built_release_is_refused(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    before = snapshot(repo)
+    three.releases["1.1.0"][0]["digests"]["sha256"] = "f" * 64
+    result = release_history(three, tmp_path)
+    assert result.returncode == 2
+    assert "1.1.0" in result.stderr and "f" * 64 in result.stderr
+    assert snapshot(repo) == before
 
 
 def test_file_urls_relative_to_the_index_are_resolved(three, tmp_path):
@@ -359,7 +410,7 @@ def test_download_cut_off_halfway_leaves_repository_and_cache_unchanged(three, t
     before, cached = snapshot(repo), cache_listing(tmp_path)
     three.cut_off.add(three.add("2.1.0", "2024-04-01T00:00:00Z"))
     result = release_history(three, tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert f"{three.base}/files/pkg-2.1.0.tar.gz" in result.stderr
     assert "cut off" in result.stderr
     assert snapshot(repo) == before
@@ -421,7 +472,7 @@ def test_index_that_fails_changes_nothing(three, tmp_path, broken):
     command = history_command(three, tmp_path)
     command[command.index("--index") + 1] = index_url
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert f"{index_url}/pkg/json" in result.stderr
     assert "Traceback" not in result.stderr
     assert snapshot(repo) == before
@@ -536,28 +587,6 @@ def test_admits_filters_what_is_printed_and_leaves_the_history_whole(pythons, tm
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [tags(tmp_path / "repo")["v1.9.0"]]
     assert commits(tmp_path / "repo") == whole
-
-
-def test_python_defines_the_history(pythons, tmp_path):
-    assert release_history(pythons, tmp_path).returncode == 0
-    repo = tmp_path / "repo"
-    unfiltered = commits(repo)
-    # Dropping only the newest releases keeps the hashes of the others...
-    result = release_history(pythons, tmp_path, "--python", "3.11", "--until", "1.3.0", "--print", "hashes")
-    assert result.returncode == 0, result.stderr
-    assert "removing 8 commit(s)" in result.stderr
-    assert result.stdout.split() == commits(repo) == unfiltered[:4]
-    # ...dropping one in the middle changes those after it, as a fresh build does.
-    result = release_history(pythons, tmp_path, "--python", "3.11")
-    assert result.returncode == 0, result.stderr
-    assert release_history(pythons, tmp_path, "--python", "3.11", repo="fresh").returncode == 0
-    assert commits(repo) == commits(tmp_path / "fresh")
-    assert commits(repo)[:4] == unfiltered[:4]
-    assert commits(repo)[4] not in unfiltered
-    assert tags(repo) == tags(tmp_path / "fresh")
-    # Without --python, the whole history again, with its canonical hashes.
-    assert release_history(pythons, tmp_path).returncode == 0
-    assert commits(repo) == unfiltered
 
 
 @pytest.mark.parametrize("requires_python", [">=3.6.*", "python 3", 3.11, ["<3"]])

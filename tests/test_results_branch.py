@@ -38,6 +38,29 @@ def branch_files(remote: Path, branch="results") -> dict[str, bytes]:
                                  capture_output=True).stdout for name in names}
 
 
+def stored(relative: str, tag=1) -> dict:
+    """A valid file of a results folder at RELATIVE, as asv writes it; TAG makes its content differ."""
+    path = Path(relative)
+    if path.name == "benchmarks.json":
+        return {"version": 2, f"bench_{tag}.T.track_x": {"name": f"bench_{tag}.T.track_x", "type": "track"}}
+    if path.name == "machine.json":
+        return {"machine": path.parent.name, "cpu": str(tag), "version": 1}
+    hash8, env = path.stem.split("-", 1)
+    value = tag if isinstance(tag, (int, float)) else len(str(tag))
+    return {"commit_hash": hash8 * 5, "env_name": env, "date": 1767225600000,
+            "params": {"machine": path.parent.name, "python": "3.11", "tag": str(tag)}, "python": "3.11",
+            "requirements": {}, "env_vars": {}, "result_columns": ["result", "params", "version"],
+            "results": {"bench_x.T.track_x": [[value], [], "1"]}, "durations": {}, "version": 2}
+
+
+def put(root: Path, relative: str, tag=1) -> Path:
+    return write(root / relative, stored(relative, tag))
+
+
+def read(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
 # scripts/shard
 
 COMMITS = [f"{i:040x}" for i in range(1, 11)]
@@ -83,16 +106,16 @@ RESULT = "upstream/m/aaaaaaaa-env.json"
 
 def test_merge_copies_what_dest_lacks_and_never_overwrites(tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
-    write(src / RESULT, {"v": 1})
-    write(src / "upstream/m/bbbbbbbb-env.json", {"v": 2})
-    write(src / "upstream/m/cccccccc-env.json", {"v": "new"})
-    write(dest / "upstream/m/bbbbbbbb-env.json", {"v": 2})
-    write(dest / "upstream/m/cccccccc-env.json", {"v": "old"})
+    put(src, RESULT, 1)
+    put(src, "upstream/m/bbbbbbbb-env.json", 2)
+    put(src, "upstream/m/cccccccc-env.json", "new")
+    put(dest, "upstream/m/bbbbbbbb-env.json", 2)
+    put(dest, "upstream/m/cccccccc-env.json", "old")
     result = script("merge-results", src, dest)
     assert result.returncode == 1, result.stderr
     assert "cccccccc-env.json" in result.stderr and "conflict" in result.stderr
-    assert json.loads((dest / RESULT).read_text()) == {"v": 1}
-    assert json.loads((dest / "upstream/m/cccccccc-env.json").read_text()) == {"v": "old"}
+    assert read(dest / RESULT) == stored(RESULT, 1)
+    assert read(dest / "upstream/m/cccccccc-env.json") == stored("upstream/m/cccccccc-env.json", "old")
     assert "1 copied, 1 identical, 1 conflict" in result.stdout
     assert not [p for p in dest.rglob("*") if p.name.startswith(".")], "temporary files left behind"
 
@@ -100,45 +123,104 @@ def test_merge_copies_what_dest_lacks_and_never_overwrites(tmp_path):
     assert "0 copied, 2 identical, 1 conflict" in again.stdout
 
 
-def test_merge_skips_unreadable_files_and_hidden_ones(tmp_path):
+def test_merge_skips_hidden_files(tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
-    write(src / RESULT, '{"commit_hash": "aaaa", "resu')
     write(src / "upstream/m/.bbbbbbbb-env.json.x.tmp", "{}")
-    write(src / "upstream/m/cccccccc-env.json", {"v": 3})
+    put(src, "upstream/m/cccccccc-env.json", 3)
     result = script("merge-results", src, dest)
-    assert result.returncode == 1
-    assert f"unreadable: {src / RESULT}" in result.stderr
-    assert tree(dest) == {"upstream/m/cccccccc-env.json": b'{"v": 3}'}
+    assert result.returncode == 0, result.stderr
+    assert tree(dest) == {"upstream/m/cccccccc-env.json": json.dumps(stored("upstream/m/cccccccc-env.json", 3)).encode()}
+
+
+# Each invalid file: what it is, then a fragment of the one line that must name it.
+INVALID = {
+    "half-written": ('{"commit_hash": "aaaa", "resu', "is corrupt"),
+    "empty object": ("{}", "'commit_hash' is missing"),
+    "deeply nested": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "a list": ("[1, 2]", "expected an object"),
+    "short commit": (lambda d: {**d, "commit_hash": "aaaaaaaa"}, "not a full hash"),
+    "another commit": (lambda d: {**d, "commit_hash": "b" * 40}, "not a full hash that starts with"),
+    "another machine": (lambda d: {**d, "params": {**d["params"], "machine": "evil"}}, "machine 'evil'"),
+    "another environment": (lambda d: {**d, "env_name": "other"}, "does not give its name"),
+    "a string value": (lambda d: {**d, "results": {"b.T.t": [["x"], [], "1"]}}, "not a number"),
+    "no version": (lambda d: {k: v for k, v in d.items() if k != "version"}, "'version' is missing"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INVALID))
+def test_one_invalid_file_stops_the_whole_merge_and_writes_nothing(case, tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    put(src, "upstream/m/11111111-env.json", 1)  # sorted before the bad file
+    put(src, "upstream/m/machine.json")
+    content, message = INVALID[case]
+    bad = write(src / RESULT, content(stored(RESULT)) if callable(content) else content)
+    put(src, "upstream/m/ffffffff-env.json", 2)  # sorted after it
+    put(dest, "upstream/m/00000000-env.json", 0)
+    before = tree(dest)
+    result = script("merge-results", src, dest)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert str(bad) in result.stderr and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
+    assert tree(dest) == before
+
+
+@pytest.mark.parametrize("relative", ["upstream/m/notes.txt", "upstream/m/aaaaaaaa.json", "upstream/m/AAAAAAAA-env.json",
+                                      "x/y/m/aaaaaaaa-env.json", "upstream/m/aaaaaaaa-env.json/inner.json",
+                                      "upstream/-m/aaaaaaaa-env.json", "evil.json"])
+def test_a_file_where_results_do_not_go_is_refused(relative, tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    write(src / relative, {"version": 2})
+    result = script("merge-results", src, dest)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert not dest.exists() or tree(dest) == {}
+
+
+def test_a_link_is_refused_not_followed(tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    secret = write(tmp_path / "secret.json", stored(RESULT))
+    (src / "upstream/m").mkdir(parents=True)
+    (src / RESULT).symlink_to(secret)
+    result = script("merge-results", src, dest)
+    assert result.returncode == 2 and "not a plain file" in result.stderr, result.stderr
+    assert not dest.exists() or tree(dest) == {}
+
+
+def test_a_machine_file_must_name_its_folder(tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    write(src / "upstream/m/machine.json", {"machine": "other", "version": 1})
+    result = script("merge-results", src, dest)
+    assert result.returncode == 2 and "'other'" in result.stderr, result.stderr
 
 
 def test_merge_keeps_dest_metadata_unless_the_suite_comes_from_the_sources(tmp_path):
     old, new = tmp_path / "old", tmp_path / "new"
-    write(old / "upstream/benchmarks.json", {"suite": "old"})
-    write(old / "upstream/m/machine.json", {"cpu": "old"})
-    write(new / "upstream/benchmarks.json", {"suite": "new"})
-    write(new / "upstream/m/machine.json", {"cpu": "new"})
+    put(old, "upstream/benchmarks.json", "old")
+    put(old, "upstream/m/machine.json", "old")
+    put(new, "upstream/benchmarks.json", "new")
+    put(new, "upstream/m/machine.json", "new")
 
     dest = tmp_path / "dest"
     assert script("merge-results", new, old, dest).returncode == 0  # DEST lacked them: the first source's
-    assert json.loads((dest / "upstream/benchmarks.json").read_text()) == {"suite": "new"}
+    assert read(dest / "upstream/benchmarks.json") == stored("benchmarks.json", "new")
 
     branch = tmp_path / "branch"
-    write(branch / "upstream/benchmarks.json", {"suite": "old"})
-    write(branch / "upstream/m/machine.json", {"cpu": "old"})
+    put(branch, "upstream/benchmarks.json", "old")
+    put(branch, "upstream/m/machine.json", "old")
     assert script("merge-results", new, branch).returncode == 0
-    assert json.loads((branch / "upstream/benchmarks.json").read_text()) == {"suite": "old"}
+    assert read(branch / "upstream/benchmarks.json") == stored("benchmarks.json", "old")
 
     # A source that ran the new suite, then one that ran nothing and holds the branch's old copy.
     result = script("merge-results", "--benchmarks-from-sources", new, old, branch)
     assert result.returncode == 0, result.stderr
-    assert json.loads((branch / "upstream/benchmarks.json").read_text()) == {"suite": "new"}
-    assert json.loads((branch / "upstream/m/machine.json").read_text()) == {"cpu": "old"}
+    assert read(branch / "upstream/benchmarks.json") == stored("benchmarks.json", "new")
+    assert read(branch / "upstream/m/machine.json") == stored("upstream/m/machine.json", "old")
 
 
 @pytest.mark.parametrize("case", ["missing source", "dest inside source", "dest is a file"])
 def test_merge_refuses_bad_arguments_and_changes_nothing(case, tmp_path):
     src = tmp_path / "src"
-    write(src / RESULT, {"v": 1})
+    put(src, RESULT)
     dest = {"missing source": tmp_path / "dest", "dest inside source": src / "inner",
             "dest is a file": write(tmp_path / "file", "x")}[case]
     sources = [tmp_path / "nowhere"] if case == "missing source" else [src]
@@ -159,17 +241,22 @@ def remote(tmp_path) -> Path:
 
 
 def results_folder(root: Path, files: dict) -> Path:
-    for name, content in files.items():
-        write(root / name, content)
+    """ROOT holding a valid file at each name, told apart by its tag."""
+    for name, tag in files.items():
+        put(root, name, tag)
     return root
 
 
 def test_push_creates_the_branch_then_only_adds(remote, tmp_path):
-    first = results_folder(tmp_path / "first", {"upstream/benchmarks.json": {"b": 1}, RESULT: {"v": 1},
-                                                "upstream/m/machine.json": {"cpu": "x"}})
+    first = results_folder(tmp_path / "first", {"upstream/benchmarks.json": 1, RESULT: 1,
+                                                "upstream/m/machine.json": "x"})
     pushed = script("push-results", "--results-remote", remote, first)
     assert pushed.returncode == 0, pushed.stderr
-    assert branch_files(remote) == {f"results/{k}": v for k, v in tree(first).items()}
+    files = branch_files(remote)
+    suite = json.loads(files.pop("results/upstream/benchmarks.json"))
+    # benchmarks.json is this repository's suite, never the source's copy.
+    assert "bench_counts.PythonCalls.track_tree_at" in suite and "bench_1.T.track_x" not in suite
+    assert files == {f"results/{k}": v for k, v in tree(first).items() if not k.endswith("benchmarks.json")}
     tip = git(remote, "rev-parse", "results")
     assert git(remote, "rev-list", "--count", "results") == "1"
 
@@ -177,22 +264,22 @@ def test_push_creates_the_branch_then_only_adds(remote, tmp_path):
     assert nothing.returncode == 0 and "Nothing new" in nothing.stdout
     assert git(remote, "rev-parse", "results") == tip
 
-    second = results_folder(tmp_path / "second", {RESULT: {"v": "other"}, "upstream/m/bbbbbbbb-env.json": {"v": 2}})
+    second = results_folder(tmp_path / "second", {RESULT: "other", "upstream/m/bbbbbbbb-env.json": 2})
     conflicted = script("push-results", "--results-remote", remote, second)
     assert conflicted.returncode == 1
     assert "conflict" in conflicted.stderr
     files = branch_files(remote)
-    assert files[f"results/{RESULT}"] == b'{"v": 1}'
-    assert files["results/upstream/m/bbbbbbbb-env.json"] == b'{"v": 2}'
+    assert json.loads(files[f"results/{RESULT}"]) == stored(RESULT, 1)
+    assert json.loads(files["results/upstream/m/bbbbbbbb-env.json"]) == stored("upstream/m/bbbbbbbb-env.json", 2)
     assert git(remote, "rev-list", "--first-parent", "results").split()[1] == tip  # a new commit on top
     assert "Add 1 result file(s)" in git(remote, "log", "-1", "--format=%s", "results")
 
 
 def test_push_retries_when_another_run_pushed_meanwhile(remote, tmp_path):
-    ours = results_folder(tmp_path / "ours", {"upstream/m/aaaaaaaa-env.json": {"v": 1}})
-    theirs = results_folder(tmp_path / "theirs", {"upstream/m/bbbbbbbb-env.json": {"v": 2}})
+    ours = results_folder(tmp_path / "ours", {"upstream/m/aaaaaaaa-env.json": 1})
+    theirs = results_folder(tmp_path / "theirs", {"upstream/m/bbbbbbbb-env.json": 2})
     assert script("push-results", "--results-remote", remote, results_folder(
-        tmp_path / "base", {"upstream/m/00000000-env.json": {"v": 0}})).returncode == 0
+        tmp_path / "base", {"upstream/m/00000000-env.json": 0})).returncode == 0
     # A git that, at our first push, lets the other run push first.
     wrapper = write(tmp_path / "bin" / "git", f"""#!/bin/sh
 if [ "$1" = push ] && [ ! -e {tmp_path}/raced ]; then
@@ -207,15 +294,16 @@ exec {subprocess.run(["which", "git"], capture_output=True, text=True).stdout.st
     assert pushed.returncode == 0, pushed.stderr
     assert "push attempt 1/5 refused" in pushed.stderr
     assert set(branch_files(remote)) == {f"results/upstream/m/{c}-env.json" for c in ("00000000", "aaaaaaaa",
-                                                                                        "bbbbbbbb")}
+                                                                                        "bbbbbbbb")} | {
+        "results/upstream/benchmarks.json"}
     assert git(remote, "rev-list", "--count", "results") == "3"
 
 
 def test_a_push_killed_at_any_moment_loses_nothing_already_pushed(remote, tmp_path):
-    base = results_folder(tmp_path / "base", {f"upstream/m/{i:08x}-env.json": {"v": i} for i in range(20)})
+    base = results_folder(tmp_path / "base", {f"upstream/m/{i:08x}-env.json": i for i in range(20)})
     assert script("push-results", "--results-remote", remote, base).returncode == 0
     pushed = branch_files(remote)
-    big = results_folder(tmp_path / "big", {f"upstream/m/{i:08x}-env.json": {"v": i} for i in range(20, 400)})
+    big = results_folder(tmp_path / "big", {f"upstream/m/{i:08x}-env.json": i for i in range(20, 400)})
     for delay in (0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 1.0):
         process = subprocess.Popen([sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote),
                                     str(big)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -229,13 +317,13 @@ def test_a_push_killed_at_any_moment_loses_nothing_already_pushed(remote, tmp_pa
         assert set(files) in (set(pushed), set(pushed) | {f"results/{k}" for k in tree(big)})
     finished = script("push-results", "--results-remote", remote, big)
     assert finished.returncode == 0, finished.stderr
-    assert len(branch_files(remote)) == 400
+    assert len(branch_files(remote)) == 401  # and benchmarks.json
 
 
 def test_push_refuses_bad_input(remote, tmp_path):
     missing = script("push-results", "--results-remote", remote, tmp_path / "nowhere")
     assert missing.returncode == 2 and "nowhere" in missing.stderr
-    folder = results_folder(tmp_path / "r", {RESULT: {"v": 1}})
+    folder = results_folder(tmp_path / "r", {RESULT: 1})
     unreachable = script("push-results", "--results-remote", tmp_path / "no-such-remote", folder)
     assert unreachable.returncode == 2 and "no-such-remote" in unreachable.stderr
 
@@ -291,3 +379,38 @@ def test_commits_refuses_bad_input(tagged_repo, args, message):
     assert listed.returncode == 2
     assert message in listed.stderr
     assert "Traceback" not in listed.stderr
+
+
+def test_push_of_an_invalid_file_pushes_nothing(remote, tmp_path):
+    folder = results_folder(tmp_path / "r", {"upstream/m/00000000-env.json": 0})
+    write(folder / RESULT, "{}")
+    result = script("push-results", "--results-remote", remote, folder)
+    assert result.returncode == 2 and RESULT.split("/")[-1] in result.stderr, result.stderr
+    assert git(remote, "branch", "--list") == "", "nothing may be pushed"
+
+
+def test_a_push_that_keeps_being_refused_exits_3(remote, tmp_path):
+    hook = write(remote / "hooks" / "pre-receive", "#!/bin/sh\necho refused by policy >&2\nexit 1\n")
+    hook.chmod(0o755)
+    result = script("push-results", "--results-remote", remote, results_folder(tmp_path / "r", {RESULT: 1}))
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "refused by policy" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_results_branch_is_matched_exactly(remote, tmp_path):
+    old = results_folder(tmp_path / "old", {"upstream/m/00000000-env.json": 0})
+    assert script("push-results", "--results-remote", remote, "--results-branch", "old/results", old).returncode == 0
+    new = results_folder(tmp_path / "new", {RESULT: 1})
+    pushed = script("push-results", "--results-remote", remote, new)
+    assert pushed.returncode == 0, pushed.stderr
+    assert set(branch_files(remote)) == {f"results/{RESULT}", "results/upstream/benchmarks.json"}
+    assert set(branch_files(remote, "old/results")) == {"results/upstream/m/00000000-env.json",
+                                                         "results/upstream/benchmarks.json"}
+
+
+def test_commits_prints_a_commit_with_two_tags_once(tagged_repo):
+    repo, hashes = tagged_repo
+    git(repo, "tag", "v0.3.1", hashes[4])
+    listed = script("commits", "--repo", repo, "--releases", "all")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.split() == [hashes[0], hashes[2], hashes[4]]

@@ -116,3 +116,67 @@ def test_nightly_runs_on_a_schedule_and_on_demand_with_range_and_quick():
     inputs = triggers["workflow_dispatch"]["inputs"]
     assert inputs["range"]["default"] == "NEW"
     assert inputs["quick"]["type"] == "boolean"
+
+
+def run_script(workflow: str, job: str, step_id: str | None = None, name: str | None = None) -> str:
+    for step in load(ROOT / ".github" / "workflows" / workflow)["jobs"][job]["steps"]:
+        if (step_id and step.get("id") == step_id) or (name and step.get("name") == name):
+            return step["run"]
+    raise AssertionError(f"{workflow} {job}: no step {step_id or name}")
+
+
+@pytest.mark.parametrize("failing", ["commits", "shard"])
+def test_the_backfill_plan_fails_loudly(tmp_path, failing):
+    """Run as GitHub runs a step (bash -e), with stand-in scripts of which one fails."""
+    (tmp_path / "scripts").mkdir()
+    for name in ("commits", "shard"):
+        stand_in = tmp_path / "scripts" / name
+        stand_in.write_text("#!/bin/sh\n" + ("echo failed >&2; exit 2\n" if name == failing else
+                                              ("echo 0123456789abcdef0123456789abcdef01234567\n" if name == "commits"
+                                               else "echo '[0]'\n")))
+        stand_in.chmod(0o755)
+    output = tmp_path / "github_output"
+    output.write_text("")
+    done = subprocess.run(["bash", "-e", "-c", run_script("backfill.yml", "plan", step_id="plan")], cwd=tmp_path,
+                          env={"PATH": "/usr/bin:/bin", "RANGE": "ALL", "RELEASES": "", "SHARDS": "4",
+                               "GITHUB_OUTPUT": str(output)}, capture_output=True, text=True)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "shards=" not in output.read_text()
+
+
+def test_user_inputs_reach_scripts_only_after_a_double_dash_or_as_option_values():
+    """A dispatch input such as `--upstream=URL` must never be read as an option of the script."""
+    for path in WORKFLOWS:
+        for job, step in steps(load(path)):
+            inputs = [var for var, value in step.get("env", {}).items()
+                      if "inputs." in str(value) and "'yes'" not in str(value)]
+            script = step.get("run", "").replace("\\\n", " ")
+            for var in inputs:
+                for line in script.splitlines():
+                    for match in re.finditer(rf'"\${var}"', line):
+                        before = line[:match.start()]
+                        assert before.endswith("=") or " -- " in before, (
+                            f"{path.name} {job}: ${var} must follow -- or be written --option=\"${var}\": {line}")
+
+
+def test_nightly_and_its_readme_state_truthfully_what_happens_to_queued_runs():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "one concurrency group that is never cancelled" not in readme
+    assert "one running and one pending run per group" in readme and "cancels the pending one" in readme
+    for name in ("nightly.yml", "backfill.yml"):
+        comments = " ".join((ROOT / ".github" / "workflows" / name).read_text().replace("#", "").split())
+        assert "cancels the pending one" in comments and "none is cancelled halfway" not in comments
+
+
+def test_the_pages_site_is_made_only_from_stored_results_by_this_repository():
+    """The job that uploads the site for Pages runs no benchmark and downloads nothing a benchmarking job wrote."""
+    for path in (ROOT / ".github" / "workflows" / "nightly.yml", ROOT / ".github" / "workflows" / "backfill.yml"):
+        workflow = load(path)
+        for name, job in workflow["jobs"].items():
+            uses = [step.get("uses", "") for step in job["steps"]]
+            if any(u.startswith("actions/upload-pages-artifact@") for u in uses):
+                scripts = " ".join(step.get("run", "") for step in job["steps"])
+                assert "--publish-only" in scripts and "scripts/bench" not in scripts, f"{path.name} {name}"
+                assert not any(u.startswith("actions/download-artifact@") for u in uses), f"{path.name} {name}"
+                needs = job["needs"] if isinstance(job["needs"], list) else [job["needs"]]
+                assert "store" in needs, f"{path.name} {name}: the site must follow the stored results"

@@ -43,8 +43,9 @@ measured: the release did not build, install or import there) and skipped.
 Exit status: 0 when every selected commit has results, even where a release
 failed as a whole (an old release on a new JAX is expected to); 1 when a
 benchmark failed in a commit where the others ran, which is a bug in the
-suite, or a commit has no results; 2 for bad arguments, or when the release
-history or the range cannot be had.
+suite, or a commit has no results; 2 for bad arguments (all checked before
+any results file is moved), or when the range cannot be had; 3 when the
+package index or a download fails, or asv fails.
 """
 
 import contextlib
@@ -315,26 +316,29 @@ def quarantine_unreadable(target: Target, machine: str) -> None:
     from asv import results, util
 
     machine_dir = target.results_dir / machine
-    if not machine_dir.is_dir():
-        return
     quarantine = target.args.output / ".asv" / "quarantine" / target.name
-    for path in sorted(machine_dir.glob("*.json")):
+    benchmarks_json = target.results_dir / "benchmarks.json"
+    if benchmarks_json.exists():
+        try:
+            util.load_json(benchmarks_json, api_version=2)
+        except Exception as error:  # noqa: BLE001 - asv rewrites it on the next run; the old one is kept aside
+            move_aside(benchmarks_json, quarantine, error)
+    for path in sorted(machine_dir.glob("*.json")) if machine_dir.is_dir() else []:
         try:
             if path.name == "machine.json":
                 util.load_json(path)
             else:
                 results.Results.load(str(path), machine)
         except Exception as error:  # noqa: BLE001 - any unreadable file is quarantined
-            quarantine.mkdir(parents=True, exist_ok=True)
-            destination = quarantine / f"{path.name}.{int(time.time())}"
-            shutil.move(path, destination)
-            print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
-    benchmarks_json = target.results_dir / "benchmarks.json"
-    if benchmarks_json.exists():
-        try:
-            util.load_json(benchmarks_json)
-        except Exception:  # noqa: BLE001 - asv rewrites it on the next run
-            benchmarks_json.unlink()
+            move_aside(path, quarantine, error)
+
+
+def move_aside(path: Path, quarantine: Path, error: Exception) -> None:
+    """Move an unreadable PATH into QUARANTINE, never deleting it."""
+    quarantine.mkdir(parents=True, exist_ok=True)
+    destination = quarantine / f"{path.name}.{time.time_ns()}"
+    shutil.move(path, destination)
+    print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
 
 
 def result_path(target: Target, machine: str, commit: str, env_name: str) -> Path:
@@ -442,11 +446,19 @@ def bench(args: Options) -> int:
     """Benchmark, publish, summarize; the exit code (see the module's docstring)."""
     started = time.monotonic()
     target = Target(args)
-    quarantine_unreadable(target, args.machine)
-    selected = releases(target) if target.history is not None else None
-    hashes = [commit for _release, commit in selected] if selected is not None else range_hashes(target, args.range)
+    # Every argument is checked (--jax, --releases, RANGE) before a results file is moved. Only NEW and
+    # EXISTING read the stored results, so they are resolved once the unreadable ones are out of the way.
     asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
     envs = environments(target)
+    selected = releases(target) if target.history is not None else None
+    reads_results = selected is None and args.range in ("NEW", "EXISTING")
+    if selected is not None:
+        hashes = [commit for _release, commit in selected]
+    elif not reads_results:
+        hashes = range_hashes(target, args.range)
+    quarantine_unreadable(target, args.machine)
+    if reads_results:
+        hashes = range_hashes(target, args.range)
     if args.jax_history:
         by_python = hashes_by_python(selected, sorted({asv_envs.python_of(entry) for _, entry in envs},
                                                       key=release_history.python_series))

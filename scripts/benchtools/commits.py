@@ -82,7 +82,8 @@ def release_commits(repo: Path, spec: str) -> list[str]:
     if not history:
         raise BadInput(f"{repo} has no release tag v<VERSION>")
     selected = release_history.select(history, None if spec == "all" else spec, option="--releases")
-    return [r.commit for r in selected]
+    # Two tags on one commit (a release re-tagged) select it once: a hash listed twice would be run twice.
+    return list(dict.fromkeys(r.commit for r in selected))
 
 
 def main(argv):

@@ -46,16 +46,15 @@ input (a missing or corrupt results or site file, an unknown commit).
 """
 
 import itertools
-import json
 import re
 import shlex
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from benchmarks import metrics, params
 
-from . import cli, explain, steps
+from . import cli, explain, steps, validate
 from .cli import BadInput, Error, ExitCode
 from .project import ROOT, VENV, env_label
 
@@ -101,11 +100,14 @@ class Change:
 class Thresholds:
     """The threshold of each change: any increase for a deterministic metric, else asv's rule."""
 
-    def __init__(self, regexes: dict, overrides: dict):
+    def __init__(self, regexes: dict, overrides: dict, where: Path | str = ""):
         try:
-            self.regexes = [(re.compile(regex), float(value)) for regex, value in regexes.items()]
-        except (re.error, TypeError, ValueError) as error:
-            raise BadInput(f"regressions_thresholds in the asv configuration is invalid: {error}")
+            self.regexes = [(re.compile(regex), validate.finite_non_negative(value, f"threshold of {regex!r}"))
+                            for regex, value in regexes.items()]
+        except (re.error, TypeError, ValueError, AttributeError) as error:
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
+        except BadInput as error:
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
         self.overrides = overrides
 
     def __call__(self, change: Change) -> float:
@@ -149,8 +151,8 @@ class Location:
     def __post_init__(self):
         for name in ("threshold", "time_threshold"):
             value = getattr(self, name)
-            if value is not None and not value >= 0:
-                raise BadInput(f"--{name.replace('_', '-')} {value}: thresholds must not be negative")
+            if value is not None:
+                validate.finite_non_negative(value, f"--{name.replace('_', '-')}")
         self.overrides = {metrics.RATIO: self.threshold, metrics.TIME: self.time_threshold}
 
 
@@ -163,10 +165,10 @@ def parse_args(argv):
     parser.add_argument("--machine", help="the asv machine to compare (default: the latest run's, or the only one)")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
                         help="compare two commits or tags instead of using step detection")
-    parser.add_argument("--threshold", type=float,
+    parser.add_argument("--threshold", type=validate.threshold,
                         help="relative worsening of any ratio metric that counts, 0.10 meaning 10%% "
                              "(default: each benchmark's regressions_thresholds in the asv configuration)")
-    parser.add_argument("--time-threshold", type=float,
+    parser.add_argument("--time-threshold", type=validate.threshold,
                         help="relative worsening of any absolute time or memory that counts "
                              "(default: each benchmark's regressions_thresholds in the asv configuration)")
     parser.add_argument("--explain", action="store_true",
@@ -181,13 +183,9 @@ def parse_args(argv):
     return args
 
 
-def read_json(path: Path, what: str):
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise BadInput(f"{what} not found: {path}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise BadInput(f"{what} is corrupt: {path} ({error})")
+def read_json(path: Path, what: str, shape=None):
+    """The JSON file PATH, checked against SHAPE (``validate``): BadInput naming it, never a traceback."""
+    return validate.read_json(path, what) if shape is None else validate.read_checked(path, shape, what)
 
 
 class Source:
@@ -197,21 +195,26 @@ class Source:
         last_run = {}
         config = args.config
         if config is None and not (args.results and args.html):
-            last_run = read_json(args.output / ".asv" / "last-run.json", "the latest scripts/bench run record")
+            last_run = read_json(args.output / ".asv" / "last-run.json", "the latest scripts/bench run record",
+                                 validate.LAST_RUN)
             config = Path(last_run["config"])
         self.config = config
         self.asv_dir = (config.parent.parent if config and config.parent.name == "configs"
                         else args.output / ".asv")
-        conf = read_json_with_comments(config) if config else {}
+        conf = validate.check(read_json_with_comments(config), validate.CONFIG, config, "asv configuration") \
+            if config else {}
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
-        self.thresholds = Thresholds(regexes, args.overrides)
+        self.thresholds = Thresholds(regexes, args.overrides, config or "")
+        for key in ("results_dir", "html_dir"):
+            if not (getattr(args, key.removesuffix("_dir")) or last_run.get(key) or conf.get(key)):
+                raise BadInput(f"asv configuration {config}: no {key}")
         self.results = args.results or Path(last_run.get("results_dir") or conf["results_dir"])
         self.html = args.html or Path(last_run.get("html_dir") or conf["html_dir"])
         self.machine = args.machine or last_run.get("machine") or self._only_machine()
-        self.index = read_json(self.html / "index.json", "asv site index")
-        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list")
+        self.index = read_json(self.html / "index.json", "asv site index", validate.INDEX)
+        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", validate.BENCHMARKS)
         revisions = self.index["revision_to_hash"]
         self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
         self.tag_of_hash = {self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items()
@@ -230,6 +233,9 @@ class Source:
         """A commit hash from a tag or a hash prefix that has results."""
         tags = self.index["tags"]
         if name in tags:
+            if tags[name] not in self.hash_of_revision:
+                raise BadInput(f"asv site index {self.html / 'index.json'}: tag {name!r} names revision "
+                               f"{tags[name]}, which it lists no commit for")
             return self.hash_of_revision[tags[name]]
         matches = {c for c in self.hash_of_revision.values() if c.startswith(name)}
         if len(matches) != 1:
@@ -247,10 +253,16 @@ def read_json_with_comments(path: Path):
         raise BadInput(f"asv configuration {path}: {error}")
     except FileNotFoundError:
         raise BadInput(f"asv configuration not found: {path}")
+    except RecursionError:
+        raise BadInput(f"asv configuration is corrupt: {path} (nested too deeply)")
+    except (OSError, ValueError) as error:  # json5's errors are ValueErrors
+        raise BadInput(f"asv configuration is corrupt: {path} ({error})")
 
 
 def unit_of(source: Source, name: str) -> str:
-    return source.benchmarks.get(name, {}).get("unit") or ""
+    description = source.benchmarks.get(name)
+    unit = description.get("unit") if isinstance(description, dict) else None
+    return unit if isinstance(unit, str) else ""
 
 
 def split_entry(entry: str) -> tuple[str, str]:
@@ -263,11 +275,16 @@ def split_entry(entry: str) -> tuple[str, str]:
 
 def step_changes(source: Source) -> list[Change]:
     """asv's jumps, each with the levels of the series just before and just after it (steps.true_step)."""
-    data = read_json(source.html / "regressions.json", "asv regressions file")
+    path = source.html / "regressions.json"
+    data = read_json(path, "asv regressions file", validate.REGRESSIONS)
     changes = []
     for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
         name, params = split_entry(entry)
         env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
+        unknown = [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in source.hash_of_revision]
+        if unknown:
+            raise BadInput(f"asv regressions file {path} names revision {unknown[0]}, which the site's "
+                           f"index.json lacks")
         points = series(source, graph, index)
         for before_rev, after_rev, before, _best_after in jumps:
             last = source.hash_of_revision[after_rev]
@@ -290,12 +307,11 @@ def params_of_graph(graph: str) -> dict[str, str]:
 
 
 def series(source: Source, graph: str, index: int | None) -> list[tuple[int, float | None]]:
+    path = source.html / graph
     try:
-        return steps.graph_points(source.html, graph, index)
-    except FileNotFoundError:
-        raise BadInput(f"asv graph file not found: {source.html / graph}")
-    except (json.JSONDecodeError, UnicodeDecodeError, TypeError, ValueError) as error:
-        raise BadInput(f"asv graph file is corrupt: {source.html / graph} ({error})")
+        return steps.graph_points(read_json(path, "asv graph file", validate.GRAPH), index)
+    except ValueError as error:
+        raise BadInput(f"asv graph file has the wrong shape: {path}: {error}") from None
 
 
 def previous_revision(points: list, revision: int) -> int | None:
@@ -311,7 +327,10 @@ def load_result(source: Source, commit: str):
     folder = source.results / source.machine
     for path in sorted(folder.glob(f"{commit[:8]}-*.json")):
         try:
+            validate.stored_file(path, PurePath(source.machine, path.name))
             found.append(results.Results.load(str(path), source.machine))
+        except BadInput:
+            raise
         except Exception as error:  # noqa: BLE001 - any unreadable results file is bad input
             raise BadInput(f"results file is corrupt: {path} ({error})")
     if not found:
@@ -415,10 +434,10 @@ def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]
             name = f"{prefix}.{twin}"
             if row.graph:  # step detection: the diagnostic's own graph, at the step's two revisions
                 graph, index, rev_before, rev_after = row.graph
-                try:
-                    points = dict(steps.graph_points(source.html, graph.rsplit("/", 1)[0] + f"/{name}.json", index))
-                except (OSError, ValueError):
+                diagnostic_graph = graph.rsplit("/", 1)[0] + f"/{name}.json"
+                if not (source.html / diagnostic_graph).is_file():
                     continue
+                points = dict(series(source, diagnostic_graph, index))
                 before, after = points.get(rev_before), points.get(rev_after)
             else:
                 twin_change = next((c for c in changes if c.benchmark == name and c.params == row.params

@@ -36,3 +36,8 @@ def tags(repo: Path) -> dict[str, str]:
     """{commit hash: tag name} of a repository (for a commit with several tags, the last listed)."""
     listing = out("tag", "--format=%(objectname) %(refname:short)", repo=repo, check=False)
     return dict(line.split(" ", 1) for line in listing.splitlines())
+
+
+def lists_branch(ls_remote_output: str, branch: str) -> bool:
+    """Whether ``git ls-remote`` printed refs/heads/BRANCH itself (not, say, refs/heads/old/BRANCH)."""
+    return any(line.split("\t")[-1] == f"refs/heads/{branch}" for line in ls_remote_output.splitlines())

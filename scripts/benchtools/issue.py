@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Open or update the one GitHub issue that carries the latest regression report.
 
-REPORT is scripts/regressions' Markdown.  When it counts no regression (it
-says "No regression counts.", is empty, or is not a regression report at all,
-such as scripts/nightly's note that no report could be made), nothing is done.
-Otherwise, with the gh CLI (GH_TOKEN from the environment):
+REPORT is scripts/regressions' Markdown, or scripts/nightly's note that no
+report could be made (a line starting with "No report:", naming what
+failed).  A report that says "No regression counts." does nothing.  A note
+that no report could be made is a failure to be told, not a quiet night: it
+goes into the issue like a regression.  Anything else (an empty file, a file
+that is neither) is bad input: never read as "no regression".  Otherwise,
+with the gh CLI (GH_TOKEN from the environment):
 
   an open issue has --label    its body becomes the report, unless it already is
   none is open                 a new issue with --title and --label (the label
@@ -17,8 +20,9 @@ Otherwise, with the gh CLI (GH_TOKEN from the environment):
 
 Run in GitHub Actions, the body ends with a link to the run.
 
-Exit status: 0 when the issue is up to date or there is no regression; 1 when
-gh fails; 2 for a missing report file or a missing gh.
+Exit status: 0 when the issue is up to date or there is no regression; 2 for
+a missing, empty or unrecognized report file, or a missing gh; 3 when gh
+fails.
 """
 
 import json
@@ -29,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 from . import cli
-from .cli import BadInput, Error, ExitCode
+from .cli import BadInput, Failed
 
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
@@ -54,8 +58,7 @@ def gh(args, *command) -> str:
     result = subprocess.run(["gh", *command, *(["--repo", args.repo] if args.repo else [])],
                             capture_output=True, text=True)
     if result.returncode != 0:
-        # Documented as exit 1 before the shared exit codes, and kept.
-        raise Error(f"gh {' '.join(command)} failed: {result.stderr.strip()}", ExitCode.FOUND)
+        raise Failed(f"gh {' '.join(command)} failed: {result.stderr.strip()}")
     return result.stdout
 
 
@@ -72,10 +75,19 @@ def report_of(body: str) -> str:
 
 def main(argv):
     args = parse_args(argv)
-    report = args.report.read_text().strip()
-    if not report.startswith("# Benchmark regressions") or "No regression counts." in report:
+    try:
+        report = args.report.read_text().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInput(f"--report {args.report}: cannot be read ({error})") from None
+    if report.startswith("# Benchmark regressions") and report.endswith("No regression counts."):
         print(f"{args.report}: no regression counts; no issue to open")
         return 0
+    if not report.startswith(("# Benchmark regressions", "No report:")):
+        what = "empty" if not report else "neither a regression report nor a note that none could be made"
+        raise BadInput(f"--report {args.report}: {what}; a missing verdict is never read as no regression")
+    if report.startswith("No report:"):
+        report = ("# Benchmark regressions: no report\n\nThe nightly could not make a regression report, "
+                  "so regressions may go unseen:\n\n" + report)
     if shutil.which("gh") is None:
         raise BadInput("the gh CLI is not installed")
     if len(report) > MAX_BODY:

@@ -17,6 +17,11 @@
      summary; the issue that scripts/open-regression-issue opens carries it.
   4. --site copies the site into a folder for GitHub Pages.
 
+With --publish-only, step 2 runs no benchmark: the site is published from
+the results on the branch alone.  The workflows make the site for Pages so,
+in a job of its own after the results are stored, so that nothing a job
+running upstream Equinox wrote reaches Pages but the validated results.
+
 It never writes the results branch: scripts/push-results OUTPUT/results does,
 in a job that runs no benchmarked code and so is the only one holding a token
 that can push.  No new commit is not a failure.  The asv machine name is
@@ -25,8 +30,11 @@ up on one graph.
 
 Exit status: 0 when every commit has results (a regression is in the report,
 not in the status); 1 when a benchmark failed (scripts/bench's 1); 2 for bad
-arguments, an unreachable repository, or a regression report that cannot be
-made.
+arguments, an unreachable repository, or bad results or site files; 3 when
+a command it ran failed; 4 when it, scripts/bench or the gate crashed.
+Whenever no regression report could be made, the report file says so in a
+line that starts with "No report:" and names what failed (never an empty
+report), and the exit status is not 0.
 """
 
 import os
@@ -58,6 +66,9 @@ def parse_args(argv):
     parser.add_argument("--report", type=Path, metavar="FILE",
                         help="where the regression report goes (default: OUTPUT/regressions.md)")
     parser.add_argument("--site", type=Path, metavar="DIR", help="copy the published site into DIR (a new folder)")
+    parser.add_argument("--publish-only", action="store_true",
+                        help="run no benchmark: publish the site and the report from the results branch alone, "
+                             "so that the job that makes the site for Pages runs no upstream code")
     cli.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
     cli.add_bench(parser)
     cli.add_jax(parser)
@@ -85,14 +96,14 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
         raise BadInput(f"--output {output}: a git repository that scripts/nightly did not make")
     if not ours and output.exists() and any(output.iterdir()):
         raise BadInput(f"--output {output}: not empty and not a results checkout")
-    listed = git.run("ls-remote", "--exit-code", "--heads", git.END, remote, branch, check=False)
+    listed = git.run("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
         raise BadInput(f"cannot reach the results remote {remote}: {listed.stderr.strip()}")
     if not ours:
         output.mkdir(parents=True, exist_ok=True)
         git.run("init", "--quiet", repo=output)
         git.run("config", OWNER_KEY, "true", repo=output)
-    if listed.returncode == 2:
+    if not git.lists_branch(listed.stdout, branch):
         print(f"{remote} has no branch {branch} yet: starting without results", file=sys.stderr)
         return
     git.run("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", repo=output)
@@ -133,11 +144,11 @@ def nightly(args) -> int:
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
     try:
-        status = bench.bench(options)
+        status = publish_stored(target) if args.publish_only else bench.bench(options)
     except Error as error:
         print(f"scripts/bench: {error}", file=sys.stderr)
-        write_report(args, f"No report: scripts/bench exited {int(error.code)}.\n")
-        return ExitCode.BAD_INPUT
+        write_report(args, f"No report: scripts/bench failed (exit {int(error.code)}): {error}\n")
+        return error.code
     except Exception:
         write_report(args, f"No report: scripts/bench crashed (exit {int(ExitCode.CRASHED)}).\n")
         raise
@@ -145,11 +156,12 @@ def nightly(args) -> int:
     try:
         _source, text, _counted = gate.judge(gate.Location(output=args.output, explain=True))
     except Error as error:
-        write_report(args, f"No report: scripts/regressions exited {int(error.code)}: "
-                           f"scripts/regressions: {error}\n")
-        return ExitCode.BAD_INPUT
-    except Exception:
-        write_report(args, f"No report: scripts/regressions crashed (exit {int(ExitCode.CRASHED)}).\n")
+        write_report(args, f"No report: the regression gate failed (scripts/regressions would exit "
+                           f"{int(error.code)}): {error}\n")
+        return error.code
+    except Exception as error:
+        write_report(args, f"No report: the regression gate failed: scripts/regressions crashed "
+                           f"(exit {int(ExitCode.CRASHED)}): {type(error).__name__}: {error}\n")
         raise
     write_report(args, text)
     refresh_overhead_page(target)
@@ -168,6 +180,15 @@ def refresh_overhead_page(target) -> None:
         report.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
     except Error as error:
         print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
+
+
+def publish_stored(target) -> int:
+    """The site of the results the branch holds, made without running a benchmark; the latest-run record."""
+    if not any(target.results_dir.glob("*/*-*.json")):
+        raise BadInput(f"the results branch holds no results in {target.results_dir.name}/: nothing to publish")
+    bench.publish(target)
+    bench.record_last_run(target, [])
+    return ExitCode.OK
 
 
 def write_report(args, text: str) -> None:

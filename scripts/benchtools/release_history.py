@@ -28,7 +28,7 @@ from packaging.version import InvalidVersion, Version
 
 from . import cli
 from . import git as git_
-from .cli import BadInput
+from .cli import BadInput, Failed
 from .project import HISTORY_DIR, ROOT
 
 DEFAULT_INDEX = "https://pypi.org/pypi"
@@ -91,9 +91,16 @@ commit hashes on every machine.
 
 A rerun appends the releases uploaded since, downloading only what is not in
 the cache. Sdists are checked against the sha256 the index publishes. The
-repository belongs to this script: uncommitted changes, untagged commits and
-commits that no longer fit the history (say, after changing --since) are
-discarded, and everything is checked before the repository is touched.""",
+history is append-only: a release once committed keeps its commit, so results
+stored under its hash and under those of later releases stay valid. A
+release that the index later yanks or removes stays in the history, is
+recorded in a git note (refs/notes/gone) and is no longer selected; a release
+already built whose published sha256 changed is refused (exit 2). --since,
+--until and --python are fixed when the repository is made: another value
+is refused (exit 2), so choose another --repo for it. The repository belongs
+to this script: uncommitted changes and commits that are not releases it
+built are discarded, and everything is checked before the repository is
+touched.""",
         epilog="""\
 examples:
   scripts/release-history
@@ -112,8 +119,9 @@ examples:
       releases that Python 3.11 can run
 
 exit status: 0 on success; 2 for bad arguments, an unknown version in
---select, an index or download that fails, or a sha256 mismatch, in which
-case no commit is made.""",
+--select, or a sha256 mismatch; 3 for an index or download that fails (the
+network, or metadata that is not what a PyPI JSON API gives); no commit is
+made in either case.""",
     )
     parser.add_argument(
         "--package", default="equinox", metavar="NAME",
@@ -153,9 +161,8 @@ case no commit is made.""",
         "without requires_python is kept; one whose requires_python is not "
         "a valid specifier is kept with a warning. Like --since/--until, this "
         "decides which commits the history holds: leaving out a release "
-        "changes the hash of every commit after it, and rerunning with "
-        "another --python (or none) rebuilds the history (default: no "
-        "filter, every release)",
+        "changes the hash of every commit after it, so a repository keeps "
+        "the --python it was made with (default: no filter, every release)",
     )
     parser.add_argument(
         "--select", metavar="SPEC",
@@ -213,9 +220,9 @@ def fetch_json(url):
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
             return json.load(response)
     except (OSError, http.client.HTTPException) as e:
-        raise BadInput(f"cannot fetch {url}: {e}") from None
-    except ValueError as e:
-        raise BadInput(f"{url} did not return JSON: {e}") from None
+        raise Failed(f"cannot fetch {url}: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise Failed(f"{url} did not return JSON: {e}") from None
 
 
 def release_history(metadata, since, until, python=None, base=""):
@@ -357,10 +364,10 @@ def download(url, out):
                 out.write(chunk)
                 received += len(chunk)
     except (OSError, http.client.HTTPException, ValueError) as e:
-        raise BadInput(f"cannot download {url}: {e}") from None
+        raise Failed(f"cannot download {url}: {e}") from None
     # urllib reports a connection closed early as a plain end of data.
     if length is not None and received != int(length):
-        raise BadInput(f"download of {url} was cut off after {received} of {length} bytes")
+        raise Failed(f"download of {url} was cut off after {received} of {length} bytes")
     return digest.hexdigest()
 
 
@@ -477,8 +484,8 @@ def build(args: Options) -> list[tuple[Release, str]]:
     try:
         name = metadata["info"]["name"]
         history, unsupported = release_history(metadata, since, args.until, args.python, base=url)
-    except (KeyError, TypeError, ValueError) as e:
-        raise BadInput(f"unexpected metadata from {url}: {e!r}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise Failed(f"unexpected metadata from {url}: {e!r}") from None
     python = ".".join(map(str, args.python)) if args.python else None
     if unsupported:
         log(f"--python {python} leaves out {len(unsupported)} release(s): "
@@ -494,32 +501,41 @@ def build(args: Options) -> list[tuple[Release, str]]:
         selected = [r for r in selected if r.admits(args.admits)]
 
     exists = check_repo(repo, package)
+    parameters = build_parameters(since, args.until, python)
     chain = main_commits(repo) if exists else []
     tags = tag_commits(repo) if exists else {}
-    # The releases already committed in history order, each under its own tag.
-    kept = 0
-    while kept < min(len(chain), len(history)) and tags.get(history[kept].tag) == chain[kept]:
-        kept += 1
-    pending = history[kept:]
+    # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
+    built = built_releases(repo, chain) if exists else []
+    if exists:
+        check_parameters(repo, parameters, built, history)
+    kept = len(built)
+    gone = check_built(built, history, url)
+    built_versions = {version for _commit, version, _sha256 in built}
+    pending = [r for r in history if r.version not in built_versions]
     for release in pending:
         fetch_sdist(release, args.cache)
 
     with tempfile.TemporaryFile() as stream:
-        write_import_stream(stream, pending, chain[kept - 1] if kept else None, args.cache, name)
+        write_import_stream(stream, pending, built[-1][0] if built else None, args.cache, name)
         stream.seek(0)
 
         if not exists:
             repo.mkdir(parents=True, exist_ok=True)
             git(repo, "init", "-q", "-b", "main")
             git(repo, "config", OWNER_KEY, package)
+        git(repo, "config", PARAMETERS_KEY, parameters)
         git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
-        keep_tags = {r.tag for r in history[:kept]}
-        updates = [f"delete refs/tags/{t}\n" for t in tags if t not in keep_tags]
+        # Tags follow the built releases; a commit that is not one (an interrupted or edited state) goes.
+        wanted = {f"v{version}": commit for commit, version, _sha256 in built}
+        updates = [f"delete refs/tags/{t}\n" for t in tags if t not in wanted]
+        updates += [f"update refs/tags/{t} {commit}\n" for t, commit in wanted.items() if tags.get(t) != commit]
         if kept < len(chain):
-            log(f"removing {len(chain) - kept} commit(s) of {repo} that do not fit the history")
-            updates.append(f"update refs/heads/main {chain[kept - 1]}\n" if kept else "delete refs/heads/main\n")
+            log(f"removing {len(chain) - kept} commit(s) of {repo} that are not releases it built")
+            updates.append(f"update refs/heads/main {built[-1][0]}\n" if built else "delete refs/heads/main\n")
         if updates:
             git(repo, "update-ref", "--stdin", input="".join(updates))
+        for commit, version in gone:
+            record_gone(repo, commit, version)
         if pending:
             git(repo, "fast-import", "--quiet", "--done", stdin=stream)
 
@@ -531,6 +547,78 @@ def build(args: Options) -> list[tuple[Release, str]]:
     log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
     tags = tag_commits(repo)
     return [(r, tags[r.tag]) for r in selected]
+
+
+# The history is append-only: the parameters that decide which releases it holds are fixed when it
+# is made, and a release committed once stays, even if the index later yanks or removes it.
+PARAMETERS_KEY = "releasehistory.parameters"
+GONE_NOTES = "refs/notes/gone"
+RELEASE_MESSAGE = re.compile(r"(?P<name>\S+) (?P<version>\S+)\n\nsdist: (?P<filename>\S+)\nsha256: (?P<sha256>[0-9a-f]{64})\n?")
+
+
+def build_parameters(since, until, python) -> str:
+    return f"since={since or ''} until={until or ''} python={python or ''}"
+
+
+def check_parameters(repo, parameters, built, history):
+    """BadInput if other --since, --until or --python would rewrite REPO's history rather than extend it.
+
+    New parameters are taken when the history they select holds every built
+    release and adds releases only after them, in the history's (upload)
+    order (a later --until, or a newer --python that admits the same
+    releases and more), so that no commit changes; anything else would drop
+    or insert a release.
+    """
+    recorded = git(repo, "config", "--local", "--get", PARAMETERS_KEY, check=False).strip()
+    if not recorded or recorded == parameters:
+        return
+    order = [r.version for r in history]
+    kept = [version for _commit, version, _sha256 in built if version in order]
+    dropped = [str(version) for _commit, version, _sha256 in built if version not in order]
+    inserted = [str(version) for version in order[:len(kept)] if version not in kept]
+    if dropped or inserted:
+        change = f"would drop {' '.join(dropped)}" if dropped else f"would insert {' '.join(inserted)} before built releases"
+        raise BadInput(f"{repo} holds a history built with {recorded}; {parameters} {change}: a history is "
+                       "append-only, so its commits cannot change; choose another --repo")
+
+
+def built_releases(repo, chain):
+    """(commit, version, sha256) of each release commit of main, oldest first, up to the first that is not one."""
+    built = []
+    for commit in chain:
+        match = RELEASE_MESSAGE.fullmatch(git(repo, "show", "-s", "--format=%B", commit).strip() + "\n")
+        if not match:
+            break
+        try:
+            built.append((commit, Version(match["version"]), match["sha256"]))
+        except InvalidVersion:
+            break
+    return built
+
+
+def check_built(built, history, url):
+    """The built releases that the index's history no longer holds; BadInput if one's sha256 changed."""
+    published = {r.version: r for r in history}
+    gone = []
+    for commit, version, sha256 in built:
+        release = published.get(version)
+        if release is None:
+            gone.append((commit, version))
+        elif release.sha256 != sha256:
+            raise BadInput(f"{url} now publishes sha256 {release.sha256} for {version}, whose sdist was built "
+                           f"into this history with sha256 {sha256}: a release's file changed; nothing was changed")
+    return gone
+
+
+def record_gone(repo, commit, version):
+    """Record, in a git note on its commit, that a built release left the index; warn once."""
+    note = f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases " \
+           "keep their hashes, and no longer selected\n"
+    if git(repo, "notes", "--ref", GONE_NOTES, "show", commit, check=False) == note:
+        return
+    git(repo, "-c", "user.name=PyPI release history", "-c", "user.email=release-history@localhost",
+        "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
+    log(f"warning: {note.strip()}")
 
 
 def main(argv):

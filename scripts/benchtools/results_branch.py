@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import cli, git
-from .cli import BadInput, Error, ExitCode
+from . import cli, git, validate
+from .cli import BadInput, ExitCode, Failed
 from .project import ROOT
 
 MERGE_DOC = """Merge asv results folders into DEST without ever overwriting a result.
@@ -28,8 +28,16 @@ their path below it.  For each file of each SRC, in order:
                              file that appears meanwhile is not replaced)
   same content in DEST       nothing to do
   other content in DEST      a conflict: DEST's copy is kept and reported
-  not readable JSON          skipped and reported (say, a file that a killed
-                             run left half-written)
+
+A merge is all or nothing: every file of every SRC is checked first, and one
+that is not valid stops the merge (exit 2, naming it) before anything is
+written.  Valid means what asv's own readers load (asv.results.Results.load
+for a results file, asv.util.load_json with asv's format version for
+benchmarks.json and machine.json), and more: a results file lies at
+[NAME/]MACHINE/<hash8>-<env>.json, its machine is its folder's, its commit
+is a full hash that starts with its name, and its environment gives its name;
+machine.json names its folder; nothing else (no other file, no link) is
+accepted.  Hidden files (names starting with a dot) are left out.
 
 machine.json and benchmarks.json describe the machine and the suite, not a
 measurement, so two copies may differ without a conflict: DEST's is kept when
@@ -39,9 +47,9 @@ rewrites benchmarks.json from the suite on every run, and the site lists only
 the benchmarks it names, so a results branch must follow the suite that wrote
 its newest results.
 
-Exit status: 0 when everything merged; 1 when a conflict or an unreadable
-file was reported (everything else is merged); 2 for bad arguments, in which
-case nothing is changed.
+Exit status: 0 when everything merged; 1 when a conflict was reported
+(everything else is merged); 2 for bad arguments or an invalid file, in
+which case nothing is changed.
 """
 
 PUSH_DOC = """Store results on the results branch: merge results folders into it, commit, push.
@@ -51,9 +59,12 @@ The branch holds a results/ folder, laid out as scripts/bench writes it
 a results/ folder such as scripts/nightly's OUTPUT/results or a backfill
 shard's; scripts/merge-results merges them into a fresh clone of the branch,
 so that a result already on the branch is never changed or removed: a
-differing copy is reported and the branch's kept.  benchmarks.json follows the
-sources (the suite that wrote the newest results).  The branch is created,
-without history, when the remote lacks it.
+differing copy is reported and the branch's kept.  Every file of every SRC is
+checked first (see scripts/merge-results): one invalid file and nothing is
+pushed.  benchmarks.json is never taken from a SRC (the job that wrote it ran
+upstream code): each results folder on the branch gets this repository's,
+made by asv from benchmarks/ alone (benchtools/suite.py).  The branch is
+created, without history, when the remote lacks it.
 
 The push is never forced.  When the remote moved meanwhile, the clone is
 reset to the new tip and the merge is redone, up to --attempts times.  The
@@ -64,9 +75,9 @@ GITHUB_TOKEN, when set, is sent to GitHub (GITHUB_SERVER_URL) as git's
 Authorization header through git's environment: it is never written to disk
 nor put on a command line.
 
-Exit status: 0 when pushed or when nothing was new; 1 when a conflict or an
-unreadable file was reported (the rest is pushed) or the push kept failing;
-2 for bad arguments or an unreachable remote.
+Exit status: 0 when pushed or when nothing was new; 1 when a conflict was
+reported (the rest is pushed); 2 for bad arguments, an invalid file in a SRC
+(nothing is pushed) or an unreachable remote; 3 when the push kept failing.
 """
 
 METADATA = ("machine.json", "benchmarks.json")
@@ -95,19 +106,19 @@ def parse_merge_args(argv):
 
 
 def source_files(source: Path):
-    """Regular files below SOURCE, relative paths sorted; hidden and temporary files left out."""
-    for path in sorted(source.rglob("*")):
-        relative = path.relative_to(source)
-        if path.is_file() and not path.is_symlink() and not any(p.startswith(".") for p in relative.parts):
-            yield relative
+    """Everything below SOURCE but folders, relative paths sorted; hidden and temporary files left out.
 
-
-def readable_json(data: bytes) -> bool:
-    try:
-        json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return False
-    return True
+    Links and other non-files are listed too, so that validation refuses them
+    rather than leaving them out unsaid.
+    """
+    found = []
+    for folder, folders, files in os.walk(source, followlinks=False):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        links = [name for name in folders if os.path.islink(os.path.join(folder, name))]
+        for name in files + links:
+            if not name.startswith("."):
+                found.append((Path(folder) / name).relative_to(source))
+    yield from sorted(found)
 
 
 def write_new(path: Path, data: bytes, replace: bool = False) -> bool:
@@ -132,30 +143,32 @@ def write_new(path: Path, data: bytes, replace: bool = False) -> bool:
             os.unlink(temporary)
 
 
-def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool) -> dict[str, list]:
-    outcome = {"copied": [], "identical": [], "conflict": [], "unreadable": [], "metadata kept": []}
+def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True) -> dict[str, list]:
+    """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out."""
+    outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
+    # All or nothing: every file of every source is checked (validate.stored_file) before any is written.
+    incoming = [(relative, validate.stored_file(source / relative, relative))
+                for source in sources for relative in source_files(source)]
     # DEST's benchmarks.json files as they were, so that a source holding that
     # same old copy does not undo another source's newer one.
     originals = {}
-    for source in sources:
-        for relative in source_files(source):
-            data = (source / relative).read_bytes()
-            target = dest / relative
-            if not readable_json(data):
-                outcome["unreadable"].append(source / relative)
-            elif target.exists() and target.read_bytes() == data:
-                outcome["identical"].append(relative)
-            elif relative.name == "benchmarks.json" and benchmarks_from_sources:
-                original = originals.setdefault(relative, target.read_bytes() if target.exists() else None)
-                if data != original:
-                    write_new(target, data, replace=True)
-                outcome["copied" if data != original else "metadata kept"].append(relative)
-            elif not target.exists() and write_new(target, data):
-                outcome["copied"].append(relative)
-            elif relative.name in METADATA:
-                outcome["metadata kept"].append(relative)
-            else:
-                outcome["conflict"].append(relative)
+    for relative, data in incoming:
+        target = dest / relative
+        if relative.name == "benchmarks.json" and not take_benchmarks:
+            outcome.setdefault("benchmarks.json left out", []).append(relative)
+        elif target.exists() and target.read_bytes() == data:
+            outcome["identical"].append(relative)
+        elif relative.name == "benchmarks.json" and benchmarks_from_sources:
+            original = originals.setdefault(relative, target.read_bytes() if target.exists() else None)
+            if data != original:
+                write_new(target, data, replace=True)
+            outcome["copied" if data != original else "metadata kept"].append(relative)
+        elif not target.exists() and write_new(target, data):
+            outcome["copied"].append(relative)
+        elif relative.name in METADATA:
+            outcome["metadata kept"].append(relative)
+        else:
+            outcome["conflict"].append(relative)
     return outcome
 
 
@@ -165,16 +178,15 @@ def merge_main(argv):
     return ExitCode.FOUND if problems else ExitCode.OK
 
 
-def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool) -> bool:
-    """Merge, say what happened, and whether a conflict or an unreadable file was reported."""
+def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool,
+                     take_benchmarks: bool = True) -> bool:
+    """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
     dest.mkdir(parents=True, exist_ok=True)
-    outcome = merge(sources, dest, benchmarks_from_sources)
+    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks)
     for path in outcome["conflict"]:
         print(f"conflict: {dest / path} differs from a source's copy; kept as it was", file=sys.stderr)
-    for path in outcome["unreadable"]:
-        print(f"unreadable: {path} is not valid JSON; skipped", file=sys.stderr)
     print(", ".join(f"{len(paths)} {what}" for what, paths in outcome.items()) + f" into {dest}", flush=True)
-    return bool(outcome["conflict"] or outcome["unreadable"])
+    return bool(outcome["conflict"])
 
 
 
@@ -219,11 +231,11 @@ def default_remote() -> str:
 
 def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
     """Point the clone at the remote branch's tip and return it; None when the remote has no such branch."""
-    listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, branch, check=False)
-    if listed.returncode == 2:
-        return None
-    if listed.returncode != 0:
+    listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
+    if listed.returncode not in (0, 2):
         raise BadInput(f"cannot reach the results remote {remote}: {listed.stderr.strip()}")
+    if not git.lists_branch(listed.stdout, branch):
+        return None
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
     git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
     return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
@@ -248,7 +260,9 @@ def store(args) -> int:
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
-            problems = merge_and_report(sources, clone / "results", benchmarks_from_sources=True)
+            problems = merge_and_report(sources, clone / "results", benchmarks_from_sources=False,
+                                        take_benchmarks=False)
+            describe_suite(clone / "results")
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
                 print(f"Nothing new for {remote} {args.results_branch}")
@@ -264,12 +278,26 @@ def store(args) -> int:
             # A push refused while the branch stayed put is not a race, and retrying would not help.
             previous, tip = tip, fetch_branch(clone, remote, args.results_branch)
             if tip == previous:
-                raise Error(f"git push to {remote} failed: {pushed.stderr.strip()}", ExitCode.FOUND)
+                raise Failed(f"git push to {remote} failed: {pushed.stderr.strip()}")
             if tip is None:
-                raise Error(f"the branch {args.results_branch} vanished from {remote} during the push", ExitCode.FOUND)
+                raise Failed(f"the branch {args.results_branch} vanished from {remote} during the push")
             time.sleep(attempt)
-    # Documented as exit 1 before the shared exit codes, and kept.
-    raise Error(f"could not push to {remote} {args.results_branch} after {args.attempts} attempts", ExitCode.FOUND)
+    raise Failed(f"could not push to {remote} {args.results_branch} after {args.attempts} attempts")
+
+
+def describe_suite(results: Path) -> None:
+    """Give each results folder below RESULTS this repository's benchmarks.json (suite.py), never a source's."""
+    from . import suite
+
+    folders = [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())] \
+        if results.is_dir() else []
+    if not folders:
+        return
+    data = suite.description()
+    for folder in folders:
+        target = folder / "benchmarks.json"
+        if not target.exists() or target.read_bytes() != data:
+            write_new(target, data, replace=True)
 
 
 def push_main(argv):

@@ -64,13 +64,14 @@ def steps(found: list[Piece], floor: float = 0.0) -> list[Step]:
     return changes
 
 
-def graph_points(html: Path, graph_path: str, index: int | None) -> list[tuple[int, float | None]]:
-    """(revision, value) of one series of a site's graph file (``index``: the flat parameter index)."""
-    data = json.loads((html / graph_path).read_text())
+def graph_points(data: list, index: int | None) -> list[tuple[int, float | None]]:
+    """(revision, value) of one series of a site's graph file, read (``index``: the flat parameter index)."""
     points = []
     for revision, value in data:
         if index is not None and isinstance(value, list):
             value = value[index] if index < len(value) else None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ValueError(f"revision {revision}: {json.dumps(value)[:60]} is not a number")
         points.append((int(revision), value))
     return points
 

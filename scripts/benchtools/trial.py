@@ -19,8 +19,8 @@ Only the benchmarks that carry tree_at's Python cost run (--bench), which
 keeps a trial to minutes; they are the ones the gate can flag for such a
 change.
 
-Exit status: 0 when the trials ran, 1 when a trial's benchmark run failed, 2
-on bad input.
+Exit status: 0 when the trials ran; 2 on bad input; 3 when a trial's
+benchmark run failed (scripts/bench exited anything but 0).
 """
 
 import ast
@@ -33,8 +33,8 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from . import bench, cli, gate, git, release_history
-from .cli import BadInput, Error, ExitCode
+from . import bench, cli, gate, git, release_history, validate
+from .cli import BadInput, Error, ExitCode, Failed
 from .project import HISTORY_DIR, ROOT
 
 HISTORY = HISTORY_DIR / "equinox"
@@ -51,9 +51,9 @@ def parse_args(argv):
     parser.add_argument("--calls", default="100,200,400,800", metavar="K,K,...",
                         help="extra Python calls injected at the start of tree_at, one variant each "
                              "(default: %(default)s)")
-    parser.add_argument("--threshold", type=float,
+    parser.add_argument("--threshold", type=validate.threshold,
                         help="scripts/regressions --threshold (default: the asv configuration's)")
-    parser.add_argument("--time-threshold", type=float,
+    parser.add_argument("--time-threshold", type=validate.threshold,
                         help="scripts/regressions --time-threshold (default: the asv configuration's)")
     cli.add_quick(parser, "benchmark each variant once (scripts/bench --quick)")
     cli.add_bench(parser, f"benchmarks to run (default: {' '.join(DEFAULT_BENCH)})")
@@ -128,10 +128,10 @@ def run_trial(args, repo: Path, release: str, number: int) -> Path:
     try:
         status = bench.bench(options)
     except Error as error:
-        raise Error(f"trial {number}: scripts/bench failed: {error}", ExitCode.FOUND) from None
-    if status != 0:
-        # Documented as exit 1 before the shared exit codes, and kept.
-        raise Error(f"trial {number}: scripts/bench failed; see above", ExitCode.FOUND)
+        raise Error(f"trial {number}: scripts/bench failed: {error}", error.code) from None
+    if status != ExitCode.OK:
+        # Any status but 0, scripts/bench's 1 included, means the trial has no complete measurement.
+        raise Failed(f"trial {number}: scripts/bench exited {int(status)}; see above")
     return output
 
 

@@ -1,0 +1,68 @@
+"""The suite's description, asv's benchmarks.json, made from this repository's benchmarks/ alone.
+
+scripts/push-results stores it on the results branch in place of the copies
+in its sources: those come from the job that ran upstream Equinox, which could
+have written anything.  asv writes it when it discovers the benchmarks
+(`asv run --python=same --bench just-discover`, which imports the suite in
+.venv and runs nothing), into a temporary folder, so that no machine.json of
+the job that stores results mixes with the runners'.  Discovery takes a few
+seconds; the result is cached in .asv/suite-description, keyed by the suite's
+source, the configuration and asv's version.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path, PurePath
+
+from . import validate
+from .cli import Failed
+from .project import ROOT, UPSTREAM_CONFIG
+
+CACHE = ROOT / ".asv" / "suite-description"
+MACHINE = "suite-description"
+
+
+def key() -> str:
+    import asv
+
+    digest = hashlib.sha256(f"asv {asv.__version__}\n".encode())
+    for path in [UPSTREAM_CONFIG, *sorted((ROOT / "benchmarks").rglob("*.py"))]:
+        digest.update(f"{path.relative_to(ROOT)}\n".encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def description() -> bytes:
+    """benchmarks.json of this repository's suite, as asv writes it."""
+    from asv import util
+
+    cached = CACHE / f"{key()}.json"
+    if cached.is_file():
+        return cached.read_bytes()
+    with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp:
+        config = util.load_json(str(UPSTREAM_CONFIG), js_comments=True)
+        config.update(results_dir=f"{tmp}/results", html_dir=f"{tmp}/html", env_dir=f"{tmp}/env",
+                      benchmark_dir=str(ROOT / config["benchmark_dir"]))
+        path = Path(tmp) / "asv.conf.json"
+        path.write_text(json.dumps(config))
+        asv = [sys.executable, "-m", "asv"]
+        for command in (["machine", "--yes", "--machine", MACHINE, "--config", str(path)],
+                        ["run", "--python=same", "--bench", "just-discover", "--machine", MACHINE,
+                         "--config", str(path)]):
+            done = subprocess.run(asv + command, cwd=ROOT, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise Failed(f"asv {command[0]} failed while describing the suite: "
+                             f"{(done.stdout + done.stderr).strip()[-500:]}")
+        written = Path(tmp) / "results" / "benchmarks.json"
+        if not written.is_file():
+            raise Failed("asv discovered the suite but wrote no benchmarks.json")
+        data = validate.stored_file(written, PurePath("benchmarks.json"))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=CACHE, prefix=".", suffix=".tmp")
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(temporary, cached)
+    return data
