@@ -24,8 +24,18 @@ the configuration has none.  --threshold and --time-threshold replace them for a
 When a regression spans several commits, the report gives the
 `asv find` command that narrows it to the first bad commit; --bisect runs it.
 
+By default every timing change (ratio or time) beyond its suspect threshold
+is a suspect, re-measured side by side before it counts (benchtools/confirm.py:
+both commits in their own asv environments, fresh processes in balanced order
+A B B A ..., a paired 99% interval); only a verdict of *slower* counts, and the
+report lists every suspect with its verdict, change, interval and pairs.  That
+needs the run's asv configuration and repository (exit 2 naming what is
+missing).  --no-confirm gives the quick look at stored results instead, which
+cries wolf on this machine (README, "Confirmed verdicts").
+
 Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad
-input (a missing or corrupt results or site file, an unknown commit).
+input (a missing or corrupt results or site file, an unknown commit, a
+configuration or repository that confirming needs).
 """
 
 import itertools
@@ -39,6 +49,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from . import cli
+from . import confirm as confirming
 from .cli import BadInput, ExitCode
 from .project import ROOT, VENV, env_label
 
@@ -112,6 +123,8 @@ class Location:
     machine: str | None = None
     threshold: float | None = None
     time_threshold: float | None = None
+    confirm: bool = True  # re-measure timing suspects side by side (confirm.py); False: --no-confirm
+    max_pairs: int = confirming.MAX_PAIRS
     overrides: dict = field(init=False)
 
     def __post_init__(self):
@@ -137,11 +150,19 @@ def parse_args(argv):
     parser.add_argument("--time-threshold", type=float,
                         help="relative worsening of any absolute time or memory that counts "
                              "(default: each benchmark's regressions_thresholds in the asv configuration)")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="judge timing changes on the stored results alone, without re-measuring "
+                             "them side by side (quick, but noise between commits counts)")
+    parser.add_argument("--confirm-max-pairs", type=int, default=confirming.MAX_PAIRS, metavar="N",
+                        help=f"at most N pairs of processes per suspect (default: %(default)s; "
+                             f"{confirming.START_PAIRS} first, {confirming.STEP_PAIRS} more while undecided)")
     parser.add_argument("--bisect", action="store_true",
                         help="run `asv find` for each counted regression that spans several commits")
     args = parser.parse_args(argv)
     if any(value is not None and value < 0 for value in (args.threshold, args.time_threshold)):
         parser.error("thresholds must not be negative")
+    if args.confirm_max_pairs < 2:
+        parser.error("--confirm-max-pairs must be at least 2")
     return args
 
 
@@ -303,8 +324,8 @@ def counted_changes(source: Source, changes: list[Change]) -> list[Change]:
     return sorted(counted, key=lambda c: (KINDS.index(c.kind), -c.ratio))
 
 
-def report(source: Source, changes: list[Change], mode: str) -> str:
-    counted = counted_changes(source, changes)
+def report(source: Source, changes: list[Change], mode: str, counted: list[Change] | None = None) -> str:
+    counted = counted_changes(source, changes) if counted is None else counted
     lines = [f"# Benchmark regressions ({mode})", "",
              f"Results: `{source.results}`, machine `{source.machine}`. "
              "Counted: a deterministic metric at any increase, any other metric beyond its threshold "
@@ -339,14 +360,21 @@ def judge(location: Location, compare: tuple[str, str] | None = None) -> tuple[S
     """The gate as a function: its source, its Markdown report, and the changes that count."""
     source = Source(location)
     changes, mode = changes_of(source, compare)
-    return source, report(source, changes, mode), counted_changes(source, changes)
+    if not location.confirm:
+        return source, report(source, changes, f"{mode}, unconfirmed"), counted_changes(source, changes)
+    found = confirming.verdicts(source.config, confirming.suspects(changes, source.thresholds), location.max_pairs)
+    slower = [v.change for v in found if v.verdict == confirming.SLOWER]
+    counted = [c for c in counted_changes(source, changes) if c.kind == metrics.DETERMINISTIC] + slower
+    text = report(source, changes, f"{mode}, timing confirmed", counted) + confirming.render(found, source.label)
+    return source, text, counted
 
 
 def main(argv):
     args = parse_args(argv)
     source, text, counted = judge(Location(output=args.output, config=args.config, results=args.results,
                                            html=args.html, machine=args.machine, threshold=args.threshold,
-                                           time_threshold=args.time_threshold), args.compare)
+                                           time_threshold=args.time_threshold, confirm=not args.no_confirm,
+                                           max_pairs=args.confirm_max_pairs), args.compare)
     print(text, end="")
     if args.bisect:
         for command in dict.fromkeys(find_command(source, c) for c in counted):

@@ -11,7 +11,14 @@
      without results for this machine, it is the branch tip alone (a history
      is for a backfill, not a nightly run).
   3. scripts/regressions writes the regression report (Markdown) to --report,
-     to stdout and, in GitHub Actions, to the job summary.
+     to stdout and, in GitHub Actions, to the job summary.  When the results
+     branch had a baseline (the newest commit with results before this run)
+     and the run benchmarked new commits, it compares the baseline with the
+     newest of them, and re-measures the baseline in this job, side by side
+     with the new commit, for every timing suspect (the gate's confirm step),
+     so that a timing verdict never compares two runners or two nights;
+     deterministic metrics compare across nights.  Otherwise it reports asv's
+     step detection (unconfirmed when nothing new ran).
   4. --site copies the site into a folder for GitHub Pages.
 
 It never writes the results branch: scripts/push-results OUTPUT/results does,
@@ -26,12 +33,13 @@ arguments, an unreachable repository, or a regression report that cannot be
 made.
 """
 
+import json
 import os
 import shutil
 import sys
 from pathlib import Path
 
-from . import bench, cli, gate, git
+from . import bench, cli, confirm, gate, git
 from .cli import BadInput, Error, ExitCode
 from .project import ROOT, upstream_url
 
@@ -59,6 +67,11 @@ def parse_args(argv):
     cli.add_bench(parser)
     cli.add_jax(parser)
     parser.add_argument("--env-dir", type=Path, metavar="DIR", help="where asv keeps its virtualenvs")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="report timing changes without re-measuring the baseline (scripts/regressions "
+                             "--no-confirm)")
+    parser.add_argument("--confirm-max-pairs", type=int, default=confirm.MAX_PAIRS, metavar="N",
+                        help="scripts/regressions --confirm-max-pairs (default: %(default)s)")
     args = parser.parse_args(argv)
     # scripts/bench runs in the project folder: paths are made absolute from here.
     args.output = args.output.resolve()
@@ -129,6 +142,7 @@ def nightly(args) -> int:
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
+    baseline = newest_with_results(target.results_dir, args.machine)
     try:
         status = bench.bench(options)
     except Error as error:
@@ -140,7 +154,10 @@ def nightly(args) -> int:
         raise
 
     try:
-        _source, text, _counted = gate.judge(gate.Location(output=args.output))
+        compare, confirmed = gate_scope(args.output, baseline)
+        location = gate.Location(output=args.output, confirm=confirmed and not args.no_confirm,
+                                 max_pairs=args.confirm_max_pairs)
+        _source, text, _counted = gate.judge(location, compare)
     except Error as error:
         write_report(args, f"No report: scripts/regressions exited {int(error.code)}: "
                            f"scripts/regressions: {error}\n")
@@ -155,7 +172,27 @@ def nightly(args) -> int:
     return status
 
 
-def write_report(args, text: str) -> None:
+def newest_with_results(results_dir: Path, machine: str) -> str | None:
+    """The baseline: the newest commit (by commit date) that has results for the machine."""
+    from asv import results
+
+    if not (results_dir / machine).is_dir():
+        return None
+    found = {}
+    for result in results.iter_results_for_machine(str(results_dir), machine):
+        found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
+    return max(found, key=found.get) if found else None
+
+
+def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | None, bool]:
+    """What the gate judges: (baseline, newest commit benchmarked) when both exist, confirmed;
+    else asv's step detection, confirmed unless nothing new ran."""
+    commits = json.loads((output / ".asv" / "last-run.json").read_text()).get("commits", [])
+    newest = commits[-1] if commits else None
+    if baseline and newest and newest != baseline:
+        return (baseline, newest), True
+    return None, baseline is None
+
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text)
     print(text, end="")

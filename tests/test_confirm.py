@@ -1,0 +1,215 @@
+"""The confirm step's machinery: verdicts on synthetic samples, the balanced order, the cap, the gate's exit codes.
+
+Nothing here times anything: the values are made up, so that the verdict
+they must give is known.  The one real measurement is the slow end-to-end
+test at the end.
+"""
+
+import math
+import random
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks import metrics
+from benchtools import cli, confirm, gate
+from benchtools.cli import ExitCode
+from tests.asv_sites import COUNT, MACHINE, PASSES, ROOT, TIMING, make_site
+
+
+def noisy(n: int, change: float, sd: float, seed: int) -> tuple[list[float], list[float]]:
+    """n pairs whose log ratio is ln(1 + change) plus normal noise of sd (and a common drift)."""
+    rng = random.Random(seed)
+    before, after = [], []
+    for i in range(n):
+        level = 20.0 * (1 + 0.3 * math.sin(i))  # the machine's drift: both sides of a pair alike
+        before.append(level * math.exp(rng.gauss(0, sd / math.sqrt(2))))
+        after.append(level * (1 + change) * math.exp(rng.gauss(0, sd / math.sqrt(2))))
+    return before, after
+
+
+def from_values(values: tuple[list[float], list[float]]):
+    """A ``measure`` for confirm.sequential that hands out pre-made pairs, and records each batch."""
+    before, after = values
+    batches = []
+
+    def measure(first, count):
+        batches.append((first, count))
+        return list(zip(before[first:first + count], after[first:first + count]))
+
+    return measure, batches
+
+
+def test_a_clear_slowdown_is_slower_at_the_first_look():
+    measure, batches = from_values(noisy(32, 0.10, 0.025, seed=1))
+    verdict, found, before, after = confirm.sequential(measure)
+    assert verdict == confirm.SLOWER and batches == [(0, 8)] and len(before) == 8
+    assert found.low > confirm.FLOOR and 0.07 < found.estimate < 0.13
+
+
+def test_identical_values_are_same():
+    before = [20.0 + i for i in range(8)]
+    verdict, found, _, _ = confirm.sequential(lambda first, count: list(zip(before, before))[first:first + count])
+    assert verdict == confirm.SAME and found.estimate == 0 and found.low == found.high == 0
+
+
+def test_identical_code_with_noise_is_same_not_slower():
+    for seed in range(20):
+        verdict, _found, _, _ = confirm.sequential(from_values(noisy(32, 0.0, 0.025, seed))[0])
+        assert verdict != confirm.SLOWER
+
+
+def test_a_small_noisy_change_stays_undecided_up_to_the_cap():
+    measure, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
+    verdict, found, before, _ = confirm.sequential(measure)
+    assert verdict == confirm.UNDECIDED
+    assert batches == [(0, 8), (8, 8), (16, 8), (24, 8)] and len(before) == found.pairs == confirm.MAX_PAIRS
+    assert found.low <= confirm.FLOOR <= found.high or found.high >= confirm.SAME_BELOW
+
+
+def test_the_cap_is_an_option_and_the_last_batch_is_cut_to_it():
+    measure, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
+    verdict, found, _, _ = confirm.sequential(measure, max_pairs=12)
+    assert batches == [(0, 8), (8, 4)] and found.pairs == 12 and verdict == confirm.UNDECIDED
+
+
+def test_a_slowdown_below_the_floor_is_never_slower():
+    # A steady +0.5%, measured without noise: precisely known, and still not called slower.
+    before = [10.0] * 8
+    after = [10.05, 10.0502] * 4
+    verdict, found, _, _ = confirm.sequential(lambda first, count: list(zip(before, after))[first:first + count])
+    assert found.low > 0 and verdict == confirm.SAME
+
+
+def test_the_interval_is_the_paired_t_interval_on_log_ratios():
+    from scipy import stats
+
+    before, after = [10.0, 10.0, 10.0, 10.0], [11.0, 10.5, 11.5, 11.0]
+    d = [math.log(a / b) for b, a in zip(before, after)]
+    mean, sd = sum(d) / 4, stats.tstd(d)
+    half = stats.t.ppf(0.995, 3) * sd / 2
+    found = confirm.interval(before, after)
+    assert found.pairs == 4
+    assert found.estimate == pytest.approx(math.expm1(mean))
+    assert (found.low, found.high) == pytest.approx((math.expm1(mean - half), math.expm1(mean + half)))
+
+
+def test_the_order_is_balanced_abba():
+    assert confirm.balanced_order(0, 4) == [("before", "after"), ("after", "before")] * 2
+    # Every batch starts where the last one stopped, so the order stays A B B A across batches.
+    assert confirm.balanced_order(0, 8) + confirm.balanced_order(8, 8) == confirm.balanced_order(0, 16)
+    for first in range(0, 32, 8):
+        order = confirm.balanced_order(first, 8)
+        assert sum(pair[0] == "before" for pair in order) == 4  # each side goes first equally often
+
+
+def test_the_verdict_constants_are_as_documented():
+    assert (confirm.CONFIDENCE, confirm.FLOOR, confirm.SAME_BELOW) == (0.99, 0.01, 0.02)
+    assert (confirm.START_PAIRS, confirm.STEP_PAIRS, confirm.MAX_PAIRS) == (8, 8, 32)
+    assert confirm.STEP_PAIRS % 2 == 0 and confirm.START_PAIRS % 2 == 0
+
+
+def test_the_tree_map_pass_metric_is_suspect_at_any_increase():
+    assert metrics.suspect_threshold(PASSES) == 0.0
+    assert metrics.threshold(PASSES) == 0.10  # the quick look keeps its threshold
+    assert metrics.suspect_threshold(TIMING) is None
+
+
+# The gate, confirming through a fake measurement (nothing is installed or run).
+
+class FakeSide:
+    """A confirm.Side whose processes return made-up values: ``factor`` times a drifting level."""
+
+    def __init__(self, factor: float, benchmarks: dict, log: list):
+        self.factor, self.benchmarks, self.log = factor, benchmarks, log
+        self.opened = 0
+
+    def open(self):
+        self.opened += 1
+
+    def close(self):
+        pass
+
+    def value(self, name, index):
+        self.log.append((self.factor, name, index))
+        return 1e-3 * self.factor * (1 + 0.2 * math.sin(len(self.log) / 40))  # a slow drift
+
+
+def fake_sides(monkeypatch, after_factor: dict, log: list):
+    """Replace the installation of both commits by FakeSides; after_factor[name]: after's slowdown."""
+
+    def prepare(config, env_label, commits, names, root):
+        assert env_label == "jax 0.4.33" and set(commits) == {"before", "after"}
+        benchmarks = {TIMING: {"params": [["'jit'", "'scan'"]]}, PASSES: {"params": []}}
+        return {"before": FakeSide(1.0, benchmarks, log),
+                "after": FakeSide(after_factor.get(names[0], 1.0), benchmarks, log)}
+
+    monkeypatch.setattr(confirm, "_prepare", prepare)
+
+
+def run_gate(capsys, config, *args) -> tuple[int, str, str]:
+    code = cli.run(gate.main, ["--config", str(config), "--machine", MACHINE, *map(str, args)], "scripts/regressions")
+    out = capsys.readouterr()
+    return int(code), out.out, out.err
+
+
+FLAT_TIMING = [[1.00e-3, 2.00e-3]] * 2
+FLAT_COUNT = [[100, 400]] * 2
+
+
+@pytest.mark.parametrize("factor, verdict, code", [(1.5, "**slower**", ExitCode.FOUND), (1.0, "same", ExitCode.OK)])
+def test_only_a_confirmed_slowdown_counts(tmp_path, monkeypatch, capsys, factor, verdict, code):
+    config = make_site(tmp_path, {TIMING: [[1.00e-3, 2.00e-3], [1.60e-3, 2.00e-3]], COUNT: FLAT_COUNT})
+    log = []
+    fake_sides(monkeypatch, {TIMING: factor}, log)
+    exit_code, out, _err = run_gate(capsys, config, "--compare", "v0", "v1")
+    assert exit_code == code, out
+    suspect = [line for line in out.splitlines() if line.startswith(f"| {verdict} | time | `{TIMING}` | 'jit' |")]
+    assert len(suspect) == 1, out
+    assert "v0 → v1" in suspect[0]
+    # Balanced order, one value per process, index of 'jit' in the params.
+    assert log[:4] == [(1.0, TIMING, 0), (factor, TIMING, 0), (factor, TIMING, 0), (1.0, TIMING, 0)]
+    counted = [line for line in out.splitlines() if line.startswith("| time |")]
+    assert len(counted) == (1 if code == ExitCode.FOUND else 0)
+
+
+def test_an_undecided_suspect_does_not_count_and_the_cap_is_honoured(tmp_path, monkeypatch, capsys):
+    config = make_site(tmp_path, {PASSES: [[20.0], [20.2]], COUNT: FLAT_COUNT})
+    log = []
+    fake_sides(monkeypatch, {}, log)
+    rng = random.Random(0)
+    monkeypatch.setattr(FakeSide, "value", lambda self, name, index: (log.append(name), 20 * math.exp(
+        rng.gauss(0.015, 0.08)))[1])
+    exit_code, out, _err = run_gate(capsys, config, "--compare", "v0", "v1", "--confirm-max-pairs", 12)
+    assert exit_code == ExitCode.OK, out
+    [row] = [line for line in out.splitlines() if line.startswith("| undecided | ratio |")]
+    assert row.split("|")[-3].strip() == "12" and len(log) == 24
+    # A +1% change of the tree_map-pass metric is a suspect (any increase); the quick look ignores it.
+    assert "+10%" not in row
+
+
+def test_deterministic_changes_count_without_confirming(tmp_path, monkeypatch, capsys):
+    config = make_site(tmp_path, {COUNT: [[100, 400], [100, 404]]})
+    monkeypatch.setattr(confirm, "_prepare", lambda *args: pytest.fail("nothing to confirm"))
+    exit_code, out, _err = run_gate(capsys, config, "--compare", "v0", "v1")
+    assert exit_code == ExitCode.FOUND and "| deterministic |" in out and "No timing suspect." in out
+
+
+def test_without_the_configuration_confirming_exits_2_unless_no_confirm(tmp_path):
+    make_site(tmp_path, {TIMING: [[1.00e-3, 2.00e-3], [1.60e-3, 2.00e-3]], COUNT: FLAT_COUNT})
+    folders = ["--results", tmp_path / "results", "--html", tmp_path / "html", "--machine", MACHINE]
+    command = [sys.executable, str(ROOT / "scripts" / "regressions"), *map(str, folders)]
+    refused = subprocess.run(command, capture_output=True, text=True)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "asv configuration" in refused.stderr and "--no-confirm" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    quick = subprocess.run(command + ["--no-confirm"], capture_output=True, text=True)
+    assert quick.returncode == 1 and "unconfirmed" in quick.stdout, quick.stdout + quick.stderr
+
+
+def test_a_missing_repository_exits_2(tmp_path, capsys):
+    config = make_site(tmp_path, {TIMING: [[1.00e-3, 2.00e-3], [1.60e-3, 2.00e-3]], COUNT: FLAT_COUNT})
+    (tmp_path / "repo").rename(tmp_path / "gone")
+    exit_code, _out, err = run_gate(capsys, config, "--compare", "v0", "v1")
+    assert exit_code == ExitCode.BAD_INPUT and "repository" in err and "--no-confirm" in err
