@@ -213,3 +213,44 @@ def test_a_missing_repository_exits_2(tmp_path, capsys):
     (tmp_path / "repo").rename(tmp_path / "gone")
     exit_code, _out, err = run_gate(capsys, config, "--compare", "v0", "v1")
     assert exit_code == ExitCode.BAD_INPUT and "repository" in err and "--no-confirm" in err
+
+
+# The real confirm step, end to end: asv environments, real Equinox, fresh processes.
+
+@pytest.mark.slow
+def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(history, tmp_path):
+    from benchtools import bench, git, trial
+
+    repo = tmp_path / "equinox"
+    git.run("clone", "-q", git.END, history, repo)
+    release = git.out("rev-parse", "v0.13.8", repo=repo).strip()
+    commits = {}
+    pads = trial.calibrate_pads(100)  # +100% of a tree_at call: many times the noise
+    for name in ("aa", "slowed"):
+        git.run("checkout", "-q", release, "--", ".", repo=repo)
+        tree_file = repo / "equinox" / "_tree.py"
+        if name == "slowed":
+            tree_file.write_text(trial.inject_c_work(tree_file.read_text(), pads))
+        (repo / "VARIANT").write_text(name)
+        git.run("add", "-A", repo=repo)
+        git.run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name, repo=repo)
+        commits[name] = git.out("rev-parse", "HEAD", repo=repo).strip()
+    target = bench.Target(bench.Options(repo=str(repo), output=tmp_path, env_dir=tmp_path / "env"))
+    config = target.config({("req", "jax"): "0.4.33", ("req", "jaxlib"): "0.4.33", ("req", "jaxtyping"): "",
+                            ("req", "typing_extensions"): "", ("req", "wadler_lindig"): "", ("req", "hatchling"): ""})
+    env = "jax 0.4.33, jaxlib 0.4.33"
+
+    def change(benchmark, params, after):
+        return gate.Change(benchmark, params, env, 1.0, 1.1, release, commits[after], True, "")
+
+    suspects = [change(PASSES, "", "slowed"), change("bench_eager.EagerSurgery.time_tree_at", "4, 8", "slowed"),
+                change(PASSES, "", "aa")]
+    found = confirm.verdicts(config, suspects, max_pairs=8)
+    passes, eager, aa = found
+    assert passes.verdict == confirm.SLOWER and passes.interval.estimate > 0.3, passes
+    assert eager.verdict == confirm.SLOWER and eager.interval.estimate > 0.3, eager  # a time_: medians of samples
+    assert aa.verdict != confirm.SLOWER, aa
+    assert len(passes.before) == len(passes.after) == passes.interval.pairs == 8
+    assert (tmp_path / "confirm-env" / "before").is_dir() and (tmp_path / "confirm-env" / "after").is_dir()
+    text = confirm.render(found)
+    assert text.count("| **slower** |") == 2

@@ -31,7 +31,9 @@ on bad input.
 import ast
 import itertools
 import json
+import os
 import shutil
+import subprocess
 import statistics
 import sys
 from pathlib import Path
@@ -155,10 +157,22 @@ def inject_c_work(source: str, pads: int) -> str:
 def calibrate_pads(percent: float, probe: int = 4000) -> int:
     """How many pads slow one tree_at call (the suite's default update) by ``percent``.
 
-    Measured here, in .venv (its JAX may differ from the trial's: the trial
-    reports the slowdown each variant really had), as the suite measures:
-    interleaved batches, tree_at with ``probe`` pads over tree_at without.
+    Measured in a child process of .venv's Python (its JAX may differ from the
+    trial's: the trial reports the slowdown each variant really had), so
+    that this process, which forks asv later, never imports JAX; as the
+    suite measures: interleaved batches, tree_at with ``probe`` pads over
+    tree_at without.
     """
+    code = f"from benchtools import trial; print(trial.pads_for({percent!r}, {probe!r}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])})
+    if done.returncode != 0:
+        raise Error(f"calibration failed: {done.stderr.strip()[-500:]}")
+    return int(done.stdout.split()[-1])
+
+
+def pads_for(percent: float, probe: int) -> int:
+    """calibrate_pads, in this process."""
     import functools
     import inspect
 
