@@ -42,7 +42,7 @@ def from_values(values: tuple[list[float], list[float]]):
 
 
 def test_a_clear_slowdown_is_slower_at_the_first_look():
-    measure, batches = from_values(noisy(32, 0.10, 0.025, seed=1))
+    measure, batches = from_values(noisy(32, 0.10, 0.015, seed=1))
     verdict, found, before, after = confirm.sequential(measure)
     assert verdict == confirm.SLOWER and batches == [(0, 8)] and len(before) == 8
     assert found.low > confirm.FLOOR and 0.07 < found.estimate < 0.13
@@ -82,17 +82,37 @@ def test_a_slowdown_below_the_floor_is_never_slower():
     assert found.low > 0 and verdict == confirm.SAME
 
 
-def test_the_interval_is_the_paired_t_interval_on_log_ratios():
+def test_the_interval_is_the_hodges_lehmann_signed_rank_interval_on_log_ratios():
+    assert confirm.signed_rank_cdf(3) == [1 / 8, 2 / 8, 3 / 8, 5 / 8, 6 / 8, 7 / 8, 1]
+    # Exact two-sided 1% critical values of the signed-rank statistic, as tabulated: n=8: 0, n=16: 19.
+    for n, critical in ((8, 0), (16, 19)):
+        cdf = confirm.signed_rank_cdf(n)
+        assert cdf[critical] <= 0.005 < cdf[critical + 1]
+    # The same distribution as scipy's exact signed-rank test: P(W <= w) is its one-sided p-value.
     from scipy import stats
 
-    before, after = [10.0, 10.0, 10.0, 10.0], [11.0, 10.5, 11.5, 11.0]
-    d = [math.log(a / b) for b, a in zip(before, after)]
-    mean, sd = sum(d) / 4, stats.tstd(d)
-    half = stats.t.ppf(0.995, 3) * sd / 2
+    d = [0.3, -0.1, 0.5, 0.7, -0.2, 0.9, 1.1, 0.4, -0.6, 1.3]  # distinct magnitudes: ranks 1..10, no ties
+    w = sum(rank for rank, x in enumerate(sorted(d, key=abs), 1) if x < 0)
+    exact = stats.wilcoxon(d, alternative="greater", method="exact").pvalue
+    assert confirm.signed_rank_cdf(10)[w] == pytest.approx(exact)
+    before = [10.0] * 8
+    after = [10.0 * math.exp(x) for x in (0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08)]
     found = confirm.interval(before, after)
-    assert found.pairs == 4
-    assert found.estimate == pytest.approx(math.expm1(mean))
-    assert (found.low, found.high) == pytest.approx((math.expm1(mean - half), math.expm1(mean + half)))
+    # 8 pairs at 99%: the interval spans the smallest to the largest Walsh average, i.e. min d to max d.
+    assert (found.low, found.high) == pytest.approx((math.expm1(0.01), math.expm1(0.08)))
+    assert found.estimate == pytest.approx(math.expm1(0.045)) and found.pairs == 8
+    # Fewer than 8 pairs cannot exclude anything at 99%.
+    seven = confirm.interval(before[:7], after[:7])
+    assert (seven.low, seven.high) == (-1.0, math.inf) and confirm.decide(seven) == confirm.UNDECIDED
+
+
+def test_one_wild_process_does_not_hide_a_slowdown():
+    # Tight pairs at +5%, and one process that the machine's neighbours halved: still slower, at 16 pairs.
+    before = [20.0 * (1 + 0.01 * math.sin(i)) for i in range(16)]
+    after = [b * 1.05 * (1 + 0.01 * math.cos(3 * i)) for i, b in enumerate(before)]
+    after[3] = before[3] * 0.5
+    verdict, found, _, _ = confirm.sequential(lambda first, count: list(zip(before, after))[first:first + count])
+    assert verdict == confirm.SLOWER and 0.04 < found.estimate < 0.06
 
 
 def test_the_order_is_balanced_abba():

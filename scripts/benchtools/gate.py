@@ -161,8 +161,8 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if any(value is not None and value < 0 for value in (args.threshold, args.time_threshold)):
         parser.error("thresholds must not be negative")
-    if args.confirm_max_pairs < 2:
-        parser.error("--confirm-max-pairs must be at least 2")
+    if args.confirm_max_pairs < confirming.MIN_PAIRS:
+        parser.error(f"--confirm-max-pairs must be at least {confirming.MIN_PAIRS}")
     return args
 
 

@@ -84,8 +84,8 @@ def parse_args(argv):
         args.c_slowdowns = [float(p) for p in args.c_slowdowns.split(",") if p.strip()]
     except ValueError:
         parser.error(f"--c-slowdowns must be percentages separated by commas, not {args.c_slowdowns!r}")
-    if any(not p > 0 for p in args.c_slowdowns) or args.confirm_max_pairs < 2:
-        parser.error("each of --c-slowdowns must be above 0, and --confirm-max-pairs at least 2")
+    if any(not p > 0 for p in args.c_slowdowns) or args.confirm_max_pairs < confirm.MIN_PAIRS:
+        parser.error(f"each of --c-slowdowns must be above 0, and --confirm-max-pairs at least {confirm.MIN_PAIRS}")
     if any(value is not None and value < 0 for value in (args.threshold, args.time_threshold)):
         parser.error("thresholds must not be negative")
     if args.trials < 1 or any(k < 1 for k in args.calls):
