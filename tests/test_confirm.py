@@ -136,6 +136,19 @@ def test_the_tree_map_pass_metric_is_suspect_at_any_increase():
     assert metrics.suspect_threshold(TIMING) is None
 
 
+def test_discovery_selects_exactly_the_suspects_benchmarks_parameterized_or_not():
+    from types import SimpleNamespace
+
+    from asv.benchmarks import Benchmarks
+
+    listed = [{"name": name, "params": params} for name, params in (
+        (TIMING, [["'jit'", "'scan'"]]), (TIMING + "_other", [["'jit'"]]), (PASSES, []), (PASSES + "2", []))]
+    found = Benchmarks(SimpleNamespace(benchmark_dir="benchmarks"), listed,
+                       regex=confirm.discovery_regex([TIMING, PASSES]))
+    assert sorted(found) == sorted([TIMING, PASSES])
+    assert confirm.param_index(found[TIMING], "'scan'") == 1 and confirm.param_index(found[PASSES], "") is None
+
+
 # The gate, confirming through a fake measurement (nothing is installed or run).
 
 class FakeSide:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import re
 import statistics
 import sys
 import time
@@ -286,6 +287,11 @@ def param_index(benchmark: dict, params: str) -> int | None:
     return -1
 
 
+def discovery_regex(names: list[str]) -> list[str]:
+    """asv's benchmark regexes for exactly these benchmarks; asv matches a parameterized one as "name(params)"."""
+    return ["^" + re.escape(name) + r"(\(|$)" for name in names]
+
+
 def _prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path):
     """{side: Side} for one (before, after) pair of commits in one environment, each installed once."""
     from asv import benchmarks as asv_benchmarks
@@ -315,8 +321,8 @@ def _prepare(config: Path, env_label: str, commits: dict[str, str], names: list[
             env.install_project(side_conf, repo, commit)
             sides[side] = (side_conf, env)
         side_conf, env = sides["before"]
-        regex = ["^" + name.replace(".", r"\.") + "$" for name in names]
-        found = asv_benchmarks.Benchmarks.discover(side_conf, repo, [env], [commits["before"]], regex=regex)
+        found = asv_benchmarks.Benchmarks.discover(side_conf, repo, [env], [commits["before"]],
+                                                   regex=discovery_regex(names))
     return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
 
 
