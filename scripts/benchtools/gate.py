@@ -325,11 +325,13 @@ def counted_changes(source: Source, changes: list[Change]) -> list[Change]:
 
 
 def report(source: Source, changes: list[Change], mode: str, counted: list[Change] | None = None) -> str:
+    confirmed = counted is not None
     counted = counted_changes(source, changes) if counted is None else counted
+    rule = ("a timing metric when re-measured side by side and found slower (the suspects below)" if confirmed
+            else "any other metric beyond its threshold (the threshold column)")
     lines = [f"# Benchmark regressions ({mode})", "",
              f"Results: `{source.results}`, machine `{source.machine}`. "
-             "Counted: a deterministic metric at any increase, any other metric beyond its threshold "
-             "(the threshold column).",
+             f"Counted: a deterministic metric at any increase, {rule}.",
              ""]
     if not counted:
         lines.append("No regression counts.")
