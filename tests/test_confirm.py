@@ -5,6 +5,7 @@ they must give is known.  The one real measurement is the slow end-to-end
 test at the end.
 """
 
+import json
 import math
 import random
 import subprocess
@@ -246,6 +247,27 @@ def test_a_missing_repository_exits_2(tmp_path, capsys):
     (tmp_path / "repo").rename(tmp_path / "gone")
     exit_code, _out, err = run_gate(capsys, config, "--compare", "v0", "v1")
     assert exit_code == ExitCode.BAD_INPUT and "repository" in err and "--no-confirm" in err
+
+
+def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
+    from benchtools import nightly
+
+    config = make_site(tmp_path, {PASSES: [[20.0], [20.1], [20.2]]})
+    hashes = [line.split()[0] for line in subprocess.run(
+        ["git", "-C", str(tmp_path / "repo"), "log", "--reverse", "--format=%H"], capture_output=True,
+        text=True).stdout.splitlines()]
+    assert nightly.newest_with_results(tmp_path / "results", MACHINE) == hashes[-1]
+    assert nightly.newest_with_results(tmp_path / "results", "elsewhere") is None
+    (tmp_path / ".asv").mkdir()
+    last_run = tmp_path / ".asv" / "last-run.json"
+    last_run.write_text(json.dumps({"config": str(config), "commits": hashes[1:]}))
+    # A baseline and new commits: the baseline against the newest, confirmed.
+    assert nightly.gate_scope(tmp_path, hashes[0]) == ((hashes[0], hashes[-1]), True)
+    # The first night: asv's step detection, confirmed.
+    assert nightly.gate_scope(tmp_path, None) == (None, True)
+    # Nothing new: step detection over what is stored, unconfirmed.
+    last_run.write_text(json.dumps({"config": str(config), "commits": []}))
+    assert nightly.gate_scope(tmp_path, hashes[-1]) == (None, False)
 
 
 # The real confirm step, end to end: asv environments, real Equinox, fresh processes.

@@ -193,6 +193,8 @@ def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | No
         return (baseline, newest), True
     return None, baseline is None
 
+
+def write_report(args, text: str) -> None:
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text)
     print(text, end="")
