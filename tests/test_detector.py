@@ -36,7 +36,9 @@ def flagged(table: str) -> dict[str, list[str]]:
 def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "detector-trial"), "--trials", "1", "--quick",
-         "--calls", str(INJECTED), "--threshold", "1.0", "--time-threshold", "1.0", "--output", str(tmp_path)],
+         "--calls", str(INJECTED), "--c-slowdowns", "", "--no-confirm",
+         "-b", r"bench_counts\.", "-b", r"bench_overhead\.", "-b", r"bench_eager\.",
+         "--threshold", "1.0", "--time-threshold", "1.0", "--output", str(tmp_path)],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     rows = flagged(result.stdout)
@@ -45,3 +47,50 @@ def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
     assert deterministic == "1/1"
     assert ratio == "1/1"
     assert any_kind == "1/1"
+
+
+# The timing-only variant: work in C alone.
+
+VARIANT_CHECK = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import equinox, equinox._tree
+from benchmarks import instruments, params, workloads
+assert equinox.__file__.startswith(sys.argv[1]), equinox.__file__
+import gc
+# As bench_counts counts: one update, after a first call that fills the caches; no collection
+# (a garbage collection can run a finalizer's Python calls in the middle).
+surgery = workloads.Surgery("tree_at", params.DEFAULT_STATE_SIZE, params.DEFAULT_DEPTH, 1)
+surgery()
+out = surgery()
+gc.collect()
+gc.disable()
+print(instruments.count_python_calls(surgery), instruments.count_bytecodes(surgery),
+      type(equinox.tree_at).__name__, len(getattr(equinox.tree_at, "keywords", {})),
+      [float(leaf.sum()) for leaf in workloads.leaves(out)])
+"""
+
+
+def test_the_timing_only_variant_makes_the_same_calls_and_bytecodes(tmp_path):
+    import shutil
+
+    import equinox
+
+    from benchtools import trial
+
+    package = __import__("pathlib").Path(equinox.__file__).parent
+    counts = {}
+    for name, pads in (("original", None), ("variant", 300)):
+        copy = tmp_path / name
+        shutil.copytree(package, copy / "equinox")
+        if pads is not None:
+            tree_file = copy / "equinox" / "_tree.py"
+            tree_file.write_text(trial.inject_c_work(tree_file.read_text(), pads))
+        ran = subprocess.run([sys.executable, "-c", VARIANT_CHECK, str(copy)], capture_output=True, text=True,
+                             cwd=ROOT)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        counts[name] = ran.stdout.split(" ", 4)
+    calls, bytecodes, kind, keywords, values = counts["variant"]
+    assert (calls, bytecodes, values) == (counts["original"][0], counts["original"][1], counts["original"][4])
+    assert kind == "partial" and keywords == "300"
+    assert counts["original"][2] == "function"

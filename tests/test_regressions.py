@@ -18,7 +18,12 @@ GATE = ROOT / "scripts" / "regressions"
 
 
 def gate(config, *args):
-    return subprocess.run([sys.executable, str(GATE), "--config", str(config), "--machine", MACHINE, *args],
+    """The gate's quick look (--no-confirm): these sites are written, not measured, so nothing can be re-run.
+
+    tests/test_confirm.py tests the confirmed gate.
+    """
+    return subprocess.run([sys.executable, str(GATE), "--config", str(config), "--machine", MACHINE,
+                           "--no-confirm", *args],
                           capture_output=True, text=True)
 
 

@@ -41,8 +41,18 @@ own asv environment (asv profile), and shows which functions' calls changed.
 When a regression spans several commits, the report gives the
 `asv find` command that narrows it to the first bad commit; --bisect runs it.
 
+By default every timing change (ratio or time) beyond its suspect threshold
+is a suspect, re-measured side by side before it counts (benchtools/confirm.py:
+both commits in their own asv environments, fresh processes in balanced order
+A B B A ..., a paired 99% interval); only a verdict of *slower* counts, and the
+report lists every suspect with its verdict, change, interval and pairs.  That
+needs the run's asv configuration and repository (exit 2 naming what is
+missing).  --no-confirm gives the quick look at stored results instead, which
+cries wolf on this machine (README, "Confirmed verdicts").
+
 Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad
-input (a missing or corrupt results or site file, an unknown commit).
+input (a missing or corrupt results or site file, an unknown commit, a
+configuration or repository that confirming needs).
 """
 
 import itertools
@@ -55,6 +65,7 @@ from pathlib import Path, PurePath
 from benchmarks import metrics, params
 
 from . import cli, explain, steps, validate
+from . import confirm as confirming
 from .cli import BadInput, Error, ExitCode
 from .project import ROOT, VENV, env_label
 
@@ -146,6 +157,8 @@ class Location:
     threshold: float | None = None
     time_threshold: float | None = None
     explain: bool = False
+    confirm: bool = True  # re-measure timing suspects side by side (confirm.py); False: --no-confirm
+    max_pairs: int = confirming.MAX_PAIRS
     overrides: dict = field(init=False)
 
     def __post_init__(self):
@@ -175,11 +188,19 @@ def parse_args(argv):
                         help="profile one tree_at update in both commits of each counted deterministic or cost "
                              "regression and each large improvement (asv profile, in the asv environments), "
                              "and show the functions whose calls changed; profiles are cached in OUTPUT/.asv")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="judge timing changes on the stored results alone, without re-measuring "
+                             "them side by side (quick, but noise between commits counts)")
+    parser.add_argument("--confirm-max-pairs", type=int, default=confirming.MAX_PAIRS, metavar="N",
+                        help=f"at most N pairs of processes per suspect (default: %(default)s; "
+                             f"{confirming.START_PAIRS} first, {confirming.STEP_PAIRS} more while undecided)")
     parser.add_argument("--bisect", action="store_true",
                         help="run `asv find` for each counted regression that spans several commits")
     args = parser.parse_args(argv)
     if any(value is not None and value < 0 for value in (args.threshold, args.time_threshold)):
         parser.error("thresholds must not be negative")
+    if args.confirm_max_pairs < confirming.MIN_PAIRS:
+        parser.error(f"--confirm-max-pairs must be at least {confirming.MIN_PAIRS}")
     return args
 
 
@@ -538,14 +559,18 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
     return lines
 
 
-def report(source: Source, changes: list[Change], mode: str, improved: list[Change] | None = None,
-           explain_errors: list[str] | None = None) -> str:
-    counted = counted_changes(source, changes)
+def report(source: Source, changes: list[Change], mode: str, counted: list[Change] | None = None,
+           improved: list[Change] | None = None, explain_errors: list[str] | None = None) -> str:
+    """The Markdown report; ``counted`` given: the timing rows among them were confirmed (confirm.py)."""
+    confirmed = counted is not None
+    counted = counted_changes(source, changes) if counted is None else counted
     improved = improved or []
+    timing_rule = ("a timing metric when re-measured side by side and found slower (the suspects below)"
+                   if confirmed else "any other metric beyond its threshold (the threshold column)")
     lines = [f"# Benchmark regressions ({mode})", "",
              f"Results: `{source.results}`, machine `{source.machine}`. "
              "Counted: a deterministic metric at any increase, the cost of an update above "
-             f"+{metrics.COST_FLOOR:.0%}, any other metric beyond its threshold (the threshold column); the "
+             f"+{metrics.COST_FLOOR:.0%}, {timing_rule}; the "
              "diagnostics (calls, bytecodes) never count on their own, and a cost that went down never counts. "
              + ("Before and after are the levels just before and just after the step; "
                 "the newest commit's value says how much of it is still there." if mode == STEP_MODE else ""),
@@ -592,18 +617,28 @@ def judge(location: Location, compare: tuple[str, str] | None = None) -> tuple[S
     """
     source = Source(location)
     changes, mode = changes_of(source, compare)
-    counted = counted_changes(source, changes)
     improved = improvements(source, changes, compared=compare is not None)
+    if location.confirm:
+        found = confirming.verdicts(source.config, confirming.suspects(changes, source.thresholds),
+                                    location.max_pairs)
+        slower = [v.change for v in found if v.verdict == confirming.SLOWER]
+        counted = [c for c in counted_changes(source, changes) if c.kind not in confirming.TIMING_KINDS] + slower
+        mode = f"{mode}, timing confirmed"
+    else:
+        found, counted = None, counted_changes(source, changes)
+        mode = f"{mode}, unconfirmed"
     attach_diagnostics(source, counted + improved, changes)
     errors = attach_explanations(source, to_explain(counted, improved)) if location.explain else []
-    return source, report(source, changes, mode, improved, errors), counted
+    text = report(source, changes, mode, counted if found is not None else None, improved, errors)
+    return source, text + (confirming.render(found, source.label) if found is not None else ""), counted
 
 
 def main(argv):
     args = parse_args(argv)
     source, text, counted = judge(Location(output=args.output, config=args.config, results=args.results,
                                            html=args.html, machine=args.machine, threshold=args.threshold,
-                                           time_threshold=args.time_threshold, explain=args.explain),
+                                           time_threshold=args.time_threshold, explain=args.explain,
+                                           confirm=not args.no_confirm, max_pairs=args.confirm_max_pairs),
                                   args.compare)
     print(text, end="")
     if args.bisect:

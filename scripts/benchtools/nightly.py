@@ -10,11 +10,18 @@
      RANGE NEW is every commit after the newest one with results; on a branch
      without results for this machine, it is the branch tip alone (a history
      is for a backfill, not a nightly run).
-  3. scripts/regressions --explain writes the regression report (Markdown),
-     with the cause of each deterministic or cost regression and of each
-     large improvement (one update profiled in both commits with asv
-     profile), to --report, to stdout and, in GitHub Actions, to the job
-     summary; the issue that scripts/open-regression-issue opens carries it.
+  3. scripts/regressions --explain writes the regression report (Markdown)
+     to --report, to stdout and, in GitHub Actions, to the job summary; the
+     issue that scripts/open-regression-issue opens carries it.  When the
+     results branch had a baseline (the newest commit with results before
+     this run) and the run benchmarked new commits, it compares the baseline
+     with the newest of them, and re-measures the baseline in this job, side
+     by side with the new commit, for every timing suspect (the gate's
+     confirm step), so that a timing verdict never compares two runners or
+     two nights; deterministic metrics compare across nights.  Otherwise it
+     reports asv's step detection (unconfirmed when nothing new ran).  Each
+     deterministic or cost regression and each large improvement comes with
+     its cause (one update profiled in both commits with asv profile).
   4. --site copies the site into a folder for GitHub Pages.
 
 With --publish-only, step 2 runs no benchmark: the site is published from
@@ -42,7 +49,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import bench, cli, gate, git, report
+from . import bench, cli, confirm, gate, git, report, validate
 from .cli import BadInput, Error, ExitCode
 from .project import HISTORY_DIR, ROOT, upstream_url
 
@@ -73,6 +80,11 @@ def parse_args(argv):
     cli.add_bench(parser)
     cli.add_jax(parser)
     parser.add_argument("--env-dir", type=Path, metavar="DIR", help="where asv keeps its virtualenvs")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="report timing changes without re-measuring the baseline (scripts/regressions "
+                             "--no-confirm)")
+    parser.add_argument("--confirm-max-pairs", type=int, default=confirm.MAX_PAIRS, metavar="N",
+                        help="scripts/regressions --confirm-max-pairs (default: %(default)s)")
     args = parser.parse_args(argv)
     # scripts/bench runs in the project folder: paths are made absolute from here.
     args.output = args.output.resolve()
@@ -143,6 +155,7 @@ def nightly(args) -> int:
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
+    baseline = newest_with_results(target.results_dir, args.machine)
     try:
         status = publish_stored(target) if args.publish_only else bench.bench(options)
     except Error as error:
@@ -154,7 +167,10 @@ def nightly(args) -> int:
         raise
 
     try:
-        _source, text, _counted = gate.judge(gate.Location(output=args.output, explain=True))
+        compare, confirmed = gate_scope(args.output, baseline)
+        location = gate.Location(output=args.output, explain=True, confirm=confirmed and not args.no_confirm,
+                                 max_pairs=args.confirm_max_pairs)
+        _source, text, _counted = gate.judge(location, compare)
     except Error as error:
         write_report(args, f"No report: the regression gate failed (scripts/regressions would exit "
                            f"{int(error.code)}): {error}\n")
@@ -189,6 +205,31 @@ def publish_stored(target) -> int:
     bench.publish(target)
     bench.record_last_run(target, [])
     return ExitCode.OK
+
+
+def newest_with_results(results_dir: Path, machine: str) -> str | None:
+    """The baseline: the newest commit (by commit date) that has results for the machine."""
+    from asv import results
+
+    if not (results_dir / machine).is_dir():
+        return None
+    found = {}
+    for result in results.iter_results_for_machine(str(results_dir), machine):
+        found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
+    return max(found, key=found.get) if found else None
+
+
+def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | None, bool]:
+    """What the gate judges: (baseline, newest commit benchmarked) when both exist, confirmed;
+    else asv's step detection, confirmed unless nothing new ran."""
+    last_run = output / ".asv" / "last-run.json"
+    # Without the record, the gate itself reports it missing, with its own exit code.
+    commits = gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN).get(
+        "commits", []) if last_run.is_file() else []
+    newest = commits[-1] if commits else None
+    if baseline and newest and newest != baseline:
+        return (baseline, newest), True
+    return None, baseline is None
 
 
 def write_report(args, text: str) -> None:

@@ -61,6 +61,9 @@ class Row:
     compile_overhead_ms: float | None = None
     seed_ratios: dict = field(default_factory=dict)
     eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
+    # The same figures' spread: asv's own q_25 and q_75 of the run's samples (None where asv kept none).
+    eager_iqr: dict = field(default_factory=dict)  # depth -> ((q_25, q_75) of tree_at, of tuple), µs
+    compile_iqr: tuple | None = None  # (q_25, q_75) of tree_at's compile time, ms
     calls: dict = field(default_factory=dict)  # depth -> (tree_at calls, tuple calls)
     tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
     excess_equations: list = field(default_factory=list)
@@ -107,6 +110,24 @@ def values(result, key):
             for combo, value in zip(combos, result.get_result_value(key, params))}
 
 
+def spreads(result, key, scale: float = 1.0):
+    """{param tuple: (q_25, q_75) * scale} from asv's stats of a time benchmark; missing ones left out."""
+    if key not in result.get_all_result_keys():
+        return {}
+    params = result.get_result_params(key)
+    combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
+    return {combo: (stats["q_25"] * scale, stats["q_75"] * scale)
+            for combo, stats in zip(combos, result.get_result_stats(key, params))
+            if stats and stats.get("q_25") is not None and stats.get("q_75") is not None}
+
+
+def with_spread(value, spread, pattern: str) -> str:
+    """A figure and its interquartile range, "173.5 (IQR 160.1–190.2)": never a bare absolute time."""
+    if value is None or spread is None:
+        return fmt(value, pattern)
+    return f"{pattern.format(value)} (IQR {pattern.format(spread[0])}–{pattern.format(spread[1])})"
+
+
 def only(mapping):
     return next(iter(mapping.values()), None)
 
@@ -127,6 +148,7 @@ def row_of(result, label: str) -> Row:
     compile_tuple = values(result, "bench_trace.Compile.time_tuple").get((CALLS_PER_STEP,))
     if compile_tree_at is not None and compile_tuple is not None:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
+        row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
     row.seed_ratios = {w: v for (w,), v in values(result, "bench_seed.SeedScenario.track_overhead_ratio").items()}
     row.tree_map_passes = tuple(only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
                                 for twin in ("tree_at", "tuple"))
@@ -138,6 +160,9 @@ def row_of(result, label: str) -> Row:
         key = (depth, CALLS_PER_STEP)
         if key in tree_at:
             row.eager_us[depth] = (per_call_us(tree_at[key]), per_call_us(tuple_.get(key)))
+            scale = 1e6 / int(CALLS_PER_STEP)
+            row.eager_iqr[depth] = tuple(spreads(result, f"bench_eager.EagerSurgery.time_{twin}", scale).get(key)
+                                         for twin in ("tree_at", "tuple"))
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
     row.excess_equations = [v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations")
@@ -185,16 +210,23 @@ def markdown(row: Row) -> str:
     lines += [f"| eager surgery only | {fmt(row.surgery_ratio)} |",
               f"| tracing a fresh step | {fmt(row.tracing_ratio)} |"]
     lines += [f"| seed scenario, {w} | {fmt(v)} |" for w, v in row.seed_ratios.items()]
-    lines += ["", "| depth | eager µs per tree_at call | µs per tuple update | overhead µs per call "
-              "| Python calls per tree_at / per tuple update |", "|---|---|---|---|---|"]
+    lines += ["", "| depth | eager µs per tree_at call, median (IQR) | µs per tuple update, median (IQR) "
+              "| overhead µs per call | Python calls per tree_at / per tuple update |", "|---|---|---|---|---|"]
     for depth in DEPTHS:
         tree_at_us, tuple_us = row.eager_us.get(depth, (None, None))
+        tree_at_iqr, tuple_iqr = row.eager_iqr.get(depth, (None, None))
         overhead = None if None in (tree_at_us, tuple_us) else tree_at_us - tuple_us
         calls = row.calls.get(depth, (None, None))
-        lines.append(f"| {depth} | {fmt(tree_at_us, '{:.1f}')} | {fmt(tuple_us, '{:.2f}')} | "
+        lines.append(f"| {depth} | {with_spread(tree_at_us, tree_at_iqr, '{:.1f}')} "
+                     f"| {with_spread(tuple_us, tuple_iqr, '{:.2f}')} | "
                      f"{fmt(overhead, '{:.1f}')} | {fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')} |")
-    lines += ["", f"Compile overhead of a step with {CALLS_PER_STEP} updates: "
-              f"{fmt(row.compile_overhead_ms, '{:+.1f}')} ms. "
+    lines += ["", "Absolute times are one run's, on one machine: they move by up to 2× between runs and commits "
+              "of identical code (the IQR shows only the spread within the run); the tree_map-pass figure below "
+              "is the steady one.", "",
+              f"Compile overhead of a step with {CALLS_PER_STEP} updates: "
+              f"{fmt(row.compile_overhead_ms, '{:+.1f}')} ms"
+              + ("" if row.compile_iqr is None else
+                 f" (tree_at's compile time: IQR {row.compile_iqr[0]:.1f}–{row.compile_iqr[1]:.1f} ms)") + ". "
               f"Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.", "",
               f"In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} "
               f"tree, an eager update costs {fmt(row.tree_map_passes[0], '{:.1f}')} passes with tree_at and "
@@ -203,13 +235,15 @@ def markdown(row: Row) -> str:
 
 
 def history_table(rows: list[Row]) -> list[str]:
-    header = ["release", "environment", *WRAPPINGS, f"eager µs/call, depth {REPORT_DEPTH}", "tree_map passes/call",
+    header = ["release", "environment", *WRAPPINGS, f"eager µs/call, depth {REPORT_DEPTH} (IQR)",
+              "tree_map passes/call",
               "tracing",
               "compile ms", "jaxprs identical"]
     table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [row.label, row.env, *[fmt(row.ratios.get(w)) for w in WRAPPINGS],
-                 fmt(row.eager_us.get(REPORT_DEPTH, (None,))[0], "{:.1f}"), fmt(row.tree_map_passes[0], "{:.1f}"),
+                 with_spread(row.eager_us.get(REPORT_DEPTH, (None,))[0], row.eager_iqr.get(REPORT_DEPTH, (None,))[0],
+                             "{:.1f}"), fmt(row.tree_map_passes[0], "{:.1f}"),
                  fmt(row.tracing_ratio),
                  fmt(row.compile_overhead_ms, "{:+.1f}"), row.jaxprs_identical]
         table.append("| " + " | ".join(cells) + " |")
@@ -495,8 +529,10 @@ def link_from_site(index: Path) -> None:
 
 def summary_sentence(row: Row) -> str:
     eager = row.eager_us.get(REPORT_DEPTH, (None, None))
+    spread = row.eager_iqr.get(REPORT_DEPTH, (None, None))
     return (f"{row.label} with {row.env}: at depth {REPORT_DEPTH}, an eager tree_at call costs "
-            f"{fmt(eager[0], '{:.0f}')} µs against {fmt(eager[1], '{:.1f}')} µs for a tuple update. "
+            f"{with_spread(eager[0], spread[0], '{:.0f}')} µs in this run against {fmt(eager[1], '{:.1f}')} µs "
+            f"for a tuple update, or {fmt(row.tree_map_passes[0], '{:.1f}')} tree_map passes, the steady unit. "
             f"A jitted step runs at {fmt(row.ratios.get('jit'))}× the tuple version's time, a scan at "
             f"{fmt(row.ratios.get('scan'))}×, jit around the scan at {fmt(row.ratios.get('jit_scan'))}×; "
             f"tracing takes {fmt(row.tracing_ratio)}× as long. Identical jaxprs: {row.jaxprs_identical}.")
