@@ -114,3 +114,14 @@ def add_jax(parser: argparse.ArgumentParser) -> None:
 def add_quick(parser: argparse.ArgumentParser, help: str = "run each benchmark once (asv run --quick): "
                                                             "a smoke test, not a measurement") -> None:
     parser.add_argument("--quick", action="store_true", help=help)
+
+
+def add_results_inputs(parser: argparse.ArgumentParser) -> None:
+    """--results, --repo and --machine of the commands that read a results folder (overhead report, cost fit)."""
+    from .project import HISTORY_DIR, ROOT
+
+    parser.add_argument("--results", type=Path, default=ROOT / "results" / "releases",
+                        help="asv results directory (default: %(default)s)")
+    parser.add_argument("--repo", type=Path, default=HISTORY_DIR / "equinox",
+                        help="the benchmarked git repository, to name commits by tag (default: %(default)s)")
+    parser.add_argument("--machine", help="only results of this asv machine (default: all)")

@@ -30,7 +30,7 @@ from benchmarks import metrics, params
 
 from . import cli, report
 from .cli import BadInput
-from .project import HISTORY_DIR, ROOT, env_label
+from .project import env_label
 
 CALLS = "bench_counts.PythonCalls.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
@@ -144,11 +144,7 @@ def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[s
 
 def main(argv):
     parser = cli.parser("scripts/fit-cost", __doc__)
-    parser.add_argument("--results", type=Path, default=ROOT / "results" / "releases",
-                        help="asv results directory (default: %(default)s)")
-    parser.add_argument("--repo", type=Path, default=HISTORY_DIR / "equinox",
-                        help="the benchmarked repository, to name commits by tag (default: %(default)s)")
-    parser.add_argument("--machine", help="only results of this asv machine (default: all)")
+    cli.add_results_inputs(parser)
     parser.add_argument("--weight", type=float, default=metrics.CALL_WEIGHT,
                         help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)")
     args = parser.parse_args(argv)

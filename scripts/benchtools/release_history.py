@@ -161,8 +161,9 @@ made in either case.""",
         "without requires_python is kept; one whose requires_python is not "
         "a valid specifier is kept with a warning. Like --since/--until, this "
         "decides which commits the history holds: leaving out a release "
-        "changes the hash of every commit after it, so a repository keeps "
-        "the --python it was made with (default: no filter, every release)",
+        "changes the hash of every commit after it, so a repository takes "
+        "another --python only when that appends releases after the built "
+        "ones (default: no filter, every release)",
     )
     parser.add_argument(
         "--select", metavar="SPEC",

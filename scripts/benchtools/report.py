@@ -35,7 +35,7 @@ from benchmarks import metrics, params
 
 from . import cli, explain, git, steps
 from .cli import BadInput, Error
-from .project import HISTORY_DIR, ROOT, env_label
+from .project import env_label
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
 WRAPPINGS = params.WRAPPINGS
@@ -81,11 +81,7 @@ class Row:
 
 def parse_args(argv):
     parser = cli.parser("scripts/overhead-report", __doc__)
-    parser.add_argument("--results", type=Path, default=ROOT / "results" / "releases",
-                        help="asv results directory (default: %(default)s)")
-    parser.add_argument("--repo", type=Path, default=HISTORY_DIR / "equinox",
-                        help="the benchmarked git repository, to name commits by tag (default: %(default)s)")
-    parser.add_argument("--machine", help="only results of this asv machine (default: all)")
+    cli.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     parser.add_argument("--readme", type=Path, metavar="FILE",

@@ -5,7 +5,6 @@ Two commands: scripts/merge-results (``merge_main``) and scripts/push-results
 """
 
 import base64
-import json
 import os
 import subprocess
 import sys

@@ -12,7 +12,6 @@ For a deterministic metric (a count, the cost) every piece is exact.
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True)
