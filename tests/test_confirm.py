@@ -291,9 +291,10 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
         git.run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name, repo=repo)
         commits[name] = git.out("rev-parse", "HEAD", repo=repo).strip()
     target = bench.Target(bench.Options(repo=str(repo), output=tmp_path, env_dir=tmp_path / "env"))
-    config = target.config({("req", "jax"): "0.4.33", ("req", "jaxlib"): "0.4.33", ("req", "jaxtyping"): "",
+    config = target.config({("python", None): "3.11", ("req", "jax"): "0.4.33", ("req", "jaxlib"): "0.4.33",
+                            ("req", "jaxtyping"): "",
                             ("req", "typing_extensions"): "", ("req", "wadler_lindig"): "", ("req", "hatchling"): ""})
-    env = "jax 0.4.33, jaxlib 0.4.33"
+    env = "Python 3.11, jax 0.4.33, jaxlib 0.4.33"
 
     def change(benchmark, params, after):
         return gate.Change(benchmark, params, env, 1.0, 1.1, release, commits[after], True, "")

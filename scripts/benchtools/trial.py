@@ -178,19 +178,19 @@ def pads_for(percent: float, probe: int) -> int:
 
     import equinox._tree as equinox_tree
 
-    from benchmarks import common
+    from benchmarks import instruments, params, workloads
 
     namespace = dict(vars(equinox_tree))
     exec(compile(pad_signature(inspect.getsource(equinox_tree.tree_at)), "<detector-trial>", "exec"), namespace)
     padded = functools.partial(namespace["tree_at"], **{f"{PAD}{i}": None for i in range(probe)})
-    state = common.build_state("tree_at", common.DEFAULT_STATE_SIZE, common.DEFAULT_DEPTH)
-    value = common.leaves(state)[1]
+    state = workloads.build_state("tree_at", params.DEFAULT_STATE_SIZE, params.DEFAULT_DEPTH)
+    value = workloads.leaves(state)[1]
 
     def where(s):
         return s.child.child.child.a
 
-    ratio = common.interleaved_ratio(lambda: padded(where, state, value),
-                                     lambda: equinox_tree.tree_at(where, state, value), seconds=2.0)
+    ratio = instruments.interleaved_ratio(lambda: padded(where, state, value),
+                                          lambda: equinox_tree.tree_at(where, state, value), seconds=2.0)
     per_pad = (ratio - 1) / probe
     if not per_pad > 0:
         raise Error(f"calibration: {probe} pads made tree_at no slower (ratio {ratio:.4f})")
