@@ -75,10 +75,6 @@ def graph_points(data: list, index: int | None) -> list[tuple[int, float | None]
     return points
 
 
-def level_at(found: list[Piece], revision: int) -> float | None:
-    return next((piece.level for piece in found if piece.holds(revision)), None)
-
-
 def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int,
               value_before: float) -> Step:
     """The levels of the pieces on both sides of asv's jump (``rev_before`` → ``rev_after``).
