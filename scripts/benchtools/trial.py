@@ -2,18 +2,20 @@
 """Measure the regression gate: its false-alarm rate, and the smallest tree_at slowdown it catches.
 
 It builds a repository whose history is one Equinox release followed by
-variants of it: an A/A copy (identical code, a different commit), copies
-whose tree_at makes K extra Python calls first, for each K of --calls, and
-timing-only copies (--c-slowdowns) whose tree_at does P% more work in C alone,
-with the same Python calls and bytecodes, so that only a timing can see them
-(the number of pads that makes P% is calibrated here first, in .venv).  Each
-trial benchmarks the release and every variant in one scripts/bench run, then
-has the gate (scripts/regressions, at the asv configuration's thresholds
-unless --threshold or --time-threshold is given) compare the release with each
+variants of it: --aa-copies A/A copies (identical code, different commits,
+a chain), copies whose tree_at makes K extra Python calls first, for each K
+of --calls, and timing-only copies (--c-slowdowns) whose tree_at does P% more
+work in C alone, with the same Python calls and bytecodes, so that only a
+timing can see them (the number of pads that makes P% is calibrated first, in
+the trial's own asv environment, on the release's code).  Each trial
+benchmarks the release and every variant in one scripts/bench run, then has
+the gate (scripts/regressions, at the asv configuration's thresholds unless
+--threshold or --time-threshold is given) compare each A/A copy with the one
+before it (the first with the release) and the release with each other
 variant.  The Markdown tables at the end give, per variant, the measured
-slowdown of one tree_at call (median over trials, from
-bench_overhead.EagerSurgeryInTreeMapPasses) and how many trials each kind of
-metric flagged it in (the A/A row is the false-alarm count); then, for the
+slowdown of one tree_at call (median over comparisons, from
+bench_overhead.EagerSurgeryInTreeMapPasses) and in how many comparisons each
+kind of metric flagged it (the A/A row is the false-alarm count); then, for the
 timing metrics that came closest to a false alarm, the largest A/A ratio
 seen, next to the threshold that keeps it quiet.  Every change the gate saw,
 trial by trial, goes to OUTPUT/changes.json, to re-score at other thresholds.
@@ -29,6 +31,7 @@ benchmark run failed (scripts/bench exited anything but 0).
 """
 
 import ast
+import contextlib
 import itertools
 import json
 import os
@@ -36,17 +39,21 @@ import shutil
 import subprocess
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import metrics
 
-from . import bench, cli, confirm, gate, git, release_history, validate
+from . import bench, cli, confirm, environments as asv_envs, gate, git, release_history, validate
+from .pads import PAD, pad_signature
 from .cli import BadInput, Error, ExitCode, Failed
 from .project import HISTORY_DIR, ROOT
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
 MARKER = "DETECTOR_TRIAL"
+TRIAL_JAX = "0.4.33"  # the JAX every trial runs on
+AA = "A/A copy"
 NOISIEST_SHOWN = 10
 
 
@@ -54,6 +61,9 @@ def parse_args(argv):
     parser = cli.parser("scripts/detector-trial", __doc__)
     parser.add_argument("--release", default="0.13.8", help="the Equinox release to copy (default: %(default)s)")
     parser.add_argument("--trials", type=int, default=5, help="benchmark runs (default: %(default)s)")
+    parser.add_argument("--aa-copies", type=int, default=1, metavar="N",
+                        help="A/A copies, a chain of identical commits each compared with the one before: N "
+                             "false-alarm comparisons per trial, over every benchmark run (default: %(default)s)")
     parser.add_argument("--calls", default="100,200,400,800", metavar="K,K,...",
                         help="extra Python calls injected at the start of tree_at, one variant each; '' for "
                              "none (default: %(default)s)")
@@ -88,8 +98,8 @@ def parse_args(argv):
         parser.error(f"each of --c-slowdowns must be above 0, and --confirm-max-pairs at least {confirm.MIN_PAIRS}")
     if any(value is not None and value < 0 for value in (args.threshold, args.time_threshold)):
         parser.error("thresholds must not be negative")
-    if args.trials < 1 or any(k < 1 for k in args.calls):
-        parser.error("--trials and each of --calls must be at least 1")
+    if args.trials < 1 or args.aa_copies < 1 or any(k < 1 for k in args.calls):
+        parser.error("--trials, --aa-copies and each of --calls must be at least 1")
     return args
 
 
@@ -115,31 +125,6 @@ def inject(source: str, calls: int) -> str:
     return "".join(lines)
 
 
-PAD = "_detector_trial_pad"
-
-
-def pad_signature(source: str) -> str:
-    """The module's source with ``**_detector_trial_pad`` added to tree_at's parameters, and nothing else."""
-    tree = ast.parse(source)
-    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"),
-                    None)
-    if function is None:
-        raise BadInput("equinox/_tree.py has no top-level tree_at")
-    if function.args.kwarg is not None:
-        raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
-    args = function.args
-    last = max((node for node in (*args.posonlyargs, *args.args, *args.kwonlyargs, *args.defaults,
-                                  *(d for d in args.kw_defaults if d is not None), args.vararg) if node is not None),
-               key=lambda node: (node.end_lineno, node.end_col_offset))
-    lines = source.splitlines(keepends=True)
-    line = lines[last.end_lineno - 1]
-    # end_col_offset counts UTF-8 bytes.
-    encoded = line.encode()
-    lines[last.end_lineno - 1] = (encoded[:last.end_col_offset] + f", **{PAD}".encode()
-                                  + encoded[last.end_col_offset:]).decode()
-    return "".join(lines)
-
-
 def inject_c_work(source: str, pads: int) -> str:
     """tree_at made slower by work done in C alone: the same Python calls, the same bytecodes.
 
@@ -154,51 +139,60 @@ def inject_c_work(source: str, pads: int) -> str:
             f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n")
 
 
-def calibrate_pads(percent: float, probe: int = 4000) -> int:
-    """How many pads slow one tree_at call (the suite's default update) by ``percent``.
+def calibrate_pads(percent: float, python: Path | None = None, source: Path | None = None,
+                   probe: int = 4000) -> int:
+    """How many pads slow one tree_at call (the suite's default update) by ``percent`` (pads.pads_for).
 
-    Measured in a child process of .venv's Python (its JAX may differ from the
-    trial's: the trial reports the slowdown each variant really had), so
-    that this process, which forks asv later, never imports JAX; as the
-    suite measures: interleaved batches, tree_at with ``probe`` pads over
-    tree_at without.
+    Measured in a child process of ``python`` (default: .venv's), importing
+    Equinox from the checkout ``source`` where given (else the one installed),
+    so that this process, which forks asv later, never imports JAX.  The trial
+    gives the Python of its own asv environment and the release's checkout:
+    a pad's share of a tree_at call depends on the JAX that flattens the tree
+    (calibrated in .venv's JAX 0.10.2, 3% came out as +4.4% on JAX 0.4.33).
     """
-    code = f"from benchtools import trial; print(trial.pads_for({percent!r}, {probe!r}))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])})
+    code = f"from benchtools import pads; print(pads.pads_for({percent!r}, {probe!r}))"
+    path = ([str(source)] if source else []) + [str(ROOT), str(ROOT / "scripts")]
+    done = subprocess.run([str(python or sys.executable), "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(path)})
     if done.returncode != 0:
         raise Error(f"calibration failed: {done.stderr.strip()[-500:]}")
     return int(done.stdout.split()[-1])
 
 
-def pads_for(percent: float, probe: int) -> int:
-    """calibrate_pads, in this process."""
-    import functools
-    import inspect
-
-    import equinox._tree as equinox_tree
-
-    from benchmarks import instruments, params, workloads
-
-    namespace = dict(vars(equinox_tree))
-    exec(compile(pad_signature(inspect.getsource(equinox_tree.tree_at)), "<detector-trial>", "exec"), namespace)
-    padded = functools.partial(namespace["tree_at"], **{f"{PAD}{i}": None for i in range(probe)})
-    state = workloads.build_state("tree_at", params.DEFAULT_STATE_SIZE, params.DEFAULT_DEPTH)
-    value = workloads.leaves(state)[1]
-
-    def where(s):
-        return s.child.child.child.a
-
-    ratio = instruments.interleaved_ratio(lambda: padded(where, state, value),
-                                          lambda: equinox_tree.tree_at(where, state, value), seconds=2.0)
-    per_pad = (ratio - 1) / probe
-    if not per_pad > 0:
-        raise Error(f"calibration: {probe} pads made tree_at no slower (ratio {ratio:.4f})")
-    return max(1, round(percent / 100 / per_pad))
+def trial_options(args, repo: Path, output: Path) -> bench.Options:
+    """scripts/bench's options for one trial (and for the calibration's environment)."""
+    return bench.Options(repo=str(repo), jax=[TRIAL_JAX], machine=args.machine, output=output,
+                         range=f"v{args.release}^..trial", quick=args.quick, bench=args.bench)
 
 
-def build_repository(args) -> tuple[Path, str, dict[str, str]]:
-    """The trial repository, the release's tag, and {variant tag: its label}."""
+def trial_python(args, repo: Path) -> Path:
+    """The Python of the asv environment the trials run in, created now if it is not there yet."""
+    from asv import environment
+
+    target = bench.Target(trial_options(args, repo, args.output / "calibration"))
+    (_name, entry), = bench.environments(target)
+    conf = bench.load_config(target.config(entry, suffix="-calibration"))
+    asv_envs.setup_pythons_first_on_path()
+    env, = environment.get_environments(conf, None, verbose=False)
+    with bench.exclusive(Path(conf.env_dir)), contextlib.redirect_stdout(sys.stderr):
+        env.create()
+    return Path(env._path) / "bin" / "python"  # asv 0.6.6's virtualenv layout (pinned)
+
+
+@dataclass(frozen=True)
+class Variant:
+    tag: str
+    row: str  # its row in the tables: every A/A copy shares one
+    base: str  # the tag it is compared with
+
+
+def build_repository(args) -> tuple[Path, str, list[Variant]]:
+    """The trial repository, the release's tag, and the variants committed after it, in order.
+
+    The A/A copies form a chain, each compared with the one before (the first
+    with the release), as the nightly compares consecutive commits; every
+    other variant is compared with the release.
+    """
     release_history.build(release_history.Options(repo=HISTORY))
     release = f"v{args.release}"
     if release not in git_(HISTORY, "tag").split():
@@ -207,37 +201,39 @@ def build_repository(args) -> tuple[Path, str, dict[str, str]]:
     shutil.rmtree(repo, ignore_errors=True)
     git.run("clone", "-q", git.END, HISTORY, repo)
     git_(repo, "checkout", "-q", "-B", "trial", release)
-    variants = {"trial-aa": "A/A copy"}
-    variants.update({f"trial-{k}": f"+{k} calls" for k in args.calls})
+    copies = [f"trial-aa{number}" for number in range(1, args.aa_copies + 1)]
+    variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies])]
+    variants += [Variant(f"trial-{k}", f"+{k} calls", release) for k in args.calls]
     pads = {}
+    python = trial_python(args, repo) if args.c_slowdowns else None
     for percent in args.c_slowdowns:
         tag = f"trial-c{percent:g}"
-        pads[tag] = calibrate_pads(percent)
-        variants[tag] = f"+{percent:g}% in C ({pads[tag]} pads)"
-        print(f"calibration: +{percent:g}% of a tree_at call = {pads[tag]} pads", file=sys.stderr, flush=True)
-    for tag, label in variants.items():
+        pads[tag] = calibrate_pads(percent, python, source=repo)
+        variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
+        print(f"calibration: +{percent:g}% of a tree_at call on JAX {TRIAL_JAX} = {pads[tag]} pads",
+              file=sys.stderr, flush=True)
+    for variant in variants:
         git_(repo, "checkout", "-q", release, "--", ".")
         tree_file = repo / "equinox" / "_tree.py"
-        if tag in pads:
-            tree_file.write_text(inject_c_work(tree_file.read_text(), pads[tag]))
-        elif tag != "trial-aa":
-            tree_file.write_text(inject(tree_file.read_text(), int(tag.removeprefix("trial-"))))
+        if variant.tag in pads:
+            tree_file.write_text(inject_c_work(tree_file.read_text(), pads[variant.tag]))
+        elif variant.row != AA:
+            tree_file.write_text(inject(tree_file.read_text(), int(variant.tag.removeprefix("trial-"))))
+        label = f"{variant.row} ({variant.tag})"
         (repo / MARKER).write_text(f"{label}\n")
         git_(repo, "add", "-A")
         git_(repo, "-c", "user.name=detector-trial", "-c", "user.email=detector-trial@localhost",
             "commit", "-qm", f"{args.release}, {label}")
-        git_(repo, "tag", "-f", tag)
+        git_(repo, "tag", "-f", variant.tag)
     return repo, release, variants
 
 
-def run_trial(args, repo: Path, release: str, number: int) -> Path:
+def run_trial(args, repo: Path, number: int) -> Path:
     output = args.output / f"trial-{number}"
     shutil.rmtree(output, ignore_errors=True)
-    options = bench.Options(repo=str(repo), jax=["0.4.33"], machine=args.machine, output=output,
-                            range=f"{release}^..trial", quick=args.quick, bench=args.bench)
     print(f"=== trial {number}/{args.trials}", file=sys.stderr, flush=True)
     try:
-        status = bench.bench(options)
+        status = bench.bench(trial_options(args, repo, output))
     except Error as error:
         raise Error(f"trial {number}: scripts/bench failed: {error}", error.code) from None
     if status != ExitCode.OK:
@@ -246,13 +242,13 @@ def run_trial(args, repo: Path, release: str, number: int) -> Path:
     return output
 
 
-def compare(args, output: Path, release: str, tag: str) -> tuple[list, list]:
-    """The gate's changes from the release to a variant, each with its threshold and whether it counts
+def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
+    """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts
     unconfirmed; and the confirm step's verdicts on the timing suspects (none with --no-confirm)."""
     try:
         source = gate.Source(gate.Location(output=output, threshold=args.threshold,
                                            time_threshold=args.time_threshold))
-        changes = gate.compare_changes(source, release, tag)
+        changes = gate.compare_changes(source, base, tag)
         found = [] if args.no_confirm else confirm.verdicts(source.config, confirm.suspects(changes, source.thresholds),
                                                             args.confirm_max_pairs)
     except Error as error:
@@ -282,21 +278,21 @@ def trial_kind(kind: str) -> str:
     return metrics.DETERMINISTIC if kind == metrics.COST else kind
 
 
-def print_tables(args, variants: dict, flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> None:
-    trials = args.trials
+def print_tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> None:
+    """The Markdown tables; every count is over a row's comparisons (trials x copies for the A/A row)."""
     thresholds = ("the asv configuration's thresholds" if args.threshold is None and args.time_threshold is None
                   else f"--threshold {args.threshold or 'from the asv configuration'}, "
                        f"--time-threshold {args.time_threshold or 'from the asv configuration'}")
-    print(f"\n## Detector trial: Equinox {args.release}, {trials} trial(s){' (quick)' if args.quick else ''}, "
-          f"{thresholds}\n")
+    print(f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
+          f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n")
     print("| variant | slowdown of one tree_at call (median) | flagged: deterministic | ratio | time | any timing "
           "| any |")
     print("|---|---|---|---|---|---|---|")
-    for tag, label in variants.items():
-        median = f"{statistics.median(slowdowns[tag]):+.1%}" if slowdowns[tag] else "n/a"
-        counts = flags[tag]
-        cells = " | ".join(f"{counts[kind]}/{trials}" for kind in (*TRIAL_KINDS, "timing", "any"))
-        print(f"| {label} | {median} | {cells} |")
+    for row in rows:
+        median = f"{statistics.median(slowdowns[row]):+.1%}" if slowdowns[row] else "n/a"
+        comparisons = len(confirmed[row])
+        cells = " | ".join(f"{flags[row][kind]}/{comparisons}" for kind in (*TRIAL_KINDS, "timing", "any"))
+        print(f"| {row} | {median} | {cells} |")
     print("\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n")
     print("| kind | benchmark | params | largest A/A ratio | threshold |")
     print("|---|---|---|---|---|")
@@ -307,62 +303,70 @@ def print_tables(args, variants: dict, flags: dict, slowdowns: dict, aa_noise: d
     if args.no_confirm:
         return
     print(f"\nConfirmed timing verdicts (every timing benchmark of the run; at most {args.confirm_max_pairs} pairs). "
-          "\"Trials slower\": trials in which at least one timing verdict was slower (on the A/A copy, a false "
-          f"alarm); \"{CALIBRATION[0].split('.', 1)[1]}\": that metric's verdict.\n")
-    print("| variant | trials slower | tree_at in tree_map passes: slower / same / undecided / not suspect "
-          "| suspects: slower / same / undecided | pairs per suspect (mean) | s per suspect (mean) |")
-    print("|---|---|---|---|---|---|")
-    for tag, label in variants.items():
-        rows = confirmed[tag]
-        verdicts = [v for trial in rows for v in trial]
+          "\"Comparisons slower\": comparisons in which at least one timing verdict was slower (on an A/A copy, a "
+          f"false alarm); \"{CALIBRATION[0].split('.', 1)[1]}\": that metric's verdict, and its median estimate "
+          "where it was confirmed.\n")
+    print("| variant | comparisons slower | tree_at in tree_map passes: slower / same / undecided / not suspect "
+          "| its estimate (median) | suspects: slower / same / undecided | pairs per suspect (mean) "
+          "| s per suspect (mean) |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        comparisons = confirmed[row]
+        verdicts = [v for found in comparisons for v in found]
         tally = {name: sum(v.verdict == name for v in verdicts) for name in confirm.VERDICTS}
-        key = [next((v.verdict for v in trial if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")),
-                    "not suspect") for trial in rows]
-        key_tally = " / ".join(str(key.count(name)) for name in (*confirm.VERDICTS, "not suspect"))
+        key = [next((v for v in found if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
+               for found in comparisons]
+        key_verdicts = [v.verdict if v else "not suspect" for v in key]
+        key_tally = " / ".join(str(key_verdicts.count(name)) for name in (*confirm.VERDICTS, "not suspect"))
+        estimates = [v.interval.estimate for v in key if v and v.interval]
+        estimate = f"{statistics.median(estimates):+.1%}" if estimates else "n/a"
         pairs = [v.interval.pairs for v in verdicts if v.interval]
         seconds = [v.seconds for v in verdicts if v.interval]
-        print(f"| {label} | {sum(any(v.verdict == confirm.SLOWER for v in trial) for trial in rows)}/{trials} "
-              f"| {key_tally} | {tally[confirm.SLOWER]} / {tally[confirm.SAME]} / {tally[confirm.UNDECIDED]} "
+        slower = sum(any(v.verdict == confirm.SLOWER for v in found) for found in comparisons)
+        print(f"| {row} | {slower}/{len(comparisons)} | {key_tally} | {estimate} "
+              f"| {tally[confirm.SLOWER]} / {tally[confirm.SAME]} / {tally[confirm.UNDECIDED]} "
               f"| {statistics.fmean(pairs) if pairs else 0:.1f} | {statistics.fmean(seconds) if seconds else 0:.0f} |")
 
 
 def main(argv):
     args = parse_args(argv)
     repo, release, variants = build_repository(args)
-    base_commit = git_(repo, "rev-parse", release)
-    flags = {tag: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for tag in variants}
-    slowdowns = {tag: [] for tag in variants}
+    rows = list(dict.fromkeys(variant.row for variant in variants))
+    flags = {row: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for row in rows}
+    slowdowns = {row: [] for row in rows}
     aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
-    confirmed = {tag: [] for tag in variants}  # per trial, the confirm step's verdicts
+    confirmed = {row: [] for row in rows}  # per comparison, the confirm step's verdicts
     record = []
     for number in range(1, args.trials + 1):
-        output = run_trial(args, repo, release, number)
-        base_cost = tree_at_cost(output, base_commit, args.machine)
-        for tag in variants:
-            judged, found = compare(args, output, release, tag)
-            confirmed[tag].append(found)
-            record += [{"trial": number, "variant": variants[tag], "kind": v.change.kind,
+        output = run_trial(args, repo, number)
+        for variant in variants:
+            judged, found = compare(args, output, variant.base, variant.tag)
+            confirmed[variant.row].append(found)
+            where = {"trial": number, "variant": variant.row, "tag": variant.tag, "base": variant.base}
+            record += [{**where, "kind": v.change.kind,
                         "benchmark": v.change.benchmark, "params": v.change.params, "verdict": v.verdict,
                         "estimate": v.interval and v.interval.estimate, "low": v.interval and v.interval.low,
                         "high": v.interval and v.interval.high, "pairs": v.interval and v.interval.pairs,
                         "seconds": v.seconds, "before_values": v.before, "after_values": v.after}
                        for v in found]
-            record += [{"trial": number, "variant": variants[tag], "kind": change.kind, "benchmark": change.benchmark,
+            record += [{**where, "kind": change.kind, "benchmark": change.benchmark,
                         "params": change.params, "before": change.before, "after": change.after,
                         "threshold": threshold, "counted": counted} for change, threshold, counted in judged]
             kinds = {trial_kind(change.kind) for change, _threshold, counted in judged if counted}
             for kind in kinds:
-                flags[tag][kind] += 1
-            flags[tag]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
-            flags[tag]["any"] += bool(kinds)
-            if tag == "trial-aa":
+                flags[variant.row][kind] += 1
+            flags[variant.row]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
+            flags[variant.row]["any"] += bool(kinds)
+            if variant.row == AA:
                 for change, threshold, _counted in judged:
                     if change.kind in (metrics.RATIO, metrics.TIME):
                         key = (change.kind, change.benchmark, change.params)
                         aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
-            variant_cost = tree_at_cost(output, git_(repo, "rev-parse", tag), args.machine)
+            base_cost = tree_at_cost(output, git_(repo, "rev-parse", variant.base), args.machine)
+            variant_cost = tree_at_cost(output, git_(repo, "rev-parse", variant.tag), args.machine)
             if base_cost and variant_cost:
-                slowdowns[tag].append(variant_cost / base_cost - 1)
-        (args.output / "changes.json").write_text(json.dumps(record, indent=1))
-    print_tables(args, variants, flags, slowdowns, aa_noise, confirmed)
+                slowdowns[variant.row].append(variant_cost / base_cost - 1)
+            # Written after every comparison, so that a long campaign stopped early keeps what it measured.
+            (args.output / "changes.json").write_text(json.dumps(record, indent=1))
+    print_tables(args, rows, flags, slowdowns, aa_noise, confirmed)
     return 0

@@ -1,0 +1,81 @@
+"""The detector trial's timing-only slowdown: tree_at padded with unused keyword arguments.
+
+Imported by the calibration child that runs in the trial's own asv
+environment (trial.calibrate_pads), whose Python holds JAX and Equinox but not
+asv: so this module needs only the standard library, ``cli`` and the suite.
+"""
+
+import ast
+
+from .cli import BadInput, Error
+
+PAD = "_detector_trial_pad"
+
+
+def pad_signature(source: str) -> str:
+    """The module's source with ``**_detector_trial_pad`` added to tree_at's parameters, and nothing else."""
+    tree = ast.parse(source)
+    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"),
+                    None)
+    if function is None:
+        raise BadInput("equinox/_tree.py has no top-level tree_at")
+    if function.args.kwarg is not None:
+        raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
+    args = function.args
+    last = max((node for node in (*args.posonlyargs, *args.args, *args.kwonlyargs, *args.defaults,
+                                  *(d for d in args.kw_defaults if d is not None), args.vararg) if node is not None),
+               key=lambda node: (node.end_lineno, node.end_col_offset))
+    lines = source.splitlines(keepends=True)
+    line = lines[last.end_lineno - 1]
+    # end_col_offset counts UTF-8 bytes.
+    encoded = line.encode()
+    lines[last.end_lineno - 1] = (encoded[:last.end_col_offset] + f", **{PAD}".encode()
+                                  + encoded[last.end_col_offset:]).decode()
+    return "".join(lines)
+
+
+def pads_for(percent: float, probe: int) -> int:
+    """How many pads slow one tree_at call by ``percent``, measured on the Equinox and JAX this process imports.
+
+    As the suite measures: interleaved batches of padded tree_at over plain
+    tree_at, on the suite's default update.  Padding has a fixed cost (the
+    partial's keyword dict, the ``**`` dict) besides a cost per pad, and a
+    pad costs more in a small dict than in a big one: so a first estimate
+    from ``probe`` pads is refined by a straight line through n and 2n pads,
+    n near the answer (extrapolating from ``probe`` alone, 3% came out as
+    +4.4% in the suite).
+    """
+    import functools
+    import inspect
+
+    import equinox._tree as equinox_tree
+
+    from benchmarks import instruments, params, workloads
+
+    namespace = dict(vars(equinox_tree))
+    exec(compile(pad_signature(inspect.getsource(equinox_tree.tree_at)), "<detector-trial>", "exec"), namespace)
+    state = workloads.build_state("tree_at", params.DEFAULT_STATE_SIZE, params.DEFAULT_DEPTH)
+    value = workloads.leaves(state)[1]
+
+    def where(s):
+        return s.child.child.child.a
+
+    def slowdown(pads: int, seconds: float) -> float:
+        padded = functools.partial(namespace["tree_at"], **{f"{PAD}{i}": None for i in range(pads)})
+        return instruments.interleaved_ratio(lambda: padded(where, state, value),
+                                             lambda: equinox_tree.tree_at(where, state, value), seconds=seconds) - 1
+
+    per_pad = slowdown(probe, 2.0) / probe
+    if not per_pad > 0:
+        raise Error(f"calibration: {probe} pads made tree_at no slower")
+    near = max(1, round(percent / 100 / per_pad))
+    at_near, at_twice = slowdown(near, 4.0), slowdown(2 * near, 4.0)
+    per_pad = (at_twice - at_near) / near
+    if not per_pad > 0:
+        raise Error(f"calibration: {2 * near} pads slowed tree_at no more than {near} "
+                    f"({at_twice:+.2%} and {at_near:+.2%}); the machine is too noisy to calibrate")
+    fixed = at_near - near * per_pad
+    pads = round((percent / 100 - fixed) / per_pad)
+    if pads < 1:
+        raise Error(f"calibration: padding alone costs {fixed:+.1%} of a tree_at call, more than {percent:g}%")
+    return pads
