@@ -94,3 +94,75 @@ def test_the_timing_only_variant_makes_the_same_calls_and_bytecodes(tmp_path):
     assert (calls, bytecodes, values) == (counts["original"][0], counts["original"][1], counts["original"][4])
     assert kind == "partial" and keywords == "300"
     assert counts["original"][2] == "function"
+
+
+# The campaign's shape: a chain of A/A copies, counts per comparison, the calibration's line.
+
+def test_the_a_a_copies_form_a_chain_of_identical_trees(history, tmp_path, monkeypatch):
+    from benchtools import git, release_history, trial
+
+    monkeypatch.setattr(trial, "HISTORY", history)
+    monkeypatch.setattr(release_history, "build", lambda options: None)  # the fixture's history is built
+    args = trial.parse_args(["--aa-copies", "3", "--calls", "7", "--c-slowdowns", "", "--output", str(tmp_path)])
+    repo, release, variants = trial.build_repository(args)
+    assert [(v.tag, v.row, v.base) for v in variants] == [
+        ("trial-aa1", trial.AA, "v0.13.8"), ("trial-aa2", trial.AA, "trial-aa1"),
+        ("trial-aa3", trial.AA, "trial-aa2"), ("trial-7", "+7 calls", "v0.13.8")]
+
+    def changed(base, tag):
+        return git.out("diff", "--name-only", base, tag, repo=repo).split()
+
+    commits = {git.out("rev-parse", v.tag, repo=repo).strip() for v in variants}
+    assert len(commits) == 4 and release == "v0.13.8"
+    for variant in variants[:3]:
+        assert changed(variant.base, variant.tag) in ([trial.MARKER], []), variant  # the marker names the copy
+        assert not git.out("diff", variant.base, variant.tag, "--", "equinox", repo=repo)
+    assert changed("v0.13.8", "trial-7") == [trial.MARKER, "equinox/_tree.py"]
+
+
+def test_copies_must_be_at_least_one(capsys):
+    from benchtools import trial
+
+    with pytest.raises(SystemExit) as exit_:
+        trial.parse_args(["--aa-copies", "0"])
+    assert exit_.value.code == 2 and "--aa-copies" in capsys.readouterr().err
+
+
+def test_the_tables_count_every_comparison_of_a_row(capsys):
+    from benchtools import confirm, gate, trial
+
+    args = trial.parse_args(["--trials", "2", "--aa-copies", "2", "--calls", "", "--c-slowdowns", ""])
+    passes = trial.CALIBRATION[0]
+
+    def verdict(name, outcome, estimate):
+        change = gate.Change(name, "", "Python 3.11", 1.0, 1.1, "a" * 40, "b" * 40, True, "")
+        return confirm.Verdict(change, outcome, confirm.Interval(estimate, estimate - 0.02, estimate + 0.02, 8, 0.01),
+                               30.0)
+
+    comparisons = [[verdict(passes, confirm.SAME, -0.01)], [], [verdict(passes, confirm.SLOWER, 0.05)],
+                   [verdict("bench_trace.Trace.time_tuple", confirm.UNDECIDED, 0.3)]]
+    flags = {trial.AA: dict.fromkeys((*trial.TRIAL_KINDS, "timing", "any"), 0)}
+    trial.print_tables(args, [trial.AA], flags, {trial.AA: [0.01, -0.02]}, {}, {trial.AA: comparisons})
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"| {trial.AA} |")]
+    assert rows[0].split(" | ")[2:4] == ["0/4", "0/4"]
+    # 1 of 4 comparisons had a slower verdict; the key metric: 1 slower, 1 same, 2 not suspect; median +2%.
+    assert rows[1].split(" | ")[1:5] == ["1/4", "1 / 1 / 0 / 2", "+2.0%", "1 / 1 / 1"]
+
+
+@pytest.mark.parametrize("fixed, per_pad, percent", [(0.01, 0.001, 3), (0.0, 0.002, 5), (0.017, 0.0009, 3)])
+def test_the_calibration_solves_the_line_through_two_paddings(fixed, per_pad, percent):
+    from benchtools import pads
+
+    near = 20
+    found = pads.pads_on_line(percent, near, fixed + near * per_pad, fixed + 2 * near * per_pad)
+    assert found == round((percent / 100 - fixed) / per_pad)
+    assert abs(fixed + found * per_pad - percent / 100) <= per_pad / 2 + 1e-12
+
+
+def test_the_calibration_refuses_what_it_cannot_make():
+    from benchtools import cli, pads
+
+    with pytest.raises(cli.Error, match="padding alone costs"):
+        pads.pads_on_line(1, 10, 0.02, 0.025)  # the fixed cost (1.5%) is above 1%
+    with pytest.raises(cli.Error, match="too noisy"):
+        pads.pads_on_line(3, 10, 0.03, 0.029)

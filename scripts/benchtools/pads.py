@@ -69,7 +69,11 @@ def pads_for(percent: float, probe: int) -> int:
     if not per_pad > 0:
         raise Error(f"calibration: {probe} pads made tree_at no slower")
     near = max(1, round(percent / 100 / per_pad))
-    at_near, at_twice = slowdown(near, 4.0), slowdown(2 * near, 4.0)
+    return pads_on_line(percent, near, slowdown(near, 4.0), slowdown(2 * near, 4.0))
+
+
+def pads_on_line(percent: float, near: int, at_near: float, at_twice: float) -> int:
+    """The pads that make ``percent``, on the straight line through (near, at_near) and (2 near, at_twice)."""
     per_pad = (at_twice - at_near) / near
     if not per_pad > 0:
         raise Error(f"calibration: {2 * near} pads slowed tree_at no more than {near} "
