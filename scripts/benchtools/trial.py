@@ -139,21 +139,18 @@ def inject_c_work(source: str, pads: int) -> str:
             f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n")
 
 
-def calibrate_pads(percent: float, python: Path | None = None, source: Path | None = None,
-                   probe: int = 4000) -> int:
+def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000) -> int:
     """How many pads slow one tree_at call (the suite's default update) by ``percent`` (pads.pads_for).
 
-    Measured in a child process of ``python`` (default: .venv's), importing
-    Equinox from the checkout ``source`` where given (else the one installed),
-    so that this process, which forks asv later, never imports JAX.  The trial
-    gives the Python of its own asv environment and the release's checkout:
-    a pad's share of a tree_at call depends on the JAX that flattens the tree
-    (calibrated in .venv's JAX 0.10.2, 3% came out as +4.4% on JAX 0.4.33).
+    Measured in a child process of ``python`` (default: .venv's), on the
+    Equinox installed there, so that this process, which forks asv later,
+    never imports JAX.  The trial gives the Python of its own asv environment
+    with the release installed: a pad's share of a tree_at call depends on the
+    JAX and the Equinox it is measured on.
     """
     code = f"from benchtools import pads; print(pads.pads_for({percent!r}, {probe!r}))"
-    path = ([str(source)] if source else []) + [str(ROOT), str(ROOT / "scripts")]
     done = subprocess.run([str(python or sys.executable), "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(path)})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])})
     if done.returncode != 0:
         raise Error(f"calibration failed: {done.stderr.strip()[-500:]}")
     return int(done.stdout.split()[-1])
@@ -165,17 +162,21 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
                          range=f"v{args.release}^..trial", quick=args.quick, bench=args.bench)
 
 
-def trial_python(args, repo: Path) -> Path:
-    """The Python of the asv environment the trials run in, created now if it is not there yet."""
+def trial_python(args, repo: Path, release: str) -> Path:
+    """The Python of the asv environment the trials run in, with the release installed (asv's own steps)."""
     from asv import environment
+    from asv.repo import get_repo
 
     target = bench.Target(trial_options(args, repo, args.output / "calibration"))
     (_name, entry), = bench.environments(target)
-    conf = bench.load_config(target.config(entry, suffix="-calibration"))
+    config = target.config(entry, suffix="-calibration")
+    conf = bench.load_config(config)
     asv_envs.setup_pythons_first_on_path()
     env, = environment.get_environments(conf, None, verbose=False)
-    with bench.exclusive(Path(conf.env_dir)), contextlib.redirect_stdout(sys.stderr):
+    with (bench.exclusive(Path(conf.env_dir)), bench.working_directory(config.parent),
+          contextlib.redirect_stdout(sys.stderr)):
         env.create()
+        env.install_project(conf, get_repo(conf), git_(repo, "rev-parse", release))
     return Path(env._path) / "bin" / "python"  # asv 0.6.6's virtualenv layout (pinned)
 
 
@@ -205,10 +206,10 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies])]
     variants += [Variant(f"trial-{k}", f"+{k} calls", release) for k in args.calls]
     pads = {}
-    python = trial_python(args, repo) if args.c_slowdowns else None
+    python = trial_python(args, repo, release) if args.c_slowdowns else None
     for percent in args.c_slowdowns:
         tag = f"trial-c{percent:g}"
-        pads[tag] = calibrate_pads(percent, python, source=repo)
+        pads[tag] = calibrate_pads(percent, python)
         variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
         print(f"calibration: +{percent:g}% of a tree_at call on JAX {TRIAL_JAX} = {pads[tag]} pads",
               file=sys.stderr, flush=True)
