@@ -173,10 +173,11 @@ def trial_python(args, repo: Path, release: str) -> Path:
     conf = bench.load_config(config)
     asv_envs.setup_pythons_first_on_path()
     env, = environment.get_environments(conf, None, verbose=False)
+    commit = git_(repo, "rev-parse", release)  # before the working directory moves: --output may be relative
     with (bench.exclusive(Path(conf.env_dir)), bench.working_directory(config.parent),
           contextlib.redirect_stdout(sys.stderr)):
         env.create()
-        env.install_project(conf, get_repo(conf), git_(repo, "rev-parse", release))
+        env.install_project(conf, get_repo(conf), commit)
     return Path(env._path) / "bin" / "python"  # asv 0.6.6's virtualenv layout (pinned)
 
 
