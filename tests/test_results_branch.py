@@ -24,7 +24,10 @@ def script(name, *args, **kwargs):
 
 def write(path: Path, content) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
     return path
 
 
@@ -92,6 +95,7 @@ def test_shard_reads_stdin():
     (["--shards", "2", "--index", "0"], "\n", "no commits"),
     (["--shards", "2", "--index", "0"], "a b\n", "one commit per line"),
     (["--shards", "2"], "a\n", "--index"),
+    (["--shards", "2", "--index", "0"], b"a\n\xff\xfe\n", "hashes.txt: not a text list of commits"),
 ])
 def test_shard_refuses_bad_input(args, content, message, tmp_path):
     result = script("shard", *args, write(tmp_path / "hashes.txt", content))

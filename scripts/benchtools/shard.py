@@ -46,7 +46,10 @@ def parse_args(argv):
 
 def read_commits(lines, name: str) -> list[str]:
     """The commits of a list, one per line, blank lines ignored; ValueError names what is wrong."""
-    commits = [line.strip() for line in lines if line.strip()]
+    try:
+        commits = [line.strip() for line in lines if line.strip()]
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{name}: not a text list of commits ({error.reason} at byte {error.start})") from None
     if not commits:
         raise ValueError(f"{name}: no commits")
     bad = [c for c in commits if len(c.split()) != 1]
