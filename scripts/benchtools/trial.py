@@ -156,10 +156,14 @@ def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000
     return int(done.stdout.split()[-1])
 
 
+def release_tag(args) -> str:
+    return f"v{args.release}"
+
+
 def trial_options(args, repo: Path, output: Path) -> bench.Options:
     """scripts/bench's options for one trial (and for the calibration's environment)."""
     return bench.Options(repo=str(repo), jax=[TRIAL_JAX], machine=args.machine, output=output,
-                         range=f"v{args.release}^..trial", quick=args.quick, bench=args.bench)
+                         range=f"{release_tag(args)}^..trial", quick=args.quick, bench=args.bench)
 
 
 def trial_python(args, repo: Path, release: str) -> Path:
@@ -196,7 +200,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     other variant is compared with the release.
     """
     release_history.build(release_history.Options(repo=HISTORY))
-    release = f"v{args.release}"
+    release = release_tag(args)
     if release not in git_(HISTORY, "tag").split():
         raise BadInput(f"no release {args.release} in the history at {HISTORY}")
     repo = args.output / "repo"
