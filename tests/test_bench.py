@@ -167,7 +167,7 @@ def closed_index():
 
 
 def test_unreadable_results_and_benchmark_files_are_quarantined_not_deleted(tmp_path, capsys):
-    from benchtools import bench as bench_module
+    from benchtools.running import bench
 
     output = tmp_path / "out"
     folder = output / "results" / "releases" / MACHINE
@@ -176,8 +176,8 @@ def test_unreadable_results_and_benchmark_files_are_quarantined_not_deleted(tmp_
     truncated.write_text('{"commit_hash": "deadbeef", "resu')
     benchmarks = output / "results" / "releases" / "benchmarks.json"
     benchmarks.write_text('{"version": 2, "bench_')
-    target = bench_module.Target(bench_module.Options(machine=MACHINE, output=output))
-    bench_module.quarantine_unreadable(target, MACHINE)
+    target = bench.Target(bench.Options(machine=MACHINE, output=output))
+    bench.quarantine_unreadable(target, MACHINE)
     assert not truncated.exists() and not benchmarks.exists()
     quarantine = output / ".asv" / "quarantine" / "releases"
     [quarantined] = quarantine.glob("deadbeef-*")

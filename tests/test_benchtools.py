@@ -13,8 +13,10 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from benchmarks import metrics
-from benchtools import cli, commits, gate, project, release_history, shard
-from benchtools.cli import BadInput, Error, ExitCode, Failed
+from benchtools import cli, project
+from benchtools.errors import BadInput, Error, ExitCode, Failed
+from benchtools.history import release_history, shards, upstream
+from benchtools.judging import changes, gate
 from tests.helpers import ROOT, SCRIPTS, git
 
 COMMANDS = sorted(p.name for p in SCRIPTS.iterdir() if p.is_file() and os.access(p, os.X_OK))
@@ -165,38 +167,38 @@ def test_asv_reads_the_derived_thresholds_as_the_registry_declares_them(entry, b
 def test_a_diagnostic_has_its_kind_and_never_counts():
     name = "bench_counts.PythonCalls.track_tree_at"
     assert metrics.kind(name) == metrics.kind(name + "(4)") == metrics.DIAGNOSTIC
-    thresholds = gate.Thresholds(metrics.asv_thresholds(), {})
-    assert not thresholds.counts(gate.Change(name, "4", "", 1.0, 1e12, "", "x", True, ""))
+    thresholds = changes.Thresholds(metrics.asv_thresholds(), {})
+    assert not thresholds.counts(changes.Change(name, "4", "", 1.0, 1e12, "", "x", True, ""))
 
 
 def test_the_gate_judges_by_the_registry():
-    thresholds = gate.Thresholds(metrics.asv_thresholds(), {})
+    thresholds = changes.Thresholds(metrics.asv_thresholds(), {})
     for entry, (kind, threshold) in EXAMPLES.items():
         name, _, params = entry.partition("(")
-        change = gate.Change(name, params.rstrip(")"), "", 1.0, 1.0 + threshold + 1e-9, "", "x", True, "")
+        change = changes.Change(name, params.rstrip(")"), "", 1.0, 1.0 + threshold + 1e-9, "", "x", True, "")
         assert change.kind == kind
         assert thresholds(change) == threshold
         assert thresholds.counts(change)
-        assert not thresholds.counts(gate.Change(name, params.rstrip(")"), "", 1.0, 1.0 + threshold, "", "x",
+        assert not thresholds.counts(changes.Change(name, params.rstrip(")"), "", 1.0, 1.0 + threshold, "", "x",
                                                  True, ""))
 
 
 def test_a_whole_kind_can_be_overridden_but_not_negative():
-    location = gate.Location(threshold=0.2)
-    thresholds = gate.Thresholds(metrics.asv_thresholds(), location.overrides)
-    ratio = gate.Change("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", "", "", 1, 1, "", "x", True, "")
-    count = gate.Change("bench_counts.JaxprExcessEquations.track_excess_equations", "'jit', 8", "", 1, 1, "", "x",
+    location = gate.GateOptions(threshold=0.2)
+    thresholds = changes.Thresholds(metrics.asv_thresholds(), location.overrides)
+    ratio = changes.Change("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", "", "", 1, 1, "", "x", True, "")
+    count = changes.Change("bench_counts.JaxprExcessEquations.track_excess_equations", "'jit', 8", "", 1, 1, "", "x",
                         True, "")
     assert thresholds(ratio) == 0.2 and thresholds(count) == 0.0
     with pytest.raises(BadInput, match="threshold"):
-        gate.Location(time_threshold=-0.1)
+        gate.GateOptions(time_threshold=-0.1)
 
 
 def test_the_suite_parameters_have_one_home():
     from benchmarks import params, workloads
 
     assert workloads.WRAPPINGS is params.WRAPPINGS
-    report = (SCRIPTS / "benchtools" / "report.py").read_text()
+    report = (SCRIPTS / "benchtools" / "publishing" / "report.py").read_text()
     assert not re.search(r'WRAPPINGS = \(|DEPTHS = \("', report)
 
 
@@ -235,14 +237,14 @@ def test_requires_python_missing_or_invalid_admits():
 
 def test_shards_interleave_and_cover_every_commit():
     commits_ = [f"c{i}" for i in range(10)]
-    slices = [shard.shard(commits_, 3, i) for i in range(3)]
+    slices = [shards.shard(commits_, 3, i) for i in range(3)]
     assert slices[0] == ["c0", "c3", "c6", "c9"]
     assert sorted(sum(slices, [])) == sorted(commits_)
-    assert shard.non_empty_shards(commits_[:2], 4) == [0, 1]
-    assert shard.read_commits(["a\n", "\n", " b \n"], "f") == ["a", "b"]
+    assert shards.non_empty_shards(commits_[:2], 4) == [0, 1]
+    assert shards.read_commits(["a\n", "\n", " b \n"], "f") == ["a", "b"]
     for lines, message in [([], "no commits"), (["a b"], "one commit per line"), (["a", "a"], "more than once")]:
         with pytest.raises(ValueError, match=message):
-            shard.read_commits(lines, "f")
+            shards.read_commits(lines, "f")
 
 
 def test_env_label():
@@ -261,9 +263,9 @@ def test_a_revision_is_never_read_as_a_git_option(tmp_path):
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
-    assert commits.range_commits(repo, "ALL", "main") == [git(repo, "rev-parse", "HEAD")]
+    assert upstream.range_commits(repo, "ALL", "main") == [git(repo, "rev-parse", "HEAD")]
     with pytest.raises(BadInput):
-        commits.range_commits(repo, f"HEAD --output={tmp_path / 'planted'}", "main")
+        upstream.range_commits(repo, f"HEAD --output={tmp_path / 'planted'}", "main")
     assert not (tmp_path / "planted").exists()
 
 
@@ -271,7 +273,7 @@ def test_the_root_is_the_project():
     assert project.ROOT == ROOT and (project.ROOT / "asv.conf.json").is_file()
 
 
-def test_the_readme_table_is_the_declared_exit_codes():
-    readme = (ROOT / "README.md").read_text()
-    rows = re.findall(r"^\| (\d) \| ([A-Z_]+) \|", readme, re.M)
+def test_the_documented_table_is_the_declared_exit_codes():
+    documented = (ROOT / "docs" / "exit-codes.md").read_text()
+    rows = re.findall(r"^\| (\d) \| ([A-Z_]+) \|", documented, re.M)
     assert [(int(code), name) for code, name in rows] == [(int(c), c.name) for c in ExitCode]

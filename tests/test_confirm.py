@@ -14,8 +14,10 @@ import sys
 import pytest
 
 from benchmarks import metrics
-from benchtools import cli, confirm, gate
-from benchtools.cli import ExitCode
+from benchtools import cli
+from benchtools.errors import ExitCode
+from benchtools.commands import regressions
+from benchtools.judging import changes, confirm, render, pairs
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, ROOT, TIMING, make_site
 
 
@@ -31,7 +33,7 @@ def noisy(n: int, change: float, sd: float, seed: int) -> tuple[list[float], lis
 
 
 def from_values(values: tuple[list[float], list[float]]):
-    """A ``measure`` for confirm.sequential that hands out pre-made pairs, and records each batch."""
+    """A ``measure`` for pairs.sequential that hands out pre-made pairs, and records each batch."""
     before, after = values
     batches = []
 
@@ -44,50 +46,50 @@ def from_values(values: tuple[list[float], list[float]]):
 
 def test_a_clear_slowdown_is_slower_at_the_first_look():
     measure, batches = from_values(noisy(32, 0.10, 0.015, seed=1))
-    verdict, found, before, after = confirm.sequential(measure)
-    assert verdict == confirm.SLOWER and batches == [(0, 8)] and len(before) == 8
-    assert found.low > confirm.FLOOR and 0.07 < found.estimate < 0.13
+    verdict, found, before, after = pairs.sequential(measure)
+    assert verdict == pairs.SLOWER and batches == [(0, 8)] and len(before) == 8
+    assert found.low > pairs.FLOOR and 0.07 < found.estimate < 0.13
 
 
 def test_identical_values_are_same():
     before = [20.0 + i for i in range(8)]
-    verdict, found, _, _ = confirm.sequential(lambda first, count: list(zip(before, before))[first:first + count])
-    assert verdict == confirm.SAME and found.estimate == 0 and found.low == found.high == 0
+    verdict, found, _, _ = pairs.sequential(lambda first, count: list(zip(before, before))[first:first + count])
+    assert verdict == pairs.SAME and found.estimate == 0 and found.low == found.high == 0
 
 
 def test_identical_code_with_noise_is_same_not_slower():
     for seed in range(20):
-        verdict, _found, _, _ = confirm.sequential(from_values(noisy(32, 0.0, 0.025, seed))[0])
-        assert verdict != confirm.SLOWER
+        verdict, _found, _, _ = pairs.sequential(from_values(noisy(32, 0.0, 0.025, seed))[0])
+        assert verdict != pairs.SLOWER
 
 
 def test_a_small_noisy_change_stays_undecided_up_to_the_cap():
     measure, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
-    verdict, found, before, _ = confirm.sequential(measure)
-    assert verdict == confirm.UNDECIDED
-    assert batches == [(0, 8), (8, 8), (16, 8), (24, 8)] and len(before) == found.pairs == confirm.MAX_PAIRS
-    assert found.low <= confirm.FLOOR <= found.high or found.high >= confirm.SAME_BELOW
+    verdict, found, before, _ = pairs.sequential(measure)
+    assert verdict == pairs.UNDECIDED
+    assert batches == [(0, 8), (8, 8), (16, 8), (24, 8)] and len(before) == found.pairs == pairs.MAX_PAIRS
+    assert found.low <= pairs.FLOOR <= found.high or found.high >= pairs.SAME_BELOW
 
 
 def test_the_cap_is_an_option_and_the_last_batch_is_cut_to_it():
     measure, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
-    verdict, found, _, _ = confirm.sequential(measure, max_pairs=12)
-    assert batches == [(0, 8), (8, 4)] and found.pairs == 12 and verdict == confirm.UNDECIDED
+    verdict, found, _, _ = pairs.sequential(measure, max_pairs=12)
+    assert batches == [(0, 8), (8, 4)] and found.pairs == 12 and verdict == pairs.UNDECIDED
 
 
 def test_a_slowdown_below_the_floor_is_never_slower():
     # A steady +0.5%, measured without noise: precisely known, and still not called slower.
     before = [10.0] * 8
     after = [10.05, 10.0502] * 4
-    verdict, found, _, _ = confirm.sequential(lambda first, count: list(zip(before, after))[first:first + count])
-    assert found.low > 0 and verdict == confirm.SAME
+    verdict, found, _, _ = pairs.sequential(lambda first, count: list(zip(before, after))[first:first + count])
+    assert found.low > 0 and verdict == pairs.SAME
 
 
 def test_the_interval_is_the_hodges_lehmann_signed_rank_interval_on_log_ratios():
-    assert confirm.signed_rank_cdf(3) == [1 / 8, 2 / 8, 3 / 8, 5 / 8, 6 / 8, 7 / 8, 1]
+    assert pairs.signed_rank_cdf(3) == [1 / 8, 2 / 8, 3 / 8, 5 / 8, 6 / 8, 7 / 8, 1]
     # Exact two-sided 1% critical values of the signed-rank statistic, as tabulated: n=8: 0, n=16: 19.
     for n, critical in ((8, 0), (16, 19)):
-        cdf = confirm.signed_rank_cdf(n)
+        cdf = pairs.signed_rank_cdf(n)
         assert cdf[critical] <= 0.005 < cdf[critical + 1]
     # The same distribution as scipy's exact signed-rank test: P(W <= w) is its one-sided p-value.
     from scipy import stats
@@ -95,16 +97,16 @@ def test_the_interval_is_the_hodges_lehmann_signed_rank_interval_on_log_ratios()
     d = [0.3, -0.1, 0.5, 0.7, -0.2, 0.9, 1.1, 0.4, -0.6, 1.3]  # distinct magnitudes: ranks 1..10, no ties
     w = sum(rank for rank, x in enumerate(sorted(d, key=abs), 1) if x < 0)
     exact = stats.wilcoxon(d, alternative="greater", method="exact").pvalue
-    assert confirm.signed_rank_cdf(10)[w] == pytest.approx(exact)
+    assert pairs.signed_rank_cdf(10)[w] == pytest.approx(exact)
     before = [10.0] * 8
     after = [10.0 * math.exp(x) for x in (0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08)]
-    found = confirm.interval(before, after)
+    found = pairs.interval(before, after)
     # 8 pairs at 99%: the interval spans the smallest to the largest Walsh average, i.e. min d to max d.
     assert (found.low, found.high) == pytest.approx((math.expm1(0.01), math.expm1(0.08)))
     assert found.estimate == pytest.approx(math.expm1(0.045)) and found.pairs == 8
     # Fewer than 8 pairs cannot exclude anything at 99%.
-    seven = confirm.interval(before[:7], after[:7])
-    assert (seven.low, seven.high) == (-1.0, math.inf) and confirm.decide(seven) == confirm.UNDECIDED
+    seven = pairs.interval(before[:7], after[:7])
+    assert (seven.low, seven.high) == (-1.0, math.inf) and pairs.decide(seven) == pairs.UNDECIDED
 
 
 def test_one_wild_process_does_not_hide_a_slowdown():
@@ -112,23 +114,23 @@ def test_one_wild_process_does_not_hide_a_slowdown():
     before = [20.0 * (1 + 0.01 * math.sin(i)) for i in range(16)]
     after = [b * 1.05 * (1 + 0.01 * math.cos(3 * i)) for i, b in enumerate(before)]
     after[3] = before[3] * 0.5
-    verdict, found, _, _ = confirm.sequential(lambda first, count: list(zip(before, after))[first:first + count])
-    assert verdict == confirm.SLOWER and 0.04 < found.estimate < 0.06
+    verdict, found, _, _ = pairs.sequential(lambda first, count: list(zip(before, after))[first:first + count])
+    assert verdict == pairs.SLOWER and 0.04 < found.estimate < 0.06
 
 
 def test_the_order_is_balanced_abba():
-    assert confirm.balanced_order(0, 4) == [("before", "after"), ("after", "before")] * 2
+    assert pairs.balanced_order(0, 4) == [("before", "after"), ("after", "before")] * 2
     # Every batch starts where the last one stopped, so the order stays A B B A across batches.
-    assert confirm.balanced_order(0, 8) + confirm.balanced_order(8, 8) == confirm.balanced_order(0, 16)
+    assert pairs.balanced_order(0, 8) + pairs.balanced_order(8, 8) == pairs.balanced_order(0, 16)
     for first in range(0, 32, 8):
-        order = confirm.balanced_order(first, 8)
+        order = pairs.balanced_order(first, 8)
         assert sum(pair[0] == "before" for pair in order) == 4  # each side goes first equally often
 
 
 def test_the_verdict_constants_are_as_documented():
-    assert (confirm.CONFIDENCE, confirm.FLOOR, confirm.SAME_BELOW) == (0.99, 0.01, 0.02)
-    assert (confirm.START_PAIRS, confirm.STEP_PAIRS, confirm.MAX_PAIRS) == (8, 8, 32)
-    assert confirm.STEP_PAIRS % 2 == 0 and confirm.START_PAIRS % 2 == 0
+    assert (pairs.CONFIDENCE, pairs.FLOOR, pairs.SAME_BELOW) == (0.99, 0.01, 0.02)
+    assert (pairs.START_PAIRS, pairs.STEP_PAIRS, pairs.MAX_PAIRS) == (8, 8, 32)
+    assert pairs.STEP_PAIRS % 2 == 0 and pairs.START_PAIRS % 2 == 0
 
 
 def test_the_tree_map_pass_metric_is_suspect_at_any_increase():
@@ -183,7 +185,7 @@ def fake_sides(monkeypatch, after_factor: dict, log: list):
 
 
 def run_gate(capsys, config, *args) -> tuple[int, str, str]:
-    code = cli.run(gate.main, ["--config", str(config), "--machine", MACHINE, *map(str, args)], "scripts/regressions")
+    code = cli.run(regressions.main, ["--config", str(config), "--machine", MACHINE, *map(str, args)], "scripts/regressions")
     out = capsys.readouterr()
     return int(code), out.out, out.err
 
@@ -250,7 +252,7 @@ def test_a_missing_repository_exits_2(tmp_path, capsys):
 
 
 def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
-    from benchtools import nightly
+    from benchtools.running import nightly
 
     config = make_site(tmp_path, {PASSES: [[20.0], [20.1], [20.2]]})
     hashes = [line.split()[0] for line in subprocess.run(
@@ -274,18 +276,20 @@ def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
 
 @pytest.mark.slow
 def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(history, tmp_path):
-    from benchtools import bench, git, trial
+    from benchtools import git
+    from benchtools.running import bench
+    from benchtools.trial import detector
 
     repo = tmp_path / "equinox"
     git.run("clone", "-q", git.END, history, repo)
     release = git.out("rev-parse", "v0.13.8", repo=repo).strip()
     commits = {}
-    pads = trial.calibrate_pads(100)  # +100% of a tree_at call: many times the noise
+    pads = detector.calibrate_pads(100)  # +100% of a tree_at call: many times the noise
     for name in ("aa", "slowed"):
         git.run("checkout", "-q", release, "--", ".", repo=repo)
         tree_file = repo / "equinox" / "_tree.py"
         if name == "slowed":
-            tree_file.write_text(trial.inject_c_work(tree_file.read_text(), pads))
+            tree_file.write_text(detector.inject_c_work(tree_file.read_text(), pads))
         (repo / "VARIANT").write_text(name)
         git.run("add", "-A", repo=repo)
         git.run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name, repo=repo)
@@ -297,16 +301,16 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
     env = "Python 3.11, jax 0.4.33, jaxlib 0.4.33"
 
     def change(benchmark, params, after):
-        return gate.Change(benchmark, params, env, 1.0, 1.1, release, commits[after], True, "")
+        return changes.Change(benchmark, params, env, 1.0, 1.1, release, commits[after], True, "")
 
     suspects = [change(PASSES, "", "slowed"), change("bench_eager.EagerSurgery.time_tree_at", "4, 8", "slowed"),
                 change(PASSES, "", "aa")]
-    found = confirm.verdicts(config, suspects, max_pairs=8)
+    found = confirm.confirmations(config, suspects, max_pairs=8)
     passes, eager, aa = found
-    assert passes.verdict == confirm.SLOWER and passes.interval.estimate > 0.3, passes
-    assert eager.verdict == confirm.SLOWER and eager.interval.estimate > 0.3, eager  # a time_: medians of samples
-    assert aa.verdict != confirm.SLOWER, aa
+    assert passes.verdict == pairs.SLOWER and passes.interval.estimate > 0.3, passes
+    assert eager.verdict == pairs.SLOWER and eager.interval.estimate > 0.3, eager  # a time_: medians of samples
+    assert aa.verdict != pairs.SLOWER, aa
     assert len(passes.before) == len(passes.after) == passes.interval.pairs == 8
     assert (tmp_path / "confirm-env" / "before").is_dir() and (tmp_path / "confirm-env" / "after").is_dir()
-    text = confirm.render(found)
+    text = render.confirmations_section(found)
     assert text.count("| **slower** |") == 2

@@ -1,4 +1,4 @@
-"""The cost fit (benchtools/fit.py), on synthetic releases, and the explanation's pieces (benchtools/explain.py)."""
+"""The cost fit (benchtools/cost_fit.py), on synthetic releases, and the explanation's pieces (benchtools/explain.py)."""
 
 import cProfile
 import subprocess
@@ -7,22 +7,22 @@ import textwrap
 
 import pytest
 
-from benchtools import explain, fit
+from benchtools.judging import cost_fit, explain
 from tests.asv_sites import ROOT
 
 
-def releases(weight: float, scale: float, noise=()) -> list[fit.Point]:
+def releases(weight: float, scale: float, noise=()) -> list[cost_fit.Point]:
     """Three code versions whose time is exactly scale x (bytecodes + weight x calls), times (1 + noise)."""
     versions = [(240, 6920), (378, 11183), (396, 6023)]
     points = []
     for i, (calls, bytecodes) in enumerate(versions * 2):
         wobble = noise[i] if i < len(noise) else 0.0
-        points.append(fit.Point(f"v{i}", calls, bytecodes, scale * (bytecodes + weight * calls) * (1 + wobble)))
+        points.append(cost_fit.Point(f"v{i}", calls, bytecodes, scale * (bytecodes + weight * calls) * (1 + wobble)))
     return points
 
 
 def test_the_fit_finds_the_weight_the_times_were_made_with():
-    result = fit.fit(releases(weight=16, scale=0.00163))
+    result = cost_fit.fit(releases(weight=16, scale=0.00163))
     assert result.best_weight == pytest.approx(16, rel=1e-6)
     assert result.best_error == pytest.approx(0, abs=1e-9)
     assert result.scale == pytest.approx(0.00163)
@@ -32,18 +32,18 @@ def test_the_fit_finds_the_weight_the_times_were_made_with():
 
 def test_each_version_weighs_once_and_each_release_shows_its_error():
     # Two releases of one version, 4% apart: the version's time is their median, each release keeps its error.
-    result = fit.fit(releases(weight=16, scale=0.002, noise=[0.0, 0.0, 0.0, 0.04, 0.0, 0.0]), weight=16)
+    result = cost_fit.fit(releases(weight=16, scale=0.002, noise=[0.0, 0.0, 0.0, 0.04, 0.0, 0.0]), weight=16)
     errors = {point.label: error for point, error in result.points}
     assert (1 + errors["v0"]) / (1 + errors["v3"]) == pytest.approx(1.04)
     first = result.versions[0]
     assert first[0] == ["v0", "v3"] and first[3] == pytest.approx(0.002 * (6920 + 16 * 240) * 1.02)
-    text = fit.markdown(result, "jax 0.4.33")
+    text = cost_fit.markdown(result, "jax 0.4.33")
     assert "With the weight in use, 16:" in text and "| v0 … v3 (2) | 240 | 6,920 | 10,760 |" in text
 
 
 def test_one_code_version_is_too_few_to_fit():
-    with pytest.raises(fit.BadInput):
-        fit.fit([fit.Point("a", 1, 10, 1.0), fit.Point("b", 1, 10, 1.1)])
+    with pytest.raises(cost_fit.BadInput):
+        cost_fit.fit([cost_fit.Point("a", 1, 10, 1.0), cost_fit.Point("b", 1, 10, 1.1)])
 
 
 def test_fit_cost_reads_an_asv_results_folder(tmp_path):

@@ -76,7 +76,7 @@ def test_the_timing_only_variant_makes_the_same_calls_and_bytecodes(tmp_path):
 
     import equinox
 
-    from benchtools import trial
+    from benchtools.trial import detector
 
     package = __import__("pathlib").Path(equinox.__file__).parent
     counts = {}
@@ -85,7 +85,7 @@ def test_the_timing_only_variant_makes_the_same_calls_and_bytecodes(tmp_path):
         shutil.copytree(package, copy / "equinox")
         if pads is not None:
             tree_file = copy / "equinox" / "_tree.py"
-            tree_file.write_text(trial.inject_c_work(tree_file.read_text(), pads))
+            tree_file.write_text(detector.inject_c_work(tree_file.read_text(), pads))
         ran = subprocess.run([sys.executable, "-c", VARIANT_CHECK, str(copy)], capture_output=True, text=True,
                              cwd=ROOT)
         assert ran.returncode == 0, ran.stderr[-2000:]
@@ -99,15 +99,18 @@ def test_the_timing_only_variant_makes_the_same_calls_and_bytecodes(tmp_path):
 # The campaign's shape: a chain of A/A copies, counts per comparison, the calibration's line.
 
 def test_the_a_a_copies_form_a_chain_of_identical_trees(history, tmp_path, monkeypatch):
-    from benchtools import git, release_history, trial
+    from benchtools import git
+    from benchtools.history import release_history
+    from benchtools.commands import detector_trial
+    from benchtools.trial import detector
 
-    monkeypatch.setattr(trial, "HISTORY", history)
+    monkeypatch.setattr(detector, "HISTORY", history)
     monkeypatch.setattr(release_history, "build", lambda options: None)  # the fixture's history is built
-    args = trial.parse_args(["--aa-copies", "3", "--calls", "7", "--c-slowdowns", "", "--output", str(tmp_path)])
-    repo, release, variants = trial.build_repository(args)
+    args = detector_trial.parse_args(["--aa-copies", "3", "--calls", "7", "--c-slowdowns", "", "--output", str(tmp_path)])
+    repo, release, variants = detector.build_repository(args)
     assert [(v.tag, v.row, v.base) for v in variants] == [
-        ("trial-aa1", trial.AA, "v0.13.8"), ("trial-aa2", trial.AA, "trial-aa1"),
-        ("trial-aa3", trial.AA, "trial-aa2"), ("trial-7", "+7 calls", "v0.13.8")]
+        ("trial-aa1", detector.AA, "v0.13.8"), ("trial-aa2", detector.AA, "trial-aa1"),
+        ("trial-aa3", detector.AA, "trial-aa2"), ("trial-7", "+7 calls", "v0.13.8")]
 
     def changed(base, tag):
         return git.out("diff", "--name-only", base, tag, repo=repo).split()
@@ -115,35 +118,37 @@ def test_the_a_a_copies_form_a_chain_of_identical_trees(history, tmp_path, monke
     commits = {git.out("rev-parse", v.tag, repo=repo).strip() for v in variants}
     assert len(commits) == 4 and release == "v0.13.8"
     for variant in variants[:3]:
-        assert changed(variant.base, variant.tag) in ([trial.MARKER], []), variant  # the marker names the copy
+        assert changed(variant.base, variant.tag) in ([detector.MARKER], []), variant  # the marker names the copy
         assert not git.out("diff", variant.base, variant.tag, "--", "equinox", repo=repo)
-    assert changed("v0.13.8", "trial-7") == [trial.MARKER, "equinox/_tree.py"]
+    assert changed("v0.13.8", "trial-7") == [detector.MARKER, "equinox/_tree.py"]
 
 
 def test_copies_must_be_at_least_one(capsys):
-    from benchtools import trial
+    from benchtools.commands import detector_trial
 
     with pytest.raises(SystemExit) as exit_:
-        trial.parse_args(["--aa-copies", "0"])
+        detector_trial.parse_args(["--aa-copies", "0"])
     assert exit_.value.code == 2 and "--aa-copies" in capsys.readouterr().err
 
 
 def test_the_tables_count_every_comparison_of_a_row(capsys):
-    from benchtools import confirm, gate, trial
+    from benchtools.commands import detector_trial
+    from benchtools.judging import changes, confirm, pairs
+    from benchtools.trial import detector
 
-    args = trial.parse_args(["--trials", "2", "--aa-copies", "2", "--calls", "", "--c-slowdowns", ""])
-    passes = trial.CALIBRATION[0]
+    args = detector_trial.parse_args(["--trials", "2", "--aa-copies", "2", "--calls", "", "--c-slowdowns", ""])
+    passes = detector.CALIBRATION[0]
 
     def verdict(name, outcome, estimate):
-        change = gate.Change(name, "", "Python 3.11", 1.0, 1.1, "a" * 40, "b" * 40, True, "")
-        return confirm.Verdict(change, outcome, confirm.Interval(estimate, estimate - 0.02, estimate + 0.02, 8, 0.01),
+        change = changes.Change(name, "", "Python 3.11", 1.0, 1.1, "a" * 40, "b" * 40, True, "")
+        return confirm.Confirmation(change, outcome, pairs.Interval(estimate, estimate - 0.02, estimate + 0.02, 8, 0.01),
                                30.0)
 
-    comparisons = [[verdict(passes, confirm.SAME, -0.01)], [], [verdict(passes, confirm.SLOWER, 0.05)],
-                   [verdict("bench_trace.Trace.time_tuple", confirm.UNDECIDED, 0.3)]]
-    flags = {trial.AA: dict.fromkeys((*trial.TRIAL_KINDS, "timing", "any"), 0)}
-    trial.print_tables(args, [trial.AA], flags, {trial.AA: [0.01, -0.02]}, {}, {trial.AA: comparisons})
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"| {trial.AA} |")]
+    comparisons = [[verdict(passes, pairs.SAME, -0.01)], [], [verdict(passes, pairs.SLOWER, 0.05)],
+                   [verdict("bench_trace.Trace.time_tuple", pairs.UNDECIDED, 0.3)]]
+    flags = {detector.AA: dict.fromkeys((*detector.TRIAL_KINDS, "timing", "any"), 0)}
+    detector.print_tables(args, [detector.AA], flags, {detector.AA: [0.01, -0.02]}, {}, {detector.AA: comparisons})
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"| {detector.AA} |")]
     assert rows[0].split(" | ")[2:4] == ["0/4", "0/4"]
     # 1 of 4 comparisons had a slower verdict; the key metric: 1 slower, 1 same, 2 not suspect; median +2%.
     assert rows[1].split(" | ")[1:5] == ["1/4", "1 / 1 / 0 / 2", "+2.0%", "1 / 1 / 1"]
@@ -151,7 +156,7 @@ def test_the_tables_count_every_comparison_of_a_row(capsys):
 
 @pytest.mark.parametrize("fixed, per_pad, percent", [(0.01, 0.001, 3), (0.0, 0.002, 5), (0.017, 0.0009, 3)])
 def test_the_calibration_solves_the_line_through_two_paddings(fixed, per_pad, percent):
-    from benchtools import pads
+    from benchtools.trial import pads
 
     near = 20
     found = pads.pads_on_line(percent, near, fixed + near * per_pad, fixed + 2 * near * per_pad)
@@ -160,9 +165,10 @@ def test_the_calibration_solves_the_line_through_two_paddings(fixed, per_pad, pe
 
 
 def test_the_calibration_refuses_what_it_cannot_make():
-    from benchtools import cli, pads
+    from benchtools import errors
+    from benchtools.trial import pads
 
-    with pytest.raises(cli.Error, match="padding alone costs"):
+    with pytest.raises(errors.Error, match="padding alone costs"):
         pads.pads_on_line(1, 10, 0.02, 0.025)  # the fixed cost (1.5%) is above 1%
-    with pytest.raises(cli.Error, match="too noisy"):
+    with pytest.raises(errors.Error, match="too noisy"):
         pads.pads_on_line(3, 10, 0.03, 0.029)

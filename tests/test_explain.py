@@ -2,7 +2,7 @@
 
 The history is Equinox 0.13.7 and 0.13.8 from PyPI (conftest's ``history``)
 and a copy of 0.13.8 whose tree_at first makes 100 calls to a new function,
-``_detector_trial_noop`` (benchtools/trial.py's ``inject``).  scripts/bench
+``_detector_trial_noop`` (benchtools/detector.py's ``inject``).  scripts/bench
 measures the cost in a real asv virtualenv; the gate, with --explain,
 profiles one update in both commits with asv profile and must name the
 function.
@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-from benchtools import bench, trial
+from benchtools.running import bench
+from benchtools.trial import detector
 from tests.asv_sites import ROOT, git
 
 INJECTED = 100
@@ -26,7 +27,7 @@ def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_pa
     shutil.copytree(history, repo)
     git(repo, "checkout", "-q", "-B", "trial", "v0.13.8")
     tree = repo / "equinox" / "_tree.py"
-    tree.write_text(trial.inject(tree.read_text(), INJECTED))
+    tree.write_text(detector.inject(tree.read_text(), INJECTED))
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "tree_at calls a no-op 100 times")
     git(repo, "tag", "injected")
 

@@ -242,18 +242,21 @@ def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, env_di
 @pytest.mark.parametrize("failure, code", [(RuntimeError("boom"), 4), ("bad input", 2), ("failed", 3)])
 def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places, monkeypatch, failure, code):
     """In process, with scripts/bench stubbed: the gate crashing or exiting 2 or 3 is never a quiet night."""
-    from benchtools import bench, cli, gate, nightly
+    from benchtools import cli, errors
+    from benchtools.commands import nightly as nightly_command
+    from benchtools.judging import gate
+    from benchtools.running import bench, nightly
 
     def judge(location, compare=None):
-        raise {"bad input": cli.BadInput("asv site index is corrupt: x/index.json"),
-               "failed": cli.Failed("git failed")}.get(failure, failure)
+        raise {"bad input": errors.BadInput("asv site index is corrupt: x/index.json"),
+               "failed": errors.Failed("git failed")}.get(failure, failure)
 
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
     monkeypatch.setattr(bench, "bench", lambda options: 0)
     monkeypatch.setattr(gate, "judge", judge)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     report = places.tmp / "report.md"
-    status = cli.run(nightly.main, ["--upstream", str(places.upstream), "--results-remote", str(places.remote),
+    status = cli.run(nightly_command.main, ["--upstream", str(places.upstream), "--results-remote", str(places.remote),
                                     "--output", str(places.output), "--report", str(report)], "scripts/nightly")
     assert status == code
     text = report.read_text()
@@ -266,7 +269,7 @@ def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benc
     """The workflows' `publish` job: the site for Pages from stored results alone."""
     import shutil
 
-    from benchtools.bench import Target
+    from benchtools.running.bench import Target
     from tests.asv_sites import COUNT, TIMING, make_site
     from tests.asv_sites import MACHINE as SITE_MACHINE
 

@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from benchtools import bench, environments, release_history
-from benchtools.cli import BadInput, Failed
+from benchtools.asvtools import environments
+from benchtools.commands import bench as bench_command
+from benchtools.errors import BadInput, Failed
+from benchtools.history import release_history
+from benchtools.running import bench
 from tests.helpers import ROOT, script
 
 SETUP = ROOT / "scripts" / "setup"
@@ -175,17 +178,17 @@ def test_asv_jax_conf_has_one_environment_per_python():
 def test_a_missing_313_drops_its_environment_with_the_reason(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
     (tmp_path / "skipped-3.13").write_text("no apt-get on this machine (not Debian)\n")
-    target = bench.Target(bench.parse_args(["--output", str(tmp_path / "out")]))
+    target = bench.Target(bench_command.parse_args(["--output", str(tmp_path / "out")]))
     envs = bench.environments(target)
     assert [entry[("req", "jax")] for _, entry in envs] == ["0.4.33", "0.10.2"]
     skipped = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
     assert skipped == ["scripts/bench: Python 3.13 environments skipped: no apt-get on this machine (not Debian)"]
-    only_313 = bench.Target(bench.parse_args(["--jax", "0.12.0.1", "--output", str(tmp_path / "out")]))
+    only_313 = bench.Target(bench_command.parse_args(["--jax", "0.12.0.1", "--output", str(tmp_path / "out")]))
     with pytest.raises(Failed, match="no environment to run with JAX 0.12.0.1: its Python is missing"):
         bench.environments(only_313)
     # A JAX that no environment has is the user's mistake, whatever the Pythons.
     with pytest.raises(BadInput, match="no environment has JAX 0.5.0"):
-        bench.environments(bench.Target(bench.parse_args(["--jax", "0.5.0", "--output", str(tmp_path / "out")])))
+        bench.environments(bench.Target(bench_command.parse_args(["--jax", "0.5.0", "--output", str(tmp_path / "out")])))
 
 
 def test_an_unbuilt_313_says_so(tmp_path, monkeypatch):
@@ -211,7 +214,7 @@ def test_jax_picks_one_environment_and_names_it_as_asv_does(tmp_path, monkeypatc
     fake_python313(tmp_path / "bin" / "python3.13")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     for jax, python in [("0.4.33", "3.11"), ("0.10.2", "3.11"), ("0.12.0.1", "3.13")]:
-        target = bench.Target(bench.parse_args(["--jax", jax, "--output", str(tmp_path / "out")]))
+        target = bench.Target(bench_command.parse_args(["--jax", jax, "--output", str(tmp_path / "out")]))
         ((name, entry),) = bench.environments(target)
         assert entry[("python", None)] == python
         # The one-environment configuration that asv runs resolves to that environment alone.
@@ -224,7 +227,7 @@ def test_the_profiler_picks_the_environment_by_its_python(tmp_path, monkeypatch)
     """The JAX history's two environments have the same requirements: only the Python tells them apart."""
     from asv import config
 
-    from benchtools import explain
+    from benchtools.judging import explain
 
     monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
     monkeypatch.setenv("PATH", os.environ["PATH"])  # env_config puts setup's Pythons first

@@ -432,7 +432,7 @@ def test_killed_during_download_leaves_nothing_half_made(three, tmp_path):
     assert snapshot(repo) == before
     # At most a partial download under a temporary name.
     assert filename not in cache_listing(tmp_path)
-    assert all(n in cached or (n.startswith(".") and n.endswith(".part")) for n in cache_listing(tmp_path))
+    assert all(n in cached or (n.startswith(".") and n.endswith(".tmp")) for n in cache_listing(tmp_path))
     three.stalled.clear()
     result = release_history(three, tmp_path)
     assert result.returncode == 0, result.stderr

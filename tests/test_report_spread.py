@@ -2,7 +2,7 @@
 
 from asv import results, runner
 
-from benchtools import report
+from benchtools.publishing import report
 
 EAGER = "bench_eager.EagerSurgery.time_{}"
 

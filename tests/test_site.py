@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from benchtools import site as site_tools
+from benchtools.publishing import site as site_tools
 from tests.asv_sites import COST, COUNT, PASSES, ROOT, TIMING, TIMING_TWIN, make_site
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

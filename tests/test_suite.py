@@ -237,7 +237,7 @@ def test_suite_import_starts_no_backend():
 @pytest.mark.parametrize("jax_history", [False, True], ids=["asv.conf.json", "asv.jax.conf.json"])
 def test_both_asv_configurations_flag_regressions_alike(tmp_path, jax_history):
     # Neither configuration writes thresholds by hand: scripts/bench derives them from benchmarks/metrics.py.
-    from benchtools import bench
+    from benchtools.running import bench
 
     target = bench.Target(bench.Options(output=tmp_path, jax_history=jax_history))
     assert "regressions_thresholds" not in asv_util.load_json(str(target.base), js_comments=True)

@@ -159,15 +159,6 @@ def test_user_inputs_reach_scripts_only_after_a_double_dash_or_as_option_values(
                             f"{path.name} {job}: ${var} must follow -- or be written --option=\"${var}\": {line}")
 
 
-def test_nightly_and_its_readme_state_truthfully_what_happens_to_queued_runs():
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    assert "one concurrency group that is never cancelled" not in readme
-    assert "one running and one pending run per group" in readme and "cancels the pending one" in readme
-    for name in ("nightly.yml", "backfill.yml"):
-        comments = " ".join((ROOT / ".github" / "workflows" / name).read_text().replace("#", "").split())
-        assert "cancels the pending one" in comments and "none is cancelled halfway" not in comments
-
-
 def test_the_pages_site_is_made_only_from_stored_results_by_this_repository():
     """The job that uploads the site for Pages runs no benchmark and downloads nothing a benchmarking job wrote."""
     for path in (ROOT / ".github" / "workflows" / "nightly.yml", ROOT / ".github" / "workflows" / "backfill.yml"):

@@ -1,4 +1,4 @@
-"""The one way the commands run git: errors become ``cli.Error``, never a traceback.
+"""The one way the commands run git: errors become ``errors.Error``, never a traceback.
 
 Revisions, remotes and other values that come from the user go after
 ``--end-of-options`` (``END``), so that a value that starts with a dash is
@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from .cli import Error, Failed
+from .errors import Error, Failed
 
 END = "--end-of-options"
 
@@ -32,10 +32,20 @@ def out(*args, **kwargs) -> str:
     return run(*args, **kwargs).stdout
 
 
-def tags(repo: Path) -> dict[str, str]:
-    """{commit hash: tag name} of a repository (for a commit with several tags, the last listed)."""
-    listing = out("tag", "--format=%(objectname) %(refname:short)", repo=repo, check=False)
-    return dict(line.split(" ", 1) for line in listing.splitlines())
+def tags(repo: Path, env: dict | None = None) -> dict[str, str]:
+    """{tag name: commit hash} of a repository, an annotated tag peeled to its commit; {} where there is none."""
+    listing = out("for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)", "refs/tags",
+                  repo=repo, env=env, check=False)
+    found = {}
+    for line in listing.splitlines():
+        name, target, peeled = (line.split(" ") + [""])[:3]
+        found[name] = peeled or target
+    return found
+
+
+def tag_of_commit(repo: Path) -> dict[str, str]:
+    """{commit hash: tag name} of a repository (for a commit with several tags, the last in name order)."""
+    return {commit: name for name, commit in sorted(tags(repo).items())}
 
 
 def lists_branch(ls_remote_output: str, branch: str) -> bool:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Split a list of commits into shards, for a backfill that runs them in parallel jobs.
 
 Reads commit hashes (or any names asv resolves: tags, branches), one per line,
@@ -20,11 +19,11 @@ commit listed twice.
 """
 
 import argparse
-import collections
 import json
 import sys
 
-from . import cli
+from .. import cli
+from ..history.shards import non_empty_shards, read_commits, shard
 
 
 def parse_args(argv):
@@ -42,32 +41,6 @@ def parse_args(argv):
     if args.index is not None and not 0 <= args.index < args.shards:
         parser.error(f"--index {args.index}: must be between 0 and {args.shards - 1}")
     return args, parser
-
-
-def read_commits(lines, name: str) -> list[str]:
-    """The commits of a list, one per line, blank lines ignored; ValueError names what is wrong."""
-    try:
-        commits = [line.strip() for line in lines if line.strip()]
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{name}: not a text list of commits ({error.reason} at byte {error.start})") from None
-    if not commits:
-        raise ValueError(f"{name}: no commits")
-    bad = [c for c in commits if len(c.split()) != 1]
-    if bad:
-        raise ValueError(f"{name}: one commit per line, not {bad[0]!r}")
-    duplicates = sorted(c for c, n in collections.Counter(commits).items() if n > 1)
-    if duplicates:
-        raise ValueError(f"{name}: listed more than once: {' '.join(duplicates)}")
-    return commits
-
-
-def shard(commits: list[str], shards: int, index: int) -> list[str]:
-    """Shard ``index`` of ``shards``: commit i goes to shard i mod ``shards``, in the list's order."""
-    return commits[index::shards]
-
-
-def non_empty_shards(commits: list[str], shards: int) -> list[int]:
-    return list(range(min(shards, len(commits))))
 
 
 def main(argv):

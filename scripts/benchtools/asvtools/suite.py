@@ -12,15 +12,14 @@ source, the configuration and asv's version.
 
 import hashlib
 import json
-import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path, PurePath
 
+from .. import util
 from . import validate
-from .cli import Failed
-from .project import ROOT, UPSTREAM_CONFIG
+from ..errors import Failed
+from ..project import ROOT, UPSTREAM_CONFIG
 
 CACHE = ROOT / ".asv" / "suite-description"
 MACHINE = "suite-description"
@@ -37,22 +36,19 @@ def key() -> str:
 
 def description() -> bytes:
     """benchmarks.json of this repository's suite, as asv writes it."""
-    from asv import util
-
     cached = CACHE / f"{key()}.json"
     if cached.is_file():
         return cached.read_bytes()
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp:
-        config = util.load_json(str(UPSTREAM_CONFIG), js_comments=True)
+        config = util.load_asv_config(UPSTREAM_CONFIG)
         config.update(results_dir=f"{tmp}/results", html_dir=f"{tmp}/html", env_dir=f"{tmp}/env",
                       benchmark_dir=str(ROOT / config["benchmark_dir"]))
         path = Path(tmp) / "asv.conf.json"
         path.write_text(json.dumps(config))
-        asv = [sys.executable, "-m", "asv"]
         for command in (["machine", "--yes", "--machine", MACHINE, "--config", str(path)],
                         ["run", "--python=same", "--bench", "just-discover", "--machine", MACHINE,
                          "--config", str(path)]):
-            done = subprocess.run(asv + command, cwd=ROOT, capture_output=True, text=True)
+            done = subprocess.run(util.asv(*command), cwd=ROOT, capture_output=True, text=True)
             if done.returncode != 0:
                 raise Failed(f"asv {command[0]} failed while describing the suite: "
                              f"{(done.stdout + done.stderr).strip()[-500:]}")
@@ -60,9 +56,5 @@ def description() -> bytes:
         if not written.is_file():
             raise Failed("asv discovered the suite but wrote no benchmarks.json")
         data = validate.stored_file(written, PurePath("benchmarks.json"))
-    CACHE.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=CACHE, prefix=".", suffix=".tmp")
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-    os.replace(temporary, cached)
+    util.write_atomic(cached, data)
     return data

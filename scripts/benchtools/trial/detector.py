@@ -1,34 +1,4 @@
-#!/usr/bin/env python3
-"""Measure the regression gate: its false-alarm rate, and the smallest tree_at slowdown it catches.
-
-It builds a repository whose history is one Equinox release followed by
-variants of it: --aa-copies A/A copies (identical code, different commits,
-a chain), copies whose tree_at makes K extra Python calls first, for each K
-of --calls, and timing-only copies (--c-slowdowns) whose tree_at does P% more
-work in C alone, with the same Python calls and bytecodes, so that only a
-timing can see them (the number of pads that makes P% is calibrated first, in
-the trial's own asv environment, on the release's code).  Each trial
-benchmarks the release and every variant in one scripts/bench run, then has
-the gate (scripts/regressions, at the asv configuration's thresholds unless
---threshold or --time-threshold is given) compare each A/A copy with the one
-before it (the first with the release) and the release with each other
-variant.  The Markdown tables at the end give, per variant, the measured
-slowdown of one tree_at call (median over comparisons, from
-bench_overhead.EagerSurgeryInTreeMapPasses) and in how many comparisons each
-kind of metric flagged it (the A/A row is the false-alarm count); then, for the
-timing metrics that came closest to a false alarm, the largest A/A ratio
-seen, next to the threshold that keeps it quiet.  Every change the gate saw,
-trial by trial, goes to OUTPUT/changes.json, to re-score at other thresholds.
-
-The whole suite runs (--bench narrows it), so that every timing benchmark
-counts towards false alarms.  By default the gate confirms every timing
-suspect (scripts/regressions without --no-confirm), and a last table gives,
-per variant, how often a confirmed timing verdict said slower, the verdicts of
-the tree_map-pass metric, and the pairs and seconds each suspect took.
-
-Exit status: 0 when the trials ran; 2 on bad input; 3 when a trial's
-benchmark run failed (scripts/bench exited anything but 0).
-"""
+"""The detector trial: planted slowdowns and A/A copies of a release, judged by the gate, counted."""
 
 import ast
 import contextlib
@@ -44,10 +14,15 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from . import bench, cli, confirm, environments as asv_envs, gate, git, release_history, validate
+from ..running import bench
+from ..judging import confirm, pairs
+from ..asvtools import environments as asv_envs
+from ..judging import gate
+from .. import git
+from ..history import release_history
 from .pads import PAD, pad_signature
-from .cli import BadInput, Error, ExitCode, Failed
-from .project import HISTORY_DIR, ROOT
+from ..errors import BadInput, Error, ExitCode, Failed
+from ..project import HISTORY_DIR, ROOT
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
@@ -55,52 +30,6 @@ MARKER = "DETECTOR_TRIAL"
 TRIAL_JAX = "0.4.33"  # the JAX every trial runs on
 AA = "A/A copy"
 NOISIEST_SHOWN = 10
-
-
-def parse_args(argv):
-    parser = cli.parser("scripts/detector-trial", __doc__)
-    parser.add_argument("--release", default="0.13.8", help="the Equinox release to copy (default: %(default)s)")
-    parser.add_argument("--trials", type=int, default=5, help="benchmark runs (default: %(default)s)")
-    parser.add_argument("--aa-copies", type=int, default=1, metavar="N",
-                        help="A/A copies, a chain of identical commits each compared with the one before: N "
-                             "false-alarm comparisons per trial, over every benchmark run (default: %(default)s)")
-    parser.add_argument("--calls", default="100,200,400,800", metavar="K,K,...",
-                        help="extra Python calls injected at the start of tree_at, one variant each; '' for "
-                             "none (default: %(default)s)")
-    parser.add_argument("--c-slowdowns", default="3,5", metavar="P,P,...",
-                        help="timing-only variants: tree_at slowed by P%% of one call by work done in C (the "
-                             "same Python calls and bytecodes), one variant each; '' for none (default: "
-                             "%(default)s)")
-    parser.add_argument("--no-confirm", action="store_true",
-                        help="judge timing changes unconfirmed, as scripts/regressions --no-confirm")
-    parser.add_argument("--confirm-max-pairs", type=int, default=confirm.MAX_PAIRS, metavar="N",
-                        help="scripts/regressions --confirm-max-pairs (default: %(default)s)")
-    parser.add_argument("--threshold", type=validate.threshold,
-                        help="scripts/regressions --threshold (default: the asv configuration's)")
-    parser.add_argument("--time-threshold", type=validate.threshold,
-                        help="scripts/regressions --time-threshold (default: the asv configuration's)")
-    cli.add_quick(parser, "benchmark each variant once (scripts/bench --quick)")
-    cli.add_bench(parser, "benchmarks to run (default: the whole suite, so that every timing benchmark "
-                          "counts towards false alarms)")
-    cli.add_machine(parser, "detector-trial", "asv machine name (default: %(default)s)")
-    cli.add_output(parser, ROOT / ".cache" / "detector-trial",
-                   "where the repository and each trial's results go (default: %(default)s)")
-    args = parser.parse_args(argv)
-    try:
-        args.calls = [int(k) for k in args.calls.split(",") if k.strip()]
-    except ValueError:
-        parser.error(f"--calls must be whole numbers separated by commas, not {args.calls!r}")
-    try:
-        args.c_slowdowns = [float(p) for p in args.c_slowdowns.split(",") if p.strip()]
-    except ValueError:
-        parser.error(f"--c-slowdowns must be percentages separated by commas, not {args.c_slowdowns!r}")
-    if any(not p > 0 for p in args.c_slowdowns) or args.confirm_max_pairs < confirm.MIN_PAIRS:
-        parser.error(f"each of --c-slowdowns must be above 0, and --confirm-max-pairs at least {confirm.MIN_PAIRS}")
-    if any(value is not None and value < 0 for value in (args.threshold, args.time_threshold)):
-        parser.error("thresholds must not be negative")
-    if args.trials < 1 or args.aa_copies < 1 or any(k < 1 for k in args.calls):
-        parser.error("--trials, --aa-copies and each of --calls must be at least 1")
-    return args
 
 
 def git_(repo: Path, *args) -> str:
@@ -148,7 +77,7 @@ def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000
     with the release installed: a pad's share of a tree_at call depends on the
     JAX and the Equinox it is measured on.
     """
-    code = f"from benchtools import pads; print(pads.pads_for({percent!r}, {probe!r}))"
+    code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
     done = subprocess.run([str(python or sys.executable), "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])})
     if done.returncode != 0:
@@ -252,11 +181,10 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts
     unconfirmed; and the confirm step's verdicts on the timing suspects (none with --no-confirm)."""
     try:
-        source = gate.Source(gate.Location(output=output, threshold=args.threshold,
-                                           time_threshold=args.time_threshold))
+        source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
         changes = gate.compare_changes(source, base, tag)
-        found = [] if args.no_confirm else confirm.verdicts(source.config, confirm.suspects(changes, source.thresholds),
-                                                            args.confirm_max_pairs)
+        found = [] if args.no_confirm else confirm.confirmations(
+            source.config, confirm.suspects(changes, source.thresholds), args.confirm_max_pairs)
     except Error as error:
         raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
@@ -319,23 +247,23 @@ def print_tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: 
     for row in rows:
         comparisons = confirmed[row]
         verdicts = [v for found in comparisons for v in found]
-        tally = {name: sum(v.verdict == name for v in verdicts) for name in confirm.VERDICTS}
+        tally = {name: sum(v.verdict == name for v in verdicts) for name in pairs.VERDICTS}
         key = [next((v for v in found if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
                for found in comparisons]
         key_verdicts = [v.verdict if v else "not suspect" for v in key]
-        key_tally = " / ".join(str(key_verdicts.count(name)) for name in (*confirm.VERDICTS, "not suspect"))
+        key_tally = " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect"))
         estimates = [v.interval.estimate for v in key if v and v.interval]
         estimate = f"{statistics.median(estimates):+.1%}" if estimates else "n/a"
-        pairs = [v.interval.pairs for v in verdicts if v.interval]
+        pair_counts = [v.interval.pairs for v in verdicts if v.interval]
         seconds = [v.seconds for v in verdicts if v.interval]
-        slower = sum(any(v.verdict == confirm.SLOWER for v in found) for found in comparisons)
+        slower = sum(any(v.verdict == pairs.SLOWER for v in found) for found in comparisons)
         print(f"| {row} | {slower}/{len(comparisons)} | {key_tally} | {estimate} "
-              f"| {tally[confirm.SLOWER]} / {tally[confirm.SAME]} / {tally[confirm.UNDECIDED]} "
-              f"| {statistics.fmean(pairs) if pairs else 0:.1f} | {statistics.fmean(seconds) if seconds else 0:.0f} |")
+              f"| {tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]} "
+              f"| {statistics.fmean(pair_counts) if pair_counts else 0:.1f} | {statistics.fmean(seconds) if seconds else 0:.0f} |")
 
 
-def main(argv):
-    args = parse_args(argv)
+def campaign(args) -> int:
+    """Every trial of the campaign, each variant judged against its base; the tables printed at the end."""
     repo, release, variants = build_repository(args)
     rows = list(dict.fromkeys(variant.row for variant in variants))
     flags = {row: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for row in rows}

@@ -19,7 +19,7 @@ import math
 import re
 from pathlib import Path, PurePath
 
-from .cli import BadInput
+from ..errors import BadInput
 
 # Option values
 

@@ -1,24 +1,11 @@
-#!/usr/bin/env python3
-"""Make an asv site self-contained: serve the scripts and styles it loads from CDNs from the site itself.
-
-asv's index.html loads jQuery, flot, Bootstrap and a few plugins from public
-CDNs, so a site opened without internet access shows nothing.  This copies
-those files from the npm packages that package.json pins (installed by
-scripts/setup into node_modules/) into SITE/vendor/ and points index.html at
-them.  Any CDN address it does not know is an error, so that an asv upgrade
-that adds one is noticed rather than silently breaking the offline site.
-
-Exit status: 0 on success (also when the site is already localized), 2 when
-the site, a package or a known address is missing.
-"""
+"""asv's site made self-contained (its CDN scripts served from vendor/), and release pages linked upstream."""
 
 import re
 import shutil
 from pathlib import Path
 
-from . import cli
-from .cli import BadInput
-from .project import ROOT
+from ..errors import BadInput
+from ..project import ROOT
 
 NODE_MODULES = ROOT / "node_modules"
 # CDN address in asv 0.6's index.html -> the same library in node_modules.
@@ -75,15 +62,6 @@ def localize(site: Path) -> int:
         shutil.copytree(NODE_MODULES / companion, vendor / companion, dirs_exist_ok=True)
     index.write_text(text, encoding="utf-8")
     return replaced
-
-
-def main(argv):
-    parser = cli.parser("scripts/localize-site", __doc__)
-    parser.add_argument("site", type=Path, help="the asv site folder (asv publish's html_dir)")
-    args = parser.parse_args(argv)
-    replaced = localize(args.site)
-    print(f"{args.site}: {replaced} CDN address(es) now served from vendor/")
-    return 0
 
 
 # ---- commit links on a release-history site

@@ -23,9 +23,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import environments
-from .cli import Failed
-from .project import ROOT
+from ..asvtools import environments
+from .. import util
+from ..asvtools.lock import exclusive
+from ..errors import Failed
+from ..project import ROOT
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
 SHOWN = 8  # rows of the table
@@ -43,10 +45,8 @@ class Row:
 
 def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path]:
     """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone."""
-    from asv import config as asv_config, util
-
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
-    conf = asv_config.Config.load(str(config))
+    conf = util.asv_config(config)
     wanted = {key: str(value) for key, value in env_params.items()}
     for name, entry in environments.named_entries(conf):
         described = {**environments.requirements_of(entry), "python": environments.python_of(entry)}
@@ -55,11 +55,11 @@ def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path
             if missing:
                 raise Failed(f"cannot profile in {name}: Python {described['python']} environments skipped: "
                              f"{missing}")
-            raw = util.load_json(str(config), js_comments=True)
+            raw = util.load_asv_config(config)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
             for key in ("env_dir", "results_dir", "html_dir", "benchmark_dir", "repo"):
                 value = raw.get(key)
-                if value and not re.match(r"^[a-z+]+://|^git@", value) and not Path(value).is_absolute():
+                if value and not util.is_remote(value) and not Path(value).is_absolute():
                     raw[key] = str((config.parent / value).resolve())
             environments.restrict(raw, entry)
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -166,16 +166,11 @@ def profile(config: Path, env_name: str, commit: str, cache_dir: Path) -> dict[s
     cached.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         output = Path(scratch) / "update.prof"
-        command = [sys.executable, "-m", "asv", "profile", "--config", str(config), "--output", str(output),
-                   re.escape(PROFILED), commit]
+        command = util.asv("profile", "--config", config, "--output", output, re.escape(PROFILED), commit)
         print("$", " ".join(command), file=sys.stderr, flush=True)
-        from asv import util
-
-        from .bench import exclusive  # here: bench imports the report, which imports this module
-
         # The environment's files are those of this commit until the next install: summarize at once,
         # holding the lock that scripts/bench holds on the environments.
-        with exclusive(Path(util.load_json(str(config), js_comments=True)["env_dir"])):
+        with exclusive(Path(util.load_asv_config(config)["env_dir"])):
             done = subprocess.run(command, cwd=config.parent, stdout=sys.stderr)
             if done.returncode != 0 or not output.is_file():
                 raise Failed(f"asv profile of {commit[:8]} in {env_name} exited {done.returncode}; see above")

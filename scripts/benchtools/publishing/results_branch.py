@@ -1,8 +1,4 @@
-"""The results branch: merge results folders without overwriting any result, and push them.
-
-Two commands: scripts/merge-results (``merge_main``) and scripts/push-results
-(``push_main``), whose texts follow.
-"""
+"""The results branch: results folders merged without overwriting any result, and pushed."""
 
 import base64
 import os
@@ -12,96 +8,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import cli, git, validate
-from .cli import BadInput, ExitCode, Failed
-from .project import ROOT
+from .. import git, util
+from ..asvtools import validate
+from ..errors import BadInput, Failed
+from ..project import ROOT
 
-MERGE_DOC = """Merge asv results folders into DEST without ever overwriting a result.
 
-Each SRC and DEST is an asv results folder (or a folder of them, such as
-results/ holding results/upstream and results/releases); files are matched by
-their path below it.  For each file of each SRC, in order:
-
-  DEST lacks it              copied (written to a temporary file, then linked
-                             into place, so DEST never holds half a file and a
-                             file that appears meanwhile is not replaced)
-  same content in DEST       nothing to do
-  other content in DEST      a conflict: DEST's copy is kept and reported
-
-A merge is all or nothing: every file of every SRC is checked first, and one
-that is not valid stops the merge (exit 2, naming it) before anything is
-written.  Valid means what asv's own readers load (asv.results.Results.load
-for a results file, asv.util.load_json with asv's format version for
-benchmarks.json and machine.json), and more: a results file lies at
-[NAME/]MACHINE/<hash8>-<env>.json, its machine is its folder's, its commit
-is a full hash that starts with its name, and its environment gives its name;
-machine.json names its folder; nothing else (no other file, no link) is
-accepted.  Hidden files (names starting with a dot) are left out.
-
-machine.json and benchmarks.json describe the machine and the suite, not a
-measurement, so two copies may differ without a conflict: DEST's is kept when
-it has one, else the first source's.  With --benchmarks-from-sources, a
-source's benchmarks.json that differs from DEST's replaces it instead: asv
-rewrites benchmarks.json from the suite on every run, and the site lists only
-the benchmarks it names, so a results branch must follow the suite that wrote
-its newest results.
-
-Exit status: 0 when everything merged; 1 when a conflict was reported
-(everything else is merged); 2 for bad arguments or an invalid file, in
-which case nothing is changed.
-"""
-
-PUSH_DOC = """Store results on the results branch: merge results folders into it, commit, push.
-
-The branch holds a results/ folder, laid out as scripts/bench writes it
-(results/upstream/MACHINE/*.json, ...); `main` holds no results.  Each SRC is
-a results/ folder such as scripts/nightly's OUTPUT/results or a backfill
-shard's; scripts/merge-results merges them into a fresh clone of the branch,
-so that a result already on the branch is never changed or removed: a
-differing copy is reported and the branch's kept.  Every file of every SRC is
-checked first (see scripts/merge-results): one invalid file and nothing is
-pushed.  benchmarks.json is never taken from a SRC (the job that wrote it ran
-upstream code): each results folder on the branch gets this repository's,
-made by asv from benchmarks/ alone (benchtools/suite.py).  The branch is
-created, without history, when the remote lacks it.
-
-The push is never forced.  When the remote moved meanwhile, the clone is
-reset to the new tip and the merge is redone, up to --attempts times.  The
-work happens in a temporary clone, so a run killed at any point leaves the
-branch as it was or with the new commit, nothing in between.
-
-GITHUB_TOKEN, when set, is sent to GitHub (GITHUB_SERVER_URL) as git's
-Authorization header through git's environment: it is never written to disk
-nor put on a command line.
-
-Exit status: 0 when pushed or when nothing was new; 1 when a conflict was
-reported (the rest is pushed); 2 for bad arguments, an invalid file in a SRC
-(nothing is pushed) or an unreachable remote; 3 when the push kept failing.
-"""
-
+RESULTS_BRANCH = "results"  # the default branch that holds the results
 METADATA = ("machine.json", "benchmarks.json")
 # Results commits are made by the workflow, not by whoever runs it.
 IDENTITY = {"GIT_AUTHOR_NAME": "equinox-benchmarks", "GIT_AUTHOR_EMAIL": "equinox-benchmarks@users.noreply.github.com",
             "GIT_COMMITTER_NAME": "equinox-benchmarks",
             "GIT_COMMITTER_EMAIL": "equinox-benchmarks@users.noreply.github.com"}
-
-
-
-def parse_merge_args(argv):
-    parser = cli.parser("scripts/merge-results", MERGE_DOC)
-    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results folders to merge from")
-    parser.add_argument("dest", type=Path, metavar="DEST", help="the results folder to merge into (created if missing)")
-    parser.add_argument("--benchmarks-from-sources", action="store_true",
-                        help="replace DEST's benchmarks.json by a source's that differs from it (the last one)")
-    args = parser.parse_args(argv)
-    for source in args.sources:
-        if not source.is_dir():
-            parser.error(f"SRC {source}: not a folder")
-        if args.dest.resolve().is_relative_to(source.resolve()):
-            parser.error(f"DEST {args.dest} lies inside SRC {source}")
-    if args.dest.exists() and not args.dest.is_dir():
-        parser.error(f"DEST {args.dest}: not a folder")
-    return args
 
 
 def source_files(source: Path):
@@ -118,28 +36,6 @@ def source_files(source: Path):
             if not name.startswith("."):
                 found.append((Path(folder) / name).relative_to(source))
     yield from sorted(found)
-
-
-def write_new(path: Path, data: bytes, replace: bool = False) -> bool:
-    """Write DATA to PATH atomically; unless REPLACE, only if PATH does not exist (False if it does)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        if replace:
-            os.replace(temporary, path)
-            return True
-        try:
-            os.link(temporary, path)  # fails if PATH exists: never replaces a file
-        except FileExistsError:
-            return False
-        return True
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True) -> dict[str, list]:
@@ -160,21 +56,15 @@ def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_b
         elif relative.name == "benchmarks.json" and benchmarks_from_sources:
             original = originals.setdefault(relative, target.read_bytes() if target.exists() else None)
             if data != original:
-                write_new(target, data, replace=True)
+                util.write_atomic(target, data)
             outcome["copied" if data != original else "metadata kept"].append(relative)
-        elif not target.exists() and write_new(target, data):
+        elif not target.exists() and util.write_atomic(target, data, replace=False):
             outcome["copied"].append(relative)
         elif relative.name in METADATA:
             outcome["metadata kept"].append(relative)
         else:
             outcome["conflict"].append(relative)
     return outcome
-
-
-def merge_main(argv):
-    args = parse_merge_args(argv)
-    problems = merge_and_report(args.sources, args.dest, args.benchmarks_from_sources)
-    return ExitCode.FOUND if problems else ExitCode.OK
 
 
 def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool,
@@ -186,24 +76,6 @@ def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: b
         print(f"conflict: {dest / path} differs from a source's copy; kept as it was", file=sys.stderr)
     print(", ".join(f"{len(paths)} {what}" for what, paths in outcome.items()) + f" into {dest}", flush=True)
     return bool(outcome["conflict"])
-
-
-
-def parse_push_args(argv):
-    parser = cli.parser("scripts/push-results", PUSH_DOC)
-    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results/ folders to store")
-    parser.add_argument("--results-remote", metavar="URL|PATH",
-                        help="the repository that holds the results branch (default: this project's origin)")
-    parser.add_argument("--results-branch", default="results", metavar="BRANCH",
-                        help="the branch (default: %(default)s)")
-    parser.add_argument("--attempts", type=int, default=5, help="pushes to try (default: %(default)s)")
-    args = parser.parse_args(argv)
-    for source in args.sources:
-        if not source.is_dir():
-            parser.error(f"SRC {source}: not a folder")
-    if args.attempts < 1:
-        parser.error("--attempts must be at least 1")
-    return args
 
 
 def git_env() -> dict:
@@ -228,12 +100,17 @@ def default_remote() -> str:
     return found.stdout.strip()
 
 
-def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
-    """Point the clone at the remote branch's tip and return it; None when the remote has no such branch."""
+def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
+    """``git ls-remote`` of ``branch`` on ``remote``; BadInput when the remote cannot be reached."""
     listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
         raise BadInput(f"cannot reach the results remote {remote}: {listed.stderr.strip()}")
-    if not git.lists_branch(listed.stdout, branch):
+    return listed
+
+
+def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
+    """Point the clone at the remote branch's tip and return it; None when the remote has no such branch."""
+    if not git.lists_branch(branches(remote, branch).stdout, branch):
         return None
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
     git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
@@ -286,7 +163,7 @@ def store(args) -> int:
 
 def describe_suite(results: Path) -> None:
     """Give each results folder below RESULTS this repository's benchmarks.json (suite.py), never a source's."""
-    from . import suite
+    from ..asvtools import suite
 
     folders = [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())] \
         if results.is_dir() else []
@@ -296,8 +173,6 @@ def describe_suite(results: Path) -> None:
     for folder in folders:
         target = folder / "benchmarks.json"
         if not target.exists() or target.read_bytes() != data:
-            write_new(target, data, replace=True)
+            util.write_atomic(target, data)
 
 
-def push_main(argv):
-    return store(parse_push_args(argv))

@@ -1,26 +1,4 @@
-#!/usr/bin/env python3
-"""Answer "what does tree_at cost over a tuple?" for each benchmarked release.
-
-Reads asv results (by default those of scripts/bench's release runs) and, for
-each commit and environment, gives:
-
-* the tree_at / tuple time ratio per wrapping (eager, jit, scan, jit_scan);
-* eager overhead per tree_at call, in microseconds, against pytree depth;
-* tracing and compile overhead;
-* whether the jaxprs of the tree_at and tuple steps are identical.
-
-and, across the releases, the history of tree_at's cost: every step of
-bench_counts.PythonCost (one update at depth 4) above its 1% floor, with the
-measured time (tree_map passes) on both sides, the calls and bytecodes, and
-its cause: the functions whose calls per update changed, from one update
-profiled in both releases (explain.py; profiles that scripts/regressions
---explain already made are used, --explain makes the missing ones).
-
-Without options it prints Markdown for every commit.  --html DIR writes the
-report as a page with PNG plots across releases into DIR/overhead/ and links
-it from the asv site in DIR.  --readme FILE rewrites the part of FILE between
-the overhead-report markers with the newest release's summary and the history.
-"""
+"""The overhead report: tree_at against the tuple, per environment, as Markdown, a page and plots."""
 
 import html
 import itertools
@@ -33,9 +11,12 @@ from packaging.version import InvalidVersion, Version
 
 from benchmarks import metrics, params
 
-from . import cli, explain, git, steps
-from .cli import BadInput, Error
-from .project import env_label
+from ..judging import explain
+from .. import git
+from ..asvtools.results import only, spreads, values
+from ..judging import steps
+from ..errors import BadInput, Error
+from ..project import env_label
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
 WRAPPINGS = params.WRAPPINGS
@@ -79,53 +60,11 @@ class Row:
         return "yes" if not any(self.excess_equations) else f"NO (+{max(self.excess_equations)} equations)"
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/overhead-report", __doc__)
-    cli.add_results_inputs(parser)
-    parser.add_argument("--latest", action="store_true", help="only the most recent commit")
-    parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
-    parser.add_argument("--readme", type=Path, metavar="FILE",
-                        help=f"rewrite FILE between {README_START} and {README_END}")
-    parser.add_argument("--config", type=Path, metavar="PATH",
-                        help="the asv configuration of the results, to find the causes of the history's steps "
-                             "in profiles cached under its output's .asv/profiles (scripts/bench writes it to "
-                             ".asv/configs/)")
-    parser.add_argument("--explain", action="store_true",
-                        help="with --config: profile the releases around each step that has no cached profile "
-                             "(asv profile in their environments)")
-    return parser.parse_args(argv)
-
-
-def values(result, key):
-    """{param tuple: value} of one benchmark, with parameters as plain strings; NaN and None as None."""
-    if key not in result.get_all_result_keys():
-        return {}
-    params = result.get_result_params(key)
-    combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
-    return {combo: (None if value is None or value != value else value)
-            for combo, value in zip(combos, result.get_result_value(key, params))}
-
-
-def spreads(result, key, scale: float = 1.0):
-    """{param tuple: (q_25, q_75) * scale} from asv's stats of a time benchmark; missing ones left out."""
-    if key not in result.get_all_result_keys():
-        return {}
-    params = result.get_result_params(key)
-    combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
-    return {combo: (stats["q_25"] * scale, stats["q_75"] * scale)
-            for combo, stats in zip(combos, result.get_result_stats(key, params))
-            if stats and stats.get("q_25") is not None and stats.get("q_75") is not None}
-
-
 def with_spread(value, spread, pattern: str) -> str:
     """A figure and its interquartile range, "173.5 (IQR 160.1–190.2)": never a bare absolute time."""
     if value is None or spread is None:
         return fmt(value, pattern)
     return f"{pattern.format(value)} (IQR {pattern.format(spread[0])}–{pattern.format(spread[1])})"
-
-
-def only(mapping):
-    return next(iter(mapping.values()), None)
 
 
 def per_call_us(seconds):
@@ -170,11 +109,6 @@ def fmt(value, pattern="{:.2f}"):
     return "n/a" if value is None else pattern.format(value)
 
 
-def tag_of(repo: Path, commit: str) -> str:
-    tags = git.out("tag", "--points-at", commit, repo=repo, check=False).split()
-    return tags[0] if tags else commit[:8]
-
-
 def newest_first(result) -> tuple:
     """Sort key within one commit: the newest Python, then the newest JAX, first, so that reports lead with them."""
     def descending(version) -> tuple:
@@ -197,7 +131,8 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
     found.sort(key=lambda r: (r.date or 0, newest_first(r), r.env_name))
     if latest:
         found = [r for r in found if r.commit_hash == found[-1].commit_hash]
-    return [row_of(r, tag_of(repo, r.commit_hash)) for r in found]
+    tags = git.tag_of_commit(repo)
+    return [row_of(r, tags.get(r.commit_hash, r.commit_hash[:8])) for r in found]
 
 
 def markdown(row: Row) -> str:
@@ -561,19 +496,3 @@ def write_page(results: Path, site: Path, machine: str | None, repo: Path, confi
     written = html_page(rows, site, found)
     print(f"wrote {written}")
     return written
-
-
-def main(argv):
-    args = parse_args(argv)
-    rows = load_rows(args.results, args.repo, args.machine, args.latest)
-    found = history(rows)
-    explain_history(found, args.config, profile=args.explain)
-    if args.html:
-        print(f"wrote {html_page(rows, args.html, found)}")
-    if args.readme:
-        update_readme(args.readme, rows, found)
-        print(f"updated {args.readme}")
-    if not (args.html or args.readme):
-        print("\n".join(markdown(row) for row in rows))
-        print(history_markdown(found))
-    return 0

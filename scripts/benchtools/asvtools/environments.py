@@ -9,7 +9,7 @@ Python by looking for ``pythonX.Y`` on PATH, so that folder goes first.
 import os
 import sys
 
-from .project import SETUP_PYTHONS
+from ..project import SETUP_PYTHONS
 
 # The Pythons that scripts/setup provides (python3.13); any other comes from the machine.
 SETUP_PROVIDES = ("3.13",)

@@ -7,7 +7,7 @@ asv: so this module needs only the standard library, ``cli`` and the suite.
 
 import ast
 
-from .cli import BadInput, Error
+from ..errors import BadInput, Error
 
 PAD = "_detector_trial_pad"
 

@@ -1,26 +1,4 @@
-#!/usr/bin/env python3
-"""Fit the cost metric's call weight to the measured time of tree_at, release by release.
-
-bench_counts.PythonCost weighs one update's Python work as bytecode
-instructions + CALL_WEIGHT x Python calls (benchmarks/metrics.py).  This reads
-an asv results folder and, for every commit, tree_at's counts at depth 4
-(bench_counts.PythonCalls, BytecodeInstructions) and its measured time in
-tree_map passes (bench_overhead.EagerSurgeryInTreeMapPasses), and prints:
-
-  * the weight k that fits the time best, passes = s x (bytecodes + k x calls),
-    least squares on the relative error, over the distinct code versions
-    (commits with identical counts are one version; their median time is
-    its time, so that ten identical releases do not weigh ten times);
-  * the largest error of bytecodes alone, calls alone, and the fitted k;
-  * with the weight in use (--weight, default CALL_WEIGHT), the scale s (the
-    geometric mean of passes / cost over the versions) and the error of every
-    version and every commit.
-
-Run it on another machine or JAX to see whether the weight still holds there.
-
-Exit status: 0, or 2 when the folder holds fewer than two code versions with
-all three metrics.
-"""
+"""The cost metric's call weight fitted against measured time, per environment."""
 
 import statistics
 from dataclasses import dataclass
@@ -28,9 +6,10 @@ from pathlib import Path
 
 from benchmarks import metrics, params
 
-from . import cli, report
-from .cli import BadInput
-from .project import env_label
+from .. import git
+from ..asvtools.results import only, values
+from ..errors import BadInput
+from ..project import env_label
 
 CALLS = "bench_counts.PythonCalls.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
@@ -132,26 +111,12 @@ def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[s
     found = {}
     listed = sorted((r for r in asv_results.iter_results(str(results))
                      if machine is None or r.params.get("machine") == machine), key=lambda r: r.date or 0)
+    tags = git.tag_of_commit(repo)
     for result in listed:
-        calls = report.values(result, CALLS).get((depth,))
-        bytecodes = report.values(result, BYTECODES).get((depth,))
-        passes = report.only(report.values(result, PASSES))
+        calls = values(result, CALLS).get((depth,))
+        bytecodes = values(result, BYTECODES).get((depth,))
+        passes = only(values(result, PASSES))
         if None not in (calls, bytecodes, passes):
             found.setdefault(env_label(result.params), []).append(
-                Point(report.tag_of(repo, result.commit_hash), calls, bytecodes, passes))
+                Point(tags.get(result.commit_hash, result.commit_hash[:8]), calls, bytecodes, passes))
     return found
-
-
-def main(argv):
-    parser = cli.parser("scripts/fit-cost", __doc__)
-    cli.add_results_inputs(parser)
-    parser.add_argument("--weight", type=float, default=metrics.CALL_WEIGHT,
-                        help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)")
-    args = parser.parse_args(argv)
-    by_env = load_points(args.results, args.repo, args.machine)
-    if not by_env:
-        raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")
-    for env, points in by_env.items():
-        print(markdown(fit(points, args.weight), env))
-    return 0
-

@@ -1,60 +1,10 @@
-#!/usr/bin/env python3
-"""Run the tree_at benchmark suite with asv, then publish asv's HTML site.
-
-On a fresh clone this sets everything up: the project's virtualenv
-(scripts/setup), the release-history repository when one is needed
-(scripts/release-history: one commit per PyPI release, built from
-sha256-checked sdists), and asv's own virtualenvs.
-
-What is benchmarked, each kept in its own results and site folder:
-
-  default          Equinox releases from PyPI (--releases picks them), in
-                   every environment of asv.conf.json: JAX 0.12.0.1 on
-                   Python 3.13, the newest JAX; on Python 3.11, JAX 0.4.33,
-                   which runs every release from 0.10.11 on, and JAX 0.10.2;
-                   releases that cannot import are recorded as failed.
-                   Folder: releases.
-  --repo PATH|URL  any git repository of Equinox, RANGE of its commits.
-                   Folder: upstream for asv.conf.json's repo, else repo-NAME.
-  --jax-history    JAX releases from PyPI (--releases picks them) with
-                   Equinox held at 0.13.8 (asv.jax.conf.json), each on the
-                   oldest of the configuration's Pythons that it supports
-                   (3.11 up to JAX 0.10.2, 3.13 from 0.11.0), and the newest
-                   3.11 release on 3.13 as well, to link the two lines.
-                   Folder: jax-history.
-
-Python 3.13 is the one scripts/setup builds (.asv/python/bin, put first on
-asv's PATH).  Where setup could not provide it, the 3.13 environments are
-left out with one line that says why.
-
---quick runs each benchmark once, into a folder of its own (NAME-quick), so
-that single samples never mix with measurements.
-
-A commit that already has results for an environment on this machine is
-not run again there, so an interrupted run resumes where it stopped and a
-rerun with nothing new returns at once.  Results files that a killed run
-left unreadable are moved to .asv/quarantine, never deleted.  Results are
-filed under the asv machine name (--machine), which must stay the same for
-results to line up across runs.
-
-The summary counts, per environment, the commits that ran, failed (nothing
-measured: the release did not build, install or import there) and skipped.
-
-Exit status: 0 when every selected commit has results, even where a release
-failed as a whole (an old release on a new JAX is expected to); 1 when a
-benchmark failed in a commit where the others ran, which is a bug in the
-suite, or a commit has no results; 2 for bad arguments (all checked before
-any results file is moved), or when the range cannot be had; 3 when the
-package index or a download fails, or asv fails.
-"""
+"""Running the suite with asv over releases, a repository or JAX's history, and publishing its site."""
 
 import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import json
 import math
-import os
 import platform
 import re
 import shutil
@@ -66,9 +16,14 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from . import cli, environments as asv_envs, git, release_history, report, site
-from .cli import BadInput, ExitCode, Failed
-from .project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, upstream_url
+from ..asvtools import environments as asv_envs
+from .. import git, util
+from ..asvtools.lock import exclusive
+from ..history import release_history
+from ..publishing import report
+from ..publishing import site
+from ..errors import BadInput, Error, ExitCode, Failed
+from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, upstream_url
 
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
 # stops at the newest that the newest Python of asv.jax.conf.json gets.
@@ -103,45 +58,6 @@ class Options:
         self.env_dir = Path(self.env_dir).resolve()
 
 
-def parse_args(argv) -> Options:
-    parser = cli.parser("scripts/bench", __doc__)
-    parser.add_argument("range", nargs="?", metavar="RANGE",
-                        help="with --repo: asv's range syntax for that repository, such as ALL, NEW, "
-                             "main..my-branch, a tag, or HASHFILE:PATH (default: the branch tip)")
-    cli.add_quick(parser)
-    parser.add_argument("--releases", default=DEFAULT_RELEASES, metavar="SPEC",
-                        help="which releases to benchmark: N (the newest N), 'all', a version range such "
-                             "as '>=0.12,<0.13', or versions such as '0.13.7,0.13.8' "
-                             f"(default: {DEFAULT_RELEASES})")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--repo", metavar="PATH|URL",
-                        help="benchmark this git repository of Equinox instead of the releases")
-    source.add_argument("--jax-history", action="store_true",
-                        help="benchmark JAX releases with Equinox held fixed (asv.jax.conf.json)")
-    parser.add_argument("--branch", default="main",
-                        help="with --repo: the branch that NEW, ALL and the default follow (default: main)")
-    cli.add_jax(parser)
-    cli.add_machine(parser, help="asv machine name that results are filed under (default: this host's name)")
-    cli.add_output(parser, ROOT, "where results/ and html/ go (default: the project folder)")
-    parser.add_argument("--retry-failed", action="store_true",
-                        help="run again the commits whose recorded results have failures or skips "
-                             "(only the benchmarks that did not succeed run)")
-    parser.add_argument("--env-dir", type=Path, default=ROOT / ".asv" / "env", metavar="DIR",
-                        help="where asv keeps its virtualenvs (default: .asv/env in the project folder)")
-    parser.add_argument("--index", metavar="URL",
-                        help="PyPI JSON API base for scripts/release-history (default: its own)")
-    cli.add_bench(parser)
-    args = parser.parse_args(argv)
-    if args.range and not args.repo:
-        parser.error("RANGE needs --repo; pick releases with --releases")
-    return Options(**vars(args))
-
-
-def run(cmd, **kwargs):
-    print("$", " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
-    return subprocess.run([str(part) for part in cmd], **kwargs)
-
-
 class Target:
     """What one invocation benchmarks: a base asv configuration, a repository, a folder name."""
 
@@ -167,7 +83,7 @@ class Target:
 
     @staticmethod
     def _repo_location(repo: str):
-        if re.match(r"^(https?|git|ssh)://|^git@", repo):
+        if util.is_remote(repo):
             return repo
         path = Path(repo).resolve()
         if not (path / ".git").exists() and not (path / "objects").is_dir():
@@ -183,9 +99,7 @@ class Target:
 
     def config(self, env: dict | None = None, suffix: str = "") -> Path:
         """The base configuration pointed at this target, restricted to one environment if given."""
-        from asv import util
-
-        config = util.load_json(self.base, js_comments=True)
+        config = util.load_asv_config(self.base)
         config.update(
             repo=str(self.repo),
             branches=[self.branch],
@@ -205,19 +119,13 @@ class Target:
         return path
 
 
-def load_config(path: Path):
-    from asv import config
-
-    return config.Config.load(str(path))
-
-
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(environment name, its matrix entry) for each environment to run.
 
     An environment whose Python scripts/setup could not provide is left out,
     with one line that says why (environments.present).
     """
-    named = asv_envs.named_entries(load_config(target.config()))
+    named = asv_envs.named_entries(util.asv_config(target.config()))
     if target.args.jax:
         named = [(name, entry) for name, entry in named if entry.get(("req", "jax")) in target.args.jax]
         if not named:
@@ -268,25 +176,16 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]],
     return by_python
 
 
-@contextlib.contextmanager
-def working_directory(path: Path):
-    previous = Path.cwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
-
-
 def range_hashes(target: Target, range_spec: str | None) -> list[str]:
     """The commits of RANGE, resolved the way `asv run RANGE` resolves them."""
-    from asv import results, util
+    from asv import results
+    from asv import util as asv_util
     from asv.repo import NoSuchNameError, get_repo
 
     config_path = target.config()
-    conf = load_config(config_path)
+    conf = util.asv_config(config_path)
     # asv keeps its mirror of a remote repository beside the configuration.
-    with working_directory(config_path.parent):
+    with contextlib.chdir(config_path.parent):
         try:
             repo = get_repo(conf)
             repo.pull()
@@ -306,27 +205,28 @@ def range_hashes(target: Target, range_spec: str | None) -> list[str]:
             }
             hashes = special[range_spec]() if range_spec in special else \
                 repo.get_hashes_from_range(range_spec)
-        except (NoSuchNameError, util.ProcessError, OSError) as error:
+        except (NoSuchNameError, asv_util.ProcessError, OSError) as error:
             raise BadInput(f"cannot resolve {range_spec or target.branch!r} in {target.repo}: {error}")
     return list(reversed(hashes))  # oldest first, as in a history
 
 
 def quarantine_unreadable(target: Target, machine: str) -> None:
     """Move aside results files that a killed run left half-written, so that asv can load the rest."""
-    from asv import results, util
+    from asv import results
+    from asv import util as asv_util
 
     machine_dir = target.results_dir / machine
     quarantine = target.args.output / ".asv" / "quarantine" / target.name
     benchmarks_json = target.results_dir / "benchmarks.json"
     if benchmarks_json.exists():
         try:
-            util.load_json(benchmarks_json, api_version=2)
+            asv_util.load_json(benchmarks_json, api_version=2)
         except Exception as error:  # noqa: BLE001 - asv rewrites it on the next run; the old one is kept aside
             move_aside(benchmarks_json, quarantine, error)
     for path in sorted(machine_dir.glob("*.json")) if machine_dir.is_dir() else []:
         try:
             if path.name == "machine.json":
-                util.load_json(path)
+                asv_util.load_json(path)
             else:
                 results.Results.load(str(path), machine)
         except Exception as error:  # noqa: BLE001 - any unreadable file is quarantined
@@ -370,10 +270,6 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
     return ("failed" if failures or not values else "skipped"), failures
 
 
-def tag_names(target: Target) -> dict[str, str]:
-    return git.tags(target.repo) if isinstance(target.repo, Path) else {}
-
-
 def record_last_run(target: Target, hashes: list[str]) -> None:
     """Tell scripts/regressions which results the latest run wrote (OUTPUT/.asv/last-run.json)."""
     last_run = target.args.output / ".asv" / "last-run.json"
@@ -397,31 +293,9 @@ def needs_run(path: Path, args) -> bool:
     return state != "ran" or failures > 0
 
 
-@contextlib.contextmanager
-def exclusive(env_dir: Path):
-    """Hold the lock on asv's environments: two asv runs in one environment rebuild it under each other."""
-    env_dir.mkdir(parents=True, exist_ok=True)
-    with open(env_dir / ".scripts-bench.lock", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print(f"waiting for another scripts/bench that uses {env_dir}", file=sys.stderr, flush=True)
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """``run(cmd)``, raising Failed when it exits non-zero."""
-    done = run(cmd, **kwargs)
-    if done.returncode != 0:
-        raise Failed(f"{' '.join(str(part) for part in cmd[2:4])} exited {done.returncode}; see above")
-    return done
-
-
 def publish(target: Target) -> None:
     """asv's site, self-contained, with the overhead report's page."""
-    asv = [sys.executable, "-m", "asv"]
-    checked(asv + ["publish", "--config", target.config()])
+    util.checked(util.asv("publish", "--config", target.config()))
     replaced = site.localize(target.html_dir)
     print(f"{target.html_dir}: {replaced} CDN address(es) now served from vendor/")
     if target.history is not None:  # a release history: its hashes exist nowhere upstream
@@ -432,14 +306,10 @@ def publish(target: Target) -> None:
         report.write_page(target.results_dir, target.html_dir, target.args.machine, repo,
                           config=target.config())
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
-        if not isinstance(error, cli.Error):
+        if not isinstance(error, Error):
             traceback.print_exc()
         print(f"scripts/overhead-report: {error}", file=sys.stderr)
         print("warning: the overhead report was not written; see above", file=sys.stderr)
-
-
-def main(argv):
-    return bench(parse_args(argv))
 
 
 def bench(args: Options) -> int:
@@ -465,9 +335,8 @@ def bench(args: Options) -> int:
         env_hashes = {name: by_python[asv_envs.python_of(entry)] for name, entry in envs}
     else:
         env_hashes = {name: hashes for name, _ in envs}
-    tags = tag_names(target)
-    asv = [sys.executable, "-m", "asv"]
-    checked(asv + ["machine", "--yes", "--machine", args.machine, "--config", target.base],
+    tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
+    util.checked(util.asv("machine", "--yes", "--machine", args.machine, "--config", target.base),
             stdout=subprocess.DEVNULL)
 
     print(f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), "
@@ -482,15 +351,15 @@ def bench(args: Options) -> int:
             continue
         hashfile = target.config_dir / f"{target.name}-{number}.hashes"
         hashfile.write_text("\n".join(pending) + "\n")
-        cmd = asv + ["run", "--config", target.config(entry, f"-{number}"), "--machine", args.machine,
-                     "--show-stderr", "--no-interleave-rounds", "--skip-existing-successful",
-                     f"HASHFILE:{hashfile}"]
+        cmd = util.asv("run", "--config", target.config(entry, f"-{number}"), "--machine", args.machine,
+                       "--show-stderr", "--no-interleave-rounds", "--skip-existing-successful",
+                       f"HASHFILE:{hashfile}")
         if args.quick:
             cmd.append("--quick")
         for regex in args.bench:
             cmd += ["--bench", regex]
         with exclusive(args.env_dir):
-            code = run(cmd).returncode
+            code = util.run(cmd).returncode
         ran_any = True
         # asv exits 2 when a benchmark failed; the results are saved all the same.
         if code not in (0, 2):

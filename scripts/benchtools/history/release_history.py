@@ -1,13 +1,6 @@
-#!/usr/bin/env python3
-"""Keep a git repository holding one commit per PyPI release of a package.
-
-asv benchmarks the commits of a git repository. To benchmark published
-releases instead, this script turns a package's release history into such a
-repository. Run it with --help for the details.
-"""
+"""A git repository of a package's PyPI releases: one commit and tag per sdist, append-only."""
 
 import argparse
-import contextlib
 import dataclasses
 import datetime
 import hashlib
@@ -26,10 +19,10 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from . import cli
-from . import git as git_
-from .cli import BadInput, Failed
-from .project import HISTORY_DIR, ROOT
+from .. import git as git_
+from .. import util
+from ..errors import BadInput, Failed
+from ..project import HISTORY_DIR, ROOT
 
 DEFAULT_INDEX = "https://pypi.org/pypi"
 # Where the benchmarked equinox history starts unless --since says otherwise.
@@ -73,120 +66,6 @@ class Release:
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
-
-
-def parse_args(argv):
-    parser = cli.parser(
-        "scripts/release-history",
-        """\
-Build or update a git repository with one commit per PyPI release of a
-package, so that asv can benchmark releases as if they were commits.
-
-The history holds every final release (not a pre-release, not yanked) that
-has an sdist, lies within --since/--until and, given --python, supports that
-Python, in upload order. Each commit's tree is the content of the sdist's
-top-level folder; its author and committer are fixed and both dates are the
-upload time; it is tagged v<VERSION>. So the same releases give the same
-commit hashes on every machine.
-
-A rerun appends the releases uploaded since, downloading only what is not in
-the cache. Sdists are checked against the sha256 the index publishes. The
-history is append-only: a release once committed keeps its commit, so results
-stored under its hash and under those of later releases stay valid. A
-release that the index later yanks or removes stays in the history, is
-recorded in a git note (refs/notes/gone) and is no longer selected; a release
-already built whose published sha256 changed is refused (exit 2). --since,
---until and --python are fixed when the repository is made: another value
-is refused (exit 2), so choose another --repo for it. The repository belongs
-to this script: uncommitted changes and commits that are not releases it
-built are discarded, and everything is checked before the repository is
-touched.""",
-        epilog="""\
-examples:
-  scripts/release-history
-      build or update the equinox history
-  scripts/release-history --print tags --select 3
-      ... and list the tags of its three newest releases
-  scripts/release-history --print hashes --select '>=0.12' > hashes.txt
-  asv run HASHFILE:hashes.txt
-      benchmark the releases from 0.12 on
-  scripts/release-history --package jax --since 0.4.33 --python 3.11 \\
-      --repo .cache/history/jax-py3.11 --print tags
-      a jax history that stops where jax drops Python 3.11
-  scripts/release-history --package jax --since 0.4.33 --python 3.13 \\
-      --print tags --admits 3.11
-      the jax history up to the newest for Python 3.13, printing the
-      releases that Python 3.11 can run
-
-exit status: 0 on success; 2 for bad arguments, an unknown version in
---select, or a sha256 mismatch; 3 for an index or download that fails (the
-network, or metadata that is not what a PyPI JSON API gives); no commit is
-made in either case.""",
-    )
-    parser.add_argument(
-        "--package", default="equinox", metavar="NAME",
-        help="the PyPI project (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--repo", type=Path, metavar="PATH",
-        help="the git repository to create or update (default: "
-        f"{HISTORY_DIR}/<package>)",
-    )
-    parser.add_argument(
-        "--index", default=DEFAULT_INDEX, metavar="URL",
-        help="base URL of a PyPI-style JSON API: metadata is read from "
-        "URL/<package>/json, sdists from the URLs listed there "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--cache", type=Path, default=ROOT / ".cache/sdists", metavar="DIR",
-        help="where downloaded sdists are kept, so that reruns need not "
-        "download them again (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--since", type=Version, metavar="VERSION",
-        help="oldest version in the history (default: "
-        + ", ".join(f"{v} for {p}" for p, v in DEFAULT_SINCE.items())
-        + ", no lower bound for other packages)",
-    )
-    parser.add_argument(
-        "--until", type=Version, metavar="VERSION",
-        help="newest version in the history (default: no upper bound)",
-    )
-    parser.add_argument(
-        "--python", type=python_series, metavar="X.Y",
-        help="keep only the releases whose sdist's requires_python (as the "
-        "index lists it) admits some Python X.Y.z: '>=3.11', '>3.11' and "
-        "'>=3.11.2' admit 3.11, '<3.11' and '!=3.11.*' do not. A release "
-        "without requires_python is kept; one whose requires_python is not "
-        "a valid specifier is kept with a warning. Like --since/--until, this "
-        "decides which commits the history holds: leaving out a release "
-        "changes the hash of every commit after it, so a repository takes "
-        "another --python only when that appends releases after the built "
-        "ones (default: no filter, every release)",
-    )
-    parser.add_argument(
-        "--select", metavar="SPEC",
-        help="which releases --print prints; the history is built whole "
-        "regardless. SPEC is N, a number: the newest N releases in upload "
-        "order; or a version specifier such as '>=0.12,<0.13'; or a "
-        "comma-separated list of versions such as 0.13.7,0.13.8 (a single "
-        "version that is a bare number needs '==', as in '==1') "
-        "(default: all releases)",
-    )
-    parser.add_argument(
-        "--admits", type=python_series, metavar="X.Y",
-        help="print only the selected releases whose requires_python admits "
-        "Python X.Y, as --python reads it; unlike --python this changes "
-        "nothing in the history (default: print every selected release)",
-    )
-    parser.add_argument(
-        "--print", choices=["tags", "hashes"], dest="print_",
-        help="print the selected releases to stdout, oldest first, one per "
-        "line: their tags (v<VERSION>) or their full commit hashes (for asv "
-        "run HASHFILE:<file>). Progress and a summary go to stderr either way",
-    )
-    return parser.parse_args(argv)
 
 
 def python_series(text):
@@ -343,11 +222,6 @@ def main_commits(repo):
     return git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
 
 
-def tag_commits(repo):
-    lines = git(repo, "for-each-ref", "--format=%(refname:strip=2) %(objectname)", "refs/tags")
-    return dict(line.split() for line in lines.splitlines())
-
-
 def sha256_of(path):
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
@@ -381,22 +255,15 @@ def fetch_sdist(release, cache):
         if sha256_of(target) == release.sha256:
             return
         log(f"{target} does not have the published sha256; downloading it again")
-    cache.mkdir(parents=True, exist_ok=True)
     log(f"downloading {release.url}")
     # Only a complete, verified file may ever bear the final name.
-    fd, part = tempfile.mkstemp(dir=cache, prefix=f".{release.filename}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            digest = download(release.url, out)
+    with util.atomic_output(target) as placed:
+        digest = download(release.url, placed.file)
         if digest != release.sha256:
             raise BadInput(
                 f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
                 f"the index publishes {release.sha256}, the file has {digest}"
             )
-        os.replace(part, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(part)
 
 
 def sdist_files(path):
@@ -504,7 +371,7 @@ def build(args: Options) -> list[tuple[Release, str]]:
     exists = check_repo(repo, package)
     parameters = build_parameters(since, args.until, python)
     chain = main_commits(repo) if exists else []
-    tags = tag_commits(repo) if exists else {}
+    tags = git_.tags(repo, env=GIT_ENV) if exists else {}
     # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
     built = built_releases(repo, chain) if exists else []
     if exists:
@@ -546,7 +413,7 @@ def build(args: Options) -> list[tuple[Release, str]]:
 
     added = f", {len(pending)} added: {' '.join(str(r.version) for r in pending)}" if pending else ""
     log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
-    tags = tag_commits(repo)
+    tags = git_.tags(repo, env=GIT_ENV)
     return [(r, tags[r.tag]) for r in selected]
 
 
@@ -620,13 +487,3 @@ def record_gone(repo, commit, version):
     git(repo, "-c", "user.name=PyPI release history", "-c", "user.email=release-history@localhost",
         "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
     log(f"warning: {note.strip()}")
-
-
-def main(argv):
-    args = parse_args(argv)
-    selected = build(Options(**vars(args)))
-    if args.print_ == "tags":
-        print("\n".join(r.tag for r, _commit in selected))
-    elif args.print_ == "hashes":
-        print("\n".join(commit for _release, commit in selected))
-    return 0

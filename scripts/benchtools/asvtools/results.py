@@ -1,0 +1,27 @@
+"""Values read from asv results: one benchmark's values and spreads by parameter combination."""
+
+import itertools
+
+
+def values(result, key):
+    """{param tuple: value} of one benchmark, with parameters as plain strings; NaN and None as None."""
+    if key not in result.get_all_result_keys():
+        return {}
+    params = result.get_result_params(key)
+    combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
+    return {combo: (None if value is None or value != value else value)
+            for combo, value in zip(combos, result.get_result_value(key, params))}
+
+def spreads(result, key, scale: float = 1.0):
+    """{param tuple: (q_25, q_75) * scale} from asv's stats of a time benchmark; missing ones left out."""
+    if key not in result.get_all_result_keys():
+        return {}
+    params = result.get_result_params(key)
+    combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
+    return {combo: (stats["q_25"] * scale, stats["q_75"] * scale)
+            for combo, stats in zip(combos, result.get_result_stats(key, params))
+            if stats and stats.get("q_25") is not None and stats.get("q_75") is not None}
+
+def only(mapping):
+    """The one value of a benchmark without parameters (``values``), or None."""
+    return next(iter(mapping.values()), None)

@@ -1,0 +1,43 @@
+"""Fit the cost metric's call weight to the measured time of tree_at, release by release.
+
+bench_counts.PythonCost weighs one update's Python work as bytecode
+instructions + CALL_WEIGHT x Python calls (benchmarks/metrics.py).  This reads
+an asv results folder and, for every commit, tree_at's counts at depth 4
+(bench_counts.PythonCalls, BytecodeInstructions) and its measured time in
+tree_map passes (bench_overhead.EagerSurgeryInTreeMapPasses), and prints:
+
+  * the weight k that fits the time best, passes = s x (bytecodes + k x calls),
+    least squares on the relative error, over the distinct code versions
+    (commits with identical counts are one version; their median time is
+    its time, so that ten identical releases do not weigh ten times);
+  * the largest error of bytecodes alone, calls alone, and the fitted k;
+  * with the weight in use (--weight, default CALL_WEIGHT), the scale s (the
+    geometric mean of passes / cost over the versions) and the error of every
+    version and every commit.
+
+Run it on another machine or JAX to see whether the weight still holds there.
+
+Exit status: 0, or 2 when the folder holds fewer than two code versions with
+all three metrics.
+"""
+
+from benchmarks import metrics
+
+from .. import cli
+from ..errors import BadInput
+from ..judging.cost_fit import BYTECODES, CALLS, PASSES, fit, load_points, markdown
+from . import common_args
+
+
+def main(argv):
+    parser = cli.parser("scripts/fit-cost", __doc__)
+    common_args.add_results_inputs(parser)
+    parser.add_argument("--weight", type=float, default=metrics.CALL_WEIGHT,
+                        help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)")
+    args = parser.parse_args(argv)
+    by_env = load_points(args.results, args.repo, args.machine)
+    if not by_env:
+        raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")
+    for env, points in by_env.items():
+        print(markdown(fit(points, args.weight), env))
+    return 0

@@ -1,0 +1,98 @@
+"""Benchmark the upstream Equinox commits that the results branch lacks, publish the site, report regressions.
+
+  1. OUTPUT becomes a checkout of the results branch of --results-remote (the
+     branch is only read: results that a killed run left in OUTPUT stay, and
+     the next run does not benchmark them again).
+  2. scripts/bench --repo UPSTREAM --machine MACHINE --output OUTPUT RANGE
+     benchmarks the commits of RANGE that have no results yet and publishes
+     the site of every result in OUTPUT into OUTPUT/html (rebuilt each run).
+     RANGE NEW is every commit after the newest one with results; on a branch
+     without results for this machine, it is the branch tip alone (a history
+     is for a backfill, not a nightly run).
+  3. scripts/regressions --explain writes the regression report (Markdown)
+     to --report, to stdout and, in GitHub Actions, to the job summary; the
+     issue that scripts/open-regression-issue opens carries it.  When the
+     results branch had a baseline (the newest commit with results before
+     this run) and the run benchmarked new commits, it compares the baseline
+     with the newest of them, and re-measures the baseline in this job, side
+     by side with the new commit, for every timing suspect (the gate's
+     confirm step), so that a timing verdict never compares two runners or
+     two nights; deterministic metrics compare across nights.  Otherwise it
+     reports asv's step detection (unconfirmed when nothing new ran).  Each
+     deterministic or cost regression and each large improvement comes with
+     its cause (one update profiled in both commits with asv profile).
+  4. --site copies the site into a folder for GitHub Pages.
+
+With --publish-only, step 2 runs no benchmark: the site is published from
+the results on the branch alone.  The workflows make the site for Pages so,
+in a job of its own after the results are stored, so that nothing a job
+running upstream Equinox wrote reaches Pages but the validated results.
+
+It never writes the results branch: scripts/push-results OUTPUT/results does,
+in a job that runs no benchmarked code and so is the only one holding a token
+that can push.  No new commit is not a failure.  The asv machine name is
+fixed (default github-actions), so that results from different runners line
+up on one graph.
+
+Exit status: 0 when every commit has results (a regression is in the report,
+not in the status); 1 when a benchmark failed (scripts/bench's 1); 2 for bad
+arguments, an unreachable repository, or bad results or site files; 3 when
+a command it ran failed; 4 when it, scripts/bench or the gate crashed.
+Whenever no regression report could be made, the report file says so in a
+line that starts with "No report:" and names what failed (never an empty
+report), and the exit status is not 0.
+"""
+
+from pathlib import Path
+
+from .. import cli
+from ..errors import Error
+from ..project import ROOT
+from ..running.nightly import nightly, summarize
+from . import common_args
+
+
+def parse_args(argv):
+    parser = cli.parser("scripts/nightly", __doc__)
+    parser.add_argument("range", nargs="?", default="NEW", metavar="RANGE",
+                        help="asv's range of upstream commits: NEW, a tag, A..B, HASHFILE:PATH (default: NEW)")
+    parser.add_argument("--upstream", metavar="URL|PATH",
+                        help="the Equinox repository (default: asv.conf.json's)")
+    common_args.add_results_branch(parser)
+    common_args.add_machine(parser, "github-actions", "asv machine name, the same on every runner (default: %(default)s)")
+    common_args.add_output(parser, ROOT / ".cache" / "nightly",
+                   "the results checkout, where results/ and html/ go (default: .cache/nightly)")
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help="where the regression report goes (default: OUTPUT/regressions.md)")
+    parser.add_argument("--site", type=Path, metavar="DIR", help="copy the published site into DIR (a new folder)")
+    parser.add_argument("--publish-only", action="store_true",
+                        help="run no benchmark: publish the site and the report from the results branch alone, "
+                             "so that the job that makes the site for Pages runs no upstream code")
+    common_args.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
+    common_args.add_bench(parser)
+    common_args.add_jax(parser)
+    parser.add_argument("--env-dir", type=Path, metavar="DIR", help="where asv keeps its virtualenvs")
+    common_args.add_confirm(parser)
+    args = parser.parse_args(argv)
+    # scripts/bench runs in the project folder: paths are made absolute from here.
+    args.output = args.output.resolve()
+    args.report = (args.report or args.output / "regressions.md").resolve()
+    args.env_dir = args.env_dir and args.env_dir.resolve()
+    for option in ("upstream", "results_remote"):
+        location = getattr(args, option)
+        if location and Path(location).exists():
+            setattr(args, option, str(Path(location).resolve()))
+    if args.range.startswith("HASHFILE:"):
+        args.range = f"HASHFILE:{Path(args.range.removeprefix('HASHFILE:')).resolve()}"
+    if args.site and args.site.exists() and any(args.site.iterdir()):
+        parser.error(f"--site {args.site}: not empty")
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    try:
+        return nightly(args)
+    except Error as error:
+        summarize(f"No report: scripts/nightly: {error}")
+        raise

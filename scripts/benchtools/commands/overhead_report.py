@@ -1,0 +1,62 @@
+"""Answer "what does tree_at cost over a tuple?" for each benchmarked release.
+
+Reads asv results (by default those of scripts/bench's release runs) and, for
+each commit and environment, gives:
+
+* the tree_at / tuple time ratio per wrapping (eager, jit, scan, jit_scan);
+* eager overhead per tree_at call, in microseconds, against pytree depth;
+* tracing and compile overhead;
+* whether the jaxprs of the tree_at and tuple steps are identical.
+
+and, across the releases, the history of tree_at's cost: every step of
+bench_counts.PythonCost (one update at depth 4) above its 1% floor, with the
+measured time (tree_map passes) on both sides, the calls and bytecodes, and
+its cause: the functions whose calls per update changed, from one update
+profiled in both releases (explain.py; profiles that scripts/regressions
+--explain already made are used, --explain makes the missing ones).
+
+Without options it prints Markdown for every commit.  --html DIR writes the
+report as a page with PNG plots across releases into DIR/overhead/ and links
+it from the asv site in DIR.  --readme FILE rewrites the part of FILE between
+the overhead-report markers with the newest release's summary and the history.
+"""
+
+from pathlib import Path
+
+from .. import cli
+from ..publishing.report import (README_END, README_START, explain_history, history, history_markdown, html_page,
+                                 load_rows, markdown, update_readme)
+from . import common_args
+
+
+def parse_args(argv):
+    parser = cli.parser("scripts/overhead-report", __doc__)
+    common_args.add_results_inputs(parser)
+    parser.add_argument("--latest", action="store_true", help="only the most recent commit")
+    parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
+    parser.add_argument("--readme", type=Path, metavar="FILE",
+                        help=f"rewrite FILE between {README_START} and {README_END}")
+    parser.add_argument("--config", type=Path, metavar="PATH",
+                        help="the asv configuration of the results, to find the causes of the history's steps "
+                             "in profiles cached under its output's .asv/profiles (scripts/bench writes it to "
+                             ".asv/configs/)")
+    parser.add_argument("--explain", action="store_true",
+                        help="with --config: profile the releases around each step that has no cached profile "
+                             "(asv profile in their environments)")
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    args = parse_args(argv)
+    rows = load_rows(args.results, args.repo, args.machine, args.latest)
+    found = history(rows)
+    explain_history(found, args.config, profile=args.explain)
+    if args.html:
+        print(f"wrote {html_page(rows, args.html, found)}")
+    if args.readme:
+        update_readme(args.readme, rows, found)
+        print(f"updated {args.readme}")
+    if not (args.html or args.readme):
+        print("\n".join(markdown(row) for row in rows))
+        print(history_markdown(found))
+    return 0

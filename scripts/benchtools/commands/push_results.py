@@ -1,0 +1,51 @@
+"""Store results on the results branch: merge results folders into it, commit, push.
+
+The branch holds a results/ folder, laid out as scripts/bench writes it
+(results/upstream/MACHINE/*.json, ...); `main` holds no results.  Each SRC is
+a results/ folder such as scripts/nightly's OUTPUT/results or a backfill
+shard's; scripts/merge-results merges them into a fresh clone of the branch,
+so that a result already on the branch is never changed or removed: a
+differing copy is reported and the branch's kept.  Every file of every SRC is
+checked first (see scripts/merge-results): one invalid file and nothing is
+pushed.  benchmarks.json is never taken from a SRC (the job that wrote it ran
+upstream code): each results folder on the branch gets this repository's,
+made by asv from benchmarks/ alone (benchtools/suite.py).  The branch is
+created, without history, when the remote lacks it.
+
+The push is never forced.  When the remote moved meanwhile, the clone is
+reset to the new tip and the merge is redone, up to --attempts times.  The
+work happens in a temporary clone, so a run killed at any point leaves the
+branch as it was or with the new commit, nothing in between.
+
+GITHUB_TOKEN, when set, is sent to GitHub (GITHUB_SERVER_URL) as git's
+Authorization header through git's environment: it is never written to disk
+nor put on a command line.
+
+Exit status: 0 when pushed or when nothing was new; 1 when a conflict was
+reported (the rest is pushed); 2 for bad arguments, an invalid file in a SRC
+(nothing is pushed) or an unreachable remote; 3 when the push kept failing.
+"""
+
+from pathlib import Path
+
+from .. import cli
+from ..publishing.results_branch import store
+from . import common_args
+
+
+def parse_args(argv):
+    parser = cli.parser("scripts/push-results", __doc__)
+    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results/ folders to store")
+    common_args.add_results_branch(parser)
+    parser.add_argument("--attempts", type=int, default=5, help="pushes to try (default: %(default)s)")
+    args = parser.parse_args(argv)
+    for source in args.sources:
+        if not source.is_dir():
+            parser.error(f"SRC {source}: not a folder")
+    if args.attempts < 1:
+        parser.error("--attempts must be at least 1")
+    return args
+
+
+def main(argv):
+    return store(parse_args(argv))

@@ -1,0 +1,81 @@
+"""A change of one benchmark between two commits, and the thresholds it is judged against."""
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks import metrics
+
+from ..asvtools import validate
+from ..errors import BadInput
+from . import explain
+
+ASV_DEFAULT_THRESHOLD = 0.05
+
+@dataclass
+class Change:
+    benchmark: str
+    params: str
+    env: str
+    before: float
+    after: float
+    good: str  # the last commit at the old level, or "" when ``bad`` is the first commit benchmarked
+    bad: str  # the first commit at the new level
+    single_commit: bool
+    unit: str
+    latest: float | None = None  # the value at the newest commit (step detection only)
+    env_params: dict = field(default_factory=dict)  # the environment's requirements, to profile in it
+    graph: tuple | None = None  # (graph path in the site, parameter index, revision before, revision after)
+    diagnostics: list = field(default_factory=list)  # [(name, before, after)] beside a cost change
+    explanation: "explain.Explanation | None" = None
+
+    @property
+    def kind(self) -> str:
+        return metrics.kind(self.benchmark)
+
+    @property
+    def entry(self) -> str:
+        """The name asv's step detection matches `regressions_thresholds` against."""
+        return f"{self.benchmark}({self.params})" if self.params else self.benchmark
+
+    @property
+    def ratio(self) -> float:
+        if self.before == 0:
+            return float("inf") if self.after > 0 else 1.0
+        return self.after / self.before
+
+class Thresholds:
+    """The threshold of each change: any increase for a deterministic metric, else asv's rule."""
+
+    def __init__(self, regexes: dict, overrides: dict, where: Path | str = ""):
+        try:
+            self.regexes = [(re.compile(regex), validate.finite_non_negative(value, f"threshold of {regex!r}"))
+                            for regex, value in regexes.items()]
+        except (re.error, TypeError, ValueError, AttributeError) as error:
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
+        except BadInput as error:
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
+        self.overrides = overrides
+
+    def __call__(self, change: Change) -> float:
+        if change.kind == metrics.DETERMINISTIC:
+            return 0.0
+        if change.kind == metrics.COST:
+            return metrics.COST_FLOOR
+        if change.kind == metrics.DIAGNOSTIC:
+            return float("inf")
+        if self.overrides.get(change.kind) is not None:
+            return self.overrides[change.kind]
+        # As asv.plugins.regressions.Regressions._get_threshold.
+        matching = [value for regex, value in self.regexes if regex.match(change.entry)]
+        return max(matching, default=ASV_DEFAULT_THRESHOLD)
+
+    def counted(self, changes: list[Change]) -> list[Change]:
+        """The changes that count, by kind (metrics.KINDS' order), then worst first."""
+        return sorted((c for c in changes if self.counts(c)), key=lambda c: (metrics.KINDS.index(c.kind), -c.ratio))
+
+    def counts(self, change: Change) -> bool:
+        """A diagnostic never counts; a cost that went down never does (after > before is needed)."""
+        if not metrics.counted(change.benchmark):
+            return False
+        return change.after > change.before * (1 + self(change))

@@ -1,0 +1,268 @@
+"""The regression gate: the changes of a run or a comparison, judged against their thresholds.
+
+``judge`` computes a ``Verdict``; ``render.markdown`` writes it as a report.
+docs/gate.md tells how changes are found and when they count.
+"""
+
+import itertools
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks import metrics, params
+
+from ..errors import BadInput, Error
+from ..project import ROOT, VENV, env_label
+from ..asvtools import validate
+from . import confirm, explain, pairs, steps
+from .changes import Change
+from .sources import Source, is_single_step, load_result, params_of_graph, previous_revision, read_json, series, split_entry, unit_of
+
+LARGE_IMPROVEMENT = 0.10  # tree_at's cost down by this much or more is listed and explained
+DIAGNOSTICS = ("bench_counts.PythonCalls", "bench_counts.BytecodeInstructions")
+
+
+@dataclass
+class GateOptions:
+    """What the gate reads and how it judges: the latest run in ``output``, a configuration, or folders.
+
+    ``threshold`` and ``time_threshold``, when given, replace the thresholds
+    of every ratio and every time metric.
+    """
+
+    output: Path = ROOT
+    config: Path | None = None
+    results: Path | None = None
+    html: Path | None = None
+    machine: str | None = None
+    threshold: float | None = None
+    time_threshold: float | None = None
+    explain: bool = False
+    confirm: bool = True  # re-measure timing suspects side by side (confirm.py); False: --no-confirm
+    max_pairs: int = pairs.MAX_PAIRS
+
+    def __post_init__(self):
+        for name in ("threshold", "time_threshold"):
+            value = getattr(self, name)
+            if value is not None:
+                validate.finite_non_negative(value, f"--{name.replace('_', '-')}")
+
+    @property
+    def overrides(self) -> dict:
+        return {metrics.RATIO: self.threshold, metrics.TIME: self.time_threshold}
+
+    def source(self) -> Source:
+        return Source(self.output, self.config, self.results, self.html, self.machine, self.overrides)
+
+
+@dataclass
+class Verdict:
+    """What the gate found, as data: ``render.markdown`` is its report, and every consumer reads this.
+
+    ``confirmations`` is None when timing changes were judged unconfirmed
+    (--no-confirm); otherwise each timing suspect's confirmation, in which
+    case the timing rows of ``counted`` are those confirmed slower.
+    """
+
+    source: Source
+    mode: str  # how the changes were found: STEP_MODE, or "BEFORE → AFTER"
+    changes: list[Change]
+    counted: list[Change]
+    improved: list[Change]
+    confirmations: list[confirm.Confirmation] | None
+    explain_errors: list[str] = field(default_factory=list)
+
+    @property
+    def regression(self) -> bool:
+        return bool(self.counted)
+
+    @property
+    def explained(self) -> list[Change]:
+        return to_explain(self.counted, self.improved)
+
+
+def step_changes(source: Source) -> list[Change]:
+    """asv's jumps, each with the levels of the series just before and just after it (steps.true_step)."""
+    path = source.html / "regressions.json"
+    data = read_json(path, "asv regressions file", validate.REGRESSIONS)
+    changes = []
+    for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
+        name, params = split_entry(entry)
+        env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
+        unknown = [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in source.hash_of_revision]
+        if unknown:
+            raise BadInput(f"asv regressions file {path} names revision {unknown[0]}, which the site's "
+                           f"index.json lacks")
+        points = series(source, graph, index)
+        for before_rev, after_rev, before, _best_after in jumps:
+            bad = source.hash_of_revision[after_rev]
+            rev_before = before_rev if before_rev is not None else previous_revision(points, after_rev)
+            good = source.hash_of_revision.get(rev_before, "") if rev_before is not None else ""
+            step = steps.true_step(points, rev_before if rev_before is not None else after_rev - 1,
+                                   after_rev, before)
+            changes.append(Change(name, params, env, step.before, step.after, good, bad,
+                                  single_commit=before_rev is None, unit=unit_of(source, name),
+                                  latest=last_value, env_params=params_of_graph(graph),
+                                  graph=(graph, index, rev_before, after_rev)))
+    return changes
+
+
+def compare_changes(source: Source, before_name: str, after_name: str) -> list[Change]:
+    before_commit, after_commit = source.resolve(before_name), source.resolve(after_name)
+    after_by_env = {r.env_name: r for r in load_result(source, after_commit)}
+    changes = []
+    for before_result in load_result(source, before_commit):
+        after_result = after_by_env.get(before_result.env_name)
+        if after_result is None:
+            continue
+        for name in sorted(set(before_result.get_all_result_keys()) & set(after_result.get_all_result_keys())):
+            params = before_result.get_result_params(name)
+            if params != after_result.get_result_params(name):
+                continue
+            before_values = before_result.get_result_value(name, params)
+            after_values = after_result.get_result_value(name, params)
+            for combo, before, after in zip(itertools.product(*params), before_values, after_values):
+                if before is None or after is None or before != before or after != after:
+                    continue
+                changes.append(Change(name, ", ".join(combo), env_label(before_result.params),
+                                      before, after, before_commit, after_commit,
+                                      single_commit=is_single_step(source, before_commit, after_commit),
+                                      unit=unit_of(source, name), env_params=dict(before_result.params)))
+    return changes
+
+
+def find_command(source: Source, change: Change) -> str | None:
+    if change.single_commit or not change.good or source.config is None:
+        return None
+    regex = "^" + change.benchmark.replace(".", r"\.") + "$"
+    return shlex.join([str(VENV / "bin" / "asv"), "find", "--config", str(source.config),
+                       "--machine", source.machine, f"{change.good}..{change.bad}", regex])
+
+
+def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]) -> None:
+    """Beside each cost change, its diagnostics (calls, bytecodes) at the same two commits."""
+    for row in rows:
+        if row.kind != metrics.COST:
+            continue
+        twin = row.benchmark.rsplit(".", 1)[1]
+        for prefix in DIAGNOSTICS:
+            name = f"{prefix}.{twin}"
+            if row.graph:  # step detection: the diagnostic's own graph, at the step's two revisions
+                graph, index, rev_before, rev_after = row.graph
+                diagnostic_graph = graph.rsplit("/", 1)[0] + f"/{name}.json"
+                if not (source.html / diagnostic_graph).is_file():
+                    continue
+                points = dict(series(source, diagnostic_graph, index))
+                before, after = points.get(rev_before), points.get(rev_after)
+            else:
+                twin_change = next((c for c in changes if c.benchmark == name and c.params == row.params
+                                    and c.env == row.env), None)
+                before, after = (twin_change.before, twin_change.after) if twin_change else (None, None)
+            if before is not None and after is not None:
+                row.diagnostics.append((name, before, after))
+
+
+def improvements(source: Source, changes: list[Change], compared: bool) -> list[Change]:
+    """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison."""
+    depth = str(params.DEFAULT_DEPTH)
+    if compared:
+        return [c for c in changes if c.benchmark == metrics.COST_TREE_AT and c.params == depth
+                and c.ratio <= 1 - LARGE_IMPROVEMENT]
+    listed = source.benchmarks.get(metrics.COST_TREE_AT)
+    if not listed or not (source.html / "graphs").is_dir():
+        return []
+    combos = [", ".join(combo) for combo in itertools.product(*listed.get("params", []))]
+    index = combos.index(depth) if depth in combos else None
+    if combos and index is None:
+        return []
+    graphs = {}
+    for path in sorted((source.html / "graphs").rglob(f"{metrics.COST_TREE_AT}.json")):
+        graph = path.relative_to(source.html).as_posix()
+        graph_params = params_of_graph(graph)
+        if "summary" not in graph.split("/") and graph_params.get("machine", source.machine) == source.machine:
+            graphs[graph] = graph_params
+    # Named as asv names an environment in regressions.json: by the parameters that differ between graphs.
+    varying = {key for params_ in graphs.values() for key in params_
+               if len({p.get(key) for p in graphs.values()}) > 1}
+    found = []
+    for graph, graph_params in graphs.items():
+        env = ", ".join(f"{k} {v}" for k, v in sorted(graph_params.items()) if k in varying) or "—"
+        env_params = graph_params
+        points = series(source, graph, index)
+        present = [value for _rev, value in sorted(points) if value is not None]
+        for step in steps.steps(steps.pieces(points)):
+            if step.relative <= -LARGE_IMPROVEMENT:
+                found.append(Change(metrics.COST_TREE_AT, depth, env, step.before, step.after,
+                                    source.hash_of_revision.get(step.rev_before, ""),
+                                    source.hash_of_revision[step.rev_after],
+                                    single_commit=step.rev_after - step.rev_before == 1,
+                                    unit=unit_of(source, metrics.COST_TREE_AT),
+                                    latest=present[-1] if present else None, env_params=env_params,
+                                    graph=(graph, index, step.rev_before, step.rev_after)))
+    return found
+
+
+def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
+    """The changes whose cause is profiled: counted deterministic and cost regressions, large improvements."""
+    return [c for c in counted if c.kind in (metrics.DETERMINISTIC, metrics.COST)] + improved
+
+
+def attach_explanations(source: Source, rows: list[Change], cached_only: bool = False) -> list[str]:
+    """Profile each row's two commits (explain.explain), once per (environment, commits); the errors met."""
+    if source.config is None:
+        raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
+    errors, done = [], {}
+    for row in rows:
+        if not row.good:
+            continue
+        key = (tuple(sorted(row.env_params.items())), row.good, row.bad)
+        if key not in done:
+            try:
+                done[key] = explain.explain(source.config, row.env_params, row.good, row.bad,
+                                            source.asv_dir / "profiles", cached_only=cached_only)
+            except Error as error:
+                done[key] = None
+                errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")
+        row.explanation = done[key]
+    return errors
+
+
+STEP_MODE = "asv step detection"
+
+
+def changes_of(source: Source, compare: tuple[str, str] | None) -> tuple[list[Change], str]:
+    """The changes to judge, and how they were found: step detection, or BEFORE → AFTER."""
+    if compare:
+        return compare_changes(source, *compare), f"{compare[0]} → {compare[1]}"
+    return step_changes(source), STEP_MODE
+
+
+def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdict:
+    """The gate as a function: the verdict on the latest run's steps, or on BEFORE → AFTER.
+
+    With ``options.explain``, the counted deterministic and cost regressions
+    and the large improvements carry their explanation (explain.py).
+    """
+    source = options.source()
+    changes, mode = changes_of(source, compare)
+    improved = improvements(source, changes, compared=compare is not None)
+    counted = source.thresholds.counted(changes)
+    if options.confirm:
+        confirmations = confirm.confirmations(source.config, confirm.suspects(changes, source.thresholds),
+                                              options.max_pairs)
+        slower = [c.change for c in confirmations if c.verdict == pairs.SLOWER]
+        counted = [c for c in counted if c.kind not in confirm.TIMING_KINDS] + slower
+    else:
+        confirmations = None
+    attach_diagnostics(source, counted + improved, changes)
+    errors = attach_explanations(source, to_explain(counted, improved)) if options.explain else []
+    return Verdict(source, mode, changes, counted, improved, confirmations, errors)
+
+
+def bisect(verdict: Verdict) -> None:
+    """Run `asv find` for each counted regression that spans several commits (--bisect), echoing each command."""
+    for command in dict.fromkeys(find_command(verdict.source, c) for c in verdict.counted):
+        if command:
+            print(f"\n$ {command}", flush=True)
+            subprocess.run(shlex.split(command), check=False)

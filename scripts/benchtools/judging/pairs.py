@@ -1,0 +1,104 @@
+"""The confirm step's statistics: paired log ratios, their interval, the verdict, the sequential looks.
+
+Per pair d = ln(after / before) (every metric is oriented bigger-is-worse);
+the Hodges-Lehmann estimate of d (the median of the Walsh averages) with the
+exact interval of the Wilcoxon signed-rank test, which covers the true shift
+for any symmetric distribution of d whatever its tails; sequential as
+Chromium's Pinpoint: START_PAIRS pairs, STEP_PAIRS more while undecided, at
+most MAX_PAIRS.  docs/gate.md says why these and not a t interval.
+"""
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+# The constants of the verdict, declared once (README, "Confirmed verdicts").
+# The constants of the verdict, declared once (docs/gate.md, "Confirmed verdicts").
+CONFIDENCE = 0.99
+FLOOR = 0.01  # slower only when the whole interval lies above +1%
+SAME_BELOW = 0.02  # same when the whole interval lies below +2%
+START_PAIRS = 8
+STEP_PAIRS = 8  # even, so that every look ends on a whole A B / B A block
+MAX_PAIRS = 32
+MIN_PAIRS = 8  # the fewest with which the signed-rank interval can exclude anything at 99%
+SLOWER, SAME, UNDECIDED = "slower", "same", "undecided"
+VERDICTS = (SLOWER, SAME, UNDECIDED)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The relative change after / before - 1, its CONFIDENCE interval, and the pairs it rests on."""
+
+    estimate: float
+    low: float
+    high: float
+    pairs: int
+    sd: float  # of the per-pair log ratios
+
+def signed_rank_cdf(n: int) -> list[float]:
+    """P(W <= w) for w = 0 .. n(n+1)/2, W the Wilcoxon signed-rank statistic of n pairs (exact, no ties)."""
+    counts = [1]  # counts[w]: subsets of {1..k} summing to w
+    for k in range(1, n + 1):
+        grown = counts + [0] * k
+        for w, count in enumerate(counts):
+            grown[w + k] += count
+        counts = grown
+    total, running, cdf = 2 ** n, 0, []
+    for count in counts:
+        running += count
+        cdf.append(running / total)
+    return cdf
+
+def interval(before: Sequence[float], after: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+    """The Hodges-Lehmann estimate of d = ln(after / before) and its exact signed-rank interval, as relative changes.
+
+    The interval is [A(k+1), A(M-k)] of the M = n(n+1)/2 sorted Walsh
+    averages, k the largest with P(W <= k) <= (1 - confidence) / 2; it
+    covers the true shift with at least ``confidence`` for any symmetric
+    distribution of d, whatever its tails.  Fewer than 8 pairs cannot give a
+    99% interval at all (P(W = 0) = 2**-n): the interval is then unbounded.
+    """
+    if len(before) != len(after) or len(before) < 2:
+        raise ValueError("a paired interval needs at least two pairs of equal length")
+    if any(not (value > 0) for value in (*before, *after)):
+        raise ValueError("values must be positive to take log ratios")
+    d = [math.log(a / b) for b, a in zip(before, after)]
+    n = len(d)
+    walsh = sorted((d[i] + d[j]) / 2 for i in range(n) for j in range(i, n))
+    cdf = signed_rank_cdf(n)
+    k = -1  # stays -1 when even W = 0 is likelier than the tail allows
+    while k + 1 < len(cdf) and cdf[k + 1] <= (1 - confidence) / 2:
+        k += 1
+    low, high = (walsh[k], walsh[len(walsh) - 1 - k]) if k >= 0 else (-math.inf, math.inf)
+    return Interval(math.expm1(statistics.median(walsh)), math.expm1(low), math.expm1(high), n, statistics.stdev(d))
+
+def decide(found: Interval) -> str:
+    if found.low > FLOOR:
+        return SLOWER
+    if found.high < SAME_BELOW:
+        return SAME
+    return UNDECIDED
+
+def balanced_order(first: int, count: int) -> list[tuple[str, str]]:
+    """The order of pairs first .. first+count-1: A B for even pairs, B A for odd (A B B A A B ...)."""
+    return [("before", "after") if number % 2 == 0 else ("after", "before") for number in range(first, first + count)]
+
+def sequential(measure: Callable[[int, int], list[tuple[float, float]]], max_pairs: int = MAX_PAIRS,
+               start: int = START_PAIRS, step: int = STEP_PAIRS) -> tuple[str, Interval, list, list]:
+    """Measure pairs until decided or at the cap: (verdict, interval, befores, afters).
+
+    ``measure(first, count)`` returns ``count`` (before, after) values for
+    pairs ``first`` onwards, in balanced_order(first, count).
+    """
+    before, after = [], []
+    count = min(start, max_pairs)
+    while True:
+        for b, a in measure(len(before), count):
+            before.append(b)
+            after.append(a)
+        found = interval(before, after)
+        verdict = decide(found)
+        if verdict != UNDECIDED or len(before) >= max_pairs:
+            return verdict, found, before, after
+        count = min(step, max_pairs - len(before))
