@@ -7,9 +7,9 @@ is the one the gate judges Python work on; ``PythonCalls`` and
 """
 
 from .instruments import count_bytecodes, count_python_calls, jaxpr_equation_count
+from .metrics import CALL_WEIGHT
 from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, WRAPPINGS
 from .workloads import Surgery, build_state, make_step, wrap
-from .metrics import CALL_WEIGHT
 
 
 class _SurgeryCount:

@@ -5,7 +5,7 @@ The scenario lives here, beside its only benchmark.  Its Module classes start
 with ``_`` so that asv does not look for benchmarks in them.
 """
 
-from typing import Callable
+from collections.abc import Callable
 
 import equinox as eqx
 import jax

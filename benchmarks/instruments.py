@@ -10,7 +10,7 @@ import statistics
 import sys
 import time
 import timeit
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 
@@ -19,7 +19,6 @@ def copied_bytes(before, after) -> int:
     """Bytes of the leaves of ``after`` that are not objects already in ``before``."""
     existing = {id(leaf) for leaf in jax.tree_util.tree_leaves(before)}
     return sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(after) if id(leaf) not in existing)
-
 
 
 def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
@@ -31,8 +30,12 @@ def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
         number *= 2
 
 
-def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[], object],
-                      seconds: float = 1.0, batch_seconds: float = 0.002) -> float:
+def interleaved_ratio(
+    numerator: Callable[[], object],
+    denominator: Callable[[], object],
+    seconds: float = 1.0,
+    batch_seconds: float = 0.002,
+) -> float:
     """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
 
     The two are timed in back-to-back batches of about ``batch_seconds``
@@ -49,7 +52,9 @@ def interleaved_ratio(numerator: Callable[[], object], denominator: Callable[[],
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(ratios) < 3:
         numerator_time, denominator_time = (
-            timeit.timeit(fn, number=number) / number for fn, number in zip((numerator, denominator), numbers))
+            timeit.timeit(fn, number=number) / number
+            for fn, number in zip((numerator, denominator), numbers, strict=True)
+        )
         ratios.append(numerator_time / denominator_time)
     return statistics.median(ratios)
 

@@ -18,7 +18,7 @@ while no XLA thread pool exists in the parent.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import equinox as eqx
 import jax
@@ -31,7 +31,7 @@ from .params import SCAN_LENGTH, WRAPPINGS
 class Node(eqx.Module):
     a: jax.Array
     b: jax.Array
-    child: Optional["Node"]
+    child: Node | None
 
 
 class PlainNode:
@@ -46,7 +46,8 @@ class PlainNode:
 
 
 jax.tree_util.register_pytree_node(
-    PlainNode, lambda node: ((node.a, node.b, node.child), None), lambda _, children: PlainNode(*children))
+    PlainNode, lambda node: ((node.a, node.b, node.child), None), lambda _, children: PlainNode(*children)
+)
 
 
 def _leaf(state_size: int, level: int, field: int) -> jax.Array:

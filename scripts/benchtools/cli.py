@@ -10,7 +10,7 @@ import argparse
 import sys
 import textwrap
 import traceback
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .errors import Error, ExitCode
 
@@ -34,12 +34,20 @@ def main(command: Callable[[Sequence[str]], int], prog: str) -> None:
     sys.exit(run(command, sys.argv[1:], prog))
 
 
-EXIT_CODES = textwrap.fill("exit codes, the same for every command (README, \"Exit codes\"): 0 success; 1 the finding "
-              "documented above; 2 bad input, named in one line; 3 an operation failed (a command run, the "
-              "network); 4 a crash, with its traceback", 79)
+EXIT_CODES = textwrap.fill(
+    'exit codes, the same for every command (README, "Exit codes"): 0 success; 1 the finding '
+    "documented above; 2 bad input, named in one line; 3 an operation failed (a command run, the "
+    "network); 4 a crash, with its traceback",
+    79,
+)
 
 
 def parser(prog: str, doc: str | None, epilog: str | None = None, **kwargs) -> argparse.ArgumentParser:
     """An argument parser that shows ``doc`` (a module docstring) as written, and the exit codes."""
-    return argparse.ArgumentParser(prog=prog, description=doc, epilog=f"{epilog}\n\n{EXIT_CODES}" if epilog else
-                                   EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+    return argparse.ArgumentParser(
+        prog=prog,
+        description=doc,
+        epilog=f"{epilog}\n\n{EXIT_CODES}" if epilog else EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **kwargs,
+    )

@@ -14,13 +14,27 @@ from .errors import Error, Failed
 END = "--end-of-options"
 
 
-def run(*args, repo: Path | str | None = None, cwd: Path | None = None, env: dict | None = None,
-        input: str | None = None, stdin=None, check: bool = True,
-        error: type[Error] = Failed) -> subprocess.CompletedProcess:
+def run(
+    *args,
+    repo: Path | str | None = None,
+    cwd: Path | None = None,
+    env: dict | None = None,
+    input: str | None = None,
+    stdin=None,
+    check: bool = True,
+    error: type[Error] = Failed,
+) -> subprocess.CompletedProcess:
     """``git [-C repo] ARGS`` (run in ``cwd``), text in and out; with ``check``, a non-zero exit raises ``error``."""
     command = ["git", *(["-C", str(repo)] if repo is not None else []), *map(str, args)]
-    result = subprocess.run(command, cwd=cwd, env=env if env is not None else dict(os.environ, GIT_TERMINAL_PROMPT="0"),
-                            input=input, stdin=stdin, capture_output=True, text=True)
+    result = subprocess.run(
+        command,
+        cwd=cwd,
+        env=env if env is not None else dict(os.environ, GIT_TERMINAL_PROMPT="0"),
+        input=input,
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+    )
     if check and result.returncode != 0:
         where = f" in {repo or cwd}" if (repo or cwd) is not None else ""
         raise error(f"git {' '.join(map(str, args))} failed{where}: {result.stderr.strip()}")
@@ -34,8 +48,14 @@ def out(*args, **kwargs) -> str:
 
 def tags(repo: Path, env: dict | None = None) -> dict[str, str]:
     """{tag name: commit hash} of a repository, an annotated tag peeled to its commit; {} where there is none."""
-    listing = out("for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)", "refs/tags",
-                  repo=repo, env=env, check=False)
+    listing = out(
+        "for-each-ref",
+        "--format=%(refname:strip=2) %(objectname) %(*objectname)",
+        "refs/tags",
+        repo=repo,
+        env=env,
+        check=False,
+    )
     found = {}
     for line in listing.splitlines():
         name, target, peeled = (line.split(" ") + [""])[:3]

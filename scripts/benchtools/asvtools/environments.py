@@ -54,8 +54,7 @@ def named_entries(conf) -> list[tuple[str, dict]]:
     named = []
     for entry in environment.iter_matrix(conf.environment_type, conf.pythons, conf):
         python, requirements, tagged_env_vars = environment._parse_matrix_entries(entry)
-        named.append((environment.get_env_name(conf.environment_type, python, requirements, tagged_env_vars),
-                      entry))
+        named.append((environment.get_env_name(conf.environment_type, python, requirements, tagged_env_vars), entry))
     return named
 
 

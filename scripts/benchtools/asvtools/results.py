@@ -9,8 +9,11 @@ def values(result, key):
         return {}
     params = result.get_result_params(key)
     combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
-    return {combo: (None if value is None or value != value else value)
-            for combo, value in zip(combos, result.get_result_value(key, params))}
+    return {
+        combo: (None if value is None or value != value else value)
+        for combo, value in zip(combos, result.get_result_value(key, params), strict=False)
+    }
+
 
 def spreads(result, key, scale: float = 1.0):
     """{param tuple: (q_25, q_75) * scale} from asv's stats of a time benchmark; missing ones left out."""
@@ -18,9 +21,12 @@ def spreads(result, key, scale: float = 1.0):
         return {}
     params = result.get_result_params(key)
     combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
-    return {combo: (stats["q_25"] * scale, stats["q_75"] * scale)
-            for combo, stats in zip(combos, result.get_result_stats(key, params))
-            if stats and stats.get("q_25") is not None and stats.get("q_75") is not None}
+    return {
+        combo: (stats["q_25"] * scale, stats["q_75"] * scale)
+        for combo, stats in zip(combos, result.get_result_stats(key, params), strict=False)
+        if stats and stats.get("q_25") is not None and stats.get("q_75") is not None
+    }
+
 
 def only(mapping):
     """The one value of a benchmark without parameters (``values``), or None."""

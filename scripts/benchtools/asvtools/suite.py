@@ -17,9 +17,9 @@ import tempfile
 from pathlib import Path, PurePath
 
 from .. import util
-from . import validate
 from ..errors import Failed
 from ..project import ROOT, UPSTREAM_CONFIG
+from . import validate
 
 CACHE = ROOT / ".asv" / "suite-description"
 MACHINE = "suite-description"
@@ -41,17 +41,23 @@ def description() -> bytes:
         return cached.read_bytes()
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp:
         config = util.load_asv_config(UPSTREAM_CONFIG)
-        config.update(results_dir=f"{tmp}/results", html_dir=f"{tmp}/html", env_dir=f"{tmp}/env",
-                      benchmark_dir=str(ROOT / config["benchmark_dir"]))
+        config.update(
+            results_dir=f"{tmp}/results",
+            html_dir=f"{tmp}/html",
+            env_dir=f"{tmp}/env",
+            benchmark_dir=str(ROOT / config["benchmark_dir"]),
+        )
         path = Path(tmp) / "asv.conf.json"
         path.write_text(json.dumps(config))
-        for command in (["machine", "--yes", "--machine", MACHINE, "--config", str(path)],
-                        ["run", "--python=same", "--bench", "just-discover", "--machine", MACHINE,
-                         "--config", str(path)]):
+        for command in (
+            ["machine", "--yes", "--machine", MACHINE, "--config", str(path)],
+            ["run", "--python=same", "--bench", "just-discover", "--machine", MACHINE, "--config", str(path)],
+        ):
             done = subprocess.run(util.asv(*command), cwd=ROOT, capture_output=True, text=True)
             if done.returncode != 0:
-                raise Failed(f"asv {command[0]} failed while describing the suite: "
-                             f"{(done.stdout + done.stderr).strip()[-500:]}")
+                raise Failed(
+                    f"asv {command[0]} failed while describing the suite: {(done.stdout + done.stderr).strip()[-500:]}"
+                )
         written = Path(tmp) / "results" / "benchmarks.json"
         if not written.is_file():
             raise Failed("asv discovered the suite but wrote no benchmarks.json")

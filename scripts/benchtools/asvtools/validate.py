@@ -45,6 +45,7 @@ def threshold(text: str) -> float:
 
 # JSON files and shapes
 
+
 def read_json(path: Path, what: str):
     """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
     try:
@@ -126,7 +127,7 @@ def _check(value, shape, where: str) -> None:
     elif isinstance(shape, Tuple):
         if not isinstance(value, list) or len(value) != len(shape.items):
             _fail(where, f"an array of {len(shape.items)}", value)
-        for i, (item, inner) in enumerate(zip(value, shape.items)):
+        for i, (item, inner) in enumerate(zip(value, shape.items, strict=True)):
             _check(item, inner, f"{where}[{i}]")
     else:
         types = shape if isinstance(shape, tuple) else (shape,)
@@ -160,8 +161,19 @@ LAST_RUN = {"config": str, "results_dir?": str, "html_dir?": str, "machine?": st
 CONFIG = {"results_dir?": str, "html_dir?": str, "regressions_thresholds?": Map(NUMBER)}
 INDEX = {"revision_to_hash": Map(str, key=r"-?[0-9]+"), "tags": Map(int)}
 REVISION = (int, OPTIONAL)
-REGRESSIONS = {"regressions?": List(Tuple(str, (str, OPTIONAL), Map((str, NUMBER, OPTIONAL)), object, object,
-                                          object, List(Tuple(REVISION, int, NUMBER, NUMBER))))}
+REGRESSIONS = {
+    "regressions?": List(
+        Tuple(
+            str,
+            (str, OPTIONAL),
+            Map((str, NUMBER, OPTIONAL)),
+            object,
+            object,
+            object,
+            List(Tuple(REVISION, int, NUMBER, NUMBER)),
+        )
+    )
+}
 GRAPH = List(Tuple(int, object))  # [[revision, a value or a list of values], ...]; steps.graph_points checks them
 BENCHMARK = {"unit?": (str, OPTIONAL)}
 BENCHMARKS = Map((dict, int))  # {name: description, ..., "version": 2}
@@ -173,9 +185,17 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 RESULT_NAME = re.compile(r"(?P<hash8>[0-9a-f]{8})-(?P<env>[A-Za-z0-9_.+-]+)\.json")
 FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 MACHINE = {"machine": str, "version": int}
-RESULT = {"commit_hash": str, "env_name": str, "params": Map((str, NUMBER, OPTIONAL)),
-          "requirements": Map((str, NUMBER, OPTIONAL)), "python": str, "date": NUMBER,
-          "results": Map(list), "result_columns": List(str), "version": int}
+RESULT = {
+    "commit_hash": str,
+    "env_name": str,
+    "params": Map((str, NUMBER, OPTIONAL)),
+    "requirements": Map((str, NUMBER, OPTIONAL)),
+    "python": str,
+    "date": NUMBER,
+    "results": Map(list),
+    "result_columns": List(str),
+    "version": int,
+}
 
 
 def kind_of(relative: PurePath) -> str:
@@ -190,8 +210,10 @@ def kind_of(relative: PurePath) -> str:
         return "benchmarks"
     if len(parts) in (2, 3):
         return "machine" if relative.name == "machine.json" else "result"
-    raise BadInput(f"{relative}: not where a results folder keeps its files "
-                   "([NAME/]benchmarks.json, [NAME/]MACHINE/machine.json, [NAME/]MACHINE/<hash8>-<env>.json)")
+    raise BadInput(
+        f"{relative}: not where a results folder keeps its files "
+        "([NAME/]benchmarks.json, [NAME/]MACHINE/machine.json, [NAME/]MACHINE/<hash8>-<env>.json)"
+    )
 
 
 def stored_file(path: Path, relative: PurePath) -> bytes:
@@ -215,8 +237,12 @@ def stored_file(path: Path, relative: PurePath) -> bytes:
         check(value, BENCHMARKS, path, what)
         for name, description in value.items():
             if name != "version":
-                check(description, {"name": str, "type": str, "params?": list, "param_names?": List(str)},
-                      path, f"{what} entry {name[:60]!r}")
+                check(
+                    description,
+                    {"name": str, "type": str, "params?": list, "param_names?": List(str)},
+                    path,
+                    f"{what} entry {name[:60]!r}",
+                )
         _asv_loads(lambda: util.load_json(str(path), api_version=2), path, what)
         return data
     if kind == "machine":
@@ -230,8 +256,10 @@ def stored_file(path: Path, relative: PurePath) -> bytes:
         raise BadInput(f"{path}: a results file's name is <first 8 hex digits of the commit>-<environment>.json")
     check(value, RESULT, path, what)
     if not FULL_HASH.fullmatch(value["commit_hash"]) or value["commit_hash"][:8] != name["hash8"]:
-        raise BadInput(f"{what} {path}: its commit {value['commit_hash'][:60]!r} is not a full hash that "
-                       f"starts with its name's {name['hash8']}")
+        raise BadInput(
+            f"{what} {path}: its commit {value['commit_hash'][:60]!r} is not a full hash that "
+            f"starts with its name's {name['hash8']}"
+        )
     if results.get_filename(machine, value["commit_hash"], value["env_name"]) != f"{machine}/{relative.name}":
         raise BadInput(f"{what} {path}: its environment {value['env_name'][:60]!r} does not give its name")
     if value["params"].get("machine") != machine:
@@ -248,6 +276,7 @@ def stored_file(path: Path, relative: PurePath) -> bytes:
             for item in values if isinstance(values, list) else [values]:
                 if item is not None and not isinstance(item, (int, float)):
                     raise TypeError(f"{key}: a value that is not a number: {item!r}"[:120])
+
     _asv_loads(every_value, path, what)
     return data
 

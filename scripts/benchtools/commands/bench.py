@@ -57,31 +57,51 @@ from . import common_args
 
 def parse_args(argv) -> Options:
     parser = cli.parser("scripts/bench", __doc__)
-    parser.add_argument("range", nargs="?", metavar="RANGE",
-                        help="with --repo: asv's range syntax for that repository, such as ALL, NEW, "
-                             "main..my-branch, a tag, or HASHFILE:PATH (default: the branch tip)")
+    parser.add_argument(
+        "range",
+        nargs="?",
+        metavar="RANGE",
+        help="with --repo: asv's range syntax for that repository, such as ALL, NEW, "
+        "main..my-branch, a tag, or HASHFILE:PATH (default: the branch tip)",
+    )
     common_args.add_quick(parser)
-    parser.add_argument("--releases", default=DEFAULT_RELEASES, metavar="SPEC",
-                        help="which releases to benchmark: N (the newest N), 'all', a version range such "
-                             "as '>=0.12,<0.13', or versions such as '0.13.7,0.13.8' "
-                             f"(default: {DEFAULT_RELEASES})")
+    parser.add_argument(
+        "--releases",
+        default=DEFAULT_RELEASES,
+        metavar="SPEC",
+        help="which releases to benchmark: N (the newest N), 'all', a version range such "
+        "as '>=0.12,<0.13', or versions such as '0.13.7,0.13.8' "
+        f"(default: {DEFAULT_RELEASES})",
+    )
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--repo", metavar="PATH|URL",
-                        help="benchmark this git repository of Equinox instead of the releases")
-    source.add_argument("--jax-history", action="store_true",
-                        help="benchmark JAX releases with Equinox held fixed (asv.jax.conf.json)")
-    parser.add_argument("--branch", default="main",
-                        help="with --repo: the branch that NEW, ALL and the default follow (default: main)")
+    source.add_argument(
+        "--repo", metavar="PATH|URL", help="benchmark this git repository of Equinox instead of the releases"
+    )
+    source.add_argument(
+        "--jax-history", action="store_true", help="benchmark JAX releases with Equinox held fixed (asv.jax.conf.json)"
+    )
+    parser.add_argument(
+        "--branch", default="main", help="with --repo: the branch that NEW, ALL and the default follow (default: main)"
+    )
     common_args.add_jax(parser)
     common_args.add_machine(parser, help="asv machine name that results are filed under (default: this host's name)")
     common_args.add_output(parser, ROOT, "where results/ and html/ go (default: the project folder)")
-    parser.add_argument("--retry-failed", action="store_true",
-                        help="run again the commits whose recorded results have failures or skips "
-                             "(only the benchmarks that did not succeed run)")
-    parser.add_argument("--env-dir", type=Path, default=ROOT / ".asv" / "env", metavar="DIR",
-                        help="where asv keeps its virtualenvs (default: .asv/env in the project folder)")
-    parser.add_argument("--index", metavar="URL",
-                        help="PyPI JSON API base for scripts/release-history (default: its own)")
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="run again the commits whose recorded results have failures or skips "
+        "(only the benchmarks that did not succeed run)",
+    )
+    parser.add_argument(
+        "--env-dir",
+        type=Path,
+        default=ROOT / ".asv" / "env",
+        metavar="DIR",
+        help="where asv keeps its virtualenvs (default: .asv/env in the project folder)",
+    )
+    parser.add_argument(
+        "--index", metavar="URL", help="PyPI JSON API base for scripts/release-history (default: its own)"
+    )
     common_args.add_bench(parser)
     args = parser.parse_args(argv)
     if args.range and not args.repo:

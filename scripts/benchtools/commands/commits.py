@@ -26,13 +26,16 @@ from ..history import upstream
 from ..project import upstream_url
 
 
-
 def parse_args(argv):
     parser = cli.parser("scripts/commits", __doc__)
     parser.add_argument("--range", metavar="RANGE", help="ALL or a git range, as asv run reads it")
     parser.add_argument("--releases", metavar="SPEC", help="release tags instead of a range")
-    parser.add_argument("--repo", metavar="URL|PATH", default=upstream_url(),
-                        help="the Equinox repository (default: asv.conf.json's, %(default)s)")
+    parser.add_argument(
+        "--repo",
+        metavar="URL|PATH",
+        default=upstream_url(),
+        help="the Equinox repository (default: asv.conf.json's, %(default)s)",
+    )
     parser.add_argument("--branch", default="main", help="the branch that ALL follows (default: %(default)s)")
     args = parser.parse_args(argv)
     args.range, args.releases = args.range or None, args.releases or None

@@ -12,46 +12,71 @@ from ..publishing.results_branch import RESULTS_BRANCH
 
 def add_machine(parser: argparse.ArgumentParser, default: str | None = None, help: str | None = None) -> None:
     default = default or platform.node() or "localhost"
-    parser.add_argument("--machine", default=default,
-                        help=help or "asv machine name that results are filed under (default: %(default)s)")
+    parser.add_argument(
+        "--machine",
+        default=default,
+        help=help or "asv machine name that results are filed under (default: %(default)s)",
+    )
 
 
 def add_output(parser: argparse.ArgumentParser, default: Path, help: str) -> None:
     parser.add_argument("--output", type=Path, default=default, metavar="DIR", help=help)
 
 
-def add_bench(parser: argparse.ArgumentParser,
-              help: str = "only benchmarks matching REGEX (asv run -b); repeatable") -> None:
+def add_bench(
+    parser: argparse.ArgumentParser, help: str = "only benchmarks matching REGEX (asv run -b); repeatable"
+) -> None:
     parser.add_argument("--bench", "-b", action="append", default=[], metavar="REGEX", help=help)
 
 
 def add_jax(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jax", action="append", default=[], metavar="VERSION",
-                        help="only the environment with this JAX (repeatable; default: all environments)")
+    parser.add_argument(
+        "--jax",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help="only the environment with this JAX (repeatable; default: all environments)",
+    )
 
 
-def add_quick(parser: argparse.ArgumentParser,
-              help: str = "run each benchmark once (asv run --quick): a smoke test, not a measurement") -> None:
+def add_quick(
+    parser: argparse.ArgumentParser,
+    help: str = "run each benchmark once (asv run --quick): a smoke test, not a measurement",
+) -> None:
     parser.add_argument("--quick", action="store_true", help=help)
 
 
 def add_results_inputs(parser: argparse.ArgumentParser) -> None:
     """--results, --repo and --machine of the commands that read a results folder (overhead report, cost fit)."""
-    parser.add_argument("--results", type=Path, default=ROOT / "results" / "releases",
-                        help="asv results directory (default: %(default)s)")
-    parser.add_argument("--repo", type=Path, default=HISTORY_DIR / "equinox",
-                        help="the benchmarked git repository, to name commits by tag (default: %(default)s)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=ROOT / "results" / "releases",
+        help="asv results directory (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=HISTORY_DIR / "equinox",
+        help="the benchmarked git repository, to name commits by tag (default: %(default)s)",
+    )
     parser.add_argument("--machine", help="only results of this asv machine (default: all)")
 
 
 def add_thresholds(parser: argparse.ArgumentParser) -> None:
     """--threshold and --time-threshold: the gate's thresholds for a whole kind."""
-    parser.add_argument("--threshold", type=validate.threshold,
-                        help="relative worsening of any ratio metric that counts, 0.10 meaning 10%% "
-                             "(default: each benchmark's regressions_thresholds in the asv configuration)")
-    parser.add_argument("--time-threshold", type=validate.threshold,
-                        help="relative worsening of any absolute time or memory that counts "
-                             "(default: each benchmark's regressions_thresholds in the asv configuration)")
+    parser.add_argument(
+        "--threshold",
+        type=validate.threshold,
+        help="relative worsening of any ratio metric that counts, 0.10 meaning 10%% "
+        "(default: each benchmark's regressions_thresholds in the asv configuration)",
+    )
+    parser.add_argument(
+        "--time-threshold",
+        type=validate.threshold,
+        help="relative worsening of any absolute time or memory that counts "
+        "(default: each benchmark's regressions_thresholds in the asv configuration)",
+    )
 
 
 def confirm_max_pairs(text: str) -> int:
@@ -67,17 +92,29 @@ def confirm_max_pairs(text: str) -> int:
 
 def add_confirm(parser: argparse.ArgumentParser) -> None:
     """--no-confirm and --confirm-max-pairs: whether and how far the gate re-measures timing suspects."""
-    parser.add_argument("--no-confirm", action="store_true",
-                        help="judge timing changes on the stored results alone, without re-measuring "
-                             "them side by side (quick, but noise between commits counts)")
-    parser.add_argument("--confirm-max-pairs", type=confirm_max_pairs, default=pairs.MAX_PAIRS, metavar="N",
-                        help=f"at most N pairs of processes per suspect (default: %(default)s; "
-                             f"{pairs.START_PAIRS} first, {pairs.STEP_PAIRS} more while undecided)")
+    parser.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="judge timing changes on the stored results alone, without re-measuring "
+        "them side by side (quick, but noise between commits counts)",
+    )
+    parser.add_argument(
+        "--confirm-max-pairs",
+        type=confirm_max_pairs,
+        default=pairs.MAX_PAIRS,
+        metavar="N",
+        help=f"at most N pairs of processes per suspect (default: %(default)s; "
+        f"{pairs.START_PAIRS} first, {pairs.STEP_PAIRS} more while undecided)",
+    )
 
 
 def add_results_branch(parser: argparse.ArgumentParser) -> None:
     """--results-remote and --results-branch: where results are stored."""
-    parser.add_argument("--results-remote", metavar="URL|PATH",
-                        help="the repository that holds the results branch (default: this project's origin)")
-    parser.add_argument("--results-branch", default=RESULTS_BRANCH, metavar="BRANCH",
-                        help="the branch (default: %(default)s)")
+    parser.add_argument(
+        "--results-remote",
+        metavar="URL|PATH",
+        help="the repository that holds the results branch (default: this project's origin)",
+    )
+    parser.add_argument(
+        "--results-branch", default=RESULTS_BRANCH, metavar="BRANCH", help="the branch (default: %(default)s)"
+    )

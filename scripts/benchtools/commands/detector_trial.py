@@ -39,24 +39,42 @@ def parse_args(argv):
     parser = cli.parser("scripts/detector-trial", __doc__)
     parser.add_argument("--release", default="0.13.8", help="the Equinox release to copy (default: %(default)s)")
     parser.add_argument("--trials", type=int, default=5, help="benchmark runs (default: %(default)s)")
-    parser.add_argument("--aa-copies", type=int, default=1, metavar="N",
-                        help="A/A copies, a chain of identical commits each compared with the one before: N "
-                             "false-alarm comparisons per trial, over every benchmark run (default: %(default)s)")
-    parser.add_argument("--calls", default="100,200,400,800", metavar="K,K,...",
-                        help="extra Python calls injected at the start of tree_at, one variant each; '' for "
-                             "none (default: %(default)s)")
-    parser.add_argument("--c-slowdowns", default="3,5", metavar="P,P,...",
-                        help="timing-only variants: tree_at slowed by P%% of one call by work done in C (the "
-                             "same Python calls and bytecodes), one variant each; '' for none (default: "
-                             "%(default)s)")
+    parser.add_argument(
+        "--aa-copies",
+        type=int,
+        default=1,
+        metavar="N",
+        help="A/A copies, a chain of identical commits each compared with the one before: N "
+        "false-alarm comparisons per trial, over every benchmark run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--calls",
+        default="100,200,400,800",
+        metavar="K,K,...",
+        help="extra Python calls injected at the start of tree_at, one variant each; '' for "
+        "none (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--c-slowdowns",
+        default="3,5",
+        metavar="P,P,...",
+        help="timing-only variants: tree_at slowed by P%% of one call by work done in C (the "
+        "same Python calls and bytecodes), one variant each; '' for none (default: "
+        "%(default)s)",
+    )
     common_args.add_confirm(parser)
     common_args.add_thresholds(parser)
     common_args.add_quick(parser, "benchmark each variant once (scripts/bench --quick)")
-    common_args.add_bench(parser, "benchmarks to run (default: the whole suite, so that every timing benchmark "
-                          "counts towards false alarms)")
+    common_args.add_bench(
+        parser,
+        "benchmarks to run (default: the whole suite, so that every timing benchmark counts towards false alarms)",
+    )
     common_args.add_machine(parser, "detector-trial", "asv machine name (default: %(default)s)")
-    common_args.add_output(parser, ROOT / ".cache" / "detector-trial",
-                   "where the repository and each trial's results go (default: %(default)s)")
+    common_args.add_output(
+        parser,
+        ROOT / ".cache" / "detector-trial",
+        "where the repository and each trial's results go (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     try:
         args.calls = [int(k) for k in args.calls.split(",") if k.strip()]

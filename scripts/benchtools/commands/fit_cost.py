@@ -32,8 +32,12 @@ from . import common_args
 def main(argv):
     parser = cli.parser("scripts/fit-cost", __doc__)
     common_args.add_results_inputs(parser)
-    parser.add_argument("--weight", type=float, default=metrics.CALL_WEIGHT,
-                        help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)")
+    parser.add_argument(
+        "--weight",
+        type=float,
+        default=metrics.CALL_WEIGHT,
+        help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)",
+    )
     args = parser.parse_args(argv)
     by_env = load_points(args.results, args.repo, args.machine)
     if not by_env:

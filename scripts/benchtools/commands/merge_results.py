@@ -44,8 +44,11 @@ def parse_args(argv):
     parser = cli.parser("scripts/merge-results", __doc__)
     parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results folders to merge from")
     parser.add_argument("dest", type=Path, metavar="DEST", help="the results folder to merge into (created if missing)")
-    parser.add_argument("--benchmarks-from-sources", action="store_true",
-                        help="replace DEST's benchmarks.json by a source's that differs from it (the last one)")
+    parser.add_argument(
+        "--benchmarks-from-sources",
+        action="store_true",
+        help="replace DEST's benchmarks.json by a source's that differs from it (the last one)",
+    )
     args = parser.parse_args(argv)
     for source in args.sources:
         if not source.is_dir():

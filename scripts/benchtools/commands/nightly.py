@@ -54,20 +54,33 @@ from . import common_args
 
 def parse_args(argv):
     parser = cli.parser("scripts/nightly", __doc__)
-    parser.add_argument("range", nargs="?", default="NEW", metavar="RANGE",
-                        help="asv's range of upstream commits: NEW, a tag, A..B, HASHFILE:PATH (default: NEW)")
-    parser.add_argument("--upstream", metavar="URL|PATH",
-                        help="the Equinox repository (default: asv.conf.json's)")
+    parser.add_argument(
+        "range",
+        nargs="?",
+        default="NEW",
+        metavar="RANGE",
+        help="asv's range of upstream commits: NEW, a tag, A..B, HASHFILE:PATH (default: NEW)",
+    )
+    parser.add_argument("--upstream", metavar="URL|PATH", help="the Equinox repository (default: asv.conf.json's)")
     common_args.add_results_branch(parser)
-    common_args.add_machine(parser, "github-actions", "asv machine name, the same on every runner (default: %(default)s)")
-    common_args.add_output(parser, ROOT / ".cache" / "nightly",
-                   "the results checkout, where results/ and html/ go (default: .cache/nightly)")
-    parser.add_argument("--report", type=Path, metavar="FILE",
-                        help="where the regression report goes (default: OUTPUT/regressions.md)")
+    common_args.add_machine(
+        parser, "github-actions", "asv machine name, the same on every runner (default: %(default)s)"
+    )
+    common_args.add_output(
+        parser,
+        ROOT / ".cache" / "nightly",
+        "the results checkout, where results/ and html/ go (default: .cache/nightly)",
+    )
+    parser.add_argument(
+        "--report", type=Path, metavar="FILE", help="where the regression report goes (default: OUTPUT/regressions.md)"
+    )
     parser.add_argument("--site", type=Path, metavar="DIR", help="copy the published site into DIR (a new folder)")
-    parser.add_argument("--publish-only", action="store_true",
-                        help="run no benchmark: publish the site and the report from the results branch alone, "
-                             "so that the job that makes the site for Pages runs no upstream code")
+    parser.add_argument(
+        "--publish-only",
+        action="store_true",
+        help="run no benchmark: publish the site and the report from the results branch alone, "
+        "so that the job that makes the site for Pages runs no upstream code",
+    )
     common_args.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
     common_args.add_bench(parser)
     common_args.add_jax(parser)

@@ -32,8 +32,9 @@ from ..publishing import issue
 
 def parse_args(argv):
     parser = cli.parser("scripts/open-regression-issue", __doc__)
-    parser.add_argument("--report", type=Path, required=True, metavar="FILE",
-                        help="scripts/regressions' Markdown report")
+    parser.add_argument(
+        "--report", type=Path, required=True, metavar="FILE", help="scripts/regressions' Markdown report"
+    )
     parser.add_argument("--label", default="benchmark-regression", help="the issue's label (default: %(default)s)")
     parser.add_argument("--title", default="Benchmark regression", help="a new issue's title (default: %(default)s)")
     parser.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: gh's, GH_REPO)")

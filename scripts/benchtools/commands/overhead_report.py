@@ -17,15 +17,26 @@ profiled in both releases (explain.py; profiles that scripts/regressions
 
 Without options it prints Markdown for every commit.  --html DIR writes the
 report as a page with PNG plots across releases into DIR/overhead/ and links
-it from the asv site in DIR.  --readme FILE rewrites the part of FILE between
-the overhead-report markers with the newest release's summary and the history.
+it from the asv site in DIR.  --readme FILE rewrites FILE's generated blocks:
+between the overhead-summary markers one small table of the newest release
+(README.md), between the overhead-report markers its every figure and the
+history (docs/answer.md).
 """
 
 from pathlib import Path
 
 from .. import cli
-from ..publishing.report import (README_END, README_START, explain_history, history, history_markdown, html_page,
-                                 load_rows, markdown, update_readme)
+from ..publishing.report import (
+    FULL_BLOCK,
+    SUMMARY_BLOCK,
+    explain_history,
+    history,
+    history_markdown,
+    html_page,
+    load_rows,
+    markdown,
+    update_markdown,
+)
 from . import common_args
 
 
@@ -34,15 +45,30 @@ def parse_args(argv):
     common_args.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
-    parser.add_argument("--readme", type=Path, metavar="FILE",
-                        help=f"rewrite FILE between {README_START} and {README_END}")
-    parser.add_argument("--config", type=Path, metavar="PATH",
-                        help="the asv configuration of the results, to find the causes of the history's steps "
-                             "in profiles cached under its output's .asv/profiles (scripts/bench writes it to "
-                             ".asv/configs/)")
-    parser.add_argument("--explain", action="store_true",
-                        help="with --config: profile the releases around each step that has no cached profile "
-                             "(asv profile in their environments)")
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help=f"rewrite FILE's generated blocks: the summary between {SUMMARY_BLOCK[0]} and "
+        f"{SUMMARY_BLOCK[1]}, the full report between {FULL_BLOCK[0]} and {FULL_BLOCK[1]}; "
+        "repeatable (README.md and docs/answer.md)",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="PATH",
+        help="the asv configuration of the results, to find the causes of the history's steps "
+        "in profiles cached under its output's .asv/profiles (scripts/bench writes it to "
+        ".asv/configs/)",
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="with --config: profile the releases around each step that has no cached profile "
+        "(asv profile in their environments)",
+    )
     return parser.parse_args(argv)
 
 
@@ -53,9 +79,9 @@ def main(argv):
     explain_history(found, args.config, profile=args.explain)
     if args.html:
         print(f"wrote {html_page(rows, args.html, found)}")
-    if args.readme:
-        update_readme(args.readme, rows, found)
-        print(f"updated {args.readme}")
+    for path in args.readme:
+        update_markdown(path, rows, found)
+        print(f"updated {path}")
     if not (args.html or args.readme):
         print("\n".join(markdown(row) for row in rows))
         print(history_markdown(found))

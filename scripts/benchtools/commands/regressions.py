@@ -63,7 +63,6 @@ from ..project import ROOT
 from . import common_args
 
 
-
 def parse_args(argv):
     parser = cli.parser("scripts/regressions", __doc__)
     common_args.add_output(parser, ROOT, "the --output folder of the scripts/bench run to read (default: the project)")
@@ -71,26 +70,44 @@ def parse_args(argv):
     parser.add_argument("--results", type=Path, metavar="DIR", help="asv results folder (default: the config's)")
     parser.add_argument("--html", type=Path, metavar="DIR", help="asv site folder (default: the config's)")
     parser.add_argument("--machine", help="the asv machine to compare (default: the latest run's, or the only one)")
-    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
-                        help="compare two commits or tags instead of using step detection")
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two commits or tags instead of using step detection",
+    )
     common_args.add_thresholds(parser)
-    parser.add_argument("--explain", action="store_true",
-                        help="profile one tree_at update in both commits of each counted deterministic or cost "
-                             "regression and each large improvement (asv profile, in the asv environments), "
-                             "and show the functions whose calls changed; profiles are cached in OUTPUT/.asv")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="profile one tree_at update in both commits of each counted deterministic or cost "
+        "regression and each large improvement (asv profile, in the asv environments), "
+        "and show the functions whose calls changed; profiles are cached in OUTPUT/.asv",
+    )
     common_args.add_confirm(parser)
-    parser.add_argument("--bisect", action="store_true",
-                        help="run `asv find` for each counted regression that spans several commits")
+    parser.add_argument(
+        "--bisect", action="store_true", help="run `asv find` for each counted regression that spans several commits"
+    )
     return parser.parse_args(argv)
 
 
 def main(argv):
     args = parse_args(argv)
-    verdict = gate.judge(gate.GateOptions(output=args.output, config=args.config, results=args.results,
-                                          html=args.html, machine=args.machine, threshold=args.threshold,
-                                          time_threshold=args.time_threshold, explain=args.explain,
-                                          confirm=not args.no_confirm, max_pairs=args.confirm_max_pairs),
-                         args.compare)
+    verdict = gate.judge(
+        gate.GateOptions(
+            output=args.output,
+            config=args.config,
+            results=args.results,
+            html=args.html,
+            machine=args.machine,
+            threshold=args.threshold,
+            time_threshold=args.time_threshold,
+            explain=args.explain,
+            confirm=not args.no_confirm,
+            max_pairs=args.confirm_max_pairs,
+        ),
+        args.compare,
+    )
     print(render.markdown(verdict), end="", flush=True)
     if args.bisect:
         gate.bisect(verdict)

@@ -63,37 +63,50 @@ network, or metadata that is not what a PyPI JSON API gives); no commit is
 made in either case.""",
     )
     parser.add_argument(
-        "--package", default="equinox", metavar="NAME",
+        "--package",
+        default="equinox",
+        metavar="NAME",
         help="the PyPI project (default: %(default)s)",
     )
     parser.add_argument(
-        "--repo", type=Path, metavar="PATH",
-        help="the git repository to create or update (default: "
-        f"{HISTORY_DIR}/<package>)",
+        "--repo",
+        type=Path,
+        metavar="PATH",
+        help=f"the git repository to create or update (default: {HISTORY_DIR}/<package>)",
     )
     parser.add_argument(
-        "--index", default=DEFAULT_INDEX, metavar="URL",
+        "--index",
+        default=DEFAULT_INDEX,
+        metavar="URL",
         help="base URL of a PyPI-style JSON API: metadata is read from "
         "URL/<package>/json, sdists from the URLs listed there "
         "(default: %(default)s)",
     )
     parser.add_argument(
-        "--cache", type=Path, default=ROOT / ".cache/sdists", metavar="DIR",
-        help="where downloaded sdists are kept, so that reruns need not "
-        "download them again (default: %(default)s)",
+        "--cache",
+        type=Path,
+        default=ROOT / ".cache/sdists",
+        metavar="DIR",
+        help="where downloaded sdists are kept, so that reruns need not download them again (default: %(default)s)",
     )
     parser.add_argument(
-        "--since", type=Version, metavar="VERSION",
+        "--since",
+        type=Version,
+        metavar="VERSION",
         help="oldest version in the history (default: "
         + ", ".join(f"{v} for {p}" for p, v in DEFAULT_SINCE.items())
         + ", no lower bound for other packages)",
     )
     parser.add_argument(
-        "--until", type=Version, metavar="VERSION",
+        "--until",
+        type=Version,
+        metavar="VERSION",
         help="newest version in the history (default: no upper bound)",
     )
     parser.add_argument(
-        "--python", type=python_series, metavar="X.Y",
+        "--python",
+        type=python_series,
+        metavar="X.Y",
         help="keep only the releases whose sdist's requires_python (as the "
         "index lists it) admits some Python X.Y.z: '>=3.11', '>3.11' and "
         "'>=3.11.2' admit 3.11, '<3.11' and '!=3.11.*' do not. A release "
@@ -105,7 +118,8 @@ made in either case.""",
         "ones (default: no filter, every release)",
     )
     parser.add_argument(
-        "--select", metavar="SPEC",
+        "--select",
+        metavar="SPEC",
         help="which releases --print prints; the history is built whole "
         "regardless. SPEC is N, a number: the newest N releases in upload "
         "order; or a version specifier such as '>=0.12,<0.13'; or a "
@@ -114,13 +128,17 @@ made in either case.""",
         "(default: all releases)",
     )
     parser.add_argument(
-        "--admits", type=python_series, metavar="X.Y",
+        "--admits",
+        type=python_series,
+        metavar="X.Y",
         help="print only the selected releases whose requires_python admits "
         "Python X.Y, as --python reads it; unlike --python this changes "
         "nothing in the history (default: print every selected release)",
     )
     parser.add_argument(
-        "--print", choices=["tags", "hashes"], dest="print_",
+        "--print",
+        choices=["tags", "hashes"],
+        dest="print_",
         help="print the selected releases to stdout, oldest first, one per "
         "line: their tags (v<VERSION>) or their full commit hashes (for asv "
         "run HASHFILE:<file>). Progress and a summary go to stderr either way",

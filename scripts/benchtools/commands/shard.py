@@ -28,13 +28,18 @@ from ..history.shards import non_empty_shards, read_commits, shard
 
 def parse_args(argv):
     parser = cli.parser("scripts/shard", __doc__)
-    parser.add_argument("file", nargs="?", type=argparse.FileType("r"), default=sys.stdin, metavar="FILE",
-                        help="commits, one per line (default: stdin)")
+    parser.add_argument(
+        "file",
+        nargs="?",
+        type=argparse.FileType("r"),
+        default=sys.stdin,
+        metavar="FILE",
+        help="commits, one per line (default: stdin)",
+    )
     parser.add_argument("--shards", type=int, required=True, metavar="N", help="how many shards")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--index", type=int, metavar="I", help="print shard I's commits (0 <= I < N)")
-    what.add_argument("--indices", action="store_true",
-                      help="print the indices of the non-empty shards as a JSON list")
+    what.add_argument("--indices", action="store_true", help="print the indices of the non-empty shards as a JSON list")
     args = parser.parse_args(argv)
     if args.shards < 1:
         parser.error(f"--shards {args.shards}: must be at least 1")

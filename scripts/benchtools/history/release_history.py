@@ -133,15 +133,17 @@ def release_history(metadata, since, until, python=None, base=""):
         uploaded = datetime.datetime.fromisoformat(sdist["upload_time_iso_8601"])
         if uploaded.tzinfo is None:
             # Index times are UTC; reading them in the local zone would change the hashes.
-            uploaded = uploaded.replace(tzinfo=datetime.timezone.utc)
-        history.append(Release(
-            version=version,
-            filename=sdist["filename"],
-            url=urllib.parse.urljoin(base, sdist["url"]),
-            sha256=sdist["digests"]["sha256"],
-            uploaded=uploaded,
-            requires_python=sdist.get("requires_python"),
-        ))
+            uploaded = uploaded.replace(tzinfo=datetime.UTC)
+        history.append(
+            Release(
+                version=version,
+                filename=sdist["filename"],
+                url=urllib.parse.urljoin(base, sdist["url"]),
+                sha256=sdist["digests"]["sha256"],
+                uploaded=uploaded,
+                requires_python=sdist.get("requires_python"),
+            )
+        )
     history.sort(key=lambda r: (r.uploaded, r.version))
     return history, sorted(unsupported)
 
@@ -155,8 +157,10 @@ def requires_python_admits(requires_python, python, version):
             raise InvalidSpecifier("not a string")
         specifier = SpecifierSet(requires_python)
     except InvalidSpecifier as e:
-        log(f"warning: {version}: requires_python {requires_python!r} is not a valid "
-            f"version specifier ({e}); keeping the release")
+        log(
+            f"warning: {version}: requires_python {requires_python!r} is not a valid "
+            f"version specifier ({e}); keeping the release"
+        )
         return True
     return supports_python(specifier, python)
 
@@ -173,7 +177,7 @@ def select(history, spec, option="--select"):
     if spec.isascii() and spec.isdigit():
         if int(spec) == 0:
             raise BadInput(f"{option} 0 selects no release")
-        return history[-int(spec):]
+        return history[-int(spec) :]
     if any(c in spec for c in "<>=!~"):
         try:
             specifier = SpecifierSet(spec)
@@ -306,10 +310,7 @@ def write_import_stream(out, releases, parent, cache, name):
     """Write a git fast-import stream committing and tagging releases on main after parent."""
     for mark, release in enumerate(releases, start=1):
         signature = f"{IDENTITY} {int(release.uploaded.timestamp())} +0000"
-        out.write(
-            f"commit refs/heads/main\nmark :{mark}\n"
-            f"author {signature}\ncommitter {signature}\n".encode()
-        )
+        out.write(f"commit refs/heads/main\nmark :{mark}\nauthor {signature}\ncommitter {signature}\n".encode())
         message = f"{name} {release.version}\n\nsdist: {release.filename}\nsha256: {release.sha256}\n"
         write_data(out, message.encode())
         if mark == 1 and parent:
@@ -356,13 +357,13 @@ def build(args: Options) -> list[tuple[Release, str]]:
         raise Failed(f"unexpected metadata from {url}: {e!r}") from None
     python = ".".join(map(str, args.python)) if args.python else None
     if unsupported:
-        log(f"--python {python} leaves out {len(unsupported)} release(s): "
-            f"{' '.join(map(str, unsupported))}")
+        log(f"--python {python} leaves out {len(unsupported)} release(s): {' '.join(map(str, unsupported))}")
     if not history:
         raise BadInput(
             f"{url} lists no final release with an sdist "
             f"(--since {since or 'any'}, --until {args.until or 'any'}"
-            + (f", --python {python}" if python else "") + ")"
+            + (f", --python {python}" if python else "")
+            + ")"
         )
     selected = select(history, args.select, args.select_option)
     if args.admits:
@@ -421,7 +422,9 @@ def build(args: Options) -> list[tuple[Release, str]]:
 # is made, and a release committed once stays, even if the index later yanks or removes it.
 PARAMETERS_KEY = "releasehistory.parameters"
 GONE_NOTES = "refs/notes/gone"
-RELEASE_MESSAGE = re.compile(r"(?P<name>\S+) (?P<version>\S+)\n\nsdist: (?P<filename>\S+)\nsha256: (?P<sha256>[0-9a-f]{64})\n?")
+RELEASE_MESSAGE = re.compile(
+    r"(?P<name>\S+) (?P<version>\S+)\n\nsdist: (?P<filename>\S+)\nsha256: (?P<sha256>[0-9a-f]{64})\n?"
+)
 
 
 def build_parameters(since, until, python) -> str:
@@ -443,11 +446,15 @@ def check_parameters(repo, parameters, built, history):
     order = [r.version for r in history]
     kept = [version for _commit, version, _sha256 in built if version in order]
     dropped = [str(version) for _commit, version, _sha256 in built if version not in order]
-    inserted = [str(version) for version in order[:len(kept)] if version not in kept]
+    inserted = [str(version) for version in order[: len(kept)] if version not in kept]
     if dropped or inserted:
-        change = f"would drop {' '.join(dropped)}" if dropped else f"would insert {' '.join(inserted)} before built releases"
-        raise BadInput(f"{repo} holds a history built with {recorded}; {parameters} {change}: a history is "
-                       "append-only, so its commits cannot change; choose another --repo")
+        change = (
+            f"would drop {' '.join(dropped)}" if dropped else f"would insert {' '.join(inserted)} before built releases"
+        )
+        raise BadInput(
+            f"{repo} holds a history built with {recorded}; {parameters} {change}: a history is "
+            "append-only, so its commits cannot change; choose another --repo"
+        )
 
 
 def built_releases(repo, chain):
@@ -473,17 +480,34 @@ def check_built(built, history, url):
         if release is None:
             gone.append((commit, version))
         elif release.sha256 != sha256:
-            raise BadInput(f"{url} now publishes sha256 {release.sha256} for {version}, whose sdist was built "
-                           f"into this history with sha256 {sha256}: a release's file changed; nothing was changed")
+            raise BadInput(
+                f"{url} now publishes sha256 {release.sha256} for {version}, whose sdist was built "
+                f"into this history with sha256 {sha256}: a release's file changed; nothing was changed"
+            )
     return gone
 
 
 def record_gone(repo, commit, version):
     """Record, in a git note on its commit, that a built release left the index; warn once."""
-    note = f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases " \
-           "keep their hashes, and no longer selected\n"
+    note = (
+        f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases "
+        "keep their hashes, and no longer selected\n"
+    )
     if git(repo, "notes", "--ref", GONE_NOTES, "show", commit, check=False) == note:
         return
-    git(repo, "-c", "user.name=PyPI release history", "-c", "user.email=release-history@localhost",
-        "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
+    git(
+        repo,
+        "-c",
+        "user.name=PyPI release history",
+        "-c",
+        "user.email=release-history@localhost",
+        "notes",
+        "--ref",
+        GONE_NOTES,
+        "add",
+        "-f",
+        "-m",
+        note.strip(),
+        commit,
+    )
     log(f"warning: {note.strip()}")

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git
-from . import release_history
 from ..errors import BadInput
+from . import release_history
 
 
 @dataclass(frozen=True)
@@ -19,8 +19,9 @@ class Tag:
 
 def range_commits(repo: Path, spec: str, branch: str) -> list[str]:
     revisions = [branch] if spec == "ALL" else spec.split()
-    return git.out("rev-list", "--first-parent", "--reverse", git.END, *revisions, "--",
-                   repo=repo, error=BadInput).split()
+    return git.out(
+        "rev-list", "--first-parent", "--reverse", git.END, *revisions, "--", repo=repo, error=BadInput
+    ).split()
 
 
 def release_commits(repo: Path, spec: str) -> list[str]:
@@ -28,8 +29,13 @@ def release_commits(repo: Path, spec: str) -> list[str]:
 
     tags = {}
     # %(*objectname) is the commit an annotated tag points at; empty for a lightweight tag.
-    listing = git.out("for-each-ref", "refs/tags/v*", "--format=%(refname:short) %(objectname) %(*objectname)",
-                      repo=repo, error=BadInput)
+    listing = git.out(
+        "for-each-ref",
+        "refs/tags/v*",
+        "--format=%(refname:short) %(objectname) %(*objectname)",
+        repo=repo,
+        error=BadInput,
+    )
     for line in listing.splitlines():
         name, obj, *commit = line.split()
         try:
@@ -47,7 +53,7 @@ def release_commits(repo: Path, spec: str) -> list[str]:
 
 
 def commits(repo: str, range_spec: str | None = None, releases: str | None = None, branch: str = "main") -> list[str]:
-    """The full hashes that ``range_spec`` (asv's syntax) or ``releases`` (a --select SPEC) picks in ``repo``, oldest first."""
+    """The full hashes that ``range_spec`` (asv's syntax) or ``releases`` (a --select SPEC) picks, oldest first."""
     with tempfile.TemporaryDirectory(prefix="commits-") as tmp:
         # A bare clone without file contents: commits and tags are all that is read.
         clone = git.run("clone", "--quiet", "--bare", "--filter=blob:none", git.END, repo, tmp, check=False)

@@ -12,6 +12,7 @@ from . import explain
 
 ASV_DEFAULT_THRESHOLD = 0.05
 
+
 @dataclass
 class Change:
     benchmark: str
@@ -44,17 +45,20 @@ class Change:
             return float("inf") if self.after > 0 else 1.0
         return self.after / self.before
 
+
 class Thresholds:
     """The threshold of each change: any increase for a deterministic metric, else asv's rule."""
 
     def __init__(self, regexes: dict, overrides: dict, where: Path | str = ""):
         try:
-            self.regexes = [(re.compile(regex), validate.finite_non_negative(value, f"threshold of {regex!r}"))
-                            for regex, value in regexes.items()]
+            self.regexes = [
+                (re.compile(regex), validate.finite_non_negative(value, f"threshold of {regex!r}"))
+                for regex, value in regexes.items()
+            ]
         except (re.error, TypeError, ValueError, AttributeError) as error:
-            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}") from None
         except BadInput as error:
-            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}")
+            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}") from None
         self.overrides = overrides
 
     def __call__(self, change: Change) -> float:

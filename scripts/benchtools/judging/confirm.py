@@ -15,23 +15,23 @@ import itertools
 import re
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from benchmarks import metrics
 
-from ..asvtools import environments as asv_envs
 from .. import util
+from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, sequential
-
 
 TIMING_KINDS = (metrics.RATIO, metrics.TIME)
 
 
 # Which changes are suspects.
+
 
 def suspect_threshold(change, thresholds) -> float:
     """The increase beyond which a timing change is a suspect.
@@ -48,8 +48,9 @@ def suspect_threshold(change, thresholds) -> float:
 
 def suspects(changes: Iterable, thresholds) -> list:
     """The timing changes to confirm, worst first."""
-    found = [c for c in changes
-             if c.kind in TIMING_KINDS and c.after > c.before * (1 + suspect_threshold(c, thresholds))]
+    found = [
+        c for c in changes if c.kind in TIMING_KINDS and c.after > c.before * (1 + suspect_threshold(c, thresholds))
+    ]
     return sorted(found, key=lambda c: -c.ratio)
 
 
@@ -65,6 +66,7 @@ class Confirmation:
 
 
 # The measurement, on asv's machinery.
+
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
@@ -84,8 +86,9 @@ class Side:
         self.spawner = runner.get_spawner(self.env, self.benchmarks.benchmark_dir, self.conf.launch_method)
         success, out = self.spawner.preimport()
         if not success:
-            raise Failed(f"the benchmark suite does not import in {self.env.name} at {self.commit[:8]}: "
-                         f"{out.strip()[-500:]}")
+            raise Failed(
+                f"the benchmark suite does not import in {self.env.name} at {self.commit[:8]}: {out.strip()[-500:]}"
+            )
 
     def close(self):
         from asv import util as asv_util
@@ -116,12 +119,20 @@ class Side:
                 self.cache_dirs[key] = cache_dir
             cwd = self.cache_dirs[key]
         # Private in asv 0.6.6: the one function that runs one parameter combination in one process.
-        result = runner._run_benchmark_single_param(benchmark, self.spawner, param_index if benchmark["params"]
-                                                    else None, profile=False, extra_params={}, cwd=cwd)
+        result = runner._run_benchmark_single_param(
+            benchmark,
+            self.spawner,
+            param_index if benchmark["params"] else None,
+            profile=False,
+            extra_params={},
+            cwd=cwd,
+        )
         value, samples, number = result.result[0], result.samples[0], result.number[0]
         if result.errcode != 0 or value is None:
-            raise Failed(f"{name} failed while confirming at {self.commit[:8]} (exit {result.errcode}): "
-                         f"{(result.stderr or '').strip()[-500:]}")
+            raise Failed(
+                f"{name} failed while confirming at {self.commit[:8]} (exit {result.errcode}): "
+                f"{(result.stderr or '').strip()[-500:]}"
+            )
         if samples is not None and number is not None:
             value = compute_stats(samples, number)[0]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -181,8 +192,11 @@ def _prepare(config: Path, env_label: str, commits: dict[str, str], names: list[
             side_conf = Config.load(str(config))
             side_conf.env_dir = str(root / side)
             wanted = label_requirements(env_label)
-            envs = [env for env in environment.get_environments(side_conf, None, verbose=False)
-                    if env_requirements(env) >= wanted]
+            envs = [
+                env
+                for env in environment.get_environments(side_conf, None, verbose=False)
+                if env_requirements(env) >= wanted
+            ]
             if not envs:
                 raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
             env = envs[0]
@@ -191,8 +205,9 @@ def _prepare(config: Path, env_label: str, commits: dict[str, str], names: list[
             env.install_project(side_conf, repo, commit)
             sides[side] = (side_conf, env)
         side_conf, env = sides["before"]
-        found = asv_benchmarks.Benchmarks.discover(side_conf, repo, [env], [commits["before"]],
-                                                   regex=discovery_regex(names))
+        found = asv_benchmarks.Benchmarks.discover(
+            side_conf, repo, [env], [commits["before"]], regex=discovery_regex(names)
+        )
     return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
 
 
@@ -218,19 +233,21 @@ def measure_pairs(sides: dict, name: str, index: int | None) -> Callable[[int, i
 def check_can_confirm(config: Path | None) -> None:
     """Exit 2 (BadInput) naming what is missing when suspects cannot be re-measured."""
     if config is None:
-        raise BadInput("confirming timing suspects needs the asv configuration of the run (the latest "
-                       "scripts/bench run's .asv/last-run.json, --output or --config), not only --results and "
-                       "--html; or pass --no-confirm for the unconfirmed quick look")
+        raise BadInput(
+            "confirming timing suspects needs the asv configuration of the run (the latest "
+            "scripts/bench run's .asv/last-run.json, --output or --config), not only --results and "
+            "--html; or pass --no-confirm for the unconfirmed quick look"
+        )
     if not Path(config).is_file():
         raise BadInput(f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm")
     repo = util.load_asv_config(config).get("repo", "")
     if not (util.is_remote(repo) or Path(repo).exists()):
-        raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; "
-                       "or pass --no-confirm")
+        raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
 
 
-def confirmations(config: Path | None, suspects_: list, max_pairs: int = MAX_PAIRS,
-             root: Path | None = None) -> list[Confirmation]:
+def confirmations(
+    config: Path | None, suspects_: list, max_pairs: int = MAX_PAIRS, root: Path | None = None
+) -> list[Confirmation]:
     """Each suspect's verdict, measuring both commits side by side.
 
     Suspects are grouped per (before, after, environment), so that the two
@@ -258,8 +275,10 @@ def confirmations(config: Path | None, suspects_: list, max_pairs: int = MAX_PAI
             except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
                 raise Failed(f"cannot install {before[:8]} and {after[:8]} to confirm: {error}") from None
             setup_seconds = time.monotonic() - started
-            log(f"confirm: {len(changes)} suspect(s) of {before[:8]} → {after[:8]} ({env_label}); "
-                f"environments ready in {setup_seconds:.0f} s")
+            log(
+                f"confirm: {len(changes)} suspect(s) of {before[:8]} → {after[:8]} ({env_label}); "
+                f"environments ready in {setup_seconds:.0f} s"
+            )
             for change in changes:
                 started = time.monotonic()
                 name = change.benchmark
@@ -272,9 +291,9 @@ def confirmations(config: Path | None, suspects_: list, max_pairs: int = MAX_PAI
                     continue
                 verdict, found, b, a = sequential(measure_pairs(sides, name, index), max_pairs)
                 seconds = time.monotonic() - started
-                log(f"confirm: {change.entry}: {verdict}, {found.estimate:+.1%} "
-                    f"[{found.low:+.1%}, {found.high:+.1%}], {found.pairs} pairs, {seconds:.0f} s")
+                log(
+                    f"confirm: {change.entry}: {verdict}, {found.estimate:+.1%} "
+                    f"[{found.low:+.1%}, {found.high:+.1%}], {found.pairs} pairs, {seconds:.0f} s"
+                )
                 results[id(change)] = Confirmation(change, verdict, found, seconds, b, a)
     return [results[id(change)] for change in suspects_]
-
-

@@ -53,7 +53,7 @@ def least_squares(columns: list[list[float]], y: list[float]) -> list[float]:
 
 
 def largest_error(predicted: list[float], y: list[float]) -> float:
-    return max(abs(p / v - 1) for p, v in zip(predicted, y))
+    return max(abs(p / v - 1) for p, v in zip(predicted, y, strict=True))
 
 
 def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
@@ -65,36 +65,47 @@ def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
     bytecodes = [b for _, b in keys]
     y = [statistics.median(p.passes for p in grouped[key]) for key in keys]
     a, b = least_squares([bytecodes, calls], y)
-    best = [a * byt + b * c for byt, c in zip(bytecodes, calls)]
+    best = [a * byt + b * c for byt, c in zip(bytecodes, calls, strict=True)]
     (only_bytecodes,) = least_squares([bytecodes], y)
     (only_calls,) = least_squares([calls], y)
-    costs = [byt + weight * c for byt, c in zip(bytecodes, calls)]
-    scale = statistics.geometric_mean([v / cost for v, cost in zip(y, costs)])
+    costs = [byt + weight * c for byt, c in zip(bytecodes, calls, strict=True)]
+    scale = statistics.geometric_mean([v / cost for v, cost in zip(y, costs, strict=True)])
     return Fit(
-        weight=weight, best_weight=b / a, best_error=largest_error(best, y),
+        weight=weight,
+        best_weight=b / a,
+        best_error=largest_error(best, y),
         bytecodes_error=largest_error([only_bytecodes * byt for byt in bytecodes], y),
         calls_error=largest_error([only_calls * c for c in calls], y),
         scale=scale,
-        versions=[([p.label for p in grouped[key]], key[0], key[1], v, scale * cost / v - 1)
-                  for key, v, cost in zip(keys, y, costs)],
+        versions=[
+            ([p.label for p in grouped[key]], key[0], key[1], v, scale * cost / v - 1)
+            for key, v, cost in zip(keys, y, costs, strict=True)
+        ],
         points=[(p, scale * (p.bytecodes + weight * p.calls) / p.passes - 1) for p in points],
     )
 
 
 def markdown(result: Fit, title: str = "") -> str:
-    lines = [f"## Cost fit{f': {title}' if title else ''}", "",
-             f"Best weight: bytecodes + **{result.best_weight:.1f}** × calls, largest error over the "
-             f"{len(result.versions)} code versions {result.best_error:.1%} "
-             f"(bytecodes alone {result.bytecodes_error:.1%}, calls alone {result.calls_error:.1%}).", "",
-             f"With the weight in use, {result.weight:g}: {result.scale * 1000:.3g} tree_map passes per 1,000 "
-             f"weighted instructions; largest error {max(abs(e) for *_, e in result.versions):.1%} over the "
-             f"versions, {max(abs(e) for _, e in result.points):.1%} over the commits.", "",
-             "| code version (commits) | calls | bytecodes | cost | tree_map passes (median) | error |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"## Cost fit{f': {title}' if title else ''}",
+        "",
+        f"Best weight: bytecodes + **{result.best_weight:.1f}** × calls, largest error over the "
+        f"{len(result.versions)} code versions {result.best_error:.1%} "
+        f"(bytecodes alone {result.bytecodes_error:.1%}, calls alone {result.calls_error:.1%}).",
+        "",
+        f"With the weight in use, {result.weight:g}: {result.scale * 1000:.3g} tree_map passes per 1,000 "
+        f"weighted instructions; largest error {max(abs(e) for *_, e in result.versions):.1%} over the "
+        f"versions, {max(abs(e) for _, e in result.points):.1%} over the commits.",
+        "",
+        "| code version (commits) | calls | bytecodes | cost | tree_map passes (median) | error |",
+        "|---|---|---|---|---|---|",
+    ]
     for labels, calls, bytecodes, passes, error in result.versions:
         shown = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]} ({len(labels)})"
-        lines.append(f"| {shown} | {calls:,.0f} | {bytecodes:,.0f} | {bytecodes + result.weight * calls:,.0f} "
-                     f"| {passes:.2f} | {error:+.1%} |")
+        lines.append(
+            f"| {shown} | {calls:,.0f} | {bytecodes:,.0f} | {bytecodes + result.weight * calls:,.0f} "
+            f"| {passes:.2f} | {error:+.1%} |"
+        )
     lines += ["", "| commit | tree_map passes | predicted | error |", "|---|---|---|---|"]
     for point, error in result.points:
         lines.append(f"| {point.label} | {point.passes:.2f} | {point.passes * (1 + error):.2f} | {error:+.1%} |")
@@ -109,8 +120,10 @@ def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[s
         raise BadInput(f"no results directory at {results}")
     depth = str(params.DEFAULT_DEPTH)
     found = {}
-    listed = sorted((r for r in asv_results.iter_results(str(results))
-                     if machine is None or r.params.get("machine") == machine), key=lambda r: r.date or 0)
+    listed = sorted(
+        (r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine),
+        key=lambda r: r.date or 0,
+    )
     tags = git.tag_of_commit(repo)
     for result in listed:
         calls = values(result, CALLS).get((depth,))
@@ -118,5 +131,6 @@ def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[s
         passes = only(values(result, PASSES))
         if None not in (calls, bytecodes, passes):
             found.setdefault(env_label(result.params), []).append(
-                Point(tags.get(result.commit_hash, result.commit_hash[:8]), calls, bytecodes, passes))
+                Point(tags.get(result.commit_hash, result.commit_hash[:8]), calls, bytecodes, passes)
+            )
     return found

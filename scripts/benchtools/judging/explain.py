@@ -23,8 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..asvtools import environments
 from .. import util
+from ..asvtools import environments
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
@@ -53,8 +53,7 @@ def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path
         if all(described.get(key, value) == value for key, value in wanted.items()):
             missing = environments.setup_python_missing(described["python"])
             if missing:
-                raise Failed(f"cannot profile in {name}: Python {described['python']} environments skipped: "
-                             f"{missing}")
+                raise Failed(f"cannot profile in {name}: Python {described['python']} environments skipped: {missing}")
             raw = util.load_asv_config(config)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
             for key in ("env_dir", "results_dir", "html_dir", "benchmark_dir", "repo"):
@@ -77,12 +76,12 @@ def module_of(filename: str) -> str:
     path = Path(filename)
     parts = path.parts
     if "site-packages" in parts:
-        relative = parts[parts.index("site-packages") + 1:]
+        relative = parts[parts.index("site-packages") + 1 :]
     elif path.is_relative_to(ROOT):
         relative = path.relative_to(ROOT).parts
     else:
         stdlib = [i for i, part in enumerate(parts) if re.fullmatch(r"python3\.\d+", part)]
-        relative = parts[stdlib[-1] + 1:] if stdlib else (path.name,)
+        relative = parts[stdlib[-1] + 1 :] if stdlib else (path.name,)
     module = ".".join(relative)
     return re.sub(r"(\.__init__)?\.py$", "", module)
 
@@ -189,8 +188,7 @@ def diff(before: dict, after: dict, shown: int | None = None) -> list[Row]:
         b, a = before.get(key, [0, 0.0, 0.0]), after.get(key, [0, 0.0, 0.0])
         if int(b[0]) != int(a[0]):
             rows.append(Row(key, (int(b[0]), int(a[0])), (b[1], a[1])))
-    rows.sort(key=lambda r: (-abs(r.cumulative_us[1] - r.cumulative_us[0]), -abs(r.calls[1] - r.calls[0]),
-                             r.function))
+    rows.sort(key=lambda r: (-abs(r.cumulative_us[1] - r.cumulative_us[0]), -abs(r.calls[1] - r.calls[0]), r.function))
     return rows[:shown]
 
 
@@ -206,8 +204,10 @@ def markdown(rows: list[Row], before: dict, after: dict, shown: int = SHOWN) -> 
         lines[0] += f" {len(rows)} functions changed; the {shown} with the largest change of time:"
         rows = rows[:shown]
     lines += ["| function | calls per update | cumulative µs per update (cProfile) |", "|---|---|---|"]
-    lines += [f"| `{r.function}` | {r.calls[0]:,} → {r.calls[1]:,} | "
-              f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f} |" for r in rows]
+    lines += [
+        f"| `{r.function}` | {r.calls[0]:,} → {r.calls[1]:,} | {r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f} |"
+        for r in rows
+    ]
     return lines
 
 
@@ -229,8 +229,10 @@ def sentence(rows: list[Row], most: int = 3) -> str:
     moved = {id(r) for pair in pairs for r in pair}
     changed = [r for r in rows if id(r) not in moved]
     words = [f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per update" for r in changed[:most]]
-    words += [f"`{gone.function}` replaced by `{new.function}` ({gone.calls[0]:,} calls)"
-              for gone, new in pairs[:max(1, most - len(words))]]
+    words += [
+        f"`{gone.function}` replaced by `{new.function}` ({gone.calls[0]:,} calls)"
+        for gone, new in pairs[: max(1, most - len(words))]
+    ]
     return "; ".join(words)
 
 
@@ -246,13 +248,13 @@ class Explanation:
     def markdown(self) -> list[str]:
         return markdown(self.rows, self.before_summary, self.after_summary)
 
-
     def sentence(self) -> str:
         return sentence(self.rows)
 
 
-def explain(config: Path, env_params: dict, before: str, after: str, cache_dir: Path,
-            cached_only: bool = False) -> Explanation | None:
+def explain(
+    config: Path, env_params: dict, before: str, after: str, cache_dir: Path, cached_only: bool = False
+) -> Explanation | None:
     """One update profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not cached."""
     config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()  # asv runs from another folder
     env_name, env_conf = env_config(config, env_params, cache_dir / "configs")

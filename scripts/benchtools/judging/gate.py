@@ -12,12 +12,22 @@ from pathlib import Path
 
 from benchmarks import metrics, params
 
+from ..asvtools import validate
 from ..errors import BadInput, Error
 from ..project import ROOT, VENV, env_label
-from ..asvtools import validate
 from . import confirm, explain, pairs, steps
 from .changes import Change
-from .sources import Source, is_single_step, load_result, params_of_graph, previous_revision, read_json, series, split_entry, unit_of
+from .sources import (
+    Source,
+    is_single_step,
+    load_result,
+    params_of_graph,
+    previous_revision,
+    read_json,
+    series,
+    split_entry,
+    unit_of,
+)
 
 LARGE_IMPROVEMENT = 0.10  # tree_at's cost down by this much or more is listed and explained
 DIAGNOSTICS = ("bench_counts.PythonCalls", "bench_counts.BytecodeInstructions")
@@ -92,19 +102,31 @@ def step_changes(source: Source) -> list[Change]:
         env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
         unknown = [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in source.hash_of_revision]
         if unknown:
-            raise BadInput(f"asv regressions file {path} names revision {unknown[0]}, which the site's "
-                           f"index.json lacks")
+            raise BadInput(
+                f"asv regressions file {path} names revision {unknown[0]}, which the site's index.json lacks"
+            )
         points = series(source, graph, index)
         for before_rev, after_rev, before, _best_after in jumps:
             bad = source.hash_of_revision[after_rev]
             rev_before = before_rev if before_rev is not None else previous_revision(points, after_rev)
             good = source.hash_of_revision.get(rev_before, "") if rev_before is not None else ""
-            step = steps.true_step(points, rev_before if rev_before is not None else after_rev - 1,
-                                   after_rev, before)
-            changes.append(Change(name, params, env, step.before, step.after, good, bad,
-                                  single_commit=before_rev is None, unit=unit_of(source, name),
-                                  latest=last_value, env_params=params_of_graph(graph),
-                                  graph=(graph, index, rev_before, after_rev)))
+            step = steps.true_step(points, rev_before if rev_before is not None else after_rev - 1, after_rev, before)
+            changes.append(
+                Change(
+                    name,
+                    params,
+                    env,
+                    step.before,
+                    step.after,
+                    good,
+                    bad,
+                    single_commit=before_rev is None,
+                    unit=unit_of(source, name),
+                    latest=last_value,
+                    env_params=params_of_graph(graph),
+                    graph=(graph, index, rev_before, after_rev),
+                )
+            )
     return changes
 
 
@@ -122,13 +144,23 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> list[C
                 continue
             before_values = before_result.get_result_value(name, params)
             after_values = after_result.get_result_value(name, params)
-            for combo, before, after in zip(itertools.product(*params), before_values, after_values):
+            for combo, before, after in zip(itertools.product(*params), before_values, after_values, strict=False):
                 if before is None or after is None or before != before or after != after:
                     continue
-                changes.append(Change(name, ", ".join(combo), env_label(before_result.params),
-                                      before, after, before_commit, after_commit,
-                                      single_commit=is_single_step(source, before_commit, after_commit),
-                                      unit=unit_of(source, name), env_params=dict(before_result.params)))
+                changes.append(
+                    Change(
+                        name,
+                        ", ".join(combo),
+                        env_label(before_result.params),
+                        before,
+                        after,
+                        before_commit,
+                        after_commit,
+                        single_commit=is_single_step(source, before_commit, after_commit),
+                        unit=unit_of(source, name),
+                        env_params=dict(before_result.params),
+                    )
+                )
     return changes
 
 
@@ -136,8 +168,18 @@ def find_command(source: Source, change: Change) -> str | None:
     if change.single_commit or not change.good or source.config is None:
         return None
     regex = "^" + change.benchmark.replace(".", r"\.") + "$"
-    return shlex.join([str(VENV / "bin" / "asv"), "find", "--config", str(source.config),
-                       "--machine", source.machine, f"{change.good}..{change.bad}", regex])
+    return shlex.join(
+        [
+            str(VENV / "bin" / "asv"),
+            "find",
+            "--config",
+            str(source.config),
+            "--machine",
+            source.machine,
+            f"{change.good}..{change.bad}",
+            regex,
+        ]
+    )
 
 
 def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]) -> None:
@@ -156,8 +198,9 @@ def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]
                 points = dict(series(source, diagnostic_graph, index))
                 before, after = points.get(rev_before), points.get(rev_after)
             else:
-                twin_change = next((c for c in changes if c.benchmark == name and c.params == row.params
-                                    and c.env == row.env), None)
+                twin_change = next(
+                    (c for c in changes if c.benchmark == name and c.params == row.params and c.env == row.env), None
+                )
                 before, after = (twin_change.before, twin_change.after) if twin_change else (None, None)
             if before is not None and after is not None:
                 row.diagnostics.append((name, before, after))
@@ -167,8 +210,11 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
     """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison."""
     depth = str(params.DEFAULT_DEPTH)
     if compared:
-        return [c for c in changes if c.benchmark == metrics.COST_TREE_AT and c.params == depth
-                and c.ratio <= 1 - LARGE_IMPROVEMENT]
+        return [
+            c
+            for c in changes
+            if c.benchmark == metrics.COST_TREE_AT and c.params == depth and c.ratio <= 1 - LARGE_IMPROVEMENT
+        ]
     listed = source.benchmarks.get(metrics.COST_TREE_AT)
     if not listed or not (source.html / "graphs").is_dir():
         return []
@@ -183,8 +229,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
         if "summary" not in graph.split("/") and graph_params.get("machine", source.machine) == source.machine:
             graphs[graph] = graph_params
     # Named as asv names an environment in regressions.json: by the parameters that differ between graphs.
-    varying = {key for params_ in graphs.values() for key in params_
-               if len({p.get(key) for p in graphs.values()}) > 1}
+    varying = {key for params_ in graphs.values() for key in params_ if len({p.get(key) for p in graphs.values()}) > 1}
     found = []
     for graph, graph_params in graphs.items():
         env = ", ".join(f"{k} {v}" for k, v in sorted(graph_params.items()) if k in varying) or "—"
@@ -193,13 +238,22 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
         present = [value for _rev, value in sorted(points) if value is not None]
         for step in steps.steps(steps.pieces(points)):
             if step.relative <= -LARGE_IMPROVEMENT:
-                found.append(Change(metrics.COST_TREE_AT, depth, env, step.before, step.after,
-                                    source.hash_of_revision.get(step.rev_before, ""),
-                                    source.hash_of_revision[step.rev_after],
-                                    single_commit=step.rev_after - step.rev_before == 1,
-                                    unit=unit_of(source, metrics.COST_TREE_AT),
-                                    latest=present[-1] if present else None, env_params=env_params,
-                                    graph=(graph, index, step.rev_before, step.rev_after)))
+                found.append(
+                    Change(
+                        metrics.COST_TREE_AT,
+                        depth,
+                        env,
+                        step.before,
+                        step.after,
+                        source.hash_of_revision.get(step.rev_before, ""),
+                        source.hash_of_revision[step.rev_after],
+                        single_commit=step.rev_after - step.rev_before == 1,
+                        unit=unit_of(source, metrics.COST_TREE_AT),
+                        latest=present[-1] if present else None,
+                        env_params=env_params,
+                        graph=(graph, index, step.rev_before, step.rev_after),
+                    )
+                )
     return found
 
 
@@ -219,8 +273,14 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad)
         if key not in done:
             try:
-                done[key] = explain.explain(source.config, row.env_params, row.good, row.bad,
-                                            source.asv_dir / "profiles", cached_only=cached_only)
+                done[key] = explain.explain(
+                    source.config,
+                    row.env_params,
+                    row.good,
+                    row.bad,
+                    source.asv_dir / "profiles",
+                    cached_only=cached_only,
+                )
             except Error as error:
                 done[key] = None
                 errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")
@@ -249,8 +309,9 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
     improved = improvements(source, changes, compared=compare is not None)
     counted = source.thresholds.counted(changes)
     if options.confirm:
-        confirmations = confirm.confirmations(source.config, confirm.suspects(changes, source.thresholds),
-                                              options.max_pairs)
+        confirmations = confirm.confirmations(
+            source.config, confirm.suspects(changes, source.thresholds), options.max_pairs
+        )
         slower = [c.change for c in confirmations if c.verdict == pairs.SLOWER]
         counted = [c for c in counted if c.kind not in confirm.TIMING_KINDS] + slower
     else:

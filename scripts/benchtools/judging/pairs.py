@@ -10,8 +10,8 @@ most MAX_PAIRS.  docs/gate.md says why these and not a t interval.
 
 import math
 import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 # The constants of the verdict, declared once (README, "Confirmed verdicts").
 # The constants of the verdict, declared once (docs/gate.md, "Confirmed verdicts").
@@ -36,6 +36,7 @@ class Interval:
     pairs: int
     sd: float  # of the per-pair log ratios
 
+
 def signed_rank_cdf(n: int) -> list[float]:
     """P(W <= w) for w = 0 .. n(n+1)/2, W the Wilcoxon signed-rank statistic of n pairs (exact, no ties)."""
     counts = [1]  # counts[w]: subsets of {1..k} summing to w
@@ -44,11 +45,12 @@ def signed_rank_cdf(n: int) -> list[float]:
         for w, count in enumerate(counts):
             grown[w + k] += count
         counts = grown
-    total, running, cdf = 2 ** n, 0, []
+    total, running, cdf = 2**n, 0, []
     for count in counts:
         running += count
         cdf.append(running / total)
     return cdf
+
 
 def interval(before: Sequence[float], after: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
     """The Hodges-Lehmann estimate of d = ln(after / before) and its exact signed-rank interval, as relative changes.
@@ -63,7 +65,7 @@ def interval(before: Sequence[float], after: Sequence[float], confidence: float 
         raise ValueError("a paired interval needs at least two pairs of equal length")
     if any(not (value > 0) for value in (*before, *after)):
         raise ValueError("values must be positive to take log ratios")
-    d = [math.log(a / b) for b, a in zip(before, after)]
+    d = [math.log(a / b) for b, a in zip(before, after, strict=True)]
     n = len(d)
     walsh = sorted((d[i] + d[j]) / 2 for i in range(n) for j in range(i, n))
     cdf = signed_rank_cdf(n)
@@ -73,6 +75,7 @@ def interval(before: Sequence[float], after: Sequence[float], confidence: float 
     low, high = (walsh[k], walsh[len(walsh) - 1 - k]) if k >= 0 else (-math.inf, math.inf)
     return Interval(math.expm1(statistics.median(walsh)), math.expm1(low), math.expm1(high), n, statistics.stdev(d))
 
+
 def decide(found: Interval) -> str:
     if found.low > FLOOR:
         return SLOWER
@@ -80,12 +83,18 @@ def decide(found: Interval) -> str:
         return SAME
     return UNDECIDED
 
+
 def balanced_order(first: int, count: int) -> list[tuple[str, str]]:
     """The order of pairs first .. first+count-1: A B for even pairs, B A for odd (A B B A A B ...)."""
     return [("before", "after") if number % 2 == 0 else ("after", "before") for number in range(first, first + count)]
 
-def sequential(measure: Callable[[int, int], list[tuple[float, float]]], max_pairs: int = MAX_PAIRS,
-               start: int = START_PAIRS, step: int = STEP_PAIRS) -> tuple[str, Interval, list, list]:
+
+def sequential(
+    measure: Callable[[int, int], list[tuple[float, float]]],
+    max_pairs: int = MAX_PAIRS,
+    start: int = START_PAIRS,
+    step: int = STEP_PAIRS,
+) -> tuple[str, Interval, list, list]:
     """Measure pairs until decided or at the cap: (verdict, interval, befores, afters).
 
     ``measure(first, count)`` returns ``count`` (before, after) values for

@@ -1,15 +1,15 @@
 """The gate's verdict as Markdown: a rendering of ``gate.Verdict``, computing nothing."""
 
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarks import metrics
 
+from . import explain
 from .changes import Change
 from .confirm import Confirmation
 from .gate import LARGE_IMPROVEMENT, STEP_MODE, Verdict, find_command
-from .sources import Source
 from .pairs import CONFIDENCE, FLOOR, SAME_BELOW, SLOWER, START_PAIRS
-from . import explain
+from .sources import Source
 
 
 def human(value: float, unit: str) -> str:
@@ -21,14 +21,20 @@ def human(value: float, unit: str) -> str:
         return f"{int(value):,} {unit}".strip()
     return f"{value:.4g} {unit}".strip()
 
+
 def percent(change: Change) -> str:
     if change.before == 0:
         return "from 0" if change.after else "±0%"
     return f"{change.ratio - 1:+.1%}"
 
+
 def where(source: Source, change: Change) -> str:
-    return source.label(change.bad) if change.single_commit or not change.good else \
-        f"{source.label(change.good)}..{source.label(change.bad)}"
+    return (
+        source.label(change.bad)
+        if change.single_commit or not change.good
+        else f"{source.label(change.good)}..{source.label(change.bad)}"
+    )
+
 
 def still_there(change: Change) -> str:
     """How much of a step is left at the newest commit (asv's latest against the level before the step)."""
@@ -38,6 +44,7 @@ def still_there(change: Change) -> str:
         return f"{human(change.latest, change.unit)}"
     return f"{human(change.latest, change.unit)} ({change.latest / change.before - 1:+.1%} vs before)"
 
+
 def threshold_text(source: Source, change: Change) -> str:
     if change.kind == metrics.DETERMINISTIC:
         return "any increase"
@@ -45,21 +52,36 @@ def threshold_text(source: Source, change: Change) -> str:
         return f"+{metrics.COST_FLOOR:.0%} (floor)"
     return f"+{source.thresholds(change):.0%}"
 
+
 def diagnostics_text(change: Change) -> str:
-    return "; ".join(f"{name.rsplit('.', 2)[-2]} {before:,.0f} → {after:,.0f} "
-                     f"({(after / before - 1) if before else float('inf'):+.1%})"
-                     for name, before, after in change.diagnostics) or "—"
+    return (
+        "; ".join(
+            f"{name.rsplit('.', 2)[-2]} {before:,.0f} → {after:,.0f} "
+            f"({(after / before - 1) if before else float('inf'):+.1%})"
+            for name, before, after in change.diagnostics
+        )
+        or "—"
+    )
+
 
 def row_cells(source: Source, c: Change) -> str:
-    return (f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
-            f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} "
-            f"| {still_there(c)} | {diagnostics_text(c)} |")
+    return (
+        f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
+        f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} "
+        f"| {still_there(c)} | {diagnostics_text(c)} |"
+    )
+
 
 def explanations_section(source: Source, rows: list[Change], errors: list[str]) -> list[str]:
-    lines = ["", "## What changed in the code that ran", "",
-             f"One eager tree_at update (`{explain.PROFILED}`) profiled with `asv profile` in both commits, "
-             "each in its own asv environment; the functions whose calls per update changed, largest change of "
-             "cumulative time first.", ""]
+    lines = [
+        "",
+        "## What changed in the code that ran",
+        "",
+        f"One eager tree_at update (`{explain.PROFILED}`) profiled with `asv profile` in both commits, "
+        "each in its own asv environment; the functions whose calls per update changed, largest change of "
+        "cumulative time first.",
+        "",
+    ]
     seen = set()
     for row in rows:
         e = row.explanation
@@ -69,44 +91,69 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
         explained = [r for r in rows if r.explanation is e]
         what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
         env = f" ({row.env})" if row.env != "—" else ""
-        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "",
-                  *e.markdown(), ""]
+        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "", *e.markdown(), ""]
     lines += [f"Not profiled: {error}" for error in errors]
     return lines
+
 
 def markdown(verdict: Verdict) -> str:
     """The gate's Markdown report of ``verdict``: what counts, the large improvements, their causes, the suspects."""
     source, counted, improved = verdict.source, verdict.counted, verdict.improved
     confirmed = verdict.confirmations is not None
-    timing_rule = ("a timing metric when re-measured side by side and found slower (the suspects below)"
-                   if confirmed else "any other metric beyond its threshold (the threshold column)")
+    timing_rule = (
+        "a timing metric when re-measured side by side and found slower (the suspects below)"
+        if confirmed
+        else "any other metric beyond its threshold (the threshold column)"
+    )
     mode = f"{verdict.mode}, {'timing confirmed' if confirmed else 'unconfirmed'}"
-    lines = [f"# Benchmark regressions ({mode})", "",
-             f"Results: `{source.results}`, machine `{source.machine}`. "
-             "Counted: a deterministic metric at any increase, the cost of an update above "
-             f"+{metrics.COST_FLOOR:.0%}, {timing_rule}; the "
-             "diagnostics (calls, bytecodes) never count on their own, and a cost that went down never counts. "
-             + ("Before and after are the levels just before and just after the step; "
-                "the newest commit's value says how much of it is still there." if verdict.mode == STEP_MODE else ""),
-             ""]
+    lines = [
+        f"# Benchmark regressions ({mode})",
+        "",
+        f"Results: `{source.results}`, machine `{source.machine}`. "
+        "Counted: a deterministic metric at any increase, the cost of an update above "
+        f"+{metrics.COST_FLOOR:.0%}, {timing_rule}; the "
+        "diagnostics (calls, bytecodes) never count on their own, and a cost that went down never counts. "
+        + (
+            "Before and after are the levels just before and just after the step; "
+            "the newest commit's value says how much of it is still there."
+            if verdict.mode == STEP_MODE
+            else ""
+        ),
+        "",
+    ]
     if not counted:
         lines.append("No regression counts.")
     else:
-        lines += ["| kind | benchmark | params | environment | before | after | change | threshold | where "
-                  "| at the newest commit | diagnostics |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "| kind | benchmark | params | environment | before | after | change | threshold | where "
+            "| at the newest commit | diagnostics |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         lines += [row_cells(source, c) for c in counted]
         commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
         if commands:
-            lines += ["", "To find the first bad commit of a change that spans several commits:", "", "```sh",
-                      *commands, "```"]
+            lines += [
+                "",
+                "To find the first bad commit of a change that spans several commits:",
+                "",
+                "```sh",
+                *commands,
+                "```",
+            ]
     if improved:
-        lines += ["", f"## Large improvements (tree_at's cost down by {LARGE_IMPROVEMENT:.0%} or more)", "",
-                  "| benchmark | params | environment | before | after | change | where | at the newest commit "
-                  "| diagnostics |", "|---|---|---|---|---|---|---|---|---|"]
-        lines += [f"| `{c.benchmark}` | {c.params} | {c.env} | {human(c.before, c.unit)} | {human(c.after, c.unit)} "
-                  f"| {percent(c)} | {where(source, c)} | {still_there(c)} | {diagnostics_text(c)} |"
-                  for c in improved]
+        lines += [
+            "",
+            f"## Large improvements (tree_at's cost down by {LARGE_IMPROVEMENT:.0%} or more)",
+            "",
+            "| benchmark | params | environment | before | after | change | where | at the newest commit "
+            "| diagnostics |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| `{c.benchmark}` | {c.params} | {c.env} | {human(c.before, c.unit)} | {human(c.after, c.unit)} "
+            f"| {percent(c)} | {where(source, c)} | {still_there(c)} | {diagnostics_text(c)} |"
+            for c in improved
+        ]
     if any(c.explanation for c in verdict.explained) or verdict.explain_errors:
         lines += explanations_section(source, verdict.explained, verdict.explain_errors)
     text = "\n".join(lines) + "\n"
@@ -115,18 +162,26 @@ def markdown(verdict: Verdict) -> str:
 
 def confirmations_section(found: list[Confirmation], label: Callable[[str], str] = lambda commit: commit[:8]) -> str:
     """The Markdown section listing every suspect with its verdict, estimate, interval and pairs."""
-    lines = ["", "## Timing suspects, re-measured side by side", "",
-             f"Each timing change beyond its suspect threshold, measured again in fresh processes of both "
-             f"commits in balanced order (A B B A …); Hodges-Lehmann estimate of ln(after / before) with its "
-             f"exact signed-rank interval at {CONFIDENCE:.0%}. Slower: the whole interval above +{FLOOR:.0%}; "
-             f"same: the whole interval below +{SAME_BELOW:.0%}; undecided otherwise after {START_PAIRS} to the cap of pairs. "
-             "Only slower counts.", ""]
+    lines = [
+        "",
+        "## Timing suspects, re-measured side by side",
+        "",
+        f"Each timing change beyond its suspect threshold, measured again in fresh processes of both "
+        f"commits in balanced order (A B B A …); Hodges-Lehmann estimate of ln(after / before) with its "
+        f"exact signed-rank interval at {CONFIDENCE:.0%}. Slower: the whole interval above +{FLOOR:.0%}; "
+        f"same: the whole interval below +{SAME_BELOW:.0%}; undecided otherwise after {START_PAIRS} to the cap "
+        "of pairs. "
+        "Only slower counts.",
+        "",
+    ]
     if not found:
         lines.append("No timing suspect.")
         return "\n".join(lines) + "\n"
-    lines += [f"| verdict | kind | benchmark | params | environment | commits | change | {CONFIDENCE:.0%} interval "
-              "| pairs | s |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        f"| verdict | kind | benchmark | params | environment | commits | change | {CONFIDENCE:.0%} interval "
+        "| pairs | s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for v in found:
         c = v.change
         span = f"{label(c.good)} → {label(c.bad)}" if c.good else label(c.bad)
@@ -139,6 +194,8 @@ def confirmations_section(found: list[Confirmation], label: Callable[[str], str]
         verdict = f"**{v.verdict}**" if v.verdict == SLOWER else v.verdict
         if v.note:
             verdict += f" ({v.note})"
-        lines.append(f"| {verdict} | {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {span} "
-                     f"| {estimate} | {interval_text} | {pairs} | {v.seconds:.0f} |")
+        lines.append(
+            f"| {verdict} | {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {span} "
+            f"| {estimate} | {interval_text} | {pairs} | {v.seconds:.0f} |"
+        )
     return "\n".join(lines) + "\n"

@@ -16,6 +16,7 @@ def read_json(path: Path, what: str, shape=None):
     """The JSON file PATH, checked against SHAPE (``validate``): BadInput naming it, never a traceback."""
     return validate.read_json(path, what) if shape is None else validate.read_checked(path, shape, what)
 
+
 class Source:
     """The results, site and thresholds the gate reads: the latest run in ``output``, a configuration, or folders.
 
@@ -23,17 +24,26 @@ class Source:
     configuration's for that whole kind (None: keep them).
     """
 
-    def __init__(self, output: Path = ROOT, config: Path | None = None, results: Path | None = None,
-                 html: Path | None = None, machine: str | None = None, overrides: dict | None = None):
+    def __init__(
+        self,
+        output: Path = ROOT,
+        config: Path | None = None,
+        results: Path | None = None,
+        html: Path | None = None,
+        machine: str | None = None,
+        overrides: dict | None = None,
+    ):
         last_run = {}
         if config is None and not (results and html):
-            last_run = read_json(output / ".asv" / "last-run.json", "the latest scripts/bench run record",
-                                 validate.LAST_RUN)
+            last_run = read_json(
+                output / ".asv" / "last-run.json", "the latest scripts/bench run record", validate.LAST_RUN
+            )
             config = Path(last_run["config"])
         self.config = config
         self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
-        conf = validate.check(util.load_asv_config(config), validate.CONFIG, config, "asv configuration") \
-            if config else {}
+        conf = (
+            validate.check(util.load_asv_config(config), validate.CONFIG, config, "asv configuration") if config else {}
+        )
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
@@ -48,8 +58,9 @@ class Source:
         self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", validate.BENCHMARKS)
         revisions = self.index["revision_to_hash"]
         self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
-        self.tag_of_hash = {self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items()
-                            if rev in self.hash_of_revision}
+        self.tag_of_hash = {
+            self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items() if rev in self.hash_of_revision
+        }
 
     def _only_machine(self) -> str:
         machines = [p.name for p in self.results.iterdir() if p.is_dir()] if self.results.is_dir() else []
@@ -65,19 +76,26 @@ class Source:
         tags = self.index["tags"]
         if name in tags:
             if tags[name] not in self.hash_of_revision:
-                raise BadInput(f"asv site index {self.html / 'index.json'}: tag {name!r} names revision "
-                               f"{tags[name]}, which it lists no commit for")
+                raise BadInput(
+                    f"asv site index {self.html / 'index.json'}: tag {name!r} names revision "
+                    f"{tags[name]}, which it lists no commit for"
+                )
             return self.hash_of_revision[tags[name]]
         matches = {c for c in self.hash_of_revision.values() if c.startswith(name)}
         if len(matches) != 1:
-            raise BadInput(f"unknown commit {name!r}: no tag or results commit matches it"
-                             if not matches else f"commit {name!r} is ambiguous")
+            raise BadInput(
+                f"unknown commit {name!r}: no tag or results commit matches it"
+                if not matches
+                else f"commit {name!r} is ambiguous"
+            )
         return matches.pop()
+
 
 def unit_of(source: Source, name: str) -> str:
     description = source.benchmarks.get(name)
     unit = description.get("unit") if isinstance(description, dict) else None
     return unit if isinstance(unit, str) else ""
+
 
 def split_entry(entry: str) -> tuple[str, str]:
     """asv's 'module.Class.method(params)' into the benchmark name and its params."""
@@ -86,11 +104,13 @@ def split_entry(entry: str) -> tuple[str, str]:
         return name, params[:-1]
     return entry, ""
 
+
 def params_of_graph(graph: str) -> dict[str, str]:
     """The parameters in a site's graph path (graphs/arch-x86_64/.../jax-0.4.33/.../NAME.json)."""
     from urllib.parse import unquote
 
     return dict(unquote(part).split("-", 1) for part in graph.split("/")[1:-1] if "-" in part)
+
 
 def series(source: Source, graph: str, index: int | None) -> list[tuple[int, float | None]]:
     path = source.html / graph
@@ -99,10 +119,12 @@ def series(source: Source, graph: str, index: int | None) -> list[tuple[int, flo
     except ValueError as error:
         raise BadInput(f"asv graph file has the wrong shape: {path}: {error}") from None
 
+
 def previous_revision(points: list, revision: int) -> int | None:
     """The last revision before ``revision`` that has a value."""
     earlier = [rev for rev, value in points if rev < revision and value is not None]
     return max(earlier, default=None)
+
 
 def load_result(source: Source, commit: str):
     from asv import results
@@ -116,10 +138,11 @@ def load_result(source: Source, commit: str):
         except BadInput:
             raise
         except Exception as error:  # noqa: BLE001 - any unreadable results file is bad input
-            raise BadInput(f"results file is corrupt: {path} ({error})")
+            raise BadInput(f"results file is corrupt: {path} ({error})") from None
     if not found:
         raise BadInput(f"no results for commit {source.label(commit)} on machine {source.machine!r} in {folder}")
     return found
+
 
 def is_single_step(source: Source, before: str, after: str) -> bool:
     revision = {commit: rev for rev, commit in source.hash_of_revision.items()}

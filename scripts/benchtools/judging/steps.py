@@ -10,6 +10,7 @@ piece that starts at the jump's revision holds the level right after it.
 For a deterministic metric (a count, the cost) every piece is exact.
 """
 
+import itertools
 import json
 from dataclasses import dataclass
 
@@ -49,14 +50,16 @@ def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
     values = [value for _, value in points]
     if not any(value is not None and value == value for value in values):
         return []
-    return [Piece(revisions[left], revisions[right - 1] + 1, level)
-            for left, right, level, _min, _err in step_detect.detect_steps(values)]
+    return [
+        Piece(revisions[left], revisions[right - 1] + 1, level)
+        for left, right, level, _min, _err in step_detect.detect_steps(values)
+    ]
 
 
 def steps(found: list[Piece], floor: float = 0.0) -> list[Step]:
     """Every change between adjacent pieces whose size is more than ``floor`` (relative), up or down."""
     changes = []
-    for before, after in zip(found, found[1:]):
+    for before, after in itertools.pairwise(found):
         step = Step(before.right - 1, after.left, before.level, after.level)
         if abs(step.relative) > floor:
             changes.append(step)
@@ -75,8 +78,7 @@ def graph_points(data: list, index: int | None) -> list[tuple[int, float | None]
     return points
 
 
-def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int,
-              value_before: float) -> Step:
+def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int, value_before: float) -> Step:
     """The levels of the pieces on both sides of asv's jump (``rev_before`` → ``rev_after``).
 
     asv's own value before is kept (it is the level of the piece that ends at

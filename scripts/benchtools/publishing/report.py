@@ -11,20 +11,21 @@ from packaging.version import InvalidVersion, Version
 
 from benchmarks import metrics, params
 
-from ..judging import explain
 from .. import git
 from ..asvtools.results import only, spreads, values
-from ..judging import steps
 from ..errors import BadInput, Error
+from ..judging import explain, steps
 from ..project import env_label
+from .markdown import markdown_html, table_html
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
 WRAPPINGS = params.WRAPPINGS
 DEPTHS = tuple(str(depth) for depth in params.DEPTHS)
 CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come from steps of this many updates
 REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
-README_START = "<!-- overhead-report:start -->"
-README_END = "<!-- overhead-report:end -->"
+# The generated parts of a Markdown file (README.md, docs/answer.md): each between its two markers.
+FULL_BLOCK = ("<!-- overhead-report:start -->", "<!-- overhead-report:end -->")
+SUMMARY_BLOCK = ("<!-- overhead-summary:start -->", "<!-- overhead-summary:end -->")
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
 
@@ -72,8 +73,9 @@ def per_call_us(seconds):
 
 
 def row_of(result, label: str) -> Row:
-    row = Row(label, env_label(result.params), result.date or 0, commit=result.commit_hash,
-              env_params=dict(result.params))
+    row = Row(
+        label, env_label(result.params), result.date or 0, commit=result.commit_hash, env_params=dict(result.params)
+    )
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
     row.ratios = {w: v for (w,), v in values(result, "bench_overhead.SteadyStateRatio.track_overhead_ratio").items()}
@@ -85,8 +87,10 @@ def row_of(result, label: str) -> Row:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
         row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
     row.seed_ratios = {w: v for (w,), v in values(result, "bench_seed.SeedScenario.track_overhead_ratio").items()}
-    row.tree_map_passes = tuple(only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
-                                for twin in ("tree_at", "tuple"))
+    row.tree_map_passes = tuple(
+        only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
+        for twin in ("tree_at", "tuple")
+    )
     tree_at = values(result, "bench_eager.EagerSurgery.time_tree_at")
     tuple_ = values(result, "bench_eager.EagerSurgery.time_tuple")
     calls_tree_at = values(result, "bench_counts.PythonCalls.track_tree_at")
@@ -96,12 +100,15 @@ def row_of(result, label: str) -> Row:
         if key in tree_at:
             row.eager_us[depth] = (per_call_us(tree_at[key]), per_call_us(tuple_.get(key)))
             scale = 1e6 / int(CALLS_PER_STEP)
-            row.eager_iqr[depth] = tuple(spreads(result, f"bench_eager.EagerSurgery.time_{twin}", scale).get(key)
-                                         for twin in ("tree_at", "tuple"))
+            row.eager_iqr[depth] = tuple(
+                spreads(result, f"bench_eager.EagerSurgery.time_{twin}", scale).get(key)
+                for twin in ("tree_at", "tuple")
+            )
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
-    row.excess_equations = [v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations")
-                            .values() if v is not None]
+    row.excess_equations = [
+        v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations").values() if v is not None
+    ]
     return row
 
 
@@ -111,11 +118,13 @@ def fmt(value, pattern="{:.2f}"):
 
 def newest_first(result) -> tuple:
     """Sort key within one commit: the newest Python, then the newest JAX, first, so that reports lead with them."""
+
     def descending(version) -> tuple:
         try:
             return tuple(-part for part in Version(version or "0").release)
         except InvalidVersion:
             return ()
+
     return descending(result.params.get("python")), descending(result.params.get("jax"))
 
 
@@ -124,8 +133,7 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
 
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
-    found = [r for r in asv_results.iter_results(str(results))
-             if machine is None or r.params.get("machine") == machine]
+    found = [r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine]
     if not found:
         raise BadInput(f"no results in {results}" + (f" for machine {machine!r}" if machine else ""))
     found.sort(key=lambda r: (r.date or 0, newest_first(r), r.env_name))
@@ -138,45 +146,76 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
 def markdown(row: Row) -> str:
     lines = [f"### {row.label} ({row.env})", "", "| how the step runs | tree_at / tuple time |", "|---|---|"]
     lines += [f"| {w} | {fmt(v)} |" for w, v in row.ratios.items()]
-    lines += [f"| eager surgery only | {fmt(row.surgery_ratio)} |",
-              f"| tracing a fresh step | {fmt(row.tracing_ratio)} |"]
+    lines += [
+        f"| eager surgery only | {fmt(row.surgery_ratio)} |",
+        f"| tracing a fresh step | {fmt(row.tracing_ratio)} |",
+    ]
     lines += [f"| seed scenario, {w} | {fmt(v)} |" for w, v in row.seed_ratios.items()]
-    lines += ["", "| depth | eager µs per tree_at call, median (IQR) | µs per tuple update, median (IQR) "
-              "| overhead µs per call | Python calls per tree_at / per tuple update |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| depth | eager µs per tree_at call, median (IQR) | µs per tuple update, median (IQR) "
+        "| overhead µs per call | Python calls per tree_at / per tuple update |",
+        "|---|---|---|---|---|",
+    ]
     for depth in DEPTHS:
         tree_at_us, tuple_us = row.eager_us.get(depth, (None, None))
         tree_at_iqr, tuple_iqr = row.eager_iqr.get(depth, (None, None))
         overhead = None if None in (tree_at_us, tuple_us) else tree_at_us - tuple_us
         calls = row.calls.get(depth, (None, None))
-        lines.append(f"| {depth} | {with_spread(tree_at_us, tree_at_iqr, '{:.1f}')} "
-                     f"| {with_spread(tuple_us, tuple_iqr, '{:.2f}')} | "
-                     f"{fmt(overhead, '{:.1f}')} | {fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')} |")
-    lines += ["", "Absolute times are one run's, on one machine: they move by up to 2× between runs and commits "
-              "of identical code (the IQR shows only the spread within the run); the tree_map-pass figure below "
-              "is the steady one.", "",
-              f"Compile overhead of a step with {CALLS_PER_STEP} updates: "
-              f"{fmt(row.compile_overhead_ms, '{:+.1f}')} ms"
-              + ("" if row.compile_iqr is None else
-                 f" (tree_at's compile time: IQR {row.compile_iqr[0]:.1f}–{row.compile_iqr[1]:.1f} ms)") + ". "
-              f"Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.", "",
-              f"In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} "
-              f"tree, an eager update costs {fmt(row.tree_map_passes[0], '{:.1f}')} passes with tree_at and "
-              f"{fmt(row.tree_map_passes[1], '{:.3f}')} with a tuple.", ""]
+        lines.append(
+            f"| {depth} | {with_spread(tree_at_us, tree_at_iqr, '{:.1f}')} "
+            f"| {with_spread(tuple_us, tuple_iqr, '{:.2f}')} | "
+            f"{fmt(overhead, '{:.1f}')} | {fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')} |"
+        )
+    lines += [
+        "",
+        "Absolute times are one run's, on one machine: they move by up to 2× between runs and commits "
+        "of identical code (the IQR shows only the spread within the run); the tree_map-pass figure below "
+        "is the steady one.",
+        "",
+        f"Compile overhead of a step with {CALLS_PER_STEP} updates: "
+        f"{fmt(row.compile_overhead_ms, '{:+.1f}')} ms"
+        + (
+            ""
+            if row.compile_iqr is None
+            else f" (tree_at's compile time: IQR {row.compile_iqr[0]:.1f}–{row.compile_iqr[1]:.1f} ms)"
+        )
+        + ". "
+        f"Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.",
+        "",
+        f"In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} "
+        f"tree, an eager update costs {fmt(row.tree_map_passes[0], '{:.1f}')} passes with tree_at and "
+        f"{fmt(row.tree_map_passes[1], '{:.3f}')} with a tuple.",
+        "",
+    ]
     return "\n".join(lines)
 
 
 def history_table(rows: list[Row]) -> list[str]:
-    header = ["release", "environment", *WRAPPINGS, f"eager µs/call, depth {REPORT_DEPTH} (IQR)",
-              "tree_map passes/call",
-              "tracing",
-              "compile ms", "jaxprs identical"]
+    header = [
+        "release",
+        "environment",
+        *WRAPPINGS,
+        f"eager µs/call, depth {REPORT_DEPTH} (IQR)",
+        "tree_map passes/call",
+        "tracing",
+        "compile ms",
+        "jaxprs identical",
+    ]
     table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [row.label, row.env, *[fmt(row.ratios.get(w)) for w in WRAPPINGS],
-                 with_spread(row.eager_us.get(REPORT_DEPTH, (None,))[0], row.eager_iqr.get(REPORT_DEPTH, (None,))[0],
-                             "{:.1f}"), fmt(row.tree_map_passes[0], "{:.1f}"),
-                 fmt(row.tracing_ratio),
-                 fmt(row.compile_overhead_ms, "{:+.1f}"), row.jaxprs_identical]
+        cells = [
+            row.label,
+            row.env,
+            *[fmt(row.ratios.get(w)) for w in WRAPPINGS],
+            with_spread(
+                row.eager_us.get(REPORT_DEPTH, (None,))[0], row.eager_iqr.get(REPORT_DEPTH, (None,))[0], "{:.1f}"
+            ),
+            fmt(row.tree_map_passes[0], "{:.1f}"),
+            fmt(row.tracing_ratio),
+            fmt(row.compile_overhead_ms, "{:+.1f}"),
+            row.jaxprs_identical,
+        ]
         table.append("| " + " | ".join(cells) + " |")
     return table
 
@@ -192,12 +231,12 @@ def plot(rows: list[Row], out: Path) -> list[str]:
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
     figures = {
-        "ratios.png": ("tree_at / tuple time (log scale)",
-                       {w: (lambda r, w=w: r.ratios.get(w)) for w in WRAPPINGS}),
-        "eager-per-call.png": ("eager µs per tree_at call",
-                               {f"depth {d}": (lambda r, d=d: r.eager_us.get(d, (None,))[0]) for d in DEPTHS}),
-        "tracing.png": ("tracing: tree_at / tuple time",
-                        {"tracing ratio": lambda r: r.tracing_ratio}),
+        "ratios.png": ("tree_at / tuple time (log scale)", {w: (lambda r, w=w: r.ratios.get(w)) for w in WRAPPINGS}),
+        "eager-per-call.png": (
+            "eager µs per tree_at call",
+            {f"depth {d}": (lambda r, d=d: r.eager_us.get(d, (None,))[0]) for d in DEPTHS},
+        ),
+        "tracing.png": ("tracing: tree_at / tuple time", {"tracing ratio": lambda r: r.tracing_ratio}),
     }
     written = []
     for name, (ylabel, series) in figures.items():
@@ -205,7 +244,7 @@ def plot(rows: list[Row], out: Path) -> list[str]:
         for env, (title, getter) in itertools.product(envs, series.items()):
             points = [(position[r.label], getter(r)) for r in rows if r.env == env and getter(r) is not None]
             if points:
-                xs, ys = zip(*points)
+                xs, ys = zip(*points, strict=True)
                 ax.plot(xs, ys, marker="o", label=f"{title} ({env})" if len(envs) > 1 else title)
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
         ax.set_ylabel(ylabel)
@@ -244,20 +283,31 @@ class HistoryStep:
         slower = self.relative > 0
         passes = ""
         if None not in self.passes:
-            passes = (f"; its time {self.passes[0]:.1f} → {self.passes[1]:.1f} tree_map passes "
-                      f"({self.passes[1] / self.passes[0] - 1:+.0%})")
+            passes = (
+                f"; its time {self.passes[0]:.1f} → {self.passes[1]:.1f} tree_map passes "
+                f"({self.passes[1] / self.passes[0] - 1:+.0%})"
+            )
             if (self.passes[1] > self.passes[0]) != slower:
                 passes += " (the timing disagrees with the exact cost: a noisy measurement)"
         counts = ""
         calls = (self.before.calls.get(REPORT_DEPTH, (None,))[0], self.after.calls.get(REPORT_DEPTH, (None,))[0])
         if None not in calls and None not in (self.before.bytecodes, self.after.bytecodes):
-            counts = (f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {self.before.bytecodes:,.0f} → "
-                      f"{self.after.bytecodes:,.0f})")
-        cause = (f" Cause: {self.explanation.sentence()}." if self.explanation and self.explanation.rows
-                 else f" Cause: {self.not_profiled}." if self.not_profiled else "")
-        return (f"{self.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
-                f"{self.cost[0]:,.0f} → {self.cost[1]:,.0f} weighted instructions ({self.relative:+.1%}){counts}"
-                f"{passes}.{cause}")
+            counts = (
+                f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {self.before.bytecodes:,.0f} → "
+                f"{self.after.bytecodes:,.0f})"
+            )
+        cause = (
+            f" Cause: {self.explanation.sentence()}."
+            if self.explanation and self.explanation.rows
+            else f" Cause: {self.not_profiled}."
+            if self.not_profiled
+            else ""
+        )
+        return (
+            f"{self.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
+            f"{self.cost[0]:,.0f} → {self.cost[1]:,.0f} weighted instructions ({self.relative:+.1%}){counts}"
+            f"{passes}.{cause}"
+        )
 
 
 def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
@@ -266,16 +316,21 @@ def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
     for env in dict.fromkeys(row.env for row in rows):
         series = [row for row in rows if row.env == env and row.cost is not None]
         pieces = steps.pieces([(i, row.cost) for i, row in enumerate(series)])
-        level_rows = {(p.left, p.right): series[p.left:p.right] for p in pieces}
+        level_rows = {(p.left, p.right): series[p.left : p.right] for p in pieces}
         found[env] = []
-        for before, after in zip(pieces, pieces[1:]):
+        for before, after in itertools.pairwise(pieces):
             if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
                 continue
-            medians = tuple(statistics.median(passes) if passes else None for passes in (
-                [r.tree_map_passes[0] for r in level_rows[(p.left, p.right)] if r.tree_map_passes[0] is not None]
-                for p in (before, after)))
-            found[env].append(HistoryStep(env, series[before.right - 1], series[after.left],
-                                          (before.level, after.level), medians))
+            medians = tuple(
+                statistics.median(passes) if passes else None
+                for passes in (
+                    [r.tree_map_passes[0] for r in level_rows[(p.left, p.right)] if r.tree_map_passes[0] is not None]
+                    for p in (before, after)
+                )
+            )
+            found[env].append(
+                HistoryStep(env, series[before.right - 1], series[after.left], (before.level, after.level), medians)
+            )
     return found
 
 
@@ -288,8 +343,9 @@ def explain_history(found: dict[str, list[HistoryStep]], config: Path | None, pr
     cache = (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / "profiles"
     for step in itertools.chain(*found.values()):
         try:
-            step.explanation = explain.explain(config, step.after.env_params, step.before.commit, step.after.commit,
-                                               cache, cached_only=not profile)
+            step.explanation = explain.explain(
+                config, step.after.env_params, step.before.commit, step.after.commit, cache, cached_only=not profile
+            )
             if step.explanation is None:
                 step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
         except Error as error:
@@ -303,8 +359,11 @@ def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
         if not found_steps:
             lines += ["No step in tree_at's cost over these releases.", ""]
             continue
-        lines += [f"Steps of the cost of one update at depth {REPORT_DEPTH} (bench_counts.PythonCost, exact) "
-                  f"above {metrics.COST_FLOOR:.0%}, release by release, with the measured time on each side:", ""]
+        lines += [
+            f"Steps of the cost of one update at depth {REPORT_DEPTH} (bench_counts.PythonCost, exact) "
+            f"above {metrics.COST_FLOOR:.0%}, release by release, with the measured time on each side:",
+            "",
+        ]
         lines += [f"- {step.sentence()}" for step in found_steps]
         lines.append("")
     return "\n".join(lines)
@@ -325,15 +384,24 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
         labels = [row.label for row in series]
         fig, cost_axis = plt.subplots(figsize=(max(7, len(labels) * 0.38), 4))
         xs = range(len(series))
-        cost_axis.plot([x for x, r in zip(xs, series) if r.cost is not None],
-                       [r.cost for r in series if r.cost is not None], marker="o", color="tab:blue",
-                       label="work: cost per update (weighted instructions)")
+        cost_axis.plot(
+            [x for x, r in zip(xs, series, strict=True) if r.cost is not None],
+            [r.cost for r in series if r.cost is not None],
+            marker="o",
+            color="tab:blue",
+            label="work: cost per update (weighted instructions)",
+        )
         cost_axis.set_ylabel("weighted instructions per update", color="tab:blue")
         time_axis = cost_axis.twinx()
-        timed = [(x, r.tree_map_passes[0]) for x, r in zip(xs, series) if r.tree_map_passes[0] is not None]
+        timed = [(x, r.tree_map_passes[0]) for x, r in zip(xs, series, strict=True) if r.tree_map_passes[0] is not None]
         if timed:
-            time_axis.plot(*zip(*timed), marker="s", color="tab:orange", linestyle="--",
-                           label="time: tree_map passes per update")
+            time_axis.plot(
+                *zip(*timed, strict=True),
+                marker="s",
+                color="tab:orange",
+                linestyle="--",
+                label="time: tree_map passes per update",
+            )
         time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
         # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells the time.
         both = [(r.cost, r.tree_map_passes[0]) for r in series if r.cost and r.tree_map_passes[0]]
@@ -348,8 +416,15 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
             x = labels.index(step.after.label) - 0.5
             colour = "tab:red" if step.relative > 0 else "tab:green"
             cost_axis.axvline(x, color=colour, alpha=0.5)
-            cost_axis.text(x + 0.1, 0.97, f"{step.relative:+.0%}", transform=cost_axis.get_xaxis_transform(),
-                           va="top", fontsize=8, color=colour)
+            cost_axis.text(
+                x + 0.1,
+                0.97,
+                f"{step.relative:+.0%}",
+                transform=cost_axis.get_xaxis_transform(),
+                va="top",
+                fontsize=8,
+                color=colour,
+            )
         cost_axis.set_xticks(list(xs), labels, rotation=60, ha="right", fontsize=8)
         cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
@@ -366,40 +441,6 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
 # ---- Markdown into HTML, for the page
 
 
-def inline_html(text: str) -> str:
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
-
-
-def markdown_html(text: str) -> str:
-    """The report's own Markdown (headings, pipe tables, bullets, paragraphs) as HTML."""
-    parts, table, bullets = [], [], []
-
-    def flush():
-        if table:
-            parts.append(table_html(table))
-            table.clear()
-        if bullets:
-            parts.append("<ul>" + "".join(f"<li>{inline_html(b)}</li>" for b in bullets) + "</ul>")
-            bullets.clear()
-
-    for line in text.splitlines():
-        if line.startswith("|"):
-            table.append(line)
-            continue
-        if line.startswith("- "):
-            bullets.append(line[2:])
-            continue
-        flush()
-        heading = re.match(r"^(#{1,6}) (.*)$", line)
-        if heading:
-            level = len(heading[1])
-            parts.append(f"<h{level}>{inline_html(heading[2])}</h{level}>")
-        elif line.strip():
-            parts.append(f"<p>{inline_html(line)}</p>")
-    flush()
-    return "\n".join(parts)
-
-
 def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] | None = None) -> Path:
     index = site / "index.html"
     if not index.is_file():
@@ -409,26 +450,32 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
     found = history(rows) if found is None else found
     images = plot(rows, out)
     history_images = plot_history(rows, found, out)
-    latest = [row for row in rows if row.label == rows[-1].label]
-    parts = ["<!doctype html><meta charset='utf-8'><title>tree_at overhead</title>",
-             "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
-             "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
-             "li{margin:0.4em 0}</style>",
-             "<p><a href='../index.html'>← benchmarks</a></p>",
-             "<h1>What does eqx.tree_at cost over a tuple?</h1>",
-             f"<p>{html.escape(summary_sentence(latest[0]))}</p>"]
+    latest = latest_rows(rows)
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>tree_at overhead</title>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+        "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
+        "li{margin:0.4em 0}</style>",
+        "<p><a href='../index.html'>← benchmarks</a></p>",
+        "<h1>What does eqx.tree_at cost over a tuple?</h1>",
+        f"<p>{html.escape(summary_sentence(latest[0]))}</p>",
+    ]
     parts += [f"<p><img src='{name}' alt='{name}'></p>" for name in images]
     parts.append("<h2 id='history'>History: what made tree_at slower or faster</h2>")
-    parts.append("<p>The work of one eager tree_at update at depth "
-                 f"{REPORT_DEPTH} (bench_counts.PythonCost: bytecode instructions + {metrics.CALL_WEIGHT} × Python "
-                 "calls, exact) and its measured time (in tree_map passes), release by release; each step of the "
-                 "work is marked, and explained below by the functions whose calls per update changed.</p>")
+    parts.append(
+        "<p>The work of one eager tree_at update at depth "
+        f"{REPORT_DEPTH} (bench_counts.PythonCost: bytecode instructions + {metrics.CALL_WEIGHT} × Python "
+        "calls, exact) and its measured time (in tree_map passes), release by release; each step of the "
+        "work is marked, and explained below by the functions whose calls per update changed.</p>"
+    )
     parts += [f"<p><img src='{name}' alt='{name}'></p>" for name in history_images]
     parts.append(markdown_html(history_markdown(found)))
     for step in itertools.chain(*found.values()):
         if step.explanation is not None:
-            parts.append(f"<h4>{html.escape(step.before.label)} → {html.escape(step.after.label)} "
-                         f"({html.escape(step.env)}): the functions whose calls changed</h4>")
+            parts.append(
+                f"<h4>{html.escape(step.before.label)} → {html.escape(step.after.label)} "
+                f"({html.escape(step.env)}): the functions whose calls changed</h4>"
+            )
             parts.append(markdown_html("\n".join(step.explanation.markdown())))
     parts.append("<h2>Per release</h2>")
     parts.append(table_html(history_table(rows)))
@@ -440,49 +487,81 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
     return out / "index.html"
 
 
-def table_html(markdown_table: list[str]) -> str:
-    rows = [[inline_html(cell.strip()) for cell in line.strip().strip("|").split("|")]
-            for line in markdown_table if not line.startswith("|---")]
-    head, body = rows[0], rows[1:]
-    return ("<table><tr>" + "".join(f"<th>{c}</th>" for c in head) + "</tr>"
-            + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in body) + "</table>")
-
-
 def link_from_site(index: Path) -> None:
     text = index.read_text(encoding="utf-8")
     if NAV_LINK in text:
         return
     if NAV_ANCHOR not in text:
-        raise BadInput(f"{index} has no Regressions link to put the overhead link beside; "
-                          "has asv's page layout changed?")
+        raise BadInput(
+            f"{index} has no Regressions link to put the overhead link beside; has asv's page layout changed?"
+        )
     index.write_text(text.replace(NAV_ANCHOR, NAV_ANCHOR + "\n\t" + NAV_LINK), encoding="utf-8")
 
 
 def summary_sentence(row: Row) -> str:
     eager = row.eager_us.get(REPORT_DEPTH, (None, None))
     spread = row.eager_iqr.get(REPORT_DEPTH, (None, None))
-    return (f"{row.label} with {row.env}: at depth {REPORT_DEPTH}, an eager tree_at call costs "
-            f"{with_spread(eager[0], spread[0], '{:.0f}')} µs in this run against {fmt(eager[1], '{:.1f}')} µs "
-            f"for a tuple update, or {fmt(row.tree_map_passes[0], '{:.1f}')} tree_map passes, the steady unit. "
-            f"A jitted step runs at {fmt(row.ratios.get('jit'))}× the tuple version's time, a scan at "
-            f"{fmt(row.ratios.get('scan'))}×, jit around the scan at {fmt(row.ratios.get('jit_scan'))}×; "
-            f"tracing takes {fmt(row.tracing_ratio)}× as long. Identical jaxprs: {row.jaxprs_identical}.")
+    return (
+        f"{row.label} with {row.env}: at depth {REPORT_DEPTH}, an eager tree_at call costs "
+        f"{with_spread(eager[0], spread[0], '{:.0f}')} µs in this run against {fmt(eager[1], '{:.1f}')} µs "
+        f"for a tuple update, or {fmt(row.tree_map_passes[0], '{:.1f}')} tree_map passes, the steady unit. "
+        f"A jitted step runs at {fmt(row.ratios.get('jit'))}× the tuple version's time, a scan at "
+        f"{fmt(row.ratios.get('scan'))}×, jit around the scan at {fmt(row.ratios.get('jit_scan'))}×; "
+        f"tracing takes {fmt(row.tracing_ratio)}× as long. Identical jaxprs: {row.jaxprs_identical}."
+    )
 
 
-def update_readme(readme: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None) -> None:
-    if not readme.is_file():
-        raise BadInput(f"--readme {readme}: no such file")
-    text = readme.read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
-    if not pattern.search(text):
-        raise BadInput(f"{readme} has no {README_START} ... {README_END} section")
-    latest = [row for row in rows if row.label == rows[-1].label]
-    found = history(rows) if found is None else found
-    # The history of environments that ran more than the newest release.
+def latest_rows(rows: list[Row]) -> list[Row]:
+    """The rows of the newest commit, one per environment."""
+    return [row for row in rows if row.label == rows[-1].label]
+
+
+def summary_markdown(rows: list[Row]) -> str:
+    """One small table of the newest commit: the steady figure first, the timings as orientation."""
+    lines = [
+        f"| environment | tree_map passes per eager tree_at update, depth {REPORT_DEPTH} (steady) "
+        f"| eager µs per tree_at call, depth {REPORT_DEPTH} (one run) | eager time ratio (one run) "
+        "| jit time ratio (one run) |",
+        "|---|---|---|---|---|",
+    ]
+    for row in latest_rows(rows):
+        lines.append(
+            f"| {row.label}, {row.env} | {fmt(row.tree_map_passes[0], '{:.1f}')} "
+            f"| {fmt(row.eager_us.get(REPORT_DEPTH, (None, None))[0], '{:.1f}')} "
+            f"| {fmt(row.ratios.get('eager'))} | {fmt(row.ratios.get('jit'))} |"
+        )
+    return "\n".join(lines)
+
+
+def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]]) -> str:
+    """Every figure of the newest commit per environment, and the history of the environments with one."""
     told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
-    body = "\n".join([README_START, "", *(markdown(row) for row in latest),
-                      *([history_markdown(told)] if told else []), README_END])
-    readme.write_text(pattern.sub(lambda _: body, text), encoding="utf-8")
+    return "\n".join([*(markdown(row) for row in latest_rows(rows)), *([history_markdown(told)] if told else [])])
+
+
+def update_markdown(path: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None) -> list[str]:
+    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK); the blocks rewritten."""
+    if not path.is_file():
+        raise BadInput(f"--readme {path}: no such file")
+    text = path.read_text(encoding="utf-8")
+    found = history(rows) if found is None else found
+    written = []
+    for (start, end), body in (
+        (SUMMARY_BLOCK, lambda: summary_markdown(rows)),
+        (FULL_BLOCK, lambda: full_markdown(rows, found)),
+    ):
+        pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
+        found_block = pattern.search(text)
+        if found_block:
+            block = "\n".join([start, "", body(), "", end])
+            text = text[: found_block.start()] + block + text[found_block.end() :]
+            written.append(start)
+    if not written:
+        raise BadInput(
+            f"{path} has neither {SUMMARY_BLOCK[0]} ... {SUMMARY_BLOCK[1]} nor {FULL_BLOCK[0]} ... {FULL_BLOCK[1]}"
+        )
+    path.write_text(text, encoding="utf-8")
+    return written
 
 
 def write_page(results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None) -> Path:

@@ -13,13 +13,15 @@ from ..asvtools import validate
 from ..errors import BadInput, Failed
 from ..project import ROOT
 
-
 RESULTS_BRANCH = "results"  # the default branch that holds the results
 METADATA = ("machine.json", "benchmarks.json")
 # Results commits are made by the workflow, not by whoever runs it.
-IDENTITY = {"GIT_AUTHOR_NAME": "equinox-benchmarks", "GIT_AUTHOR_EMAIL": "equinox-benchmarks@users.noreply.github.com",
-            "GIT_COMMITTER_NAME": "equinox-benchmarks",
-            "GIT_COMMITTER_EMAIL": "equinox-benchmarks@users.noreply.github.com"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "equinox-benchmarks",
+    "GIT_AUTHOR_EMAIL": "equinox-benchmarks@users.noreply.github.com",
+    "GIT_COMMITTER_NAME": "equinox-benchmarks",
+    "GIT_COMMITTER_EMAIL": "equinox-benchmarks@users.noreply.github.com",
+}
 
 
 def source_files(source: Path):
@@ -38,12 +40,17 @@ def source_files(source: Path):
     yield from sorted(found)
 
 
-def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True) -> dict[str, list]:
+def merge(
+    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True
+) -> dict[str, list]:
     """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out."""
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
     # All or nothing: every file of every source is checked (validate.stored_file) before any is written.
-    incoming = [(relative, validate.stored_file(source / relative, relative))
-                for source in sources for relative in source_files(source)]
+    incoming = [
+        (relative, validate.stored_file(source / relative, relative))
+        for source in sources
+        for relative in source_files(source)
+    ]
     # DEST's benchmarks.json files as they were, so that a source holding that
     # same old copy does not undo another source's newer one.
     originals = {}
@@ -67,8 +74,9 @@ def merge(sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_b
     return outcome
 
 
-def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool,
-                     take_benchmarks: bool = True) -> bool:
+def merge_and_report(
+    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True
+) -> bool:
     """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
     dest.mkdir(parents=True, exist_ok=True)
     outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks)
@@ -84,8 +92,11 @@ def git_env() -> dict:
     if token:
         server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-        env.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0=f"http.{server}/.extraheader",
-                   GIT_CONFIG_VALUE_0=f"AUTHORIZATION: basic {basic}")
+        env.update(
+            GIT_CONFIG_COUNT="1",
+            GIT_CONFIG_KEY_0=f"http.{server}/.extraheader",
+            GIT_CONFIG_VALUE_0=f"AUTHORIZATION: basic {basic}",
+        )
     return env
 
 
@@ -136,8 +147,9 @@ def store(args) -> int:
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
-            problems = merge_and_report(sources, clone / "results", benchmarks_from_sources=False,
-                                        take_benchmarks=False)
+            problems = merge_and_report(
+                sources, clone / "results", benchmarks_from_sources=False, take_benchmarks=False
+            )
             describe_suite(clone / "results")
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
@@ -146,8 +158,10 @@ def store(args) -> int:
             git_("commit", "--quiet", "--no-verify", "--file", "-", cwd=clone, input=commit_message(clone))
             pushed = git_("push", "--quiet", remote, f"HEAD:refs/heads/{args.results_branch}", cwd=clone, check=False)
             if pushed.returncode == 0:
-                print(f"Pushed to {remote} {args.results_branch}: "
-                      f"{git_('log', '-1', '--format=%h %s', cwd=clone).stdout.strip()}")
+                print(
+                    f"Pushed to {remote} {args.results_branch}: "
+                    f"{git_('log', '-1', '--format=%h %s', cwd=clone).stdout.strip()}"
+                )
                 return int(problems)
             print(f"push attempt {attempt}/{args.attempts} refused: {pushed.stderr.strip()}", file=sys.stderr)
             # Start again from the remote's new tip: the merge only adds files, so redoing it is a rebase.
@@ -165,8 +179,11 @@ def describe_suite(results: Path) -> None:
     """Give each results folder below RESULTS this repository's benchmarks.json (suite.py), never a source's."""
     from ..asvtools import suite
 
-    folders = [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())] \
-        if results.is_dir() else []
+    folders = (
+        [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
+        if results.is_dir()
+        else []
+    )
     if not folders:
         return
     data = suite.description()
@@ -174,5 +191,3 @@ def describe_suite(results: Path) -> None:
         target = folder / "benchmarks.json"
         if not target.exists() or target.read_bytes() != data:
             util.write_atomic(target, data)
-
-

@@ -13,18 +13,13 @@ ASSETS = {
     "https://code.jquery.com/jquery-3.3.1.min.js": "jquery/dist/jquery.min.js",
     "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.min.js": "flot/jquery.flot.js",
     "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.time.min.js": "flot/jquery.flot.time.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.selection.min.js":
-        "flot/jquery.flot.selection.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.categories.min.js":
-        "flot/jquery.flot.categories.js",
-    "https://cdn.jsdelivr.net/npm/flot-orderbars@1.0.0/js/jquery.flot.orderBars.js":
-        "flot-orderbars/js/jquery.flot.orderBars.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/stupidtable/1.0.1/stupidtable.min.js":
-        "stupid-table-plugin/stupidtable.min.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.selection.min.js": "flot/jquery.flot.selection.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.categories.min.js": "flot/jquery.flot.categories.js",
+    "https://cdn.jsdelivr.net/npm/flot-orderbars@1.0.0/js/jquery.flot.orderBars.js": "flot-orderbars/js/jquery.flot.orderBars.js",  # noqa: E501 (addresses)
+    "https://cdnjs.cloudflare.com/ajax/libs/stupidtable/1.0.1/stupidtable.min.js": "stupid-table-plugin/stupidtable.min.js",  # noqa: E501 (addresses)
     "https://cdnjs.cloudflare.com/ajax/libs/blueimp-md5/2.19.0/js/md5.min.js": "blueimp-md5/js/md5.min.js",
     "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/js/bootstrap.min.js": "bootstrap/dist/js/bootstrap.min.js",
-    "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/css/bootstrap.min.css":
-        "bootstrap/dist/css/bootstrap.min.css",
+    "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/css/bootstrap.min.css": "bootstrap/dist/css/bootstrap.min.css",
 }
 # Files the assets above load by relative path.
 COMPANIONS = ["bootstrap/dist/fonts"]
@@ -100,10 +95,14 @@ def link_releases(site: Path, package: str) -> int:
         raise BadInput(f"no asv site at {site} (no index.json)")
     index = json.loads(index_file.read_text(encoding="utf-8"))
     revision_to_hash = index.get("revision_to_hash", {})
-    pages = {revision_to_hash[str(revision)]: RELEASE_PAGES[package].format(tag=tag)
-             for tag, revision in index.get("tags", {}).items() if str(revision) in revision_to_hash}
-    (site / COMMIT_PAGE).write_text(COMMIT_PAGE_HTML.format(pages=json.dumps(pages, indent=1, sort_keys=True)),
-                                    encoding="utf-8")
+    pages = {
+        revision_to_hash[str(revision)]: RELEASE_PAGES[package].format(tag=tag)
+        for tag, revision in index.get("tags", {}).items()
+        if str(revision) in revision_to_hash
+    }
+    (site / COMMIT_PAGE).write_text(
+        COMMIT_PAGE_HTML.format(pages=json.dumps(pages, indent=1, sort_keys=True)), encoding="utf-8"
+    )
     index["show_commit_url"] = f"{COMMIT_PAGE}#"
     index_file.write_text(json.dumps(index), encoding="utf-8")
     return len(pages)

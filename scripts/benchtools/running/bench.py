@@ -16,14 +16,13 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from ..asvtools import environments as asv_envs
 from .. import git, util
+from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive
-from ..history import release_history
-from ..publishing import report
-from ..publishing import site
 from ..errors import BadInput, Error, ExitCode, Failed
+from ..history import release_history
 from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, upstream_url
+from ..publishing import report, site
 
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
 # stops at the newest that the newest Python of asv.jax.conf.json gets.
@@ -132,8 +131,11 @@ def environments(target: Target) -> list[tuple[str, dict]]:
             raise BadInput(f"no environment has JAX {', '.join(target.args.jax)}")
     chosen = asv_envs.present(named, "scripts/bench")
     if not chosen:
-        raise Failed("no environment to run" + (f" with JAX {', '.join(target.args.jax)}" if target.args.jax
-                                                  else "") + ": its Python is missing (see above)")
+        raise Failed(
+            "no environment to run"
+            + (f" with JAX {', '.join(target.args.jax)}" if target.args.jax else "")
+            + ": its Python is missing (see above)"
+        )
     return chosen
 
 
@@ -146,15 +148,18 @@ def releases(target: Target) -> list[tuple[release_history.Release, str]]:
         history["since"] = Version(history["since"])
     if "python" in history:
         history["python"] = release_history.python_series(history["python"])
-    options = release_history.Options(repo=target.repo, select=None if target.args.releases == "all" else
-                                      target.args.releases, select_option="--releases", **history)
+    options = release_history.Options(
+        repo=target.repo,
+        select=None if target.args.releases == "all" else target.args.releases,
+        select_option="--releases",
+        **history,
+    )
     if target.args.index:
         options.index = target.args.index
     return release_history.build(options)
 
 
-def hashes_by_python(selected: list[tuple[release_history.Release, str]],
-                     pythons: list[str]) -> dict[str, list[str]]:
+def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
     """For the JAX history: the commits of the releases each Python runs, oldest first.
 
     asv runs every commit in every environment, and its matrix and exclude
@@ -192,10 +197,9 @@ def range_hashes(target: Target, range_spec: str | None) -> list[str]:
             if range_spec is None:
                 return [repo.get_hash_from_name(target.branch)]
             if range_spec.startswith("HASHFILE:"):
-                names = Path(range_spec[len("HASHFILE:"):]).read_text().split()
+                names = Path(range_spec[len("HASHFILE:") :]).read_text().split()
                 return [repo.get_hash_from_name(name) for name in names]
-            existing = results.get_existing_hashes(str(target.results_dir)) \
-                if target.results_dir.is_dir() else []
+            existing = results.get_existing_hashes(str(target.results_dir)) if target.results_dir.is_dir() else []
             special = {
                 "ALL": lambda: repo.get_new_branch_commits(conf.branches, []),
                 "NEW": lambda: repo.get_new_branch_commits(conf.branches, existing),
@@ -203,10 +207,9 @@ def range_hashes(target: Target, range_spec: str | None) -> list[str]:
                 "TAGS": lambda: list(reversed(list(repo.get_tags().values()))),
                 "HEAD": lambda: [repo.get_hash_from_name("HEAD")],
             }
-            hashes = special[range_spec]() if range_spec in special else \
-                repo.get_hashes_from_range(range_spec)
+            hashes = special[range_spec]() if range_spec in special else repo.get_hashes_from_range(range_spec)
         except (NoSuchNameError, asv_util.ProcessError, OSError) as error:
-            raise BadInput(f"cannot resolve {range_spec or target.branch!r} in {target.repo}: {error}")
+            raise BadInput(f"cannot resolve {range_spec or target.branch!r} in {target.repo}: {error}") from None
     return list(reversed(hashes))  # oldest first, as in a history
 
 
@@ -274,13 +277,18 @@ def record_last_run(target: Target, hashes: list[str]) -> None:
     """Tell scripts/regressions which results the latest run wrote (OUTPUT/.asv/last-run.json)."""
     last_run = target.args.output / ".asv" / "last-run.json"
     last_run.parent.mkdir(parents=True, exist_ok=True)
-    last_run.write_text(json.dumps({
-        "config": str(target.config()),
-        "results_dir": str(target.results_dir),
-        "html_dir": str(target.html_dir),
-        "machine": target.args.machine,
-        "commits": hashes,
-    }, indent=2))
+    last_run.write_text(
+        json.dumps(
+            {
+                "config": str(target.config()),
+                "results_dir": str(target.results_dir),
+                "html_dir": str(target.html_dir),
+                "machine": target.args.machine,
+                "commits": hashes,
+            },
+            indent=2,
+        )
+    )
 
 
 def needs_run(path: Path, args) -> bool:
@@ -303,8 +311,7 @@ def publish(target: Target) -> None:
         print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo,
-                          config=target.config())
+        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
         if not isinstance(error, Error):
             traceback.print_exc()
@@ -330,30 +337,46 @@ def bench(args: Options) -> int:
     if reads_results:
         hashes = range_hashes(target, args.range)
     if args.jax_history:
-        by_python = hashes_by_python(selected, sorted({asv_envs.python_of(entry) for _, entry in envs},
-                                                      key=release_history.python_series))
+        by_python = hashes_by_python(
+            selected, sorted({asv_envs.python_of(entry) for _, entry in envs}, key=release_history.python_series)
+        )
         env_hashes = {name: by_python[asv_envs.python_of(entry)] for name, entry in envs}
     else:
         env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
-    util.checked(util.asv("machine", "--yes", "--machine", args.machine, "--config", target.base),
-            stdout=subprocess.DEVNULL)
+    util.checked(
+        util.asv("machine", "--yes", "--machine", args.machine, "--config", target.base), stdout=subprocess.DEVNULL
+    )
 
-    print(f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), "
-          f"machine {args.machine!r}", file=sys.stderr)
+    print(
+        f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
+        file=sys.stderr,
+    )
     asv_failed = ran_any = False
     for number, (env_name, entry) in enumerate(envs, 1):
         pending = [h for h in env_hashes[env_name] if needs_run(result_path(target, args.machine, h, env_name), args)]
-        print(f"\n=== Environment {number}/{len(envs)}: {env_name}\n"
-              f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
-              f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}", file=sys.stderr, flush=True)
+        print(
+            f"\n=== Environment {number}/{len(envs)}: {env_name}\n"
+            f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
+            f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
+            file=sys.stderr,
+            flush=True,
+        )
         if not pending:
             continue
         hashfile = target.config_dir / f"{target.name}-{number}.hashes"
         hashfile.write_text("\n".join(pending) + "\n")
-        cmd = util.asv("run", "--config", target.config(entry, f"-{number}"), "--machine", args.machine,
-                       "--show-stderr", "--no-interleave-rounds", "--skip-existing-successful",
-                       f"HASHFILE:{hashfile}")
+        cmd = util.asv(
+            "run",
+            "--config",
+            target.config(entry, f"-{number}"),
+            "--machine",
+            args.machine,
+            "--show-stderr",
+            "--no-interleave-rounds",
+            "--skip-existing-successful",
+            f"HASHFILE:{hashfile}",
+        )
         if args.quick:
             cmd.append("--quick")
         for regex in args.bench:

@@ -5,13 +5,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import bench
-from ..judging import gate, render
 from .. import git
-from ..publishing import report, results_branch
 from ..asvtools import validate
 from ..errors import BadInput, Error, ExitCode
+from ..judging import gate, render
 from ..project import HISTORY_DIR, upstream_url
+from ..publishing import report, results_branch
+from . import bench
 
 # Set in the checkouts this script makes: it resets them, so it refuses any other folder.
 OWNER_KEY = "nightly.results-checkout"
@@ -37,8 +37,15 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
 def nightly(args) -> int:
     upstream = args.upstream or upstream_url()
     remote = args.results_remote or results_branch.default_remote()
-    options = bench.Options(repo=upstream, machine=args.machine, output=args.output, quick=args.quick,
-                            bench=args.bench, jax=args.jax, **({"env_dir": args.env_dir} if args.env_dir else {}))
+    options = bench.Options(
+        repo=upstream,
+        machine=args.machine,
+        output=args.output,
+        quick=args.quick,
+        bench=args.bench,
+        jax=args.jax,
+        **({"env_dir": args.env_dir} if args.env_dir else {}),
+    )
     target = bench.Target(options)
 
     checkout_results(args.output, remote, args.results_branch)
@@ -61,16 +68,24 @@ def nightly(args) -> int:
 
     try:
         compare, confirmed = gate_scope(args.output, baseline)
-        options = gate.GateOptions(output=args.output, explain=True, confirm=confirmed and not args.no_confirm,
-                                   max_pairs=args.confirm_max_pairs)
+        options = gate.GateOptions(
+            output=args.output,
+            explain=True,
+            confirm=confirmed and not args.no_confirm,
+            max_pairs=args.confirm_max_pairs,
+        )
         text = render.markdown(gate.judge(options, compare))
     except Error as error:
-        write_report(args, f"No report: the regression gate failed (scripts/regressions would exit "
-                           f"{int(error.code)}): {error}\n")
+        write_report(
+            args, f"No report: the regression gate failed (scripts/regressions would exit {int(error.code)}): {error}\n"
+        )
         return error.code
     except Exception as error:
-        write_report(args, f"No report: the regression gate failed: scripts/regressions crashed "
-                           f"(exit {int(ExitCode.CRASHED)}): {type(error).__name__}: {error}\n")
+        write_report(
+            args,
+            f"No report: the regression gate failed: scripts/regressions crashed "
+            f"(exit {int(ExitCode.CRASHED)}): {type(error).__name__}: {error}\n",
+        )
         raise
     write_report(args, text)
     refresh_overhead_page(target)
@@ -117,8 +132,11 @@ def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | No
     else asv's step detection, confirmed unless nothing new ran."""
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
-    commits = gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN).get(
-        "commits", []) if last_run.is_file() else []
+    commits = (
+        gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN).get("commits", [])
+        if last_run.is_file()
+        else []
+    )
     newest = commits[-1] if commits else None
     if baseline and newest and newest != baseline:
         return (baseline, newest), True

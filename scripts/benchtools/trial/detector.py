@@ -6,23 +6,22 @@ import itertools
 import json
 import os
 import shutil
-import subprocess
 import statistics
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import metrics
 
-from ..running import bench
-from ..judging import confirm, pairs
-from ..asvtools import environments as asv_envs
-from ..judging import gate
 from .. import git
-from ..history import release_history
-from .pads import PAD, pad_signature
+from ..asvtools import environments as asv_envs
 from ..errors import BadInput, Error, ExitCode, Failed
+from ..history import release_history
+from ..judging import confirm, gate, pairs
 from ..project import HISTORY_DIR, ROOT
+from ..running import bench
+from .pads import PAD, pad_signature
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
@@ -39,18 +38,16 @@ def git_(repo: Path, *args) -> str:
 def inject(source: str, calls: int) -> str:
     """tree_at's source with `calls` no-op Python calls made before its body."""
     tree = ast.parse(source)
-    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"),
-                    None)
+    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"), None)
     if function is None:
         raise BadInput("equinox/_tree.py has no top-level tree_at")
     first = function.body[0]
     has_docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
-    after = (first.end_lineno if has_docstring else first.lineno - 1)
+    after = first.end_lineno if has_docstring else first.lineno - 1
     indent = " " * function.body[-1].col_offset
     lines = source.splitlines(keepends=True)
     lines.insert(after, f"{indent}for _ in range({calls}):\n{indent}    _detector_trial_noop()\n")
-    lines.insert(function.lineno - 1 - len(function.decorator_list),
-                 "def _detector_trial_noop():\n    pass\n\n\n")
+    lines.insert(function.lineno - 1 - len(function.decorator_list), "def _detector_trial_noop():\n    pass\n\n\n")
     return "".join(lines)
 
 
@@ -64,8 +61,10 @@ def inject_c_work(source: str, pads: int) -> str:
     grows with ``pads`` and runs no bytecode and no Python call (a partial is
     not a Python function, and tree_at's body is untouched).
     """
-    return (pad_signature(source) + "\n\nimport functools as _detector_trial_functools\n\n"
-            f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n")
+    return (
+        pad_signature(source) + "\n\nimport functools as _detector_trial_functools\n\n"
+        f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n"
+    )
 
 
 def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000) -> int:
@@ -78,8 +77,12 @@ def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000
     JAX and the Equinox it is measured on.
     """
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
-    done = subprocess.run([str(python or sys.executable), "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])})
+    done = subprocess.run(
+        [str(python or sys.executable), "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])},
+    )
     if done.returncode != 0:
         raise Error(f"calibration failed: {done.stderr.strip()[-500:]}")
     return int(done.stdout.split()[-1])
@@ -91,8 +94,15 @@ def release_tag(args) -> str:
 
 def trial_options(args, repo: Path, output: Path) -> bench.Options:
     """scripts/bench's options for one trial (and for the calibration's environment)."""
-    return bench.Options(repo=str(repo), jax=[TRIAL_JAX], machine=args.machine, output=output,
-                         range=f"{release_tag(args)}^..trial", quick=args.quick, bench=args.bench)
+    return bench.Options(
+        repo=str(repo),
+        jax=[TRIAL_JAX],
+        machine=args.machine,
+        output=output,
+        range=f"{release_tag(args)}^..trial",
+        quick=args.quick,
+        bench=args.bench,
+    )
 
 
 def trial_python(args, repo: Path, release: str) -> Path:
@@ -101,14 +111,17 @@ def trial_python(args, repo: Path, release: str) -> Path:
     from asv.repo import get_repo
 
     target = bench.Target(trial_options(args, repo, args.output / "calibration"))
-    (_name, entry), = bench.environments(target)
+    ((_name, entry),) = bench.environments(target)
     config = target.config(entry, suffix="-calibration")
     conf = bench.load_config(config)
     asv_envs.setup_pythons_first_on_path()
-    env, = environment.get_environments(conf, None, verbose=False)
+    (env,) = environment.get_environments(conf, None, verbose=False)
     commit = git_(repo, "rev-parse", release)  # before the working directory moves: --output may be relative
-    with (bench.exclusive(Path(conf.env_dir)), bench.working_directory(config.parent),
-          contextlib.redirect_stdout(sys.stderr)):
+    with (
+        bench.exclusive(Path(conf.env_dir)),
+        bench.working_directory(config.parent),
+        contextlib.redirect_stdout(sys.stderr),
+    ):
         env.create()
         env.install_project(conf, get_repo(conf), commit)
     return Path(env._path) / "bin" / "python"  # asv 0.6.6's virtualenv layout (pinned)
@@ -137,7 +150,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     git.run("clone", "-q", git.END, HISTORY, repo)
     git_(repo, "checkout", "-q", "-B", "trial", release)
     copies = [f"trial-aa{number}" for number in range(1, args.aa_copies + 1)]
-    variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies])]
+    variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies][:-1], strict=True)]
     variants += [Variant(f"trial-{k}", f"+{k} calls", release) for k in args.calls]
     pads = {}
     python = trial_python(args, repo, release) if args.c_slowdowns else None
@@ -145,8 +158,11 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         tag = f"trial-c{percent:g}"
         pads[tag] = calibrate_pads(percent, python)
         variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
-        print(f"calibration: +{percent:g}% of a tree_at call on JAX {TRIAL_JAX} = {pads[tag]} pads",
-              file=sys.stderr, flush=True)
+        print(
+            f"calibration: +{percent:g}% of a tree_at call on JAX {TRIAL_JAX} = {pads[tag]} pads",
+            file=sys.stderr,
+            flush=True,
+        )
     for variant in variants:
         git_(repo, "checkout", "-q", release, "--", ".")
         tree_file = repo / "equinox" / "_tree.py"
@@ -157,8 +173,16 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         label = f"{variant.row} ({variant.tag})"
         (repo / MARKER).write_text(f"{label}\n")
         git_(repo, "add", "-A")
-        git_(repo, "-c", "user.name=detector-trial", "-c", "user.email=detector-trial@localhost",
-            "commit", "-qm", f"{args.release}, {label}")
+        git_(
+            repo,
+            "-c",
+            "user.name=detector-trial",
+            "-c",
+            "user.email=detector-trial@localhost",
+            "commit",
+            "-qm",
+            f"{args.release}, {label}",
+        )
         git_(repo, "tag", "-f", variant.tag)
     return repo, release, variants
 
@@ -183,8 +207,13 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     try:
         source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
         changes = gate.compare_changes(source, base, tag)
-        found = [] if args.no_confirm else confirm.confirmations(
-            source.config, confirm.suspects(changes, source.thresholds), args.confirm_max_pairs)
+        found = (
+            []
+            if args.no_confirm
+            else confirm.confirmations(
+                source.config, confirm.suspects(changes, source.thresholds), args.confirm_max_pairs
+            )
+        )
     except Error as error:
         raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
@@ -214,13 +243,19 @@ def trial_kind(kind: str) -> str:
 
 def print_tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> None:
     """The Markdown tables; every count is over a row's comparisons (trials x copies for the A/A row)."""
-    thresholds = ("the asv configuration's thresholds" if args.threshold is None and args.time_threshold is None
-                  else f"--threshold {args.threshold or 'from the asv configuration'}, "
-                       f"--time-threshold {args.time_threshold or 'from the asv configuration'}")
-    print(f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
-          f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n")
-    print("| variant | slowdown of one tree_at call (median) | flagged: deterministic | ratio | time | any timing "
-          "| any |")
+    thresholds = (
+        "the asv configuration's thresholds"
+        if args.threshold is None and args.time_threshold is None
+        else f"--threshold {args.threshold or 'from the asv configuration'}, "
+        f"--time-threshold {args.time_threshold or 'from the asv configuration'}"
+    )
+    print(
+        f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
+        f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n"
+    )
+    print(
+        "| variant | slowdown of one tree_at call (median) | flagged: deterministic | ratio | time | any timing | any |"
+    )
     print("|---|---|---|---|---|---|---|")
     for row in rows:
         median = f"{statistics.median(slowdowns[row]):+.1%}" if slowdowns[row] else "n/a"
@@ -236,20 +271,26 @@ def print_tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: 
         print(f"| {kind} | `{benchmark}` | {params or '—'} | {largest:.3f} | +{threshold:.0%} |")
     if args.no_confirm:
         return
-    print(f"\nConfirmed timing verdicts (every timing benchmark of the run; at most {args.confirm_max_pairs} pairs). "
-          "\"Comparisons slower\": comparisons in which at least one timing verdict was slower (on an A/A copy, a "
-          f"false alarm); \"{CALIBRATION[0].split('.', 1)[1]}\": that metric's verdict, and its median estimate "
-          "where it was confirmed.\n")
-    print("| variant | comparisons slower | tree_at in tree_map passes: slower / same / undecided / not suspect "
-          "| its estimate (median) | suspects: slower / same / undecided | pairs per suspect (mean) "
-          "| s per suspect (mean) |")
+    print(
+        f"\nConfirmed timing verdicts (every timing benchmark of the run; at most {args.confirm_max_pairs} pairs). "
+        '"Comparisons slower": comparisons in which at least one timing verdict was slower (on an A/A copy, a '
+        f'false alarm); "{CALIBRATION[0].split(".", 1)[1]}": that metric\'s verdict, and its median estimate '
+        "where it was confirmed.\n"
+    )
+    print(
+        "| variant | comparisons slower | tree_at in tree_map passes: slower / same / undecided / not suspect "
+        "| its estimate (median) | suspects: slower / same / undecided | pairs per suspect (mean) "
+        "| s per suspect (mean) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for row in rows:
         comparisons = confirmed[row]
         verdicts = [v for found in comparisons for v in found]
         tally = {name: sum(v.verdict == name for v in verdicts) for name in pairs.VERDICTS}
-        key = [next((v for v in found if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
-               for found in comparisons]
+        key = [
+            next((v for v in found if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
+            for found in comparisons
+        ]
         key_verdicts = [v.verdict if v else "not suspect" for v in key]
         key_tally = " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect"))
         estimates = [v.interval.estimate for v in key if v and v.interval]
@@ -257,9 +298,12 @@ def print_tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: 
         pair_counts = [v.interval.pairs for v in verdicts if v.interval]
         seconds = [v.seconds for v in verdicts if v.interval]
         slower = sum(any(v.verdict == pairs.SLOWER for v in found) for found in comparisons)
-        print(f"| {row} | {slower}/{len(comparisons)} | {key_tally} | {estimate} "
-              f"| {tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]} "
-              f"| {statistics.fmean(pair_counts) if pair_counts else 0:.1f} | {statistics.fmean(seconds) if seconds else 0:.0f} |")
+        print(
+            f"| {row} | {slower}/{len(comparisons)} | {key_tally} | {estimate} "
+            f"| {tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]} "
+            f"| {statistics.fmean(pair_counts) if pair_counts else 0:.1f} "
+            f"| {statistics.fmean(seconds) if seconds else 0:.0f} |"
+        )
 
 
 def campaign(args) -> int:
@@ -277,15 +321,36 @@ def campaign(args) -> int:
             judged, found = compare(args, output, variant.base, variant.tag)
             confirmed[variant.row].append(found)
             where = {"trial": number, "variant": variant.row, "tag": variant.tag, "base": variant.base}
-            record += [{**where, "kind": v.change.kind,
-                        "benchmark": v.change.benchmark, "params": v.change.params, "verdict": v.verdict,
-                        "estimate": v.interval and v.interval.estimate, "low": v.interval and v.interval.low,
-                        "high": v.interval and v.interval.high, "pairs": v.interval and v.interval.pairs,
-                        "seconds": v.seconds, "before_values": v.before, "after_values": v.after}
-                       for v in found]
-            record += [{**where, "kind": change.kind, "benchmark": change.benchmark,
-                        "params": change.params, "before": change.before, "after": change.after,
-                        "threshold": threshold, "counted": counted} for change, threshold, counted in judged]
+            record += [
+                {
+                    **where,
+                    "kind": v.change.kind,
+                    "benchmark": v.change.benchmark,
+                    "params": v.change.params,
+                    "verdict": v.verdict,
+                    "estimate": v.interval and v.interval.estimate,
+                    "low": v.interval and v.interval.low,
+                    "high": v.interval and v.interval.high,
+                    "pairs": v.interval and v.interval.pairs,
+                    "seconds": v.seconds,
+                    "before_values": v.before,
+                    "after_values": v.after,
+                }
+                for v in found
+            ]
+            record += [
+                {
+                    **where,
+                    "kind": change.kind,
+                    "benchmark": change.benchmark,
+                    "params": change.params,
+                    "before": change.before,
+                    "after": change.after,
+                    "threshold": threshold,
+                    "counted": counted,
+                }
+                for change, threshold, counted in judged
+            ]
             kinds = {trial_kind(change.kind) for change, _threshold, counted in judged if counted}
             for kind in kinds:
                 flags[variant.row][kind] += 1

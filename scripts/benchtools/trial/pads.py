@@ -15,22 +15,34 @@ PAD = "_detector_trial_pad"
 def pad_signature(source: str) -> str:
     """The module's source with ``**_detector_trial_pad`` added to tree_at's parameters, and nothing else."""
     tree = ast.parse(source)
-    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"),
-                    None)
+    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"), None)
     if function is None:
         raise BadInput("equinox/_tree.py has no top-level tree_at")
     if function.args.kwarg is not None:
         raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
     args = function.args
-    last = max((node for node in (*args.posonlyargs, *args.args, *args.kwonlyargs, *args.defaults,
-                                  *(d for d in args.kw_defaults if d is not None), args.vararg) if node is not None),
-               key=lambda node: (node.end_lineno, node.end_col_offset))
+    last = max(
+        (
+            node
+            for node in (
+                *args.posonlyargs,
+                *args.args,
+                *args.kwonlyargs,
+                *args.defaults,
+                *(d for d in args.kw_defaults if d is not None),
+                args.vararg,
+            )
+            if node is not None
+        ),
+        key=lambda node: (node.end_lineno, node.end_col_offset),
+    )
     lines = source.splitlines(keepends=True)
     line = lines[last.end_lineno - 1]
     # end_col_offset counts UTF-8 bytes.
     encoded = line.encode()
-    lines[last.end_lineno - 1] = (encoded[:last.end_col_offset] + f", **{PAD}".encode()
-                                  + encoded[last.end_col_offset:]).decode()
+    lines[last.end_lineno - 1] = (
+        encoded[: last.end_col_offset] + f", **{PAD}".encode() + encoded[last.end_col_offset :]
+    ).decode()
     return "".join(lines)
 
 
@@ -62,8 +74,12 @@ def pads_for(percent: float, probe: int) -> int:
 
     def slowdown(pads: int, seconds: float) -> float:
         padded = functools.partial(namespace["tree_at"], **{f"{PAD}{i}": None for i in range(pads)})
-        return instruments.interleaved_ratio(lambda: padded(where, state, value),
-                                             lambda: equinox_tree.tree_at(where, state, value), seconds=seconds) - 1
+        return (
+            instruments.interleaved_ratio(
+                lambda: padded(where, state, value), lambda: equinox_tree.tree_at(where, state, value), seconds=seconds
+            )
+            - 1
+        )
 
     per_pad = slowdown(probe, 2.0) / probe
     if not per_pad > 0:
@@ -76,8 +92,10 @@ def pads_on_line(percent: float, near: int, at_near: float, at_twice: float) -> 
     """The pads that make ``percent``, on the straight line through (near, at_near) and (2 near, at_twice)."""
     per_pad = (at_twice - at_near) / near
     if not per_pad > 0:
-        raise Error(f"calibration: {2 * near} pads slowed tree_at no more than {near} "
-                    f"({at_twice:+.2%} and {at_near:+.2%}); the machine is too noisy to calibrate")
+        raise Error(
+            f"calibration: {2 * near} pads slowed tree_at no more than {near} "
+            f"({at_twice:+.2%} and {at_near:+.2%}); the machine is too noisy to calibrate"
+        )
     fixed = at_near - near * per_pad
     pads = round((percent / 100 - fixed) / per_pad)
     if pads < 1:

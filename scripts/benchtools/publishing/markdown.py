@@ -1,0 +1,59 @@
+"""The report's own Markdown (headings, pipe tables, bullets, paragraphs, code spans) as HTML, every text escaped.
+
+Not Python-Markdown: it passes raw HTML through, and the report's text
+carries names read from stored results (releases, environments, benchmark
+parameters), which code that the nightly ran could have planted.
+"""
+
+import html
+import re
+
+
+def inline_html(text: str) -> str:
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def markdown_html(text: str) -> str:
+    """The report's own Markdown (headings, pipe tables, bullets, paragraphs) as HTML."""
+    parts, table, bullets = [], [], []
+
+    def flush():
+        if table:
+            parts.append(table_html(table))
+            table.clear()
+        if bullets:
+            parts.append("<ul>" + "".join(f"<li>{inline_html(b)}</li>" for b in bullets) + "</ul>")
+            bullets.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        if line.startswith("- "):
+            bullets.append(line[2:])
+            continue
+        flush()
+        heading = re.match(r"^(#{1,6}) (.*)$", line)
+        if heading:
+            level = len(heading[1])
+            parts.append(f"<h{level}>{inline_html(heading[2])}</h{level}>")
+        elif line.strip():
+            parts.append(f"<p>{inline_html(line)}</p>")
+    flush()
+    return "\n".join(parts)
+
+
+def table_html(markdown_table: list[str]) -> str:
+    rows = [
+        [inline_html(cell.strip()) for cell in line.strip().strip("|").split("|")]
+        for line in markdown_table
+        if not line.startswith("|---")
+    ]
+    head, body = rows[0], rows[1:]
+    return (
+        "<table><tr>"
+        + "".join(f"<th>{c}</th>" for c in head)
+        + "</tr>"
+        + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in body)
+        + "</table>"
+    )
