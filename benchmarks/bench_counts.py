@@ -57,8 +57,7 @@ class PythonCost(_SurgeryCount):
     bytecode instructions + ``metrics.CALL_WEIGHT`` (16) x Python calls.
 
     Noise-free like the counts, and proportional to the time: the weight was
-    fitted against tree_at's measured time over every release (README, "The
-    cost metric").
+    fitted against tree_at's measured time over every release (docs/cost-metric.md).
     """
 
     unit = "weighted instructions"

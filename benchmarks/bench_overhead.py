@@ -67,7 +67,7 @@ class EagerSurgeryInTreeMapPasses:
     The unit runs the same kind of code as ``tree_at`` (JAX's pytree walk
     calling back into Python), so it follows the machine's speed swings more
     closely than the tuple twin does: these are the suite's steadiest timing
-    metrics (README, "Proving the detector"), and they move less from one
+    metrics (docs/detector.md), and they move less from one
     machine to another than times do.  Only JAX's pytree code moves the
     unit, and JAX is fixed within an environment.  It is timed for twice as long as the other ratios,
     because the regression gate holds it to the tightest threshold.

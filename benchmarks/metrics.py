@@ -27,10 +27,10 @@ Kinds:
                  between processes and runs.
 
 A ratio or a time counts when after > before * (1 + threshold).  The
-thresholds were set from scripts/detector-trial (README, "Proving the
-detector"), above the largest change seen in 10 trials on code that did not
-change: tree_at's cost in tree_map passes moved by up to 8%, the tree_at /
-tuple ratios by up to 35%, eager µs-scale times by up to 137%.  Other absolute
+thresholds were set from scripts/detector-trial (docs/detector.md), above
+the largest change seen in 10 trials on code that did not change: tree_at's
+cost in tree_map passes moved by up to 8%, the tree_at / tuple ratios by up
+to 35%, eager µs-scale times by up to 137%.  Other absolute
 times were not in the trials and keep 50%.
 """
 
@@ -47,7 +47,7 @@ CALL_WEIGHT = 16
 Fitted once against the measured time of one tree_at update (tree_map passes)
 over all 26 releases from 0.10.11 to 0.13.8 with JAX 0.4.33: bytecodes +
 15.7 x calls fits every distinct code version's median time within 1.3%; 16,
-rounded, within 5.5% for every release.  README, "The cost metric"; refit with
+rounded, within 5.5% for every release.  docs/cost-metric.md; refit with
 ``scripts/fit-cost``.
 """
 COST_FLOOR = 0.01  # the rise of PythonCost that counts (see "cost" above)
@@ -75,7 +75,7 @@ RULES = (
     Rule(r"bench_counts\.", DETERMINISTIC, 0.0),
     Rule(r"bench_memory\.LargeStateUpdate\.track_copied_bytes_", DETERMINISTIC, 0.0),
     # Any increase is a suspect: a 3% slowdown must be suspected before it can be confirmed, and
-    # one asv run moves this metric by a few % on identical code (README, "Confirmed verdicts").
+    # one asv run moves this metric by a few % on identical code (docs/gate.md, "Confirmed verdicts").
     Rule(r"bench_overhead\.EagerSurgeryInTreeMapPasses\.track_tree_at", RATIO, 0.10, suspect=0.0),
     Rule(r"bench_overhead\.", RATIO, 0.50),
     Rule(r"[^(]*\.track_overhead_ratio(?:[(@]|$)", RATIO, 0.50),

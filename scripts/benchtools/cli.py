@@ -35,7 +35,7 @@ def main(command: Callable[[Sequence[str]], int], prog: str) -> None:
 
 
 EXIT_CODES = textwrap.fill(
-    'exit codes, the same for every command (README, "Exit codes"): 0 success; 1 the finding '
+    "exit codes, the same for every command (docs/exit-codes.md): 0 success; 1 the finding "
     "documented above; 2 bad input, named in one line; 3 an operation failed (a command run, the "
     "network); 4 a crash, with its traceback",
     79,

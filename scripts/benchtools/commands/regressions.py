@@ -47,7 +47,7 @@ A B B A ..., a paired 99% interval); only a verdict of *slower* counts, and the
 report lists every suspect with its verdict, change, interval and pairs.  That
 needs the run's asv configuration and repository (exit 2 naming what is
 missing).  --no-confirm gives the quick look at stored results instead, which
-cries wolf on this machine (README, "Confirmed verdicts").
+cries wolf on this machine (docs/gate.md, "Confirmed verdicts").
 
 Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad
 input (a missing or corrupt results or site file, an unknown commit, a

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-# The constants of the verdict, declared once (README, "Confirmed verdicts").
+# The constants of the verdict, declared once (docs/gate.md, "Confirmed verdicts").
 # The constants of the verdict, declared once (docs/gate.md, "Confirmed verdicts").
 CONFIDENCE = 0.99
 FLOOR = 0.01  # slower only when the whole interval lies above +1%
