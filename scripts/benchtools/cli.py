@@ -20,7 +20,8 @@ def run(command: Callable[[Sequence[str]], int], argv: Sequence[str], prog: str)
     try:
         return int(command(list(argv)) or 0)
     except Error as error:
-        print(f"{prog}: {error}", file=sys.stderr, flush=True)
+        # One line whatever the message quotes (a file's bytes can hold any line break).
+        print(f"{prog}: {' '.join(str(error).split())}", file=sys.stderr, flush=True)
         return int(error.code)
     except Exception:  # noqa: BLE001 - anything else is a crash, never a finding
         traceback.print_exc()
