@@ -25,22 +25,64 @@ EQUATIONS = "bench_counts.JaxprExcessEquations.track_excess_equations"
 RATIO = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
 BENCHMARKS = {
-    name: {"name": name, "params": [["'jit'", "'scan'"]], "param_names": ["wrapping"],
-           "unit": "seconds", "type": "time", "version": "1"}
+    name: {
+        "name": name,
+        "params": [["'jit'", "'scan'"]],
+        "param_names": ["wrapping"],
+        "unit": "seconds",
+        "type": "time",
+        "version": "1",
+    }
     for name in (TIMING, TIMING_TWIN)
 }
-BENCHMARKS[COUNT] = {"name": COUNT, "params": [["1", "4"]], "param_names": ["depth"],
-                     "unit": "calls", "type": "track", "version": "1"}
-BENCHMARKS[COST] = {"name": COST, "params": [["1", "4"]], "param_names": ["depth"],
-                    "unit": "weighted instructions", "type": "track", "version": "1"}
-BENCHMARKS[BYTECODES] = {"name": BYTECODES, "params": [["1", "4"]], "param_names": ["depth"],
-                         "unit": "instructions", "type": "track", "version": "1"}
-BENCHMARKS[EQUATIONS] = {"name": EQUATIONS, "params": [["'jit'"]], "param_names": ["wrapping"],
-                         "unit": "equations", "type": "track", "version": "1"}
-BENCHMARKS[RATIO] = {"name": RATIO, "params": [["'eager'", "'jit'"]], "param_names": ["wrapping"],
-                     "unit": "ratio", "type": "track", "version": "1"}
-BENCHMARKS[PASSES] = {"name": PASSES, "params": [], "param_names": [],
-                      "unit": "tree_map passes", "type": "track", "version": "1"}
+BENCHMARKS[COUNT] = {
+    "name": COUNT,
+    "params": [["1", "4"]],
+    "param_names": ["depth"],
+    "unit": "calls",
+    "type": "track",
+    "version": "1",
+}
+BENCHMARKS[COST] = {
+    "name": COST,
+    "params": [["1", "4"]],
+    "param_names": ["depth"],
+    "unit": "weighted instructions",
+    "type": "track",
+    "version": "1",
+}
+BENCHMARKS[BYTECODES] = {
+    "name": BYTECODES,
+    "params": [["1", "4"]],
+    "param_names": ["depth"],
+    "unit": "instructions",
+    "type": "track",
+    "version": "1",
+}
+BENCHMARKS[EQUATIONS] = {
+    "name": EQUATIONS,
+    "params": [["'jit'"]],
+    "param_names": ["wrapping"],
+    "unit": "equations",
+    "type": "track",
+    "version": "1",
+}
+BENCHMARKS[RATIO] = {
+    "name": RATIO,
+    "params": [["'eager'", "'jit'"]],
+    "param_names": ["wrapping"],
+    "unit": "ratio",
+    "type": "track",
+    "version": "1",
+}
+BENCHMARKS[PASSES] = {
+    "name": PASSES,
+    "params": [],
+    "param_names": [],
+    "unit": "tree_map passes",
+    "type": "track",
+    "version": "1",
+}
 
 
 def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=()) -> Path:
@@ -57,39 +99,83 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
     for i in range(n_commits):
         (repo / "file.txt").write_text(str(i))
         git(repo, "add", "file.txt")
-        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"commit {i}",
-            "--date", f"2026-01-{i + 1:02d}T00:00:00")
+        git(
+            repo,
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            f"commit {i}",
+            "--date",
+            f"2026-01-{i + 1:02d}T00:00:00",
+        )
         git(repo, "tag", f"v{i}")
         hashes.append(git(repo, "rev-parse", "HEAD"))
 
     results_dir, html_dir = tmp_path / "results", tmp_path / "html"
     (results_dir / MACHINE).mkdir(parents=True)
-    (results_dir / MACHINE / "machine.json").write_text(json.dumps(
-        {"machine": MACHINE, "arch": "x86_64", "cpu": "test", "num_cpu": "2", "os": "Linux", "ram": "1",
-         "version": 1}))
+    (results_dir / MACHINE / "machine.json").write_text(
+        json.dumps(
+            {
+                "machine": MACHINE,
+                "arch": "x86_64",
+                "cpu": "test",
+                "num_cpu": "2",
+                "os": "Linux",
+                "ram": "1",
+                "version": 1,
+            }
+        )
+    )
     listed = {name: BENCHMARKS[name] for name in series}
     (results_dir / "benchmarks.json").write_text(json.dumps({**listed, "version": 2}))
     for i, commit in enumerate(hashes):
         if i in skip_results:
             continue
-        result = results.Results({"machine": MACHINE, "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"},
-                                 commit, 1_767_225_600_000 + i * 86_400_000, "3.11", ENV, {})
+        result = results.Results(
+            {"machine": MACHINE, "python": "3.11", "jax": "0.4.33"},
+            {"jax": "0.4.33"},
+            commit,
+            1_767_225_600_000 + i * 86_400_000,
+            "3.11",
+            ENV,
+            {},
+        )
         for name, values in series.items():
-            result.add_result(BENCHMARKS[name], runner.BenchmarkResult(
-                result=values[i], samples=[[value] for value in values[i]], number=[1] * len(values[i]),
-                errcode=0, stderr="", profile=None))
+            result.add_result(
+                BENCHMARKS[name],
+                runner.BenchmarkResult(
+                    result=values[i],
+                    samples=[[value] for value in values[i]],
+                    number=[1] * len(values[i]),
+                    errcode=0,
+                    stderr="",
+                    profile=None,
+                ),
+            )
         result.save(str(results_dir))
 
     config = tmp_path / "asv.conf.json"
-    config.write_text(json.dumps({
-        "version": 1, "project": "demo", "repo": str(repo), "branches": ["main"],
-        "environment_type": "virtualenv", "results_dir": str(results_dir), "html_dir": str(html_dir),
-        "benchmark_dir": str(ROOT / "benchmarks"),
-        "regressions_thresholds": metrics.asv_thresholds(),
-        "regressions_first_commits": metrics.asv_first_commits(),
-    }))
-    published = subprocess.run([sys.executable, "-m", "asv", "publish", "--config", str(config)],
-                               capture_output=True, text=True)
+    config.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "project": "demo",
+                "repo": str(repo),
+                "branches": ["main"],
+                "environment_type": "virtualenv",
+                "results_dir": str(results_dir),
+                "html_dir": str(html_dir),
+                "benchmark_dir": str(ROOT / "benchmarks"),
+                "regressions_thresholds": metrics.asv_thresholds(),
+                "regressions_first_commits": metrics.asv_first_commits(),
+            }
+        )
+    )
+    published = subprocess.run(
+        [sys.executable, "-m", "asv", "publish", "--config", str(config)], capture_output=True, text=True
+    )
     assert published.returncode == 0, published.stdout + published.stderr
     return config
-

@@ -1,8 +1,14 @@
-"""What the tests share: the project's paths, running a command, and git."""
+"""What the tests share: the project's paths, running a command (in-process or as its executable), and git."""
 
+import contextlib
+import importlib
+import io
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+from benchtools import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
@@ -10,11 +16,40 @@ SCRIPTS = ROOT / "scripts"
 
 def git(repo, *args, env=None) -> str:
     """``git -C repo ARGS``'s output, stripped; a failure raises."""
-    return subprocess.run(["git", "-C", str(repo), *map(str, args)], env=env, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(repo), *map(str, args)], env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def script(name: str, *args, **kwargs) -> subprocess.CompletedProcess:
-    """scripts/NAME ARGS run with this Python (.venv's), output captured as text."""
-    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True,
-                          **kwargs)
+    """scripts/NAME ARGS run as an executable with this Python (.venv's), output captured as text.
+
+    For what needs a separate process: the executable itself, locks between runs, a killed run, an
+    environment the command reads at start.  Everything else calls ``command``.
+    """
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True, **kwargs
+    )
+
+
+@dataclass
+class Ran:
+    """What a command run in-process did: its exit code and what it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def command(name: str, *args) -> Ran:
+    """scripts/NAME ARGS run in this process, as the executable runs it: ``cli.run`` on
+    ``benchtools.commands.NAME.main``, its exit code as docs/exit-codes.md gives it, an argparse
+    exit (usage error, --help) included; what it prints to sys.stdout and sys.stderr captured."""
+    module = importlib.import_module(f"benchtools.commands.{name.replace('-', '_')}")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.run(module.main, [str(arg) for arg in args], f"scripts/{name}")
+        except SystemExit as exit_:  # argparse's usage errors and --help, as the executable exits
+            code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    return Ran(code, out.getvalue(), err.getvalue())

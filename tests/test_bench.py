@@ -16,8 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
-from tests.helpers import ROOT, git
+from benchtools.history import release_history
+from benchtools.running import bench as bench_module
+from tests.helpers import ROOT, git, script
+
 BENCH = ROOT / "scripts" / "bench"
 PRIMARY_JAX = "0.4.33"
 MACHINE = "bench-tests"
@@ -26,8 +30,9 @@ CHEAP = "bench_counts.PythonCalls"
 
 
 def bench(*args, env=None, cwd=ROOT, **kwargs):
-    return subprocess.run([sys.executable, str(BENCH), *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, env=env, **kwargs)
+    return subprocess.run(
+        [sys.executable, str(BENCH), *map(str, args)], cwd=cwd, capture_output=True, text=True, env=env, **kwargs
+    )
 
 
 def closed_port() -> int:
@@ -50,7 +55,7 @@ def label(repo: Path, commit: str) -> str:
 
 def summary_states(stdout: str) -> dict[str, list[str]]:
     """{state: commits} from the summary of a one-environment run."""
-    summary = stdout[stdout.index("Summary"):]
+    summary = stdout[stdout.index("Summary") :]
     states = {}
     for line in summary.splitlines():
         words = line.split()
@@ -67,8 +72,9 @@ def repo_results_name(output: Path) -> str:
 
 @pytest.mark.slow
 def test_quick_run_over_a_release_history_measures_every_benchmark(history, tmp_path):
-    result = bench("--quick", "--repo", history, "--jax", PRIMARY_JAX, "--machine", MACHINE,
-                   "--output", tmp_path, "ALL")
+    result = bench(
+        "--quick", "--repo", history, "--jax", PRIMARY_JAX, "--machine", MACHINE, "--output", tmp_path, "ALL"
+    )
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]
     name = repo_results_name(tmp_path)
     assert name.startswith("repo-equinox-") and name.endswith("-quick")
@@ -107,8 +113,21 @@ def history_with_broken_release(history, tmp_path) -> Path:
 @pytest.mark.slow
 def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_with_broken_release, tmp_path):
     # A relative --output, as a user types it: asv must get absolute paths whatever its working folder.
-    result = bench("--quick", "--repo", history_with_broken_release, "--jax", PRIMARY_JAX, "--machine",
-                   MACHINE, "--output", "out", "-b", CHEAP, "ALL", cwd=tmp_path)
+    result = bench(
+        "--quick",
+        "--repo",
+        history_with_broken_release,
+        "--jax",
+        PRIMARY_JAX,
+        "--machine",
+        MACHINE,
+        "--output",
+        "out",
+        "-b",
+        CHEAP,
+        "ALL",
+        cwd=tmp_path,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-3000:]
     name = repo_results_name(tmp_path / "out")
@@ -122,8 +141,22 @@ def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_w
 
 @pytest.mark.slow
 def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(history, tmp_path):
-    args = [sys.executable, str(BENCH), "--quick", "--repo", str(history), "--jax", PRIMARY_JAX,
-            "--machine", MACHINE, "--output", str(tmp_path), "-b", CHEAP, "ALL"]
+    args = [
+        sys.executable,
+        str(BENCH),
+        "--quick",
+        "--repo",
+        str(history),
+        "--jax",
+        PRIMARY_JAX,
+        "--machine",
+        MACHINE,
+        "--output",
+        str(tmp_path),
+        "-b",
+        CHEAP,
+        "ALL",
+    ]
     first_commit, second_commit = git(history, "rev-list", "--reverse", "main").split()
     log = (tmp_path / "killed.log").open("w")
     process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -167,7 +200,6 @@ def closed_index():
 
 
 def test_unreadable_results_and_benchmark_files_are_quarantined_not_deleted(tmp_path, capsys):
-    from benchtools.running import bench
 
     output = tmp_path / "out"
     folder = output / "results" / "releases" / MACHINE
@@ -176,8 +208,8 @@ def test_unreadable_results_and_benchmark_files_are_quarantined_not_deleted(tmp_
     truncated.write_text('{"commit_hash": "deadbeef", "resu')
     benchmarks = output / "results" / "releases" / "benchmarks.json"
     benchmarks.write_text('{"version": 2, "bench_')
-    target = bench.Target(bench.Options(machine=MACHINE, output=output))
-    bench.quarantine_unreadable(target, MACHINE)
+    target = bench_module.Target(bench_module.Options(machine=MACHINE, output=output))
+    bench_module.quarantine_unreadable(target, MACHINE)
     assert not truncated.exists() and not benchmarks.exists()
     quarantine = output / ".asv" / "quarantine" / "releases"
     [quarantined] = quarantine.glob("deadbeef-*")
@@ -227,12 +259,99 @@ def test_range_without_repo_is_refused(tmp_path):
 @pytest.mark.slow
 def test_unreachable_package_index_fails_the_environment_clearly(history, tmp_path):
     port = closed_port()
-    env = dict(os.environ, PIP_INDEX_URL=f"http://127.0.0.1:{port}/simple", PIP_CONFIG_FILE=os.devnull,
-               PIP_EXTRA_INDEX_URL="", PIP_FIND_LINKS="", PIP_NO_CACHE_DIR="1", PIP_RETRIES="0",
-               PIP_DEFAULT_TIMEOUT="5")
-    result = bench("--quick", "--repo", history, "--jax", PRIMARY_JAX, "--machine", MACHINE,
-                   "--output", tmp_path / "out", "--env-dir", tmp_path / "env", "-b", CHEAP, "ALL", env=env)
+    env = dict(
+        os.environ,
+        PIP_INDEX_URL=f"http://127.0.0.1:{port}/simple",
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_EXTRA_INDEX_URL="",
+        PIP_FIND_LINKS="",
+        PIP_NO_CACHE_DIR="1",
+        PIP_RETRIES="0",
+        PIP_DEFAULT_TIMEOUT="5",
+    )
+    result = bench(
+        "--quick",
+        "--repo",
+        history,
+        "--jax",
+        PRIMARY_JAX,
+        "--machine",
+        MACHINE,
+        "--output",
+        tmp_path / "out",
+        "--env-dir",
+        tmp_path / "env",
+        "-b",
+        CHEAP,
+        "ALL",
+        env=env,
+    )
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert f"127.0.0.1:{port}" in output
     assert "missing" in result.stdout
+
+
+def jax_release(version: str, requires_python: str) -> tuple[release_history.Release, str]:
+    """A release of the JAX history and its commit (here the version, for readable assertions)."""
+    import datetime
+
+    return release_history.Release(
+        Version(version), f"jax-{version}.tar.gz", "", "", datetime.datetime(2026, 1, 1), requires_python
+    ), version
+
+
+def test_jax_history_runs_each_release_on_the_oldest_python_that_admits_it():
+    selected = [
+        jax_release("0.4.33", ">=3.10"),
+        jax_release("0.9.2", ">=3.11"),
+        jax_release("0.10.2", ">=3.11"),
+        jax_release("0.11.0", ">=3.12"),
+        jax_release("0.12.0.1", ">=3.12"),
+    ]
+    by_python = bench_module.hashes_by_python(selected, ["3.11", "3.13"])
+    # 3.13 also runs the newest 3.11 release, so that the two lines of the history meet.
+    assert by_python == {"3.11": ["0.4.33", "0.9.2", "0.10.2"], "3.13": ["0.10.2", "0.11.0", "0.12.0.1"]}
+    # A selection of new releases only: no bridge, nothing on 3.11.
+    assert bench_module.hashes_by_python(selected[3:], ["3.11", "3.13"]) == {"3.11": [], "3.13": ["0.11.0", "0.12.0.1"]}
+    # Without the 3.13 environment (setup could not provide it), the new releases run nowhere.
+    assert bench_module.hashes_by_python(selected, ["3.11"]) == {"3.11": ["0.4.33", "0.9.2", "0.10.2"]}
+
+
+@pytest.mark.slow
+def test_one_release_runs_the_quick_suite_in_the_313_environment(history, tmp_path):
+    """v0.13.8 on Python 3.13 with JAX 0.12.0.1, every benchmark once; where setup could not provide
+    Python 3.13 this skips, with setup's reason."""
+    import json
+
+    link = ROOT / ".asv" / "python" / "bin" / "python3.13"
+    if not link.exists():
+        reason = ROOT / ".asv" / "python" / "skipped-3.13"
+        pytest.skip(
+            "Python 3.13 environments skipped: "
+            + (reason.read_text().strip() if reason.exists() else "scripts/setup has not run")
+        )
+    result = script(
+        "bench",
+        "--quick",
+        "--repo",
+        history,
+        "--jax",
+        "0.12.0.1",
+        "--machine",
+        "bench-tests",
+        "--output",
+        tmp_path,
+        "v0.13.8^!",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    (folder,) = (tmp_path / "results").iterdir()
+    (path,) = (folder / "bench-tests").glob("*-virtualenv-py3.13-*jax0.12.0.1*.json")
+    saved = json.loads(path.read_text())
+    assert saved["params"]["python"] == "3.13" and saved["params"]["jax"] == "0.12.0.1"
+    # Every benchmark measured every parameter combination (asv stores a failure as None).
+    for name, columns in saved["results"].items():
+        values = columns[0] if isinstance(columns[0], list) else [columns[0]]
+        assert columns[0] is not None and None not in values, name
+    summary = result.stdout[result.stdout.index("Summary") :]
+    assert "ran" in summary and "failed" not in summary

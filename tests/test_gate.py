@@ -1,20 +1,17 @@
-"""scripts/regressions over results that asv itself wrote and published.
+"""benchtools/judging/gate.py: scripts/regressions over results that asv itself wrote and published
+(docs/gate.md).
 
 Each test makes a real git history, writes results for chosen values through
 asv's own Results class, runs the real `asv publish` (which does the step
-detection), then runs the gate as a user would.
+detection), then runs the gate's command in-process, as the executable runs it.
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.asv_sites import (BYTECODES, COST, COUNT, ENV, EQUATIONS, MACHINE, PASSES, RATIO, ROOT, TIMING, git,
-                             make_site)
-
-GATE = ROOT / "scripts" / "regressions"
+from tests.asv_sites import BYTECODES, COST, COUNT, ENV, EQUATIONS, MACHINE, PASSES, RATIO, TIMING, git, make_site
+from tests.helpers import command
 
 
 def gate(config, *args):
@@ -22,20 +19,24 @@ def gate(config, *args):
 
     tests/test_confirm.py tests the confirmed gate.
     """
-    return subprocess.run([sys.executable, str(GATE), "--config", str(config), "--machine", MACHINE,
-                           "--no-confirm", *args],
-                          capture_output=True, text=True)
+    return command("regressions", "--config", config, "--machine", MACHINE, "--no-confirm", *args)
 
 
 def kinds(report: str) -> list[str]:
     """The kind of each counted row of a gate report, in order."""
-    return [line.split("|")[1].strip() for line in report.splitlines()
-            if line.startswith(("| deterministic |", "| cost |", "| ratio |", "| time |"))]
+    return [
+        line.split("|")[1].strip()
+        for line in report.splitlines()
+        if line.startswith(("| deterministic |", "| cost |", "| ratio |", "| time |"))
+    ]
 
 
 def rows_of(report: str) -> list[str]:
-    return [line for line in report.splitlines()
-            if line.startswith(("| deterministic", "| cost", "| ratio", "| time", "| diagnostic"))]
+    return [
+        line
+        for line in report.splitlines()
+        if line.startswith(("| deterministic", "| cost", "| ratio", "| time", "| diagnostic"))
+    ]
 
 
 FLAT_TIMING = [[1.00e-3, 2.00e-3]] * 6
@@ -51,8 +52,10 @@ def test_a_jump_is_reported_with_the_commit_that_made_it(tmp_path):
     rows = rows_of(result.stdout)
     assert len(rows) == 2
     assert rows[0].startswith("| cost | `bench_counts.PythonCost.track_tree_at` | 4 |")
-    assert ("| 10,000 weighted instructions | 10,400 weighted instructions | +4.0% | +1% (floor) | v4 "
-            "| 10,400 weighted instructions (+4.0% vs before) |") in rows[0]
+    assert (
+        "| 10,000 weighted instructions | 10,400 weighted instructions | +4.0% | +1% (floor) | v4 "
+        "| 10,400 weighted instructions (+4.0% vs before) |"
+    ) in rows[0]
     assert rows[1].startswith("| time | `bench_steady.SteadyState.time_tree_at` | 'jit' |")
     assert "| 1.00ms | 1.60ms | +60.0% | +50% | v3 | 1.60ms (+60.0% vs before) |" in rows[1]
 
@@ -66,8 +69,10 @@ def test_a_step_is_its_own_size_and_what_is_left_of_it_is_shown_apart(tmp_path):
     result = gate(config)
     assert result.returncode == 1, result.stdout + result.stderr
     (row,) = rows_of(result.stdout)
-    assert ("| 10,000 weighted instructions | 16,000 weighted instructions | +60.0% | +1% (floor) | v2 "
-            "| 12,000 weighted instructions (+20.0% vs before) |") in row
+    assert (
+        "| 10,000 weighted instructions | 16,000 weighted instructions | +60.0% | +1% (floor) | v2 "
+        "| 12,000 weighted instructions (+20.0% vs before) |"
+    ) in row
     assert "PythonCalls 240 → 378 (+57.5%)" in row  # the diagnostic at the same two commits
 
 
@@ -206,10 +211,14 @@ WRONG_SHAPES = {
     "index tag not a revision": ("html/index.json", {"revision_to_hash": {}, "tags": {"v0": "abc"}}),
     "regressions not a list": ("html/regressions.json", {"regressions": "x"}),
     "regression too short": ("html/regressions.json", {"regressions": [[1]]}),
-    "regression jump of strings": ("html/regressions.json", {"regressions": [
-        ["a.b", "g", {}, 0, 1, 1, [["1", "2", "3", "4"]]]]}),
-    "regression at an unknown revision": ("html/regressions.json", {"regressions": [
-        ["a.b", "g", {}, 0, 1, 1, [[None, 999, 1.0, 2.0]]]]}),
+    "regression jump of strings": (
+        "html/regressions.json",
+        {"regressions": [["a.b", "g", {}, 0, 1, 1, [["1", "2", "3", "4"]]]]},
+    ),
+    "regression at an unknown revision": (
+        "html/regressions.json",
+        {"regressions": [["a.b", "g", {}, 0, 1, 1, [[None, 999, 1.0, 2.0]]]]},
+    ),
     "benchmarks a list": ("results/benchmarks.json", []),
     "benchmark a string": ("results/benchmarks.json", {"a.b": "x"}),
     "configuration a list": ("asv.conf.json", []),
@@ -238,7 +247,7 @@ def test_a_last_run_record_of_the_wrong_shape_exits_2(tmp_path, content):
     record = tmp_path / ".asv" / "last-run.json"
     record.parent.mkdir()
     record.write_text("[" * 50_000 + "]" * 50_000 if content == "deep" else json.dumps(content))
-    result = subprocess.run([sys.executable, str(GATE), "--output", str(tmp_path)], capture_output=True, text=True)
+    result = command("regressions", "--output", tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "last-run.json" in result.stderr and "Traceback" not in result.stderr
 
@@ -256,8 +265,7 @@ def test_a_results_file_of_the_wrong_shape_exits_2(tmp_path, content):
 @pytest.mark.parametrize("option", ["--threshold", "--time-threshold"])
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "x"])
 def test_a_threshold_must_be_finite_and_not_negative(tmp_path, option, value):
-    result = subprocess.run([sys.executable, str(GATE), "--output", str(tmp_path), f"{option}={value}"],
-                            capture_output=True, text=True)
+    result = command("regressions", "--output", tmp_path, f"{option}={value}")
     assert result.returncode == 2, result.stdout + result.stderr
     assert option in result.stderr and "Traceback" not in result.stderr
 

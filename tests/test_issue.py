@@ -17,7 +17,7 @@ import pytest
 from tests.helpers import SCRIPTS
 
 SCRIPT = SCRIPTS / "open-regression-issue"
-FAKE_GH = r'''#!PYTHON
+FAKE_GH = r"""#!PYTHON
 import argparse, json, os, sys
 state_path = os.environ["FAKE_GH_STATE"]
 state = json.load(open(state_path))
@@ -49,15 +49,20 @@ elif (args.noun, args.verb) == ("label", "create"):
 else:
     sys.exit("unexpected gh call")
 json.dump(state, open(state_path, "w"))
-'''
-REGRESSION = """# Benchmark regressions (asv step detection)
-
-Results: `results/upstream`, machine `github-actions`.
-
-| kind | benchmark | params | environment | before | after | ratio | threshold | first changed in |
-|---|---|---|---|---|---|---|---|---|
-| deterministic | `bench_counts.PythonCalls.track_tree_at` | 4 | jax 0.4.33 | 400 calls | 404 calls | 1.01 | any increase | v4 |
 """
+REGRESSION = "\n".join(
+    [
+        "# Benchmark regressions (asv step detection)",
+        "",
+        "Results: `results/upstream`, machine `github-actions`.",
+        "",
+        "| kind | benchmark | params | environment | before | after | ratio | threshold | first changed in |",
+        "|---|---|---|---|---|---|---|---|---|",
+        "| deterministic | `bench_counts.PythonCalls.track_tree_at` | 4 | jax 0.4.33 | 400 calls | 404 calls | 1.01 "
+        "| any increase | v4 |",
+        "",
+    ]
+)
 NO_REGRESSION = "# Benchmark regressions (asv step detection)\n\nResults: `x`.\n\nNo regression counts.\n"
 
 
@@ -78,8 +83,12 @@ class FakeGitHub:
     def run(self, report: str, repo="owner/bench", **extra_env):
         path = self.tmp_path / "report.md"
         path.write_text(report)
-        return subprocess.run([sys.executable, str(SCRIPT), "--report", str(path), "--repo", repo],
-                              capture_output=True, text=True, env=dict(self.env, **extra_env))
+        return subprocess.run(
+            [sys.executable, str(SCRIPT), "--report", str(path), "--repo", repo],
+            capture_output=True,
+            text=True,
+            env=dict(self.env, **extra_env),
+        )
 
     def state(self) -> dict:
         return json.loads(self.state_path.read_text())
@@ -116,8 +125,9 @@ def test_a_nightly_that_made_no_report_opens_the_issue_saying_so(gh):
 
 
 def test_one_issue_is_opened_then_updated_in_place(gh):
-    first = gh.run(REGRESSION, GITHUB_RUN_ID="7", GITHUB_SERVER_URL="https://github.com",
-                   GITHUB_REPOSITORY="owner/bench")
+    first = gh.run(
+        REGRESSION, GITHUB_RUN_ID="7", GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="owner/bench"
+    )
     assert first.returncode == 0, first.stderr
     issues = gh.state()["issues"]
     assert len(issues) == 1 and issues[0]["labels"] == ["benchmark-regression"]
@@ -150,8 +160,12 @@ def test_a_closed_report_is_not_reopened_but_a_new_one_is(gh):
 
 
 def test_a_missing_report_is_bad_input_and_a_gh_failure_is_reported(gh):
-    missing = subprocess.run([sys.executable, str(SCRIPT), "--report", str(gh.tmp_path / "nope.md")],
-                             capture_output=True, text=True, env=gh.env)
+    missing = subprocess.run(
+        [sys.executable, str(SCRIPT), "--report", str(gh.tmp_path / "nope.md")],
+        capture_output=True,
+        text=True,
+        env=gh.env,
+    )
     assert missing.returncode == 2 and "nope.md" in missing.stderr
     failing = gh.run(REGRESSION, repo="other/repo")  # the stand-in answers only owner/bench
     assert failing.returncode == 3 and "gh issue list" in failing.stderr

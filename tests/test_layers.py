@@ -98,7 +98,11 @@ def test_only_the_commands_import_cli_and_no_command_imports_another_but_the_sha
 
 
 def test_each_script_is_named_after_its_command_module():
-    scripts = {p.name for p in (ROOT / "scripts").iterdir() if p.is_file() and p.read_text().startswith("#!/usr/bin/env python3")}
+    scripts = {
+        p.name
+        for p in (ROOT / "scripts").iterdir()
+        if p.is_file() and p.read_text().startswith("#!/usr/bin/env python3")
+    }
     commands = {p.stem.replace("_", "-") for p in (PACKAGE / "commands").glob("*.py")} - {"--init--", "common-args"}
     assert scripts == commands
     for script in scripts:

@@ -20,7 +20,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.asv_sites import MACHINE as SITE_MACHINE
+from tests.asv_sites import PASSES, make_site
 from tests.helpers import ROOT, SCRIPTS, git
+
 MACHINE = "nightly-tests"
 PRIMARY_JAX = "0.4.33"
 CHEAP = "bench_counts.PythonCalls"
@@ -29,8 +32,9 @@ ENV = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
 
 
 def script(name, *args, env=None):
-    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, env=env or ENV)
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=ROOT, capture_output=True, text=True, env=env or ENV
+    )
 
 
 def bare(path: Path) -> Path:
@@ -39,34 +43,59 @@ def bare(path: Path) -> Path:
 
 
 def branch_files(remote: Path, branch="results") -> dict[str, bytes]:
-    if subprocess.run(["git", "-C", str(remote), "rev-parse", "-q", "--verify", branch],
-                      capture_output=True).returncode != 0:
+    if (
+        subprocess.run(
+            ["git", "-C", str(remote), "rev-parse", "-q", "--verify", branch], capture_output=True
+        ).returncode
+        != 0
+    ):
         return {}
     names = git(remote, "ls-tree", "-r", "--name-only", branch).split()
-    return {name: subprocess.run(["git", "-C", str(remote), "show", f"{branch}:{name}"], check=True,
-                                 capture_output=True).stdout for name in names}
+    return {
+        name: subprocess.run(
+            ["git", "-C", str(remote), "show", f"{branch}:{name}"], check=True, capture_output=True
+        ).stdout
+        for name in names
+    }
 
 
 # Fast: bad input stops scripts/nightly before anything is run or written.
+
 
 @pytest.fixture
 def places(tmp_path):
     upstream = tmp_path / "upstream"
     git(tmp_path, "init", "-q", "-b", "main", upstream)
     git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
-    return SimpleNamespace(upstream=upstream, remote=bare(tmp_path / "results.git"), output=tmp_path / "out",
-                           tmp=tmp_path)
+    return SimpleNamespace(
+        upstream=upstream, remote=bare(tmp_path / "results.git"), output=tmp_path / "out", tmp=tmp_path
+    )
 
 
 def nightly_fast(places, *args, env=None):
-    return script("nightly", "--upstream", places.upstream, "--results-remote", places.remote,
-                  "--machine", MACHINE, *args, env=env)
+    return script(
+        "nightly",
+        "--upstream",
+        places.upstream,
+        "--results-remote",
+        places.remote,
+        "--machine",
+        MACHINE,
+        *args,
+        env=env,
+    )
 
 
 def test_an_unreachable_results_remote_is_named_and_nothing_is_made(places):
     summary = places.tmp / "summary.md"
-    result = nightly_fast(places, "--output", places.output, "--results-remote", places.tmp / "nowhere.git",
-                          env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)))
+    result = nightly_fast(
+        places,
+        "--output",
+        places.output,
+        "--results-remote",
+        places.tmp / "nowhere.git",
+        env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)),
+    )
     assert result.returncode == 2
     assert "nowhere.git" in result.stderr and "Traceback" not in result.stderr
     assert not places.output.exists()
@@ -88,8 +117,7 @@ def test_an_output_that_is_not_a_results_checkout_is_left_alone(places):
 def test_a_bad_upstream_or_site_is_refused(places):
     not_a_repo = places.tmp / "plain"
     not_a_repo.mkdir()
-    result = script("nightly", "--upstream", not_a_repo, "--results-remote", places.remote,
-                    "--output", places.output)
+    result = script("nightly", "--upstream", not_a_repo, "--results-remote", places.remote, "--output", places.output)
     assert result.returncode == 2 and "plain: not a git repository" in result.stderr
     site = places.tmp / "site"
     site.mkdir()
@@ -101,15 +129,33 @@ def test_a_bad_upstream_or_site_is_refused(places):
 
 # Slow: real asv runs.
 
+
 @pytest.fixture(scope="module")
 def env_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("asv-env")
 
 
 def nightly_command(env_dir, upstream, remote, output, *args):
-    return [sys.executable, str(SCRIPTS / "nightly"), "--upstream", str(upstream), "--results-remote", str(remote),
-            "--machine", MACHINE, "--quick", "-b", CHEAP, "--jax", PRIMARY_JAX, "--env-dir", str(env_dir),
-            "--output", str(output), *map(str, args)]
+    return [
+        sys.executable,
+        str(SCRIPTS / "nightly"),
+        "--upstream",
+        str(upstream),
+        "--results-remote",
+        str(remote),
+        "--machine",
+        MACHINE,
+        "--quick",
+        "-b",
+        CHEAP,
+        "--jax",
+        PRIMARY_JAX,
+        "--env-dir",
+        str(env_dir),
+        "--output",
+        str(output),
+        *map(str, args),
+    ]
 
 
 def run(command, env=None):
@@ -137,8 +183,10 @@ def story(history, env_dir, tmp_path_factory):
     s = SimpleNamespace(base=base, upstream=upstream, remote=remote, output=output, first=first, second=second)
 
     summary = base / "summary.md"
-    s.run1 = run(nightly_command(env_dir, upstream, remote, output, "--report", base / "report1.md",
-                                 "--site", base / "site"), env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)))
+    s.run1 = run(
+        nightly_command(env_dir, upstream, remote, output, "--report", base / "report1.md", "--site", base / "site"),
+        env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)),
+    )
     s.summary = summary.read_text() if summary.exists() else ""
     s.branch_before_push = branch_files(remote)
     s.push1 = script("push-results", "--results-remote", remote, output / "results")
@@ -148,8 +196,14 @@ def story(history, env_dir, tmp_path_factory):
     git(history, "push", "-q", upstream, f"{second}:refs/heads/main")
     log_path = base / "killed.log"
     with log_path.open("w") as log:
-        process = subprocess.Popen(nightly_command(env_dir, upstream, remote, output), cwd=ROOT, env=ENV,
-                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            nightly_command(env_dir, upstream, remote, output),
+            cwd=ROOT,
+            env=ENV,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 900
         while not written_result(output, second) and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -235,8 +289,9 @@ def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, env_di
             assert ours == theirs
         elif "results" in ours:
             column = ours["result_columns"].index("result")
-            assert {k: v[column] for k, v in ours["results"].items()} == \
-                {k: v[column] for k, v in theirs["results"].items()}, name
+            assert {k: v[column] for k, v in ours["results"].items()} == {
+                k: v[column] for k, v in theirs["results"].items()
+            }, name
 
 
 @pytest.mark.parametrize("failure, code", [(RuntimeError("boom"), 4), ("bad input", 2), ("failed", 3)])
@@ -248,16 +303,30 @@ def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places,
     from benchtools.running import bench, nightly
 
     def judge(location, compare=None):
-        raise {"bad input": errors.BadInput("asv site index is corrupt: x/index.json"),
-               "failed": errors.Failed("git failed")}.get(failure, failure)
+        raise {
+            "bad input": errors.BadInput("asv site index is corrupt: x/index.json"),
+            "failed": errors.Failed("git failed"),
+        }.get(failure, failure)
 
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
     monkeypatch.setattr(bench, "bench", lambda options: 0)
     monkeypatch.setattr(gate, "judge", judge)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     report = places.tmp / "report.md"
-    status = cli.run(nightly_command.main, ["--upstream", str(places.upstream), "--results-remote", str(places.remote),
-                                    "--output", str(places.output), "--report", str(report)], "scripts/nightly")
+    status = cli.run(
+        nightly_command.main,
+        [
+            "--upstream",
+            str(places.upstream),
+            "--results-remote",
+            str(places.remote),
+            "--output",
+            str(places.output),
+            "--report",
+            str(report),
+        ],
+        "scripts/nightly",
+    )
     assert status == code
     text = report.read_text()
     assert text.startswith("No report: the regression gate failed") and text.strip() != "No report:"
@@ -270,8 +339,7 @@ def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benc
     import shutil
 
     from benchtools.running.bench import Target
-    from tests.asv_sites import COUNT, TIMING, make_site
-    from tests.asv_sites import MACHINE as SITE_MACHINE
+    from tests.asv_sites import COUNT, TIMING
 
     make_site(tmp_path, {TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]] * 3, COUNT: [[100, 400]] * 6})
     upstream = (tmp_path / "repo").resolve()
@@ -283,10 +351,51 @@ def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benc
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
     git(work, "push", "-q", remote, "results")
     report, site = tmp_path / "report.md", tmp_path / "site"
-    result = script("nightly", "--publish-only", "--upstream", upstream, "--results-remote", remote,
-                    "--machine", SITE_MACHINE, "--output", tmp_path / "out", "--report", report, "--site", site)
+    result = script(
+        "nightly",
+        "--publish-only",
+        "--upstream",
+        upstream,
+        "--results-remote",
+        remote,
+        "--machine",
+        SITE_MACHINE,
+        "--output",
+        tmp_path / "out",
+        "--report",
+        report,
+        "--site",
+        site,
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert " run " not in " ".join(line for line in result.stderr.splitlines() if line.startswith("$"))
     assert (site / "index.html").is_file()
     text = report.read_text()
     assert text.startswith("# Benchmark regressions") and "bench_steady.SteadyState.time_tree_at" in text
+
+
+def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
+    from benchtools.running import nightly
+
+    config = make_site(tmp_path, {PASSES: [[20.0], [20.1], [20.2]]})
+    hashes = [
+        line.split()[0]
+        for line in subprocess.run(
+            ["git", "-C", str(tmp_path / "repo"), "log", "--reverse", "--format=%H"], capture_output=True, text=True
+        ).stdout.splitlines()
+    ]
+    assert nightly.newest_with_results(tmp_path / "results", SITE_MACHINE) == hashes[-1]
+    assert nightly.newest_with_results(tmp_path / "results", "elsewhere") is None
+    (tmp_path / ".asv").mkdir()
+    last_run = tmp_path / ".asv" / "last-run.json"
+    last_run.write_text(json.dumps({"config": str(config), "commits": hashes[1:]}))
+    # A baseline and new commits: the baseline against the newest, confirmed.
+    assert nightly.gate_scope(tmp_path, hashes[0]) == ((hashes[0], hashes[-1]), True)
+    # The first night: asv's step detection, confirmed.
+    assert nightly.gate_scope(tmp_path, None) == (None, True)
+    # Nothing new: step detection over what is stored, unconfirmed.
+    last_run.write_text(json.dumps({"config": str(config), "commits": []}))
+    assert nightly.gate_scope(tmp_path, hashes[-1]) == (None, False)
+
+
+# The real confirm step, end to end: asv environments, real Equinox, fresh processes.

@@ -9,7 +9,7 @@ The properties, whatever the input:
 
 They run in process (``cli.run``, the runner every command goes through), so
 that hundreds of cases take seconds; the number of cases of each is below
-(README, "Bad input").
+(docs/exit-codes.md, "Bad input, and what each gets").
 """
 
 import contextlib
@@ -27,9 +27,11 @@ from benchtools.commands import merge_results, regressions
 from tests.asv_sites import COUNT, ENV, MACHINE, TIMING, make_site
 
 CASES = {"merge": 300, "places": 200, "gate": 200}
-SETTINGS = settings( deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                           HealthCheck.data_too_large])
+SETTINGS = settings(
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def run(command, argv) -> tuple[int, str, str]:
@@ -40,17 +42,33 @@ def run(command, argv) -> tuple[int, str, str]:
 
 
 def good_result(machine: str, hash8: str, env: str, value: float) -> dict:
-    return {"commit_hash": hash8 * 5, "env_name": env, "date": 1767225600000,
-            "params": {"machine": machine, "python": "3.11"}, "python": "3.11", "requirements": {},
-            "env_vars": {}, "result_columns": ["result", "params", "version"],
-            "results": {"bench_x.T.track_x": [[value], [], "1"]}, "durations": {}, "version": 2}
+    return {
+        "commit_hash": hash8 * 5,
+        "env_name": env,
+        "date": 1767225600000,
+        "params": {"machine": machine, "python": "3.11"},
+        "python": "3.11",
+        "requirements": {},
+        "env_vars": {},
+        "result_columns": ["result", "params", "version"],
+        "results": {"bench_x.T.track_x": [[value], [], "1"]},
+        "durations": {},
+        "version": 2,
+    }
 
 
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40),
-                      st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8))
-json_value = st.recursive(json_leaf, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                             st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                          max_leaves=12)
+json_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
 hash8 = st.text("0123456789abcdef", min_size=8, max_size=8)
 env = st.sampled_from(["env", "virtualenv-py3.11-jax0.4.33"])
 
@@ -60,15 +78,31 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
     """(file name, content, whether it is valid): a good results file, or one broken in one drawn way."""
     h, e = draw(hash8), draw(env)
     good = good_result("m", h, e, draw(st.floats(0, 1e6)))
-    how = draw(st.sampled_from(["valid", "truncate", "nest", "any json", "drop key", "retype key", "commit",
-                                "machine", "env", "name", "value", "bytes"]))
+    how = draw(
+        st.sampled_from(
+            [
+                "valid",
+                "truncate",
+                "nest",
+                "any json",
+                "drop key",
+                "retype key",
+                "commit",
+                "machine",
+                "env",
+                "name",
+                "value",
+                "bytes",
+            ]
+        )
+    )
     name = f"{h}-{e}.json"
     event(f"file: {how}")
     if how == "valid":
         return name, json.dumps(good).encode(), True
     if how == "truncate":
         text = json.dumps(good)
-        return name, text[:draw(st.integers(0, len(text) - 1))].encode(), False
+        return name, text[: draw(st.integers(0, len(text) - 1))].encode(), False
     if how == "nest":
         depth = draw(st.integers(2_000, 60_000))
         return name, ("[" * depth + "]" * depth).encode(), False
@@ -76,8 +110,21 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
         value = draw(json_value)
         return name, json.dumps(value).encode(), False
     if how == "drop key":
-        key = draw(st.sampled_from(["commit_hash", "env_name", "params", "results", "result_columns", "version",
-                                    "python", "date", "requirements"]))
+        key = draw(
+            st.sampled_from(
+                [
+                    "commit_hash",
+                    "env_name",
+                    "params",
+                    "results",
+                    "result_columns",
+                    "version",
+                    "python",
+                    "date",
+                    "requirements",
+                ]
+            )
+        )
         return name, json.dumps({k: v for k, v in good.items() if k != key}).encode(), False
     if how == "retype key":
         key = draw(st.sampled_from(["commit_hash", "env_name", "params", "results", "result_columns", "date"]))
@@ -87,13 +134,26 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
         other = draw(st.text("0123456789abcdefg", min_size=0, max_size=41).filter(lambda c: c != good["commit_hash"]))
         return name, json.dumps({**good, "commit_hash": other}).encode(), False
     if how == "machine":
-        return name, json.dumps({**good, "params": {"machine": draw(st.text(max_size=5).filter(
-            lambda m: m != "m"))}}).encode(), False
+        return (
+            name,
+            json.dumps({**good, "params": {"machine": draw(st.text(max_size=5).filter(lambda m: m != "m"))}}).encode(),
+            False,
+        )
     if how == "env":
-        return name, json.dumps({**good, "env_name": draw(st.text(max_size=12).filter(lambda x: x != e))}).encode(), False
+        return (
+            name,
+            json.dumps({**good, "env_name": draw(st.text(max_size=12).filter(lambda x: x != e))}).encode(),
+            False,
+        )
     if how == "name":
-        bad_name = draw(st.one_of(st.text(string.ascii_letters + string.digits + "-_.", min_size=1, max_size=20),
-                                  st.just(f"{h.upper()}-{e}.json"), st.just(f"{h}.json"), st.just(f"{h}-{e}.txt")))
+        bad_name = draw(
+            st.one_of(
+                st.text(string.ascii_letters + string.digits + "-_.", min_size=1, max_size=20),
+                st.just(f"{h.upper()}-{e}.json"),
+                st.just(f"{h}.json"),
+                st.just(f"{h}-{e}.txt"),
+            )
+        )
         if bad_name == name:
             bad_name = "x" + bad_name
         return bad_name, json.dumps(good).encode(), False
@@ -108,8 +168,10 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 
 @settings(SETTINGS, max_examples=CASES["merge"])
-@given(files=st.lists(mutated_result(), min_size=1, max_size=5, unique_by=lambda f: f[0]),
-       existing=st.lists(st.tuples(hash8, st.floats(0, 10)), max_size=2, unique_by=lambda f: f[0]))
+@given(
+    files=st.lists(mutated_result(), min_size=1, max_size=5, unique_by=lambda f: f[0]),
+    existing=st.lists(st.tuples(hash8, st.floats(0, 10)), max_size=2, unique_by=lambda f: f[0]),
+)
 def test_merge_results_is_all_or_nothing_and_never_crashes(tmp_path_factory, files, existing):
     base = tmp_path_factory.mktemp("merge")
     src, dest = base / "src", base / "dest"
@@ -133,14 +195,18 @@ def test_merge_results_is_all_or_nothing_and_never_crashes(tmp_path_factory, fil
         assert {k: v for k, v in after.items() if k in before} == before, "a stored file changed"
         for name, content, _valid in files:
             assert after[f"upstream/m/{name}"] == (before.get(f"upstream/m/{name}") or content)
-        assert code == (1 if any(f"upstream/m/{n}" in before and before[f"upstream/m/{n}"] != c
-                                 for n, c, _ in files) else 0), err
+        assert code == (
+            1 if any(f"upstream/m/{n}" in before and before[f"upstream/m/{n}"] != c for n, c, _ in files) else 0
+        ), err
 
 
 @settings(SETTINGS, max_examples=CASES["places"])
-@given(relative=st.lists(st.text(string.ascii_letters + string.digits + "-_.~ ", min_size=1, max_size=10),
-                         min_size=1, max_size=5),
-       content=json_value)
+@given(
+    relative=st.lists(
+        st.text(string.ascii_letters + string.digits + "-_.~ ", min_size=1, max_size=10), min_size=1, max_size=5
+    ),
+    content=json_value,
+)
 def test_merge_results_accepts_nothing_but_asv_files_in_their_places(tmp_path_factory, relative, content):
     base = tmp_path_factory.mktemp("places")
     src, dest = base / "src", base / "dest"
@@ -159,28 +225,40 @@ def test_merge_results_accepts_nothing_but_asv_files_in_their_places(tmp_path_fa
 
 # The gate over one real published site, each file in turn replaced by generated JSON.
 
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("site")
-    config = make_site(base, {TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]] * 3,
-                              COUNT: [[100, 400]] * 6})
+    config = make_site(base, {TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]] * 3, COUNT: [[100, 400]] * 6})
     return config
 
 
-GATE_FILES = ["html/index.json", "html/regressions.json", "results/benchmarks.json", "asv.conf.json",
-              f"results/{MACHINE}/LAST-{ENV}.json"]
+GATE_FILES = [
+    "html/index.json",
+    "html/regressions.json",
+    "results/benchmarks.json",
+    "asv.conf.json",
+    f"results/{MACHINE}/LAST-{ENV}.json",
+]
 
 
 @settings(SETTINGS, max_examples=CASES["gate"])
-@given(which=st.sampled_from(GATE_FILES), content=st.one_of(
-    json_value.map(json.dumps), st.text(max_size=30),
-    st.integers(1_000, 30_000).map(lambda n: "[" * n + "]" * n),
-    st.integers(1_000, 30_000).map(lambda n: '{"a":' * n + "1" + "}" * n)))
+@given(
+    which=st.sampled_from(GATE_FILES),
+    content=st.one_of(
+        json_value.map(json.dumps),
+        st.text(max_size=30),
+        st.integers(1_000, 30_000).map(lambda n: "[" * n + "]" * n),
+        st.integers(1_000, 30_000).map(lambda n: '{"a":' * n + "1" + "}" * n),
+    ),
+)
 def test_the_gate_gives_a_verdict_or_names_the_bad_file(site, which, content):
     base = site.parent
     if "LAST" in which:
-        last = [line.split()[0] for line in json.loads((base / "html" / "index.json").read_text())
-                ["revision_to_hash"].values()][-1]
+        last = [
+            line.split()[0]
+            for line in json.loads((base / "html" / "index.json").read_text())["revision_to_hash"].values()
+        ][-1]
         which = which.replace("LAST", last[:8])
     event(f"gate file: {'a results file' if which.startswith('results/' + MACHINE) else which}")
     path = base / which
@@ -190,8 +268,9 @@ def test_the_gate_gives_a_verdict_or_names_the_bad_file(site, which, content):
         for compare in ([], ["--compare", "v0", "v5"]):
             # Reading and judging the files is what is tried here; the confirm step, which would
             # re-measure the site's timing change in real environments, has tests of its own.
-            code, _out, err = run(regressions.main, ["--config", str(site), "--machine", MACHINE, "--no-confirm",
-                                              *compare])
+            code, _out, err = run(
+                regressions.main, ["--config", str(site), "--machine", MACHINE, "--no-confirm", *compare]
+            )
             event(f"gate exit {code}")
             assert code in (0, 1, 2), err
             if code == 2:

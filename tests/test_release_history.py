@@ -1,5 +1,7 @@
-"""Tests of scripts/release-history, run as a user would: a subprocess talking
-to a real HTTP server (a fake PyPI JSON index on 127.0.0.1) and real git."""
+"""benchtools/history/release_history.py: its pure functions, and scripts/release-history run as a user
+would: a subprocess talking to a real HTTP server (a fake PyPI JSON index on 127.0.0.1) and real git.
+
+The command stays a subprocess: it reads git's environment (GIT_*) when it is imported."""
 
 import collections
 import datetime
@@ -17,7 +19,11 @@ import threading
 import urllib.request
 
 import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
+from benchtools.errors import BadInput
+from benchtools.history import release_history as history_module
 from tests import helpers
 
 SCRIPT = str(helpers.SCRIPTS / "release-history")
@@ -75,15 +81,17 @@ class FakeIndex:
         data = make_sdist(version)
         filename = f"pkg-{version}.tar.gz" if packagetype == "sdist" else f"pkg-{version}-py3-none-any.whl"
         self.files[filename] = data
-        self.releases.setdefault(version, []).append({
-            "filename": filename,
-            "packagetype": packagetype,
-            "url": f"{self.base}/files/{filename}",
-            "digests": {"sha256": sha256 or hashlib.sha256(data).hexdigest()},
-            "upload_time_iso_8601": uploaded,
-            "yanked": yanked,
-            **requires_python,
-        })
+        self.releases.setdefault(version, []).append(
+            {
+                "filename": filename,
+                "packagetype": packagetype,
+                "url": f"{self.base}/files/{filename}",
+                "digests": {"sha256": sha256 or hashlib.sha256(data).hexdigest()},
+                "upload_time_iso_8601": uploaded,
+                "yanked": yanked,
+                **requires_python,
+            }
+        )
         return filename
 
     def file_requests(self):
@@ -131,15 +139,27 @@ def index():
 
 def history_command(index, tmp_path, *args, repo="repo"):
     return [
-        sys.executable, SCRIPT, "--package", "pkg", "--index", index.url,
-        "--repo", str(tmp_path / repo), "--cache", str(tmp_path / "cache"), *args,
+        sys.executable,
+        SCRIPT,
+        "--package",
+        "pkg",
+        "--index",
+        index.url,
+        "--repo",
+        str(tmp_path / repo),
+        "--cache",
+        str(tmp_path / "cache"),
+        *args,
     ]
 
 
 def release_history(index, tmp_path, *args, repo="repo", **kwargs):
     result = subprocess.run(
         history_command(index, tmp_path, *args, repo=repo),
-        capture_output=True, text=True, timeout=120, **kwargs,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
     )
     assert "Traceback" not in result.stderr
     return result
@@ -163,7 +183,10 @@ def commits(repo):
 
 
 def tags(repo):
-    return dict(line.split() for line in git(repo, "for-each-ref", "--format=%(refname:strip=2) %(objectname)", "refs/tags").splitlines())
+    return dict(
+        line.split()
+        for line in git(repo, "for-each-ref", "--format=%(refname:strip=2) %(objectname)", "refs/tags").splitlines()
+    )
 
 
 def cache_listing(tmp_path):
@@ -198,7 +221,7 @@ def test_builds_one_commit_per_release_in_upload_order(three, tmp_path):
     repo = tmp_path / "repo"
     log = git(repo, "log", "--reverse", "--format=%H|%at|%ct|%an <%ae>|%cn <%ce>|%s").splitlines()
     assert len(log) == 3
-    for line, (version, uploaded) in zip(log, UPLOADS.items()):
+    for line, (version, uploaded) in zip(log, UPLOADS.items(), strict=True):
         commit, authored, committed, author, committer, subject = line.split("|")
         assert subject == f"pkg {version}"
         assert int(authored) == int(committed) == epoch(uploaded)
@@ -222,15 +245,18 @@ def test_builds_one_commit_per_release_in_upload_order(three, tmp_path):
     assert git(repo, "status", "--porcelain", "--ignored") == ""
 
 
-@pytest.mark.parametrize("spec, expected", [
-    (None, ["v1.0.0", "v2.0.0", "v1.1.0"]),
-    ("2", ["v2.0.0", "v1.1.0"]),
-    ("5", ["v1.0.0", "v2.0.0", "v1.1.0"]),
-    (">=1.1", ["v2.0.0", "v1.1.0"]),
-    (">=1.0,<2", ["v1.0.0", "v1.1.0"]),
-    ("1.1.0,1.0.0", ["v1.0.0", "v1.1.0"]),
-    ("1.1", ["v1.1.0"]),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        (None, ["v1.0.0", "v2.0.0", "v1.1.0"]),
+        ("2", ["v2.0.0", "v1.1.0"]),
+        ("5", ["v1.0.0", "v2.0.0", "v1.1.0"]),
+        (">=1.1", ["v2.0.0", "v1.1.0"]),
+        (">=1.0,<2", ["v1.0.0", "v1.1.0"]),
+        ("1.1.0,1.0.0", ["v1.0.0", "v1.1.0"]),
+        ("1.1", ["v1.1.0"]),
+    ],
+)
 def test_print_selects_releases_oldest_first(three, tmp_path, spec, expected):
     select = [] if spec is None else ["--select", spec]
     printed_tags = release_history(three, tmp_path, "--print", "tags", *select)
@@ -267,8 +293,13 @@ def test_same_releases_give_same_hashes_anywhere(three, tmp_path):
         "[init]\n defaultBranch = trunk\n[i18n]\n commitEncoding = ISO-8859-1\n"
     )
     env = {
-        **os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home), "GIT_CONFIG_GLOBAL": str(hostile),
-        "GIT_AUTHOR_NAME": "Intruder", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00", "TZ": "Asia/Tokyo",
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home),
+        "GIT_CONFIG_GLOBAL": str(hostile),
+        "GIT_AUTHOR_NAME": "Intruder",
+        "GIT_COMMITTER_DATE": "2001-01-01T00:00:00",
+        "TZ": "Asia/Tokyo",
     }
     assert release_history(three, tmp_path, repo="b", env=env, umask=0o077).returncode == 0
     assert commits(tmp_path / "a") == commits(tmp_path / "b")
@@ -522,8 +553,18 @@ def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
 def test_help_documents_every_option():
     result = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True)
     assert result.returncode == 0
-    for option in ["--package", "--repo", "--index", "--cache", "--since", "--until", "--python", "--select", "--print",
-                   "--admits"]:
+    for option in [
+        "--package",
+        "--repo",
+        "--index",
+        "--cache",
+        "--since",
+        "--until",
+        "--python",
+        "--select",
+        "--print",
+        "--admits",
+    ]:
         assert option in result.stdout
 
 
@@ -553,12 +594,15 @@ def pythons(index):
     return index
 
 
-@pytest.mark.parametrize("python, expected", [
-    (None, list(REQUIRES_PYTHON)),
-    ("3.11", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.5.0", "1.6.0", "1.7.0", "1.9.0"]),
-    ("3.12", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.5.0", "1.6.0", "1.8.0", "2.0.0", "2.1.0"]),
-    ("3.10", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.7.0", "1.8.0", "1.9.0"]),
-])
+@pytest.mark.parametrize(
+    "python, expected",
+    [
+        (None, list(REQUIRES_PYTHON)),
+        ("3.11", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.5.0", "1.6.0", "1.7.0", "1.9.0"]),
+        ("3.12", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.5.0", "1.6.0", "1.8.0", "2.0.0", "2.1.0"]),
+        ("3.10", ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.7.0", "1.8.0", "1.9.0"]),
+    ],
+)
 def test_python_keeps_the_releases_that_support_it(pythons, tmp_path, python, expected):
     option = [] if python is None else ["--python", python]
     result = release_history(pythons, tmp_path, *option, "--print", "tags")
@@ -578,8 +622,17 @@ def test_python_keeps_the_releases_that_support_it(pythons, tmp_path, python, ex
 def test_admits_filters_what_is_printed_and_leaves_the_history_whole(pythons, tmp_path):
     result = release_history(pythons, tmp_path, "--print", "tags", "--admits", "3.12")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0", "v1.5.0", "v1.6.0", "v1.8.0",
-                                     "v2.0.0", "v2.1.0"]
+    assert result.stdout.split() == [
+        "v1.0.0",
+        "v1.1.0",
+        "v1.2.0",
+        "v1.3.0",
+        "v1.5.0",
+        "v1.6.0",
+        "v1.8.0",
+        "v2.0.0",
+        "v2.1.0",
+    ]
     whole = commits(tmp_path / "repo")
     assert len(whole) == len(REQUIRES_PYTHON)
     # It applies after --select: of the newest three, only 1.9.0 runs on 3.11.
@@ -636,9 +689,23 @@ def test_real_equinox_history(tmp_path):
     except OSError as e:
         pytest.skip(f"PyPI cannot be reached: {e}")
     result = subprocess.run(
-        [sys.executable, SCRIPT, "--since", "0.13.7", "--until", "0.13.8", "--print", "hashes",
-         "--repo", str(tmp_path / "repo"), "--cache", str(tmp_path / "cache")],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            SCRIPT,
+            "--since",
+            "0.13.7",
+            "--until",
+            "0.13.8",
+            "--print",
+            "hashes",
+            "--repo",
+            str(tmp_path / "repo"),
+            "--cache",
+            str(tmp_path / "cache"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     repo = tmp_path / "repo"
@@ -652,3 +719,51 @@ def test_real_equinox_history(tmp_path):
 # The same hashes as extracting each sdist and running `git add -fA; git commit`
 # with the script's identity, dates and message.
 PINNED_HASHES = ["c8f14d90d85e4c24b291819163d24f8da3e2c5db", "224c86ed75668bc7d16366eb140da9d5b07729bf"]
+
+
+# The pure functions.
+
+
+def releases(*versions):
+    return [history_module.Release(Version(v), f"p-{v}.tar.gz", "", "", None) for v in versions]
+
+
+def test_select_releases():
+    history = releases("0.12.0", "0.13.7", "0.13.8")
+    assert history_module.select(history, None) == history
+    assert [str(r.version) for r in history_module.select(history, "2")] == ["0.13.7", "0.13.8"]
+    assert [str(r.version) for r in history_module.select(history, ">=0.13")] == ["0.13.7", "0.13.8"]
+    assert [str(r.version) for r in history_module.select(history, "0.12.0,0.13.8")] == ["0.12.0", "0.13.8"]
+    for bad, message in [
+        ("0", "selects no release"),
+        ("0.13.99", "0.13.99"),
+        (">=9", "matches no release"),
+        ("=<1", "not a valid version specifier"),
+    ]:
+        with pytest.raises(BadInput, match=message):
+            history_module.select(history, bad, option="--releases")
+    with pytest.raises(BadInput, match="^--select "):
+        history_module.select(history, "0")
+
+
+@pytest.mark.parametrize(
+    "spec,admits",
+    [
+        (">=3.11", True),
+        (">3.11", True),
+        (">=3.11.2", True),
+        ("<3.11", False),
+        ("!=3.11.*", False),
+        (">=3.12", False),
+        ("<3.12,!=3.11.0", True),
+    ],
+)
+def test_supports_python(spec, admits):
+    assert history_module.supports_python(SpecifierSet(spec), (3, 11)) is admits
+
+
+def test_requires_python_missing_or_invalid_admits():
+    assert history_module.requires_python_admits(None, (3, 11), Version("1"))
+    assert history_module.requires_python_admits("", (3, 11), Version("1"))
+    assert history_module.requires_python_admits("not a spec", (3, 11), Version("1"))
+    assert not history_module.requires_python_admits(">=3.12", (3, 11), Version("1"))

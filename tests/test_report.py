@@ -1,21 +1,34 @@
-"""The overhead report never shows an absolute time bare: each comes with the spread asv kept for it."""
+"""benchtools/publishing/report.py: the overhead report never shows an absolute time bare (each comes with the spread
+asv kept for it), and leads with the newest Python and JAX."""
 
 from asv import results, runner
 
 from benchtools.publishing import report
+from tests.helpers import command
 
 EAGER = "bench_eager.EagerSurgery.time_{}"
 
 
 def test_eager_times_are_shown_with_their_interquartile_range():
-    result = results.Results({"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"},
-                             "0" * 40, 0, "3.11", "env", {})
+    result = results.Results(
+        {"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, "0" * 40, 0, "3.11", "env", {}
+    )
     for twin, per_step in (("tree_at", 1.6e-3), ("tuple", 8e-6)):
-        benchmark = {"name": EAGER.format(twin), "params": [["1", "4", "16"], ["1", "8", "64"]],
-                     "param_names": ["depth", "n_calls"], "unit": "seconds", "type": "time", "version": "1"}
+        benchmark = {
+            "name": EAGER.format(twin),
+            "params": [["1", "4", "16"], ["1", "8", "64"]],
+            "param_names": ["depth", "n_calls"],
+            "unit": "seconds",
+            "type": "time",
+            "version": "1",
+        }
         samples = [[per_step * f for f in (0.8, 0.9, 1.0, 1.1, 1.2)]] * 9
-        result.add_result(benchmark, runner.BenchmarkResult(result=[True] * 9, samples=samples, number=[1] * 9,
-                                                            errcode=0, stderr="", profile=None))
+        result.add_result(
+            benchmark,
+            runner.BenchmarkResult(
+                result=[True] * 9, samples=samples, number=[1] * 9, errcode=0, stderr="", profile=None
+            ),
+        )
     row = report.row_of(result, "v1")
     text = report.markdown(row)
     [line] = [line for line in text.splitlines() if line.startswith("| 4 |")]
@@ -23,3 +36,49 @@ def test_eager_times_are_shown_with_their_interquartile_range():
     assert "| 200.0 (IQR 180.0–220.0) |" in line, line
     assert "IQR" in report.history_table([row])[2]
     assert "(IQR 180–220) µs in this run" in report.summary_sentence(row)
+
+
+def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
+    """One commit in three environments: Python 3.13 with JAX 0.12.0.1 comes first, then the older JAX."""
+    import json
+
+    from asv import results, runner
+
+    ratio = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
+    benchmark = {
+        "name": ratio,
+        "params": [["'jit'"]],
+        "param_names": ["wrapping"],
+        "unit": "ratio",
+        "type": "track",
+        "version": "1",
+    }
+    folder = tmp_path / "results"
+    (folder / "m").mkdir(parents=True)
+    (folder / "m" / "machine.json").write_text(json.dumps({"machine": "m", "version": 1}))
+    (folder / "benchmarks.json").write_text(json.dumps({ratio: benchmark, "version": 2}))
+    for python, jax in [("3.11", "0.4.33"), ("3.11", "0.10.2"), ("3.13", "0.12.0.1")]:
+        result = results.Results(
+            {"machine": "m", "python": python, "jax": jax, "jaxlib": jax},
+            {"jax": jax, "jaxlib": jax},
+            "a" * 40,
+            1_767_225_600_000,
+            python,
+            f"virtualenv-py{python}-jax{jax}-jaxlib{jax}",
+            {},
+        )
+        result.add_result(
+            benchmark,
+            runner.BenchmarkResult(result=[1.5], samples=[[1.5]], number=[1], errcode=0, stderr="", profile=None),
+        )
+        result.save(str(folder))
+    printed = command("overhead-report", "--results", folder, "--repo", tmp_path)
+    assert printed.returncode == 0, printed.stderr
+    headings = [line for line in printed.stdout.splitlines() if line.startswith("### ")]
+    envs = [
+        f"Python {p}, jax {j}, jaxlib {j}" for p, j in [("3.13", "0.12.0.1"), ("3.11", "0.10.2"), ("3.11", "0.4.33")]
+    ]
+    assert [h for h in headings if h.startswith("### aaaaaaaa")] == [f"### aaaaaaaa ({env})" for env in envs]
+    assert [h for h in headings if h.startswith("### History")] == [
+        f"### History of tree_at's cost ({env})" for env in envs
+    ]

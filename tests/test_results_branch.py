@@ -1,7 +1,10 @@
-"""The scripts that keep the results branch: shard, merge-results, push-results, commits.
+"""benchtools/publishing/results_branch.py: the commands that keep the results branch (shard, merge-results,
+push-results, commits; docs/automation.md), on real git repositories (local bare ones stand in for GitHub) and
+real files.
 
-They run as a user runs them, on real git repositories (local bare ones
-stand in for GitHub) and real files.
+shard (but for reading stdin), merge-results and commits run in-process; push-results runs as
+its executable, since its tests need separate processes (concurrent pushes, a killed push, a git on PATH
+that pushes in between).
 """
 
 import json
@@ -14,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SCRIPTS, git
+from tests.helpers import SCRIPTS, command, git
 
 
 def script(name, *args, **kwargs):
-    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True,
-                          **kwargs)
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True, **kwargs
+    )
 
 
 def write(path: Path, content) -> Path:
@@ -37,8 +41,12 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 def branch_files(remote: Path, branch="results") -> dict[str, bytes]:
     names = git(remote, "ls-tree", "-r", "--name-only", branch).split()
-    return {name: subprocess.run(["git", "-C", str(remote), "show", f"{branch}:{name}"], check=True,
-                                 capture_output=True).stdout for name in names}
+    return {
+        name: subprocess.run(
+            ["git", "-C", str(remote), "show", f"{branch}:{name}"], check=True, capture_output=True
+        ).stdout
+        for name in names
+    }
 
 
 def stored(relative: str, tag=1) -> dict:
@@ -50,10 +58,19 @@ def stored(relative: str, tag=1) -> dict:
         return {"machine": path.parent.name, "cpu": str(tag), "version": 1}
     hash8, env = path.stem.split("-", 1)
     value = tag if isinstance(tag, (int, float)) else len(str(tag))
-    return {"commit_hash": hash8 * 5, "env_name": env, "date": 1767225600000,
-            "params": {"machine": path.parent.name, "python": "3.11", "tag": str(tag)}, "python": "3.11",
-            "requirements": {}, "env_vars": {}, "result_columns": ["result", "params", "version"],
-            "results": {"bench_x.T.track_x": [[value], [], "1"]}, "durations": {}, "version": 2}
+    return {
+        "commit_hash": hash8 * 5,
+        "env_name": env,
+        "date": 1767225600000,
+        "params": {"machine": path.parent.name, "python": "3.11", "tag": str(tag)},
+        "python": "3.11",
+        "requirements": {},
+        "env_vars": {},
+        "result_columns": ["result", "params", "version"],
+        "results": {"bench_x.T.track_x": [[value], [], "1"]},
+        "durations": {},
+        "version": 2,
+    }
 
 
 def put(root: Path, relative: str, tag=1) -> Path:
@@ -72,9 +89,9 @@ COMMITS = [f"{i:040x}" for i in range(1, 11)]
 @pytest.mark.parametrize("shards", [1, 2, 3, 7, 10, 13])
 def test_shards_cover_every_commit_exactly_once_in_order(shards, tmp_path):
     hashes = write(tmp_path / "hashes.txt", "\n".join(COMMITS) + "\n\n")
-    indices = json.loads(script("shard", "--shards", shards, "--indices", hashes).stdout)
+    indices = json.loads(command("shard", "--shards", shards, "--indices", hashes).stdout)
     assert indices == list(range(min(shards, len(COMMITS))))
-    slices = [script("shard", "--shards", shards, "--index", i, hashes).stdout.split() for i in range(shards)]
+    slices = [command("shard", "--shards", shards, "--index", i, hashes).stdout.split() for i in range(shards)]
     assert sorted(c for s in slices for c in s) == sorted(COMMITS)
     for piece in slices:
         assert piece == [c for c in COMMITS if c in piece]
@@ -83,22 +100,25 @@ def test_shards_cover_every_commit_exactly_once_in_order(shards, tmp_path):
 
 
 def test_shard_reads_stdin():
-    sharded = subprocess.run([sys.executable, str(SCRIPTS / "shard"), "--shards", "2", "--index", "1"],
-                             input="a\nb\nc\n", capture_output=True, text=True)
+    # A subprocess: the parser's default, sys.stdin, is bound when the command is imported.
+    sharded = script("shard", "--shards", "2", "--index", "1", input="a\nb\nc\n")
     assert sharded.stdout.split() == ["b"]
 
 
-@pytest.mark.parametrize("args, content, message", [
-    (["--shards", "0", "--index", "0"], "a\n", "--shards 0"),
-    (["--shards", "2", "--index", "2"], "a\n", "--index 2"),
-    (["--shards", "2", "--index", "0"], "a\nb\na\n", "listed more than once: a"),
-    (["--shards", "2", "--index", "0"], "\n", "no commits"),
-    (["--shards", "2", "--index", "0"], "a b\n", "one commit per line"),
-    (["--shards", "2"], "a\n", "--index"),
-    (["--shards", "2", "--index", "0"], b"a\n\xff\xfe\n", "hashes.txt: not a text list of commits"),
-])
+@pytest.mark.parametrize(
+    "args, content, message",
+    [
+        (["--shards", "0", "--index", "0"], "a\n", "--shards 0"),
+        (["--shards", "2", "--index", "2"], "a\n", "--index 2"),
+        (["--shards", "2", "--index", "0"], "a\nb\na\n", "listed more than once: a"),
+        (["--shards", "2", "--index", "0"], "\n", "no commits"),
+        (["--shards", "2", "--index", "0"], "a b\n", "one commit per line"),
+        (["--shards", "2"], "a\n", "--index"),
+        (["--shards", "2", "--index", "0"], b"a\n\xff\xfe\n", "hashes.txt: not a text list of commits"),
+    ],
+)
 def test_shard_refuses_bad_input(args, content, message, tmp_path):
-    result = script("shard", *args, write(tmp_path / "hashes.txt", content))
+    result = command("shard", *args, write(tmp_path / "hashes.txt", content))
     assert result.returncode == 2
     assert message in result.stderr
 
@@ -115,7 +135,7 @@ def test_merge_copies_what_dest_lacks_and_never_overwrites(tmp_path):
     put(src, "upstream/m/cccccccc-env.json", "new")
     put(dest, "upstream/m/bbbbbbbb-env.json", 2)
     put(dest, "upstream/m/cccccccc-env.json", "old")
-    result = script("merge-results", src, dest)
+    result = command("merge-results", src, dest)
     assert result.returncode == 1, result.stderr
     assert "cccccccc-env.json" in result.stderr and "conflict" in result.stderr
     assert read(dest / RESULT) == stored(RESULT, 1)
@@ -123,7 +143,7 @@ def test_merge_copies_what_dest_lacks_and_never_overwrites(tmp_path):
     assert "1 copied, 1 identical, 1 conflict" in result.stdout
     assert not [p for p in dest.rglob("*") if p.name.startswith(".")], "temporary files left behind"
 
-    again = script("merge-results", src, dest)
+    again = command("merge-results", src, dest)
     assert "0 copied, 2 identical, 1 conflict" in again.stdout
 
 
@@ -131,9 +151,11 @@ def test_merge_skips_hidden_files(tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
     write(src / "upstream/m/.bbbbbbbb-env.json.x.tmp", "{}")
     put(src, "upstream/m/cccccccc-env.json", 3)
-    result = script("merge-results", src, dest)
+    result = command("merge-results", src, dest)
     assert result.returncode == 0, result.stderr
-    assert tree(dest) == {"upstream/m/cccccccc-env.json": json.dumps(stored("upstream/m/cccccccc-env.json", 3)).encode()}
+    assert tree(dest) == {
+        "upstream/m/cccccccc-env.json": json.dumps(stored("upstream/m/cccccccc-env.json", 3)).encode()
+    }
 
 
 # Each invalid file: what it is, then a fragment of the one line that must name it.
@@ -161,20 +183,29 @@ def test_one_invalid_file_stops_the_whole_merge_and_writes_nothing(case, tmp_pat
     put(src, "upstream/m/ffffffff-env.json", 2)  # sorted after it
     put(dest, "upstream/m/00000000-env.json", 0)
     before = tree(dest)
-    result = script("merge-results", src, dest)
+    result = command("merge-results", src, dest)
     assert result.returncode == 2, result.stdout + result.stderr
     assert str(bad) in result.stderr and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
     assert tree(dest) == before
 
 
-@pytest.mark.parametrize("relative", ["upstream/m/notes.txt", "upstream/m/aaaaaaaa.json", "upstream/m/AAAAAAAA-env.json",
-                                      "x/y/m/aaaaaaaa-env.json", "upstream/m/aaaaaaaa-env.json/inner.json",
-                                      "upstream/-m/aaaaaaaa-env.json", "evil.json"])
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "upstream/m/notes.txt",
+        "upstream/m/aaaaaaaa.json",
+        "upstream/m/AAAAAAAA-env.json",
+        "x/y/m/aaaaaaaa-env.json",
+        "upstream/m/aaaaaaaa-env.json/inner.json",
+        "upstream/-m/aaaaaaaa-env.json",
+        "evil.json",
+    ],
+)
 def test_a_file_where_results_do_not_go_is_refused(relative, tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
     write(src / relative, {"version": 2})
-    result = script("merge-results", src, dest)
+    result = command("merge-results", src, dest)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     assert not dest.exists() or tree(dest) == {}
@@ -185,7 +216,7 @@ def test_a_link_is_refused_not_followed(tmp_path):
     secret = write(tmp_path / "secret.json", stored(RESULT))
     (src / "upstream/m").mkdir(parents=True)
     (src / RESULT).symlink_to(secret)
-    result = script("merge-results", src, dest)
+    result = command("merge-results", src, dest)
     assert result.returncode == 2 and "not a plain file" in result.stderr, result.stderr
     assert not dest.exists() or tree(dest) == {}
 
@@ -193,7 +224,7 @@ def test_a_link_is_refused_not_followed(tmp_path):
 def test_a_machine_file_must_name_its_folder(tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
     write(src / "upstream/m/machine.json", {"machine": "other", "version": 1})
-    result = script("merge-results", src, dest)
+    result = command("merge-results", src, dest)
     assert result.returncode == 2 and "'other'" in result.stderr, result.stderr
 
 
@@ -205,17 +236,17 @@ def test_merge_keeps_dest_metadata_unless_the_suite_comes_from_the_sources(tmp_p
     put(new, "upstream/m/machine.json", "new")
 
     dest = tmp_path / "dest"
-    assert script("merge-results", new, old, dest).returncode == 0  # DEST lacked them: the first source's
+    assert command("merge-results", new, old, dest).returncode == 0  # DEST lacked them: the first source's
     assert read(dest / "upstream/benchmarks.json") == stored("benchmarks.json", "new")
 
     branch = tmp_path / "branch"
     put(branch, "upstream/benchmarks.json", "old")
     put(branch, "upstream/m/machine.json", "old")
-    assert script("merge-results", new, branch).returncode == 0
+    assert command("merge-results", new, branch).returncode == 0
     assert read(branch / "upstream/benchmarks.json") == stored("benchmarks.json", "old")
 
     # A source that ran the new suite, then one that ran nothing and holds the branch's old copy.
-    result = script("merge-results", "--benchmarks-from-sources", new, old, branch)
+    result = command("merge-results", "--benchmarks-from-sources", new, old, branch)
     assert result.returncode == 0, result.stderr
     assert read(branch / "upstream/benchmarks.json") == stored("benchmarks.json", "new")
     assert read(branch / "upstream/m/machine.json") == stored("upstream/m/machine.json", "old")
@@ -225,17 +256,21 @@ def test_merge_keeps_dest_metadata_unless_the_suite_comes_from_the_sources(tmp_p
 def test_merge_refuses_bad_arguments_and_changes_nothing(case, tmp_path):
     src = tmp_path / "src"
     put(src, RESULT)
-    dest = {"missing source": tmp_path / "dest", "dest inside source": src / "inner",
-            "dest is a file": write(tmp_path / "file", "x")}[case]
+    dest = {
+        "missing source": tmp_path / "dest",
+        "dest inside source": src / "inner",
+        "dest is a file": write(tmp_path / "file", "x"),
+    }[case]
     sources = [tmp_path / "nowhere"] if case == "missing source" else [src]
     before = tree(tmp_path)
-    result = script("merge-results", *sources, dest)
+    result = command("merge-results", *sources, dest)
     assert result.returncode == 2
     assert str(dest if case != "missing source" else sources[0]) in result.stderr
     assert tree(tmp_path) == before
 
 
 # scripts/push-results
+
 
 @pytest.fixture
 def remote(tmp_path) -> Path:
@@ -252,8 +287,9 @@ def results_folder(root: Path, files: dict) -> Path:
 
 
 def test_push_creates_the_branch_then_only_adds(remote, tmp_path):
-    first = results_folder(tmp_path / "first", {"upstream/benchmarks.json": 1, RESULT: 1,
-                                                "upstream/m/machine.json": "x"})
+    first = results_folder(
+        tmp_path / "first", {"upstream/benchmarks.json": 1, RESULT: 1, "upstream/m/machine.json": "x"}
+    )
     pushed = script("push-results", "--results-remote", remote, first)
     assert pushed.returncode == 0, pushed.stderr
     files = branch_files(remote)
@@ -282,24 +318,34 @@ def test_push_creates_the_branch_then_only_adds(remote, tmp_path):
 def test_push_retries_when_another_run_pushed_meanwhile(remote, tmp_path):
     ours = results_folder(tmp_path / "ours", {"upstream/m/aaaaaaaa-env.json": 1})
     theirs = results_folder(tmp_path / "theirs", {"upstream/m/bbbbbbbb-env.json": 2})
-    assert script("push-results", "--results-remote", remote, results_folder(
-        tmp_path / "base", {"upstream/m/00000000-env.json": 0})).returncode == 0
+    assert (
+        script(
+            "push-results",
+            "--results-remote",
+            remote,
+            results_folder(tmp_path / "base", {"upstream/m/00000000-env.json": 0}),
+        ).returncode
+        == 0
+    )
     # A git that, at our first push, lets the other run push first.
-    wrapper = write(tmp_path / "bin" / "git", f"""#!/bin/sh
+    wrapper = write(
+        tmp_path / "bin" / "git",
+        f"""#!/bin/sh
 if [ "$1" = push ] && [ ! -e {tmp_path}/raced ]; then
     touch {tmp_path}/raced
     PATH={os.environ["PATH"]} {sys.executable} {SCRIPTS / "push-results"} --results-remote {remote} {theirs} >&2
 fi
 exec {subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()} "$@"
-""")
+""",
+    )
     wrapper.chmod(0o755)
     env = dict(os.environ, PATH=f"{wrapper.parent}:{os.environ['PATH']}")
     pushed = script("push-results", "--results-remote", remote, ours, env=env)
     assert pushed.returncode == 0, pushed.stderr
     assert "push attempt 1/5 refused" in pushed.stderr
-    assert set(branch_files(remote)) == {f"results/upstream/m/{c}-env.json" for c in ("00000000", "aaaaaaaa",
-                                                                                        "bbbbbbbb")} | {
-        "results/upstream/benchmarks.json"}
+    assert set(branch_files(remote)) == {
+        f"results/upstream/m/{c}-env.json" for c in ("00000000", "aaaaaaaa", "bbbbbbbb")
+    } | {"results/upstream/benchmarks.json"}
     assert git(remote, "rev-list", "--count", "results") == "3"
 
 
@@ -309,9 +355,12 @@ def test_a_push_killed_at_any_moment_loses_nothing_already_pushed(remote, tmp_pa
     pushed = branch_files(remote)
     big = results_folder(tmp_path / "big", {f"upstream/m/{i:08x}-env.json": i for i in range(20, 400)})
     for delay in (0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 1.0):
-        process = subprocess.Popen([sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote),
-                                    str(big)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote), str(big)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         time.sleep(delay)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
@@ -334,6 +383,7 @@ def test_push_refuses_bad_input(remote, tmp_path):
 
 # scripts/commits
 
+
 @pytest.fixture
 def tagged_repo(tmp_path) -> tuple[Path, list[str]]:
     """main: v0.1.0, v0.2.0rc1, v0.2.0 (annotated), an untagged commit, v0.3.0."""
@@ -352,34 +402,40 @@ def tagged_repo(tmp_path) -> tuple[Path, list[str]]:
     return repo, hashes
 
 
-@pytest.mark.parametrize("args, picked", [
-    (["--range", "ALL"], [0, 1, 2, 3, 4]),
-    (["--range", "v0.2.0..main"], [3, 4]),
-    (["--range", "v0.2.0^!"], [2]),
-    (["--releases", "2"], [2, 4]),
-    (["--releases", "all"], [0, 2, 4]),
-    (["--releases", ">=0.2"], [2, 4]),
-    (["--releases", "0.3.0,0.1.0"], [0, 4]),
-    (["--range", "", "--releases", "1"], [4]),
-    ([], [0, 2, 4]),  # neither: every release, the backfill's default
-    (["--range", "", "--releases", ""], [0, 2, 4]),
-])
+@pytest.mark.parametrize(
+    "args, picked",
+    [
+        (["--range", "ALL"], [0, 1, 2, 3, 4]),
+        (["--range", "v0.2.0..main"], [3, 4]),
+        (["--range", "v0.2.0^!"], [2]),
+        (["--releases", "2"], [2, 4]),
+        (["--releases", "all"], [0, 2, 4]),
+        (["--releases", ">=0.2"], [2, 4]),
+        (["--releases", "0.3.0,0.1.0"], [0, 4]),
+        (["--range", "", "--releases", "1"], [4]),
+        ([], [0, 2, 4]),  # neither: every release, the backfill's default
+        (["--range", "", "--releases", ""], [0, 2, 4]),
+    ],
+)
 def test_commits_by_range_or_release(tagged_repo, args, picked):
     repo, hashes = tagged_repo
-    listed = script("commits", "--repo", repo, *args)
+    listed = command("commits", "--repo", repo, *args)
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.split() == [hashes[i] for i in picked]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--range", "nope..main"], "nope..main"),
-    (["--range", "main..main"], "selects no commit"),
-    (["--releases", "0.9.9"], "0.9.9"),
-    (["--range", "NEW"], "NEW"),
-    (["--range", "ALL", "--releases", "1"], "either"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--range", "nope..main"], "nope..main"),
+        (["--range", "main..main"], "selects no commit"),
+        (["--releases", "0.9.9"], "0.9.9"),
+        (["--range", "NEW"], "NEW"),
+        (["--range", "ALL", "--releases", "1"], "either"),
+    ],
+)
 def test_commits_refuses_bad_input(tagged_repo, args, message):
-    listed = script("commits", "--repo", tagged_repo[0], *args)
+    listed = command("commits", "--repo", tagged_repo[0], *args)
     assert listed.returncode == 2
     assert message in listed.stderr
     assert "Traceback" not in listed.stderr
@@ -408,13 +464,15 @@ def test_the_results_branch_is_matched_exactly(remote, tmp_path):
     pushed = script("push-results", "--results-remote", remote, new)
     assert pushed.returncode == 0, pushed.stderr
     assert set(branch_files(remote)) == {f"results/{RESULT}", "results/upstream/benchmarks.json"}
-    assert set(branch_files(remote, "old/results")) == {"results/upstream/m/00000000-env.json",
-                                                         "results/upstream/benchmarks.json"}
+    assert set(branch_files(remote, "old/results")) == {
+        "results/upstream/m/00000000-env.json",
+        "results/upstream/benchmarks.json",
+    }
 
 
 def test_commits_prints_a_commit_with_two_tags_once(tagged_repo):
     repo, hashes = tagged_repo
     git(repo, "tag", "v0.3.1", hashes[4])
-    listed = script("commits", "--repo", repo, "--releases", "all")
+    listed = command("commits", "--repo", repo, "--releases", "all")
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.split() == [hashes[0], hashes[2], hashes[4]]

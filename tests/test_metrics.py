@@ -1,0 +1,45 @@
+"""benchmarks/metrics.py: the one declaration of each metric's kind and threshold."""
+
+import re
+
+import pytest
+
+from benchmarks import metrics
+from tests.asv_sites import PASSES, TIMING
+
+EXAMPLES = {
+    "bench_counts.PythonCost.track_tree_at(4)": (metrics.COST, metrics.COST_FLOOR),
+    "bench_counts.JaxprExcessEquations.track_excess_equations('jit', 8)": (metrics.DETERMINISTIC, 0.0),
+    "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": (metrics.DETERMINISTIC, 0.0),
+    "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at": (metrics.RATIO, 0.10),
+    "bench_overhead.EagerSurgeryInTreeMapPasses.track_tuple": (metrics.RATIO, 0.50),
+    "bench_overhead.SteadyStateRatio.track_overhead_ratio('jit')": (metrics.RATIO, 0.50),
+    "bench_seed.SeedScenario.track_overhead_ratio('scan')": (metrics.RATIO, 0.50),
+    "bench_seed.SeedScenario.time_tree_at('scan')": (metrics.TIME, 0.50),
+    "bench_eager.EagerSurgery.time_tree_at(4, 8)": (metrics.TIME, 2.0),
+    "bench_steady.SteadyState.time_tuple('jit', 4)": (metrics.TIME, 0.50),
+    "bench_memory.LargeStateUpdate.peakmem_tree_at": (metrics.TIME, 0.50),
+}
+
+
+@pytest.mark.parametrize("entry", EXAMPLES)
+def test_each_benchmark_has_one_kind_and_threshold(entry):
+    name = entry.split("(")[0]
+    kind, threshold = EXAMPLES[entry]
+    assert metrics.kind(name) == metrics.kind(entry) == kind
+    assert metrics.threshold(entry) == threshold
+
+
+@pytest.mark.parametrize("entry", EXAMPLES)
+@pytest.mark.parametrize("branch", ["", "@main"])
+def test_asv_reads_the_derived_thresholds_as_the_registry_declares_them(entry, branch):
+    # asv's step detection takes the largest threshold among the regexes that match "name(params)[@branch]".
+    matching = [value for regex, value in metrics.asv_thresholds().items() if re.match(regex, entry + branch)]
+    assert len(matching) == 1
+    assert matching[0] == metrics.threshold(entry)
+
+
+def test_the_tree_map_pass_metric_is_suspect_at_any_increase():
+    assert metrics.suspect_threshold(PASSES) == 0.0
+    assert metrics.threshold(PASSES) == 0.10  # the quick look keeps its threshold
+    assert metrics.suspect_threshold(TIMING) is None

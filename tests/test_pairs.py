@@ -1,0 +1,132 @@
+"""benchtools/judging/pairs.py: the confirm step's statistics, on synthetic samples whose verdict is known.
+
+Verdicts, the paired interval, the balanced order and the cap; no process is run.
+"""
+
+import math
+import random
+
+import pytest
+
+from benchtools.judging import pairs
+
+
+def noisy(n: int, change: float, sd: float, seed: int) -> tuple[list[float], list[float]]:
+    """n pairs whose log ratio is ln(1 + change) plus normal noise of sd (and a common drift)."""
+    rng = random.Random(seed)
+    before, after = [], []
+    for i in range(n):
+        level = 20.0 * (1 + 0.3 * math.sin(i))  # the machine's drift: both sides of a pair alike
+        before.append(level * math.exp(rng.gauss(0, sd / math.sqrt(2))))
+        after.append(level * (1 + change) * math.exp(rng.gauss(0, sd / math.sqrt(2))))
+    return before, after
+
+
+def from_values(values: tuple[list[float], list[float]]):
+    """A ``measure`` for pairs.sequential that hands out pre-made pairs, and records each batch."""
+    before, after = values
+    batches = []
+
+    def measure(first, count):
+        batches.append((first, count))
+        return list(zip(before[first : first + count], after[first : first + count], strict=True))
+
+    return measure, batches
+
+
+def test_a_clear_slowdown_is_slower_at_the_first_look():
+    measure, batches = from_values(noisy(32, 0.10, 0.015, seed=1))
+    verdict, found, before, after = pairs.sequential(measure)
+    assert verdict == pairs.SLOWER and batches == [(0, 8)] and len(before) == 8
+    assert found.low > pairs.FLOOR and 0.07 < found.estimate < 0.13
+
+
+def test_identical_values_are_same():
+    before = [20.0 + i for i in range(8)]
+    verdict, found, _, _ = pairs.sequential(
+        lambda first, count: list(zip(before, before, strict=True))[first : first + count]
+    )
+    assert verdict == pairs.SAME and found.estimate == 0 and found.low == found.high == 0
+
+
+def test_identical_code_with_noise_is_same_not_slower():
+    for seed in range(20):
+        verdict, _found, _, _ = pairs.sequential(from_values(noisy(32, 0.0, 0.025, seed))[0])
+        assert verdict != pairs.SLOWER
+
+
+def test_a_small_noisy_change_stays_undecided_up_to_the_cap():
+    measure, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
+    verdict, found, before, _ = pairs.sequential(measure)
+    assert verdict == pairs.UNDECIDED
+    assert batches == [(0, 8), (8, 8), (16, 8), (24, 8)] and len(before) == found.pairs == pairs.MAX_PAIRS
+    assert found.low <= pairs.FLOOR <= found.high or found.high >= pairs.SAME_BELOW
+
+
+def test_the_cap_is_an_option_and_the_last_batch_is_cut_to_it():
+    measure, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
+    verdict, found, _, _ = pairs.sequential(measure, max_pairs=12)
+    assert batches == [(0, 8), (8, 4)] and found.pairs == 12 and verdict == pairs.UNDECIDED
+
+
+def test_a_slowdown_below_the_floor_is_never_slower():
+    # A steady +0.5%, measured without noise: precisely known, and still not called slower.
+    before = [10.0] * 8
+    after = [10.05, 10.0502] * 4
+    verdict, found, _, _ = pairs.sequential(
+        lambda first, count: list(zip(before, after, strict=True))[first : first + count]
+    )
+    assert found.low > 0 and verdict == pairs.SAME
+
+
+def test_the_interval_is_the_hodges_lehmann_signed_rank_interval_on_log_ratios():
+    assert pairs.signed_rank_cdf(3) == [1 / 8, 2 / 8, 3 / 8, 5 / 8, 6 / 8, 7 / 8, 1]
+    # Exact two-sided 1% critical values of the signed-rank statistic, as tabulated: n=8: 0, n=16: 19.
+    for n, critical in ((8, 0), (16, 19)):
+        cdf = pairs.signed_rank_cdf(n)
+        assert cdf[critical] <= 0.005 < cdf[critical + 1]
+    # The same distribution as scipy's exact signed-rank test: P(W <= w) is its one-sided p-value.
+    from scipy import stats
+
+    d = [0.3, -0.1, 0.5, 0.7, -0.2, 0.9, 1.1, 0.4, -0.6, 1.3]  # distinct magnitudes: ranks 1..10, no ties
+    w = sum(rank for rank, x in enumerate(sorted(d, key=abs), 1) if x < 0)
+    exact = stats.wilcoxon(d, alternative="greater", method="exact").pvalue
+    assert pairs.signed_rank_cdf(10)[w] == pytest.approx(exact)
+    before = [10.0] * 8
+    after = [10.0 * math.exp(x) for x in (0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08)]
+    found = pairs.interval(before, after)
+    # 8 pairs at 99%: the interval spans the smallest to the largest Walsh average, i.e. min d to max d.
+    assert (found.low, found.high) == pytest.approx((math.expm1(0.01), math.expm1(0.08)))
+    assert found.estimate == pytest.approx(math.expm1(0.045)) and found.pairs == 8
+    # Fewer than 8 pairs cannot exclude anything at 99%.
+    seven = pairs.interval(before[:7], after[:7])
+    assert (seven.low, seven.high) == (-1.0, math.inf) and pairs.decide(seven) == pairs.UNDECIDED
+
+
+def test_one_wild_process_does_not_hide_a_slowdown():
+    # Tight pairs at +5%, and one process that the machine's neighbours halved: still slower, at 16 pairs.
+    before = [20.0 * (1 + 0.01 * math.sin(i)) for i in range(16)]
+    after = [b * 1.05 * (1 + 0.01 * math.cos(3 * i)) for i, b in enumerate(before)]
+    after[3] = before[3] * 0.5
+    verdict, found, _, _ = pairs.sequential(
+        lambda first, count: list(zip(before, after, strict=True))[first : first + count]
+    )
+    assert verdict == pairs.SLOWER and 0.04 < found.estimate < 0.06
+
+
+def test_the_order_is_balanced_abba():
+    assert pairs.balanced_order(0, 4) == [("before", "after"), ("after", "before")] * 2
+    # Every batch starts where the last one stopped, so the order stays A B B A across batches.
+    assert pairs.balanced_order(0, 8) + pairs.balanced_order(8, 8) == pairs.balanced_order(0, 16)
+    for first in range(0, 32, 8):
+        order = pairs.balanced_order(first, 8)
+        assert sum(pair[0] == "before" for pair in order) == 4  # each side goes first equally often
+
+
+def test_every_batch_is_balanced_and_the_cap_is_whole_batches():
+    assert pairs.STEP_PAIRS % 2 == 0 and pairs.START_PAIRS % 2 == 0
+    for first, count in ((0, pairs.START_PAIRS), (pairs.START_PAIRS, pairs.STEP_PAIRS)):
+        assert sum(pair[0] == "before" for pair in pairs.balanced_order(first, count)) == count // 2
+    assert (pairs.MAX_PAIRS - pairs.START_PAIRS) % pairs.STEP_PAIRS == 0
+    # A change precisely known to be below the floor is never slower, and the same band is wider.
+    assert 0 < pairs.FLOOR < pairs.SAME_BELOW and 0.5 < pairs.CONFIDENCE < 1
