@@ -275,3 +275,77 @@ def test_a_nan_threshold_no_longer_hides_a_regression(tmp_path):
     config = make_site(tmp_path, {RATIO: ratio, COUNT: FLAT_COUNT})
     assert gate(config, "--compare", "v0", "v5", "--threshold", "nan").returncode == 2
     assert gate(config, "--compare", "v0", "v5", "--threshold", "0.1").returncode == 1
+
+
+def result_file(tmp_path, tag: str):
+    commit = git(tmp_path / "repo", "rev-parse", tag)
+    return tmp_path / "results" / MACHINE / f"{commit[:8]}-{ENV}.json"
+
+
+def widen(path, name: str, values: list, params: list[str]) -> None:
+    """Rewrite one benchmark of a stored result as a suite with more params would have written it."""
+    data = json.loads(path.read_text())
+    columns = data["result_columns"]
+    row = data["results"][name]
+    row[columns.index("result")], row[columns.index("params")] = values, [params]
+    for column in ("stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number", "stats_repeat"):
+        if columns.index(column) < len(row):
+            row[columns.index(column)] = [1] * len(values)
+    path.write_text(json.dumps(data))
+
+
+def test_compare_judges_what_both_commits_measured_when_the_params_grew(tmp_path):
+    """The nightly's compare after a suite change: [100, 100] at depths 1, 4 then [100, 200, 300] at 1, 4, 16."""
+    config = make_site(tmp_path, {COST: [[100, 100], [100, 100]], COUNT: FLAT_COUNT[:2]})
+    widen(result_file(tmp_path, "v1"), COST, [100, 200, 300], ["1", "4", "16"])
+    verdict = tmp_path / "verdict.json"
+    result = gate(config, "--compare", "v0", "v1", "--verdict", verdict)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert [row.split("|")[3].strip() for row in rows_of(result.stdout)] == ["4"]
+    document = json.loads(verdict.read_text())
+    assert [(c["benchmark"], c["params"], c["change"]) for c in document["counted"]] == [(COST, "4", 1.0)]
+    assert {"benchmark": COST, "params": "16", "environment": "Python 3.11, jax 0.4.33", "reason": "only after"} in (
+        document["unjudged"]
+    )
+    assert "## Not compared" in result.stdout and "| 16 |" in result.stdout
+
+
+def test_a_comparison_that_compares_nothing_is_bad_input_not_a_pass(tmp_path):
+    config = make_site(tmp_path, {COST: [[100, 100], [100, 100]], COUNT: FLAT_COUNT[:2]})
+    for name in (COST, COUNT):
+        widen(result_file(tmp_path, "v1"), name, [100, 200], ["'a'", "'b'"])
+    result = gate(config, "--compare", "v0", "v1")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "nothing can be judged" in result.stderr and "not a pass" in result.stderr
+
+
+def test_a_value_that_failed_at_one_commit_is_listed_not_compared(tmp_path):
+    config = make_site(tmp_path, {COST: [[100, 100], [100, None]], COUNT: FLAT_COUNT[:2]})
+    verdict = tmp_path / "verdict.json"
+    result = gate(config, "--compare", "v0", "v1", "--verdict", verdict)
+    assert result.returncode == 0, result.stdout + result.stderr
+    [unjudged] = [u for u in json.loads(verdict.read_text())["unjudged"] if u["benchmark"] == COST]
+    assert unjudged["params"] == "4" and unjudged["reason"] == "not measured (after)"
+
+
+def test_a_site_with_no_commit_is_bad_input(tmp_path):
+    config = make_site(tmp_path, {TIMING: FLAT_TIMING, COUNT: FLAT_COUNT})
+    index = tmp_path / "html" / "index.json"
+    index.write_text(json.dumps({**json.loads(index.read_text()), "revision_to_hash": {}, "tags": {}}))
+    result = gate(config)
+    assert result.returncode == 2 and "lists no commit" in result.stderr and "index.json" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity"])
+def test_a_step_that_is_not_a_number_is_bad_input(tmp_path, value):
+    config = make_site(tmp_path, {COST: [[100, 100]] * 3 + [[100, 200]] * 3, COUNT: FLAT_COUNT})
+    path = tmp_path / "html" / "regressions.json"
+    text = path.read_text()
+    data = json.loads(text)
+    assert data["regressions"], "the site has a step to damage"
+    entry = data["regressions"][0]
+    entry[6][0][2] = "VALUE"
+    path.write_text(json.dumps(data).replace('"VALUE"', value))
+    result = gate(config)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "not a number" in result.stderr and "regressions.json" in result.stderr

@@ -5,6 +5,7 @@ docs/gate.md tells how changes are found and when they count.
 """
 
 import itertools
+import math
 import shlex
 import subprocess
 from dataclasses import dataclass, field
@@ -66,6 +67,30 @@ class GateOptions:
         return Source(self.output, self.config, self.results, self.html, self.machine, self.overrides)
 
 
+# Why a benchmark, params or environment of a comparison was not judged.
+NEW, GONE, NOT_MEASURED = "only after", "only before", "not measured"
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """What a comparison could not judge: a whole environment (no benchmark), a benchmark (no params), or one
+    combination of params."""
+
+    benchmark: str
+    params: str
+    env: str
+    reason: str  # NEW, GONE, or NOT_MEASURED with the sides that have no value
+
+
+@dataclass(frozen=True)
+class FailedCommit:
+    """A commit whose results hold benchmarks that failed (no value): they are no value, regression or pass."""
+
+    commit: str
+    env: str
+    benchmarks: tuple[str, ...]  # the failed benchmarks, or every benchmark when nothing ran
+
+
 @dataclass
 class Verdict:
     """What the gate found, as data: ``render.markdown`` is its report, and every consumer reads this.
@@ -81,6 +106,8 @@ class Verdict:
     counted: list[Change]
     improved: list[Change]
     confirmations: list[confirm.Confirmation] | None
+    unjudged: list[Unjudged] = field(default_factory=list)
+    failed: list[FailedCommit] = field(default_factory=list)
     explain_errors: list[str] = field(default_factory=list)
 
     @property
@@ -111,6 +138,11 @@ def step_changes(source: Source) -> list[Change]:
             rev_before = before_rev if before_rev is not None else previous_revision(points, after_rev)
             good = source.hash_of_revision.get(rev_before, "") if rev_before is not None else ""
             step = steps.true_step(points, rev_before if rev_before is not None else after_rev - 1, after_rev, before)
+            if not (is_measured(step.before) and is_measured(step.after)):
+                raise BadInput(
+                    f"asv regressions file {path}: {entry[:80]} steps from {step.before!r} to {step.after!r} at "
+                    f"revision {after_rev}, which is not a number: the step cannot be judged"
+                )
             changes.append(
                 Change(
                     name,
@@ -130,28 +162,49 @@ def step_changes(source: Source) -> list[Change]:
     return changes
 
 
-def compare_changes(source: Source, before_name: str, after_name: str) -> list[Change]:
+def values_by_combo(result, name: str) -> dict[str, float | None]:
+    """{params as "a, b": value} of one benchmark in one asv result; None for a failed, NaN for a skipped value."""
+    params = result.get_result_params(name)
+    values = result.get_result_value(name, params)
+    return {", ".join(combo): value for combo, value in zip(itertools.product(*params), values, strict=False)}
+
+
+def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
+    """Every benchmark and params that both commits measured, compared; and what could not be, with why.
+
+    Benchmarks, params and environments are matched by name, so a suite whose
+    params grew, or an environment that one side lacks, still has the rest
+    of its combinations judged.  BadInput when nothing at all was compared.
+    """
     before_commit, after_commit = source.resolve(before_name), source.resolve(after_name)
+    before_by_env = {r.env_name: r for r in load_result(source, before_commit)}
     after_by_env = {r.env_name: r for r in load_result(source, after_commit)}
-    changes = []
-    for before_result in load_result(source, before_commit):
-        after_result = after_by_env.get(before_result.env_name)
-        if after_result is None:
-            continue
-        for name in sorted(set(before_result.get_all_result_keys()) & set(after_result.get_all_result_keys())):
-            params = before_result.get_result_params(name)
-            if params != after_result.get_result_params(name):
-                continue
-            before_values = before_result.get_result_value(name, params)
-            after_values = after_result.get_result_value(name, params)
-            for combo, before, after in zip(itertools.product(*params), before_values, after_values, strict=False):
-                if before is None or after is None or before != before or after != after:
+    changes, unjudged = [], []
+    for env_name in sorted(before_by_env.keys() - after_by_env.keys()):
+        unjudged.append(Unjudged("", "", env_label(before_by_env[env_name].params), GONE))
+    for env_name in sorted(after_by_env.keys() - before_by_env.keys()):
+        unjudged.append(Unjudged("", "", env_label(after_by_env[env_name].params), NEW))
+    for env_name in sorted(before_by_env.keys() & after_by_env.keys()):
+        before_result, after_result = before_by_env[env_name], after_by_env[env_name]
+        env = env_label(before_result.params)
+        before_names, after_names = set(before_result.get_all_result_keys()), set(after_result.get_all_result_keys())
+        unjudged += [Unjudged(name, "", env, GONE) for name in sorted(before_names - after_names)]
+        unjudged += [Unjudged(name, "", env, NEW) for name in sorted(after_names - before_names)]
+        for name in sorted(before_names & after_names):
+            before_values, after_values = values_by_combo(before_result, name), values_by_combo(after_result, name)
+            unjudged += [Unjudged(name, combo, env, GONE) for combo in before_values if combo not in after_values]
+            unjudged += [Unjudged(name, combo, env, NEW) for combo in after_values if combo not in before_values]
+            for combo in (c for c in before_values if c in after_values):
+                before, after = before_values[combo], after_values[combo]
+                missing = [side for side, value in (("before", before), ("after", after)) if not is_measured(value)]
+                if missing:
+                    unjudged.append(Unjudged(name, combo, env, f"{NOT_MEASURED} ({' and '.join(missing)})"))
                     continue
                 changes.append(
                     Change(
                         name,
-                        ", ".join(combo),
-                        env_label(before_result.params),
+                        combo,
+                        env,
                         before,
                         after,
                         before_commit,
@@ -161,7 +214,33 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> list[C
                         env_params=dict(before_result.params),
                     )
                 )
-    return changes
+    if not changes:
+        raise BadInput(
+            f"{before_name} → {after_name}: no benchmark was measured at both commits in one environment, so "
+            f"nothing can be judged ({len(unjudged)} not comparable); a comparison that compares nothing is not a pass"
+        )
+    return changes, unjudged
+
+
+def failed_commits(source: Source, commits: list[str]) -> list[FailedCommit]:
+    """The benchmarks that failed (asv stores no value) in each of ``commits``' results, commit by commit."""
+    found = []
+    for commit in dict.fromkeys(commits):
+        if commit not in source.hash_of_revision.values():
+            continue
+        for result in load_result(source, commit, missing_ok=True):
+            names = result.get_all_result_keys()
+            failed = tuple(
+                name for name in sorted(names) if all(v is None for v in values_by_combo(result, name).values())
+            )
+            if failed:
+                found.append(FailedCommit(commit, env_label(result.params), failed))
+    return found
+
+
+def is_measured(value) -> bool:
+    """A finite number: asv writes a failed benchmark as None and a skipped one as NaN."""
+    return value is not None and not isinstance(value, bool) and math.isfinite(value)
 
 
 def find_command(source: Source, change: Change) -> str | None:
@@ -291,11 +370,13 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
 STEP_MODE = "asv step detection"
 
 
-def changes_of(source: Source, compare: tuple[str, str] | None) -> tuple[list[Change], str]:
-    """The changes to judge, and how they were found: step detection, or BEFORE → AFTER."""
+def changes_of(source: Source, compare: tuple[str, str] | None) -> tuple[list[Change], list[Unjudged], str]:
+    """The changes to judge, what could not be judged, and how they were found: step detection, or BEFORE → AFTER."""
+    if not source.hash_of_revision:
+        raise BadInput(f"asv site index {source.html / 'index.json'} lists no commit: nothing to judge")
     if compare:
-        return compare_changes(source, *compare), f"{compare[0]} → {compare[1]}"
-    return step_changes(source), STEP_MODE
+        return *compare_changes(source, *compare), f"{compare[0]} → {compare[1]}"
+    return step_changes(source), [], STEP_MODE
 
 
 def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdict:
@@ -305,7 +386,7 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
     and the large improvements carry their explanation (explain.py).
     """
     source = options.source()
-    changes, mode = changes_of(source, compare)
+    changes, unjudged, mode = changes_of(source, compare)
     improved = improvements(source, changes, compared=compare is not None)
     counted = source.thresholds.counted(changes)
     if options.confirm:
@@ -318,7 +399,9 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
         confirmations = None
     attach_diagnostics(source, counted + improved, changes)
     errors = attach_explanations(source, to_explain(counted, improved)) if options.explain else []
-    return Verdict(source, mode, changes, counted, improved, confirmations, errors)
+    judged_commits = list(compare) if compare else source.run_commits
+    failed = failed_commits(source, [source.resolve(c) if compare else c for c in judged_commits])
+    return Verdict(source, mode, changes, counted, improved, confirmations, unjudged, failed, errors)
 
 
 def bisect(verdict: Verdict) -> None:

@@ -7,7 +7,7 @@ from benchmarks import metrics
 from . import explain
 from .changes import Change
 from .confirm import Confirmation
-from .gate import LARGE_IMPROVEMENT, STEP_MODE, Verdict, find_command
+from .gate import LARGE_IMPROVEMENT, STEP_MODE, Unjudged, Verdict, find_command
 from .pairs import CONFIDENCE, FLOOR, SAME_BELOW, SLOWER, START_PAIRS
 from .sources import Source
 
@@ -96,6 +96,24 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
     return lines
 
 
+def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
+    return [
+        "",
+        "## Not compared",
+        "",
+        "What one commit measured and the other did not (a benchmark, params or environment added or removed "
+        "between them), or measured without a value (failed or skipped): judged neither way.",
+        "",
+        "| benchmark | params | environment | why |",
+        "|---|---|---|---|",
+        *(
+            f"| {f'`{u.benchmark}`' if u.benchmark else 'every benchmark'} "
+            f"| {u.params or ('—' if u.benchmark else 'all')} | {u.env} | {u.reason} |"
+            for u in unjudged
+        ),
+    ]
+
+
 def markdown(verdict: Verdict) -> str:
     """The gate's Markdown report of ``verdict``: what counts, the large improvements, their causes, the suspects."""
     source, counted, improved = verdict.source, verdict.counted, verdict.improved
@@ -154,6 +172,23 @@ def markdown(verdict: Verdict) -> str:
             f"| {percent(c)} | {where(source, c)} | {still_there(c)} | {diagnostics_text(c)} |"
             for c in improved
         ]
+    if verdict.failed:
+        lines += [
+            "",
+            "## Commits with failed benchmarks",
+            "",
+            "A benchmark that failed at a commit (it did not build, install, import or run) has no value there: "
+            "it is neither a regression nor a pass. The run's log has each error.",
+            "",
+            "| commit | environment | failed |",
+            "|---|---|---|",
+            *(
+                f"| {source.label(f.commit)} | {f.env} | {', '.join(f'`{name}`' for name in f.benchmarks)} |"
+                for f in verdict.failed
+            ),
+        ]
+    if verdict.unjudged:
+        lines += unjudged_section(verdict.unjudged)
     if any(c.explanation for c in verdict.explained) or verdict.explain_errors:
         lines += explanations_section(source, verdict.explained, verdict.explain_errors)
     text = "\n".join(lines) + "\n"

@@ -54,6 +54,7 @@ class Source:
         self.results = results or Path(last_run.get("results_dir") or conf["results_dir"])
         self.html = html or Path(last_run.get("html_dir") or conf["html_dir"])
         self.machine = machine or last_run.get("machine") or self._only_machine()
+        self.run_commits = list(last_run.get("commits", []))  # the commits the latest run benchmarked
         self.index = read_json(self.html / "index.json", "asv site index", validate.INDEX)
         self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", validate.BENCHMARKS)
         revisions = self.index["revision_to_hash"]
@@ -126,7 +127,7 @@ def previous_revision(points: list, revision: int) -> int | None:
     return max(earlier, default=None)
 
 
-def load_result(source: Source, commit: str):
+def load_result(source: Source, commit: str, missing_ok: bool = False):
     from asv import results
 
     found = []
@@ -134,12 +135,15 @@ def load_result(source: Source, commit: str):
     for path in sorted(folder.glob(f"{commit[:8]}-*.json")):
         try:
             validate.stored_file(path, PurePath(source.machine, path.name))
-            found.append(results.Results.load(str(path), source.machine))
+            result = results.Results.load(str(path), source.machine)
         except BadInput:
             raise
         except Exception as error:  # noqa: BLE001 - any unreadable results file is bad input
             raise BadInput(f"results file is corrupt: {path} ({error})") from None
-    if not found:
+        # The name holds 8 hex digits of the hash, the file the whole: another commit's file shares a prefix.
+        if result.commit_hash == commit:
+            found.append(result)
+    if not found and not missing_ok:
         raise BadInput(f"no results for commit {source.label(commit)} on machine {source.machine!r} in {folder}")
     return found
 

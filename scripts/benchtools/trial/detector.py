@@ -206,7 +206,7 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     unconfirmed; and the confirm step's verdicts on the timing suspects (none with --no-confirm)."""
     try:
         source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
-        changes = gate.compare_changes(source, base, tag)
+        changes, _unjudged = gate.compare_changes(source, base, tag)
         found = (
             []
             if args.no_confirm
