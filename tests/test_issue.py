@@ -1,9 +1,13 @@
-"""scripts/open-regression-issue against a stand-in gh that keeps issues in a JSON file.
+"""scripts/open-regression-issue on the real gate's output, against a stand-in gh that keeps issues in a file.
 
-GitHub cannot be reached from here; the stand-in answers the few gh commands
-the script uses as gh does, and refuses any other, so that the script's
-decisions (one issue, edited in place, a closed report not reopened) are
-what is tested.
+Every verdict the alert reads here is written by the gate itself
+(scripts/regressions --verdict over a real asv site, confirming through a
+fake measurement) or by the nightly (a failed night): a quiet night, a
+confirmed timing regression, an exact regression, a failed night, and a night
+with failed commits.  GitHub cannot be reached from here; the stand-in
+answers the few gh commands the script uses as gh does, and refuses any
+other, so that the script's decisions (one issue, edited in place, known
+regressions not reopened) are what is tested.
 """
 
 import json
@@ -14,7 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from benchtools import cli
+from benchtools.commands import nightly, regressions
+from tests.asv_sites import COST, COUNT, MACHINE, TIMING, make_site
 from tests.helpers import SCRIPTS
+from tests.test_confirm import fake_sides
 
 SCRIPT = SCRIPTS / "open-regression-issue"
 FAKE_GH = r"""#!PYTHON
@@ -50,20 +58,6 @@ else:
     sys.exit("unexpected gh call")
 json.dump(state, open(state_path, "w"))
 """
-REGRESSION = "\n".join(
-    [
-        "# Benchmark regressions (asv step detection)",
-        "",
-        "Results: `results/upstream`, machine `github-actions`.",
-        "",
-        "| kind | benchmark | params | environment | before | after | ratio | threshold | first changed in |",
-        "|---|---|---|---|---|---|---|---|---|",
-        "| deterministic | `bench_counts.PythonCalls.track_tree_at` | 4 | jax 0.4.33 | 400 calls | 404 calls | 1.01 "
-        "| any increase | v4 |",
-        "",
-    ]
-)
-NO_REGRESSION = "# Benchmark regressions (asv step detection)\n\nResults: `x`.\n\nNo regression counts.\n"
 
 
 class FakeGitHub:
@@ -80,11 +74,10 @@ class FakeGitHub:
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
         self.env.update(PATH=f"{bin_dir}:{self.env['PATH']}", FAKE_GH_STATE=str(self.state_path), GH_TOKEN="fake")
 
-    def run(self, report: str, repo="owner/bench", **extra_env):
-        path = self.tmp_path / "report.md"
-        path.write_text(report)
+    def run(self, night: "Night", repo="owner/bench", **extra_env):
+        report = ["--report", str(night.report)] if night.report.exists() else []
         return subprocess.run(
-            [sys.executable, str(SCRIPT), "--report", str(path), "--repo", repo],
+            [sys.executable, str(SCRIPT), "--verdict", str(night.verdict), *report, "--repo", repo],
             capture_output=True,
             text=True,
             env=dict(self.env, **extra_env),
@@ -102,70 +95,168 @@ def gh(tmp_path):
     return FakeGitHub(tmp_path)
 
 
-def test_no_regression_touches_no_issue(gh):
-    result = gh.run(NO_REGRESSION)
+class Night:
+    """The gate's real output for one night: its verdict (JSON), its report (Markdown), its exit code."""
+
+    def __init__(self, folder: Path, code: int):
+        self.verdict, self.report, self.code = folder / "verdict.json", folder / "report.md", code
+
+    def data(self) -> dict:
+        return json.loads(self.verdict.read_text())
+
+
+def judged_night(tmp_path, monkeypatch, capsys, series, slowdown=1.0, name="night") -> Night:
+    """The gate with its confirm step (a fake measurement: ``slowdown`` for the after commit) over v0 → v1."""
+    folder = tmp_path / name
+    folder.mkdir()
+    config = make_site(folder, series)
+    fake_sides(monkeypatch, {TIMING: slowdown}, [])
+    night = Night(folder, 0)
+    night.code = cli.run(
+        regressions.main,
+        ["--config", str(config), "--machine", MACHINE, "--compare", "v0", "v1", "--verdict", str(night.verdict)],
+        "scripts/regressions",
+    )
+    night.report.write_text(capsys.readouterr().out)
+    return night
+
+
+FLAT_COUNT = [[100, 400]] * 2
+QUIET = {TIMING: [[1.00e-3, 2.00e-3]] * 2, COST: [[100, 400]] * 2, COUNT: FLAT_COUNT}
+SLOWER_TIMING = {TIMING: [[1.00e-3, 2.00e-3], [1.60e-3, 2.00e-3]], COUNT: FLAT_COUNT}
+EXACT = {COST: [[100, 400], [100, 440]], COUNT: FLAT_COUNT}
+
+
+def test_a_quiet_night_touches_no_issue_although_its_report_ends_with_the_confirm_section(
+    gh, tmp_path, monkeypatch, capsys
+):
+    night = judged_night(tmp_path, monkeypatch, capsys, QUIET)
+    assert night.code == 0 and night.data()["regression"] is False and night.data()["confirmed"] is True
+    # The case that a reader of the wording got wrong: the report does not end with "No regression counts."
+    assert not night.report.read_text().strip().endswith("No regression counts.")
+    result = gh.run(night)
     assert result.returncode == 0, result.stderr
     assert gh.state()["calls"] == []
 
 
-@pytest.mark.parametrize("report", ["", "\n  \n", "Traceback (most recent call last):\n", "# Something else\n"])
-def test_an_empty_or_foreign_report_is_never_read_as_no_regression(gh, report):
-    result = gh.run(report)
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert "never read as no regression" in result.stderr and "Traceback" not in result.stderr
-    assert gh.state()["calls"] == []
-
-
-def test_a_nightly_that_made_no_report_opens_the_issue_saying_so(gh):
-    note = "No report: the regression gate failed: scripts/regressions crashed (exit 4): KeyError: 'x'\n"
-    result = gh.run(note)
+def test_a_confirmed_timing_regression_opens_one_issue(gh, tmp_path, monkeypatch, capsys):
+    night = judged_night(tmp_path, monkeypatch, capsys, SLOWER_TIMING, slowdown=1.5)
+    document = night.data()
+    assert night.code == 1 and document["regression"] is True
+    [suspect] = [s for s in document["suspects"] if s["benchmark"] == TIMING]
+    assert suspect["verdict"] == "slower" and suspect["low"] > 0.01 and suspect["pairs"] >= 8
+    result = gh.run(night)
     assert result.returncode == 0, result.stderr
     [issue] = gh.state()["issues"]
-    assert "could not make a regression report" in issue["body"] and "the regression gate failed" in issue["body"]
+    assert issue["body"].startswith(night.report.read_text().strip()) and "**slower**" in issue["body"]
 
 
-def test_one_issue_is_opened_then_updated_in_place(gh):
-    first = gh.run(
-        REGRESSION, GITHUB_RUN_ID="7", GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="owner/bench"
-    )
+def test_an_exact_regression_opens_the_issue_then_updates_it_in_place(gh, tmp_path, monkeypatch, capsys):
+    night = judged_night(tmp_path, monkeypatch, capsys, EXACT)
+    assert night.code == 1 and [c["kind"] for c in night.data()["counted"]] == ["cost"]
+    first = gh.run(night, GITHUB_RUN_ID="7", GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="owner/bench")
     assert first.returncode == 0, first.stderr
     issues = gh.state()["issues"]
     assert len(issues) == 1 and issues[0]["labels"] == ["benchmark-regression"]
-    assert issues[0]["body"].startswith(REGRESSION.strip())
     assert "https://github.com/owner/bench/actions/runs/7" in issues[0]["body"]
 
-    unchanged = gh.run(REGRESSION)
+    unchanged = gh.run(night)
     assert "already holds this report" in unchanged.stdout
     assert not any(call[:2] == ["issue", "edit"] for call in gh.state()["calls"])
 
-    worse = REGRESSION.replace("404 calls | 1.01", "420 calls | 1.05")
+    worse = judged_night(
+        tmp_path, monkeypatch, capsys, {COST: [[100, 400], [100, 480]], COUNT: FLAT_COUNT}, name="worse"
+    )
     assert gh.run(worse).returncode == 0
     issues = gh.state()["issues"]
-    assert len(issues) == 1 and "420 calls" in issues[0]["body"]
+    assert len(issues) == 1 and "480" in issues[0]["body"]
 
 
-def test_a_closed_report_is_not_reopened_but_a_new_one_is(gh):
-    gh.run(REGRESSION)
+def test_known_regressions_are_not_reopened_but_new_ones_are(gh, tmp_path, monkeypatch, capsys):
+    night = judged_night(tmp_path, monkeypatch, capsys, EXACT)
+    gh.run(night)
     state = gh.state()
     state["issues"][0]["state"] = "closed"
     gh.save(state)
-    again = gh.run(REGRESSION)
+    again = gh.run(night)
     assert again.returncode == 0 and "closed" in again.stdout
     assert len(gh.state()["issues"]) == 1
 
-    worse = REGRESSION.replace("404 calls | 1.01", "420 calls | 1.05")
-    assert gh.run(worse).returncode == 0
-    issues = gh.state()["issues"]
-    assert [i["state"] for i in issues] == ["closed", "open"] and "420 calls" in issues[1]["body"]
+    other = judged_night(tmp_path, monkeypatch, capsys, SLOWER_TIMING, slowdown=1.5, name="other")
+    assert gh.run(other).returncode == 0
+    assert [i["state"] for i in gh.state()["issues"]] == ["closed", "open"]
 
 
-def test_a_missing_report_is_bad_input_and_a_gh_failure_is_reported(gh):
+def test_a_failed_night_opens_the_issue_saying_so(gh, tmp_path, capsys):
+    night = Night(tmp_path, 0)
+    upstream = tmp_path / "upstream"
+    subprocess.run(["git", "init", "-q", upstream], check=True)
+    night.code = cli.run(
+        nightly.main,
+        [
+            "--upstream",
+            str(upstream),
+            "--results-remote",
+            str(tmp_path / "nowhere.git"),
+            "--output",
+            str(tmp_path / "out"),
+            "--report",
+            str(night.report),
+            "--verdict",
+            str(night.verdict),
+        ],
+        "scripts/nightly",
+    )
+    capsys.readouterr()
+    assert night.code == 2 and night.data()["status"] == "failed"
+    result = gh.run(night)
+    assert result.returncode == 0, result.stderr
+    [issue] = gh.state()["issues"]
+    assert "could not make a regression report" in issue["body"] and "nowhere.git" in issue["body"]
+
+
+def test_failed_commits_are_listed_and_are_no_regression(gh, tmp_path, monkeypatch, capsys):
+    failed_after = {COST: [[100, 400], [None, None]], COUNT: [[100, 400], [None, None]]}
+    night = judged_night(tmp_path, monkeypatch, capsys, {**QUIET, **failed_after})
+    document = night.data()
+    assert night.code == 0 and document["regression"] is False
+    [failed] = document["failed_commits"]
+    assert failed["label"] == "v1" and set(failed["benchmarks"]) == {COST, COUNT}
+    assert "## Commits with failed benchmarks" in night.report.read_text()
+    assert gh.run(night).returncode == 0 and gh.state()["calls"] == []
+
+
+@pytest.mark.parametrize(
+    "verdict",
+    [
+        "",
+        "{}",
+        "[]",
+        '{"schema": 2, "status": "judged", "regression": false, "summary": "x"}',
+        "No regression counts.\n",
+        "# Benchmark regressions\n",
+    ],
+)
+def test_a_missing_or_foreign_verdict_is_never_read_as_no_regression(gh, tmp_path, verdict):
+    night = Night(tmp_path, 0)
+    night.verdict.write_text(verdict)
+    result = gh.run(night)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "verdict" in result.stderr and "Traceback" not in result.stderr
+    assert gh.state()["calls"] == []
+
+
+def test_a_regression_without_its_report_is_bad_input_and_a_gh_failure_is_reported(gh, tmp_path, monkeypatch, capsys):
+    night = judged_night(tmp_path, monkeypatch, capsys, EXACT)
     missing = subprocess.run(
-        [sys.executable, str(SCRIPT), "--report", str(gh.tmp_path / "nope.md")],
+        [sys.executable, str(SCRIPT), "--verdict", str(tmp_path / "nope.json")],
         capture_output=True,
         text=True,
         env=gh.env,
     )
-    assert missing.returncode == 2 and "nope.md" in missing.stderr
-    failing = gh.run(REGRESSION, repo="other/repo")  # the stand-in answers only owner/bench
+    assert missing.returncode == 2 and "nope.json" in missing.stderr
+    night.report.unlink()
+    assert gh.run(night).returncode == 2 and gh.state()["calls"] == []
+    night.report.write_text("# Benchmark regressions\n")
+    failing = gh.run(night, repo="other/repo")  # the stand-in answers only owner/bench
     assert failing.returncode == 3 and "gh issue list" in failing.stderr

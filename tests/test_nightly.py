@@ -87,19 +87,27 @@ def nightly_fast(places, *args, env=None):
 
 
 def test_an_unreachable_results_remote_is_named_and_nothing_is_made(places):
-    summary = places.tmp / "summary.md"
+    summary, verdict = places.tmp / "summary.md", places.tmp / "verdict.json"
     result = nightly_fast(
         places,
         "--output",
         places.output,
         "--results-remote",
         places.tmp / "nowhere.git",
+        "--report",
+        places.tmp / "report.md",
+        "--verdict",
+        verdict,
         env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)),
     )
     assert result.returncode == 2
     assert "nowhere.git" in result.stderr and "Traceback" not in result.stderr
     assert not places.output.exists()
     assert "No report" in summary.read_text()
+    # The alert reads this: a failed night, never a quiet one.
+    document = json.loads(verdict.read_text())
+    assert (document["status"], document["stage"], document["exit"]) == ("failed", "scripts/nightly", 2)
+    assert "nowhere.git" in document["message"] and document["regression"] is False
 
 
 def test_an_output_that_is_not_a_results_checkout_is_left_alone(places):

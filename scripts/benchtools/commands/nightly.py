@@ -10,8 +10,9 @@
      without results for this machine, it is the branch tip alone (a history
      is for a backfill, not a nightly run).
   3. scripts/regressions --explain writes the regression report (Markdown)
-     to --report, to stdout and, in GitHub Actions, to the job summary; the
-     issue that scripts/open-regression-issue opens carries it.  When the
+     to --report, to stdout and, in GitHub Actions, to the job summary, and
+     its verdict as data (JSON) to --verdict: scripts/open-regression-issue
+     decides from the verdict alone and carries the report.  When the
      results branch had a baseline (the newest commit with results before
      this run) and the run benchmarked new commits, it compares the baseline
      with the newest of them, and re-measures the baseline in this job, side
@@ -38,17 +39,17 @@ Exit status: 0 when every commit has results (a regression is in the report,
 not in the status); 1 when a benchmark failed (scripts/bench's 1); 2 for bad
 arguments, an unreachable repository, or bad results or site files; 3 when
 a command it ran failed; 4 when it, scripts/bench or the gate crashed.
-Whenever no regression report could be made, the report file says so in a
-line that starts with "No report:" and names what failed (never an empty
-report), and the exit status is not 0.
+Whenever no regression report could be made, the verdict's status is
+"failed" with the stage, exit code and message, the report says so in a line
+that starts with "No report:" (never an empty report), and the exit status
+is not 0.
 """
 
 from pathlib import Path
 
 from .. import cli
-from ..errors import Error
 from ..project import ROOT
-from ..running.nightly import nightly, summarize
+from ..running.nightly import nightly
 from . import common_args
 
 
@@ -74,6 +75,12 @@ def parse_args(argv):
     parser.add_argument(
         "--report", type=Path, metavar="FILE", help="where the regression report goes (default: OUTPUT/regressions.md)"
     )
+    parser.add_argument(
+        "--verdict",
+        type=Path,
+        metavar="FILE",
+        help="where the gate's verdict goes as JSON, the file the alert reads (default: OUTPUT/verdict.json)",
+    )
     parser.add_argument("--site", type=Path, metavar="DIR", help="copy the published site into DIR (a new folder)")
     parser.add_argument(
         "--publish-only",
@@ -90,6 +97,7 @@ def parse_args(argv):
     # scripts/bench runs in the project folder: paths are made absolute from here.
     args.output = args.output.resolve()
     args.report = (args.report or args.output / "regressions.md").resolve()
+    args.verdict = (args.verdict or args.output / "verdict.json").resolve()
     args.env_dir = args.env_dir and args.env_dir.resolve()
     for option in ("upstream", "results_remote"):
         location = getattr(args, option)
@@ -103,9 +111,4 @@ def parse_args(argv):
 
 
 def main(argv):
-    args = parse_args(argv)
-    try:
-        return nightly(args)
-    except Error as error:
-        summarize(f"No report: scripts/nightly: {error}")
-        raise
+    return nightly(parse_args(argv))

@@ -58,7 +58,7 @@ from pathlib import Path
 
 from .. import cli
 from ..errors import ExitCode
-from ..judging import gate, render
+from ..judging import gate, render, verdicts
 from ..project import ROOT
 from . import common_args
 
@@ -86,6 +86,13 @@ def parse_args(argv):
     )
     common_args.add_confirm(parser)
     parser.add_argument(
+        "--verdict",
+        type=Path,
+        metavar="FILE",
+        help="also write the verdict as JSON to FILE, the data that scripts/open-regression-issue reads "
+        '(docs/gate.md, "The verdict as data")',
+    )
+    parser.add_argument(
         "--bisect", action="store_true", help="run `asv find` for each counted regression that spans several commits"
     )
     return parser.parse_args(argv)
@@ -109,6 +116,8 @@ def main(argv):
         args.compare,
     )
     print(render.markdown(verdict), end="", flush=True)
+    if args.verdict:
+        verdicts.write(args.verdict, verdicts.data(verdict))
     if args.bisect:
         gate.bisect(verdict)
     return ExitCode.FOUND if verdict.regression else ExitCode.OK

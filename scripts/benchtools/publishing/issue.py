@@ -1,12 +1,16 @@
 """The regression issue: opened, updated or closed from the gate's verdict, through gh."""
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 
 from ..errors import BadInput, Failed
+from ..judging import verdicts
+from ..judging.verdicts import FAILED, JUDGED
 
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
@@ -47,48 +51,72 @@ def report_of(body: str) -> str:
     return body.split(MARKER)[0].strip()
 
 
-def open_or_update(args) -> int:
-    """The issue brought up to date with ``args.report`` (see scripts/open-regression-issue --help); exit code."""
-    try:
-        report = args.report.read_text().strip()
-    except (OSError, UnicodeDecodeError) as error:
-        raise BadInput(f"--report {args.report}: cannot be read ({error})") from None
-    if report.startswith("# Benchmark regressions") and report.endswith("No regression counts."):
-        print(f"{args.report}: no regression counts; no issue to open")
-        return 0
-    if not report.startswith(("# Benchmark regressions", "No report:")):
-        what = "empty" if not report else "neither a regression report nor a note that none could be made"
-        raise BadInput(f"--report {args.report}: {what}; a missing verdict is never read as no regression")
-    if report.startswith("No report:"):
+def regression_key(verdict: dict) -> str:
+    """What identifies a verdict's regressions: each counted change's benchmark, params, environment and commits.
+
+    Two nights that count the same changes have the same key however their
+    reports' wording, timings or causes differ.
+    """
+    counted = sorted(
+        (c["benchmark"], c["params"], c["environment"], c["good"], c["bad"]) for c in verdict.get("counted", [])
+    )
+    failure = (verdict["status"], verdict.get("stage"), verdict.get("message")) if verdict["status"] == FAILED else ()
+    return hashlib.sha256(json.dumps([counted, failure]).encode()).hexdigest()[:16]
+
+
+def key_of(body: str) -> str | None:
+    found = re.search(r"<!-- regression key: ([0-9a-f]{16}) -->", body or "")
+    return found[1] if found else None
+
+
+def issue_body(verdict: dict, report: str) -> str:
+    """The issue's body: the report (a note on top when the night could not be judged), its key, the run."""
+    if verdict["status"] == FAILED:
         report = (
-            "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, "
-            "so regressions may go unseen:\n\n" + report
+            "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
+            f"may go unseen: {verdict['summary']}.\n\n{report}"
         )
-    if shutil.which("gh") is None:
-        raise BadInput("the gh CLI is not installed")
     if len(report) > MAX_BODY:
         report = report[:MAX_BODY] + "\n\n… (cut: the full report is in the run's summary)"
-    body = report + MARKER
+    body = f"{report}{MARKER}<!-- regression key: {regression_key(verdict)} -->\n"
     if os.environ.get("GITHUB_RUN_ID"):
         body += (
             f"\nReported by [run {os.environ['GITHUB_RUN_ID']}]({os.environ['GITHUB_SERVER_URL']}/"
             f"{os.environ['GITHUB_REPOSITORY']}/actions/runs/{os.environ['GITHUB_RUN_ID']}).\n"
         )
+    return body
+
+
+def open_or_update(args) -> int:
+    """The issue brought up to date with the verdict (see scripts/open-regression-issue --help); exit code."""
+    verdict = verdicts.read(args.verdict)
+    if verdict["status"] == JUDGED and not verdict["regression"]:
+        print(f"{args.verdict}: {verdict['summary']}; no issue to open")
+        return 0
+    try:
+        report = args.report.read_text().strip() if args.report else ""
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInput(f"--report {args.report}: cannot be read ({error})") from None
+    if verdict["status"] == JUDGED and not report:
+        raise BadInput("a regression counts, and the issue needs its report: --report FILE is missing or empty")
+    if shutil.which("gh") is None:
+        raise BadInput("the gh CLI is not installed")
+    key = regression_key(verdict)
     with tempfile.NamedTemporaryFile("w", suffix=".md") as body_file:
-        body_file.write(body)
+        body_file.write(issue_body(verdict, report))
         body_file.flush()
         open_issues = issues(args, "open")
         if open_issues:
             number = open_issues[0]["number"]
-            if report_of(open_issues[0]["body"]) == report:
+            if report_of(open_issues[0]["body"]) == report and key_of(open_issues[0]["body"]) == key:
                 print(f"issue #{number} already holds this report")
             else:
                 gh(args, "issue", "edit", str(number), "--body-file", body_file.name)
                 print(f"updated issue #{number}")
             return 0
         closed = issues(args, "closed")
-        if closed and report_of(closed[0]["body"]) == report:
-            print(f"issue #{closed[0]['number']}, closed, holds this report: not opening another")
+        if closed and key_of(closed[0]["body"]) == key:
+            print(f"issue #{closed[0]['number']}, closed, holds these regressions: not opening another")
             return 0
         gh(
             args,

@@ -8,13 +8,18 @@ from pathlib import Path
 from .. import git
 from ..asvtools import validate
 from ..errors import BadInput, Error, ExitCode
-from ..judging import gate, render
+from ..judging import gate, render, verdicts
 from ..project import HISTORY_DIR, upstream_url
 from ..publishing import report, results_branch
 from . import bench
 
 # Set in the checkouts this script makes: it resets them, so it refuses any other folder.
 OWNER_KEY = "nightly.results-checkout"
+
+
+def is_results_checkout(output: Path) -> bool:
+    """Whether OUTPUT is a checkout that scripts/nightly made (and so may write into)."""
+    return (output / ".git").exists() and git.out("config", OWNER_KEY, repo=output, check=False).strip() == "true"
 
 
 def checkout_results(output: Path, remote: str, branch: str) -> None:
@@ -35,6 +40,22 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
 
 
 def nightly(args) -> int:
+    """The night (see scripts/nightly --help); whatever fails, the verdict says which stage and why."""
+    stage = ["scripts/nightly"]  # the stage running now, named in the verdict of a failed night
+    try:
+        return night(args, stage)
+    except Error as error:
+        fail(args, stage[0], error.code, str(error))
+        if stage[0] == "scripts/nightly":
+            raise
+        print(f"{stage[0]}: {error}", file=sys.stderr)
+        return error.code
+    except Exception as error:
+        fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
+        raise
+
+
+def night(args, stage: list[str]) -> int:
     upstream = args.upstream or upstream_url()
     remote = args.results_remote or results_branch.default_remote()
     options = bench.Options(
@@ -56,38 +77,16 @@ def nightly(args) -> int:
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
     baseline = newest_with_results(target.results_dir, args.machine)
-    try:
-        status = publish_stored(target) if args.publish_only else bench.bench(options)
-    except Error as error:
-        print(f"scripts/bench: {error}", file=sys.stderr)
-        write_report(args, f"No report: scripts/bench failed (exit {int(error.code)}): {error}\n")
-        return error.code
-    except Exception:
-        write_report(args, f"No report: scripts/bench crashed (exit {int(ExitCode.CRASHED)}).\n")
-        raise
-
-    try:
-        compare, confirmed = gate_scope(args.output, baseline)
-        options = gate.GateOptions(
-            output=args.output,
-            explain=True,
-            confirm=confirmed and not args.no_confirm,
-            max_pairs=args.confirm_max_pairs,
-        )
-        text = render.markdown(gate.judge(options, compare))
-    except Error as error:
-        write_report(
-            args, f"No report: the regression gate failed (scripts/regressions would exit {int(error.code)}): {error}\n"
-        )
-        return error.code
-    except Exception as error:
-        write_report(
-            args,
-            f"No report: the regression gate failed: scripts/regressions crashed "
-            f"(exit {int(ExitCode.CRASHED)}): {type(error).__name__}: {error}\n",
-        )
-        raise
-    write_report(args, text)
+    stage[0] = "scripts/bench"
+    status = publish_stored(target) if args.publish_only else bench.bench(options)
+    stage[0] = "the regression gate"
+    compare, confirmed = gate_scope(args.output, baseline)
+    options = gate.GateOptions(
+        output=args.output, explain=True, confirm=confirmed and not args.no_confirm, max_pairs=args.confirm_max_pairs
+    )
+    verdict = gate.judge(options, compare)
+    stage[0] = "scripts/nightly"
+    write_report(args, render.markdown(verdict), verdicts.data(verdict))
     refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
         shutil.copytree(target.html_dir, args.site, dirs_exist_ok=True)
@@ -143,11 +142,26 @@ def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | No
     return None, baseline is None
 
 
-def write_report(args, text: str) -> None:
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(text)
+def fail(args, stage: str, code: int, message: str) -> None:
+    """The report and verdict of a night that could not be judged: a failure to be told, never a quiet night.
+
+    Written into OUTPUT only once OUTPUT is a results checkout this command
+    made: a folder it refused to take over is left as it was.
+    """
+    document = verdicts.failure(stage, code, message)
+    write_report(args, f"No report: {document['summary']}\n", document)
+
+
+def write_report(args, text: str, document: dict) -> None:
+    """The Markdown report to --report and the verdict to --verdict, the one the alert reads."""
+    ours = is_results_checkout(args.output)
+    if ours or not args.report.is_relative_to(args.output):
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(text)
+    if ours or not args.verdict.is_relative_to(args.output):
+        verdicts.write(args.verdict, document)
     print(text, end="")
-    summarize(text)
+    summarize(f"**Verdict: {document['summary']}.**\n\n{text}")
 
 
 def summarize(text: str) -> None:

@@ -1,0 +1,126 @@
+"""The gate's verdict as data (JSON): what every consumer reads, never the Markdown's wording.
+
+``data`` turns a ``gate.Verdict`` into a document, ``failure`` is the
+document of a night that could not be judged (the benchmark run or the gate
+itself failed), and ``read`` checks a document before anyone acts on it.
+docs/gate.md describes the fields.
+"""
+
+import json
+import math
+from pathlib import Path
+
+from .. import util
+from ..asvtools import validate
+from ..errors import BadInput
+from .changes import Change
+from .gate import Verdict
+
+SCHEMA = 1
+JUDGED, FAILED = "judged", "failed"
+# What ``read`` requires; the rest of a document is there for people and is checked by its producer.
+SHAPE = {"schema": int, "status": str, "regression": bool, "summary": str}
+
+
+def number(value):
+    """A float for JSON, which has no NaN or infinity: None stands for them."""
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def change_data(change: Change, threshold: float | None = None) -> dict:
+    return {
+        "kind": change.kind,
+        "benchmark": change.benchmark,
+        "params": change.params,
+        "environment": change.env,
+        "before": number(change.before),
+        "after": number(change.after),
+        "change": number(change.ratio - 1) if change.before else None,
+        "threshold": number(threshold),
+        "good": change.good,
+        "bad": change.bad,
+        "single_commit": change.single_commit,
+        "unit": change.unit,
+        "latest": number(change.latest),
+        "diagnostics": [
+            {"benchmark": name, "before": number(before), "after": number(after)}
+            for name, before, after in change.diagnostics
+        ],
+        "cause": change.explanation.sentence() if change.explanation is not None else None,
+    }
+
+
+def data(verdict: Verdict) -> dict:
+    """The verdict's document: status, whether a regression counts, and every row the report shows."""
+    source, thresholds = verdict.source, verdict.source.thresholds
+    suspects = None
+    if verdict.confirmations is not None:
+        suspects = [
+            {
+                **change_data(c.change, thresholds(c.change)),
+                "verdict": c.verdict,
+                "estimate": number(c.interval.estimate) if c.interval else None,
+                "low": number(c.interval.low) if c.interval else None,
+                "high": number(c.interval.high) if c.interval else None,
+                "pairs": c.interval.pairs if c.interval else 0,
+                "seconds": round(c.seconds, 1),
+                "note": c.note,
+            }
+            for c in verdict.confirmations
+        ]
+    counted = [change_data(c, thresholds(c)) for c in verdict.counted]
+    return {
+        "schema": SCHEMA,
+        "status": JUDGED,
+        "regression": verdict.regression,
+        "summary": f"{len(counted)} regression(s) count" if counted else "no regression counts",
+        "mode": verdict.mode,
+        "confirmed": verdict.confirmations is not None,
+        "results": str(source.results),
+        "machine": source.machine,
+        "counted": counted,
+        "improvements": [change_data(c) for c in verdict.improved],
+        "suspects": suspects,
+        "unjudged": [
+            {"benchmark": u.benchmark, "params": u.params, "environment": u.env, "reason": u.reason}
+            for u in verdict.unjudged
+        ],
+        "failed_commits": [
+            {
+                "commit": f.commit,
+                "label": source.label(f.commit),
+                "environment": f.env,
+                "benchmarks": list(f.benchmarks),
+            }
+            for f in verdict.failed
+        ],
+        "explain_errors": list(verdict.explain_errors),
+    }
+
+
+def failure(stage: str, code: int, message: str) -> dict:
+    """The document of a night that could not be judged: never read as a quiet one."""
+    return {
+        "schema": SCHEMA,
+        "status": FAILED,
+        "regression": False,
+        "summary": f"{stage} failed (exit {int(code)}): {message}",
+        "stage": stage,
+        "exit": int(code),
+        "message": message,
+    }
+
+
+def write(path: Path, document: dict) -> None:
+    util.write_atomic(path, (json.dumps(document, indent=1, allow_nan=False) + "\n").encode())
+
+
+def read(path: Path) -> dict:
+    """A verdict document, checked; BadInput naming the file for anything else (a missing verdict is no verdict)."""
+    document = validate.read_checked(path, SHAPE, "gate verdict")
+    if document["schema"] != SCHEMA or document["status"] not in (JUDGED, FAILED):
+        raise BadInput(
+            f"gate verdict {path}: schema {document['schema']!r} and status {document['status']!r}; "
+            f"this reads schema {SCHEMA}, status {JUDGED} or {FAILED}"
+        )
+    return document
