@@ -1,6 +1,7 @@
 """benchtools/publishing/report.py: the overhead report never shows an absolute time bare (each comes with the spread
 asv kept for it), and leads with the newest Python and JAX."""
 
+import pytest
 from asv import results, runner
 
 from benchtools.publishing import report
@@ -82,3 +83,18 @@ def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
     assert [h for h in headings if h.startswith("### History")] == [
         f"### History of tree_at's cost ({env})" for env in envs
     ]
+
+
+def test_a_generated_block_is_rewritten_in_place_and_a_file_without_one_is_left_alone(tmp_path):
+    from benchtools.errors import BadInput
+    from benchtools.publishing import generated
+
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\n<!-- a:start -->\nold\n<!-- a:end -->\n\nkept\n")
+    assert generated.write_blocks(page, {"a": "new", "b": lambda: pytest.fail("b is not in the page")}) == ["a"]
+    assert page.read_text() == "# Page\n\n<!-- a:start -->\n\nnew\n\n<!-- a:end -->\n\nkept\n"
+    bare = tmp_path / "bare.md"
+    bare.write_text("no block\n")
+    with pytest.raises(BadInput, match="a:start"):
+        generated.write_blocks(bare, {"a": "new"})
+    assert bare.read_text() == "no block\n"

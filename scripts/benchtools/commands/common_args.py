@@ -108,6 +108,16 @@ def add_confirm(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_docs(parser: argparse.ArgumentParser, block: str) -> None:
+    """--docs FILE: also write the output into FILE's generated block BLOCK (publishing/generated.py)."""
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        metavar="FILE",
+        help=f"also rewrite the block between <!-- {block}:start --> and <!-- {block}:end --> in FILE with the output",
+    )
+
+
 def add_results_branch(parser: argparse.ArgumentParser) -> None:
     """--results-remote and --results-branch: where results are stored."""
     parser.add_argument(

@@ -31,6 +31,7 @@ benchmark run failed (scripts/bench exited anything but 0).
 
 from .. import cli
 from ..project import ROOT
+from ..publishing import generated
 from ..trial import detector
 from . import common_args
 
@@ -75,6 +76,7 @@ def parse_args(argv):
         ROOT / ".cache" / "detector-trial",
         "where the repository and each trial's results go (default: %(default)s)",
     )
+    common_args.add_docs(parser, "detector-trial")
     args = parser.parse_args(argv)
     try:
         args.calls = [int(k) for k in args.calls.split(",") if k.strip()]
@@ -92,4 +94,9 @@ def parse_args(argv):
 
 
 def main(argv):
-    return detector.campaign(parse_args(argv))
+    args = parse_args(argv)
+    text = detector.campaign(args)
+    print(text)
+    if args.docs:
+        generated.write_blocks(args.docs, {"detector-trial": text})
+    return 0

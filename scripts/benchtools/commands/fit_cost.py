@@ -26,6 +26,7 @@ from benchmarks import metrics
 from .. import cli
 from ..errors import BadInput
 from ..judging.cost_fit import BYTECODES, CALLS, PASSES, fit, load_points, markdown
+from ..publishing import generated
 from . import common_args
 
 
@@ -38,10 +39,13 @@ def main(argv):
         default=metrics.CALL_WEIGHT,
         help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)",
     )
+    common_args.add_docs(parser, "fit-cost")
     args = parser.parse_args(argv)
     by_env = load_points(args.results, args.repo, args.machine)
     if not by_env:
         raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")
-    for env, points in by_env.items():
-        print(markdown(fit(points, args.weight), env))
+    text = "\n".join(markdown(fit(points, args.weight), env) for env, points in by_env.items())
+    print(text)
+    if args.docs:
+        generated.write_blocks(args.docs, {"fit-cost": text})
     return 0

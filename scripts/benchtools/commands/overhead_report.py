@@ -51,9 +51,9 @@ def parse_args(argv):
         action="append",
         default=[],
         metavar="FILE",
-        help=f"rewrite FILE's generated blocks: the summary between {SUMMARY_BLOCK[0]} and "
-        f"{SUMMARY_BLOCK[1]}, the full report between {FULL_BLOCK[0]} and {FULL_BLOCK[1]}; "
-        "repeatable (README.md and docs/answer.md)",
+        help=f"rewrite FILE's generated blocks (docs/layout.md): {SUMMARY_BLOCK}, one small table of the "
+        f"newest release, and {FULL_BLOCK}, its every figure and the history; repeatable (README.md and "
+        "docs/answer.md)",
     )
     parser.add_argument(
         "--config",

@@ -2,7 +2,6 @@
 
 import html
 import itertools
-import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from ..asvtools.results import only, spreads, values
 from ..errors import BadInput, Error
 from ..judging import explain, steps
 from ..project import env_label
+from . import generated
 from .markdown import markdown_html, table_html
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
@@ -23,9 +23,8 @@ WRAPPINGS = params.WRAPPINGS
 DEPTHS = tuple(str(depth) for depth in params.DEPTHS)
 CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come from steps of this many updates
 REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
-# The generated parts of a Markdown file (README.md, docs/answer.md): each between its two markers.
-FULL_BLOCK = ("<!-- overhead-report:start -->", "<!-- overhead-report:end -->")
-SUMMARY_BLOCK = ("<!-- overhead-summary:start -->", "<!-- overhead-summary:end -->")
+# The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
+SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
 
@@ -541,27 +540,10 @@ def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]]) -> str:
 
 def update_markdown(path: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None) -> list[str]:
     """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK); the blocks rewritten."""
-    if not path.is_file():
-        raise BadInput(f"--readme {path}: no such file")
-    text = path.read_text(encoding="utf-8")
     found = history(rows) if found is None else found
-    written = []
-    for (start, end), body in (
-        (SUMMARY_BLOCK, lambda: summary_markdown(rows)),
-        (FULL_BLOCK, lambda: full_markdown(rows, found)),
-    ):
-        pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
-        found_block = pattern.search(text)
-        if found_block:
-            block = "\n".join([start, "", body(), "", end])
-            text = text[: found_block.start()] + block + text[found_block.end() :]
-            written.append(start)
-    if not written:
-        raise BadInput(
-            f"{path} has neither {SUMMARY_BLOCK[0]} ... {SUMMARY_BLOCK[1]} nor {FULL_BLOCK[0]} ... {FULL_BLOCK[1]}"
-        )
-    path.write_text(text, encoding="utf-8")
-    return written
+    return generated.write_blocks(
+        path, {SUMMARY_BLOCK: lambda: summary_markdown(rows), FULL_BLOCK: lambda: full_markdown(rows, found)}
+    )
 
 
 def write_page(results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None) -> Path:

@@ -241,48 +241,49 @@ def trial_kind(kind: str) -> str:
     return metrics.DETERMINISTIC if kind == metrics.COST else kind
 
 
-def print_tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> None:
+def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> str:
     """The Markdown tables; every count is over a row's comparisons (trials x copies for the A/A row)."""
+    lines = []
     thresholds = (
         "the asv configuration's thresholds"
         if args.threshold is None and args.time_threshold is None
         else f"--threshold {args.threshold or 'from the asv configuration'}, "
         f"--time-threshold {args.time_threshold or 'from the asv configuration'}"
     )
-    print(
+    lines.append(
         f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
         f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n"
     )
-    print(
+    lines.append(
         "| variant | slowdown of one tree_at call (median) | flagged: deterministic | ratio | time | any timing | any |"
     )
-    print("|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|")
     for row in rows:
         median = f"{statistics.median(slowdowns[row]):+.1%}" if slowdowns[row] else "n/a"
         comparisons = len(confirmed[row])
         cells = " | ".join(f"{flags[row][kind]}/{comparisons}" for kind in (*TRIAL_KINDS, "timing", "any"))
-        print(f"| {row} | {median} | {cells} |")
-    print("\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n")
-    print("| kind | benchmark | params | largest A/A ratio | threshold |")
-    print("|---|---|---|---|---|")
+        lines.append(f"| {row} | {median} | {cells} |")
+    lines.append("\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n")
+    lines.append("| kind | benchmark | params | largest A/A ratio | threshold |")
+    lines.append("|---|---|---|---|---|")
     # Closest first: the share of its threshold that a metric's largest A/A increase used up.
     noisiest = sorted(aa_noise.items(), key=lambda item: (item[1][0] - 1) / max(item[1][1], 1e-9), reverse=True)
     for (kind, benchmark, params), (largest, threshold) in noisiest[:NOISIEST_SHOWN]:
-        print(f"| {kind} | `{benchmark}` | {params or '—'} | {largest:.3f} | +{threshold:.0%} |")
+        lines.append(f"| {kind} | `{benchmark}` | {params or '—'} | {largest:.3f} | +{threshold:.0%} |")
     if args.no_confirm:
-        return
-    print(
+        return "\n".join(lines)
+    lines.append(
         f"\nConfirmed timing verdicts (every timing benchmark of the run; at most {args.confirm_max_pairs} pairs). "
         '"Comparisons slower": comparisons in which at least one timing verdict was slower (on an A/A copy, a '
         f'false alarm); "{CALIBRATION[0].split(".", 1)[1]}": that metric\'s verdict, and its median estimate '
         "where it was confirmed.\n"
     )
-    print(
+    lines.append(
         "| variant | comparisons slower | tree_at in tree_map passes: slower / same / undecided / not suspect "
         "| its estimate (median) | suspects: slower / same / undecided | pairs per suspect (mean) "
         "| s per suspect (mean) |"
     )
-    print("|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|")
     for row in rows:
         comparisons = confirmed[row]
         verdicts = [v for found in comparisons for v in found]
@@ -298,16 +299,17 @@ def print_tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: 
         pair_counts = [v.interval.pairs for v in verdicts if v.interval]
         seconds = [v.seconds for v in verdicts if v.interval]
         slower = sum(any(v.verdict == pairs.SLOWER for v in found) for found in comparisons)
-        print(
+        lines.append(
             f"| {row} | {slower}/{len(comparisons)} | {key_tally} | {estimate} "
             f"| {tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]} "
             f"| {statistics.fmean(pair_counts) if pair_counts else 0:.1f} "
             f"| {statistics.fmean(seconds) if seconds else 0:.0f} |"
         )
+    return "\n".join(lines)
 
 
-def campaign(args) -> int:
-    """Every trial of the campaign, each variant judged against its base; the tables printed at the end."""
+def campaign(args) -> str:
+    """Every trial of the campaign, each variant judged against its base; the tables of what was found."""
     repo, release, variants = build_repository(args)
     rows = list(dict.fromkeys(variant.row for variant in variants))
     flags = {row: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for row in rows}
@@ -367,5 +369,4 @@ def campaign(args) -> int:
                 slowdowns[variant.row].append(variant_cost / base_cost - 1)
             # Written after every comparison, so that a long campaign stopped early keeps what it measured.
             (args.output / "changes.json").write_text(json.dumps(record, indent=1))
-    print_tables(args, rows, flags, slowdowns, aa_noise, confirmed)
-    return 0
+    return tables(args, rows, flags, slowdowns, aa_noise, confirmed)
