@@ -7,6 +7,7 @@ its executable, since its tests need separate processes (concurrent pushes, a ki
 that pushes in between).
 """
 
+import errno
 import json
 import os
 import signal
@@ -342,7 +343,7 @@ exec {subprocess.run(["which", "git"], capture_output=True, text=True).stdout.st
     env = dict(os.environ, PATH=f"{wrapper.parent}:{os.environ['PATH']}")
     pushed = script("push-results", "--results-remote", remote, ours, env=env)
     assert pushed.returncode == 0, pushed.stderr
-    assert "push attempt 1/5 refused" in pushed.stderr
+    assert "push attempt 1/30 refused" in pushed.stderr
     assert set(branch_files(remote)) == {
         f"results/upstream/m/{c}-env.json" for c in ("00000000", "aaaaaaaa", "bbbbbbbb")
     } | {"results/upstream/benchmarks.json"}
@@ -476,3 +477,237 @@ def test_commits_prints_a_commit_with_two_tags_once(tagged_repo):
     listed = command("commits", "--repo", repo, "--releases", "all")
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.split() == [hashes[0], hashes[2], hashes[4]]
+
+
+# Links and other non-files: never followed, on the branch, in DEST or in a SRC (issue 17, item 5)
+
+
+def commit_branch(remote: Path, work: Path, build) -> str:
+    """Push to REMOTE's results branch one commit of WORK's results/, as BUILD(WORK) leaves it; its hash."""
+    git(work.parent, "init", "-q", "-b", "results", str(work))
+    build(work)
+    git(work, "add", "--all")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "planted")
+    git(work, "push", "-q", str(remote), "HEAD:refs/heads/results")
+    return git(remote, "rev-parse", "results")
+
+
+def link(at: Path, target: Path) -> None:
+    at.parent.mkdir(parents=True, exist_ok=True)
+    at.symlink_to(target)
+
+
+def submodule(work: Path) -> None:
+    put(work / "results", "upstream/m/00000000-env.json", 0)
+    git(work, "add", "--all")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    head = git(work, "rev-parse", "HEAD")
+    git(work, "update-index", "--add", "--cacheinfo", f"160000,{head},results/upstream/sub")
+    (work / "results/upstream/sub").mkdir()  # as a submodule not checked out
+
+
+PLANTED = {
+    # what is planted on the branch, the path the refusal names, and the SRC file that would go through it
+    "a linked folder": (
+        lambda work, outside: link(work / "results/upstream/evil", outside),
+        "results/upstream/evil",
+        "upstream/evil/aaaaaaaa-env.json",
+    ),
+    "results itself linked": (
+        lambda work, outside: link(work / "results", outside),
+        "results",
+        RESULT,
+    ),
+    "a linked file": (
+        lambda work, outside: link(work / "results" / RESULT, write(outside / "secret.json", "{}")),
+        f"results/{RESULT}",
+        RESULT,
+    ),
+    "a dangling link": (
+        lambda work, outside: link(work / "results/upstream/m", outside / "nowhere"),
+        "results/upstream/m",
+        RESULT,
+    ),
+    "a submodule": (lambda work, outside: submodule(work), "results/upstream/sub", RESULT),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLANTED))
+def test_a_link_on_the_results_branch_is_refused_and_nothing_is_written_outside(case, remote, tmp_path):
+    plant, named, incoming = PLANTED[case]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    tip = commit_branch(remote, tmp_path / "work", lambda work: plant(work, outside))
+    before = tree(outside)
+    src = results_folder(tmp_path / "src", {incoming: 1, "releases/m/bbbbbbbb-env.json": 2})
+    pushed = script("push-results", "--results-remote", remote, src)
+    assert pushed.returncode == 2, pushed.stdout + pushed.stderr
+    assert named in pushed.stderr and "Traceback" not in pushed.stderr, pushed.stderr
+    assert len(pushed.stderr.splitlines()) == 1, pushed.stderr
+    assert "Nothing new" not in pushed.stdout
+    assert git(remote, "rev-parse", "results") == tip, "nothing may be pushed"
+    assert tree(outside) == before, "nothing may be written outside the clone"
+
+
+def test_merge_never_writes_through_a_link_in_dest(tmp_path):
+    src, dest, outside = tmp_path / "src", tmp_path / "dest", tmp_path / "outside"
+    outside.mkdir()
+    put(src, RESULT, 1)
+    link(dest / "upstream/m", outside)
+    result = command("merge-results", src, dest)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert str(dest / "upstream/m") in result.stderr and "link" in result.stderr, result.stderr
+    assert list(outside.iterdir()) == []
+
+
+def test_merge_refuses_a_file_in_dest_where_a_folder_must_go(tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    put(src, RESULT, 1)
+    write(dest / "upstream/m", "not a folder")
+    result = command("merge-results", src, dest)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert str(dest / "upstream/m") in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("at", ["upstream", "upstream/m"])
+def test_a_linked_folder_in_a_source_is_refused_as_a_link(at, tmp_path):
+    src, dest, elsewhere = tmp_path / "src", tmp_path / "dest", tmp_path / "elsewhere"
+    put(elsewhere, RESULT, 1)
+    link(src / at, elsewhere / at)
+    put(src, "releases/m/bbbbbbbb-env.json", 2)
+    result = command("merge-results", src, dest)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert str(src / at) in result.stderr and "link" in result.stderr, result.stderr
+    assert not dest.exists() or tree(dest) == {}
+
+
+# A merge is all or nothing on I/O errors too (issue 17, item 8)
+
+
+def test_an_unreadable_source_file_is_bad_input(monkeypatch, tmp_path):
+    from benchtools.asvtools import validate
+
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    bad = put(src, RESULT, 1)
+
+    def refused(path, relative, **kwargs):  # as reading a file without permission fails (root reads anything)
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    monkeypatch.setattr(validate, "stored_file", refused)
+    result = command("merge-results", src, dest)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{bad}: cannot be read (Permission denied)" in result.stderr, result.stderr
+    assert not dest.exists()
+
+
+def everything(folder: Path) -> dict[str, bytes | None]:
+    """Every path below FOLDER, hidden ones and folders included (None for a folder)."""
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): None if p.is_dir() else p.read_bytes() for p in sorted(folder.rglob("*"))}
+
+
+def failing(monkeypatch, name: str, number: int, code: int) -> None:
+    """Make os.NAME raise OSError(CODE) from its NUMBERth call on."""
+    real, calls = getattr(os, name), []
+
+    def fake(*args, **kwargs):
+        calls.append(args)
+        if len(calls) >= number:
+            raise OSError(code, os.strerror(code))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(os, name, fake)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO, errno.EROFS, errno.EACCES])
+@pytest.mark.parametrize("call, number", [("fsync", 1), ("fsync", 3), ("link", 1), ("link", 3), ("mkdir", 2)])
+def test_an_io_error_while_merging_exits_3_and_leaves_dest_as_it_was(call, number, code, monkeypatch, tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    put(dest, "upstream/m/00000000-env.json", 0)
+    for i in range(1, 6):
+        put(src, f"upstream/m/{i:08x}-env.json", i)
+        put(src, f"releases/m{i}/{i:08x}-env.json", i)  # folders this merge must create
+    before = everything(dest)
+    failing(monkeypatch, call, number, code)
+    result = command("merge-results", src, dest)
+    monkeypatch.undo()
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+    assert os.strerror(code) in result.stderr and str(dest) in result.stderr, result.stderr
+    assert everything(dest) == before
+
+
+@pytest.mark.parametrize("call", ["replace", "fsync"])
+def test_an_io_error_keeps_the_old_suite_description_too(call, monkeypatch, tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    put(dest, "upstream/benchmarks.json", "old")
+    put(src, "upstream/benchmarks.json", "new")
+    put(src, RESULT, 1)
+    before = everything(dest)
+    failing(monkeypatch, call, 1, errno.EIO)
+    result = command("merge-results", "--benchmarks-from-sources", src, dest)
+    monkeypatch.undo()
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert everything(dest) == before
+
+
+def test_a_merge_onto_a_full_disk_exits_3_and_leaves_dest_as_it_was(tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        dest = disk / "dest"
+        put(dest, "upstream/m/00000000-env.json", 0)
+        before = everything(dest)
+        src = results_folder(tmp_path / "src", {f"upstream/m/{i:08x}-env.json": "x" * 500 for i in range(1, 200)})
+        result = command("merge-results", src, dest)
+        assert result.returncode == 3, result.stdout + result.stderr
+        assert "No space left on device" in result.stderr and "Traceback" not in result.stderr, result.stderr
+        assert everything(dest) == before
+        small = results_folder(tmp_path / "small", {RESULT: 1})
+        assert command("merge-results", small, dest).returncode == 0  # and the space came back
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+# Concurrent pushes converge (issue 17, item 10c)
+
+
+def test_six_concurrent_pushes_all_land(remote, tmp_path):
+    base = results_folder(tmp_path / "base", {"upstream/m/00000000-env.json": 0})
+    assert script("push-results", "--results-remote", remote, base).returncode == 0
+    sources = [results_folder(tmp_path / f"src{i}", {f"upstream/m/{i:08x}-env.json": i}) for i in range(1, 7)]
+    started = time.monotonic()
+    processes = [
+        subprocess.Popen(
+            [sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote), str(src)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for src in sources
+    ]
+    done = [(p.wait(), *p.communicate()) for p in processes]
+    took = time.monotonic() - started
+    refused = [err.count("refused") for _, _, err in done]
+    print(f"6 pushers: {took:.1f} s, refusals per pusher {refused}")
+    for code, out, err in done:
+        assert code == 0, out + err
+    assert set(branch_files(remote)) == {f"results/upstream/m/{i:08x}-env.json" for i in range(7)} | {
+        "results/upstream/benchmarks.json"
+    }
+    assert git(remote, "rev-list", "--count", "results") == "7"
+
+
+def test_an_unreachable_remote_is_named_in_one_short_line(tmp_path):
+    folder = results_folder(tmp_path / "r", {RESULT: 1})
+    missing = tmp_path / "no-such-remote"
+    result = command("push-results", "--results-remote", missing, folder)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.strip() == (
+        f"scripts/push-results: cannot reach the results remote {missing}: "
+        f"'{missing}' does not appear to be a git repository"
+    )

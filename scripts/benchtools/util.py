@@ -1,6 +1,7 @@
 """Small helpers every layer shares, each written once: asv's configurations, asv as a command, atomic writes."""
 
 import contextlib
+import errno
 import os
 import re
 import subprocess
@@ -98,3 +99,87 @@ def write_atomic(path: Path, data: bytes, replace: bool = True) -> bool:
     with atomic_output(path, replace) as placed:
         placed.file.write(data)
     return placed.written
+
+
+def write_all(writes) -> list[bool]:
+    """Write each (PATH, DATA, REPLACE) of WRITES as ``write_atomic`` would, all or nothing.
+
+    Every file is written and synced to a temporary file beside its PATH
+    first (the folders it needs are created); only once all are on disk is
+    each linked into place (REPLACE off: never over an existing file, which
+    is then left as it is and reported False) and then each replacing one
+    renamed into place.  An OSError at any step (a full disk, EIO, a
+    read-only file system, a refused permission) undoes every step before it
+    (the files it placed removed, the files it replaced put back, the
+    temporary files and the folders it created removed) and raises Failed,
+    one line naming the file and the error: the folders are left as they
+    were.  Returns, for each write, whether it was placed.
+    """
+    writes = [(Path(path), data, replace) for path, data, replace in writes]
+    folders: list[Path] = []  # the folders this call created, each after its parent
+    staged: list[Path] = []  # each write's temporary file
+    undo: list = []  # what puts DEST back, last step first
+    placed = [False] * len(writes)
+    current = None
+    try:
+        for path, data, _ in writes:
+            current = path
+            _make_folders(path.parent, folders)
+            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            staged.append(Path(temporary))
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+        # Added files first, then replaced ones, so that a failure to add leaves no file replaced.
+        for index in sorted(range(len(writes)), key=lambda i: writes[i][2]):
+            path, _, replace = writes[index]
+            current, temporary = path, staged[index]
+            if not replace:
+                try:
+                    os.link(temporary, path)  # fails if PATH exists: never replaces a file
+                except FileExistsError:
+                    continue
+                undo.append(lambda path=path: path.unlink())
+            elif os.path.lexists(path):
+                backup = temporary.with_suffix(".old")
+                os.link(path, backup)
+                undo.append(lambda path=path, backup=backup: os.replace(backup, path))
+                os.replace(temporary, path)
+            else:
+                os.replace(temporary, path)
+                undo.append(lambda path=path: path.unlink())
+            placed[index] = True
+    except BaseException as error:
+        for step in reversed(undo):
+            with contextlib.suppress(OSError):
+                step()
+        _remove(staged, folders)
+        if not isinstance(error, OSError):
+            raise
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        name = f" ({errno.errorcode[error.errno]})" if error.errno in errno.errorcode else ""
+        raise Failed(f"cannot write {current}: {reason}{name}; nothing was written") from None
+    _remove(staged, [])
+    return placed
+
+
+def _make_folders(folder: Path, made: list[Path]) -> None:
+    """Create FOLDER and its missing parents, adding each created one to MADE (parents first)."""
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        os.mkdir(each)
+        made.append(each)
+
+
+def _remove(staged: list[Path], folders: list[Path]) -> None:
+    """Remove the temporary files STAGED, their backups (``write_all``), then the FOLDERS, last first."""
+    for path in [*staged, *(p.with_suffix(".old") for p in staged)]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            folder.rmdir()

@@ -12,7 +12,13 @@ their path below it.  For each file of each SRC, in order:
 
 A merge is all or nothing: every file of every SRC is checked first, and one
 that is not valid stops the merge (exit 2, naming it) before anything is
-written.  Valid means what asv's own readers load (asv.results.Results.load
+written.  So is a link (to a file or a folder) in a SRC, and a link or
+anything but a plain folder or file in DEST where a file would go: a merge
+never reads or writes through a link.  Then every file is written beside its
+place and synced, and only then linked into place: an I/O error at any step
+(a full disk, EIO, a read-only file system, a refused permission) removes
+what this merge had placed and exits 3, naming the file and the error, with
+DEST exactly as it was.  Valid means what asv's own readers load (asv.results.Results.load
 for a results file, asv.util.load_json with asv's format version for
 benchmarks.json and machine.json), and more: a results file lies at
 [NAME/]MACHINE/<hash8>-<env>.json, its machine is its folder's, its commit
@@ -29,8 +35,8 @@ the benchmarks it names, so a results branch must follow the suite that wrote
 its newest results.
 
 Exit status: 0 when everything merged; 1 when a conflict was reported
-(everything else is merged); 2 for bad arguments or an invalid file, in
-which case nothing is changed.
+(everything else is merged); 2 for bad arguments, an invalid file or a link,
+3 when a file could not be read or written; after 2 or 3 nothing is changed.
 """
 
 from pathlib import Path

@@ -12,18 +12,28 @@ upstream code): each results folder on the branch gets this repository's,
 made by asv from benchmarks/ alone (benchtools/suite.py).  The branch is
 created, without history, when the remote lacks it.
 
-The push is never forced.  When the remote moved meanwhile, the clone is
-reset to the new tip and the merge is redone, up to --attempts times.  The
-work happens in a temporary clone, so a run killed at any point leaves the
-branch as it was or with the new commit, nothing in between.
+The push is never forced.  When it is refused because the branch moved
+meanwhile (another run pushed: its progress, not a failure), the clone is
+reset to the new tip, the merge is redone and the push tried again after a
+random pause of up to 2 s, so that runs that collided spread out; up to
+--attempts pushes in all.  A push refused while the branch stayed put (a
+hook, a protection rule, no permission) is not retried.  The work happens
+in a temporary clone, so a run killed at any point leaves the branch as it
+was or with the new commit, nothing in between.
 
 GITHUB_TOKEN, when set, is sent to GitHub (GITHUB_SERVER_URL) as git's
 Authorization header through git's environment: it is never written to disk
 nor put on a command line.
 
+The branch must hold plain files only: a link or a submodule on it (which
+the merge would write through) stops the push, as a linked file or folder
+in a SRC does.
+
 Exit status: 0 when pushed or when nothing was new; 1 when a conflict was
-reported (the rest is pushed); 2 for bad arguments, an invalid file in a SRC
-(nothing is pushed) or an unreachable remote; 3 when the push kept failing.
+reported (the rest is pushed); 2 for bad arguments, an invalid file or a
+link in a SRC or on the branch (nothing is pushed) or an unreachable remote;
+3 when the push failed or kept being refused, or a file could not be
+written.
 """
 
 from pathlib import Path
@@ -37,7 +47,12 @@ def parse_args(argv):
     parser = cli.parser("scripts/push-results", __doc__)
     parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results/ folders to store")
     common_args.add_results_branch(parser)
-    parser.add_argument("--attempts", type=int, default=5, help="pushes to try (default: %(default)s)")
+    parser.add_argument(
+        "--attempts",
+        type=int,
+        default=30,
+        help="pushes to try while other runs keep moving the branch (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     for source in args.sources:
         if not source.is_dir():

@@ -2,11 +2,13 @@
 
 import base64
 import os
+import random
+import stat
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from .. import git, util
 from ..asvtools import validate
@@ -43,43 +45,106 @@ def source_files(source: Path):
 def merge(
     sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True
 ) -> dict[str, list]:
-    """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out."""
+    """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out.
+
+    All or nothing: every file of every source is checked (validate.stored_file), and every place in DEST
+    it would go (``plain_place``), before any is written; then every file is written at once
+    (util.write_all), so that an I/O error too leaves DEST as it was (Failed, exit 3).
+    """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
-    # All or nothing: every file of every source is checked (validate.stored_file) before any is written.
-    incoming = [
-        (relative, validate.stored_file(source / relative, relative))
-        for source in sources
-        for relative in source_files(source)
-    ]
+    incoming = [(relative, checked(source, relative)) for source in sources for relative in source_files(source)]
+    for relative, _ in incoming:
+        plain_place(dest, relative)
     # DEST's benchmarks.json files as they were, so that a source holding that
     # same old copy does not undo another source's newer one.
     originals = {}
+    planned: dict[Path, tuple[bytes, bool]] = {}  # what DEST will hold where this merge writes: data, replace
+    added = []  # (relative, target) of each file written only where DEST lacks one
     for relative, data in incoming:
         target = dest / relative
+        held = planned[target][0] if target in planned else read_dest(target)
         if relative.name == "benchmarks.json" and not take_benchmarks:
             outcome.setdefault("benchmarks.json left out", []).append(relative)
-        elif target.exists() and target.read_bytes() == data:
+        elif held == data:
             outcome["identical"].append(relative)
         elif relative.name == "benchmarks.json" and benchmarks_from_sources:
-            original = originals.setdefault(relative, target.read_bytes() if target.exists() else None)
+            original = originals.setdefault(relative, read_dest(target))
             if data != original:
-                util.write_atomic(target, data)
+                planned[target] = (data, True)
             outcome["copied" if data != original else "metadata kept"].append(relative)
-        elif not target.exists() and util.write_atomic(target, data, replace=False):
-            outcome["copied"].append(relative)
+        elif held is None:
+            planned[target] = (data, False)
+            added.append((relative, target))
         elif relative.name in METADATA:
             outcome["metadata kept"].append(relative)
         else:
             outcome["conflict"].append(relative)
+    written = dict(zip(planned, util.write_all((t, d, r) for t, (d, r) in planned.items()), strict=True))
+    for relative, target in added:  # a file that appeared in DEST meanwhile is kept, never replaced
+        kept = "metadata kept" if relative.name in METADATA else "conflict"
+        outcome["copied" if written[target] else kept].append(relative)
     return outcome
+
+
+def checked(source: Path, relative: PurePath) -> bytes:
+    """SOURCE/RELATIVE's bytes once validate.stored_file accepts them; BadInput for a link or an unreadable file."""
+    path = unlinked(source, relative)
+    try:
+        return validate.stored_file(path, relative)
+    except OSError as error:
+        raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
+
+
+def unlinked(source: Path, relative: PurePath) -> Path:
+    """SOURCE/RELATIVE, once neither it nor a folder below SOURCE on its way is a link; else BadInput naming it."""
+    for depth in range(1, len(relative.parts) + 1):
+        path = source.joinpath(*relative.parts[:depth])
+        if path.is_symlink():
+            raise BadInput(f"{path}: a link, not a plain file or folder, so not stored (nor anything below it)")
+    return path
+
+
+def plain_place(dest: Path, relative: PurePath) -> None:
+    """BadInput unless each part of DEST/RELATIVE that exists is a plain folder, and the file a plain file.
+
+    A merge never writes through a link (nor reads through one): a link in DEST could point anywhere.
+    """
+    for depth in range(1, len(relative.parts) + 1):
+        path = dest.joinpath(*relative.parts[:depth])
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise Failed(f"cannot read {path}: {error.strerror}") from None
+        last = depth == len(relative.parts)
+        if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) if last else stat.S_ISDIR(mode)):
+            what = "a link" if stat.S_ISLNK(mode) else "something else"
+            raise BadInput(
+                f"{path}: {what}, not a plain {'file' if last else 'folder'}, where a source's "
+                f"{relative} would go; nothing merged"
+            )
+
+
+def read_dest(target: Path) -> bytes | None:
+    """TARGET's bytes, None when there is no such file; Failed (exit 3) when it cannot be read."""
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Failed(f"cannot read {target}: {error.strerror}; nothing merged") from None
 
 
 def merge_and_report(
     sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True
 ) -> bool:
     """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
-    dest.mkdir(parents=True, exist_ok=True)
     outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise Failed(f"cannot create {dest}: {error.strerror}") from None
     for path in outcome["conflict"]:
         print(f"conflict: {dest / path} differs from a source's copy; kept as it was", file=sys.stderr)
     print(", ".join(f"{len(paths)} {what}" for what, paths in outcome.items()) + f" into {dest}", flush=True)
@@ -101,7 +166,11 @@ def git_env() -> dict:
 
 
 def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
-    return git.run(*args, cwd=cwd, env=git_env(), input=input, check=check, error=BadInput)
+    """git ARGS in CWD; with CHECK, a failure is BadInput in one line: the command and git's reason (``reason``)."""
+    done = git.run(*args, cwd=cwd, env=git_env(), input=input, check=False)
+    if check and done.returncode != 0:
+        raise BadInput(f"git {' '.join(map(str, args))} failed: {reason(done.stderr)}")
+    return done
 
 
 def default_remote() -> str:
@@ -111,21 +180,68 @@ def default_remote() -> str:
     return found.stdout.strip()
 
 
+def reason(stderr: str) -> str:
+    """The first line of git's STDERR that says something: no hint, no "To REMOTE", no "fatal: " before it."""
+    for line in stderr.splitlines():
+        line = " ".join(line.split())
+        if line and not line.startswith(("hint:", "To ")):
+            return line.removeprefix("fatal: ").removeprefix("error: ")
+    return "no reason given"
+
+
 def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
     """``git ls-remote`` of ``branch`` on ``remote``; BadInput when the remote cannot be reached."""
     listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
-        raise BadInput(f"cannot reach the results remote {remote}: {listed.stderr.strip()}")
+        raise BadInput(f"cannot reach the results remote {remote}: {reason(listed.stderr)}")
     return listed
 
 
+# The modes of what a results branch may hold: plain files, executable or not. 120000 is a link, 160000 a submodule.
+PLAIN_MODES = {"100644", "100755"}
+WHAT = {"120000": "a link", "160000": "a submodule"}
+
+
 def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
-    """Point the clone at the remote branch's tip and return it; None when the remote has no such branch."""
+    """Point the clone at the remote branch's tip and return it; None when the remote has no such branch.
+
+    The tip must hold plain files only (``plain_tree``), checked before it is checked out and again on disk
+    after: a link on the branch would have the merge write wherever it points.
+    """
     if not git.lists_branch(branches(remote, branch).stdout, branch):
         return None
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
+    plain_tree(clone, "FETCH_HEAD", f"the results branch {branch} of {remote}")
     git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
+    plain_checkout(clone, f"the results branch {branch} of {remote}")
     return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
+
+
+def plain_tree(clone: Path, revision: str, what: str) -> None:
+    """BadInput naming the first entry of REVISION's tree that is not a plain file (a link, a submodule)."""
+    listing = git_("ls-tree", "-r", "-z", "--full-tree", revision, cwd=clone).stdout
+    for entry in filter(None, listing.split("\0")):
+        mode, path = entry.split(" ", 1)[0], entry.split("\t", 1)[1]
+        if mode not in PLAIN_MODES:
+            raise BadInput(
+                f"{what} holds {path}, {WHAT.get(mode, f'mode {mode}')}, not a plain file; "
+                "nothing pushed (a results branch holds plain files only)"
+            )
+
+
+def plain_checkout(clone: Path, what: str) -> None:
+    """BadInput naming the first path of the clone's checkout (.git aside) that is not a plain file or folder."""
+    for folder, folders, files in os.walk(clone):
+        if Path(folder) == clone:
+            folders[:] = [name for name in folders if name != ".git"]
+        for name in folders + files:
+            path = Path(folder) / name
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise BadInput(
+                    f"{what} holds {path.relative_to(clone)}, {'a link' if stat.S_ISLNK(mode) else 'not a file'}, "
+                    "not a plain file; nothing pushed (a results branch holds plain files only)"
+                )
 
 
 def commit_message(clone: Path) -> str:
@@ -137,7 +253,18 @@ def commit_message(clone: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+# What a push refused because the branch moved, or was being moved, says: another run's progress, not a failure.
+RACE = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "incorrect old value")
+
+
 def store(args) -> int:
+    """Merge the sources into a fresh clone of the branch, commit and push; retried while the branch moves.
+
+    Each refused push whose branch moved meanwhile (or whose refusal says it was being moved: RACE) is
+    another run's progress: the clone is reset to the new tip, the merge redone, and the push tried
+    again after a random pause (jitter, so that runs that collided do not collide again), up to
+    ``args.attempts`` pushes in all. A push refused while the branch stayed put is not a race: Failed.
+    """
     remote = args.results_remote or default_remote()
     if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
         remote = str(Path(remote).resolve())
@@ -163,16 +290,23 @@ def store(args) -> int:
                     f"{git_('log', '-1', '--format=%h %s', cwd=clone).stdout.strip()}"
                 )
                 return int(problems)
-            print(f"push attempt {attempt}/{args.attempts} refused: {pushed.stderr.strip()}", file=sys.stderr)
+            why = reason(pushed.stderr)
+            print(f"push attempt {attempt}/{args.attempts} refused: {why}", file=sys.stderr, flush=True)
             # Start again from the remote's new tip: the merge only adds files, so redoing it is a rebase.
-            # A push refused while the branch stayed put is not a race, and retrying would not help.
             previous, tip = tip, fetch_branch(clone, remote, args.results_branch)
-            if tip == previous:
-                raise Failed(f"git push to {remote} failed: {pushed.stderr.strip()}")
-            if tip is None:
+            if tip is None and previous is not None:
                 raise Failed(f"the branch {args.results_branch} vanished from {remote} during the push")
-            time.sleep(attempt)
-    raise Failed(f"could not push to {remote} {args.results_branch} after {args.attempts} attempts")
+            if tip == previous and not any(words in pushed.stderr for words in RACE):
+                raise Failed(f"git push to {remote} failed: {why}")
+            if tip is None:  # another run is creating the branch: our commit must go, or it would be "nothing new"
+                git_("update-ref", "-d", "HEAD", cwd=clone)
+                git_("read-tree", "--empty", cwd=clone)
+            if attempt < args.attempts:
+                time.sleep(random.uniform(0, min(2.0, 0.1 * 2**attempt)))
+    raise Failed(
+        f"could not push to {remote} {args.results_branch}: {args.attempts} pushes refused, "
+        "each while another run pushed"
+    )
 
 
 def describe_suite(results: Path) -> None:
@@ -187,7 +321,8 @@ def describe_suite(results: Path) -> None:
     if not folders:
         return
     data = suite.description()
-    for folder in folders:
-        target = folder / "benchmarks.json"
-        if not target.exists() or target.read_bytes() != data:
-            util.write_atomic(target, data)
+    util.write_all(
+        (folder / "benchmarks.json", data, True)
+        for folder in folders
+        if not (folder / "benchmarks.json").exists() or (folder / "benchmarks.json").read_bytes() != data
+    )
