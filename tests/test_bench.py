@@ -12,12 +12,14 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
+from benchtools import project
 from benchtools.history import release_history
 from benchtools.running import bench as bench_module
 from tests.helpers import ROOT, git, script
@@ -355,3 +357,72 @@ def test_one_release_runs_the_quick_suite_in_the_313_environment(history, tmp_pa
         assert columns[0] is not None and None not in values, name
     summary = result.stdout[result.stdout.index("Summary") :]
     assert "ran" in summary and "failed" not in summary
+
+
+# ---- asv's machine file: the runs' own, never the user's ~/.asv-machine.json
+
+# suite.description() (what scripts/push-results stores) as a process of its own, with a cache of its own,
+# so that it runs `asv machine --yes` and `asv run` every time.
+DESCRIBE = """
+import sys
+from pathlib import Path
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from benchtools.asvtools import suite
+suite.CACHE = Path(sys.argv[3])
+sys.stdout.buffer.write(suite.description())
+"""
+
+
+def users_home(tmp_path: Path) -> tuple[Path, bytes]:
+    """A HOME whose ~/.asv-machine.json holds a machine of the user's own; that file's bytes."""
+    home = tmp_path / "home"
+    home.mkdir()
+    mine = {"machine": "mine", "arch": "x", "cpu": "x", "num_cpu": "1", "os": "x", "ram": "1"}
+    (home / ".asv-machine.json").write_text(json.dumps({"mine": mine, "version": 1}, indent=4))
+    return home, (home / ".asv-machine.json").read_bytes()
+
+
+def test_concurrent_suite_descriptions_leave_the_users_machine_file_alone(tmp_path):
+    home, before = users_home(tmp_path)
+    env = {**os.environ, "HOME": str(home)}
+    command = [sys.executable, "-c", DESCRIBE, str(ROOT), str(ROOT / "scripts")]
+    runs = [
+        subprocess.Popen(
+            [*command, str(tmp_path / f"cache{i}")], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for i in range(3)
+    ]
+    outputs = [run.communicate(timeout=600) for run in runs]
+    for run, (_out, err) in zip(runs, outputs, strict=True):
+        assert run.returncode == 0, err.decode()
+    assert len({out for out, _err in outputs}) == 1
+    assert json.loads(outputs[0][0])["version"] == 2
+    assert (home / ".asv-machine.json").read_bytes() == before
+    assert sorted(os.listdir(home)) == [".asv-machine.json"]
+
+
+def test_concurrent_machine_records_are_each_runs_own(tmp_path, monkeypatch):
+    # What scripts/bench does before asv run, three times at once: each run's machine file is whole and
+    # its own, the user's is untouched, and the HOMEs go when the runs end.
+    home, before = users_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".gitconfig").write_text("[user]\n\tname = The User\n")
+    written, homes = {}, []
+
+    def record(number):
+        with project.asv_home() as env:
+            homes.append(Path(env["HOME"]))
+            assert env["XDG_CACHE_HOME"] == (os.environ.get("XDG_CACHE_HOME") or str(home / ".cache"))
+            assert (Path(env["HOME"]) / ".gitconfig").read_text() == "[user]\n\tname = The User\n"
+            bench_module.record_machine(MACHINE, ROOT / "asv.conf.json", env)
+            written[number] = json.loads((Path(env["HOME"]) / ".asv-machine.json").read_text())
+
+    threads = [threading.Thread(target=record, args=(number,)) for number in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sorted(written) == [0, 1, 2]
+    assert all(list(machines) == [MACHINE, "version"] for machines in written.values())
+    assert (home / ".asv-machine.json").read_bytes() == before
+    assert len(set(homes)) == 3 and not any(path.exists() for path in homes)

@@ -767,3 +767,26 @@ def test_requires_python_missing_or_invalid_admits():
     assert history_module.requires_python_admits("", (3, 11), Version("1"))
     assert history_module.requires_python_admits("not a spec", (3, 11), Version("1"))
     assert not history_module.requires_python_admits(">=3.12", (3, 11), Version("1"))
+
+
+def test_concurrent_builds_into_one_cache_wait_and_all_succeed(three, tmp_path):
+    # Three builds of one repository from one sdist cache, started together: each waits for the one
+    # before it (the lock on the repository, then the one on the cache), and all make the same history.
+    # Three rounds, each into a new repository and cache: one round alone often missed the race.
+    assert release_history(three, tmp_path, repo="alone").returncode == 0
+    for round_ in range(3):
+        where = tmp_path / f"round{round_}"
+        where.mkdir()
+        command = history_command(three, where)
+        builds = [
+            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)
+        ]
+        for build in builds:
+            _stdout, stderr = build.communicate(timeout=120)
+            assert "Traceback" not in stderr
+            assert build.returncode == 0, stderr
+        repo = where / "repo"
+        assert commits(repo) == commits(tmp_path / "alone")
+        assert tags(repo) == tags(tmp_path / "alone")
+        assert git(repo, "status", "--porcelain", "--ignored") == ""
+        assert cache_listing(where) == sorted(f"pkg-{version}.tar.gz" for version in UPLOADS)

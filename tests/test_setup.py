@@ -7,6 +7,7 @@ environments it feeds are tested in tests/test_environments.py.
 """
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -147,3 +148,114 @@ def test_setup_help_lists_the_313_options():
     assert result.returncode == 0
     for option in ("--python313", "--retry"):
         assert option in result.stdout
+
+
+def unwritable_cache(how: str, tmp_path: Path) -> dict:
+    """The environment changes that leave scripts/setup no writable cache (root ignores permission bits)."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    return {
+        "under a file": {"XDG_CACHE_HOME": "/dev/null/x"},
+        "a file where the folder goes": {"XDG_CACHE_HOME": str(a_file)},
+        "HOME unwritable": {"XDG_CACHE_HOME": None, "HOME": "/dev/null"},
+        "neither HOME nor XDG_CACHE_HOME": {"XDG_CACHE_HOME": None, "HOME": None},
+    }[how]
+
+
+def with_changes(env: dict, changes: dict) -> dict:
+    env = {**env, **{k: v for k, v in changes.items() if v is not None}}
+    return {k: v for k, v in env.items() if changes.get(k, "") is not None}
+
+
+UNWRITABLE = ["under a file", "a file where the folder goes", "HOME unwritable", "neither HOME nor XDG_CACHE_HOME"]
+
+
+@pytest.mark.parametrize("how", UNWRITABLE)
+def test_an_unwritable_cache_skips_the_313_environments_in_one_line(project, tmp_path, how):
+    project.env = with_changes(project.env, unwritable_cache(how, tmp_path))
+    result = project.run()
+    assert result.returncode == 0, result.stderr
+    (line,) = skip_lines(result.stderr)
+    assert "XDG_CACHE_HOME" in line, line
+    assert "Traceback" not in result.stderr and "mkdir" not in result.stderr, result.stderr
+    assert project.skipped.read_text().strip() in line
+    assert not project.link.exists()
+    assert project.apt_calls() == []
+
+
+@pytest.mark.parametrize("how", UNWRITABLE)
+def test_the_whole_setup_succeeds_without_a_writable_cache(project, tmp_path, how):
+    # Every step but 3.13 is up to date (their stamps match) except node_modules, whose fake npm records
+    # its arguments: setup exits 0, with the one skip line, and npm is given a cache it can write.
+    root = project.root
+    for name, stamp in (("requirements.lock", ".venv/.requirements-lock.sha256"), ("package-lock.json", None)):
+        (root / name).write_text(f"{name}\n")
+        if stamp:
+            (root / stamp).parent.mkdir(parents=True)
+            (root / stamp).write_text(subprocess.check_output(["sha256sum", root / name], text=True).split()[0] + "\n")
+    npm_calls = tmp_path / "npm-calls"
+    executable(tmp_path / "bin" / "npm", f'#!/bin/sh\necho "$*" >> {npm_calls}\n')
+    env = with_changes(project.env, unwritable_cache(how, tmp_path))
+    result = subprocess.run([str(root / "scripts" / "setup")], capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert len(skip_lines(result.stderr)) == 1, result.stderr
+    (npm,) = npm_calls.read_text().splitlines()
+    assert npm.startswith("ci ")
+    if how != "under a file" and how != "a file where the folder goes":
+        assert f"--cache {root}/.cache/npm" in npm
+
+
+LOCK = ROOT / "requirements.lock"
+
+
+def pyproject_pins() -> dict[str, str]:
+    """{normalized name: version} of every pin in pyproject.toml's bootstrap and dev groups, includes followed."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    groups = tomllib.loads((ROOT / "pyproject.toml").read_text())["dependency-groups"]
+
+    def flatten(group):
+        for entry in groups[group]:
+            yield from flatten(entry["include-group"]) if isinstance(entry, dict) else [entry]
+
+    pins = {}
+    for text in [*flatten("bootstrap"), *flatten("dev")]:
+        requirement = Requirement(text)
+        (specifier,) = requirement.specifier
+        assert specifier.operator == "==", f"pyproject.toml: {text} is not pinned exactly"
+        pins[canonicalize_name(requirement.name)] = specifier.version
+    return pins
+
+
+def lock_pins() -> dict[str, tuple[str, int]]:
+    """{normalized name: (version, number of hashes)} of requirements.lock."""
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for entry in re.split(r"\n(?=\S)", LOCK.read_text()):
+        lines = [line.split("#")[0].strip(" \\") for line in entry.splitlines()]
+        head = lines[0]
+        if not head:
+            continue
+        name, version = re.fullmatch(r"([A-Za-z0-9._-]+)==(\S+?)(?:\s*;.*)?", head).groups()
+        hashes = sum(1 for line in lines[1:] if re.fullmatch(r"--hash=sha256:[0-9a-f]{64}", line))
+        pins[canonicalize_name(name)] = (version, hashes)
+    return pins
+
+
+def test_the_lock_pins_exactly_pyprojects_versions_each_with_hashes():
+    """requirements.lock is generated from pyproject.toml (the command: CONTRIBUTING.md); run it again when
+    this fails."""
+    locked = lock_pins()
+    wrong = {name: (version, locked.get(name, ("missing",))[0]) for name, version in pyproject_pins().items()}
+    assert {name: pair for name, pair in wrong.items() if pair[0] != pair[1]} == {}, "pyproject vs lock"
+    assert all(hashes for _version, hashes in locked.values()), "every locked package has its hashes"
+
+
+def test_setup_installs_only_from_the_lock_with_hashes():
+    text = SETUP.read_text()
+    installs = [line.strip() for line in text.splitlines() if re.search(r"pip\"? install", line)]
+    assert installs and all("--require-hashes" in line and "requirements.lock" in line for line in installs), installs

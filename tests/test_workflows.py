@@ -99,7 +99,7 @@ def test_write_permissions_sit_only_where_needed():
                 assert name == "store", f"{path.name}: job {name} can push"
                 scripts = " ".join(step.get("run", "") for step in job["steps"])
                 assert "scripts/push-results" in scripts and "scripts/nightly" not in scripts
-                assert "scripts/bench" not in scripts and "setup-python" not in str(job["steps"])
+                assert "scripts/bench" not in scripts
 
 
 def test_writers_share_one_concurrency_group_that_is_never_cancelled():
@@ -197,3 +197,30 @@ def test_the_benchmark_jobs_get_python_313_from_the_pinned_setup_python(workflow
     assert setups[0]["uses"] == setups[1]["uses"], "the same pinned commit of actions/setup-python"
     (bench_step,) = [s for s in steps if "scripts/nightly" in s.get("run", "")]
     assert bench_step["env"]["EQXB_PYTHON313"] == "${{ steps." + setups[0]["id"] + ".outputs.python-path }}"
+
+
+# The one pinned commit of actions/setup-python, that every job uses.
+SETUP_PYTHON = re.compile(r"^actions/setup-python@[0-9a-f]{40}$")
+
+
+def test_every_job_that_runs_a_script_sets_up_python_311_first():
+    """scripts/setup wants Python 3.11, and ubuntu-latest's python3 is another (3.12): every job that runs
+    scripts/* (or .ci/run, which runs scripts/test) sets it up, with the one pinned setup-python, before
+    its first script.  A job that runs none (deploy) needs none."""
+    pins = set()
+    for path in WORKFLOWS:
+        for name, job in load(path)["jobs"].items():
+            steps = job.get("steps", [])
+            runs = [i for i, step in enumerate(steps) if re.search(r"(^|\s)(scripts/|\.ci/run)", step.get("run", ""))]
+            setups = {
+                i: step for i, step in enumerate(steps) if step.get("uses", "").startswith("actions/setup-python@")
+            }
+            if not runs:
+                assert name == "deploy" or not setups, f"{path.name} {name}: runs no script"
+                continue
+            pythons = [i for i, step in setups.items() if step.get("with", {}).get("python-version") == "3.11"]
+            assert pythons and min(pythons) < min(runs), f"{path.name} {name}: no setup-python 3.11 before its scripts"
+            for step in setups.values():
+                assert SETUP_PYTHON.match(step["uses"]), step["uses"]
+                pins.add(step["uses"])
+    assert len(pins) == 1, f"one pinned commit of actions/setup-python, not {sorted(pins)}"

@@ -1,8 +1,10 @@
 """The project's paths and its virtualenv.  Standard library only: it runs before .venv is entered."""
 
+import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -13,6 +15,8 @@ HISTORY_DIR = ROOT / ".cache" / "history"
 # scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin (python3.13), or writes why it
 # could not into SETUP_PYTHONS/skipped-X.Y.
 SETUP_PYTHONS = ROOT / ".asv" / "python"
+# The HOMEs that asv's commands run with (asv_home): each a folder of its own, removed after.
+ASV_HOMES = ROOT / ".asv" / "home"
 
 if str(ROOT) not in sys.path:
     # The tools read the suite's pure declarations (benchmarks/metrics.py, benchmarks/params.py).
@@ -33,6 +37,44 @@ def enter_venv(script: str) -> None:
         sys.exit(3)  # cli.ExitCode.FAILED, which cannot be imported from here before the venv is entered
     python = VENV / "bin" / "python"
     os.execv(python, [str(python), script, *sys.argv[1:]])
+
+
+# What the asv commands' subprocesses (git, pip, virtualenv, the benchmarks) read from HOME, kept as it
+# was: the XDG folders (pip's and virtualenv's caches, git's and pip's configuration, the cache
+# scripts/setup builds Python 3.13 into), by value, and the files read from HOME itself, by a link.
+XDG_DEFAULTS = {
+    "XDG_CACHE_HOME": ".cache",
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_STATE_HOME": ".local/state",
+}
+HOME_FILES = (".gitconfig", ".netrc", ".pip")
+
+
+@contextlib.contextmanager
+def asv_home():
+    """The environment that asv's commands run with: os.environ, but a HOME of their own.
+
+    asv keeps its machine file at ~/.asv-machine.json (asv.machine, read from
+    HOME; there is no option or variable for another place), and every
+    ``asv machine`` and ``asv run`` rewrites it in place, so two runs that
+    start together can read each other's half-written file ("Error parsing
+    JSON in file '~/.asv-machine.json'"), and each rewrote the user's own.
+    Each run here gets a new HOME under .asv/home, whose machine file no other
+    process reads or writes; the machine is described anew by ``asv machine
+    --yes`` (which ignores what the file held anyway).  Enter it after PATH is
+    set up: the environment is copied when it is entered.
+    """
+    home = Path(os.path.expanduser("~"))
+    ASV_HOMES.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="run-", dir=ASV_HOMES) as private:
+        env = {**os.environ, "HOME": private}
+        for variable, default in XDG_DEFAULTS.items():
+            env[variable] = os.environ.get(variable) or str(home / default)
+        for name in HOME_FILES:
+            if os.path.lexists(home / name):
+                os.symlink(home / name, Path(private) / name)
+        yield env
 
 
 def upstream_url() -> str:

@@ -5,9 +5,10 @@ in its sources: those come from the job that ran upstream Equinox, which could
 have written anything.  asv writes it when it discovers the benchmarks
 (`asv run --python=same --bench just-discover`, which imports the suite in
 .venv and runs nothing), into a temporary folder, so that no machine.json of
-the job that stores results mixes with the runners'.  Discovery takes a few
-seconds; the result is cached in .asv/suite-description, keyed by the suite's
-source, the configuration and asv's version.
+the job that stores results mixes with the runners', and under a HOME of its
+own, so that asv's machine file is never the user's (project.asv_home).
+Discovery takes a few seconds; the result is cached in .asv/suite-description,
+keyed by the suite's source, the configuration and asv's version.
 """
 
 import hashlib
@@ -18,7 +19,7 @@ from pathlib import Path, PurePath
 
 from .. import util
 from ..errors import Failed
-from ..project import ROOT, UPSTREAM_CONFIG
+from ..project import ROOT, UPSTREAM_CONFIG, asv_home
 from . import validate
 
 CACHE = ROOT / ".asv" / "suite-description"
@@ -39,7 +40,8 @@ def description() -> bytes:
     cached = CACHE / f"{key()}.json"
     if cached.is_file():
         return cached.read_bytes()
-    with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp:
+    # A HOME of asv's own (project.asv_home): the machine file is never the user's ~/.asv-machine.json.
+    with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp, asv_home() as env:
         config = util.load_asv_config(UPSTREAM_CONFIG)
         config.update(
             results_dir=f"{tmp}/results",
@@ -53,7 +55,7 @@ def description() -> bytes:
             ["machine", "--yes", "--machine", MACHINE, "--config", str(path)],
             ["run", "--python=same", "--bench", "just-discover", "--machine", MACHINE, "--config", str(path)],
         ):
-            done = subprocess.run(util.asv(*command), cwd=ROOT, capture_output=True, text=True)
+            done = subprocess.run(util.asv(*command), cwd=ROOT, env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 raise Failed(
                     f"asv {command[0]} failed while describing the suite: {(done.stdout + done.stderr).strip()[-500:]}"

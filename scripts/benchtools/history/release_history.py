@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from .. import git as git_
 from .. import util
+from ..asvtools import lock
 from ..errors import BadInput, Failed
 from ..project import HISTORY_DIR, ROOT
 
@@ -369,8 +370,15 @@ def build(args: Options) -> list[tuple[Release, str]]:
     if args.admits:
         selected = [r for r in selected if r.admits(args.admits)]
 
+    # One build of a repository at a time: a second waits, then finds the releases the first added.
+    with lock.held(lock.beside(repo), f"another scripts/release-history building {repo}"):
+        tags = update(repo, package, name, url, history, args.cache, build_parameters(since, args.until, python))
+    return [(r, tags[r.tag]) for r in selected]
+
+
+def update(repo, package, name, url, history, cache, parameters):
+    """Append to repo (made if missing) the releases of history it lacks; return its tags.  Under the repo's lock."""
     exists = check_repo(repo, package)
-    parameters = build_parameters(since, args.until, python)
     chain = main_commits(repo) if exists else []
     tags = git_.tags(repo, env=GIT_ENV) if exists else {}
     # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
@@ -381,11 +389,12 @@ def build(args: Options) -> list[tuple[Release, str]]:
     gone = check_built(built, history, url)
     built_versions = {version for _commit, version, _sha256 in built}
     pending = [r for r in history if r.version not in built_versions]
-    for release in pending:
-        fetch_sdist(release, args.cache)
-
     with tempfile.TemporaryFile() as stream:
-        write_import_stream(stream, pending, built[-1][0] if built else None, args.cache, name)
+        # The sdist cache may be shared by builds of other repositories: one at a time fetches into it.
+        with lock.held(lock.beside(cache), f"another scripts/release-history using the sdist cache {cache}"):
+            for release in pending:
+                fetch_sdist(release, cache)
+            write_import_stream(stream, pending, built[-1][0] if built else None, cache, name)
         stream.seek(0)
 
         if not exists:
@@ -414,8 +423,7 @@ def build(args: Options) -> list[tuple[Release, str]]:
 
     added = f", {len(pending)} added: {' '.join(str(r.version) for r in pending)}" if pending else ""
     log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
-    tags = git_.tags(repo, env=GIT_ENV)
-    return [(r, tags[r.tag]) for r in selected]
+    return git_.tags(repo, env=GIT_ENV)
 
 
 # The history is append-only: the parameters that decide which releases it holds are fixed when it

@@ -21,7 +21,7 @@ from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
-from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, upstream_url
+from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home, upstream_url
 from ..publishing import report, site
 
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
@@ -319,6 +319,13 @@ def publish(target: Target) -> None:
         print("warning: the overhead report was not written; see above", file=sys.stderr)
 
 
+def record_machine(machine: str, config: Path, env: dict) -> None:
+    """Describe this machine as ``machine`` in the machine file of ``env``'s HOME, for asv run to read."""
+    util.checked(
+        util.asv("machine", "--yes", "--machine", machine, "--config", config), stdout=subprocess.DEVNULL, env=env
+    )
+
+
 def bench(args: Options) -> int:
     """Benchmark, publish, summarize; the exit code (see the module's docstring)."""
     started = time.monotonic()
@@ -344,50 +351,52 @@ def bench(args: Options) -> int:
     else:
         env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
-    util.checked(
-        util.asv("machine", "--yes", "--machine", args.machine, "--config", target.base), stdout=subprocess.DEVNULL
-    )
+    # asv's machine file is this run's own, in a HOME of its own (project.asv_home): never the user's.
+    with asv_home() as asv_env:
+        record_machine(args.machine, target.base, asv_env)
 
-    print(
-        f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
-        file=sys.stderr,
-    )
-    asv_failed = ran_any = False
-    for number, (env_name, entry) in enumerate(envs, 1):
-        pending = [h for h in env_hashes[env_name] if needs_run(result_path(target, args.machine, h, env_name), args)]
         print(
-            f"\n=== Environment {number}/{len(envs)}: {env_name}\n"
-            f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
-            f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
+            f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
             file=sys.stderr,
-            flush=True,
         )
-        if not pending:
-            continue
-        hashfile = target.config_dir / f"{target.name}-{number}.hashes"
-        hashfile.write_text("\n".join(pending) + "\n")
-        cmd = util.asv(
-            "run",
-            "--config",
-            target.config(entry, f"-{number}"),
-            "--machine",
-            args.machine,
-            "--show-stderr",
-            "--no-interleave-rounds",
-            "--skip-existing-successful",
-            f"HASHFILE:{hashfile}",
-        )
-        if args.quick:
-            cmd.append("--quick")
-        for regex in args.bench:
-            cmd += ["--bench", regex]
-        with exclusive(args.env_dir):
-            code = util.run(cmd).returncode
-        ran_any = True
-        # asv exits 2 when a benchmark failed; the results are saved all the same.
-        if code not in (0, 2):
-            asv_failed = True
-            print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
+        asv_failed = ran_any = False
+        for number, (env_name, entry) in enumerate(envs, 1):
+            pending = [
+                h for h in env_hashes[env_name] if needs_run(result_path(target, args.machine, h, env_name), args)
+            ]
+            print(
+                f"\n=== Environment {number}/{len(envs)}: {env_name}\n"
+                f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
+                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if not pending:
+                continue
+            hashfile = target.config_dir / f"{target.name}-{number}.hashes"
+            hashfile.write_text("\n".join(pending) + "\n")
+            cmd = util.asv(
+                "run",
+                "--config",
+                target.config(entry, f"-{number}"),
+                "--machine",
+                args.machine,
+                "--show-stderr",
+                "--no-interleave-rounds",
+                "--skip-existing-successful",
+                f"HASHFILE:{hashfile}",
+            )
+            if args.quick:
+                cmd.append("--quick")
+            for regex in args.bench:
+                cmd += ["--bench", regex]
+            with exclusive(args.env_dir):
+                code = util.run(cmd, env=asv_env).returncode
+            ran_any = True
+            # asv exits 2 when a benchmark failed; the results are saved all the same.
+            if code not in (0, 2):
+                asv_failed = True
+                print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
 
     site_is_stale = ran_any or not (target.html_dir / "index.html").is_file()
     if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
