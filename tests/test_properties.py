@@ -15,6 +15,7 @@ that hundreds of cases take seconds; the number of cases of each is below
 import contextlib
 import io
 import json
+import math
 import string
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from benchtools import cli
+from benchtools.asvtools import validate
 from benchtools.commands import merge_results, regressions
 from tests.asv_sites import COUNT, ENV, MACHINE, TIMING, make_site
 
@@ -70,6 +72,14 @@ json_value = st.recursive(
     max_leaves=12,
 )
 hash8 = st.text("0123456789abcdef", min_size=8, max_size=8)
+# Text holding at least one character that the site could read as markup (or that no stored text holds).
+markup = st.builds(
+    lambda before, bad, after: before + bad + after,
+    st.text(max_size=6),
+    st.sampled_from(["<", ">", "&", '"', "\\", "\n", "`", "<img src=x onerror=alert(1)>", "<script>"]),
+    st.text(max_size=6),
+)
+ASV_COLUMNS = list(validate.asv_layout()["result_columns"])
 env = st.sampled_from(["env", "virtualenv-py3.11-jax0.4.33"])
 
 
@@ -92,6 +102,11 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
                 "env",
                 "name",
                 "value",
+                "skipped",
+                "non-finite",
+                "column",
+                "markup",
+                "machine markup",
                 "bytes",
             ]
         )
@@ -160,6 +175,69 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
     if how == "value":
         bad = draw(st.one_of(st.text(max_size=4), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)))
         return name, json.dumps({**good, "results": {"bench_x.T.track_x": [[bad], [], "1"]}}).encode(), False
+    if how == "skipped":  # asv's own mark of a skipped benchmark: valid
+        return name, json.dumps({**good, "results": {"bench_x.T.track_x": [[math.nan], [], "1"]}}).encode(), True
+    if how == "non-finite":
+        spelling = draw(st.sampled_from(["Infinity", "-Infinity", "1e400", "-1e999", "NaN", "true", "1e101"]))
+        where = draw(st.sampled_from(["result", "date", "started_at", "duration", "stats_q_25", "samples", "param"]))
+        row = {
+            "result": f"[[{spelling}], [], null]",
+            "started_at": f"[[1.0], [], null, {spelling}]",
+            "duration": f"[[1.0], [], null, null, {spelling}]",
+            "stats_q_25": f"[[1.0], [], null, null, null, null, null, [{spelling}]]",
+            "samples": f"[[1.0], [], null, null, null, null, null, null, null, null, null, [[1.0, {spelling}]]]",
+        }.get(where, "[[1.0], [], null]")
+        data = {**good, "result_columns": ASV_COLUMNS, "results": {"bench_x.T.track_x": "ROW"}}
+        if where in ("date", "param"):
+            data["date" if where == "date" else "params"] = "VALUE"
+        text = json.dumps(data).replace('"ROW"', row)
+        text = text.replace('"VALUE"', spelling if where == "date" else f'{{"machine": "m", "ram": {spelling}}}')
+        if spelling == "NaN" and where == "result":  # NaN in a result is asv's skipped mark
+            return name, text.encode(), True
+        return name, text.encode(), False
+    if how == "column":
+        column = draw(st.sampled_from(ASV_COLUMNS))
+        bad = draw(
+            st.sampled_from(
+                {
+                    "result": [[True], ["1"], [[1.0]], {}, [1.0, 2.0]],
+                    "params": [None, [[1]], [["<"]], "x"],
+                    "version": [1, [], True],
+                    "started_at": ["x", True, []],
+                    "duration": ["x", [1.0]],
+                    "samples": ["x", [1.0], [["x"]]],
+                    "profile": [1, "<b>", []],
+                }.get(column, ["x", [True], [math.nan], ["1"], [1.0, 2.0], {}])
+            )
+        )
+        row = [[1.0], [], "1"] + [None] * (len(ASV_COLUMNS) - 3)
+        row[ASV_COLUMNS.index(column)] = bad
+        return (
+            name,
+            json.dumps({**good, "result_columns": ASV_COLUMNS, "results": {"bench_x.T.track_x": row}}).encode(),
+            False,
+        )
+    if how == "markup":
+        text = draw(markup)
+        where = draw(st.sampled_from(["benchmark", "param value", "machine param", "env var", "python"]))
+        if where == "benchmark":
+            data = {**good, "results": {f"bench_x.T.{text}": good["results"]["bench_x.T.track_x"]}}
+        elif where == "param value":
+            data = {**good, "results": {"bench_x.T.track_x": [[1.0], [[text]], "1"]}}
+        elif where == "machine param":
+            data = {**good, "params": {"machine": "m", draw(st.sampled_from(["cpu", text])): text}}
+        elif where == "env var":
+            data = {**good, "env_vars": {"X": text}}
+        else:
+            data = {**good, "python": text}
+        return name, json.dumps(data).encode(), False
+    if how == "machine markup":
+        field = draw(st.sampled_from(["machine", "os", "cpu", "arch", "num_cpu", "ram", "planted"]))
+        return (
+            "machine.json",
+            json.dumps({"machine": "m", "cpu": "x", field: draw(markup), "version": 1}).encode(),
+            False,
+        )
     return name, draw(st.binary(max_size=64)), False
 
 

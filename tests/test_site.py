@@ -1,8 +1,11 @@
 """The published site, opened over HTTP in a real headless Chromium (Debian's), driven by Playwright."""
 
 import functools
+import json
 import re
 import shutil
+import subprocess
+import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -12,7 +15,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from benchtools.publishing import site as site_tools
-from tests.asv_sites import COST, COUNT, PASSES, ROOT, TIMING, TIMING_TWIN, make_site
+from tests.asv_sites import COST, COUNT, MACHINE, PASSES, ROOT, TIMING, TIMING_TWIN, make_site
 from tests.helpers import command
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -32,6 +35,13 @@ CHROMIUM_ARGS = [
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+
+def serve(html: Path):
+    """HTML served on 127.0.0.1 until the returned server is shut down; (server, its base URL)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 @pytest.fixture
@@ -144,5 +154,93 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     assert page.locator("h2:has-text('in detail') + table").count() == 1
     page.screenshot(path=str(SCREENSHOTS / "overhead.png"), full_page=True)
 
+    assert page.console_errors == []
+    assert page.external_requests == []
+
+
+# Markup planted in a results file and in machine.json, as a run of upstream code could write them.
+PLANTED = '<img src=x onerror="window.__pwned=1;alert(1)">'
+PLANTED_SCRIPT = "<script>window.__pwned=1;alert(1)</script>"
+
+
+def test_a_planted_file_is_refused_and_nothing_of_it_runs_in_the_published_site(tmp_path, page):
+    """The real merge refuses each planted file (exit 2, nothing merged); the site published from what it
+    accepted, opened in Chromium, runs no planted script, opens no dialog and shows no planted text."""
+    (tmp_path / "run").mkdir()
+    config = make_site(tmp_path / "run", {TIMING: [[1.0e-3, 2.0e-3]] * 2 + [[1.6e-3, 2.0e-3]]})
+    clean = tmp_path / "run" / "results"
+    dest = tmp_path / "branch" / "results"
+    merged = command("merge-results", clean, dest)
+    assert merged.returncode == 0, merged.stderr
+    held = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
+
+    def plant(name, change):
+        planted = tmp_path / name
+        shutil.copytree(clean, planted)
+        path = change(planted / MACHINE)
+        refused = command("merge-results", planted, dest)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert str(path) in refused.stderr and "may hold only" in refused.stderr, refused.stderr
+        assert {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()} == held
+
+    # Each planted file is new to DEST (a new environment, a new machine), so that, accepted, it would be
+    # copied and published, not kept out as a conflict or as metadata DEST already has.
+    def in_results(folder):
+        data = json.loads(sorted(folder.glob("*-*.json"))[-1].read_text())
+        data["env_name"] += "-planted"
+        data["results"][TIMING][1] = [["'jit'", PLANTED]]
+        data["params"][PLANTED_SCRIPT] = PLANTED
+        path = folder / f"{data['commit_hash'][:8]}-{data['env_name']}.json"
+        path.write_text(json.dumps(data))
+        return path
+
+    def in_machine(folder):
+        other = folder.parent / "elsewhere"
+        other.mkdir()
+        for source in folder.glob("*-*.json"):
+            data = json.loads(source.read_text())
+            data["params"]["machine"] = "elsewhere"
+            (other / source.name).write_text(json.dumps(data))
+        path = other / "machine.json"
+        machine = json.loads((folder / "machine.json").read_text())
+        path.write_text(json.dumps({**machine, "machine": "elsewhere", "cpu": PLANTED, "os": PLANTED_SCRIPT}))
+        return path
+
+    plant("planted-results", in_results)
+    plant("planted-machine", in_machine)
+
+    html = tmp_path / "branch" / "html"
+    conf = {**json.loads(config.read_text()), "results_dir": str(dest), "html_dir": str(html)}
+    (tmp_path / "branch" / "asv.conf.json").write_text(json.dumps(conf))
+    published = subprocess.run(
+        [sys.executable, "-m", "asv", "publish", "--config", str(tmp_path / "branch" / "asv.conf.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert published.returncode == 0, published.stdout + published.stderr
+    localized = command("localize-site", html)
+    assert localized.returncode == 0, localized.stderr
+    assert not [p for p in html.rglob("*") if p.is_file() and b"__pwned" in p.read_bytes()]
+
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    server, base = serve(html)
+    try:
+        for view in ("#/summarylist", f"#{TIMING}", "#/regressions", ""):
+            page.goto("about:blank")
+            page.goto(f"{base}/index.html{view}")
+            page.wait_for_load_state("networkidle")
+            page.wait_for_timeout(300)
+            assert "time_tree_at" in page.inner_text("body") or view == "", view  # the site, not asv's error page
+            if view == f"#{TIMING}":  # the machine's html: true tooltip, shown on hover, shows machine.json
+                page.hover(f"#graphdisplay-state-params a:has-text('{MACHINE}')")
+                page.wait_for_selector(".tooltip")
+                assert "cpu: test" in page.inner_text(".tooltip")
+            assert page.evaluate("() => window.__pwned") is None
+            assert "__pwned" not in page.content()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert dialogs == []
     assert page.console_errors == []
     assert page.external_requests == []

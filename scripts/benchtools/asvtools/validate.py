@@ -7,16 +7,26 @@ file or the option, never a traceback (exit 4), and never a silent success:
   threshold()        an argparse type: a finite, non-negative number
   read_json()        a JSON file, or BadInput (missing, not JSON, nested too deeply)
   check()            a JSON value against a small shape (types, required keys)
-  results_file() …   a stored asv file as asv's own readers load it, plus the
+  stored_file()       a stored asv file as asv's own readers load it, plus the
                      checks they leave out: the machine matches its folder,
                      the file name is <hash8>-<env>.json, the commit is a full
-                     hash that matches the name
+                     hash that matches the name (and, asked for, is that
+                     commit); at most MAX_STORED_BYTES; every value one that
+                     asv's publish and step detection take, as asv writes it
+                     (NaN only as a skipped result, ±Infinity only as a single
+                     sample's confidence bounds), column by column of asv's own
+                     result_columns (asv_layout); the text the site shows
+                     (names, params, environments, machine fields) SAFE_TEXT
+                     only; and, given the suite's benchmarks.json, only its
+                     benchmarks and params
 """
 
 import argparse
+import functools
 import json
 import math
 import re
+import tempfile
 from pathlib import Path, PurePath
 
 from ..errors import BadInput
@@ -130,12 +140,15 @@ def _check(value, shape, where: str) -> None:
         for i, (item, inner) in enumerate(zip(value, shape.items, strict=True)):
             _check(item, inner, f"{where}[{i}]")
     else:
-        types = shape if isinstance(shape, tuple) else (shape,)
+        types = _flat(shape)
         # JSON's true and false are not numbers here.
-        if isinstance(value, bool) and bool not in types:
-            _fail(where, " or ".join(t.__name__ for t in types), value)
-        if not isinstance(value, types):
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             _fail(where, " or ".join("null" if t is OPTIONAL else t.__name__ for t in types), value)
+
+
+def _flat(shape) -> tuple:
+    """A shape of types (such as (str, NUMBER, OPTIONAL)) as one flat tuple of types."""
+    return tuple(t for inner in shape for t in _flat(inner)) if isinstance(shape, tuple) else (shape,)
 
 
 def check(value, shape, path: Path | str, what: str):
@@ -180,6 +193,30 @@ BENCHMARKS = Map((dict, int))  # {name: description, ..., "version": 2}
 
 
 # Stored results: the files that merge-results and push-results accept.
+#
+# Every stored file is kept for good and read by every later asv publish, so a
+# value that publish or its step detection cannot take breaks the site for good,
+# and text that the site renders as HTML (asv puts benchmark names, params, and
+# machine fields into headings and ``html: true`` tooltips) runs in every
+# visitor's browser.  What asv writes is accepted as asv writes it; nothing else.
+
+# 10 MiB: the largest real results file (29 benchmarks, no samples) is 11 KB, and
+# a full run of the whole suite with every sample recorded stays below 1 MiB; the
+# cap is far below GitHub's 100 MB per file, so a file that merges also pushes.
+MAX_STORED_BYTES = 10 * 1024 * 1024
+# asv's step detection never returns on values whose differences overflow (1.7e308
+# beside -1.7e308); this suite's largest values (instruction counts) are below 1e12.
+LARGEST = 1e100
+# Stored text that the site shows: letters, digits, space and ._+:/,()'[]=@~- only.
+# No angle brackets, ampersands, double quotes, backticks or backslashes, so no
+# tag, entity or attribute can be formed: asv quotes its attributes with double
+# quotes, and puts single quotes around string param values ('jit').
+SAFE_TEXT = re.compile(r"[A-Za-z0-9 ._+:/,()'\[\]=@~-]{0,500}")
+SAFE_TEXT_DOC = "letters, digits, spaces and ._+:/,()'[]=@~- (at most 500)"
+BENCHMARK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,299}")
+MACHINE_KEY = re.compile(r"[A-Za-z0-9_]{1,100}")
+DURATION_KEY = re.compile(r"<build>|<setup_cache [A-Za-z0-9 ._+:/,()'\[\]=@~-]{1,300}>")
+BASE64 = re.compile(r"[A-Za-z0-9+/=]*")
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 RESULT_NAME = re.compile(r"(?P<hash8>[0-9a-f]{8})-(?P<env>[A-Za-z0-9_.+-]+)\.json")
@@ -195,7 +232,219 @@ RESULT = {
     "results": Map(list),
     "result_columns": List(str),
     "version": int,
+    "env_vars?": Map(str),
+    "durations?": Map(NUMBER),
 }
+
+
+@functools.cache
+def asv_layout() -> dict:
+    """What asv's Results.save writes: its top-level ``keys`` and its ``result_columns``, from asv itself."""
+    from asv import results, runner
+
+    saved = results.Results({"machine": "m"}, {}, "0" * 40, 0, "3", "e", {})
+    benchmark = {"name": "b", "version": "1", "params": []}
+    saved.add_result(benchmark, runner.BenchmarkResult([1.0], [[1.0]], [1], 0, "", None))
+    with tempfile.TemporaryDirectory(prefix="asv-layout-") as tmp:
+        saved.save(tmp)
+        data = json.loads((Path(tmp) / results.get_filename("m", "0" * 40, "e")).read_bytes())
+    return {"keys": frozenset(data), "result_columns": tuple(data["result_columns"])}
+
+
+class Unpublishable(ValueError):
+    """A value that asv's publish or the site cannot take, and where it is."""
+
+
+def _refuse(where: str, value, expected: str):
+    shown = json.dumps(value)[:60] if _dumpable(value) else type(value).__name__
+    raise Unpublishable(f"{where}: {shown} is not {expected}")
+
+
+def _finite_float(text: str) -> float:
+    """json's parse_float: 1e400 is not infinity, it is no number at all (asv writes Infinity)."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text[:40]}: a number beyond what a float holds")
+    return number
+
+
+def _number(value, where: str, nan: bool = False, inf: float | None = None, none: bool = True, kind=NUMBER):
+    """VALUE is a number within ±LARGEST (not true or false); or null, NaN or INF where allowed."""
+    if value is None and none:
+        return
+    if isinstance(value, float) and math.isnan(value) and nan:
+        return
+    if isinstance(value, float) and inf is not None and value == inf:
+        return
+    allowed = (
+        [f"a number within ±{LARGEST:g}" if kind is NUMBER else "an integer"]
+        + (["NaN"] if nan else [])
+        + ([json.dumps(inf)] if inf is not None else [])
+        + (["null"] if none else [])
+    )
+    allowed = " or ".join([", ".join(allowed[:-1]), allowed[-1]] if len(allowed) > 1 else allowed)
+    if isinstance(value, bool) or not isinstance(value, kind) or not -LARGEST <= value <= LARGEST:
+        _refuse(where, value, allowed)
+
+
+def _text(value, where: str, pattern=SAFE_TEXT, doc=SAFE_TEXT_DOC, none: bool = False):
+    if value is None and none:
+        return
+    if not isinstance(value, str):
+        _refuse(where, value, "text")
+    if not pattern.fullmatch(value):
+        raise Unpublishable(f"{where}: {value[:60]!r} may hold only {doc}")
+
+
+def _finite(value, where: str) -> None:
+    """Every number in VALUE (any JSON) is finite and within ±LARGEST, and no number is true or false."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _finite(inner, f"{where}[{key[:40]!r}]")
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            _finite(inner, f"{where}[{i}]")
+    elif isinstance(value, float):
+        _number(value, where)
+
+
+def _per_param(rule):
+    """A column of one value per combination of params (or null), each checked by RULE."""
+
+    def check(value, n: int, where: str):
+        if value is None:
+            return
+        if not isinstance(value, list) or len(value) != n:
+            _refuse(where, value, f"null or a list of {n} (one per combination of params)")
+        for i, item in enumerate(value):
+            rule(item, f"{where}[{i}]")
+
+    return check
+
+
+def _samples(value, where: str):
+    if value is None:
+        return
+    if not isinstance(value, list):
+        _refuse(where, value, "null or a list of samples")
+    for i, item in enumerate(value):
+        _number(item, f"{where}[{i}]", none=False)
+
+
+def _scalar(rule):
+    return lambda value, n, where: rule(value, where)
+
+
+# Each column asv's Results.save writes (asv_layout()["result_columns"]; a test checks that these are all of
+# them), and what asv writes in it: what publish reads (result, stats_ci_99_a/b through _stats.get_weight) and
+# what it keeps for later (the rest), as asv writes it and no other way.
+COLUMNS = {
+    "result": _per_param(lambda v, w: _number(v, w, nan=True)),  # NaN: skipped; null: failed
+    "params": None,  # checked first: it gives the number of values in the others
+    "version": _scalar(lambda v, w: _text(v, w, none=True)),
+    "started_at": _scalar(_number),
+    "duration": _scalar(_number),
+    # A single sample's confidence interval is (-Infinity, Infinity), which asv writes and get_weight reads.
+    "stats_ci_99_a": _per_param(lambda v, w: _number(v, w, inf=-math.inf)),
+    "stats_ci_99_b": _per_param(lambda v, w: _number(v, w, inf=math.inf)),
+    "stats_q_25": _per_param(_number),
+    "stats_q_75": _per_param(_number),
+    "stats_number": _per_param(_number),
+    "stats_repeat": _per_param(lambda v, w: _number(v, w, kind=int)),
+    "samples": _per_param(_samples),
+    "profile": _scalar(lambda v, w: _text(v, w, BASE64, "base64 (asv's compressed profile)", none=True)),
+}
+
+
+def _params(value, where: str) -> int:
+    """A benchmark's params column (a list of lists of text), and how many combinations they make."""
+    if not isinstance(value, list):
+        _refuse(where, value, "a list of lists of params (as text)")
+    combinations = 1
+    for i, values in enumerate(value):
+        if not isinstance(values, list):
+            _refuse(f"{where}[{i}]", values, "a list of params (as text)")
+        for j, item in enumerate(values):
+            _text(item, f"{where}[{i}][{j}]")
+        combinations *= len(values)
+    return combinations
+
+
+def _result_fields(value: dict) -> None:
+    """The results file VALUE (already of the RESULT shape) holds only what asv writes and the site can show."""
+    for key in value:
+        if key not in asv_layout()["keys"]:
+            raise Unpublishable(
+                f"unexpected key {key[:60]!r} (asv writes only {', '.join(sorted(asv_layout()['keys']))})"
+            )
+    _text(value["env_name"], "env_name")
+    _text(value["python"], "python")
+    _number(value["date"], "date", none=False)
+    for field in ("params", "requirements", "env_vars"):
+        for key, item in value.get(field, {}).items():
+            _text(key, f"{field} key")
+            if field == "env_vars" or isinstance(item, str):
+                _text(item, f"{field}[{key!r}]")
+            else:
+                _number(item, f"{field}[{key!r}]")
+    for key, item in value.get("durations", {}).items():
+        _text(key, "durations key", DURATION_KEY, "<build> or <setup_cache KEY>")
+        _number(item, f"durations[{key!r}]", none=False)
+    columns = value["result_columns"]
+    for name in columns:
+        if name not in COLUMNS or name not in asv_layout()["result_columns"]:
+            raise Unpublishable(f"result_columns: {name[:60]!r} is not a column asv writes")
+    if len(set(columns)) != len(columns) or "params" not in columns:
+        raise Unpublishable("result_columns: each column once, params among them, as asv writes them")
+    for key, row in value["results"].items():
+        _text(key, "a benchmark name", BENCHMARK_NAME, "letters, digits, _ and . (module.Class.method)")
+        if len(row) > len(columns):
+            raise Unpublishable(f"{key[:60]!r} has more values than result_columns names")
+        cells = dict(zip(columns, row, strict=False))
+        n = _params(cells.get("params"), f"results[{key[:60]!r}].params")
+        for name, cell in cells.items():
+            if name != "params":
+                COLUMNS[name](cell, n, f"results[{key[:60]!r}].{name}")
+
+
+def _machine_fields(value: dict) -> None:
+    for key, item in value.items():
+        _text(key, "a machine field", MACHINE_KEY, "letters, digits and _")
+        if key == "version":
+            continue
+        _text(item, key)
+
+
+def _benchmark_fields(value: dict) -> None:
+    _finite(value, "")
+    for name, description in value.items():
+        if name == "version":
+            continue
+        where = f"[{name[:60]!r}]"
+        _text(name, f"{where} name", BENCHMARK_NAME, "letters, digits, _ and . (module.Class.method)")
+        if description["name"] != name:
+            raise Unpublishable(f"{where}: names another benchmark, {description['name'][:60]!r}")
+        for field in ("type", "unit", "pretty_name", "version"):
+            _text(description.get(field), f"{where}.{field}", none=True)
+        for i, param in enumerate(description.get("param_names", [])):
+            _text(param, f"{where}.param_names[{i}]")
+        _params(description.get("params", []), f"{where}.params")
+
+
+def _in_suite(value: dict, suite, path: Path, what: str) -> None:
+    """Every benchmark and param of the results file VALUE is one the suite's benchmarks.json SUITE has."""
+    listed = json.loads(suite) if isinstance(suite, (bytes, str)) else suite
+    for key, row in value["results"].items():
+        described = listed.get(key) if key != "version" else None
+        if not isinstance(described, dict):
+            raise BadInput(f"{what} {path}: benchmark {key[:60]!r}, which this suite does not have")
+        params = dict(zip(value["result_columns"], row, strict=False)).get("params") or []
+        known = described.get("params") or []
+        if len(params) != len(known) or any(not set(p) <= set(k) for p, k in zip(params, known, strict=True)):
+            raise BadInput(
+                f"{what} {path}: {key[:60]!r} has params {json.dumps(params)[:100]}, "
+                f"which this suite does not have (it has {json.dumps(known)[:100]})"
+            )
 
 
 def kind_of(relative: PurePath) -> str:
@@ -216,22 +465,41 @@ def kind_of(relative: PurePath) -> str:
     )
 
 
-def stored_file(path: Path, relative: PurePath) -> bytes:
-    """PATH's bytes, once it is shown to be the asv file its place RELATIVE says; else BadInput naming it."""
+def _read_capped(path: Path, what: str) -> bytes:
+    size = path.stat().st_size
+    if size <= MAX_STORED_BYTES:
+        with path.open("rb") as file:
+            data = file.read(MAX_STORED_BYTES + 1)
+        size = len(data)
+        if size <= MAX_STORED_BYTES:
+            return data
+    raise BadInput(
+        f"{what} {path}: {size} bytes, more than the {MAX_STORED_BYTES >> 20} MiB a stored file may hold "
+        "(GitHub refuses files over 100 MB)"
+    )
+
+
+def stored_file(path: Path, relative: PurePath, *, suite=None, commit: str | None = None) -> bytes:
+    """PATH's bytes, once it is shown to be the asv file its place RELATIVE says; else BadInput naming it.
+
+    With SUITE (benchmarks.json, as bytes or parsed), a results file names only its benchmarks and
+    params; with COMMIT (a full hash), a results file is that commit's, not one sharing its 8 hex digits.
+    """
     from asv import results, util
 
     kind = kind_of(relative)
     if path.is_symlink() or not path.is_file():
         raise BadInput(f"{path}: not a plain file (a link or something else), so not stored")
-    data = path.read_bytes()
     what = {"benchmarks": "asv benchmark list", "machine": "asv machine file", "result": "asv results file"}[kind]
+    data = _read_capped(path, what)
     try:
-        value = json.loads(data)
+        value = json.loads(data, parse_float=_finite_float)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadInput(f"{what} is corrupt: {path} ({error})") from None
     except RecursionError:
         raise BadInput(f"{what} is corrupt: {path} (nested too deeply)") from None
     machine = relative.parent.name
+    unpublishable = f"{what} has a value the site cannot take: {path}"
     if kind == "benchmarks":
         check(value, {"version": int}, path, what)
         check(value, BENCHMARKS, path, what)
@@ -243,10 +511,12 @@ def stored_file(path: Path, relative: PurePath) -> bytes:
                     path,
                     f"{what} entry {name[:60]!r}",
                 )
+        _unpublishable(lambda: _benchmark_fields(value), unpublishable)
         _asv_loads(lambda: util.load_json(str(path), api_version=2), path, what)
         return data
     if kind == "machine":
         check(value, MACHINE, path, what)
+        _unpublishable(lambda: _machine_fields(value), unpublishable)
         _asv_loads(lambda: util.load_json(str(path), api_version=1), path, what)
         if value["machine"] != machine:
             raise BadInput(f"{what} {path} names machine {value['machine']!r}, not its folder's {machine!r}")
@@ -260,25 +530,35 @@ def stored_file(path: Path, relative: PurePath) -> bytes:
             f"{what} {path}: its commit {value['commit_hash'][:60]!r} is not a full hash that "
             f"starts with its name's {name['hash8']}"
         )
+    if commit is not None and value["commit_hash"] != commit:
+        raise BadInput(f"{what} {path} holds commit {value['commit_hash']}, not {commit[:64]}")
     if results.get_filename(machine, value["commit_hash"], value["env_name"]) != f"{machine}/{relative.name}":
         raise BadInput(f"{what} {path}: its environment {value['env_name'][:60]!r} does not give its name")
     if value["params"].get("machine") != machine:
         raise BadInput(f"{what} {path}: machine {value['params'].get('machine')!r}, not its folder's {machine!r}")
-    for key, row in value["results"].items():
-        if len(row) > len(value["result_columns"]):
-            raise BadInput(f"{what} {path}: {key[:60]!r} has more values than result_columns names")
+    _unpublishable(lambda: _result_fields(value), unpublishable)
+    if suite is not None:
+        _in_suite(value, suite, path, what)
     loaded = _asv_loads(lambda: results.Results.load(str(path), machine), path, what)
 
-    def every_value():
+    def every_value():  # asv's own readers, as publish calls them
         for key in loaded.get_all_result_keys():
             params = loaded.get_result_params(key)
-            values = loaded.get_result_value(key, params)
-            for item in values if isinstance(values, list) else [values]:
-                if item is not None and not isinstance(item, (int, float)):
-                    raise TypeError(f"{key}: a value that is not a number: {item!r}"[:120])
+            loaded.get_result_value(key, params)
+            loaded.get_result_stats(key, params)
+            loaded.get_result_samples(key, params)
 
     _asv_loads(every_value, path, what)
     return data
+
+
+def _unpublishable(check_fields, message: str) -> None:
+    try:
+        check_fields()
+    except Unpublishable as error:
+        raise BadInput(f"{message}: {error}") from None
+    except RecursionError:
+        raise BadInput(f"{message}: nested too deeply") from None
 
 
 def _asv_loads(load, path: Path, what: str):
