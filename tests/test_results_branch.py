@@ -50,6 +50,10 @@ def branch_files(remote: Path, branch="results") -> dict[str, bytes]:
     }
 
 
+# A benchmark of this suite without params, so that push-results' check against the suite passes.
+STORED_BENCHMARK = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
+
+
 def stored(relative: str, tag=1) -> dict:
     """A valid file of a results folder at RELATIVE, as asv writes it; TAG makes its content differ."""
     path = Path(relative)
@@ -68,7 +72,7 @@ def stored(relative: str, tag=1) -> dict:
         "requirements": {},
         "env_vars": {},
         "result_columns": ["result", "params", "version"],
-        "results": {"bench_x.T.track_x": [[value], [], "1"]},
+        "results": {STORED_BENCHMARK: [[value], [], "1"]},
         "durations": {},
         "version": 2,
     }
@@ -285,6 +289,20 @@ def results_folder(root: Path, files: dict) -> Path:
     for name, tag in files.items():
         put(root, name, tag)
     return root
+
+
+@pytest.mark.parametrize("benchmark, params", [("bench_evil.T.track_x", []), (STORED_BENCHMARK, [["'x'"]])])
+def test_a_result_the_suite_does_not_have_is_not_pushed(remote, tmp_path, benchmark, params):
+    """The run job ran upstream code: what it stored may name only this suite's benchmarks and params."""
+    incoming = results_folder(tmp_path / "incoming", {RESULT: 1})
+    path = incoming / RESULT
+    data = json.loads(path.read_text())
+    data["results"] = {benchmark: [[1.0] * max(1, len(params and params[0])), params, "1"]}
+    path.write_text(json.dumps(data))
+    pushed = script("push-results", "--results-remote", remote, incoming)
+    assert pushed.returncode == 2, pushed.stdout + pushed.stderr
+    assert "this suite does not have" in pushed.stderr
+    assert git(remote, "for-each-ref", "refs/heads") == ""  # nothing pushed
 
 
 def test_push_creates_the_branch_then_only_adds(remote, tmp_path):

@@ -11,7 +11,7 @@ import time
 from pathlib import Path, PurePath
 
 from .. import git, util
-from ..asvtools import validate
+from ..asvtools import suite, validate
 from ..errors import BadInput, Failed
 from ..project import ROOT
 
@@ -43,16 +43,20 @@ def source_files(source: Path):
 
 
 def merge(
-    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True
+    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True, suite=None
 ) -> dict[str, list]:
     """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out.
+
+    With SUITE (a benchmarks.json), a results file naming a benchmark or params it lacks is refused.
 
     All or nothing: every file of every source is checked (validate.stored_file), and every place in DEST
     it would go (``plain_place``), before any is written; then every file is written at once
     (util.write_all), so that an I/O error too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
-    incoming = [(relative, checked(source, relative)) for source in sources for relative in source_files(source)]
+    incoming = [
+        (relative, checked(source, relative, suite)) for source in sources for relative in source_files(source)
+    ]
     for relative, _ in incoming:
         plain_place(dest, relative)
     # DEST's benchmarks.json files as they were, so that a source holding that
@@ -86,11 +90,11 @@ def merge(
     return outcome
 
 
-def checked(source: Path, relative: PurePath) -> bytes:
+def checked(source: Path, relative: PurePath, suite=None) -> bytes:
     """SOURCE/RELATIVE's bytes once validate.stored_file accepts them; BadInput for a link or an unreadable file."""
     path = unlinked(source, relative)
     try:
-        return validate.stored_file(path, relative)
+        return validate.stored_file(path, relative, suite=suite)
     except OSError as error:
         raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
 
@@ -137,10 +141,10 @@ def read_dest(target: Path) -> bytes | None:
 
 
 def merge_and_report(
-    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True
+    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True, suite=None
 ) -> bool:
     """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
-    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks)
+    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks, suite)
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -269,15 +273,17 @@ def store(args) -> int:
     if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
         remote = str(Path(remote).resolve())
     sources = [s.resolve() for s in args.sources]
+    # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
+    description = suite.description()
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
         clone = Path(tmp)
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
             problems = merge_and_report(
-                sources, clone / "results", benchmarks_from_sources=False, take_benchmarks=False
+                sources, clone / "results", benchmarks_from_sources=False, take_benchmarks=False, suite=description
             )
-            describe_suite(clone / "results")
+            describe_suite(clone / "results", description)
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
                 print(f"Nothing new for {remote} {args.results_branch}")
@@ -309,10 +315,8 @@ def store(args) -> int:
     )
 
 
-def describe_suite(results: Path) -> None:
-    """Give each results folder below RESULTS this repository's benchmarks.json (suite.py), never a source's."""
-    from ..asvtools import suite
-
+def describe_suite(results: Path, data: bytes) -> None:
+    """Give each results folder below RESULTS this repository's benchmarks.json (DATA, suite.py), never a source's."""
     folders = (
         [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
         if results.is_dir()
@@ -320,7 +324,6 @@ def describe_suite(results: Path) -> None:
     )
     if not folders:
         return
-    data = suite.description()
     util.write_all(
         (folder / "benchmarks.json", data, True)
         for folder in folders
