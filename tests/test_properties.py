@@ -108,6 +108,8 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
                 "markup",
                 "machine markup",
                 "bytes",
+                "link",
+                "dangling link",
             ]
         )
     )
@@ -115,6 +117,8 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
     event(f"file: {how}")
     if how == "valid":
         return name, json.dumps(good).encode(), True
+    if how in ("link", "dangling link"):  # a valid file, reached through a link the merge must not follow
+        return name, LINK + (json.dumps(good).encode() if how == "link" else b""), False
     if how == "truncate":
         text = json.dumps(good)
         return name, text[: draw(st.integers(0, len(text) - 1))].encode(), False
@@ -241,6 +245,21 @@ def mutated_result(draw) -> tuple[str, bytes, bool]:
     return name, draw(st.binary(max_size=64)), False
 
 
+LINK = b"\0link\0"  # content that ``plant`` writes as a link to a file that holds the rest (none: dangling)
+
+
+def plant(path: Path, content: bytes) -> None:
+    """CONTENT at PATH; with the LINK prefix, a link to a file outside the sources that holds the rest."""
+    if not content.startswith(LINK):
+        path.write_bytes(content)
+        return
+    target = path.parents[3] / "elsewhere" / path.name
+    if content[len(LINK) :]:
+        target.parent.mkdir(exist_ok=True)
+        target.write_bytes(content[len(LINK) :])
+    path.symlink_to(target)
+
+
 def tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
@@ -256,7 +275,7 @@ def test_merge_results_is_all_or_nothing_and_never_crashes(tmp_path_factory, fil
     (src / "upstream" / "m").mkdir(parents=True)
     (dest / "upstream" / "m").mkdir(parents=True)
     for name, content, _valid in files:
-        (src / "upstream" / "m" / name).write_bytes(content)
+        plant(src / "upstream" / "m" / name, content)
     for h, value in existing:
         (dest / "upstream" / "m" / f"{h}-env.json").write_text(json.dumps(good_result("m", h, "env", value)))
     before = tree(dest)
