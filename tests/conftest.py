@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import BUNDLE, ROOT
 
 
 @pytest.fixture(scope="session")
@@ -27,4 +27,14 @@ def history(tmp_path_factory) -> Path:
     )
     if built.returncode != 0:
         pytest.skip(f"cannot build the release history from PyPI: {built.stderr.strip()[-300:]}")
+    return repo
+
+
+@pytest.fixture(scope="session")
+def upstream(tmp_path_factory) -> Path:
+    """A bare clone of upstream Equinox's real history (../shared/upstream/equinox.bundle)."""
+    if not BUNDLE.is_file():
+        pytest.skip(f"the upstream bundle is not at {BUNDLE}")
+    repo = tmp_path_factory.mktemp("upstream") / "equinox.git"
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(BUNDLE), str(repo)], check=True)
     return repo

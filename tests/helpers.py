@@ -12,6 +12,8 @@ from benchtools import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
+# Upstream Equinox's real history (main and its tags), beside the project where the workplace keeps it.
+BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
 
 
 def git(repo, *args, env=None) -> str:

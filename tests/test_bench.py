@@ -426,3 +426,20 @@ def test_concurrent_machine_records_are_each_runs_own(tmp_path, monkeypatch):
     assert all(list(machines) == [MACHINE, "version"] for machines in written.values())
     assert (home / ".asv-machine.json").read_bytes() == before
     assert len(set(homes)) == 3 and not any(path.exists() for path in homes)
+
+
+def test_commits_that_leave_the_package_as_their_parent_had_it_are_not_benchmarked(upstream):
+    """On real history, v0.13.6..main: docs, CI and awesome-list commits change neither equinox/ nor pyproject.toml."""
+    from benchtools import git as git_tool
+    from benchtools.running.bench import PACKAGE_PATHS, unchanged_package
+
+    commits = git_tool.out("rev-list", "--first-parent", "--reverse", "v0.13.6..main", repo=upstream).split()
+    unchanged = unchanged_package(upstream, commits)
+    subjects = {c: git_tool.out("log", "-1", "--format=%s", c, repo=upstream).strip() for c in commits}
+    assert 0 < len(unchanged) < len(commits)
+    assert any("awesome" in subjects[c].lower() for c in unchanged)
+    for commit in commits:
+        changed = git_tool.out("diff", "--name-only", f"{commit}^", commit, "--", *PACKAGE_PATHS, repo=upstream)
+        assert (commit in unchanged) == (not changed.strip()), subjects[commit]
+    root = git_tool.out("rev-list", "--max-parents=0", "main", repo=upstream).split()
+    assert unchanged_package(upstream, root) == []  # no parent to equal: benchmarked

@@ -349,3 +349,16 @@ def test_a_step_that_is_not_a_number_is_bad_input(tmp_path, value):
     result = gate(config)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "not a number" in result.stderr and "regressions.json" in result.stderr
+
+
+def test_the_verdict_names_the_commits_the_run_left_out_as_unchanged(tmp_path):
+    config = make_site(tmp_path, {COST: [[100, 100]] * 3, COUNT: FLAT_COUNT[:3]}, skip_results=[2])
+    left_out = git(tmp_path / "repo", "rev-parse", "v2")
+    record = tmp_path / "out" / ".asv" / "last-run.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"config": str(config), "machine": MACHINE, "commits": [], "unchanged": [left_out]}))
+    verdict = tmp_path / "verdict.json"
+    result = command("regressions", "--output", tmp_path / "out", "--no-confirm", "--verdict", verdict)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(verdict.read_text())["unchanged_commits"] == [left_out]
+    assert "Not benchmarked, the package being their parent's" in result.stdout and "v2" in result.stdout

@@ -169,7 +169,14 @@ def read_checked(path: Path, shape, what: str):
 
 # The shapes the gate reads.
 
-LAST_RUN = {"config": str, "results_dir?": str, "html_dir?": str, "machine?": str, "commits?": List(str)}
+LAST_RUN = {
+    "config": str,
+    "results_dir?": str,
+    "html_dir?": str,
+    "machine?": str,
+    "commits?": List(str),
+    "unchanged?": List(str),
+}
 # A configuration's fields that the gate reads (asv's own Config checks the rest when asv runs).
 CONFIG = {"results_dir?": str, "html_dir?": str, "regressions_thresholds?": Map(NUMBER)}
 INDEX = {"revision_to_hash": Map(str, key=r"-?[0-9]+"), "tags": Map(int)}

@@ -187,6 +187,12 @@ def markdown(verdict: Verdict) -> str:
                 for f in verdict.failed
             ),
         ]
+    if source.run_unchanged:
+        lines += [
+            "",
+            f"Not benchmarked, the package being their parent's (equinox/ and pyproject.toml unchanged): "
+            f"{', '.join(source.label(c) for c in source.run_unchanged)}.",
+        ]
     if verdict.unjudged:
         lines += unjudged_section(verdict.unjudged)
     if any(c.explanation for c in verdict.explained) or verdict.explain_errors:

@@ -55,6 +55,7 @@ class Source:
         self.html = html or Path(last_run.get("html_dir") or conf["html_dir"])
         self.machine = machine or last_run.get("machine") or self._only_machine()
         self.run_commits = list(last_run.get("commits", []))  # the commits the latest run benchmarked
+        self.run_unchanged = list(last_run.get("unchanged", []))  # those it left out: the package unchanged
         self.index = read_json(self.html / "index.json", "asv site index", validate.INDEX)
         self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", validate.BENCHMARKS)
         revisions = self.index["revision_to_hash"]

@@ -85,6 +85,7 @@ def data(verdict: Verdict) -> dict:
             {"benchmark": u.benchmark, "params": u.params, "environment": u.env, "reason": u.reason}
             for u in verdict.unjudged
         ],
+        "unchanged_commits": list(source.run_unchanged),
         "failed_commits": [
             {
                 "commit": f.commit,

@@ -273,8 +273,11 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
     return ("failed" if failures or not values else "skipped"), failures
 
 
-def record_last_run(target: Target, hashes: list[str]) -> None:
-    """Tell scripts/regressions which results the latest run wrote (OUTPUT/.asv/last-run.json)."""
+def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
+    """Tell scripts/regressions which results the latest run wrote (OUTPUT/.asv/last-run.json).
+
+    ``unchanged`` are the commits left out because the package is their parent's.
+    """
     last_run = target.args.output / ".asv" / "last-run.json"
     last_run.parent.mkdir(parents=True, exist_ok=True)
     last_run.write_text(
@@ -285,10 +288,42 @@ def record_last_run(target: Target, hashes: list[str]) -> None:
                 "html_dir": str(target.html_dir),
                 "machine": target.args.machine,
                 "commits": hashes,
+                "unchanged": list(unchanged),
             },
             indent=2,
         )
     )
+
+
+# What a commit must change to be benchmarked: the package's code and its build and dependency declaration.
+PACKAGE_PATHS = ("equinox", "pyproject.toml")
+
+
+def git_dir(target: Target) -> Path:
+    """The git repository of the target's commits: the path given, or asv's mirror of a remote one."""
+    if isinstance(target.repo, Path):
+        return target.repo
+    return target.config_dir / util.load_asv_config(target.base)["project"]
+
+
+def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
+    """The commits whose PACKAGE_PATHS are those of their first parent (docs, CI or examples only).
+
+    asv would install the same package and measure the same code again; a
+    commit without a parent, or where a path cannot be read, is kept.
+    """
+    found = []
+    for commit in hashes:
+        objects = [f"{commit}{suffix}:{path}" for suffix in ("", "^") for path in PACKAGE_PATHS]
+        listed = git.run("rev-parse", *objects, repo=repo, check=False)
+        trees = listed.stdout.split()
+        if (
+            listed.returncode == 0
+            and len(trees) == 2 * len(PACKAGE_PATHS)
+            and trees[: len(PACKAGE_PATHS)] == trees[len(PACKAGE_PATHS) :]
+        ):
+            found.append(commit)
+    return found
 
 
 def needs_run(path: Path, args) -> bool:
@@ -343,6 +378,16 @@ def bench(args: Options) -> int:
     quarantine_unreadable(target, args.machine)
     if reads_results:
         hashes = range_hashes(target, args.range)
+    unchanged = []
+    if selected is None:  # a repository's commits: one that leaves the package as its parent had it is not run
+        unchanged = unchanged_package(git_dir(target), hashes)
+        if unchanged:
+            hashes = [h for h in hashes if h not in unchanged]
+            print(
+                f"{len(unchanged)} commit(s) leave the package ({', '.join(PACKAGE_PATHS)}) as their parent has it, "
+                f"so they are not benchmarked and get no results: {' '.join(h[:8] for h in unchanged)}",
+                file=sys.stderr,
+            )
     if args.jax_history:
         by_python = hashes_by_python(
             selected, sorted({asv_envs.python_of(entry) for _, entry in envs}, key=release_history.python_series)
@@ -401,7 +446,7 @@ def bench(args: Options) -> int:
     site_is_stale = ran_any or not (target.html_dir / "index.html").is_file()
     if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
         publish(target)
-    record_last_run(target, hashes)
+    record_last_run(target, hashes, unchanged)
 
     print(f"\nSummary ({(time.monotonic() - started) / 60:.1f} min wall time)")
     partial_failures = missing = 0
