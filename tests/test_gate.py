@@ -362,3 +362,16 @@ def test_the_verdict_names_the_commits_the_run_left_out_as_unchanged(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(verdict.read_text())["unchanged_commits"] == [left_out]
     assert "Not benchmarked, the package being their parent's" in result.stdout and "v2" in result.stdout
+
+
+def test_a_step_across_a_failed_commit_lies_at_the_first_commit_at_the_new_level_naming_the_failed_one(tmp_path):
+    series = [[100, 100]] * 3 + [[100, None]] + [[100, 200]] * 3
+    config = make_site(tmp_path, {COST: series, COUNT: FLAT_COUNT[:7] + [[100, 400]]})
+    verdict = tmp_path / "verdict.json"
+    result = gate(config, "--verdict", verdict)
+    assert result.returncode == 1, result.stdout + result.stderr
+    [row] = [r for r in rows_of(result.stdout) if f"`{COST}`" in r]
+    assert "v2..v4 (v3 between: no value)" in row
+    [counted] = json.loads(verdict.read_text())["counted"]
+    failed = git(tmp_path / "repo", "rev-parse", "v3")
+    assert (counted["bad"], counted["unmeasured_between"]) == (git(tmp_path / "repo", "rev-parse", "v4"), [failed])

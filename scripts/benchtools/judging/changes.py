@@ -28,6 +28,7 @@ class Change:
     env_params: dict = field(default_factory=dict)  # the environment's requirements, to profile in it
     graph: tuple | None = None  # (graph path in the site, parameter index, revision before, revision after)
     diagnostics: list = field(default_factory=list)  # [(name, before, after)] beside a cost change
+    unmeasured: list = field(default_factory=list)  # the commits between good and bad with no value (failed)
     explanation: "explain.Explanation | None" = None
 
     @property

@@ -143,6 +143,8 @@ def step_changes(source: Source) -> list[Change]:
                     f"asv regressions file {path}: {entry[:80]} steps from {step.before!r} to {step.after!r} at "
                     f"revision {after_rev}, which is not a number: the step cannot be judged"
                 )
+            measured = {rev for rev, value in points if value is not None}
+            between = [] if rev_before is None else range(rev_before + 1, after_rev)
             changes.append(
                 Change(
                     name,
@@ -157,6 +159,12 @@ def step_changes(source: Source) -> list[Change]:
                     latest=last_value,
                     env_params=params_of_graph(graph),
                     graph=(graph, index, rev_before, after_rev),
+                    # The step lies at the first commit at the new level; these in between have no value.
+                    unmeasured=[
+                        source.hash_of_revision[r]
+                        for r in between
+                        if r in source.hash_of_revision and r not in measured
+                    ],
                 )
             )
     return changes

@@ -29,6 +29,12 @@ def percent(change: Change) -> str:
 
 
 def where(source: Source, change: Change) -> str:
+    return place(source, change) + (
+        f" ({', '.join(source.label(c) for c in change.unmeasured)} between: no value)" if change.unmeasured else ""
+    )
+
+
+def place(source: Source, change: Change) -> str:
     return (
         source.label(change.bad)
         if change.single_commit or not change.good

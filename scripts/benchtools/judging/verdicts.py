@@ -42,6 +42,7 @@ def change_data(change: Change, threshold: float | None = None) -> dict:
         "single_commit": change.single_commit,
         "unit": change.unit,
         "latest": number(change.latest),
+        "unmeasured_between": list(change.unmeasured),
         "diagnostics": [
             {"benchmark": name, "before": number(before), "after": number(after)}
             for name, before, after in change.diagnostics
