@@ -54,9 +54,7 @@ def merge(
     (util.write_all), so that an I/O error too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
-    incoming = [
-        (relative, checked(source, relative, suite)) for source in sources for relative in source_files(source)
-    ]
+    incoming = [(relative, checked(source, relative, suite)) for source in sources for relative in source_files(source)]
     for relative, _ in incoming:
         plain_place(dest, relative)
     # DEST's benchmarks.json files as they were, so that a source holding that
