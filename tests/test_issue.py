@@ -1,13 +1,14 @@
-"""scripts/open-regression-issue on the real gate's output, against a stand-in gh that keeps issues in a file.
+"""scripts/open-regression-issue on the real gate's output, against a stand-in of GitHub's issues API.
 
 Every verdict the alert reads here is written by the gate itself
 (scripts/regressions --verdict over a real asv site, confirming through a
 fake measurement) or by the nightly (a failed night): a quiet night, a
 confirmed timing regression, an exact regression, a failed night, and a night
 with failed commits.  GitHub cannot be reached from here; the stand-in
-answers the few gh commands the script uses as gh does, and refuses any
-other, so that the script's decisions (one issue, edited in place, known
-regressions not reopened) are what is tested.
+(benchtools.publishing.github.StandIn, the one scripts/replay uses) is an
+HTTP server on 127.0.0.1 that answers the REST requests the script makes as
+GitHub does and refuses any other, so that the script's decisions (one
+issue, edited in place, known regressions not reopened) are what is tested.
 """
 
 import json
@@ -20,79 +21,50 @@ import pytest
 
 from benchtools import cli
 from benchtools.commands import nightly, regressions
+from benchtools.publishing.github import StandIn
 from tests.asv_sites import COST, COUNT, MACHINE, TIMING, make_site
 from tests.helpers import SCRIPTS
 from tests.test_confirm import fake_sides
 
 SCRIPT = SCRIPTS / "open-regression-issue"
-FAKE_GH = r"""#!PYTHON
-import argparse, json, os, sys
-state_path = os.environ["FAKE_GH_STATE"]
-state = json.load(open(state_path))
-state["calls"].append(sys.argv[1:])
-parser = argparse.ArgumentParser()
-parser.add_argument("noun"); parser.add_argument("verb"); parser.add_argument("arg", nargs="?")
-for option in ("--label", "--state", "--json", "--limit", "--body-file", "--title", "--repo", "--color",
-               "--description"):
-    parser.add_argument(option)
-parser.add_argument("--force", action="store_true")
-args = parser.parse_args()
-assert args.repo == "owner/bench", args.repo
-if (args.noun, args.verb) == ("issue", "list"):
-    found = [{k: i[k] for k in args.json.split(",")} for i in state["issues"]
-             if args.label in i["labels"] and i["state"] == args.state]
-    print(json.dumps(found))
-elif (args.noun, args.verb) == ("issue", "edit"):
-    issue = next(i for i in state["issues"] if i["number"] == int(args.arg))
-    issue["body"], issue["updatedAt"] = open(args.body_file).read(), "2026-12-31T00:00:00Z"
-elif (args.noun, args.verb) == ("issue", "create"):
-    if args.label not in state["labels"]:
-        sys.exit("could not add label: '%s' not found" % args.label)
-    number = len(state["issues"]) + 1
-    state["issues"].append({"number": number, "title": args.title, "body": open(args.body_file).read(),
-                            "labels": [args.label], "state": "open", "updatedAt": "2026-12-31T00:00:00Z"})
-    print("https://github.com/owner/bench/issues/%d" % number)
-elif (args.noun, args.verb) == ("label", "create"):
-    state["labels"].append(args.arg)
-else:
-    sys.exit("unexpected gh call")
-json.dump(state, open(state_path, "w"))
-"""
+TOKEN = "ghs_stand-in-secret"
 
 
 class FakeGitHub:
-    """Runs the script with the stand-in gh first on PATH, and reads or edits the stand-in's state."""
+    """Runs the script against the stand-in (GITHUB_API_URL), and reads or edits the stand-in's state."""
 
-    def __init__(self, tmp_path: Path):
-        self.tmp_path = tmp_path
-        bin_dir = tmp_path / "bin"
-        bin_dir.mkdir()
-        (bin_dir / "gh").write_text(FAKE_GH.replace("PYTHON", sys.executable))
-        (bin_dir / "gh").chmod(0o755)
-        self.state_path = tmp_path / "state.json"
-        self.save({"issues": [], "labels": [], "calls": []})
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-        self.env.update(PATH=f"{bin_dir}:{self.env['PATH']}", FAKE_GH_STATE=str(self.state_path), GH_TOKEN="fake")
+    def __init__(self, api: StandIn):
+        self.api = api
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
+        self.env.update(GITHUB_API_URL=api.url, GH_TOKEN=TOKEN)
 
     def run(self, night: "Night", repo="owner/bench", **extra_env):
         report = ["--report", str(night.report)] if night.report.exists() else []
         return subprocess.run(
-            [sys.executable, str(SCRIPT), "--verdict", str(night.verdict), *report, "--repo", repo],
+            [
+                sys.executable,
+                str(SCRIPT),
+                "--verdict",
+                str(night.verdict),
+                *report,
+                *(["--repo", repo] if repo else []),
+            ],
             capture_output=True,
             text=True,
-            env=dict(self.env, **extra_env),
+            env={k: v for k, v in dict(self.env, **extra_env).items() if v is not None},
         )
 
     def state(self) -> dict:
-        return json.loads(self.state_path.read_text())
+        return self.api.state()
 
     def save(self, state: dict) -> None:
-        self.state_path.write_text(json.dumps(state))
+        self.api.save(state)
 
 
 @pytest.fixture
-def gh(tmp_path):
-    return FakeGitHub(tmp_path)
+def gh():
+    with StandIn(repos=["owner/bench"], tokens={TOKEN: True, "read-only": False}) as api:
+        yield FakeGitHub(api)
 
 
 class Night:
@@ -162,7 +134,7 @@ def test_an_exact_regression_opens_the_issue_then_updates_it_in_place(gh, tmp_pa
 
     unchanged = gh.run(night)
     assert "already holds this report" in unchanged.stdout
-    assert not any(call[:2] == ["issue", "edit"] for call in gh.state()["calls"])
+    assert not any(call["method"] == "PATCH" for call in gh.state()["calls"])
 
     worse = judged_night(
         tmp_path, monkeypatch, capsys, {COST: [[100, 400], [100, 480]], COUNT: FLAT_COUNT}, name="worse"
@@ -259,4 +231,67 @@ def test_a_regression_without_its_report_is_bad_input_and_a_gh_failure_is_report
     assert gh.run(night).returncode == 2 and gh.state()["calls"] == []
     night.report.write_text("# Benchmark regressions\n")
     failing = gh.run(night, repo="other/repo")  # the stand-in answers only owner/bench
-    assert failing.returncode == 3 and "gh issue list" in failing.stderr
+    assert failing.returncode == 3 and "GET /repos/other/repo/issues" in failing.stderr
+    assert len(failing.stderr.strip().splitlines()) == 1 and TOKEN not in failing.stderr
+
+
+def test_the_label_is_made_when_missing_and_the_token_goes_in_a_header_only(gh, tmp_path, monkeypatch, capsys):
+    night = judged_night(tmp_path, monkeypatch, capsys, EXACT)
+    result = gh.run(night)
+    assert result.returncode == 0, result.stderr
+    assert "opened issue #1" in result.stdout and TOKEN not in result.stdout + result.stderr
+    calls = [(c["method"], c["path"]) for c in gh.state()["calls"]]
+    assert calls == [
+        ("GET", "/repos/owner/bench/issues"),
+        ("GET", "/repos/owner/bench/issues"),
+        ("GET", "/repos/owner/bench/labels/benchmark-regression"),
+        ("POST", "/repos/owner/bench/labels"),
+        ("POST", "/repos/owner/bench/issues"),
+    ]
+    assert [c["query"]["state"] for c in gh.state()["calls"][:2]] == ["open", "closed"]
+    assert gh.state()["labels"] == ["benchmark-regression"]
+    # The label is there now: a second regression asks for it and makes no other.
+    state = gh.state()
+    state["issues"][0]["state"] = "closed"
+    gh.save(state)
+    other = judged_night(tmp_path, monkeypatch, capsys, SLOWER_TIMING, slowdown=1.5, name="other")
+    assert gh.run(other).returncode == 0
+    assert [c["method"] for c in gh.state()["calls"]].count("POST") == 3
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ({"GH_TOKEN": None}, "no token"),
+        ({"GH_TOKEN": None, "GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": None, "repo": None}, "no repository"),
+        ({"repo": "not a repository"}, "not OWNER/NAME"),
+    ],
+)
+def test_a_missing_token_or_repository_is_bad_input_even_on_a_quiet_night(
+    gh, tmp_path, monkeypatch, capsys, case, expected
+):
+    night = judged_night(tmp_path, monkeypatch, capsys, QUIET)
+    case = dict(case)
+    result = gh.run(night, repo=case.pop("repo", "owner/bench"), **case)
+    assert result.returncode == 2 and expected in result.stderr, result.stderr
+    assert gh.state()["calls"] == []
+
+
+def test_the_repository_comes_from_github_repository_and_gh_token_or_github_token(gh, tmp_path, monkeypatch, capsys):
+    night = judged_night(tmp_path, monkeypatch, capsys, EXACT)
+    result = gh.run(night, repo=None, GH_TOKEN=None, GITHUB_TOKEN=TOKEN, GITHUB_REPOSITORY="owner/bench")
+    assert result.returncode == 0, result.stderr
+    assert len(gh.state()["issues"]) == 1
+
+
+def test_a_refused_write_or_an_unreachable_api_exits_3_in_one_line(gh, tmp_path, monkeypatch, capsys):
+    night = judged_night(tmp_path, monkeypatch, capsys, EXACT)
+    refused = gh.run(night, GH_TOKEN="read-only")  # a job without permissions: issues: write
+    assert refused.returncode == 3 and "HTTP 403" in refused.stderr, refused.stderr
+    assert gh.state()["issues"] == []
+    bad = gh.run(night, GH_TOKEN="wrong")
+    assert bad.returncode == 3 and "HTTP 401 Bad credentials" in bad.stderr and "wrong" not in bad.stderr
+    url = gh.api.url
+    gh.api.stop()
+    gone = gh.run(night, GITHUB_API_URL=url)
+    assert gone.returncode == 3 and "cannot reach" in gone.stderr and len(gone.stderr.strip().splitlines()) == 1

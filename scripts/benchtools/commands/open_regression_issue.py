@@ -11,7 +11,9 @@ never from a report's wording:
                                  with REPORT when there is one
 
 A missing or malformed verdict is bad input: never read as "no regression".
-With the gh CLI (GH_TOKEN from the environment):
+Through GitHub's REST API (GITHUB_API_URL, default https://api.github.com,
+which GitHub Actions sets; the token from GH_TOKEN or GITHUB_TOKEN, sent as
+a header and never printed; the repository from --repo or GITHUB_REPOSITORY):
 
   an open issue has --label    its body becomes the report, unless it already is
   none is open                 a new issue with --title and --label (the label
@@ -27,7 +29,8 @@ Run in GitHub Actions, the body ends with a link to the run.
 
 Exit status: 0 when the issue is up to date or there is no regression; 2 for
 a missing or malformed verdict, a regression without its report, or a
-missing gh; 3 when gh fails.
+missing token or repository; 3 when the API answers an error or cannot be
+reached (one line, naming the request).
 """
 
 from pathlib import Path
@@ -44,7 +47,7 @@ def parse_args(argv):
     parser.add_argument("--report", type=Path, metavar="FILE", help="the gate's Markdown report: the issue's body")
     parser.add_argument("--label", default="benchmark-regression", help="the issue's label (default: %(default)s)")
     parser.add_argument("--title", default="Benchmark regression", help="a new issue's title (default: %(default)s)")
-    parser.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: gh's, GH_REPO)")
+    parser.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
     return parser.parse_args(argv)
 
 

@@ -1,16 +1,14 @@
-"""The regression issue: opened, updated or closed from the gate's verdict, through gh."""
+"""The regression issue: opened or updated from the gate's verdict, through GitHub's REST API."""
 
 import hashlib
 import json
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 
-from ..errors import BadInput, Failed
+from ..errors import BadInput
 from ..judging import verdicts
 from ..judging.verdicts import FAILED, JUDGED
+from . import github
 
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
@@ -18,33 +16,17 @@ MAX_BODY = 65000
 MARKER = "\n<!-- end of regression report -->\n"
 
 
-def gh(args, *command) -> str:
-    result = subprocess.run(
-        ["gh", *command, *(["--repo", args.repo] if args.repo else [])], capture_output=True, text=True
-    )
-    if result.returncode != 0:
-        raise Failed(f"gh {' '.join(command)} failed: {result.stderr.strip()}")
-    return result.stdout
+LABEL_COLOR = "d73a4a"
+LABEL_DESCRIPTION = "A benchmark got worse (scripts/regressions)"
 
 
-def issues(args, state: str) -> list[dict]:
-    """Issues with the label in STATE, most recently updated first."""
-    found = json.loads(
-        gh(
-            args,
-            "issue",
-            "list",
-            "--label",
-            args.label,
-            "--state",
-            state,
-            "--json",
-            "number,body,updatedAt",
-            "--limit",
-            "100",
-        )
-    )
-    return sorted(found, key=lambda issue: issue["updatedAt"], reverse=True)
+def client(args) -> github.Client:
+    """The API client: GITHUB_API_URL (default api.github.com), --repo or GITHUB_REPOSITORY, the token."""
+    repo = args.repo or os.environ.get("GITHUB_REPOSITORY")
+    if not repo:
+        raise BadInput("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
+    token = github.token_from(os.environ)
+    return github.Client(os.environ.get("GITHUB_API_URL") or github.DEFAULT_API, repo, token)
 
 
 def report_of(body: str) -> str:
@@ -90,6 +72,7 @@ def issue_body(verdict: dict, report: str) -> str:
 def open_or_update(args) -> int:
     """The issue brought up to date with the verdict (see scripts/open-regression-issue --help); exit code."""
     verdict = verdicts.read(args.verdict)
+    api = client(args)  # a missing token or repository is found on a quiet night too
     if verdict["status"] == JUDGED and not verdict["regression"]:
         print(f"{args.verdict}: {verdict['summary']}; no issue to open")
         return 0
@@ -99,39 +82,22 @@ def open_or_update(args) -> int:
         raise BadInput(f"--report {args.report}: cannot be read ({error})") from None
     if verdict["status"] == JUDGED and not report:
         raise BadInput("a regression counts, and the issue needs its report: --report FILE is missing or empty")
-    if shutil.which("gh") is None:
-        raise BadInput("the gh CLI is not installed")
     key = regression_key(verdict)
-    with tempfile.NamedTemporaryFile("w", suffix=".md") as body_file:
-        body_file.write(issue_body(verdict, report))
-        body_file.flush()
-        open_issues = issues(args, "open")
-        if open_issues:
-            number = open_issues[0]["number"]
-            if report_of(open_issues[0]["body"]) == report and key_of(open_issues[0]["body"]) == key:
-                print(f"issue #{number} already holds this report")
-            else:
-                gh(args, "issue", "edit", str(number), "--body-file", body_file.name)
-                print(f"updated issue #{number}")
-            return 0
-        closed = issues(args, "closed")
-        if closed and key_of(closed[0]["body"]) == key:
-            print(f"issue #{closed[0]['number']}, closed, holds these regressions: not opening another")
-            return 0
-        gh(
-            args,
-            "label",
-            "create",
-            args.label,
-            "--force",
-            "--color",
-            "d73a4a",
-            "--description",
-            "A benchmark got worse (scripts/regressions)",
-        )
-        print(
-            gh(
-                args, "issue", "create", "--title", args.title, "--label", args.label, "--body-file", body_file.name
-            ).strip()
-        )
+    body = issue_body(verdict, report)
+    open_issues = api.issues(args.label, "open")
+    if open_issues:
+        number = open_issues[0]["number"]
+        if report_of(open_issues[0]["body"]) == report and key_of(open_issues[0]["body"]) == key:
+            print(f"issue #{number} already holds this report")
+        else:
+            api.edit_body(number, body)
+            print(f"updated issue #{number}")
+        return 0
+    closed = api.issues(args.label, "closed")
+    if closed and key_of(closed[0]["body"]) == key:
+        print(f"issue #{closed[0]['number']}, closed, holds these regressions: not opening another")
+        return 0
+    api.ensure_label(args.label, LABEL_COLOR, LABEL_DESCRIPTION)
+    created = api.create_issue(args.title, body, args.label)
+    print(f"opened issue #{created.get('number')} {created.get('html_url') or ''}".strip())
     return 0
