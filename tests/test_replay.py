@@ -1,0 +1,309 @@
+"""scripts/replay: nights, the workflow read from its YAML, the expressions, and a real replay of the bundle.
+
+The fast tests check the machinery's parts: the split into nights, that the
+replay's jobs are nightly.yml's (and that a step it cannot map stops it,
+exit 3), the `${{ }}` expressions the workflows use, and the runner's PATH.
+The slow test replays two real nights of upstream Equinox (the bundle in
+../shared/upstream) through every job of nightly.yml, with one cheap exact
+benchmark in the primary environment, and checks what each night recorded.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchtools.running import replay
+from tests.helpers import ROOT, SCRIPTS, git
+
+NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
+BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
+
+
+def commit(hash_, date):
+    return replay.Commit(hash_, date, "subject")
+
+
+def test_nights_are_every_k_commits_or_one_per_commit_date_in_utc():
+    commits = [
+        commit("a", "2026-05-01T23:30:00+00:00"),
+        commit("b", "2026-05-01T23:59:59+00:00"),
+        commit("c", "2026-05-02T00:00:00+00:00"),
+        commit("d", "2026-05-04T10:00:00+00:00"),
+        commit("e", "2026-05-04T11:00:00+00:00"),
+    ]
+    by_date = replay.split_nights(commits)
+    assert [[c.hash for c in night] for night in by_date] == [["a", "b"], ["c"], ["d", "e"]]
+    assert [[c.hash for c in night] for night in replay.split_nights(commits, 2)] == [["a", "b"], ["c", "d"], ["e"]]
+    assert [[c.hash for c in night] for night in replay.split_nights(commits, 9)] == [["a", "b", "c", "d", "e"]]
+
+
+def test_the_first_parent_commits_are_dated_in_utc(tmp_path):
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", repo)
+    for day, zone in (("2026-05-01T23:30:00", "-0200"), ("2026-05-02T08:00:00", "+0900")):
+        env = dict(os.environ, GIT_COMMITTER_DATE=f"{day} {zone}", GIT_AUTHOR_DATE=f"{day} {zone}")
+        subprocess.run(
+            ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty"]
+            + ["-m", day],
+            check=True,
+            env=env,
+        )
+    commits = replay.first_parent_commits(repo, "main")
+    # 23:30 at -02:00 is the next day in UTC; 08:00 at +09:00 is the day before.
+    assert [c.date for c in commits] == ["2026-05-02T01:30:00+00:00", "2026-05-01T23:00:00+00:00"]
+    assert [c.subject for c in commits] == ["2026-05-01T23:30:00", "2026-05-02T08:00:00"]
+
+
+def test_the_replays_jobs_are_nightly_yml_s_jobs_in_needs_order():
+    workflow = replay.read_workflow(NIGHTLY)
+    document = yaml.safe_load(NIGHTLY.read_text())
+    assert {job.name for job in workflow.jobs} == set(document["jobs"])
+    seen = set()
+    for job in workflow.jobs:
+        needs = document["jobs"][job.name].get("needs") or []
+        assert set([needs] if isinstance(needs, str) else needs) <= seen, job.name
+        assert len(job.steps) == len(document["jobs"][job.name]["steps"])
+        seen.add(job.name)
+    assert workflow.inputs == {k: v.get("default") for k, v in document[True]["workflow_dispatch"]["inputs"].items()}
+    replay.check_workflow(workflow)  # every expression and setup-python of today's YAML is one it can run
+
+
+def write_workflow(tmp_path, change) -> Path:
+    document = yaml.safe_load(NIGHTLY.read_text())
+    change(document)
+    path = tmp_path / "nightly.yml"
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["jobs"]["store"]["steps"].insert(0, {"uses": "actions/cache@abc"}), "actions/cache@abc"),
+        (
+            lambda d: d["jobs"]["store"]["steps"][0].setdefault("with", {}).update(ref="results"),
+            "actions/checkout with ref",
+        ),
+        (lambda d: d["jobs"]["alert"].update(strategy={"matrix": {"x": [1]}}), "strategy"),
+        (lambda d: d["jobs"]["alert"].update({"runs-on": "macos-latest"}), "macos-latest"),
+        (lambda d: d["jobs"]["alert"]["steps"][-1]["env"].update(T="${{ secrets.TOKEN }}"), "secrets.TOKEN"),
+        (lambda d: d["jobs"]["alert"].update({"if": "${{ hashFiles('x') }}"}), "hashFiles()"),
+        (lambda d: d["jobs"]["alert"]["steps"][-1].update(shell="pwsh"), "pwsh"),
+    ],
+)
+def test_a_step_the_replay_cannot_map_stops_it_with_exit_3(tmp_path, change, message):
+    path = write_workflow(tmp_path, change)
+    with pytest.raises(replay.Unmappable, match=message.replace("(", r"\(").replace(")", r"\)")) as raised:
+        replay.check_workflow(replay.read_workflow(path))
+    assert raised.value.code == 3
+
+
+def test_the_command_refuses_an_unknown_action_before_any_night(tmp_path):
+    path = write_workflow(tmp_path, lambda d: d["jobs"]["run"]["steps"].insert(1, {"uses": "docker/login@v3"}))
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "init", "-q", "-b", "main", upstream)
+    git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "replay"), "main", "--upstream", str(upstream)]
+        + ["--output", str(tmp_path / "out"), "--workflow", str(path), "--no-docs"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 3, result.stderr
+    assert "docker/login@v3, an action the replay cannot run" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "nights").exists()
+
+
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ("inputs.range || 'NEW'", "NEW"),
+        ("inputs.quick && 'yes' || ''", ""),
+        ("!cancelled() && !inputs.quick && needs.store.result == 'success'", True),
+        ("!cancelled() && !inputs.quick && needs.store.result == 'SUCCESS'", True),
+        ("needs.store.result != 'success' || inputs.quick", None),  # ||'s value is an operand's
+        ("(failure() || success()) && 'it''s'", "it's"),
+        ("steps.python313.outputs.python-path", "/x/python3.13"),
+        ("steps.absent.outputs.python-path", None),
+        ("runner.temp", "/tmp/t"),
+    ],
+)
+def test_the_expressions_the_workflows_use(expression, expected):
+    context = {
+        "inputs": {},
+        "needs": {"store": {"result": "success"}},
+        "steps": {"python313": {"outputs": {"python-path": "/x/python3.13"}}},
+        "runner": {"temp": "/tmp/t"},
+        "github": {},
+        "env": {},
+    }
+    assert replay.evaluate(expression, context, {"success": True, "failure": False}) == expected
+
+
+def test_substitution_and_conditions():
+    context = {"inputs": {"quick": True}, "runner": {"temp": "/t"}, "env": {}, "github": {"token": "x"}}
+    assert replay.substitute("${{ runner.temp }}/nightly/results", context) == "/t/nightly/results"
+    assert replay.substitute("${{ inputs.quick && 'yes' || '' }}", context) == "yes"
+    assert replay.condition(None, context, {"success": False, "failure": True}) is False  # default: success()
+    assert replay.condition("${{ !cancelled() }}", context, {"success": False, "failure": True}) is True
+    with pytest.raises(replay.Unmappable, match="github.sha"):
+        replay.substitute("${{ github.sha }}", context)
+
+
+def test_the_runner_has_no_python_but_its_own(tmp_path):
+    folder = replay.make_runner_bin(tmp_path / "bin", None)
+    names = {p.name for p in folder.iterdir()}
+    assert "git" in names and "bash" in names
+    assert not {n for n in names if replay.PYTHONISH.fullmatch(n)} - {"python3"}
+    stub = subprocess.run([str(folder / "python3"), "-c", "pass"], capture_output=True, text=True)
+    assert stub.returncode == 3 and "3.12" in stub.stderr
+    found = subprocess.run(
+        ["bash", "-c", "command -v python3.11 || echo none"],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(folder)},
+    )
+    assert found.stdout.strip() == "none"
+
+
+def test_the_issue_action_is_read_from_the_requests_the_alert_made():
+    ran = replay.JobRun("success")
+    issue = {"number": 1, "state": "open", "updated_at": "1", "labels": ["x"], "body": "", "title": "t"}
+    state = {"issues": [issue]}
+    get = {"method": "GET", "path": "/repos/o/r/issues"}
+    assert replay.issue_action([], {"issues": []}, ran) == "none"
+    assert replay.issue_action([get, {"method": "POST", "path": "/repos/o/r/issues"}], state, ran) == "opened #1"
+    assert replay.issue_action([get, {"method": "PATCH", "path": "/repos/o/r/issues/1"}], state, ran) == "updated #1"
+    assert replay.issue_action([get], state, ran) == "kept #1"
+    assert replay.issue_action([get], {"issues": [dict(issue, state="closed")]}, ran) == "kept (closed #1)"
+    assert replay.issue_action([], state, replay.JobRun("skipped")) == "alert skipped"
+    assert replay.issue_action([get], state, replay.JobRun("failure", exit=3)) == "alert failed (exit 3)"
+
+
+def test_the_table_goes_between_its_markers_and_nothing_else_changes(tmp_path):
+    page = tmp_path / "replay.md"
+    page.write_text(
+        "# Replay\n\nkept\n\n<!-- replay-table:a..b:start -->\nold\n<!-- replay-table:a..b:end -->\n\nafter\n"
+    )
+    record = {
+        "range": "a..b",
+        "source": "/x/up.git",
+        "by": "2 commit(s)",
+        "base": True,
+        "workflow": "/x/nightly.yml",
+        "jobs": ["run", "alert"],
+        "project": {"head": "0123456789", "checkout": "worktree", "changed": []},
+        "nightly_extras": ["--upstream", "u", "--env-dir", "e", "--bench", "X"],
+        "runner_python": "Python 3.12.1",
+        "started": "s",
+        "nights": [
+            {
+                "night": "1",
+                "dates": ["2026-05-01T00:00:00+00:00", "2026-05-02T00:00:00+00:00"],
+                "commits": [
+                    {"name": "v1", "state": "benchmarked"},
+                    {"name": "abcdef12", "state": "failed"},
+                ],
+                "verdict": {"summary": "no regression counts", "counted": [], "suspects": []},
+                "issue": "none",
+                "jobs": {"run": {"result": "failure", "exit": 1, "seconds": 75}, "alert": {"result": "skipped"}},
+                "seconds": 80,
+            }
+        ],
+    }
+    replay.write_table(page, "a..b", record)
+    text = page.read_text()
+    assert text.startswith("# Replay\n\nkept\n\n") and text.endswith("\n\nafter\n") and "old" not in text
+    assert "| 1 | 2 (2026-05-01 to 2026-05-02) | `v1` | – | `abcdef12` | no regression counts |" in text
+    assert "**failed** (exit 1, 1m15s) | skipped | 1m20s |" in text
+    replay.write_table(page, "c..d", record)
+    assert page.read_text().count("replay-table:c..d:start") == 1
+
+
+def test_a_missing_upstream_or_a_used_output_is_bad_input(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "replay"), "a..b", "--upstream", str(tmp_path), "--output", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "not a git repository" in result.stderr
+
+
+def test_a_job_without_setup_python_fails_the_replay_as_it_fails_on_ubuntu_latest(tmp_path):
+    """The runner's python3 (3.12 here, or a stub that says there is none) is one scripts/setup refuses."""
+    workflow = tmp_path / "nightly.yml"
+    checkout = {
+        "uses": "actions/checkout@93cb6efe18208431cddfb8368fd83d5badbf9bfd",
+        "with": {"persist-credentials": False},
+    }
+    workflow.write_text(
+        yaml.safe_dump(
+            {
+                "on": {"schedule": [{"cron": "17 3 * * *"}]},
+                "jobs": {
+                    "store": {"runs-on": "ubuntu-latest", "steps": [checkout, {"run": "scripts/setup"}]},
+                    "alert": {"needs": "store", "runs-on": "ubuntu-latest", "steps": [{"run": "true"}]},
+                },
+            }
+        )
+    )
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "init", "-q", "-b", "main", upstream)
+    git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
+    output = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "replay"), "main", "--upstream", str(upstream), "--output", str(output)]
+        + ["--workflow", str(workflow), "--no-docs", "--no-base", "--checkout", "HEAD"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1, result.stderr
+    [night] = json.loads((output / "replay.json").read_text())["nights"]
+    assert night["jobs"]["store"]["result"] == "failure" and night["jobs"]["store"]["exit"] in (2, 3)
+    assert night["jobs"]["alert"]["result"] == "skipped"  # needs store, which failed
+    log = (output / "nights" / "000" / "store" / "log.txt").read_text()
+    assert "is not Python 3.11" in log or "3.12" in log
+
+
+# Slow: two real nights of upstream Equinox, every job of nightly.yml.
+
+CHEAP = "bench_counts.PythonCost"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
+def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
+    upstream = tmp_path / "equinox.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
+    page = tmp_path / "replay.md"
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "replay"), "v0.13.7..v0.13.8", "--upstream", str(upstream)]
+        + ["--output", str(tmp_path / "out"), "--per-night", "2", "--limit", "2", "--bench", CHEAP]
+        + ["--jax", "0.4.33", "--docs", str(page), "--table", "test"],
+        capture_output=True,
+        text=True,
+    )
+    record = json.loads((tmp_path / "out" / "replay.json").read_text())
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert record["jobs"] == [job.name for job in replay.read_workflow(NIGHTLY).jobs]
+    base, first = record["nights"]
+    tags = {t: c for c, t in (line.split() for line in git(upstream, "show-ref", "--tags").splitlines())}
+    assert base["night"] == "base" and base["tip"] == git(upstream, "rev-parse", "v0.13.7^{commit}")
+    assert [c["state"] for c in base["commits"]] == ["benchmarked"]
+    assert [c["state"] for c in first["commits"]] == ["benchmarked", "benchmarked"]
+    assert tags  # the bundle has its tags
+    for night in record["nights"]:
+        assert night["verdict"]["status"] == "judged", night
+        assert {name: job["result"] for name, job in night["jobs"].items()} == dict.fromkeys(record["jobs"], "success")
+        assert night["issue"] in ("none", "alert skipped") or night["issue"].startswith(("opened", "kept"))
+    assert (tmp_path / "out" / "pages" / "index.html").is_file()
+    assert "| base | 1 (" in page.read_text()
+    # What store pushed is on the replay's results remote.
+    remote = tmp_path / "out" / "github" / replay.REPOSITORY
+    assert first["tip"][:8] in git(Path(f"{remote}.git"), "ls-tree", "-r", "--name-only", "results")
