@@ -516,16 +516,16 @@ def latest_rows(rows: list[Row]) -> list[Row]:
 
 
 def summary_markdown(rows: list[Row]) -> str:
-    """One small table of the newest commit: the steady figure first, the timings as orientation."""
+    """One small table of the newest commit: the exact and the steady figures first, the timings as orientation."""
     lines = [
-        f"| environment | tree_map passes per eager tree_at update, depth {REPORT_DEPTH} (steady) "
-        f"| eager µs per tree_at call, depth {REPORT_DEPTH} (one run) | eager time ratio (one run) "
+        f"| environment | Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions) "
+        f"| in tree_map passes (steady) | eager µs per tree_at call (one run) | eager time ratio (one run) "
         "| jit time ratio (one run) |",
-        "|---|---|---|---|---|",
+        "|---|---|---|---|---|---|",
     ]
     for row in latest_rows(rows):
         lines.append(
-            f"| {row.label}, {row.env} | {fmt(row.tree_map_passes[0], '{:.1f}')} "
+            f"| {row.label}, {row.env} | {fmt(row.cost, '{:,.0f}')} | {fmt(row.tree_map_passes[0], '{:.1f}')} "
             f"| {fmt(row.eager_us.get(REPORT_DEPTH, (None, None))[0], '{:.1f}')} "
             f"| {fmt(row.ratios.get('eager'))} | {fmt(row.ratios.get('jit'))} |"
         )
