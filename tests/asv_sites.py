@@ -24,64 +24,30 @@ BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
 EQUATIONS = "bench_counts.JaxprExcessEquations.track_excess_equations"
 RATIO = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
-BENCHMARKS = {
-    name: {
+
+
+def described(name: str, params: list[str], param_name: str | None, unit: str, kind: str = "track") -> dict:
+    """A benchmark as benchmarks.json describes it: one parameter dimension, or none."""
+    return {
         "name": name,
-        "params": [["'jit'", "'scan'"]],
-        "param_names": ["wrapping"],
-        "unit": "seconds",
-        "type": "time",
+        "params": [params] if params else [],
+        "param_names": [param_name] if param_name else [],
+        "unit": unit,
+        "type": kind,
         "version": "1",
     }
-    for name in (TIMING, TIMING_TWIN)
-}
-BENCHMARKS[COUNT] = {
-    "name": COUNT,
-    "params": [["1", "4"]],
-    "param_names": ["depth"],
-    "unit": "calls",
-    "type": "track",
-    "version": "1",
-}
-BENCHMARKS[COST] = {
-    "name": COST,
-    "params": [["1", "4"]],
-    "param_names": ["depth"],
-    "unit": "weighted instructions",
-    "type": "track",
-    "version": "1",
-}
-BENCHMARKS[BYTECODES] = {
-    "name": BYTECODES,
-    "params": [["1", "4"]],
-    "param_names": ["depth"],
-    "unit": "instructions",
-    "type": "track",
-    "version": "1",
-}
-BENCHMARKS[EQUATIONS] = {
-    "name": EQUATIONS,
-    "params": [["'jit'"]],
-    "param_names": ["wrapping"],
-    "unit": "equations",
-    "type": "track",
-    "version": "1",
-}
-BENCHMARKS[RATIO] = {
-    "name": RATIO,
-    "params": [["'eager'", "'jit'"]],
-    "param_names": ["wrapping"],
-    "unit": "ratio",
-    "type": "track",
-    "version": "1",
-}
-BENCHMARKS[PASSES] = {
-    "name": PASSES,
-    "params": [],
-    "param_names": [],
-    "unit": "tree_map passes",
-    "type": "track",
-    "version": "1",
+
+
+DEPTHS = ["1", "4"]
+BENCHMARKS = {
+    TIMING: described(TIMING, ["'jit'", "'scan'"], "wrapping", "seconds", "time"),
+    TIMING_TWIN: described(TIMING_TWIN, ["'jit'", "'scan'"], "wrapping", "seconds", "time"),
+    COUNT: described(COUNT, DEPTHS, "depth", "calls"),
+    COST: described(COST, DEPTHS, "depth", "weighted instructions"),
+    BYTECODES: described(BYTECODES, DEPTHS, "depth", "instructions"),
+    EQUATIONS: described(EQUATIONS, ["'jit'"], "wrapping", "equations"),
+    RATIO: described(RATIO, ["'eager'", "'jit'"], "wrapping", "ratio"),
+    PASSES: described(PASSES, [], None, "tree_map passes"),
 }
 
 

@@ -11,7 +11,6 @@ function.
 
 import cProfile
 import shutil
-import subprocess
 import sys
 import textwrap
 
@@ -21,6 +20,7 @@ from benchtools.judging import explain
 from benchtools.running import bench
 from benchtools.trial import detector
 from tests.asv_sites import ROOT, git
+from tests.helpers import script
 
 INJECTED = 100
 
@@ -50,20 +50,10 @@ def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_pa
     )
     assert status == 0
 
-    gate = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "regressions"),
-            "--output",
-            str(output),
-            "--compare",
-            "v0.13.8",
-            "injected",
-            "--explain",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    def explained():
+        return script("regressions", "--output", output, "--compare", "v0.13.8", "injected", "--explain")
+
+    gate = explained()
     assert gate.returncode == 1, gate.stdout + gate.stderr[-3000:]
     assert "| cost | `bench_counts.PythonCost.track_tree_at` | 4 |" in gate.stdout
     assert "## What changed in the code that ran" in gate.stdout
@@ -71,20 +61,7 @@ def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_pa
     # The profiles are cached per (environment, commit): a rerun profiles nothing.
     cached = [p for p in (output / ".asv" / "profiles").glob("*/*.json") if p.parent.name != "configs"]
     assert sorted(p.stem for p in cached) == sorted(git(repo, "rev-parse", tag) for tag in ("v0.13.8", "injected"))
-    again = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "regressions"),
-            "--output",
-            str(output),
-            "--compare",
-            "v0.13.8",
-            "injected",
-            "--explain",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    again = explained()
     assert again.stdout == gate.stdout and "asv profile" not in again.stderr
 
 

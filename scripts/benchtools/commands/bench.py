@@ -47,8 +47,6 @@ any results file is moved), or when the range cannot be had; 3 when the
 package index or a download fails, or asv fails.
 """
 
-from pathlib import Path
-
 from .. import cli
 from ..project import ROOT
 from ..running.bench import DEFAULT_RELEASES, Options, bench
@@ -92,13 +90,7 @@ def parse_args(argv) -> Options:
         help="run again the commits whose recorded results have failures or skips "
         "(only the benchmarks that did not succeed run)",
     )
-    parser.add_argument(
-        "--env-dir",
-        type=Path,
-        default=ROOT / ".asv" / "env",
-        metavar="DIR",
-        help="where asv keeps its virtualenvs (default: .asv/env in the project folder)",
-    )
+    common_args.add_env_dir(parser, ROOT / ".asv" / "env", "default: .asv/env in the project folder")
     parser.add_argument(
         "--index", metavar="URL", help="PyPI JSON API base for scripts/release-history (default: its own)"
     )

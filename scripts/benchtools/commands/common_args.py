@@ -108,6 +108,13 @@ def add_confirm(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_env_dir(parser: argparse.ArgumentParser, default: Path | None, where: str) -> None:
+    """--env-dir DIR: where asv keeps its virtualenvs."""
+    parser.add_argument(
+        "--env-dir", type=Path, default=default, metavar="DIR", help=f"where asv keeps its virtualenvs ({where})"
+    )
+
+
 def add_docs(parser: argparse.ArgumentParser, block: str) -> None:
     """--docs FILE: also write the output into FILE's generated block BLOCK (publishing/generated.py)."""
     parser.add_argument(

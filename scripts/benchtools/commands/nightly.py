@@ -91,7 +91,7 @@ def parse_args(argv):
     common_args.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
     common_args.add_bench(parser)
     common_args.add_jax(parser)
-    parser.add_argument("--env-dir", type=Path, metavar="DIR", help="where asv keeps its virtualenvs")
+    common_args.add_env_dir(parser, None, "default: scripts/bench's")
     common_args.add_confirm(parser)
     args = parser.parse_args(argv)
     # scripts/bench runs in the project folder: paths are made absolute from here.

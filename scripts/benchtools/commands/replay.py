@@ -83,12 +83,7 @@ def parse_args(argv):
         help="what each job's actions/checkout gets: this working tree as it is (its changes and the files git "
         "does not ignore) or its HEAD commit (default: %(default)s)",
     )
-    parser.add_argument(
-        "--env-dir",
-        type=Path,
-        metavar="DIR",
-        help="where asv keeps its environments, shared by every night (default: OUTPUT/asv-env)",
-    )
+    common_args.add_env_dir(parser, None, "shared by every night; default: OUTPUT/asv-env")
     common_args.add_bench(parser, "only benchmarks matching REGEX, given to scripts/nightly; repeatable")
     common_args.add_jax(parser)
     parser.add_argument(

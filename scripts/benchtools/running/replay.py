@@ -101,21 +101,21 @@ def evaluate(text: str, context: dict, status: dict | None = None):
         at[0] += 1
         return kind, token
 
-    def either():
-        value = both()
-        while peek()[1] == "||":
-            take()
-            other = both()
-            value = value if truthy(value) else other
-        return value
+    def chained(operand, operator, combine):
+        """``operand (operator operand)*``, folded left by ``combine``: one level of precedence."""
 
-    def both():
-        value = comparison()
-        while peek()[1] == "&&":
-            take()
-            other = comparison()
-            value = other if truthy(value) else value
-        return value
+        def parse():
+            value = operand()
+            while peek()[1] == operator:
+                take()
+                value = combine(value, operand())
+            return value
+
+        return parse
+
+    # GitHub's && and || return an operand, as JavaScript's do: the first falsy or truthy one.
+    both = chained(lambda: comparison(), "&&", lambda value, other: other if truthy(value) else value)
+    either = chained(both, "||", lambda value, other: value if truthy(value) else other)
 
     def comparison():
         value = unary()
