@@ -95,6 +95,12 @@ def parse_args(argv) -> Options:
         "--index", metavar="URL", help="PyPI JSON API base for scripts/release-history (default: its own)"
     )
     common_args.add_bench(parser)
+    parser.add_argument(
+        "--include-unchanged",
+        action="store_true",
+        help="with --repo: also benchmark the commits that leave equinox/ and pyproject.toml as their parent had "
+        "them (by default they are named and left out: the same package would be measured again)",
+    )
     args = parser.parse_args(argv)
     if args.range and not args.repo:
         parser.error("RANGE needs --repo; pick releases with --releases")

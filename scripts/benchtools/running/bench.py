@@ -48,6 +48,7 @@ class Options:
     env_dir: Path = ROOT / ".asv" / "env"
     index: str | None = None
     bench: list[str] = dataclasses.field(default_factory=list)
+    include_unchanged: bool = False  # also the commits that leave the package as their parent had it
 
     def __post_init__(self):
         if self.range and not self.repo:
@@ -379,7 +380,7 @@ def bench(args: Options) -> int:
     if reads_results:
         hashes = range_hashes(target, args.range)
     unchanged = []
-    if selected is None:  # a repository's commits: one that leaves the package as its parent had it is not run
+    if selected is None and not args.include_unchanged:  # one that leaves the package as it was is not run
         unchanged = unchanged_package(git_dir(target), hashes)
         if unchanged:
             hashes = [h for h in hashes if h not in unchanged]

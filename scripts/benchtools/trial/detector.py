@@ -101,6 +101,8 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
         output=output,
         range=f"{release_tag(args)}^..trial",
         quick=args.quick,
+        # An A/A copy changes nothing in the package, by design: it must be measured all the same.
+        include_unchanged=True,
         bench=args.bench,
     )
 
