@@ -797,14 +797,16 @@ def result_files(folder: Path) -> list[dict]:
 
 
 def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
-    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, or skipped (no result)."""
+    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package
+    its parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
     failed_by_verdict = {f["commit"] for f in (verdict or {}).get("failed_commits") or []}
+    unchanged = set((verdict or {}).get("unchanged_commits") or [])
     states = []
     for commit in commits:
         files = [r for r in results if r["commit"] == commit.hash]
         ran, failed = sum(r["ran"] for r in files), sum(r["failed"] for r in files)
         if not files:
-            state = "skipped"
+            state = "unchanged" if commit.hash in unchanged else "skipped"
         elif failed == ran:
             state = "failed"
         elif failed or commit.hash in failed_by_verdict:
@@ -1006,7 +1008,8 @@ def job_cell(run: dict) -> str:
 def table(record: dict) -> str:
     """The record as a Markdown table, one row a night."""
     jobs = record["jobs"]
-    head = ["night", "commits (UTC)", "benchmarked", "skipped", "failed", "verdict", "counted", "suspects", "issue"]
+    head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
+    head += ["suspects", "issue"]
     lines = ["| " + " | ".join(head + jobs + ["night"]) + " |", "|" + "---|" * (len(head) + len(jobs) + 1)]
     for night in record["nights"]:
         states = night.get("commits") or []
@@ -1030,6 +1033,7 @@ def table(record: dict) -> str:
             night["night"],
             f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
             names("benchmarked"),
+            names("unchanged"),
             names("skipped"),
             names("failed", "partly failed"),
             (verdict or {}).get("summary") or "no verdict",
