@@ -342,6 +342,39 @@ def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places,
     assert "No regression counts." not in text
 
 
+def test_a_failure_after_the_verdict_is_written_keeps_the_judged_verdict(places, monkeypatch):
+    """A night that was judged stays judged: a later failure (refreshing the site) exits non-zero, no more."""
+    from types import SimpleNamespace
+
+    from benchtools import cli, errors
+    from benchtools.commands import nightly as nightly_command
+    from benchtools.judging import gate
+    from benchtools.running import bench, nightly
+
+    judged = {"schema": 1, "status": "judged", "regression": False, "summary": "no regression counts"}
+    monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(nightly, "is_results_checkout", lambda output: True)
+    monkeypatch.setattr(bench, "bench", lambda options: 0)
+    monkeypatch.setattr(gate, "judge", lambda options, compare=None: SimpleNamespace())
+    monkeypatch.setattr(nightly.render, "markdown", lambda verdict: "# Benchmark regressions\n")
+    monkeypatch.setattr(nightly.verdicts, "data", lambda verdict: judged)
+
+    def refresh(target):
+        raise errors.Failed("copying the site failed")
+
+    monkeypatch.setattr(nightly, "refresh_overhead_page", refresh)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    verdict = places.tmp / "verdict.json"
+    status = cli.run(
+        nightly_command.main,
+        ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
+        + ["--report", str(places.tmp / "report.md"), "--verdict", str(verdict)],
+        "scripts/nightly",
+    )
+    assert status == 3
+    assert json.loads(verdict.read_text()) == judged
+
+
 def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benchmark(tmp_path):
     """The workflows' `publish` job: the site for Pages from stored results alone."""
     import shutil

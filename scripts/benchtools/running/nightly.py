@@ -41,17 +41,21 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
 
 def nightly(args) -> int:
     """The night (see scripts/nightly --help); whatever fails, the verdict says which stage and why."""
-    stage = ["scripts/nightly"]  # the stage running now, named in the verdict of a failed night
+    # The stage running now, named in the verdict of a failed night; "" once the verdict is written, so that
+    # a later failure (the site's copy, say) exits non-zero without turning a judged night into a failed one.
+    stage = ["scripts/nightly"]
     try:
         return night(args, stage)
     except Error as error:
-        fail(args, stage[0], error.code, str(error))
-        if stage[0] == "scripts/nightly":
+        if stage[0]:
+            fail(args, stage[0], error.code, str(error))
+        if stage[0] in ("scripts/nightly", ""):
             raise
         print(f"{stage[0]}: {error}", file=sys.stderr)
         return error.code
     except Exception as error:
-        fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
+        if stage[0]:
+            fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
         raise
 
 
@@ -87,6 +91,7 @@ def night(args, stage: list[str]) -> int:
     verdict = gate.judge(options, compare)
     stage[0] = "scripts/nightly"
     write_report(args, render.markdown(verdict), verdicts.data(verdict))
+    stage[0] = ""
     refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
         shutil.copytree(target.html_dir, args.site, dirs_exist_ok=True)
