@@ -31,3 +31,13 @@ def spreads(result, key, scale: float = 1.0):
 def only(mapping):
     """The one value of a benchmark without parameters (``values``), or None."""
     return next(iter(mapping.values()), None)
+
+
+def failed_benchmarks(result) -> list[str]:
+    """The benchmarks of one asv result that failed: asv stored no value (None) for any of their params."""
+    failed = []
+    for key in sorted(result.get_all_result_keys()):
+        found = result.get_result_value(key, result.get_result_params(key))
+        if all(value is None for value in (found if isinstance(found, list) else [found])):
+            failed.append(key)
+    return failed

@@ -14,6 +14,7 @@ from pathlib import Path
 from benchmarks import metrics, params
 
 from ..asvtools import validate
+from ..asvtools.results import failed_benchmarks
 from ..errors import BadInput, Error
 from ..project import ROOT, VENV, env_label
 from . import confirm, explain, pairs, steps
@@ -237,10 +238,7 @@ def failed_commits(source: Source, commits: list[str]) -> list[FailedCommit]:
         if commit not in source.hash_of_revision.values():
             continue
         for result in load_result(source, commit, missing_ok=True):
-            names = result.get_all_result_keys()
-            failed = tuple(
-                name for name in sorted(names) if all(v is None for v in values_by_combo(result, name).values())
-            )
+            failed = tuple(failed_benchmarks(result))
             if failed:
                 found.append(FailedCommit(commit, env_label(result.params), failed))
     return found

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import git, util
+from ..asvtools.results import failed_benchmarks
 from ..errors import BadInput, Failed
 from ..project import ROOT
 from ..publishing import github
@@ -774,23 +775,22 @@ def snapshot_project(checkout: str, bare: Path, folder: Path) -> dict:
 
 def result_files(folder: Path) -> list[dict]:
     """Every asv results file under FOLDER: its commit, environment and how many benchmarks failed."""
+    from asv import results
+
     found = []
     for path in sorted(folder.glob("**/*.json")) if folder.is_dir() else []:
         if path.name in ("machine.json", "benchmarks.json"):
             continue
         try:
-            document = json.loads(path.read_text())
-            columns = document["result_columns"]
-            values = [row[columns.index("result")] for row in document["results"].values()]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            result = results.Results.load(str(path), path.parent.name)
+        except Exception:  # noqa: BLE001 - what the run job left unreadable is no result of a commit
             continue
-        failed = [v is None or (isinstance(v, list) and all(x is None for x in v)) for v in values]
         found.append(
             {
-                "commit": document.get("commit_hash"),
-                "env": document.get("env_name"),
-                "ran": len(values),
-                "failed": sum(failed),
+                "commit": result.commit_hash,
+                "env": result.env_name,
+                "ran": len(result.get_all_result_keys()),
+                "failed": len(failed_benchmarks(result)),
             }
         )
     return found
