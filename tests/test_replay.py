@@ -271,6 +271,50 @@ def test_a_job_without_setup_python_fails_the_replay_as_it_fails_on_ubuntu_lates
     assert "is not Python 3.11" in log or "3.12" in log
 
 
+def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
+    import os
+    import signal
+    import time
+
+    pid_file = tmp_path / "step.pid"
+    workflow = tmp_path / "nightly.yml"
+    step = {"run": f"echo $$ > {pid_file}; sleep 600"}
+    workflow.write_text(
+        yaml.safe_dump(
+            {
+                "on": {"schedule": [{"cron": "17 3 * * *"}]},
+                "jobs": {"run": {"runs-on": "ubuntu-latest", "steps": [step]}},
+            }
+        )
+    )
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "init", "-q", "-b", "main", upstream)
+    git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
+    replaying = subprocess.Popen(
+        [
+            sys.executable,
+            str(SCRIPTS / "replay"),
+            "main",
+            "--upstream",
+            str(upstream),
+            "--output",
+            str(tmp_path / "out"),
+        ]
+        + ["--workflow", str(workflow), "--no-docs", "--no-base", "--checkout", "HEAD"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not (pid_file.is_file() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    step_pid = int(pid_file.read_text())
+    replaying.send_signal(signal.SIGTERM)
+    assert replaying.wait(timeout=60) == 128 + signal.SIGTERM
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):  # the step's shell (and its sleep) went with the replay
+        os.kill(step_pid, 0)
+
+
 # Slow: two real nights of upstream Equinox, every job of nightly.yml.
 
 CHEAP = "bench_counts.PythonCost"

@@ -47,9 +47,12 @@ Exit status: 0 when every job of every night passed or was skipped by its
 `if:`; 1 when a job failed (the table says which; a benchmark that failed on
 a real commit fails the run job, as it fails the nightly); 2 for bad
 arguments or an OUTPUT that is not new; 3 when the workflow has a step the
-replay cannot map, or git or the stand-in failed; 4 on a crash.
+replay cannot map, or git or the stand-in failed; 4 on a crash; 143 when
+stopped by SIGTERM, which also kills the step that was running (its whole
+process group): OUTPUT/replay.json keeps the nights already done.
 """
 
+import signal
 from pathlib import Path
 
 from .. import cli
@@ -137,5 +140,12 @@ def parse_args(argv):
     )
 
 
+def stop_on_sigterm(signum, _frame):
+    """SIGTERM unwinds the replay as Ctrl-C does, so that the running step's process group is killed with it."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv):
-    return replay.replay(parse_args(argv))
+    options = parse_args(argv)
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    return replay.replay(options)
