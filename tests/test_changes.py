@@ -22,7 +22,8 @@ def test_the_gate_judges_by_the_registry():
         change = changes.Change(name, params.rstrip(")"), "", 1.0, 1.0 + threshold + 1e-9, "", "x", True, "")
         assert change.kind == kind
         assert thresholds(change) == threshold
-        assert thresholds.counts(change)
+        # Beyond its threshold, a change counts exactly when its benchmark alerts (an absolute time never does).
+        assert thresholds.counts(change) == metrics.alerts(name) == (kind != metrics.TIME)
         assert not thresholds.counts(
             changes.Change(name, params.rstrip(")"), "", 1.0, 1.0 + threshold, "", "x", True, "")
         )

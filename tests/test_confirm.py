@@ -8,6 +8,7 @@ real measurement is the slow end-to-end test at the end.
 
 import math
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,8 +21,6 @@ from tests.helpers import command
 
 
 def test_discovery_selects_exactly_the_suspects_benchmarks_parameterized_or_not():
-    from types import SimpleNamespace
-
     from asv.benchmarks import Benchmarks
 
     listed = [
@@ -72,7 +71,7 @@ def fake_sides(monkeypatch, after_factor: dict, log: list):
             "after": FakeSide(after_factor.get(names[0], 1.0), benchmarks, log),
         }
 
-    monkeypatch.setattr(confirm, "_prepare", prepare)
+    monkeypatch.setattr(confirm, "prepare", prepare)
 
 
 def run_gate(capsys, config, *args) -> tuple[int, str, str]:
@@ -94,12 +93,12 @@ def test_only_a_confirmed_slowdown_counts(tmp_path, monkeypatch, capsys, factor,
     fake_sides(monkeypatch, {TIMING: factor}, log)
     exit_code, out, _err = run_gate(capsys, config, "--compare", "v0", "v1")
     assert exit_code == code, out
-    suspect = [line for line in out.splitlines() if line.startswith(f"| {verdict} | time | `{TIMING}` | 'jit' |")]
+    suspect = [line for line in out.splitlines() if line.startswith(f"| {verdict} | ratio | `{TIMING}` | 'jit' |")]
     assert len(suspect) == 1, out
     assert "v0 → v1" in suspect[0]
     # Balanced order, one value per process, index of 'jit' in the params.
     assert log[:4] == [(1.0, TIMING, 0), (factor, TIMING, 0), (factor, TIMING, 0), (1.0, TIMING, 0)]
-    counted = [line for line in out.splitlines() if line.startswith("| time |")]
+    counted = [line for line in out.splitlines() if line.startswith("| ratio |")]
     assert len(counted) == (1 if code == ExitCode.FOUND else 0)
 
 
@@ -121,7 +120,7 @@ def test_an_undecided_suspect_does_not_count_and_the_cap_is_honoured(tmp_path, m
 
 def test_exact_changes_count_without_confirming(tmp_path, monkeypatch, capsys):
     config = make_site(tmp_path, {COST: [[100, 400], [100, 440]], COUNT: FLAT_COUNT})
-    monkeypatch.setattr(confirm, "_prepare", lambda *args: pytest.fail("nothing to confirm"))
+    monkeypatch.setattr(confirm, "prepare", lambda *args: pytest.fail("nothing to confirm"))
     exit_code, out, _err = run_gate(capsys, config, "--compare", "v0", "v1")
     assert exit_code == ExitCode.FOUND and "| cost |" in out and "No timing suspect." in out
 
@@ -186,12 +185,48 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
         change("bench_eager.EagerSurgery.time_tree_at", "4, 8", "slowed"),
         change(PASSES, "", "aa"),
     ]
-    found = confirm.confirmations(config, suspects, max_pairs=8)
+    found = confirm.confirmations(config, suspects, max_pairs=pairs.START_PAIRS)
     passes, eager, aa = found
     assert passes.verdict == pairs.SLOWER and passes.interval.estimate > 0.3, passes
     assert eager.verdict == pairs.SLOWER and eager.interval.estimate > 0.3, eager  # a time_: medians of samples
     assert aa.verdict != pairs.SLOWER, aa
-    assert len(passes.before) == len(passes.after) == passes.interval.pairs == 8
+    assert len(passes.before) == len(passes.after) == passes.interval.pairs == pairs.START_PAIRS
     assert (tmp_path / "confirm-env" / "before").is_dir() and (tmp_path / "confirm-env" / "after").is_dir()
     text = render.confirmations_section(found)
     assert text.count("| **slower** |") == 2
+
+
+def test_each_measured_process_draws_its_own_hash_seed_unless_a_pair_shares_one(monkeypatch):
+    # A seed set for this process would make every benchmark process alike: the confirm step unsets it.
+    import subprocess
+    import sys
+
+    from asv import runner
+
+    monkeypatch.setenv("PYTHONHASHSEED", "0")
+    program = [sys.executable, "-c", "print(hash('equinox'))"]
+
+    def one_process(*_args, **_kwargs):
+        out = subprocess.run(program, capture_output=True, text=True, check=True).stdout
+        return SimpleNamespace(result=[abs(float(out))], samples=[None], number=[None], errcode=0, stderr="")
+
+    monkeypatch.setattr(runner, "_run_benchmark_single_param", one_process)
+    sides = {}
+    for side in ("before", "after"):
+        sides[side] = confirm.Side(None, SimpleNamespace(_default_benchmark_timeout=60), {}, side * 5)
+        sides[side].benchmarks = {"b": {"params": [], "timeout": 60}}
+        sides[side].open = sides[side].close = lambda: None
+    fresh = confirm.measure_pairs(sides, "b", None)(0, 3)
+    assert len({value for pair in fresh for value in pair}) == 6  # six processes, six seeds
+    paired = confirm.measure_pairs(sides, "b", None, random.Random(1))(0, 3)
+    assert all(before == after for before, after in paired) and len(set(paired)) == 3
+    assert one_process().result == one_process().result  # outside, this process's fixed seed is back
+
+
+def test_every_process_is_a_fresh_interpreter_whatever_the_configuration_says():
+    from asv import runner
+
+    side = confirm.Side(SimpleNamespace(launch_method="forkserver"), SimpleNamespace(), SimpleNamespace(), "a" * 40)
+    side.benchmarks = SimpleNamespace(benchmark_dir="benchmarks")
+    side.open()
+    assert type(side.spawner) is runner.Spawner and confirm.LAUNCH_METHOD == "spawn"

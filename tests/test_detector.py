@@ -170,7 +170,7 @@ def test_the_tables_count_every_comparison_of_a_row(capsys):
     def verdict(name, outcome, estimate):
         change = changes.Change(name, "", "Python 3.11", 1.0, 1.1, "a" * 40, "b" * 40, True, "")
         return confirm.Confirmation(
-            change, outcome, pairs.Interval(estimate, estimate - 0.02, estimate + 0.02, 8, 0.01), 30.0
+            change, outcome, pairs.Interval(estimate, estimate - 0.02, estimate + 0.02, 12, 0.01, 0.99), 30.0
         )
 
     comparisons = [

@@ -10,7 +10,20 @@ import json
 
 import pytest
 
-from tests.asv_sites import BYTECODES, COST, COUNT, ENV, EQUATIONS, MACHINE, PASSES, RATIO, TIMING, git, make_site
+from tests.asv_sites import (
+    ABSOLUTE,
+    BYTECODES,
+    COST,
+    COUNT,
+    ENV,
+    EQUATIONS,
+    MACHINE,
+    PASSES,
+    RATIO,
+    TIMING,
+    git,
+    make_site,
+)
 from tests.helpers import command
 
 
@@ -47,17 +60,21 @@ FLAT_COST = [[3000, 10000]] * 6
 def test_a_jump_is_reported_with_the_commit_that_made_it(tmp_path):
     timing = FLAT_TIMING[:3] + [[1.60e-3, 2.00e-3]] * 3  # 'jit' +60% from v3 on
     cost = FLAT_COST[:4] + [[3000, 10400]] * 2  # depth 4: +4% from v4 on
-    result = gate(make_site(tmp_path, {TIMING: timing, COST: cost, COUNT: FLAT_COUNT}))
+    result = gate(make_site(tmp_path, {TIMING: timing, ABSOLUTE: timing, COST: cost, COUNT: FLAT_COUNT}))
     assert result.returncode == 1, result.stdout + result.stderr
-    rows = rows_of(result.stdout)
+    counted, _, not_alerting = result.stdout.partition("## Beyond their threshold, not alerting")
+    rows = rows_of(counted)
     assert len(rows) == 2
     assert rows[0].startswith("| cost | `bench_counts.PythonCost.track_tree_at` | 4 |")
     assert (
         "| 10,000 weighted instructions | 10,400 weighted instructions | +4.0% | +1% (floor) | v4 "
         "| 10,400 weighted instructions (+4.0% vs before) |"
     ) in rows[0]
-    assert rows[1].startswith("| time | `bench_steady.SteadyState.time_tree_at` | 'jit' |")
-    assert "| 1.00ms | 1.60ms | +60.0% | +50% | v3 | 1.60ms (+60.0% vs before) |" in rows[1]
+    assert rows[1].startswith(f"| ratio | `{TIMING}` | 'jit' |")
+    assert "| 0.001 ratio | 0.0016 ratio | +60.0% | +50% | v3 | 0.0016 ratio (+60.0% vs before) |" in rows[1]
+    # The absolute time made the same step: listed apart, not counted.
+    (shown,) = rows_of(not_alerting)
+    assert shown.startswith(f"| time | `{ABSOLUTE}` | 'jit' |") and "| 1.00ms | 1.60ms | +60.0% | +50% | v3 |" in shown
 
 
 def test_a_step_is_its_own_size_and_what_is_left_of_it_is_shown_apart(tmp_path):
@@ -114,18 +131,20 @@ def test_identical_code_raises_no_alarm(tmp_path):
     assert "No regression counts." in result.stdout
 
 
-def test_each_kind_of_metric_has_its_own_threshold(tmp_path):
+def test_each_kind_of_metric_has_its_own_threshold_and_an_absolute_time_never_counts(tmp_path):
     timing = FLAT_TIMING[:3] + [[1.08e-3, 2.00e-3]] * 3  # +8%
     ratio = [[10.0, 1.2]] * 3 + [[10.8, 1.2]] * 3  # 'eager' +8%
-    config = make_site(tmp_path, {TIMING: timing, RATIO: ratio, COUNT: FLAT_COUNT})
+    config = make_site(tmp_path, {ABSOLUTE: timing, RATIO: ratio, COUNT: FLAT_COUNT})
     compare = ("--compare", "v0", "v5")
-    loose = gate(config, *compare, "--threshold", "0.10", "--time-threshold", "0.10")
+    loose = gate(config, *compare, "--threshold", "0.10", "--time-threshold", "0.05")
     assert loose.returncode == 0, loose.stdout
+    assert "No regression counts." in loose.stdout and f"| time | `{ABSOLUTE}` | 'jit' |" in loose.stdout
     ratio_only = gate(config, *compare, "--threshold", "0.05", "--time-threshold", "0.10")
     assert ratio_only.returncode == 1
-    assert kinds(ratio_only.stdout) == ["ratio"], ratio_only.stdout
+    assert kinds(ratio_only.stdout) == ["ratio"] and "not alerting" not in ratio_only.stdout, ratio_only.stdout
     both = gate(config, *compare, "--threshold", "0.05", "--time-threshold", "0.05")
-    assert kinds(both.stdout) == ["ratio", "time"], both.stdout
+    counted, _, shown = both.stdout.partition("## Beyond their threshold, not alerting")
+    assert kinds(counted) == ["ratio"] and kinds(shown) == ["time"], both.stdout
 
 
 def test_thresholds_come_from_the_asv_configuration_per_benchmark(tmp_path):
@@ -161,9 +180,10 @@ def test_compare_two_tags(tmp_path):
     config = make_site(tmp_path, {TIMING: timing, COUNT: FLAT_COUNT})
     result = gate(config, "--compare", "v0", "v5")
     assert result.returncode == 1, result.stderr
-    assert "| 'scan' |" in result.stdout and "| 2.00ms | 4.00ms | +100.0% | +50% | v0..v5 | — |" in result.stdout
+    assert "| 'scan' |" in result.stdout
+    assert "| 0.002 ratio | 0.004 ratio | +100.0% | +50% | v0..v5 | — |" in result.stdout
     assert "asv find" in result.stdout
-    assert kinds(gate(config, "--compare", "v4", "v5").stdout) == ["time"]
+    assert kinds(gate(config, "--compare", "v4", "v5").stdout) == ["ratio"]
     assert gate(config, "--compare", "v0", "v4").returncode == 0
 
 
@@ -174,7 +194,7 @@ def test_a_change_over_several_commits_gives_the_asv_find_command(tmp_path):
     assert result.returncode == 1, result.stderr
     assert "v1..v4" in result.stdout
     find = [line for line in result.stdout.splitlines() if "asv find" in line]
-    assert len(find) == 1 and "--config" in find[0] and "bench_steady\\.SteadyState\\.time_tree_at" in find[0]
+    assert len(find) == 1 and "--config" in find[0] and "bench_seed\\.SeedScenario\\.track_overhead_ratio" in find[0]
 
 
 @pytest.mark.parametrize("damage", ["corrupt-results", "missing-site", "unknown-commit", "corrupt-site"])

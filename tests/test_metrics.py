@@ -43,3 +43,13 @@ def test_the_tree_map_pass_metric_is_suspect_at_any_increase():
     assert metrics.suspect_threshold(PASSES) == 0.0
     assert metrics.threshold(PASSES) == 0.10  # the quick look keeps its threshold
     assert metrics.suspect_threshold(TIMING) is None
+
+
+def test_every_rule_declares_whether_it_alerts_and_a_diagnostic_never_does():
+    assert all(isinstance(rule.alerts, bool) for rule in metrics.RULES)
+    assert [r.kind for r in metrics.RULES if not r.alerts] == [metrics.DIAGNOSTIC, metrics.TIME, metrics.TIME]
+    with pytest.raises(ValueError, match="never alerts"):
+        metrics.Rule("bench_counts.PythonCalls.", metrics.DIAGNOSTIC, 1.0, alerts=True)
+    assert metrics.alerting_timing("bench_overhead.SteadyStateRatio.track_overhead_ratio")
+    assert not metrics.alerting_timing("bench_steady.SteadyState.time_tree_at")
+    assert not metrics.alerting_timing(metrics.COST_TREE_AT)  # exact: alerts, but is never re-measured

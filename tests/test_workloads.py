@@ -172,7 +172,7 @@ def test_each_count_has_its_kind_the_cost_counts_and_the_diagnostics_never_do():
     assert metrics.kind("bench_counts.PythonCost.track_tree_at(4)") == metrics.COST
     assert metrics.threshold("bench_counts.PythonCost.track_tree_at") == metrics.COST_FLOOR == 0.01
     for name in ("bench_counts.PythonCalls.track_tree_at", "bench_counts.BytecodeInstructions.track_tuple"):
-        assert metrics.kind(name) == metrics.DIAGNOSTIC and not metrics.counted(name)
+        assert metrics.kind(name) == metrics.DIAGNOSTIC and not metrics.alerts(name)
     assert metrics.kind("bench_counts.JaxprExcessEquations.track_excess_equations") == metrics.DETERMINISTIC
     assert metrics.kind("bench_memory.LargeStateUpdate.track_copied_bytes_tree_at") == metrics.DETERMINISTIC
     first_commits = metrics.asv_first_commits()

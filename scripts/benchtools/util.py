@@ -65,6 +65,25 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 
 
 @contextlib.contextmanager
+def environ(**values: str | None):
+    """os.environ with ``values`` set (None: removed) inside, as it was outside."""
+    saved = {name: os.environ.get(name) for name in values}
+    try:
+        for name, value in values.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextlib.contextmanager
 def atomic_output(path: Path, replace: bool = True):
     """A binary file that appears at PATH only complete, or not at all.
 

@@ -74,7 +74,8 @@ def add_thresholds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--time-threshold",
         type=validate.threshold,
-        help="relative worsening of any absolute time or memory that counts "
+        help="relative worsening of any absolute time or memory beyond which it is listed; absolute "
+        "times never count (benchmarks/metrics.py: they do not alert) "
         "(default: each benchmark's regressions_thresholds in the asv configuration)",
     )
 

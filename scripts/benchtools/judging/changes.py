@@ -80,7 +80,7 @@ class Thresholds:
         return sorted((c for c in changes if self.counts(c)), key=lambda c: (metrics.KINDS.index(c.kind), -c.ratio))
 
     def counts(self, change: Change) -> bool:
-        """A diagnostic never counts; a cost that went down never does (after > before is needed)."""
-        if not metrics.counted(change.benchmark):
+        """Only an alerting benchmark's change counts (metrics.py); a cost that went down never does."""
+        if not metrics.alerts(change.benchmark):
             return False
         return change.after > change.before * (1 + self(change))

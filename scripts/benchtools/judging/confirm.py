@@ -1,9 +1,13 @@
 """The confirm step: every timing suspect re-measured side by side, on asv's own machinery.
 
 Each commit gets its own asv environment (asv's Environment.create and
-install_project); fresh benchmark processes (asv's spawner) run in balanced
-order A B, B A, ... and give one value each (a track_ value, or the median of
-a time_ benchmark's samples); ``statistics`` turns the pairs into a verdict.
+install_project); benchmark processes run in balanced order A B, B A, ... and
+give one value each (a track_ value, or the median of a time_ benchmark's
+samples); ``pairs`` turns them into a verdict.  Every process is a fresh
+interpreter (asv's "spawn" launch method), with its own hash seed and memory
+layout, as pyperf's workers are: forks of one server per side share the
+server's, which move the timings, so their pairs were not independent and
+the interval was too narrow (docs/timing-noise.md).
 asv's own ``--interleave-rounds`` keeps one value of a track_ benchmark per
 run, not per process, and reinstalls the commit at every switch, hence this
 loop over asv.runner._run_benchmark_single_param (private in asv 0.6.6,
@@ -12,6 +16,7 @@ which pyproject.toml pins for that reason).  docs/gate.md has the design.
 
 import contextlib
 import itertools
+import random
 import re
 import sys
 import time
@@ -27,8 +32,7 @@ from ..asvtools.lock import exclusive
 from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, sequential
 
-TIMING_KINDS = (metrics.RATIO, metrics.TIME)
-
+LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
 
 # Which changes are suspects.
 
@@ -47,9 +51,11 @@ def suspect_threshold(change, thresholds) -> float:
 
 
 def suspects(changes: Iterable, thresholds) -> list:
-    """The timing changes to confirm, worst first."""
+    """The alerting timing changes to confirm, worst first."""
     found = [
-        c for c in changes if c.kind in TIMING_KINDS and c.after > c.before * (1 + suspect_threshold(c, thresholds))
+        c
+        for c in changes
+        if metrics.alerting_timing(c.benchmark) and c.after > c.before * (1 + suspect_threshold(c, thresholds))
     ]
     return sorted(found, key=lambda c: -c.ratio)
 
@@ -83,12 +89,7 @@ class Side:
     def open(self):
         from asv import runner
 
-        self.spawner = runner.get_spawner(self.env, self.benchmarks.benchmark_dir, self.conf.launch_method)
-        success, out = self.spawner.preimport()
-        if not success:
-            raise Failed(
-                f"the benchmark suite does not import in {self.env.name} at {self.commit[:8]}: {out.strip()[-500:]}"
-            )
+        self.spawner = runner.get_spawner(self.env, self.benchmarks.benchmark_dir, LAUNCH_METHOD)
 
     def close(self):
         from asv import util as asv_util
@@ -101,8 +102,13 @@ class Side:
                 self.spawner.close()
             self.spawner = None
 
-    def value(self, name: str, param_index: int) -> float:
-        """One fresh process of benchmark ``name`` at ``param_index``: its track value or median sample."""
+    def value(self, name: str, param_index: int, hash_seed: str | None = None) -> float:
+        """One fresh process of benchmark ``name`` at ``param_index``: its track value or median sample.
+
+        Its PYTHONHASHSEED is ``hash_seed``; None: unset, so that it draws its
+        own, as every fresh interpreter does (a seed set for this process would
+        make all of them alike).
+        """
         from asv import runner
         from asv_runner.statistics import compute_stats
 
@@ -119,14 +125,15 @@ class Side:
                 self.cache_dirs[key] = cache_dir
             cwd = self.cache_dirs[key]
         # Private in asv 0.6.6: the one function that runs one parameter combination in one process.
-        result = runner._run_benchmark_single_param(
-            benchmark,
-            self.spawner,
-            param_index if benchmark["params"] else None,
-            profile=False,
-            extra_params={},
-            cwd=cwd,
-        )
+        with util.environ(PYTHONHASHSEED=hash_seed):
+            result = runner._run_benchmark_single_param(
+                benchmark,
+                self.spawner,
+                param_index if benchmark["params"] else None,
+                profile=False,
+                extra_params={},
+                cwd=cwd,
+            )
         value, samples, number = result.result[0], result.samples[0], result.number[0]
         if result.errcode != 0 or value is None:
             raise Failed(
@@ -174,7 +181,7 @@ def discovery_regex(names: list[str]) -> list[str]:
     return ["^" + re.escape(name) + r"(\(|$)" for name in names]
 
 
-def _prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path):
+def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path):
     """{side: Side} for one (before, after) pair of commits in one environment, each installed once."""
     from asv import benchmarks as asv_benchmarks
     from asv import environment
@@ -211,8 +218,15 @@ def _prepare(config: Path, env_label: str, commits: dict[str, str], names: list[
     return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
 
 
-def measure_pairs(sides: dict, name: str, index: int | None) -> Callable[[int, int], list[tuple[float, float]]]:
-    """The ``measure`` of ``sequential``: one batch of pairs, on fresh spawners."""
+def measure_pairs(
+    sides: dict, name: str, index: int | None, paired_seeds: random.Random | None = None
+) -> Callable[[int, int], list[tuple[float, float]]]:
+    """The ``measure`` of ``sequential``: one batch of pairs, each value a fresh interpreter.
+
+    With ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED
+    drawn from it, a new one each pair (scripts/timing-noise --hash-seed
+    paired: whether that narrows the spread); otherwise each draws its own.
+    """
 
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         for side in sides.values():
@@ -220,7 +234,8 @@ def measure_pairs(sides: dict, name: str, index: int | None) -> Callable[[int, i
         try:
             pairs = []
             for order in balanced_order(first, count):
-                values = {side: sides[side].value(name, index) for side in order}
+                seed = str(paired_seeds.randrange(2**32)) if paired_seeds else None
+                values = {side: sides[side].value(name, index, seed) for side in order}
                 pairs.append((values["before"], values["after"]))
             return pairs
         finally:
@@ -251,7 +266,8 @@ def confirmations(
     """Each suspect's verdict, measuring both commits side by side.
 
     Suspects are grouped per (before, after, environment), so that the two
-    environments are installed once per group.
+    environments are installed once per group.  The night's error rate is
+    shared by all of them (pairs.look_confidence).
     """
     if not suspects_:
         return []
@@ -271,7 +287,7 @@ def confirmations(
         started = time.monotonic()
         with exclusive(root):
             try:
-                sides = _prepare(Path(config), env_label, {"before": before, "after": after}, names, root)
+                sides = prepare(Path(config), env_label, {"before": before, "after": after}, names, root)
             except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
                 raise Failed(f"cannot install {before[:8]} and {after[:8]} to confirm: {error}") from None
             setup_seconds = time.monotonic() - started
@@ -289,7 +305,7 @@ def confirmations(
                 if index == -1:
                     results[id(change)] = Confirmation(change, UNDECIDED, None, 0.0, note="params not in the suite")
                     continue
-                verdict, found, b, a = sequential(measure_pairs(sides, name, index), max_pairs)
+                verdict, found, b, a = sequential(measure_pairs(sides, name, index), max_pairs, len(suspects_))
                 seconds = time.monotonic() - started
                 log(
                     f"confirm: {change.entry}: {verdict}, {found.estimate:+.1%} "

@@ -107,6 +107,7 @@ class Verdict:
     counted: list[Change]
     improved: list[Change]
     confirmations: list[confirm.Confirmation] | None
+    not_alerting: list[Change] = field(default_factory=list)  # timing changes beyond a threshold that never alerts
     unjudged: list[Unjudged] = field(default_factory=list)
     failed: list[FailedCommit] = field(default_factory=list)
     explain_errors: list[str] = field(default_factory=list)
@@ -400,14 +401,27 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
             source.config, confirm.suspects(changes, source.thresholds), options.max_pairs
         )
         slower = [c.change for c in confirmations if c.verdict == pairs.SLOWER]
-        counted = [c for c in counted if c.kind not in confirm.TIMING_KINDS] + slower
+        counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS] + slower
     else:
         confirmations = None
     attach_diagnostics(source, counted + improved, changes)
     errors = attach_explanations(source, to_explain(counted, improved)) if options.explain else []
     judged_commits = list(compare) if compare else source.run_commits
     failed = failed_commits(source, [source.resolve(c) if compare else c for c in judged_commits])
-    return Verdict(source, mode, changes, counted, improved, confirmations, unjudged, failed, errors)
+    not_alerting = beyond_threshold_not_alerting(source, changes)
+    return Verdict(source, mode, changes, counted, improved, confirmations, not_alerting, unjudged, failed, errors)
+
+
+def beyond_threshold_not_alerting(source: Source, changes: list[Change]) -> list[Change]:
+    """The timing changes of benchmarks that do not alert (metrics.py) beyond their threshold, worst first."""
+    found = [
+        c
+        for c in changes
+        if c.kind in metrics.TIMING_KINDS
+        and not metrics.alerts(c.benchmark)
+        and c.after > c.before * (1 + source.thresholds(c))
+    ]
+    return sorted(found, key=lambda c: -c.ratio)
 
 
 def bisect(verdict: Verdict) -> None:

@@ -6,38 +6,67 @@ exact interval of the Wilcoxon signed-rank test, which covers the true shift
 for any symmetric distribution of d whatever its tails; sequential as
 Chromium's Pinpoint: START_PAIRS pairs, STEP_PAIRS more while undecided, at
 most MAX_PAIRS.  docs/gate.md says why these and not a t interval.
+
+The error rate holds for a whole night (NIGHT_FALSE_ALARM), not per look:
+each of the LOOKS looks at each of a night's suspects spends an equal share
+of it (Bonferroni's bound, the simplest alpha-spending rule), so the
+interval of a look is at ``look_confidence(suspects)``, wider the more
+suspects a night has.  The bound assumes independent pairs: the confirm step
+runs every measured process in a fresh interpreter (confirm.py).
 """
 
+import functools
 import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 # The constants of the verdict, declared once (docs/gate.md, "Confirmed verdicts").
-# The constants of the verdict, declared once (docs/gate.md, "Confirmed verdicts").
-CONFIDENCE = 0.99
+NIGHT_FALSE_ALARM = 0.01  # at most this chance that a night on which nothing changed confirms any suspect slower
 FLOOR = 0.01  # slower only when the whole interval lies above +1%
 SAME_BELOW = 0.02  # same when the whole interval lies below +2%
-START_PAIRS = 8
-STEP_PAIRS = 8  # even, so that every look ends on a whole A B / B A block
+START_PAIRS = 12  # 2**-12: the first look can decide for up to 13 suspects a night
+STEP_PAIRS = 10  # even, so that every look ends on a whole A B / B A block
 MAX_PAIRS = 32
-MIN_PAIRS = 8  # the fewest with which the signed-rank interval can exclude anything at 99%
+MIN_PAIRS = START_PAIRS  # the fewest that make one look
 SLOWER, SAME, UNDECIDED = "slower", "same", "undecided"
 VERDICTS = (SLOWER, SAME, UNDECIDED)
 
 
+def looks(max_pairs: int = MAX_PAIRS, start: int = START_PAIRS, step: int = STEP_PAIRS) -> int:
+    """How many times ``sequential`` looks at most: at start pairs, then every step more, up to max_pairs."""
+    return 1 + max(0, math.ceil((max_pairs - start) / step))
+
+
+def look_confidence(
+    suspects: int, max_pairs: int = MAX_PAIRS, start: int = START_PAIRS, step: int = STEP_PAIRS
+) -> float:
+    """The two-sided confidence of each look's interval, for a night of ``suspects`` suspects.
+
+    Calling a suspect slower is the interval's lower end above FLOOR, a
+    one-sided error of (1 - confidence) / 2 when nothing changed; spread over
+    every look of every suspect, the night's errors add up to at most
+    NIGHT_FALSE_ALARM.
+    """
+    if suspects < 1:
+        raise ValueError("a night with suspects has at least one")
+    return 1 - 2 * NIGHT_FALSE_ALARM / (suspects * looks(max_pairs, start, step))
+
+
 @dataclass(frozen=True)
 class Interval:
-    """The relative change after / before - 1, its CONFIDENCE interval, and the pairs it rests on."""
+    """The relative change after / before - 1, its interval at ``confidence``, and the pairs it rests on."""
 
     estimate: float
     low: float
     high: float
     pairs: int
     sd: float  # of the per-pair log ratios
+    confidence: float
 
 
-def signed_rank_cdf(n: int) -> list[float]:
+@functools.cache
+def signed_rank_cdf(n: int) -> tuple[float, ...]:
     """P(W <= w) for w = 0 .. n(n+1)/2, W the Wilcoxon signed-rank statistic of n pairs (exact, no ties)."""
     counts = [1]  # counts[w]: subsets of {1..k} summing to w
     for k in range(1, n + 1):
@@ -49,17 +78,17 @@ def signed_rank_cdf(n: int) -> list[float]:
     for count in counts:
         running += count
         cdf.append(running / total)
-    return cdf
+    return tuple(cdf)
 
 
-def interval(before: Sequence[float], after: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+def interval(before: Sequence[float], after: Sequence[float], confidence: float) -> Interval:
     """The Hodges-Lehmann estimate of d = ln(after / before) and its exact signed-rank interval, as relative changes.
 
     The interval is [A(k+1), A(M-k)] of the M = n(n+1)/2 sorted Walsh
     averages, k the largest with P(W <= k) <= (1 - confidence) / 2; it
     covers the true shift with at least ``confidence`` for any symmetric
-    distribution of d, whatever its tails.  Fewer than 8 pairs cannot give a
-    99% interval at all (P(W = 0) = 2**-n): the interval is then unbounded.
+    distribution of d, whatever its tails.  Too few pairs for the confidence
+    (P(W = 0) = 2**-n above its tail) give an unbounded interval.
     """
     if len(before) != len(after) or len(before) < 2:
         raise ValueError("a paired interval needs at least two pairs of equal length")
@@ -73,7 +102,8 @@ def interval(before: Sequence[float], after: Sequence[float], confidence: float 
     while k + 1 < len(cdf) and cdf[k + 1] <= (1 - confidence) / 2:
         k += 1
     low, high = (walsh[k], walsh[len(walsh) - 1 - k]) if k >= 0 else (-math.inf, math.inf)
-    return Interval(math.expm1(statistics.median(walsh)), math.expm1(low), math.expm1(high), n, statistics.stdev(d))
+    estimate = math.expm1(statistics.median(walsh))
+    return Interval(estimate, math.expm1(low), math.expm1(high), n, statistics.stdev(d), confidence)
 
 
 def decide(found: Interval) -> str:
@@ -92,21 +122,27 @@ def balanced_order(first: int, count: int) -> list[tuple[str, str]]:
 def sequential(
     measure: Callable[[int, int], list[tuple[float, float]]],
     max_pairs: int = MAX_PAIRS,
+    suspects: int = 1,
     start: int = START_PAIRS,
     step: int = STEP_PAIRS,
 ) -> tuple[str, Interval, list, list]:
     """Measure pairs until decided or at the cap: (verdict, interval, befores, afters).
 
     ``measure(first, count)`` returns ``count`` (before, after) values for
-    pairs ``first`` onwards, in balanced_order(first, count).
+    pairs ``first`` onwards, in balanced_order(first, count).  Every look's
+    interval is at look_confidence(suspects, max_pairs, start, step).
     """
+    confidence = look_confidence(suspects, max_pairs, start, step)
     before, after = [], []
     count = min(start, max_pairs)
     while True:
-        for b, a in measure(len(before), count):
+        measured = measure(len(before), count)
+        if len(measured) != count:
+            raise ValueError(f"measure gave {len(measured)} pairs, not the {count} asked for")
+        for b, a in measured:
             before.append(b)
             after.append(a)
-        found = interval(before, after)
+        found = interval(before, after, confidence)
         verdict = decide(found)
         if verdict != UNDECIDED or len(before) >= max_pairs:
             return verdict, found, before, after

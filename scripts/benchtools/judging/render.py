@@ -8,7 +8,7 @@ from . import explain
 from .changes import Change
 from .confirm import Confirmation
 from .gate import LARGE_IMPROVEMENT, STEP_MODE, Unjudged, Verdict, find_command
-from .pairs import CONFIDENCE, FLOOR, SAME_BELOW, SLOWER, START_PAIRS
+from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
 from .sources import Source
 
 
@@ -125,9 +125,9 @@ def markdown(verdict: Verdict) -> str:
     source, counted, improved = verdict.source, verdict.counted, verdict.improved
     confirmed = verdict.confirmations is not None
     timing_rule = (
-        "a timing metric when re-measured side by side and found slower (the suspects below)"
+        "an alerting timing metric (a ratio) when re-measured side by side and found slower (the suspects below)"
         if confirmed
-        else "any other metric beyond its threshold (the threshold column)"
+        else "an alerting timing metric (a ratio) beyond its threshold (the threshold column)"
     )
     mode = f"{verdict.mode}, {'timing confirmed' if confirmed else 'unconfirmed'}"
     lines = [
@@ -178,6 +178,22 @@ def markdown(verdict: Verdict) -> str:
             f"| {percent(c)} | {where(source, c)} | {still_there(c)} | {diagnostics_text(c)} |"
             for c in improved
         ]
+    if verdict.not_alerting:
+        lines += [
+            "",
+            "## Beyond their threshold, not alerting",
+            "",
+            "Absolute timings, which move between fresh processes by more than the confirm step resolves: "
+            "shown for a look, never confirmed and never counted (benchmarks/metrics.py).",
+            "",
+            "| kind | benchmark | params | environment | before | after | change | threshold | where |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *(
+                f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
+                f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} |"
+                for c in verdict.not_alerting
+            ),
+        ]
     if verdict.failed:
         lines += [
             "",
@@ -213,11 +229,12 @@ def confirmations_section(found: list[Confirmation], label: Callable[[str], str]
         "",
         "## Timing suspects, re-measured side by side",
         "",
-        f"Each timing change beyond its suspect threshold, measured again in fresh processes of both "
-        f"commits in balanced order (A B B A …); Hodges-Lehmann estimate of ln(after / before) with its "
-        f"exact signed-rank interval at {CONFIDENCE:.0%}. Slower: the whole interval above +{FLOOR:.0%}; "
+        f"Each alerting timing change beyond its suspect threshold, measured again in fresh interpreters of "
+        f"both commits in balanced order (A B B A …); Hodges-Lehmann estimate of ln(after / before) with its "
+        f"exact signed-rank interval. Slower: the whole interval above +{FLOOR:.0%}; "
         f"same: the whole interval below +{SAME_BELOW:.0%}; undecided otherwise after {START_PAIRS} to the cap "
-        "of pairs. "
+        f"of pairs. Each interval's confidence shares a {NIGHT_FALSE_ALARM:.0%} chance of a false alarm a night "
+        "among every look at every suspect, so it is wider the more suspects the night has. "
         "Only slower counts.",
         "",
     ]
@@ -225,24 +242,24 @@ def confirmations_section(found: list[Confirmation], label: Callable[[str], str]
         lines.append("No timing suspect.")
         return "\n".join(lines) + "\n"
     lines += [
-        f"| verdict | kind | benchmark | params | environment | commits | change | {CONFIDENCE:.0%} interval "
-        "| pairs | s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| verdict | kind | benchmark | params | environment | commits | change | interval | confidence | pairs | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for v in found:
         c = v.change
         span = f"{label(c.good)} → {label(c.bad)}" if c.good else label(c.bad)
         if v.interval is None:
-            estimate = interval_text = pairs = "—"
+            estimate = interval_text = confidence = pairs = "—"
         else:
             estimate = f"{v.interval.estimate:+.1%}"
             interval_text = f"{v.interval.low:+.1%} to {v.interval.high:+.1%}"
+            confidence = f"{v.interval.confidence:.3%}"
             pairs = str(v.interval.pairs)
         verdict = f"**{v.verdict}**" if v.verdict == SLOWER else v.verdict
         if v.note:
             verdict += f" ({v.note})"
         lines.append(
             f"| {verdict} | {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {span} "
-            f"| {estimate} | {interval_text} | {pairs} | {v.seconds:.0f} |"
+            f"| {estimate} | {interval_text} | {confidence} | {pairs} | {v.seconds:.0f} |"
         )
     return "\n".join(lines) + "\n"

@@ -64,6 +64,7 @@ def data(verdict: Verdict) -> dict:
                 "low": number(c.interval.low) if c.interval else None,
                 "high": number(c.interval.high) if c.interval else None,
                 "pairs": c.interval.pairs if c.interval else 0,
+                "confidence": number(c.interval.confidence) if c.interval else None,
                 "seconds": round(c.seconds, 1),
                 "note": c.note,
             }
@@ -82,6 +83,7 @@ def data(verdict: Verdict) -> dict:
         "counted": counted,
         "improvements": [change_data(c) for c in verdict.improved],
         "suspects": suspects,
+        "not_alerting": [change_data(c, thresholds(c)) for c in verdict.not_alerting],
         "unjudged": [
             {"benchmark": u.benchmark, "params": u.params, "environment": u.env, "reason": u.reason}
             for u in verdict.unjudged
