@@ -1,0 +1,267 @@
+"""Timing noise between fresh processes, measured A/A: what the confirm step can detect, and how often it errs.
+
+For each alerting timing benchmark (benchmarks/metrics.py) and params, the
+confirm step's own measurement (judging/confirm.py: two asv environments of
+one commit, fresh interpreters in balanced order A B B A ...) takes PAIRS
+pairs in which both sides run the same code.  From the per-pair log ratios d:
+
+- the A/A interval at one suspect's confidence, which must cover 0 (the
+  true change) at least as often as its confidence says;
+- the minimum detectable effect (MDE): the smallest slowdown that the
+  confirm step calls slower in POWER of its runs, for a night of 1 and of
+  ``suspects`` suspects, found by running ``pairs.sequential`` on the
+  measured d resampled (centred on 0) plus the slowdown, SIMULATIONS times;
+- the false-alarm rate of a night on which nothing changed: nights of
+  ``suspects`` suspects drawn from the measured benchmarks, resampled the
+  same way, with no slowdown.
+
+Resampling treats the pairs as independent draws, which they are when each
+process is a fresh interpreter; the A/A intervals check that on the
+measurements themselves.
+"""
+
+import itertools
+import json
+import math
+import os
+import random
+import re
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks import metrics
+
+from .. import util
+from ..asvtools import environments as asv_envs
+from ..asvtools import validate
+from ..asvtools.lock import exclusive
+from ..judging import confirm, pairs
+from ..running import bench
+
+POWER = 0.9  # "calls it slower 9 times in 10"
+SIMULATIONS = 400
+LARGEST_EFFECT = 1.0  # an MDE above +100% is reported as "above"
+SCHEMA = 1
+FRESH, PAIRED = "fresh", "paired"
+
+
+@dataclass
+class Options:
+    release: str = "0.13.8"
+    jax: str = "0.4.33"
+    pairs: int = 16
+    benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
+    suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
+    record: Path = Path("timing-noise.json")
+    env_dir: Path = bench.Options().env_dir
+    seed: int = 0  # of the resampling, so that a record's figures can be recomputed
+    hash_seed: str = FRESH  # FRESH: each process draws its own (the confirm step's way); PAIRED: a pair shares one
+
+
+@dataclass
+class Measured:
+    """One benchmark's A/A pairs: ``before`` and ``after`` ran the same code."""
+
+    benchmark: str
+    params: str
+    before: list[float]
+    after: list[float]
+    seconds: float
+
+    @property
+    def log_ratios(self) -> list[float]:
+        return [math.log(a / b) for b, a in zip(self.before, self.after, strict=True)]
+
+    @property
+    def entry(self) -> str:
+        return f"{self.benchmark}({self.params})" if self.params else self.benchmark
+
+
+def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> list[list[float]]:
+    """``simulations`` runs of MAX_PAIRS log ratios drawn from the measured ones, centred on 0."""
+    centre = statistics.median(log_ratios)
+    centred = [d - centre for d in log_ratios]
+    return [[rng.choice(centred) for _ in range(pairs.MAX_PAIRS)] for _ in range(simulations)]
+
+
+def replayed(run: list[float], shift: float) -> Callable[[int, int], list[tuple[float, float]]]:
+    """A ``measure`` for pairs.sequential that hands out one resampled run, each log ratio plus ``shift``."""
+
+    def measure(first: int, count: int) -> list[tuple[float, float]]:
+        return [(1.0, math.exp(d + shift)) for d in run[first : first + count]]
+
+    return measure
+
+
+def power(runs: list[list[float]], effect: float, suspects: int) -> float:
+    """The share of the resampled runs that the confirm step calls slower with a slowdown of ``effect`` added."""
+    shift = math.log1p(effect)
+    return sum(pairs.sequential(replayed(run, shift), suspects=suspects)[0] == pairs.SLOWER for run in runs) / len(runs)
+
+
+def minimum_detectable_effect(
+    log_ratios: list[float], suspects: int, simulations: int = SIMULATIONS, seed: int = 0
+) -> float | None:
+    """The smallest relative slowdown called slower in POWER of the runs (to 0.1 point); None: above LARGEST_EFFECT.
+
+    Every effect tried is added to the same resampled runs, so that the
+    power grows with the effect and the search has one answer.
+    """
+    runs = resampled(log_ratios, simulations, random.Random(seed))
+    if power(runs, LARGEST_EFFECT, suspects) < POWER:
+        return None
+    low, high = pairs.FLOOR, LARGEST_EFFECT  # nothing at or below the floor is ever called slower
+    while high - low > 0.001:
+        middle = (low + high) / 2
+        if power(runs, middle, suspects) >= POWER:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed: int = 0) -> float:
+    """The share of simulated nights of ``suspects`` suspects, nothing changed, that call any suspect slower."""
+    rng = random.Random(seed)
+    alarms = 0
+    for _night in range(nights):
+        drawn = [resampled(rng.choice(measured).log_ratios, 1, rng)[0] for _ in range(suspects)]
+        alarms += any(pairs.sequential(replayed(run, 0.0), suspects=suspects)[0] == pairs.SLOWER for run in drawn)
+    return alarms / nights
+
+
+def analysis(measured: Measured, suspects: int, seed: int) -> dict:
+    """What one benchmark's A/A pairs say: the spread, the A/A interval, and the MDEs."""
+    found = pairs.interval(measured.before, measured.after, pairs.look_confidence(1))
+    threshold = metrics.threshold(measured.entry)
+    d = measured.log_ratios
+    lag1 = statistics.correlation(d[:-1], d[1:]) if len(d) > 2 and statistics.pstdev(d) > 0 else None
+    mde = {str(m): minimum_detectable_effect(d, m, seed=seed) for m in (1, suspects)}
+    return {
+        "benchmark": measured.benchmark,
+        "params": measured.params,
+        "pairs": len(d),
+        "seconds": round(measured.seconds, 1),
+        "sd_log_ratio": statistics.stdev(d),
+        "lag1_correlation": lag1,
+        "aa_estimate": found.estimate,
+        "aa_low": found.low,
+        "aa_high": found.high,
+        "aa_confidence": found.confidence,
+        "aa_covers_zero": found.low <= 0 <= found.high,
+        "threshold": threshold,
+        "mde": mde,
+        "reaches_threshold": all(value is not None and value <= threshold for value in mde.values()),
+    }
+
+
+def alerting_timing_names(benchmarks) -> list[str]:
+    return sorted(name for name in benchmarks if metrics.alerting_timing(name))
+
+
+def campaign(options: Options) -> dict:
+    """Measure every chosen benchmark's A/A pairs, writing the record after each; the finished record."""
+    target = bench.Target(bench.Options(releases=options.release, jax=[options.jax], env_dir=options.env_dir))
+    [(_release, commit)] = bench.releases(target)
+    [(_env_name, entry)] = bench.environments(target)
+    config = target.config(entry, "-timing-noise")
+    label = f"Python {asv_envs.python_of(entry)}, jax {options.jax}"
+    root = confirm.env_root(config)
+    record = {
+        "schema": SCHEMA,
+        "release": options.release,
+        "commit": commit,
+        "environment": label,
+        "launch_method": confirm.LAUNCH_METHOD,
+        "hash_seed": options.hash_seed,
+        "pairs": options.pairs,
+        "suspects": options.suspects,
+        "power": POWER,
+        "night_false_alarm_bound": pairs.NIGHT_FALSE_ALARM,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_before": list(os.getloadavg()),
+        "benchmarks": [],
+    }
+    with exclusive(root):
+        # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
+        suite = confirm.prepare(config, label, {"before": commit, "after": commit}, [], root)
+        names = [
+            n
+            for n in alerting_timing_names(suite["before"].benchmarks)
+            if not options.benchmarks or any(re.search(r, n) for r in options.benchmarks)
+        ]
+        measured = []
+        for name in names:
+            listed = suite["before"].benchmarks[name]
+            combos = [", ".join(c) for c in itertools.product(*listed["params"])] if listed["params"] else [""]
+            for combo in combos:
+                started = time.monotonic()
+                index = confirm.param_index(listed, combo)
+                seeds = random.Random(options.seed) if options.hash_seed == PAIRED else None
+                values = confirm.measure_pairs(suite, name, index, seeds)(0, options.pairs)
+                m = Measured(name, combo, [b for b, _ in values], [a for _, a in values], time.monotonic() - started)
+                measured.append(m)
+                analysed = analysis(m, options.suspects, options.seed)
+                record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
+                confirm.log(f"timing-noise: {m.entry}: sd {record['benchmarks'][-1]['sd_log_ratio']:.2%}")
+                _write(options.record, record)
+    record["night_false_alarm"] = {
+        str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
+    }
+    record["load_after"] = list(os.getloadavg())
+    record["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    _write(options.record, record)
+    return record
+
+
+def _write(path: Path, record: dict) -> None:
+    util.write_atomic(path, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
+
+
+def read(path: Path) -> dict:
+    return validate.read_checked(path, {"schema": int, "benchmarks": list}, "timing-noise record")
+
+
+def percent(value: float | None) -> str:
+    return f"above +{LARGEST_EFFECT:.0%}" if value is None else f"+{value:.1%}"
+
+
+def table(record: dict) -> str:
+    """The record as Markdown: per benchmark its spread, A/A interval, MDEs; then the coverage and the night's rate."""
+    m = str(record["suspects"])
+    confidence = pairs.look_confidence(1)
+    lines = [
+        f"Equinox {record['release']} against itself, {record['environment']}, {record['pairs']} A/A pairs of "
+        f"fresh interpreters ({record['launch_method']}, hash seeds {record['hash_seed']}) per benchmark; "
+        f"load average before and after: "
+        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}. MDE: the slowdown that "
+        f"the confirm step calls slower in {record['power']:.0%} of {SIMULATIONS} resampled runs, on a night of "
+        f"1 suspect and of {m}.",
+        "",
+        f"| benchmark | params | sd of ln(after/before) | A/A estimate | A/A interval ({confidence:.2%}) "
+        f"| MDE, 1 suspect | MDE, {m} suspects | threshold | alerts |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in record["benchmarks"]:
+        alerts = "yes" if row["reaches_threshold"] else "**MDE above the threshold**"
+        lines.append(
+            f"| `{row['benchmark'].split('.', 1)[1]}` | {row['params'] or '—'} | {row['sd_log_ratio']:.2%} "
+            f"| {row['aa_estimate']:+.2%} | {row['aa_low']:+.2%} to {row['aa_high']:+.2%} "
+            f"| {percent(row['mde']['1'])} | {percent(row['mde'][m])} | +{row['threshold']:.0%} | {alerts} |"
+        )
+    covered = sum(row["aa_covers_zero"] for row in record["benchmarks"])
+    lines += [
+        "",
+        f"A/A intervals that cover 0: {covered} of {len(record['benchmarks'])}.",
+    ]
+    if "night_false_alarm" in record:
+        rates = record["night_false_alarm"]
+        lines.append(
+            f"Simulated nights on which nothing changed that confirm any suspect slower: {rates['1']:.2%} with 1 "
+            f"suspect, {rates[m]:.2%} with {m} (2,000 nights each; the bound is "
+            f"{record['night_false_alarm_bound']:.0%})."
+        )
+    return "\n".join(lines)
