@@ -140,6 +140,9 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
     d = measured.log_ratios
     lag1 = statistics.correlation(d[:-1], d[1:]) if len(d) > 2 and statistics.pstdev(d) > 0 else None
     mde = {str(m): minimum_detectable_effect(d, m, seed=seed) for m in (1, suspects)}
+    # The confirm step's own verdict on these pairs, in the order measured: "slower" would be a false alarm.
+    measured_pairs = list(zip(measured.before, measured.after, strict=True))
+    verdict = pairs.sequential(lambda first, count: measured_pairs[first : first + count], max_pairs=len(d))[0]
     return {
         "benchmark": measured.benchmark,
         "params": measured.params,
@@ -152,6 +155,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
         "aa_high": found.high,
         "aa_confidence": found.confidence,
         "aa_covers_zero": found.low <= 0 <= found.high,
+        "aa_verdict": verdict,
         "threshold": threshold,
         "mde": mde,
         "reaches_threshold": all(value is not None and value <= threshold for value in mde.values()),
@@ -242,20 +246,22 @@ def table(record: dict) -> str:
         f"1 suspect and of {m}.",
         "",
         f"| benchmark | params | sd of ln(after/before) | A/A estimate | A/A interval ({confidence:.2%}) "
-        f"| MDE, 1 suspect | MDE, {m} suspects | threshold | alerts |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"| A/A verdict | MDE, 1 suspect | MDE, {m} suspects | threshold | alerts |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in record["benchmarks"]:
         alerts = "yes" if row["reaches_threshold"] else "**MDE above the threshold**"
         lines.append(
             f"| `{row['benchmark'].split('.', 1)[1]}` | {row['params'] or '—'} | {row['sd_log_ratio']:.2%} "
-            f"| {row['aa_estimate']:+.2%} | {row['aa_low']:+.2%} to {row['aa_high']:+.2%} "
+            f"| {row['aa_estimate']:+.2%} | {row['aa_low']:+.2%} to {row['aa_high']:+.2%} | {row['aa_verdict']} "
             f"| {percent(row['mde']['1'])} | {percent(row['mde'][m])} | +{row['threshold']:.0%} | {alerts} |"
         )
     covered = sum(row["aa_covers_zero"] for row in record["benchmarks"])
+    alarms = sum(row["aa_verdict"] == pairs.SLOWER for row in record["benchmarks"])
     lines += [
         "",
-        f"A/A intervals that cover 0: {covered} of {len(record['benchmarks'])}.",
+        f"A/A intervals that cover 0: {covered} of {len(record['benchmarks'])}. A/A pairs that the confirm step, "
+        f"judging them as measured, calls slower (a false alarm): {alarms} of {len(record['benchmarks'])}.",
     ]
     if "night_false_alarm" in record:
         rates = record["night_false_alarm"]
