@@ -350,6 +350,8 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
         assert night["verdict"]["status"] == "judged", night
         assert {name: job["result"] for name, job in night["jobs"].items()} == dict.fromkeys(record["jobs"], "success")
         assert night["issue"] in ("none", "alert skipped") or night["issue"].startswith(("opened", "kept"))
+    opened = sum(night["issue"].startswith("opened") for night in record["nights"])
+    assert len(record["issues"]) == opened and all(issue["body"] for issue in record["issues"])
     assert (tmp_path / "out" / "pages" / "index.html").is_file()
     assert "| base | 1 (" in page.read_text()
     # What store pushed is on the replay's results remote.

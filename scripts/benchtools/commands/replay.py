@@ -12,7 +12,8 @@ The replay owns everything under OUTPUT (a new folder): a bare upstream
 which is $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git in the jobs), the
 snapshot of this repository that every job checks out (project.git), each
 night's jobs, logs and artifacts (nights/NNN/), the deployed site (pages/)
-and the record (replay.json, written after every night).  Each night:
+and the record (replay.json, written after every night, with every issue the
+stand-in holds).  Each night:
 
   1. the upstream's main is moved to the night's last commit (git push from
      --upstream, with the tags its history holds);

@@ -922,6 +922,8 @@ def replay(options: Options, log=sys.stderr) -> int:
             label = "base" if options.base and base and index == 0 else str(index + (0 if options.base and base else 1))
             night = run_night(machine, index, label, night_commits, tags)
             record["nights"].append(night)
+            # Every issue as the stand-in holds it, so that what the alerts wrote can be read after the replay.
+            record["issues"] = machine.api.state()["issues"]
             record["finished"] = now()
             write_record(machine.record_path, record)
             if options.docs:
