@@ -86,7 +86,7 @@ def parse_args(argv):
         "--from-record", action="store_true", help="measure nothing: print the table of the existing --record"
     )
     common_args.add_env_dir(parser, bench.Options().env_dir, "default: %(default)s")
-    common_args.add_docs(parser, "timing-noise")
+    common_args.add_docs(parser, "timing-noise (timing-noise-paired for --hash-seed paired)")
     args = parser.parse_args(argv)
     if args.pairs < noise.pairs.START_PAIRS and not args.from_record:
         parser.error(f"--pairs {args.pairs}: at least {noise.pairs.START_PAIRS} are needed for one look")
@@ -113,5 +113,5 @@ def main(argv):
     text = noise.table(record)
     print(text)
     if args.docs:
-        generated.write_blocks(args.docs, {"timing-noise": text})
+        generated.write_blocks(args.docs, {noise.docs_block(record): text})
     return 0

@@ -229,6 +229,11 @@ def read(path: Path) -> dict:
     return validate.read_checked(path, {"schema": int, "benchmarks": list}, "timing-noise record")
 
 
+def docs_block(record: dict) -> str:
+    """The generated block of docs/timing-noise.md that a record's table goes to: one per hash-seed design."""
+    return "timing-noise" if record["hash_seed"] == FRESH else f"timing-noise-{record['hash_seed']}"
+
+
 def percent(value: float | None) -> str:
     return f"above +{LARGEST_EFFECT:.0%}" if value is None else f"+{value:.1%}"
 
