@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchtools.running import replay
+from benchtools.running import nights, replay, replay_record, workflow
 from tests.helpers import ROOT, SCRIPTS, git
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
@@ -25,7 +25,7 @@ BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
 
 
 def commit(hash_, date):
-    return replay.Commit(hash_, date, "subject")
+    return nights.Commit(hash_, date, "subject")
 
 
 def test_nights_are_every_k_commits_or_one_per_commit_date_in_utc():
@@ -36,10 +36,10 @@ def test_nights_are_every_k_commits_or_one_per_commit_date_in_utc():
         commit("d", "2026-05-04T10:00:00+00:00"),
         commit("e", "2026-05-04T11:00:00+00:00"),
     ]
-    by_date = replay.split_nights(commits)
+    by_date = nights.split_nights(commits)
     assert [[c.hash for c in night] for night in by_date] == [["a", "b"], ["c"], ["d", "e"]]
-    assert [[c.hash for c in night] for night in replay.split_nights(commits, 2)] == [["a", "b"], ["c", "d"], ["e"]]
-    assert [[c.hash for c in night] for night in replay.split_nights(commits, 9)] == [["a", "b", "c", "d", "e"]]
+    assert [[c.hash for c in night] for night in nights.split_nights(commits, 2)] == [["a", "b"], ["c", "d"], ["e"]]
+    assert [[c.hash for c in night] for night in nights.split_nights(commits, 9)] == [["a", "b", "c", "d", "e"]]
 
 
 def test_the_first_parent_commits_are_dated_in_utc(tmp_path):
@@ -53,24 +53,24 @@ def test_the_first_parent_commits_are_dated_in_utc(tmp_path):
             check=True,
             env=env,
         )
-    commits = replay.first_parent_commits(repo, "main")
+    commits = nights.first_parent_commits(repo, "main")
     # 23:30 at -02:00 is the next day in UTC; 08:00 at +09:00 is the day before.
     assert [c.date for c in commits] == ["2026-05-02T01:30:00+00:00", "2026-05-01T23:00:00+00:00"]
     assert [c.subject for c in commits] == ["2026-05-01T23:30:00", "2026-05-02T08:00:00"]
 
 
 def test_the_replays_jobs_are_nightly_yml_s_jobs_in_needs_order():
-    workflow = replay.read_workflow(NIGHTLY)
+    nightly = workflow.read_workflow(NIGHTLY)
     document = yaml.safe_load(NIGHTLY.read_text())
-    assert {job.name for job in workflow.jobs} == set(document["jobs"])
+    assert {job.name for job in nightly.jobs} == set(document["jobs"])
     seen = set()
-    for job in workflow.jobs:
+    for job in nightly.jobs:
         needs = document["jobs"][job.name].get("needs") or []
         assert set([needs] if isinstance(needs, str) else needs) <= seen, job.name
         assert len(job.steps) == len(document["jobs"][job.name]["steps"])
         seen.add(job.name)
-    assert workflow.inputs == {k: v.get("default") for k, v in document[True]["workflow_dispatch"]["inputs"].items()}
-    replay.check_workflow(workflow)  # every expression and setup-python of today's YAML is one it can run
+    assert nightly.inputs == {k: v.get("default") for k, v in document[True]["workflow_dispatch"]["inputs"].items()}
+    workflow.check_workflow(nightly)  # every expression and setup-python of today's YAML is one it can run
 
 
 def write_workflow(tmp_path, change) -> Path:
@@ -98,8 +98,8 @@ def write_workflow(tmp_path, change) -> Path:
 )
 def test_a_step_the_replay_cannot_map_stops_it_with_exit_3(tmp_path, change, message):
     path = write_workflow(tmp_path, change)
-    with pytest.raises(replay.Unmappable, match=message.replace("(", r"\(").replace(")", r"\)")) as raised:
-        replay.check_workflow(replay.read_workflow(path))
+    with pytest.raises(workflow.Unmappable, match=message.replace("(", r"\(").replace(")", r"\)")) as raised:
+        workflow.check_workflow(workflow.read_workflow(path))
     assert raised.value.code == 3
 
 
@@ -143,17 +143,17 @@ def test_the_expressions_the_workflows_use(expression, expected):
         "github": {},
         "env": {},
     }
-    assert replay.evaluate(expression, context, {"success": True, "failure": False}) == expected
+    assert workflow.evaluate(expression, context, {"success": True, "failure": False}) == expected
 
 
 def test_substitution_and_conditions():
     context = {"inputs": {"quick": True}, "runner": {"temp": "/t"}, "env": {}, "github": {"token": "x"}}
-    assert replay.substitute("${{ runner.temp }}/nightly/results", context) == "/t/nightly/results"
-    assert replay.substitute("${{ inputs.quick && 'yes' || '' }}", context) == "yes"
-    assert replay.condition(None, context, {"success": False, "failure": True}) is False  # default: success()
-    assert replay.condition("${{ !cancelled() }}", context, {"success": False, "failure": True}) is True
-    with pytest.raises(replay.Unmappable, match="github.sha"):
-        replay.substitute("${{ github.sha }}", context)
+    assert workflow.substitute("${{ runner.temp }}/nightly/results", context) == "/t/nightly/results"
+    assert workflow.substitute("${{ inputs.quick && 'yes' || '' }}", context) == "yes"
+    assert workflow.condition(None, context, {"success": False, "failure": True}) is False  # default: success()
+    assert workflow.condition("${{ !cancelled() }}", context, {"success": False, "failure": True}) is True
+    with pytest.raises(workflow.Unmappable, match="github.sha"):
+        workflow.substitute("${{ github.sha }}", context)
 
 
 def test_the_runner_has_no_python_but_its_own(tmp_path):
@@ -173,17 +173,18 @@ def test_the_runner_has_no_python_but_its_own(tmp_path):
 
 
 def test_the_issue_action_is_read_from_the_requests_the_alert_made():
-    ran = replay.JobRun("success")
+    ran = replay_record.JobRun("success")
     issue = {"number": 1, "state": "open", "updated_at": "1", "labels": ["x"], "body": "", "title": "t"}
     state = {"issues": [issue]}
     get = {"method": "GET", "path": "/repos/o/r/issues"}
-    assert replay.issue_action([], {"issues": []}, ran) == "none"
-    assert replay.issue_action([get, {"method": "POST", "path": "/repos/o/r/issues"}], state, ran) == "opened #1"
-    assert replay.issue_action([get, {"method": "PATCH", "path": "/repos/o/r/issues/1"}], state, ran) == "updated #1"
-    assert replay.issue_action([get], state, ran) == "kept #1"
-    assert replay.issue_action([get], {"issues": [dict(issue, state="closed")]}, ran) == "kept (closed #1)"
-    assert replay.issue_action([], state, replay.JobRun("skipped")) == "alert skipped"
-    assert replay.issue_action([get], state, replay.JobRun("failure", exit=3)) == "alert failed (exit 3)"
+    assert replay_record.issue_action([], {"issues": []}, ran) == "none"
+    assert replay_record.issue_action([get, {"method": "POST", "path": "/repos/o/r/issues"}], state, ran) == "opened #1"
+    patch = {"method": "PATCH", "path": "/repos/o/r/issues/1"}
+    assert replay_record.issue_action([get, patch], state, ran) == "updated #1"
+    assert replay_record.issue_action([get], state, ran) == "kept #1"
+    assert replay_record.issue_action([get], {"issues": [dict(issue, state="closed")]}, ran) == "kept (closed #1)"
+    assert replay_record.issue_action([], state, replay_record.JobRun("skipped")) == "alert skipped"
+    assert replay_record.issue_action([get], state, replay_record.JobRun("failure", exit=3)) == "alert failed (exit 3)"
 
 
 def test_the_table_goes_between_its_markers_and_nothing_else_changes(tmp_path):
@@ -217,12 +218,12 @@ def test_the_table_goes_between_its_markers_and_nothing_else_changes(tmp_path):
             }
         ],
     }
-    replay.write_table(page, "a..b", record)
+    replay_record.write_table(page, "a..b", record)
     text = page.read_text()
     assert text.startswith("# Replay\n\nkept\n\n") and text.endswith("\n\nafter\n") and "old" not in text
     assert "| 1 | 2 (2026-05-01 to 2026-05-02) | `v1` | – | – | `abcdef12` | no regression counts |" in text
     assert "**failed** (exit 1, 1m15s) | skipped | 1m20s |" in text
-    replay.write_table(page, "c..d", record)
+    replay_record.write_table(page, "c..d", record)
     assert page.read_text().count("replay-table:c..d:start") == 1
 
 
@@ -335,7 +336,7 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
     )
     record = json.loads((tmp_path / "out" / "replay.json").read_text())
     assert result.returncode == 0, result.stderr[-3000:]
-    assert record["jobs"] == [job.name for job in replay.read_workflow(NIGHTLY).jobs]
+    assert record["jobs"] == [job.name for job in workflow.read_workflow(NIGHTLY).jobs]
     base, first = record["nights"]
     tags = {t: c for c, t in (line.split() for line in git(upstream, "show-ref", "--tags").splitlines())}
     assert base["night"] == "base" and base["tip"] == git(upstream, "rev-parse", "v0.13.7^{commit}")

@@ -1,10 +1,14 @@
 """The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md).
 
 The jobs, their ``needs`` and ``if``, their steps and the steps' ``run:``
-lines and setup steps are read from the workflow's YAML, so that the replay
-and the workflow cannot drift apart.  A step it cannot map (an action it
-does not know, an option of one that it does not model, a context it has no
-value for) stops the replay (``Unmappable``, exit 3) before that night runs.
+lines and setup steps are read from the workflow's YAML (workflow.py), so
+that the replay and the workflow cannot drift apart.  A step it cannot map
+(an action it does not know, an option of one that it does not model, a
+context it has no value for) stops the replay (``Unmappable``, exit 3) before
+that night runs.  The range is split into nights by nights.py; what each
+night did is read into the record, and written as its table, by
+replay_record.py.  This module runs the nights: the machine, the jobs, the
+steps.
 """
 
 import datetime
@@ -17,427 +21,44 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git, util
-from ..asvtools.results import failed_benchmarks
 from ..errors import BadInput, Failed
 from ..project import ROOT
 from ..publishing import github
+from .nights import Commit, first_parent_commits, split_nights
+from .replay_record import (
+    JobRun,
+    commit_states,
+    find_file,
+    issue_action,
+    load_json,
+    result_files,
+    verdict_summary,
+    write_table,
+)
+from .workflow import (
+    SHELLS,
+    Job,
+    Step,
+    Unmappable,
+    check_workflow,
+    condition,
+    find_python,
+    python_version,
+    read_workflow,
+    substitute,
+)
 
 WORKFLOW = Path(".github/workflows/nightly.yml")
 REPOSITORY = "replay/equinox-benchmarks"  # GITHUB_REPOSITORY in the replay's jobs
-# What each action is replayed as (Replay.step_*) and the `with:` keys it models; any other key is unmappable.
-ACTIONS = {
-    "actions/checkout": ("checkout", {"persist-credentials", "fetch-depth"}),
-    "actions/setup-python": ("setup_python", {"python-version"}),
-    "actions/upload-artifact": ("upload_artifact", {"name", "path", "if-no-files-found", "retention-days"}),
-    "actions/download-artifact": ("download_artifact", {"name", "path"}),
-    "actions/upload-pages-artifact": ("upload_pages_artifact", {"path"}),
-    "actions/deploy-pages": ("deploy_pages", set()),
-}
-JOB_KEYS = {"runs-on", "timeout-minutes", "permissions", "needs", "if", "steps", "env", "environment", "name"}
-STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell"}
-# GitHub's default shell on Linux, and its `shell: bash`.
-SHELLS = {None: ["bash", "-e"], "bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"]}
 # Names that a runner without setup-python has only as its own python3 (the runner bin leaves them out).
 PYTHONISH = re.compile(r"(python|pip|pydoc|idle|2to3|pyvenv|virtualenv)[0-9.]*(-config)?")
 # Variables of this machine's environment that a runner's job does not get.
 NOT_PASSED = ("PATH", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHON", "CI")
 NOT_PASSED_PREFIXES = ("GITHUB_", "RUNNER_", "GH_", "EQXB_", "ACTIONS_", "PYENV_", "CONDA")
-START, END = "<!-- replay-table:{}:start -->", "<!-- replay-table:{}:end -->"
-
-
-class Unmappable(Failed):
-    """A workflow step, option or expression that the replay cannot run as GitHub would: exit 3."""
-
-
-# --- Expressions: the subset of GitHub's ${{ }} language that the workflows use -----------------
-
-TOKEN = re.compile(
-    r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
-    r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
-)
-# Contexts whose every key the replay must know (an unknown one is unmappable); the others give null.
-STRICT = {"github", "runner"}
-STATUS = ("success", "failure", "always", "cancelled")
-
-
-def tokens(text: str) -> list[tuple[str, str]]:
-    found, at = [], 0
-    text = text.rstrip()
-    while at < len(text):
-        match = TOKEN.match(text, at)
-        if not match or match.end() == at:
-            raise Unmappable(f"expression {text!r}: cannot read it at {text[at:]!r}")
-        kind = match.lastgroup
-        found.append((kind, match[kind]))
-        at = match.end()
-    return found
-
-
-def truthy(value) -> bool:
-    return value not in (None, False, 0, "")
-
-
-def equal(a, b) -> bool:
-    if isinstance(a, str) and isinstance(b, str):
-        return a.lower() == b.lower()
-    return a == b
-
-
-def evaluate(text: str, context: dict, status: dict | None = None):
-    """The value of expression TEXT (without ${{ }}); STATUS gives success() and failure()."""
-    items = tokens(text)
-    at = [0]
-
-    def peek():
-        return items[at[0]] if at[0] < len(items) else (None, None)
-
-    def take(value=None):
-        kind, token = peek()
-        if value is not None and token != value:
-            raise Unmappable(f"expression {text!r}: expected {value!r}")
-        at[0] += 1
-        return kind, token
-
-    def chained(operand, operator, combine):
-        """``operand (operator operand)*``, folded left by ``combine``: one level of precedence."""
-
-        def parse():
-            value = operand()
-            while peek()[1] == operator:
-                take()
-                value = combine(value, operand())
-            return value
-
-        return parse
-
-    # GitHub's && and || return an operand, as JavaScript's do: the first falsy or truthy one.
-    both = chained(lambda: comparison(), "&&", lambda value, other: other if truthy(value) else value)
-    either = chained(both, "||", lambda value, other: value if truthy(value) else other)
-
-    def comparison():
-        value = unary()
-        while peek()[1] in ("==", "!="):
-            _, op = take()
-            other = unary()
-            value = equal(value, other) if op == "==" else not equal(value, other)
-        return value
-
-    def unary():
-        if peek()[1] == "!":
-            take()
-            return not truthy(unary())
-        return primary()
-
-    def primary():
-        kind, token = take()
-        if token == "(":
-            value = either()
-            take(")")
-            return value
-        if kind == "str":
-            return token[1:-1].replace("''", "'")
-        if kind == "num":
-            return float(token) if "." in token else int(token)
-        if kind != "name":
-            raise Unmappable(f"expression {text!r}: unexpected {token!r}")
-        if token in ("true", "false", "null"):
-            return {"true": True, "false": False, "null": None}[token]
-        if peek()[1] == "(":
-            take("(")
-            take(")")
-            if token not in STATUS or status is None:
-                raise Unmappable(f"expression {text!r}: the replay has no function {token}()")
-            return {"always": True, "cancelled": False, **status}[token]
-        return lookup(token, context, text)
-
-    value = either()
-    if at[0] != len(items):
-        raise Unmappable(f"expression {text!r}: cannot read it at {items[at[0]][1]!r}")
-    return value
-
-
-def lookup(path: str, context: dict, text: str):
-    head, *rest = path.split(".")
-    if head not in context:
-        raise Unmappable(f"expression {text!r}: the replay has no value for the context {head!r}")
-    value = context[head]
-    for key in rest:
-        if isinstance(value, dict) and key in value:
-            value = value[key]
-        elif head in STRICT:
-            raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
-        else:
-            return None
-    return value
-
-
-def text_of(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def substitute(text, context: dict) -> str:
-    """TEXT with each ${{ expression }} replaced by its value, as GitHub does before a step runs."""
-    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: text_of(evaluate(m[1], context)), text_of(text), flags=re.S)
-
-
-def condition(text, context: dict, status: dict) -> bool:
-    """An `if:`; absent, success() (GitHub's default)."""
-    if text is None or text is True:
-        text = "success()"
-    text = text_of(text).strip()
-    inner = re.fullmatch(r"\$\{\{(.*)\}\}", text, flags=re.S)
-    return truthy(evaluate(inner[1] if inner else text, context, status))
-
-
-# --- The workflow ---------------------------------------------------------------------------
-
-
-@dataclass
-class Step:
-    index: int
-    label: str
-    id: str | None
-    action: str | None  # the handler's name for a `uses:`, None for a `run:`
-    with_: dict
-    run: str | None
-    env: dict
-    if_: object
-    timeout_minutes: float | None
-    shell: str | None
-
-
-@dataclass
-class Job:
-    name: str
-    needs: list[str]
-    if_: object
-    env: dict
-    permissions: object
-    timeout_minutes: float | None
-    steps: list[Step] = field(default_factory=list)
-
-
-@dataclass
-class Workflow:
-    path: Path
-    env: dict
-    inputs: dict  # workflow_dispatch inputs: {name: default}
-    jobs: list[Job]  # in the order they run (needs first, else as written)
-
-
-def read_workflow(path: Path) -> Workflow:
-    """The workflow's jobs and steps, each checked to be one the replay can run; Unmappable for any other."""
-    import yaml
-
-    try:
-        document = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise BadInput(f"workflow {path}: cannot be read ({error})") from None
-    if not isinstance(document, dict) or not isinstance(document.get("jobs"), dict):
-        raise BadInput(f"workflow {path}: no jobs")
-    # PyYAML reads the key `on` as True.
-    on = document.get("on", document.get(True)) or {}
-    dispatch = (on.get("workflow_dispatch") or {}) if isinstance(on, dict) else {}
-    inputs = {name: spec.get("default") for name, spec in (dispatch.get("inputs") or {}).items()}
-    jobs = []
-    for name, spec in document["jobs"].items():
-        where = f"{path.name}: job {name}"
-        unknown = set(spec) - JOB_KEYS
-        if unknown:
-            raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
-        if spec.get("runs-on", "ubuntu-latest") != "ubuntu-latest":
-            raise Unmappable(f"{where}: runs-on {spec['runs-on']!r}; the replay models ubuntu-latest only")
-        needs = spec.get("needs") or []
-        job = Job(
-            name,
-            [needs] if isinstance(needs, str) else list(needs),
-            spec.get("if"),
-            dict(spec.get("env") or {}),
-            spec.get("permissions"),
-            spec.get("timeout-minutes"),
-        )
-        for index, step in enumerate(spec.get("steps") or [], 1):
-            job.steps.append(read_step(where, index, step))
-        jobs.append(job)
-    names = {job.name for job in jobs}
-    for job in jobs:
-        for need in job.needs:
-            if need not in names:
-                raise BadInput(f"{path.name}: job {job.name} needs {need!r}, which is no job")
-    return Workflow(path, dict(document.get("env") or {}), inputs, in_order(jobs))
-
-
-def read_step(where: str, index: int, step: dict) -> Step:
-    label = step.get("name") or step.get("uses") or (step.get("run") or "").split("\n")[0][:60]
-    where = f"{where}, step {index} ({label})"
-    unknown = set(step) - STEP_KEYS
-    if unknown:
-        raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
-    if ("uses" in step) == ("run" in step):
-        raise Unmappable(f"{where}: a step has either uses: or run:")
-    action = None
-    if "uses" in step:
-        name = str(step["uses"]).split("@")[0]
-        if name not in ACTIONS:
-            raise Unmappable(f"{where}: uses {step['uses']}, an action the replay cannot run")
-        action, keys = ACTIONS[name]
-        extra = set(step.get("with") or {}) - keys
-        if extra:
-            raise Unmappable(f"{where}: {name} with {', '.join(sorted(extra))}, which the replay does not model")
-    if step.get("shell") not in SHELLS:
-        raise Unmappable(f"{where}: shell {step['shell']!r}; the replay runs bash only")
-    return Step(
-        index,
-        label,
-        step.get("id"),
-        action,
-        dict(step.get("with") or {}),
-        step.get("run"),
-        dict(step.get("env") or {}),
-        step.get("if"),
-        step.get("timeout-minutes"),
-        step.get("shell"),
-    )
-
-
-KNOWN = {"inputs", "needs", "steps", "env", "github", "runner"}
-STRICT_KEYS = {"github": {"token", "event_name", "repository", "server_url"}, "runner": {"temp", "os"}}
-
-
-def check_expression(text, where: str, bare: bool = False) -> None:
-    """Unmappable unless every context, key and function that TEXT's ${{ }} expressions use (TEXT itself,
-    when BARE: an `if:`) is one the replay has."""
-    text = text_of(text)
-    parts = re.findall(r"\$\{\{(.*?)\}\}", text, flags=re.S) or ([text] if bare else [])
-    for part in parts:
-        items = tokens(part)
-        for at, (kind, token) in enumerate(items):
-            if kind != "name" or token in ("true", "false", "null"):
-                continue
-            called = at + 1 < len(items) and items[at + 1][1] == "("
-            head, *rest = token.split(".")
-            if called and token not in STATUS:
-                raise Unmappable(f"{where}: the replay has no function {token}()")
-            if not called and (
-                head not in KNOWN or (head in STRICT_KEYS and rest[:1] and rest[0] not in STRICT_KEYS[head])
-            ):
-                raise Unmappable(f"{where}: the replay has no value for {token}")
-
-
-def check_workflow(workflow: Workflow) -> None:
-    """Every expression and setup-python version of WORKFLOW, checked before the first night runs."""
-    for scope in (workflow.env,):
-        for value in scope.values():
-            check_expression(value, f"{workflow.path.name}: env")
-    for job in workflow.jobs:
-        where = f"{workflow.path.name}: job {job.name}"
-        if job.if_ is not None:
-            check_expression(job.if_, f"{where}: if", bare=True)
-        for value in job.env.values():
-            check_expression(value, f"{where}: env")
-        for step in job.steps:
-            here = f"{where}, step {step.index} ({step.label})"
-            if step.if_ is not None:
-                check_expression(step.if_, f"{here}: if", bare=True)
-            for value in [step.run, *step.env.values(), *step.with_.values()]:
-                check_expression(value, here)
-            if step.action == "setup_python" and find_python(str(step.with_.get("python-version", ""))) is None:
-                raise Unmappable(f"{here}: this machine has no Python {step.with_.get('python-version')}")
-
-
-def in_order(jobs: list[Job]) -> list[Job]:
-    """The jobs with every job after those it needs, otherwise as written; BadInput for a cycle."""
-    done, ordered, pending = set(), [], list(jobs)
-    while pending:
-        ready = next((job for job in pending if set(job.needs) <= done), None)
-        if ready is None:
-            raise BadInput(f"the jobs {', '.join(job.name for job in pending)} need each other")
-        pending.remove(ready)
-        ordered.append(ready)
-        done.add(ready.name)
-    return ordered
-
-
-# --- Nights -----------------------------------------------------------------------------------
-
-
-@dataclass
-class Commit:
-    hash: str
-    date: str  # commit date, UTC, ISO
-    subject: str
-
-
-def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
-    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it), oldest first."""
-    out = git.out(
-        "rev-list", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s", "--end-of-options", revisions, repo=repo
-    )
-    commits = []
-    for line in out.splitlines():
-        if line.startswith("commit "):
-            continue
-        hash_, stamp, subject = line.split("\0", 2)
-        date = datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds")
-        commits.append(Commit(hash_, date, subject))
-    return commits
-
-
-def split_nights(commits: list[Commit], per_night: int | None = None) -> list[list[Commit]]:
-    """Every PER_NIGHT commits a night, or, without it, one night per commit date (UTC)."""
-    if per_night:
-        return [commits[i : i + per_night] for i in range(0, len(commits), per_night)]
-    nights: list[list[Commit]] = []
-    for commit in commits:
-        if nights and nights[-1][-1].date[:10] == commit.date[:10]:
-            nights[-1].append(commit)
-        else:
-            nights.append([commit])
-    return nights
-
-
-# --- Pythons ----------------------------------------------------------------------------------
-
-
-def python_version(executable: str) -> tuple[str, str] | None:
-    """(sys.executable, its version) of an interpreter that runs, else None."""
-    try:
-        result = subprocess.run(
-            [executable, "-c", "import platform, sys; print(sys.executable); print(platform.python_version())"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    lines = result.stdout.split()
-    return (lines[0], lines[1]) if result.returncode == 0 and len(lines) == 2 else None
-
-
-def find_python(version: str) -> str | None:
-    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the
-    Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
-    minor = ".".join(version.split(".")[:2])
-    cache = Path(os.environ.get("EQXB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser())
-    cache = cache / "equinox-benchmarks" if not os.environ.get("EQXB_CACHE") else cache
-    candidates = [shutil.which(f"python{minor}")]
-    for pattern in (f"{cache}/cpython-{minor}*/bin", os.path.expanduser(f"~/.pyenv/versions/{minor}*/bin")):
-        candidates += [f"{folder}/python{minor}" for folder in sorted(Path("/").glob(pattern.lstrip("/")))]
-    candidates += [f"/usr/local/bin/python{minor}", f"/usr/bin/python{minor}"]
-    for candidate in candidates:
-        if candidate and os.path.exists(candidate):
-            found = python_version(candidate)
-            if found and (found[1] == version or found[1].startswith(version + ".")):
-                return found[0]
-    return None
 
 
 def runner_python(choice: str | None) -> tuple[str | None, str]:
@@ -513,14 +134,6 @@ def nightly_extras(options: Options, upstream: Path) -> list[str]:
     for version in options.jax:
         extras += ["--jax", version]
     return extras
-
-
-@dataclass
-class JobRun:
-    result: str  # success, failure or skipped
-    seconds: float = 0.0
-    exit: int | None = None
-    failed_step: str | None = None
 
 
 class Replay:
@@ -770,117 +383,6 @@ def snapshot_project(checkout: str, bare: Path, folder: Path) -> dict:
     return {"checkout": checkout, "head": head, "changed": changed}
 
 
-# --- What a night did -------------------------------------------------------------------------
-
-
-def result_files(folder: Path) -> list[dict]:
-    """Every asv results file under FOLDER: its commit, environment and how many benchmarks failed."""
-    from asv import results
-
-    found = []
-    for path in sorted(folder.glob("**/*.json")) if folder.is_dir() else []:
-        if path.name in ("machine.json", "benchmarks.json"):
-            continue
-        try:
-            result = results.Results.load(str(path), path.parent.name)
-        except Exception:  # noqa: BLE001 - what the run job left unreadable is no result of a commit
-            continue
-        found.append(
-            {
-                "commit": result.commit_hash,
-                "env": result.env_name,
-                "ran": len(result.get_all_result_keys()),
-                "failed": len(failed_benchmarks(result)),
-            }
-        )
-    return found
-
-
-def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
-    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package
-    its parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
-    failed_by_verdict = {f["commit"] for f in (verdict or {}).get("failed_commits") or []}
-    unchanged = set((verdict or {}).get("unchanged_commits") or [])
-    states = []
-    for commit in commits:
-        files = [r for r in results if r["commit"] == commit.hash]
-        ran, failed = sum(r["ran"] for r in files), sum(r["failed"] for r in files)
-        if not files:
-            state = "unchanged" if commit.hash in unchanged else "skipped"
-        elif failed == ran:
-            state = "failed"
-        elif failed or commit.hash in failed_by_verdict:
-            state = "partly failed"
-        else:
-            state = "benchmarked"
-        states.append(
-            {
-                "commit": commit.hash,
-                "name": tags.get(commit.hash) or commit.hash[:8],
-                "date": commit.date,
-                "subject": commit.subject,
-                "state": state,
-                "benchmarks": ran,
-                "failed_benchmarks": failed,
-            }
-        )
-    return states
-
-
-def verdict_summary(verdict: dict | None) -> dict | None:
-    if verdict is None:
-        return None
-    suspects = verdict.get("suspects") or []
-    return {
-        "status": verdict.get("status"),
-        "regression": verdict.get("regression"),
-        "summary": verdict.get("summary"),
-        "counted": [
-            {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
-            for c in verdict.get("counted") or []
-        ],
-        "suspects": [{"benchmark": s.get("benchmark"), "verdict": s.get("verdict")} for s in suspects],
-        "failed_commits": [f.get("commit") for f in verdict.get("failed_commits") or []],
-    }
-
-
-def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
-    """What the alert did to the issues, from the requests it made: none, opened #N, updated #N, kept #N."""
-    if alert is None or alert.result == "skipped":
-        return "alert skipped"
-    writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
-    if writes:
-        last = writes[-1]
-        if last["method"] == "PATCH":
-            return f"updated #{last['path'].rsplit('/', 1)[-1]}"
-        return f"opened #{len(state['issues'])}"
-    if alert.result == "failure":
-        return f"alert failed (exit {alert.exit})"
-    if not calls:
-        return "none"
-    issues = sorted(state["issues"], key=lambda i: i["updated_at"], reverse=True)
-    for wanted, note in (("open", "kept #{}"), ("closed", "kept (closed #{})")):
-        found = [i for i in issues if i["state"] == wanted]
-        if found:
-            return note.format(found[0]["number"])
-    return "none"
-
-
-def find_file(folders: list[Path], name: str) -> Path | None:
-    for folder in folders:
-        found = sorted(folder.glob(f"**/{name}")) if folder.is_dir() else []
-        if found:
-            return found[0]
-    return None
-
-
-def load_json(path: Path | None):
-    try:
-        return json.loads(path.read_text()) if path else None
-    except (OSError, ValueError):
-        return None
-
-
 # --- The replay ---------------------------------------------------------------------------------
 
 
@@ -989,86 +491,3 @@ def run_night(self: Replay, index: int, label: str, commits: list[Commit], tags:
             for name in ("workspace", "temp"):
                 shutil.rmtree(folder / job.name / name, ignore_errors=True)
     return night
-
-
-# --- The table ----------------------------------------------------------------------------------
-
-
-def duration(seconds: float) -> str:
-    minutes, rest = divmod(int(round(seconds)), 60)
-    return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
-
-
-def job_cell(run: dict) -> str:
-    if run["result"] == "skipped":
-        return "skipped"
-    if run["result"] == "failure":
-        return f"**failed** (exit {run['exit']}, {duration(run['seconds'])})"
-    return duration(run["seconds"])
-
-
-def table(record: dict) -> str:
-    """The record as a Markdown table, one row a night."""
-    jobs = record["jobs"]
-    head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
-    head += ["suspects", "issue"]
-    lines = ["| " + " | ".join(head + jobs + ["night"]) + " |", "|" + "---|" * (len(head) + len(jobs) + 1)]
-    for night in record["nights"]:
-        states = night.get("commits") or []
-
-        def names(*wanted, states=states):
-            return " ".join(f"`{c['name']}`" for c in states if c["state"] in wanted) or "–"
-
-        verdict = night.get("verdict")
-        counted = (
-            "; ".join(
-                f"{c['benchmark']} {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`"
-                if isinstance(c.get("change"), float)
-                else str(c["benchmark"])
-                for c in verdict["counted"]
-            )
-            if verdict
-            else ""
-        ) or "–"
-        suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in (verdict or {}).get("suspects") or []) or "–"
-        row = [
-            night["night"],
-            f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
-            names("benchmarked"),
-            names("unchanged"),
-            names("skipped"),
-            names("failed", "partly failed"),
-            (verdict or {}).get("summary") or "no verdict",
-            counted,
-            suspects,
-            night["issue"],
-            *(job_cell(night["jobs"][name]) for name in jobs),
-            duration(night["seconds"]),
-        ]
-        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |")
-    extras = " ".join(record["nightly_extras"][4:]) or "nothing more"
-    changed = len(record["project"]["changed"])
-    lines += [
-        "",
-        f"Range `{record['range']}` of `{Path(record['source']).name}`, nights by {record['by']}"
-        f"{', after a base night on the commit before it' if record['base'] else ''}; "
-        f"workflow `{Path(record['workflow']).name}`, jobs {', '.join(jobs)}; the project at "
-        f"`{record['project']['head'][:8]}` ({record['project']['checkout']}"
-        f"{f', {changed} changed file(s)' if changed else ''}); "
-        f"scripts/nightly also given --upstream, --env-dir and {extras}; the runner's python3: "
-        f"{record['runner_python']}; from {record['started']} to {record.get('finished', '')}.",
-    ]
-    return "\n".join(lines)
-
-
-def write_table(page: Path, name: str, record: dict) -> None:
-    """The table between NAME's markers in PAGE (added at its end when PAGE lacks them)."""
-    start, end = START.format(name), END.format(name)
-    text = page.read_text() if page.exists() else "# Replay\n"
-    block = f"{start}\n\n{table(record)}\n\n{end}"
-    if start in text and end in text:
-        before, rest = text.split(start, 1)
-        text = before + block + rest.split(end, 1)[1]
-    else:
-        text = text.rstrip("\n") + f"\n\n{block}\n"
-    util.write_atomic(page, text.encode())

@@ -1,0 +1,45 @@
+"""A range of upstream history as nights: its first-parent commits, dated in UTC, split every K or by date."""
+
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import git
+
+
+@dataclass
+class Commit:
+    hash: str
+    date: str  # commit date, UTC, ISO
+    subject: str
+
+
+def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
+    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it), oldest first."""
+    out = git.out(
+        "rev-list", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s", "--end-of-options", revisions, repo=repo
+    )
+    commits = []
+    for line in out.splitlines():
+        if line.startswith("commit "):
+            continue
+        hash_, stamp, subject = line.split("\0", 2)
+        date = datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds")
+        commits.append(Commit(hash_, date, subject))
+    return commits
+
+
+def split_nights(commits: list[Commit], per_night: int | None = None) -> list[list[Commit]]:
+    """Every PER_NIGHT commits a night, or, without it, one night per commit date (UTC)."""
+    if per_night:
+        return [commits[i : i + per_night] for i in range(0, len(commits), per_night)]
+    nights: list[list[Commit]] = []
+    for commit in commits:
+        if nights and nights[-1][-1].date[:10] == commit.date[:10]:
+            nights[-1].append(commit)
+        else:
+            nights.append([commit])
+    return nights
+
+
+# --- Pythons ----------------------------------------------------------------------------------

@@ -1,0 +1,218 @@
+"""What a replayed night did, read from what its jobs left: commit states, the verdict, the issue action; the table.
+
+The replay (replay.py) runs the nights; this reads each night's results
+files, verdict and the stand-in's requests into the record, and writes the
+record as the Markdown table of docs/replay.md.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import util
+from ..asvtools.results import failed_benchmarks
+from .nights import Commit
+
+START, END = "<!-- replay-table:{}:start -->", "<!-- replay-table:{}:end -->"
+
+
+@dataclass
+class JobRun:
+    result: str  # success, failure or skipped
+    seconds: float = 0.0
+    exit: int | None = None
+    failed_step: str | None = None
+
+
+# --- What a night did -------------------------------------------------------------------------
+
+
+def result_files(folder: Path) -> list[dict]:
+    """Every asv results file under FOLDER: its commit, environment and how many benchmarks failed."""
+    from asv import results
+
+    found = []
+    for path in sorted(folder.glob("**/*.json")) if folder.is_dir() else []:
+        if path.name in ("machine.json", "benchmarks.json"):
+            continue
+        try:
+            result = results.Results.load(str(path), path.parent.name)
+        except Exception:  # noqa: BLE001 - what the run job left unreadable is no result of a commit
+            continue
+        found.append(
+            {
+                "commit": result.commit_hash,
+                "env": result.env_name,
+                "ran": len(result.get_all_result_keys()),
+                "failed": len(failed_benchmarks(result)),
+            }
+        )
+    return found
+
+
+def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
+    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package
+    its parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
+    failed_by_verdict = {f["commit"] for f in (verdict or {}).get("failed_commits") or []}
+    unchanged = set((verdict or {}).get("unchanged_commits") or [])
+    states = []
+    for commit in commits:
+        files = [r for r in results if r["commit"] == commit.hash]
+        ran, failed = sum(r["ran"] for r in files), sum(r["failed"] for r in files)
+        if not files:
+            state = "unchanged" if commit.hash in unchanged else "skipped"
+        elif failed == ran:
+            state = "failed"
+        elif failed or commit.hash in failed_by_verdict:
+            state = "partly failed"
+        else:
+            state = "benchmarked"
+        states.append(
+            {
+                "commit": commit.hash,
+                "name": tags.get(commit.hash) or commit.hash[:8],
+                "date": commit.date,
+                "subject": commit.subject,
+                "state": state,
+                "benchmarks": ran,
+                "failed_benchmarks": failed,
+            }
+        )
+    return states
+
+
+def verdict_summary(verdict: dict | None) -> dict | None:
+    if verdict is None:
+        return None
+    suspects = verdict.get("suspects") or []
+    return {
+        "status": verdict.get("status"),
+        "regression": verdict.get("regression"),
+        "summary": verdict.get("summary"),
+        "counted": [
+            {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
+            for c in verdict.get("counted") or []
+        ],
+        "suspects": [{"benchmark": s.get("benchmark"), "verdict": s.get("verdict")} for s in suspects],
+        "failed_commits": [f.get("commit") for f in verdict.get("failed_commits") or []],
+    }
+
+
+def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
+    """What the alert did to the issues, from the requests it made: none, opened #N, updated #N, kept #N."""
+    if alert is None or alert.result == "skipped":
+        return "alert skipped"
+    writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
+    if writes:
+        last = writes[-1]
+        if last["method"] == "PATCH":
+            return f"updated #{last['path'].rsplit('/', 1)[-1]}"
+        return f"opened #{len(state['issues'])}"
+    if alert.result == "failure":
+        return f"alert failed (exit {alert.exit})"
+    if not calls:
+        return "none"
+    issues = sorted(state["issues"], key=lambda i: i["updated_at"], reverse=True)
+    for wanted, note in (("open", "kept #{}"), ("closed", "kept (closed #{})")):
+        found = [i for i in issues if i["state"] == wanted]
+        if found:
+            return note.format(found[0]["number"])
+    return "none"
+
+
+def find_file(folders: list[Path], name: str) -> Path | None:
+    for folder in folders:
+        found = sorted(folder.glob(f"**/{name}")) if folder.is_dir() else []
+        if found:
+            return found[0]
+    return None
+
+
+def load_json(path: Path | None):
+    try:
+        return json.loads(path.read_text()) if path else None
+    except (OSError, ValueError):
+        return None
+
+
+# --- The table ----------------------------------------------------------------------------------
+
+
+def duration(seconds: float) -> str:
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
+
+
+def job_cell(run: dict) -> str:
+    if run["result"] == "skipped":
+        return "skipped"
+    if run["result"] == "failure":
+        return f"**failed** (exit {run['exit']}, {duration(run['seconds'])})"
+    return duration(run["seconds"])
+
+
+def table(record: dict) -> str:
+    """The record as a Markdown table, one row a night."""
+    jobs = record["jobs"]
+    head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
+    head += ["suspects", "issue"]
+    lines = ["| " + " | ".join(head + jobs + ["night"]) + " |", "|" + "---|" * (len(head) + len(jobs) + 1)]
+    for night in record["nights"]:
+        states = night.get("commits") or []
+
+        def names(*wanted, states=states):
+            return " ".join(f"`{c['name']}`" for c in states if c["state"] in wanted) or "–"
+
+        verdict = night.get("verdict")
+        counted = (
+            "; ".join(
+                f"{c['benchmark']} {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`"
+                if isinstance(c.get("change"), float)
+                else str(c["benchmark"])
+                for c in verdict["counted"]
+            )
+            if verdict
+            else ""
+        ) or "–"
+        suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in (verdict or {}).get("suspects") or []) or "–"
+        row = [
+            night["night"],
+            f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
+            names("benchmarked"),
+            names("unchanged"),
+            names("skipped"),
+            names("failed", "partly failed"),
+            (verdict or {}).get("summary") or "no verdict",
+            counted,
+            suspects,
+            night["issue"],
+            *(job_cell(night["jobs"][name]) for name in jobs),
+            duration(night["seconds"]),
+        ]
+        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |")
+    extras = " ".join(record["nightly_extras"][4:]) or "nothing more"
+    changed = len(record["project"]["changed"])
+    lines += [
+        "",
+        f"Range `{record['range']}` of `{Path(record['source']).name}`, nights by {record['by']}"
+        f"{', after a base night on the commit before it' if record['base'] else ''}; "
+        f"workflow `{Path(record['workflow']).name}`, jobs {', '.join(jobs)}; the project at "
+        f"`{record['project']['head'][:8]}` ({record['project']['checkout']}"
+        f"{f', {changed} changed file(s)' if changed else ''}); "
+        f"scripts/nightly also given --upstream, --env-dir and {extras}; the runner's python3: "
+        f"{record['runner_python']}; from {record['started']} to {record.get('finished', '')}.",
+    ]
+    return "\n".join(lines)
+
+
+def write_table(page: Path, name: str, record: dict) -> None:
+    """The table between NAME's markers in PAGE (added at its end when PAGE lacks them)."""
+    start, end = START.format(name), END.format(name)
+    text = page.read_text() if page.exists() else "# Replay\n"
+    block = f"{start}\n\n{table(record)}\n\n{end}"
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        text = before + block + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + f"\n\n{block}\n"
+    util.write_atomic(page, text.encode())

@@ -1,0 +1,383 @@
+"""The nightly workflow's YAML as the replay runs it: its jobs and steps, and the ``${{ }}`` expressions.
+
+``read_workflow`` reads the jobs, their ``needs`` and ``if``, their steps,
+and checks that the replay can run each one (``check_workflow``); a step it
+cannot map (an action it does not know, an option of one that it does not
+model, a context it has no value for) is ``Unmappable`` (exit 3).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import BadInput, Failed
+
+# What each action is replayed as (Replay.step_*) and the `with:` keys it models; any other key is unmappable.
+ACTIONS = {
+    "actions/checkout": ("checkout", {"persist-credentials", "fetch-depth"}),
+    "actions/setup-python": ("setup_python", {"python-version"}),
+    "actions/upload-artifact": ("upload_artifact", {"name", "path", "if-no-files-found", "retention-days"}),
+    "actions/download-artifact": ("download_artifact", {"name", "path"}),
+    "actions/upload-pages-artifact": ("upload_pages_artifact", {"path"}),
+    "actions/deploy-pages": ("deploy_pages", set()),
+}
+JOB_KEYS = {"runs-on", "timeout-minutes", "permissions", "needs", "if", "steps", "env", "environment", "name"}
+STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell"}
+# GitHub's default shell on Linux, and its `shell: bash`.
+SHELLS = {None: ["bash", "-e"], "bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"]}
+
+
+class Unmappable(Failed):
+    """A workflow step, option or expression that the replay cannot run as GitHub would: exit 3."""
+
+
+# --- Expressions: the subset of GitHub's ${{ }} language that the workflows use -----------------
+
+TOKEN = re.compile(
+    r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
+    r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
+)
+# Contexts whose every key the replay must know (an unknown one is unmappable); the others give null.
+STRICT = {"github", "runner"}
+STATUS = ("success", "failure", "always", "cancelled")
+
+
+def tokens(text: str) -> list[tuple[str, str]]:
+    found, at = [], 0
+    text = text.rstrip()
+    while at < len(text):
+        match = TOKEN.match(text, at)
+        if not match or match.end() == at:
+            raise Unmappable(f"expression {text!r}: cannot read it at {text[at:]!r}")
+        kind = match.lastgroup
+        found.append((kind, match[kind]))
+        at = match.end()
+    return found
+
+
+def truthy(value) -> bool:
+    return value not in (None, False, 0, "")
+
+
+def equal(a, b) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    return a == b
+
+
+def evaluate(text: str, context: dict, status: dict | None = None):
+    """The value of expression TEXT (without ${{ }}); STATUS gives success() and failure()."""
+    items = tokens(text)
+    at = [0]
+
+    def peek():
+        return items[at[0]] if at[0] < len(items) else (None, None)
+
+    def take(value=None):
+        kind, token = peek()
+        if value is not None and token != value:
+            raise Unmappable(f"expression {text!r}: expected {value!r}")
+        at[0] += 1
+        return kind, token
+
+    def chained(operand, operator, combine):
+        """``operand (operator operand)*``, folded left by ``combine``: one level of precedence."""
+
+        def parse():
+            value = operand()
+            while peek()[1] == operator:
+                take()
+                value = combine(value, operand())
+            return value
+
+        return parse
+
+    # GitHub's && and || return an operand, as JavaScript's do: the first falsy or truthy one.
+    both = chained(lambda: comparison(), "&&", lambda value, other: other if truthy(value) else value)
+    either = chained(both, "||", lambda value, other: value if truthy(value) else other)
+
+    def comparison():
+        value = unary()
+        while peek()[1] in ("==", "!="):
+            _, op = take()
+            other = unary()
+            value = equal(value, other) if op == "==" else not equal(value, other)
+        return value
+
+    def unary():
+        if peek()[1] == "!":
+            take()
+            return not truthy(unary())
+        return primary()
+
+    def primary():
+        kind, token = take()
+        if token == "(":
+            value = either()
+            take(")")
+            return value
+        if kind == "str":
+            return token[1:-1].replace("''", "'")
+        if kind == "num":
+            return float(token) if "." in token else int(token)
+        if kind != "name":
+            raise Unmappable(f"expression {text!r}: unexpected {token!r}")
+        if token in ("true", "false", "null"):
+            return {"true": True, "false": False, "null": None}[token]
+        if peek()[1] == "(":
+            take("(")
+            take(")")
+            if token not in STATUS or status is None:
+                raise Unmappable(f"expression {text!r}: the replay has no function {token}()")
+            return {"always": True, "cancelled": False, **status}[token]
+        return lookup(token, context, text)
+
+    value = either()
+    if at[0] != len(items):
+        raise Unmappable(f"expression {text!r}: cannot read it at {items[at[0]][1]!r}")
+    return value
+
+
+def lookup(path: str, context: dict, text: str):
+    head, *rest = path.split(".")
+    if head not in context:
+        raise Unmappable(f"expression {text!r}: the replay has no value for the context {head!r}")
+    value = context[head]
+    for key in rest:
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif head in STRICT:
+            raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
+        else:
+            return None
+    return value
+
+
+def text_of(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def substitute(text, context: dict) -> str:
+    """TEXT with each ${{ expression }} replaced by its value, as GitHub does before a step runs."""
+    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: text_of(evaluate(m[1], context)), text_of(text), flags=re.S)
+
+
+def condition(text, context: dict, status: dict) -> bool:
+    """An `if:`; absent, success() (GitHub's default)."""
+    if text is None or text is True:
+        text = "success()"
+    text = text_of(text).strip()
+    inner = re.fullmatch(r"\$\{\{(.*)\}\}", text, flags=re.S)
+    return truthy(evaluate(inner[1] if inner else text, context, status))
+
+
+# --- The workflow ---------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    index: int
+    label: str
+    id: str | None
+    action: str | None  # the handler's name for a `uses:`, None for a `run:`
+    with_: dict
+    run: str | None
+    env: dict
+    if_: object
+    timeout_minutes: float | None
+    shell: str | None
+
+
+@dataclass
+class Job:
+    name: str
+    needs: list[str]
+    if_: object
+    env: dict
+    permissions: object
+    timeout_minutes: float | None
+    steps: list[Step] = field(default_factory=list)
+
+
+@dataclass
+class Workflow:
+    path: Path
+    env: dict
+    inputs: dict  # workflow_dispatch inputs: {name: default}
+    jobs: list[Job]  # in the order they run (needs first, else as written)
+
+
+def read_workflow(path: Path) -> Workflow:
+    """The workflow's jobs and steps, each checked to be one the replay can run; Unmappable for any other."""
+    import yaml
+
+    try:
+        document = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise BadInput(f"workflow {path}: cannot be read ({error})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("jobs"), dict):
+        raise BadInput(f"workflow {path}: no jobs")
+    # PyYAML reads the key `on` as True.
+    on = document.get("on", document.get(True)) or {}
+    dispatch = (on.get("workflow_dispatch") or {}) if isinstance(on, dict) else {}
+    inputs = {name: spec.get("default") for name, spec in (dispatch.get("inputs") or {}).items()}
+    jobs = []
+    for name, spec in document["jobs"].items():
+        where = f"{path.name}: job {name}"
+        unknown = set(spec) - JOB_KEYS
+        if unknown:
+            raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
+        if spec.get("runs-on", "ubuntu-latest") != "ubuntu-latest":
+            raise Unmappable(f"{where}: runs-on {spec['runs-on']!r}; the replay models ubuntu-latest only")
+        needs = spec.get("needs") or []
+        job = Job(
+            name,
+            [needs] if isinstance(needs, str) else list(needs),
+            spec.get("if"),
+            dict(spec.get("env") or {}),
+            spec.get("permissions"),
+            spec.get("timeout-minutes"),
+        )
+        for index, step in enumerate(spec.get("steps") or [], 1):
+            job.steps.append(read_step(where, index, step))
+        jobs.append(job)
+    names = {job.name for job in jobs}
+    for job in jobs:
+        for need in job.needs:
+            if need not in names:
+                raise BadInput(f"{path.name}: job {job.name} needs {need!r}, which is no job")
+    return Workflow(path, dict(document.get("env") or {}), inputs, in_order(jobs))
+
+
+def read_step(where: str, index: int, step: dict) -> Step:
+    label = step.get("name") or step.get("uses") or (step.get("run") or "").split("\n")[0][:60]
+    where = f"{where}, step {index} ({label})"
+    unknown = set(step) - STEP_KEYS
+    if unknown:
+        raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
+    if ("uses" in step) == ("run" in step):
+        raise Unmappable(f"{where}: a step has either uses: or run:")
+    action = None
+    if "uses" in step:
+        name = str(step["uses"]).split("@")[0]
+        if name not in ACTIONS:
+            raise Unmappable(f"{where}: uses {step['uses']}, an action the replay cannot run")
+        action, keys = ACTIONS[name]
+        extra = set(step.get("with") or {}) - keys
+        if extra:
+            raise Unmappable(f"{where}: {name} with {', '.join(sorted(extra))}, which the replay does not model")
+    if step.get("shell") not in SHELLS:
+        raise Unmappable(f"{where}: shell {step['shell']!r}; the replay runs bash only")
+    return Step(
+        index,
+        label,
+        step.get("id"),
+        action,
+        dict(step.get("with") or {}),
+        step.get("run"),
+        dict(step.get("env") or {}),
+        step.get("if"),
+        step.get("timeout-minutes"),
+        step.get("shell"),
+    )
+
+
+KNOWN = {"inputs", "needs", "steps", "env", "github", "runner"}
+STRICT_KEYS = {"github": {"token", "event_name", "repository", "server_url"}, "runner": {"temp", "os"}}
+
+
+def check_expression(text, where: str, bare: bool = False) -> None:
+    """Unmappable unless every context, key and function that TEXT's ${{ }} expressions use (TEXT itself,
+    when BARE: an `if:`) is one the replay has."""
+    text = text_of(text)
+    parts = re.findall(r"\$\{\{(.*?)\}\}", text, flags=re.S) or ([text] if bare else [])
+    for part in parts:
+        items = tokens(part)
+        for at, (kind, token) in enumerate(items):
+            if kind != "name" or token in ("true", "false", "null"):
+                continue
+            called = at + 1 < len(items) and items[at + 1][1] == "("
+            head, *rest = token.split(".")
+            if called and token not in STATUS:
+                raise Unmappable(f"{where}: the replay has no function {token}()")
+            if not called and (
+                head not in KNOWN or (head in STRICT_KEYS and rest[:1] and rest[0] not in STRICT_KEYS[head])
+            ):
+                raise Unmappable(f"{where}: the replay has no value for {token}")
+
+
+def check_workflow(workflow: Workflow) -> None:
+    """Every expression and setup-python version of WORKFLOW, checked before the first night runs."""
+    for scope in (workflow.env,):
+        for value in scope.values():
+            check_expression(value, f"{workflow.path.name}: env")
+    for job in workflow.jobs:
+        where = f"{workflow.path.name}: job {job.name}"
+        if job.if_ is not None:
+            check_expression(job.if_, f"{where}: if", bare=True)
+        for value in job.env.values():
+            check_expression(value, f"{where}: env")
+        for step in job.steps:
+            here = f"{where}, step {step.index} ({step.label})"
+            if step.if_ is not None:
+                check_expression(step.if_, f"{here}: if", bare=True)
+            for value in [step.run, *step.env.values(), *step.with_.values()]:
+                check_expression(value, here)
+            if step.action == "setup_python" and find_python(str(step.with_.get("python-version", ""))) is None:
+                raise Unmappable(f"{here}: this machine has no Python {step.with_.get('python-version')}")
+
+
+def in_order(jobs: list[Job]) -> list[Job]:
+    """The jobs with every job after those it needs, otherwise as written; BadInput for a cycle."""
+    done, ordered, pending = set(), [], list(jobs)
+    while pending:
+        ready = next((job for job in pending if set(job.needs) <= done), None)
+        if ready is None:
+            raise BadInput(f"the jobs {', '.join(job.name for job in pending)} need each other")
+        pending.remove(ready)
+        ordered.append(ready)
+        done.add(ready.name)
+    return ordered
+
+
+# --- Nights -----------------------------------------------------------------------------------
+
+
+def python_version(executable: str) -> tuple[str, str] | None:
+    """(sys.executable, its version) of an interpreter that runs, else None."""
+    try:
+        result = subprocess.run(
+            [executable, "-c", "import platform, sys; print(sys.executable); print(platform.python_version())"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = result.stdout.split()
+    return (lines[0], lines[1]) if result.returncode == 0 and len(lines) == 2 else None
+
+
+def find_python(version: str) -> str | None:
+    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the
+    Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
+    minor = ".".join(version.split(".")[:2])
+    cache = Path(os.environ.get("EQXB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser())
+    cache = cache / "equinox-benchmarks" if not os.environ.get("EQXB_CACHE") else cache
+    candidates = [shutil.which(f"python{minor}")]
+    for pattern in (f"{cache}/cpython-{minor}*/bin", os.path.expanduser(f"~/.pyenv/versions/{minor}*/bin")):
+        candidates += [f"{folder}/python{minor}" for folder in sorted(Path("/").glob(pattern.lstrip("/")))]
+    candidates += [f"/usr/local/bin/python{minor}", f"/usr/bin/python{minor}"]
+    for candidate in candidates:
+        if candidate and os.path.exists(candidate):
+            found = python_version(candidate)
+            if found and (found[1] == version or found[1].startswith(version + ".")):
+                return found[0]
+    return None
