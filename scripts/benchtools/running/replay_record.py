@@ -11,9 +11,8 @@ from pathlib import Path
 
 from .. import util
 from ..asvtools.results import failed_benchmarks
+from ..publishing import generated
 from .nights import Commit
-
-START, END = "<!-- replay-table:{}:start -->", "<!-- replay-table:{}:end -->"
 
 
 @dataclass
@@ -206,13 +205,10 @@ def table(record: dict) -> str:
 
 
 def write_table(page: Path, name: str, record: dict) -> None:
-    """The table between NAME's markers in PAGE (added at its end when PAGE lacks them)."""
-    start, end = START.format(name), END.format(name)
+    """The table between NAME's markers in PAGE (publishing/generated.py), which are added at its end when missing."""
+    block = f"replay-table:{name}"
+    start, end = generated.markers(block)
     text = page.read_text() if page.exists() else "# Replay\n"
-    block = f"{start}\n\n{table(record)}\n\n{end}"
-    if start in text and end in text:
-        before, rest = text.split(start, 1)
-        text = before + block + rest.split(end, 1)[1]
-    else:
-        text = text.rstrip("\n") + f"\n\n{block}\n"
-    util.write_atomic(page, text.encode())
+    if start not in text or end not in text:
+        util.write_atomic(page, (text.rstrip("\n") + f"\n\n{start}\n{end}\n").encode())
+    generated.write_blocks(page, {block: table(record)})
