@@ -67,20 +67,20 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 @contextlib.contextmanager
 def environ(**values: str | None):
     """os.environ with ``values`` set (None: removed) inside, as it was outside."""
+
+    def put(settings: dict[str, str | None]) -> None:
+        for name, value in settings.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
     saved = {name: os.environ.get(name) for name in values}
     try:
-        for name, value in values.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        put(values)
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        put(saved)
 
 
 @contextlib.contextmanager
