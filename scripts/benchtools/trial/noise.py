@@ -251,15 +251,16 @@ def table(record: dict) -> str:
         f"1 suspect and of {m}.",
         "",
         f"| benchmark | params | sd of ln(after/before) | A/A estimate | A/A interval ({confidence:.2%}) "
-        f"| A/A verdict | MDE, 1 suspect | MDE, {m} suspects | threshold | alerts |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"| A/A verdict | MDE, 1 suspect | MDE, {m} suspects | threshold | alerts | s per pair |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in record["benchmarks"]:
         alerts = "yes" if row["reaches_threshold"] else "**MDE above the threshold**"
         lines.append(
             f"| `{row['benchmark'].split('.', 1)[1]}` | {row['params'] or '—'} | {row['sd_log_ratio']:.2%} "
             f"| {row['aa_estimate']:+.2%} | {row['aa_low']:+.2%} to {row['aa_high']:+.2%} | {row['aa_verdict']} "
-            f"| {percent(row['mde']['1'])} | {percent(row['mde'][m])} | +{row['threshold']:.0%} | {alerts} |"
+            f"| {percent(row['mde']['1'])} | {percent(row['mde'][m])} | +{row['threshold']:.0%} | {alerts} "
+            f"| {row['seconds'] / row['pairs']:.1f} |"
         )
     covered = sum(row["aa_covers_zero"] for row in record["benchmarks"])
     alarms = sum(row["aa_verdict"] == pairs.SLOWER for row in record["benchmarks"])
