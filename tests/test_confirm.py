@@ -55,7 +55,7 @@ class FakeSide:
     def close(self):
         pass
 
-    def value(self, name, index):
+    def value(self, name, index, hash_seed=None):
         self.log.append((self.factor, name, index))
         return 1e-3 * self.factor * (1 + 0.2 * math.sin(len(self.log) / 40))  # a slow drift
 
@@ -108,7 +108,9 @@ def test_an_undecided_suspect_does_not_count_and_the_cap_is_honoured(tmp_path, m
     fake_sides(monkeypatch, {}, log)
     rng = random.Random(0)
     monkeypatch.setattr(
-        FakeSide, "value", lambda self, name, index: (log.append(name), 20 * math.exp(rng.gauss(0.015, 0.08)))[1]
+        FakeSide,
+        "value",
+        lambda self, name, index, hash_seed=None: (log.append(name), 20 * math.exp(rng.gauss(0.015, 0.08)))[1],
     )
     exit_code, out, _err = run_gate(capsys, config, "--compare", "v0", "v1", "--confirm-max-pairs", 12)
     assert exit_code == ExitCode.OK, out
