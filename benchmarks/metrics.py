@@ -100,6 +100,11 @@ RULES = (
 )
 
 
+def entry(benchmark: str, params: str) -> str:
+    """A benchmark at its params as asv names it, "name(params)", and as the rules match it."""
+    return f"{benchmark}({params})" if params else benchmark
+
+
 def rule(name: str) -> Rule:
     """The rule for a benchmark: its name, with or without ``(params)``."""
     return next(r for r in RULES if re.match(r.pattern, name))

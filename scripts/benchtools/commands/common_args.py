@@ -2,6 +2,7 @@
 
 import argparse
 import platform
+from collections.abc import Callable
 from pathlib import Path
 
 from ..asvtools import validate
@@ -80,15 +81,23 @@ def add_thresholds(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def confirm_max_pairs(text: str) -> int:
-    """--confirm-max-pairs: a whole number, at least pairs.MIN_PAIRS."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: not a whole number") from None
-    if value < pairs.MIN_PAIRS:
-        raise argparse.ArgumentTypeError(f"{value}: at least {pairs.MIN_PAIRS} pairs are needed")
-    return value
+def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number, at least ``minimum`` (of ``unit``, named in the message)."""
+
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: not a whole number") from None
+        if value < minimum:
+            needed = f"at least {minimum} {unit} are needed" if unit else f"at least {minimum}"
+            raise argparse.ArgumentTypeError(f"{value}: {needed}")
+        return value
+
+    return whole_number
+
+
+confirm_max_pairs = at_least(pairs.MIN_PAIRS, "pairs")  # --confirm-max-pairs
 
 
 def add_confirm(parser: argparse.ArgumentParser) -> None:

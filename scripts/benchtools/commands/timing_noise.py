@@ -23,7 +23,6 @@ Exit status: 0 when the campaign ran (whatever it found); 2 on bad input; 3
 when a benchmark failed to install or run.
 """
 
-import argparse
 from pathlib import Path
 
 from .. import cli
@@ -32,16 +31,6 @@ from ..publishing import generated
 from ..running import bench
 from ..trial import noise
 from . import common_args
-
-
-def positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: at least 1")
-    return value
 
 
 def parse_args(argv):
@@ -53,7 +42,7 @@ def parse_args(argv):
     )
     parser.add_argument(
         "--pairs",
-        type=positive,
+        type=common_args.at_least(noise.pairs.START_PAIRS),
         default=defaults.pairs,
         metavar="N",
         help="A/A pairs per benchmark and params (default: %(default)s; at least "
@@ -61,7 +50,7 @@ def parse_args(argv):
     )
     parser.add_argument(
         "--suspects",
-        type=positive,
+        type=common_args.at_least(1),
         default=defaults.suspects,
         metavar="M",
         help="the night of M suspects that the MDE and the false-alarm rate are also given for (default: %(default)s)",
@@ -87,10 +76,7 @@ def parse_args(argv):
     )
     common_args.add_env_dir(parser, bench.Options().env_dir, "default: %(default)s")
     common_args.add_docs(parser, "timing-noise (timing-noise-paired for --hash-seed paired)")
-    args = parser.parse_args(argv)
-    if args.pairs < noise.pairs.START_PAIRS and not args.from_record:
-        parser.error(f"--pairs {args.pairs}: at least {noise.pairs.START_PAIRS} are needed for one look")
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv):

@@ -38,7 +38,7 @@ class Change:
     @property
     def entry(self) -> str:
         """The name asv's step detection matches `regressions_thresholds` against."""
-        return f"{self.benchmark}({self.params})" if self.params else self.benchmark
+        return metrics.entry(self.benchmark, self.params)
 
     @property
     def ratio(self) -> float:

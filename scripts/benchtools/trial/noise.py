@@ -77,7 +77,7 @@ class Measured:
 
     @property
     def entry(self) -> str:
-        return f"{self.benchmark}({self.params})" if self.params else self.benchmark
+        return metrics.entry(self.benchmark, self.params)
 
 
 def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> list[list[float]]:
