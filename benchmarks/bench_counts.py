@@ -6,8 +6,7 @@ is the one the gate judges Python work on; ``PythonCalls`` and
 ``BytecodeInstructions`` are the diagnostics it is made of (metrics.py).
 """
 
-from .instruments import count_bytecodes, count_python_calls, jaxpr_equation_count
-from .metrics import CALL_WEIGHT
+from .instruments import count_bytecodes, count_python_calls, jaxpr_equation_count, python_cost
 from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, WRAPPINGS
 from .workloads import Surgery, build_state, make_step, wrap
 
@@ -45,11 +44,6 @@ class BytecodeInstructions(_SurgeryCount):
 
     unit = "instructions"
     count = staticmethod(count_bytecodes)
-
-
-def python_cost(fn) -> int:
-    """The exact cost of ``fn()``: bytecode instructions + ``CALL_WEIGHT`` x Python calls."""
-    return count_bytecodes(fn) + CALL_WEIGHT * count_python_calls(fn)
 
 
 class PythonCost(_SurgeryCount):

@@ -6,6 +6,7 @@ Nothing here builds a workload or starts a JAX backend at import time.
 
 from __future__ import annotations
 
+import gc
 import statistics
 import sys
 import time
@@ -13,6 +14,8 @@ import timeit
 from collections.abc import Callable
 
 import jax
+
+from .metrics import CALL_WEIGHT
 
 
 def copied_bytes(before, after) -> int:
@@ -60,13 +63,22 @@ def interleaved_ratio(
 
 
 def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:
-    """``fn()`` with ``hook`` as the interpreter's profile or trace function, restored after."""
+    """``fn()`` with ``hook`` as the interpreter's profile or trace function, restored after.
+
+    The garbage collector is off meanwhile: a collection runs ``gc.callbacks`` (JAX
+    registers one) in Python whenever allocations cross a threshold, so a count would
+    depend on what was allocated before, not only on the code that ran.
+    """
     previous = installed()
+    collecting = gc.isenabled()
+    gc.disable()
     install(hook)
     try:
         fn()
     finally:
         install(previous)
+        if collecting:
+            gc.enable()
 
 
 def count_python_calls(fn: Callable[[], object]) -> int:
@@ -99,6 +111,11 @@ def count_bytecodes(fn: Callable[[], object]) -> int:
 
     _run_hooked(sys.settrace, sys.gettrace, tracer, fn)
     return executed
+
+
+def python_cost(fn: Callable[[], object]) -> int:
+    """The exact cost of ``fn()``: bytecode instructions + ``CALL_WEIGHT`` x Python calls (metrics.py)."""
+    return count_bytecodes(fn) + CALL_WEIGHT * count_python_calls(fn)
 
 
 def _sub_jaxprs(value):

@@ -2,6 +2,7 @@
 compute the same arrays, trace to the same program and copy nothing; and asv
 accepts the suite."""
 
+import gc
 import importlib
 import inspect
 import itertools
@@ -150,6 +151,34 @@ def test_bytecode_counts_are_deterministic_and_see_work_that_calls_do_not():
 
     assert instruments.count_python_calls(with_extra_loop) == instruments.count_python_calls(shallow) + 1
     assert instruments.count_bytecodes(with_extra_loop) >= instruments.count_bytecodes(shallow) + 300
+
+
+def test_a_garbage_collection_never_enters_a_count():
+    collections = []
+
+    def callback(phase, info):  # a Python call, which a count would see
+        collections.append(phase)
+
+    def allocate():
+        return [[] for _ in range(2000)]
+
+    def counts():
+        return [count(allocate) for count in (instruments.count_python_calls, instruments.count_bytecodes)]
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(callback)
+    try:
+        gc.set_threshold(1_000_000)
+        without_collections = counts()
+        gc.set_threshold(50)
+        assert counts() == without_collections
+        collections.clear()
+        allocate()
+        assert collections  # the same allocations do collect, outside a count
+    finally:
+        gc.callbacks.remove(callback)
+        gc.set_threshold(*threshold)
+    assert gc.isenabled()
 
 
 def test_the_cost_of_an_update_is_bytecodes_plus_the_call_weight_times_calls():
