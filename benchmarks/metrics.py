@@ -11,7 +11,9 @@ Kinds:
                  gives identical values, so any increase counts;
   cost           the exact Python cost of one update (bench_counts.PythonCost:
                  bytecode instructions + CALL_WEIGHT x Python calls), as
-                 noise-free as a count and proportional to tree_at's time.  It
+                 noise-free as a count and proportional to tree_at's time;
+                 also of each Module operation (the ...Cost classes of
+                 bench_construct, bench_update, bench_access, bench_flatten).  It
                  counts when it rises by more than COST_FLOOR (1%): a
                  deterministic change under 1% of one update's cost is real,
                  but below anything a timing can see, so it is no regression
@@ -86,7 +88,8 @@ class Rule:
 
 # The first rule that matches a benchmark decides; the last matches every benchmark.
 RULES = (
-    Rule(r"bench_counts\.PythonCost\.", COST, COST_FLOOR, alerts=True),
+    # bench_counts.PythonCost (tree_at) and the Module operations' costs (bench_construct, bench_update, ...).
+    Rule(r"bench_\w+\.\w*Cost\.", COST, COST_FLOOR, alerts=True),
     Rule(r"bench_counts\.(?:PythonCalls|BytecodeInstructions)\.", DIAGNOSTIC, DIAGNOSTIC_THRESHOLD, alerts=False),
     Rule(r"bench_counts\.", DETERMINISTIC, 0.0, alerts=True),
     Rule(r"bench_memory\.LargeStateUpdate\.track_copied_bytes_", DETERMINISTIC, 0.0, alerts=True),
@@ -94,6 +97,8 @@ RULES = (
     # one asv run moves this metric by a few % on identical code (docs/gate.md, "Confirmed verdicts").
     Rule(r"bench_overhead\.EagerSurgeryInTreeMapPasses\.track_tree_at", RATIO, 0.10, alerts=True, suspect=0.0),
     Rule(r"bench_overhead\.", RATIO, 0.50, alerts=True),
+    # The Module operations' times: not alerting until scripts/timing-noise has measured their MDE.
+    Rule(r"bench_\w+\.\w+InTreeMapPasses\.", RATIO, 0.10, alerts=False),
     Rule(r"[^(]*\.track_overhead_ratio(?:[(@]|$)", RATIO, 0.50, alerts=True),
     Rule(r"bench_eager\.", TIME, 2.0, alerts=False),
     Rule(r"", TIME, 0.50, alerts=False),

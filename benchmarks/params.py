@@ -10,3 +10,10 @@ DEFAULT_STATE_SIZE = 1_000
 DEFAULT_DEPTH = 4
 DEFAULT_N_CALLS = 8
 SCAN_LENGTH = 100
+
+# The Module's own operations (module_ops): fields per node, the kinds of __init__, and
+# the ways to update one field, the tuple rebuild last.
+N_FIELDS = (2, 8, 32)
+DEFAULT_N_FIELDS = 2
+INITS = ("default", "custom")
+UPDATE_WAYS = ("tree_at", "replace", "construct", "tuple")

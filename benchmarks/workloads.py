@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .params import SCAN_LENGTH, WRAPPINGS
+from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, SCAN_LENGTH, WRAPPINGS
 
 
 class Node(eqx.Module):
@@ -149,6 +149,17 @@ def _identity(leaf):
 def tree_map_pass(state):
     """One ``jax.tree_util.tree_map`` over ``state``: flatten, a Python call per leaf, unflatten."""
     return jax.tree_util.tree_map(_identity, state)
+
+
+def tree_map_unit() -> Callable[[], object]:
+    """One ``tree_map_pass`` over the default state built of ``PlainNode``: the time unit of
+    every ``...InTreeMapPasses`` benchmark.
+
+    ``bench_overhead.EagerSurgeryInTreeMapPasses`` builds the same unit in its own
+    ``setup``, whose source is its asv version: editing it would hide its history.
+    """
+    plain_state = build_state("plain", DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
+    return lambda: tree_map_pass(plain_state)
 
 
 def trace_fresh_step(structure: str, state, delta, depth: int, n_calls: int):

@@ -237,19 +237,25 @@ BENCHMARK_PREFIXES = ("time_", "peakmem_", "track_", "mem_", "timeraw_")
 
 def test_every_tree_at_benchmark_has_a_tuple_twin():
     classes = list(benchmark_classes())
-    assert len(classes) >= 8
+    assert len(classes) >= 16
     seen_tree_at = 0
     for cls in classes:
         names = [n for n in dir(cls) if n.startswith(BENCHMARK_PREFIXES)]
         assert names, f"{cls.__name__} has no benchmark"
+        if "way" in getattr(cls, "param_names", ()):
+            # The ways of an update are a parameter, the tuple rebuild among them, with the same other params.
+            assert "tuple" in cls.params[cls.param_names.index("way")], f"{cls.__name__} has no tuple way"
+            seen_tree_at += 1
+            continue
         for name in names:
-            if "tree_at" in name:
+            side = next((side for side in ("tree_at", "module") if side in name), None)
+            if side:
                 seen_tree_at += 1
-                twin = name.replace("tree_at", "tuple")
+                twin = name.replace(side, "tuple")
                 assert twin in names, f"{cls.__name__}.{name} has no twin {twin}"
             elif name.startswith(("time_", "peakmem_")):
                 assert "tuple" in name, f"{cls.__name__}.{name} times something that is neither twin"
-    assert seen_tree_at >= 10
+    assert seen_tree_at >= 18
 
 
 def test_suite_import_starts_no_backend():

@@ -1,0 +1,37 @@
+"""Reading fields: every field of every node, by attribute on the Module (which has its own
+``__getattribute__`` since Equinox 0.13.0) and by index on the tuple."""
+
+from .module_ops import AttributeAccess
+from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS
+from .twins import _Costs, _InTreeMapPasses
+from .workloads import build_state
+
+
+class _Access:
+    def prepare(self, depth):
+        self.operations = {
+            "tree_at": AttributeAccess(build_state("tree_at", DEFAULT_STATE_SIZE, depth)),
+            "tuple": AttributeAccess(build_state("tuple", DEFAULT_STATE_SIZE, depth)),
+        }
+        self.warm_up()
+
+    def track_module(self, *params):
+        return self.measure("tree_at")
+
+    def track_tuple(self, *params):
+        return self.measure("tuple")
+
+
+class AccessCost(_Access, _Costs):
+    params = [list(DEPTHS)]
+    param_names = ["depth"]
+
+    def setup(self, depth):
+        self.prepare(depth)
+
+
+class AccessInTreeMapPasses(_Access, _InTreeMapPasses):
+    """At the default depth."""
+
+    def setup(self):
+        self.prepare(DEFAULT_DEPTH)

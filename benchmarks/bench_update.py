@@ -1,0 +1,42 @@
+"""The ways to update one field, beside each other: ``eqx.tree_at``, ``dataclasses.replace``
+down the path, constructing new Modules down the path, and rebuilding the tuples.
+
+The updated field is the deepest node's first, so every way but ``tree_at`` rebuilds
+each node on the path, as a user must.  ``replace`` does not apply to a Module with a
+custom ``__init__`` (it calls ``__init__`` with every field by name): asv shows those
+values as skipped.
+"""
+
+from .module_ops import FieldUpdate
+from .params import DEFAULT_DEPTH, DEFAULT_N_FIELDS, DEPTHS, INITS, N_FIELDS, UPDATE_WAYS
+from .twins import _Costs, _InTreeMapPasses
+
+
+class _Update:
+    def prepare(self, way, init, n_fields, depth):
+        # FieldUpdate raises NotImplementedError where the way does not apply: asv's skip.
+        self.operations = {way: FieldUpdate(way, n_fields, depth, init)}
+        self.warm_up()
+
+    def track_update(self, way, *params):
+        return self.measure(way)
+
+
+class UpdateCost(_Update, _Costs):
+    """By fields per node and depth; ``tree_at`` walks the whole state, the others only the path."""
+
+    params = [list(UPDATE_WAYS), list(INITS), list(N_FIELDS), list(DEPTHS)]
+    param_names = ["way", "init", "n_fields", "depth"]
+
+    def setup(self, way, init, n_fields, depth):
+        self.prepare(way, init, n_fields, depth)
+
+
+class UpdateInTreeMapPasses(_Update, _InTreeMapPasses):
+    """At the default fields and depth."""
+
+    params = [list(UPDATE_WAYS), list(INITS)]
+    param_names = ["way", "init"]
+
+    def setup(self, way, init):
+        self.prepare(way, init, DEFAULT_N_FIELDS, DEFAULT_DEPTH)

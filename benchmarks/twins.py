@@ -1,0 +1,39 @@
+"""What every benchmark of a Module operation measures of each twin (``self.operations``,
+``{twin: zero-argument callable}``, built by its ``setup``): the exact cost, and the
+time in tree_map passes.
+
+The classes start with ``_`` so that asv looks for benchmarks only in their subclasses.
+"""
+
+from .instruments import interleaved_ratio, python_cost
+from .workloads import tree_map_unit
+
+
+class _Twins:
+    def warm_up(self):
+        # First calls fill caches (lazy imports, functools caches) that later calls skip.
+        for operation in self.operations.values():
+            operation()
+
+
+class _Costs(_Twins):
+    """The exact cost (``instruments.python_cost``) of one call of each twin."""
+
+    unit = "weighted instructions"
+
+    def measure(self, twin):
+        return python_cost(self.operations[twin])
+
+
+class _InTreeMapPasses(_Twins):
+    """One call of each twin in units of one ``tree_map`` over the default ``PlainNode`` state,
+    timed right beside it, as ``bench_overhead.EagerSurgeryInTreeMapPasses`` is."""
+
+    unit = "tree_map passes"
+
+    def warm_up(self):
+        super().warm_up()
+        self.one_pass = tree_map_unit()
+
+    def measure(self, twin):
+        return interleaved_ratio(self.operations[twin], self.one_pass)
