@@ -1,7 +1,8 @@
 """The suite's parameter values: plain constants, no JAX, so that the tools can read them too."""
 
 STRUCTURES = ("tree_at", "tuple")
-WRAPPINGS = ("eager", "jit", "scan", "jit_scan")
+# filter_jit last: a value appended keeps every earlier combination where the results have it.
+WRAPPINGS = ("eager", "jit", "scan", "jit_scan", "filter_jit")
 STATE_SIZES = (1, 1_000, 1_000_000)
 DEPTHS = (1, 4, 16)
 N_CALLS = (1, 8, 64)

@@ -179,7 +179,9 @@ def scan_deltas(length: int = SCAN_LENGTH) -> jax.Array:
 def wrap(step: Callable, wrapping: str) -> tuple[Callable, jax.Array]:
     """``step`` run the way ``wrapping`` names, with the operand it takes.
 
-    ``eager`` and ``jit`` apply one step to a scalar delta; ``scan`` and
+    ``eager``, ``jit`` and ``filter_jit`` (``eqx.filter_jit``, which users
+    write more often than ``jax.jit``, and whose dispatch sorts the arguments
+    in Python at every call) apply one step to a scalar delta; ``scan`` and
     ``jit_scan`` run ``SCAN_LENGTH`` steps in ``lax.scan`` over a vector of
     deltas.  The scan body is one object for the wrapper's lifetime, as in the
     seed script, because scan caches its trace on the body function.
@@ -190,6 +192,8 @@ def wrap(step: Callable, wrapping: str) -> tuple[Callable, jax.Array]:
         return step, jnp.float32(0.5)
     if wrapping == "jit":
         return jax.jit(step), jnp.float32(0.5)
+    if wrapping == "filter_jit":
+        return eqx.filter_jit(step), jnp.float32(0.5)
 
     def body(carry, delta):
         return step(carry, delta), None

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -70,7 +71,7 @@ def jaxpr_text(structure, wrapping, depth, n_calls):
     return str(jax.make_jaxpr(fn)(state, operand))
 
 
-@pytest.mark.parametrize("wrapping", ["jit", "scan", "jit_scan"])
+@pytest.mark.parametrize("wrapping", [w for w in params.WRAPPINGS if w != "eager"])
 @pytest.mark.parametrize("depth,n_calls", list(itertools.product(params.DEPTHS, params.N_CALLS)))
 def test_twins_trace_to_identical_jaxprs(wrapping, depth, n_calls):
     tree_at_jaxpr = jaxpr_text("tree_at", wrapping, depth, n_calls)
@@ -211,9 +212,9 @@ def test_each_count_has_its_kind_the_cost_counts_and_the_diagnostics_never_do():
 
 
 def test_seed_twins_compute_identical_arrays_and_jaxprs():
-    for jit in (False, True):
-        tree_at_state, tree_at_ys = bench_seed.make_seed_runner("tree_at", jit)()
-        tuple_state, tuple_ys = bench_seed.make_seed_runner("tuple", jit)()
+    for jit, jit_with in ((False, jax.jit), (True, jax.jit), (True, eqx.filter_jit)):
+        tree_at_state, tree_at_ys = bench_seed.make_seed_runner("tree_at", jit, jit_with)()
+        tuple_state, tuple_ys = bench_seed.make_seed_runner("tuple", jit, jit_with)()
         assert isinstance(tree_at_state, bench_seed._SeedState)
         assert_same_arrays((tree_at_state, tree_at_ys), (tuple_state, tuple_ys))
     state = bench_seed._SeedState(bench_seed.SEED_STATE_SIZE)

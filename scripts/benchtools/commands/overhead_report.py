@@ -3,7 +3,7 @@
 Reads asv results (by default those of scripts/bench's release runs) and, for
 each commit and environment, gives:
 
-* the tree_at / tuple time ratio per wrapping (eager, jit, scan, jit_scan);
+* the tree_at / tuple time ratio per wrapping (eager, jit, scan, jit_scan, filter_jit);
 * eager overhead per tree_at call, in microseconds, against pytree depth;
 * tracing and compile overhead;
 * whether the jaxprs of the tree_at and tuple steps are identical.

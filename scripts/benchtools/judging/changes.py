@@ -33,7 +33,7 @@ class Change:
 
     @property
     def kind(self) -> str:
-        return metrics.kind(self.benchmark)
+        return metrics.kind(self.entry)
 
     @property
     def entry(self) -> str:
@@ -81,6 +81,6 @@ class Thresholds:
 
     def counts(self, change: Change) -> bool:
         """Only an alerting benchmark's change counts (metrics.py); a cost that went down never does."""
-        if not metrics.alerts(change.benchmark):
+        if not metrics.alerts(change.entry):
             return False
         return change.after > change.before * (1 + self(change))

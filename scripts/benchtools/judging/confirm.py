@@ -55,7 +55,7 @@ def suspects(changes: Iterable, thresholds) -> list:
     found = [
         c
         for c in changes
-        if metrics.alerting_timing(c.benchmark) and c.after > c.before * (1 + suspect_threshold(c, thresholds))
+        if metrics.alerting_timing(c.entry) and c.after > c.before * (1 + suspect_threshold(c, thresholds))
     ]
     return sorted(found, key=lambda c: -c.ratio)
 

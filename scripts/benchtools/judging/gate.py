@@ -418,7 +418,7 @@ def beyond_threshold_not_alerting(source: Source, changes: list[Change]) -> list
         c
         for c in changes
         if c.kind in metrics.TIMING_KINDS
-        and not metrics.alerts(c.benchmark)
+        and not metrics.alerts(c.entry)
         and c.after > c.before * (1 + source.thresholds(c))
     ]
     return sorted(found, key=lambda c: -c.ratio)
