@@ -108,3 +108,90 @@ def test_a_generated_block_is_rewritten_in_place_and_a_file_without_one_is_left_
     with pytest.raises(BadInput, match="a:start"):
         generated.write_blocks(bare, {"a": "new"})
     assert bare.read_text() == "no block\n"
+
+
+def module_operations_result(with_operations: bool):
+    """One result holding the Module operations' benchmarks: the real costs, measured here, and times
+    chosen by the test (each twin's cost / 1000), so that the table's placement can be checked."""
+    import itertools
+
+    from benchmarks import bench_access, bench_construct, bench_flatten, bench_update
+
+    result = results.Results(
+        {"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, "0" * 40, 0, "3.11", "env", {}
+    )
+    classes = (bench_construct, "Construction"), (bench_update, "Update"), (bench_access, "Access")
+    classes += ((bench_flatten, "Flatten"),)
+    costs = {}
+    for module, stem in classes if with_operations else ():
+        for cls, kind in (
+            (getattr(module, f"{stem}Cost"), "cost"),
+            (getattr(module, f"{stem}InTreeMapPasses"), "time"),
+        ):
+            grid = list(itertools.product(*getattr(cls, "params", [])))
+            for method in (name for name in dir(cls) if name.startswith("track_")):
+                name = f"{module.__name__.split('.')[-1]}.{cls.__name__}.{method}"
+                found = []
+                for values in grid:
+                    if kind == "time":
+                        found.append(len(name) + len(values))  # the test's own value per benchmark and params
+                        continue
+                    benchmark = cls()
+                    try:
+                        benchmark.setup(*values)
+                    except NotImplementedError:
+                        found.append(None)
+                        continue
+                    found.append(getattr(benchmark, method)(*values))
+                    costs[name, tuple(str(v) for v in values)] = found[-1]
+                described = {
+                    "name": name,
+                    "params": [[repr(v) for v in dim] for dim in getattr(cls, "params", [])],
+                    "param_names": list(getattr(cls, "param_names", [])),
+                    "unit": cls.unit,
+                    "type": "track",
+                    "version": "1",
+                }
+                result.add_result(
+                    described,
+                    runner.BenchmarkResult(
+                        result=found,
+                        samples=[None] * len(found),
+                        number=[None] * len(found),
+                        errcode=0,
+                        stderr="",
+                        profile=None,
+                    ),
+                )
+    return result, costs
+
+
+def test_each_module_operation_is_shown_beside_its_tuple_twin_with_its_exact_cost():
+    from benchtools.publishing import operations
+
+    result, costs = module_operations_result(with_operations=True)
+    row = report.row_of(result, "v1")
+    assert list(row.operations) == [operation.label for operation in operations.OPERATIONS]
+    text = report.markdown(row)
+    construction = costs["bench_construct.ConstructionCost.track_module", ("default", "2", "4")]
+    tuple_construction = costs["bench_construct.ConstructionCost.track_tuple", ("default", "2", "4")]
+    [line] = [line for line in text.splitlines() if line.startswith("| construction, generated `__init__` |")]
+    assert line.startswith(
+        f"| construction, generated `__init__` | {construction:,} | {tuple_construction:,} "
+        f"| {construction / tuple_construction:.1f}× |"
+    )
+    replace = costs["bench_update.UpdateCost.track_update", ("replace", "default", "2", "4")]
+    [line] = [line for line in text.splitlines() if line.startswith("| update one field: `dataclasses.replace` |")]
+    assert f"| {replace:,} |" in line
+    # The times are the test's values: each benchmark's own, at its own params.
+    passes = len("bench_update.UpdateInTreeMapPasses.track_update") + 2
+    assert line.endswith(f"| {passes:.2f} | {passes:.3f} |")
+    assert "one run's in-process ratios, for orientation" in text
+    assert "exact" in text
+
+
+def test_a_result_from_before_the_module_operations_shows_no_table_of_them():
+    result, _ = module_operations_result(with_operations=False)
+    row = report.row_of(result, "v0")
+    assert row.operations == {}
+    assert "What each Module operation costs" not in report.markdown(row)

@@ -15,7 +15,7 @@ from ..asvtools.results import only, spreads, values
 from ..errors import BadInput, Error
 from ..judging import explain, steps
 from ..project import env_label
-from . import generated
+from . import generated, operations
 from .markdown import markdown_html, table_html
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
@@ -52,6 +52,7 @@ class Row:
     env_params: dict = field(default_factory=dict)
     cost: float | None = None  # bench_counts.PythonCost of one tree_at update at REPORT_DEPTH
     bytecodes: float | None = None  # bench_counts.BytecodeInstructions of the same
+    operations: dict = field(default_factory=dict)  # the Module's operations: label -> operations.Operation.figures
 
     @property
     def jaxprs_identical(self) -> str:
@@ -108,6 +109,7 @@ def row_of(result, label: str) -> Row:
     row.excess_equations = [
         v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations").values() if v is not None
     ]
+    row.operations = operations.figures(result)
     return row
 
 
@@ -187,7 +189,35 @@ def markdown(row: Row) -> str:
         f"{fmt(row.tree_map_passes[1], '{:.3f}')} with a tuple.",
         "",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines + operations_table(row))
+
+
+def operations_table(row: Row) -> list[str]:
+    """The Module's own operations beside the tuple, when this result measured them."""
+    if not row.operations:
+        return []
+    lines = [
+        f"What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} "
+        f"with {operations.FIELDS} array fields per node:",
+        "",
+        "| operation | cost, Module | cost, tuple | cost, Module ÷ tuple "
+        "| tree_map passes, Module | tree_map passes, tuple |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, (module_cost, tuple_cost, module_passes, tuple_passes) in row.operations.items():
+        times = None if None in (module_cost, tuple_cost) or not tuple_cost else module_cost / tuple_cost
+        lines.append(
+            f"| {label} | {fmt(module_cost, '{:,.0f}')} | {fmt(tuple_cost, '{:,.0f}')} | {fmt(times, '{:.1f}')}× "
+            f"| {fmt(module_passes, '{:.2f}')} | {fmt(tuple_passes, '{:.3f}')} |"
+        )
+    lines += [
+        "",
+        "The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). "
+        "The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is "
+        "not measured yet.",
+        "",
+    ]
+    return lines
 
 
 def history_table(rows: list[Row]) -> list[str]:
