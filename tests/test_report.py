@@ -1,6 +1,8 @@
 """benchtools/publishing/report.py: the overhead report never shows an absolute time bare (each comes with the spread
 asv kept for it), and leads with the newest Python and JAX."""
 
+import itertools
+
 import pytest
 from asv import results, runner
 
@@ -195,3 +197,38 @@ def test_a_result_from_before_the_module_operations_shows_no_table_of_them():
     row = report.row_of(result, "v0")
     assert row.operations == {}
     assert "What each Module operation costs" not in report.markdown(row)
+
+
+def test_the_plots_give_each_environment_its_panel_with_the_legend_outside_the_data(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    envs = ["Python 3.11, jax 0.4.33", "Python 3.11, jax 0.10.2", "Python 3.13, jax 0.12.0.1"]
+    rows = []
+    for release, env in itertools.product(("v1", "v2", "v3"), envs):
+        row = report.Row(release, env, 0)
+        row.ratios = {w: 1.0 + i / 10 for i, w in enumerate(report.WRAPPINGS)}
+        row.eager_us = {d: (10.0 * int(d), 1.0) for d in report.DEPTHS}
+        row.tracing_ratio = 2.0
+        rows.append(row)
+    drawn = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (drawn.append(fig), fig.canvas.draw()))
+    plots = report.plot(rows, tmp_path)
+    assert [p.panels for p in plots] == [3, 3, 3]
+    for image in plots:
+        width, height = matplotlib.image.imread(tmp_path / image.name).shape[1::-1]
+        assert width >= report.MIN_PANEL_PX[0] and height / image.panels >= report.MIN_PANEL_PX[1]
+    for fig in drawn:
+        axes = fig.get_axes()
+        assert [ax.get_title(loc="left") for ax in axes] == sorted(envs)
+        for ax in axes:
+            legend = ax.get_legend()
+            if legend is None:
+                continue
+            data, box = ax.get_window_extent(), legend.get_window_extent()
+            assert box.x0 >= data.x1, "the legend overlaps the data"
+        close(fig)
+    assert len(drawn) == 3

@@ -14,8 +14,9 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
+from benchtools.publishing import report
 from benchtools.publishing import site as site_tools
-from tests.asv_sites import COST, COUNT, MACHINE, PASSES, ROOT, TIMING, TIMING_TWIN, make_site
+from tests.asv_sites import COST, COUNT, MACHINE, PASSES, RATIO, ROOT, TIMING, TIMING_TWIN, make_site
 from tests.helpers import command
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -58,6 +59,7 @@ def site(tmp_path):
             COUNT: [[100, 240]] * 3 + [[120, 378]] * 3,
             COST: [[3000, 10000]] * 3 + [[3500, 16000]] * 2 + [[3500, 12000]],
             PASSES: [[17.5]] * 3 + [[28.0]] * 2 + [[21.0]],
+            RATIO: [[5.5, 1.2]] * 6,
         },
     )
     html = tmp_path / "html"
@@ -145,7 +147,17 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     page.wait_for_selector("h1")
     assert "tree_at cost" in page.inner_text("h1")
     assert page.evaluate("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
-    assert page.evaluate("() => document.images.length") >= 4  # the three plots and the history's
+    # The ratio plot and the history's; the site measured no eager or tracing time, so those plots are left out.
+    sources = page.evaluate("() => [...document.images].map(img => img.getAttribute('src'))")
+    assert sources == ["ratios.png", "history-1.png"]
+    # Each plot renders at a readable size: every panel at least MIN_PANEL_PX on the screen.
+    rendered = page.evaluate("""() => [...document.images].map(img => {
+        const box = img.getBoundingClientRect();
+        return [img.getAttribute('src'), box.width, box.height, Number(img.dataset.panels)];
+    })""")
+    for src, width, height, panels in rendered:
+        assert panels >= 1, src
+        assert width >= report.MIN_PANEL_PX[0] and height / panels >= report.MIN_PANEL_PX[1], (src, width, height)
     history = page.inner_text("body")
     assert "v3 made tree_at slower: its cost per update went 10,000 → 16,000 weighted instructions (+60.0%)" in history
     assert "v5 made tree_at faster" in history

@@ -249,8 +249,35 @@ def history_table(rows: list[Row]) -> list[str]:
     return table
 
 
-def plot(rows: list[Row], out: Path) -> list[str]:
-    """PNG plots across releases, one line per environment and series; returns their file names."""
+# The plots' size: panels about 1,000 px wide and 260 px tall at PLOT_DPI, text at 8 pt or more, so that
+# they stay readable in the page's 1,200 px column; the browser test checks the rendered size.
+PLOT_DPI = 100
+PANEL_INCHES = (10.0, 2.6)
+INCHES_PER_LABEL = 0.4  # wider panels for long histories, so that the release labels do not overlap
+MIN_PANEL_PX = (800, 180)  # the smallest rendered panel the browser test accepts
+
+
+@dataclass(frozen=True)
+class Plot:
+    """A PNG of the page and how many panels it stacks (one per environment)."""
+
+    name: str
+    panels: int
+
+
+def panel_width(labels: list) -> float:
+    return max(PANEL_INCHES[0], len(labels) * INCHES_PER_LABEL)
+
+
+def legend_outside(ax) -> None:
+    """The legend right of the panel, never over the data."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+
+
+def plot(rows: list[Row], out: Path) -> list[Plot]:
+    """PNG plots across releases: one panel per environment, one line per series, the legend outside;
+    a plot with nothing measured is left out."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -260,7 +287,7 @@ def plot(rows: list[Row], out: Path) -> list[str]:
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
     figures = {
-        "ratios.png": ("tree_at / tuple time (log scale)", {w: (lambda r, w=w: r.ratios.get(w)) for w in WRAPPINGS}),
+        "ratios.png": ("tree_at / tuple time (log)", {w: (lambda r, w=w: r.ratios.get(w)) for w in WRAPPINGS}),
         "eager-per-call.png": (
             "eager µs per tree_at call",
             {f"depth {d}": (lambda r, d=d: r.eager_us.get(d, (None,))[0]) for d in DEPTHS},
@@ -269,23 +296,35 @@ def plot(rows: list[Row], out: Path) -> list[str]:
     }
     written = []
     for name, (ylabel, series) in figures.items():
-        fig, ax = plt.subplots(figsize=(max(6, len(labels) * 0.35), 3.5))
-        for env, (title, getter) in itertools.product(envs, series.items()):
-            points = [(position[r.label], getter(r)) for r in rows if r.env == env and getter(r) is not None]
-            if points:
-                xs, ys = zip(*points, strict=True)
-                ax.plot(xs, ys, marker="o", label=f"{title} ({env})" if len(envs) > 1 else title)
-        ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
-        ax.set_ylabel(ylabel)
-        if "log" in ylabel:
-            ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+        drawn = {
+            (env, title): [(position[r.label], getter(r)) for r in rows if r.env == env and getter(r) is not None]
+            for env in envs
+            for title, getter in series.items()
+        }
+        if not any(drawn.values()):
+            continue  # nothing measured: no empty plot
+        fig, axes = plt.subplots(
+            len(envs),
+            1,
+            figsize=(panel_width(labels), PANEL_INCHES[1] * len(envs)),
+            sharex=True,
+            squeeze=False,
+        )
+        for ax, env in zip(axes[:, 0], envs, strict=True):
+            for title in series:
+                if drawn[env, title]:
+                    ax.plot(*zip(*drawn[env, title], strict=True), marker="o", markersize=4, label=title)
+            ax.set_title(env, fontsize=9, loc="left")
+            ax.set_ylabel(ylabel, fontsize=8)
+            if "(log)" in ylabel:
+                ax.set_yscale("log")
+            ax.grid(alpha=0.3)
+            legend_outside(ax)
+        axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
         fig.tight_layout()
-        fig.savefig(out / name, dpi=90)
+        fig.savefig(out / name, dpi=PLOT_DPI, bbox_inches="tight")
         plt.close(fig)
-        written.append(name)
+        written.append(Plot(name, len(envs)))
     return written
 
 
@@ -398,7 +437,7 @@ def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
     return "\n".join(lines)
 
 
-def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path) -> list[str]:
+def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
     """tree_at's work (cost) and time (tree_map passes) across releases, steps marked; one PNG per environment."""
     import matplotlib
 
@@ -411,7 +450,7 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
         if not any(row.cost is not None for row in series):
             continue
         labels = [row.label for row in series]
-        fig, cost_axis = plt.subplots(figsize=(max(7, len(labels) * 0.38), 4))
+        fig, cost_axis = plt.subplots(figsize=(panel_width(labels), PANEL_INCHES[1] * 1.5))
         xs = range(len(series))
         cost_axis.plot(
             [x for x, r in zip(xs, series, strict=True) if r.cost is not None],
@@ -448,7 +487,7 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
             cost_axis.text(
                 x + 0.1,
                 0.97,
-                f"{step.relative:+.0%}",
+                f"{step.after.label}\n{step.relative:+.0%}",
                 transform=cost_axis.get_xaxis_transform(),
                 va="top",
                 fontsize=8,
@@ -458,12 +497,21 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
         cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
         handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
-        cost_axis.legend(handles, [h.get_label() for h in handles], fontsize=7, loc="lower right")
+        # Below the panel: the right of it holds the time axis.
+        fig.legend(
+            handles,
+            [h.get_label() for h in handles],
+            fontsize=8,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            ncol=2,
+            frameon=False,
+        )
         fig.tight_layout()
         name = f"history-{number + 1}.png"
-        fig.savefig(out / name, dpi=90)
+        fig.savefig(out / name, dpi=PLOT_DPI, bbox_inches="tight")
         plt.close(fig)
-        written.append(name)
+        written.append(Plot(name, 1))
     return written
 
 
@@ -489,7 +537,7 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
         "<h1>What does eqx.tree_at cost over a tuple?</h1>",
         f"<p>{html.escape(summary_sentence(latest[0]))}</p>",
     ]
-    parts += [f"<p><img src='{name}' alt='{name}'></p>" for name in images]
+    parts += [image_html(image) for image in images]
     parts.append("<h2 id='history'>History: what made tree_at slower or faster</h2>")
     parts.append(
         "<p>The work of one eager tree_at update at depth "
@@ -497,7 +545,7 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
         "calls, exact) and its measured time (in tree_map passes), release by release; each step of the "
         "work is marked, and explained below by the functions whose calls per update changed.</p>"
     )
-    parts += [f"<p><img src='{name}' alt='{name}'></p>" for name in history_images]
+    parts += [image_html(image) for image in history_images]
     parts.append(markdown_html(history_markdown(found)))
     for step in itertools.chain(*found.values()):
         if step.explanation is not None:
@@ -514,6 +562,10 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
     (out / "index.html").write_text("\n".join(parts), encoding="utf-8")
     link_from_site(index)
     return out / "index.html"
+
+
+def image_html(image: Plot) -> str:
+    return f"<p><img src='{image.name}' alt='{image.name}' data-panels='{image.panels}' style='max-width:100%'></p>"
 
 
 def link_from_site(index: Path) -> None:
