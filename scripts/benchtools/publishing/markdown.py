@@ -8,9 +8,18 @@ parameters), which code that the nightly ran could have planted.
 import html
 import re
 
+# A link's target: https only, and none of the characters that could leave the attribute or start a script.
+LINK = re.compile(r"\[([^\]]+)\]\((https://[A-Za-z0-9./_#%?=~+-]+)\)")
+
 
 def inline_html(text: str) -> str:
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+    return LINK.sub(r"<a href='\2'>\1</a>", escaped)
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of a pipe-table row; a cell's own pipe is written ``\\|``."""
+    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
 
 
 def markdown_html(text: str) -> str:
@@ -44,11 +53,7 @@ def markdown_html(text: str) -> str:
 
 
 def table_html(markdown_table: list[str]) -> str:
-    rows = [
-        [inline_html(cell.strip()) for cell in line.strip().strip("|").split("|")]
-        for line in markdown_table
-        if not line.startswith("|---")
-    ]
+    rows = [[inline_html(cell) for cell in table_cells(line)] for line in markdown_table if not line.startswith("|---")]
     head, body = rows[0], rows[1:]
     return (
         "<table><tr>"

@@ -10,12 +10,12 @@ from packaging.version import InvalidVersion, Version
 
 from benchmarks import metrics, params
 
-from .. import git
+from .. import git, util
 from ..asvtools.results import only, spreads, values
 from ..errors import BadInput, Error
 from ..judging import explain, steps
-from ..project import env_label
-from . import generated, operations
+from ..project import ROOT, env_label
+from . import generated, operation_history, operations
 from .markdown import markdown_html, table_html
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
@@ -49,6 +49,8 @@ class Row:
     tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
     excess_equations: list = field(default_factory=list)
     commit: str = ""
+    subject: str = ""  # the commit's subject line, from the repository
+    commit_date: str = ""  # YYYY-MM-DD
     env_params: dict = field(default_factory=dict)
     cost: float | None = None  # bench_counts.PythonCost of one tree_at update at REPORT_DEPTH
     bytecodes: float | None = None  # bench_counts.BytecodeInstructions of the same
@@ -140,8 +142,11 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
     found.sort(key=lambda r: (r.date or 0, newest_first(r), r.env_name))
     if latest:
         found = [r for r in found if r.commit_hash == found[-1].commit_hash]
-    tags = git.tag_of_commit(repo)
-    return [row_of(r, tags.get(r.commit_hash, r.commit_hash[:8])) for r in found]
+    tags, subjects = git.tag_of_commit(repo), git.commit_subjects(repo)
+    rows = [row_of(r, tags.get(r.commit_hash, r.commit_hash[:8])) for r in found]
+    for row in rows:
+        row.subject, row.commit_date = subjects.get(row.commit, ("", ""))
+    return rows
 
 
 def markdown(row: Row) -> str:
@@ -554,6 +559,8 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
                 f"({html.escape(step.env)}): the functions whose calls changed</h4>"
             )
             parts.append(markdown_html("\n".join(step.explanation.markdown())))
+    by_operation = operation_history.operation_steps(rows)
+    parts.append(markdown_html(operation_history.markdown(by_operation, project_url())))
     parts.append("<h2>Per release</h2>")
     parts.append(table_html(history_table(rows)))
     for row in latest:
@@ -615,9 +622,18 @@ def summary_markdown(rows: list[Row]) -> str:
 
 
 def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]]) -> str:
-    """Every figure of the newest commit per environment, and the history of the environments with one."""
+    """Every figure of the newest commit per environment, and the histories of the environments with one."""
     told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
-    return "\n".join([*(markdown(row) for row in latest_rows(rows)), *([history_markdown(told)] if told else [])])
+    histories = []
+    if told:
+        by_operation = operation_history.operation_steps([row for row in rows if row.env in told])
+        histories = [history_markdown(told), operation_history.markdown(by_operation, project_url())]
+    return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
+
+
+def project_url() -> str:
+    """Upstream's page, as asv.conf.json names it (its pull requests are under /pull/N)."""
+    return util.load_asv_config(ROOT / "asv.conf.json")["project_url"]
 
 
 def update_markdown(path: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None) -> list[str]:

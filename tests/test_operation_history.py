@@ -1,0 +1,76 @@
+"""benchtools/publishing/operation_history.py: every step of each operation's exact cost lands on the
+commit that made it, with its subject, date and pull request; on real upstream commits too."""
+
+import pytest
+
+from benchtools import git as git_tool
+from benchtools.publishing import operation_history, operations, report
+from tests.test_bench import PRIMARY_JAX, bench
+
+CONSTRUCTION = operations.OPERATIONS[0].label
+
+
+def rows_with_costs(costs, subjects):
+    """One environment's rows, one per commit, with the generated-__init__ construction cost given."""
+    rows = []
+    for i, (cost, subject) in enumerate(zip(costs, subjects, strict=True)):
+        row = report.Row(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row.subject, row.commit_date = subject, f"2026-01-{i + 1:02d}"
+        if cost is not None:
+            row.operations = {CONSTRUCTION: (cost, 174, None, None)}
+        rows.append(row)
+    return rows
+
+
+def test_a_step_lands_on_its_commit_with_its_pull_request_and_a_change_under_the_floor_is_no_step():
+    subjects = ["start", "tiny (#1)", "perf: cache names (#1117)", "docs", "Merge pull request #1220 from x/y", "end"]
+    rows = rows_with_costs([11328, 11340, 8640, 8640, 8968, 8968], subjects)
+    found = operation_history.operation_steps(rows)
+    assert list(found) == [CONSTRUCTION]  # only what these rows measured
+    first, second = found[CONSTRUCTION]
+    assert (first.after.label, first.cost, first.pull_request) == ("c2", (11340, 8640), 1117)
+    assert (second.after.label, second.pull_request) == ("c4", 1220)
+    assert second.relative == pytest.approx(8968 / 8640 - 1)
+    text = operation_history.markdown(found, "https://github.com/patrick-kidger/equinox")
+    assert "| `c2` | 2026-01-03 | perf: cache names (#1117) " in text
+    assert "[#1117](https://github.com/patrick-kidger/equinox/pull/1117)" in text
+    assert "11,340 → 8,640 (-23.8%)" in text and "(+3.8%)" in text
+    assert "c1" not in text  # +0.1%: under the cost floor
+
+
+def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_table_whole():
+    rows = rows_with_costs([1000, None, 2000], ["a", "failed | broken", "x | y"])
+    [step] = operation_history.operation_steps(rows)[CONSTRUCTION]
+    assert step.before.label == "c0" and step.after.label == "c2"
+    text = operation_history.markdown({CONSTRUCTION: [step]}, "https://example.org/p")
+    [line] = [line for line in text.splitlines() if "`c2`" in line]
+    assert "x \\| y" in line and "| — |" in line  # no pull request named
+    from benchtools.publishing.markdown import table_html
+
+    html = table_html([lines for lines in text.splitlines() if lines.startswith("|")])
+    assert "<td>x | y</td>" in html and html.count("<tr>") == 2
+
+
+@pytest.mark.slow
+def test_on_real_upstream_commits_each_step_of_the_construction_cost_lands_on_its_commit(upstream, tmp_path):
+    """Equinox's "perf: cache dataclass field names" made construction cheaper, and "perf: localize init
+    check", the next commit, a little dearer: asv's results over the real commits place each step there."""
+    first_parent = git_tool.out("log", "--first-parent", "--format=%H %s", "v0.13.2..v0.13.3", repo=upstream)
+    by_subject = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in first_parent.splitlines()}
+    cached, localized = by_subject["perf: cache dataclass field names"], by_subject["perf: localize init check"]
+    start = git_tool.out("rev-parse", f"{cached}~3", repo=upstream).strip()
+    output = tmp_path / "out"
+    ran = bench(
+        "--repo", upstream, f"{start}..{localized}", "--bench", "bench_construct.ConstructionCost",
+        "--jax", PRIMARY_JAX, "--machine", "history-tests", "--output", output,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    [results] = [p for p in (output / "results").iterdir() if p.is_dir()]
+    rows = report.load_rows(results, upstream, "history-tests")
+    found = operation_history.operation_steps(rows)
+    steps = {step.after.commit: step for step in found[CONSTRUCTION]}
+    assert set(steps) == {cached, localized}, [(s.after.subject, s.cost) for s in steps.values()]
+    assert steps[cached].relative < -0.1 and steps[localized].relative > 0.01
+    assert steps[cached].after.subject == "perf: cache dataclass field names"
+    text = operation_history.markdown(found, report.project_url())
+    assert f"`{cached[:8]}`" in text and "perf: localize init check" in text
