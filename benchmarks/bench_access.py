@@ -3,23 +3,17 @@
 
 from .module_ops import AttributeAccess
 from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS
-from .twins import _Costs, _InTreeMapPasses
+from .twins import _Costs, _InTreeMapPasses, _ModuleAndTuple
 from .workloads import build_state
 
 
-class _Access:
+class _Access(_ModuleAndTuple):
     def prepare(self, depth):
         self.operations = {
-            "tree_at": AttributeAccess(build_state("tree_at", DEFAULT_STATE_SIZE, depth)),
+            "module": AttributeAccess(build_state("tree_at", DEFAULT_STATE_SIZE, depth)),
             "tuple": AttributeAccess(build_state("tuple", DEFAULT_STATE_SIZE, depth)),
         }
         self.warm_up()
-
-    def track_module(self, *params):
-        return self.measure("tree_at")
-
-    def track_tuple(self, *params):
-        return self.measure("tuple")
 
 
 class AccessCost(_Access, _Costs):

@@ -8,21 +8,15 @@ value is the same for both.
 
 from .module_ops import Construction
 from .params import DEFAULT_DEPTH, DEFAULT_N_FIELDS, DEPTHS, INITS, N_FIELDS
-from .twins import _Costs, _InTreeMapPasses
+from .twins import _Costs, _InTreeMapPasses, _ModuleAndTuple
 
 
-class _Construction:
+class _Construction(_ModuleAndTuple):
     def prepare(self, init, n_fields, depth):
         self.operations = {
             structure: Construction(structure, n_fields, depth, init) for structure in ("module", "tuple")
         }
         self.warm_up()
-
-    def track_module(self, *params):
-        return self.measure("module")
-
-    def track_tuple(self, *params):
-        return self.measure("tuple")
 
 
 class ConstructionCost(_Construction, _Costs):

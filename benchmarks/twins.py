@@ -37,3 +37,13 @@ class _InTreeMapPasses(_Twins):
 
     def measure(self, twin):
         return interleaved_ratio(self.operations[twin], self.one_pass)
+
+
+class _ModuleAndTuple:
+    """The twins as ``track_module`` and ``track_tuple``, from ``self.operations["module"]`` and ``["tuple"]``."""
+
+    def track_module(self, *params):
+        return self.measure("module")
+
+    def track_tuple(self, *params):
+        return self.measure("tuple")
