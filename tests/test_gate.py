@@ -330,6 +330,24 @@ def test_compare_judges_what_both_commits_measured_when_the_params_grew(tmp_path
     assert "## Not compared" in result.stdout and "| 16 |" in result.stdout
 
 
+def test_the_night_after_filter_jit_joined_the_wrappings_still_judges_the_others(tmp_path):
+    """The suite's own change: SteadyStateRatio measured eager and jit, then every value of params.WRAPPINGS."""
+    from benchmarks import params
+
+    wrappings = list(params.WRAPPINGS)
+    assert wrappings[:2] == ["eager", "jit"] and wrappings[-1] == "filter_jit"  # appended: the old ones stay
+    config = make_site(tmp_path, {RATIO: [[5.5, 1.2], [5.5, 1.2]], COUNT: FLAT_COUNT[:2]})
+    after = [5.5, 2.0, *[1.1] * (len(wrappings) - 2)]  # jit +67%: beyond its 50% threshold
+    widen(result_file(tmp_path, "v1"), RATIO, after, [repr(w) for w in wrappings])
+    verdict = tmp_path / "verdict.json"
+    result = gate(config, "--compare", "v0", "v1", "--verdict", verdict)
+    assert result.returncode == 1, result.stdout + result.stderr
+    document = json.loads(verdict.read_text())
+    assert [(c["benchmark"], c["params"]) for c in document["counted"]] == [(RATIO, "'jit'")]
+    only_after = {u["params"] for u in document["unjudged"] if u["benchmark"] == RATIO}
+    assert only_after == {repr(w) for w in wrappings[2:]}
+
+
 def test_a_comparison_that_compares_nothing_is_bad_input_not_a_pass(tmp_path):
     config = make_site(tmp_path, {COST: [[100, 100], [100, 100]], COUNT: FLAT_COUNT[:2]})
     for name in (COST, COUNT):
