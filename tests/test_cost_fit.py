@@ -57,3 +57,59 @@ def test_fit_cost_reads_an_asv_results_folder(tmp_path):
     done = command("fit-cost", "--results", tmp_path / "results", "--repo", tmp_path / "repo")
     assert done.returncode == 0, done.stderr
     assert "bytecodes + **16.0** × calls" in done.stdout and "| v5 |" in done.stdout
+
+
+def test_the_weight_is_checked_on_each_module_operation_against_tree_at_s_own_scale(tmp_path):
+    """tree_at: 12,000 weighted instructions in 18 passes.  Construction: cost 8,000, so 12 passes predicted;
+    measured 10, the weight overstates it by 20%."""
+    import json
+
+    from asv import results, runner
+
+    from benchmarks import metrics
+
+    def described(name, params, names, unit):
+        return {"name": name, "params": params, "param_names": names, "unit": unit, "type": "track", "version": "1"}
+
+    inits, grid = ["'default'", "'custom'"], [["'default'", "'custom'"], ["2", "8", "32"], ["1", "4", "16"]]
+    construction = [8000 if (i, f, d) == (0, 0, 1) else None for i in range(2) for f in range(3) for d in range(3)]
+    stored = {
+        metrics.COST_TREE_AT: (described(metrics.COST_TREE_AT, [["1", "4", "16"]], ["depth"], "w"), [1, 12000, 1]),
+        cost_fit.PASSES: (described(cost_fit.PASSES, [], [], "tree_map passes"), [18.0]),
+        "bench_construct.ConstructionCost.track_module": (
+            described("bench_construct.ConstructionCost.track_module", grid, ["init", "n_fields", "depth"], "w"),
+            construction,
+        ),
+        "bench_construct.ConstructionInTreeMapPasses.track_module": (
+            described("bench_construct.ConstructionInTreeMapPasses.track_module", [inits], ["init"], "passes"),
+            [10.0, 7.0],
+        ),
+    }
+    folder = tmp_path / "results"
+    (folder / "m").mkdir(parents=True)
+    (folder / "m" / "machine.json").write_text(json.dumps({"machine": "m", "version": 1}))
+    (folder / "benchmarks.json").write_text(json.dumps({name: d for name, (d, _) in stored.items()} | {"version": 2}))
+    result = results.Results(
+        {"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, "a" * 40, 1, "3.11", "env", {}
+    )
+    for benchmark, found in stored.values():
+        result.add_result(
+            benchmark,
+            runner.BenchmarkResult(
+                result=found,
+                samples=[None] * len(found),
+                number=[None] * len(found),
+                errcode=0,
+                stderr="",
+                profile=None,
+            ),
+        )
+    result.save(str(folder))
+    (tmp_path / "repo").mkdir()
+    by_env = cost_fit.operation_checks(folder, tmp_path / "repo")
+    [(label, checks)] = by_env["Python 3.11, jax 0.4.33"]
+    [check] = checks  # the custom __init__ has a time but no cost: not checked
+    assert label == "aaaaaaaa" and check.label.startswith("construction, generated")
+    assert check.predicted == pytest.approx(12.0) and check.error == pytest.approx(0.2)
+    text = cost_fit.operations_markdown(by_env)
+    assert "| 8,000 | 10.00 | 12.00 | +20% |" in text and "Largest error over the 1 commit(s): 20%" in text

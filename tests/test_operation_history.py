@@ -4,7 +4,8 @@ commit that made it, with its subject, date and pull request; on real upstream c
 import pytest
 
 from benchtools import git as git_tool
-from benchtools.publishing import operation_history, operations, report
+from benchtools.asvtools import operations
+from benchtools.publishing import operation_history, report
 from tests.test_bench import PRIMARY_JAX, bench
 
 CONSTRUCTION = operations.OPERATIONS[0].label

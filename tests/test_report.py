@@ -169,7 +169,7 @@ def module_operations_result(with_operations: bool):
 
 
 def test_each_module_operation_is_shown_beside_its_tuple_twin_with_its_exact_cost():
-    from benchtools.publishing import operations
+    from benchtools.asvtools import operations
 
     result, costs = module_operations_result(with_operations=True)
     row = report.row_of(result, "v1")

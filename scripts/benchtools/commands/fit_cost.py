@@ -15,6 +15,11 @@ tree_map passes (bench_overhead.EagerSurgeryInTreeMapPasses), and prints:
     geometric mean of passes / cost over the versions) and the error of every
     version and every commit.
 
+Where the results hold the Module's own operations (bench_construct,
+bench_update, bench_access, bench_flatten), it then checks the weight on them:
+each operation's time in tree_map passes against its cost x tree_at's passes
+per weighted instruction in the same result, and the error of that prediction.
+
 Run it on another machine or JAX to see whether the weight still holds there.
 
 Exit status: 0, or 2 when the folder holds fewer than two code versions with
@@ -25,7 +30,16 @@ from benchmarks import metrics
 
 from .. import cli
 from ..errors import BadInput
-from ..judging.cost_fit import BYTECODES, CALLS, PASSES, fit, load_points, markdown
+from ..judging.cost_fit import (
+    BYTECODES,
+    CALLS,
+    PASSES,
+    fit,
+    load_points,
+    markdown,
+    operation_checks,
+    operations_markdown,
+)
 from ..publishing import generated
 from . import common_args
 
@@ -45,6 +59,9 @@ def main(argv):
     if not by_env:
         raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")
     text = "\n".join(markdown(fit(points, args.weight), env) for env, points in by_env.items())
+    checks = operation_checks(args.results, args.repo, args.machine)
+    if checks:
+        text += "\n" + operations_markdown(checks)
     print(text)
     if args.docs:
         generated.write_blocks(args.docs, {"fit-cost": text})

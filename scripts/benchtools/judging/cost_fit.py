@@ -7,6 +7,7 @@ from pathlib import Path
 from benchmarks import metrics, params
 
 from .. import git
+from ..asvtools import operations
 from ..asvtools.results import only, values
 from ..errors import BadInput
 from ..project import env_label
@@ -134,3 +135,74 @@ def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[s
                 Point(tags.get(result.commit_hash, result.commit_hash[:8]), calls, bytecodes, passes)
             )
     return found
+
+
+# ---- does the weight fitted on tree_at tell the Module operations' time?
+
+
+@dataclass(frozen=True)
+class OperationCheck:
+    """One Module operation in one result: its cost, its time, and the time tree_at's scale predicts."""
+
+    label: str
+    cost: float
+    passes: float
+    predicted: float
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.passes - 1
+
+
+def operation_checks(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[tuple]]:
+    """{environment: [(commit label, [OperationCheck])]}, oldest first: each Module side's time predicted
+    as its cost x the same result's tree_at passes per weighted instruction (PythonCost at depth 4)."""
+    from asv import results as asv_results
+
+    depth = str(params.DEFAULT_DEPTH)
+    tags = git.tag_of_commit(repo)
+    found = {}
+    listed = sorted(
+        (r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine),
+        key=lambda r: r.date or 0,
+    )
+    for result in listed:
+        tree_at_cost, tree_at_passes = values(result, metrics.COST_TREE_AT).get((depth,)), only(values(result, PASSES))
+        if None in (tree_at_cost, tree_at_passes):
+            continue
+        scale = tree_at_passes / tree_at_cost
+        checks = [
+            OperationCheck(op.label, cost, passes, cost * scale)
+            for op in operations.OPERATIONS
+            for cost, _, passes, _ in [op.figures(result)]
+            if cost and passes
+        ]
+        if checks:
+            label = tags.get(result.commit_hash, result.commit_hash[:8])
+            found.setdefault(env_label(result.params), []).append((label, checks))
+    return found
+
+
+def operations_markdown(by_env: dict[str, list[tuple]]) -> str:
+    """Per environment, the newest commit's operations, and the largest error over every commit."""
+    lines = [
+        "## The weight on the Module's operations",
+        "",
+        f"Each operation's time (tree_map passes, one run) against its cost × tree_at's passes per weighted "
+        f"instruction in the same result, CALL_WEIGHT = {metrics.CALL_WEIGHT}:",
+        "",
+    ]
+    for env, found in by_env.items():
+        label, checks = found[-1]
+        worst = max((abs(c.error), c.label, commit) for commit, cs in found for c in cs)
+        lines += [
+            f"### {env}, {label}",
+            "",
+            "| operation | cost | tree_map passes | predicted | error |",
+            "|---|---|---|---|---|",
+            *(f"| {c.label} | {c.cost:,.0f} | {c.passes:.2f} | {c.predicted:.2f} | {c.error:+.0%} |" for c in checks),
+            "",
+            f"Largest error over the {len(found)} commit(s): {worst[0]:.0%} ({worst[1]}, {worst[2]}).",
+            "",
+        ]
+    return "\n".join(lines)

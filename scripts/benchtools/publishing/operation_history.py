@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from benchmarks import metrics
 
+from ..asvtools import operations
 from ..judging import steps
-from . import operations
 
 # Upstream names a pull request at the end of a squashed merge's subject, or in a merge commit's; a rebased
 # pull request's commits name none.

@@ -11,11 +11,12 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git, util
+from ..asvtools import operations
 from ..asvtools.results import only, spreads, values
 from ..errors import BadInput, Error
 from ..judging import explain, steps
 from ..project import ROOT, env_label
-from . import generated, operation_history, operations
+from . import generated, operation_history
 from .markdown import markdown_html, table_html
 
 # asv stores parameter values as their repr; the report reads them as plain strings.

@@ -1,4 +1,4 @@
-"""The Module's own operations beside their tuple twins, at the suite's defaults, as the report reads them.
+"""The Module's own operations beside their tuple twins, at the suite's defaults, as stored results hold them.
 
 Each operation names its exact cost benchmark and its tree_map-pass time benchmark
 (benchmarks/bench_construct.py, bench_update.py, bench_access.py, bench_flatten.py),
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from benchmarks import params
 
-from ..asvtools.results import values
+from .results import values
 
 FIELDS, DEPTH = str(params.DEFAULT_N_FIELDS), str(params.DEFAULT_DEPTH)
 
