@@ -348,6 +348,37 @@ def test_the_night_after_filter_jit_joined_the_wrappings_still_judges_the_others
     assert only_after == {repr(w) for w in wrappings[2:]}
 
 
+@pytest.mark.parametrize(
+    "costs,skipped,good,bad,between",
+    [
+        # The night's commits hold the old level, then the new: the step is placed at its commit.
+        ([[100, 100], [100, 100], [100, 160], [100, 160], [100, 160]], (), "v1", "v2", []),
+        # A failed commit between: the step lands on the first commit at the new level, naming it.
+        ([[100, 100], [100, 100], [100, None], [100, 160], [100, 160]], (), "v1", "v3", ["v2"]),
+        # A commit with no results at all (not built) is passed over in the same way.
+        ([[100, 100], [100, 100], [100, 100], [100, 160], [100, 160]], (2,), "v1", "v3", ["v2"]),
+        # Through a third level: no single commit made it, and the span stays.
+        ([[100, 100], [100, 130], [100, 100], [100, 160], [100, 160]], (), "v0", "v4", []),
+    ],
+    ids=["step", "failed-between", "no-results-between", "third-level"],
+)
+def test_a_night_s_exact_change_is_placed_at_the_commit_that_made_it(tmp_path, costs, skipped, good, bad, between):
+    config = make_site(tmp_path, {COST: costs, COUNT: FLAT_COUNT[:5]}, skip_results=skipped)
+    verdict = tmp_path / "verdict.json"
+    result = gate(config, "--compare", "v0", "v4", "--verdict", verdict)
+    assert result.returncode == 1, result.stdout + result.stderr
+    [counted] = json.loads(verdict.read_text())["counted"]
+    tags = {git(tmp_path / "repo", "rev-parse", f"v{i}"): f"v{i}" for i in range(5)}
+    assert (tags[counted["good"]], tags[counted["bad"]]) == (good, bad)
+    assert [tags[c] for c in counted["unmeasured_between"]] == between
+    assert counted["single_commit"] == (good != "v0")
+    where = (bad if good != "v0" else f"{good}..{bad}") + (
+        f" ({', '.join(between)} between: no value)" if between else ""
+    )
+    [row] = rows_of(result.stdout)
+    assert f"| {where} |" in row, row
+
+
 def test_a_comparison_that_compares_nothing_is_bad_input_not_a_pass(tmp_path):
     config = make_site(tmp_path, {COST: [[100, 100], [100, 100]], COUNT: FLAT_COUNT[:2]})
     for name in (COST, COUNT):

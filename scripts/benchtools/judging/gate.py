@@ -377,6 +377,47 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
 STEP_MODE = "asv step detection"
 
 
+def place_exact_steps(source: Source, rows: list[Change]) -> None:
+    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it.
+
+    A night benchmarks every commit between the two it compares, so an exact
+    metric's values at those commits are in the results: where they hold the
+    old level and then the new one, the change moves to the last commit at the
+    old level and the first at the new one, naming the commits between that
+    have no value (failed).  A change that passed through a third level keeps
+    its span (the bisect command covers it); timings are never narrowed.
+    """
+    revision = {commit: rev for rev, commit in source.hash_of_revision.items()}
+    loaded = {}
+
+    def value_at(commit: str, change: Change):
+        if commit not in loaded:
+            loaded[commit] = load_result(source, commit, missing_ok=True)
+        for result in loaded[commit]:
+            if dict(result.params) == change.env_params:
+                value = values_by_combo(result, change.benchmark).get(change.params)
+                return value if is_measured(value) else None
+        return None
+
+    for change in rows:
+        if change.kind not in (metrics.DETERMINISTIC, metrics.COST) or change.single_commit or not change.good:
+            continue
+        first, last = revision.get(change.good), revision.get(change.bad)
+        if first is None or last is None:
+            continue
+        commits = [source.hash_of_revision[rev] for rev in range(first, last + 1) if rev in source.hash_of_revision]
+        measured = [(commit, value_at(commit, change)) for commit in commits]
+        levels = [value for _, value in measured if value is not None]
+        at_new_level = [value == change.after for value in levels]
+        if set(levels) != {change.before, change.after} or at_new_level != sorted(at_new_level):
+            continue
+        good = max((i for i, (_, value) in enumerate(measured) if value == change.before))
+        bad = min((i for i, (_, value) in enumerate(measured) if value == change.after))
+        change.good, change.bad = measured[good][0], measured[bad][0]
+        change.unmeasured = [commit for commit, _ in measured[good + 1 : bad]]
+        change.single_commit = True
+
+
 def changes_of(source: Source, compare: tuple[str, str] | None) -> tuple[list[Change], list[Unjudged], str]:
     """The changes to judge, what could not be judged, and how they were found: step detection, or BEFORE → AFTER."""
     if not source.hash_of_revision:
@@ -404,6 +445,8 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
         counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS] + slower
     else:
         confirmations = None
+    if compare:
+        place_exact_steps(source, counted + improved)
     attach_diagnostics(source, counted + improved, changes)
     errors = attach_explanations(source, to_explain(counted, improved)) if options.explain else []
     judged_commits = list(compare) if compare else source.run_commits
