@@ -232,3 +232,14 @@ def test_the_plots_give_each_environment_its_panel_with_the_legend_outside_the_d
             assert box.x0 >= data.x1, "the legend overlaps the data"
         close(fig)
     assert len(drawn) == 3
+
+
+def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s():
+    result, costs = module_operations_result(with_operations=True)
+    summary = report.summary_markdown([report.row_of(result, "v1")])
+    access = costs["bench_access.AccessCost.track_module", ("4",)]
+    tuple_access = costs["bench_access.AccessCost.track_tuple", ("4",)]
+    assert f"| attribute access | {access:,} ({access / tuple_access:.0f}×) |" in summary
+    assert summary.count("\n| update one field: ") == 3
+    before, _ = module_operations_result(with_operations=False)
+    assert "Module operation" not in report.summary_markdown([report.row_of(before, "v0")])

@@ -619,7 +619,29 @@ def summary_markdown(rows: list[Row]) -> str:
             f"| {fmt(row.eager_us.get(REPORT_DEPTH, (None, None))[0], '{:.1f}')} "
             f"| {fmt(row.ratios.get('eager'))} | {fmt(row.ratios.get('jit'))} |"
         )
-    return "\n".join(lines)
+    return "\n".join(lines + summary_operations(latest_rows(rows)))
+
+
+def summary_operations(latest: list[Row]) -> list[str]:
+    """The Module's operations at the newest commit: each one's exact cost over its tuple twin's, per environment."""
+    measured = [row for row in latest if row.operations]
+    if not measured:
+        return []
+    lines = [
+        "",
+        f"| Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's) "
+        + "".join(f"| {row.env} " for row in measured)
+        + "|",
+        "|---" * (len(measured) + 1) + "|",
+    ]
+    for op in operations.OPERATIONS:
+        cells = []
+        for row in measured:
+            module_cost, tuple_cost, *_ = row.operations.get(op.label, (None, None))
+            ratio = module_cost / tuple_cost if module_cost and tuple_cost else None
+            cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
+        lines.append(f"| {op.label} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]]) -> str:
