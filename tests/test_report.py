@@ -243,3 +243,13 @@ def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s()
     assert summary.count("\n| update one field: ") == 3
     before, _ = module_operations_result(with_operations=False)
     assert "Module operation" not in report.summary_markdown([report.row_of(before, "v0")])
+
+
+def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evidence():
+    before, after = report.Row("v0.12.1", "env", 0), report.Row("v0.12.2", "env", 1)
+    step = report.HistoryStep("env", before, after, (17231, 13491), (29.6, 40.8))
+    sentence = step.sentence()
+    assert "faster" in sentence and "(+38%)" in sentence
+    assert "counts no work done in C" in sentence and "which is right is not known" in sentence
+    agreeing = report.HistoryStep("env", before, after, (17231, 13491), (29.6, 24.0)).sentence()
+    assert "disagrees" not in agreeing

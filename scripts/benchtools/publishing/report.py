@@ -362,7 +362,12 @@ class HistoryStep:
                 f"({self.passes[1] / self.passes[0] - 1:+.0%})"
             )
             if (self.passes[1] > self.passes[0]) != slower:
-                passes += " (the timing disagrees with the exact cost: a noisy measurement)"
+                # Either can be wrong: the cost does not see work done in C (a builtin's calls), and these
+                # times are single samples of one run each, never measured side by side.
+                passes += (
+                    " (the timing disagrees with the exact cost: the cost counts no work done in C, and these "
+                    "times are one run's samples, not measured side by side; which is right is not known)"
+                )
         counts = ""
         calls = (self.before.calls.get(REPORT_DEPTH, (None,))[0], self.after.calls.get(REPORT_DEPTH, (None,))[0])
         if None not in calls and None not in (self.before.bytecodes, self.after.bytecodes):
