@@ -55,3 +55,13 @@ def command(name: str, *args) -> Ran:
         except SystemExit as exit_:  # argparse's usage errors and --help, as the executable exits
             code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     return Ran(code, out.getvalue(), err.getvalue())
+
+
+def track_result(values: list):
+    """asv's result of a track benchmark that gave ``values``, one per parameter combination."""
+    from asv import runner
+
+    count = len(values)
+    return runner.BenchmarkResult(
+        result=values, samples=[None] * count, number=[None] * count, errcode=0, stderr="", profile=None
+    )

@@ -3,7 +3,7 @@
 import pytest
 
 from benchtools.judging import cost_fit
-from tests.helpers import command
+from tests.helpers import command, track_result
 
 
 def releases(weight: float, scale: float, noise=()) -> list[cost_fit.Point]:
@@ -64,7 +64,7 @@ def test_the_weight_is_checked_on_each_module_operation_against_tree_at_s_own_sc
     measured 10, the weight overstates it by 20%."""
     import json
 
-    from asv import results, runner
+    from asv import results
 
     from benchmarks import metrics
 
@@ -95,14 +95,7 @@ def test_the_weight_is_checked_on_each_module_operation_against_tree_at_s_own_sc
     for benchmark, found in stored.values():
         result.add_result(
             benchmark,
-            runner.BenchmarkResult(
-                result=found,
-                samples=[None] * len(found),
-                number=[None] * len(found),
-                errcode=0,
-                stderr="",
-                profile=None,
-            ),
+            track_result(found),
         )
     result.save(str(folder))
     (tmp_path / "repo").mkdir()

@@ -7,7 +7,7 @@ import pytest
 from asv import results, runner
 
 from benchtools.publishing import report
-from tests.helpers import command
+from tests.helpers import command, track_result
 
 EAGER = "bench_eager.EagerSurgery.time_{}"
 
@@ -156,14 +156,7 @@ def module_operations_result(with_operations: bool):
                 }
                 result.add_result(
                     described,
-                    runner.BenchmarkResult(
-                        result=found,
-                        samples=[None] * len(found),
-                        number=[None] * len(found),
-                        errcode=0,
-                        stderr="",
-                        profile=None,
-                    ),
+                    track_result(found),
                 )
     return result, costs
 
