@@ -73,3 +73,18 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     assert step.relative < -0.1  # the field names cached: a fifth of the construction's work gone
     text = operation_history.markdown({CONSTRUCTION: [step]}, report.project_url())
     assert f"`{cached[:8]}`" in text and step.after.commit_date in text
+
+
+def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_nothing_included():
+    subjects = ["start", "perf: cache per-class field metadata in _ModuleInfo (#1220)", "later"]
+    rows = rows_with_costs([11340, 8640, 8640], subjects)
+    for row, cost in zip(rows, (12359, 12359, 12359), strict=True):
+        row.cost = cost  # tree_at's own cost: unchanged by this pull request
+    found = operation_history.pull_request_effects(rows)
+    assert list(found) == list(operation_history.MODULE_SPEED_PRS)
+    [effect] = found[1220]
+    assert effect.commit.label == "c1"
+    assert effect.costs == {operation_history.TREE_AT: (12359, 12359), CONSTRUCTION: (11340, 8640)}
+    text = operation_history.pull_requests_markdown(found, "https://github.com/patrick-kidger/equinox")
+    assert "| 12,359 → 12,359 | nothing |" in text and "| 11,340 → 8,640 | -23.8% |" in text
+    assert "[#994](https://github.com/patrick-kidger/equinox/pull/994): no commit here names it" in text

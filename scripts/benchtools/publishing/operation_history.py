@@ -20,6 +20,9 @@ from ..judging import steps
 # pull request's commits name none.
 PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)\b")
 TREE_AT = "update one field: `eqx.tree_at` (bench_counts.PythonCost)"
+# The pull requests that Equinox's issues name as Module speed-ups: #961's ("Slow initialization") and
+# #899's follow-ups.
+MODULE_SPEED_PRS = (994, 1117, 1119, 1140, 1220)
 
 
 @dataclass(frozen=True)
@@ -36,8 +39,12 @@ class OperationStep:
 
     @property
     def pull_request(self) -> int | None:
-        found = PULL_REQUEST.search(self.after.subject)
-        return int(found.group(1) or found.group(2)) if found else None
+        return pull_request_of(self.after.subject)
+
+
+def pull_request_of(subject: str) -> int | None:
+    found = PULL_REQUEST.search(subject)
+    return int(found.group(1) or found.group(2)) if found else None
 
 
 def module_cost(label: str):
@@ -87,4 +94,60 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
                 f"| {step.cost[0]:,.0f} → {step.cost[1]:,.0f} ({step.relative:+.1%}) |"
             )
         lines.append("")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PullRequestEffect:
+    """What one commit that names a pull request did to each operation's cost, in one environment."""
+
+    pull_request: int
+    env: str
+    commit: object  # the report's Row of the commit
+    costs: dict  # operation -> (cost at the previous measured commit, cost at this one)
+
+
+def pull_request_effects(rows: list, pulls: tuple[int, ...] = MODULE_SPEED_PRS) -> dict[int, list[PullRequestEffect]]:
+    """{pull request: its commits' effects, per environment}; [] for one that no commit's subject names."""
+    found = {pull: [] for pull in pulls}
+    series = cost_series()
+    for env in dict.fromkeys(row.env for row in rows):
+        in_env = [row for row in rows if row.env == env]
+        for i, row in enumerate(in_env):
+            pull = pull_request_of(row.subject)
+            if pull not in found:
+                continue
+            costs = {}
+            for operation, value in series.items():
+                earlier = [value(r) for r in in_env[:i] if value(r) is not None]
+                if earlier and value(row) is not None:
+                    costs[operation] = (earlier[-1], value(row))
+            found[pull].append(PullRequestEffect(pull, env, row, costs))
+    return found
+
+
+def pull_requests_markdown(found: dict[int, list[PullRequestEffect]], project_url: str) -> str:
+    """Each Module-speed pull request: what it measurably did to each operation, "nothing" included."""
+    lines = ["## The Module-speed pull requests", ""]
+    for pull, effects in found.items():
+        link = f"[#{pull}]({project_url}/pull/{pull})"
+        if not effects:
+            lines += [
+                f"- {link}: no commit here names it (a rebased pull request's commits name none).",
+                "",
+            ]
+            continue
+        for effect in effects:
+            lines += [
+                f"### {link}: `{effect.commit.label}` {effect.commit.subject.replace('|', '/')} ({effect.env})",
+                "",
+                "| operation | cost before → after (exact) | change |",
+                "|---|---|---|",
+            ]
+            for operation, (before, after) in effect.costs.items():
+                change = "nothing" if before == after else f"{after / before - 1:+.1%}"
+                lines.append(f"| {operation} | {before:,.0f} → {after:,.0f} | {change} |")
+            if not effect.costs:
+                lines.append("| — | no commit before it has a value | — |")
+            lines.append("")
     return "\n".join(lines)

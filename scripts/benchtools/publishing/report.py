@@ -567,6 +567,8 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
             parts.append(markdown_html("\n".join(step.explanation.markdown())))
     by_operation = operation_history.operation_steps(rows)
     parts.append(markdown_html(operation_history.markdown(by_operation, project_url())))
+    pulls = operation_history.pull_request_effects(rows)
+    parts.append(markdown_html(operation_history.pull_requests_markdown(pulls, project_url())))
     parts.append("<h2>Per release</h2>")
     parts.append(table_html(history_table(rows)))
     for row in latest:
@@ -655,7 +657,12 @@ def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]]) -> str:
     histories = []
     if told:
         by_operation = operation_history.operation_steps([row for row in rows if row.env in told])
-        histories = [history_markdown(told), operation_history.markdown(by_operation, project_url())]
+        pulls = operation_history.pull_request_effects([row for row in rows if row.env in told])
+        histories = [
+            history_markdown(told),
+            operation_history.markdown(by_operation, project_url()),
+            operation_history.pull_requests_markdown(pulls, project_url()),
+        ]
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 
