@@ -246,3 +246,28 @@ def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evide
     assert "counts no work done in C" in sentence and "which is right is not known" in sentence
     agreeing = report.HistoryStep("env", before, after, (17231, 13491), (29.6, 24.0)).sentence()
     assert "disagrees" not in agreeing
+
+
+def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeypatch, tmp_path):
+    from benchtools.judging import confirm, pairs
+
+    before = report.Row("v0.12.1", "Python 3.11, jax 0.4.33", 0, commit="b" * 40)
+    after = report.Row("v0.12.2", "Python 3.11, jax 0.4.33", 1, commit="a" * 40)
+    faster = report.HistoryStep(before.env, before, after, (17231, 13491), (29.6, 40.8))
+    slower = report.HistoryStep(before.env, before, after, (13491, 16499), (40.8, 25.1))
+    asked = []
+
+    def measured(config, changes, max_pairs):
+        asked.extend((c.benchmark, c.good, c.bad, c.env, max_pairs) for c in changes)
+        found = [pairs.Interval(-0.18, -0.21, -0.15, 22, 0.05, 0.995), pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)]
+        return [confirm.Confirmation(c, pairs.SLOWER, i, 1.0) for c, i in zip(changes, found, strict=True)]
+
+    monkeypatch.setattr(confirm, "confirmations", measured)
+    report.confirm_history({before.env: [faster, slower]}, tmp_path / "conf.json", 22)
+    assert asked[0] == (report.PASSES, "b" * 40, "a" * 40, before.env, 22) and len(asked) == 2
+    sentence = faster.sentence()
+    assert "measured side by side in 22 pairs of fresh processes, -18.0% (-21.0% to -15.0%, 99.5% interval)" in sentence
+    assert "disagrees" not in sentence and "contradicts" not in sentence and "40.8" not in sentence
+    assert "contradicts" not in slower.sentence()  # +2% to +20%: slower, as the cost says
+    faster.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
+    assert "the time contradicts the exact cost: the cost counts no work done in C" in faster.sentence()

@@ -108,12 +108,17 @@ def add_confirm(parser: argparse.ArgumentParser) -> None:
         help="judge timing changes on the stored results alone, without re-measuring "
         "them side by side (quick, but noise between commits counts)",
     )
+    add_confirm_max_pairs(parser)
+
+
+def add_confirm_max_pairs(parser: argparse.ArgumentParser) -> None:
+    """--confirm-max-pairs N: how far a side-by-side measurement goes while undecided."""
     parser.add_argument(
         "--confirm-max-pairs",
         type=confirm_max_pairs,
         default=pairs.MAX_PAIRS,
         metavar="N",
-        help=f"at most N pairs of processes per suspect (default: %(default)s; "
+        help=f"at most N pairs of processes per suspect or step (default: %(default)s; "
         f"{pairs.START_PAIRS} first, {pairs.STEP_PAIRS} more while undecided)",
     )
 

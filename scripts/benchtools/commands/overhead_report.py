@@ -29,6 +29,7 @@ from .. import cli
 from ..publishing.report import (
     FULL_BLOCK,
     SUMMARY_BLOCK,
+    confirm_history,
     explain_history,
     history,
     history_markdown,
@@ -69,7 +70,17 @@ def parse_args(argv):
         help="with --config: profile the releases around each step that has no cached profile "
         "(asv profile in their environments)",
     )
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--confirm-steps",
+        action="store_true",
+        help="with --config: measure each history step's time side by side between its two releases (the "
+        "confirm step's pairs of fresh interpreters, up to --confirm-max-pairs), instead of single samples",
+    )
+    common_args.add_confirm_max_pairs(parser)
+    args = parser.parse_args(argv)
+    if (args.explain or args.confirm_steps) and args.config is None:
+        parser.error("--explain and --confirm-steps need --config")
+    return args
 
 
 def main(argv):
@@ -77,6 +88,8 @@ def main(argv):
     rows = load_rows(args.results, args.repo, args.machine, args.latest)
     found = history(rows)
     explain_history(found, args.config, profile=args.explain)
+    if args.confirm_steps:
+        confirm_history(found, args.config, args.confirm_max_pairs)
     if args.html:
         print(f"wrote {html_page(rows, args.html, found)}")
     for path in args.readme:

@@ -14,7 +14,7 @@ from .. import git, util
 from ..asvtools import operations
 from ..asvtools.results import only, spreads, values
 from ..errors import BadInput, Error
-from ..judging import explain, steps
+from ..judging import confirm, explain, pairs, steps
 from ..project import ROOT, env_label
 from . import generated, operation_history
 from .markdown import markdown_html, table_html
@@ -28,6 +28,7 @@ REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
 SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
+PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # one update's time, in tree_map passes
 
 
 @dataclass
@@ -348,6 +349,7 @@ class HistoryStep:
     passes: tuple  # the median time of one update, in tree_map passes, over each level's releases
     explanation: "explain.Explanation | None" = None
     not_profiled: str = ""  # why there is no explanation
+    measured: "pairs.Interval | None" = None  # the time change, measured side by side (confirm_history)
 
     @property
     def relative(self) -> float:
@@ -356,7 +358,15 @@ class HistoryStep:
     def sentence(self) -> str:
         slower = self.relative > 0
         passes = ""
-        if None not in self.passes:
+        if self.measured is not None:
+            found = self.measured
+            passes = (
+                f"; its time, measured side by side in {found.pairs} pairs of fresh processes, "
+                f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval)"
+            )
+            if (found.high < 0) if slower else (found.low > 0):
+                passes += " (the time contradicts the exact cost: the cost counts no work done in C)"
+        elif None not in self.passes:
             passes = (
                 f"; its time {self.passes[0]:.1f} → {self.passes[1]:.1f} tree_map passes "
                 f"({self.passes[1] / self.passes[0] - 1:+.0%})"
@@ -411,6 +421,30 @@ def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
                 HistoryStep(env, series[before.right - 1], series[after.left], (before.level, after.level), medians)
             )
     return found
+
+
+def confirm_history(found: dict[str, list[HistoryStep]], config: Path, max_pairs: int) -> None:
+    """Each step's time, re-measured side by side between its two commits (the confirm step's pairs of fresh
+    interpreters, tree_at's update in tree_map passes), instead of the medians of single samples."""
+    from ..judging.changes import Change
+
+    all_steps = list(itertools.chain(*found.values()))
+    changes = [
+        Change(
+            PASSES,
+            "",
+            step.env,
+            step.passes[0] or 1.0,
+            step.passes[1] or 1.0,
+            step.before.commit,
+            step.after.commit,
+            single_commit=True,
+            unit="tree_map passes",
+        )
+        for step in all_steps
+    ]
+    for step, confirmation in zip(all_steps, confirm.confirmations(config, changes, max_pairs), strict=True):
+        step.measured = confirmation.interval
 
 
 def explain_history(found: dict[str, list[HistoryStep]], config: Path | None, profile: bool) -> None:
