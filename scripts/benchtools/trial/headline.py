@@ -1,0 +1,275 @@
+"""The headline figures over fresh processes: each one's median, and the interval a second run's median lies in.
+
+One asv run gives each timing figure from one process, and one process is
+one draw: two fresh runs of v0.13.8 gave a jit ratio of 2.25 and 1.15
+(issue 18).  As pyperf does with its worker processes, each figure here is
+measured in PROCESSES fresh interpreters (the confirm step's measurement,
+judging/confirm.py: one asv environment of the release, asv's spawn launch,
+each process its own hash seed), the figures interleaved so that the
+machine's drift spreads over all of them.  Each figure gets its median and
+the narrowest interval between two of its values that holds the median of a
+second run of as many processes with at least CONFIDENCE, if the two runs'
+processes are exchangeable (``second_run_interval``): whether they are is
+what two real runs check.
+
+The exact cost is measured once: it is the same in every process.
+"""
+
+import itertools
+import json
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks import metrics, params
+
+from .. import util
+from ..asvtools import environments as asv_envs
+from ..asvtools import validate
+from ..asvtools.lock import exclusive
+from ..errors import BadInput
+from ..judging import confirm
+from ..running import bench
+
+CONFIDENCE = 0.95
+SCHEMA = 1
+CALLS = params.DEFAULT_N_CALLS
+
+
+@dataclass(frozen=True)
+class Figure:
+    label: str
+    benchmark: str
+    params: str
+    scale: float = 1.0  # from the benchmark's unit to the figure's
+    exact: bool = False  # the same in every process: measured once
+    pattern: str = "{:.2f}"
+
+
+FIGURES = (
+    Figure(
+        f"Python work of one tree_at update, depth {params.DEFAULT_DEPTH} (weighted instructions)",
+        metrics.COST_TREE_AT,
+        str(params.DEFAULT_DEPTH),
+        exact=True,
+        pattern="{:,.0f}",
+    ),
+    Figure("one tree_at update, in tree_map passes", "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ""),
+    Figure("eager time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'eager'"),
+    Figure("jit time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit'"),
+    Figure(
+        f"eager µs per tree_at call, depth {params.DEFAULT_DEPTH}",
+        "bench_eager.EagerSurgery.time_tree_at",
+        f"{params.DEFAULT_DEPTH}, {CALLS}",
+        scale=1e6 / CALLS,
+        pattern="{:.1f}",
+    ),
+)
+
+
+@dataclass
+class Options:
+    release: str = "0.13.8"
+    jax: list[str] = field(default_factory=list)  # empty: every environment the release runs in
+    processes: int = 10
+    record: Path = Path("headline.json")
+    env_dir: Path = bench.Options().env_dir
+
+
+def below_probability(n: int, k: int, above: int) -> float:
+    """P(at least ``above`` of a second run's n values exceed the k-th largest of the first run's n), if the 2n
+    values are exchangeable: that count is negative hypergeometric, P(U = u) = C(u+k-1, u) C(2n-u-k, n-u) / C(2n, n).
+    """
+    return sum(math.comb(u + k - 1, u) * math.comb(2 * n - u - k, n - u) for u in range(above, n + 1)) / math.comb(
+        2 * n, n
+    )
+
+
+def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+    """The narrowest [k-th smallest, k-th largest] of ``values`` that holds the median of a second run of as many
+    values with at least ``confidence``; None when even [min, max] does not (too few values).
+
+    A second run's median lies above the k-th largest value when at least
+    ceil(n / 2) of its values do (for an even n, when its upper middle value
+    does: a conservative reading of the median); below the k-th smallest
+    likewise, by symmetry.
+    """
+    n = len(values)
+    ordered = sorted(values)
+    above = math.ceil(n / 2)
+    found = None
+    for k in range(1, n // 2 + 1):
+        if 1 - 2 * below_probability(n, k, above) < confidence:
+            break
+        found = (ordered[k - 1], ordered[n - k])
+    return found
+
+
+FEWEST_PROCESSES = next(n for n in itertools.count(2) if second_run_interval(list(range(n))) is not None)
+
+
+def campaign(options: Options) -> dict:
+    """Every figure in every chosen environment, PROCESSES fresh interpreters each; the record, rewritten as it goes."""
+    target = bench.Target(bench.Options(releases=options.release, jax=options.jax, env_dir=options.env_dir))
+    [(_release, commit)] = bench.releases(target)
+    record = {
+        "schema": SCHEMA,
+        "release": options.release,
+        "commit": commit,
+        "processes": options.processes,
+        "confidence": CONFIDENCE,
+        "launch_method": confirm.LAUNCH_METHOD,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_before": list(os.getloadavg()),
+        "environments": [],
+    }
+    for _env_name, entry in bench.environments(target):
+        config = target.config(entry, "-headline")
+        label = f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
+        root = confirm.env_root(config)
+        found = {"environment": label, "figures": []}
+        record["environments"].append(found)
+        with exclusive(root):
+            [side] = confirm.prepare(
+                config, label, {"before": commit}, sorted({f.benchmark for f in FIGURES}), root
+            ).values()
+            indexes = {f: confirm.param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
+            missing = [f.label for f, index in indexes.items() if index == -1]
+            if missing:
+                raise BadInput(f"the suite has no params for {', '.join(missing)}: benchmarks/params.py changed")
+            values = {f: [] for f in FIGURES}
+            side.open()
+            try:
+                for process in range(options.processes):
+                    for figure in FIGURES:
+                        if figure.exact and process > 0:
+                            continue
+                        values[figure].append(side.value(figure.benchmark, indexes[figure]) * figure.scale)
+                    confirm.log(f"headline: {label}: {process + 1} of {options.processes} processes")
+            finally:
+                side.close()
+        found["figures"] = [
+            {"label": f.label, "benchmark": f.benchmark, "params": f.params, "exact": f.exact, "values": values[f]}
+            for f in FIGURES
+        ]
+        _write(options.record, record)
+    record["load_after"] = list(os.getloadavg())
+    record["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    _write(options.record, record)
+    return record
+
+
+def _write(path: Path, record: dict) -> None:
+    util.write_atomic(path, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
+
+
+def read(path: Path) -> dict:
+    return validate.read_checked(path, {"schema": int, "environments": list}, "headline record")
+
+
+def table(record: dict) -> str:
+    """The stable figures first, each timing with its median over the processes and its second-run interval."""
+    pattern = {f.label: f.pattern for f in FIGURES}
+    lines = [
+        f"Equinox {record['release']}, each timing figure the median of {record['processes']} fresh interpreters "
+        f"({record['launch_method']}); the interval holds a second run's median with at least "
+        f"{record['confidence']:.0%} if the two runs' processes are alike. Load average before and after: "
+        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}.",
+        "",
+        "| environment | figure | value | a second run's median lies in | kind |",
+        "|---|---|---|---|---|",
+    ]
+    for env in record["environments"]:
+        for figure in sorted(env["figures"], key=lambda f: not f["exact"]):
+            shown = pattern.get(figure["label"], "{:.2f}")
+            values = figure["values"]
+            if figure["exact"]:
+                lines.append(f"| {env['environment']} | {figure['label']} | {shown.format(values[0])} | — | exact |")
+                continue
+            middle = statistics.median(values)
+            interval = second_run_interval(values, record["confidence"])
+            within = "too few processes" if interval is None else " to ".join(shown.format(v) for v in interval)
+            lines.append(f"| {env['environment']} | {figure['label']} | {shown.format(middle)} | {within} | timing |")
+    return "\n".join(lines)
+
+
+# ---- whether two runs agree: each run's median in the other's interval
+
+
+@dataclass(frozen=True)
+class Agreement:
+    environment: str
+    label: str
+    medians: tuple[float, float]
+    intervals: tuple[tuple[float, float] | None, tuple[float, float] | None]
+
+    @property
+    def agree(self) -> bool | None:
+        """Each median within the other run's interval; None when a run has too few values for one."""
+        if None in self.intervals:
+            return None
+        (low_a, high_a), (low_b, high_b) = self.intervals
+        return low_b <= self.medians[0] <= high_b and low_a <= self.medians[1] <= high_a
+
+
+def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
+    """{(environment, figure label): the values} of a headline record's timing figures."""
+    return {
+        (env["environment"], figure["label"]): figure["values"]
+        for env in record["environments"]
+        for figure in env["figures"]
+        if not figure["exact"]
+    }
+
+
+def timing_noise_runs(record: dict) -> tuple[dict, dict]:
+    """A timing-noise record's two sides as two runs: the same release installed twice, fresh processes each.
+
+    Its benchmarks are labelled by name and params, since it measured every alerting timing benchmark.
+    """
+    runs = ({}, {})
+    for row in record["benchmarks"]:
+        short = row["benchmark"].split(".", 1)[1]
+        label = f"{short}({row['params']})" if row["params"] else short
+        for run, side in zip(runs, ("before_values", "after_values"), strict=True):
+            run[record["environment"], label] = row[side]
+    return runs
+
+
+def agreements(first: dict, second: dict, confidence: float = CONFIDENCE) -> list[Agreement]:
+    """For each figure both runs measured: their medians and intervals, and whether they agree."""
+    return [
+        Agreement(
+            env,
+            label,
+            (statistics.median(first[env, label]), statistics.median(second[env, label])),
+            (second_run_interval(first[env, label], confidence), second_run_interval(second[env, label], confidence)),
+        )
+        for env, label in first
+        if (env, label) in second
+    ]
+
+
+def agreement_table(found: list[Agreement], what: str) -> str:
+    def shown(interval):
+        return "too few values" if interval is None else f"{interval[0]:.3g} to {interval[1]:.3g}"
+
+    agreed = sum(a.agree is True for a in found)
+    lines = [
+        f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
+        "median lies in the other run's interval.",
+        "",
+        "| environment | figure | median, run 1 | interval, run 1 | median, run 2 | interval, run 2 | agree |",
+        "|---|---|---|---|---|---|---|",
+        *(
+            f"| {a.environment} | {a.label} | {a.medians[0]:.4g} | {shown(a.intervals[0])} | {a.medians[1]:.4g} "
+            f"| {shown(a.intervals[1])} | {'—' if a.agree is None else 'yes' if a.agree else '**no**'} |"
+            for a in found
+        ),
+        "",
+        f"Agree: {agreed} of {len(found)}.",
+    ]
+    return "\n".join(lines)

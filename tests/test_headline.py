@@ -1,0 +1,150 @@
+"""benchtools/trial/headline.py: the headline figures over fresh processes, and the interval that holds a second
+run's median (scripts/headline)."""
+
+import json
+import random
+import statistics
+
+import pytest
+
+from benchtools.trial import headline
+from tests.helpers import command
+
+
+def test_the_negative_hypergeometric_is_a_distribution():
+    for n, k in ((10, 1), (16, 2), (9, 3)):
+        assert headline.below_probability(n, k, 0) == pytest.approx(1.0)
+        # P(U >= u) falls as u grows.
+        tail = [headline.below_probability(n, k, u) for u in range(n + 1)]
+        assert tail == sorted(tail, reverse=True)
+
+
+@pytest.mark.parametrize("n", [9, 10, 16, 20])
+def test_a_second_run_s_median_falls_in_the_interval_as_often_as_it_claims(n):
+    rng = random.Random(n)
+    trials, held = 4000, 0
+    for _ in range(trials):
+        first = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+        second = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+        low, high = headline.second_run_interval(first)
+        held += low <= statistics.median(second) <= high
+    assert held / trials >= headline.CONFIDENCE - 0.01  # 4,000 trials: a 1% margin is 4 standard errors
+
+
+def test_the_interval_is_the_narrowest_that_holds_and_too_few_processes_get_none():
+    assert headline.FEWEST_PROCESSES == 9
+    assert headline.second_run_interval([float(v) for v in range(8)]) is None
+    assert headline.second_run_interval([float(v) for v in range(10)]) == (0.0, 9.0)  # [min, max]
+    assert headline.second_run_interval([float(v) for v in range(16)]) == (1.0, 14.0)  # the 2nd of each end
+    values = [5.0, 1.0, 3.0, 9.0, 7.0, 2.0, 8.0, 4.0, 6.0, 0.0]
+    assert headline.second_run_interval(values) == (0.0, 9.0)  # the order of the processes does not matter
+
+
+class FakeSide:
+    """One environment whose every process gives the figure's next value from a list."""
+
+    def __init__(self, benchmarks):
+        self.benchmarks = benchmarks
+        self.calls = []
+
+    def open(self):
+        self.calls.append("open")
+
+    def close(self):
+        self.calls.append("close")
+
+    def value(self, name, index):
+        self.calls.append(name)
+        return float(sum(1 for call in self.calls if call == name))  # 1, 2, 3, ... per figure
+
+
+def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp_path, monkeypatch):
+    from benchtools.judging import confirm
+    from benchtools.running import bench
+
+    # Each figure's benchmark with one value per parameter, the figure's; SteadyStateRatio with both of its own.
+    listed = {
+        f.benchmark: {"params": [[v] for v in f.params.split(", ")] if f.params else []} for f in headline.FIGURES
+    }
+    listed["bench_overhead.SteadyStateRatio.track_overhead_ratio"] = {"params": [["'eager'", "'jit'"]]}
+    side = FakeSide(listed)
+    monkeypatch.setattr(bench, "releases", lambda target: [("0.13.8", "c" * 40)])
+    entry = {("python", None): "3.11", ("req", "jax"): "0.4.33"}
+    monkeypatch.setattr(bench, "environments", lambda target: [("env", entry)])
+    monkeypatch.setattr(bench.Target, "config", lambda self, entry, suffix: tmp_path / "conf.json")
+    monkeypatch.setattr(confirm, "env_root", lambda config: tmp_path / "confirm-env")
+    monkeypatch.setattr(confirm, "prepare", lambda config, label, commits, names, root: {"before": side})
+    record_path = tmp_path / "record.json"
+    record = headline.campaign(headline.Options(processes=3, record=record_path))
+    assert json.loads(record_path.read_text()) == record
+    [env] = record["environments"]
+    values = {f["label"]: f["values"] for f in env["figures"]}
+    cost = next(f for f in headline.FIGURES if f.exact)
+    assert values[cost.label] == [1.0]  # measured once
+    passes = headline.FIGURES[1]
+    assert values[passes.label] == [1.0, 2.0, 3.0]
+    eager_us = headline.FIGURES[-1]
+    assert values[eager_us.label] == [v * eager_us.scale for v in (1.0, 2.0, 3.0)]
+    # Interleaved: each process round runs every timing figure before the next round starts.
+    measured = [c for c in side.calls if c not in ("open", "close")]
+    assert measured[: len(headline.FIGURES)] == [f.benchmark for f in headline.FIGURES]
+    assert side.calls[0] == "open" and side.calls[-1] == "close"
+    text = headline.table(record)
+    rows = [line for line in text.splitlines() if line.startswith("| Python")]
+    assert rows[0].endswith("| exact |") and "too few processes" in rows[1]
+
+
+def test_the_command_prints_and_publishes_a_record_without_measuring(tmp_path):
+    figures = [
+        {"label": f.label, "benchmark": f.benchmark, "params": f.params, "exact": f.exact,
+         "values": [12359.0] if f.exact else [1.0 + i / 100 for i in range(10)]}
+        for f in headline.FIGURES
+    ]  # fmt: skip
+    record = {
+        "schema": 1, "release": "0.13.8", "commit": "c" * 40, "processes": 10, "confidence": 0.95,
+        "launch_method": "spawn", "load_before": [0.1, 0, 0], "load_after": [0.2, 0, 0],
+        "environments": [{"environment": "Python 3.11, jax 0.4.33", "figures": figures}],
+    }  # fmt: skip
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    docs = tmp_path / "page.md"
+    docs.write_text("before\n<!-- headline:start -->\nold\n<!-- headline:end -->\nafter\n")
+    done = command("headline", "--from-record", "--record", path, "--docs", docs)
+    assert done.returncode == 0, done.stderr
+    assert "| Python 3.11, jax 0.4.33 | one tree_at update, in tree_map passes | 1.04 | 1.00 to 1.09 | timing |" in (
+        done.stdout
+    )
+    assert "12,359 | — | exact" in done.stdout
+    assert "\nold\n" not in docs.read_text() and docs.read_text().startswith("before\n")
+    bad = command("headline", "--processes", "1")
+    assert bad.returncode == 2 and "at least 2 processes" in bad.stderr
+
+
+def test_two_runs_agree_when_each_median_lies_in_the_other_s_interval():
+    base = [1.0 + i / 100 for i in range(10)]  # median 1.045, interval [1.00, 1.09]
+    first = {("env", "ratio"): base, ("env", "shifted"): base, ("env", "few"): base[:5], ("env", "alone"): base}
+    second = {("env", "ratio"): [v + 0.02 for v in base], ("env", "shifted"): [v + 0.2 for v in base]}
+    second[("env", "few")] = base[:5]
+    found = {a.label: a for a in headline.agreements(first, second)}
+    assert set(found) == {"ratio", "shifted", "few"}  # only what both runs measured
+    assert found["ratio"].agree is True and found["shifted"].agree is False and found["few"].agree is None
+    text = headline.agreement_table(list(found.values()), "a and b")
+    assert "| env | shifted | 1.045 | 1 to 1.09 | 1.245 | 1.2 to 1.29 | **no** |" in text
+    assert "Agree: 1 of 3." in text
+
+
+def test_the_command_reads_a_timing_noise_record_as_two_runs(tmp_path):
+    rows = [
+        {"benchmark": "bench_overhead.SteadyStateRatio.track_overhead_ratio", "params": "'jit'",
+         "before_values": [1.2 + i / 100 for i in range(10)], "after_values": [1.21 + i / 100 for i in range(10)]},
+        {"benchmark": "bench_overhead.TracingRatio.track_overhead_ratio", "params": "",
+         "before_values": [1.8] * 10, "after_values": [2.5] * 10},
+    ]  # fmt: skip
+    path = tmp_path / "noise.json"
+    path.write_text(json.dumps({"schema": 1, "environment": "Python 3.11, jax 0.4.33", "benchmarks": rows}))
+    done = command("headline", "--timing-noise", path)
+    assert done.returncode == 0, done.stderr
+    assert "| SteadyStateRatio.track_overhead_ratio('jit') | 1.245 |" in done.stdout
+    assert "| TracingRatio.track_overhead_ratio | 1.8 | 1.8 to 1.8 | 2.5 | 2.5 to 2.5 | **no** |" in done.stdout
+    missing = command("headline", "--timing-noise", tmp_path / "none.json")
+    assert missing.returncode == 2 and "none.json" in missing.stderr
