@@ -4,6 +4,7 @@ import importlib
 import json
 import os
 import pkgutil
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -60,6 +61,13 @@ def test_every_command_answers_help_from_a_plain_shell(name, tmp_path):
 def run(command, capsys):
     code = cli.run(command, [], "scripts/demo")
     return code, capsys.readouterr()
+
+
+def test_the_readme_lists_every_command():
+    from tests.helpers import ROOT
+
+    listed = set(re.findall(r"^\| `scripts/([a-z-]+)` \|", (ROOT / "README.md").read_text(), re.MULTILINE))
+    assert listed == set(COMMANDS) - {"actionlint"}  # the linter of the workflows, run by scripts/lint
 
 
 def test_success_exits_0(capsys):
