@@ -271,3 +271,21 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     assert "contradicts" not in slower.sentence()  # +2% to +20%: slower, as the cost says
     faster.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
     assert "the time contradicts the exact cost: the cost counts no work done in C" in faster.sentence()
+
+
+def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_with_its_commit(tmp_path):
+    import matplotlib.image
+
+    from benchtools.asvtools import operations
+
+    construction, access = operations.OPERATIONS[0].label, "attribute access"
+    rows = []
+    for i, (built, read) in enumerate([(11340, 64), (8640, 64), (8640, 1069)]):
+        row = report.Row(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row.operations = {construction: (built, 174, None, None), access: (read, 67, None, None)}
+        rows.append(row)
+    [image] = report.plot_operations(rows, tmp_path)
+    assert image.panels == 2
+    width, height = matplotlib.image.imread(tmp_path / image.name).shape[1::-1]
+    assert width >= report.MIN_PANEL_PX[0] and height / image.panels >= report.MIN_PANEL_PX[1]
+    assert report.plot_operations(rows[:1], tmp_path / "none") == []  # one commit: no history to draw

@@ -147,9 +147,10 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     page.wait_for_selector("h1")
     assert "tree_at cost" in page.inner_text("h1")
     assert page.evaluate("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
-    # The ratio plot and the history's; the site measured no eager or tracing time, so those plots are left out.
+    # The ratio plot, the history's, and the operations' (tree_at's cost alone: the site has no Module operation);
+    # the site measured no eager or tracing time, so those plots are left out.
     sources = page.evaluate("() => [...document.images].map(img => img.getAttribute('src'))")
-    assert sources == ["ratios.png", "history-1.png"]
+    assert sources == ["ratios.png", "history-1.png", "operations.png"]
     # Each plot renders at a readable size: every panel at least MIN_PANEL_PX on the screen.
     rendered = page.evaluate("""() => [...document.images].map(img => {
         const box = img.getBoundingClientRect();

@@ -335,6 +335,47 @@ def plot(rows: list[Row], out: Path) -> list[Plot]:
     return written
 
 
+def plot_operations(rows: list[Row], out: Path, name: str = "operations.png") -> list[Plot]:
+    """Each operation's exact cost across the commits, one panel per operation, one line per environment, each
+    step above the floor marked with its commit; nothing when no operation was measured at two commits."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    found = operation_history.operation_steps(rows)
+    series = operation_history.cost_series()
+    drawn = [op for op in found if len({row.commit for row in rows if series[op](row) is not None}) > 1]
+    if not drawn:
+        return []
+    labels = list(dict.fromkeys(row.label for row in rows))
+    position = {label: i for i, label in enumerate(labels)}
+    fig, axes = plt.subplots(
+        len(drawn), 1, figsize=(panel_width(labels), PANEL_INCHES[1] * len(drawn)), sharex=True, squeeze=False
+    )
+    for ax, operation in zip(axes[:, 0], drawn, strict=True):
+        value = series[operation]
+        for env in dict.fromkeys(row.env for row in rows):
+            points = [(position[r.label], value(r)) for r in rows if r.env == env and value(r) is not None]
+            ax.plot(*zip(*points, strict=True), marker="o", markersize=3, label=env)
+        # One mark per commit: every environment that has the step has it there.
+        for step in {step.after.label: step for step in found[operation]}.values():
+            x = position[step.after.label] - 0.5
+            colour = "tab:red" if step.relative > 0 else "tab:green"
+            ax.axvline(x, color=colour, alpha=0.5)
+            ax.text(x + 0.1, 0.95, f"{step.after.label} {step.relative:+.0%}", transform=ax.get_xaxis_transform(),
+                    va="top", fontsize=8, color=colour)  # fmt: skip
+        ax.set_title(operation.replace("`", ""), fontsize=9, loc="left")
+        ax.set_ylabel("weighted instructions", fontsize=8)
+        ax.grid(alpha=0.3)
+        legend_outside(ax)
+    axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=PLOT_DPI, bbox_inches="tight")
+    plt.close(fig)
+    return [Plot(name, len(drawn))]
+
+
 # ---- the history: the steps of tree_at's cost, with their time and their cause
 
 
@@ -600,6 +641,7 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
             )
             parts.append(markdown_html("\n".join(step.explanation.markdown())))
     by_operation = operation_history.operation_steps(rows)
+    parts += [image_html(image) for image in plot_operations(rows, out)]
     parts.append(markdown_html(operation_history.markdown(by_operation, project_url())))
     pulls = operation_history.pull_request_effects(rows)
     parts.append(markdown_html(operation_history.pull_requests_markdown(pulls, project_url())))
