@@ -14,7 +14,7 @@ SCAN_LENGTH = 100
 
 # The Module's own operations (module_ops): fields per node, the kinds of __init__, and
 # the ways to update one field, the tuple rebuild last.
-N_FIELDS = (2, 8, 32)
+N_FIELDS = (2, 32)
 DEFAULT_N_FIELDS = 2
 INITS = ("default", "custom")
 UPDATE_WAYS = ("tree_at", "replace", "construct", "tuple")

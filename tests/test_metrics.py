@@ -20,9 +20,9 @@ EXAMPLES = {
     "bench_steady.SteadyState.time_tuple('jit', 4)": (metrics.TIME, 0.50),
     "bench_memory.LargeStateUpdate.peakmem_tree_at": (metrics.TIME, 0.50),
     "bench_construct.ConstructionCost.track_module('custom', 8, 4)": (metrics.COST, metrics.COST_FLOOR),
-    "bench_update.UpdateCost.track_update('replace', 'default', 2, 16)": (metrics.COST, metrics.COST_FLOOR),
+    "bench_update.UpdateCost.track_update('replace', 'default', 16)": (metrics.COST, metrics.COST_FLOOR),
     "bench_flatten.FlattenCost.track_unflatten_tuple(32, 1)": (metrics.COST, metrics.COST_FLOOR),
-    "bench_update.UpdateInTreeMapPasses.track_update('tree_at', 'custom')": (metrics.RATIO, 0.10),
+    "bench_update.UpdateInTreeMapPasses.track_update('tree_at')": (metrics.RATIO, 0.10),
     "bench_access.AccessInTreeMapPasses.track_module": (metrics.RATIO, 0.10),
     "bench_overhead.SteadyStateRatio.track_overhead_ratio('filter_jit')": (metrics.RATIO, 0.50),
     "bench_seed.SeedScenarioFilterJit.track_overhead_ratio('filter_jit_scan')": (metrics.RATIO, 0.50),
@@ -57,7 +57,7 @@ def test_every_rule_declares_whether_it_alerts_and_a_diagnostic_never_does():
     # filter_jit's ratios and the Module operations' tree_map-pass times wait for a measured MDE.
     not_alerting = [r.kind for r in metrics.RULES if not r.alerts]
     assert not_alerting == [metrics.DIAGNOSTIC, *[metrics.RATIO] * 3, metrics.TIME, metrics.TIME]
-    assert not metrics.alerting_timing("bench_update.UpdateInTreeMapPasses.track_update('tuple', 'default')")
+    assert not metrics.alerting_timing("bench_update.UpdateInTreeMapPasses.track_update('tuple')")
     # A rule can single out params: filter_jit's value of an alerting ratio does not alert yet.
     steady = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
     assert metrics.alerting_timing(f"{steady}('jit')") and not metrics.alerting_timing(f"{steady}('filter_jit')")

@@ -57,8 +57,8 @@ def _update(way: str) -> Operation:
         f"update one field: {WAY_LABELS[way]}",
         "bench_update.UpdateCost",
         "bench_update.UpdateInTreeMapPasses",
-        Side("track_update", (way, "default", FIELDS, DEPTH), (way, "default")),
-        Side("track_update", ("tuple", "default", FIELDS, DEPTH), ("tuple", "default")),
+        Side("track_update", (way, "default", DEPTH), (way,)),
+        Side("track_update", ("tuple", "default", DEPTH), ("tuple",)),
     )
 
 
