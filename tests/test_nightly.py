@@ -375,6 +375,43 @@ def test_a_failure_after_the_verdict_is_written_keeps_the_judged_verdict(places,
     assert json.loads(verdict.read_text()) == judged
 
 
+@pytest.mark.parametrize("stored", [False, True], ids=["first-night", "later-night"])
+def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchanged(places, monkeypatch, stored):
+    """Without results there is no baseline: the tip must get one, whatever its parent had."""
+    from types import SimpleNamespace
+
+    from benchtools import cli
+    from benchtools.commands import nightly as nightly_command
+    from benchtools.judging import gate
+    from benchtools.running import bench, nightly
+
+    ran = []
+    monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(nightly, "is_results_checkout", lambda output: True)
+    monkeypatch.setattr(bench, "bench", lambda options: ran.append(options) or 0)
+    monkeypatch.setattr(gate, "judge", lambda options, compare=None: SimpleNamespace())
+    monkeypatch.setattr(nightly.render, "markdown", lambda verdict: "# Benchmark regressions\n")
+    judged = {"schema": 1, "status": "judged", "regression": False, "summary": "no regression counts"}
+    monkeypatch.setattr(nightly.verdicts, "data", lambda verdict: judged)
+    monkeypatch.setattr(nightly, "refresh_overhead_page", lambda target: None)
+    monkeypatch.setattr(nightly, "gate_scope", lambda output, baseline: (None, False))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    if stored:
+        target = bench.Target(bench.Options(repo=str(places.upstream), machine=MACHINE, output=places.output))
+        (target.results_dir / MACHINE).mkdir(parents=True)
+        (target.results_dir / MACHINE / "0123abcd-env.json").write_text("{}")
+        monkeypatch.setattr(nightly, "newest_with_results", lambda results_dir, machine: None)
+    status = cli.run(
+        nightly_command.main,
+        ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
+        + ["--machine", MACHINE, "--report", str(places.tmp / "report.md"), "--verdict", str(places.tmp / "v.json")],
+        "scripts/nightly",
+    )
+    assert status == 0
+    [options] = ran
+    assert (options.range, options.include_unchanged) == (("NEW", False) if stored else (None, True))
+
+
 def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benchmark(tmp_path):
     """The workflows' `publish` job: the site for Pages from stored results alone."""
     import shutil

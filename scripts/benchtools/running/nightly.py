@@ -80,6 +80,9 @@ def night(args, stage: list[str]) -> int:
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
+        # The tip is the baseline of every later night, even where it left the package as its parent had it:
+        # that parent has no results either (upstream's 0c95418f "Fix typo" would have left a first night empty).
+        options.include_unchanged = True
     baseline = newest_with_results(target.results_dir, args.machine)
     stage[0] = "scripts/bench"
     status = publish_stored(target) if args.publish_only else bench.bench(options)
