@@ -183,8 +183,9 @@ def markdown(verdict: Verdict) -> str:
             "",
             "## Beyond their threshold, not alerting",
             "",
-            "Absolute timings, which move between fresh processes by more than the confirm step resolves: "
-            "shown for a look, never confirmed and never counted (benchmarks/metrics.py).",
+            "Timings that do not alert: absolute times, which move between fresh processes by more than the "
+            "confirm step resolves, and ratios whose minimum detectable effect is not measured yet; shown for a "
+            "look, never confirmed and never counted (benchmarks/metrics.py).",
             "",
             "| kind | benchmark | params | environment | before | after | change | threshold | where |",
             "|---|---|---|---|---|---|---|---|---|",
