@@ -23,7 +23,7 @@ per weighted instruction in the same result, and the error of that prediction.
 Run it on another machine or JAX to see whether the weight still holds there.
 
 Exit status: 0, or 2 when the folder holds fewer than two code versions with
-all three metrics.
+all three metrics and no Module operation to check.
 """
 
 from benchmarks import metrics
@@ -53,16 +53,26 @@ def main(argv):
         default=metrics.CALL_WEIGHT,
         help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)",
     )
-    common_args.add_docs(parser, "fit-cost")
+    common_args.add_docs(parser, "fit-cost, and fit-cost-operations for the Module's operations")
     args = parser.parse_args(argv)
     by_env = load_points(args.results, args.repo, args.machine)
     if not by_env:
         raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")
-    text = "\n".join(markdown(fit(points, args.weight), env) for env, points in by_env.items())
     checks = operation_checks(args.results, args.repo, args.machine)
+    fits, fitted = [], False
+    for env, points in by_env.items():
+        try:
+            fits.append(markdown(fit(points, args.weight), env))
+            fitted = True
+        except BadInput as error:
+            if not checks:  # nothing else to show: the folder cannot answer
+                raise
+            fits.append(f"## Cost fit: {env}\n\nNot fitted: {error}.\n")
+    blocks = {"fit-cost": "\n".join(fits)} if fitted else {}
     if checks:
-        text += "\n" + operations_markdown(checks)
-    print(text)
+        blocks["fit-cost-operations"] = operations_markdown(checks)
+    print("\n".join(fits + ([blocks["fit-cost-operations"]] if checks else [])))
     if args.docs:
-        generated.write_blocks(args.docs, {"fit-cost": text})
+        # A folder that cannot fit the weight leaves the fit a richer folder published.
+        generated.write_blocks(args.docs, blocks)
     return 0
