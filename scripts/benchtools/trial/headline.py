@@ -16,23 +16,20 @@ The exact cost is measured once: it is the same in every process.
 """
 
 import itertools
-import json
 import math
-import os
 import statistics
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import metrics, params
 
-from .. import util
 from ..asvtools import environments as asv_envs
 from ..asvtools import validate
 from ..asvtools.lock import exclusive
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
+from . import records
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -122,8 +119,7 @@ def campaign(options: Options) -> dict:
         "processes": options.processes,
         "confidence": CONFIDENCE,
         "launch_method": confirm.LAUNCH_METHOD,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "load_before": list(os.getloadavg()),
+        **records.started(),
         "environments": [],
     }
     for _env_name, entry in bench.environments(target):
@@ -155,15 +151,8 @@ def campaign(options: Options) -> dict:
             {"label": f.label, "benchmark": f.benchmark, "params": f.params, "exact": f.exact, "values": values[f]}
             for f in FIGURES
         ]
-        _write(options.record, record)
-    record["load_after"] = list(os.getloadavg())
-    record["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    _write(options.record, record)
-    return record
-
-
-def _write(path: Path, record: dict) -> None:
-    util.write_atomic(path, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
+        records.write(options.record, record)
+    return records.finish(options.record, record)
 
 
 def read(path: Path) -> dict:

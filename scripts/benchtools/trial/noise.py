@@ -21,9 +21,7 @@ measurements themselves.
 """
 
 import itertools
-import json
 import math
-import os
 import random
 import re
 import statistics
@@ -34,12 +32,12 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from .. import util
 from ..asvtools import environments as asv_envs
 from ..asvtools import validate
 from ..asvtools.lock import exclusive
 from ..judging import confirm, pairs
 from ..running import bench
+from . import records
 
 POWER = 0.9  # "calls it slower 9 times in 10"
 SIMULATIONS = 400
@@ -185,8 +183,7 @@ def campaign(options: Options) -> dict:
         "suspects": options.suspects,
         "power": POWER,
         "night_false_alarm_bound": pairs.NIGHT_FALSE_ALARM,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "load_before": list(os.getloadavg()),
+        **records.started(),
         "benchmarks": [],
     }
     with exclusive(root):
@@ -211,18 +208,11 @@ def campaign(options: Options) -> dict:
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
                 confirm.log(f"timing-noise: {m.entry}: sd {record['benchmarks'][-1]['sd_log_ratio']:.2%}")
-                _write(options.record, record)
+                records.write(options.record, record)
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
     }
-    record["load_after"] = list(os.getloadavg())
-    record["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    _write(options.record, record)
-    return record
-
-
-def _write(path: Path, record: dict) -> None:
-    util.write_atomic(path, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
+    return records.finish(options.record, record)
 
 
 def read(path: Path) -> dict:

@@ -1,0 +1,30 @@
+"""A campaign's JSON record (scripts/timing-noise, scripts/headline): written whole after each step, so that a
+stopped campaign keeps what it measured, and stamped with the load it ran under."""
+
+import json
+import os
+import time
+from pathlib import Path
+
+from .. import util
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def started() -> dict:
+    """The record's opening fields: when it started and the load average then."""
+    return {"started": now(), "load_before": list(os.getloadavg())}
+
+
+def finish(path: Path, record: dict) -> dict:
+    """The record stamped with the load average and the time at its end, written; the record."""
+    record["load_after"] = list(os.getloadavg())
+    record["finished"] = now()
+    write(path, record)
+    return record
+
+
+def write(path: Path, record: dict) -> None:
+    util.write_atomic(path, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
