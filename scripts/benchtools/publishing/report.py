@@ -282,6 +282,24 @@ def legend_outside(ax) -> None:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
 
 
+def finish_panel(ax, title: str, ylabel: str) -> None:
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.grid(alpha=0.3)
+    legend_outside(ax)
+
+
+def save_panels(fig, axes, labels: list, path: Path) -> Plot:
+    """The stacked panels, the commits named under the last, as a PNG; the plot."""
+    import matplotlib.pyplot as plt
+
+    axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=PLOT_DPI, bbox_inches="tight")
+    plt.close(fig)
+    return Plot(path.name, len(axes))
+
+
 def plot(rows: list[Row], out: Path) -> list[Plot]:
     """PNG plots across releases: one panel per environment, one line per series, the legend outside;
     a plot with nothing measured is left out."""
@@ -321,17 +339,10 @@ def plot(rows: list[Row], out: Path) -> list[Plot]:
             for title in series:
                 if drawn[env, title]:
                     ax.plot(*zip(*drawn[env, title], strict=True), marker="o", markersize=4, label=title)
-            ax.set_title(env, fontsize=9, loc="left")
-            ax.set_ylabel(ylabel, fontsize=8)
             if "(log)" in ylabel:
                 ax.set_yscale("log")
-            ax.grid(alpha=0.3)
-            legend_outside(ax)
-        axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=PLOT_DPI, bbox_inches="tight")
-        plt.close(fig)
-        written.append(Plot(name, len(envs)))
+            finish_panel(ax, env, ylabel)
+        written.append(save_panels(fig, axes, labels, out / name))
     return written
 
 
@@ -365,15 +376,8 @@ def plot_operations(rows: list[Row], out: Path, name: str = "operations.png") ->
             ax.axvline(x, color=colour, alpha=0.5)
             ax.text(x + 0.1, 0.95, f"{step.after.label} {step.relative:+.0%}", transform=ax.get_xaxis_transform(),
                     va="top", fontsize=8, color=colour)  # fmt: skip
-        ax.set_title(operation.replace("`", ""), fontsize=9, loc="left")
-        ax.set_ylabel("weighted instructions", fontsize=8)
-        ax.grid(alpha=0.3)
-        legend_outside(ax)
-    axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / name, dpi=PLOT_DPI, bbox_inches="tight")
-    plt.close(fig)
-    return [Plot(name, len(drawn))]
+        finish_panel(ax, operation.replace("`", ""), "weighted instructions")
+    return [save_panels(fig, axes, labels, out / name)]
 
 
 # ---- the history: the steps of tree_at's cost, with their time and their cause
