@@ -65,6 +65,7 @@ rounded, within 5.5% for every release.  docs/cost-metric.md; refit with
 """
 COST_FLOOR = 0.01  # the rise of PythonCost that counts (see "cost" above)
 COST_TREE_AT = "bench_counts.PythonCost.track_tree_at"  # the cost of one tree_at update, params (depth,)
+PASSES_TREE_AT = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # its time, in tree_map passes
 DIAGNOSTIC_THRESHOLD = 1e9  # never reached: asv's step detection records no jump for a diagnostic
 
 

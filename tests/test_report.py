@@ -6,6 +6,7 @@ import itertools
 import pytest
 from asv import results, runner
 
+from benchmarks import metrics
 from benchtools.publishing import report
 from tests.helpers import command, track_result
 
@@ -264,7 +265,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
 
     monkeypatch.setattr(confirm, "confirmations", measured)
     report.confirm_history({before.env: [faster, slower]}, tmp_path / "conf.json", 22)
-    assert asked[0] == (report.PASSES, "b" * 40, "a" * 40, before.env, 22) and len(asked) == 2
+    assert asked[0] == (metrics.PASSES_TREE_AT, "b" * 40, "a" * 40, before.env, 22) and len(asked) == 2
     sentence = faster.sentence()
     assert "measured side by side in 22 pairs of fresh processes, -18.0% (-21.0% to -15.0%, 99.5% interval)" in sentence
     assert "disagrees" not in sentence and "contradicts" not in sentence and "40.8" not in sentence

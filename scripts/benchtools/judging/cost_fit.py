@@ -14,7 +14,7 @@ from ..project import env_label
 
 CALLS = "bench_counts.PythonCalls.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
-PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
+PASSES = metrics.PASSES_TREE_AT
 
 
 @dataclass(frozen=True)

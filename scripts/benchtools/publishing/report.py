@@ -28,7 +28,6 @@ REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
 SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
-PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # one update's time, in tree_map passes
 
 
 @dataclass
@@ -476,7 +475,7 @@ def confirm_history(found: dict[str, list[HistoryStep]], config: Path, max_pairs
     all_steps = list(itertools.chain(*found.values()))
     changes = [
         Change(
-            PASSES,
+            metrics.PASSES_TREE_AT,
             "",
             step.env,
             step.passes[0] or 1.0,

@@ -54,7 +54,7 @@ FIGURES = (
         exact=True,
         pattern="{:,.0f}",
     ),
-    Figure("one tree_at update, in tree_map passes", "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ""),
+    Figure("one tree_at update, in tree_map passes", metrics.PASSES_TREE_AT, ""),
     Figure("eager time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'eager'"),
     Figure("jit time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit'"),
     Figure(
