@@ -57,6 +57,7 @@ FIGURES = (
     Figure("one tree_at update, in tree_map passes", metrics.PASSES_TREE_AT, ""),
     Figure("eager time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'eager'"),
     Figure("jit time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit'"),
+    Figure("jit_scan time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit_scan'"),
     Figure(
         f"eager µs per tree_at call, depth {params.DEFAULT_DEPTH}",
         "bench_eager.EagerSurgery.time_tree_at",
