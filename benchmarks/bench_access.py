@@ -3,11 +3,11 @@
 
 from .module_ops import AttributeAccess
 from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS
-from .twins import _Costs, _InTreeMapPasses, _ModuleAndTuple
+from .twins import _Costs, _InTreeMapPasses, _ModuleAndTuple, _ModuleAndTupleTimes, _Times
 from .workloads import build_state
 
 
-class _Access(_ModuleAndTuple):
+class _Access:
     def prepare(self, depth):
         self.operations = {
             "module": AttributeAccess(build_state("tree_at", DEFAULT_STATE_SIZE, depth)),
@@ -16,7 +16,7 @@ class _Access(_ModuleAndTuple):
         self.warm_up()
 
 
-class AccessCost(_Access, _Costs):
+class AccessCost(_Access, _ModuleAndTuple, _Costs):
     params = [list(DEPTHS)]
     param_names = ["depth"]
 
@@ -24,8 +24,15 @@ class AccessCost(_Access, _Costs):
         self.prepare(depth)
 
 
-class AccessInTreeMapPasses(_Access, _InTreeMapPasses):
+class AccessInTreeMapPasses(_Access, _ModuleAndTuple, _InTreeMapPasses):
     """At the default depth."""
+
+    def setup(self):
+        self.prepare(DEFAULT_DEPTH)
+
+
+class AccessTime(_Access, _ModuleAndTupleTimes, _Times):
+    """One read of every field at the default depth."""
 
     def setup(self):
         self.prepare(DEFAULT_DEPTH)

@@ -8,10 +8,10 @@ value is the same for both.
 
 from .module_ops import Construction
 from .params import DEFAULT_DEPTH, DEFAULT_N_FIELDS, DEPTHS, INITS, N_FIELDS
-from .twins import _Costs, _InTreeMapPasses, _ModuleAndTuple
+from .twins import _Costs, _InTreeMapPasses, _ModuleAndTuple, _ModuleAndTupleTimes, _Times
 
 
-class _Construction(_ModuleAndTuple):
+class _Construction:
     def prepare(self, init, n_fields, depth):
         self.operations = {
             structure: Construction(structure, n_fields, depth, init) for structure in ("module", "tuple")
@@ -19,7 +19,7 @@ class _Construction(_ModuleAndTuple):
         self.warm_up()
 
 
-class ConstructionCost(_Construction, _Costs):
+class ConstructionCost(_Construction, _ModuleAndTuple, _Costs):
     """By fields per node and nesting depth: the cost grows with both for the Module."""
 
     params = [list(INITS), list(N_FIELDS), list(DEPTHS)]
@@ -29,8 +29,18 @@ class ConstructionCost(_Construction, _Costs):
         self.prepare(init, n_fields, depth)
 
 
-class ConstructionInTreeMapPasses(_Construction, _InTreeMapPasses):
+class ConstructionInTreeMapPasses(_Construction, _ModuleAndTuple, _InTreeMapPasses):
     """At the default fields and depth."""
+
+    params = [list(INITS)]
+    param_names = ["init"]
+
+    def setup(self, init):
+        self.prepare(init, DEFAULT_N_FIELDS, DEFAULT_DEPTH)
+
+
+class ConstructionTime(_Construction, _ModuleAndTupleTimes, _Times):
+    """One construction at the default fields and depth."""
 
     params = [list(INITS)]
     param_names = ["init"]

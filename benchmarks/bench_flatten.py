@@ -3,10 +3,10 @@
 
 from .module_ops import Unflatten, build, flatten
 from .params import DEFAULT_DEPTH, DEFAULT_N_FIELDS, DEPTHS, N_FIELDS
-from .twins import _Costs, _InTreeMapPasses
+from .twins import _Costs, _InTreeMapPasses, _Times
 
 
-class _Flatten:
+class _FlattenOperations:
     def prepare(self, n_fields, depth):
         module, tuple_ = (build(structure, n_fields, depth) for structure in ("module", "tuple"))
         self.operations = {
@@ -17,6 +17,8 @@ class _Flatten:
         }
         self.warm_up()
 
+
+class _Flatten(_FlattenOperations):
     def track_flatten_module(self, *params):
         return self.measure("flatten_module")
 
@@ -43,3 +45,22 @@ class FlattenInTreeMapPasses(_Flatten, _InTreeMapPasses):
 
     def setup(self):
         self.prepare(DEFAULT_N_FIELDS, DEFAULT_DEPTH)
+
+
+class FlattenTime(_FlattenOperations, _Times):
+    """One flatten or unflatten at the default fields and depth."""
+
+    def setup(self):
+        self.prepare(DEFAULT_N_FIELDS, DEFAULT_DEPTH)
+
+    def time_flatten_module(self):
+        self.call("flatten_module")
+
+    def time_flatten_tuple(self):
+        self.call("flatten_tuple")
+
+    def time_unflatten_module(self):
+        self.call("unflatten_module")
+
+    def time_unflatten_tuple(self):
+        self.call("unflatten_tuple")

@@ -9,15 +9,17 @@ values as skipped.
 
 from .module_ops import FieldUpdate
 from .params import DEFAULT_DEPTH, DEFAULT_N_FIELDS, DEPTHS, INITS, UPDATE_WAYS
-from .twins import _Costs, _InTreeMapPasses
+from .twins import _Costs, _InTreeMapPasses, _Times
 
 
-class _Update:
+class _UpdateOperations:
     def prepare(self, way, init, n_fields, depth):
         # FieldUpdate raises NotImplementedError where the way does not apply: asv's skip.
         self.operations = {way: FieldUpdate(way, n_fields, depth, init)}
         self.warm_up()
 
+
+class _Update(_UpdateOperations):
     def track_update(self, way, *params):
         return self.measure(way)
 
@@ -42,3 +44,16 @@ class UpdateInTreeMapPasses(_Update, _InTreeMapPasses):
 
     def setup(self, way):
         self.prepare(way, INITS[0], DEFAULT_N_FIELDS, DEFAULT_DEPTH)
+
+
+class UpdateTime(_UpdateOperations, _Times):
+    """One update at the default fields and depth, with the generated ``__init__``."""
+
+    params = [list(UPDATE_WAYS)]
+    param_names = ["way"]
+
+    def setup(self, way):
+        self.prepare(way, INITS[0], DEFAULT_N_FIELDS, DEFAULT_DEPTH)
+
+    def time_update(self, way):
+        self.call(way)

@@ -1,6 +1,6 @@
 """What every benchmark of a Module operation measures of each twin (``self.operations``,
-``{twin: zero-argument callable}``, built by its ``setup``): the exact cost, and the
-time in tree_map passes.
+``{twin: zero-argument callable}``, built by its ``setup``): the exact cost, the
+time in tree_map passes, and one call timed by asv.
 
 The classes start with ``_`` so that asv looks for benchmarks only in their subclasses.
 """
@@ -41,6 +41,16 @@ class _InTreeMapPasses(_Twins):
         return interleaved_ratio(self.operations[twin], self.one_pass, self.seconds)
 
 
+class _Times(_Twins):
+    """One call of each twin, timed by asv: an absolute time, shown and never counted
+    (benchmarks/metrics.py).  It is also the call that ``asv profile`` profiles when the overhead
+    report explains a step of the operation's cost (scripts/benchtools/judging/explain.py): the
+    counting classes cannot be profiled, their counters being the interpreter's profile function."""
+
+    def call(self, twin):
+        self.operations[twin]()
+
+
 class _ModuleAndTuple:
     """The twins as ``track_module`` and ``track_tuple``, from ``self.operations["module"]`` and ``["tuple"]``."""
 
@@ -49,3 +59,13 @@ class _ModuleAndTuple:
 
     def track_tuple(self, *params):
         return self.measure("tuple")
+
+
+class _ModuleAndTupleTimes:
+    """The twins as ``time_module`` and ``time_tuple``, one call each (``_Times``)."""
+
+    def time_module(self, *params):
+        self.call("module")
+
+    def time_tuple(self, *params):
+        self.call("tuple")

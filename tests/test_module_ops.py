@@ -168,7 +168,7 @@ COST_CLASSES = (
     bench_access.AccessCost,
     bench_flatten.FlattenCost,
 )
-TIME_CLASSES = (
+PASSES_CLASSES = (
     bench_construct.ConstructionInTreeMapPasses,
     bench_update.UpdateInTreeMapPasses,
     bench_access.AccessInTreeMapPasses,
@@ -176,8 +176,20 @@ TIME_CLASSES = (
 )
 
 
+ONE_CALL_CLASSES = (
+    bench_construct.ConstructionTime,
+    bench_update.UpdateTime,
+    bench_access.AccessTime,
+    bench_flatten.FlattenTime,
+)
+
+
 def tracked(cls):
     return [name for name in dir(cls) if name.startswith("track_")]
+
+
+def timed(cls):
+    return [name for name in dir(cls) if name.startswith("time_")]
 
 
 @pytest.mark.parametrize("cls", COST_CLASSES, ids=lambda cls: cls.__name__)
@@ -215,7 +227,7 @@ def test_building_and_updating_a_module_cost_more_than_the_tuple_and_grow_with_t
         )
 
 
-@pytest.mark.parametrize("cls", TIME_CLASSES, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", PASSES_CLASSES, ids=lambda cls: cls.__name__)
 def test_each_time_class_measures_in_tree_map_passes(cls, monkeypatch):
     measured = []
 
@@ -239,9 +251,35 @@ def test_the_costs_alert_and_the_times_are_ratios_that_do_not_yet():
     for cls in COST_CLASSES:
         name = f"{cls.__module__.split('.')[-1]}.{cls.__name__}.{tracked(cls)[0]}"
         assert metrics.kind(name) == metrics.COST and metrics.alerts(name)
-    for cls in TIME_CLASSES:
+    for cls in PASSES_CLASSES:
         name = f"{cls.__module__.split('.')[-1]}.{cls.__name__}.{tracked(cls)[0]}"
         assert metrics.kind(name) == metrics.RATIO and not metrics.alerts(name)
     # tree_at's own tree_map-pass ratios keep their rules.
     assert metrics.alerts("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at")
     assert metrics.alerts("bench_overhead.EagerSurgeryInTreeMapPasses.track_tuple")
+
+
+@pytest.mark.parametrize(
+    ("cls", "passes"), list(zip(ONE_CALL_CLASSES, PASSES_CLASSES, strict=True)), ids=lambda cls: cls.__name__
+)
+def test_each_one_call_class_calls_each_twin_once_at_its_passes_class_s_params(cls, passes):
+    assert getattr(cls, "params", []) == getattr(passes, "params", [])
+    assert timed(cls) and not tracked(cls) and not timed(passes)  # asv finds only what each class measures
+    assert [name.removeprefix("time_") for name in timed(cls)] == [
+        name.removeprefix("track_") for name in tracked(passes)
+    ]
+    for values in itertools.product(*getattr(cls, "params", [])):
+        benchmark = cls()
+        benchmark.setup(*values)
+        calls = []
+        benchmark.operations = {
+            twin: (lambda twin=twin, operation=operation, calls=calls: (calls.append(twin), operation())[1])
+            for twin, operation in benchmark.operations.items()
+        }
+        for name in timed(cls):
+            before = len(calls)
+            assert getattr(benchmark, name)(*values) is None
+            assert len(calls) == before + 1
+        assert sorted(calls) == sorted(benchmark.operations)  # every twin, once
+        name = f"{cls.__module__.split('.')[-1]}.{cls.__name__}.{timed(cls)[0]}"
+        assert metrics.kind(name) == metrics.TIME and not metrics.alerts(name)
