@@ -88,3 +88,41 @@ def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_noth
     text = operation_history.pull_requests_markdown(found, "https://github.com/patrick-kidger/equinox")
     assert "| 12,359 → 12,359 | nothing |" in text and "| 11,340 → 8,640 | -23.8% |" in text
     assert "[#994](https://github.com/patrick-kidger/equinox/pull/994): no commit here names it" in text
+
+
+def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_its_own_time(monkeypatch, tmp_path):
+    from benchtools.errors import Failed
+    from benchtools.judging import confirm, explain, pairs
+
+    rows = rows_with_costs([11340, 8640], ["start", "perf: cache dataclass field names"])
+    rows[0].operations[CONSTRUCTION] = (11340, 174, 30.0, 0.5)
+    rows[1].operations[CONSTRUCTION] = (8640, 174, 24.0, 0.5)
+    found = operation_history.operation_steps(rows)
+    profiled, measured = [], []
+
+    def profile(config, env_params, before, after, cache, cached_only, profiled_benchmark):
+        profiled.append((before, after, profiled_benchmark, cached_only))
+        raise Failed("asv profile exited 1")
+
+    monkeypatch.setattr(
+        explain, "explain", lambda *args, **kwargs: profile(*args, kwargs["cached_only"], kwargs["profiled"])
+    )
+
+    def confirmations(config, changes, max_pairs):
+        measured.extend((c.benchmark, c.params, c.before, c.after) for c in changes)
+        return [
+            confirm.Confirmation(c, pairs.SAME, pairs.Interval(-0.01, -0.03, 0.01, 12, 0.02, 0.99), 1.0)
+            for c in changes
+        ]
+
+    monkeypatch.setattr(confirm, "confirmations", confirmations)
+    operation_history.explain_steps(found, tmp_path / "conf.json", profile=True)
+    operation_history.confirm_steps(found, tmp_path / "conf.json", 12)
+    assert profiled == [
+        (rows[0].commit, rows[1].commit, "bench_construct.ConstructionTime.time_module('default')", False)
+    ]
+    assert measured == [("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0)]
+    [step] = found[CONSTRUCTION]
+    text = operation_history.markdown(found, "https://example.org/p")
+    assert "not profiled (asv profile exited 1)" in text
+    assert "-1.0% (-3.0% to +1.0%, 12 pairs): no change resolved" in text

@@ -250,28 +250,43 @@ def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evide
 
 
 def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeypatch, tmp_path):
-    from benchtools.judging import confirm, pairs
+    from benchtools.judging import confirm, explain, pairs
+    from benchtools.publishing import operation_history
 
-    before = report.Row("v0.12.1", "Python 3.11, jax 0.4.33", 0, commit="b" * 40)
-    after = report.Row("v0.12.2", "Python 3.11, jax 0.4.33", 1, commit="a" * 40)
-    faster = report.HistoryStep(before.env, before, after, (17231, 13491), (29.6, 40.8))
-    slower = report.HistoryStep(before.env, before, after, (13491, 16499), (40.8, 25.1))
+    env = "Python 3.11, jax 0.4.33"
+    rows = []
+    for i, (label, cost, passes) in enumerate([("v0.12.1", 17231, 29.6), ("v0.12.2", 13491, 40.8)]):
+        row = report.Row(label, env, i, commit="ba"[i] * 40)
+        row.cost, row.tree_map_passes = cost, (passes, 0.05)
+        rows.append(row)
+    found = report.history(rows)
     asked = []
 
     def measured(config, changes, max_pairs):
-        asked.extend((c.benchmark, c.good, c.bad, c.env, max_pairs) for c in changes)
-        found = [pairs.Interval(-0.18, -0.21, -0.15, 22, 0.05, 0.995), pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)]
-        return [confirm.Confirmation(c, pairs.SLOWER, i, 1.0) for c, i in zip(changes, found, strict=True)]
+        asked.extend((c.benchmark, c.params, c.good, c.bad, c.env, c.before, c.after, max_pairs) for c in changes)
+        return [
+            confirm.Confirmation(c, pairs.SLOWER, pairs.Interval(-0.18, -0.21, -0.15, 22, 0.05, 0.995), 1.0)
+            for c in changes
+        ]
 
     monkeypatch.setattr(confirm, "confirmations", measured)
-    report.confirm_history({before.env: [faster, slower]}, tmp_path / "conf.json", 22)
-    assert asked[0] == (metrics.PASSES_TREE_AT, "b" * 40, "a" * 40, before.env, 22) and len(asked) == 2
+    monkeypatch.setattr(explain, "explain", lambda *args, **kwargs: None)  # no profile cached
+    by_operation = report.investigate(rows, found, tmp_path / "conf.json", confirm_pairs=22)
+    # tree_at's step is measured once, for its operation's history and for the tree_at history alike.
+    assert asked == [(metrics.PASSES_TREE_AT, "", "b" * 40, "a" * 40, env, 29.6, 40.8, 22)]
+    [faster] = found[env]
+    [operation_step] = by_operation[operation_history.TREE_AT]
+    assert faster.measured is operation_step.measured
     sentence = faster.sentence()
     assert "measured side by side in 22 pairs of fresh processes, -18.0% (-21.0% to -15.0%, 99.5% interval)" in sentence
     assert "disagrees" not in sentence and "contradicts" not in sentence and "40.8" not in sentence
+    assert "-18.0% (-21.0% to -15.0%, 22 pairs): as the cost says" in operation_history.markdown(by_operation, "u")
+    slower = report.HistoryStep(env, rows[1], rows[0], (13491, 16499), (40.8, 25.1))
+    slower.measured = pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)
     assert "contradicts" not in slower.sentence()  # +2% to +20%: slower, as the cost says
-    faster.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
+    faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
     assert "the time contradicts the exact cost: the cost counts no work done in C" in faster.sentence()
+    assert "contradicts the cost. The time is right about the time" in operation_history.time_cell(operation_step)
 
 
 def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_with_its_commit(tmp_path):

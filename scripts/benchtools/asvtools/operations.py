@@ -1,13 +1,16 @@
 """The Module's own operations beside their tuple twins, at the suite's defaults, as stored results hold them.
 
-Each operation names its exact cost benchmark and its tree_map-pass time benchmark
-(benchmarks/bench_construct.py, bench_update.py, bench_access.py, bench_flatten.py),
-and for each twin the method and the params of both.
+Each operation names its exact cost benchmark, its tree_map-pass time benchmark
+and its one-call time benchmark (benchmarks/bench_construct.py, bench_update.py,
+bench_access.py, bench_flatten.py), and for each twin the method and the params
+of both.  The Module side's one call is what ``asv profile`` profiles to explain
+a step of the operation's cost; its tree_map-pass time is what the confirm step
+re-measures side by side.
 """
 
 from dataclasses import dataclass
 
-from benchmarks import params
+from benchmarks import metrics, params
 
 from .results import values
 
@@ -28,6 +31,18 @@ class Operation:
     time: str  # module.Class of the time in tree_map passes
     module: Side
     tuple_: Side
+    one_call: str  # module.Class of one call timed by asv: its time_ methods are the track_ ones of ``time``
+
+    @property
+    def timed(self) -> tuple[str, str]:
+        """(benchmark, params) of the Module side's time in tree_map passes, as asv names them."""
+        return f"{self.time}.{self.module.method}", asv_params(self.module.time_params)
+
+    @property
+    def profiled(self) -> str:
+        """The Module side's one call, "module.Class.time_method(params)", as ``asv profile`` takes it."""
+        method = self.module.method.replace("track_", "time_", 1)
+        return metrics.entry(f"{self.one_call}.{method}", asv_params(self.module.time_params))
 
     def figures(self, result) -> tuple:
         """(Module cost, tuple cost, Module passes, tuple passes) in one asv result; None where not measured."""
@@ -38,6 +53,11 @@ class Operation:
         )
 
 
+def asv_params(values: tuple) -> str:
+    """Params as asv writes them in a benchmark's name: strings quoted, numbers bare."""
+    return ", ".join(value if value.isdigit() else repr(value) for value in values)
+
+
 def _construction(init: str, label: str) -> Operation:
     cost, time = (init, FIELDS, DEPTH), (init,)
     return Operation(
@@ -46,6 +66,7 @@ def _construction(init: str, label: str) -> Operation:
         "bench_construct.ConstructionInTreeMapPasses",
         Side("track_module", cost, time),
         Side("track_tuple", cost, time),
+        "bench_construct.ConstructionTime",
     )
 
 
@@ -59,6 +80,7 @@ def _update(way: str) -> Operation:
         "bench_update.UpdateInTreeMapPasses",
         Side("track_update", (way, "default", DEPTH), (way,)),
         Side("track_update", ("tuple", "default", DEPTH), ("tuple",)),
+        "bench_update.UpdateTime",
     )
 
 
@@ -69,6 +91,7 @@ def _flatten(direction: str) -> Operation:
         "bench_flatten.FlattenInTreeMapPasses",
         Side(f"track_{direction}_module", (FIELDS, DEPTH), ()),
         Side(f"track_{direction}_tuple", (FIELDS, DEPTH), ()),
+        "bench_flatten.FlattenTime",
     )
 
 
@@ -82,6 +105,7 @@ OPERATIONS = (
         "bench_access.AccessInTreeMapPasses",
         Side("track_module", (DEPTH,), ()),
         Side("track_tuple", (DEPTH,), ()),
+        "bench_access.AccessTime",
     ),
     _flatten("flatten"),
     _flatten("unflatten"),

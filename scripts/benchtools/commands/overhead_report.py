@@ -29,11 +29,10 @@ from .. import cli
 from ..publishing.report import (
     FULL_BLOCK,
     SUMMARY_BLOCK,
-    confirm_history,
-    explain_history,
     history,
     history_markdown,
     html_page,
+    investigate,
     load_rows,
     markdown,
     update_markdown,
@@ -87,13 +86,13 @@ def main(argv):
     args = parse_args(argv)
     rows = load_rows(args.results, args.repo, args.machine, args.latest)
     found = history(rows)
-    explain_history(found, args.config, profile=args.explain)
-    if args.confirm_steps:
-        confirm_history(found, args.config, args.confirm_max_pairs)
+    by_operation = investigate(
+        rows, found, args.config, args.explain, args.confirm_max_pairs if args.confirm_steps else None
+    )
     if args.html:
-        print(f"wrote {html_page(rows, args.html, found)}")
+        print(f"wrote {html_page(rows, args.html, found, by_operation)}")
     for path in args.readme:
-        update_markdown(path, rows, found)
+        update_markdown(path, rows, found, by_operation)
         print(f"updated {path}")
     if not (args.html or args.readme):
         print("\n".join(markdown(row) for row in rows))

@@ -9,8 +9,13 @@ between releases; the qualified name is read from the source file installed
 for that commit, right after profiling it): the functions whose number of
 calls per update changed, largest change of cumulative time first.
 
-Profiles are cached per (environment, commit) as JSON summaries under the
-output's .asv/profiles/, so that a rerun profiles nothing it has profiled.
+Any other benchmark of one call can be profiled the same way (``profiled``):
+the overhead report profiles each Module operation's ``…Time`` benchmark
+(asvtools/operations.py) to explain a step of that operation's cost.
+
+Profiles are cached per (environment, profiled benchmark, commit) as JSON
+summaries under the output's .asv/profiles/, so that a rerun profiles nothing
+it has profiled.
 """
 
 import ast
@@ -157,15 +162,24 @@ def summarize(profile: Path) -> dict[str, list[float]]:
     return summary
 
 
-def profile(config: Path, env_name: str, commit: str, cache_dir: Path) -> dict[str, list[float]]:
-    """The summary of one profiled update at ``commit`` in the environment of ``config``, cached."""
-    cached = cache_dir / env_name / f"{commit}.json"
+def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = PROFILED) -> Path:
+    """Where the summary of ``profiled`` at ``commit`` is kept: tree_at's update beside the others' folders."""
+    if profiled == PROFILED:
+        return cache_dir / env_name / f"{commit}.json"
+    return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
+
+
+def profile(
+    config: Path, env_name: str, commit: str, cache_dir: Path, profiled: str = PROFILED
+) -> dict[str, list[float]]:
+    """The summary of one profiled call of ``profiled`` at ``commit`` in the environment of ``config``, cached."""
+    cached = cached_profile(cache_dir, env_name, commit, profiled)
     if cached.is_file():
         return json.loads(cached.read_text())
     cached.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         output = Path(scratch) / "update.prof"
-        command = util.asv("profile", "--config", config, "--output", output, re.escape(PROFILED), commit)
+        command = util.asv("profile", "--config", config, "--output", output, re.escape(profiled), commit)
         print("$", " ".join(command), file=sys.stderr, flush=True)
         # The environment's files are those of this commit until the next install: summarize at once,
         # holding the lock that scripts/bench holds on the environments.
@@ -253,12 +267,19 @@ class Explanation:
 
 
 def explain(
-    config: Path, env_params: dict, before: str, after: str, cache_dir: Path, cached_only: bool = False
+    config: Path,
+    env_params: dict,
+    before: str,
+    after: str,
+    cache_dir: Path,
+    cached_only: bool = False,
+    profiled: str = PROFILED,
 ) -> Explanation | None:
-    """One update profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not cached."""
+    """One call of ``profiled`` (tree_at's update) profiled at ``before`` and at ``after``, compared; None when
+    ``cached_only`` and not cached."""
     config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()  # asv runs from another folder
     env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
-    if cached_only and not all((cache_dir / env_name / f"{c}.json").is_file() for c in (before, after)):
+    if cached_only and not all(cached_profile(cache_dir, env_name, c, profiled).is_file() for c in (before, after)):
         return None
-    summaries = [normalized(profile(env_conf, env_name, commit, cache_dir)) for commit in (before, after)]
+    summaries = [normalized(profile(env_conf, env_name, commit, cache_dir, profiled)) for commit in (before, after)]
     return Explanation(env_name, before, after, diff(*summaries), *summaries)

@@ -1,20 +1,31 @@
-"""Every step of each operation's exact cost, at the commit that made it: its date, subject and pull request.
+"""Every step of each operation's exact cost, at the commit that made it: its date, subject, pull request,
+cause and time.
 
 The operations are tree_at's update (bench_counts.PythonCost at the report's
 depth, the history the releases have) and the Module's own operations
-(publishing/operations.py).  Steps come from asv's step detection over each
+(asvtools/operations.py).  Steps come from asv's step detection over each
 environment's series, as the tree_at history's do, and count above the cost
 floor (metrics.COST_FLOOR).  On a commit-level history each step lands on the
 commit that made it; the pull request is the one its subject names.
+
+A step's cause is the profile diff of one call of the operation on each side
+(judging/explain.py, the operation's ``profiled`` benchmark); its time is the
+operation's tree_map passes re-measured side by side in pairs of fresh
+processes on each side (the confirm step, judging/confirm.py), with its
+interval, instead of the single samples that each commit's run gave.
 """
 
+import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from benchmarks import metrics
 
 from ..asvtools import operations
-from ..judging import steps
+from ..errors import Error
+from ..judging import confirm, explain, steps
 
 # Upstream names a pull request at the end of a squashed merge's subject, or in a merge commit's; a rebased
 # pull request's commits name none.
@@ -26,12 +37,37 @@ MODULE_SPEED_PRS = (994, 1117, 1119, 1140, 1220)
 
 
 @dataclass(frozen=True)
+class Tracked:
+    """An operation whose cost the history follows: where a row holds its cost, which benchmark times it
+    in tree_map passes (``timed``: name, params) and which one call of it ``asv profile`` profiles."""
+
+    label: str
+    cost: Callable
+    timed: tuple[str, str]
+    profiled: str
+
+
+def module_cost(label: str):
+    return lambda row: row.operations.get(label, (None,))[0]
+
+
+TRACKED = (
+    Tracked(TREE_AT, lambda row: row.cost, (metrics.PASSES_TREE_AT, ""), explain.PROFILED),
+    *(Tracked(op.label, module_cost(op.label), op.timed, op.profiled) for op in operations.OPERATIONS),
+)
+BY_LABEL = {tracked.label: tracked for tracked in TRACKED}
+
+
+@dataclass
 class OperationStep:
     operation: str
     env: str
     before: object  # the report's Row at the last commit of the old level
     after: object  # the Row at the first commit of the new level
     cost: tuple[float, float]
+    explanation: "explain.Explanation | None" = None
+    not_profiled: str = "not profiled"  # why there is no explanation
+    measured: "object | None" = None  # pairs.Interval of the time change, measured side by side
 
     @property
     def relative(self) -> float:
@@ -47,13 +83,9 @@ def pull_request_of(subject: str) -> int | None:
     return int(found.group(1) or found.group(2)) if found else None
 
 
-def module_cost(label: str):
-    return lambda row: row.operations.get(label, (None,))[0]
-
-
 def cost_series() -> dict[str, object]:
     """{operation: the row's exact cost of its Module side}, tree_at's own history first."""
-    return {TREE_AT: lambda row: row.cost} | {op.label: module_cost(op.label) for op in operations.OPERATIONS}
+    return {tracked.label: tracked.cost for tracked in TRACKED}
 
 
 def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
@@ -74,24 +106,124 @@ def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
     return found
 
 
+def passes_of(operation: str, row) -> float | None:
+    """The row's single-sample time of the operation's Module side, in tree_map passes."""
+    if operation == TREE_AT:
+        return row.tree_map_passes[0]
+    return row.operations.get(operation, (None, None, None))[2]
+
+
+def all_steps(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
+    return list(itertools.chain(*found.values()))
+
+
+def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs: int) -> None:
+    """Each step's time, re-measured side by side between its two commits: the operation's tree_map passes
+    in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run."""
+    from ..judging.changes import Change
+
+    measured = all_steps(found)
+    changes = []
+    for step in measured:
+        benchmark, params = BY_LABEL[step.operation].timed
+        before, after = (passes_of(step.operation, row) for row in (step.before, step.after))
+        changes.append(
+            Change(
+                benchmark,
+                params,
+                step.env,
+                before or 1.0,
+                after or 1.0,
+                step.before.commit,
+                step.after.commit,
+                single_commit=True,
+                unit="tree_map passes",
+            )
+        )
+    for step, confirmation in zip(measured, confirm.confirmations(config, changes, max_pairs), strict=True):
+        step.measured = confirmation.interval
+
+
+def profile_cache(config: Path) -> Path:
+    """Where the profiles of a configuration's commits are kept: its output's .asv/profiles."""
+    return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / "profiles"
+
+
+def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, profile: bool) -> None:
+    """Each step's cause: one call of the operation profiled on each side, from the profile cache (or
+    profiled now, with ``profile``)."""
+    if config is None:
+        return
+    for step in all_steps(found):
+        try:
+            step.explanation = explain.explain(
+                config,
+                step.after.env_params,
+                step.before.commit,
+                step.after.commit,
+                profile_cache(config),
+                cached_only=not profile,
+                profiled=BY_LABEL[step.operation].profiled,
+            )
+            if step.explanation is None:
+                step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
+        except Error as error:
+            step.not_profiled = f"not profiled ({error})"
+
+
+def time_cell(step: OperationStep) -> str:
+    """The step's time change measured side by side, with its interval, and whether it agrees with the cost."""
+    found = step.measured
+    if found is None:
+        return "not measured side by side (scripts/overhead-report --confirm-steps)"
+    text = f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.pairs} pairs)"
+    slower = step.relative > 0
+    if (found.high < 0) if slower else (found.low > 0):
+        return text + (
+            ": contradicts the cost. The time is right about the time; the cost counts only Python work, "
+            "so work done in C moved the other way"
+        )
+    if found.low <= 0 <= found.high:
+        return text + ": no change resolved, as small as this cost change may be in time"
+    return text + ": as the cost says"
+
+
+def cause_cell(step: OperationStep) -> str:
+    if step.explanation is not None and step.explanation.rows:
+        return step.explanation.sentence().replace("|", "\\|")
+    if step.explanation is not None:
+        return "no function's number of calls changed (the work changed inside functions)"
+    return step.not_profiled
+
+
 def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
-    """Each operation's steps as a table: commit, date, subject, pull request, size."""
-    lines = ["## Every step of each operation's exact cost", ""]
+    """Each operation's steps as a table: commit, date, subject, pull request, size, time and cause."""
+    lines = [
+        "## Every step of each operation's exact cost",
+        "",
+        f"Each step above {metrics.COST_FLOOR:.0%} of the operation's exact cost, at the commit that made it. "
+        "Its time is the operation's tree_map passes measured side by side between the commits on each side "
+        "(the confirm step: pairs of fresh processes; the interval is the confirm step's). Its cause is the "
+        "profile diff of one call of the operation on each side: the functions whose calls per call changed.",
+        "",
+    ]
     for operation, found_steps in found.items():
         lines += [f"### {operation}", ""]
         if not found_steps:
             lines += [f"No step above {metrics.COST_FLOOR:.0%} in these results.", ""]
             continue
         lines += [
-            "| environment | commit | date | subject | pull request | cost before → after (exact) |",
-            "|---|---|---|---|---|---|",
+            "| environment | commit | date | subject | pull request | cost before → after (exact) "
+            "| time, side by side | cause |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for step in found_steps:
             pull = f"[#{step.pull_request}]({project_url}/pull/{step.pull_request})" if step.pull_request else "—"
             subject = step.after.subject.replace("|", "\\|") or "—"
             lines.append(
                 f"| {step.env} | `{step.after.label}` | {step.after.commit_date or '—'} | {subject} | {pull} "
-                f"| {step.cost[0]:,.0f} → {step.cost[1]:,.0f} ({step.relative:+.1%}) |"
+                f"| {step.cost[0]:,.0f} → {step.cost[1]:,.0f} ({step.relative:+.1%}) | {time_cell(step)} "
+                f"| {cause_cell(step)} |"
             )
         lines.append("")
     return "\n".join(lines)

@@ -13,8 +13,8 @@ from benchmarks import metrics, params
 from .. import git, util
 from ..asvtools import operations
 from ..asvtools.results import only, spreads, values
-from ..errors import BadInput, Error
-from ..judging import confirm, explain, pairs, steps
+from ..errors import BadInput
+from ..judging import explain, pairs, steps
 from ..project import ROOT, env_label
 from . import generated, operation_history
 from .markdown import markdown_html, table_html
@@ -393,7 +393,7 @@ class HistoryStep:
     passes: tuple  # the median time of one update, in tree_map passes, over each level's releases
     explanation: "explain.Explanation | None" = None
     not_profiled: str = ""  # why there is no explanation
-    measured: "pairs.Interval | None" = None  # the time change, measured side by side (confirm_history)
+    measured: "pairs.Interval | None" = None  # the time change, measured side by side (investigate)
 
     @property
     def relative(self) -> float:
@@ -467,46 +467,29 @@ def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
     return found
 
 
-def confirm_history(found: dict[str, list[HistoryStep]], config: Path, max_pairs: int) -> None:
-    """Each step's time, re-measured side by side between its two commits (the confirm step's pairs of fresh
-    interpreters, tree_at's update in tree_map passes), instead of the medians of single samples."""
-    from ..judging.changes import Change
-
-    all_steps = list(itertools.chain(*found.values()))
-    changes = [
-        Change(
-            metrics.PASSES_TREE_AT,
-            "",
-            step.env,
-            step.passes[0] or 1.0,
-            step.passes[1] or 1.0,
-            step.before.commit,
-            step.after.commit,
-            single_commit=True,
-            unit="tree_map passes",
-        )
-        for step in all_steps
-    ]
-    for step, confirmation in zip(all_steps, confirm.confirmations(config, changes, max_pairs), strict=True):
-        step.measured = confirmation.interval
-
-
-def explain_history(found: dict[str, list[HistoryStep]], config: Path | None, profile: bool) -> None:
-    """Each step's cause, from the profile cache under the configuration's output (or profiled, with ``profile``)."""
-    if config is None:
-        for step in itertools.chain(*found.values()):
-            step.not_profiled = "not profiled"
-        return
-    cache = (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / "profiles"
+def investigate(
+    rows: list[Row],
+    found: dict[str, list[HistoryStep]],
+    config: Path | None,
+    profile: bool = False,
+    confirm_pairs: int | None = None,
+) -> dict:
+    """Every operation's steps (operation_history), each with its cause from the profiles (made now with
+    ``profile``, else those cached beside ``config``) and, with ``confirm_pairs``, its time measured side by
+    side; tree_at's history steps take theirs from its operation's, so that nothing is measured twice."""
+    by_operation = operation_history.operation_steps(rows)
+    operation_history.explain_steps(by_operation, config, profile)
+    if confirm_pairs:
+        operation_history.confirm_steps(by_operation, config, confirm_pairs)
+    investigated = {
+        (step.env, step.before.commit, step.after.commit): step
+        for step in by_operation.get(operation_history.TREE_AT, [])
+    }
     for step in itertools.chain(*found.values()):
-        try:
-            step.explanation = explain.explain(
-                config, step.after.env_params, step.before.commit, step.after.commit, cache, cached_only=not profile
-            )
-            if step.explanation is None:
-                step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
-        except Error as error:
-            step.not_profiled = f"not profiled ({error})"
+        same = investigated.get((step.env, step.before.commit, step.after.commit))
+        if same is not None:
+            step.explanation, step.not_profiled, step.measured = same.explanation, same.not_profiled, same.measured
+    return by_operation
 
 
 def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
@@ -607,13 +590,16 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
 # ---- Markdown into HTML, for the page
 
 
-def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] | None = None) -> Path:
+def html_page(
+    rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] | None = None, by_operation: dict | None = None
+) -> Path:
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
     out = site / "overhead"
     out.mkdir(exist_ok=True)
     found = history(rows) if found is None else found
+    by_operation = operation_history.operation_steps(rows) if by_operation is None else by_operation
     images = plot(rows, out)
     history_images = plot_history(rows, found, out)
     latest = latest_rows(rows)
@@ -643,7 +629,6 @@ def html_page(rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] |
                 f"({html.escape(step.env)}): the functions whose calls changed</h4>"
             )
             parts.append(markdown_html("\n".join(step.explanation.markdown())))
-    by_operation = operation_history.operation_steps(rows)
     parts += [image_html(image) for image in plot_operations(rows, out)]
     parts.append(markdown_html(operation_history.markdown(by_operation, project_url())))
     pulls = operation_history.pull_request_effects(rows)
@@ -730,12 +715,13 @@ def summary_operations(latest: list[Row]) -> list[str]:
     return lines
 
 
-def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]]) -> str:
+def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]], by_operation: dict | None = None) -> str:
     """Every figure of the newest commit per environment, and the histories of the environments with one."""
     told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
     histories = []
     if told:
-        by_operation = operation_history.operation_steps([row for row in rows if row.env in told])
+        if by_operation is None:
+            by_operation = operation_history.operation_steps([row for row in rows if row.env in told])
         pulls = operation_history.pull_request_effects([row for row in rows if row.env in told])
         histories = [
             history_markdown(told),
@@ -750,11 +736,17 @@ def project_url() -> str:
     return util.load_asv_config(ROOT / "asv.conf.json")["project_url"]
 
 
-def update_markdown(path: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None) -> list[str]:
+def update_markdown(
+    path: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None, by_operation: dict | None = None
+) -> list[str]:
     """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK); the blocks rewritten."""
     found = history(rows) if found is None else found
     return generated.write_blocks(
-        path, {SUMMARY_BLOCK: lambda: summary_markdown(rows), FULL_BLOCK: lambda: full_markdown(rows, found)}
+        path,
+        {
+            SUMMARY_BLOCK: lambda: summary_markdown(rows),
+            FULL_BLOCK: lambda: full_markdown(rows, found, by_operation),
+        },
     )
 
 
@@ -765,7 +757,7 @@ def write_page(results: Path, site: Path, machine: str | None, repo: Path, confi
     """
     rows = load_rows(results, repo, machine)
     found = history(rows)
-    explain_history(found, config, profile=False)
-    written = html_page(rows, site, found)
+    by_operation = investigate(rows, found, config)
+    written = html_page(rows, site, found, by_operation)
     print(f"wrote {written}")
     return written
