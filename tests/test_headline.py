@@ -93,7 +93,8 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     assert side.calls[0] == "open" and side.calls[-1] == "close"
     text = headline.table(record)
     rows = [line for line in text.splitlines() if line.startswith("| Python")]
-    assert rows[0].endswith("| exact |") and "too few processes" in rows[1]
+    assert rows[0].endswith("| exact |") and "too few processes" in rows[1] and rows[1].endswith("| steady |")
+    assert all(row.endswith("| orientation |") for row in rows[2:])  # the stable figures lead
 
 
 def test_the_command_prints_and_publishes_a_record_without_measuring(tmp_path):
@@ -113,7 +114,7 @@ def test_the_command_prints_and_publishes_a_record_without_measuring(tmp_path):
     docs.write_text("before\n<!-- headline:start -->\nold\n<!-- headline:end -->\nafter\n")
     done = command("headline", "--from-record", "--record", path, "--docs", docs)
     assert done.returncode == 0, done.stderr
-    assert "| Python 3.11, jax 0.4.33 | one tree_at update, in tree_map passes | 1.04 | 1.00 to 1.09 | timing |" in (
+    assert "| Python 3.11, jax 0.4.33 | one tree_at update, in tree_map passes | 1.04 | 1.00 to 1.09 | steady |" in (
         done.stdout
     )
     assert "12,359 | — | exact" in done.stdout

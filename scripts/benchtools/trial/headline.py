@@ -36,14 +36,26 @@ SCHEMA = 1
 CALLS = params.DEFAULT_N_CALLS
 
 
+# How far a figure can be trusted, in the order the headline shows them: the exact cost is the same in every
+# process; tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a
+# few % wide (docs/timing-noise.md); the time ratios and the µs move by tens of % between runs: orientation.
+EXACT, STEADY, ORIENTATION = "exact", "steady", "orientation"
+KINDS = (EXACT, STEADY, ORIENTATION)
+
+
 @dataclass(frozen=True)
 class Figure:
     label: str
     benchmark: str
     params: str
     scale: float = 1.0  # from the benchmark's unit to the figure's
-    exact: bool = False  # the same in every process: measured once
+    kind: str = ORIENTATION
     pattern: str = "{:.2f}"
+
+    @property
+    def exact(self) -> bool:
+        """The same in every process: measured once."""
+        return self.kind == EXACT
 
 
 FIGURES = (
@@ -51,10 +63,10 @@ FIGURES = (
         f"Python work of one tree_at update, depth {params.DEFAULT_DEPTH} (weighted instructions)",
         metrics.COST_TREE_AT,
         str(params.DEFAULT_DEPTH),
-        exact=True,
+        kind=EXACT,
         pattern="{:,.0f}",
     ),
-    Figure("one tree_at update, in tree_map passes", metrics.PASSES_TREE_AT, ""),
+    Figure("one tree_at update, in tree_map passes", metrics.PASSES_TREE_AT, "", kind=STEADY),
     Figure("eager time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'eager'"),
     Figure("jit time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit'"),
     Figure("jit_scan time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit_scan'"),
@@ -163,26 +175,32 @@ def read(path: Path) -> dict:
 def table(record: dict) -> str:
     """The stable figures first, each timing with its median over the processes and its second-run interval."""
     pattern = {f.label: f.pattern for f in FIGURES}
+    kind = {f.label: f.kind for f in FIGURES}
     lines = [
         f"Equinox {record['release']}, each timing figure the median of {record['processes']} fresh interpreters "
         f"({record['launch_method']}); the interval holds a second run's median with at least "
         f"{record['confidence']:.0%} if the two runs' processes are alike. Load average before and after: "
-        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}.",
+        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}. Kind: *exact* is "
+        "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
+        "by tens of % between runs on a shared machine.",
         "",
         "| environment | figure | value | a second run's median lies in | kind |",
         "|---|---|---|---|---|",
     ]
     for env in record["environments"]:
-        for figure in sorted(env["figures"], key=lambda f: not f["exact"]):
+        for figure in sorted(env["figures"], key=lambda f: KINDS.index(kind.get(f["label"], ORIENTATION))):
             shown = pattern.get(figure["label"], "{:.2f}")
             values = figure["values"]
             if figure["exact"]:
-                lines.append(f"| {env['environment']} | {figure['label']} | {shown.format(values[0])} | — | exact |")
+                lines.append(f"| {env['environment']} | {figure['label']} | {shown.format(values[0])} | — | {EXACT} |")
                 continue
             middle = statistics.median(values)
             interval = second_run_interval(values, record["confidence"])
             within = "too few processes" if interval is None else " to ".join(shown.format(v) for v in interval)
-            lines.append(f"| {env['environment']} | {figure['label']} | {shown.format(middle)} | {within} | timing |")
+            lines.append(
+                f"| {env['environment']} | {figure['label']} | {shown.format(middle)} | {within} "
+                f"| {kind.get(figure['label'], ORIENTATION)} |"
+            )
     return "\n".join(lines)
 
 
