@@ -26,6 +26,7 @@ CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come 
 REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
 # The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
 SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
+HISTORY_BLOCK = "operation-history"  # every step of each operation's cost, and the Module-speed pull requests
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
 
@@ -630,9 +631,7 @@ def html_page(
             )
             parts.append(markdown_html("\n".join(step.explanation.markdown())))
     parts += [image_html(image) for image in plot_operations(rows, out)]
-    parts.append(markdown_html(operation_history.markdown(by_operation, project_url())))
-    pulls = operation_history.pull_request_effects(rows)
-    parts.append(markdown_html(operation_history.pull_requests_markdown(pulls, project_url())))
+    parts.append(markdown_html(operations_history_markdown(rows, by_operation)))
     parts.append("<h2>Per release</h2>")
     parts.append(table_html(history_table(rows)))
     for row in latest:
@@ -677,19 +676,15 @@ def latest_rows(rows: list[Row]) -> list[Row]:
 
 
 def summary_markdown(rows: list[Row]) -> str:
-    """One small table of the newest commit: the exact and the steady figures first, the timings as orientation."""
+    """One small table of the newest commit's exact costs: tree_at's, then each Module operation's over its
+    tuple twin's.  Its timings are one run's, so they are left to the headline (scripts/headline), which
+    measures each over fresh processes with the interval a second run lies in."""
     lines = [
-        f"| environment | Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions) "
-        f"| in tree_map passes (steady) | eager µs per tree_at call (one run) | eager time ratio (one run) "
-        "| jit time ratio (one run) |",
-        "|---|---|---|---|---|---|",
+        f"| environment | Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions) |",
+        "|---|---|",
     ]
     for row in latest_rows(rows):
-        lines.append(
-            f"| {row.label}, {row.env} | {fmt(row.cost, '{:,.0f}')} | {fmt(row.tree_map_passes[0], '{:.1f}')} "
-            f"| {fmt(row.eager_us.get(REPORT_DEPTH, (None, None))[0], '{:.1f}')} "
-            f"| {fmt(row.ratios.get('eager'))} | {fmt(row.ratios.get('jit'))} |"
-        )
+        lines.append(f"| {row.label}, {row.env} | {fmt(row.cost, '{:,.0f}')} |")
     return "\n".join(lines + summary_operations(latest_rows(rows)))
 
 
@@ -718,17 +713,23 @@ def summary_operations(latest: list[Row]) -> list[str]:
 def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]], by_operation: dict | None = None) -> str:
     """Every figure of the newest commit per environment, and the histories of the environments with one."""
     told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
-    histories = []
-    if told:
-        if by_operation is None:
-            by_operation = operation_history.operation_steps([row for row in rows if row.env in told])
-        pulls = operation_history.pull_request_effects([row for row in rows if row.env in told])
-        histories = [
-            history_markdown(told),
+    histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
+    return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
+
+
+def operations_history_markdown(rows: list[Row], by_operation: dict | None = None) -> str:
+    """Every step of each operation's cost (its commit, pull request, time and cause), then what each
+    Module-speed pull request did to each operation: HISTORY_BLOCK."""
+    with_history = [row for row in rows if sum(other.env == row.env for other in rows) > 1]
+    if by_operation is None:
+        by_operation = operation_history.operation_steps(with_history)
+    pulls = operation_history.pull_request_effects(with_history)
+    return "\n".join(
+        [
             operation_history.markdown(by_operation, project_url()),
             operation_history.pull_requests_markdown(pulls, project_url()),
         ]
-    return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
+    )
 
 
 def project_url() -> str:
@@ -739,13 +740,15 @@ def project_url() -> str:
 def update_markdown(
     path: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None, by_operation: dict | None = None
 ) -> list[str]:
-    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK); the blocks rewritten."""
+    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK, HISTORY_BLOCK); the blocks
+    rewritten."""
     found = history(rows) if found is None else found
     return generated.write_blocks(
         path,
         {
             SUMMARY_BLOCK: lambda: summary_markdown(rows),
             FULL_BLOCK: lambda: full_markdown(rows, found, by_operation),
+            HISTORY_BLOCK: lambda: operations_history_markdown(rows, by_operation),
         },
     )
 
