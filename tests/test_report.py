@@ -88,7 +88,10 @@ def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
     ]
     # --readme writes each block a file holds: the summary, one row per environment, in the same order.
     readme = tmp_path / "README.md"
-    readme.write_text("# Title\n\n<!-- overhead-summary:start -->\n<!-- overhead-summary:end -->\n\ntext\n")
+    readme.write_text(
+        "# Title\n\n<!-- overhead-summary:start -->\n<!-- overhead-summary:end -->\n\n"
+        "<!-- operation-history:start -->\n<!-- operation-history:end -->\n\ntext\n"
+    )
     written = command("overhead-report", "--results", folder, "--repo", tmp_path, "--readme", readme)
     assert written.returncode == 0, written.stderr
     text = readme.read_text()
@@ -96,6 +99,7 @@ def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
     summary = [line for line in text.splitlines() if line.startswith("| aaaaaaaa")]
     assert [line.split(" | ")[0] for line in summary] == [f"| aaaaaaaa, {env}" for env in envs]
     assert "(exact, weighted instructions)" in text.splitlines()[4]
+    assert "## Every step of each operation's exact cost" in text and "## The Module-speed pull requests" in text
 
 
 def test_a_generated_block_is_rewritten_in_place_and_a_file_without_one_is_left_alone(tmp_path):
