@@ -125,4 +125,4 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     [step] = found[CONSTRUCTION]
     text = operation_history.markdown(found, "https://example.org/p")
     assert "not profiled (asv profile exited 1)" in text
-    assert "-1.0% (-3.0% to +1.0%, 12 pairs): no change resolved" in text
+    assert "-1.0% (-3.0% to +1.0%, 99.0% interval, 12 pairs, load " in text and "): no change resolved" in text

@@ -2,6 +2,7 @@
 asv kept for it), and leads with the newest Python and JAX."""
 
 import itertools
+import re
 
 import pytest
 from asv import results, runner
@@ -284,7 +285,16 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     sentence = faster.sentence()
     assert "measured side by side in 22 pairs of fresh processes, -18.0% (-21.0% to -15.0%, 99.5% interval)" in sentence
     assert "disagrees" not in sentence and "contradicts" not in sentence and "40.8" not in sentence
-    assert "-18.0% (-21.0% to -15.0%, 22 pairs): as the cost says" in operation_history.markdown(by_operation, "u")
+    assert re.search(
+        r"-18\.0% \(-21\.0% to -15\.0%, 99\.5% interval, 22 pairs, load [\d.]+–[\d.]+\): as the cost says",
+        operation_history.markdown(by_operation, "u"),
+    )
+    # Kept: a rerun measures nothing.
+    monkeypatch.setattr(confirm, "confirmations", lambda *args: pytest.fail("measured again"))
+    [again] = report.investigate(rows, report.history(rows), tmp_path / "conf.json", confirm_pairs=22)[
+        operation_history.TREE_AT
+    ]
+    assert again.measured == operation_step.measured and again.measured_load == operation_step.measured_load
     slower = report.HistoryStep(env, rows[1], rows[0], (13491, 16499), (40.8, 25.1))
     slower.measured = pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)
     assert "contradicts" not in slower.sentence()  # +2% to +20%: slower, as the cost says

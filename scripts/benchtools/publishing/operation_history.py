@@ -15,7 +15,10 @@ processes on each side (the confirm step, judging/confirm.py), with its
 interval, instead of the single samples that each commit's run gave.
 """
 
+import dataclasses
 import itertools
+import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +28,7 @@ from benchmarks import metrics
 
 from ..asvtools import operations
 from ..errors import Error
-from ..judging import confirm, explain, steps
+from ..judging import confirm, explain, pairs, steps
 
 # Upstream names a pull request at the end of a squashed merge's subject, or in a merge commit's; a rebased
 # pull request's commits name none.
@@ -67,7 +70,8 @@ class OperationStep:
     cost: tuple[float, float]
     explanation: "explain.Explanation | None" = None
     not_profiled: str = "not profiled"  # why there is no explanation
-    measured: "object | None" = None  # pairs.Interval of the time change, measured side by side
+    measured: "pairs.Interval | None" = None  # the time change, measured side by side
+    measured_load: tuple[float, float] | None = None  # the 1-minute load average before and after measuring
 
     @property
     def relative(self) -> float:
@@ -117,18 +121,35 @@ def all_steps(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
     return list(itertools.chain(*found.values()))
 
 
+def confirmed_cache(config: Path) -> Path:
+    """The steps' side-by-side times, kept beside the profiles, so that a rerun measures only new steps."""
+    return profile_cache(config) / "confirmed-steps.json"
+
+
+def step_key(step: OperationStep) -> str:
+    benchmark, params = BY_LABEL[step.operation].timed
+    return f"{step.env} | {metrics.entry(benchmark, params)} | {step.before.commit} | {step.after.commit}"
+
+
 def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs: int) -> None:
     """Each step's time, re-measured side by side between its two commits: the operation's tree_map passes
-    in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run."""
+    in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run.
+
+    Each step is measured on its own (its interval at its own confidence) and kept, with the load average
+    it was measured under, in ``confirmed_cache`` as soon as it is measured: a rerun, or one stopped
+    halfway, measures only the steps not yet kept.  The same step of two operations that share a timed
+    benchmark (tree_at's update and its ``bench_update`` twin do not) is measured once.
+    """
     from ..judging.changes import Change
 
-    measured = all_steps(found)
-    changes = []
-    for step in measured:
-        benchmark, params = BY_LABEL[step.operation].timed
-        before, after = (passes_of(step.operation, row) for row in (step.before, step.after))
-        changes.append(
-            Change(
+    cache = confirmed_cache(config)
+    kept = json.loads(cache.read_text()) if cache.is_file() else {}
+    for step in all_steps(found):
+        key = step_key(step)
+        if key not in kept:
+            benchmark, params = BY_LABEL[step.operation].timed
+            before, after = (passes_of(step.operation, row) for row in (step.before, step.after))
+            change = Change(
                 benchmark,
                 params,
                 step.env,
@@ -139,9 +160,18 @@ def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs
                 single_commit=True,
                 unit="tree_map passes",
             )
-        )
-    for step, confirmation in zip(measured, confirm.confirmations(config, changes, max_pairs), strict=True):
-        step.measured = confirmation.interval
+            load_before = os.getloadavg()[0]
+            [confirmation] = confirm.confirmations(config, [change], max_pairs)
+            interval = confirmation.interval
+            kept[key] = {
+                "interval": None if interval is None else dataclasses.asdict(interval),
+                "load": [load_before, os.getloadavg()[0]],
+            }
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps(kept, indent=1, sort_keys=True))
+        found_interval = kept[key]["interval"]
+        step.measured = None if found_interval is None else pairs.Interval(**found_interval)
+        step.measured_load = tuple(kept[key]["load"])
 
 
 def profile_cache(config: Path) -> Path:
@@ -176,7 +206,11 @@ def time_cell(step: OperationStep) -> str:
     found = step.measured
     if found is None:
         return "not measured side by side (scripts/overhead-report --confirm-steps)"
-    text = f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.pairs} pairs)"
+    load = f", load {step.measured_load[0]:.1f}–{step.measured_load[1]:.1f}" if step.measured_load else ""
+    text = (
+        f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval, "
+        f"{found.pairs} pairs{load})"
+    )
     slower = step.relative > 0
     if (found.high < 0) if slower else (found.low > 0):
         return text + (
