@@ -95,10 +95,10 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     from benchtools.judging import confirm, explain, pairs
 
     rows = rows_with_costs([11340, 8640], ["start", "perf: cache dataclass field names"])
-    rows[0].operations[CONSTRUCTION] = (11340, 174, 30.0, 0.5)
-    rows[1].operations[CONSTRUCTION] = (8640, 174, 24.0, 0.5)
+    rows[0].operations = {CONSTRUCTION: (11340, 174, 30.0, 0.5), "attribute access": (64, 67, 1.0, 1.0)}
+    rows[1].operations = {CONSTRUCTION: (8640, 174, 24.0, 0.5), "attribute access": (1069, 67, 9.0, 1.0)}
     found = operation_history.operation_steps(rows)
-    profiled, measured = [], []
+    profiled, measured, calls = [], [], []
 
     def profile(config, env_params, before, after, cache, cached_only, profiled_benchmark):
         profiled.append((before, after, profiled_benchmark, cached_only))
@@ -109,6 +109,7 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     )
 
     def confirmations(config, changes, max_pairs):
+        calls.append(len(changes))
         measured.extend((c.benchmark, c.params, c.before, c.after) for c in changes)
         return [
             confirm.Confirmation(c, pairs.SAME, pairs.Interval(-0.01, -0.03, 0.01, 12, 0.02, 0.99), 1.0)
@@ -119,10 +120,14 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     operation_history.explain_steps(found, tmp_path / "conf.json", profile=True)
     operation_history.confirm_steps(found, tmp_path / "conf.json", 12)
     assert profiled == [
-        (rows[0].commit, rows[1].commit, "bench_construct.ConstructionTime.time_module('default')", False)
+        (rows[0].commit, rows[1].commit, "bench_construct.ConstructionTime.time_module('default')", False),
+        (rows[0].commit, rows[1].commit, "bench_access.AccessTime.time_module", False),
     ]
-    assert measured == [("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0)]
-    [step] = found[CONSTRUCTION]
+    assert measured == [
+        ("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0),
+        ("bench_access.AccessInTreeMapPasses.track_module", "", 1.0, 9.0),
+    ]
+    assert calls == [2]  # one commit pair: its two steps measured in one pair of environments
     text = operation_history.markdown(found, "https://example.org/p")
     assert "not profiled (asv profile exited 1)" in text
     assert "-1.0% (-3.0% to +1.0%, 99.0% interval, 12 pairs, load " in text and "): no change resolved" in text

@@ -135,43 +135,49 @@ def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs
     """Each step's time, re-measured side by side between its two commits: the operation's tree_map passes
     in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run.
 
-    Each step is measured on its own (its interval at its own confidence) and kept, with the load average
-    it was measured under, in ``confirmed_cache`` as soon as it is measured: a rerun, or one stopped
-    halfway, measures only the steps not yet kept.  The same step of two operations that share a timed
-    benchmark (tree_at's update and its ``bench_update`` twin do not) is measured once.
+    The steps of one commit pair (one change often moves several operations) are measured together, in
+    one pair of environments, and kept, with the load average they were measured under, in
+    ``confirmed_cache`` as soon as they are measured: a rerun, or one stopped halfway, measures only the
+    steps not yet kept.
     """
     from ..judging.changes import Change
 
     cache = confirmed_cache(config)
     kept = json.loads(cache.read_text()) if cache.is_file() else {}
+    groups = {}
     for step in all_steps(found):
-        key = step_key(step)
-        if key not in kept:
+        if step_key(step) not in kept:
+            groups.setdefault((step.env, step.before.commit, step.after.commit), {})[step_key(step)] = step
+    for todo in groups.values():
+        changes = []
+        for step in todo.values():
             benchmark, params = BY_LABEL[step.operation].timed
             before, after = (passes_of(step.operation, row) for row in (step.before, step.after))
-            change = Change(
-                benchmark,
-                params,
-                step.env,
-                before or 1.0,
-                after or 1.0,
-                step.before.commit,
-                step.after.commit,
-                single_commit=True,
-                unit="tree_map passes",
+            changes.append(
+                Change(
+                    benchmark,
+                    params,
+                    step.env,
+                    before or 1.0,
+                    after or 1.0,
+                    step.before.commit,
+                    step.after.commit,
+                    single_commit=True,
+                    unit="tree_map passes",
+                )
             )
-            load_before = os.getloadavg()[0]
-            [confirmation] = confirm.confirmations(config, [change], max_pairs)
+        load_before = os.getloadavg()[0]
+        confirmations = confirm.confirmations(config, changes, max_pairs)
+        load = [load_before, os.getloadavg()[0]]
+        for key, confirmation in zip(todo, confirmations, strict=True):
             interval = confirmation.interval
-            kept[key] = {
-                "interval": None if interval is None else dataclasses.asdict(interval),
-                "load": [load_before, os.getloadavg()[0]],
-            }
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text(json.dumps(kept, indent=1, sort_keys=True))
-        found_interval = kept[key]["interval"]
-        step.measured = None if found_interval is None else pairs.Interval(**found_interval)
-        step.measured_load = tuple(kept[key]["load"])
+            kept[key] = {"interval": None if interval is None else dataclasses.asdict(interval), "load": load}
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(kept, indent=1, sort_keys=True))
+    for step in all_steps(found):
+        interval = kept[step_key(step)]["interval"]
+        step.measured = None if interval is None else pairs.Interval(**interval)
+        step.measured_load = tuple(kept[step_key(step)]["load"])
 
 
 def profile_cache(config: Path) -> Path:
