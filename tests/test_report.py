@@ -319,3 +319,22 @@ def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_wi
     width, height = matplotlib.image.imread(tmp_path / image.name).shape[1::-1]
     assert width >= report.MIN_PANEL_PX[0] and height / image.panels >= report.MIN_PANEL_PX[1]
     assert report.plot_operations(rows[:1], tmp_path / "none") == []  # one commit: no history to draw
+
+
+def test_commits_are_ordered_as_asv_orders_them_parents_first_whatever_their_dates(tmp_path):
+    import os
+    import subprocess
+
+    from benchtools import git
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    hashes = []
+    for date in ("2024-01-02T00:00:00", "2024-01-01T00:00:00"):  # the child is dated before its parent (a rebase)
+        env = {**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+        commit = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q"]
+        subprocess.run([*commit, "--allow-empty", "-m", date], check=True, env=env)
+        hashes.append(git.out("rev-parse", "HEAD", repo=repo).strip())
+    order = git.topological_order(repo)
+    assert order[hashes[0]] < order[hashes[1]]
+    assert git.commit_subjects(repo)[hashes[1]][1] < git.commit_subjects(repo)[hashes[0]][1]

@@ -81,3 +81,13 @@ def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:
         commit, subject, date = (line.split("\0") + ["", ""])[:3]
         found[commit] = (subject, date)
     return found
+
+
+def topological_order(repo: Path) -> dict[str, int]:
+    """{commit hash: its position, oldest first} over every ref, parents always before their children.
+
+    asv orders a history by revision, not by date, and a rebased or cherry-picked commit can be dated
+    before its parent: step detection over a date-ordered series would put a step on the wrong commit.
+    """
+    listing = out("rev-list", "--topo-order", "--reverse", "--all", repo=repo, check=False)
+    return {commit: position for position, commit in enumerate(listing.split())}

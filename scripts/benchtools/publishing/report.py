@@ -141,7 +141,8 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
     found = [r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine]
     if not found:
         raise BadInput(f"no results in {results}" + (f" for machine {machine!r}" if machine else ""))
-    found.sort(key=lambda r: (r.date or 0, newest_first(r), r.env_name))
+    order = git.topological_order(repo)
+    found.sort(key=lambda r: (order.get(r.commit_hash, len(order)), r.date or 0, newest_first(r), r.env_name))
     if latest:
         found = [r for r in found if r.commit_hash == found[-1].commit_hash]
     tags, subjects = git.tag_of_commit(repo), git.commit_subjects(repo)
