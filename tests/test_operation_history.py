@@ -131,3 +131,18 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     text = operation_history.markdown(found, "https://example.org/p")
     assert "not profiled (asv profile exited 1)" in text
     assert "-1.0% (-3.0% to +1.0%, 99.0% interval, 12 pairs, load " in text and "): no change resolved" in text
+
+
+def test_the_build_time_adds_each_commit_s_time_to_the_next_and_leaves_a_stopped_campaign_s_gap_out():
+    spans = [
+        ("a", "env", 0.0, 15.0),
+        ("b", "env", 20.0, 38.0),
+        ("c", "env", 2000.0, 2012.0),
+        ("d", "env", 2030.0, 2041.0),
+    ]
+    found = operation_history.build_time(spans)
+    # a: 20 s (to b's start); b: 18 s (its own run: the campaign stopped after it); c: 30 s; d: 11 s, its run.
+    assert (found.commits, found.seconds, found.stops) == (4, 79.0, 1)
+    assert found.per_commit == 19.0 and found.sharded(4) == 19.0 and found.sharded(3) == 38.0
+    assert "took 1 min for 4 results (19 s per commit" in operation_history.build_time_markdown(found, "x")
+    assert operation_history.build_time([]) is None

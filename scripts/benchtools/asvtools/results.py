@@ -41,3 +41,20 @@ def failed_benchmarks(result) -> list[str]:
         if all(value is None for value in (found if isinstance(found, list) else [found])):
             failed.append(key)
     return failed
+
+
+def spans(results_dir, machine: str | None = None) -> list[tuple[str, str, float, float]]:
+    """(commit, environment, first benchmark's start, last benchmark's end) of each stored result, in seconds
+    since the epoch, from asv's own stamps, earliest first."""
+    from asv import results as asv_results
+
+    found = []
+    for result in asv_results.iter_results(str(results_dir)):
+        if machine is not None and result.params.get("machine") != machine:
+            continue
+        started = result.started_at
+        if not started:
+            continue
+        ends = [started[key] / 1000 + (result.duration.get(key) or 0) for key in started]
+        found.append((result.commit_hash, result.env_name, min(started.values()) / 1000, max(ends)))
+    return sorted(found, key=lambda span: span[2])

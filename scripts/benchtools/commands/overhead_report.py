@@ -92,7 +92,7 @@ def main(argv):
     if args.html:
         print(f"wrote {html_page(rows, args.html, found, by_operation)}")
     for path in args.readme:
-        update_markdown(path, rows, found, by_operation)
+        update_markdown(path, rows, found, by_operation, args.results)
         print(f"updated {path}")
     if not (args.html or args.readme):
         print("\n".join(markdown(row) for row in rows))

@@ -18,8 +18,10 @@ interval, instead of the single samples that each commit's run gave.
 import dataclasses
 import itertools
 import json
+import math
 import os
 import re
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -323,3 +325,50 @@ def pull_requests_markdown(found: dict[int, list[PullRequestEffect]], project_ur
                 lines.append("| — | no commit before it has a value | — |")
             lines.append("")
     return "\n".join(lines)
+
+
+# ---- what building the history took
+
+
+STOPPED = 600.0  # seconds between two commits' runs beyond which the campaign was stopped and rerun
+SHARDS = (4, 8, 16)  # backfill.yml's choices beside 1 and 2
+
+
+@dataclass(frozen=True)
+class BuildTime:
+    commits: int
+    seconds: float  # the sum of every commit's time, the stops left out
+    per_commit: float  # the median
+    stops: int
+
+    def sharded(self, shards: int) -> float:
+        """The longest shard's seconds at this pace: ceil(commits / shards) commits."""
+        return math.ceil(self.commits / shards) * self.per_commit
+
+
+def build_time(found_spans: list[tuple[str, str, float, float]]) -> BuildTime | None:
+    """From asv's stamps (asvtools.results.spans): each commit's time is from its first benchmark's start
+    to the next commit's (its benchmarks, then the next install), the last one's to its end."""
+    if not found_spans:
+        return None
+    per_commit, stops = [], 0
+    for (_c, _e, start, end), following in itertools.zip_longest(found_spans, found_spans[1:]):
+        seconds = (following[2] if following else end) - start
+        if seconds > STOPPED:
+            stops += 1
+            seconds = end - start
+        per_commit.append(seconds)
+    return BuildTime(len(found_spans), sum(per_commit), statistics.median(per_commit), stops)
+
+
+def build_time_markdown(found: BuildTime | None, description: str) -> str:
+    if found is None:
+        return f"No stored result of {description} carries asv's timestamps."
+    sharded = "; ".join(f"{shards} shards, {found.sharded(shards) / 60:.0f} min" for shards in SHARDS)
+    return (
+        f"Building {description} here took {found.seconds / 60:.0f} min for {found.commits} results "
+        f"({found.per_commit:.0f} s per commit, the median: its install and its benchmarks), from asv's own "
+        f"timestamps in the results, {found.stops} stop(s) of the campaign left out. On backfill.yml's matrix "
+        f"the longest shard would take, at this machine's pace: {sharded}, plus each job's own setup (a "
+        "runner's pace is not measured here)."
+    )

@@ -13,6 +13,7 @@ from benchmarks import metrics, params
 from .. import git, util
 from ..asvtools import operations
 from ..asvtools.results import only, spreads, values
+from ..asvtools.results import spans as result_spans
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
 from ..project import ROOT, env_label
@@ -27,6 +28,7 @@ REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
 # The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
 SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
 HISTORY_BLOCK = "operation-history"  # every step of each operation's cost, and the Module-speed pull requests
+BUILD_TIME_BLOCK = "build-time"  # what building the results took, from asv's timestamps
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
 
@@ -739,19 +741,30 @@ def project_url() -> str:
 
 
 def update_markdown(
-    path: Path, rows: list[Row], found: dict[str, list[HistoryStep]] | None = None, by_operation: dict | None = None
+    path: Path,
+    rows: list[Row],
+    found: dict[str, list[HistoryStep]] | None = None,
+    by_operation: dict | None = None,
+    results: Path | None = None,
 ) -> list[str]:
-    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK, HISTORY_BLOCK); the blocks
-    rewritten."""
+    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK, HISTORY_BLOCK, and with
+    ``results``, the folder the rows came from, BUILD_TIME_BLOCK); the blocks rewritten."""
     found = history(rows) if found is None else found
-    return generated.write_blocks(
-        path,
-        {
-            SUMMARY_BLOCK: lambda: summary_markdown(rows),
-            FULL_BLOCK: lambda: full_markdown(rows, found, by_operation),
-            HISTORY_BLOCK: lambda: operations_history_markdown(rows, by_operation),
-        },
-    )
+    blocks = {
+        SUMMARY_BLOCK: lambda: summary_markdown(rows),
+        FULL_BLOCK: lambda: full_markdown(rows, found, by_operation),
+        HISTORY_BLOCK: lambda: operations_history_markdown(rows, by_operation),
+    }
+    if results is not None:
+        blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)
+    return generated.write_blocks(path, blocks)
+
+
+def build_time_markdown(results: Path, rows: list[Row]) -> str:
+    """What building these rows' results took (BUILD_TIME_BLOCK)."""
+    commits = {row.commit for row in rows}
+    found = operation_history.build_time([span for span in result_spans(results) if span[0] in commits])
+    return operation_history.build_time_markdown(found, f"the results of {len(commits)} commits")
 
 
 def write_page(results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None) -> Path:
