@@ -37,6 +37,11 @@ def test_a_step_lands_on_its_commit_with_its_pull_request_and_a_change_under_the
     assert "[#1117](https://github.com/patrick-kidger/equinox/pull/1117)" in text
     assert "11,340 → 8,640 (-23.8%)" in text and "(+3.8%)" in text
     assert "c1" not in text  # +0.1%: under the cost floor
+    summary = operation_history.summary_markdown(found, "https://example.org/p")
+    assert (
+        f"| {CONSTRUCTION} | 2 | `c2` 2026-01-03 ([#1117](https://example.org/p/pull/1117)) | -23.8% | not measured |"
+        in (summary)
+    )
 
 
 def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_table_whole():

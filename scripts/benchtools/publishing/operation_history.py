@@ -271,6 +271,35 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
     return "\n".join(lines)
 
 
+def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
+    """A small table for the README: each operation's steps, and its largest one with its commit, pull
+    request, size and time measured side by side."""
+    lines = [
+        f"| operation | steps above {metrics.COST_FLOOR:.0%} | the largest: commit, pull request | its cost (exact) "
+        "| its time, side by side |",
+        "|---|---|---|---|---|",
+    ]
+    for operation, found_steps in found.items():
+        if not found_steps:
+            lines.append(f"| {operation} | 0 | — | — | — |")
+            continue
+        largest = max(found_steps, key=lambda step: abs(step.relative))
+        pull = (
+            f" ([#{largest.pull_request}]({project_url}/pull/{largest.pull_request}))" if largest.pull_request else ""
+        )
+        found_time = largest.measured
+        measured = (
+            "not measured"
+            if found_time is None
+            else f"{found_time.estimate:+.1%} ({found_time.low:+.1%} to {found_time.high:+.1%})"
+        )
+        lines.append(
+            f"| {operation} | {len(found_steps)} | `{largest.after.label}` {largest.after.commit_date}{pull} "
+            f"| {largest.relative:+.1%} | {measured} |"
+        )
+    return "\n".join(lines)
+
+
 @dataclass(frozen=True)
 class PullRequestEffect:
     """What one commit that names a pull request did to each operation's cost, in one environment."""

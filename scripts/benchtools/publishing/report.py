@@ -28,6 +28,7 @@ REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
 # The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
 SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
 HISTORY_BLOCK = "operation-history"  # every step of each operation's cost, and the Module-speed pull requests
+HISTORY_SUMMARY_BLOCK = "operation-history-summary"  # the README's: each operation's steps and its largest
 BUILD_TIME_BLOCK = "build-time"  # what building the results took, from asv's timestamps
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
@@ -754,6 +755,9 @@ def update_markdown(
         SUMMARY_BLOCK: lambda: summary_markdown(rows),
         FULL_BLOCK: lambda: full_markdown(rows, found, by_operation),
         HISTORY_BLOCK: lambda: operations_history_markdown(rows, by_operation),
+        HISTORY_SUMMARY_BLOCK: lambda: operation_history.summary_markdown(
+            operation_history.operation_steps(rows) if by_operation is None else by_operation, project_url()
+        ),
     }
     if results is not None:
         blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)
