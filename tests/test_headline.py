@@ -151,3 +151,32 @@ def test_the_command_reads_a_timing_noise_record_as_two_runs(tmp_path):
     assert "| TracingRatio.track_overhead_ratio | 1.8 | 1.8 to 1.8 | 2.5 | 2.5 to 2.5 | **no** |" in done.stdout
     missing = command("headline", "--timing-noise", tmp_path / "none.json")
     assert missing.returncode == 2 and "none.json" in missing.stderr
+
+
+def test_two_runs_compared_write_their_own_block_and_leave_the_timing_noise_pair_s_alone(tmp_path):
+    def record_of(shift):
+        figures = [
+            {"label": f.label, "benchmark": f.benchmark, "params": f.params, "exact": f.exact,
+             "values": [12359.0] if f.exact else [1.0 + shift + i / 100 for i in range(10)]}
+            for f in headline.FIGURES
+        ]  # fmt: skip
+        return {
+            "schema": 1, "release": "0.13.8", "commit": "c" * 40, "processes": 10, "confidence": 0.95,
+            "launch_method": "spawn", "load_before": [0.1, 0, 0], "load_after": [0.2, 0, 0],
+            "environments": [{"environment": "Python 3.11, jax 0.4.33", "figures": figures}],
+        }  # fmt: skip
+
+    first, second = tmp_path / "run1.json", tmp_path / "run2.json"
+    first.write_text(json.dumps(record_of(0.0)))
+    second.write_text(json.dumps(record_of(0.02)))
+    docs = tmp_path / "page.md"
+    docs.write_text(
+        "<!-- headline-agreement:start -->\nnoise pair\n<!-- headline-agreement:end -->\n"
+        "<!-- headline-runs:start -->\nold\n<!-- headline-runs:end -->\n"
+    )
+    done = command("headline", "--record", second, "--agree-with", first, "--docs", docs)
+    assert done.returncode == 0, done.stderr
+    text = docs.read_text()
+    assert "\nnoise pair\n" in text and "\nold\n" not in text
+    timing = sum(not f.exact for f in headline.FIGURES)
+    assert f"Agree: {timing} of {timing}." in text and "run2.json and run1.json" in text

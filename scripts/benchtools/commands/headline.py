@@ -72,7 +72,7 @@ def parse_args(argv):
         "twice) agree, as two runs",
     )
     common_args.add_env_dir(parser, bench.Options().env_dir, "default: %(default)s")
-    common_args.add_docs(parser, "headline (headline-agreement with --agree-with or --timing-noise)")
+    common_args.add_docs(parser, "headline (headline-runs with --agree-with, headline-agreement with --timing-noise)")
     return parser.parse_args(argv)
 
 
@@ -81,15 +81,15 @@ def main(argv):
     if args.agree_with or args.timing_noise:
         if args.timing_noise:
             first, second = headline.timing_noise_runs(noise.read(args.timing_noise))
-            what = f"the two sides of {args.timing_noise.name}"
+            what, block = f"the two sides of {args.timing_noise.name}", "headline-agreement"
         else:
             first = headline.timing_values(headline.read(args.record))
             second = headline.timing_values(headline.read(args.agree_with))
-            what = f"{args.record.name} and {args.agree_with.name}"
+            what, block = f"{args.record.name} and {args.agree_with.name}", "headline-runs"
         text = headline.agreement_table(headline.agreements(first, second), what)
         print(text)
         if args.docs:
-            generated.write_blocks(args.docs, {"headline-agreement": text})
+            generated.write_blocks(args.docs, {block: text})
         return 0
     if args.from_record:
         record = headline.read(args.record)
