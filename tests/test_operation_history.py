@@ -76,8 +76,16 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     [step] = operation_history.operation_steps(rows)[CONSTRUCTION]
     assert step.after.commit == cached and step.after.subject == "perf: cache dataclass field names"
     assert step.relative < -0.1  # the field names cached: a fifth of the construction's work gone
-    text = operation_history.markdown({CONSTRUCTION: [step]}, report.project_url())
+    # Its cause: one construction profiled at both commits (asv profile of ConstructionTime).
+    [config] = (output / ".asv" / "configs").glob("repo-*-1.conf.json")
+    found = {CONSTRUCTION: [step]}
+    operation_history.explain_steps(found, config, profile=True)
+    assert step.explanation is not None and step.explanation.rows, step.not_profiled
+    fewer = [row for row in step.explanation.rows if row.calls[1] < row.calls[0]]
+    assert any("dataclasses.fields" in row.function for row in fewer), step.explanation.rows
+    text = operation_history.markdown(found, report.project_url())
     assert f"`{cached[:8]}`" in text and step.after.commit_date in text
+    assert "`dataclasses.fields`" in text and "calls per update" in text
 
 
 def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_nothing_included():
