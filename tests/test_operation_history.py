@@ -100,7 +100,17 @@ def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_noth
     assert effect.costs == {operation_history.TREE_AT: (12359, 12359), CONSTRUCTION: (11340, 8640)}
     text = operation_history.pull_requests_markdown(found, "https://github.com/patrick-kidger/equinox")
     assert "| 12,359 → 12,359 | nothing |" in text and "| 11,340 → 8,640 | -23.8% |" in text
-    assert "[#994](https://github.com/patrick-kidger/equinox/pull/994): no commit here names it" in text
+    assert "[#994](https://github.com/patrick-kidger/equinox/pull/994): no commit here carries it" in text
+    assert "[#1117](https://github.com/patrick-kidger/equinox/pull/1117): still open upstream" in text
+
+
+def test_a_rebased_pull_request_is_known_by_its_commit_s_subject():
+    assert operation_history.pull_request_of("perf: code generation") == 1119
+    assert operation_history.pull_request_of("Update to new docs (#982)") == 982
+    assert operation_history.pull_request_of("perf: code generation, again") is None
+    rows = rows_with_costs([16499, 12359], ["start", "perf: code generation"])
+    [effect] = operation_history.pull_request_effects(rows)[1119]
+    assert effect.costs[CONSTRUCTION] == (16499, 12359)
 
 
 def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_its_own_time(monkeypatch, tmp_path):

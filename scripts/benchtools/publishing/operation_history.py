@@ -37,8 +37,19 @@ from ..judging import confirm, explain, pairs, steps
 PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)\b")
 TREE_AT = "update one field: `eqx.tree_at` (bench_counts.PythonCost)"
 # The pull requests that Equinox's issues name as Module speed-ups: #961's ("Slow initialization") and
-# #899's follow-ups.
-MODULE_SPEED_PRS = (994, 1117, 1119, 1140, 1220)
+# #899's follow-ups, with #1124, which the same series merged between them.
+MODULE_SPEED_PRS = (994, 1117, 1119, 1124, 1140, 1220)
+# Pull requests that upstream rebased onto main, whose commits' subjects name none: the subject of the commit
+# that carries each (a subject, not a hash, so that it holds in any clone), matched on each pull request's
+# page by its title, author, dates and diff.
+REBASED_PULL_REQUESTS = {
+    "perf: speed up module (un)flattening": 994,
+    "perf: code generation": 1119,  # "perf: dynamic (un)flattening code generation"
+    "perf: cache dataclass field names": 1124,  # "... in _ModuleMeta"
+    "perf: localize init check": 1140,
+}
+# Pull requests that were never merged: no commit carries them.
+NOT_MERGED = {1117: "still open upstream (perf: enable module flatten/unflatten fastpath), never merged"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ class OperationStep:
 
 def pull_request_of(subject: str) -> int | None:
     found = PULL_REQUEST.search(subject)
-    return int(found.group(1) or found.group(2)) if found else None
+    return int(found.group(1) or found.group(2)) if found else REBASED_PULL_REQUESTS.get(subject)
 
 
 def cost_series() -> dict[str, object]:
@@ -335,10 +346,8 @@ def pull_requests_markdown(found: dict[int, list[PullRequestEffect]], project_ur
     for pull, effects in found.items():
         link = f"[#{pull}]({project_url}/pull/{pull})"
         if not effects:
-            lines += [
-                f"- {link}: no commit here names it (a rebased pull request's commits name none).",
-                "",
-            ]
+            why = NOT_MERGED.get(pull, "no commit here carries it")
+            lines += [f"- {link}: {why}.", ""]
             continue
         for effect in effects:
             lines += [
