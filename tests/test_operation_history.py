@@ -142,13 +142,14 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     monkeypatch.setattr(confirm, "confirmations", confirmations)
     operation_history.explain_steps(found, tmp_path / "conf.json", profile=True)
     operation_history.confirm_steps(found, tmp_path / "conf.json", 12)
+    # The largest step first (access's +1,570%), so that a campaign stopped early has the largest.
     assert profiled == [
-        (rows[0].commit, rows[1].commit, "bench_construct.ConstructionTime.time_module('default')", False),
         (rows[0].commit, rows[1].commit, "bench_access.AccessTime.time_module", False),
+        (rows[0].commit, rows[1].commit, "bench_construct.ConstructionTime.time_module('default')", False),
     ]
     assert measured == [
-        ("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0),
         ("bench_access.AccessInTreeMapPasses.track_module", "", 1.0, 9.0),
+        ("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0),
     ]
     assert calls == [2]  # one commit pair: its two steps measured in one pair of environments
     text = operation_history.markdown(found, "https://example.org/p")

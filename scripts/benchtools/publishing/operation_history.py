@@ -144,21 +144,26 @@ def step_key(step: OperationStep) -> str:
     return f"{step.env} | {metrics.entry(benchmark, params)} | {step.before.commit} | {step.after.commit}"
 
 
-def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs: int) -> None:
+def largest_first(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
+    """The steps in the order they are profiled and measured: a campaign stopped early has the largest."""
+    return sorted(all_steps(found), key=lambda step: -abs(step.relative))
+
+
+def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs: int | None) -> None:
     """Each step's time, re-measured side by side between its two commits: the operation's tree_map passes
     in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run.
 
     The steps of one commit pair (one change often moves several operations) are measured together, in
     one pair of environments, and kept, with the load average they were measured under, in
     ``confirmed_cache`` as soon as they are measured: a rerun, or one stopped halfway, measures only the
-    steps not yet kept.
+    steps not yet kept.  With ``max_pairs`` None nothing is measured: the steps get what is kept.
     """
     from ..judging.changes import Change
 
     cache = confirmed_cache(config)
     kept = json.loads(cache.read_text()) if cache.is_file() else {}
     groups = {}
-    for step in all_steps(found):
+    for step in largest_first(found) if max_pairs else []:
         if step_key(step) not in kept:
             groups.setdefault((step.env, step.before.commit, step.after.commit), {})[step_key(step)] = step
     for todo in groups.values():
@@ -188,9 +193,10 @@ def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(kept, indent=1, sort_keys=True))
     for step in all_steps(found):
-        interval = kept[step_key(step)]["interval"]
-        step.measured = None if interval is None else pairs.Interval(**interval)
-        step.measured_load = tuple(kept[step_key(step)]["load"])
+        if step_key(step) in kept:
+            interval = kept[step_key(step)]["interval"]
+            step.measured = None if interval is None else pairs.Interval(**interval)
+            step.measured_load = tuple(kept[step_key(step)]["load"])
 
 
 def profile_cache(config: Path) -> Path:
@@ -203,7 +209,7 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
     profiled now, with ``profile``)."""
     if config is None:
         return
-    for step in all_steps(found):
+    for step in largest_first(found):
         try:
             step.explanation = explain.explain(
                 config,

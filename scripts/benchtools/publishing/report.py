@@ -480,11 +480,12 @@ def investigate(
     confirm_pairs: int | None = None,
 ) -> dict:
     """Every operation's steps (operation_history), each with its cause from the profiles (made now with
-    ``profile``, else those cached beside ``config``) and, with ``confirm_pairs``, its time measured side by
-    side; tree_at's history steps take theirs from its operation's, so that nothing is measured twice."""
+    ``profile``, else those cached beside ``config``) and its time measured side by side (kept beside
+    ``config``; with ``confirm_pairs``, measured now where not kept); tree_at's history steps take theirs
+    from its operation's, so that nothing is measured twice."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
-    if confirm_pairs:
+    if config is not None:  # the times measured before, and with confirm_pairs the others
         operation_history.confirm_steps(by_operation, config, confirm_pairs)
     investigated = {
         (step.env, step.before.commit, step.after.commit): step
