@@ -21,6 +21,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import Version
+
 from benchmarks import metrics, params
 
 from ..asvtools import environments as asv_envs
@@ -172,6 +174,12 @@ def read(path: Path) -> dict:
     return validate.read_checked(path, {"schema": int, "environments": list}, "headline record")
 
 
+def newest_jax_first(env: dict):
+    """The environments as the README leads with them: the newest JAX (and its Python) first."""
+    jax = Version(env["environment"].rsplit("jax ", 1)[-1])
+    return tuple(-part for part in jax.release), env["environment"]
+
+
 def table(record: dict) -> str:
     """The stable figures first, each timing with its median over the processes and its second-run interval."""
     pattern = {f.label: f.pattern for f in FIGURES}
@@ -187,7 +195,7 @@ def table(record: dict) -> str:
         "| environment | figure | value | a second run's median lies in | kind |",
         "|---|---|---|---|---|",
     ]
-    for env in record["environments"]:
+    for env in sorted(record["environments"], key=newest_jax_first):
         for figure in sorted(env["figures"], key=lambda f: KINDS.index(kind.get(f["label"], ORIENTATION))):
             shown = pattern.get(figure["label"], "{:.2f}")
             values = figure["values"]
