@@ -237,12 +237,13 @@ def moves(rows: list[Row]) -> list[tuple[Row, Row]]:
     return pairs
 
 
-def sentence(rows: list[Row], most: int = 3) -> str:
-    """The largest changes in plain words, renames apart: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …"."""
+def sentence(rows: list[Row], most: int = 3, per: str = "update") -> str:
+    """The largest changes in plain words, renames apart: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …";
+    ``per`` names what was profiled once (an update, or a call of another operation)."""
     pairs = moves(rows)
     moved = {id(r) for pair in pairs for r in pair}
     changed = [r for r in rows if id(r) not in moved]
-    words = [f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per update" for r in changed[:most]]
+    words = [f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per {per}" for r in changed[:most]]
     words += [
         f"`{gone.function}` replaced by `{new.function}` ({gone.calls[0]:,} calls)"
         for gone, new in pairs[: max(1, most - len(words))]
@@ -262,8 +263,8 @@ class Explanation:
     def markdown(self) -> list[str]:
         return markdown(self.rows, self.before_summary, self.after_summary)
 
-    def sentence(self) -> str:
-        return sentence(self.rows)
+    def sentence(self, per: str = "update") -> str:
+        return sentence(self.rows, per=per)
 
 
 def explain(

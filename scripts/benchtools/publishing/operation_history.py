@@ -249,7 +249,8 @@ def time_cell(step: OperationStep) -> str:
 
 def cause_cell(step: OperationStep) -> str:
     if step.explanation is not None and step.explanation.rows:
-        return step.explanation.sentence().replace("|", "\\|")
+        per = "update" if step.operation == TREE_AT else "operation"
+        return step.explanation.sentence(per).replace("|", "\\|")
     if step.explanation is not None:
         return "no function's number of calls changed (the work changed inside functions)"
     return step.not_profiled
