@@ -120,6 +120,22 @@ def test_an_undecided_suspect_does_not_count_and_the_cap_is_honoured(tmp_path, m
     assert "+10%" not in row
 
 
+def test_a_configuration_named_by_a_relative_path_is_found_from_any_folder(tmp_path, monkeypatch):
+    config = make_site(tmp_path, {TIMING: FLAT_TIMING, COUNT: FLAT_COUNT})
+    monkeypatch.chdir(config.parent)
+    given = []
+
+    def prepare(config, *args):
+        given.append(config)
+        raise OSError("stop here")
+
+    monkeypatch.setattr(confirm, "prepare", prepare)
+    change = changes.Change(TIMING, "'jit'", "env", 1.0, 1.1, "a" * 40, "b" * 40, True, "")
+    with pytest.raises(Exception, match="stop here"):
+        confirm.confirmations(config.relative_to(config.parent), [change])
+    assert given == [config.resolve()]  # prepare reads it after changing into the configuration's folder
+
+
 def test_exact_changes_count_without_confirming(tmp_path, monkeypatch, capsys):
     config = make_site(tmp_path, {COST: [[100, 400], [100, 440]], COUNT: FLAT_COUNT})
     monkeypatch.setattr(confirm, "prepare", lambda *args: pytest.fail("nothing to confirm"))

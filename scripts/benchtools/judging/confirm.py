@@ -274,7 +274,8 @@ def confirmations(
     check_can_confirm(config)
     from asv import util as asv_util
 
-    root = root or env_root(Path(config))
+    config = Path(config).resolve()  # prepare reads it from the config's own folder
+    root = root or env_root(config)
     results = {}
     groups = {}
     for change in suspects_:
