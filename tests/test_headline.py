@@ -97,19 +97,24 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     assert all(row.endswith("| orientation |") for row in rows[2:])  # the stable figures lead
 
 
-def test_the_command_prints_and_publishes_a_record_without_measuring(tmp_path):
+def record_of(shift: float = 0.0) -> dict:
+    """A headline record of one environment: the exact cost, and 10 values 1.00 + shift, 1.01 + shift, ... of
+    every timing figure."""
     figures = [
         {"label": f.label, "benchmark": f.benchmark, "params": f.params, "exact": f.exact,
-         "values": [12359.0] if f.exact else [1.0 + i / 100 for i in range(10)]}
+         "values": [12359.0] if f.exact else [1.0 + shift + i / 100 for i in range(10)]}
         for f in headline.FIGURES
     ]  # fmt: skip
-    record = {
+    return {
         "schema": 1, "release": "0.13.8", "commit": "c" * 40, "processes": 10, "confidence": 0.95,
         "launch_method": "spawn", "load_before": [0.1, 0, 0], "load_after": [0.2, 0, 0],
         "environments": [{"environment": "Python 3.11, jax 0.4.33", "figures": figures}],
     }  # fmt: skip
+
+
+def test_the_command_prints_and_publishes_a_record_without_measuring(tmp_path):
     path = tmp_path / "record.json"
-    path.write_text(json.dumps(record))
+    path.write_text(json.dumps(record_of()))
     docs = tmp_path / "page.md"
     docs.write_text("before\n<!-- headline:start -->\nold\n<!-- headline:end -->\nafter\n")
     done = command("headline", "--from-record", "--record", path, "--docs", docs)
@@ -154,18 +159,6 @@ def test_the_command_reads_a_timing_noise_record_as_two_runs(tmp_path):
 
 
 def test_two_runs_compared_write_their_own_block_and_leave_the_timing_noise_pair_s_alone(tmp_path):
-    def record_of(shift):
-        figures = [
-            {"label": f.label, "benchmark": f.benchmark, "params": f.params, "exact": f.exact,
-             "values": [12359.0] if f.exact else [1.0 + shift + i / 100 for i in range(10)]}
-            for f in headline.FIGURES
-        ]  # fmt: skip
-        return {
-            "schema": 1, "release": "0.13.8", "commit": "c" * 40, "processes": 10, "confidence": 0.95,
-            "launch_method": "spawn", "load_before": [0.1, 0, 0], "load_after": [0.2, 0, 0],
-            "environments": [{"environment": "Python 3.11, jax 0.4.33", "figures": figures}],
-        }  # fmt: skip
-
     first, second = tmp_path / "run1.json", tmp_path / "run2.json"
     first.write_text(json.dumps(record_of(0.0)))
     second.write_text(json.dumps(record_of(0.02)))
