@@ -155,6 +155,12 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     text = operation_history.markdown(found, "https://example.org/p")
     assert "not profiled (asv profile exited 1)" in text
     assert "-1.0% (-3.0% to +1.0%, 99.0% interval, 12 pairs, load " in text and "): no change resolved" in text
+    # A time that moves the cost's way by much less than the cost says so, and which one is right.
+    step = found[CONSTRUCTION][0]
+    step.measured = pairs.Interval(-0.05, -0.08, -0.02, 12, 0.02, 0.99)
+    assert "the same way as the cost, by less than its -23.8%. The time is right about the time" in (
+        operation_history.time_cell(step)
+    )
 
 
 def test_the_build_time_adds_each_commit_s_time_to_the_next_and_leaves_a_stopped_campaign_s_gap_out():

@@ -244,7 +244,13 @@ def time_cell(step: OperationStep) -> str:
         )
     if found.low <= 0 <= found.high:
         return text + ": no change resolved, as small as this cost change may be in time"
-    return text + ": as the cost says"
+    if found.low <= step.relative <= found.high:
+        return text + ": as the cost says"
+    return text + (
+        f": the same way as the cost, by {'less' if abs(found.estimate) < abs(step.relative) else 'more'} than its "
+        f"{step.relative:+.1%}. The time is right about the time; the cost weighs each bytecode and call alike, "
+        "and the work done in C around them (allocation, dict and set operations) did not change in proportion"
+    )
 
 
 def cause_cell(step: OperationStep) -> str:
