@@ -173,3 +173,9 @@ def test_two_runs_compared_write_their_own_block_and_leave_the_timing_noise_pair
     assert "\nnoise pair\n" in text and "\nold\n" not in text
     timing = sum(not f.exact for f in headline.FIGURES)
     assert f"Agree: {timing} of {timing}." in text and "run2.json and run1.json" in text
+
+
+def test_a_finished_run_says_how_long_it_took():
+    record = record_of() | {"started": "2026-12-01T17:52:59Z", "finished": "2026-12-01T18:04:11Z"}
+    assert "the run took 11.2 min" in headline.table(record)
+    assert "the run took" not in headline.table(record_of())

@@ -174,6 +174,11 @@ def read(path: Path) -> dict:
     return validate.read_checked(path, {"schema": int, "environments": list}, "headline record")
 
 
+def took(record: dict) -> str:
+    found = records.minutes(record)
+    return "" if found is None else f"; the run took {found:.1f} min, its environments' installs included"
+
+
 def newest_jax_first(env: dict):
     """The environments as the README leads with them: the newest JAX (and its Python) first."""
     jax = Version(env["environment"].rsplit("jax ", 1)[-1])
@@ -188,7 +193,8 @@ def table(record: dict) -> str:
         f"Equinox {record['release']}, each timing figure the median of {record['processes']} fresh interpreters "
         f"({record['launch_method']}); the interval holds a second run's median with at least "
         f"{record['confidence']:.0%} if the two runs' processes are alike. Load average before and after: "
-        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}. Kind: *exact* is "
+        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}"
+        f"{took(record)}. Kind: *exact* is "
         "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
         "by tens of % between runs on a shared machine.",
         "",

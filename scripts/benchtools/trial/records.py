@@ -1,6 +1,7 @@
 """A campaign's JSON record (scripts/timing-noise, scripts/headline): written whole after each step, so that a
 stopped campaign keeps what it measured, and stamped with the load it ran under."""
 
+import calendar
 import json
 import os
 import time
@@ -24,6 +25,14 @@ def finish(path: Path, record: dict) -> dict:
     record["finished"] = now()
     write(path, record)
     return record
+
+
+def minutes(record: dict) -> float | None:
+    """How long the campaign took, from its stamps; None while it has not finished."""
+    if "finished" not in record:
+        return None
+    stamps = [calendar.timegm(time.strptime(record[key], "%Y-%m-%dT%H:%M:%SZ")) for key in ("started", "finished")]
+    return (stamps[1] - stamps[0]) / 60
 
 
 def write(path: Path, record: dict) -> None:
