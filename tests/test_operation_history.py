@@ -174,5 +174,15 @@ def test_the_build_time_adds_each_commit_s_time_to_the_next_and_leaves_a_stopped
     # a: 20 s (to b's start); b: 18 s (its own run: the campaign stopped after it); c: 30 s; d: 11 s, its run.
     assert (found.commits, found.seconds, found.stops) == (4, 79.0, 1)
     assert found.per_commit == 19.0 and found.sharded(4) == 19.0 and found.sharded(3) == 38.0
-    assert "took 1 min for 4 results (19 s per commit" in operation_history.build_time_markdown(found, "x")
+    assert "took 1 min of one process's time here for 4 results (19 s per commit" in (
+        operation_history.build_time_markdown(found, "x")
+    )
     assert operation_history.build_time([]) is None
+
+
+def test_two_shards_run_side_by_side_are_timed_each_on_its_own():
+    # Shard A runs a then c, shard B runs b then d, interleaved in time.
+    spans = [("a", "env", 0.0, 15.0), ("b", "env", 5.0, 22.0), ("c", "env", 20.0, 33.0), ("d", "env", 25.0, 40.0)]
+    assert [[span[0] for span in chain] for chain in operation_history.chains(spans)] == [["a", "c"], ["b", "d"]]
+    found = operation_history.build_time(spans)
+    assert (found.seconds, found.stops) == (20.0 + 13.0 + 20.0 + 15.0, 0)
