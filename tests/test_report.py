@@ -300,7 +300,9 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     assert "contradicts" not in slower.sentence()  # +2% to +20%: slower, as the cost says
     faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
     assert "the time contradicts the exact cost: the cost counts no work done in C" in faster.sentence()
-    assert "contradicts the cost. The time is right about the time" in operation_history.time_cell(operation_step)
+    assert "**contradicts** the cost's -21.7% (the time is right; see above)" in operation_history.time_cell(
+        operation_step
+    )
 
 
 def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_with_its_commit(tmp_path):

@@ -236,21 +236,19 @@ def time_cell(step: OperationStep) -> str:
         f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval, "
         f"{found.pairs} pairs{load})"
     )
+    cost = f"{step.relative:+.1%}"
     slower = step.relative > 0
     if (found.high < 0) if slower else (found.low > 0):
-        return text + (
-            ": contradicts the cost. The time is right about the time; the cost counts only Python work, "
-            "so work done in C moved the other way"
-        )
+        return text + f": **contradicts** the cost's {cost} (the time is right; see above)"
+    holds_cost = found.low <= step.relative <= found.high
     if found.low <= 0 <= found.high:
-        return text + ": no change resolved, as small as this cost change may be in time"
-    if found.low <= step.relative <= found.high:
+        if holds_cost:
+            return text + f": undecided, the interval holds both no change and the cost's {cost}"
+        return text + f": no change resolved, less than the cost's {cost} (the time is right; see above)"
+    if holds_cost:
         return text + ": as the cost says"
-    return text + (
-        f": the same way as the cost, by {'less' if abs(found.estimate) < abs(step.relative) else 'more'} than its "
-        f"{step.relative:+.1%}. The time is right about the time; the cost weighs each bytecode and call alike, "
-        "and the work done in C around them (allocation, dict and set operations) did not change in proportion"
-    )
+    more = "more" if abs(found.estimate) > abs(step.relative) else "less"
+    return text + f": the cost's way, by {more} than its {cost} (the time is right; see above)"
 
 
 def cause_cell(step: OperationStep) -> str:
@@ -270,7 +268,14 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
         f"Each step above {metrics.COST_FLOOR:.0%} of the operation's exact cost, at the commit that made it. "
         "Its time is the operation's tree_map passes measured side by side between the commits on each side "
         "(the confirm step: pairs of fresh processes; the interval is the confirm step's). Its cause is the "
-        "profile diff of one call of the operation on each side: the functions whose calls per call changed.",
+        "profile diff of one call of the operation on each side: the functions whose number of calls changed.",
+        "",
+        "Where the time and the exact cost disagree (the time moved the other way, by less or more than the cost, "
+        "or not at all), the time is right about the time: it is the operation itself, timed side by side. The "
+        "cost weighs each bytecode and each Python call alike (bytecodes + 16 × calls), fitted on `tree_at`; "
+        "the work done in C around them (allocation, dict and set operations, builtins) is not in it, and "
+        "moves in proportion only where the code keeps its shape. The cost is right about the Python work, "
+        "exactly, so it places the step on its commit; the time says what the step costs.",
         "",
     ]
     for operation, found_steps in found.items():
