@@ -189,3 +189,15 @@ def test_two_shards_run_side_by_side_are_timed_each_on_its_own():
     assert [[span[0] for span in chain] for chain in operation_history.chains(spans)] == [["a", "c"], ["b", "d"]]
     found = operation_history.build_time(spans)
     assert (found.seconds, found.stops) == (20.0 + 13.0 + 20.0 + 15.0, 0)
+
+
+def test_results_with_a_history_write_the_history_s_blocks(tmp_path):
+    rows = rows_with_costs([11340, 8640], ["start", "perf: cache dataclass field names"])
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- operation-history:start -->\n<!-- operation-history:end -->\n"
+        "<!-- operation-history-summary:start -->\n<!-- operation-history-summary:end -->\n"
+    )
+    assert report.update_markdown(page, rows) == ["operation-history", "operation-history-summary"]
+    text = page.read_text()
+    assert "perf: cache dataclass field names" in text and f"| {CONSTRUCTION} | 1 | `c1` 2026-01-02" in text

@@ -749,19 +749,23 @@ def update_markdown(
     by_operation: dict | None = None,
     results: Path | None = None,
 ) -> list[str]:
-    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK, HISTORY_BLOCK, and with
-    ``results``, the folder the rows came from, BUILD_TIME_BLOCK); the blocks rewritten."""
+    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK; where the rows have a history,
+    HISTORY_BLOCK, HISTORY_SUMMARY_BLOCK and, with ``results``, the folder they came from, BUILD_TIME_BLOCK);
+    the blocks rewritten."""
     found = history(rows) if found is None else found
     blocks = {
         SUMMARY_BLOCK: lambda: summary_markdown(rows),
         FULL_BLOCK: lambda: full_markdown(rows, found, by_operation),
-        HISTORY_BLOCK: lambda: operations_history_markdown(rows, by_operation),
-        HISTORY_SUMMARY_BLOCK: lambda: operation_history.summary_markdown(
-            operation_history.operation_steps(rows) if by_operation is None else by_operation, project_url()
-        ),
     }
-    if results is not None:
-        blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)
+    # Results without a history (one commit, as the README's newest-release summary comes from) leave the
+    # history's blocks as they are: the README takes its summary and its history from two results folders.
+    if any(sum(other.env == row.env for other in rows) > 1 for row in rows):
+        blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
+        blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_history.summary_markdown(
+            operation_history.operation_steps(rows) if by_operation is None else by_operation, project_url()
+        )
+        if results is not None:
+            blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)
     return generated.write_blocks(path, blocks)
 
 
