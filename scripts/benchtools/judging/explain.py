@@ -35,6 +35,7 @@ from ..errors import Failed
 from ..project import ROOT
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
+PROFILES = "profiles"  # the cache's folder, under a run's .asv folder
 SHOWN = 8  # rows of the table
 
 

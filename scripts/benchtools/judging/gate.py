@@ -364,7 +364,7 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
                     row.env_params,
                     row.good,
                     row.bad,
-                    source.asv_dir / "profiles",
+                    source.asv_dir / explain.PROFILES,
                     cached_only=cached_only,
                 )
             except Error as error:

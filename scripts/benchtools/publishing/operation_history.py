@@ -201,7 +201,7 @@ def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs
 
 def profile_cache(config: Path) -> Path:
     """Where the profiles of a configuration's commits are kept: its output's .asv/profiles."""
-    return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / "profiles"
+    return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / explain.PROFILES
 
 
 def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, profile: bool) -> None:
