@@ -257,5 +257,12 @@ def test_the_lock_pins_exactly_pyprojects_versions_each_with_hashes():
 
 def test_setup_installs_only_from_the_lock_with_hashes():
     text = SETUP.read_text()
-    installs = [line.strip() for line in text.splitlines() if re.search(r"pip\"? install", line)]
-    assert installs and all("--require-hashes" in line and "requirements.lock" in line for line in installs), installs
+    commands = [line.strip() for line in text.splitlines() if not line.lstrip().startswith("#")]
+    installs = [line for line in commands if "pip install" in line and '"$root/' in line]
+    assert len(installs) == 2 and all("--require-hashes" in line for line in installs), installs
+    assert '-r "$uv_lock"' in installs[0] and '-r "$root/requirements.lock"' in installs[1], installs
+    # pip installs uv alone, its block cut from the lock with its hashes; uv then installs the whole lock.
+    [cut] = re.findall(r"awk '([^']+)' \"\$root/requirements.lock\" > \"\$uv_lock\"", text)
+    block = subprocess.run(["awk", cut, LOCK], capture_output=True, text=True, check=True).stdout
+    assert re.match(r"uv==[\d.]+ \\\n", block) and block.count("--hash=sha256:") >= 2, block
+    assert not block.rstrip().endswith("\\"), block
