@@ -130,6 +130,13 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     monkeypatch.setattr(
         explain, "explain", lambda *args, **kwargs: profile(*args, kwargs["cached_only"], kwargs["profiled"])
     )
+    installs = []
+
+    def profile_commits(config, env_params, wanted, cache):
+        installs.append(wanted)
+        raise Failed("cannot install")
+
+    monkeypatch.setattr(explain, "profile_commits", profile_commits)
 
     def confirmations(config, changes, max_pairs):
         calls.append(len(changes))
@@ -147,6 +154,9 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
         (rows[0].commit, rows[1].commit, "bench_access.AccessTime.time_module", False),
         (rows[0].commit, rows[1].commit, "bench_construct.ConstructionTime.time_module('default')", False),
     ]
+    # Both operations that step at this pair are profiled together, each commit installed once.
+    both = {"bench_access.AccessTime.time_module", "bench_construct.ConstructionTime.time_module('default')"}
+    assert installs == [{rows[0].commit: both, rows[1].commit: both}]
     assert measured == [
         ("bench_access.AccessInTreeMapPasses.track_module", "", 1.0, 9.0),
         ("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0),

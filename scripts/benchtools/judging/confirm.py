@@ -33,6 +33,7 @@ from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, sequential
 
 LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
+QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's: one timed call
 
 # Which changes are suspects.
 
@@ -102,15 +103,9 @@ class Side:
                 self.spawner.close()
             self.spawner = None
 
-    def value(self, name: str, param_index: int, hash_seed: str | None = None) -> float:
-        """One fresh process of benchmark ``name`` at ``param_index``: its track value or median sample.
-
-        Its PYTHONHASHSEED is ``hash_seed``; None: unset, so that it draws its
-        own, as every fresh interpreter does (a seed set for this process would
-        make all of them alike).
-        """
+    def run(self, name: str, param_index: int | None, profile: bool = False, extra_params: dict | None = None):
+        """One fresh process of benchmark ``name`` at ``param_index``: asv's result, its profile with ``profile``."""
         from asv import runner
-        from asv_runner.statistics import compute_stats
 
         benchmark = self.benchmarks[name]
         if benchmark.get("timeout") is None:  # as asv.runner.run_benchmarks sets it
@@ -125,26 +120,45 @@ class Side:
                 self.cache_dirs[key] = cache_dir
             cwd = self.cache_dirs[key]
         # Private in asv 0.6.6: the one function that runs one parameter combination in one process.
-        with util.environ(PYTHONHASHSEED=hash_seed):
-            result = runner._run_benchmark_single_param(
-                benchmark,
-                self.spawner,
-                param_index if benchmark["params"] else None,
-                profile=False,
-                extra_params={},
-                cwd=cwd,
-            )
-        value, samples, number = result.result[0], result.samples[0], result.number[0]
-        if result.errcode != 0 or value is None:
+        result = runner._run_benchmark_single_param(
+            benchmark,
+            self.spawner,
+            param_index if benchmark["params"] else None,
+            profile=profile,
+            extra_params=extra_params or {},
+            cwd=cwd,
+        )
+        if result.errcode != 0 or result.result[0] is None:
             raise Failed(
-                f"{name} failed while confirming at {self.commit[:8]} (exit {result.errcode}): "
-                f"{(result.stderr or '').strip()[-500:]}"
+                f"{name} failed at {self.commit[:8]} (exit {result.errcode}): {(result.stderr or '').strip()[-500:]}"
             )
+        return result
+
+    def value(self, name: str, param_index: int | None, hash_seed: str | None = None) -> float:
+        """One fresh process of benchmark ``name`` at ``param_index``: its track value or median sample.
+
+        Its PYTHONHASHSEED is ``hash_seed``; None: unset, so that it draws its
+        own, as every fresh interpreter does (a seed set for this process would
+        make all of them alike).
+        """
+        from asv_runner.statistics import compute_stats
+
+        with util.environ(PYTHONHASHSEED=hash_seed):
+            result = self.run(name, param_index)
+        value, samples, number = result.result[0], result.samples[0], result.number[0]
         if samples is not None and number is not None:
             value = compute_stats(samples, number)[0]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise Failed(f"{name} gave {value!r} at {self.commit[:8]}: a confirmable value must be a positive number")
         return float(value)
+
+    def profile(self, name: str, param_index: int | None) -> bytes:
+        """cProfile's data of one call of benchmark ``name`` at ``param_index`` in a fresh process, after one
+        timed call (asv run --quick's: its caches warm), as asv profile makes it."""
+        result = self.run(name, param_index, profile=True, extra_params=QUICK)
+        if not result.profile:
+            raise Failed(f"{name} gave no profile at {self.commit[:8]}")
+        return result.profile
 
 
 def env_requirements(env) -> set[str]:
@@ -182,7 +196,8 @@ def discovery_regex(names: list[str]) -> list[str]:
 
 
 def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path):
-    """{side: Side} for one (before, after) pair of commits in one environment, each installed once."""
+    """{side: Side} for one (before, after) pair of commits in one environment, each installed once in
+    ``root``/side; the benchmarks ``names`` are discovered in the first side."""
     from asv import benchmarks as asv_benchmarks
     from asv import environment
     from asv.config import Config
@@ -207,13 +222,14 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
             if not envs:
                 raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
             env = envs[0]
-            log(f"confirm: {side} = {commit[:8]} in {env.name} ({side_conf.env_dir})")
+            log(f"{side}: {commit[:8]} in {env.name} ({side_conf.env_dir})")
             env.create()
             env.install_project(side_conf, repo, commit)
             sides[side] = (side_conf, env)
-        side_conf, env = sides["before"]
+        first = next(iter(commits))
+        side_conf, env = sides[first]
         found = asv_benchmarks.Benchmarks.discover(
-            side_conf, repo, [env], [commits["before"]], regex=discovery_regex(names)
+            side_conf, repo, [env], [commits[first]], regex=discovery_regex(names)
         )
     return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
 

@@ -1,9 +1,10 @@
 """What changed in the code that ran: one tree_at update profiled in two commits, function by function.
 
-Each commit is profiled in its own asv environment with asv's own machinery,
-``asv profile``, which installs the commit and calls the benchmark once under
-cProfile after its setup (``PROFILED``: one eager update, whose setup has
-already made one call, so that caches are warm).  The two profiles are
+Each commit is profiled on asv's own machinery, as ``asv profile`` profiles
+it: the commit installed in an asv environment of the profiles' own, and the
+benchmark run once, then called once more under cProfile, in a fresh process
+(``PROFILED``: one eager update, whose setup and timed call have warmed the
+caches).  Every benchmark profiled at one commit shares one install.  The two profiles are
 compared by function, keyed by module and qualified name (line numbers move
 between releases; the qualified name is read from the source file installed
 for that commit, right after profiling it): the functions whose number of
@@ -15,16 +16,16 @@ the overhead report profiles each Module operation's ``…Time`` benchmark
 
 Profiles are cached per (environment, profiled benchmark, commit) as JSON
 summaries under the output's .asv/profiles/, so that a rerun profiles nothing
-it has profiled.
+it has profiled; they are made in .asv/profile-env/, so that profiling waits
+for no scripts/bench run in the output's own environments.
 """
 
 import ast
 import json
 import pstats
 import re
-import subprocess
-import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,9 +34,12 @@ from ..asvtools import environments
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
+from . import confirm
+from .confirm import log
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
 PROFILES = "profiles"  # the cache's folder, under a run's .asv folder
+PROFILE_ENVS = "profile-env"  # the environments profiles are made in, beside the cache
 SHOWN = 8  # rows of the table
 
 
@@ -170,27 +174,61 @@ def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = 
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
 
 
-def profile(
-    config: Path, env_name: str, commit: str, cache_dir: Path, profiled: str = PROFILED
-) -> dict[str, list[float]]:
-    """The summary of one profiled call of ``profiled`` at ``commit`` in the environment of ``config``, cached."""
-    cached = cached_profile(cache_dir, env_name, commit, profiled)
-    if cached.is_file():
-        return json.loads(cached.read_text())
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as scratch:
-        output = Path(scratch) / "update.prof"
-        command = util.asv("profile", "--config", config, "--output", output, re.escape(profiled), commit)
-        print("$", " ".join(command), file=sys.stderr, flush=True)
-        # The environment's files are those of this commit until the next install: summarize at once,
-        # holding the lock that scripts/bench holds on the environments.
-        with exclusive(Path(util.load_asv_config(config)["env_dir"])):
-            done = subprocess.run(command, cwd=config.parent, stdout=sys.stderr)
-            if done.returncode != 0 or not output.is_file():
-                raise Failed(f"asv profile of {commit[:8]} in {env_name} exited {done.returncode}; see above")
-            summary = summarize(output)
-    cached.write_text(json.dumps(summary, indent=0, sort_keys=True))
-    return summary
+def split_entry(profiled: str) -> tuple[str, str]:
+    """ "module.Class.method(params)" -> ("module.Class.method", "params"), as metrics.entry joins them."""
+    name, _, params = profiled.partition("(")
+    return name, params.removesuffix(")")
+
+
+def profiles(
+    config: Path, env_name: str, commit: str, cache_dir: Path, profiled: Iterable[str] = (PROFILED,)
+) -> dict[str, dict[str, list[float]]]:
+    """{benchmark: the summary of one profiled call of it at ``commit``} in the environment of ``config`` (a
+    configuration of that environment alone), cached; those not cached are profiled together, the commit
+    installed once in an environment of the profiles' own (PROFILE_ENVS), each in a fresh process."""
+    wanted = list(dict.fromkeys(profiled))
+    missing = [name for name in wanted if not cached_profile(cache_dir, env_name, commit, name).is_file()]
+    if missing:
+        root = cache_dir.parent / PROFILE_ENVS
+        split = {name: split_entry(name) for name in missing}
+        log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
+        from asv import util as asv_util
+
+        with exclusive(root):
+            try:
+                [side] = confirm.prepare(
+                    config, "", {"profiled": commit}, sorted({n for n, _ in split.values()}), root
+                ).values()
+            except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
+                raise Failed(f"cannot install {commit[:8]} in {env_name} to profile it: {error}") from None
+            side.open()
+            try:
+                # The environment's files are this commit's until the next install: summarized at once.
+                for name, (benchmark, params) in split.items():
+                    if benchmark not in side.benchmarks:
+                        raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
+                    index = confirm.param_index(side.benchmarks[benchmark], params)
+                    if index == -1:
+                        raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
+                    with tempfile.TemporaryDirectory() as scratch:
+                        output = Path(scratch) / "call.prof"
+                        output.write_bytes(side.profile(benchmark, index))
+                        summary = summarize(output)
+                    cached = cached_profile(cache_dir, env_name, commit, name)
+                    cached.parent.mkdir(parents=True, exist_ok=True)
+                    cached.write_text(json.dumps(summary, indent=0, sort_keys=True))
+            finally:
+                side.close()
+    return {name: json.loads(cached_profile(cache_dir, env_name, commit, name).read_text()) for name in wanted}
+
+
+def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]], cache_dir: Path) -> None:
+    """Profile what ``wanted`` ({commit: the benchmarks to profile there}) names and the cache lacks, each
+    commit installed once (a step's two commits, and every operation that moved there, together)."""
+    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
+    env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
+    for commit, names in wanted.items():
+        profiles(env_conf, env_name, commit, cache_dir, sorted(names))
 
 
 # ---- the difference
@@ -283,5 +321,5 @@ def explain(
     env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
     if cached_only and not all(cached_profile(cache_dir, env_name, c, profiled).is_file() for c in (before, after)):
         return None
-    summaries = [normalized(profile(env_conf, env_name, commit, cache_dir, profiled)) for commit in (before, after)]
+    summaries = [normalized(profiles(env_conf, env_name, c, cache_dir, [profiled])[profiled]) for c in (before, after)]
     return Explanation(env_name, before, after, diff(*summaries), *summaries)

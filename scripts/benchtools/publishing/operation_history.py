@@ -209,6 +209,8 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
     profiled now, with ``profile``)."""
     if config is None:
         return
+    if profile:
+        profile_together(largest_first(found), config)
     for step in largest_first(found):
         try:
             step.explanation = explain.explain(
@@ -224,6 +226,20 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
                 step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
         except Error as error:
             step.not_profiled = f"not profiled ({error})"
+
+
+def profile_together(ordered: list[OperationStep], config: Path) -> None:
+    """Profile every operation that steps at a commit pair in one install of each commit, the pairs in the
+    order given; a pair that cannot be profiled is left to explain_steps, which says why."""
+    wanted = {}
+    for step in ordered:
+        key = (tuple(sorted(step.after.env_params.items())), step.before.commit, step.after.commit)
+        wanted.setdefault(key, set()).add(BY_LABEL[step.operation].profiled)
+    for (env_params, before, after), names in wanted.items():
+        try:
+            explain.profile_commits(config, dict(env_params), {before: names, after: names}, profile_cache(config))
+        except Error:
+            continue
 
 
 def time_cell(step: OperationStep) -> str:
