@@ -3,7 +3,7 @@
 Each operation names its exact cost benchmark, its tree_map-pass time benchmark
 and its one-call time benchmark (benchmarks/bench_construct.py, bench_update.py,
 bench_access.py, bench_flatten.py), and for each twin the method and the params
-of both.  The Module side's one call is what ``asv profile`` profiles to explain
+of both.  The Module side's one call is what is profiled (judging/explain.py) to explain
 a step of the operation's cost; its tree_map-pass time is what the confirm step
 re-measures side by side.
 """
@@ -40,7 +40,7 @@ class Operation:
 
     @property
     def profiled(self) -> str:
-        """The Module side's one call, "module.Class.time_method(params)", as ``asv profile`` takes it."""
+        """The Module side's one call, "module.Class.time_method(params)", as asv names it."""
         method = self.module.method.replace("track_", "time_", 1)
         return metrics.entry(f"{self.one_call}.{method}", asv_params(self.module.time_params))
 

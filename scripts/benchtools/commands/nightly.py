@@ -21,7 +21,7 @@
      two nights; deterministic metrics compare across nights.  Otherwise it
      reports asv's step detection (unconfirmed when nothing new ran).  Each
      deterministic or cost regression and each large improvement comes with
-     its cause (one update profiled in both commits with asv profile).
+     its cause (one update profiled in both commits, as asv profile does).
   4. --site copies the site into a folder for GitHub Pages.
 
 With --publish-only, step 2 runs no benchmark: the site is published from

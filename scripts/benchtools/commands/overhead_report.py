@@ -67,7 +67,7 @@ def parse_args(argv):
         "--explain",
         action="store_true",
         help="with --config: profile the releases around each step that has no cached profile "
-        "(asv profile in their environments)",
+        "(as asv profile does, each commit installed once for all its profiles)",
     )
     parser.add_argument(
         "--confirm-steps",

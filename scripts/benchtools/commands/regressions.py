@@ -34,8 +34,9 @@ separately how much of it is still there at the newest commit.  With
 
 Large improvements (tree_at's cost at depth 4 down by 10% or more) are listed
 too.  --explain profiles one tree_at update in both commits of every counted
-deterministic or cost regression and of every large improvement, each in its
-own asv environment (asv profile), and shows which functions' calls changed.
+deterministic or cost regression and of every large improvement, in an asv
+environment of the profiles' own (as asv profile does), and shows which
+functions' calls changed.
 
 When a regression spans several commits, the report gives the
 `asv find` command that narrows it to the first bad commit; --bisect runs it.
@@ -81,7 +82,7 @@ def parse_args(argv):
         "--explain",
         action="store_true",
         help="profile one tree_at update in both commits of each counted deterministic or cost "
-        "regression and each large improvement (asv profile, in the asv environments), "
+        "regression and each large improvement (as asv profile does, in an asv environment of the profiles' own), "
         "and show the functions whose calls changed; profiles are cached in OUTPUT/.asv",
     )
     common_args.add_confirm(parser)

@@ -83,8 +83,8 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
         "",
         "## What changed in the code that ran",
         "",
-        f"One eager tree_at update (`{explain.PROFILED}`) profiled with `asv profile` in both commits, "
-        "each in its own asv environment; the functions whose calls per update changed, largest change of "
+        f"One eager tree_at update (`{explain.PROFILED}`) profiled in both commits on asv's "
+        "machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest change of "
         "cumulative time first.",
         "",
     ]

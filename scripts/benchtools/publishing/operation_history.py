@@ -55,7 +55,7 @@ NOT_MERGED = {1117: "still open upstream (perf: enable module flatten/unflatten 
 @dataclass(frozen=True)
 class Tracked:
     """An operation whose cost the history follows: where a row holds its cost, which benchmark times it
-    in tree_map passes (``timed``: name, params) and which one call of it ``asv profile`` profiles."""
+    in tree_map passes (``timed``: name, params) and which one call of it is profiled."""
 
     label: str
     cost: Callable
