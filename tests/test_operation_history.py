@@ -9,6 +9,7 @@ from benchtools.publishing import operation_history, report
 from tests.test_bench import PRIMARY_JAX, bench
 
 CONSTRUCTION = operations.OPERATIONS[0].label
+CONSTRUCTION_PASSES = operations.OPERATIONS[0].timed[0]
 
 
 def rows_with_costs(costs, subjects):
@@ -121,7 +122,7 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     rows[0].operations = {CONSTRUCTION: (11340, 174, 30.0, 0.5), "attribute access": (64, 67, 1.0, 1.0)}
     rows[1].operations = {CONSTRUCTION: (8640, 174, 24.0, 0.5), "attribute access": (1069, 67, 9.0, 1.0)}
     found = operation_history.operation_steps(rows)
-    profiled, measured, calls = [], [], []
+    profiled, measured_steps, calls = [], [], []
 
     def profile(config, env_params, before, after, cache, cached_only, profiled_benchmark):
         profiled.append((before, after, profiled_benchmark, cached_only))
@@ -138,13 +139,15 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
 
     monkeypatch.setattr(explain, "profile_commits", profile_commits)
 
-    def confirmations(config, changes, max_pairs):
+    def confirmations(config, changes, max_pairs, measured):
         calls.append(len(changes))
-        measured.extend((c.benchmark, c.params, c.before, c.after) for c in changes)
-        return [
-            confirm.Confirmation(c, pairs.SAME, pairs.Interval(-0.01, -0.03, 0.01, 12, 0.02, 0.99), 1.0)
-            for c in changes
-        ]
+        found = []
+        for change in changes:
+            interval = pairs.Interval(-0.01, -0.03, 0.01, 12, 0.02, 0.99)
+            found.append(confirm.Confirmation(change, pairs.SAME, interval, 1.0))
+            measured_steps.append((change.benchmark, change.params, change.before, change.after))
+            measured(found[-1])
+        return found
 
     monkeypatch.setattr(confirm, "confirmations", confirmations)
     operation_history.explain_steps(found, tmp_path / "conf.json", profile=True)
@@ -157,7 +160,7 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     # Both operations that step at this pair are profiled together, each commit installed once.
     both = {"bench_access.AccessTime.time_module", "bench_construct.ConstructionTime.time_module('default')"}
     assert installs == [{rows[0].commit: both, rows[1].commit: both}]
-    assert measured == [
+    assert measured_steps == [
         ("bench_access.AccessInTreeMapPasses.track_module", "", 1.0, 9.0),
         ("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0),
     ]
@@ -174,6 +177,41 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     step.measured = pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99)
     assert "no change resolved, less than the cost's -23.8%" in operation_history.time_cell(step)
     assert "the time is right about the time" in operation_history.markdown(found, "u")  # and why, once
+
+
+def test_a_confirm_run_stopped_halfway_keeps_each_step_measured_before_it(monkeypatch, tmp_path):
+    from benchtools.judging import confirm, pairs
+
+    rows = rows_with_costs([11340, 8640], ["start", "perf: cache dataclass field names"])
+    rows[0].operations = {CONSTRUCTION: (11340, 174, 30.0, 0.5), "attribute access": (64, 67, 1.0, 1.0)}
+    rows[1].operations = {CONSTRUCTION: (8640, 174, 24.0, 0.5), "attribute access": (1069, 67, 9.0, 1.0)}
+    found = operation_history.operation_steps(rows)
+    access, construction = "bench_access.AccessInTreeMapPasses.track_module", CONSTRUCTION_PASSES
+    asked = []
+
+    def killed_after_the_first(config, changes, max_pairs, measured):
+        asked.append([change.benchmark for change in changes])
+        interval = pairs.Interval(8.0, 7.0, 9.0, 12, 0.1, 0.99)
+        measured(confirm.Confirmation(changes[0], pairs.SLOWER, interval, 1.0))
+        raise KeyboardInterrupt  # while the pair's second step is measured
+
+    monkeypatch.setattr(confirm, "confirmations", killed_after_the_first)
+    config = tmp_path / "conf.json"
+    with pytest.raises(KeyboardInterrupt):
+        operation_history.confirm_steps(found, config, 12)
+    assert asked == [[access, construction]]
+
+    def the_rest(config, changes, max_pairs, measured):
+        asked.append([change.benchmark for change in changes])
+        interval = pairs.Interval(-0.2, -0.25, -0.15, 12, 0.05, 0.99)
+        measured(confirm.Confirmation(changes[0], pairs.SAME, interval, 1.0))
+
+    monkeypatch.setattr(confirm, "confirmations", the_rest)
+    operation_history.confirm_steps(found, config, 12)
+    assert asked[1:] == [[construction]]  # only the step that the stopped run had not kept
+    estimates = {step.operation: step.measured.estimate for step in operation_history.all_steps(found)}
+    assert estimates == {"attribute access": 8.0, CONSTRUCTION: -0.2}
+    assert all(len(step.measured_load) == 2 for step in operation_history.all_steps(found))
 
 
 def test_the_build_time_adds_each_commit_s_time_to_the_next_and_leaves_a_stopped_campaign_s_gap_out():

@@ -276,14 +276,38 @@ def check_can_confirm(config: Path | None) -> None:
         raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
 
 
+def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirmation:
+    """One suspect's verdict, its benchmark measured in pairs on the two installed ``sides``."""
+    started = time.monotonic()
+    name = change.benchmark
+    if name not in sides["before"].benchmarks:
+        return Confirmation(change, UNDECIDED, None, 0.0, note="not in the suite any more")
+    index = param_index(sides["before"].benchmarks[name], change.params)
+    if index == -1:
+        return Confirmation(change, UNDECIDED, None, 0.0, note="params not in the suite")
+    verdict, found, b, a = sequential(measure_pairs(sides, name, index), max_pairs, suspects)
+    seconds = time.monotonic() - started
+    log(
+        f"confirm: {change.entry}: {verdict}, {found.estimate:+.1%} "
+        f"[{found.low:+.1%}, {found.high:+.1%}], {found.pairs} pairs, {seconds:.0f} s"
+    )
+    return Confirmation(change, verdict, found, seconds, b, a)
+
+
 def confirmations(
-    config: Path | None, suspects_: list, max_pairs: int = MAX_PAIRS, root: Path | None = None
+    config: Path | None,
+    suspects_: list,
+    max_pairs: int = MAX_PAIRS,
+    root: Path | None = None,
+    measured: Callable[[Confirmation], None] | None = None,
 ) -> list[Confirmation]:
     """Each suspect's verdict, measuring both commits side by side.
 
     Suspects are grouped per (before, after, environment), so that the two
     environments are installed once per group.  The night's error rate is
-    shared by all of them (pairs.look_confidence).
+    shared by all of them (pairs.look_confidence).  ``measured`` is called
+    with each confirmation as soon as it is measured, so that a caller can
+    keep it before the next one starts.
     """
     if not suspects_:
         return []
@@ -313,20 +337,7 @@ def confirmations(
                 f"environments ready in {setup_seconds:.0f} s"
             )
             for change in changes:
-                started = time.monotonic()
-                name = change.benchmark
-                if name not in sides["before"].benchmarks:
-                    results[id(change)] = Confirmation(change, UNDECIDED, None, 0.0, note="not in the suite any more")
-                    continue
-                index = param_index(sides["before"].benchmarks[name], change.params)
-                if index == -1:
-                    results[id(change)] = Confirmation(change, UNDECIDED, None, 0.0, note="params not in the suite")
-                    continue
-                verdict, found, b, a = sequential(measure_pairs(sides, name, index), max_pairs, len(suspects_))
-                seconds = time.monotonic() - started
-                log(
-                    f"confirm: {change.entry}: {verdict}, {found.estimate:+.1%} "
-                    f"[{found.low:+.1%}, {found.high:+.1%}], {found.pairs} pairs, {seconds:.0f} s"
-                )
-                results[id(change)] = Confirmation(change, verdict, found, seconds, b, a)
+                results[id(change)] = confirmation(change, sides, max_pairs, len(suspects_))
+                if measured is not None:
+                    measured(results[id(change)])
     return [results[id(change)] for change in suspects_]

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from benchmarks import metrics
 
+from .. import util
 from ..asvtools import operations
 from ..errors import Error
 from ..judging import confirm, explain, pairs, steps
@@ -154,8 +155,8 @@ def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs
     in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run.
 
     The steps of one commit pair (one change often moves several operations) are measured together, in
-    one pair of environments, and kept, with the load average they were measured under, in
-    ``confirmed_cache`` as soon as they are measured: a rerun, or one stopped halfway, measures only the
+    one pair of environments, and each is kept, with the load average it was measured under, in
+    ``confirmed_cache`` as soon as it is measured: a rerun, or one stopped halfway, measures only the
     steps not yet kept.  With ``max_pairs`` None nothing is measured: the steps get what is kept.
     """
     from ..judging.changes import Change
@@ -167,31 +168,34 @@ def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs
         if step_key(step) not in kept:
             groups.setdefault((step.env, step.before.commit, step.after.commit), {})[step_key(step)] = step
     for todo in groups.values():
-        changes = []
-        for step in todo.values():
+        changes = {}
+        for key, step in todo.items():
             benchmark, params = BY_LABEL[step.operation].timed
             before, after = (passes_of(step.operation, row) for row in (step.before, step.after))
-            changes.append(
-                Change(
-                    benchmark,
-                    params,
-                    step.env,
-                    before or 1.0,
-                    after or 1.0,
-                    step.before.commit,
-                    step.after.commit,
-                    single_commit=True,
-                    unit="tree_map passes",
-                )
+            changes[key] = Change(
+                benchmark,
+                params,
+                step.env,
+                before or 1.0,
+                after or 1.0,
+                step.before.commit,
+                step.after.commit,
+                single_commit=True,
+                unit="tree_map passes",
             )
-        load_before = os.getloadavg()[0]
-        confirmations = confirm.confirmations(config, changes, max_pairs)
-        load = [load_before, os.getloadavg()[0]]
-        for key, confirmation in zip(todo, confirmations, strict=True):
+        key_of = {id(change): key for key, change in changes.items()}
+        load = [os.getloadavg()[0]]  # before the next step, once the previous one is kept
+
+        def keep(confirmation, key_of=key_of, load=load):
             interval = confirmation.interval
-            kept[key] = {"interval": None if interval is None else dataclasses.asdict(interval), "load": load}
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(kept, indent=1, sort_keys=True))
+            load.append(os.getloadavg()[0])
+            kept[key_of[id(confirmation.change)]] = {
+                "interval": None if interval is None else dataclasses.asdict(interval),
+                "load": load[-2:],
+            }
+            util.write_atomic(cache, json.dumps(kept, indent=1, sort_keys=True).encode())
+
+        confirm.confirmations(config, list(changes.values()), max_pairs, measured=keep)
     for step in all_steps(found):
         if step_key(step) in kept:
             interval = kept[step_key(step)]["interval"]
