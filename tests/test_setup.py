@@ -185,24 +185,26 @@ def test_an_unwritable_cache_skips_the_313_environments_in_one_line(project, tmp
 
 @pytest.mark.parametrize("how", UNWRITABLE)
 def test_the_whole_setup_succeeds_without_a_writable_cache(project, tmp_path, how):
-    # Every step but 3.13 is up to date (their stamps match) except node_modules, whose fake npm records
-    # its arguments: setup exits 0, with the one skip line, and npm is given a cache it can write.
+    # .venv's python and uv, and npm, are fakes that record their arguments: setup exits 0, with the one
+    # skip line, and uv and npm are each given a cache they can write.
     root = project.root
-    for name, stamp in (("requirements.lock", ".venv/.requirements-lock.sha256"), ("package-lock.json", None)):
-        (root / name).write_text(f"{name}\n")
-        if stamp:
-            (root / stamp).parent.mkdir(parents=True)
-            (root / stamp).write_text(subprocess.check_output(["sha256sum", root / name], text=True).split()[0] + "\n")
-    npm_calls = tmp_path / "npm-calls"
-    executable(tmp_path / "bin" / "npm", f'#!/bin/sh\necho "$*" >> {npm_calls}\n')
-    env = with_changes(project.env, unwritable_cache(how, tmp_path))
+    (root / "requirements.lock").write_text("uv==0.1 \\\n    --hash=sha256:00\nsix==1 \\\n    --hash=sha256:11\n")
+    (root / "package-lock.json").write_text("{}\n")
+    calls = tmp_path / "tool-calls"
+    for tool in (root / ".venv" / "bin" / "python", root / ".venv" / "bin" / "uv", tmp_path / "bin" / "npm"):
+        executable(tool, f'#!/bin/sh\necho "{tool.name} $*" >> {calls}\n')
+    env = with_changes(project.env, {"PYTHON": sys.executable, **unwritable_cache(how, tmp_path)})
     result = subprocess.run([str(root / "scripts" / "setup")], capture_output=True, text=True, env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     assert len(skip_lines(result.stderr)) == 1, result.stderr
-    (npm,) = npm_calls.read_text().splitlines()
-    assert npm.startswith("ci ")
+    pip, uv, npm = calls.read_text().splitlines()
+    assert pip.startswith("python -m pip install") and pip.endswith(f"-r {root}/.venv/uv.requirements.lock")
+    assert (root / ".venv" / "uv.requirements.lock").read_text() == "uv==0.1 \\\n    --hash=sha256:00\n"
+    assert uv.startswith("uv pip install") and uv.endswith(f"-r {root}/requirements.lock")
+    assert npm.startswith("npm ci ")
     if how != "under a file" and how != "a file where the folder goes":
         assert f"--cache {root}/.cache/npm" in npm
+    assert f"--cache-dir {root}/.cache/uv" in uv
 
 
 LOCK = ROOT / "requirements.lock"
