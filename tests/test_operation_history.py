@@ -214,6 +214,33 @@ def test_a_confirm_run_stopped_halfway_keeps_each_step_measured_before_it(monkey
     assert all(len(step.measured_load) == 2 for step in operation_history.all_steps(found))
 
 
+def test_step_times_kept_in_a_file_of_their_own_are_read_without_the_run_s_configuration(monkeypatch, tmp_path):
+    from benchtools.errors import BadInput
+    from benchtools.judging import confirm, pairs
+
+    rows = rows_with_costs([11340, 8640], ["start", "perf: cache dataclass field names"])
+    rows[0].operations = {CONSTRUCTION: (11340, 174, 30.0, 0.5)}
+    rows[1].operations = {CONSTRUCTION: (8640, 174, 24.0, 0.5)}
+    kept = tmp_path / "docs" / "commit-history-times.json"
+
+    def measured(config, changes, max_pairs, measured):
+        interval = pairs.Interval(-0.2, -0.25, -0.15, 12, 0.05, 0.99)
+        measured(confirm.Confirmation(changes[0], pairs.SAME, interval, 1.0))
+
+    monkeypatch.setattr(confirm, "confirmations", measured)
+    found = operation_history.operation_steps(rows)
+    operation_history.confirm_steps(found, tmp_path / "out" / "conf.json", 12, kept)
+    assert not (tmp_path / "out").exists()  # nothing kept beside the run: all in the file
+    # Another machine, without the run's configuration or its .asv folder: the page shows what was kept.
+    monkeypatch.setattr(confirm, "confirmations", lambda *args, **kwargs: pytest.fail("measured again"))
+    [step] = report.investigate(rows, report.history(rows), None, step_times=kept)[CONSTRUCTION]
+    assert step.measured.estimate == -0.2 and len(step.measured_load) == 2
+    for bad, named in (("{", "not a readable JSON file"), ('{"k": {"interval": null}}', "'k' is not a kept step")):
+        kept.write_text(bad)
+        with pytest.raises(BadInput, match=named):
+            operation_history.confirm_steps(found, tmp_path / "conf.json", None, kept)
+
+
 def test_the_build_time_adds_each_commit_s_time_to_the_next_and_leaves_a_stopped_campaign_s_gap_out():
     spans = [
         ("a", "env", 0.0, 15.0),

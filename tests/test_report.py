@@ -268,12 +268,15 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     found = report.history(rows)
     asked = []
 
-    def measured(config, changes, max_pairs):
+    def measured(config, changes, max_pairs, measured):
         asked.extend((c.benchmark, c.params, c.good, c.bad, c.env, c.before, c.after, max_pairs) for c in changes)
-        return [
+        found = [
             confirm.Confirmation(c, pairs.SLOWER, pairs.Interval(-0.19, -0.23, -0.15, 22, 0.05, 0.995), 1.0)
             for c in changes
         ]
+        for confirmation in found:
+            measured(confirmation)
+        return found
 
     monkeypatch.setattr(confirm, "confirmations", measured)
     monkeypatch.setattr(explain, "explain", lambda *args, **kwargs: None)  # no profile cached

@@ -76,6 +76,15 @@ def parse_args(argv):
         "confirm step's pairs of fresh interpreters, up to --confirm-max-pairs), instead of single samples",
     )
     common_args.add_confirm_max_pairs(parser)
+    parser.add_argument(
+        "--step-times",
+        type=Path,
+        metavar="FILE",
+        help="the JSON file where each step's side-by-side time is kept, with the load it was "
+        "measured under, and read from (default: confirmed-steps.json in the profiles' folder); the "
+        "commit-level history keeps its in docs/commit-history-times.json, so that its measurements outlive "
+        "the machine that made them",
+    )
     args = parser.parse_args(argv)
     if (args.explain or args.confirm_steps) and args.config is None:
         parser.error("--explain and --confirm-steps need --config")
@@ -87,7 +96,7 @@ def main(argv):
     rows = load_rows(args.results, args.repo, args.machine, args.latest)
     found = history(rows)
     by_operation = investigate(
-        rows, found, args.config, args.explain, args.confirm_max_pairs if args.confirm_steps else None
+        rows, found, args.config, args.explain, args.confirm_max_pairs if args.confirm_steps else None, args.step_times
     )
     if args.html:
         print(f"wrote {html_page(rows, args.html, found, by_operation)}")

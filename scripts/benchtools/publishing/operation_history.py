@@ -30,7 +30,7 @@ from benchmarks import metrics
 
 from .. import util
 from ..asvtools import operations
-from ..errors import Error
+from ..errors import BadInput, Error
 from ..judging import confirm, explain, pairs, steps
 
 # Upstream names a pull request at the end of a squashed merge's subject, or in a merge commit's; a rebased
@@ -150,19 +150,43 @@ def largest_first(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
     return sorted(all_steps(found), key=lambda step: -abs(step.relative))
 
 
-def confirm_steps(found: dict[str, list[OperationStep]], config: Path, max_pairs: int | None) -> None:
+def read_kept(path: Path) -> dict:
+    """The kept step times of ``path`` ({} when it does not exist yet), checked: BadInput names what is wrong."""
+    if not path.exists():
+        return {}
+    try:
+        kept = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise BadInput(f"{path}: not a readable JSON file of kept step times ({error})") from None
+    fields = {field.name for field in dataclasses.fields(pairs.Interval)}
+    for key, value in kept.items() if isinstance(kept, dict) else [(None, kept)]:
+        interval = value.get("interval", ...) if isinstance(value, dict) else ...
+        load = value.get("load") if isinstance(value, dict) else None
+        if not (
+            (interval is None or (isinstance(interval, dict) and set(interval) == fields))
+            and isinstance(load, list)
+            and len(load) == 2
+        ):
+            raise BadInput(f"{path}: {key!r} is not a kept step time ({{'interval': ..., 'load': [before, after]}})")
+    return kept
+
+
+def confirm_steps(
+    found: dict[str, list[OperationStep]], config: Path, max_pairs: int | None, kept_in: Path | None = None
+) -> None:
     """Each step's time, re-measured side by side between its two commits: the operation's tree_map passes
     in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run.
 
     The steps of one commit pair (one change often moves several operations) are measured together, in
     one pair of environments, and each is kept, with the load average it was measured under, in
-    ``confirmed_cache`` as soon as it is measured: a rerun, or one stopped halfway, measures only the
-    steps not yet kept.  With ``max_pairs`` None nothing is measured: the steps get what is kept.
+    ``kept_in`` (default: ``confirmed_cache``) as soon as it is measured: a rerun, or one stopped
+    halfway, measures only the steps not yet kept.  With ``max_pairs`` None nothing is measured: the
+    steps get what is kept.
     """
     from ..judging.changes import Change
 
-    cache = confirmed_cache(config)
-    kept = json.loads(cache.read_text()) if cache.is_file() else {}
+    cache = kept_in or confirmed_cache(config)
+    kept = read_kept(cache)
     groups = {}
     for step in largest_first(found) if max_pairs else []:
         if step_key(step) not in kept:

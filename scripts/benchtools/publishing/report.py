@@ -478,15 +478,17 @@ def investigate(
     config: Path | None,
     profile: bool = False,
     confirm_pairs: int | None = None,
+    step_times: Path | None = None,
 ) -> dict:
     """Every operation's steps (operation_history), each with its cause from the profiles (made now with
-    ``profile``, else those cached beside ``config``) and its time measured side by side (kept beside
-    ``config``; with ``confirm_pairs``, measured now where not kept); tree_at's history steps take theirs
+    ``profile``, else those cached beside ``config``) and its time measured side by side (kept in
+    ``step_times``, by default beside ``config``; with ``confirm_pairs``, measured now where not kept);
+    tree_at's history steps take theirs
     from its operation's, so that nothing is measured twice."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
-    if config is not None:  # the times measured before, and with confirm_pairs the others
-        operation_history.confirm_steps(by_operation, config, confirm_pairs)
+    if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
+        operation_history.confirm_steps(by_operation, config, confirm_pairs, step_times)
     investigated = {
         (step.env, step.before.commit, step.after.commit): step
         for step in by_operation.get(operation_history.TREE_AT, [])
