@@ -54,7 +54,8 @@ def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_
     assert "x \\| y" in line and "| — |" in line  # no pull request named
     from benchtools.publishing.markdown import table_html
 
-    html = table_html([lines for lines in text.splitlines() if lines.startswith("|")])
+    steps_table = text.split("| environment | commit |", 1)[1].split("\n\n", 1)[0]
+    html = table_html([line for line in ("| environment | commit |" + steps_table).splitlines()])
     assert "<td>x | y</td>" in html and html.count("<tr>") == 2
 
 
@@ -177,6 +178,14 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     step.measured = pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99)
     assert "no change resolved, less than the cost's -23.8%" in operation_history.time_cell(step)
     assert "the time is right about the time" in operation_history.markdown(found, "u")  # and why, once
+    # Each operation's measured steps counted by how they stand to the cost, as data and in the table.
+    assert operation_history.agreement(step) == operation_history.NO_CHANGE
+    access = found["attribute access"][0]
+    access.measured = pairs.Interval(7.4, 7.0, 7.9, 12, 0.05, 0.99)  # +740% against the cost's +1,570%
+    assert operation_history.agreement(access) == operation_history.LESS
+    tracking = operation_history.tracking_markdown(found)
+    assert f"| {CONSTRUCTION} | 1 | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0.04 (0.04 to 0.04) |" in tracking, tracking
+    assert "| attribute access | 1 | 1 | 0 | 1 | 0 | 0 | 0 | 0 | 0.47 (0.47 to 0.47) |" in tracking, tracking
 
 
 def test_a_confirm_run_stopped_halfway_keeps_each_step_measured_before_it(monkeypatch, tmp_path):

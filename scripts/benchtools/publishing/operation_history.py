@@ -270,9 +270,37 @@ def profile_together(ordered: list[OperationStep], config: Path) -> None:
             continue
 
 
+# How a step's time, measured side by side, stands to its exact cost: data, which time_cell words.
+AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
+    "as the cost says",
+    "the cost's way, by less",
+    "the cost's way, by more",
+    "undecided",
+    "no change resolved",
+    "contradicts",
+)
+AGREEMENTS = (AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS)
+
+
+def agreement(step: OperationStep) -> str | None:
+    """How the step's measured time stands to its cost (one of AGREEMENTS); None when not measured."""
+    found = step.measured
+    if found is None:
+        return None
+    slower = step.relative > 0
+    if (found.high < 0) if slower else (found.low > 0):
+        return CONTRADICTS
+    holds_cost = found.low <= step.relative <= found.high
+    if found.low <= 0 <= found.high:
+        return UNDECIDED if holds_cost else NO_CHANGE
+    if holds_cost:
+        return AS_COST
+    return MORE if abs(found.estimate) > abs(step.relative) else LESS
+
+
 def time_cell(step: OperationStep) -> str:
     """The step's time change measured side by side, with its interval, and whether it agrees with the cost."""
-    found = step.measured
+    found, agrees = step.measured, agreement(step)
     if found is None:
         return "not measured side by side (scripts/overhead-report --confirm-steps)"
     load = f", load {step.measured_load[0]:.1f}–{step.measured_load[1]:.1f}" if step.measured_load else ""
@@ -281,18 +309,37 @@ def time_cell(step: OperationStep) -> str:
         f"{found.pairs} pairs{load})"
     )
     cost = f"{step.relative:+.1%}"
-    slower = step.relative > 0
-    if (found.high < 0) if slower else (found.low > 0):
-        return text + f": **contradicts** the cost's {cost} (the time is right; see above)"
-    holds_cost = found.low <= step.relative <= found.high
-    if found.low <= 0 <= found.high:
-        if holds_cost:
-            return text + f": undecided, the interval holds both no change and the cost's {cost}"
-        return text + f": no change resolved, less than the cost's {cost} (the time is right; see above)"
-    if holds_cost:
-        return text + ": as the cost says"
-    more = "more" if abs(found.estimate) > abs(step.relative) else "less"
-    return text + f": the cost's way, by {more} than its {cost} (the time is right; see above)"
+    return (
+        text
+        + {
+            CONTRADICTS: f": **contradicts** the cost's {cost} (the time is right; see above)",
+            UNDECIDED: f": undecided, the interval holds both no change and the cost's {cost}",
+            NO_CHANGE: f": no change resolved, less than the cost's {cost} (the time is right; see above)",
+            AS_COST: ": as the cost says",
+            MORE: f": the cost's way, by more than its {cost} (the time is right; see above)",
+            LESS: f": the cost's way, by less than its {cost} (the time is right; see above)",
+        }[agrees]
+    )
+
+
+def tracking_markdown(found: dict[str, list[OperationStep]]) -> str:
+    """How each operation's cost steps track its time: the measured steps counted by agreement, and the
+    median of time change ÷ cost change (1 where the cost's step is the time's)."""
+    lines = [
+        "| operation | steps | measured side by side | "
+        + " | ".join(AGREEMENTS)
+        + " | time change ÷ cost change, median (range) |",
+        "|---|" + "---|" * (len(AGREEMENTS) + 3),
+    ]
+    for operation, found_steps in found.items():
+        measured = [step for step in found_steps if step.measured is not None]
+        counts = [sum(agreement(step) == kind for step in measured) for kind in AGREEMENTS]
+        ratios = sorted(step.measured.estimate / step.relative for step in measured)
+        ratio = f"{statistics.median(ratios):.2f} ({ratios[0]:.2f} to {ratios[-1]:.2f})" if ratios else "—"
+        lines.append(
+            f"| {operation} | {len(found_steps)} | {len(measured)} | " + " | ".join(map(str, counts)) + f" | {ratio} |"
+        )
+    return "\n".join(lines)
 
 
 def cause_cell(step: OperationStep) -> str:
@@ -319,7 +366,10 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
         "cost weighs each bytecode and each Python call alike (bytecodes + 16 × calls), fitted on `tree_at`; "
         "the work done in C around them (allocation, dict and set operations, builtins) is not in it, and "
         "moves in proportion only where the code keeps its shape. The cost is right about the Python work, "
-        "exactly, so it places the step on its commit; the time says what the step costs.",
+        "exactly, so it places the step on its commit; the time says what the step costs. How far each "
+        "operation's cost steps track its time, over the steps measured so far:",
+        "",
+        tracking_markdown(found),
         "",
     ]
     for operation, found_steps in found.items():
