@@ -54,6 +54,7 @@ class Row:
     tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
     excess_equations: list = field(default_factory=list)
     commit: str = ""
+    release: bool = False  # the commit is tagged, as every commit of a release history is
     subject: str = ""  # the commit's subject line, from the repository
     commit_date: str = ""  # YYYY-MM-DD
     env_params: dict = field(default_factory=dict)
@@ -152,6 +153,7 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
     rows = [row_of(r, tags.get(r.commit_hash, r.commit_hash[:8])) for r in found]
     for row in rows:
         row.subject, row.commit_date = subjects.get(row.commit, ("", ""))
+        row.release = row.commit in tags
     return rows
 
 
@@ -751,17 +753,19 @@ def update_markdown(
     by_operation: dict | None = None,
     results: Path | None = None,
 ) -> list[str]:
-    """Rewrite each generated block that PATH holds (SUMMARY_BLOCK, FULL_BLOCK; where the rows have a history,
-    HISTORY_BLOCK, HISTORY_SUMMARY_BLOCK and, with ``results``, the folder they came from, BUILD_TIME_BLOCK);
-    the blocks rewritten."""
+    """Rewrite each generated block that PATH holds (FULL_BLOCK; SUMMARY_BLOCK unless the rows are a history of
+    commits that ends after the newest release; where the rows have a history, HISTORY_BLOCK,
+    HISTORY_SUMMARY_BLOCK and, with ``results``, the folder they came from, BUILD_TIME_BLOCK); the blocks
+    rewritten."""
     found = history(rows) if found is None else found
-    blocks = {
-        SUMMARY_BLOCK: lambda: summary_markdown(rows),
-        FULL_BLOCK: lambda: full_markdown(rows, found, by_operation),
-    }
-    # Results without a history (one commit, as the README's newest-release summary comes from) leave the
-    # history's blocks as they are: the README takes its summary and its history from two results folders.
-    if any(sum(other.env == row.env for other in rows) > 1 for row in rows):
+    blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
+    has_history = any(sum(other.env == row.env for other in rows) > 1 for row in rows)
+    # The README takes its summary and its history from two results folders: the summary is the newest
+    # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and
+    # results without a history (one commit, as the summary comes from) leave the history's blocks.
+    if not has_history or all(row.release for row in latest_rows(rows)):
+        blocks[SUMMARY_BLOCK] = lambda: summary_markdown(rows)
+    if has_history:
         blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
         blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_history.summary_markdown(
             operation_history.operation_steps(rows) if by_operation is None else by_operation, project_url()
