@@ -197,7 +197,8 @@ def discovery_regex(names: list[str]) -> list[str]:
 
 def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path):
     """{side: Side} for one (before, after) pair of commits in one environment, each installed once in
-    ``root``/side; the benchmarks ``names`` are discovered in the first side."""
+    ``root``/side; the benchmarks ``names`` are discovered in the first side.  The environment is the first
+    whose Python and requirements include ``env_label``'s ("" takes the configuration's first)."""
     from asv import benchmarks as asv_benchmarks
     from asv import environment
     from asv.config import Config

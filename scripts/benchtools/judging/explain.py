@@ -4,8 +4,8 @@ Each commit is profiled on asv's own machinery, as ``asv profile`` profiles
 it: the commit installed in an asv environment of the profiles' own, and the
 benchmark run once, then called once more under cProfile, in a fresh process
 (``PROFILED``: one eager update, whose setup and timed call have warmed the
-caches).  Every benchmark profiled at one commit shares one install.  The two profiles are
-compared by function, keyed by module and qualified name (line numbers move
+caches).  Every benchmark profiled at one commit shares one install.  The
+two profiles are compared by function, keyed by module and qualified name (line numbers move
 between releases; the qualified name is read from the source file installed
 for that commit, right after profiling it): the functions whose number of
 calls per update changed, largest change of cumulative time first.
@@ -196,6 +196,7 @@ def profiles(
 
         with exclusive(root):
             try:
+                # "": the configuration's one environment (env_config restricted it to the one wanted).
                 [side] = confirm.prepare(
                     config, "", {"profiled": commit}, sorted({n for n, _ in split.values()}), root
                 ).values()
@@ -215,8 +216,7 @@ def profiles(
                         output.write_bytes(side.profile(benchmark, index))
                         summary = summarize(output)
                     cached = cached_profile(cache_dir, env_name, commit, name)
-                    cached.parent.mkdir(parents=True, exist_ok=True)
-                    cached.write_text(json.dumps(summary, indent=0, sort_keys=True))
+                    util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
             finally:
                 side.close()
     return {name: json.loads(cached_profile(cache_dir, env_name, commit, name).read_text()) for name in wanted}
