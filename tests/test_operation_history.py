@@ -6,6 +6,7 @@ import pytest
 from benchtools import git as git_tool
 from benchtools.asvtools import operations
 from benchtools.publishing import operation_history, report
+from tests.helpers import ROOT
 from tests.test_bench import PRIMARY_JAX, bench
 
 CONSTRUCTION = operations.OPERATIONS[0].label
@@ -291,3 +292,20 @@ def test_results_with_a_history_write_the_history_s_blocks(tmp_path):
     text = page.read_text()
     assert "the newest release's" not in text
     assert "perf: cache dataclass field names" in text and f"| {CONSTRUCTION} | 1 | `c1` 2026-01-02" in text
+
+
+def test_the_kept_step_times_name_real_upstream_commit_pairs_and_the_benchmarks_that_time_them(upstream):
+    """docs/commit-history-times.json, committed so that its hours of quiet measurement outlive a machine,
+    is read as the report reads it, and each of its steps is a pair of commits of upstream's real history
+    (the bundle's hashes), the earlier an ancestor of the later, timed by an operation's own benchmark."""
+    from benchmarks import metrics
+
+    kept = operation_history.read_kept(ROOT / "docs" / "commit-history-times.json")
+    assert kept
+    timed = {metrics.entry(*tracked.timed) for tracked in operation_history.TRACKED}
+    for key in kept:
+        env, benchmark, before, after = key.split(" | ")
+        assert env.startswith("Python ") and benchmark in timed, key
+        # Checked: an unknown commit fails here, with git's message naming it.
+        git_tool.run("merge-base", "--is-ancestor", before, after, repo=upstream)
+        assert before != after, key
