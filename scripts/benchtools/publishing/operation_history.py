@@ -237,9 +237,9 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
     profiled now, with ``profile``)."""
     if config is None:
         return
-    if profile:
-        profile_together(largest_first(found), config)
+    failed = profile_together(largest_first(found), config) if profile else {}
     for step in largest_first(found):
+        why = failed.get(pair_key(step))
         try:
             step.explanation = explain.explain(
                 config,
@@ -247,27 +247,36 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
                 step.before.commit,
                 step.after.commit,
                 profile_cache(config),
-                cached_only=not profile,
+                # A pair that failed to profile is not installed again for each of its steps.
+                cached_only=not profile or why is not None,
                 profiled=BY_LABEL[step.operation].profiled,
             )
-            if step.explanation is None:
-                step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
         except Error as error:
-            step.not_profiled = f"not profiled ({error})"
+            why = str(error)
+        if step.explanation is None and why:
+            step.not_profiled = f"not profiled ({why})"
+        elif step.explanation is None:
+            step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
 
 
-def profile_together(ordered: list[OperationStep], config: Path) -> None:
+def pair_key(step: OperationStep) -> tuple:
+    """A step's environment and commit pair: what one install of each commit profiles together."""
+    return tuple(sorted(step.after.env_params.items())), step.before.commit, step.after.commit
+
+
+def profile_together(ordered: list[OperationStep], config: Path) -> dict[tuple, str]:
     """Profile every operation that steps at a commit pair in one install of each commit, the pairs in the
-    order given; a pair that cannot be profiled is left to explain_steps, which says why."""
+    order given; {pair_key: why} of the pairs that could not be profiled."""
     wanted = {}
     for step in ordered:
-        key = (tuple(sorted(step.after.env_params.items())), step.before.commit, step.after.commit)
-        wanted.setdefault(key, set()).add(BY_LABEL[step.operation].profiled)
+        wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
+    failed = {}
     for (env_params, before, after), names in wanted.items():
         try:
             explain.profile_commits(config, dict(env_params), {before: names, after: names}, profile_cache(config))
-        except Error:
-            continue
+        except Error as error:
+            failed[(env_params, before, after)] = str(error)
+    return failed
 
 
 # How a step's time, measured side by side, stands to its exact cost: data, which time_cell words.
