@@ -101,8 +101,16 @@ def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_noth
     [effect] = found[1220]
     assert effect.commit.label == "c1"
     assert effect.costs == {operation_history.TREE_AT: (12359, 12359), CONSTRUCTION: (11340, 8640)}
-    text = operation_history.pull_requests_markdown(found, "https://github.com/patrick-kidger/equinox")
-    assert "| 12,359 → 12,359 | nothing |" in text and "| 11,340 → 8,640 | -23.8% |" in text
+    steps = operation_history.operation_steps(rows)
+    text = operation_history.pull_requests_markdown(found, "https://github.com/patrick-kidger/equinox", steps)
+    assert "| 12,359 → 12,359 | nothing | not measured: the cost did not move |" in text
+    assert "| 11,340 → 8,640 | -23.8% | not measured side by side (scripts/overhead-report --confirm-steps) |" in text
+    # The step its commit made, measured side by side: the pull request's time, beside its cost.
+    from benchtools.judging import pairs
+
+    steps[CONSTRUCTION][0].measured = pairs.Interval(0.05, 0.02, 0.08, 12, 0.01, 0.99)
+    measured = operation_history.pull_requests_markdown(found, "u", steps)
+    assert "| 11,340 → 8,640 | -23.8% | +5.0% (+2.0% to +8.0%, 99.0% interval, 12 pairs): **contradicts**" in measured
     assert "[#994](https://github.com/patrick-kidger/equinox/pull/994): no commit here carries it" in text
     assert "[#1117](https://github.com/patrick-kidger/equinox/pull/1117): still open upstream" in text
 
@@ -114,6 +122,11 @@ def test_a_rebased_pull_request_is_known_by_its_commit_s_subject():
     rows = rows_with_costs([16499, 12359], ["start", "perf: code generation"])
     [effect] = operation_history.pull_request_effects(rows)[1119]
     assert effect.costs[CONSTRUCTION] == (16499, 12359)
+    # A move under the floor of a step is no step, so nothing was measured at it, and the table says why.
+    rows = rows_with_costs([16499, 16550], ["start", "perf: code generation"])
+    found = operation_history.pull_request_effects(rows)
+    text = operation_history.pull_requests_markdown(found, "u", operation_history.operation_steps(rows))
+    assert "| 16,499 → 16,550 | +0.3% | not measured: under the 1% floor of a step |" in text
 
 
 def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_its_own_time(monkeypatch, tmp_path):

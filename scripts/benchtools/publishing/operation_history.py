@@ -461,8 +461,12 @@ def pull_request_effects(rows: list, pulls: tuple[int, ...] = MODULE_SPEED_PRS) 
     return found
 
 
-def pull_requests_markdown(found: dict[int, list[PullRequestEffect]], project_url: str) -> str:
-    """Each Module-speed pull request: what it measurably did to each operation, "nothing" included."""
+def pull_requests_markdown(
+    found: dict[int, list[PullRequestEffect]], project_url: str, steps: dict[str, list[OperationStep]]
+) -> str:
+    """Each Module-speed pull request: what it measurably did to each operation, "nothing" included, with the
+    time measured side by side where its commit made one of the operations' ``steps``."""
+    by_commit = {(s.operation, s.env, s.after.commit): s for found_steps in steps.values() for s in found_steps}
     lines = ["## The Module-speed pull requests", ""]
     for pull, effects in found.items():
         link = f"[#{pull}]({project_url}/pull/{pull})"
@@ -474,14 +478,21 @@ def pull_requests_markdown(found: dict[int, list[PullRequestEffect]], project_ur
             lines += [
                 f"### {link}: `{effect.commit.label}` {effect.commit.subject.replace('|', '/')} ({effect.env})",
                 "",
-                "| operation | cost before → after (exact) | change |",
-                "|---|---|---|",
+                "| operation | cost before → after (exact) | change | time, measured side by side |",
+                "|---|---|---|---|",
             ]
             for operation, (before, after) in effect.costs.items():
                 change = "nothing" if before == after else f"{after / before - 1:+.1%}"
-                lines.append(f"| {operation} | {before:,.0f} → {after:,.0f} | {change} |")
+                step = by_commit.get((operation, effect.env, effect.commit.commit))
+                if step is not None:
+                    measured = time_cell(step)
+                elif before == after:
+                    measured = "not measured: the cost did not move"
+                else:
+                    measured = f"not measured: under the {metrics.COST_FLOOR:.0%} floor of a step"
+                lines.append(f"| {operation} | {before:,.0f} → {after:,.0f} | {change} | {measured} |")
             if not effect.costs:
-                lines.append("| — | no commit before it has a value | — |")
+                lines.append("| — | no commit before it has a value | — | — |")
             lines.append("")
     return "\n".join(lines)
 

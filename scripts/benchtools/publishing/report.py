@@ -736,7 +736,7 @@ def operations_history_markdown(rows: list[Row], by_operation: dict | None = Non
     return "\n".join(
         [
             operation_history.markdown(by_operation, project_url()),
-            operation_history.pull_requests_markdown(pulls, project_url()),
+            operation_history.pull_requests_markdown(pulls, project_url(), by_operation),
         ]
     )
 
