@@ -271,11 +271,12 @@ def profile_together(ordered: list[OperationStep], config: Path) -> dict[tuple, 
     for step in ordered:
         wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
     failed = {}
-    for (env_params, before, after), names in wanted.items():
+    for key, names in wanted.items():
+        env_params, before, after = key
         try:
             explain.profile_commits(config, dict(env_params), {before: names, after: names}, profile_cache(config))
         except Error as error:
-            failed[(env_params, before, after)] = str(error)
+            failed[key] = str(error)
     return failed
 
 
