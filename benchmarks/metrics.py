@@ -9,16 +9,28 @@ writes into the configurations it derives (``asv_thresholds``).
 Kinds:
   deterministic  exact checks (jaxpr equations, copied bytes): identical code
                  gives identical values, so any increase counts;
+  instructions   machine instructions per operation, counted under valgrind
+                 (bench_instructions.Instructions): the exact metric that also
+                 sees work done in C (``dir()``, dicts, jaxlib's pytree code),
+                 which the Python cost cannot.  Fresh processes of identical
+                 code agree within INSTRUCTIONS_SPREAD; a rise counts beyond
+                 INSTRUCTIONS_FLOOR.  With confirmation, a rise of an
+                 operation that has a time in tree_map passes is re-measured
+                 in time side by side first, and a step whose time is decided
+                 faster never counts (judging/gate.py);
   cost           the exact Python cost of one update (bench_counts.PythonCost:
                  bytecode instructions + CALL_WEIGHT x Python calls), as
                  noise-free as a count and proportional to tree_at's time;
                  also of each Module operation (the ...Cost classes of
-                 bench_construct, bench_update, bench_access, bench_flatten).  It
-                 counts when it rises by more than COST_FLOOR (1%): a
-                 deterministic change under 1% of one update's cost is real,
-                 but below anything a timing can see, so it is no regression
-                 to act on.  A change whose cost went down is never a
-                 regression;
+                 bench_construct, bench_update, bench_access, bench_flatten).
+                 tree_at's counts when it rises by more than COST_FLOOR (1%):
+                 a deterministic change under 1% of one update's cost is
+                 real, but below anything a timing can see, so it is no
+                 regression to act on.  A change whose cost went down is
+                 never a regression.  The Module operations' costs do not
+                 alert: they miss the operations' C work, and across the
+                 commit-level history their rises included real speedups
+                 (docs/instructions.md); their instruction counts alert;
   diagnostic     the counts the cost is made of (Python calls, bytecode
                  instructions): shown beside a cost change to explain it,
                  never counted on their own (calls can rise while the cost
@@ -30,7 +42,7 @@ Kinds:
 
 Each rule also declares whether its benchmarks alert: whether a change of
 them can count as a regression, and so open the nightly's issue.  The exact
-kinds alert.  A diagnostic never does.  The ratios alert: the confirm step
+kinds alert, but for the Module operations' costs.  A diagnostic never does.  The ratios alert: the confirm step
 re-measures a ratio suspect side by side, and its measured minimum detectable
 effect (docs/timing-noise.md, scripts/timing-noise) lies below its threshold.
 Absolute times do not: fresh processes move them by more than the confirm
@@ -50,8 +62,16 @@ times were not in the trials and keep 50%.
 import re
 from dataclasses import dataclass
 
-DETERMINISTIC, COST, DIAGNOSTIC, RATIO, TIME = "deterministic", "cost", "diagnostic", "ratio", "time"
-KINDS = (DETERMINISTIC, COST, RATIO, TIME, DIAGNOSTIC)  # the order of the gate's report
+DETERMINISTIC, INSTRUCTIONS, COST, DIAGNOSTIC, RATIO, TIME = (
+    "deterministic",
+    "instructions",
+    "cost",
+    "diagnostic",
+    "ratio",
+    "time",
+)
+KINDS = (DETERMINISTIC, INSTRUCTIONS, COST, RATIO, TIME, DIAGNOSTIC)  # the order of the gate's report
+EXACT_KINDS = (DETERMINISTIC, INSTRUCTIONS, COST)  # the same on every run: never re-measured, placed on their commit
 TIMING_KINDS = (RATIO, TIME)  # re-measured side by side (the confirm step) before they count
 
 CALL_WEIGHT = 16
@@ -64,6 +84,8 @@ rounded, within 5.5% for every release.  docs/cost-metric.md; refit with
 ``scripts/fit-cost``.
 """
 COST_FLOOR = 0.01  # the rise of PythonCost that counts (see "cost" above)
+INSTRUCTIONS_SPREAD = 0.003  # the most that fresh processes of identical code may differ (tests/test_instructions.py)
+INSTRUCTIONS_FLOOR = 0.01  # the rise of an instruction count that counts: above the spread, and a step a time can see
 COST_TREE_AT = "bench_counts.PythonCost.track_tree_at"  # the cost of one tree_at update, params (depth,)
 PASSES_TREE_AT = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # its time, in tree_map passes
 DIAGNOSTIC_THRESHOLD = 1e9  # never reached: asv's step detection records no jump for a diagnostic
@@ -89,8 +111,10 @@ class Rule:
 
 # The first rule that matches a benchmark decides; the last matches every benchmark.
 RULES = (
-    # bench_counts.PythonCost (tree_at) and the Module operations' costs (bench_construct, bench_update, ...).
-    Rule(r"bench_\w+\.\w*Cost\.", COST, COST_FLOOR, alerts=True),
+    Rule(r"bench_instructions\.", INSTRUCTIONS, INSTRUCTIONS_FLOOR, alerts=True),
+    Rule(r"bench_counts\.PythonCost\.", COST, COST_FLOOR, alerts=True),
+    # The Module operations' costs (bench_construct, bench_update, ...): their instruction counts alert.
+    Rule(r"bench_\w+\.\w*Cost\.", COST, COST_FLOOR, alerts=False),
     Rule(r"bench_counts\.(?:PythonCalls|BytecodeInstructions)\.", DIAGNOSTIC, DIAGNOSTIC_THRESHOLD, alerts=False),
     Rule(r"bench_counts\.", DETERMINISTIC, 0.0, alerts=True),
     Rule(r"bench_memory\.LargeStateUpdate\.track_copied_bytes_", DETERMINISTIC, 0.0, alerts=True),

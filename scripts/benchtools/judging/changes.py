@@ -67,6 +67,8 @@ class Thresholds:
             return 0.0
         if change.kind == metrics.COST:
             return metrics.COST_FLOOR
+        if change.kind == metrics.INSTRUCTIONS:
+            return metrics.INSTRUCTIONS_FLOOR
         if change.kind == metrics.DIAGNOSTIC:
             return float("inf")
         if self.overrides.get(change.kind) is not None:

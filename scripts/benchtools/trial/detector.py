@@ -240,7 +240,7 @@ TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
 
 
 def trial_kind(kind: str) -> str:
-    return metrics.DETERMINISTIC if kind == metrics.COST else kind
+    return metrics.DETERMINISTIC if kind in metrics.EXACT_KINDS else kind
 
 
 def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> str:

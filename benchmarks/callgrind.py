@@ -1,0 +1,236 @@
+"""Instruction counts under valgrind's callgrind: the exact metric that sees C work too.
+
+The exact Python cost (``instruments.python_cost``) counts bytecodes and Python calls; a call of
+``dir()``, dict and set work, and all of jaxlib's C++ pytree code are invisible to it.  Callgrind
+counts every machine instruction the process executes.  One valgrind process counts every
+operation of ``instruction_ops.OPERATIONS`` (JAX's import, about half a minute under valgrind, is
+paid once): it runs ``python -m benchmarks.callgrind OUT NAME...`` with instrumentation off, builds
+and warms every twin, turns instrumentation on, and for each twin counts WINDOWS empty windows and
+WINDOWS windows of ``calls`` calls (each zeroed at its start and dumped at its end, through
+``callgrind_shim.c``).  The count of one call is (the median full window - the median empty one) /
+``calls``: what a window costs by itself drops out, and so does a rare event (a pool of the
+allocator filled, a dict resized) that falls in one window and not in another.
+
+The process's noise is removed where it can be: a fixed hash seed, address-space randomization
+off (``setarch -R``), the garbage collector off in the windows, only the main thread counted
+(``--separate-threads``; a jitted call's computation runs on XLA's threads).  What remains is
+allocator state: docs/instructions.md gives the spread between processes.
+
+This module imports no JAX at import time: asv and the tools read it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+SHIM_SOURCE = Path(__file__).with_name("callgrind_shim.c")
+VALGRIND_OPTIONS = (
+    "--tool=callgrind",
+    "--instr-atstart=no",
+    "--separate-threads=yes",
+    "--compress-strings=no",
+    "--compress-pos=no",
+)
+PROCESS_ENVIRONMENT = {"PYTHONHASHSEED": "0", "JAX_PLATFORMS": "cpu", "OMP_NUM_THREADS": "1"}
+MAIN_THREAD = "01"
+WINDOWS = 5  # of each size, per twin: the median drops the rare events
+TOP_FUNCTIONS = 40  # the functions kept per twin, by their own instructions per call: a step's cause
+
+
+class Unavailable(Exception):
+    """Instructions cannot be counted on this machine; the message says why."""
+
+
+def cache_dir() -> Path:
+    """Where the shim is built: the project's per-machine cache, as scripts/setup's CPython 3.13."""
+    if "EQXB_CACHE" in os.environ:
+        return Path(os.environ["EQXB_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")
+    return Path(base) / "equinox-benchmarks"
+
+
+def shim_library() -> Path:
+    """The shim, compiled once per source text: ``cc -O2 -shared -fPIC``."""
+    source = SHIM_SOURCE.read_bytes()
+    library = cache_dir() / f"callgrind-shim-{hashlib.sha256(source).hexdigest()[:16]}.so"
+    if library.exists():
+        return library
+    compiler = shutil.which(os.environ.get("CC", "cc"))
+    if compiler is None:
+        raise Unavailable("no C compiler (cc) to build benchmarks/callgrind_shim.c")
+    library.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=library.parent) as work:
+        built = Path(work) / library.name
+        compiled = subprocess.run(
+            [compiler, "-O2", "-shared", "-fPIC", "-o", built, SHIM_SOURCE], capture_output=True, text=True
+        )
+        if compiled.returncode != 0:
+            raise Unavailable(
+                f"cannot build {SHIM_SOURCE.name} (is valgrind's callgrind.h installed?): {compiled.stderr.strip()}"
+            )
+        built.replace(library)
+    return library
+
+
+def valgrind() -> str:
+    found = shutil.which("valgrind")
+    if found is None:
+        raise Unavailable("valgrind is not installed (scripts/setup --valgrind installs Debian's package)")
+    return found
+
+
+def command(python: str, out: Path, names: list[str]) -> list[str]:
+    """The valgrind command that counts ``names`` with ``python``, dumping into ``out``."""
+    no_aslr = [shutil.which("setarch"), platform.machine(), "-R"] if shutil.which("setarch") else []
+    return [
+        *no_aslr,
+        valgrind(),
+        *VALGRIND_OPTIONS,
+        f"--callgrind-out-file={out}/callgrind.out",
+        python,
+        "-m",
+        "benchmarks.callgrind",
+        str(out),
+        *names,
+    ]
+
+
+def count(names: list[str], python: str = sys.executable, timeout: float = 1800) -> dict:
+    """``{name: {twin: {"instructions": per call, "functions": {function: per call}}}}``; an operation that
+    failed to build or run is ``{name: {"failed": why}}``.
+
+    Raises ``Unavailable`` where valgrind or the shim cannot be had, and ``RuntimeError`` with the
+    process's output when the counting process fails.
+    """
+    shim_library()
+    with tempfile.TemporaryDirectory(prefix="eqxb-callgrind-") as work:
+        out = Path(work)
+        environment = {**os.environ, **PROCESS_ENVIRONMENT, "PYTHONPATH": _pythonpath()}
+        ran = subprocess.run(
+            command(python, out, names), capture_output=True, text=True, env=environment, timeout=timeout
+        )
+        if ran.returncode != 0:
+            raise RuntimeError(f"the callgrind process exited {ran.returncode}:\n{ran.stderr[-4000:]}")
+        ran = json.loads((out / "windows.json").read_text())
+        counts = per_call(ran["windows"], {dump.desc: dump for dump in dumps(out)})
+        return {**counts, **{name: {"failed": why} for name, why in ran["failed"].items()}}
+
+
+def _pythonpath() -> str:
+    suite_parent = str(Path(__file__).resolve().parent.parent)
+    return os.pathsep.join(filter(None, (suite_parent, os.environ.get("PYTHONPATH"))))
+
+
+class Dump:
+    """One callgrind dump of the main thread: its window's name, total and each function's own count."""
+
+    def __init__(self, path: Path):
+        self.desc, self.total, self.functions = None, None, Counter()
+        function, after_call = None, False
+        for line in path.read_text().splitlines():
+            if line.startswith("desc: Trigger: Client Request: "):
+                self.desc = line.split(": ", 3)[3]
+            elif line.startswith(("totals:", "summary:")):
+                self.total = int(line.split()[1])
+            elif line.startswith("fn="):
+                function = function_name(line[3:])
+            elif line.startswith("calls="):
+                after_call = True  # the next cost line is the call's inclusive cost
+            elif line[:1].isdigit():
+                if not after_call:
+                    self.functions[function] += int(line.split()[1])
+                after_call = False
+        if self.desc is None or self.total is None:
+            raise RuntimeError(f"{path} is not a callgrind dump of a window (no desc or totals line)")
+
+
+def function_name(symbol: str) -> str:
+    """A function as the cause names it: without callgrind's recursion level (``'2``) or C++ parameters."""
+    return re.sub(r"'\d+$", "", symbol).split("(", 1)[0] or symbol
+
+
+def dumps(out: Path) -> list[Dump]:
+    """The windows' dumps of the main thread (``callgrind.out.N-01``); the final dump at exit is not one."""
+    pattern = re.compile(rf"callgrind\.out\.\d+-{MAIN_THREAD}$")
+    found = [Dump(path) for path in sorted(out.iterdir()) if pattern.search(path.name)]
+    return [dump for dump in found if dump.desc.startswith("eqxb:")]
+
+
+def window_name(name: str, twin: str, calls: int, number: int) -> str:
+    return f"eqxb:{name}:{twin}:{calls}:{number}"
+
+
+def median_dump(found: list[Dump]) -> Dump:
+    return sorted(found, key=lambda dump: dump.total)[len(found) // 2]
+
+
+def per_call(windows: dict, by_desc: dict[str, Dump]) -> dict:
+    """Each twin's count of one call: (median window of ``calls`` - median empty window) / ``calls``, and so
+    for each function, from those two windows."""
+    counts = {}
+    for name, calls in windows.items():
+        counts[name] = {}
+        for twin in ("module", "tuple"):
+            empty, full = (
+                median_dump([by_desc[window_name(name, twin, n, number)] for number in range(WINDOWS)])
+                for n in (0, calls)
+            )
+            functions = Counter({f: (full.functions[f] - empty.functions[f]) / calls for f in full.functions})
+            counts[name][twin] = {
+                "instructions": (full.total - empty.total) / calls,
+                "functions": dict(functions.most_common(TOP_FUNCTIONS)),
+            }
+    return counts
+
+
+def run_windows(out: Path, names: list[str]) -> None:
+    """Inside valgrind: build and warm every twin, then count each one's two windows."""
+    import gc
+
+    from .instruction_ops import OPERATIONS, TWINS, build
+
+    shim = ctypes.CDLL(str(shim_library()))
+    if not shim.eqxb_on_valgrind():
+        raise SystemExit("benchmarks.callgrind counts only under valgrind (see benchmarks.callgrind.command)")
+    operations, failed = {}, {}
+    for name in names:
+        try:
+            twins = build(name)
+            for _ in range(3):  # caches, lazy imports and the interpreter's specialization settle
+                for call in twins.values():
+                    call()
+        except Exception as error:  # an operation this commit cannot run fails alone, as asv's benchmarks do
+            failed[name] = f"{type(error).__name__}: {error}"
+        else:
+            operations[name] = twins
+    gc.collect()
+    gc.disable()
+    shim.eqxb_instrument()
+    for name, twins in operations.items():
+        calls = OPERATIONS[name].calls
+        for twin in TWINS:
+            call = twins[twin]
+            for number in range(WINDOWS):
+                for n in (0, calls):
+                    label = window_name(name, twin, n, number).encode()
+                    shim.eqxb_zero()
+                    for _ in range(n):
+                        call()
+                    shim.eqxb_dump(label)
+    windows = {name: OPERATIONS[name].calls for name in operations}
+    (out / "windows.json").write_text(json.dumps({"windows": windows, "failed": failed}))
+
+
+if __name__ == "__main__":
+    run_windows(Path(sys.argv[1]), sys.argv[2:])

@@ -1,0 +1,143 @@
+"""What the instruction-count benchmarks count: each operation's Module (or ``tree_at``) twin and its
+tuple twin, built ready to call, and how many calls make the shorter of the two windows.
+
+The table is plain data (no JAX at import), so that asv's parameter list and the tools read it; the
+twins are built by ``build`` inside the process that valgrind runs (``benchmarks/callgrind.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .params import (
+    DEFAULT_DEPTH,
+    DEFAULT_N_CALLS,
+    DEFAULT_N_FIELDS,
+    DEFAULT_STATE_SIZE,
+    DEPTHS,
+    INITS,
+    STRUCTURES,
+    UPDATE_WAYS,
+)
+
+TWINS = ("module", "tuple")
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One operation: ``kind`` names its builder below, ``argument`` what it builds.
+
+    ``timed`` names, for each twin, the benchmark that times the same operation in tree_map passes, as
+    ``(benchmark, params)`` in asv's spelling: what the gate re-measures side by side before a rise of
+    the count is a regression (metrics.py, "instructions").
+    """
+
+    kind: str
+    argument: str | int | None = None
+    calls: int = 50  # calls in the shorter window; the longer makes twice as many
+    timed: tuple[tuple[str, str], tuple[str, str]] | None = None  # (module twin's, tuple twin's)
+
+    @property
+    def name(self) -> str:
+        return self.kind if self.argument is None else f"{self.kind}({self.argument})"
+
+
+def _timed(benchmark: str, module: str, tuple_: str, params: tuple[str, str] = ("", "")):
+    return (f"{benchmark}.{module}", params[0]), (f"{benchmark}.{tuple_}", params[1])
+
+
+def _tree_at_timed(depth: int):
+    if depth != DEFAULT_DEPTH:
+        return None
+    return _timed("bench_overhead.EagerSurgeryInTreeMapPasses", "track_tree_at", "track_tuple")
+
+
+OPERATIONS = {
+    counted.name: counted
+    for counted in (
+        *(
+            Counted("tree_at", depth, calls=20 if depth > DEFAULT_DEPTH else 50, timed=_tree_at_timed(depth))
+            for depth in DEPTHS
+        ),
+        *(
+            Counted(
+                "construct",
+                init,
+                timed=_timed(
+                    "bench_construct.ConstructionInTreeMapPasses", "track_module", "track_tuple", (f"'{init}'",) * 2
+                ),
+            )
+            for init in INITS
+        ),
+        *(
+            Counted(
+                "update",
+                way,
+                timed=_timed(
+                    "bench_update.UpdateInTreeMapPasses", "track_update", "track_update", (f"'{way}'", "'tuple'")
+                ),
+            )
+            for way in UPDATE_WAYS
+            if way != "tuple"
+        ),
+        Counted("access", timed=_timed("bench_access.AccessInTreeMapPasses", "track_module", "track_tuple")),
+        *(
+            Counted(
+                kind,
+                timed=_timed("bench_flatten.FlattenInTreeMapPasses", f"track_{kind}_module", f"track_{kind}_tuple"),
+            )
+            for kind in ("flatten", "unflatten")
+        ),
+        Counted("dispatch", "jit", calls=20),
+        Counted("dispatch", "filter_jit", calls=20),
+    )
+}
+
+
+def build(name: str) -> dict[str, Callable[[], object]]:
+    """``{"module": ..., "tuple": ...}``, the two zero-argument calls of operation ``name``."""
+    import jax
+
+    from . import module_ops, workloads
+
+    counted = OPERATIONS[name]
+    if counted.kind == "tree_at":
+        return {
+            twin: workloads.Surgery(structure, DEFAULT_STATE_SIZE, counted.argument, 1)
+            for twin, structure in zip(TWINS, STRUCTURES, strict=True)
+        }
+    if counted.kind == "construct":
+        return {
+            twin: module_ops.Construction(twin, DEFAULT_N_FIELDS, DEFAULT_DEPTH, counted.argument) for twin in TWINS
+        }
+    if counted.kind == "update":
+        return {
+            twin: module_ops.FieldUpdate(way, DEFAULT_N_FIELDS, DEFAULT_DEPTH, INITS[0])
+            for twin, way in zip(TWINS, (counted.argument, "tuple"), strict=True)
+        }
+    states = {
+        twin: workloads.build_state(structure, DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
+        for twin, structure in zip(TWINS, STRUCTURES, strict=True)
+    }
+    if counted.kind == "access":
+        return {twin: module_ops.AttributeAccess(state) for twin, state in states.items()}
+    if counted.kind == "flatten":
+        return {twin: (lambda state=state: module_ops.flatten(state)) for twin, state in states.items()}
+    if counted.kind == "unflatten":
+        return {twin: module_ops.Unflatten(state) for twin, state in states.items()}
+    if counted.kind == "dispatch":
+        return {
+            twin: _dispatch(structure, counted.argument, jax) for twin, structure in zip(TWINS, STRUCTURES, strict=True)
+        }
+    raise ValueError(f"unknown counted operation {name!r}; expected one of {sorted(OPERATIONS)}")
+
+
+def _dispatch(structure: str, wrapping: str, jax) -> Callable[[], object]:
+    """One call of a compiled tiny step (one-element leaves), waited for: the work a jitted call does
+    around its computation, which compiles on the first call, outside any window."""
+    from . import workloads
+
+    state = workloads.build_state(structure, 1, DEFAULT_DEPTH)
+    fn, operand = workloads.wrap(workloads.make_step(structure, DEFAULT_DEPTH, DEFAULT_N_CALLS), wrapping)
+    return lambda: jax.block_until_ready(fn(state, operand))
