@@ -25,6 +25,9 @@ BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
 EQUATIONS = "bench_counts.JaxprExcessEquations.track_excess_equations"
 RATIO = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
+INSTRUCTIONS = "bench_instructions.Instructions.track_module"  # an exact count that sees C work too
+MODULE_COST = "bench_construct.ConstructionCost.track_module"  # a Module operation's cost: shown, never counted
+CONSTRUCTION_PASSES = "bench_construct.ConstructionInTreeMapPasses.track_module"  # the time of a construction
 
 
 def described(name: str, params: list[str], param_name: str | None, unit: str, kind: str = "track") -> dict:
@@ -50,6 +53,9 @@ BENCHMARKS = {
     EQUATIONS: described(EQUATIONS, ["'jit'"], "wrapping", "equations"),
     RATIO: described(RATIO, ["'eager'", "'jit'"], "wrapping", "ratio"),
     PASSES: described(PASSES, [], None, "tree_map passes"),
+    INSTRUCTIONS: described(INSTRUCTIONS, ["'construct(default)'", "'dispatch(jit)'"], "operation", "instructions"),
+    MODULE_COST: described(MODULE_COST, ["'default'"], "init", "weighted instructions"),
+    CONSTRUCTION_PASSES: described(CONSTRUCTION_PASSES, ["'default'"], "init", "tree_map passes"),
 }
 
 

@@ -30,7 +30,7 @@ from .. import util
 from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, Failed
-from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, sequential
+from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
 
 LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
 QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's: one timed call
@@ -70,6 +70,10 @@ class Confirmation:
     before: list = field(default_factory=list)
     after: list = field(default_factory=list)
     note: str = ""
+
+    @property
+    def faster(self) -> bool:
+        return self.interval is not None and decided_faster(self.interval)
 
 
 # The measurement, on asv's machinery.

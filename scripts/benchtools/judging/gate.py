@@ -4,6 +4,7 @@
 docs/gate.md tells how changes are found and when they count.
 """
 
+import ast
 import itertools
 import math
 import shlex
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import metrics, params
+from benchmarks.instruction_ops import OPERATIONS as COUNTED_OPERATIONS
 
 from ..asvtools import validate
 from ..asvtools.results import failed_benchmarks
@@ -108,6 +110,8 @@ class Verdict:
     improved: list[Change]
     confirmations: list[confirm.Confirmation] | None
     not_alerting: list[Change] = field(default_factory=list)  # timing changes beyond a threshold that never alerts
+    # Instruction rises that do not count: their operation's time, re-measured side by side, was decided faster.
+    overruled: list[tuple[Change, confirm.Confirmation]] = field(default_factory=list)
     unjudged: list[Unjudged] = field(default_factory=list)
     failed: list[FailedCommit] = field(default_factory=list)
     explain_errors: list[str] = field(default_factory=list)
@@ -345,7 +349,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
 
 def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
     """The changes whose cause is profiled: counted deterministic and cost regressions, large improvements."""
-    return [c for c in counted if c.kind in (metrics.DETERMINISTIC, metrics.COST)] + improved
+    return [c for c in counted if c.kind in metrics.EXACT_KINDS] + improved
 
 
 def attach_explanations(source: Source, rows: list[Change], cached_only: bool = False) -> list[str]:
@@ -400,7 +404,7 @@ def place_exact_steps(source: Source, rows: list[Change]) -> None:
         return None
 
     for change in rows:
-        if change.kind not in (metrics.DETERMINISTIC, metrics.COST) or change.single_commit or not change.good:
+        if change.kind not in metrics.EXACT_KINDS or change.single_commit or not change.good:
             continue
         first, last = revision.get(change.good), revision.get(change.bad)
         if first is None or last is None:
@@ -437,12 +441,20 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
     changes, unjudged, mode = changes_of(source, compare)
     improved = improvements(source, changes, compared=compare is not None)
     counted = source.thresholds.counted(changes)
+    overruled = []
     if options.confirm:
+        timing_suspects = confirm.suspects(changes, source.thresholds)
+        checks = time_checks(counted, changes)
         confirmations = confirm.confirmations(
-            source.config, confirm.suspects(changes, source.thresholds), options.max_pairs
+            source.config, timing_suspects + [check for _, check in checks], options.max_pairs
         )
-        slower = [c.change for c in confirmations if c.verdict == pairs.SLOWER]
-        counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS] + slower
+        by_change = {id(c.change): c for c in confirmations}
+        slower = [by_change[id(c)].change for c in timing_suspects if by_change[id(c)].verdict == pairs.SLOWER]
+        for _, check in checks:
+            by_change[id(check)].note = by_change[id(check)].note or "the time of an instruction rise"
+        overruled = [(rise, by_change[id(check)]) for rise, check in checks if by_change[id(check)].faster]
+        overruled_ids = {id(rise) for rise, _ in overruled}
+        counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS and id(c) not in overruled_ids] + slower
     else:
         confirmations = None
     if compare:
@@ -452,7 +464,47 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
     judged_commits = list(compare) if compare else source.run_commits
     failed = failed_commits(source, [source.resolve(c) if compare else c for c in judged_commits])
     not_alerting = beyond_threshold_not_alerting(source, changes)
-    return Verdict(source, mode, changes, counted, improved, confirmations, not_alerting, unjudged, failed, errors)
+    return Verdict(
+        source, mode, changes, counted, improved, confirmations, not_alerting, overruled, unjudged, failed, errors
+    )
+
+
+def time_checks(counted: list[Change], changes: list[Change]) -> list[tuple[Change, Change]]:
+    """(instruction rise, its operation's time between the same commits) for each counted instruction rise whose
+    operation is also timed (instruction_ops.Counted.timed): the time is re-measured before the rise counts."""
+    checks = []
+    for rise in counted:
+        if rise.kind != metrics.INSTRUCTIONS:
+            continue
+        operation = COUNTED_OPERATIONS.get(split_params(rise.params)[0]) if rise.params else None
+        if operation is None or operation.timed is None:
+            continue
+        benchmark, params_ = operation.timed[0 if rise.benchmark.endswith("track_module") else 1]
+        recorded = next((c for c in changes if (c.benchmark, c.params, c.env) == (benchmark, params_, rise.env)), None)
+        before, after, unit = (recorded.before, recorded.after, recorded.unit) if recorded else (math.nan,) * 2 + ("",)
+        checks.append(
+            (
+                rise,
+                Change(
+                    benchmark,
+                    params_,
+                    rise.env,
+                    before,
+                    after,
+                    rise.good,
+                    rise.bad,
+                    rise.single_commit,
+                    unit,
+                    env_params=rise.env_params,
+                ),
+            )
+        )
+    return checks
+
+
+def split_params(params: str) -> list[str]:
+    """asv's params of a name, unquoted: "'construct(default)'" -> ["construct(default)"]."""
+    return [str(ast.literal_eval(part.strip())) for part in params.split(", ")] if params else []
 
 
 def beyond_threshold_not_alerting(source: Source, changes: list[Change]) -> list[Change]:

@@ -114,6 +114,11 @@ def decide(found: Interval) -> str:
     return UNDECIDED
 
 
+def decided_faster(found: Interval) -> bool:
+    """The whole interval below -FLOOR: faster by more than the floor, whatever the verdict's rule stopped on."""
+    return found.high < -FLOOR
+
+
 def balanced_order(first: int, count: int) -> list[tuple[str, str]]:
     """The order of pairs first .. first+count-1: A B for even pairs, B A for odd (A B B A A B ...)."""
     return [("before", "after") if number % 2 == 0 else ("after", "before") for number in range(first, first + count)]

@@ -54,8 +54,8 @@ def still_there(change: Change) -> str:
 def threshold_text(source: Source, change: Change) -> str:
     if change.kind == metrics.DETERMINISTIC:
         return "any increase"
-    if change.kind == metrics.COST:
-        return f"+{metrics.COST_FLOOR:.0%} (floor)"
+    if change.kind in (metrics.COST, metrics.INSTRUCTIONS):
+        return f"+{source.thresholds(change):.0%} (floor)"
     return f"+{source.thresholds(change):.0%}"
 
 
@@ -134,7 +134,8 @@ def markdown(verdict: Verdict) -> str:
         f"# Benchmark regressions ({mode})",
         "",
         f"Results: `{source.results}`, machine `{source.machine}`. "
-        "Counted: a deterministic metric at any increase, the cost of an update above "
+        "Counted: a deterministic metric at any increase, an instruction count above "
+        f"+{metrics.INSTRUCTIONS_FLOOR:.0%} unless its time was decided faster, tree_at's cost above "
         f"+{metrics.COST_FLOOR:.0%}, {timing_rule}; the "
         "diagnostics (calls, bytecodes) never count on their own, and a cost that went down never counts. "
         + (
@@ -164,6 +165,23 @@ def markdown(verdict: Verdict) -> str:
                 *commands,
                 "```",
             ]
+    if verdict.overruled:
+        lines += [
+            "",
+            "## Instruction rises that do not count: their time was decided faster",
+            "",
+            "Each operation's instruction count rose beyond its floor, but its time in tree_map passes, "
+            "re-measured side by side between the same commits, is faster by more than "
+            f"{FLOOR:.0%} over its whole interval (the work moved to cheaper instructions).",
+            "",
+            "| benchmark | params | environment | instructions | time, side by side | pairs |",
+            "|---|---|---|---|---|---|",
+            *(
+                f"| `{c.benchmark}` | {c.params} | {c.env} | {percent(c)} | {t.interval.estimate:+.1%} "
+                f"({t.interval.low:+.1%} to {t.interval.high:+.1%}) | {t.interval.pairs} |"
+                for c, t in verdict.overruled
+            ),
+        ]
     if improved:
         lines += [
             "",

@@ -82,6 +82,20 @@ def data(verdict: Verdict) -> dict:
         "machine": source.machine,
         "counted": counted,
         "improvements": [change_data(c) for c in verdict.improved],
+        "overruled": [
+            {
+                **change_data(c, thresholds(c)),
+                "time": {
+                    "benchmark": t.change.benchmark,
+                    "params": t.change.params,
+                    "estimate": number(t.interval.estimate),
+                    "low": number(t.interval.low),
+                    "high": number(t.interval.high),
+                    "pairs": t.interval.pairs,
+                },
+            }
+            for c, t in verdict.overruled
+        ],
         "suspects": suspects,
         "not_alerting": [change_data(c, thresholds(c)) for c in verdict.not_alerting],
         "unjudged": [

@@ -1,0 +1,123 @@
+"""Instruction counts (benchmarks/callgrind.py, bench_instructions) and how the gate judges them.
+
+The instrument runs under the real valgrind and counts the real Equinox in .venv; the gate's rules run
+over real asv sites (tests/asv_sites.py).
+"""
+
+import shutil
+
+import pytest
+
+from benchmarks import callgrind, metrics
+from benchmarks.bench_instructions import Instructions
+from benchmarks.instruction_ops import OPERATIONS
+from benchtools.judging import confirm, gate, pairs, render, verdicts
+from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, make_site
+from tests.helpers import command
+
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+FLAT = [[480_000.0, 320_000.0]] * 2
+
+
+def quick_look(config):
+    return command("regressions", "--config", config, "--machine", MACHINE, "--no-confirm")
+
+
+def test_every_operation_is_an_exact_alerting_kind_with_a_floor_above_the_spread():
+    for name in OPERATIONS:
+        for twin in ("track_module", "track_tuple"):
+            entry = metrics.entry(f"bench_instructions.Instructions.{twin}", repr(name))
+            assert metrics.kind(entry) == metrics.INSTRUCTIONS and metrics.alerts(entry)
+    assert metrics.INSTRUCTIONS_FLOOR > metrics.INSTRUCTIONS_SPREAD
+
+
+def test_a_module_operation_s_cost_is_shown_but_never_counts_while_tree_at_s_still_does():
+    assert not metrics.alerts("bench_construct.ConstructionCost.track_module('default', 2, 4)")
+    assert metrics.alerts("bench_counts.PythonCost.track_tree_at(4)")
+
+
+@pytest.mark.parametrize(("after", "counted"), [(484_000.0, False), (490_000.0, True)])
+def test_an_instruction_count_counts_above_its_floor(tmp_path, after, counted):
+    config = make_site(tmp_path, {INSTRUCTIONS: FLAT + [[after, 320_000.0]] * 2})
+    result = quick_look(config)
+    assert result.returncode == (1 if counted else 0), result.stdout + result.stderr
+    assert ("| instructions | `bench_instructions.Instructions.track_module` |" in result.stdout) is counted
+
+
+def test_a_rise_of_a_module_operation_s_cost_alone_is_no_regression(tmp_path):
+    config = make_site(tmp_path, {MODULE_COST: [[7000.0]] * 2 + [[7700.0]] * 2})
+    result = quick_look(config)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def confirmed_judge(config, monkeypatch, time_change: float):
+    """The confirmed gate over ``config``, its side-by-side measurement replaced by one whose time changed
+    by ``time_change`` (tests/test_confirm.py measures for real)."""
+    asked = []
+
+    def measured(config_, suspects, max_pairs=pairs.MAX_PAIRS, **_):
+        asked.extend(suspects)
+        found = pairs.Interval(time_change, time_change - 0.03, time_change + 0.03, 12, 0.01, 0.999)
+        return [confirm.Confirmation(s, pairs.decide(found), found, 1.0) for s in suspects]
+
+    monkeypatch.setattr(confirm, "confirmations", measured)
+    verdict = gate.judge(gate.GateOptions(config=config, machine=MACHINE))
+    return verdict, asked
+
+
+def instruction_rise_site(tmp_path):
+    return make_site(
+        tmp_path,
+        {
+            INSTRUCTIONS: FLAT + [[520_000.0, 320_000.0]] * 2,
+            CONSTRUCTION_PASSES: [[30.0]] * 2 + [[20.0]] * 2,
+        },
+    )
+
+
+def test_an_instruction_rise_whose_time_is_decided_faster_never_counts(tmp_path, monkeypatch):
+    verdict, asked = confirmed_judge(instruction_rise_site(tmp_path), monkeypatch, -0.30)
+    assert [(c.benchmark, c.params) for c in asked] == [(CONSTRUCTION_PASSES, "'default'")]
+    assert not verdict.regression
+    ((rise, timed),) = verdict.overruled
+    assert rise.benchmark == INSTRUCTIONS and rise.params == "'construct(default)'" and timed.faster
+    document = verdicts.data(verdict)
+    assert document["regression"] is False and document["overruled"][0]["time"]["high"] < 0
+    assert "Instruction rises that do not count" in render.markdown(verdict)
+
+
+@pytest.mark.parametrize("time_change", [0.0, 0.25])
+def test_an_instruction_rise_counts_when_its_time_is_not_decided_faster(tmp_path, monkeypatch, time_change):
+    verdict, _ = confirmed_judge(instruction_rise_site(tmp_path), monkeypatch, time_change)
+    assert [c.benchmark for c in verdict.counted] == [INSTRUCTIONS] and not verdict.overruled
+
+
+def test_an_operation_with_no_time_counts_on_its_instructions_alone(tmp_path, monkeypatch):
+    config = make_site(tmp_path, {INSTRUCTIONS: FLAT + [[480_000.0, 400_000.0]] * 2})
+    verdict, asked = confirmed_judge(config, monkeypatch, -0.30)
+    assert asked == [] and [c.params for c in verdict.counted] == ["'dispatch(jit)'"]
+
+
+def test_without_valgrind_the_benchmarks_skip_saying_why(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind, no setarch
+    counts = Instructions().setup_cache()
+    assert "valgrind is not installed" in counts["unavailable"]
+    with pytest.raises(NotImplementedError, match="instructions are not counted here: valgrind"):
+        Instructions().setup(counts, "flatten")
+
+
+@needs_valgrind
+@pytest.mark.slow
+def test_fresh_processes_of_identical_code_agree_and_the_count_sees_the_work_in_c():
+    """An A/A of the instrument on the Equinox in .venv: two processes, every operation."""
+    first, second = (callgrind.count(list(OPERATIONS)) for _ in range(2))
+    for name in OPERATIONS:
+        for twin in ("module", "tuple"):
+            a, b = first[name][twin]["instructions"], second[name][twin]["instructions"]
+            assert a > 0 and abs(b / a - 1) <= metrics.INSTRUCTIONS_SPREAD, (name, twin, a, b)
+    # The Module's operations do more work than their tuple twins, and the count names C functions.
+    for name in ("construct(default)", "flatten", "tree_at(4)"):
+        assert first[name]["module"]["instructions"] > 2 * first[name]["tuple"]["instructions"]
+    functions = first["flatten"]["module"]["functions"]
+    assert any("PyTreeDef" in function or "PyObject" in function for function in functions), functions
+    assert sum(functions.values()) <= first["flatten"]["module"]["instructions"] * 1.01
