@@ -332,19 +332,19 @@ def time_cell(step: OperationStep) -> str:
     )
 
 
-def tracking_markdown(found: dict[str, list[OperationStep]]) -> str:
-    """How each operation's cost steps track its time: the measured steps counted by agreement, and the
-    median of time change ÷ cost change (1 where the cost's step is the time's)."""
+def tracking_markdown(found: dict[str, list[OperationStep]], metric: str = "cost") -> str:
+    """How each operation's steps of an exact ``metric`` track its time: the measured steps counted by
+    agreement, and the median of time change ÷ metric change (1 where the metric's step is the time's)."""
     lines = [
         "| operation | steps | measured side by side | "
         + " | ".join(AGREEMENTS)
-        + " | time change ÷ cost change, median (range) |",
+        + f" | time change ÷ {metric} change, median (range) |",
         "|---|" + "---|" * (len(AGREEMENTS) + 3),
     ]
     for operation, found_steps in found.items():
         measured = [step for step in found_steps if step.measured is not None]
         counts = [sum(agreement(step) == kind for step in measured) for kind in AGREEMENTS]
-        ratios = sorted(step.measured.estimate / step.relative for step in measured)
+        ratios = sorted(step.measured.estimate / step.relative for step in measured if step.relative)
         ratio = f"{statistics.median(ratios):.2f} ({ratios[0]:.2f} to {ratios[-1]:.2f})" if ratios else "—"
         lines.append(
             f"| {operation} | {len(found_steps)} | {len(measured)} | " + " | ".join(map(str, counts)) + f" | {ratio} |"

@@ -1,0 +1,85 @@
+"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python.
+
+A commit is installed once in the environment that profiles use (explain.PROFILE_ENVS, asv's own
+machinery through confirm.prepare), and one valgrind process counts the operations asked for
+(benchmarks/callgrind.py) with that environment's Python.  Counts are kept per (environment,
+commit) as JSON under the output's .asv/profiles/instructions/, so that a rerun counts nothing it
+has counted; a count is exact, so the machine's load does not matter.
+
+``cause`` words a step as the functions whose own instructions per call changed most:
+"`builtin_dir`: 69,012 → 0 instructions per construction; ...".
+"""
+
+import json
+from pathlib import Path
+
+from benchmarks import callgrind
+
+from .. import util
+from ..asvtools.lock import exclusive
+from ..errors import Failed
+from . import confirm, explain
+from .confirm import log
+
+FOLDER = "instructions"  # under the profile cache
+SHOWN = 3  # functions named in a cause
+
+
+def cached(cache_dir: Path, env_name: str, commit: str) -> Path:
+    return cache_dir / FOLDER / env_name / f"{commit}.json"
+
+
+def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict:
+    """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit`` in the environment of
+    ``env_params``, counted where the cache lacks them and kept; ``Failed`` when the commit cannot be
+    installed or valgrind cannot count here."""
+    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
+    env_name, env_conf = explain.env_config(config, env_params, cache_dir / "configs")
+    path = cached(cache_dir, env_name, commit)
+    kept = json.loads(path.read_text()) if path.is_file() else {}
+    missing = [name for name in names if name not in kept]
+    if missing:
+        log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(missing)}")
+        root = cache_dir.parent / explain.PROFILE_ENVS
+        from asv import util as asv_util
+
+        with exclusive(root):
+            try:
+                [side] = confirm.prepare(env_conf, "", {"counted": commit}, [], root).values()
+            except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
+                raise Failed(f"cannot install {commit[:8]} in {env_name} to count instructions: {error}") from None
+            try:
+                kept.update(callgrind.count(missing, python=side.env.find_executable("python")))
+            except callgrind.Unavailable as error:
+                raise Failed(f"cannot count instructions here: {error}") from None
+            except RuntimeError as error:
+                raise Failed(f"counting instructions at {commit[:8]} failed: {error}") from None
+        util.write_atomic(path, json.dumps(kept, indent=0, sort_keys=True).encode())
+    return {name: kept[name] for name in names}
+
+
+def function_changes(before: dict, after: dict) -> list[tuple[str, float | None, float | None]]:
+    """(function, before, after) own instructions per call, largest change first, of one twin's counts; None
+    where the function is not among that side's costliest (callgrind.TOP_FUNCTIONS), counted as that side's
+    least kept count."""
+    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
+    found = []
+    for function in before["functions"].keys() | after["functions"].keys():
+        b, a = (side["functions"].get(function) for side in (before, after))
+        change = (a if a is not None else floors[1]) - (b if b is not None else floors[0])
+        found.append((abs(change), function, b, a))
+    return [(function, b, a) for _, function, b, a in sorted(found, key=lambda row: (-row[0], row[1]))]
+
+
+def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> str:
+    """The functions whose own instructions per call changed most, in words:
+    "`builtin_dir`: 69,012 → under 40 instructions per call"."""
+    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
+
+    def amount(value, floor):
+        return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
+
+    return "; ".join(
+        f"`{function}`: {amount(b, floors[0])} → {amount(a, floors[1])} instructions per {per}"
+        for function, b, a in function_changes(before, after)[:shown]
+    )

@@ -1,0 +1,122 @@
+"""How each operation's instruction count stands to its time, on every step of the commit-level history
+whose time was measured side by side (docs/commit-history-times.json).
+
+Each kept step names an environment, the benchmark that times the operation (in tree_map passes) and
+two commits.  Both commits' instructions are counted (judging/instructions.py, cached) and the step's
+instruction change is set beside its time change, in the words and the agreement classes that the
+operation history uses for the Python cost (operation_history.agreement), with the C and Python
+functions whose instructions moved most.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import metrics
+from benchmarks.instruction_ops import OPERATIONS as COUNTED
+
+from .. import git
+from ..asvtools import operations
+from ..judging import instructions, pairs
+from . import operation_history
+
+BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
+TRACKING_BLOCK = "instruction-tracking"  # the agreement table alone, beside the cost's (docs/commit-history.md)
+
+
+def _labels() -> dict[str, str]:
+    """{entry of the benchmark that times an operation: the operation's label in the operation history}."""
+    found = {metrics.entry(*operation.timed): operation.label for operation in operations.OPERATIONS}
+    found[metrics.PASSES_TREE_AT] = operation_history.TREE_AT
+    return found
+
+
+LABELS = _labels()
+# {entry of the benchmark that times an operation's Module side: the counted operation}
+COUNTED_BY_TIME = {metrics.entry(*op.timed[0]): name for name, op in COUNTED.items() if op.timed}
+
+
+@dataclass
+class InstructionStep:
+    env: str
+    operation: str  # the operation history's label
+    counted: str  # instruction_ops' name
+    before: str  # commit
+    after: str
+    instructions: tuple[float, float]
+    measured: pairs.Interval
+    cause: str
+
+    @property
+    def relative(self) -> float:
+        return self.instructions[1] / self.instructions[0] - 1
+
+
+def env_params(label: str) -> dict:
+    """The environment's parameters from its label: "Python 3.11, jax 0.4.33" -> {python: 3.11, jax: 0.4.33}."""
+    return {name.lower(): version for name, version in (part.strip().split(" ", 1) for part in label.split(","))}
+
+
+def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
+    """{operation label: its measured steps with their instruction counts}, counting what the cache lacks."""
+    by_commit = {}
+    for key in kept:
+        env, entry, before, after = (part.strip() for part in key.split("|"))
+        if entry in COUNTED_BY_TIME:
+            for commit in (before, after):
+                by_commit.setdefault((env, commit), set()).add(COUNTED_BY_TIME[entry])
+    counts = {
+        (env, commit): instructions.counts_at(config, env_params(env), commit, sorted(names), cache_dir)
+        for (env, commit), names in by_commit.items()
+    }
+    found = {}
+    for key, value in kept.items():
+        env, entry, before, after = (part.strip() for part in key.split("|"))
+        if entry not in COUNTED_BY_TIME or value.get("interval") is None:
+            continue
+        name = COUNTED_BY_TIME[entry]
+        b, a = counts[(env, before)][name]["module"], counts[(env, after)][name]["module"]
+        per = "update" if name.startswith(("update", "tree_at")) else "call"
+        found.setdefault(LABELS[entry], []).append(
+            InstructionStep(
+                env,
+                LABELS[entry],
+                name,
+                before,
+                after,
+                (b["instructions"], a["instructions"]),
+                pairs.Interval(**value["interval"]),
+                instructions.cause(b, a, per),
+            )
+        )
+    return found
+
+
+def markdown(found: dict[str, list[InstructionStep]], repo: Path, project_url: str) -> str:
+    """The agreement table, then every step: its commit, instruction change, time and cause."""
+    subjects = git.commit_subjects(repo)
+    lines = [
+        "How each operation's instruction-count steps stand to its time measured side by side:",
+        "",
+        tracking_markdown(found),
+        "",
+        "| commit | operation | instructions per call (exact) | time, side by side | agreement | cause: own "
+        "instructions per call of the functions that moved most |",
+        "|---|---|---|---|---|---|",
+    ]
+    for operation, found_steps in found.items():
+        for step in sorted(found_steps, key=lambda s: subjects.get(s.after, ("", ""))[1]):
+            subject, date = subjects.get(step.after, ("", ""))
+            pull = operation_history.pull_request_of(subject)
+            pull_text = f" ([#{pull}]({project_url}/pull/{pull}))" if pull else ""
+            found_, cause = step.measured, step.cause.replace("|", "\\|")
+            lines.append(
+                f"| `{step.after[:8]}` {date}{pull_text} | {operation} | {step.instructions[0]:,.0f} → "
+                f"{step.instructions[1]:,.0f} ({step.relative:+.1%}) | {found_.estimate:+.1%} "
+                f"({found_.low:+.1%} to {found_.high:+.1%}) | {operation_history.agreement(step)} "
+                f"| {cause} |"
+            )
+    return "\n".join(lines)
+
+
+def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
+    return operation_history.tracking_markdown(found, metric="instructions")
