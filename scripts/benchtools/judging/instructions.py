@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from benchmarks import callgrind
+from benchmarks.instruction_ops import OPERATIONS
 
 from .. import util
 from ..asvtools.lock import exclusive
@@ -31,15 +32,16 @@ def cached(cache_dir: Path, env_name: str, commit: str) -> Path:
 
 def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict:
     """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit`` in the environment of
-    ``env_params``, counted where the cache lacks them and kept; ``Failed`` when the commit cannot be
-    installed or valgrind cannot count here."""
+    ``env_params``, counted (every operation) where the cache lacks them and kept; ``Failed`` when the commit
+    cannot be installed or valgrind cannot count here."""
     config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
     env_name, env_conf = explain.env_config(config, env_params, cache_dir / "configs")
     path = cached(cache_dir, env_name, commit)
     kept = json.loads(path.read_text()) if path.is_file() else {}
-    missing = [name for name in names if name not in kept]
-    if missing:
-        log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(missing)}")
+    if any(name not in kept for name in names):
+        # Always every operation, in one process, as bench_instructions counts them: a count depends a little
+        # on what else the process built (the allocator's state), so both sides of a step share one recipe.
+        log(f"counting instructions at {commit[:8]} in {env_name}")
         root = cache_dir.parent / explain.PROFILE_ENVS
         from asv import util as asv_util
 
@@ -49,7 +51,7 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
             except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
                 raise Failed(f"cannot install {commit[:8]} in {env_name} to count instructions: {error}") from None
             try:
-                kept.update(callgrind.count(missing, python=side.env.find_executable("python")))
+                kept = callgrind.count(list(OPERATIONS), python=side.env.find_executable("python"))
             except callgrind.Unavailable as error:
                 raise Failed(f"cannot count instructions here: {error}") from None
             except RuntimeError as error:
