@@ -199,6 +199,15 @@ def test_the_benchmark_jobs_get_python_313_from_the_pinned_setup_python(workflow
     assert bench_step["env"]["EQXB_PYTHON313"] == "${{ steps." + setups[0]["id"] + ".outputs.python-path }}"
 
 
+@pytest.mark.parametrize("workflow, job", [("nightly.yml", "run"), ("backfill.yml", "shard")])
+def test_the_benchmark_jobs_install_a_pinned_valgrind_before_they_benchmark(workflow, job):
+    steps = load(ROOT / ".github" / "workflows" / workflow)["jobs"][job]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    installs = [i for i, run in enumerate(runs) if re.search(r"apt-get install .*\bvalgrind=\S+", run)]
+    (benchmarks,) = [i for i, run in enumerate(runs) if "scripts/nightly" in run]
+    assert installs and installs[0] < benchmarks, "the instruction counts need valgrind, at one pinned version"
+
+
 # The one pinned commit of actions/setup-python, that every job uses.
 SETUP_PYTHON = re.compile(r"^actions/setup-python@[0-9a-f]{40}$")
 
