@@ -10,11 +10,11 @@ has counted; a count is exact, so the machine's load does not matter.
 "`builtin_dir`: 69,012 → 0 instructions per construction; ...".
 """
 
+import hashlib
 import json
 from pathlib import Path
 
 from benchmarks import callgrind
-from benchmarks.instruction_ops import OPERATIONS
 
 from .. import util
 from ..asvtools.lock import exclusive
@@ -26,22 +26,24 @@ FOLDER = "instructions"  # under the profile cache
 SHOWN = 3  # functions named in a cause
 
 
-def cached(cache_dir: Path, env_name: str, commit: str) -> Path:
-    return cache_dir / FOLDER / env_name / f"{commit}.json"
+def cached(cache_dir: Path, env_name: str, commit: str, names: list[str]) -> Path:
+    recipe = hashlib.sha256("\n".join(names).encode()).hexdigest()[:12]
+    return cache_dir / FOLDER / env_name / f"{commit}-{recipe}.json"
 
 
 def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict:
     """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit`` in the environment of
-    ``env_params``, counted (every operation) where the cache lacks them and kept; ``Failed`` when the commit
-    cannot be installed or valgrind cannot count here."""
+    ``env_params``, counted together in one process unless kept, and kept; ``Failed`` when the commit
+    cannot be installed or valgrind cannot count here.
+
+    A count depends a little on what else its process built (the allocator's state), so the two sides
+    of a step are counted with the same ``names``: they are kept per set of names.
+    """
     config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
     env_name, env_conf = explain.env_config(config, env_params, cache_dir / "configs")
-    path = cached(cache_dir, env_name, commit)
-    kept = json.loads(path.read_text()) if path.is_file() else {}
-    if any(name not in kept for name in names):
-        # Always every operation, in one process, as bench_instructions counts them: a count depends a little
-        # on what else the process built (the allocator's state), so both sides of a step share one recipe.
-        log(f"counting instructions at {commit[:8]} in {env_name}")
+    path = cached(cache_dir, env_name, commit, sorted(names))
+    if not path.is_file():
+        log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
         root = cache_dir.parent / explain.PROFILE_ENVS
         from asv import util as asv_util
 
@@ -51,13 +53,13 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
             except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
                 raise Failed(f"cannot install {commit[:8]} in {env_name} to count instructions: {error}") from None
             try:
-                kept = callgrind.count(list(OPERATIONS), python=side.env.find_executable("python"))
+                counted = callgrind.count(sorted(names), python=side.env.find_executable("python"))
             except callgrind.Unavailable as error:
                 raise Failed(f"cannot count instructions here: {error}") from None
             except RuntimeError as error:
                 raise Failed(f"counting instructions at {commit[:8]} failed: {error}") from None
-        util.write_atomic(path, json.dumps(kept, indent=0, sort_keys=True).encode())
-    return {name: kept[name] for name in names}
+        util.write_atomic(path, json.dumps(counted, indent=0, sort_keys=True).encode())
+    return json.loads(path.read_text())
 
 
 def function_changes(before: dict, after: dict) -> list[tuple[str, float | None, float | None]]:

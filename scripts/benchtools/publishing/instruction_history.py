@@ -58,15 +58,16 @@ def env_params(label: str) -> dict:
 
 def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
     """{operation label: its measured steps with their instruction counts}, counting what the cache lacks."""
-    by_commit = {}
+    commits = {}
     for key in kept:
         env, entry, before, after = (part.strip() for part in key.split("|"))
         if entry in COUNTED_BY_TIME:
-            for commit in (before, after):
-                by_commit.setdefault((env, commit), set()).add(COUNTED_BY_TIME[entry])
+            commits.update(dict.fromkeys([(env, before), (env, after)]))
+    # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
+    timed = sorted(set(COUNTED_BY_TIME.values()))
     counts = {
-        (env, commit): instructions.counts_at(config, env_params(env), commit, sorted(names), cache_dir)
-        for (env, commit), names in by_commit.items()
+        (env, commit): instructions.counts_at(config, env_params(env), commit, timed, cache_dir)
+        for env, commit in commits
     }
     found = {}
     for key, value in kept.items():
