@@ -11,7 +11,8 @@ import pytest
 from benchmarks import callgrind, metrics
 from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS
-from benchtools.judging import confirm, gate, pairs, render, verdicts
+from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
+from benchtools.publishing import instruction_history, operation_history
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, make_site
 from tests.helpers import command
 
@@ -121,3 +122,39 @@ def test_fresh_processes_of_identical_code_agree_and_the_count_sees_the_work_in_
     functions = first["flatten"]["module"]["functions"]
     assert any("PyTreeDef" in function or "PyObject" in function for function in functions), functions
     assert sum(functions.values()) <= first["flatten"]["module"]["instructions"] * 1.01
+
+
+def twin_counts(total, functions):
+    return {"instructions": total, "functions": functions}
+
+
+def test_a_cause_names_the_functions_whose_own_instructions_moved_most_c_included():
+    before = twin_counts(147_700, {"builtin_dir": 68_800, "_PyEval_EvalFrameDefault": 40_000, "tupledealloc": 500})
+    after = twin_counts(74_600, {"_PyEval_EvalFrameDefault": 41_000, "tupledealloc": 500, "_PyType_Lookup": 800})
+    words = instructions.cause(before, after, per="construction", shown=2)
+    assert words.startswith("`builtin_dir`: 68,800 → under 500 instructions per construction")
+    assert "`_PyEval_EvalFrameDefault`: 40,000 → 41,000" in words
+    explained = instructions.Explanation("env", "a" * 40, "b" * 40, "construct(default)", "module", (before, after))
+    table = explained.markdown()
+    assert table[0] == "Instructions per call of `construct(default)` (module): 147,700 → 74,600."
+    assert table[4] == "| `builtin_dir` | 68,800 → under 500 |"
+
+
+def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operation():
+    def step(relative, estimate, low, high):
+        found = pairs.Interval(estimate, low, high, 12, 0.01, 0.9975)
+        return instruction_history.InstructionStep(
+            "env", "construction", "construct(default)", "a", "b", (100.0, 100.0 * (1 + relative)), found, ""
+        )
+
+    found = {
+        "construction": [step(-0.49, -0.32, -0.37, -0.29), step(0.10, 0.09, 0.05, 0.12), step(0.05, -0.1, -0.2, -0.05)]
+    }
+    assert [operation_history.agreement(s) for s in found["construction"]] == [
+        operation_history.LESS,
+        operation_history.AS_COST,
+        operation_history.CONTRADICTS,
+    ]
+    header, _, row = instruction_history.tracking_markdown(found).splitlines()
+    assert "time change ÷ instructions change" in header
+    assert row.startswith("| construction | 3 | 3 | 1 | 1 | 0 | 0 | 0 | 1 |")

@@ -299,6 +299,8 @@ class Explanation:
     before_summary: dict
     after_summary: dict
 
+    method = ""  # how it was found, when not as the report's section says (instructions.Explanation)
+
     def markdown(self) -> list[str]:
         return markdown(self.rows, self.before_summary, self.after_summary)
 

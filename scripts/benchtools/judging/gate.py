@@ -19,7 +19,7 @@ from ..asvtools import validate
 from ..asvtools.results import failed_benchmarks
 from ..errors import BadInput, Error
 from ..project import ROOT, VENV, env_label
-from . import confirm, explain, pairs, steps
+from . import confirm, explain, instructions, pairs, steps
 from .changes import Change
 from .sources import (
     Source,
@@ -353,24 +353,29 @@ def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
 
 
 def attach_explanations(source: Source, rows: list[Change], cached_only: bool = False) -> list[str]:
-    """Profile each row's two commits (explain.explain), once per (environment, commits); the errors met."""
+    """Each row's cause at its two commits, once per (environment, commits, what is explained): an
+    instruction count's from where its instructions went (instructions.explain), any other's from one
+    tree_at update profiled (explain.explain); the errors met."""
     if source.config is None:
         raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
     errors, done = [], {}
     for row in rows:
         if not row.good:
             continue
-        key = (tuple(sorted(row.env_params.items())), row.good, row.bad)
+        counted = split_params(row.params)[0] if row.kind == metrics.INSTRUCTIONS and row.params else None
+        twin = "module" if row.benchmark.endswith("track_module") else "tuple"
+        key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
         if key not in done:
+            cache = source.asv_dir / explain.PROFILES
             try:
-                done[key] = explain.explain(
-                    source.config,
-                    row.env_params,
-                    row.good,
-                    row.bad,
-                    source.asv_dir / explain.PROFILES,
-                    cached_only=cached_only,
-                )
+                if counted is not None:
+                    done[key] = instructions.explain(
+                        source.config, row.env_params, row.good, row.bad, cache, counted, twin, cached_only
+                    )
+                else:
+                    done[key] = explain.explain(
+                        source.config, row.env_params, row.good, row.bad, cache, cached_only=cached_only
+                    )
             except Error as error:
                 done[key] = None
                 errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")

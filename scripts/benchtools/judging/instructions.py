@@ -12,14 +12,17 @@ has counted; a count is exact, so the machine's load does not matter.
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import callgrind
+from benchmarks.instruction_ops import OPERATIONS
 
 from .. import util
 from ..asvtools.lock import exclusive
 from ..errors import Failed
-from . import confirm, explain
+from . import confirm
+from . import explain as explain_module
 from .confirm import log
 
 FOLDER = "instructions"  # under the profile cache
@@ -40,11 +43,11 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
     of a step are counted with the same ``names``: they are kept per set of names.
     """
     config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
-    env_name, env_conf = explain.env_config(config, env_params, cache_dir / "configs")
+    env_name, env_conf = explain_module.env_config(config, env_params, cache_dir / "configs")
     path = cached(cache_dir, env_name, commit, sorted(names))
     if not path.is_file():
         log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
-        root = cache_dir.parent / explain.PROFILE_ENVS
+        root = cache_dir.parent / explain_module.PROFILE_ENVS
         from asv import util as asv_util
 
         with exclusive(root):
@@ -87,3 +90,59 @@ def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> s
         f"`{function}`: {amount(b, floors[0])} → {amount(a, floors[1])} instructions per {per}"
         for function, b, a in function_changes(before, after)[:shown]
     )
+
+
+@dataclass
+class Explanation:
+    """A step of an instruction count explained by the functions whose own instructions per call moved."""
+
+    env_name: str
+    before: str
+    after: str
+    operation: str
+    twin: str
+    counts: tuple[dict, dict]  # the twin's counts at before and after
+
+    method = (
+        "Instructions per call counted under callgrind at both commits (benchmarks/callgrind.py), each function's "
+        "own instructions, C and Python, largest change first."
+    )
+
+    def markdown(self, shown: int = 8) -> list[str]:
+        before, after = self.counts
+        lines = [
+            f"Instructions per call of `{self.operation}` ({self.twin}): {before['instructions']:,.0f} → "
+            f"{after['instructions']:,.0f}.",
+            "",
+            "| function | own instructions per call |",
+            "|---|---|",
+        ]
+        floors = [min(side["functions"].values(), default=0.0) for side in self.counts]
+        for function, b, a in function_changes(before, after)[:shown]:
+            b_text = f"{b:,.0f}" if b is not None else f"under {floors[0]:,.0f}"
+            a_text = f"{a:,.0f}" if a is not None else f"under {floors[1]:,.0f}"
+            lines.append(f"| `{function}` | {b_text} → {a_text} |")
+        return lines
+
+    def sentence(self, per: str = "call") -> str:
+        return cause(*self.counts, per=per)
+
+
+def explain(
+    config: Path,
+    env_params: dict,
+    before: str,
+    after: str,
+    cache_dir: Path,
+    operation: str,
+    twin: str,
+    cached_only: bool = False,
+) -> Explanation | None:
+    """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
+    (every operation in one process); None when ``cached_only`` and a side is not counted yet."""
+    config, cache_dir, names = Path(config).resolve(), Path(cache_dir).resolve(), sorted(OPERATIONS)
+    env_name, _ = explain_module.env_config(config, env_params, cache_dir / "configs")
+    if cached_only and not all(cached(cache_dir, env_name, c, names).is_file() for c in (before, after)):
+        return None
+    counts = [counts_at(config, env_params, commit, names, cache_dir) for commit in (before, after)]
+    return Explanation(env_name, before, after, operation, twin, tuple(side[operation][twin] for side in counts))

@@ -83,9 +83,9 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
         "",
         "## What changed in the code that ran",
         "",
-        f"One eager tree_at update (`{explain.PROFILED}`) profiled in both commits on asv's "
-        "machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest change of "
-        "cumulative time first.",
+        f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
+        "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
+        "change of cumulative time first.",
         "",
     ]
     seen = set()
@@ -97,7 +97,9 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
         explained = [r for r in rows if r.explanation is e]
         what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
         env = f" ({row.env})" if row.env != "—" else ""
-        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "", *e.markdown(), ""]
+        method = [e.method, ""] if e.method else []
+        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "", *method]
+        lines += [*e.markdown(), ""]
     lines += [f"Not profiled: {error}" for error in errors]
     return lines
 
