@@ -8,10 +8,15 @@ or tags instead, benchmark by benchmark.
 Kinds of metric (benchmarks/metrics.py), reported in this order:
   deterministic  jaxpr equations, copied bytes: they cannot be noise, so
                  any increase counts;
+  instructions   machine instructions per operation under valgrind
+                 (bench_instructions): counts when it rises by more than 1%,
+                 unless the operation's time, re-measured side by side, is
+                 decided faster (then it is listed as overruled);
   cost           the exact Python cost of one update (bench_counts.PythonCost,
                  bytecode instructions + 16 x Python calls): counts when it
                  rises by more than 1%; shown with its diagnostics, the calls
-                 and bytecodes it is made of, which never count alone;
+                 and bytecodes it is made of, which never count alone; the
+                 Module operations' costs are shown and never count;
   ratio          everything in bench_overhead and the seed's overhead ratio:
                  two timings taken side by side in one process, so that the
                  machine's drift mostly cancels;
@@ -32,11 +37,13 @@ detection, asv.step_detect.detect_steps, run on the site's graph), and
 separately how much of it is still there at the newest commit.  With
 --compare, before and after are the two commits' values.
 
-Large improvements (tree_at's cost at depth 4 down by 10% or more) are listed
-too.  --explain profiles one tree_at update in both commits of every counted
-deterministic or cost regression and of every large improvement, in an asv
-environment of the profiles' own (as asv profile does), and shows which
-functions' calls changed.
+Large improvements (tree_at's cost at depth 4 down by 10% or more, and with
+--compare any instruction count down as much) are listed too.  --explain
+profiles one tree_at update in both commits of every counted deterministic or
+cost regression and of every large improvement, in an asv environment of the
+profiles' own (as asv profile does), and shows which functions' calls
+changed; for an instruction count, it counts both commits under valgrind and
+shows the functions, C included, whose own instructions moved most.
 
 When a regression spans several commits, the report gives the
 `asv find` command that narrows it to the first bad commit; --bisect runs it.

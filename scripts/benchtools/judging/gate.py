@@ -297,13 +297,15 @@ def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]
 
 
 def improvements(source: Source, changes: list[Change], compared: bool) -> list[Change]:
-    """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison."""
+    """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison;
+    in a comparison, also each operation's instruction count down as much."""
     depth = str(params.DEFAULT_DEPTH)
     if compared:
         return [
             c
             for c in changes
-            if c.benchmark == metrics.COST_TREE_AT and c.params == depth and c.ratio <= 1 - LARGE_IMPROVEMENT
+            if ((c.benchmark == metrics.COST_TREE_AT and c.params == depth) or c.kind == metrics.INSTRUCTIONS)
+            and c.ratio <= 1 - LARGE_IMPROVEMENT
         ]
     listed = source.benchmarks.get(metrics.COST_TREE_AT)
     if not listed or not (source.html / "graphs").is_dir():

@@ -187,7 +187,8 @@ def markdown(verdict: Verdict) -> str:
     if improved:
         lines += [
             "",
-            f"## Large improvements (tree_at's cost down by {LARGE_IMPROVEMENT:.0%} or more)",
+            f"## Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
+            f"{LARGE_IMPROVEMENT:.0%} or more)",
             "",
             "| benchmark | params | environment | before | after | change | where | at the newest commit "
             "| diagnostics |",
