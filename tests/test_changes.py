@@ -24,7 +24,7 @@ def test_the_gate_judges_by_the_registry():
         assert thresholds(change) == threshold
         # Beyond its threshold, a change counts exactly when its benchmark alerts (an absolute time never does).
         assert thresholds.counts(change) == metrics.alerts(entry)
-        assert metrics.alerts(entry) or kind in (metrics.TIME, metrics.RATIO, metrics.COST)
+        assert metrics.alerts(entry) or kind in (metrics.TIME, metrics.RATIO, metrics.COST, metrics.INSTRUCTIONS)
         assert not thresholds.counts(
             changes.Change(name, params.rstrip(")"), "", 1.0, 1.0 + threshold, "", "x", True, "")
         )
