@@ -17,8 +17,8 @@ def human(value: float, unit: str) -> str:
 
     if unit in ("seconds", "bytes"):
         return util.human_value(value, unit)
-    if float(value).is_integer():
-        return f"{int(value):,} {unit}".strip()
+    if float(value).is_integer() or abs(value) >= 1000:  # a count: its whole number, which is what is exact
+        return f"{round(value):,} {unit}".strip()
     return f"{value:.4g} {unit}".strip()
 
 
