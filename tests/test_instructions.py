@@ -4,6 +4,7 @@ The instrument runs under the real valgrind and counts the real Equinox in .venv
 over real asv sites (tests/asv_sites.py).
 """
 
+import json
 import shutil
 
 import pytest
@@ -185,7 +186,7 @@ def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faste
         "regressions", "--config", config, "--machine", "instruction-tests", "--compare", before, localized,
         "--explain", "--verdict", verdict_file,
     )  # fmt: skip
-    assert judged.code == 0, judged.out + judged.err
+    assert judged.returncode == 0, judged.stdout + judged.stderr
     document = verdicts.read(verdict_file)
     assert document["regression"] is False and document["counted"] == []
     [construction] = [
@@ -195,3 +196,29 @@ def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faste
     ]
     assert construction["change"] < -0.10
     assert "builtin_dir" in construction["cause"], construction["cause"]
+
+
+def kept_run(path, number, module_count):
+    counts = {
+        name: {twin: {"instructions": module_count if twin == "module" else 1000.0, "functions": {}} for twin in TWINS}
+        for name in OPERATIONS
+    }
+    path.mkdir(exist_ok=True)
+    (path / f"run-{number:02d}.json").write_text(json.dumps({"counts": counts, "seconds": 60.0, "load": [1.0, 1.1]}))
+
+
+@pytest.mark.parametrize(("second", "code"), [(100_100.0, 0), (101_000.0, 1)])
+def test_the_spread_of_kept_runs_is_tabled_and_a_spread_beyond_the_allowed_one_exits_1(tmp_path, second, code):
+    kept_run(tmp_path / "kept", 0, 100_000.0)
+    kept_run(tmp_path / "kept", 1, second)
+    ran = command("instruction-spread", "--runs", 2, "--kept", tmp_path / "kept")
+    assert ran.returncode == code, ran.stdout + ran.stderr
+    rows = [line for line in ran.stdout.splitlines() if line.startswith("| construct(default) | module |")]
+    assert rows == [f"| construct(default) | module | 100,000 | {second:,.0f} | {second / 100_000 - 1:.3%} |"]
+
+
+def test_a_kept_run_that_is_not_json_is_bad_input_naming_it(tmp_path):
+    kept_run(tmp_path / "kept", 0, 100_000.0)
+    (tmp_path / "kept" / "run-01.json").write_text("{half")
+    ran = command("instruction-spread", "--runs", 2, "--kept", tmp_path / "kept")
+    assert ran.returncode == 2 and "run-01.json" in ran.stderr
