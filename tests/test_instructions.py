@@ -15,7 +15,7 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 from benchtools import git as git_tool
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
 from benchtools.publishing import instruction_history, operation_history
-from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, make_site
+from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
 from tests.helpers import command
 from tests.test_bench import PRIMARY_JAX, bench
 
@@ -222,3 +222,23 @@ def test_a_kept_run_that_is_not_json_is_bad_input_naming_it(tmp_path):
     (tmp_path / "kept" / "run-01.json").write_text("{half")
     ran = command("instruction-spread", "--runs", 2, "--kept", tmp_path / "kept")
     assert ran.returncode == 2 and "run-01.json" in ran.stderr
+
+
+@pytest.mark.parametrize(
+    ("module_counts", "placed"),
+    [
+        # The night's counts repeat within the spread, then step: the step is placed at its commit.
+        ([480_000.0, 480_400.0, 479_800.0, 530_000.0, 530_300.0], ("v2", "v3")),
+        # One count between is off both levels by more than the spread: the span stays.
+        ([480_000.0, 480_000.0, 500_000.0, 530_000.0, 530_000.0], ("v0", "v4")),
+    ],
+)
+def test_a_night_s_instruction_step_is_placed_at_its_commit_through_the_spread(tmp_path, module_counts, placed):
+    config = make_site(tmp_path, {INSTRUCTIONS: [[count, 320_000.0] for count in module_counts]})
+    verdict = tmp_path / "verdict.json"
+    ran = command("regressions", "--config", config, "--machine", MACHINE, "--no-confirm", "--compare", "v0", "v4",
+                  "--verdict", verdict)  # fmt: skip
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    [counted] = json.loads(verdict.read_text())["counted"]
+    tags = {git(tmp_path / "repo", "rev-parse", f"v{i}"): f"v{i}" for i in range(5)}
+    assert (tags[counted["good"]], tags[counted["bad"]]) == placed

@@ -417,13 +417,25 @@ def place_exact_steps(source: Source, rows: list[Change]) -> None:
         if first is None or last is None:
             continue
         commits = [source.hash_of_revision[rev] for rev in range(first, last + 1) if rev in source.hash_of_revision]
-        measured = [(commit, value_at(commit, change)) for commit in commits]
-        levels = [value for _, value in measured if value is not None]
-        at_new_level = [value == change.after for value in levels]
-        if set(levels) != {change.before, change.after} or at_new_level != sorted(at_new_level):
+        # An instruction count repeats within its spread, the other exact metrics to the last digit.
+        spread = metrics.INSTRUCTIONS_SPREAD if change.kind == metrics.INSTRUCTIONS else 0.0
+
+        def level(value, change=change, spread=spread):
+            """"before", "after", or None: which of the change's two levels ``value`` is at."""
+            for name, at in (("before", change.before), ("after", change.after)):
+                if value is not None and abs(value - at) <= spread * abs(at):
+                    return name
+            return None
+
+        values = [value_at(commit, change) for commit in commits]
+        measured = [(commit, level(value)) for commit, value in zip(commits, values, strict=True)]
+        levels = [found for _, found in measured if found is not None]
+        at_a_level = len(levels) == sum(value is not None for value in values)
+        in_order = levels == ["before"] * levels.count("before") + ["after"] * levels.count("after")
+        if not at_a_level or set(levels) != {"before", "after"} or not in_order:
             continue
-        good = max((i for i, (_, value) in enumerate(measured) if value == change.before))
-        bad = min((i for i, (_, value) in enumerate(measured) if value == change.after))
+        good = max(i for i, (_, found) in enumerate(measured) if found == "before")
+        bad = min(i for i, (_, found) in enumerate(measured) if found == "after")
         change.good, change.bad = measured[good][0], measured[bad][0]
         change.unmeasured = [commit for commit, _ in measured[good + 1 : bad]]
         change.single_commit = True
