@@ -107,7 +107,8 @@ def command(python: str, out: Path, names: list[str]) -> list[str]:
 
 
 def count(names: list[str], python: str = sys.executable, timeout: float = 1800) -> dict:
-    """``{name: {twin: {"instructions": per call, "functions": {function: per call}}}}``; an operation that
+    """``{name: {twin: {"instructions": per call, "functions": {function: its own per call}, "builtins":
+    {builtin: per call with its callees}}}}``; an operation that
     failed to build or run is ``{name: {"failed": why}}``.
 
     Raises ``Unavailable`` where valgrind or the shim cannot be had, and ``RuntimeError`` with the
@@ -132,11 +133,15 @@ def _pythonpath() -> str:
     return os.pathsep.join(filter(None, (suite_parent, os.environ.get("PYTHONPATH"))))
 
 
+BUILTIN = "builtin_"  # CPython's C functions behind Python's builtins (dir, getattr, isinstance, ...)
+
+
 class Dump:
-    """One callgrind dump of the main thread: its window's name, total and each function's own count."""
+    """One callgrind dump of the main thread: its window's name, its total, each function's own count, and each
+    Python builtin's count with all the C work it called (``builtin_dir`` with the MRO walk and the sort)."""
 
     def __init__(self, path: Path):
-        self.desc, self.total, self.functions = None, None, Counter()
+        self.desc, self.total, self.functions, self.builtins = None, None, Counter(), Counter()
         function, after_call = None, False
         for line in path.read_text().splitlines():
             if line.startswith("desc: Trigger: Client Request: "):
@@ -148,8 +153,11 @@ class Dump:
             elif line.startswith("calls="):
                 after_call = True  # the next cost line is the call's inclusive cost
             elif line[:1].isdigit():
+                cost = int(line.split()[1])
                 if not after_call:
-                    self.functions[function] += int(line.split()[1])
+                    self.functions[function] += cost
+                if function.startswith(BUILTIN):
+                    self.builtins[function] += cost
                 after_call = False
         if self.desc is None or self.total is None:
             raise RuntimeError(f"{path} is not a callgrind dump of a window (no desc or totals line)")
@@ -187,9 +195,11 @@ def per_call(windows: dict, by_desc: dict[str, Dump]) -> dict:
                 for n in (0, calls)
             )
             functions = Counter({f: (full.functions[f] - empty.functions[f]) / calls for f in full.functions})
+            builtins = {f: (full.builtins[f] - empty.builtins[f]) / calls for f in full.builtins}
             counts[name][twin] = {
                 "instructions": (full.total - empty.total) / calls,
                 "functions": dict(functions.most_common(TOP_FUNCTIONS)),
+                "builtins": {f: count for f, count in builtins.items() if count > 0},
             }
     return counts
 

@@ -421,7 +421,7 @@ def place_exact_steps(source: Source, rows: list[Change]) -> None:
         spread = metrics.INSTRUCTIONS_SPREAD if change.kind == metrics.INSTRUCTIONS else 0.0
 
         def level(value, change=change, spread=spread):
-            """"before", "after", or None: which of the change's two levels ``value`` is at."""
+            """ "before", "after", or None: which of the change's two levels ``value`` is at."""
             for name, at in (("before", change.before), ("after", change.after)):
                 if value is not None and abs(value - at) <= spread * abs(at):
                     return name

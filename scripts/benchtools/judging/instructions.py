@@ -27,6 +27,7 @@ from .confirm import log
 
 FOLDER = "instructions"  # under the profile cache
 SHOWN = 3  # functions named in a cause
+BUILTIN_SHARE = 0.01  # a builtin is named when its C work moved by this share of the operation's count
 
 
 def cached(cache_dir: Path, env_name: str, commit: str, names: list[str]) -> Path:
@@ -78,18 +79,34 @@ def function_changes(before: dict, after: dict) -> list[tuple[str, float | None,
     return [(function, b, a) for _, function, b, a in sorted(found, key=lambda row: (-row[0], row[1]))]
 
 
+def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]:
+    """(builtin, before, after) instructions per call of each Python builtin with all the C work it called,
+    those that moved by at least BUILTIN_SHARE of the operation's count, largest change first."""
+    found = []
+    for builtin in before.get("builtins", {}).keys() | after.get("builtins", {}).keys():
+        b, a = (side.get("builtins", {}).get(builtin, 0.0) for side in (before, after))
+        if abs(a - b) >= BUILTIN_SHARE * before["instructions"]:
+            found.append((builtin, b, a))
+    return sorted(found, key=lambda row: (-abs(row[2] - row[1]), row[0]))
+
+
 def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> str:
-    """The functions whose own instructions per call changed most, in words:
-    "`builtin_dir`: 69,012 → under 40 instructions per call"."""
+    """The work that moved, in words: first each Python builtin whose C work moved ("`builtin_dir` with all it
+    called: 69,012 → 0 instructions per call"), then the functions whose own instructions moved most."""
     floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
 
     def amount(value, floor):
         return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
 
-    return "; ".join(
+    words = [
+        f"`{builtin}` with all it called: {b:,.0f} → {a:,.0f} instructions per {per}"
+        for builtin, b, a in builtin_changes(before, after)
+    ]
+    words += [
         f"`{function}`: {amount(b, floors[0])} → {amount(a, floors[1])} instructions per {per}"
-        for function, b, a in function_changes(before, after)[:shown]
-    )
+        for function, b, a in function_changes(before, after)[: max(shown - len(words), 1)]
+    ]
+    return "; ".join(words)
 
 
 @dataclass
@@ -116,6 +133,9 @@ class Explanation:
             "",
             "| function | own instructions per call |",
             "|---|---|",
+        ]
+        lines += [
+            f"| `{name}` with all it called | {b:,.0f} → {a:,.0f} |" for name, b, a in builtin_changes(before, after)
         ]
         floors = [min(side["functions"].values(), default=0.0) for side in self.counts]
         for function, b, a in function_changes(before, after)[:shown]:
