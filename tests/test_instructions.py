@@ -246,3 +246,13 @@ def test_a_night_s_instruction_step_is_placed_at_its_commit_through_the_spread(t
     [counted] = json.loads(verdict.read_text())["counted"]
     tags = {git(tmp_path / "repo", "rev-parse", f"v{i}"): f"v{i}" for i in range(5)}
     assert (tags[counted["good"]], tags[counted["bad"]]) == placed
+
+
+def test_the_jax_history_marks_each_change_beyond_the_floor_per_environment():
+    counts = {("flatten", "module"): 62_000.0, ("flatten", "tuple"): 9_000.0}
+    moved = {("flatten", "module"): 80_000.0, ("flatten", "tuple"): 9_040.0}
+    table = instruction_history.jax_markdown(
+        [("v0.4.33", "Python 3.11", counts), ("v0.4.38", "Python 3.11", moved), ("v0.10.2", "Python 3.13", counts)]
+    ).splitlines()
+    assert table[4].startswith("| Python 3.11 | v0.4.38 | 80,000 (+29.0%) | 9,040 | — |")
+    assert table[5].startswith("| Python 3.13 | v0.10.2 | 62,000 | 9,000 |")  # a new environment starts afresh

@@ -8,6 +8,11 @@ profiles' environment of --config, and its counts kept under that output's
 --readme FILE's generated blocks, each step beside its time with its agreement (as the metric says,
 by less, by more, undecided, no change resolved, contradicts) and the functions whose own
 instructions moved most, and the table of agreements per operation.
+
+With --jax-history RESULTS, it also tables the instruction counts that a JAX history gave
+(scripts/bench --jax-history --bench bench_instructions: Equinox held at 0.13.8): flatten,
+unflatten and the dispatch of a jitted and a filter_jit-ted step, the work of JAX's C++ pytree
+and dispatch code, release by release, each change beyond the floor marked.
 """
 
 from pathlib import Path
@@ -24,7 +29,6 @@ def parse_args(argv):
     parser.add_argument(
         "--config",
         type=Path,
-        required=True,
         metavar="PATH",
         help="the asv configuration of a run over the history's repository (scripts/bench --repo writes it to "
         ".asv/configs/): its environments are where the commits are installed and counted",
@@ -45,26 +49,53 @@ def parse_args(argv):
         help=f"rewrite FILE's generated blocks {instruction_history.BLOCK} (every step) and "
         f"{instruction_history.TRACKING_BLOCK} (the agreement table); repeatable",
     )
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--jax-history",
+        type=Path,
+        metavar="RESULTS",
+        help="also (or only) the instruction counts of the JAX history's results (scripts/bench --jax-history "
+        "--bench bench_instructions writes them to results/jax-history): flatten, unflatten and dispatch, "
+        f"release by release, into the {instruction_history.JAX_BLOCK} block",
+    )
+    parser.add_argument(
+        "--jax-repo",
+        type=Path,
+        default=ROOT / ".cache" / "history" / "jax",
+        metavar="DIR",
+        help="the JAX release history those results were run on (default: scripts/bench's, .cache/history/jax)",
+    )
+    args = parser.parse_args(argv)
+    if args.config is None and args.jax_history is None:
+        parser.error("give --config (the commit-level history's steps), --jax-history RESULTS, or both")
+    return args
 
 
 def main(argv):
     args = parse_args(argv)
-    if not args.config.is_file():
-        raise BadInput(f"--config {args.config}: no such asv configuration")
-    kept = operation_history.read_kept(args.step_times)
-    if not kept:
-        raise BadInput(f"{args.step_times}: no kept step time to set instructions beside")
-    config = args.config.resolve()
-    found = instruction_history.steps(kept, config, operation_history.profile_cache(config))
-    repo = Path(util.load_asv_config(config)["repo"])
-    blocks = {
-        instruction_history.BLOCK: lambda: instruction_history.markdown(found, repo, project_url()),
-        instruction_history.TRACKING_BLOCK: lambda: instruction_history.tracking_markdown(found),
-    }
+    blocks = {}
+    if args.config is not None:
+        if not args.config.is_file():
+            raise BadInput(f"--config {args.config}: no such asv configuration")
+        kept = operation_history.read_kept(args.step_times)
+        if not kept:
+            raise BadInput(f"{args.step_times}: no kept step time to set instructions beside")
+        config = args.config.resolve()
+        found = instruction_history.steps(kept, config, operation_history.profile_cache(config))
+        repo = Path(util.load_asv_config(config)["repo"])
+        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, repo, project_url())
+        blocks[instruction_history.TRACKING_BLOCK] = instruction_history.tracking_markdown(found)
+    if args.jax_history is not None:
+        if not args.jax_history.is_dir() or not args.jax_repo.exists():
+            raise BadInput(f"--jax-history {args.jax_history} and --jax-repo {args.jax_repo} must both exist")
+        history = instruction_history.jax_history(args.jax_history, args.jax_repo)
+        if not history:
+            raise BadInput(
+                f"{args.jax_history}: no instruction counts (scripts/bench --jax-history --bench bench_instructions)"
+            )
+        blocks[instruction_history.JAX_BLOCK] = instruction_history.jax_markdown(history)
     for path in args.readme:
         generated.write_blocks(path, blocks)
         print(f"updated {path}")
     if not args.readme:
-        print(instruction_history.markdown(found, repo, project_url()))
+        print("\n\n".join(blocks.values()))
     return 0

@@ -121,3 +121,59 @@ def markdown(found: dict[str, list[InstructionStep]], repo: Path, project_url: s
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
     return operation_history.tracking_markdown(found, metric="instructions")
+
+
+JAX_BLOCK = "instruction-jax-history"  # the operations JAX's C++ serves, release by release (docs/instructions.md)
+JAX_OPERATIONS = ("flatten", "unflatten", "dispatch(jit)", "dispatch(filter_jit)")
+INSTRUCTIONS = "bench_instructions.Instructions"
+
+
+def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
+    """(JAX release, environment, {(operation, twin): instructions per call}) of each result of a JAX history
+    (scripts/bench --jax-history), in the history's order."""
+    from asv import results as asv_results
+
+    from ..asvtools.results import values
+
+    order, tags = git.topological_order(repo), git.tag_of_commit(repo)
+    found = []
+    for result in asv_results.iter_results(str(results)):
+        counts = {
+            (operation, twin): value
+            for twin in ("module", "tuple")
+            for (operation,), value in values(result, f"{INSTRUCTIONS}.track_{twin}").items()
+            if operation in JAX_OPERATIONS and value is not None
+        }
+        if counts:
+            found.append((order.get(result.commit_hash, len(order)), tags.get(result.commit_hash), result, counts))
+    found.sort(key=lambda item: (item[0], item[2].env_name))
+    return [(tag or result.commit_hash[:8], env_label(result.params), counts) for _, tag, result, counts in found]
+
+
+def env_label(params: dict) -> str:
+    return f"Python {params.get('python', '?')}"
+
+
+def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
+    """Per environment, each release's instructions per call of the operations JAX's pytree and dispatch code
+    serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
+    lines = [
+        "Instructions per call, Equinox 0.13.8 (the Module twin, then the tuple twin); a change from the release "
+        f"before beyond the {metrics.INSTRUCTIONS_FLOOR:.0%} floor is given in brackets.",
+        "",
+        "| environment | JAX | " + " | ".join(f"{op}, Module | {op}, tuple" for op in JAX_OPERATIONS) + " |",
+        "|---|---|" + "---|" * (2 * len(JAX_OPERATIONS)),
+    ]
+    previous = {}
+    for release, env, counts in found:
+        cells = []
+        for key in ((op, twin) for op in JAX_OPERATIONS for twin in ("module", "tuple")):
+            value, before = counts.get(key), previous.get((env, key))
+            cell = "—" if value is None else f"{value:,.0f}"
+            if value is not None and before and abs(value / before - 1) > metrics.INSTRUCTIONS_FLOOR:
+                cell += f" ({value / before - 1:+.1%})"
+            cells.append(cell)
+            if value is not None:
+                previous[(env, key)] = value
+        lines.append(f"| {env} | {release} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
