@@ -163,8 +163,12 @@ def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operat
         operation_history.AS_COST,
         operation_history.CONTRADICTS,
     ]
-    header, _, row = instruction_history.tracking_markdown(found).splitlines()
-    assert "time change ÷ instructions change" in header
+    sentence, _, header, _, row = instruction_history.tracking_markdown(found).splitlines()
+    assert sentence == (
+        "Of the 3 steps, 3 have a time decided either way (its interval excludes no change); "
+        "2 of those move the way their instruction count does."
+    )
+    assert "time change ÷ instructions change" in header and "as the instructions say" in header
     assert row.startswith("| construction | 3 | 3 | 1 | 1 | 0 | 0 | 0 | 1 |")
 
 

@@ -19,6 +19,7 @@ from ..asvtools import operations
 from ..judging import instructions, pairs
 from . import operation_history
 
+METRIC = "instructions"  # how the tables name the metric
 BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
 TRACKING_BLOCK = "instruction-tracking"  # the agreement table alone, beside the cost's (docs/commit-history.md)
 
@@ -110,17 +111,26 @@ def markdown(found: dict[str, list[InstructionStep]], repo: Path, project_url: s
             pull = operation_history.pull_request_of(subject)
             pull_text = f" ([#{pull}]({project_url}/pull/{pull}))" if pull else ""
             found_, cause = step.measured, step.cause.replace("|", "\\|")
+            agrees = operation_history.agreement_label(operation_history.agreement(step), METRIC)
             lines.append(
                 f"| `{step.after[:8]}` {date}{pull_text} | {operation} | {step.instructions[0]:,.0f} → "
                 f"{step.instructions[1]:,.0f} ({step.relative:+.1%}) | {found_.estimate:+.1%} "
-                f"({found_.low:+.1%} to {found_.high:+.1%}) | {operation_history.agreement(step)} "
+                f"({found_.low:+.1%} to {found_.high:+.1%}) | {agrees} "
                 f"| {cause} |"
             )
     return "\n".join(lines)
 
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
-    return operation_history.tracking_markdown(found, metric="instructions")
+    """The agreement table, after how many steps whose time is decided move the way their count does."""
+    everything = [step for found_steps in found.values() for step in found_steps]
+    decided = [s for s in everything if s.measured.low > 0 or s.measured.high < 0]
+    same_way = [s for s in decided if (s.measured.estimate > 0) == (s.relative > 0)]
+    return (
+        f"Of the {len(everything)} steps, {len(decided)} have a time decided either way (its interval excludes "
+        f"no change); {len(same_way)} of those move the way their instruction count does.\n\n"
+        + operation_history.tracking_markdown(found, metric=METRIC)
+    )
 
 
 JAX_BLOCK = "instruction-jax-history"  # the operations JAX's C++ serves, release by release (docs/instructions.md)

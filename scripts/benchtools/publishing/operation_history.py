@@ -292,6 +292,16 @@ AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
 AGREEMENTS = (AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS)
 
 
+def agreement_label(found: str, metric: str = "cost") -> str:
+    """An agreement in the words of ``metric``: "as the instructions say", "the instructions' way, by less"."""
+    if metric == "cost":
+        return found
+    plural = metric.endswith("s")
+    says = f"as the {metric} {'say' if plural else 'says'}"
+    way = f"the {metric}{chr(39) if plural else chr(39) + 's'} way"
+    return found.replace("as the cost says", says).replace("the cost's way", way)
+
+
 def agreement(step: OperationStep) -> str | None:
     """How the step's measured time stands to its cost (one of AGREEMENTS); None when not measured."""
     found = step.measured
@@ -337,7 +347,7 @@ def tracking_markdown(found: dict[str, list[OperationStep]], metric: str = "cost
     agreement, and the median of time change ÷ metric change (1 where the metric's step is the time's)."""
     lines = [
         "| operation | steps | measured side by side | "
-        + " | ".join(AGREEMENTS)
+        + " | ".join(agreement_label(found, metric) for found in AGREEMENTS)
         + f" | time change ÷ {metric} change, median (range) |",
         "|---|" + "---|" * (len(AGREEMENTS) + 3),
     ]
