@@ -12,8 +12,9 @@ WINDOWS windows of ``calls`` calls (each zeroed at its start and dumped at its e
 allocator filled, a dict resized) that falls in one window and not in another.
 
 The process's noise is removed where it can be: a fixed hash seed, address-space randomization
-off (``setarch -R``), the garbage collector off in the windows, only the main thread counted
-(``--separate-threads``; a jitted call's computation runs on XLA's threads).  What remains is
+off (``setarch -R``), a fixed environment of a few variables (PROCESS_ENVIRONMENT), the garbage
+collector off in the windows, only the main thread counted (``--separate-threads``; a jitted
+call's computation runs on XLA's threads).  What remains is
 allocator state: docs/instructions.md gives the spread between processes.
 
 This module imports no JAX at import time: asv and the tools read it.
@@ -42,7 +43,16 @@ VALGRIND_OPTIONS = (
     "--compress-strings=no",
     "--compress-pos=no",
 )
-PROCESS_ENVIRONMENT = {"PYTHONHASHSEED": "0", "JAX_PLATFORMS": "cpu", "OMP_NUM_THREADS": "1"}
+# The counting process's whole environment: its strings sit in the process's memory and shift its layout, so
+# a variable that differs between runs (a job id, the caller's own settings) would move the counts.
+PROCESS_ENVIRONMENT = {
+    "PYTHONHASHSEED": "0",
+    "JAX_PLATFORMS": "cpu",
+    "OMP_NUM_THREADS": "1",
+    "LC_ALL": "C.UTF-8",
+    "PATH": "/usr/bin:/bin",
+}
+SHIM_VARIABLE = "EQXB_CALLGRIND_SHIM"  # tells the counting process where the built shim is
 MAIN_THREAD = "01"
 WINDOWS = 5  # of each size, per twin: the median drops the rare events
 TOP_FUNCTIONS = 40  # the functions kept per twin, by their own instructions per call: a step's cause
@@ -114,10 +124,11 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800)
     Raises ``Unavailable`` where valgrind or the shim cannot be had, and ``RuntimeError`` with the
     process's output when the counting process fails.
     """
-    shim_library()
+    library = shim_library()
     with tempfile.TemporaryDirectory(prefix="eqxb-callgrind-") as work:
         out = Path(work)
-        environment = {**os.environ, **PROCESS_ENVIRONMENT, "PYTHONPATH": _pythonpath()}
+        suite_parent = str(Path(__file__).resolve().parent.parent)
+        environment = {**PROCESS_ENVIRONMENT, "PYTHONPATH": suite_parent, SHIM_VARIABLE: str(library)}
         ran = subprocess.run(
             command(python, out, names), capture_output=True, text=True, env=environment, timeout=timeout
         )
@@ -126,11 +137,6 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800)
         ran = json.loads((out / "windows.json").read_text())
         counts = per_call(ran["windows"], {dump.desc: dump for dump in dumps(out)})
         return {**counts, **{name: {"failed": why} for name, why in ran["failed"].items()}}
-
-
-def _pythonpath() -> str:
-    suite_parent = str(Path(__file__).resolve().parent.parent)
-    return os.pathsep.join(filter(None, (suite_parent, os.environ.get("PYTHONPATH"))))
 
 
 BUILTIN = "builtin_"  # CPython's C functions behind Python's builtins (dir, getattr, isinstance, ...)
@@ -210,7 +216,7 @@ def run_windows(out: Path, names: list[str]) -> None:
 
     from .instruction_ops import OPERATIONS, TWINS, build
 
-    shim = ctypes.CDLL(str(shim_library()))
+    shim = ctypes.CDLL(os.environ[SHIM_VARIABLE])
     if not shim.eqxb_on_valgrind():
         raise SystemExit("benchmarks.callgrind counts only under valgrind (see benchmarks.callgrind.command)")
     operations, failed = {}, {}
