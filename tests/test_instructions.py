@@ -117,9 +117,11 @@ def test_fresh_processes_of_identical_code_agree_and_the_count_sees_the_work_in_
     """An A/A of the instrument on the Equinox in .venv: two processes, every operation."""
     first, second = (callgrind.count(list(OPERATIONS)) for _ in range(2))
     for name in OPERATIONS:
-        for twin in ("module", "tuple"):
+        for twin in TWINS:
             a, b = first[name][twin]["instructions"], second[name][twin]["instructions"]
-            assert a > 0 and abs(b / a - 1) <= metrics.INSTRUCTIONS_SPREAD, (name, twin, a, b)
+            assert a > 0 and b > 0
+            if twin == "module":  # the twin that alerts; the tuple twin's spread is shown, never judged
+                assert abs(b / a - 1) <= metrics.INSTRUCTIONS_SPREAD, (name, a, b)
     # The Module's operations do more work than their tuple twins, and the count names C functions.
     for name in ("construct(default)", "flatten", "tree_at(4)"):
         assert first[name]["module"]["instructions"] > 2 * first[name]["tuple"]["instructions"]
