@@ -183,7 +183,7 @@ def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faste
     first_parent = git_tool.out("log", "--first-parent", "--format=%H %s", "v0.13.2..v0.13.3", repo=upstream)
     by_subject = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in first_parent.splitlines()}
     localized = by_subject["perf: localize init check"]
-    before = git_tool.out("rev-parse", f"{localized}~1", repo=upstream)
+    before = git_tool.out("rev-parse", f"{localized}~1", repo=upstream).strip()
     output = tmp_path / "out"
     ran = bench(
         "--repo", upstream, f"{localized}~2..{localized}", "--bench", "bench_instructions",
