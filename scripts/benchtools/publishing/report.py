@@ -11,7 +11,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git, util
-from ..asvtools import operations
+from ..asvtools import operations, validate
 from ..asvtools.results import confidence_intervals, entries, only, spreads, values
 from ..asvtools.results import spans as result_spans
 from ..errors import BadInput
@@ -186,6 +186,11 @@ def row_of(result, label: str) -> Row:
         ci = intervals[benchmark].get(tuple(p.strip("'") for p in combo))
         row.timings[benchmark, params] = one_run_interval(name, value, ci)
     return row
+
+
+def read_headline(path: Path) -> dict:
+    """A scripts/headline record, checked before attach_fresh reads it."""
+    return validate.read_checked(path, {"environments": list}, "headline record")
 
 
 def attach_fresh(rows: list[Row], record: dict) -> int:
@@ -946,6 +951,20 @@ def summary_markdown(rows: list[Row]) -> str:
     return "\n".join(lines + summary_operations(latest_rows(rows)))
 
 
+def answer_markdown(rows: list[Row]) -> str:
+    """The first answer (scripts/bench): the newest commit's exact costs (summary_markdown), then tree_at's
+    steady time in each environment, with its interval."""
+    lines = [
+        summary_markdown(rows),
+        "",
+        f"| environment | one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady) |",
+        "|---|---|",
+    ]
+    for row in latest_rows(rows):
+        lines.append(f"| {row.label}, {row.env} | {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.2f}')} |")
+    return "\n".join(lines)
+
+
 def summary_operations(latest: list[Row]) -> list[str]:
     """The Module's operations at the newest commit: each one's exact cost over its tuple twin's, per environment."""
     measured = [row for row in latest if row.operations]
@@ -1031,12 +1050,22 @@ def build_time_markdown(results: Path, rows: list[Row]) -> str:
     return operation_history.build_time_markdown(found, f"the results of {len(commits)} commits")
 
 
-def write_page(results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None) -> Path:
+def write_page(
+    results: Path,
+    site: Path,
+    machine: str | None,
+    repo: Path,
+    config: Path | None = None,
+    headline: Path | None = None,
+) -> Path:
     """The report's page and plots, into SITE/overhead/, linked from the asv site in SITE.
 
-    With ``config``, the history's causes come from the profiles cached beside it (none are made here).
+    With ``config``, the history's causes come from the profiles cached beside it (none are made here); with
+    ``headline``, a scripts/headline record, its figures over fresh processes are shown beside the run's.
     """
     rows = load_rows(results, repo, machine)
+    if headline is not None:
+        attach_fresh(rows, read_headline(headline))
     found = history(rows)
     by_operation = investigate(rows, found, config)
     written = html_page(rows, site, found, by_operation)
