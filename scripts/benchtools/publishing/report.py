@@ -2,6 +2,7 @@
 
 import html
 import itertools
+import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +78,7 @@ def one_run_interval(name: str, value: float, ci: tuple | None) -> Interval:
     confidence interval ``ci`` where asv kept samples; without them the figure is a single sample."""
     grown = 1 + metrics.threshold(name)
     low, high = value / grown, value * grown
-    if ci is None:
+    if ci is None or not all(map(math.isfinite, ci)):  # asv's interval of a single sample is infinite
         return Interval(value, low, high, SINGLE_SAMPLE)
     return Interval(value, min(low, ci[0]), max(high, ci[1]), ONE_RUN)
 
@@ -473,6 +474,16 @@ def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style
     )
 
 
+def log_axis(ax) -> None:
+    """A log scale whose ticks read as plain numbers (2, 5, 10), not powers of ten; matplotlib's LogFormatter
+    thins the minor labels where the axis spans decades."""
+    from matplotlib.ticker import LogFormatter
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(LogFormatter())
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
+
+
 def plot(rows: list[Row], out: Path) -> list[Plot]:
     """PNG plots across releases: one panel per environment, one series per figure, each point with its
     interval (INTERVAL_NOTE), scripts/headline's beside the run's where attached; a log axis, from 1 for the
@@ -513,7 +524,7 @@ def plot(rows: list[Row], out: Path) -> list[Plot]:
                     draw_intervals(ax, drawn[env, s], s.label, marker="o")
                 if fresh[env, s]:
                     draw_intervals(ax, fresh[env, s], s.label, marker="D", color="black")
-            ax.set_yscale("log")
+            log_axis(ax)
             if name in RATIO_PLOTS:
                 lowest = min((i.low for points in (drawn, fresh) for (e, _), p in points.items() if e == env
                               for _, i in p), default=1.0)  # fmt: skip
