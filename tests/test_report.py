@@ -3,6 +3,7 @@ leads with the exact metrics, and with the newest Python and JAX."""
 
 import itertools
 import re
+import statistics
 
 import pytest
 from asv import results, runner
@@ -463,3 +464,39 @@ def test_commits_are_ordered_as_asv_orders_them_parents_first_whatever_their_dat
     order = git.topological_order(repo)
     assert order[hashes[0]] < order[hashes[1]]
     assert git.commit_subjects(repo)[hashes[1]][1] < git.commit_subjects(repo)[hashes[0]][1]
+
+
+def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_their_release(tmp_path, monkeypatch):
+    import random
+
+    from benchtools.trial import headline
+
+    rows = []
+    for number in range(2):
+        row = report.row_of(noisy_release(f"{number:040x}", random.Random(number)), f"v{number}")
+        row.env = "Python 3.13, jax 0.12.0.1, jaxlib 0.12.0.1"
+        rows.append(row)
+    values = [1.2 + i / 100 for i in range(10)]
+    figures = [headline.figure_record(f, [12071.0] if f.exact else values) for f in headline.FIGURES]
+    record = {
+        "commit": rows[1].commit,
+        "environments": [{"environment": "Python 3.13, jax 0.12.0.1", "figures": figures}],
+    }
+    timings = sum(not f.exact for f in headline.FIGURES)
+    assert report.attach_fresh(rows, record) == timings
+    assert not rows[0].fresh  # another commit
+    label, scale, jit = rows[1].fresh[report.RATIO_BENCHMARK, "'jit'"]
+    assert (jit.value, jit.source) == (statistics.median(values), report.FRESH_PROCESSES)
+    assert (jit.low, jit.high) == headline.second_run_interval(values)
+    assert f"a jitted step runs at {jit.text()}×" in report.summary_sentence(rows[1])
+    drawn = drawn_figures(monkeypatch)
+    plots = report.plot(rows, tmp_path)
+    assert all(p.with_interval == p.timing_series for p in plots)
+    ratios = dict(zip(report.TIMING_PLOTS, drawn, strict=False))["ratios.png"]
+    diamonds = [label for label in ratios.axes[0].get_legend_handles_labels()[1] if report.FRESH_PROCESSES in label]
+    measured = [f.params.strip("'") for f in headline.FIGURES if f.benchmark == report.RATIO_BENCHMARK]
+    assert diamonds == [f"{wrapping} ({report.FRESH_PROCESSES})" for wrapping in measured]
+    # A record from before the figures carried their interval attaches nothing.
+    for figure in figures:
+        figure.pop("interval", None)
+    assert report.attach_fresh([report.Row("v", rows[1].env, 0, commit=rows[1].commit)], record) == 0

@@ -123,6 +123,7 @@ def parse_args(argv) -> Options:
         help="with --repo: also benchmark the commits that leave equinox/ and pyproject.toml as their parent had "
         "them (by default they are named and left out: the same package would be measured again)",
     )
+    common_args.add_docs(parser, "bench-time: what the run took, by phase, and under what load")
     args = parser.parse_args(argv)
     if args.range and not args.repo:
         parser.error("RANGE needs --repo; pick releases with --releases")

@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import platform
 import re
 import shutil
@@ -26,7 +27,7 @@ from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm
 from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home, upstream_url
-from ..publishing import report, site
+from ..publishing import generated, report, site
 
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
 # stops at the newest that the newest Python of asv.jax.conf.json gets.
@@ -59,6 +60,7 @@ class Options:
     # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks),
     # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
     answer: bool = False
+    docs: Path | None = None  # a file whose BENCH_TIME_BLOCK gets what the run took (took_markdown)
 
     def __post_init__(self):
         if self.range and not self.repo:
@@ -397,14 +399,47 @@ def record_machine(machine: str, config: Path, env: dict) -> None:
 
 
 # Measures the headline's figures over fresh processes once the suite has run: given the target, its
-# environments and the newest selected (release, commit), the record (which the page shows) and its table.
-Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str]]
+# environments and the newest selected (release, commit), the record (which the page shows), its table, and
+# whether it was measured now (False: an earlier record of the same commit and environment was kept).
+Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
+BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
+
+
+def environment_folders(args: Options) -> set[Path]:
+    """asv's environments and the confirm step's (which scripts/headline measures in), as folders."""
+    roots = [args.env_dir, args.env_dir.parent / "confirm-env"]
+    return {path for root in roots if root.is_dir() for path in root.iterdir() if path.is_dir()}
+
+
+def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created: int, commits: int, envs: int) -> str:
+    """One paragraph: what the run was, its wall time by phase, the environments it created, and the load."""
+    what = (
+        "the first answer (the newest release's exact and steady figures, and the headline)"
+        if args.answer
+        else (f"{commits} commit(s)")
+    )
+    return (
+        f"`scripts/bench`, {what} in {envs} environment(s), took {sum(phases.values()) / 60:.1f} min of wall "
+        "time after scripts/setup: "
+        + ", ".join(f"{seconds / 60:.1f} min {phase}" for phase, seconds in phases.items())
+        + f"; {created} environment(s) were created in it. Load average before and after: {loads[0]:.2f} and "
+        f"{loads[1]:.2f}, on {os.cpu_count()} cores."
+    )
 
 
 def bench(args: Options, headline: Headline | None = None) -> int:
     """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code (see the
     module's docstring)."""
-    started = time.monotonic()
+    started = last = time.monotonic()
+    load_before, folders_before = os.getloadavg()[0], environment_folders(args)
+    phases = {}
+
+    def phase(name: str) -> None:
+        nonlocal last
+        now = time.monotonic()
+        phases[name] = phases.get(name, 0.0) + now - last
+        last = now
+
     target = Target(args)
     # Every argument is checked (--jax, --releases, RANGE) before a results file is moved. Only NEW and
     # EXISTING read the stored results, so they are resolved once the unreadable ones are out of the way.
@@ -437,6 +472,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     else:
         env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
+    phase("choosing the commits (the release history built or updated)")
     # asv's machine file is this run's own, in a HOME of its own (project.asv_home): never the user's.
     with asv_home() as asv_env:
         record_machine(args.machine, target.base, asv_env)
@@ -484,13 +520,27 @@ def bench(args: Options, headline: Headline | None = None) -> int:
                 asv_failed = True
                 print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
 
+    phase("running asv (its environments created and installed)")
     record = table = None
+    measured = False
     if headline is not None and selected:
-        record, table = headline(target, envs, selected[-1])
-    site_is_stale = ran_any or record is not None or not (target.html_dir / "index.html").is_file()
+        record, table, measured = headline(target, envs, selected[-1])
+        phase("measuring the headline over fresh processes (its environment created and installed)")
+    site_is_stale = ran_any or measured or not (target.html_dir / "index.html").is_file()
     if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
         publish(target, record)
     record_last_run(target, hashes, unchanged)
+    phase("publishing the site")
+    took = took_markdown(
+        args,
+        phases,
+        (load_before, os.getloadavg()[0]),
+        len(environment_folders(args) - folders_before),
+        len(hashes),
+        len(envs),
+    )
+    if args.docs:
+        generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
 
     print(f"\nSummary ({(time.monotonic() - started) / 60:.1f} min wall time)")
     partial_failures = missing = 0
@@ -515,6 +565,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         )
     if table is not None:
         print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
+    print(f"\n{took}\n")
     print(f"  results: {target.results_dir}")
     if (target.html_dir / "index.html").is_file():
         print(f"  site:    {target.html_dir / 'index.html'}")

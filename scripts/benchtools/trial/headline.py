@@ -128,10 +128,10 @@ def label_of(entry: dict) -> str:
     return f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
 
 
-def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str]:
+def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str, bool]:
     """scripts/bench's first answer: the headline of the ``newest`` (release, commit) in the newest JAX's
     environment of ``envs``, in FEWEST_PROCESSES fresh processes; its record (beside the run's configurations,
-    kept and reused while it holds this commit and environment) and its table."""
+    kept and reused while it holds this commit and environment), its table, and whether it was measured now."""
     release, commit = newest
     entry = max((entry for _, entry in envs), key=lambda e: Version(asv_envs.requirements_of(e).get("jax") or "0"))
     path = target.config_dir.parent / "headline" / f"{target.name}.json"
@@ -139,12 +139,12 @@ def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tup
         record = read(path)
         measured = [env["environment"] for env in record["environments"]]
         if record.get("finished") and record.get("commit") == commit and measured == [label_of(entry)]:
-            return path, table(record)
+            return path, table(record), False
     jax = asv_envs.requirements_of(entry).get("jax")
     options = Options(
         release=str(release.version), jax=[jax], processes=FEWEST_PROCESSES, record=path, env_dir=target.args.env_dir
     )
-    return path, table(campaign(options))
+    return path, table(campaign(options)), True
 
 
 def campaign(options: Options) -> dict:
