@@ -62,7 +62,7 @@ package index or a download fails, or asv fails.
 
 from .. import cli
 from ..project import ROOT
-from ..running.bench import DEFAULT_RELEASES, Options, bench
+from ..running.bench import BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
 from ..trial import headline
 from . import common_args
 
@@ -123,7 +123,7 @@ def parse_args(argv) -> Options:
         help="with --repo: also benchmark the commits that leave equinox/ and pyproject.toml as their parent had "
         "them (by default they are named and left out: the same package would be measured again)",
     )
-    common_args.add_docs(parser, "bench-time: what the run took, by phase, and under what load")
+    common_args.add_docs(parser, f"{BENCH_TIME_BLOCK}: what the run took, by phase, and under what load")
     args = parser.parse_args(argv)
     if args.range and not args.repo:
         parser.error("RANGE needs --repo; pick releases with --releases")
