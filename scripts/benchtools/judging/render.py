@@ -110,26 +110,31 @@ def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
         "What one commit measured and the other did not (a benchmark, params or environment added or removed "
         "between them), or measured without a value (failed or skipped): judged neither way.",
         "",
-        "| benchmark | params | environment | why |",
-        "|---|---|---|---|",
-        *(
-            f"| {f'`{u.benchmark}`' if u.benchmark else 'every benchmark'} "
-            f"| {u.params or ('—' if u.benchmark else 'all')} | {u.env} | {u.reason} |"
-            for u in unjudged
+        *table(
+            ["benchmark", "params", "environment", "why"],
+            (
+                f"| {f'`{u.benchmark}`' if u.benchmark else 'every benchmark'} "
+                f"| {u.params or ('—' if u.benchmark else 'all')} | {u.env} | {u.reason} |"
+                for u in unjudged
+            ),
         ),
     ]
 
 
+def table(header: list[str], rows) -> list[str]:
+    """A Markdown table: its header, its separator, then ``rows``, each a row already written."""
+    return [f"| {' | '.join(header)} |", "|" + "---|" * len(header), *rows]
+
+
 def not_alerting_rows(source: Source, changes: list[Change]) -> list[str]:
-    return [
-        "| kind | benchmark | params | environment | before | after | change | threshold | where |",
-        "|---|---|---|---|---|---|---|---|---|",
-        *(
+    return table(
+        ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"],
+        (
             f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
             f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} |"
             for c in changes
         ),
-    ]
+    )
 
 
 def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
