@@ -35,6 +35,7 @@ BUILD_TIME_BLOCK = "build-time"  # what building the results took, from asv's ti
 RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
+SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
 
@@ -67,6 +68,10 @@ class Interval:
         return (
             f"{pattern.format(self.value)} ({self.source}: {pattern.format(self.low)} to {pattern.format(self.high)})"
         )
+
+    def short(self, pattern: str = "{:.2f}") -> str:
+        """The figure and its interval, for a table whose header names the source."""
+        return f"{pattern.format(self.value)} ({pattern.format(self.low)}–{pattern.format(self.high)})"
 
     def scaled(self, scale: float) -> "Interval":
         return Interval(self.value * scale, self.low * scale, self.high * scale, self.source)
@@ -149,7 +154,7 @@ def row_of(result, label: str) -> Row:
     if compile_tree_at is not None and compile_tuple is not None:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
         row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
-    row.seed_ratios = {w: v for (w,), v in values(result, "bench_seed.SeedScenario.track_overhead_ratio").items()}
+    row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
     row.tree_map_passes = tuple(
         only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
         for twin in ("tree_at", "tuple")
@@ -254,13 +259,18 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
 
 
 def markdown(row: Row) -> str:
-    lines = [f"### {row.label} ({row.env})", "", "| how the step runs | tree_at / tuple time |", "|---|---|"]
-    lines += [f"| {w} | {fmt(v)} |" for w, v in row.ratios.items()]
-    lines += [
-        f"| eager surgery only | {fmt(row.surgery_ratio)} |",
-        f"| tracing a fresh step | {fmt(row.tracing_ratio)} |",
+    lines = [
+        f"### {row.label} ({row.env})",
+        "",
+        "| how the step runs | tree_at / tuple time (the interval a second run's can be expected in) |",
+        "|---|---|",
     ]
-    lines += [f"| seed scenario, {w} | {fmt(v)} |" for w, v in row.seed_ratios.items()]
+    lines += [f"| {w} | {timing_text(row, RATIO_BENCHMARK, repr(w))} |" for w in row.ratios]
+    lines += [
+        f"| eager surgery only | {timing_text(row, 'bench_overhead.EagerSurgeryRatio.track_overhead_ratio', '')} |",
+        f"| tracing a fresh step | {timing_text(row, TRACING_BENCHMARK, '')} |",
+    ]
+    lines += [f"| seed scenario, {w} | {timing_text(row, SEED_BENCHMARK, repr(w))} |" for w in row.seed_ratios]
     lines += [
         "",
         "| depth | eager µs per tree_at call, median (IQR) | µs per tuple update, median (IQR) "
@@ -294,8 +304,9 @@ def markdown(row: Row) -> str:
         f"Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.",
         "",
         f"In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} "
-        f"tree, an eager update costs {fmt(row.tree_map_passes[0], '{:.1f}')} passes with tree_at and "
-        f"{fmt(row.tree_map_passes[1], '{:.3f}')} with a tuple.",
+        f"tree, an eager update costs {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.1f}')} passes with tree_at "
+        f"and {timing_text(row, metrics.PASSES_TREE_AT.replace('track_tree_at', 'track_tuple'), '', '{:.3f}')} "
+        "with a tuple.",
         "",
     ]
     return "\n".join(lines + operations_table(row))
@@ -330,14 +341,16 @@ def operations_table(row: Row) -> list[str]:
 
 
 def history_table(rows: list[Row]) -> list[str]:
+    """Every commit's figures in one table, each timing with the interval a second run's can be expected in
+    (INTERVAL_NOTE)."""
     header = [
         "release",
         "environment",
         *WRAPPINGS,
-        f"eager µs/call, depth {REPORT_DEPTH} (IQR)",
+        f"eager µs/call, depth {REPORT_DEPTH}",
         "tree_map passes/call",
         "tracing",
-        "compile ms",
+        "compile ms (one run)",
         "jaxprs identical",
     ]
     table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -345,12 +358,12 @@ def history_table(rows: list[Row]) -> list[str]:
         cells = [
             row.label,
             row.env,
-            *[fmt(row.ratios.get(w)) for w in WRAPPINGS],
-            with_spread(
-                row.eager_us.get(REPORT_DEPTH, (None,))[0], row.eager_iqr.get(REPORT_DEPTH, (None,))[0], "{:.1f}"
+            *[timing_text(row, RATIO_BENCHMARK, repr(w), short=True) for w in WRAPPINGS],
+            timing_text(
+                row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", 1e6 / int(CALLS_PER_STEP), True
             ),
-            fmt(row.tree_map_passes[0], "{:.1f}"),
-            fmt(row.tracing_ratio),
+            timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}", short=True),
+            timing_text(row, TRACING_BENCHMARK, "", short=True),
             fmt(row.compile_overhead_ms, "{:+.1f}"),
             row.jaxprs_identical,
         ]
@@ -917,11 +930,15 @@ def link_from_site(index: Path) -> None:
     index.write_text(text.replace(NAV_ANCHOR, NAV_ANCHOR + "\n\t" + NAV_LINK), encoding="utf-8")
 
 
-def timing_text(row: Row, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0) -> str:
+def timing_text(
+    row: Row, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
+) -> str:
     """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
     series = Series("", benchmark, params, scale)
     found = series.at(row, fresh=True) or series.at(row)
-    return "n/a" if found is None else found.text(pattern)
+    if found is None:
+        return "n/a"
+    return found.short(pattern) if short else found.text(pattern)
 
 
 def summary_sentence(row: Row) -> str:
