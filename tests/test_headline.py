@@ -75,9 +75,13 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     monkeypatch.setattr(bench, "environments", lambda target: [("env", entry)])
     monkeypatch.setattr(bench.Target, "config", lambda self, entry, suffix: tmp_path / "conf.json")
     monkeypatch.setattr(confirm, "env_root", lambda config: tmp_path / "confirm-env")
-    monkeypatch.setattr(confirm, "prepare", lambda config, label, commits, names, root: {"before": side})
+    prepared = []
+    monkeypatch.setattr(
+        confirm, "prepare", lambda config, label, commits, names, root: prepared.append((commits, root)) or {"": side}
+    )
     record_path = tmp_path / "record.json"
     record = headline.campaign(headline.Options(processes=3, record=record_path))
+    assert prepared == [({"before": "c" * 40}, tmp_path / "confirm-env")]  # the confirm step's own environment
     assert json.loads(record_path.read_text()) == record
     [env] = record["environments"]
     values = {f["label"]: f["values"] for f in env["figures"]}
@@ -95,6 +99,10 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     rows = [line for line in text.splitlines() if line.startswith("| Python")]
     assert rows[0].endswith("| exact |") and "too few processes" in rows[1] and rows[1].endswith("| steady |")
     assert all(row.endswith("| orientation |") for row in rows[2:])  # the stable figures lead
+    # scripts/bench's first answer measures in the environment its run installed the release in.
+    env_dir = tmp_path / "run" / "env"
+    headline.campaign(headline.Options(processes=2, record=record_path, env_dir=env_dir, in_run_environments=True))
+    assert prepared[-1] == ({"env": "c" * 40}, tmp_path / "run")
 
 
 def record_of(shift: float = 0.0) -> dict:
@@ -191,7 +199,7 @@ def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_
     asked = []
 
     def campaign(options):
-        asked.append((options.release, options.jax, options.processes))
+        asked.append((options.release, options.jax, options.processes, options.in_run_environments))
         record = {**record_of(), "commit": "c" * 40, "processes": options.processes, "started": records.now()}
         record["environments"][0]["environment"] = "Python 3.13, jax 0.12.0.1"
         return records.finish(options.record, record)
@@ -207,7 +215,7 @@ def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_
     ]
     release = SimpleNamespace(version="0.13.8")
     path, text, measured = headline.first_answer(target, envs, (release, "c" * 40))
-    assert measured and asked == [("0.13.8", ["0.12.0.1"], headline.FEWEST_PROCESSES)]
+    assert measured and asked == [("0.13.8", ["0.12.0.1"], headline.FEWEST_PROCESSES, True)]
     assert path == tmp_path / ".asv" / "headline" / "answer.json" and "| Python 3.13, jax 0.12.0.1 |" in text
     assert headline.first_answer(target, envs, (release, "c" * 40))[1:] == (text, False)
     assert len(asked) == 1

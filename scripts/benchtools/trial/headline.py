@@ -89,6 +89,9 @@ class Options:
     processes: int = 10
     record: Path = Path("headline.json")
     env_dir: Path = bench.Options().env_dir
+    # Measure in env_dir's own environments, where scripts/bench installed the release, rather than in the
+    # confirm step's (created and installed anew): the first answer's, to spare it an environment's install.
+    in_run_environments: bool = False
 
 
 def below_probability(n: int, k: int, above: int) -> float:
@@ -142,7 +145,12 @@ def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tup
             return path, table(record), False
     jax = asv_envs.requirements_of(entry).get("jax")
     options = Options(
-        release=str(release.version), jax=[jax], processes=FEWEST_PROCESSES, record=path, env_dir=target.args.env_dir
+        release=str(release.version),
+        jax=[jax],
+        processes=FEWEST_PROCESSES,
+        record=path,
+        env_dir=target.args.env_dir,
+        in_run_environments=True,
     )
     return path, table(campaign(options)), True
 
@@ -164,12 +172,16 @@ def campaign(options: Options) -> dict:
     for _env_name, entry in bench.environments(target):
         config = target.config(entry, "-headline")
         label = label_of(entry)
-        root = confirm.env_root(config)
+        if options.in_run_environments:  # confirm.prepare keeps an environment in ROOT/SIDE
+            root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
+        else:
+            root = lock = confirm.env_root(config)
+            side_name = "before"
         found = {"environment": label, "figures": []}
         record["environments"].append(found)
-        with exclusive(root):
+        with exclusive(lock):
             [side] = confirm.prepare(
-                config, label, {"before": commit}, sorted({f.benchmark for f in FIGURES}), root
+                config, label, {side_name: commit}, sorted({f.benchmark for f in FIGURES}), root
             ).values()
             indexes = {f: confirm.param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
