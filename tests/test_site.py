@@ -174,6 +174,8 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     )
     kinds = page.eval_on_selector_all("details[data-kind]", "ds => ds.map(d => d.dataset.kind)")
     assert kinds == [metrics.COST, metrics.DIAGNOSTIC], kinds
+    # Both kinds changed over the commits (the cost at v3 and v5, the calls at v3): both are open.
+    assert page.eval_on_selector_all("details[data-kind]", "ds => ds.map(d => d.open)") == [True, True]
     cost_table = page.inner_text("details[data-kind='cost'] table")
     assert (
         "bench_counts.PythonCost.track_tree_at" in cost_table

@@ -49,7 +49,7 @@ INTERVAL_NOTE = (
     "that is its metric's threshold on either side (benchmarks/metrics.py: set above the largest change "
     "that single runs showed on unchanged code, docs/detector.md), widened to asv's 99% confidence interval "
     "of the run's samples where asv kept samples; a ratio or tree_map-pass figure is a single sample of one "
-    "process (hollow marks). Fresh processes (scripts/headline, black diamonds): the median of fresh "
+    "process (hollow marks). Fresh processes (scripts/headline, diamonds): the median of fresh "
     "interpreters and the interval that holds a second run's median with 95%. Two figures whose intervals "
     "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
 )
@@ -419,6 +419,7 @@ def save_panels(fig, axes, labels: list, path: Path, timing: bool = False) -> Pl
     import matplotlib.pyplot as plt
 
     axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
+    axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)  # room for scripts/headline's figure beside the run's
     fig.tight_layout()
     fig.savefig(path, dpi=PLOT_DPI, bbox_inches="tight")
     plt.close(fig)
@@ -526,17 +527,18 @@ def plot(rows: list[Row], out: Path) -> list[Plot]:
             for env in envs
             for s in series
         }
-        if not any(drawn.values()) and not any(fresh.values()):
-            continue  # nothing measured: no empty plot
+        shown = [env for env in envs if any(drawn[env, s] or fresh[env, s] for s in series)]
+        if not shown:
+            continue  # nothing measured: no empty plot, nor an empty panel
         fig, axes = plt.subplots(
-            len(envs), 1, figsize=(panel_width(labels), PANEL_INCHES[1] * len(envs)), sharex=True, squeeze=False
+            len(shown), 1, figsize=(panel_width(labels), PANEL_INCHES[1] * len(shown)), sharex=True, squeeze=False
         )
-        for ax, env in zip(axes[:, 0], envs, strict=True):
-            for s in series:
+        for ax, env in zip(axes[:, 0], shown, strict=True):
+            for number, s in enumerate(series):  # one colour per series: the run's dots, the headline's diamonds
                 if drawn[env, s]:
-                    draw_intervals(ax, drawn[env, s], s.label, marker="o")
+                    draw_intervals(ax, drawn[env, s], s.label, marker="o", color=f"C{number}")
                 if fresh[env, s]:
-                    draw_intervals(ax, fresh[env, s], s.label, marker="D", color="black")
+                    draw_intervals(ax, fresh[env, s], s.label, marker="D", color=f"C{number}", linestyle="none")
             log_axis(ax)
             if name in RATIO_PLOTS:
                 lowest = min((i.low for points in (drawn, fresh) for (e, _), p in points.items() if e == env
@@ -744,7 +746,7 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
             draw_intervals(time_axis, timed, passes.label, marker="s", color="tab:orange", linestyle="--")
         fresh = [(x + FRESH_OFFSET, passes.at(r, True)) for x, r in zip(xs, series, strict=True) if passes.at(r, True)]
         if fresh:
-            draw_intervals(time_axis, fresh, passes.label, marker="D", color="black", linestyle="none")
+            draw_intervals(time_axis, fresh, passes.label, marker="D", color="tab:orange", linestyle="none")
         time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
         # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells
         # the time; the limits hold every interval, so that a change within them never fills the panel.
@@ -771,6 +773,7 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
                 color=colour,
             )
         cost_axis.set_xticks(list(xs), labels, rotation=60, ha="right", fontsize=8)
+        cost_axis.set_xlim(-0.5, len(labels) - 0.5)
         cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
         handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
@@ -819,12 +822,14 @@ def html_page(
         "<h2 id='exact'>Exact metrics: the same on every run</h2>",
         "<p>Counts that identical code repeats exactly, so that any difference between two commits is a real "
         f"change, with no noise to allow for: the newest commit ({html.escape(latest[0].label)}) in each "
-        "environment, and where a figure changed over the commits shown. Their kinds are declared in "
-        "benchmarks/metrics.py.</p>",
+        "environment, tree_at's and each Module operation's cost first, then every exact figure by its kind "
+        "(benchmarks/metrics.py), and where it changed over the commits shown (a kind with a change is "
+        "open).</p>",
+        markdown_html(summary_markdown(rows)),
     ]
     for kind, lines in exact_tables(rows).items():
         changed = sum(1 for line in lines[2:] if not line.endswith("| — |"))
-        opened = " open" if kind != metrics.DIAGNOSTIC else ""
+        opened = " open" if changed else ""
         parts.append(
             f"<details{opened} data-kind='{html.escape(kind)}'><summary>{html.escape(kind)}: {len(lines) - 2} "
             f"figures, {changed} changed over the commits shown</summary>{table_html(lines)}</details>"
@@ -905,7 +910,7 @@ def fresh_table(latest: list[Row]) -> list[str]:
         for key, (label, scale, found) in row.fresh.items():
             run = row.timings.get(key)
             lines.append(
-                f"| {row.env} | {label} | {found.scaled(scale).text('{:.4g}')} "
+                f"| {row.env} | {label} | {found.scaled(scale).short('{:.4g}')} "
                 f"| {run.scaled(scale).text('{:.4g}') if run else 'not run'} |"
             )
     return lines
