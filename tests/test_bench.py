@@ -326,6 +326,15 @@ def test_the_first_answer_runs_every_exact_benchmark_and_of_the_timings_tree_at_
     assert timings == {metrics.PASSES_TREE_AT, metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")}
 
 
+def test_a_docs_file_without_its_block_is_refused_before_anything_runs(tmp_path):
+    page = tmp_path / "README.md"
+    page.write_text("# no block\n")
+    result = bench("--output", tmp_path, "--docs", page)
+    assert result.returncode == 2, result.stderr
+    assert "<!-- bench-time:start -->" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "results").exists() and page.read_text() == "# no block\n"
+
+
 def test_range_without_repo_is_refused(tmp_path):
     result = bench("--output", tmp_path, "ALL")
     assert result.returncode == 2

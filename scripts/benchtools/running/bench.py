@@ -421,7 +421,7 @@ def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created
     return (
         f"`scripts/bench`, {what} in {envs} environment(s), took {sum(phases.values()) / 60:.1f} min of wall "
         "time after scripts/setup: "
-        + ", ".join(f"{seconds / 60:.1f} min {phase}" for phase, seconds in phases.items())
+        + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in phases.items())
         + f"; {created} environment(s) were created in it. Load average before and after: {loads[0]:.2f} and "
         f"{loads[1]:.2f}, on {os.cpu_count()} cores."
     )
@@ -430,6 +430,8 @@ def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created
 def bench(args: Options, headline: Headline | None = None) -> int:
     """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code (see the
     module's docstring)."""
+    if args.docs:
+        generated.check_holds(args.docs, BENCH_TIME_BLOCK)
     started = last = time.monotonic()
     load_before, folders_before = os.getloadavg()[0], environment_folders(args)
     phases = {}
@@ -520,12 +522,12 @@ def bench(args: Options, headline: Headline | None = None) -> int:
                 asv_failed = True
                 print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
 
-    phase("running asv (its environments created and installed)")
+    phase("running asv (creating and installing its environments)")
     record = table = None
     measured = False
     if headline is not None and selected:
         record, table, measured = headline(target, envs, selected[-1])
-        phase("measuring the headline over fresh processes (its environment created and installed)")
+        phase("measuring the headline over fresh processes")
     site_is_stale = ran_any or measured or not (target.html_dir / "index.html").is_file()
     if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
         publish(target, record)
