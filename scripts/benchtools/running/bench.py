@@ -406,9 +406,8 @@ BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
 
 
 def environment_folders(args: Options) -> set[Path]:
-    """asv's environments and the confirm step's (which scripts/headline measures in), as folders."""
-    roots = [args.env_dir, args.env_dir.parent / "confirm-env"]
-    return {path for root in roots if root.is_dir() for path in root.iterdir() if path.is_dir()}
+    """asv's environments (where the first answer's headline measures too), as folders."""
+    return {path for path in args.env_dir.iterdir() if path.is_dir()} if args.env_dir.is_dir() else set()
 
 
 def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created: int, commits: int, envs: int) -> str:
@@ -416,7 +415,7 @@ def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created
     what = (
         "the first answer (the newest release's exact and steady figures, and the headline)"
         if args.answer
-        else (f"{commits} commit(s)")
+        else f"{commits} commit(s)"
     )
     return (
         f"`scripts/bench`, {what} in {envs} environment(s), took {sum(phases.values()) / 60:.1f} min of wall "
