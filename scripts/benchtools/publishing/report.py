@@ -96,8 +96,6 @@ class Row:
     env: str
     date: int
     ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
-    surgery_ratio: float | None = None
-    tracing_ratio: float | None = None
     compile_overhead_ms: float | None = None
     seed_ratios: dict = field(default_factory=dict)
     eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
@@ -147,8 +145,6 @@ def row_of(result, label: str) -> Row:
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
     row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
-    row.surgery_ratio = only(values(result, "bench_overhead.EagerSurgeryRatio.track_overhead_ratio"))
-    row.tracing_ratio = only(values(result, TRACING_BENCHMARK))
     compile_tree_at = values(result, "bench_trace.Compile.time_tree_at").get((CALLS_PER_STEP,))
     compile_tuple = values(result, "bench_trace.Compile.time_tuple").get((CALLS_PER_STEP,))
     if compile_tree_at is not None and compile_tuple is not None:
