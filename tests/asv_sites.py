@@ -28,6 +28,7 @@ PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
 INSTRUCTIONS = "bench_instructions.Instructions.track_module"  # an exact count that sees C work too
 MODULE_COST = "bench_construct.ConstructionCost.track_module"  # a Module operation's cost: shown, never counted
 CONSTRUCTION_PASSES = "bench_construct.ConstructionInTreeMapPasses.track_module"  # the time of a construction
+NOT_ALERTING_RATIO = "bench_seed.SeedScenarioFilterJit.track_overhead_ratio"  # a ratio whose MDE is not measured
 
 
 def described(name: str, params: list[str], param_name: str | None, unit: str, kind: str = "track") -> dict:
@@ -56,6 +57,7 @@ BENCHMARKS = {
     INSTRUCTIONS: described(INSTRUCTIONS, ["'construct(default)'", "'dispatch(jit)'"], "operation", "instructions"),
     MODULE_COST: described(MODULE_COST, ["'default'"], "init", "weighted instructions"),
     CONSTRUCTION_PASSES: described(CONSTRUCTION_PASSES, ["'default'"], "init", "tree_map passes"),
+    NOT_ALERTING_RATIO: described(NOT_ALERTING_RATIO, [], None, "ratio"),
 }
 
 

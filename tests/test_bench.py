@@ -273,6 +273,68 @@ def test_unknown_release_is_a_clear_error(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "answer", "releases", "folder"),
+    [
+        ([], True, "1", "answer"),
+        (["--jax", PRIMARY_JAX], True, "1", "answer"),
+        (["--full"], False, "3", "releases"),
+        (["--releases", "5"], False, "5", "releases"),
+        (["--bench", "Cost"], False, "3", "releases"),
+        (["--quick"], False, "3", "releases-quick"),
+    ],
+)
+def test_the_default_is_the_first_answer_and_any_selection_the_run_it_always_was(args, answer, releases, folder):
+    from benchtools.commands import bench as command
+
+    options = command.parse_args(args)
+    assert (options.answer, options.releases) == (answer, releases)
+    assert bench_module.Target(options).name == folder
+
+
+def test_the_first_answer_takes_no_selection_of_its_own():
+    from benchtools.errors import BadInput
+
+    for selection in ({"releases": "3"}, {"quick": True}, {"bench": ["Cost"]}, {"jax_history": True}):
+        with pytest.raises(BadInput, match="first answer"):
+            bench_module.Options(answer=True, **{"releases": "1", **selection})
+
+
+def test_the_first_answer_runs_every_exact_benchmark_and_of_the_timings_tree_at_s_steady_one():
+    import re
+
+    from benchmarks import metrics
+    from benchtools.asvtools import suite
+
+    regexes = bench_module.answer_benchmarks()
+    described = json.loads(suite.description())
+    chosen = set()
+    for name, benchmark in described.items():
+        if name == "version":
+            continue
+        for combo in itertools.product(*benchmark["params"]):
+            entry = metrics.entry(name, ", ".join(combo))
+            if any(re.search(regex, entry) for regex in regexes):
+                chosen.add(name)
+            elif metrics.kind(entry) not in metrics.TIMING_KINDS:
+                pytest.fail(f"{entry}: an exact figure left out of the first answer")
+    timings = {name for name in chosen if all(
+        metrics.kind(metrics.entry(name, ", ".join(c))) in metrics.TIMING_KINDS
+        for c in itertools.product(*described[name]["params"])
+    )}  # fmt: skip
+    assert metrics.PASSES_TREE_AT in timings
+    assert timings == {metrics.PASSES_TREE_AT, metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")}
+
+
+def test_a_docs_file_without_its_block_is_refused_before_anything_runs(tmp_path):
+    page = tmp_path / "README.md"
+    page.write_text("# no block\n")
+    result = bench("--output", tmp_path, "--docs", page)
+    assert result.returncode == 2, result.stderr
+    assert "<!-- bench-time:start -->" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "results").exists() and page.read_text() == "# no block\n"
+
+
 def test_range_without_repo_is_refused(tmp_path):
     result = bench("--output", tmp_path, "ALL")
     assert result.returncode == 2

@@ -18,6 +18,7 @@ from tests.asv_sites import (
     ENV,
     EQUATIONS,
     MACHINE,
+    NOT_ALERTING_RATIO,
     PASSES,
     RATIO,
     TIMING,
@@ -75,6 +76,28 @@ def test_a_jump_is_reported_with_the_commit_that_made_it(tmp_path):
     # The absolute time made the same step: listed apart, not counted.
     (shown,) = rows_of(not_alerting)
     assert shown.startswith(f"| time | `{ABSOLUTE}` | 'jit' |") and "| 1.00ms | 1.60ms | +60.0% | +50% | v3 |" in shown
+
+
+def test_not_alerting_leads_with_what_could_decide_and_folds_the_single_runs_absolute_times(tmp_path):
+    """A ratio that does not alert yet and an absolute time, both +60% at v3: the verdict marks which could
+    decide; the report shows the ratio first and the absolute time only in a collapsed list, saying why."""
+    timing = FLAT_TIMING[:3] + [[1.60e-3, 2.00e-3]] * 3
+    ratio = [[1.0]] * 3 + [[1.6]] * 3
+    config = make_site(tmp_path, {ABSOLUTE: timing, NOT_ALERTING_RATIO: ratio, COST: FLAT_COST})
+    verdict = tmp_path / "verdict.json"
+    result = gate(config, "--verdict", verdict)
+    assert result.returncode == 0, result.stdout + result.stderr
+    listed = json.loads(verdict.read_text())["not_alerting"]
+    decides = {(row["benchmark"], row["params"]): row["could_decide"] for row in listed}
+    assert decides == {(NOT_ALERTING_RATIO, ""): True, (ABSOLUTE, "'jit'"): False}
+    _, _, section = result.stdout.partition("## Beyond their threshold, not alerting")
+    lines = section.splitlines()
+    opened, closed = lines.index("<details>"), lines.index("</details>")
+    assert [row.split(" | ")[1] for row in rows_of("\n".join(lines[:opened]))] == [f"`{NOT_ALERTING_RATIO}`"]
+    folded = "\n".join(lines[opened:closed])
+    assert [row.split(" | ")[1] for row in rows_of(folded)] == [f"`{ABSOLUTE}`"]
+    assert "<summary>1 absolute time(s) of one run beyond their threshold: not findings</summary>" in folded
+    assert "Not findings: an absolute time of one run is a single draw" in folded
 
 
 def test_a_step_is_its_own_size_and_what_is_left_of_it_is_shown_apart(tmp_path):

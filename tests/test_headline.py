@@ -75,9 +75,13 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     monkeypatch.setattr(bench, "environments", lambda target: [("env", entry)])
     monkeypatch.setattr(bench.Target, "config", lambda self, entry, suffix: tmp_path / "conf.json")
     monkeypatch.setattr(confirm, "env_root", lambda config: tmp_path / "confirm-env")
-    monkeypatch.setattr(confirm, "prepare", lambda config, label, commits, names, root: {"before": side})
+    prepared = []
+    monkeypatch.setattr(
+        confirm, "prepare", lambda config, label, commits, names, root: prepared.append((commits, root)) or {"": side}
+    )
     record_path = tmp_path / "record.json"
     record = headline.campaign(headline.Options(processes=3, record=record_path))
+    assert prepared == [({"before": "c" * 40}, tmp_path / "confirm-env")]  # the confirm step's own environment
     assert json.loads(record_path.read_text()) == record
     [env] = record["environments"]
     values = {f["label"]: f["values"] for f in env["figures"]}
@@ -95,6 +99,10 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     rows = [line for line in text.splitlines() if line.startswith("| Python")]
     assert rows[0].endswith("| exact |") and "too few processes" in rows[1] and rows[1].endswith("| steady |")
     assert all(row.endswith("| orientation |") for row in rows[2:])  # the stable figures lead
+    # scripts/bench's first answer measures in the environment its run installed the release in.
+    env_dir = tmp_path / "run" / "env"
+    headline.campaign(headline.Options(processes=2, record=record_path, env_dir=env_dir, in_run_environments=True))
+    assert prepared[-1] == ({"env": "c" * 40}, tmp_path / "run")
 
 
 def record_of(shift: float = 0.0) -> dict:
@@ -179,3 +187,47 @@ def test_a_finished_run_says_how_long_it_took():
     record = record_of() | {"started": "2026-12-01T17:52:59Z", "finished": "2026-12-01T18:04:11Z"}
     assert "the run took 11.2 min" in headline.table(record)
     assert "the run took" not in headline.table(record_of())
+
+
+def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_path, monkeypatch):
+    """scripts/bench's first answer: the newest release's headline in the newest JAX's environment, in the
+    fewest processes that give an interval; a rerun of the same commit keeps the finished record."""
+    from types import SimpleNamespace
+
+    from benchtools.trial import records
+
+    asked = []
+
+    def campaign(options):
+        asked.append((options.release, options.jax, options.processes, options.in_run_environments))
+        record = {**record_of(), "commit": "c" * 40, "processes": options.processes, "started": records.now()}
+        record["environments"][0]["environment"] = "Python 3.13, jax 0.12.0.1"
+        return records.finish(options.record, record)
+
+    monkeypatch.setattr(headline, "campaign", campaign)
+    target = SimpleNamespace(
+        config_dir=tmp_path / ".asv" / "configs", name="answer", args=SimpleNamespace(env_dir=tmp_path / "env")
+    )
+    envs = [
+        ("old", {("python", None): "3.11", ("req", "jax"): "0.4.33"}),
+        ("new", {("python", None): "3.13", ("req", "jax"): "0.12.0.1"}),
+        ("mid", {("python", None): "3.11", ("req", "jax"): "0.10.2"}),
+    ]
+    release = SimpleNamespace(version="0.13.8")
+    path, text, measured = headline.first_answer(target, envs, (release, "c" * 40))
+    assert measured and asked == [("0.13.8", ["0.12.0.1"], headline.FEWEST_PROCESSES, True)]
+    assert path == tmp_path / ".asv" / "headline" / "answer.json" and "| Python 3.13, jax 0.12.0.1 |" in text
+    assert headline.first_answer(target, envs, (release, "c" * 40))[1:] == (text, False)
+    assert len(asked) == 1
+    headline.first_answer(target, envs, (release, "d" * 40))  # another commit: measured again
+    assert len(asked) == 2
+
+
+def test_a_record_carries_each_timing_s_median_and_interval_for_the_page():
+    values = [1.0 + i / 100 for i in range(10)]
+    passes, eager_us = headline.FIGURES[1], headline.FIGURES[-1]
+    found = headline.figure_record(eager_us, values)
+    assert found["scale"] == eager_us.scale and found["median"] == statistics.median(values)
+    assert found["interval"] == headline.second_run_interval(values)
+    assert headline.figure_record(passes, values[:3])["interval"] is None  # too few processes for one
+    assert "interval" not in headline.figure_record(headline.FIGURES[0], [12359.0])  # exact: no interval

@@ -1,8 +1,9 @@
-"""benchtools/publishing/report.py: the overhead report never shows an absolute time bare (each comes with the spread
-asv kept for it), and leads with the newest Python and JAX."""
+"""benchtools/publishing/report.py: the overhead report never shows a timing bare (each comes with its interval),
+leads with the exact metrics, and with the newest Python and JAX."""
 
 import itertools
 import re
+import statistics
 
 import pytest
 from asv import results, runner
@@ -39,8 +40,11 @@ def test_eager_times_are_shown_with_their_interquartile_range():
     [line] = [line for line in text.splitlines() if line.startswith("| 4 |")]
     # 1.6 ms per step of 8 calls: 200 µs a call, the quartiles of the samples beside it.
     assert "| 200.0 (IQR 180.0–220.0) |" in line, line
-    assert "IQR" in report.history_table([row])[2]
-    assert "(IQR 180–220) µs in this run" in report.summary_sentence(row)
+    grown = 1 + metrics.threshold("bench_eager.EagerSurgery.time_tree_at(4, 8)")
+    assert f"| {200:.1f} ({200 / grown:.1f}–{200 * grown:.1f}) |" in report.history_table([row])[2]
+    # The summary gives the interval a second run's figure can be expected in: the threshold of an eager
+    # time (benchmarks/metrics.py) either side, wider here than asv's 99% confidence interval.
+    assert f"200 (one run: {200 / grown:.0f} to {200 * grown:.0f}) µs" in report.summary_sentence(row)
 
 
 def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
@@ -199,23 +203,140 @@ def test_a_result_from_before_the_module_operations_shows_no_table_of_them():
     assert "What each Module operation costs" not in report.markdown(row)
 
 
-def test_the_plots_give_each_environment_its_panel_with_the_legend_outside_the_data(tmp_path, monkeypatch):
+ENVS = ["Python 3.11, jax 0.4.33", "Python 3.11, jax 0.10.2", "Python 3.13, jax 0.12.0.1"]
+
+
+def described(name: str, params: list[list], unit: str, kind: str = "track") -> dict:
+    return {
+        "name": name,
+        "params": [[repr(v) for v in dim] for dim in params],
+        "param_names": [f"p{i}" for i in range(len(params))],
+        "unit": unit,
+        "type": kind,
+        "version": "1",
+    }
+
+
+def noisy_release(commit: str, rng) -> results.Results:
+    """One release of code identical to the others' and the same exact cost, its timings drawn with noise
+    that single runs show on unchanged code: asv's samples of each eager time spread by ±30%; two releases'
+    single-sample ratios apart by up to 44% (their threshold is 50%), their tree_map passes by up to 9% (10%)."""
+    from benchmarks import params
+
+    result = results.Results(
+        {"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, commit, 0, "3.11", "env", {}
+    )
+    grid = [list(params.DEPTHS), list(params.N_CALLS)]
+    for twin, seconds in (("tree_at", 1.6e-3), ("tuple", 8e-6)):
+        count = len(params.DEPTHS) * len(params.N_CALLS)
+        samples = [[seconds * rng.uniform(0.7, 1.3) for _ in range(10)] for _ in range(count)]
+        result.add_result(
+            described(f"bench_eager.EagerSurgery.time_{twin}", grid, "seconds", "time"),
+            runner.BenchmarkResult(
+                result=[True] * count, samples=samples, number=[1] * count, errcode=0, stderr="", profile=None
+            ),
+        )
+    ratios = [[w] for w in params.WRAPPINGS]
+    true_ratios = [5.5, 1.2, 1.04, 1.05, 1.3]
+    result.add_result(
+        described(report.RATIO_BENCHMARK, [list(params.WRAPPINGS)], "ratio"),
+        track_result([r * rng.uniform(1 / 1.2, 1.2) for r, _ in zip(true_ratios, ratios, strict=True)]),
+    )
+    result.add_result(described(report.TRACING_BENCHMARK, [], "ratio"), track_result([2.1 * rng.uniform(1 / 1.2, 1.2)]))
+    result.add_result(
+        described(metrics.PASSES_TREE_AT, [], "tree_map passes"), track_result([20.0 * rng.uniform(0.956, 1.045)])
+    )
+    result.add_result(
+        described(metrics.COST_TREE_AT, [list(params.DEPTHS)], "weighted instructions"),
+        track_result([3000, 12000, 48000]),
+    )
+    return result
+
+
+def drawn_figures(monkeypatch):
+    """The matplotlib figures that the report closes, drawn, kept for the test to inspect."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    envs = ["Python 3.11, jax 0.4.33", "Python 3.11, jax 0.10.2", "Python 3.13, jax 0.12.0.1"]
-    rows = []
-    for release, env in itertools.product(("v1", "v2", "v3"), envs):
-        row = report.Row(release, env, 0)
-        row.ratios = {w: 1.0 + i / 10 for i, w in enumerate(report.WRAPPINGS)}
-        row.eager_us = {d: (10.0 * int(d), 1.0) for d in report.DEPTHS}
-        row.tracing_ratio = 2.0
-        rows.append(row)
     drawn = []
-    close = plt.close
     monkeypatch.setattr(plt, "close", lambda fig: (drawn.append(fig), fig.canvas.draw()))
+    return drawn
+
+
+def drawn_intervals(ax) -> list[tuple[str, list[tuple[float, float, float]]]]:
+    """Each series of a panel's legend with its (value, low, high) per point, read from the figure: a series
+    drawn without error bars has no lows and highs, and fails the unpacking."""
+    from matplotlib.container import ErrorbarContainer
+
+    found = []
+    for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+        assert isinstance(handle, ErrorbarContainer) and handle.has_yerr, f"{label}: drawn without its interval"
+        data_line, _caps, (bars,) = handle
+        bounds = [(segment[0][1], segment[1][1]) for segment in bars.get_segments()]
+        values = list(data_line.get_ydata())
+        assert len(bounds) == len(values), label
+        found.append((label, [(v, min(b), max(b)) for v, b in zip(values, bounds, strict=True)]))
+    return found
+
+
+def test_three_identical_releases_with_noisy_samples_show_no_change_outside_the_drawn_intervals(tmp_path, monkeypatch):
+    import random
+
+    rng = random.Random(31)
+    rows = []
+    for number in range(3):
+        for env in ENVS:
+            row = report.row_of(noisy_release(f"{number:040x}", rng), f"v0.13.{6 + number}")
+            row.env = env
+            rows.append(row)
+    drawn = drawn_figures(monkeypatch)
+    plots = report.plot(rows, tmp_path)
+    history = report.plot_history(rows, report.history(rows), tmp_path)
+    assert [p.name for p in plots] == list(report.TIMING_PLOTS)
+    assert len(drawn) == len(plots) + len(history) == len(plots) + len(ENVS)
+    for image in [*plots, *history]:
+        assert image.timing_series > 0 and image.with_interval == image.timing_series, image
+    timing_axes = [ax for fig in drawn[: len(plots)] for ax in fig.get_axes()]
+    # The history's plot: tree_at's exact cost, and its time on the twin axis (the one with a right-hand scale).
+    timing_axes += [
+        ax for fig in drawn[len(plots) :] for ax in fig.get_axes() if ax.yaxis.get_label_position() == "right"
+    ]
+    assert len(timing_axes) == len(plots) * len(ENVS) + len(ENVS)
+    for ax in timing_axes:
+        low, high = ax.get_ylim()
+        series = drawn_intervals(ax)
+        assert series, ax.get_title(loc="left")
+        for label, points in series:
+            assert len(points) == 3, label  # one point per release
+            # The axis spans every interval: the noise never fills the panel beyond its bars.
+            assert low <= min(p[1] for p in points) and high >= max(p[2] for p in points), (label, low, high)
+            # Identical code: each release's figure lies within every other release's interval.
+            for value, _, _ in points:
+                assert all(p_low <= value <= p_high for _, p_low, p_high in points), (label, points)
+    # The ratios of twins: a log axis from 1, where there is no overhead.
+    for name, fig in zip(report.TIMING_PLOTS, drawn, strict=False):
+        for ax in fig.get_axes():
+            assert ax.get_yscale() == "log", name
+            assert name not in report.RATIO_PLOTS or ax.get_ylim()[0] <= 1.0, name
+    # Every single-sample series says so in its legend.
+    ratio_labels = [label for ax in drawn[0].get_axes() for label in ax.get_legend_handles_labels()[1]]
+    assert ratio_labels and all(report.SINGLE_SAMPLE in label for label in ratio_labels)
+
+
+def test_the_plots_give_each_environment_its_panel_with_the_legend_outside_the_data(tmp_path, monkeypatch):
+    import random
+
+    import matplotlib.image
+
+    rng = random.Random(1)
+    rows = []
+    for release, env in itertools.product(("v1", "v2", "v3"), ENVS):
+        row = report.row_of(noisy_release(f"{release:0>40}", rng), release)
+        row.env = env
+        rows.append(row)
+    drawn = drawn_figures(monkeypatch)
     plots = report.plot(rows, tmp_path)
     assert [p.panels for p in plots] == [3, 3, 3]
     for image in plots:
@@ -223,14 +344,13 @@ def test_the_plots_give_each_environment_its_panel_with_the_legend_outside_the_d
         assert width >= report.MIN_PANEL_PX[0] and height / image.panels >= report.MIN_PANEL_PX[1]
     for fig in drawn:
         axes = fig.get_axes()
-        assert [ax.get_title(loc="left") for ax in axes] == sorted(envs)
+        assert [ax.get_title(loc="left") for ax in axes] == sorted(ENVS)
         for ax in axes:
             legend = ax.get_legend()
             if legend is None:
                 continue
             data, box = ax.get_window_extent(), legend.get_window_extent()
             assert box.x0 >= data.x1, "the legend overlaps the data"
-        close(fig)
     assert len(drawn) == 3
 
 
@@ -344,3 +464,39 @@ def test_commits_are_ordered_as_asv_orders_them_parents_first_whatever_their_dat
     order = git.topological_order(repo)
     assert order[hashes[0]] < order[hashes[1]]
     assert git.commit_subjects(repo)[hashes[1]][1] < git.commit_subjects(repo)[hashes[0]][1]
+
+
+def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_their_release(tmp_path, monkeypatch):
+    import random
+
+    from benchtools.trial import headline
+
+    rows = []
+    for number in range(2):
+        row = report.row_of(noisy_release(f"{number:040x}", random.Random(number)), f"v{number}")
+        row.env = "Python 3.13, jax 0.12.0.1, jaxlib 0.12.0.1"
+        rows.append(row)
+    values = [1.2 + i / 100 for i in range(10)]
+    figures = [headline.figure_record(f, [12071.0] if f.exact else values) for f in headline.FIGURES]
+    record = {
+        "commit": rows[1].commit,
+        "environments": [{"environment": "Python 3.13, jax 0.12.0.1", "figures": figures}],
+    }
+    timings = sum(not f.exact for f in headline.FIGURES)
+    assert report.attach_fresh(rows, record) == timings
+    assert not rows[0].fresh  # another commit
+    label, scale, jit = rows[1].fresh[report.RATIO_BENCHMARK, "'jit'"]
+    assert (jit.value, jit.source) == (statistics.median(values), report.FRESH_PROCESSES)
+    assert (jit.low, jit.high) == headline.second_run_interval(values)
+    assert f"a jitted step runs at {jit.text()}×" in report.summary_sentence(rows[1])
+    drawn = drawn_figures(monkeypatch)
+    plots = report.plot(rows, tmp_path)
+    assert all(p.with_interval == p.timing_series for p in plots)
+    ratios = dict(zip(report.TIMING_PLOTS, drawn, strict=False))["ratios.png"]
+    diamonds = [label for label in ratios.axes[0].get_legend_handles_labels()[1] if report.FRESH_PROCESSES in label]
+    measured = [f.params.strip("'") for f in headline.FIGURES if f.benchmark == report.RATIO_BENCHMARK]
+    assert diamonds == [f"{wrapping} ({report.FRESH_PROCESSES})" for wrapping in measured]
+    # A record from before the figures carried their interval attaches nothing.
+    for figure in figures:
+        figure.pop("interval", None)
+    assert report.attach_fresh([report.Row("v", rows[1].env, 0, commit=rows[1].commit)], record) == 0

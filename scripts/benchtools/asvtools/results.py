@@ -15,17 +15,42 @@ def values(result, key):
     }
 
 
-def spreads(result, key, scale: float = 1.0):
-    """{param tuple: (q_25, q_75) * scale} from asv's stats of a time benchmark; missing ones left out."""
+def stat_pairs(result, key, low: str, high: str, scale: float = 1.0):
+    """{param tuple: (stats[low], stats[high]) * scale} from asv's stats of a time benchmark; missing ones left out.
+
+    asv keeps stats only for time benchmarks, from their samples; a track benchmark's value has none.
+    """
     if key not in result.get_all_result_keys():
         return {}
     params = result.get_result_params(key)
     combos = itertools.product(*[[p.strip("'") for p in dim] for dim in params])
     return {
-        combo: (stats["q_25"] * scale, stats["q_75"] * scale)
+        combo: (stats[low] * scale, stats[high] * scale)
         for combo, stats in zip(combos, result.get_result_stats(key, params), strict=False)
-        if stats and stats.get("q_25") is not None and stats.get("q_75") is not None
+        if stats and stats.get(low) is not None and stats.get(high) is not None
     }
+
+
+def spreads(result, key, scale: float = 1.0):
+    """{param tuple: (q_25, q_75) * scale}: the interquartile range of the run's samples (``stat_pairs``)."""
+    return stat_pairs(result, key, "q_25", "q_75", scale)
+
+
+def confidence_intervals(result, key, scale: float = 1.0):
+    """{param tuple: (ci_99_a, ci_99_b) * scale}: asv's 99% confidence interval of the median (``stat_pairs``)."""
+    return stat_pairs(result, key, "ci_99_a", "ci_99_b", scale)
+
+
+def entries(result) -> dict[tuple[str, str], float | None]:
+    """{(benchmark, its params as asv names them, a tuple such as ("'jit'", "4")): value} of one result's
+    every benchmark; NaN and None as None."""
+    found = {}
+    for key in result.get_all_result_keys():
+        params = result.get_result_params(key)
+        value = result.get_result_value(key, params)
+        for combo, one in zip(itertools.product(*params), value if isinstance(value, list) else [value], strict=False):
+            found[key, combo] = None if one is None or one != one else one
+    return found
 
 
 def only(mapping):

@@ -7,11 +7,24 @@ sha256-checked sdists), and asv's own virtualenvs.
 
 What is benchmarked, each kept in its own results and site folder:
 
-  default          Equinox releases from PyPI (--releases picks them), in
-                   every environment of asv.conf.json: JAX 0.12.0.1 on
+  default          the first answer: the newest Equinox release, in every
+                   environment of asv.conf.json (below), its exact figures
+                   (every benchmark of a kind in benchmarks/metrics.py that
+                   is no timing) and tree_at's steady time (tree_map
+                   passes); then the headline's figures (scripts/headline)
+                   over fresh processes, each with the interval a second
+                   run's median lies in, in the newest JAX's environment.
+                   The page leads with the exact figures.  Folder: answer.
+                   Any of RANGE, --releases, --repo, --jax-history,
+                   --bench, --quick or --full selects the runs below
+                   instead.
+  --full           Equinox releases from PyPI (--releases picks them; the
+                   3 newest without it), every benchmark, in every
+                   environment of asv.conf.json: JAX 0.12.0.1 on
                    Python 3.13, the newest JAX; on Python 3.11, JAX 0.4.33,
                    which runs every release from 0.10.11 on, and JAX 0.10.2;
                    releases that cannot import are recorded as failed.
+                   --releases, --bench and --quick imply it.
                    Folder: releases.
   --repo PATH|URL  any git repository of Equinox, RANGE of its commits.
                    Folder: upstream for asv.conf.json's repo, else repo-NAME.
@@ -49,8 +62,11 @@ package index or a download fails, or asv fails.
 
 from .. import cli
 from ..project import ROOT
-from ..running.bench import DEFAULT_RELEASES, Options, bench
+from ..running.bench import BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
+from ..trial import headline
 from . import common_args
+
+ANSWER_RELEASES = "1"  # the first answer's: the newest release
 
 
 def parse_args(argv) -> Options:
@@ -65,11 +81,17 @@ def parse_args(argv) -> Options:
     common_args.add_quick(parser)
     parser.add_argument(
         "--releases",
-        default=DEFAULT_RELEASES,
         metavar="SPEC",
-        help="which releases to benchmark: N (the newest N), 'all', a version range such "
-        "as '>=0.12,<0.13', or versions such as '0.13.7,0.13.8' "
-        f"(default: {DEFAULT_RELEASES})",
+        default=None,
+        help="which releases to benchmark, every benchmark of each: N (the newest N), 'all', a version range "
+        "such as '>=0.12,<0.13', or versions such as '0.13.7,0.13.8' "
+        f"(default: {DEFAULT_RELEASES} with --full; without any selection, the first answer's newest release)",
+    )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help=f"every benchmark over the {DEFAULT_RELEASES} newest releases (or --releases), in every environment, "
+        "instead of the first answer",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
@@ -101,11 +123,17 @@ def parse_args(argv) -> Options:
         help="with --repo: also benchmark the commits that leave equinox/ and pyproject.toml as their parent had "
         "them (by default they are named and left out: the same package would be measured again)",
     )
+    common_args.add_docs(parser, f"{BENCH_TIME_BLOCK}: what the run took, by phase, and under what load")
     args = parser.parse_args(argv)
     if args.range and not args.repo:
         parser.error("RANGE needs --repo; pick releases with --releases")
-    return Options(**vars(args))
+    selected = any((args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full))
+    del args.full
+    if selected:
+        return Options(**{**vars(args), "releases": args.releases or DEFAULT_RELEASES})
+    return Options(**{**vars(args), "releases": ANSWER_RELEASES}, answer=True)
 
 
 def main(argv):
-    return bench(parse_args(argv))
+    options = parse_args(argv)
+    return bench(options, headline.first_answer if options.answer else None)

@@ -8,6 +8,12 @@ each commit and environment, gives:
 * tracing and compile overhead;
 * whether the jaxprs of the tree_at and tuple steps are identical.
 
+Each timing comes with the interval a second run's figure can be expected in
+(the page's plots draw it; a ratio is a single sample of one process), and
+--headline RECORD adds scripts/headline's figures over fresh processes for
+its release.  The page leads with the exact metrics, chosen by their kind in
+benchmarks/metrics.py.
+
 and, across the releases, the history of tree_at's cost: every step of
 bench_counts.PythonCost (one update at depth 4) above its 1% floor, with the
 measured time (tree_map passes) on both sides, the calls and bytecodes, and
@@ -29,12 +35,14 @@ from .. import cli
 from ..publishing.report import (
     FULL_BLOCK,
     SUMMARY_BLOCK,
+    attach_fresh,
     history,
     history_markdown,
     html_page,
     investigate,
     load_rows,
     markdown,
+    read_headline,
     update_markdown,
 )
 from . import common_args
@@ -44,6 +52,12 @@ def parse_args(argv):
     parser = cli.parser("scripts/overhead-report", __doc__)
     common_args.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
+    parser.add_argument(
+        "--headline",
+        type=Path,
+        metavar="RECORD",
+        help="a scripts/headline record: its figures over fresh processes beside its release's",
+    )
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     parser.add_argument(
         "--readme",
@@ -94,6 +108,8 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     rows = load_rows(args.results, args.repo, args.machine, args.latest)
+    if args.headline:
+        attach_fresh(rows, read_headline(args.headline))
     found = history(rows)
     by_operation = investigate(
         rows, found, args.config, args.explain, args.confirm_max_pairs if args.confirm_steps else None, args.step_times

@@ -538,6 +538,14 @@ def beyond_threshold_not_alerting(source: Source, changes: list[Change]) -> list
     return sorted(found, key=lambda c: -c.ratio)
 
 
+def could_decide(change: Change) -> bool:
+    """Whether a timing change that does not alert could decide once its noise is known: a ratio of twins timed
+    in one process could (scripts/timing-noise has not measured its minimum detectable effect yet); an absolute
+    time of one run cannot, since fresh processes move it by more than its threshold on identical code
+    (docs/timing-noise.md), beyond what the confirm step resolves."""
+    return change.kind != metrics.TIME
+
+
 def bisect(verdict: Verdict) -> None:
     """Run `asv find` for each counted regression that spans several commits (--bisect), echoing each command."""
     for command in dict.fromkeys(find_command(verdict.source, c) for c in verdict.counted):

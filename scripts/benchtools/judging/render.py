@@ -7,7 +7,7 @@ from benchmarks import metrics
 from . import explain
 from .changes import Change
 from .confirm import Confirmation
-from .gate import LARGE_IMPROVEMENT, STEP_MODE, Unjudged, Verdict, find_command
+from .gate import LARGE_IMPROVEMENT, STEP_MODE, Unjudged, Verdict, could_decide, find_command
 from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
 from .sources import Source
 
@@ -112,14 +112,69 @@ def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
         "What one commit measured and the other did not (a benchmark, params or environment added or removed "
         "between them), or measured without a value (failed or skipped): judged neither way.",
         "",
-        "| benchmark | params | environment | why |",
-        "|---|---|---|---|",
-        *(
-            f"| {f'`{u.benchmark}`' if u.benchmark else 'every benchmark'} "
-            f"| {u.params or ('—' if u.benchmark else 'all')} | {u.env} | {u.reason} |"
-            for u in unjudged
+        *table(
+            ["benchmark", "params", "environment", "why"],
+            (
+                f"| {f'`{u.benchmark}`' if u.benchmark else 'every benchmark'} "
+                f"| {u.params or ('—' if u.benchmark else 'all')} | {u.env} | {u.reason} |"
+                for u in unjudged
+            ),
         ),
     ]
+
+
+def table(header: list[str], rows) -> list[str]:
+    """A Markdown table: its header, its separator, then ``rows``, each a row already written."""
+    return [f"| {' | '.join(header)} |", "|" + "---|" * len(header), *rows]
+
+
+def not_alerting_rows(source: Source, changes: list[Change]) -> list[str]:
+    return table(
+        ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"],
+        (
+            f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
+            f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} |"
+            for c in changes
+        ),
+    )
+
+
+def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
+    """The timings beyond a threshold that never alerts: first those that could decide (gate.could_decide), then,
+    collapsed, the single runs' absolute times, with why none of them is a finding."""
+    deciding = [c for c in changes if could_decide(c)]
+    noise = [c for c in changes if not could_decide(c)]
+    lines = [
+        "",
+        "## Beyond their threshold, not alerting",
+        "",
+        "Timings that do not alert (benchmarks/metrics.py): shown for a look, never confirmed and never counted.",
+        "",
+    ]
+    if deciding:
+        lines += [
+            "Ratios of twins timed in one process, whose minimum detectable effect is not measured yet "
+            "(scripts/timing-noise): these could decide once it is.",
+            "",
+            *not_alerting_rows(source, deciding),
+        ]
+    else:
+        lines.append("No ratio beyond its threshold.")
+    if noise:
+        lines += [
+            "",
+            "<details>",
+            f"<summary>{len(noise)} absolute time(s) of one run beyond their threshold: not findings</summary>",
+            "",
+            "Not findings: an absolute time of one run is a single draw, and fresh processes move it by more "
+            "than its threshold on identical code (docs/timing-noise.md), by more than the confirm step can "
+            "resolve; only a ratio or an exact metric above can show a change.",
+            "",
+            *not_alerting_rows(source, noise),
+            "",
+            "</details>",
+        ]
+    return lines
 
 
 def markdown(verdict: Verdict) -> str:
@@ -200,22 +255,7 @@ def markdown(verdict: Verdict) -> str:
             for c in improved
         ]
     if verdict.not_alerting:
-        lines += [
-            "",
-            "## Beyond their threshold, not alerting",
-            "",
-            "Timings that do not alert: absolute times, which move between fresh processes by more than the "
-            "confirm step resolves, and ratios whose minimum detectable effect is not measured yet; shown for a "
-            "look, never confirmed and never counted (benchmarks/metrics.py).",
-            "",
-            "| kind | benchmark | params | environment | before | after | change | threshold | where |",
-            "|---|---|---|---|---|---|---|---|---|",
-            *(
-                f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
-                f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} |"
-                for c in verdict.not_alerting
-            ),
-        ]
+        lines += not_alerting_section(source, verdict.not_alerting)
     if verdict.failed:
         lines += [
             "",

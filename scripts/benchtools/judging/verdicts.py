@@ -14,7 +14,7 @@ from .. import util
 from ..asvtools import validate
 from ..errors import BadInput
 from .changes import Change
-from .gate import Verdict
+from .gate import Verdict, could_decide
 
 SCHEMA = 1
 JUDGED, FAILED = "judged", "failed"
@@ -97,7 +97,9 @@ def data(verdict: Verdict) -> dict:
             for c, t in verdict.overruled
         ],
         "suspects": suspects,
-        "not_alerting": [change_data(c, thresholds(c)) for c in verdict.not_alerting],
+        "not_alerting": [
+            {**change_data(c, thresholds(c)), "could_decide": could_decide(c)} for c in verdict.not_alerting
+        ],
         "unjudged": [
             {"benchmark": u.benchmark, "params": u.params, "environment": u.env, "reason": u.reason}
             for u in verdict.unjudged

@@ -17,6 +17,15 @@ def markers(name: str) -> tuple[str, str]:
     return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
 
 
+def check_holds(path: Path, name: str) -> None:
+    """BadInput unless PATH holds the block NAME: checked before a long run that will write it."""
+    if not path.is_file():
+        raise BadInput(f"{path}: no such file")
+    start, end = markers(name)
+    if not re.search(re.escape(start) + ".*?" + re.escape(end), path.read_text(encoding="utf-8"), re.S):
+        raise BadInput(f"{path} has no block to write: it needs {start} ... {end}")
+
+
 def write_blocks(path: Path, bodies: dict[str, object]) -> list[str]:
     """Rewrite each block of ``bodies`` (name: text, or a function giving it) that PATH holds; the names written.
 

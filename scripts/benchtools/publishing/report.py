@@ -2,6 +2,7 @@
 
 import html
 import itertools
+import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,8 +12,8 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git, util
-from ..asvtools import operations
-from ..asvtools.results import only, spreads, values
+from ..asvtools import operations, validate
+from ..asvtools.results import confidence_intervals, entries, only, spreads, values
 from ..asvtools.results import spans as result_spans
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
@@ -30,8 +31,61 @@ SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
 HISTORY_BLOCK = "operation-history"  # every step of each operation's cost, and the Module-speed pull requests
 HISTORY_SUMMARY_BLOCK = "operation-history-summary"  # the README's: each operation's steps and its largest
 BUILD_TIME_BLOCK = "build-time"  # what building the results took, from asv's timestamps
+# The timing figures that the plots and the summary show.
+RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
+EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
+TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
+SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
+
+
+# Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
+SINGLE_SAMPLE = "a single sample"  # a track value: one process's, with no spread of its own
+ONE_RUN = "one run"  # a time benchmark: asv's samples, all from one run
+FRESH_PROCESSES = "fresh processes"  # scripts/headline's median and the interval a second run's median lies in
+INTERVAL_NOTE = (
+    "Each timing carries the interval a second run's figure can be expected in. For one asv run's figure, "
+    "that is its metric's threshold on either side (benchmarks/metrics.py: set above the largest change "
+    "that single runs showed on unchanged code, docs/detector.md), widened to asv's 99% confidence interval "
+    "of the run's samples where asv kept samples; a ratio or tree_map-pass figure is a single sample of one "
+    "process (hollow marks). Fresh processes (scripts/headline, diamonds): the median of fresh "
+    "interpreters and the interval that holds a second run's median with 95%. Two figures whose intervals "
+    "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
+)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A timing figure, the interval it is shown with, and where that interval comes from (SOURCES)."""
+
+    value: float
+    low: float
+    high: float
+    source: str
+
+    def text(self, pattern: str = "{:.2f}") -> str:
+        return (
+            f"{pattern.format(self.value)} ({self.source}: {pattern.format(self.low)} to {pattern.format(self.high)})"
+        )
+
+    def short(self, pattern: str = "{:.2f}") -> str:
+        """The figure and its interval, for a table whose header names the source."""
+        return f"{pattern.format(self.value)} ({pattern.format(self.low)}–{pattern.format(self.high)})"
+
+    def scaled(self, scale: float) -> "Interval":
+        return Interval(self.value * scale, self.low * scale, self.high * scale, self.source)
+
+
+def one_run_interval(name: str, value: float, ci: tuple | None) -> Interval:
+    """A timing figure of one asv run (``name`` as metrics.entry writes it) with the interval a second run's
+    figure can be expected in: its threshold (benchmarks/metrics.py) on either side, widened to asv's 99%
+    confidence interval ``ci`` where asv kept samples; without them the figure is a single sample."""
+    grown = 1 + metrics.threshold(name)
+    low, high = value / grown, value * grown
+    if ci is None or not all(map(math.isfinite, ci)):  # asv's interval of a single sample is infinite
+        return Interval(value, low, high, SINGLE_SAMPLE)
+    return Interval(value, min(low, ci[0]), max(high, ci[1]), ONE_RUN)
 
 
 @dataclass
@@ -42,8 +96,6 @@ class Row:
     env: str
     date: int
     ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
-    surgery_ratio: float | None = None
-    tracing_ratio: float | None = None
     compile_overhead_ms: float | None = None
     seed_ratios: dict = field(default_factory=dict)
     eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
@@ -61,6 +113,12 @@ class Row:
     cost: float | None = None  # bench_counts.PythonCost of one tree_at update at REPORT_DEPTH
     bytecodes: float | None = None  # bench_counts.BytecodeInstructions of the same
     operations: dict = field(default_factory=dict)  # the Module's operations: label -> operations.Operation.figures
+    # Every figure of the result by (benchmark, params as asv names them, "'jit'" or "4, 8"): the exact ones
+    # (each kind of benchmarks/metrics.py but the timing kinds) as values, the timings as Intervals.
+    exact: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    # The same keys: scripts/headline's figures (attach_fresh), as (label, scale, Interval in the benchmark's unit).
+    fresh: dict = field(default_factory=dict)
 
     @property
     def jaxprs_identical(self) -> str:
@@ -86,20 +144,18 @@ def row_of(result, label: str) -> Row:
     )
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
-    row.ratios = {w: v for (w,), v in values(result, "bench_overhead.SteadyStateRatio.track_overhead_ratio").items()}
-    row.surgery_ratio = only(values(result, "bench_overhead.EagerSurgeryRatio.track_overhead_ratio"))
-    row.tracing_ratio = only(values(result, "bench_overhead.TracingRatio.track_overhead_ratio"))
+    row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
     compile_tree_at = values(result, "bench_trace.Compile.time_tree_at").get((CALLS_PER_STEP,))
     compile_tuple = values(result, "bench_trace.Compile.time_tuple").get((CALLS_PER_STEP,))
     if compile_tree_at is not None and compile_tuple is not None:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
         row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
-    row.seed_ratios = {w: v for (w,), v in values(result, "bench_seed.SeedScenario.track_overhead_ratio").items()}
+    row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
     row.tree_map_passes = tuple(
         only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
         for twin in ("tree_at", "tuple")
     )
-    tree_at = values(result, "bench_eager.EagerSurgery.time_tree_at")
+    tree_at = values(result, EAGER_BENCHMARK)
     tuple_ = values(result, "bench_eager.EagerSurgery.time_tuple")
     calls_tree_at = values(result, "bench_counts.PythonCalls.track_tree_at")
     calls_tuple = values(result, "bench_counts.PythonCalls.track_tuple")
@@ -118,7 +174,48 @@ def row_of(result, label: str) -> Row:
         v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations").values() if v is not None
     ]
     row.operations = operations.figures(result)
+    intervals = {}
+    for (benchmark, combo), value in entries(result).items():
+        params = ", ".join(combo)
+        name = metrics.entry(benchmark, params)
+        if value is None:
+            continue
+        if metrics.kind(name) not in metrics.TIMING_KINDS:
+            row.exact[benchmark, params] = value
+            continue
+        if benchmark not in intervals:
+            intervals[benchmark] = confidence_intervals(result, benchmark)
+        ci = intervals[benchmark].get(tuple(p.strip("'") for p in combo))
+        row.timings[benchmark, params] = one_run_interval(name, value, ci)
     return row
+
+
+def read_headline(path: Path) -> dict:
+    """A scripts/headline record, checked before attach_fresh reads it."""
+    return validate.read_checked(path, {"environments": list}, "headline record")
+
+
+def attach_fresh(rows: list[Row], record: dict) -> int:
+    """Give the rows of a scripts/headline record's commit, in its environments, the record's timing figures
+    (median and second-run interval, in the benchmark's unit); how many figures were attached.  A record
+    from before the figures carried their interval (or with too few processes for one) attaches nothing."""
+    attached = 0
+    for env in record.get("environments", []):
+        wanted = {part.strip() for part in env["environment"].split(",")}
+        matching = [
+            row
+            for row in rows
+            if row.commit == record.get("commit") and wanted <= {part.strip() for part in row.env.split(",")}
+        ]
+        for figure in env["figures"]:
+            if figure["exact"] or figure.get("interval") is None or "scale" not in figure:
+                continue
+            scale = figure["scale"]
+            found = Interval(figure["median"] / scale, *(v / scale for v in figure["interval"]), FRESH_PROCESSES)
+            for row in matching:
+                row.fresh[figure["benchmark"], figure["params"]] = (figure["label"], scale, found)
+                attached += 1
+    return attached
 
 
 def fmt(value, pattern="{:.2f}"):
@@ -158,13 +255,18 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
 
 
 def markdown(row: Row) -> str:
-    lines = [f"### {row.label} ({row.env})", "", "| how the step runs | tree_at / tuple time |", "|---|---|"]
-    lines += [f"| {w} | {fmt(v)} |" for w, v in row.ratios.items()]
-    lines += [
-        f"| eager surgery only | {fmt(row.surgery_ratio)} |",
-        f"| tracing a fresh step | {fmt(row.tracing_ratio)} |",
+    lines = [
+        f"### {row.label} ({row.env})",
+        "",
+        "| how the step runs | tree_at / tuple time (the interval a second run's can be expected in) |",
+        "|---|---|",
     ]
-    lines += [f"| seed scenario, {w} | {fmt(v)} |" for w, v in row.seed_ratios.items()]
+    lines += [f"| {w} | {timing_text(row, RATIO_BENCHMARK, repr(w))} |" for w in row.ratios]
+    lines += [
+        f"| eager surgery only | {timing_text(row, 'bench_overhead.EagerSurgeryRatio.track_overhead_ratio', '')} |",
+        f"| tracing a fresh step | {timing_text(row, TRACING_BENCHMARK, '')} |",
+    ]
+    lines += [f"| seed scenario, {w} | {timing_text(row, SEED_BENCHMARK, repr(w))} |" for w in row.seed_ratios]
     lines += [
         "",
         "| depth | eager µs per tree_at call, median (IQR) | µs per tuple update, median (IQR) "
@@ -198,8 +300,9 @@ def markdown(row: Row) -> str:
         f"Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.",
         "",
         f"In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} "
-        f"tree, an eager update costs {fmt(row.tree_map_passes[0], '{:.1f}')} passes with tree_at and "
-        f"{fmt(row.tree_map_passes[1], '{:.3f}')} with a tuple.",
+        f"tree, an eager update costs {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.1f}')} passes with tree_at "
+        f"and {timing_text(row, metrics.PASSES_TREE_AT.replace('track_tree_at', 'track_tuple'), '', '{:.3f}')} "
+        "with a tuple.",
         "",
     ]
     return "\n".join(lines + operations_table(row))
@@ -234,14 +337,16 @@ def operations_table(row: Row) -> list[str]:
 
 
 def history_table(rows: list[Row]) -> list[str]:
+    """Every commit's figures in one table, each timing with the interval a second run's can be expected in
+    (INTERVAL_NOTE)."""
     header = [
         "release",
         "environment",
         *WRAPPINGS,
-        f"eager µs/call, depth {REPORT_DEPTH} (IQR)",
+        f"eager µs/call, depth {REPORT_DEPTH}",
         "tree_map passes/call",
         "tracing",
-        "compile ms",
+        "compile ms (one run)",
         "jaxprs identical",
     ]
     table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -249,12 +354,12 @@ def history_table(rows: list[Row]) -> list[str]:
         cells = [
             row.label,
             row.env,
-            *[fmt(row.ratios.get(w)) for w in WRAPPINGS],
-            with_spread(
-                row.eager_us.get(REPORT_DEPTH, (None,))[0], row.eager_iqr.get(REPORT_DEPTH, (None,))[0], "{:.1f}"
+            *[timing_text(row, RATIO_BENCHMARK, repr(w), short=True) for w in WRAPPINGS],
+            timing_text(
+                row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", 1e6 / int(CALLS_PER_STEP), True
             ),
-            fmt(row.tree_map_passes[0], "{:.1f}"),
-            fmt(row.tracing_ratio),
+            timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}", short=True),
+            timing_text(row, TRACING_BENCHMARK, "", short=True),
             fmt(row.compile_overhead_ms, "{:+.1f}"),
             row.jaxprs_identical,
         ]
@@ -276,6 +381,16 @@ class Plot:
 
     name: str
     panels: int
+    timing_series: int = 0  # the timing series drawn (interval_counts), for the browser test to check
+    with_interval: int = 0  # of them, those drawn with their interval
+
+
+def interval_counts(axes) -> tuple[int, int]:
+    """(series in the legends of ``axes``, those of them drawn as error bars): read from the figure itself."""
+    from matplotlib.container import ErrorbarContainer
+
+    handles = [handle for ax in axes for handle in ax.get_legend_handles_labels()[0]]
+    return len(handles), sum(isinstance(h, ErrorbarContainer) and h.has_yerr for h in handles)
 
 
 def panel_width(labels: list) -> float:
@@ -295,20 +410,95 @@ def finish_panel(ax, title: str, ylabel: str) -> None:
     legend_outside(ax)
 
 
-def save_panels(fig, axes, labels: list, path: Path) -> Plot:
-    """The stacked panels, the commits named under the last, as a PNG; the plot."""
+def save_panels(fig, axes, labels: list, path: Path, timing: bool = False) -> Plot:
+    """The stacked panels, the commits named under the last, as a PNG; the plot (its timing series counted)."""
     import matplotlib.pyplot as plt
 
     axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
+    axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)  # room for scripts/headline's figure beside the run's
     fig.tight_layout()
     fig.savefig(path, dpi=PLOT_DPI, bbox_inches="tight")
     plt.close(fig)
-    return Plot(path.name, len(axes))
+    return Plot(path.name, len(axes), *(interval_counts(axes[:, 0]) if timing else ()))
+
+
+@dataclass(frozen=True)
+class Series:
+    """One timing figure across the commits: a line of a plot, with its interval at every point."""
+
+    label: str
+    benchmark: str
+    params: str  # as asv names them: "'jit'", "4, 8", "" without params
+    scale: float = 1.0  # from the benchmark's unit to the plot's
+
+    def at(self, row: Row, fresh: bool = False) -> Interval | None:
+        key = self.benchmark, self.params
+        found = (row.fresh[key][2] if key in row.fresh else None) if fresh else row.timings.get(key)
+        return None if found is None else found.scaled(self.scale)
+
+
+RATIO_PLOTS = ("ratios.png", "tracing.png")  # ratios of twins: a log axis from 1, where there is no overhead
+TIMING_PLOTS = {
+    "ratios.png": (
+        "tree_at / tuple time (log)",
+        [Series(w, RATIO_BENCHMARK, f"'{w}'") for w in WRAPPINGS],
+    ),
+    "eager-per-call.png": (
+        "eager µs per tree_at call (log)",
+        [
+            Series(
+                f"depth {d}",
+                EAGER_BENCHMARK,
+                f"{d}, {CALLS_PER_STEP}",
+                1e6 / int(CALLS_PER_STEP),
+            )
+            for d in DEPTHS
+        ],
+    ),
+    "tracing.png": (
+        "tracing: tree_at / tuple time (log)",
+        [Series("tracing ratio", TRACING_BENCHMARK, "")],
+    ),
+}
+FRESH_OFFSET = 0.2  # scripts/headline's figure beside the asv run's at the same commit
+
+
+def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style):
+    """Points with their intervals as error bars (asv's single samples hollow), labelled with their source;
+    the errorbar container."""
+    xs = [x for x, _ in points]
+    values = [i.value for _, i in points]
+    single = all(i.source == SINGLE_SAMPLE for _, i in points)
+    sources = " / ".join(dict.fromkeys(i.source for _, i in points))
+    return ax.errorbar(
+        xs,
+        values,
+        yerr=[[i.value - i.low for _, i in points], [i.high - i.value for _, i in points]],
+        capsize=3,
+        markersize=4,
+        linewidth=0.8,
+        elinewidth=1.2,
+        label=f"{label} ({sources})",
+        **({"mfc": "none"} if single else {}),
+        **style,
+    )
+
+
+def log_axis(ax) -> None:
+    """A log scale whose ticks read as plain numbers (2, 5, 10), not powers of ten; matplotlib's LogFormatter
+    thins the minor labels where the axis spans decades."""
+    from matplotlib.ticker import LogFormatter
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(LogFormatter())
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
 
 
 def plot(rows: list[Row], out: Path) -> list[Plot]:
-    """PNG plots across releases: one panel per environment, one line per series, the legend outside;
-    a plot with nothing measured is left out."""
+    """PNG plots across releases: one panel per environment, one series per figure, each point with its
+    interval (INTERVAL_NOTE), scripts/headline's beside the run's where attached; a log axis, from 1 for the
+    ratios of twins, so that a change within the intervals never fills a panel; the legend outside; a plot
+    with nothing measured is left out."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -317,38 +507,41 @@ def plot(rows: list[Row], out: Path) -> list[Plot]:
     envs = sorted({row.env for row in rows})
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
-    figures = {
-        "ratios.png": ("tree_at / tuple time (log)", {w: (lambda r, w=w: r.ratios.get(w)) for w in WRAPPINGS}),
-        "eager-per-call.png": (
-            "eager µs per tree_at call",
-            {f"depth {d}": (lambda r, d=d: r.eager_us.get(d, (None,))[0]) for d in DEPTHS},
-        ),
-        "tracing.png": ("tracing: tree_at / tuple time", {"tracing ratio": lambda r: r.tracing_ratio}),
-    }
     written = []
-    for name, (ylabel, series) in figures.items():
+    for name, (ylabel, series) in TIMING_PLOTS.items():
         drawn = {
-            (env, title): [(position[r.label], getter(r)) for r in rows if r.env == env and getter(r) is not None]
+            (env, s): [(position[r.label], s.at(r)) for r in rows if r.env == env and s.at(r) is not None]
             for env in envs
-            for title, getter in series.items()
+            for s in series
         }
-        if not any(drawn.values()):
-            continue  # nothing measured: no empty plot
+        fresh = {
+            (env, s): [
+                (position[r.label] + FRESH_OFFSET, s.at(r, fresh=True))
+                for r in rows
+                if r.env == env and s.at(r, fresh=True) is not None
+            ]
+            for env in envs
+            for s in series
+        }
+        shown = [env for env in envs if any(drawn[env, s] or fresh[env, s] for s in series)]
+        if not shown:
+            continue  # nothing measured: no empty plot, nor an empty panel
         fig, axes = plt.subplots(
-            len(envs),
-            1,
-            figsize=(panel_width(labels), PANEL_INCHES[1] * len(envs)),
-            sharex=True,
-            squeeze=False,
+            len(shown), 1, figsize=(panel_width(labels), PANEL_INCHES[1] * len(shown)), sharex=True, squeeze=False
         )
-        for ax, env in zip(axes[:, 0], envs, strict=True):
-            for title in series:
-                if drawn[env, title]:
-                    ax.plot(*zip(*drawn[env, title], strict=True), marker="o", markersize=4, label=title)
-            if "(log)" in ylabel:
-                ax.set_yscale("log")
+        for ax, env in zip(axes[:, 0], shown, strict=True):
+            for number, s in enumerate(series):  # one colour per series: the run's dots, the headline's diamonds
+                if drawn[env, s]:
+                    draw_intervals(ax, drawn[env, s], s.label, marker="o", color=f"C{number}")
+                if fresh[env, s]:
+                    draw_intervals(ax, fresh[env, s], s.label, marker="D", color=f"C{number}", linestyle="none")
+            log_axis(ax)
+            if name in RATIO_PLOTS:
+                lowest = min((i.low for points in (drawn, fresh) for (e, _), p in points.items() if e == env
+                              for _, i in p), default=1.0)  # fmt: skip
+                ax.set_ylim(bottom=min(1.0, lowest / 1.1))
             finish_panel(ax, env, ylabel)
-        written.append(save_panels(fig, axes, labels, out / name))
+        written.append(save_panels(fig, axes, labels, out / name, timing=True))
     return written
 
 
@@ -543,22 +736,22 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
         )
         cost_axis.set_ylabel("weighted instructions per update", color="tab:blue")
         time_axis = cost_axis.twinx()
-        timed = [(x, r.tree_map_passes[0]) for x, r in zip(xs, series, strict=True) if r.tree_map_passes[0] is not None]
+        passes = Series("time: tree_map passes per update", metrics.PASSES_TREE_AT, "")
+        timed = [(x, passes.at(r)) for x, r in zip(xs, series, strict=True) if passes.at(r) is not None]
         if timed:
-            time_axis.plot(
-                *zip(*timed, strict=True),
-                marker="s",
-                color="tab:orange",
-                linestyle="--",
-                label="time: tree_map passes per update",
-            )
+            draw_intervals(time_axis, timed, passes.label, marker="s", color="tab:orange", linestyle="--")
+        fresh = [(x + FRESH_OFFSET, passes.at(r, True)) for x, r in zip(xs, series, strict=True) if passes.at(r, True)]
+        if fresh:
+            draw_intervals(time_axis, fresh, passes.label, marker="D", color="tab:orange", linestyle="none")
         time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
-        # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells the time.
-        both = [(r.cost, r.tree_map_passes[0]) for r in series if r.cost and r.tree_map_passes[0]]
+        # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells
+        # the time; the limits hold every interval, so that a change within them never fills the panel.
+        both = [(r.cost, passes.at(r).value) for r in series if r.cost and passes.at(r)]
         if both:
-            scale = statistics.median(passes / cost for cost, passes in both)
-            values = [r.cost for r in series if r.cost] + [passes / scale for _, passes in timed]
-            low, high = min(values), max(values)
+            scale = statistics.median(time / cost for cost, time in both)
+            ends = [r.cost for r in series if r.cost]
+            ends += [end / scale for _, i in timed + fresh for end in (i.low, i.high)]
+            low, high = min(ends), max(ends)
             margin = (high - low) * 0.08 or high * 0.05
             cost_axis.set_ylim(low - margin, high + margin)
             time_axis.set_ylim((low - margin) * scale, (high + margin) * scale)
@@ -576,6 +769,7 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
                 color=colour,
             )
         cost_axis.set_xticks(list(xs), labels, rotation=60, ha="right", fontsize=8)
+        cost_axis.set_xlim(-0.5, len(labels) - 0.5)
         cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
         handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
@@ -593,7 +787,7 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
         name = f"history-{number + 1}.png"
         fig.savefig(out / name, dpi=PLOT_DPI, bbox_inches="tight")
         plt.close(fig)
-        written.append(Plot(name, 1))
+        written.append(Plot(name, 1, *interval_counts([time_axis])))
     return written
 
 
@@ -617,11 +811,29 @@ def html_page(
         "<!doctype html><meta charset='utf-8'><title>tree_at overhead</title>",
         "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
         "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
-        "li{margin:0.4em 0}</style>",
+        "li{margin:0.4em 0}summary{cursor:pointer;margin:0.4em 0}</style>",
         "<p><a href='../index.html'>← benchmarks</a></p>",
         "<h1>What does eqx.tree_at cost over a tuple?</h1>",
         f"<p>{html.escape(summary_sentence(latest[0]))}</p>",
+        "<h2 id='exact'>Exact metrics: the same on every run</h2>",
+        "<p>Counts that identical code repeats exactly, so that any difference between two commits is a real "
+        f"change, with no noise to allow for: the newest commit ({html.escape(latest[0].label)}) in each "
+        "environment, tree_at's and each Module operation's cost first, then every exact figure by its kind "
+        "(benchmarks/metrics.py), and where it changed over the commits shown (a kind with a change is "
+        "open).</p>",
+        markdown_html(summary_markdown(rows)),
     ]
+    for kind, lines in exact_tables(rows).items():
+        changed = sum(1 for line in lines[2:] if not line.endswith("| — |"))
+        opened = " open" if changed else ""
+        parts.append(
+            f"<details{opened} data-kind='{html.escape(kind)}'><summary>{html.escape(kind)}: {len(lines) - 2} "
+            f"figures, {changed} changed over the commits shown</summary>{table_html(lines)}</details>"
+        )
+    parts.append("<h2 id='timings'>Timings, each with its interval</h2>")
+    if any(row.fresh for row in rows):
+        parts.append(markdown_html("\n".join(fresh_table(latest))))
+    parts.append(f"<p>{html.escape(INTERVAL_NOTE)}</p>")
     parts += [image_html(image) for image in images]
     parts.append("<h2 id='history'>History: what made tree_at slower or faster</h2>")
     parts.append(
@@ -651,8 +863,61 @@ def html_page(
     return out / "index.html"
 
 
+def exact_value(value) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+
+
+def exact_tables(rows: list[Row]) -> dict[str, list[str]]:
+    """{kind: a Markdown table} of every exact figure of the newest commit, one column per environment, and
+    where each changed over the rows' commits; the kinds in benchmarks/metrics.py's order, timings left out."""
+    latest = latest_rows(rows)
+    envs = [row.env for row in latest]
+    kinds = [kind for kind in metrics.KINDS if kind not in metrics.TIMING_KINDS]
+    tables = {}
+    for key in sorted({key for row in latest for key in row.exact}):
+        kind = metrics.kind(metrics.entry(*key))
+        if kind not in tables:
+            tables[kind] = [
+                "| benchmark | params | " + " | ".join(envs) + " | changed over the commits shown |",
+                "|---" * (len(envs) + 3) + "|",
+            ]
+        changes = []
+        for env in envs:
+            series = [(row.label, row.exact[key]) for row in rows if row.env == env and key in row.exact]
+            changes += [
+                f"{label} ({env}): {exact_value(before)} → {exact_value(after)}"
+                for (_, before), (label, after) in itertools.pairwise(series)
+                if after != before
+            ]
+        cells = [exact_value(row.exact[key]) if key in row.exact else "n/a" for row in latest]
+        tables[kind].append(
+            f"| `{key[0]}` | {key[1] or '—'} | " + " | ".join(cells) + f" | {'; '.join(changes) or '—'} |"
+        )
+    return {kind: tables[kind] for kind in sorted(tables, key=lambda k: kinds.index(k) if k in kinds else len(kinds))}
+
+
+def fresh_table(latest: list[Row]) -> list[str]:
+    """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
+    lines = [
+        "| environment | figure | fresh processes: median (interval for a second run's) | this run |",
+        "|---|---|---|---|",
+    ]
+    for row in latest:
+        for key, (label, scale, found) in row.fresh.items():
+            run = row.timings.get(key)
+            lines.append(
+                f"| {row.env} | {label} | {found.scaled(scale).short('{:.4g}')} "
+                f"| {run.scaled(scale).text('{:.4g}') if run else 'not run'} |"
+            )
+    return lines
+
+
 def image_html(image: Plot) -> str:
-    return f"<p><img src='{image.name}' alt='{image.name}' data-panels='{image.panels}' style='max-width:100%'></p>"
+    return (
+        f"<p><img src='{image.name}' alt='{image.name}' data-panels='{image.panels}' "
+        f"data-timing-series='{image.timing_series}' data-with-interval='{image.with_interval}' "
+        "style='max-width:100%'></p>"
+    )
 
 
 def link_from_site(index: Path) -> None:
@@ -666,16 +931,34 @@ def link_from_site(index: Path) -> None:
     index.write_text(text.replace(NAV_ANCHOR, NAV_ANCHOR + "\n\t" + NAV_LINK), encoding="utf-8")
 
 
+def timing_text(
+    row: Row, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
+) -> str:
+    """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
+    series = Series("", benchmark, params, scale)
+    found = series.at(row, fresh=True) or series.at(row)
+    if found is None:
+        return "n/a"
+    return found.short(pattern) if short else found.text(pattern)
+
+
 def summary_sentence(row: Row) -> str:
+    """The newest figures in one sentence: the exact cost first, then each timing with its interval."""
     eager = row.eager_us.get(REPORT_DEPTH, (None, None))
-    spread = row.eager_iqr.get(REPORT_DEPTH, (None, None))
+    per_call = 1e6 / int(CALLS_PER_STEP)
+    eager_params = f"{REPORT_DEPTH}, {CALLS_PER_STEP}"
+    ratios = ", ".join(
+        f"{what} at {timing_text(row, RATIO_BENCHMARK, repr(wrapping))}×"
+        for what, wrapping in (("a jitted step runs", "jit"), ("a scan", "scan"), ("jit around the scan", "jit_scan"))
+    )
     return (
-        f"{row.label} with {row.env}: at depth {REPORT_DEPTH}, an eager tree_at call costs "
-        f"{with_spread(eager[0], spread[0], '{:.0f}')} µs in this run against {fmt(eager[1], '{:.1f}')} µs "
-        f"for a tuple update, or {fmt(row.tree_map_passes[0], '{:.1f}')} tree_map passes, the steady unit. "
-        f"A jitted step runs at {fmt(row.ratios.get('jit'))}× the tuple version's time, a scan at "
-        f"{fmt(row.ratios.get('scan'))}×, jit around the scan at {fmt(row.ratios.get('jit_scan'))}×; "
-        f"tracing takes {fmt(row.tracing_ratio)}× as long. Identical jaxprs: {row.jaxprs_identical}."
+        f"{row.label} with {row.env}: one eager tree_at update at depth {REPORT_DEPTH} does "
+        f"{fmt(row.cost, '{:,.0f}')} weighted instructions of Python work (exact), and takes "
+        f"{timing_text(row, metrics.PASSES_TREE_AT, '', '{:.1f}')} tree_map passes, the steady unit of time; "
+        f"an eager tree_at call takes {timing_text(row, EAGER_BENCHMARK, eager_params, '{:.0f}', per_call)} "
+        f"µs against {fmt(eager[1], '{:.1f}')} µs for a tuple update. Against the tuple version's time, {ratios}; "
+        f"tracing takes {timing_text(row, TRACING_BENCHMARK, '')}× as long. "
+        f"Identical jaxprs: {row.jaxprs_identical}."
     )
 
 
@@ -695,6 +978,20 @@ def summary_markdown(rows: list[Row]) -> str:
     for row in latest_rows(rows):
         lines.append(f"| {row.label}, {row.env} | {fmt(row.cost, '{:,.0f}')} |")
     return "\n".join(lines + summary_operations(latest_rows(rows)))
+
+
+def answer_markdown(rows: list[Row]) -> str:
+    """The first answer (scripts/bench): the newest commit's exact costs (summary_markdown), then tree_at's
+    steady time in each environment, with its interval."""
+    lines = [
+        summary_markdown(rows),
+        "",
+        f"| environment | one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady) |",
+        "|---|---|",
+    ]
+    for row in latest_rows(rows):
+        lines.append(f"| {row.label}, {row.env} | {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.2f}')} |")
+    return "\n".join(lines)
 
 
 def summary_operations(latest: list[Row]) -> list[str]:
@@ -782,12 +1079,22 @@ def build_time_markdown(results: Path, rows: list[Row]) -> str:
     return operation_history.build_time_markdown(found, f"the results of {len(commits)} commits")
 
 
-def write_page(results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None) -> Path:
+def write_page(
+    results: Path,
+    site: Path,
+    machine: str | None,
+    repo: Path,
+    config: Path | None = None,
+    headline: Path | None = None,
+) -> Path:
     """The report's page and plots, into SITE/overhead/, linked from the asv site in SITE.
 
-    With ``config``, the history's causes come from the profiles cached beside it (none are made here).
+    With ``config``, the history's causes come from the profiles cached beside it (none are made here); with
+    ``headline``, a scripts/headline record, its figures over fresh processes are shown beside the run's.
     """
     rows = load_rows(results, repo, machine)
+    if headline is not None:
+        attach_fresh(rows, read_headline(headline))
     found = history(rows)
     by_operation = investigate(rows, found, config)
     written = html_page(rows, site, found, by_operation)

@@ -3,8 +3,10 @@
 import contextlib
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
+import os
 import platform
 import re
 import shutil
@@ -12,23 +14,29 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import metrics
 
 from .. import git, util
 from ..asvtools import environments as asv_envs
+from ..asvtools import suite
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
+from ..judging import confirm
 from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home, upstream_url
-from ..publishing import report, site
+from ..publishing import generated, report, site
 
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
 # stops at the newest that the newest Python of asv.jax.conf.json gets.
 JAX_HISTORY_SINCE = "0.4.33"
 PYTHON = "3.13"
 DEFAULT_RELEASES = "3"
+ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
+# The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
+STEADY_UNIT = "tree_map passes"
 
 
 @dataclasses.dataclass
@@ -49,10 +57,19 @@ class Options:
     index: str | None = None
     bench: list[str] = dataclasses.field(default_factory=list)
     include_unchanged: bool = False  # also the commits that leave the package as their parent had it
+    # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks),
+    # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
+    answer: bool = False
+    docs: Path | None = None  # a file whose BENCH_TIME_BLOCK gets what the run took (took_markdown)
 
     def __post_init__(self):
         if self.range and not self.repo:
             raise BadInput("RANGE needs --repo; pick releases with --releases")
+        if self.answer and (self.repo or self.jax_history or self.quick or self.bench or self.releases != "1"):
+            raise BadInput(
+                "the first answer is the newest release's exact and steady figures: it takes no "
+                "--repo, --jax-history, --quick, --bench or --releases"
+            )
         # asv resolves some paths against its own working folder, so relative ones would point elsewhere.
         self.output = Path(self.output).resolve()
         self.env_dir = Path(self.env_dir).resolve()
@@ -72,7 +89,7 @@ class Target:
             self.repo = self._repo_location(args.repo)
             self.name = self._repo_name(args.repo)
         else:
-            self.base, self.name = UPSTREAM_CONFIG, "releases"
+            self.base, self.name = UPSTREAM_CONFIG, ANSWER if args.answer else "releases"
             self.repo, self.branch = HISTORY_DIR / "equinox", "main"
             self.history = dict(package="equinox")
         if args.quick:
@@ -180,6 +197,23 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
         by_python[python] = [commit for commit in admitted if commit in own or commit in bridge]
         taken |= set(own)
     return by_python
+
+
+def answer_benchmarks() -> list[str]:
+    """asv's --bench regexes of the first answer: every benchmark with an exact figure (a kind of
+    benchmarks/metrics.py that is no timing), and tree_at's steady one (metrics.PASSES_TREE_AT, with its
+    tuple twin, in STEADY_UNIT); chosen by kind and unit from the suite's description."""
+    described = json.loads(suite.description())
+    steady_class = metrics.PASSES_TREE_AT.rsplit(".", 1)[0]
+    names = []
+    for name, benchmark in described.items():
+        if name == "version":
+            continue
+        entries = [metrics.entry(name, ", ".join(combo)) for combo in itertools.product(*benchmark["params"])]
+        steady = benchmark["unit"] == STEADY_UNIT and name.startswith(steady_class + ".")
+        if steady or any(metrics.kind(entry) not in metrics.TIMING_KINDS for entry in entries):
+            names.append(name)
+    return confirm.discovery_regex(sorted(names))
 
 
 def range_hashes(target: Target, range_spec: str | None) -> list[str]:
@@ -337,8 +371,8 @@ def needs_run(path: Path, args) -> bool:
     return state != "ran" or failures > 0
 
 
-def publish(target: Target) -> None:
-    """asv's site, self-contained, with the overhead report's page."""
+def publish(target: Target, headline: Path | None = None) -> None:
+    """asv's site, self-contained, with the overhead report's page (with the ``headline`` record's figures)."""
     util.checked(util.asv("publish", "--config", target.config()))
     replaced = site.localize(target.html_dir)
     print(f"{target.html_dir}: {replaced} CDN address(es) now served from vendor/")
@@ -347,7 +381,9 @@ def publish(target: Target) -> None:
         print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
+        report.write_page(
+            target.results_dir, target.html_dir, target.args.machine, repo, config=target.config(), headline=headline
+        )
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
         if not isinstance(error, Error):
             traceback.print_exc()
@@ -362,9 +398,49 @@ def record_machine(machine: str, config: Path, env: dict) -> None:
     )
 
 
-def bench(args: Options) -> int:
-    """Benchmark, publish, summarize; the exit code (see the module's docstring)."""
-    started = time.monotonic()
+# Measures the headline's figures over fresh processes once the suite has run: given the target, its
+# environments and the newest selected (release, commit), the record (which the page shows), its table, and
+# whether it was measured now (False: an earlier record of the same commit and environment was kept).
+Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
+BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
+
+
+def environment_folders(args: Options) -> set[Path]:
+    """asv's environments (where the first answer's headline measures too), as folders."""
+    return {path for path in args.env_dir.iterdir() if path.is_dir()} if args.env_dir.is_dir() else set()
+
+
+def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created: int, commits: int, envs: int) -> str:
+    """One paragraph: what the run was, its wall time by phase, the environments it created, and the load."""
+    what = (
+        "the first answer (the newest release's exact and steady figures, and the headline)"
+        if args.answer
+        else f"{commits} commit(s)"
+    )
+    return (
+        f"`scripts/bench`, {what} in {envs} environment(s), took {sum(phases.values()) / 60:.1f} min of wall "
+        "time after scripts/setup: "
+        + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in phases.items())
+        + f"; {created} environment(s) were created in it. Load average before and after: {loads[0]:.2f} and "
+        f"{loads[1]:.2f}, on {os.cpu_count()} cores."
+    )
+
+
+def bench(args: Options, headline: Headline | None = None) -> int:
+    """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code (see the
+    module's docstring)."""
+    if args.docs:
+        generated.check_holds(args.docs, BENCH_TIME_BLOCK)
+    started = last = time.monotonic()
+    load_before, folders_before = os.getloadavg()[0], environment_folders(args)
+    phases = {}
+
+    def phase(name: str) -> None:
+        nonlocal last
+        now = time.monotonic()
+        phases[name] = phases.get(name, 0.0) + now - last
+        last = now
+
     target = Target(args)
     # Every argument is checked (--jax, --releases, RANGE) before a results file is moved. Only NEW and
     # EXISTING read the stored results, so they are resolved once the unreadable ones are out of the way.
@@ -397,6 +473,7 @@ def bench(args: Options) -> int:
     else:
         env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
+    phase("choosing the commits (the release history built or updated)")
     # asv's machine file is this run's own, in a HOME of its own (project.asv_home): never the user's.
     with asv_home() as asv_env:
         record_machine(args.machine, target.base, asv_env)
@@ -434,7 +511,7 @@ def bench(args: Options) -> int:
             )
             if args.quick:
                 cmd.append("--quick")
-            for regex in args.bench:
+            for regex in args.bench or (answer_benchmarks() if args.answer else []):
                 cmd += ["--bench", regex]
             with exclusive(args.env_dir):
                 code = util.run(cmd, env=asv_env).returncode
@@ -444,10 +521,27 @@ def bench(args: Options) -> int:
                 asv_failed = True
                 print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
 
-    site_is_stale = ran_any or not (target.html_dir / "index.html").is_file()
+    phase("running asv (creating and installing its environments)")
+    record = table = None
+    measured = False
+    if headline is not None and selected:
+        record, table, measured = headline(target, envs, selected[-1])
+        phase("measuring the headline over fresh processes")
+    site_is_stale = ran_any or measured or not (target.html_dir / "index.html").is_file()
     if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
-        publish(target)
+        publish(target, record)
     record_last_run(target, hashes, unchanged)
+    phase("publishing the site")
+    took = took_markdown(
+        args,
+        phases,
+        (load_before, os.getloadavg()[0]),
+        len(environment_folders(args) - folders_before),
+        len(hashes),
+        len(envs),
+    )
+    if args.docs:
+        generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
 
     print(f"\nSummary ({(time.monotonic() - started) / 60:.1f} min wall time)")
     partial_failures = missing = 0
@@ -466,6 +560,13 @@ def bench(args: Options) -> int:
             names = by_state.get(state, [])
             if names:
                 print(f"    {state:8} {len(names):3}  {' '.join(names)}")
+    if args.answer and any(target.results_dir.glob("*/*-*.json")):
+        print(
+            "\n" + report.answer_markdown(report.load_rows(target.results_dir, target.repo, args.machine, latest=True))
+        )
+    if table is not None:
+        print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
+    print(f"\n{took}\n")
     print(f"  results: {target.results_dir}")
     if (target.html_dir / "index.html").is_file():
         print(f"  site:    {target.html_dir / 'index.html'}")

@@ -89,6 +89,9 @@ class Options:
     processes: int = 10
     record: Path = Path("headline.json")
     env_dir: Path = bench.Options().env_dir
+    # Measure in env_dir's own environments, where scripts/bench installed the release, rather than in the
+    # confirm step's (created and installed anew): the first answer's, to spare it an environment's install.
+    in_run_environments: bool = False
 
 
 def below_probability(n: int, k: int, above: int) -> float:
@@ -123,6 +126,35 @@ def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> 
 FEWEST_PROCESSES = next(n for n in itertools.count(2) if second_run_interval(list(range(n))) is not None)
 
 
+def label_of(entry: dict) -> str:
+    """An environment's name in the record: its Python and JAX."""
+    return f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
+
+
+def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str, bool]:
+    """scripts/bench's first answer: the headline of the ``newest`` (release, commit) in the newest JAX's
+    environment of ``envs``, in FEWEST_PROCESSES fresh processes; its record (beside the run's configurations,
+    kept and reused while it holds this commit and environment), its table, and whether it was measured now."""
+    release, commit = newest
+    entry = max((entry for _, entry in envs), key=lambda e: Version(asv_envs.requirements_of(e).get("jax") or "0"))
+    path = target.config_dir.parent / "headline" / f"{target.name}.json"
+    if path.is_file():
+        record = read(path)
+        measured = [env["environment"] for env in record["environments"]]
+        if record.get("finished") and record.get("commit") == commit and measured == [label_of(entry)]:
+            return path, table(record), False
+    jax = asv_envs.requirements_of(entry).get("jax")
+    options = Options(
+        release=str(release.version),
+        jax=[jax],
+        processes=FEWEST_PROCESSES,
+        record=path,
+        env_dir=target.args.env_dir,
+        in_run_environments=True,
+    )
+    return path, table(campaign(options)), True
+
+
 def campaign(options: Options) -> dict:
     """Every figure in every chosen environment, PROCESSES fresh interpreters each; the record, rewritten as it goes."""
     target = bench.Target(bench.Options(releases=options.release, jax=options.jax, env_dir=options.env_dir))
@@ -139,13 +171,17 @@ def campaign(options: Options) -> dict:
     }
     for _env_name, entry in bench.environments(target):
         config = target.config(entry, "-headline")
-        label = f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
-        root = confirm.env_root(config)
+        label = label_of(entry)
+        if options.in_run_environments:  # confirm.prepare keeps an environment in ROOT/SIDE
+            root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
+        else:
+            root = lock = confirm.env_root(config)
+            side_name = "before"
         found = {"environment": label, "figures": []}
         record["environments"].append(found)
-        with exclusive(root):
+        with exclusive(lock):
             [side] = confirm.prepare(
-                config, label, {"before": commit}, sorted({f.benchmark for f in FIGURES}), root
+                config, label, {side_name: commit}, sorted({f.benchmark for f in FIGURES}), root
             ).values()
             indexes = {f: confirm.param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
@@ -162,12 +198,24 @@ def campaign(options: Options) -> dict:
                     confirm.log(f"headline: {label}: {process + 1} of {options.processes} processes")
             finally:
                 side.close()
-        found["figures"] = [
-            {"label": f.label, "benchmark": f.benchmark, "params": f.params, "exact": f.exact, "values": values[f]}
-            for f in FIGURES
-        ]
+        found["figures"] = [figure_record(f, values[f]) for f in FIGURES]
         records.write(options.record, record)
     return records.finish(options.record, record)
+
+
+def figure_record(figure: Figure, values: list[float]) -> dict:
+    """One figure's values in the record; a timing's also with its median and second-run interval, and the
+    scale from its benchmark's unit, for readers that cannot compute them (the overhead page)."""
+    found = {
+        "label": figure.label,
+        "benchmark": figure.benchmark,
+        "params": figure.params,
+        "exact": figure.exact,
+        "values": values,
+    }
+    if not figure.exact:
+        found.update(scale=figure.scale, median=statistics.median(values), interval=second_run_interval(values))
+    return found
 
 
 def read(path: Path) -> dict:
