@@ -78,10 +78,10 @@ def parse_args(argv):
     )
     common_args.add_docs(parser, pr_proof.BLOCK)
     args = parser.parse_args(argv)
-    if args.from_record is None and args.number is None and not args.head:
-        parser.error("name a pull request N, or --head (with --base, or against its merge base)")
     if args.base and not args.head:
         parser.error("--base needs --head")
+    if args.from_record is None and args.number is None and not args.head:
+        parser.error("name a pull request N, or --head (with --base, or against its merge base)")
     if args.merge and args.number is None:
         parser.error("--merge needs a pull request N")
     if args.number is not None and (args.base or args.head):

@@ -32,6 +32,7 @@ from .render import human
 COMMENT_LIMIT = 65536  # GitHub refuses a comment or issue body longer than this
 MARKER = "<!-- equinox-benchmarks: check-pr -->"  # finds the one comment of a pull request to update
 TABLE_ROWS = 20  # changes shown in the table itself; the rest in a collapsed section below it
+FIRST_CUT = COMMENT_LIMIT // 64  # rows of one list tried first: a row is longer than 64 characters
 CELL = 300  # characters of one cell at most (a cause names functions, which can be long)
 
 WHAT_EACH_SECTION_HOLDS = {
@@ -206,7 +207,7 @@ def fitted(summary: Summary, limit: int = COMMENT_LIMIT) -> str:
     lengths = {name: len(summary.section(name)) for name in SECTIONS if name not in CHANGED}
     lengths["changes"] = max(0, len([r for r in summary.rows if r.section in CHANGED]) - TABLE_ROWS)
     lengths["unjudged"] = len(summary.unjudged)
-    shown = dict(lengths)
+    shown = {name: min(length, FIRST_CUT) for name, length in lengths.items()}
     text = markdown(summary, shown)
     while len(text) > limit:
         longest = max(shown, key=shown.get)
