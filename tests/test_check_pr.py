@@ -5,7 +5,6 @@ The summary is tested on verdicts the gate made of a real published asv site
 real pull requests of the upstream bundle.  No timing is asserted.
 """
 
-import json
 import re
 import subprocess
 

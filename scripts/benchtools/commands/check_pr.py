@@ -8,8 +8,9 @@
 A change that touches neither equinox/ nor pyproject.toml is answered at
 once: nothing to measure, exit 0.  Otherwise both sides are benchmarked in
 one job, in each environment of asv.conf.json (--jax narrows them), with
-scripts/bench's machinery (HASHFILE:): every benchmark run once, which gives
-the exact measures (counts, the same every run) and screens the timings;
+scripts/bench's machinery (HASHFILE:): each benchmark run once, which gives
+the exact measures (counts, the same every run) and screens the alerting
+timings (a timing that never alerts is never counted, so it is not run);
 then the gate compares base with head (scripts/regressions --compare), and
 re-measures every timing suspect side by side, slower and faster ones, in
 fresh interpreters of both sides in balanced order, before it counts.
@@ -39,6 +40,7 @@ unreachable repository); 3 when a side fails to build, install or import in
 an environment, or a command it ran failed: a failure is never "no change".
 """
 
+import dataclasses
 from pathlib import Path
 
 from .. import cli
@@ -99,22 +101,12 @@ def main(argv):
         if args.docs:
             pr_proof.write_docs(args.docs, text)
         return ExitCode.OK
-    upstream = args.upstream or upstream_url()
-    if Path(upstream).exists():
-        upstream = str(Path(upstream).resolve())
+    args.upstream = args.upstream or upstream_url()
+    if Path(args.upstream).exists():
+        args.upstream = str(Path(args.upstream).resolve())
+    args.env_dir, args.max_pairs = args.env_dir.resolve(), args.confirm_max_pairs
     request = pr_check.Request(
-        upstream=upstream,
-        number=args.number,
-        merge=args.merge,
-        base=args.base,
-        head=args.head,
-        branch=args.branch,
-        jax=args.jax,
-        no_confirm=args.no_confirm,
-        machine=args.machine,
-        output=args.output,
-        env_dir=args.env_dir.resolve(),
-        max_pairs=args.confirm_max_pairs,
+        **{field.name: getattr(args, field.name) for field in dataclasses.fields(pr_check.Request)}
     )
     try:
         outcome = pr_check.check(request)

@@ -75,26 +75,23 @@ def how_sure(row: Row) -> str:
 
 
 def changes_table(rows: list[Row]) -> list[str]:
+    """The changes: each with its cause."""
+    return table(rows, "cause", lambda r: cell(r.cause or "—"))
+
+
+def rows_table(rows: list[Row]) -> list[str]:
+    """Any other section: each with the benchmark that measured it."""
+    return table(rows, "benchmark", lambda r: f"`{cell(r.change.benchmark)}`")
+
+
+def table(rows: list[Row], last: str, last_cell) -> list[str]:
     return [
-        "| operation | environment | base | head | change | how sure | cause |",
+        f"| operation | environment | base | head | change | how sure | {last} |",
         "|---|---|---|---|---|---|---|",
         *(
             f"| {cell(r.words.operation)} | {cell(r.change.env)} | {cell(human(r.change.before, r.change.unit))} "
             f"| {cell(human(r.change.after, r.change.unit))} | {change_text(r)} | {cell(how_sure(r))} "
-            f"| {cell(r.cause or '—')} |"
-            for r in rows
-        ),
-    ]
-
-
-def rows_table(rows: list[Row]) -> list[str]:
-    return [
-        "| operation | benchmark | environment | base | head | change | how sure |",
-        "|---|---|---|---|---|---|---|",
-        *(
-            f"| {cell(r.words.operation)} | `{cell(r.change.benchmark)}` | {cell(r.change.env)} "
-            f"| {cell(human(r.change.before, r.change.unit))} | {cell(human(r.change.after, r.change.unit))} "
-            f"| {change_text(r)} | {cell(how_sure(r))} |"
+            f"| {last_cell(r)} |"
             for r in rows
         ),
     ]
@@ -127,7 +124,8 @@ def first_line(summary: Summary) -> str:
 
 def about(summary: Summary) -> str:
     timing = (
-        f"every timing suspect re-measured side by side (slower or faster: the whole interval beyond ±{FLOOR:.0%})"
+        f"every alerting timing suspect re-measured side by side (slower or faster: the whole interval beyond "
+        f"±{FLOOR:.0%}); timings that never alert are not run"
         if summary.confirmed
         else "exact measures only (--no-confirm)"
     )

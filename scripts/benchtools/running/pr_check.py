@@ -147,10 +147,17 @@ def touched_package(repo: Path, base: str, head: str) -> list[str]:
     return listed.split()
 
 
-def exact_benchmarks() -> list[str]:
-    """The suite's benchmarks whose kind is not a timing (benchmarks/metrics.py), by name."""
+def benchmarks_to_run(confirmed: bool) -> list[str]:
+    """The suite's benchmarks a check runs, by name: every exact one (any kind benchmarks/metrics.py does not
+    declare a timing) and, when timings are confirmed, the alerting timings, which alone can become
+    suspects; a timing that never alerts is never counted, so it is not run."""
     described = json.loads(suite.description())
-    return sorted(name for name in described if name != "version" and metrics.kind(name) not in metrics.TIMING_KINDS)
+    return sorted(
+        name
+        for name in described
+        if name != "version"
+        and (metrics.kind(name) not in metrics.TIMING_KINDS or (confirmed and metrics.alerting_timing(name)))
+    )
 
 
 def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[str, dict]]) -> list[str]:
@@ -181,7 +188,7 @@ def check(request: Request, progress=None) -> Outcome:
     if not sides.touched:
         return Outcome(request, sides, None, seconds=time.monotonic() - started, load=(load_before, load_average()))
     options = target.args
-    options.bench = [] if not request.no_confirm else confirm.discovery_regex(exact_benchmarks())
+    options.bench = confirm.discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
         hashfile.write_text(f"{sides.base}\n{sides.head}\n")
