@@ -65,8 +65,8 @@ def test_every_measure_lands_in_exactly_one_section_by_its_kind(tmp_path):
     assert found[RATIO, "'eager'"] == pr_summary.SLOWER_
     assert found[RATIO, "'jit'"] == pr_summary.TIMING_UNCONFIRMED
     assert summary.regression == verdict.regression
-    # The changes lead, slower and faster, before everything else.
-    assert [row.section for row in summary.rows[:3]] == [pr_summary.FASTER, pr_summary.SLOWER_, pr_summary.SLOWER_]
+    # The changes lead, slower before faster, before everything else.
+    assert [row.section for row in summary.rows[:3]] == [pr_summary.SLOWER_, pr_summary.SLOWER_, pr_summary.FASTER]
 
 
 def confirmation(change: Change, low: float, high: float, verdict: str) -> confirm.Confirmation:

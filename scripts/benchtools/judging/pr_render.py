@@ -42,7 +42,8 @@ WHAT_EACH_SECTION_HOLDS = {
     NOT_COUNTED: "Counts that explain a cost (Python calls, bytecodes) and never count on their own.",
     TIMING_SAME: "Timings re-measured side by side whose whole interval lies within ±2%.",
     TIMING_UNDECIDED: "Timings re-measured side by side whose interval decides neither way.",
-    TIMING_UNCONFIRMED: "Timings compared from one run of each side, not re-measured: no claim either way.",
+    TIMING_UNCONFIRMED: "Alerting timings compared from one run of each side and not re-measured (within their "
+    "suspect threshold): no claim either way.",
     NOT_ALERTING: "Timings that never alert (benchmarks/metrics.py): absolute times, and ratios whose "
     "minimum detectable effect is not measured yet. Shown, never counted.",
 }

@@ -18,18 +18,18 @@ from .confirm import Confirmation
 from .gate import Verdict
 from .pairs import FLOOR, SAME, SAME_BELOW, SLOWER
 
-# The sections, in the order the summary shows them; the first two are "what changed".
+# The sections, in the order the summary shows them; the first two are "what changed", slower first.
 FASTER, SLOWER_ = "faster", "slower"
 UNCHANGED = "unchanged"
 BELOW_FLOOR = "changed below its floor"
-NOT_COUNTED = "changed, never counted alone (diagnostics)"
+NOT_COUNTED = "diagnostics changed, never counted alone"
 TIMING_SAME = "timings re-measured: no change"
 TIMING_UNDECIDED = "timings re-measured: undecided"
-TIMING_UNCONFIRMED = "timings not re-measured (within the suspect threshold, or --no-confirm)"
+TIMING_UNCONFIRMED = "timings not re-measured"
 NOT_ALERTING = "timings that never alert"
 SECTIONS = (
-    FASTER,
     SLOWER_,
+    FASTER,
     UNCHANGED,
     BELOW_FLOOR,
     NOT_COUNTED,
@@ -38,7 +38,7 @@ SECTIONS = (
     TIMING_UNCONFIRMED,
     NOT_ALERTING,
 )
-CHANGED = (FASTER, SLOWER_)
+CHANGED = (SLOWER_, FASTER)
 
 # Benchmarks that are no Module operation but that users know by another name.
 KNOWN = {
