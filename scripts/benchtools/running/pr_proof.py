@@ -13,6 +13,8 @@ direction agrees with it or not.
 import json
 from pathlib import Path
 
+from benchmarks import metrics
+
 from .. import git, util
 from ..asvtools import operations
 from ..errors import BadInput, Error
@@ -115,7 +117,7 @@ def history_time(times: dict, change: dict, merged: str) -> dict | None:
     if operation is None:
         return None
     benchmark, params = operation.timed
-    suffix = f"| {benchmark}({params}) | "
+    suffix = f"| {metrics.entry(benchmark, params)} | "
     for key, value in times.items():
         environment, _, rest = key.partition(" | ")
         if environment == change["environment"] and f"| {rest}".startswith(suffix) and key.endswith(f"| {merged}"):
