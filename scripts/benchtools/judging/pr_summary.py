@@ -277,6 +277,7 @@ def data(summary: Summary, verdict: Verdict | None) -> dict:
             "faster": [],
             "slower": [],
             "untouched": 0,
+            "remeasured": [],
         }
     thresholds = verdict.source.thresholds
     return {
@@ -285,4 +286,6 @@ def data(summary: Summary, verdict: Verdict | None) -> dict:
         "faster": [row_data(row, thresholds) for row in summary.section(FASTER)],
         "slower": [row_data(row, thresholds) for row in summary.section(SLOWER_)],
         "untouched": len(summary.section(UNCHANGED)),
+        # Every timing re-measured side by side, slower and faster suspects alike, whatever its section.
+        "remeasured": [row_data(row, thresholds) for row in summary.rows if row.confirmation is not None],
     }
