@@ -164,18 +164,23 @@ def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
 
 
 def test_the_verdict_file_is_the_gates_shape_plus_what_merging_does(tmp_path):
-    verdict = judged(tmp_path, {COST: [2900, 12000], EQUATIONS: [1]})
-    summary = pr_summary.summarize(verdict, "#3", base="a" * 40, head="b" * 40)
+    verdict = judged(tmp_path, {COST: [2900, 12000], EQUATIONS: [1], PASSES: [18.0]})
+    passes = next(c for c in verdict.changes if c.benchmark == PASSES)
+    faster = [confirmation(passes, -0.20, -0.05, pairs.SAME)]
+    summary = pr_summary.summarize(verdict, "#3", faster_confirmations=faster, base="a" * 40, head="b" * 40)
     document = pr_summary.data(summary, verdict)
     path = tmp_path / "verdict.json"
     verdicts.write(path, document)
     read = verdicts.read(path)  # what scripts/open-regression-issue reads, checked as it checks it
     assert read["regression"] is True and read["counted"][0]["benchmark"] == EQUATIONS
-    assert [row["benchmark"] for row in read["faster"]] == [COST]
+    assert sorted(row["benchmark"] for row in read["faster"]) == sorted([COST, PASSES])
+    (remeasured,) = read["remeasured"]
+    assert remeasured["benchmark"] == PASSES and remeasured["confirmation"]["high"] == -0.05
+    assert remeasured["exact"] is False and remeasured["section"] == pr_summary.FASTER
     assert [row["benchmark"] for row in read["slower"]] == [EQUATIONS]
     assert read["untouched"] == summary.counts()[pr_summary.UNCHANGED] > 0
     assert read["sections"] == summary.counts()
-    assert read["faster"][0]["exact"] is True and read["faster"][0]["operation"]
+    assert all(row["operation"] for row in read["faster"])
 
 
 # ---- the command
