@@ -176,7 +176,7 @@ def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[s
     return found
 
 
-def check(request: Request, progress=None) -> Outcome:
+def check(request: Request) -> Outcome:
     """Benchmark both sides in each environment, judge, and explain what changed; the outcome.
 
     Failed (exit 3) when a side could not be measured in an environment: a
