@@ -161,9 +161,11 @@ def table(record: list[dict], times_path: Path = TIMES) -> str:
             does = f"nothing to measure ({found['nothing_to_measure']})"
         else:
             counts = found["sections"]
+            main = (pr_summary.FASTER, pr_summary.SLOWER_, pr_summary.UNCHANGED)
+            more = [f"{count} {name}" for name, count in counts.items() if name not in main and count]
             does = (
                 f"{counts[pr_summary.FASTER]} faster, {counts[pr_summary.SLOWER_]} slower, "
-                f"{counts[pr_summary.UNCHANGED]} unchanged"
+                f"{counts[pr_summary.UNCHANGED]} unchanged" + (f" ({'; '.join(more)})" if more else "")
             )
         merged = found.get("merged_as")
         cells = []
