@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchtools.judging import pr_render
 from tests.helpers import ROOT
 from tests.test_setup import PY313_VERSION
 
@@ -100,6 +101,24 @@ def test_write_permissions_sit_only_where_needed():
                 scripts = " ".join(step.get("run", "") for step in job["steps"])
                 assert "scripts/push-results" in scripts and "scripts/nightly" not in scripts
                 assert "scripts/bench" not in scripts
+
+
+def test_the_pull_request_check_runs_its_code_read_only_and_comments_from_a_job_that_runs_none():
+    """pr-check.yml: the job that runs the pull request's code can only read; the one that can write pull
+    requests checks nothing out, runs no script and reads the check's summary only as a file."""
+    workflow = load(ROOT / ".github" / "workflows" / "pr-check.yml")
+    assert set(workflow["on"]) == {"workflow_dispatch", "workflow_call"}
+    assert workflow["on"]["workflow_call"]["inputs"]["pull_request"]["required"] is True
+    for name, job in workflow["jobs"].items():
+        scripts = " ".join(step.get("run", "") for step in job["steps"])
+        uses = [step.get("uses", "") for step in job["steps"]]
+        if "scripts/check-pr" in scripts:
+            assert job["permissions"] == {"contents": "read"}, name
+        if any(value == "write" for value in job["permissions"].values()):
+            assert name == "comment" and job["permissions"] == {"pull-requests": "write"}
+            assert "scripts/" not in scripts and not any(u.startswith("actions/checkout@") for u in uses)
+            assert pr_render.MARKER in scripts  # the one comment is found by the summary's own marker
+    assert "comment" in workflow["jobs"]
 
 
 def test_writers_share_one_concurrency_group_that_is_never_cancelled():
@@ -236,7 +255,15 @@ def test_every_job_that_runs_a_script_sets_up_python_311_first():
 
 
 # What the workflows' variables hold on a run: inputs left empty, as a dispatch may leave them.
-RUN_VALUES = {"RANGE": "", "RELEASES": "", "SHARDS": "4", "INDEX": "0", "QUICK": "yes", "MACHINE": "github-actions"}
+RUN_VALUES = {
+    "RANGE": "",
+    "RELEASES": "",
+    "SHARDS": "4",
+    "INDEX": "0",
+    "QUICK": "yes",
+    "MACHINE": "github-actions",
+    "PULL_REQUEST": "1119",
+}
 
 
 def script_calls(script: str):

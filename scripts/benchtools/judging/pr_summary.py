@@ -1,0 +1,291 @@
+"""What merging a pull request does, as data: each measure of the gate's comparison in one section.
+
+``summarize`` places every change of a ``gate.Verdict`` (BASE → HEAD) in
+exactly one section, and every benchmark it could not compare in another, so
+that nothing is left out; pr_render.py writes the Markdown, and ``data``
+the verdict file.  Kinds, thresholds and alerting come from
+benchmarks/metrics.py alone: an exact kind is any kind that is not a timing.
+"""
+
+from dataclasses import dataclass, field
+
+from benchmarks import metrics
+
+from ..asvtools import operations
+from . import confirm, explain, verdicts
+from .changes import Change
+from .confirm import Confirmation
+from .gate import Verdict
+from .pairs import FLOOR, SAME, SAME_BELOW, SLOWER
+
+# The sections, in the order the summary shows them; the first two are "what changed", slower first.
+FASTER, SLOWER_ = "faster", "slower"
+UNCHANGED = "unchanged"
+BELOW_FLOOR = "changed below its floor"
+NOT_COUNTED = "diagnostics changed, never counted alone"
+TIMING_SAME = "timings re-measured: no change"
+TIMING_UNDECIDED = "timings re-measured: undecided"
+TIMING_UNCONFIRMED = "timings not re-measured"
+NOT_ALERTING = "timings that never alert"
+SECTIONS = (
+    SLOWER_,
+    FASTER,
+    UNCHANGED,
+    BELOW_FLOOR,
+    NOT_COUNTED,
+    TIMING_SAME,
+    TIMING_UNDECIDED,
+    TIMING_UNCONFIRMED,
+    NOT_ALERTING,
+)
+CHANGED = (SLOWER_, FASTER)
+
+# Benchmarks that are no Module operation but that users know by another name.
+KNOWN = {
+    metrics.COST_TREE_AT: "`eqx.tree_at` update, whole model",
+    metrics.PASSES_TREE_AT: "`eqx.tree_at` update, whole model",
+    "bench_overhead.SteadyStateRatio.track_overhead_ratio": "one step over its tuple twin",
+    "bench_seed.SeedScenarioFilterJit.track_overhead_ratio": "`filter_jit` dispatch in the seed's scan",
+    "bench_counts.JaxprExcessEquations.track_excess_equations": "jaxpr equations beyond the tuple twin's",
+    "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": "bytes copied by `tree_at`",
+}
+
+
+def is_exact(change: Change) -> bool:
+    return change.kind not in metrics.TIMING_KINDS
+
+
+@dataclass(frozen=True)
+class Words:
+    """What a benchmark at its params is to a user: the operation, and its rank (Module operations first)."""
+
+    operation: str
+    rank: tuple
+
+
+def words(benchmark: str, params: str) -> Words:
+    """The operation in the words users know (asvtools/operations.py), the Module's own first, default params
+    first; any other benchmark by the name KNOWN gives it, else by its class and method."""
+    for number, operation in enumerate(operations.OPERATIONS):
+        for module_class, side_params in ((operation.cost, "cost_params"), (operation.time, "time_params")):
+            for side, twin in ((operation.module, ""), (operation.tuple_, ", tuple twin")):
+                if benchmark != f"{module_class}.{side.method}":
+                    continue
+                default = operations.asv_params(getattr(side, side_params))
+                if params == default:
+                    return Words(operation.label + twin, (0, number, 0))
+                if params.split(", ")[:1] == default.split(", ")[:1]:
+                    return Words(f"{operation.label}{twin} ({params})", (0, number, 1))
+    if benchmark in KNOWN:
+        return Words(KNOWN[benchmark] + (f" ({params})" if params else ""), (1, 0, 0))
+    return Words(f"`{benchmark.split('.', 1)[-1]}`" + (f" ({params})" if params else ""), (2, 0, 0))
+
+
+def profiled(change: Change) -> str | None:
+    """The one call whose profile explains ``change``: its Module operation's, tree_at's update, or None."""
+    for operation in operations.OPERATIONS:
+        if change.benchmark in (f"{operation.cost}.{operation.module.method}", operation.timed[0]):
+            return operation.profiled
+    if change.benchmark in (metrics.COST_TREE_AT, metrics.PASSES_TREE_AT):
+        return explain.PROFILED
+    return None
+
+
+@dataclass
+class Row:
+    """One measure placed in a section: the change, its words, how sure, and (for a change) its cause."""
+
+    change: Change
+    section: str
+    words: Words
+    confirmation: Confirmation | None = None
+    cause: str | None = None
+
+    @property
+    def mde(self) -> float | None:
+        """The smallest change this re-measurement would have resolved: the floor plus its interval's half-width
+        on the side of no change."""
+        found = self.confirmation.interval if self.confirmation else None
+        if found is None:
+            return None
+        half = found.estimate - found.low if found.estimate >= 0 else found.high - found.estimate
+        return FLOOR + half
+
+
+@dataclass
+class Summary:
+    """Every measure of one check in its section, what could not be compared, and the failed commits."""
+
+    title: str
+    rows: list[Row]
+    unjudged: list = field(default_factory=list)  # gate.Unjudged
+    failed: list = field(default_factory=list)  # gate.FailedCommit
+    confirmed: bool = False
+    environments: list[str] = field(default_factory=list)
+    nothing_to_measure: str | None = None  # why, when the change touches no package path
+    seconds: float = 0.0
+    load: tuple[float, float] = (0.0, 0.0)
+    base: str = ""
+    head: str = ""
+
+    def section(self, name: str) -> list[Row]:
+        return [row for row in self.rows if row.section == name]
+
+    def counts(self) -> dict[str, int]:
+        return {name: len(self.section(name)) for name in SECTIONS}
+
+    @property
+    def regression(self) -> bool:
+        return bool(self.section(SLOWER_))
+
+
+def faster_threshold(change: Change, thresholds) -> float:
+    """How far an exact measure must fall to be faster: the rise that would count (any for a deterministic,
+    the floor for a cost)."""
+    return thresholds(change)
+
+
+def faster_suspects(verdict: Verdict) -> list[Change]:
+    """The alerting timing changes that fell beyond their suspect threshold: re-measured as the slower ones are."""
+    thresholds = verdict.source.thresholds
+    found = [
+        c
+        for c in verdict.changes
+        if metrics.alerting_timing(c.entry) and c.after < c.before * (1 - confirm.suspect_threshold(c, thresholds))
+    ]
+    return sorted(found, key=lambda c: c.ratio)
+
+
+def timing_section(found: Confirmation) -> str:
+    """A re-measured timing's section: slower as the gate decides; faster when the whole interval lies below
+    -FLOOR; no change when it lies within ±SAME_BELOW; undecided otherwise."""
+    if found.verdict == SLOWER:
+        return SLOWER_
+    interval = found.interval
+    if interval is None:
+        return TIMING_UNDECIDED
+    if interval.high < -FLOOR:
+        return FASTER
+    if found.verdict == SAME and interval.low > -SAME_BELOW:
+        return TIMING_SAME
+    return TIMING_UNDECIDED
+
+
+def section_of(change: Change, verdict: Verdict, counted: set, confirmed: dict) -> str:
+    if id(change) in counted:
+        return SLOWER_
+    if not is_exact(change):
+        if not metrics.alerts(change.entry):
+            return NOT_ALERTING
+        found = confirmed.get(id(change))
+        return timing_section(found) if found else TIMING_UNCONFIRMED
+    if change.after == change.before:
+        return UNCHANGED
+    if not metrics.alerts(change.entry):
+        return NOT_COUNTED
+    if change.after < change.before * (1 - faster_threshold(change, verdict.source.thresholds)):
+        return FASTER
+    return BELOW_FLOOR
+
+
+def changed_exact(verdict: Verdict) -> list[Change]:
+    """The exact measures that a summary shows as changed (faster or slower): those whose cause is wanted."""
+    counted = {id(c) for c in verdict.counted}
+    return [c for c in verdict.changes if is_exact(c) and section_of(c, verdict, counted, {}) in CHANGED]
+
+
+def summarize(
+    verdict: Verdict,
+    title: str,
+    causes: dict | None = None,
+    faster_confirmations: list[Confirmation] = (),
+    **facts,
+) -> Summary:
+    """Every change of ``verdict`` in its section, changes first by operation (Module's own first)."""
+    causes = causes or {}
+    counted = {id(c) for c in verdict.counted}
+    confirmed = {id(found.change): found for found in [*(verdict.confirmations or []), *faster_confirmations]}
+    rows = []
+    for change in verdict.changes:
+        row = Row(
+            change,
+            section_of(change, verdict, counted, confirmed),
+            words(change.benchmark, change.params),
+            confirmed.get(id(change)),
+            causes.get((change.benchmark, change.params, change.env)),
+        )
+        rows.append(row)
+    rows.sort(key=lambda r: (SECTIONS.index(r.section), r.words.rank, r.change.env, r.change.ratio))
+    return Summary(
+        title,
+        rows,
+        list(verdict.unjudged),
+        list(verdict.failed),
+        confirmed=verdict.confirmations is not None,
+        **facts,
+    )
+
+
+def nothing_to_measure(title: str, why: str, **facts) -> Summary:
+    return Summary(title, [], nothing_to_measure=why, **facts)
+
+
+def row_data(row: Row, thresholds=None) -> dict:
+    found = row.confirmation
+    interval = found.interval if found else None
+    return {
+        **verdicts.change_data(row.change, thresholds(row.change) if thresholds else None),
+        "operation": row.words.operation,
+        "section": row.section,
+        "exact": is_exact(row.change),
+        "cause": row.cause,
+        "confirmation": None
+        if found is None
+        else {
+            "verdict": found.verdict,
+            "estimate": verdicts.number(interval.estimate) if interval else None,
+            "low": verdicts.number(interval.low) if interval else None,
+            "high": verdicts.number(interval.high) if interval else None,
+            "confidence": verdicts.number(interval.confidence) if interval else None,
+            "pairs": interval.pairs if interval else 0,
+            "mde": verdicts.number(row.mde) if row.mde is not None else None,
+        },
+    }
+
+
+def data(summary: Summary, verdict: Verdict | None) -> dict:
+    """The verdict file: the gate's document (the shape the alert reads), plus what merging does: the faster
+    and slower measures, the untouched count and each section's count."""
+    facts = {
+        "check": {
+            "title": summary.title,
+            "base": summary.base,
+            "head": summary.head,
+            "environments": list(summary.environments),
+            "seconds": round(summary.seconds, 1),
+            "load": [round(value, 2) for value in summary.load],
+        },
+        "sections": summary.counts(),
+    }
+    if verdict is None:
+        return {
+            "schema": verdicts.SCHEMA,
+            "status": verdicts.JUDGED,
+            "regression": False,
+            "summary": f"nothing to measure: {summary.nothing_to_measure}",
+            **facts,
+            "faster": [],
+            "slower": [],
+            "untouched": 0,
+            "remeasured": [],
+        }
+    thresholds = verdict.source.thresholds
+    return {
+        **verdicts.data(verdict),
+        **facts,
+        "faster": [row_data(row, thresholds) for row in summary.section(FASTER)],
+        "slower": [row_data(row, thresholds) for row in summary.section(SLOWER_)],
+        "untouched": len(summary.section(UNCHANGED)),
+        # Every timing re-measured side by side, slower and faster suspects alike, whatever its section.
+        "remeasured": [row_data(row, thresholds) for row in summary.rows if row.confirmation is not None],
+    }

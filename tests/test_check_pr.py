@@ -1,0 +1,307 @@
+"""scripts/check-pr: the summary's sections and rendering, the verdict file, the exit codes, real pull requests.
+
+The summary is tested on verdicts the gate made of a real published asv site
+(tests/asv_sites.py), its rendering on that structured data; the command on
+real pull requests of the upstream bundle.  No timing is asserted.
+"""
+
+import re
+import subprocess
+
+import pytest
+
+from benchmarks import metrics
+from benchtools.errors import Failed
+from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
+from benchtools.judging.changes import Change
+from benchtools.running import pr_check
+from tests.asv_sites import BYTECODES, COST, COUNT, EQUATIONS, MACHINE, PASSES, RATIO, TIMING, make_site
+from tests.helpers import BUNDLE, command
+
+FLAT = {
+    COST: [[3000, 12000]] * 2,
+    COUNT: [[100, 400]] * 2,
+    BYTECODES: [[1400, 5600]] * 2,
+    EQUATIONS: [[0]] * 2,
+    RATIO: [[2.0, 1.2]] * 2,
+    TIMING: [[1.2, 1.1]] * 2,
+    PASSES: [[20.0]] * 2,
+}
+
+
+def judged(tmp_path, changed: dict) -> gate.Verdict:
+    """The gate's verdict, v0 → v1, on a real published site whose second commit holds ``changed``'s values."""
+    series = {name: [values[0], changed.get(name, values[1])] for name, values in FLAT.items()}
+    config = make_site(tmp_path, series)
+    return gate.judge(gate.GateOptions(config=config, machine=MACHINE, confirm=False), ("v0", "v1"))
+
+
+def sections(summary: pr_summary.Summary) -> dict[tuple[str, str], str]:
+    return {(row.change.benchmark, row.change.params): row.section for row in summary.rows}
+
+
+def test_every_measure_lands_in_exactly_one_section_by_its_kind(tmp_path):
+    verdict = judged(
+        tmp_path,
+        {
+            COST: [2900, 12050],  # -3.3%: faster; +0.4%: below the cost's 1% floor
+            COUNT: [90, 400],  # a diagnostic: changed, never counted alone
+            EQUATIONS: [1],  # deterministic, any increase counts: slower
+            RATIO: [3.5, 1.2],  # an alerting ratio, judged unconfirmed here (--no-confirm)
+            PASSES: [21.0],
+        },
+    )
+    summary = pr_summary.summarize(verdict, "#1")
+    assert len(summary.rows) == len(verdict.changes)
+    assert sum(summary.counts().values()) == len(verdict.changes)
+    found = sections(summary)
+    assert found[COST, "1"] == pr_summary.FASTER
+    assert found[COST, "4"] == pr_summary.BELOW_FLOOR
+    assert found[COUNT, "1"] == pr_summary.NOT_COUNTED
+    assert found[COUNT, "4"] == pr_summary.UNCHANGED
+    assert found[EQUATIONS, "'jit'"] == pr_summary.SLOWER_
+    assert found[BYTECODES, "1"] == pr_summary.UNCHANGED
+    # The gate counts an unconfirmed ratio beyond its threshold: slower, as the exit code says.
+    assert found[RATIO, "'eager'"] == pr_summary.SLOWER_
+    assert found[RATIO, "'jit'"] == pr_summary.TIMING_UNCONFIRMED
+    assert summary.regression == verdict.regression
+    # The changes lead, slower before faster, before everything else.
+    assert [row.section for row in summary.rows[:3]] == [pr_summary.SLOWER_, pr_summary.SLOWER_, pr_summary.FASTER]
+
+
+def confirmation(change: Change, low: float, high: float, verdict: str) -> confirm.Confirmation:
+    interval = pairs.Interval((low + high) / 2, low, high, 12, 0.01, 0.995)
+    return confirm.Confirmation(change, verdict, interval, 1.0)
+
+
+@pytest.mark.parametrize(
+    "low, high, verdict, section",
+    [
+        (-0.20, -0.10, pairs.SAME, pr_summary.FASTER),
+        (-0.01, 0.01, pairs.SAME, pr_summary.TIMING_SAME),
+        (-0.15, 0.05, pairs.UNDECIDED, pr_summary.TIMING_UNDECIDED),
+        (0.05, 0.10, pairs.SLOWER, pr_summary.SLOWER_),
+    ],
+)
+def test_a_re_measured_timing_is_placed_by_its_interval(low, high, verdict, section):
+    change = Change(PASSES, "", "env", 20.0, 18.0, "a", "b", True, "tree_map passes")
+    found = confirmation(change, low, high, verdict)
+    assert pr_summary.timing_section(found) == section
+    row = pr_summary.Row(change, section, pr_summary.words(PASSES, ""), found)
+    assert row.mde == pytest.approx(
+        pairs.FLOOR
+        + (found.interval.estimate - low if found.interval.estimate >= 0 else high - found.interval.estimate)
+    )
+
+
+def test_the_module_operations_lead_in_the_words_users_know():
+    construction = pr_summary.words("bench_construct.ConstructionCost.track_module", "'default', 2, 4")
+    flatten = pr_summary.words("bench_flatten.FlattenCost.track_flatten_module", "2, 4")
+    other_depth = pr_summary.words("bench_flatten.FlattenCost.track_flatten_module", "2, 16")
+    tree_at = pr_summary.words(metrics.COST_TREE_AT, "4")
+    unknown = pr_summary.words("bench_eager.EagerSurgery.time_tree_at", "4, 1")
+    assert construction.operation == "construction, generated `__init__`"
+    assert flatten.operation == "flatten" and other_depth.operation == "flatten (2, 16)"
+    assert "tree_at" in tree_at.operation
+    assert unknown.operation == "`EagerSurgery.time_tree_at` (4, 1)"
+    assert sorted([unknown, tree_at, other_depth, flatten, construction], key=lambda w: w.rank) == [
+        construction,
+        flatten,
+        other_depth,
+        tree_at,
+        unknown,
+    ]
+
+
+def test_the_rendering_shows_every_section_with_its_count(tmp_path):
+    verdict = judged(tmp_path, {COST: [2900, 12050], COUNT: [90, 400], EQUATIONS: [1]})
+    summary = pr_summary.summarize(verdict, "#7", base="a" * 40, head="b" * 40, environments=["env"])
+    text = pr_render.fitted(summary)
+    counts = summary.counts()
+    assert text.splitlines()[0] == pr_render.MARKER
+    assert text.splitlines()[1].startswith(
+        f"**Merging #7: {counts[pr_summary.FASTER]} faster, {counts[pr_summary.SLOWER_]} slower, "
+        f"{counts[pr_summary.UNCHANGED]} unchanged**"
+    )
+    changed = [r for r in summary.rows if r.section in pr_summary.CHANGED]
+    table = [line for line in text.split("<details>")[0].splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(table) == 1 + len(changed)  # the header, then one row per change
+    shown = dict(re.findall(r"<summary>(.+) \((\d+)\)</summary>", text))
+    for name, count in counts.items():
+        if name not in pr_summary.CHANGED and count:
+            assert int(shown[name.capitalize()]) == count
+
+
+def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
+    change = Change(COST, "4", "Python 3.11, jax 0.4.33, jaxlib 0.4.33", 100.0, 100.0, "a", "b", True, "weighted")
+    rows = [
+        pr_summary.Row(
+            Change(
+                f"bench_x.Class{i}.track_{'y' * 80}",
+                f"{i}",
+                change.env,
+                100.0,
+                100.0 + (i % 3 - 1) * 10,
+                "a",
+                "b",
+                True,
+                "instructions",
+            ),
+            section,
+            pr_summary.words(f"bench_x.Class{i}.track_y", f"{i}"),
+            cause="`a.very.long.function.name`: 1 → 2 calls per update; " * 20,
+        )
+        for i in range(3_000)
+        for section in [pr_summary.SECTIONS[i % len(pr_summary.SECTIONS)]]
+    ]
+    summary = pr_summary.Summary("#9", rows, base="a" * 40, head="b" * 40)
+    text = pr_render.fitted(summary)
+    assert len(text) <= pr_render.COMMENT_LIMIT
+    # Every list either shows all its rows or says how many it left out: nothing silently.
+    left_out = sum(int(n) for n in re.findall(r"… and (\d+) more, left out", text))
+    shown_rows = sum(1 for line in text.splitlines() if line.startswith("| ") and not line.startswith("| operation"))
+    assert shown_rows + left_out == len(rows)
+
+
+def test_the_verdict_file_is_the_gates_shape_plus_what_merging_does(tmp_path):
+    verdict = judged(tmp_path, {COST: [2900, 12000], EQUATIONS: [1], PASSES: [18.0]})
+    passes = next(c for c in verdict.changes if c.benchmark == PASSES)
+    faster = [confirmation(passes, -0.20, -0.05, pairs.SAME)]
+    summary = pr_summary.summarize(verdict, "#3", faster_confirmations=faster, base="a" * 40, head="b" * 40)
+    document = pr_summary.data(summary, verdict)
+    path = tmp_path / "verdict.json"
+    verdicts.write(path, document)
+    read = verdicts.read(path)  # what scripts/open-regression-issue reads, checked as it checks it
+    assert read["regression"] is True and read["counted"][0]["benchmark"] == EQUATIONS
+    assert sorted(row["benchmark"] for row in read["faster"]) == sorted([COST, PASSES])
+    (remeasured,) = read["remeasured"]
+    assert remeasured["benchmark"] == PASSES and remeasured["confirmation"]["high"] == -0.05
+    assert remeasured["exact"] is False and remeasured["section"] == pr_summary.FASTER
+    assert [row["benchmark"] for row in read["slower"]] == [EQUATIONS]
+    assert read["untouched"] == summary.counts()[pr_summary.UNCHANGED] > 0
+    assert read["sections"] == summary.counts()
+    assert all(row["operation"] for row in read["faster"])
+
+
+# ---- the command
+
+
+def test_bad_arguments_exit_2_naming_what_is_wrong():
+    for args, wanted in (
+        ((), "name a pull request N"),
+        (("--merge", "--head", "x"), "--merge needs a pull request N"),
+        (("5", "--head", "x"), "not both"),
+        (("--base", "x"), "--base needs --head"),
+        (("0",), "0: at least 1"),
+    ):
+        ran = command("check-pr", *args)
+        assert ran.returncode == 2, (args, ran.stderr)
+        assert wanted in ran.stderr, (args, ran.stderr)
+
+
+@pytest.mark.parametrize("code, regression", [(0, False), (1, True)])
+def test_the_exit_code_is_the_verdicts(tmp_path, monkeypatch, code, regression):
+    """The command layer on a real verdict: 1 exactly when a regression counts, the summary and verdict written."""
+    verdict = judged(tmp_path, {EQUATIONS: [1]} if regression else {COST: [2900, 12000]})
+    request = pr_check.Request(upstream=str(tmp_path), number=5)
+    sides = pr_check.Sides("a" * 40, "b" * 40, "merge base", "refs/pull/5/head", ["equinox/_module.py"])
+    monkeypatch.setattr(pr_check, "check", lambda _request: pr_check.Outcome(request, sides, verdict))
+    summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
+    ran = command("check-pr", "5", "--upstream", tmp_path, "--summary", summary, "--verdict", verdict_file)
+    assert ran.returncode == code, ran.stderr
+    assert summary.read_text() == ran.stdout
+    assert verdicts.read(verdict_file)["regression"] is regression
+
+
+def test_a_side_that_fails_exits_3_and_writes_a_failed_verdict(tmp_path, monkeypatch):
+    def fail(_request):
+        raise Failed("#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env")
+
+    monkeypatch.setattr(pr_check, "check", fail)
+    verdict_file = tmp_path / "verdict.json"
+    ran = command("check-pr", "5", "--upstream", tmp_path, "--verdict", verdict_file)
+    assert ran.returncode == 3 and "did not build" in ran.stderr
+    document = verdicts.read(verdict_file)
+    assert document["status"] == verdicts.FAILED and document["exit"] == 3 and document["regression"] is False
+
+
+# ---- real pull requests of the upstream bundle
+
+
+@pytest.fixture(scope="module")
+def pulls(tmp_path_factory):
+    """A bare clone of the upstream bundle with the pull requests these tests check."""
+    if not BUNDLE.is_file():
+        pytest.skip(f"the upstream bundle is not at {BUNDLE}")
+    repo = tmp_path_factory.mktemp("pulls") / "equinox.git"
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(BUNDLE), str(repo)], check=True)
+    wanted = [f"refs/pull/{n}/{kind}:refs/pull/{n}/{kind}" for n in (873, 1245, 1140) for kind in ("head",)]
+    wanted.append("refs/pull/873/merge:refs/pull/873/merge")
+    subprocess.run(["git", "-C", str(repo), "fetch", "--quiet", str(BUNDLE), *wanted], check=True)
+    return repo
+
+
+@pytest.mark.parametrize("args", [("1245",), ("873",), ("873", "--merge")])
+def test_a_change_outside_the_package_is_nothing_to_measure_at_once(pulls, tmp_path, args):
+    verdict_file = tmp_path / "verdict.json"
+    ran = command("check-pr", *args, "--upstream", pulls, "--output", tmp_path / "out", "--verdict", verdict_file)
+    assert ran.returncode == 0, ran.stderr
+    assert "nothing to measure" in ran.stdout.splitlines()[1]
+    assert not (tmp_path / "out" / "exact" / "results").exists()  # no benchmark ran
+    document = verdicts.read(verdict_file)
+    assert document["regression"] is False and document["summary"].startswith("nothing to measure")
+
+
+def test_an_unknown_pull_request_is_bad_input(pulls, tmp_path):
+    ran = command("check-pr", "99999", "--upstream", pulls, "--output", tmp_path / "out")
+    assert ran.returncode == 2 and "refs/pull/99999/head" in ran.stderr
+
+
+@pytest.mark.slow
+def test_a_real_pull_request_end_to_end_exact_measures(pulls, tmp_path):
+    """#1140 ("perf: localize init check"): no dir() in __init__, one more getattr per field; its exact cost of
+    construction rose above the 1% floor, so a regression counts (exit 1), with its cause."""
+    verdict_file = tmp_path / "verdict.json"
+    ran = command(
+        "check-pr",
+        "1140",
+        "--upstream",
+        pulls,
+        "--jax",
+        "0.4.33",
+        "--no-confirm",
+        "--output",
+        tmp_path / "out",
+        "--verdict",
+        verdict_file,
+    )
+    assert ran.returncode == 1, ran.stderr[-3000:]
+    document = verdicts.read(verdict_file)
+    slower = {(row["operation"], row["section"]) for row in document["slower"]}
+    assert ("construction, generated `__init__`", pr_summary.SLOWER_) in slower
+    assert all(row["exact"] for row in document["slower"] + document["faster"])
+    construction = next(row for row in document["slower"] if row["operation"] == "construction, generated `__init__`")
+    assert "dir" in construction["cause"]
+
+
+# ---- the proof's record and table
+
+
+def test_the_proof_sets_each_change_beside_the_historys_decided_time(tmp_path):
+    from benchtools.running import pr_proof
+
+    faster = {"before": 100.0, "after": 90.0}
+    decided_faster = {"estimate": -0.2, "low": -0.3, "high": -0.1}
+    assert pr_proof.agreement(faster, decided_faster).startswith("agrees")
+    assert pr_proof.agreement({"before": 100.0, "after": 110.0}, decided_faster).startswith("**differs**")
+    assert pr_proof.agreement(faster, {"estimate": 0.01, "low": -0.05, "high": 0.06}).startswith("time undecided")
+    assert pr_proof.agreement(faster, None) == "no time in the history"
+    record = tmp_path / "record.json"
+    failed = {"title": "#5", "number": 5, "merge": False, "mode": "exact", "jax": ["0.4.33"], "changes": []}
+    pr_proof.append(record, {**failed, "failure": "exit 3: the head measured nothing"})
+    pr_proof.append(record, {**failed, "failure": "exit 3: again"})  # the same check replaces the earlier one
+    assert [entry["failure"] for entry in pr_proof.read(record)] == ["exit 3: again"]
+    times = tmp_path / "times.json"
+    times.write_text("{}")
+    (row,) = [line for line in pr_proof.table(pr_proof.read(record), times).splitlines() if line.startswith("| #5")]
+    assert "failed: exit 3: again" in row
