@@ -262,3 +262,17 @@ def test_the_jax_history_marks_each_change_beyond_the_floor_per_environment():
     ).splitlines()
     assert table[5].startswith("| Python 3.11 | v0.4.38 | 80,000 (+29.0%) | 9,040 | — |")
     assert table[6].startswith("| Python 3.13 | v0.10.2 | 62,000 | 9,000 |")  # a new environment starts afresh
+
+
+def test_a_pull_request_summary_names_an_instruction_count_by_its_operation():
+    from benchtools.judging import pr_summary
+
+    construction = pr_summary.words(INSTRUCTIONS, "'construct(default)'")
+    assert construction.operation == "construction, generated `__init__`, instructions"
+    assert (
+        construction.rank == pr_summary.words("bench_construct.ConstructionCost.track_module", "'default', 2, 4").rank
+    )
+    assert pr_summary.words(INSTRUCTIONS.replace("module", "tuple"), "'flatten'").operation == (
+        "flatten, tuple twin, instructions"
+    )
+    assert pr_summary.words(INSTRUCTIONS, "'dispatch(filter_jit)'").operation.startswith("`eqx.filter_jit` dispatch")

@@ -10,6 +10,8 @@ benchmarks/metrics.py alone: an exact kind is any kind that is not a timing.
 from dataclasses import dataclass, field
 
 from benchmarks import metrics
+from benchmarks import params as params_
+from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
 from ..asvtools import operations
 from . import confirm, explain, verdicts
@@ -63,9 +65,35 @@ class Words:
     rank: tuple
 
 
+INSTRUCTIONS = "bench_instructions.Instructions"
+# The instruction counts' operations (benchmarks/instruction_ops.py) that are no operation of asvtools/operations.py.
+COUNTED_WORDS = {
+    "dispatch(jit)": "`jax.jit` dispatch of a tiny step",
+    "dispatch(filter_jit)": "`eqx.filter_jit` dispatch of a tiny step",
+    **{f"tree_at({depth})": f"`eqx.tree_at` update, whole model, depth {depth}" for depth in params_.DEPTHS},
+}
+
+
+def counted_words(benchmark: str, params: str) -> Words | None:
+    """An instruction count (bench_instructions) in the words of its operation, beside that operation's other
+    measures; None for any other benchmark."""
+    if not benchmark.startswith(INSTRUCTIONS + ".track_"):
+        return None
+    name = params.strip("'")
+    twin = "" if benchmark.endswith("track_module") else ", tuple twin"
+    timed = COUNTED[name].timed if name in COUNTED else None
+    for number, operation in enumerate(operations.OPERATIONS):
+        if timed and metrics.entry(*timed[0]) == metrics.entry(*operation.timed):
+            return Words(f"{operation.label}{twin}, instructions", (0, number, 0))
+    return Words(f"{COUNTED_WORDS.get(name, name)}{twin}, instructions", (1, 0, 0))
+
+
 def words(benchmark: str, params: str) -> Words:
     """The operation in the words users know (asvtools/operations.py), the Module's own first, default params
     first; any other benchmark by the name KNOWN gives it, else by its class and method."""
+    found = counted_words(benchmark, params)
+    if found is not None:
+        return found
     for number, operation in enumerate(operations.OPERATIONS):
         for module_class, side_params in ((operation.cost, "cost_params"), (operation.time, "time_params")):
             for side, twin in ((operation.module, ""), (operation.tuple_, ", tuple twin")):

@@ -24,7 +24,7 @@ from benchmarks import metrics
 from .. import git, util
 from ..asvtools import suite
 from ..errors import BadInput, Failed
-from ..judging import confirm, explain, gate, pairs, pr_summary
+from ..judging import confirm, explain, gate, instructions, pairs, pr_summary
 from ..project import ROOT
 from . import bench
 
@@ -223,13 +223,23 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
     can be profiled (pr_summary.profiled), each commit installed once per environment; an error, in words,
     where profiling failed."""
     source = verdict.source
-    wanted = {}
+    wanted, found = {}, {}
+    cache = source.asv_dir / explain.PROFILES
     for change in changes:
+        if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
+            counted = gate.split_params(change.params)[0]
+            twin = "module" if change.benchmark.endswith("track_module") else "tuple"
+            try:
+                explained = instructions.explain(
+                    source.config, change.env_params, change.good, change.bad, cache, counted, twin
+                )
+                found[change.benchmark, change.params, change.env] = explained.sentence()
+            except Failed as error:
+                found[change.benchmark, change.params, change.env] = f"not counted ({error})"
+            continue
         profiled = pr_summary.profiled(change)
         if profiled:
             wanted.setdefault(tuple(sorted(change.env_params.items())), []).append((change, profiled))
-    found = {}
-    cache = source.asv_dir / explain.PROFILES
     for env_params, rows in wanted.items():
         names = {profiled for _change, profiled in rows}
         first = rows[0][0]
