@@ -259,8 +259,9 @@ def test_an_unknown_pull_request_is_bad_input(pulls, tmp_path):
 
 @pytest.mark.slow
 def test_a_real_pull_request_end_to_end_exact_measures(pulls, tmp_path):
-    """#1140 ("perf: localize init check"): no dir() in __init__, one more getattr per field; its exact cost of
-    construction rose above the 1% floor, so a regression counts (exit 1), with its cause."""
+    """#1140 ("perf: localize init check"): no dir() in __init__, one more getattr per field. Its Python cost of
+    construction rose 3.8%, but it made construction about a third faster: its instruction count, which the
+    alarm follows, falls, so no regression counts (exit 0), and the cause names dir's C work."""
     verdict_file = tmp_path / "verdict.json"
     ran = command(
         "check-pr",
@@ -275,13 +276,14 @@ def test_a_real_pull_request_end_to_end_exact_measures(pulls, tmp_path):
         "--verdict",
         verdict_file,
     )
-    assert ran.returncode == 1, ran.stderr[-3000:]
+    assert ran.returncode == 0, ran.stderr[-3000:]
     document = verdicts.read(verdict_file)
-    slower = {(row["operation"], row["section"]) for row in document["slower"]}
-    assert ("construction, generated `__init__`", pr_summary.SLOWER_) in slower
-    assert all(row["exact"] for row in document["slower"] + document["faster"])
-    construction = next(row for row in document["slower"] if row["operation"] == "construction, generated `__init__`")
-    assert "dir" in construction["cause"]
+    assert document["regression"] is False and document["slower"] == []
+    assert all(row["exact"] for row in document["faster"])
+    construction = next(
+        row for row in document["faster"] if row["operation"] == "construction, generated `__init__`, instructions"
+    )
+    assert construction["section"] == pr_summary.FASTER and "builtin_dir" in construction["cause"]
 
 
 # ---- the proof's record and table
