@@ -56,14 +56,23 @@ def threshold(text: str) -> float:
 # JSON files and shapes
 
 
-def read_json(path: Path, what: str):
-    """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
+def read_bytes(path: Path, what: str) -> bytes:
+    """PATH's bytes; BadInput naming WHAT and PATH when it is missing or not a file."""
     try:
-        return json.loads(Path(path).read_bytes())
+        return Path(path).read_bytes()
     except FileNotFoundError:
         raise BadInput(f"{what} not found: {path}") from None
     except IsADirectoryError:
         raise BadInput(f"{what} is a folder, not a file: {path}") from None
+    except OSError as error:
+        raise BadInput(f"{what} cannot be read: {path} ({error.strerror or error})") from None
+
+
+def read_json(path: Path, what: str):
+    """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
+    raw = read_bytes(path, what)
+    try:
+        return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         raise BadInput(f"{what} is corrupt: {path} ({error})") from None
     except RecursionError:
