@@ -134,7 +134,7 @@ def test_an_exact_regression_opens_the_issue_then_updates_it_in_place(gh, tmp_pa
     assert "https://github.com/owner/bench/actions/runs/7" in issues[0]["body"]
 
     unchanged = gh.run(night)
-    assert "already holds this report" in unchanged.stdout
+    assert "left alone" in unchanged.stdout
     assert not any(call["method"] == "PATCH" for call in gh.state()["calls"])
 
     worse = judged_night(
@@ -228,9 +228,10 @@ def test_a_regression_without_its_report_is_bad_input_and_a_gh_failure_is_report
         env=gh.env,
     )
     assert missing.returncode == 2 and "nope.json" in missing.stderr
+    report = night.report.read_text()
     night.report.unlink()
     assert gh.run(night).returncode == 2 and gh.state()["calls"] == []
-    night.report.write_text("# Benchmark regressions\n")
+    night.report.write_text(report)
     failing = gh.run(night, repo="other/repo")  # the stand-in answers only owner/bench
     assert failing.returncode == 3 and "GET /repos/other/repo/issues" in failing.stderr
     assert len(failing.stderr.strip().splitlines()) == 1 and TOKEN not in failing.stderr

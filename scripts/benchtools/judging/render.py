@@ -11,6 +11,10 @@ from .gate import LARGE_IMPROVEMENT, STEP_MODE, Unjudged, Verdict, find_command
 from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
 from .sources import Source
 
+# The report's first words, and its line when nothing counts: what the alert checks a report by.
+HEADING = "# Benchmark regressions"
+NOTHING_COUNTS = "No regression counts."
+
 
 def human(value: float, unit: str) -> str:
     from asv import util
@@ -131,7 +135,7 @@ def markdown(verdict: Verdict) -> str:
     )
     mode = f"{verdict.mode}, {'timing confirmed' if confirmed else 'unconfirmed'}"
     lines = [
-        f"# Benchmark regressions ({mode})",
+        f"{HEADING} ({mode})",
         "",
         f"Results: `{source.results}`, machine `{source.machine}`. "
         "Counted: a deterministic metric at any increase, the cost of an update above "
@@ -146,7 +150,7 @@ def markdown(verdict: Verdict) -> str:
         "",
     ]
     if not counted:
-        lines.append("No regression counts.")
+        lines.append(NOTHING_COUNTS)
     else:
         lines += [
             "| kind | benchmark | params | environment | before | after | change | threshold | where "

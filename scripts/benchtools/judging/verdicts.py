@@ -56,10 +56,12 @@ JUDGED_SHAPE = {
     "not_alerting": validate.List(CHANGE),
     "unjudged": validate.List({"benchmark": str, "params": str, "environment": str, "reason": str}),
     "unchanged_commits": validate.List(str),
-    "failed_commits": validate.List({"commit": str, "label": str, "environment": str, "benchmarks": validate.List(str)}),
+    "failed_commits": validate.List(
+        {"commit": str, "label": str, "environment": str, "benchmarks": validate.List(str)}
+    ),
     "explain_errors": validate.List(str),
 }
-FAILED_SHAPE = {**SHAPE, "stage": str, "exit": int, "message": str}
+FAILED_SHAPE = {**SHAPE, "stage": str, "exit": (int, validate.OPTIONAL), "message": str}
 
 
 def number(value):
@@ -142,15 +144,15 @@ def data(verdict: Verdict) -> dict:
     }
 
 
-def failure(stage: str, code: int, message: str) -> dict:
-    """The document of a night that could not be judged: never read as a quiet one."""
+def failure(stage: str, code: int | None, message: str) -> dict:
+    """The document of a night that could not be judged (CODE None: its exit code is unknown): never quiet."""
     return {
         "schema": SCHEMA,
         "status": FAILED,
         "regression": False,
-        "summary": f"{stage} failed (exit {int(code)}): {message}",
+        "summary": f"{stage} failed{f' (exit {int(code)})' if code is not None else ''}: {message}",
         "stage": stage,
-        "exit": int(code),
+        "exit": int(code) if code is not None else None,
         "message": message,
     }
 

@@ -98,14 +98,18 @@ def verdict_summary(verdict: dict | None) -> dict | None:
 
 
 def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
-    """What the alert did to the issues, from the requests it made: none, opened #N, updated #N, kept #N."""
+    """What the alert did to the issues, from the requests it made: none, opened, updated, reopened,
+    commented on or kept #N."""
     if alert is None or alert.result == "skipped":
         return "alert skipped"
     writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
     if writes:
         last = writes[-1]
+        if last["path"].endswith("/comments"):
+            return f"commented on #{last['path'].split('/')[-2]}"
         if last["method"] == "PATCH":
-            return f"updated #{last['path'].rsplit('/', 1)[-1]}"
+            verb = "reopened" if (last.get("body") or {}).get("state") == "open" else "updated"
+            return f"{verb} #{last['path'].rsplit('/', 1)[-1]}"
         return f"opened #{len(state['issues'])}"
     if alert.result == "failure":
         return f"alert failed (exit {alert.exit})"
