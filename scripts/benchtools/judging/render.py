@@ -124,6 +124,11 @@ def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
     ]
 
 
+def nothing_judged(reason: str) -> str:
+    """The report of a night with nothing to judge: why, and that nothing counts."""
+    return f"{HEADING} (nothing judged)\n\nNothing was judged tonight: {reason}.\n\n{NOTHING_COUNTS}\n"
+
+
 def markdown(verdict: Verdict) -> str:
     """The gate's Markdown report of ``verdict``: what counts, the large improvements, their causes, the suspects."""
     source, counted, improved = verdict.source, verdict.counted, verdict.improved

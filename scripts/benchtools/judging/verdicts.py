@@ -144,6 +144,26 @@ def data(verdict: Verdict) -> dict:
     }
 
 
+NOTHING_JUDGED = "nothing judged"
+
+
+def nothing_judged(reason: str, results: str, machine: str) -> dict:
+    """The document of a night that had nothing to judge (no new commit after the baseline): quiet, saying why."""
+    return {
+        "schema": SCHEMA,
+        "status": JUDGED,
+        "regression": False,
+        "summary": f"no regression counts: {reason}",
+        "mode": NOTHING_JUDGED,
+        "confirmed": False,
+        "results": results,
+        "machine": machine,
+        **dict.fromkeys(("counted", "improvements", "not_alerting", "unjudged"), []),
+        "suspects": None,
+        **dict.fromkeys(("unchanged_commits", "failed_commits", "explain_errors"), []),
+    }
+
+
 def failure(stage: str, code: int | None, message: str) -> dict:
     """The document of a night that could not be judged (CODE None: its exit code is unknown): never quiet."""
     return {

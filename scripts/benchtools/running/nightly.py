@@ -2,7 +2,9 @@
 
 import os
 import shutil
+import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git
@@ -44,8 +46,16 @@ def nightly(args) -> int:
     # The stage running now, named in the verdict of a failed night; "" once the verdict is written, so that
     # a later failure (the site's copy, say) exits non-zero without turning a judged night into a failed one.
     stage = ["scripts/nightly"]
+    # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind.
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         return night(args, stage)
+    except (KeyboardInterrupt, Stopped) as error:
+        why = "SIGINT" if isinstance(error, KeyboardInterrupt) else str(error)
+        if stage[0]:
+            fail(args, stage[0], ExitCode.FAILED, f"stopped by {why} (a cancel, or the step's timeout)")
+        print(f"{stage[0] or 'scripts/nightly'}: stopped by {why}", file=sys.stderr)
+        return ExitCode.FAILED
     except Error as error:
         if stage[0]:
             fail(args, stage[0], error.code, str(error))
@@ -57,6 +67,16 @@ def nightly(args) -> int:
         if stage[0]:
             fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
         raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Stopped(BaseException):
+    """SIGTERM, raised where the night is, so that it ends as a failed night with its verdict written."""
+
+
+def stop(signum, _frame):
+    raise Stopped(signal.Signals(signum).name)
 
 
 def night(args, stage: list[str]) -> int:
@@ -87,13 +107,26 @@ def night(args, stage: list[str]) -> int:
     stage[0] = "scripts/bench"
     status = publish_stored(target) if args.publish_only else bench.bench(options)
     stage[0] = "the regression gate"
-    compare, confirmed = gate_scope(args.output, baseline)
-    options = gate.GateOptions(
-        output=args.output, explain=True, confirm=confirmed and not args.no_confirm, max_pairs=args.confirm_max_pairs
-    )
-    verdict = gate.judge(options, compare)
-    stage[0] = "scripts/nightly"
-    write_report(args, render.markdown(verdict), verdicts.data(verdict))
+    scope = gate_scope(args.output, baseline, bench.git_dir(target))
+    if scope.nothing:
+        stage[0] = "scripts/nightly"
+        write_report(
+            args,
+            render.nothing_judged(scope.nothing),
+            verdicts.nothing_judged(scope.nothing, str(target.results_dir), args.machine),
+        )
+    else:
+        options = gate.GateOptions(
+            output=args.output,
+            # Explaining installs and profiles both commits of a step: upstream code, which the publish job
+            # (whose site Pages deploys) must never run.
+            explain=not args.publish_only,
+            confirm=scope.confirmed and not args.no_confirm,
+            max_pairs=args.confirm_max_pairs,
+        )
+        verdict = gate.judge(options, scope.compare)
+        stage[0] = "scripts/nightly"
+        write_report(args, render.markdown(verdict), verdicts.data(verdict))
     stage[0] = ""
     refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
@@ -134,9 +167,24 @@ def newest_with_results(results_dir: Path, machine: str) -> str | None:
     return max(found, key=found.get) if found else None
 
 
-def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | None, bool]:
-    """What the gate judges: (baseline, newest commit benchmarked) when both exist, confirmed;
-    else asv's step detection, confirmed unless nothing new ran."""
+@dataclass(frozen=True)
+class Scope:
+    """What the gate judges tonight: ``compare`` (BEFORE, AFTER) or asv's step detection (None), confirmed or
+    not; or ``nothing``, the reason why nothing is judged."""
+
+    compare: tuple[str, str] | None = None
+    confirmed: bool = True
+    nothing: str | None = None
+
+
+def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
+    """The baseline against the newest commit benchmarked tonight, confirmed, when that commit descends from it.
+
+    The first night (no baseline) is asv's step detection over what it ran. A night that benchmarked nothing
+    new, or only commits that do not descend from the baseline (a dispatched range of older ones), judges
+    nothing: asv's step detection over the whole branch would count every old step again, unconfirmed, and a
+    comparison from the baseline to an older commit would read history backwards.
+    """
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
     commits = (
@@ -145,9 +193,16 @@ def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | No
         else []
     )
     newest = commits[-1] if commits else None
-    if baseline and newest and newest != baseline:
-        return (baseline, newest), True
-    return None, baseline is None
+    if baseline is None:
+        return Scope()
+    if newest is None or newest == baseline:
+        return Scope(nothing=f"no commit after the baseline {baseline[:8]} was benchmarked tonight")
+    if not git.is_ancestor(repo, baseline, newest):
+        return Scope(
+            nothing=f"tonight's newest commit {newest[:8]} does not descend from the baseline {baseline[:8]} "
+            "(a range of older commits): their steps are on the site, not compared"
+        )
+    return Scope(compare=(baseline, newest))
 
 
 def fail(args, stage: str, code: int, message: str) -> None:
