@@ -201,7 +201,8 @@ def test_a_missing_verdict_reaches_the_alert_as_a_failed_night(api, tmp_path, mo
     argv = ["--verdict", str(tmp_path / "none.json"), "--repo", "owner/bench"]
     assert cli.run(open_regression_issue.main, argv, "scripts/open-regression-issue") == 2
     assert api.state()["calls"] == []
-    assert cli.run(open_regression_issue.main, [*argv, "--missing-verdict-fails"], "x") == 0
+    missing_report = ["--report", str(tmp_path / "regressions.md"), "--missing-verdict-fails"]
+    assert cli.run(open_regression_issue.main, [*argv, *missing_report], "x") == 0
     [opened] = api.state()["issues"]
     assert "the run job failed: it left no verdict (none.json)" in opened["body"]
 

@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -729,3 +730,22 @@ def test_an_unreachable_remote_is_named_in_one_short_line(tmp_path):
         f"scripts/push-results: cannot reach the results remote {missing}: "
         f"'{missing}' does not appear to be a git repository"
     )
+
+
+def test_a_remote_that_cannot_be_reached_this_time_exits_3_not_2(tmp_path):
+    """A network drop is an operation that failed (3); only a remote that is not there at all is bad input (2)."""
+    folder = results_folder(tmp_path / "r", {RESULT: 1})
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    result = command("push-results", "--results-remote", f"http://127.0.0.1:{port}/results.git", folder)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "cannot reach the results remote" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_with_machine_another_machines_results_are_not_pushed(remote, tmp_path):
+    """The run job could write upstream/<any machine>/: the store job takes its own machine's folder alone."""
+    folder = results_folder(tmp_path / "r", {RESULT: 1, "upstream/other/aaaaaaaa-env.json": 1})
+    refused = command("push-results", "--machine", "m", "--results-remote", remote, folder)
+    assert refused.returncode == 2 and "machine 'other', not 'm'" in refused.stderr, refused.stderr
+    assert git(remote, "branch", "--list", "results") == ""

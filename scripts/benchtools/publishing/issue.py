@@ -202,7 +202,8 @@ def previous_state(api: github.Client, label: str, author: str, key: str, report
 def checked_report(document: dict, path) -> str:
     """The report to post: for a regression, the gate's report of it (its heading, each counted benchmark)."""
     try:
-        report = path.read_text(encoding="utf-8").strip() if path else ""
+        # A failed night may have left no report (the run job that left no verdict left none either).
+        report = path.read_text(encoding="utf-8").strip() if path and path.exists() else ""
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"--report {path}: cannot be read ({error})") from None
     if document["status"] != JUDGED:

@@ -168,11 +168,17 @@ def git_env() -> dict:
 
 
 def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
-    """git ARGS in CWD; with CHECK, a failure is BadInput in one line: the command and git's reason (``reason``)."""
+    """git ARGS in CWD; with CHECK, a failure is Failed (exit 3: git, the network or the remote failed, not the
+    user's input) in one line: the command and git's reason (``reason``)."""
     done = git.run(*args, cwd=cwd, env=git_env(), input=input, check=False)
     if check and done.returncode != 0:
-        raise BadInput(f"git {' '.join(map(str, args))} failed: {reason(done.stderr)}")
+        raise Failed(f"git {' '.join(map(str, args))} failed: {reason(done.stderr)}")
     return done
+
+
+# What git says of a remote that is not there at all (a wrong --results-remote: bad input), rather than one
+# that could not be reached this time (the network, the server: a failure).
+NO_SUCH_REMOTE = ("does not appear to be a git repository", "Repository not found", "not found")
 
 
 def default_remote() -> str:
@@ -192,10 +198,12 @@ def reason(stderr: str) -> str:
 
 
 def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
-    """``git ls-remote`` of ``branch`` on ``remote``; BadInput when the remote cannot be reached."""
+    """``git ls-remote`` of ``branch`` on ``remote``; BadInput when there is no such remote, Failed when it
+    cannot be reached."""
     listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
-        raise BadInput(f"cannot reach the results remote {remote}: {reason(listed.stderr)}")
+        error = BadInput if any(words in listed.stderr for words in NO_SUCH_REMOTE) else Failed
+        raise error(f"cannot reach the results remote {remote}: {reason(listed.stderr)}")
     return listed
 
 
@@ -271,6 +279,9 @@ def store(args) -> int:
     if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
         remote = str(Path(remote).resolve())
     sources = [s.resolve() for s in args.sources]
+    if args.machine is not None:
+        for source in sources:
+            only_machine(source, args.machine)
     # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
     description = suite.description()
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
@@ -311,6 +322,16 @@ def store(args) -> int:
         f"could not push to {remote} {args.results_branch}: {args.attempts} pushes refused, "
         "each while another run pushed"
     )
+
+
+def only_machine(source: Path, machine: str) -> None:
+    """BadInput naming the first file of SOURCE that lies in another machine's folder than MACHINE's."""
+    for relative in source_files(source):
+        kind = validate.kind_of(relative)
+        if kind != "benchmarks" and relative.parts[-2] != machine:
+            raise BadInput(
+                f"{source / relative}: machine {relative.parts[-2]!r}, not {machine!r} (--machine); nothing pushed"
+            )
 
 
 def describe_suite(results: Path, data: bytes) -> None:

@@ -233,7 +233,9 @@ class Replay:
                     context["steps"].setdefault(step.id, {"outputs": {}})["outcome"] = (
                         "success" if code == 0 else "failure"
                     )
-                if code != 0 and run.result == "success":
+                if code != 0 and step.continue_on_error:
+                    print(f"## step {step.index} failed: exit {code}; continue-on-error", file=log, flush=True)
+                elif code != 0 and run.result == "success":
                     run.result, run.exit, run.failed_step = "failure", code, step.label
                     print(f"## step {step.index} failed: exit {code}", file=log, flush=True)
                 env["PATH"] = context["runner"]["path"]
