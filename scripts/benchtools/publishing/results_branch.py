@@ -11,9 +11,9 @@ import time
 from pathlib import Path, PurePath
 
 from .. import git, util
-from ..asvtools import suite, validate
+from ..asvtools import environments, suite, validate
 from ..errors import BadInput, Failed
-from ..project import ROOT
+from ..project import JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 
 RESULTS_BRANCH = "results"  # the default branch that holds the results
 METADATA = ("machine.json", "benchmarks.json")
@@ -43,18 +43,26 @@ def source_files(source: Path):
 
 
 def merge(
-    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True, suite=None
+    sources: list[Path],
+    dest: Path,
+    benchmarks_from_sources: bool,
+    take_benchmarks: bool = True,
+    suite=None,
+    matrix=None,
 ) -> dict[str, list]:
     """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out.
 
-    With SUITE (a benchmarks.json), a results file naming a benchmark or params it lacks is refused.
+    With SUITE (a benchmarks.json), a results file naming a benchmark or params it lacks is refused; with
+    MATRIX (environments.stored_matrix), one of an environment the suite's configurations lack.
 
     All or nothing: every file of every source is checked (validate.stored_file), and every place in DEST
     it would go (``plain_place``), before any is written; then every file is written at once
     (util.write_all), so that an I/O error too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
-    incoming = [(relative, checked(source, relative, suite)) for source in sources for relative in source_files(source)]
+    incoming = [
+        (relative, checked(source, relative, suite, matrix)) for source in sources for relative in source_files(source)
+    ]
     for relative, _ in incoming:
         plain_place(dest, relative)
     # DEST's benchmarks.json files as they were, so that a source holding that
@@ -88,11 +96,11 @@ def merge(
     return outcome
 
 
-def checked(source: Path, relative: PurePath, suite=None) -> bytes:
+def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
     """SOURCE/RELATIVE's bytes once validate.stored_file accepts them; BadInput for a link or an unreadable file."""
     path = unlinked(source, relative)
     try:
-        return validate.stored_file(path, relative, suite=suite)
+        return validate.stored_file(path, relative, suite=suite, matrix=matrix)
     except OSError as error:
         raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
 
@@ -139,10 +147,15 @@ def read_dest(target: Path) -> bytes | None:
 
 
 def merge_and_report(
-    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True, suite=None
+    sources: list[Path],
+    dest: Path,
+    benchmarks_from_sources: bool,
+    take_benchmarks: bool = True,
+    suite=None,
+    matrix=None,
 ) -> bool:
     """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
-    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks, suite)
+    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks, suite, matrix)
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -284,13 +297,20 @@ def store(args) -> int:
             only_machine(source, args.machine)
     # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
     description = suite.description()
+    # Its environments, from its asv configurations: a stored environment is one of them, as asv names it.
+    matrix = environments.stored_matrix([UPSTREAM_CONFIG, JAX_CONFIG])
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
         clone = Path(tmp)
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
             problems = merge_and_report(
-                sources, clone / "results", benchmarks_from_sources=False, take_benchmarks=False, suite=description
+                sources,
+                clone / "results",
+                benchmarks_from_sources=False,
+                take_benchmarks=False,
+                suite=description,
+                matrix=matrix,
             )
             describe_suite(clone / "results", description)
             git_("add", "--all", "results", cwd=clone)
