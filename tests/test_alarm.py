@@ -298,3 +298,45 @@ def test_a_502_once_or_a_secondary_rate_limit_is_asked_again(api, tmp_path, monk
     api.save(state)
     assert alert(api, tmp_path, monkeypatch, OTHER_REGRESSION) == 3
     assert api.state()["failures"] == []
+
+
+# The cross-check: the run job's verdict against the exact metrics judged again where no upstream code ran.
+
+EXACT_REPORT = f"{render.HEADING} (v0 → v1, unconfirmed)\n\n| cost | {COST} | 4 | re-judged |"
+
+
+def cross_check(api, tmp_path, monkeypatch, tonight, exact) -> int:
+    extra = ["--exact-verdict", str(tmp_path / "exact.json"), "--exact-report", str(tmp_path / "exact.md")]
+    if exact is not None:
+        verdicts.write(tmp_path / "exact.json", exact[0])
+        (tmp_path / "exact.md").write_text(exact[1])
+    return alert(api, tmp_path, monkeypatch, tonight, *extra)
+
+
+def test_an_agreeing_night_carries_the_report_made_where_no_upstream_code_ran(api, tmp_path, monkeypatch):
+    assert cross_check(api, tmp_path, monkeypatch, REGRESSION, (REGRESSION[0], EXACT_REPORT)) == 0
+    [opened] = api.state()["issues"]
+    assert issue.report_of(opened["body"]) == EXACT_REPORT
+
+
+@pytest.mark.parametrize(
+    "tonight, exact, expected",
+    [
+        (
+            QUIET,
+            (REGRESSION[0], EXACT_REPORT),
+            f"counts 0 exact regression(s), the re-judgement where no upstream code ran counts 1: {COST} (4)",
+        ),
+        (REGRESSION, (QUIET[0], "No regression counts."), "counts 1 exact regression(s)"),
+        (REGRESSION, None, "the publish job failed: it left no re-judgement"),
+    ],
+    ids=["quiet-run-job", "run-job-counts-more", "no-rejudgement"],
+)
+def test_a_run_job_verdict_the_rejudgement_contradicts_is_a_failed_night(
+    api, tmp_path, monkeypatch, tonight, exact, expected
+):
+    assert cross_check(api, tmp_path, monkeypatch, tonight, exact) == 0
+    [opened] = api.state()["issues"]
+    assert "could not make a regression report" in opened["body"] and expected in opened["body"]
+    if exact is not None:
+        assert exact[1] in opened["body"]

@@ -570,3 +570,69 @@ def test_publish_only_never_explains_so_runs_no_upstream_code(places, monkeypatc
         "scripts/nightly",
     )
     assert asked == [False]
+
+
+def test_the_publish_job_judges_the_runs_stored_commits_again_exact_metrics_only(tmp_path):
+    """--rejudge-run: the commits the run stored (its trailer on the branch) against the baseline before them."""
+    import shutil
+
+    from benchtools.judging import verdicts
+    from benchtools.running.bench import Target
+    from tests.asv_sites import COST, COUNT, TIMING
+
+    make_site(
+        tmp_path,
+        {
+            TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]],  # a timing step: never judged here
+            COST: [[100, 400]] * 3 + [[100, 440]],
+            COUNT: [[100, 400]] * 4,
+        },
+    )
+    upstream = (tmp_path / "repo").resolve()
+    hashes = git(upstream, "log", "--reverse", "--format=%H").split()
+    remote = bare(tmp_path / "results.git")
+    work = tmp_path / "branch"
+    folder = work / "results" / Target._repo_name(str(upstream))
+    shutil.copytree(tmp_path / "results", folder)
+    tonight = [p for p in (folder / SITE_MACHINE).glob(f"{hashes[-1][:8]}-*.json")]
+    moved = {p: p.read_bytes() for p in tonight}
+    for path in tonight:
+        path.unlink()
+    git(tmp_path, "init", "-q", "-b", "results", work)
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    git(work, "add", "-A")
+    git(work, *identity, "commit", "-qm", "earlier results")
+    for path, data in moved.items():
+        path.write_bytes(data)
+    git(work, "add", "-A")
+    git(work, *identity, "commit", "-qm", "Add 1 result file(s)\n\nRun: 77")
+    git(work, "push", "-q", remote, "results")
+
+    def rejudge(run_id, name):
+        verdict = tmp_path / f"{name}.json"
+        result = script(
+            "nightly",
+            "--publish-only",
+            "--rejudge-run",
+            run_id,
+            "--upstream",
+            upstream,
+            "--results-remote",
+            remote,
+            "--machine",
+            SITE_MACHINE,
+            "--output",
+            tmp_path / name,
+            "--report",
+            tmp_path / f"{name}.md",
+            "--verdict",
+            verdict,
+        )
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+        return verdicts.read(verdict)
+
+    judged = rejudge("77", "night")
+    assert judged["mode"] == f"{hashes[-2]} → {hashes[-1]}" and not judged["confirmed"]
+    assert [(c["kind"], c["benchmark"]) for c in judged["counted"]] == [("cost", COST)]
+    other = rejudge("78", "other-night")
+    assert other["mode"] == verdicts.NOTHING_JUDGED and "run 78 stored no results" in other["summary"]

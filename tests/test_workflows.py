@@ -303,7 +303,10 @@ def test_an_artifact_a_writing_job_downloads_lands_outside_its_checkout(path):
 
 def test_the_alert_reads_a_missing_verdict_as_a_failed_night():
     alert = load(ROOT / ".github" / "workflows" / "nightly.yml")["jobs"]["alert"]
-    [download] = [s for s in alert["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
-    assert download.get("continue-on-error") is True
+    downloads = [s for s in alert["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    assert [d["with"]["name"] for d in downloads] == ["regression-report", "exact-verdict"]
+    assert all(d.get("continue-on-error") is True for d in downloads)
     script = " ".join(s.get("run", "") for s in alert["steps"])
     assert "--missing-verdict-fails" in script and "$RUNNER_TEMP/regression-report/verdict.json" in script
+    # The run job's verdict is checked against the publish job's re-judgement, made where no upstream code runs.
+    assert "--exact-verdict" in script and set(alert["needs"]) == {"run", "publish"}

@@ -30,6 +30,12 @@ only when what it reports changes.
 Through GitHub's REST API (GITHUB_API_URL, default https://api.github.com,
 which GitHub Actions sets; the token from GH_TOKEN or GITHUB_TOKEN, sent as
 a header and never printed; the repository from --repo or GITHUB_REPOSITORY).
+With --exact-verdict (the publish job's re-judgement of the exact metrics,
+made where no upstream code runs), the run job's verdict must count the same
+exact regressions: where it does, the issue carries the re-judgement's
+report (the run job's when a timing regression counts, which only the run
+job can confirm); where it does not, or the re-judgement is missing or
+failed, the night is a failure that says so.
 A 5xx answer or a rate limit is asked again, up to 3 times, after 2, 10 and
 30 s (or GitHub's Retry-After). Run in GitHub Actions, the body ends with a
 link to the run.
@@ -65,6 +71,16 @@ def parse_args(argv):
         "--missing-verdict-fails",
         action="store_true",
         help="a VERDICT that does not exist is a failed night, not bad input",
+    )
+    parser.add_argument(
+        "--exact-verdict",
+        type=Path,
+        metavar="FILE",
+        help="the exact metrics judged again where no upstream code ran (scripts/nightly --rejudge-run): "
+        "the run job's verdict must count the same exact rows, or the night is a failure that says so",
+    )
+    parser.add_argument(
+        "--exact-report", type=Path, metavar="FILE", help="the report of --exact-verdict (its Markdown)"
     )
     parser.add_argument(
         "--write-table",

@@ -20,6 +20,8 @@ import json
 import os
 import re
 
+from benchmarks import metrics
+
 from ..errors import BadInput
 from ..judging import render, verdicts
 from ..judging.verdicts import FAILED, JUDGED
@@ -206,7 +208,7 @@ def checked_report(document: dict, path) -> str:
         report = path.read_text(encoding="utf-8").strip() if path and path.exists() else ""
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"--report {path}: cannot be read ({error})") from None
-    if document["status"] != JUDGED:
+    if document["status"] != JUDGED or not document["regression"]:
         return report
     if not report:
         raise BadInput("a regression counts, and the issue needs its report: --report FILE is missing or empty")
@@ -227,11 +229,13 @@ def open_or_update(args) -> int:
     """The issue brought up to date with the verdict (see scripts/open-regression-issue --help); exit code."""
     document = read_verdict(args)
     api = client(args)  # a missing token or repository is found on a quiet night too
+    report = checked_report(document, args.report)
+    if args.exact_verdict:  # a quiet run job too must be quiet where no upstream code ran
+        document, report = cross_checked(document, report, args)
     verdict = verdict_of(document)
     if verdict is Verdict.QUIET:  # every quiet transition leaves the issue alone: no request at all
         print(f"{args.verdict}: {document['summary']}; no issue to open")
         return 0
-    report = checked_report(document, args.report)
     key, body = regression_key(document), issue_body(document, report)
     previous, issue = previous_state(api, args.label, args.author, key, issue_report(document, report), verdict)
     action = TRANSITIONS[previous, verdict]
@@ -252,6 +256,46 @@ def open_or_update(args) -> int:
     else:
         print(f"issue #{number}, {previous.value}: left alone")
     return 0
+
+
+def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
+    """The run job's verdict and report, checked against the exact metrics judged again where no upstream code
+    ran (--exact-verdict, --exact-report: the publish job's scripts/nightly --rejudge-run).
+
+    Where the two count the same exact rows, the night is the run job's (only it has confirmed timings), and
+    its report is the re-judgement's unless timing rows count too; where they differ, or the re-judgement is
+    missing or failed, the night is a failure that says so, with the re-judgement's report.
+    """
+    if document["status"] == FAILED:
+        return document, report
+    if not args.exact_verdict.exists():
+        return verdicts.failure(
+            "the publish job",
+            None,
+            "it left no re-judgement of the exact metrics (the results were not stored, or it failed)",
+        ), report
+    exact = verdicts.read(args.exact_verdict)
+    exact_report = checked_report(exact, args.exact_report)
+    if exact["status"] == FAILED:
+        return exact, exact_report
+
+    def rows(verdict):
+        return sorted(
+            (c["benchmark"], c["params"], c["environment"], c["good"], c["bad"])
+            for c in verdict["counted"]
+            if c["kind"] not in metrics.TIMING_KINDS
+        )
+
+    if rows(document) != rows(exact):
+        named = ", ".join(f"{b} ({p})" for b, p, *_ in rows(exact)) or "none"
+        return verdicts.failure(
+            "the cross-check",
+            None,
+            f"the run job's verdict counts {len(rows(document))} exact regression(s), the re-judgement where no "
+            f"upstream code ran counts {len(rows(exact))}: {named}. The run job's verdict is not used",
+        ), exact_report
+    timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])
+    return document, report if timing else exact_report
 
 
 def read_verdict(args) -> dict:

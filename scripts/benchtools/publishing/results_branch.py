@@ -267,12 +267,19 @@ def plain_checkout(clone: Path, what: str) -> None:
                 )
 
 
+# The trailer naming the workflow run (GITHUB_RUN_ID) that stored a commit's results: the publish job finds
+# tonight's results by it (scripts/nightly --rejudge-run), on the branch that only the store job writes.
+RUN_TRAILER = "Run"
+
+
 def commit_message(clone: Path) -> str:
     added = git_("diff", "--cached", "--name-only", "--diff-filter=A", cwd=clone).stdout.split()
     changed = git_("diff", "--cached", "--name-only", "--diff-filter=M", cwd=clone).stdout.split()
     lines = [f"Add {len(added)} result file(s)", "", *added]
     if changed:
         lines += ["", "Suite description updated:", *changed]
+    if os.environ.get("GITHUB_RUN_ID"):
+        lines += ["", f"{RUN_TRAILER}: {os.environ['GITHUB_RUN_ID']}"]
     return "\n".join(lines) + "\n"
 
 

@@ -1,11 +1,14 @@
 """The nightly: check out the results branch, benchmark what is new, publish, judge against the baseline."""
 
+import dataclasses
 import os
 import shutil
 import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchmarks import metrics
 
 from .. import git
 from ..asvtools import validate
@@ -107,7 +110,10 @@ def night(args, stage: list[str]) -> int:
     stage[0] = "scripts/bench"
     status = publish_stored(target) if args.publish_only else bench.bench(options)
     stage[0] = "the regression gate"
-    scope = gate_scope(args.output, baseline, bench.git_dir(target))
+    if args.rejudge_run:
+        scope = rejudge_scope(target, args.output, args.rejudge_run, remote, args.results_branch)
+    else:
+        scope = gate_scope(args.output, baseline, bench.git_dir(target))
     if scope.nothing:
         stage[0] = "scripts/nightly"
         write_report(
@@ -125,6 +131,8 @@ def night(args, stage: list[str]) -> int:
             max_pairs=args.confirm_max_pairs,
         )
         verdict = gate.judge(options, scope.compare)
+        if args.rejudge_run:
+            verdict = exact_only(verdict)
         stage[0] = "scripts/nightly"
         write_report(args, render.markdown(verdict), verdicts.data(verdict))
     stage[0] = ""
@@ -155,15 +163,16 @@ def publish_stored(target) -> int:
     return ExitCode.OK
 
 
-def newest_with_results(results_dir: Path, machine: str) -> str | None:
-    """The baseline: the newest commit (by commit date) that has results for the machine."""
+def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
+    """The baseline: the newest commit (by commit date) that has results for the machine, LEAVE_OUT aside."""
     from asv import results
 
     if not (results_dir / machine).is_dir():
         return None
     found = {}
     for result in results.iter_results_for_machine(str(results_dir), machine):
-        found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
+        if result.commit_hash not in leave_out:
+            found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
     return max(found, key=found.get) if found else None
 
 
@@ -203,6 +212,54 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
             "(a range of older commits): their steps are on the site, not compared"
         )
     return Scope(compare=(baseline, newest))
+
+
+def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -> Scope:
+    """The baseline against the newest commit whose results run RUN_ID stored, read from the results branch alone.
+
+    The branch's tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message; the results
+    files it added are that run's commits, and the baseline is the newest commit with results before them.
+    """
+    message = git.out("log", "-1", "--format=%B", repo=output)
+    if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{message}\n":
+        return Scope(nothing=f"run {run_id} stored no results")
+    # The tip's parent, when it has one: the checkout is shallow.
+    results_branch.git_(
+        "fetch", "--quiet", "--deepen", "1", git.END, remote, f"refs/heads/{branch}", cwd=output, check=False
+    )
+    parent = git.run("rev-parse", "--verify", "--quiet", "HEAD~1", repo=output, check=False).returncode == 0
+    since = ["HEAD~1"] if parent else ["--root"]
+    listed = git.out("diff-tree", "-r", "--name-only", "--diff-filter=A", *since, "HEAD", repo=output).split()
+    # The branch holds what push-results checked: its results files are read as they are.
+    machine_dir = target.results_dir / target.args.machine
+    commits = {
+        validate.read_json(output / name, "asv results file").get("commit_hash")
+        for name in listed
+        if (output / name).parent == machine_dir and validate.RESULT_NAME.fullmatch(Path(name).name)
+    }
+    if not commits:
+        return Scope(nothing=f"run {run_id} stored no results for machine {target.args.machine!r}")
+    repo = bench.git_dir(target)
+    order = git.topological_order(repo)
+    newest = max(commits, key=lambda commit: order.get(commit, -1))
+    baseline = newest_with_results(target.results_dir, target.args.machine, leave_out=commits)
+    if baseline is None:
+        return Scope(nothing=f"no results before run {run_id}'s to compare them with")
+    if not git.is_ancestor(repo, baseline, newest):
+        return Scope(
+            nothing=f"run {run_id}'s newest commit {newest[:8]} does not descend from the baseline {baseline[:8]}"
+        )
+    return Scope(compare=(baseline, newest), confirmed=False)
+
+
+def exact_only(verdict: gate.Verdict) -> gate.Verdict:
+    """VERDICT with its timing rows left out: what is judged where no re-measuring side by side can be done."""
+    return dataclasses.replace(
+        verdict,
+        counted=[c for c in verdict.counted if c.kind not in metrics.TIMING_KINDS],
+        not_alerting=[],
+        confirmations=None,
+    )
 
 
 def fail(args, stage: str, code: int, message: str) -> None:
