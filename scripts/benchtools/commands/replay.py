@@ -41,7 +41,7 @@ and --jax when given; docs/replay.md has the table of substitutions.
 The record lists, per night: each commit benchmarked, skipped (no result) or
 failed (from the results files and the verdict's failed_commits), the
 verdict (status, what counted, the suspects), the issue action (none,
-opened #N, updated #N, kept #N) and each job's result and wall time.  The
+opened #N, updated #N, reopened #N, commented on #N, kept #N) and each job's result and wall time.  The
 table goes to --docs between the markers of --table.
 
 Exit status: 0 when every job of every night passed or was skipped by its

@@ -1,0 +1,123 @@
+"""A planted commit: upstream code that, imported in the run job, writes wherever it can reach.
+
+A commit on top of v0.13.8 (a local upstream cloned from the bundle) whose
+``equinox/__init__.py`` writes, at import, into the run job's checkout (a
+quiet verdict and report where the nightly writes them, a file in its
+scripts), the results folder (another machine's results, a file asv never
+writes) and the site folder, and says it ran in a file of the test's own.
+Its night is replayed through every job of nightly.yml; what the jobs after
+`run` publish must hold nothing it wrote: the Pages site, the results
+branch and the issue (docs/automation.md: what upstream code can reach is
+its own results' values, and a timing regression's report).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchtools.running import replay
+from tests.helpers import SCRIPTS, git
+from tests.test_replay import BUNDLE, CHEAP
+
+MARK = "PLANTED-BY-UPSTREAM"
+PAYLOAD = """
+def _planted():
+    import json as _json
+    import os as _os
+    from pathlib import Path as _Path
+
+    _Path({ran!r}).write_text("imported")
+    quiet = {{"schema": 1, "status": "judged", "regression": False, "summary": "no regression counts {mark}"}}
+    for base in filter(None, (_os.environ.get("GITHUB_WORKSPACE"), _os.getcwd())):
+        base = _Path(base)
+        for name, text in (
+            ("verdict.json", _json.dumps(quiet)),
+            ("regressions.md", "# Benchmark regressions\\n\\nNo regression counts. {mark}\\n"),
+            ("scripts/benchtools/{mark}.py", "{mark}"),
+        ):
+            try:
+                (base / name).write_text(text)
+            except OSError:
+                pass
+    temp = _os.environ.get("RUNNER_TEMP")
+    if temp:
+        nightly = _Path(temp) / "nightly"
+        for name, text in (
+            ("html/index.html", "<h1>{mark}</h1>"),
+            ("html/{mark}.html", "{mark}"),
+            ("results/{mark}.txt", "{mark}"),
+        ):
+            try:
+                (nightly / name).parent.mkdir(parents=True, exist_ok=True)
+                (nightly / name).write_text(text)
+            except OSError:
+                pass
+        for folder in (nightly / "results").glob("*/github-actions"):
+            other = folder.parent / "elsewhere"
+            other.mkdir(exist_ok=True)
+            for result in folder.glob("*-*.json"):
+                (other / result.name).write_text(result.read_text().replace("github-actions", "elsewhere"))
+
+
+try:
+    _planted()
+except Exception:
+    pass
+"""
+
+
+def texts(folder: Path):
+    for path in folder.rglob("*"):
+        if path.is_file():
+            yield path, path.read_bytes()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
+def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
+    upstream = tmp_path / "equinox.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(upstream), str(work))
+    git(work, "checkout", "-q", "-B", "main", "v0.13.8")
+    ran = tmp_path / "planted-ran"
+    init = work / "equinox" / "__init__.py"
+    init.write_text(init.read_text() + PAYLOAD.format(ran=str(ran), mark=MARK))
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "A planted commit")
+    git(work, "push", "-q", "--force", str(upstream), "main")
+
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "replay"), "v0.13.8..main", "--upstream", str(upstream)]
+        + ["--output", str(out), "--per-night", "1", "--bench", CHEAP, "--jax", "0.4.33", "--no-docs"],
+        capture_output=True,
+        text=True,
+    )
+    record = json.loads((out / "replay.json").read_text())
+    assert ran.read_text() == "imported", "the planted code never ran: the test would prove nothing"
+    base, planted = record["nights"]
+    assert base["verdict"]["status"] == "judged" and MARK not in json.dumps(base)
+    # The run job's results hold another machine's folder: the store job refuses the whole push, loudly, and the
+    # alert tells the night as a failure (no re-judgement where no upstream code ran), never a quiet one.
+    assert planted["jobs"]["store"]["result"] == "failure", result.stderr[-3000:]
+    assert planted["verdict"]["status"] in ("judged", "failed")
+    [issue] = record["issues"]
+    assert "could not make a regression report" in issue["body"] and MARK not in issue["body"]
+    # Nothing it wrote is on the results branch, in the site Pages deployed, or in any issue.
+    remote = Path(f"{out / 'github' / replay.REPOSITORY}.git")
+    stored = git(remote, "ls-tree", "-r", "--name-only", "results").split()
+    assert not any(MARK in name or "/elsewhere/" in name for name in stored)
+    planted_commit = git(upstream, "rev-parse", "main")
+    assert not any(planted_commit[:8] in name for name in stored)
+    for name in stored:
+        assert (
+            MARK.encode()
+            not in subprocess.run(
+                ["git", "-C", str(remote), "show", f"results:{name}"], capture_output=True, check=True
+            ).stdout
+        )
+    assert not [path for path, data in texts(out / "pages") if MARK.encode() in data]
+    assert all(MARK not in i["body"] for i in record["issues"])
