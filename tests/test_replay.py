@@ -181,6 +181,10 @@ def test_the_issue_action_is_read_from_the_requests_the_alert_made():
     assert replay_record.issue_action([get, {"method": "POST", "path": "/repos/o/r/issues"}], state, ran) == "opened #1"
     patch = {"method": "PATCH", "path": "/repos/o/r/issues/1"}
     assert replay_record.issue_action([get, patch], state, ran) == "updated #1"
+    reopen = dict(patch, body={"body": "b", "state": "open"})
+    assert replay_record.issue_action([get, reopen], state, ran) == "reopened #1"
+    comment = {"method": "POST", "path": "/repos/o/r/issues/1/comments"}
+    assert replay_record.issue_action([get, comment], state, ran) == "commented on #1"
     assert replay_record.issue_action([get], state, ran) == "kept #1"
     assert replay_record.issue_action([get], {"issues": [dict(issue, state="closed")]}, ran) == "kept (closed #1)"
     assert replay_record.issue_action([], state, replay_record.JobRun("skipped")) == "alert skipped"
