@@ -28,7 +28,8 @@ from .. import git, util
 from ..errors import BadInput, Failed
 from ..project import ROOT
 from ..publishing import github
-from .nights import Commit, first_parent_commits, split_nights
+from . import season
+from .nights import Commit, first_parent_commits, split_days, split_nights
 from .replay_record import (
     JobRun,
     commit_states,
@@ -124,6 +125,8 @@ class Options:
     fail_fast: bool
     keep_workspaces: bool
     limit: int | None
+    every_day: bool = False  # one night per calendar day, days without a commit included
+    events: dict | None = None  # {night label: [season.EVENTS, ...]}
 
 
 def nightly_extras(options: Options, upstream: Path) -> list[str]:
@@ -393,13 +396,19 @@ def replay(options: Options, log=sys.stderr) -> int:
     commits = first_parent_commits(options.source, options.revisions)
     if not commits:
         raise BadInput(f"{options.revisions}: no commit in {options.source}")
-    nights = split_nights(commits, options.per_night)
+    if options.every_day:
+        days = split_days(commits)
+        nights, labels = [c for _, c in days], [day for day, _ in days]
+    else:
+        nights = split_nights(commits, options.per_night)
+        labels = [str(n) for n in range(1, len(nights) + 1)]
     parents = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.source)
     base = parents.strip()
     if options.base and base:
         subject = git.out("log", "-1", "--format=%ct%x00%s", base, repo=options.source).strip().split("\0", 1)
         date = datetime.datetime.fromtimestamp(int(subject[0]), datetime.UTC).isoformat(timespec="seconds")
         nights.insert(0, [Commit(base, date, subject[1])])
+        labels.insert(0, "base")
     if options.limit:
         nights = nights[: options.limit]
     tags = {commit: tag for tag, commit in git.tags(options.source).items()}
@@ -410,7 +419,12 @@ def replay(options: Options, log=sys.stderr) -> int:
             "range": options.revisions,
             "source": str(options.source),
             "per_night": options.per_night,
-            "by": f"{options.per_night} commit(s)" if options.per_night else "commit date (UTC)",
+            "by": f"{options.per_night} commit(s)"
+            if options.per_night
+            else "every day (UTC)"
+            if options.every_day
+            else "commit date (UTC)",
+            "events": options.events,
             "base": bool(options.base and base),
             "workflow": str(machine.workflow.path),
             "jobs": [job.name for job in machine.workflow.jobs],
@@ -421,10 +435,11 @@ def replay(options: Options, log=sys.stderr) -> int:
             "started": now(),
             "nights": [],
         }
-        failed_any = False
+        failed_any, tip = False, None
         for index, night_commits in enumerate(nights):
-            label = "base" if options.base and base and index == 0 else str(index + (0 if options.base and base else 1))
-            night = run_night(machine, index, label, night_commits, tags)
+            label = labels[index]
+            tip = night_commits[-1].hash if night_commits else tip
+            night = run_night(machine, index, label, night_commits, tags, tip, (options.events or {}).get(label, []))
             record["nights"].append(night)
             # Every issue as the stand-in holds it, so that what the alerts wrote can be read after the replay.
             record["issues"] = machine.api.state()["issues"]
@@ -432,6 +447,9 @@ def replay(options: Options, log=sys.stderr) -> int:
             write_record(machine.record_path, record)
             if options.docs:
                 write_table(options.docs, options.table, record)
+            if options.events is not None:
+                record["season_problems"] = season.problems(record)
+                write_record(machine.record_path, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
             print(
                 f"replay: night {label} ({len(night_commits)} commit(s), tip {night['tip'][:8]}): "
@@ -455,8 +473,10 @@ def write_record(path: Path, record: dict) -> None:
     util.write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
 
 
-def run_night(self: Replay, index: int, label: str, commits: list[Commit], tags: dict) -> dict:
-    tip = commits[-1].hash
+def run_night(
+    self: Replay, index: int, label: str, commits: list[Commit], tags: dict, tip: str, events: list[str] = ()
+) -> dict:
+    """One night: TIP is upstream's main (the last night's on a day without a commit), after EVENTS."""
     folder = self.options.output / "nights" / f"{index:03d}"
     artifacts = folder / "artifacts"
     artifacts.mkdir(parents=True)
@@ -464,14 +484,22 @@ def run_night(self: Replay, index: int, label: str, commits: list[Commit], tags:
         "night": label,
         "run_id": index + 1,
         "tip": tip,
-        "dates": [commits[0].date, commits[-1].date],
+        "dates": [commits[0].date, commits[-1].date] if commits else [label, label],
         "artifacts": str(artifacts),
     }
     self.advance(tip)
+    if events:
+        night["events"] = season.apply(self.api, events)
     calls_before = len(self.api.state()["calls"])
     results: dict[str, JobRun] = {}
     started = time.monotonic()
     for job in self.workflow.jobs:
+        if "cancel" in events:  # a cancelled run: no job of it runs, and nothing it would have done is done
+            results[job.name] = JobRun("cancelled")
+            continue
+        if "run-dies" in events and job.name == "run":
+            results[job.name] = JobRun("failure", exit=143, failed_step="its runner died (scripted)")
+            continue
         print(f"replay: night {label}: job {job.name}", file=self.log, flush=True)
         results[job.name] = self.run_job(job, night, folder / job.name, {n: results[n].result for n in job.needs})
     seconds = round(time.monotonic() - started, 1)
@@ -484,7 +512,8 @@ def run_night(self: Replay, index: int, label: str, commits: list[Commit], tags:
         commits=commit_states(commits, run_results, verdict, tags),
         verdict=verdict_summary(verdict),
         verdict_from=str(verdict_path) if verdict_path else None,
-        issue=issue_action(state["calls"][calls_before:], state, alert),
+        issue=issue_action(state["calls"][calls_before:], state, alert) if "cancel" not in events else "cancelled",
+        issues_after=season.snapshot(state),
         seconds=seconds,
         jobs={name: vars(run) for name, run in results.items()},
     )
