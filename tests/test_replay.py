@@ -362,3 +362,56 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
     # What store pushed is on the replay's results remote.
     remote = tmp_path / "out" / "github" / replay.REPOSITORY
     assert first["tip"][:8] in git(Path(f"{remote}.git"), "ls-tree", "-r", "--name-only", "results")
+
+
+def test_every_day_is_a_night_days_without_a_commit_included():
+    commits = [commit("a", "2026-04-09T10:00:00+00:00"), commit("b", "2026-04-09T12:00:00+00:00")]
+    commits.append(commit("c", "2026-04-12T01:00:00+00:00"))
+    days = nights.split_days(commits)
+    assert [(day, [c.hash for c in listed]) for day, listed in days] == [
+        ("2026-04-09", ["a", "b"]),
+        ("2026-04-10", []),
+        ("2026-04-11", []),
+        ("2026-04-12", ["c"]),
+    ]
+
+
+def test_a_seasons_events_act_on_the_stand_in_and_its_goals_are_read_from_the_record(tmp_path):
+    from benchtools.errors import BadInput
+    from benchtools.publishing import github, issue
+    from benchtools.running import season
+
+    bad = tmp_path / "events.json"
+    bad.write_text('{"2026-04-10": ["close", "dance"]}')
+    with pytest.raises(BadInput, match="'dance' is no event"):
+        season.read_events(bad)
+    failure = {"schema": 1, "status": "failed", "regression": False, "summary": "x", "stage": "s", "exit": 3}
+    body = issue.issue_body({**failure, "message": "m"}, "No report")
+    with github.StandIn(repos=["o/r"]) as api:
+        state = api.state()
+        state["issues"] = [
+            {"number": 1, "title": "t", "body": body, "labels": ["benchmark-regression"], "state": "open"}
+            | {"updated_at": "1", "comments": []}
+        ]
+        api.save(state)
+        assert season.apply(api, ["502", "maintainer-issue", "clear", "reopen"]) == [
+            "502",
+            "maintainer-issue",
+            "clear",
+            "reopen: nothing to act on",
+        ]
+        after = api.state()
+        assert after["failures"] == [[502, "Bad Gateway"]] and after["issues"][0]["body"] is None
+        assert after["issues"][1]["user"] == season.MAINTAINER
+        snap = season.snapshot(after)
+    ran = {"result": "success"}
+    quiet = {"status": "judged", "counted": []}
+    night = {"night": "n", "issue": "opened #1", "verdict": quiet, "jobs": {"run": ran, "alert": ran}}
+    overwritten = [dict(i, body="mine") if i["user"] == season.MAINTAINER else i for i in snap]
+    record = {"nights": [dict(night, issues_after=snap), dict(night, issue="updated #1", issues_after=snap)]}
+    record["nights"].append(dict(night, issue="none", issues_after=overwritten))
+    assert season.problems(record) == [
+        "night n: opened an issue that names no change",
+        "night n: edited #1 without a change in its report",
+        "night n: the maintainer's issue #2 was overwritten",
+    ]

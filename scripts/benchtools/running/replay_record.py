@@ -147,8 +147,8 @@ def duration(seconds: float) -> str:
 
 
 def job_cell(run: dict) -> str:
-    if run["result"] == "skipped":
-        return "skipped"
+    if run["result"] in ("skipped", "cancelled"):
+        return run["result"]
     if run["result"] == "failure":
         return f"**failed** (exit {run['exit']}, {duration(run['seconds'])})"
     return duration(run["seconds"])
@@ -159,6 +159,9 @@ def table(record: dict) -> str:
     jobs = record["jobs"]
     head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
     head += ["suspects", "issue"]
+    season = record.get("events") is not None
+    if season:
+        head.insert(1, "events")
     lines = ["| " + " | ".join(head + jobs + ["night"]) + " |", "|" + "---|" * (len(head) + len(jobs) + 1)]
     for night in record["nights"]:
         states = night.get("commits") or []
@@ -180,6 +183,7 @@ def table(record: dict) -> str:
         suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in (verdict or {}).get("suspects") or []) or "–"
         row = [
             night["night"],
+            *([", ".join(night.get("events") or []) or "–"] if season else []),
             f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
             names("benchmarked"),
             names("unchanged"),
@@ -205,6 +209,13 @@ def table(record: dict) -> str:
         f"scripts/nightly also given --upstream, --env-dir and {extras}; the runner's python3: "
         f"{record['runner_python']}; from {record['started']} to {record.get('finished', '')}.",
     ]
+    if season:
+        problems = record.get("season_problems") or []
+        lines += [
+            "",
+            "The season's goals (scripts/benchtools/running/season.py): "
+            + ("every one held." if not problems else "broken: " + "; ".join(problems) + "."),
+        ]
     return "\n".join(lines)
 
 
