@@ -412,6 +412,23 @@ def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchan
     assert (options.range, options.include_unchanged) == (("NEW", False) if stored else (None, True))
 
 
+def publish_only(upstream, remote, output, *args):
+    """scripts/nightly --publish-only from REMOTE's results branch, as the publish job runs it."""
+    return script(
+        "nightly",
+        "--publish-only",
+        "--upstream",
+        upstream,
+        "--results-remote",
+        remote,
+        "--machine",
+        SITE_MACHINE,
+        "--output",
+        output,
+        *args,
+    )
+
+
 def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benchmark(tmp_path):
     """The workflows' `publish` job: the site for Pages from stored results alone."""
     import shutil
@@ -429,16 +446,9 @@ def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benc
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
     git(work, "push", "-q", remote, "results")
     report, site = tmp_path / "report.md", tmp_path / "site"
-    result = script(
-        "nightly",
-        "--publish-only",
-        "--upstream",
+    result = publish_only(
         upstream,
-        "--results-remote",
         remote,
-        "--machine",
-        SITE_MACHINE,
-        "--output",
         tmp_path / "out",
         "--report",
         report,
@@ -610,19 +620,12 @@ def test_the_publish_job_judges_the_runs_stored_commits_again_exact_metrics_only
 
     def rejudge(run_id, name):
         verdict = tmp_path / f"{name}.json"
-        result = script(
-            "nightly",
-            "--publish-only",
+        result = publish_only(
+            upstream,
+            remote,
+            tmp_path / name,
             "--rejudge-run",
             run_id,
-            "--upstream",
-            upstream,
-            "--results-remote",
-            remote,
-            "--machine",
-            SITE_MACHINE,
-            "--output",
-            tmp_path / name,
             "--report",
             tmp_path / f"{name}.md",
             "--verdict",

@@ -13,14 +13,13 @@ its own results' values, and a timing regression's report).
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from benchtools.running import replay
-from tests.helpers import SCRIPTS, git
-from tests.test_replay import BUNDLE, CHEAP
+from tests.helpers import git
+from tests.test_replay import NEEDS_BUNDLE, bundle_clone, real_replay
 
 MARK = "PLANTED-BY-UPSTREAM"
 PAYLOAD = """
@@ -76,10 +75,9 @@ def texts(folder: Path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
+@NEEDS_BUNDLE
 def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
-    upstream = tmp_path / "equinox.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
+    upstream = bundle_clone(tmp_path)
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", str(upstream), str(work))
     git(work, "checkout", "-q", "-B", "main", "v0.13.8")
@@ -90,13 +88,7 @@ def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
     git(work, "push", "-q", "--force", str(upstream), "main")
 
     out = tmp_path / "out"
-    result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), "v0.13.8..main", "--upstream", str(upstream)]
-        + ["--output", str(out), "--per-night", "1", "--bench", CHEAP, "--jax", "0.4.33", "--no-docs"],
-        capture_output=True,
-        text=True,
-    )
-    record = json.loads((out / "replay.json").read_text())
+    result, record = real_replay("v0.13.8..main", upstream, out, "--per-night", 1, "--no-docs")
     assert ran.read_text() == "imported", "the planted code never ran: the test would prove nothing"
     base, planted = record["nights"]
     assert base["verdict"]["status"] == "judged" and MARK not in json.dumps(base)

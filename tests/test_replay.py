@@ -325,20 +325,45 @@ def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
 CHEAP = "bench_counts.PythonCost"
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
-def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
+NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
+
+
+def bundle_clone(tmp_path: Path) -> Path:
+    """A bare clone of the upstream bundle (main and its tags)."""
     upstream = tmp_path / "equinox.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
-    page = tmp_path / "replay.md"
+    return upstream
+
+
+def real_replay(revisions: str, upstream: Path, output: Path, *args) -> tuple[subprocess.CompletedProcess, dict]:
+    """scripts/replay of REVISIONS of UPSTREAM into OUTPUT, the cheap exact benchmark in the primary environment."""
     result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), "v0.13.7..v0.13.8", "--upstream", str(upstream)]
-        + ["--output", str(tmp_path / "out"), "--per-night", "2", "--limit", "2", "--bench", CHEAP]
-        + ["--jax", "0.4.33", "--docs", str(page), "--table", "test"],
+        [sys.executable, str(SCRIPTS / "replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
+        + ["--bench", CHEAP, "--jax", "0.4.33", *map(str, args)],
         capture_output=True,
         text=True,
     )
-    record = json.loads((tmp_path / "out" / "replay.json").read_text())
+    return result, json.loads((output / "replay.json").read_text())
+
+
+@pytest.mark.slow
+@NEEDS_BUNDLE
+def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
+    upstream = bundle_clone(tmp_path)
+    page = tmp_path / "replay.md"
+    result, record = real_replay(
+        "v0.13.7..v0.13.8",
+        upstream,
+        tmp_path / "out",
+        "--per-night",
+        2,
+        "--limit",
+        2,
+        "--docs",
+        page,
+        "--table",
+        "test",
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert record["jobs"] == [job.name for job in workflow.read_workflow(NIGHTLY).jobs]
     base, first = record["nights"]

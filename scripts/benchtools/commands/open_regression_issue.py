@@ -72,16 +72,15 @@ def parse_args(argv):
         action="store_true",
         help="a VERDICT that does not exist is a failed night, not bad input",
     )
-    parser.add_argument(
-        "--exact-verdict",
-        type=Path,
-        metavar="FILE",
-        help="the exact metrics judged again where no upstream code ran (scripts/nightly --rejudge-run): "
-        "the run job's verdict must count the same exact rows, or the night is a failure that says so",
-    )
-    parser.add_argument(
-        "--exact-report", type=Path, metavar="FILE", help="the report of --exact-verdict (its Markdown)"
-    )
+    for option, text in (
+        (
+            "--exact-verdict",
+            "the exact metrics judged again where no upstream code ran (scripts/nightly --rejudge-run): the run "
+            "job's verdict must count the same exact rows, or the night is a failure that says so",
+        ),
+        ("--exact-report", "the report of --exact-verdict (its Markdown)"),
+    ):
+        parser.add_argument(option, type=Path, metavar="FILE", help=text)
     parser.add_argument(
         "--write-table",
         type=Path,

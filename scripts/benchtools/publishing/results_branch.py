@@ -146,16 +146,9 @@ def read_dest(target: Path) -> bytes | None:
         raise Failed(f"cannot read {target}: {error.strerror}; nothing merged") from None
 
 
-def merge_and_report(
-    sources: list[Path],
-    dest: Path,
-    benchmarks_from_sources: bool,
-    take_benchmarks: bool = True,
-    suite=None,
-    matrix=None,
-) -> bool:
+def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool, **options) -> bool:
     """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
-    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks, suite, matrix)
+    outcome = merge(sources, dest, benchmarks_from_sources, **options)
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as error:
