@@ -44,8 +44,9 @@ up on one graph.
 
 Exit status: 0 when every commit has results (a regression is in the report,
 not in the status); 1 when a benchmark failed (scripts/bench's 1); 2 for bad
-arguments, an unreachable repository, or bad results or site files; 3 when
-a command it ran failed; 4 when it, scripts/bench or the gate crashed.
+arguments, a repository that does not exist, or bad results or site files;
+3 when a command it ran failed, a remote could not be reached, or a SIGINT
+or SIGTERM stopped it; 4 when it, scripts/bench or the gate crashed.
 Whenever no regression report could be made, the verdict's status is
 "failed" with the stage, exit code and message, the report says so in a line
 that starts with "No report:" (never an empty report), and the exit status
