@@ -378,6 +378,11 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
     assert tags  # the bundle has its tags
     for night in record["nights"]:
         assert night["verdict"]["status"] == "judged", night
+        # The publish job judged the exact metrics again, where no upstream code ran, and found what run found.
+        assert night["exact_verdict"]["status"] == "judged", night
+        assert [c["benchmark"] for c in night["exact_verdict"]["counted"]] == [
+            c["benchmark"] for c in night["verdict"]["counted"]
+        ]
         assert {name: job["result"] for name, job in night["jobs"].items()} == dict.fromkeys(record["jobs"], "success")
         assert night["issue"] in ("none", "alert skipped") or night["issue"].startswith(("opened", "kept"))
     opened = sum(night["issue"].startswith("opened") for night in record["nights"])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchtools.running import replay
 from tests.helpers import ROOT
 from tests.test_setup import PY313_VERSION
 
@@ -304,7 +305,8 @@ def test_an_artifact_a_writing_job_downloads_lands_outside_its_checkout(path):
 def test_the_alert_reads_a_missing_verdict_as_a_failed_night():
     alert = load(ROOT / ".github" / "workflows" / "nightly.yml")["jobs"]["alert"]
     downloads = [s for s in alert["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
-    assert [d["with"]["name"] for d in downloads] == ["regression-report", "exact-verdict"]
+    # The names scripts/replay reads the two verdicts by.
+    assert [d["with"]["name"] for d in downloads] == [replay.RUN_VERDICT, replay.EXACT_VERDICT]
     assert all(d.get("continue-on-error") is True for d in downloads)
     script = " ".join(s.get("run", "") for s in alert["steps"])
     assert "--missing-verdict-fails" in script and "$RUNNER_TEMP/regression-report/verdict.json" in script

@@ -55,6 +55,8 @@ from .workflow import (
 
 WORKFLOW = Path(".github/workflows/nightly.yml")
 REPOSITORY = "replay/equinox-benchmarks"  # GITHUB_REPOSITORY in the replay's jobs
+# The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
+RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
 # Names that a runner without setup-python has only as its own python3 (the runner bin leaves them out).
 PYTHONISH = re.compile(r"(python|pip|pydoc|idle|2to3|pyvenv|virtualenv)[0-9.]*(-config)?")
 # Variables of this machine's environment that a runner's job does not get.
@@ -505,13 +507,16 @@ def run_night(
     seconds = round(time.monotonic() - started, 1)
     state = self.api.state()
     alert = results.get("alert")
-    verdict_path = find_file([artifacts, folder / "run" / "temp"], "verdict.json")
+    # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
+    verdict_path = find_file([artifacts / RUN_VERDICT, folder / "run" / "temp"], "verdict.json")
     verdict = load_json(verdict_path)
+    exact = load_json(find_file([artifacts / EXACT_VERDICT], "verdict.json"))
     run_results = result_files(artifacts / "results")
     night.update(
         commits=commit_states(commits, run_results, verdict, tags),
         verdict=verdict_summary(verdict),
         verdict_from=str(verdict_path) if verdict_path else None,
+        exact_verdict=verdict_summary(exact),
         issue=issue_action(state["calls"][calls_before:], state, alert) if "cancel" not in events else "cancelled",
         issues_after=season.snapshot(state),
         seconds=seconds,
