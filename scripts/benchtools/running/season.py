@@ -23,7 +23,7 @@ EVENTS = {
     "maintainer-issue": "a maintainer opens an issue of their own with the alert's label",
     "cancel": "the night's run is cancelled before its jobs start: none of them runs",
     "run-dies": "the run job's runner dies (a timeout, a lost runner): it fails and uploads nothing",
-    "502": "GitHub's API answers 502 Bad Gateway once, to the first request of the night",
+    "502": "GitHub's API answers 502 Bad Gateway once, to the next request (a quiet night's alert makes none)",
 }
 LABEL = "benchmark-regression"
 MAINTAINER = "a-maintainer"
