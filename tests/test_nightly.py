@@ -508,7 +508,8 @@ def test_a_night_with_nothing_new_judges_nothing_although_the_branch_holds_steps
     monkeypatch.setattr(nightly, "refresh_overhead_page", lambda target: None)
     monkeypatch.setattr(bench, "bench", lambda options: 0)
     monkeypatch.setattr(bench, "git_dir", lambda target: tmp_path / "repo")
-    (tmp_path / ".asv" / "last-run.json").write_text(json.dumps({"config": "asv.conf.json", "commits": []}))
+    record = {"config": "asv.conf.json", "commits": [], "unchanged": ["0c95418f" * 5]}
+    (tmp_path / ".asv" / "last-run.json").write_text(json.dumps(record))
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     verdict, report = tmp_path / "verdict.json", tmp_path / "report.md"
     status = cli.run(
@@ -521,6 +522,8 @@ def test_a_night_with_nothing_new_judges_nothing_although_the_branch_holds_steps
     document = verdicts.read(verdict)
     assert document["regression"] is False and document["mode"] == verdicts.NOTHING_JUDGED
     assert "no commit after the baseline" in document["summary"] and "No regression counts." in report.read_text()
+    # A night whose commits all left the package unchanged names them still (the replay's "unchanged" column).
+    assert document["unchanged_commits"] == record["unchanged"]
 
 
 # The real confirm step, end to end: asv environments, real Equinox, fresh processes.

@@ -147,7 +147,7 @@ def data(verdict: Verdict) -> dict:
 NOTHING_JUDGED = "nothing judged"
 
 
-def nothing_judged(reason: str, results: str, machine: str) -> dict:
+def nothing_judged(reason: str, results: str, machine: str, unchanged=()) -> dict:
     """The document of a night that had nothing to judge (no new commit after the baseline): quiet, saying why."""
     return {
         "schema": SCHEMA,
@@ -160,7 +160,8 @@ def nothing_judged(reason: str, results: str, machine: str) -> dict:
         "machine": machine,
         **dict.fromkeys(("counted", "improvements", "not_alerting", "unjudged"), []),
         "suspects": None,
-        **dict.fromkeys(("unchanged_commits", "failed_commits", "explain_errors"), []),
+        "unchanged_commits": list(unchanged),
+        **dict.fromkeys(("failed_commits", "explain_errors"), []),
     }
 
 

@@ -119,7 +119,7 @@ def night(args, stage: list[str]) -> int:
         write_report(
             args,
             render.nothing_judged(scope.nothing),
-            verdicts.nothing_judged(scope.nothing, str(target.results_dir), args.machine),
+            verdicts.nothing_judged(scope.nothing, str(target.results_dir), args.machine, scope.unchanged),
         )
     else:
         options = gate.GateOptions(
@@ -184,6 +184,7 @@ class Scope:
     compare: tuple[str, str] | None = None
     confirmed: bool = True
     nothing: str | None = None
+    unchanged: list[str] = dataclasses.field(default_factory=list)  # left out: the package their parent's
 
 
 def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
@@ -196,20 +197,22 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     """
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
-    commits = (
-        gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN).get("commits", [])
-        if last_run.is_file()
-        else []
+    record = (
+        gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN) if last_run.is_file() else {}
     )
+    commits, unchanged = record.get("commits", []), record.get("unchanged", [])
     newest = commits[-1] if commits else None
     if baseline is None:
         return Scope()
     if newest is None or newest == baseline:
-        return Scope(nothing=f"no commit after the baseline {baseline[:8]} was benchmarked tonight")
+        return Scope(
+            nothing=f"no commit after the baseline {baseline[:8]} was benchmarked tonight", unchanged=unchanged
+        )
     if not git.is_ancestor(repo, baseline, newest):
         return Scope(
+            unchanged=unchanged,
             nothing=f"tonight's newest commit {newest[:8]} does not descend from the baseline {baseline[:8]} "
-            "(a range of older commits): their steps are on the site, not compared"
+            "(a range of older commits): their steps are on the site, not compared",
         )
     return Scope(compare=(baseline, newest))
 
