@@ -467,3 +467,25 @@ def test_a_step_across_a_failed_commit_lies_at_the_first_commit_at_the_new_level
     [counted] = json.loads(verdict.read_text())["counted"]
     failed = git(tmp_path / "repo", "rev-parse", "v3")
     assert (counted["bad"], counted["unmeasured_between"]) == (git(tmp_path / "repo", "rev-parse", "v4"), [failed])
+
+
+def test_another_machines_steps_do_not_count(tmp_path):
+    """asv's regressions.json lists the steps of every machine the site holds: only the judged one's count."""
+    import shutil
+
+    cost = FLAT_COST[:4] + [[3000, 10400]] * 2
+    config = make_site(tmp_path, {COST: cost, COUNT: FLAT_COUNT})
+    path = tmp_path / "html" / "regressions.json"
+    data = json.loads(path.read_text())
+    elsewhere = []
+    for entry in data["regressions"]:
+        graph = entry[1].replace(f"machine-{MACHINE}", "machine-elsewhere")
+        assert graph != entry[1]
+        (tmp_path / "html" / graph).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / "html" / entry[1], tmp_path / "html" / graph)
+        elsewhere.append([entry[0], graph, {**entry[2], "machine": "elsewhere"}, *entry[3:]])
+    data["regressions"] += elsewhere
+    path.write_text(json.dumps(data))
+    result = gate(config)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert len(rows_of(result.stdout)) == 1, result.stdout

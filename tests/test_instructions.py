@@ -86,7 +86,8 @@ def test_an_instruction_rise_whose_time_is_decided_faster_never_counts(tmp_path,
     assert not verdict.regression
     ((rise, timed),) = verdict.overruled
     assert rise.benchmark == INSTRUCTIONS and rise.params == "'construct(default)'" and timed.faster
-    document = verdicts.data(verdict)
+    verdicts.write(tmp_path / "verdict.json", verdicts.data(verdict))
+    document = verdicts.read(tmp_path / "verdict.json")  # the whole judged shape, checked
     assert document["regression"] is False and document["overruled"][0]["time"]["high"] < 0
     assert "Instruction rises that do not count" in render.markdown(verdict)
 

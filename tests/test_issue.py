@@ -21,6 +21,7 @@ import pytest
 
 from benchtools import cli
 from benchtools.commands import nightly, regressions
+from benchtools.judging import verdicts
 from benchtools.publishing.github import StandIn
 from tests.asv_sites import COST, COUNT, MACHINE, TIMING, make_site
 from tests.helpers import SCRIPTS
@@ -133,7 +134,7 @@ def test_an_exact_regression_opens_the_issue_then_updates_it_in_place(gh, tmp_pa
     assert "https://github.com/owner/bench/actions/runs/7" in issues[0]["body"]
 
     unchanged = gh.run(night)
-    assert "already holds this report" in unchanged.stdout
+    assert "left alone" in unchanged.stdout
     assert not any(call["method"] == "PATCH" for call in gh.state()["calls"])
 
     worse = judged_night(
@@ -227,9 +228,10 @@ def test_a_regression_without_its_report_is_bad_input_and_a_gh_failure_is_report
         env=gh.env,
     )
     assert missing.returncode == 2 and "nope.json" in missing.stderr
+    report = night.report.read_text()
     night.report.unlink()
     assert gh.run(night).returncode == 2 and gh.state()["calls"] == []
-    night.report.write_text("# Benchmark regressions\n")
+    night.report.write_text(report)
     failing = gh.run(night, repo="other/repo")  # the stand-in answers only owner/bench
     assert failing.returncode == 3 and "GET /repos/other/repo/issues" in failing.stderr
     assert len(failing.stderr.strip().splitlines()) == 1 and TOKEN not in failing.stderr
@@ -295,3 +297,79 @@ def test_a_refused_write_or_an_unreachable_api_exits_3_in_one_line(gh, tmp_path,
     gh.api.stop()
     gone = gh.run(night, GITHUB_API_URL=url)
     assert gone.returncode == 3 and "cannot reach" in gone.stderr and len(gone.stderr.strip().splitlines()) == 1
+
+
+def judged_document(**changed) -> dict:
+    """A verdict document of the full judged shape (what the gate writes), with CHANGED keys replaced."""
+    row = {
+        "kind": "cost",
+        "benchmark": COST,
+        "params": "4",
+        "environment": "—",
+        "before": 100.0,
+        "after": 440.0,
+        "change": 3.4,
+        "threshold": 0.05,
+        "good": "a" * 40,
+        "bad": "b" * 40,
+        "single_commit": True,
+        "unit": "unit",
+        "latest": 440.0,
+        "unmeasured_between": [],
+        "diagnostics": [],
+        "cause": None,
+    }
+    document = {
+        "schema": 1,
+        "status": "judged",
+        "regression": True,
+        "summary": "1 regression(s) count",
+        "mode": "v0 → v1",
+        "confirmed": True,
+        "results": "results",
+        "machine": MACHINE,
+        "counted": [row],
+        "improvements": [],
+        "suspects": [],
+        "not_alerting": [],
+        "unjudged": [],
+        "unchanged_commits": [],
+        "failed_commits": [],
+        "explain_errors": [],
+    }
+    document.update(changed)
+    return document
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A quiet verdict that holds a counted row: regression and counted disagree.
+        json.dumps(judged_document(regression=False, summary="no regression counts")),
+        # The bare four keys: not what the gate writes.
+        '{"schema": 1, "status": "judged", "regression": false, "summary": "no regression counts"}',
+        json.dumps(judged_document(regression=False, counted=[])).replace('"counted": []', '"counted": NaN'),
+        # A byte-order mark: not what verdicts.write writes.
+        "\ufeff" + json.dumps(judged_document(regression=False, counted=[])),
+        json.dumps(judged_document(counted="1 regression")),
+        json.dumps(judged_document(counted=[{"benchmark": COST}])),
+        json.dumps({"schema": 1, "status": "failed", "regression": True, "summary": "x"}),
+    ],
+    ids=["quiet-with-counted", "bare", "nan", "bom", "counted-text", "counted-row-short", "failed-short"],
+)
+def test_a_verdict_not_of_the_whole_judged_shape_is_bad_input(gh, tmp_path, text):
+    night = Night(tmp_path, 0)
+    night.verdict.write_text(text)
+    night.report.write_text("# Benchmark regressions\n")
+    result = gh.run(night)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "verdict" in result.stderr and "Traceback" not in result.stderr
+    assert gh.state()["calls"] == []
+
+
+def test_the_full_judged_shape_is_read_whole(tmp_path):
+    path = tmp_path / "verdict.json"
+    verdicts.write(path, judged_document())
+    assert verdicts.read(path)["counted"][0]["benchmark"] == COST
+    verdicts.write(path, judged_document(regression=False, summary="no regression counts", counted=[]))
+    assert verdicts.read(path)["regression"] is False

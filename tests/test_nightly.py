@@ -394,7 +394,7 @@ def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchan
     judged = {"schema": 1, "status": "judged", "regression": False, "summary": "no regression counts"}
     monkeypatch.setattr(nightly.verdicts, "data", lambda verdict: judged)
     monkeypatch.setattr(nightly, "refresh_overhead_page", lambda target: None)
-    monkeypatch.setattr(nightly, "gate_scope", lambda output, baseline: (None, False))
+    monkeypatch.setattr(nightly, "gate_scope", lambda output, baseline, repo: nightly.Scope(confirmed=False))
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     if stored:
         target = bench.Target(bench.Options(repo=str(places.upstream), machine=MACHINE, output=places.output))
@@ -410,6 +410,23 @@ def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchan
     assert status == 0
     [options] = ran
     assert (options.range, options.include_unchanged) == (("NEW", False) if stored else (None, True))
+
+
+def publish_only(upstream, remote, output, *args):
+    """scripts/nightly --publish-only from REMOTE's results branch, as the publish job runs it."""
+    return script(
+        "nightly",
+        "--publish-only",
+        "--upstream",
+        upstream,
+        "--results-remote",
+        remote,
+        "--machine",
+        SITE_MACHINE,
+        "--output",
+        output,
+        *args,
+    )
 
 
 def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benchmark(tmp_path):
@@ -429,16 +446,9 @@ def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benc
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
     git(work, "push", "-q", remote, "results")
     report, site = tmp_path / "report.md", tmp_path / "site"
-    result = script(
-        "nightly",
-        "--publish-only",
-        "--upstream",
+    result = publish_only(
         upstream,
-        "--results-remote",
         remote,
-        "--machine",
-        SITE_MACHINE,
-        "--output",
         tmp_path / "out",
         "--report",
         report,
@@ -448,8 +458,9 @@ def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benc
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert " run " not in " ".join(line for line in result.stderr.splitlines() if line.startswith("$"))
     assert (site / "index.html").is_file()
+    # It benchmarked nothing, so it judges nothing: the step on the branch is the site's, not tonight's news.
     text = report.read_text()
-    assert text.startswith("# Benchmark regressions") and TIMING in text
+    assert text.startswith("# Benchmark regressions (nothing judged)") and "No regression counts." in text
 
 
 def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
@@ -467,13 +478,167 @@ def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
     (tmp_path / ".asv").mkdir()
     last_run = tmp_path / ".asv" / "last-run.json"
     last_run.write_text(json.dumps({"config": str(config), "commits": hashes[1:]}))
+    repo = tmp_path / "repo"
     # A baseline and new commits: the baseline against the newest, confirmed.
-    assert nightly.gate_scope(tmp_path, hashes[0]) == ((hashes[0], hashes[-1]), True)
+    assert nightly.gate_scope(tmp_path, hashes[0], repo) == nightly.Scope(compare=(hashes[0], hashes[-1]))
     # The first night: asv's step detection, confirmed.
-    assert nightly.gate_scope(tmp_path, None) == (None, True)
-    # Nothing new: step detection over what is stored, unconfirmed.
+    assert nightly.gate_scope(tmp_path, None, repo) == nightly.Scope()
+    # A dispatched range of older commits: never compared newest → older.
+    last_run.write_text(json.dumps({"config": str(config), "commits": hashes[:2]}))
+    older = nightly.gate_scope(tmp_path, hashes[-1], repo)
+    assert older.compare is None and "does not descend from the baseline" in older.nothing
+    # Nothing new: nothing judged (not asv's step detection over every stored result).
     last_run.write_text(json.dumps({"config": str(config), "commits": []}))
-    assert nightly.gate_scope(tmp_path, hashes[-1]) == (None, False)
+    assert "no commit after the baseline" in nightly.gate_scope(tmp_path, hashes[-1], repo).nothing
+
+
+def test_a_night_with_nothing_new_judges_nothing_although_the_branch_holds_steps(tmp_path, monkeypatch):
+    """The quiet day: the results hold a real step, and no new commit came; the verdict is quiet, saying why."""
+    from benchtools import cli
+    from benchtools.commands import nightly as nightly_command
+    from benchtools.judging import verdicts
+    from benchtools.running import bench, nightly
+
+    make_site(tmp_path, {PASSES: [[20.0], [20.0], [40.0]]})  # a step that asv's step detection reports
+    hashes = git(tmp_path / "repo", "log", "--reverse", "--format=%H").split()
+    (tmp_path / ".asv").mkdir(exist_ok=True)
+    monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(nightly, "is_results_checkout", lambda output: True)
+    monkeypatch.setattr(nightly, "newest_with_results", lambda results, machine: hashes[-1])
+    monkeypatch.setattr(nightly, "refresh_overhead_page", lambda target: None)
+    monkeypatch.setattr(bench, "bench", lambda options: 0)
+    monkeypatch.setattr(bench, "git_dir", lambda target: tmp_path / "repo")
+    record = {"config": "asv.conf.json", "commits": [], "unchanged": ["0c95418f" * 5]}
+    (tmp_path / ".asv" / "last-run.json").write_text(json.dumps(record))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    verdict, report = tmp_path / "verdict.json", tmp_path / "report.md"
+    status = cli.run(
+        nightly_command.main,
+        ["--upstream", str(tmp_path / "repo"), "--results-remote", str(tmp_path), "--output", str(tmp_path)]
+        + ["--report", str(report), "--verdict", str(verdict), "--machine", SITE_MACHINE],
+        "scripts/nightly",
+    )
+    assert status == 0
+    document = verdicts.read(verdict)
+    assert document["regression"] is False and document["mode"] == verdicts.NOTHING_JUDGED
+    assert "no commit after the baseline" in document["summary"] and "No regression counts." in report.read_text()
+    # A night whose commits all left the package unchanged names them still (the replay's "unchanged" column).
+    assert document["unchanged_commits"] == record["unchanged"]
 
 
 # The real confirm step, end to end: asv environments, real Equinox, fresh processes.
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_a_night_stopped_by_a_signal_leaves_a_failed_verdict(places, monkeypatch, how):
+    """GitHub's step timeout and a cancel send SIGINT then SIGTERM: the alert must still get a failed night."""
+    from benchtools import cli
+    from benchtools.commands import nightly as nightly_command
+    from benchtools.running import bench, nightly
+
+    def killed(options):
+        os.kill(os.getpid(), getattr(signal, how))
+        time.sleep(5)
+        return 0
+
+    monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(nightly, "is_results_checkout", lambda output: True)
+    monkeypatch.setattr(bench, "bench", killed)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    verdict = places.tmp / "verdict.json"
+    before = signal.getsignal(signal.SIGTERM)
+    status = cli.run(
+        nightly_command.main,
+        ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
+        + ["--report", str(places.tmp / "report.md"), "--verdict", str(verdict)],
+        "scripts/nightly",
+    )
+    assert status == 3 and signal.getsignal(signal.SIGTERM) == before
+    document = json.loads(verdict.read_text())
+    assert document["status"] == "failed" and document["stage"] == "scripts/bench" and how in document["message"]
+
+
+def test_publish_only_never_explains_so_runs_no_upstream_code(places, monkeypatch):
+    """The publish job's site goes to Pages: explaining a step would install and profile upstream commits there."""
+    from benchtools import cli
+    from benchtools.commands import nightly as nightly_command
+    from benchtools.judging import gate
+    from benchtools.running import nightly
+
+    asked = []
+
+    def judge(options, compare=None):
+        asked.append(options.explain)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(nightly, "publish_stored", lambda target: 0)
+    monkeypatch.setattr(nightly, "newest_with_results", lambda results, machine: None)
+    monkeypatch.setattr(gate, "judge", judge)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    cli.run(
+        nightly_command.main,
+        ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
+        + ["--report", str(places.tmp / "report.md"), "--publish-only"],
+        "scripts/nightly",
+    )
+    assert asked == [False]
+
+
+def test_the_publish_job_judges_the_runs_stored_commits_again_exact_metrics_only(tmp_path):
+    """--rejudge-run: the commits the run stored (its trailer on the branch) against the baseline before them."""
+    import shutil
+
+    from benchtools.judging import verdicts
+    from benchtools.running.bench import Target
+    from tests.asv_sites import COST, COUNT, TIMING
+
+    make_site(
+        tmp_path,
+        {
+            TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]],  # a timing step: never judged here
+            COST: [[100, 400]] * 3 + [[100, 440]],
+            COUNT: [[100, 400]] * 4,
+        },
+    )
+    upstream = (tmp_path / "repo").resolve()
+    hashes = git(upstream, "log", "--reverse", "--format=%H").split()
+    remote = bare(tmp_path / "results.git")
+    work = tmp_path / "branch"
+    folder = work / "results" / Target._repo_name(str(upstream))
+    shutil.copytree(tmp_path / "results", folder)
+    tonight = [p for p in (folder / SITE_MACHINE).glob(f"{hashes[-1][:8]}-*.json")]
+    moved = {p: p.read_bytes() for p in tonight}
+    for path in tonight:
+        path.unlink()
+    git(tmp_path, "init", "-q", "-b", "results", work)
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    git(work, "add", "-A")
+    git(work, *identity, "commit", "-qm", "earlier results")
+    for path, data in moved.items():
+        path.write_bytes(data)
+    git(work, "add", "-A")
+    git(work, *identity, "commit", "-qm", "Add 1 result file(s)\n\nRun: 77")
+    git(work, "push", "-q", remote, "results")
+
+    def rejudge(run_id, name):
+        verdict = tmp_path / f"{name}.json"
+        result = publish_only(
+            upstream,
+            remote,
+            tmp_path / name,
+            "--rejudge-run",
+            run_id,
+            "--report",
+            tmp_path / f"{name}.md",
+            "--verdict",
+            verdict,
+        )
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+        return verdicts.read(verdict)
+
+    judged = rejudge("77", "night")
+    assert judged["mode"] == f"{hashes[-2]} → {hashes[-1]}" and not judged["confirmed"]
+    assert [(c["kind"], c["benchmark"]) for c in judged["counted"]] == [("cost", COST)]
+    other = rejudge("78", "other-night")
+    assert other["mode"] == verdicts.NOTHING_JUDGED and "run 78 stored no results" in other["summary"]

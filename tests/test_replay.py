@@ -181,6 +181,10 @@ def test_the_issue_action_is_read_from_the_requests_the_alert_made():
     assert replay_record.issue_action([get, {"method": "POST", "path": "/repos/o/r/issues"}], state, ran) == "opened #1"
     patch = {"method": "PATCH", "path": "/repos/o/r/issues/1"}
     assert replay_record.issue_action([get, patch], state, ran) == "updated #1"
+    reopen = dict(patch, body={"body": "b", "state": "open"})
+    assert replay_record.issue_action([get, reopen], state, ran) == "reopened #1"
+    comment = {"method": "POST", "path": "/repos/o/r/issues/1/comments"}
+    assert replay_record.issue_action([get, comment], state, ran) == "commented on #1"
     assert replay_record.issue_action([get], state, ran) == "kept #1"
     assert replay_record.issue_action([get], {"issues": [dict(issue, state="closed")]}, ran) == "kept (closed #1)"
     assert replay_record.issue_action([], state, replay_record.JobRun("skipped")) == "alert skipped"
@@ -321,20 +325,45 @@ def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
 CHEAP = "bench_counts.PythonCost"
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
-def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
+NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
+
+
+def bundle_clone(tmp_path: Path) -> Path:
+    """A bare clone of the upstream bundle (main and its tags)."""
     upstream = tmp_path / "equinox.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
-    page = tmp_path / "replay.md"
+    return upstream
+
+
+def real_replay(revisions: str, upstream: Path, output: Path, *args) -> tuple[subprocess.CompletedProcess, dict]:
+    """scripts/replay of REVISIONS of UPSTREAM into OUTPUT, the cheap exact benchmark in the primary environment."""
     result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), "v0.13.7..v0.13.8", "--upstream", str(upstream)]
-        + ["--output", str(tmp_path / "out"), "--per-night", "2", "--limit", "2", "--bench", CHEAP]
-        + ["--jax", "0.4.33", "--docs", str(page), "--table", "test"],
+        [sys.executable, str(SCRIPTS / "replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
+        + ["--bench", CHEAP, "--jax", "0.4.33", *map(str, args)],
         capture_output=True,
         text=True,
     )
-    record = json.loads((tmp_path / "out" / "replay.json").read_text())
+    return result, json.loads((output / "replay.json").read_text())
+
+
+@pytest.mark.slow
+@NEEDS_BUNDLE
+def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
+    upstream = bundle_clone(tmp_path)
+    page = tmp_path / "replay.md"
+    result, record = real_replay(
+        "v0.13.7..v0.13.8",
+        upstream,
+        tmp_path / "out",
+        "--per-night",
+        2,
+        "--limit",
+        2,
+        "--docs",
+        page,
+        "--table",
+        "test",
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert record["jobs"] == [job.name for job in workflow.read_workflow(NIGHTLY).jobs]
     base, first = record["nights"]
@@ -349,6 +378,11 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
     assert tags  # the bundle has its tags
     for night in record["nights"]:
         assert night["verdict"]["status"] == "judged", night
+        # The publish job judged the exact metrics again, where no upstream code ran, and found what run found.
+        assert night["exact_verdict"]["status"] == "judged", night
+        assert [c["benchmark"] for c in night["exact_verdict"]["counted"]] == [
+            c["benchmark"] for c in night["verdict"]["counted"]
+        ]
         assert {name: job["result"] for name, job in night["jobs"].items()} == dict.fromkeys(record["jobs"], "success")
         assert night["issue"] in ("none", "alert skipped") or night["issue"].startswith(("opened", "kept"))
     opened = sum(night["issue"].startswith("opened") for night in record["nights"])
@@ -358,3 +392,56 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
     # What store pushed is on the replay's results remote.
     remote = tmp_path / "out" / "github" / replay.REPOSITORY
     assert first["tip"][:8] in git(Path(f"{remote}.git"), "ls-tree", "-r", "--name-only", "results")
+
+
+def test_every_day_is_a_night_days_without_a_commit_included():
+    commits = [commit("a", "2026-04-09T10:00:00+00:00"), commit("b", "2026-04-09T12:00:00+00:00")]
+    commits.append(commit("c", "2026-04-12T01:00:00+00:00"))
+    days = nights.split_days(commits)
+    assert [(day, [c.hash for c in listed]) for day, listed in days] == [
+        ("2026-04-09", ["a", "b"]),
+        ("2026-04-10", []),
+        ("2026-04-11", []),
+        ("2026-04-12", ["c"]),
+    ]
+
+
+def test_a_seasons_events_act_on_the_stand_in_and_its_goals_are_read_from_the_record(tmp_path):
+    from benchtools.errors import BadInput
+    from benchtools.publishing import github, issue
+    from benchtools.running import season
+
+    bad = tmp_path / "events.json"
+    bad.write_text('{"2026-04-10": ["close", "dance"]}')
+    with pytest.raises(BadInput, match="'dance' is no event"):
+        season.read_events(bad)
+    failure = {"schema": 1, "status": "failed", "regression": False, "summary": "x", "stage": "s", "exit": 3}
+    body = issue.issue_body({**failure, "message": "m"}, "No report")
+    with github.StandIn(repos=["o/r"]) as api:
+        state = api.state()
+        state["issues"] = [
+            {"number": 1, "title": "t", "body": body, "labels": ["benchmark-regression"], "state": "open"}
+            | {"updated_at": "1", "comments": []}
+        ]
+        api.save(state)
+        assert season.apply(api, ["502", "maintainer-issue", "clear", "reopen"]) == [
+            "502",
+            "maintainer-issue",
+            "clear",
+            "reopen: nothing to act on",
+        ]
+        after = api.state()
+        assert after["failures"] == [[502, "Bad Gateway"]] and after["issues"][0]["body"] is None
+        assert after["issues"][1]["user"] == season.MAINTAINER
+        snap = season.snapshot(after)
+    ran = {"result": "success"}
+    quiet = {"status": "judged", "counted": []}
+    night = {"night": "n", "issue": "opened #1", "verdict": quiet, "jobs": {"run": ran, "alert": ran}}
+    overwritten = [dict(i, body="mine") if i["user"] == season.MAINTAINER else i for i in snap]
+    record = {"nights": [dict(night, issues_after=snap), dict(night, issue="updated #1", issues_after=snap)]}
+    record["nights"].append(dict(night, issue="none", issues_after=overwritten))
+    assert season.problems(record) == [
+        "night n: opened an issue that names no change",
+        "night n: edited #1 without a change in its report",
+        "night n: the maintainer's issue #2 was overwritten",
+    ]

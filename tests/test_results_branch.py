@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from benchtools.asvtools import environments
+from benchtools.project import UPSTREAM_CONFIG
 from tests.helpers import SCRIPTS, command, git
 
 
@@ -50,6 +53,9 @@ def branch_files(remote: Path, branch="results") -> dict[str, bytes]:
     }
 
 
+# An environment of the suite's asv configuration, so that push-results' check against its matrix passes.
+MATRIX = environments.stored_matrix([UPSTREAM_CONFIG])
+ENV = next(iter(MATRIX))
 # A benchmark of this suite without params, so that push-results' check against the suite passes.
 STORED_BENCHMARK = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
 
@@ -63,13 +69,14 @@ def stored(relative: str, tag=1) -> dict:
         return {"machine": path.parent.name, "cpu": str(tag), "version": 1}
     hash8, env = path.stem.split("-", 1)
     value = tag if isinstance(tag, (int, float)) else len(str(tag))
+    python, requirements = MATRIX.get(env, ("3.11", {}))
     return {
         "commit_hash": hash8 * 5,
         "env_name": env,
         "date": 1767225600000,
-        "params": {"machine": path.parent.name, "python": "3.11", "tag": str(tag)},
-        "python": "3.11",
-        "requirements": {},
+        "params": {"machine": path.parent.name, "python": python, **requirements, "cpu": str(tag)},
+        "python": python,
+        "requirements": requirements,
         "env_vars": {},
         "result_columns": ["result", "params", "version"],
         "results": {STORED_BENCHMARK: [[value], [], "1"]},
@@ -130,21 +137,21 @@ def test_shard_refuses_bad_input(args, content, message, tmp_path):
 
 # scripts/merge-results
 
-RESULT = "upstream/m/aaaaaaaa-env.json"
+RESULT = f"upstream/m/aaaaaaaa-{ENV}.json"
 
 
 def test_merge_copies_what_dest_lacks_and_never_overwrites(tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
     put(src, RESULT, 1)
-    put(src, "upstream/m/bbbbbbbb-env.json", 2)
-    put(src, "upstream/m/cccccccc-env.json", "new")
-    put(dest, "upstream/m/bbbbbbbb-env.json", 2)
-    put(dest, "upstream/m/cccccccc-env.json", "old")
+    put(src, f"upstream/m/bbbbbbbb-{ENV}.json", 2)
+    put(src, f"upstream/m/cccccccc-{ENV}.json", "new")
+    put(dest, f"upstream/m/bbbbbbbb-{ENV}.json", 2)
+    put(dest, f"upstream/m/cccccccc-{ENV}.json", "old")
     result = command("merge-results", src, dest)
     assert result.returncode == 1, result.stderr
-    assert "cccccccc-env.json" in result.stderr and "conflict" in result.stderr
+    assert f"cccccccc-{ENV}.json" in result.stderr and "conflict" in result.stderr
     assert read(dest / RESULT) == stored(RESULT, 1)
-    assert read(dest / "upstream/m/cccccccc-env.json") == stored("upstream/m/cccccccc-env.json", "old")
+    assert read(dest / f"upstream/m/cccccccc-{ENV}.json") == stored(f"upstream/m/cccccccc-{ENV}.json", "old")
     assert "1 copied, 1 identical, 1 conflict" in result.stdout
     assert not [p for p in dest.rglob("*") if p.name.startswith(".")], "temporary files left behind"
 
@@ -154,12 +161,12 @@ def test_merge_copies_what_dest_lacks_and_never_overwrites(tmp_path):
 
 def test_merge_skips_hidden_files(tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
-    write(src / "upstream/m/.bbbbbbbb-env.json.x.tmp", "{}")
-    put(src, "upstream/m/cccccccc-env.json", 3)
+    write(src / f"upstream/m/.bbbbbbbb-{ENV}.json.x.tmp", "{}")
+    put(src, f"upstream/m/cccccccc-{ENV}.json", 3)
     result = command("merge-results", src, dest)
     assert result.returncode == 0, result.stderr
     assert tree(dest) == {
-        "upstream/m/cccccccc-env.json": json.dumps(stored("upstream/m/cccccccc-env.json", 3)).encode()
+        f"upstream/m/cccccccc-{ENV}.json": json.dumps(stored(f"upstream/m/cccccccc-{ENV}.json", 3)).encode()
     }
 
 
@@ -181,12 +188,12 @@ INVALID = {
 @pytest.mark.parametrize("case", sorted(INVALID))
 def test_one_invalid_file_stops_the_whole_merge_and_writes_nothing(case, tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
-    put(src, "upstream/m/11111111-env.json", 1)  # sorted before the bad file
+    put(src, f"upstream/m/11111111-{ENV}.json", 1)  # sorted before the bad file
     put(src, "upstream/m/machine.json")
     content, message = INVALID[case]
     bad = write(src / RESULT, content(stored(RESULT)) if callable(content) else content)
-    put(src, "upstream/m/ffffffff-env.json", 2)  # sorted after it
-    put(dest, "upstream/m/00000000-env.json", 0)
+    put(src, f"upstream/m/ffffffff-{ENV}.json", 2)  # sorted after it
+    put(dest, f"upstream/m/00000000-{ENV}.json", 0)
     before = tree(dest)
     result = command("merge-results", src, dest)
     assert result.returncode == 2, result.stdout + result.stderr
@@ -200,10 +207,10 @@ def test_one_invalid_file_stops_the_whole_merge_and_writes_nothing(case, tmp_pat
     [
         "upstream/m/notes.txt",
         "upstream/m/aaaaaaaa.json",
-        "upstream/m/AAAAAAAA-env.json",
-        "x/y/m/aaaaaaaa-env.json",
-        "upstream/m/aaaaaaaa-env.json/inner.json",
-        "upstream/-m/aaaaaaaa-env.json",
+        f"upstream/m/AAAAAAAA-{ENV}.json",
+        f"x/y/m/aaaaaaaa-{ENV}.json",
+        f"upstream/m/aaaaaaaa-{ENV}.json/inner.json",
+        f"upstream/-m/aaaaaaaa-{ENV}.json",
         "evil.json",
     ],
 )
@@ -323,26 +330,26 @@ def test_push_creates_the_branch_then_only_adds(remote, tmp_path):
     assert nothing.returncode == 0 and "Nothing new" in nothing.stdout
     assert git(remote, "rev-parse", "results") == tip
 
-    second = results_folder(tmp_path / "second", {RESULT: "other", "upstream/m/bbbbbbbb-env.json": 2})
+    second = results_folder(tmp_path / "second", {RESULT: "other", f"upstream/m/bbbbbbbb-{ENV}.json": 2})
     conflicted = script("push-results", "--results-remote", remote, second)
     assert conflicted.returncode == 1
     assert "conflict" in conflicted.stderr
     files = branch_files(remote)
     assert json.loads(files[f"results/{RESULT}"]) == stored(RESULT, 1)
-    assert json.loads(files["results/upstream/m/bbbbbbbb-env.json"]) == stored("upstream/m/bbbbbbbb-env.json", 2)
+    assert json.loads(files[f"results/upstream/m/bbbbbbbb-{ENV}.json"]) == stored(f"upstream/m/bbbbbbbb-{ENV}.json", 2)
     assert git(remote, "rev-list", "--first-parent", "results").split()[1] == tip  # a new commit on top
     assert "Add 1 result file(s)" in git(remote, "log", "-1", "--format=%s", "results")
 
 
 def test_push_retries_when_another_run_pushed_meanwhile(remote, tmp_path):
-    ours = results_folder(tmp_path / "ours", {"upstream/m/aaaaaaaa-env.json": 1})
-    theirs = results_folder(tmp_path / "theirs", {"upstream/m/bbbbbbbb-env.json": 2})
+    ours = results_folder(tmp_path / "ours", {f"upstream/m/aaaaaaaa-{ENV}.json": 1})
+    theirs = results_folder(tmp_path / "theirs", {f"upstream/m/bbbbbbbb-{ENV}.json": 2})
     assert (
         script(
             "push-results",
             "--results-remote",
             remote,
-            results_folder(tmp_path / "base", {"upstream/m/00000000-env.json": 0}),
+            results_folder(tmp_path / "base", {f"upstream/m/00000000-{ENV}.json": 0}),
         ).returncode
         == 0
     )
@@ -363,16 +370,16 @@ exec {subprocess.run(["which", "git"], capture_output=True, text=True).stdout.st
     assert pushed.returncode == 0, pushed.stderr
     assert "push attempt 1/30 refused" in pushed.stderr
     assert set(branch_files(remote)) == {
-        f"results/upstream/m/{c}-env.json" for c in ("00000000", "aaaaaaaa", "bbbbbbbb")
+        f"results/upstream/m/{c}-{ENV}.json" for c in ("00000000", "aaaaaaaa", "bbbbbbbb")
     } | {"results/upstream/benchmarks.json"}
     assert git(remote, "rev-list", "--count", "results") == "3"
 
 
 def test_a_push_killed_at_any_moment_loses_nothing_already_pushed(remote, tmp_path):
-    base = results_folder(tmp_path / "base", {f"upstream/m/{i:08x}-env.json": i for i in range(20)})
+    base = results_folder(tmp_path / "base", {f"upstream/m/{i:08x}-{ENV}.json": i for i in range(20)})
     assert script("push-results", "--results-remote", remote, base).returncode == 0
     pushed = branch_files(remote)
-    big = results_folder(tmp_path / "big", {f"upstream/m/{i:08x}-env.json": i for i in range(20, 400)})
+    big = results_folder(tmp_path / "big", {f"upstream/m/{i:08x}-{ENV}.json": i for i in range(20, 400)})
     for delay in (0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 1.0):
         process = subprocess.Popen(
             [sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote), str(big)],
@@ -461,7 +468,7 @@ def test_commits_refuses_bad_input(tagged_repo, args, message):
 
 
 def test_push_of_an_invalid_file_pushes_nothing(remote, tmp_path):
-    folder = results_folder(tmp_path / "r", {"upstream/m/00000000-env.json": 0})
+    folder = results_folder(tmp_path / "r", {f"upstream/m/00000000-{ENV}.json": 0})
     write(folder / RESULT, "{}")
     result = script("push-results", "--results-remote", remote, folder)
     assert result.returncode == 2 and RESULT.split("/")[-1] in result.stderr, result.stderr
@@ -477,14 +484,14 @@ def test_a_push_that_keeps_being_refused_exits_3(remote, tmp_path):
 
 
 def test_the_results_branch_is_matched_exactly(remote, tmp_path):
-    old = results_folder(tmp_path / "old", {"upstream/m/00000000-env.json": 0})
+    old = results_folder(tmp_path / "old", {f"upstream/m/00000000-{ENV}.json": 0})
     assert script("push-results", "--results-remote", remote, "--results-branch", "old/results", old).returncode == 0
     new = results_folder(tmp_path / "new", {RESULT: 1})
     pushed = script("push-results", "--results-remote", remote, new)
     assert pushed.returncode == 0, pushed.stderr
     assert set(branch_files(remote)) == {f"results/{RESULT}", "results/upstream/benchmarks.json"}
     assert set(branch_files(remote, "old/results")) == {
-        "results/upstream/m/00000000-env.json",
+        f"results/upstream/m/00000000-{ENV}.json",
         "results/upstream/benchmarks.json",
     }
 
@@ -516,7 +523,7 @@ def link(at: Path, target: Path) -> None:
 
 
 def submodule(work: Path) -> None:
-    put(work / "results", "upstream/m/00000000-env.json", 0)
+    put(work / "results", f"upstream/m/00000000-{ENV}.json", 0)
     git(work, "add", "--all")
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
     head = git(work, "rev-parse", "HEAD")
@@ -529,7 +536,7 @@ PLANTED = {
     "a linked folder": (
         lambda work, outside: link(work / "results/upstream/evil", outside),
         "results/upstream/evil",
-        "upstream/evil/aaaaaaaa-env.json",
+        f"upstream/evil/aaaaaaaa-{ENV}.json",
     ),
     "results itself linked": (
         lambda work, outside: link(work / "results", outside),
@@ -557,7 +564,7 @@ def test_a_link_on_the_results_branch_is_refused_and_nothing_is_written_outside(
     outside.mkdir()
     tip = commit_branch(remote, tmp_path / "work", lambda work: plant(work, outside))
     before = tree(outside)
-    src = results_folder(tmp_path / "src", {incoming: 1, "releases/m/bbbbbbbb-env.json": 2})
+    src = results_folder(tmp_path / "src", {incoming: 1, f"releases/m/bbbbbbbb-{ENV}.json": 2})
     pushed = script("push-results", "--results-remote", remote, src)
     assert pushed.returncode == 2, pushed.stdout + pushed.stderr
     assert named in pushed.stderr and "Traceback" not in pushed.stderr, pushed.stderr
@@ -592,7 +599,7 @@ def test_a_linked_folder_in_a_source_is_refused_as_a_link(at, tmp_path):
     src, dest, elsewhere = tmp_path / "src", tmp_path / "dest", tmp_path / "elsewhere"
     put(elsewhere, RESULT, 1)
     link(src / at, elsewhere / at)
-    put(src, "releases/m/bbbbbbbb-env.json", 2)
+    put(src, f"releases/m/bbbbbbbb-{ENV}.json", 2)
     result = command("merge-results", src, dest)
     assert result.returncode == 2, result.stdout + result.stderr
     assert str(src / at) in result.stderr and "link" in result.stderr, result.stderr
@@ -642,10 +649,10 @@ def failing(monkeypatch, name: str, number: int, code: int) -> None:
 @pytest.mark.parametrize("call, number", [("fsync", 1), ("fsync", 3), ("link", 1), ("link", 3), ("mkdir", 2)])
 def test_an_io_error_while_merging_exits_3_and_leaves_dest_as_it_was(call, number, code, monkeypatch, tmp_path):
     src, dest = tmp_path / "src", tmp_path / "dest"
-    put(dest, "upstream/m/00000000-env.json", 0)
+    put(dest, f"upstream/m/00000000-{ENV}.json", 0)
     for i in range(1, 6):
-        put(src, f"upstream/m/{i:08x}-env.json", i)
-        put(src, f"releases/m{i}/{i:08x}-env.json", i)  # folders this merge must create
+        put(src, f"upstream/m/{i:08x}-{ENV}.json", i)
+        put(src, f"releases/m{i}/{i:08x}-{ENV}.json", i)  # folders this merge must create
     before = everything(dest)
     failing(monkeypatch, call, number, code)
     result = command("merge-results", src, dest)
@@ -678,9 +685,9 @@ def test_a_merge_onto_a_full_disk_exits_3_and_leaves_dest_as_it_was(tmp_path):
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
     try:
         dest = disk / "dest"
-        put(dest, "upstream/m/00000000-env.json", 0)
+        put(dest, f"upstream/m/00000000-{ENV}.json", 0)
         before = everything(dest)
-        src = results_folder(tmp_path / "src", {f"upstream/m/{i:08x}-env.json": "x" * 500 for i in range(1, 200)})
+        src = results_folder(tmp_path / "src", {f"upstream/m/{i:08x}-{ENV}.json": "x" * 500 for i in range(1, 200)})
         result = command("merge-results", src, dest)
         assert result.returncode == 3, result.stdout + result.stderr
         assert "No space left on device" in result.stderr and "Traceback" not in result.stderr, result.stderr
@@ -695,9 +702,9 @@ def test_a_merge_onto_a_full_disk_exits_3_and_leaves_dest_as_it_was(tmp_path):
 
 
 def test_six_concurrent_pushes_all_land(remote, tmp_path):
-    base = results_folder(tmp_path / "base", {"upstream/m/00000000-env.json": 0})
+    base = results_folder(tmp_path / "base", {f"upstream/m/00000000-{ENV}.json": 0})
     assert script("push-results", "--results-remote", remote, base).returncode == 0
-    sources = [results_folder(tmp_path / f"src{i}", {f"upstream/m/{i:08x}-env.json": i}) for i in range(1, 7)]
+    sources = [results_folder(tmp_path / f"src{i}", {f"upstream/m/{i:08x}-{ENV}.json": i}) for i in range(1, 7)]
     started = time.monotonic()
     processes = [
         subprocess.Popen(
@@ -714,7 +721,7 @@ def test_six_concurrent_pushes_all_land(remote, tmp_path):
     print(f"6 pushers: {took:.1f} s, refusals per pusher {refused}")
     for code, out, err in done:
         assert code == 0, out + err
-    assert set(branch_files(remote)) == {f"results/upstream/m/{i:08x}-env.json" for i in range(7)} | {
+    assert set(branch_files(remote)) == {f"results/upstream/m/{i:08x}-{ENV}.json" for i in range(7)} | {
         "results/upstream/benchmarks.json"
     }
     assert git(remote, "rev-list", "--count", "results") == "7"
@@ -729,3 +736,61 @@ def test_an_unreachable_remote_is_named_in_one_short_line(tmp_path):
         f"scripts/push-results: cannot reach the results remote {missing}: "
         f"'{missing}' does not appear to be a git repository"
     )
+
+
+def test_a_remote_that_cannot_be_reached_this_time_exits_3_not_2(tmp_path):
+    """A network drop is an operation that failed (3); only a remote that is not there at all is bad input (2)."""
+    folder = results_folder(tmp_path / "r", {RESULT: 1})
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    result = command("push-results", "--results-remote", f"http://127.0.0.1:{port}/results.git", folder)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "cannot reach the results remote" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_with_machine_another_machines_results_are_not_pushed(remote, tmp_path):
+    """The run job could write upstream/<any machine>/: the store job takes its own machine's folder alone."""
+    folder = results_folder(tmp_path / "r", {RESULT: 1, f"upstream/other/aaaaaaaa-{ENV}.json": 1})
+    refused = command("push-results", "--machine", "m", "--results-remote", remote, folder)
+    assert refused.returncode == 2 and "machine 'other', not 'm'" in refused.stderr, refused.stderr
+    assert git(remote, "branch", "--list", "results") == ""
+
+
+@pytest.mark.parametrize(
+    "field, key, value",
+    [
+        ("requirements", "jax", "0.4.33 [x](https://evil) @someone"),
+        ("params", "jax", "0.4.33 [x](https://evil) @someone"),
+        ("python", None, "3.11 @someone"),
+    ],
+)
+def test_markdown_in_a_stored_environment_value_is_refused(tmp_path, field, key, value):
+    """An environment's values are named in the issue and the report: a link or a mention must not form there."""
+    src = results_folder(tmp_path / "src", {RESULT: 1})
+    data = read(src / RESULT)
+    if key is None:
+        data[field] = value
+    else:
+        data[field][key] = value
+    write(src / RESULT, data)
+    result = command("merge-results", src, tmp_path / "dest")
+    assert result.returncode == 2 and "a version" in result.stderr, result.stderr
+    assert not (tmp_path / "dest").exists()
+
+
+@pytest.mark.parametrize("change", ["env_name", "requirements"])
+def test_an_environment_the_asv_matrix_lacks_is_not_pushed(remote, tmp_path, change):
+    src = results_folder(tmp_path / "src", {RESULT: 1})
+    data = read(src / RESULT)
+    if change == "env_name":
+        (src / RESULT).unlink()
+        name = "upstream/m/aaaaaaaa-virtualenv-py3.11-jax0.4.34.json"
+        data["env_name"] = Path(name).stem.split("-", 1)[1]
+        write(src / name, data)
+    else:
+        data["requirements"]["jax"] = data["params"]["jax"] = "0.4.34"
+        write(src / RESULT, data)
+    result = command("push-results", "--results-remote", remote, src)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "configuration" in result.stderr and git(remote, "branch", "--list", "results") == ""

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from benchtools.judging import pr_render
+from benchtools.running import replay
 from tests.helpers import ROOT
 from tests.test_setup import PY313_VERSION
 
@@ -322,3 +323,28 @@ def test_every_script_a_workflow_runs_accepts_the_options_it_is_given(path, tmp_
                 pytest.fail(f"{path.name} {job}: scripts/{name} {' '.join(args)}: exits {error.code}")
             found += 1
     assert found or path.name == "ci.yml"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_an_artifact_a_writing_job_downloads_lands_outside_its_checkout(path):
+    """An artifact a job that ran upstream code uploaded must not land over the scripts a job with a write
+    token runs: download-artifact without a path unpacks it into the checkout."""
+    for name, job in load(path)["jobs"].items():
+        permissions = job.get("permissions") or {}
+        writes = any(value == "write" for value in permissions.values()) if isinstance(permissions, dict) else True
+        for step in job.get("steps", []):
+            if writes and step.get("uses", "").startswith("actions/download-artifact@"):
+                where = (step.get("with") or {}).get("path", "")
+                assert where.startswith("${{ runner.temp }}/"), f"{path.name} {name}: downloads into {where!r}"
+
+
+def test_the_alert_reads_a_missing_verdict_as_a_failed_night():
+    alert = load(ROOT / ".github" / "workflows" / "nightly.yml")["jobs"]["alert"]
+    downloads = [s for s in alert["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    # The names scripts/replay reads the two verdicts by.
+    assert [d["with"]["name"] for d in downloads] == [replay.RUN_VERDICT, replay.EXACT_VERDICT]
+    assert all(d.get("continue-on-error") is True for d in downloads)
+    script = " ".join(s.get("run", "") for s in alert["steps"])
+    assert "--missing-verdict-fails" in script and "$RUNNER_TEMP/regression-report/verdict.json" in script
+    # The run job's verdict is checked against the publish job's re-judgement, made where no upstream code runs.
+    assert "--exact-verdict" in script and set(alert["needs"]) == {"run", "publish"}

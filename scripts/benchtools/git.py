@@ -91,3 +91,11 @@ def topological_order(repo: Path) -> dict[str, int]:
     """
     listing = out("rev-list", "--topo-order", "--reverse", "--all", repo=repo, check=False)
     return {commit: position for position, commit in enumerate(listing.split())}
+
+
+def is_ancestor(repo: Path, ancestor: str, commit: str) -> bool:
+    """Whether ANCESTOR is COMMIT or one of its ancestors in REPO (git merge-base --is-ancestor)."""
+    done = run("merge-base", "--is-ancestor", END, ancestor, commit, repo=repo, check=False)
+    if done.returncode not in (0, 1):
+        raise Failed(f"git merge-base --is-ancestor {ancestor[:8]} {commit[:8]} in {repo}: {done.stderr.strip()}")
+    return done.returncode == 0

@@ -84,7 +84,8 @@ def upstream_url() -> str:
     return util.load_json(str(UPSTREAM_CONFIG), js_comments=True)["repo"]
 
 
-MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu")
+MACHINE_FIELDS = ("machine", "arch", "cpu", "os", "ram", "num_cpu")  # asv's Machine.fields
+MACHINE_PARAMS = (*MACHINE_FIELDS[:1], "python", *MACHINE_FIELDS[1:])
 
 
 def env_label(params: dict) -> str:

@@ -78,3 +78,15 @@ def restrict(config: dict, entry: dict) -> dict:
     config["pythons"] = [python_of(entry)]
     config.pop("exclude", None)
     return config
+
+
+def stored_matrix(configs) -> dict[str, tuple[str, dict[str, str]]]:
+    """{asv's environment name: (its Python, its requirements)} of every environment of these configurations:
+    the only environments whose results the results branch takes."""
+    from .. import util
+
+    matrix = {}
+    for path in configs:
+        for name, entry in named_entries(util.asv_config(path)):
+            matrix[name] = (python_of(entry), requirements_of(entry))
+    return matrix

@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path, PurePath
 
 from ..errors import BadInput
+from ..project import MACHINE_FIELDS
 
 # Option values
 
@@ -56,14 +57,23 @@ def threshold(text: str) -> float:
 # JSON files and shapes
 
 
-def read_json(path: Path, what: str):
-    """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
+def read_bytes(path: Path, what: str) -> bytes:
+    """PATH's bytes; BadInput naming WHAT and PATH when it is missing or not a file."""
     try:
-        return json.loads(Path(path).read_bytes())
+        return Path(path).read_bytes()
     except FileNotFoundError:
         raise BadInput(f"{what} not found: {path}") from None
     except IsADirectoryError:
         raise BadInput(f"{what} is a folder, not a file: {path}") from None
+    except OSError as error:
+        raise BadInput(f"{what} cannot be read: {path} ({error.strerror or error})") from None
+
+
+def read_json(path: Path, what: str):
+    """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
+    raw = read_bytes(path, what)
+    try:
+        return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         raise BadInput(f"{what} is corrupt: {path} ({error})") from None
     except RecursionError:
@@ -220,6 +230,10 @@ LARGEST = 1e100
 # quotes, and puts single quotes around string param values ('jit').
 SAFE_TEXT = re.compile(r"[A-Za-z0-9 ._+:/,()'\[\]=@~-]{0,500}")
 SAFE_TEXT_DOC = "letters, digits, spaces and ._+:/,()'[]=@~- (at most 500)"
+# An environment's value (a pinned version, the Python): what a version is made of, so that no Markdown link,
+# mention or emphasis (``[x](https://…)``, ``@someone``) can form in the issue or the report that name it.
+ENV_VALUE = re.compile(r"[A-Za-z0-9._+!-]{0,100}")
+ENV_VALUE_DOC = "letters, digits and ._+!- (a version; at most 100)"
 BENCHMARK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,299}")
 MACHINE_KEY = re.compile(r"[A-Za-z0-9_]{1,100}")
 DURATION_KEY = re.compile(r"<build>|<setup_cache [A-Za-z0-9 ._+:/,()'\[\]=@~-]{1,300}>")
@@ -385,15 +399,20 @@ def _result_fields(value: dict) -> None:
                 f"unexpected key {key[:60]!r} (asv writes only {', '.join(sorted(asv_layout()['keys']))})"
             )
     _text(value["env_name"], "env_name")
-    _text(value["python"], "python")
     _number(value["date"], "date", none=False)
     for field in ("params", "requirements", "env_vars"):
         for key, item in value.get(field, {}).items():
             _text(key, f"{field} key")
-            if field == "env_vars" or isinstance(item, str):
+            # The machine's own fields keep their text (a cpu is "Intel(R) Xeon(R) CPU @ 2.20GHz"); an
+            # environment's values are versions, which the issue and the report name.
+            environment = field == "requirements" or (field == "params" and key not in MACHINE_FIELDS)
+            if environment and isinstance(item, str):
+                _text(item, f"{field}[{key!r}]", ENV_VALUE, ENV_VALUE_DOC)
+            elif field == "env_vars" or isinstance(item, str):
                 _text(item, f"{field}[{key!r}]")
             else:
                 _number(item, f"{field}[{key!r}]")
+    _text(value["python"], "python", ENV_VALUE, ENV_VALUE_DOC)
     for key, item in value.get("durations", {}).items():
         _text(key, "durations key", DURATION_KEY, "<build> or <setup_cache KEY>")
         _number(item, f"durations[{key!r}]", none=False)
@@ -486,11 +505,29 @@ def _read_capped(path: Path, what: str) -> bytes:
     )
 
 
-def stored_file(path: Path, relative: PurePath, *, suite=None, commit: str | None = None) -> bytes:
+def _in_matrix(value: dict, matrix: dict, path: Path, what: str) -> None:
+    """The results file VALUE is of an environment of MATRIX ({env_name: (python, requirements)}), as asv names it."""
+    expected = matrix.get(value["env_name"])
+    if expected is None:
+        raise BadInput(
+            f"{what} {path}: environment {value['env_name'][:80]!r}, which no asv configuration of this suite has"
+        )
+    python, requirements = expected
+    pinned = {key: value["params"].get(key) for key in requirements}
+    if value["python"] != python or value["requirements"] != requirements or pinned != requirements:
+        raise BadInput(
+            f"{what} {path}: environment {value['env_name'][:80]!r} with Python {value['python'][:20]!r} and "
+            f"requirements {json.dumps(value['requirements'])[:120]}, not the configuration's {python} and "
+            f"{json.dumps(requirements)[:120]}"
+        )
+
+
+def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, commit: str | None = None) -> bytes:
     """PATH's bytes, once it is shown to be the asv file its place RELATIVE says; else BadInput naming it.
 
     With SUITE (benchmarks.json, as bytes or parsed), a results file names only its benchmarks and
-    params; with COMMIT (a full hash), a results file is that commit's, not one sharing its 8 hex digits.
+    params; with MATRIX ({env_name: (python, requirements)}), only its environments, with their Python and
+    requirements; with COMMIT (a full hash), a results file is that commit's, not one sharing its 8 hex digits.
     """
     from asv import results, util
 
@@ -546,6 +583,8 @@ def stored_file(path: Path, relative: PurePath, *, suite=None, commit: str | Non
     _unpublishable(lambda: _result_fields(value), unpublishable)
     if suite is not None:
         _in_suite(value, suite, path, what)
+    if matrix is not None:
+        _in_matrix(value, matrix, path, what)
     loaded = _asv_loads(lambda: results.Results.load(str(path), machine), path, what)
 
     def every_value():  # asv's own readers, as publish calls them

@@ -18,14 +18,21 @@
      with the newest of them, and re-measures the baseline in this job, side
      by side with the new commit, for every timing suspect (the gate's
      confirm step), so that a timing verdict never compares two runners or
-     two nights; deterministic metrics compare across nights.  Otherwise it
-     reports asv's step detection (unconfirmed when nothing new ran).  Each
+     two nights; deterministic metrics compare across nights.  The first
+     night reports asv's step detection over what it ran.  A night that
+     benchmarked nothing after the baseline (no new commit, or a range of
+     older ones) judges nothing, saying why: no regression counts.  Each
      deterministic or cost regression and each large improvement comes with
      its cause (one update profiled in both commits, as asv profile does).
   4. --site copies the site into a folder for GitHub Pages.
 
 With --publish-only, step 2 runs no benchmark: the site is published from
-the results on the branch alone.  The workflows make the site for Pages so,
+the results on the branch alone, and step 3 judges nothing (it ran nothing
+new) unless --rejudge-run names the run whose stored results to judge again:
+then it compares them with the baseline before them, exact metrics only
+(deterministic and cost: they need no re-measuring), explaining nothing, so
+that the alert can check the verdict of the job that ran upstream code
+against one made where none runs.  The workflows make the site for Pages so,
 in a job of its own after the results are stored, so that nothing a job
 running upstream Equinox wrote reaches Pages but the validated results.
 
@@ -37,8 +44,9 @@ up on one graph.
 
 Exit status: 0 when every commit has results (a regression is in the report,
 not in the status); 1 when a benchmark failed (scripts/bench's 1); 2 for bad
-arguments, an unreachable repository, or bad results or site files; 3 when
-a command it ran failed; 4 when it, scripts/bench or the gate crashed.
+arguments, a repository that does not exist, or bad results or site files;
+3 when a command it ran failed, a remote could not be reached, or a SIGINT
+or SIGTERM stopped it; 4 when it, scripts/bench or the gate crashed.
 Whenever no regression report could be made, the verdict's status is
 "failed" with the stage, exit code and message, the report says so in a line
 that starts with "No report:" (never an empty report), and the exit status
@@ -88,6 +96,13 @@ def parse_args(argv):
         help="run no benchmark: publish the site and the report from the results branch alone, "
         "so that the job that makes the site for Pages runs no upstream code",
     )
+    parser.add_argument(
+        "--rejudge-run",
+        metavar="RUN_ID",
+        help="with --publish-only: judge again, exact metrics only, the commits whose results run RUN_ID "
+        "stored (scripts/push-results' commit on the branch, GITHUB_RUN_ID), against the baseline before "
+        "them, into --verdict; nothing judged when that run stored nothing",
+    )
     common_args.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
     common_args.add_bench(parser)
     common_args.add_jax(parser)
@@ -105,6 +120,8 @@ def parse_args(argv):
             setattr(args, option, str(Path(location).resolve()))
     if args.range.startswith("HASHFILE:"):
         args.range = f"HASHFILE:{Path(args.range.removeprefix('HASHFILE:')).resolve()}"
+    if args.rejudge_run and not args.publish_only:
+        parser.error("--rejudge-run goes with --publish-only")
     if args.site and args.site.exists() and any(args.site.iterdir()):
         parser.error(f"--site {args.site}: not empty")
     return args

@@ -25,15 +25,18 @@ GITHUB_TOKEN, when set, is sent to GitHub (GITHUB_SERVER_URL) as git's
 Authorization header through git's environment: it is never written to disk
 nor put on a command line.
 
+With --machine, a SRC that holds another machine's folder (which the job
+that ran upstream code could have written) is refused, nothing pushed.
+
 The branch must hold plain files only: a link or a submodule on it (which
 the merge would write through) stops the push, as a linked file or folder
 in a SRC does.
 
 Exit status: 0 when pushed or when nothing was new; 1 when a conflict was
-reported (the rest is pushed); 2 for bad arguments, an invalid file or a
-link in a SRC or on the branch (nothing is pushed) or an unreachable remote;
-3 when the push failed or kept being refused, or a file could not be
-written.
+reported (the rest is pushed); 2 for bad arguments, an invalid file, another
+machine's results or a link in a SRC or on the branch (nothing is pushed);
+3 when a git command failed (the remote could not be reached, the fetch or
+the push failed or kept being refused), or a file could not be written.
 """
 
 from pathlib import Path
@@ -47,6 +50,10 @@ def parse_args(argv):
     parser = cli.parser("scripts/push-results", __doc__)
     parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results/ folders to store")
     common_args.add_results_branch(parser)
+    parser.add_argument(
+        "--machine",
+        help="the only asv machine whose results may be stored: a SRC holding another's is refused (default: any)",
+    )
     parser.add_argument(
         "--attempts",
         type=int,

@@ -41,7 +41,7 @@ and --jax when given; docs/replay.md has the table of substitutions.
 The record lists, per night: each commit benchmarked, skipped (no result) or
 failed (from the results files and the verdict's failed_commits), the
 verdict (status, what counted, the suspects), the issue action (none,
-opened #N, updated #N, kept #N) and each job's result and wall time.  The
+opened #N, updated #N, reopened #N, commented on #N, kept #N) and each job's result and wall time.  The
 table goes to --docs between the markers of --table.
 
 Exit status: 0 when every job of every night passed or was skipped by its
@@ -59,7 +59,7 @@ from pathlib import Path
 from .. import cli
 from ..errors import BadInput
 from ..project import ROOT
-from ..running import replay
+from ..running import replay, season
 from . import common_args
 
 
@@ -74,6 +74,20 @@ def parse_args(argv):
     nights.add_argument("--per-night", type=int, metavar="K", help="K commits a night")
     nights.add_argument(
         "--by-date", action="store_true", help="one night per commit date in UTC (the default without --per-night)"
+    )
+    nights.add_argument(
+        "--every-day",
+        action="store_true",
+        help="one night per calendar day (UTC) from the range's first commit to its last, days without a "
+        "commit included: a season, as a nightly meets it",
+    )
+    parser.add_argument(
+        "--events",
+        type=Path,
+        metavar="FILE",
+        help="a season's events, JSON {night label: [event, ...]}, each done before its night: "
+        + "; ".join(f"{name}: {what}" for name, what in season.EVENTS.items())
+        + ". The record then lists where the alarm broke the season's goals (season_problems)",
     )
     parser.add_argument("--no-base", action="store_true", help="no base night on the commit before RANGE")
     parser.add_argument("--limit", type=int, metavar="N", help="replay the first N nights only")
@@ -138,6 +152,8 @@ def parse_args(argv):
         fail_fast=args.fail_fast,
         keep_workspaces=args.keep_workspaces,
         limit=args.limit,
+        every_day=args.every_day,
+        events=season.read_events(args.events) if args.events else None,
     )
 
 

@@ -131,6 +131,8 @@ def step_changes(source: Source) -> list[Change]:
     data = read_json(path, "asv regressions file", validate.REGRESSIONS)
     changes = []
     for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
+        if params_of_graph(graph).get("machine", source.machine) != source.machine:
+            continue  # asv lists every machine's steps; another machine's are not this verdict's
         name, params = split_entry(entry)
         env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
         unknown = [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in source.hash_of_revision]

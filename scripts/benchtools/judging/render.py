@@ -11,6 +11,10 @@ from .gate import LARGE_IMPROVEMENT, STEP_MODE, Unjudged, Verdict, could_decide,
 from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
 from .sources import Source
 
+# The report's first words, and its line when nothing counts: what the alert checks a report by.
+HEADING = "# Benchmark regressions"
+NOTHING_COUNTS = "No regression counts."
+
 
 def human(value: float, unit: str) -> str:
     from asv import util
@@ -177,6 +181,11 @@ def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
     return lines
 
 
+def nothing_judged(reason: str) -> str:
+    """The report of a night with nothing to judge: why, and that nothing counts."""
+    return f"{HEADING} (nothing judged)\n\nNothing was judged tonight: {reason}.\n\n{NOTHING_COUNTS}\n"
+
+
 def markdown(verdict: Verdict) -> str:
     """The gate's Markdown report of ``verdict``: what counts, the large improvements, their causes, the suspects."""
     source, counted, improved = verdict.source, verdict.counted, verdict.improved
@@ -188,7 +197,7 @@ def markdown(verdict: Verdict) -> str:
     )
     mode = f"{verdict.mode}, {'timing confirmed' if confirmed else 'unconfirmed'}"
     lines = [
-        f"# Benchmark regressions ({mode})",
+        f"{HEADING} ({mode})",
         "",
         f"Results: `{source.results}`, machine `{source.machine}`. "
         "Counted: a deterministic metric at any increase, an instruction count above "
@@ -204,7 +213,7 @@ def markdown(verdict: Verdict) -> str:
         "",
     ]
     if not counted:
-        lines.append("No regression counts.")
+        lines.append(NOTHING_COUNTS)
     else:
         lines += [
             "| kind | benchmark | params | environment | before | after | change | threshold | where "

@@ -10,6 +10,8 @@ import json
 import math
 from pathlib import Path
 
+from benchmarks import metrics
+
 from .. import util
 from ..asvtools import validate
 from ..errors import BadInput
@@ -18,8 +20,55 @@ from .gate import Verdict, could_decide
 
 SCHEMA = 1
 JUDGED, FAILED = "judged", "failed"
-# What ``read`` requires; the rest of a document is there for people and is checked by its producer.
+# What ``read`` requires of every document, then of each status: the whole shape that ``data`` and
+# ``failure`` write, so that a document some other writer made (four keys, a counted row without its
+# commits) is refused rather than read as a quiet night.
 SHAPE = {"schema": int, "status": str, "regression": bool, "summary": str}
+NUMBER = (validate.NUMBER, validate.OPTIONAL)
+TEXT = (str, validate.OPTIONAL)
+CHANGE = {
+    "kind": str,
+    "benchmark": str,
+    "params": str,
+    "environment": str,
+    "before": NUMBER,
+    "after": NUMBER,
+    "change": NUMBER,
+    "threshold": NUMBER,
+    "good": str,
+    "bad": str,
+    "single_commit": bool,
+    "unit": TEXT,
+    "latest": NUMBER,
+    "unmeasured_between": validate.List(str),
+    "diagnostics": validate.List({"benchmark": str, "before": NUMBER, "after": NUMBER}),
+    "cause": TEXT,
+}
+JUDGED_SHAPE = {
+    **SHAPE,
+    "mode": str,
+    "confirmed": bool,
+    "results": str,
+    "machine": TEXT,
+    "counted": validate.List(CHANGE),
+    "improvements": validate.List(CHANGE),
+    # Instruction rises that do not count: their operation's time, re-measured side by side, was decided faster.
+    "overruled": validate.List(
+        {
+            **CHANGE,
+            "time": {"benchmark": str, "params": str, "estimate": NUMBER, "low": NUMBER, "high": NUMBER, "pairs": int},
+        }
+    ),
+    "suspects": (list, validate.OPTIONAL),
+    "not_alerting": validate.List(CHANGE),
+    "unjudged": validate.List({"benchmark": str, "params": str, "environment": str, "reason": str}),
+    "unchanged_commits": validate.List(str),
+    "failed_commits": validate.List(
+        {"commit": str, "label": str, "environment": str, "benchmarks": validate.List(str)}
+    ),
+    "explain_errors": validate.List(str),
+}
+FAILED_SHAPE = {**SHAPE, "stage": str, "exit": (int, validate.OPTIONAL), "message": str}
 
 
 def number(value):
@@ -118,15 +167,36 @@ def data(verdict: Verdict) -> dict:
     }
 
 
-def failure(stage: str, code: int, message: str) -> dict:
-    """The document of a night that could not be judged: never read as a quiet one."""
+NOTHING_JUDGED = "nothing judged"
+
+
+def nothing_judged(reason: str, results: str, machine: str, unchanged=()) -> dict:
+    """The document of a night that had nothing to judge (no new commit after the baseline): quiet, saying why."""
+    return {
+        "schema": SCHEMA,
+        "status": JUDGED,
+        "regression": False,
+        "summary": f"no regression counts: {reason}",
+        "mode": NOTHING_JUDGED,
+        "confirmed": False,
+        "results": results,
+        "machine": machine,
+        **dict.fromkeys(("counted", "improvements", "overruled", "not_alerting", "unjudged"), []),
+        "suspects": None,
+        "unchanged_commits": list(unchanged),
+        **dict.fromkeys(("failed_commits", "explain_errors"), []),
+    }
+
+
+def failure(stage: str, code: int | None, message: str) -> dict:
+    """The document of a night that could not be judged (CODE None: its exit code is unknown): never quiet."""
     return {
         "schema": SCHEMA,
         "status": FAILED,
         "regression": False,
-        "summary": f"{stage} failed (exit {int(code)}): {message}",
+        "summary": f"{stage} failed{f' (exit {int(code)})' if code is not None else ''}: {message}",
         "stage": stage,
-        "exit": int(code),
+        "exit": int(code) if code is not None else None,
         "message": message,
     }
 
@@ -136,11 +206,36 @@ def write(path: Path, document: dict) -> None:
 
 
 def read(path: Path) -> dict:
-    """A verdict document, checked; BadInput naming the file for anything else (a missing verdict is no verdict)."""
-    document = validate.read_checked(path, SHAPE, "gate verdict")
+    """A verdict document as ``write`` writes it, checked whole; BadInput naming the file for anything else.
+
+    A missing verdict is no verdict. Only what ``write`` produces is read: UTF-8 without a byte-order mark,
+    JSON without NaN or infinities, the whole shape of its status, every counted row of a kind that
+    metrics.py declares, and ``regression`` true exactly when a row counts (false for a failed night).
+    """
+    raw = validate.read_bytes(path, "gate verdict")
+    try:
+        document = json.loads(raw.decode("utf-8"), parse_constant=refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise BadInput(f"gate verdict is corrupt: {path} ({error})") from None
+    validate.check(document, SHAPE, path, "gate verdict")
     if document["schema"] != SCHEMA or document["status"] not in (JUDGED, FAILED):
         raise BadInput(
             f"gate verdict {path}: schema {document['schema']!r} and status {document['status']!r}; "
             f"this reads schema {SCHEMA}, status {JUDGED} or {FAILED}"
         )
+    validate.check(document, JUDGED_SHAPE if document["status"] == JUDGED else FAILED_SHAPE, path, "gate verdict")
+    counted = document.get("counted", [])
+    if document["regression"] != bool(counted):
+        raise BadInput(
+            f"gate verdict {path}: regression {json.dumps(document['regression'])} with {len(counted)} counted "
+            "row(s); the gate writes regression true exactly when a row counts"
+        )
+    unknown = [row["kind"] for row in counted if row["kind"] not in metrics.KINDS]
+    if unknown:
+        raise BadInput(f"gate verdict {path}: a counted row of kind {unknown[0][:40]!r}, which metrics.py lacks")
     return document
+
+
+def refuse_constant(name: str):
+    """json's parse_constant: NaN and the infinities are no JSON, and ``write`` never writes them."""
+    raise ValueError(f"{name} is not JSON")

@@ -9,9 +9,11 @@ one per test.  It answers only the requests the client makes, and refuses
 any other (400), so that what the alert asks of GitHub is what is tested.
 """
 
+import http.client
 import json
 import re
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -21,6 +23,11 @@ from ..errors import BadInput, Failed
 
 DEFAULT_API = "https://api.github.com"
 TIMEOUT_S = 30
+# A transient answer (a 5xx, a secondary rate limit) is asked again after each pause: one 502 must not lose the
+# night's alert. Retry-After, when GitHub sends it, replaces a pause, up to MAX_PAUSE_S.
+PAUSES_S = (2, 10, 30)
+MAX_PAUSE_S = 60
+TRANSIENT = {500, 502, 503, 504}
 
 
 def token_from(env) -> str:
@@ -37,10 +44,31 @@ class Client:
     def __init__(self, api_url: str, repo: str, token: str):
         if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo or ""):
             raise BadInput(f"repository {repo!r}: not OWNER/NAME (--repo or GITHUB_REPOSITORY)")
+        try:
+            parts = urllib.parse.urlsplit(api_url)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+        except ValueError as error:
+            raise BadInput(f"GITHUB_API_URL {api_url!r}: not a URL ({error})") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise BadInput(f"GITHUB_API_URL {api_url!r}: not an http(s) URL with a host")
         self.api_url, self.repo, self._token = api_url.rstrip("/"), repo, token
 
     def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None):
-        """The decoded JSON answer; None for 404 on a GET (absent); Failed (one line) for anything else."""
+        """The decoded JSON answer; None for 404 on a GET (absent); Failed (one line) for anything else.
+
+        A transient answer is asked again after each of PAUSES_S; the last one's error is the failure.
+        """
+        for pause in (*PAUSES_S, None):
+            try:
+                return self.request_once(method, path, query, body)
+            except Transient as error:
+                if pause is None:
+                    raise Failed(str(error)) from None
+                wait = min(error.retry_after if error.retry_after is not None else pause, MAX_PAUSE_S)
+                print(f"{error}; asking again in {wait:g} s", flush=True)
+                time.sleep(wait)
+
+    def request_once(self, method: str, path: str, query: dict | None, body: dict | None):
         url = f"{self.api_url}/repos/{self.repo}{path}"
         if query:
             url += "?" + urllib.parse.urlencode(query)
@@ -54,30 +82,51 @@ class Client:
         where = f"{method} /repos/{self.repo}{path}"
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
-                text = answer.read().decode()
+                raw = answer.read()
         except urllib.error.HTTPError as error:
             if error.code == 404 and method == "GET":
                 return None
-            raise Failed(f"GitHub API {where} failed: HTTP {error.code} {message_of(error)}") from None
-        except (urllib.error.URLError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            raise Failed(f"GitHub API {where}: cannot reach {self.api_url} ({reason})") from None
+            message = message_of(error)
+            failure = f"GitHub API {where} failed: HTTP {error.code} {message}"
+            retry_after = seconds(error.headers.get("Retry-After"))
+            limited = error.code in (403, 429) and (
+                "rate limit" in message.lower()
+                or retry_after is not None
+                or error.headers.get("X-RateLimit-Remaining") == "0"
+            )
+            if error.code in TRANSIENT or limited:
+                raise Transient(failure, retry_after) from None
+            raise Failed(failure) from None
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            reason = getattr(error, "reason", None) or type(error).__name__
+            raise Failed(f"GitHub API {where}: cannot reach {self.api_url} or read its answer ({reason})") from None
         try:
-            return json.loads(text) if text else {}
-        except ValueError:
-            raise Failed(f"GitHub API {where}: the answer is not JSON") from None
+            return json.loads(raw.decode("utf-8")) if raw else {}
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            raise Failed(f"GitHub API {where}: the answer is not JSON in UTF-8") from None
 
     def issues(self, label: str, state: str) -> list[dict]:
-        """Issues (not pull requests) with LABEL in STATE, most recently updated first (100 at most)."""
-        found = self.request(
-            "GET",
-            "/issues",
-            {"labels": label, "state": state, "sort": "updated", "direction": "desc", "per_page": 100},
+        """Issues (not pull requests) with LABEL in STATE, most recently updated first (100 at most), checked."""
+        found = self.listing(
+            "/issues", {"labels": label, "state": state, "sort": "updated", "direction": "desc", "per_page": 100}
         )
-        if not isinstance(found, list):
-            raise Failed(f"GitHub API GET /repos/{self.repo}/issues: the answer is not a list")
         found = [issue for issue in found if "pull_request" not in issue]
+        for issue in found:
+            checked(issue, ISSUE, f"GET /repos/{self.repo}/issues")
         return sorted(found, key=lambda issue: issue.get("updated_at") or "", reverse=True)
+
+    def comments(self, number: int) -> list[dict]:
+        """The issue's comments, oldest first (the first 100), checked."""
+        found = self.listing(f"/issues/{int(number)}/comments", {"per_page": 100})
+        for comment in found:
+            checked(comment, COMMENT, f"GET /repos/{self.repo}/issues/{int(number)}/comments")
+        return found
+
+    def listing(self, path: str, query: dict) -> list[dict]:
+        found = self.request("GET", path, query)
+        if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+            raise Failed(f"GitHub API GET /repos/{self.repo}{path}: the answer is not a list of objects")
+        return found
 
     def ensure_label(self, name: str, color: str, description: str) -> None:
         if self.request("GET", f"/labels/{urllib.parse.quote(name, safe='')}") is None:
@@ -86,8 +135,40 @@ class Client:
     def create_issue(self, title: str, body: str, label: str) -> dict:
         return self.request("POST", "/issues", body={"title": title, "body": body, "labels": [label]})
 
-    def edit_body(self, number: int, body: str) -> dict:
-        return self.request("PATCH", f"/issues/{int(number)}", body={"body": body})
+    def edit_issue(self, number: int, **fields) -> dict:
+        return self.request("PATCH", f"/issues/{int(number)}", body=fields)
+
+    def comment(self, number: int, body: str) -> dict:
+        return self.request("POST", f"/issues/{int(number)}/comments", body={"body": body})
+
+
+class Transient(Exception):
+    """An answer worth asking again for: a 5xx or a rate limit."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+# What the alert reads of an issue and of a comment: anything else is GitHub's answer gone wrong (Failed, exit 3).
+USER = (dict, type(None))
+ISSUE = {"number": int, "state": str, "body": (str, type(None)), "user": USER}
+COMMENT = {"body": (str, type(None)), "user": USER}
+
+
+def checked(item: dict, shape: dict, where: str) -> None:
+    for key, types in shape.items():
+        value = item.get(key)
+        if key not in item or not isinstance(value, types) or isinstance(value, bool):
+            raise Failed(f"GitHub API {where}: an item's {key!r} is {json.dumps(value)[:40]}, not what GitHub sends")
+
+
+def seconds(value: str | None) -> float | None:
+    """A Retry-After header's seconds (GitHub sends whole seconds); None when absent or not a number."""
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
 
 
 def message_of(error: urllib.error.HTTPError) -> str:
@@ -101,24 +182,31 @@ def message_of(error: urllib.error.HTTPError) -> str:
 
 # The stand-in.
 
+BOT = "github-actions[bot]"
+
 
 class StandIn:
     """GitHub's issues API for some repositories, on 127.0.0.1, in memory; ``with StandIn(...) as api``.
 
     ``tokens`` maps each accepted token to whether it may write issues (a
     job's ``permissions: issues: write``): any other token is refused (401),
-    and a write with a read-only token too (403), as GitHub does.  Creating
+    and a write with a read-only token too (403), as GitHub does.  Each
+    entry of ``state["failures"]`` ([status, message]) answers one request,
+    first come first served, before any is handled: a 502 once, a rate limit.
+    An issue's ``user`` is the login that wrote it (``login``, or whatever a
+    test saves: a maintainer's issue).  Creating
     an issue with a label the repository lacks is refused (422), where GitHub
     would create the label silently, so that the client's own label creation
     is tested.  ``state`` holds the issues, the labels and every call made
     (method, path, and the JSON body); ``save`` replaces it.
     """
 
-    def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None):
+    def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None, login: str = BOT):
         self.repos = set(repos)
         self.tokens = dict(tokens if tokens is not None else {"fake": True})
+        self.login = login  # whom every token writes as: GitHub Actions' GITHUB_TOKEN writes as its bot
         self.lock = threading.Lock()
-        self._state = {"issues": [], "labels": [], "calls": []}
+        self._state = {"issues": [], "labels": [], "calls": [], "failures": []}
         self.clock = 0
         self.server = None
 
@@ -178,6 +266,7 @@ class StandIn:
     def render(self, repo: str, issue: dict) -> dict:
         return {
             **{k: issue[k] for k in ("number", "title", "body", "state", "updated_at")},
+            "user": {"login": issue.get("user", self.login)},
             "labels": [{"name": name} for name in issue["labels"]],
             "html_url": f"https://github.com/{repo}/issues/{issue['number']}",
         }
@@ -200,6 +289,9 @@ class StandIn:
             repo, path = found[1], found[2]
             if method != "GET" and not self.tokens[token]:
                 return 403, {"message": "Resource not accessible by integration"}
+            if self._state.get("failures"):
+                code, message = self._state["failures"].pop(0)
+                return code, {"message": message}
             return self.route(repo, method, path, query, body or {})
 
     def route(self, repo, method, path, query, body) -> tuple[int, object]:
@@ -222,9 +314,23 @@ class StandIn:
                 "labels": list(body.get("labels", [])),
                 "state": "open",
                 "updated_at": self.tick(),
+                "user": self.login,
+                "comments": [],
             }
             state["issues"].append(issue)
             return 201, self.render(repo, issue)
+        comments = re.fullmatch(r"/issues/(\d+)/comments", path)
+        if comments:
+            issue = next((i for i in state["issues"] if i["number"] == int(comments[1])), None)
+            if issue is None:
+                return 404, {"message": "Not Found"}
+            if method == "GET":
+                return 200, issue.setdefault("comments", [])[: int(query.get("per_page", 30))]
+            if method == "POST" and isinstance(body.get("body"), str):
+                comment = {"body": body["body"], "user": {"login": self.login}}
+                issue.setdefault("comments", []).append(comment)
+                issue["updated_at"] = self.tick()
+                return 201, comment
         number = re.fullmatch(r"/issues/(\d+)", path)
         if method == "PATCH" and number:
             issue = next((i for i in state["issues"] if i["number"] == int(number[1])), None)

@@ -1,23 +1,113 @@
-"""The regression issue: opened or updated from the gate's verdict, through GitHub's REST API."""
+"""The regression issue: the alarm's life as a state machine over GitHub's REST API.
 
+Each night, ``open_or_update`` reads tonight's verdict (``Verdict``: quiet,
+a regression, or a failure), finds what the alert's own issues say
+(``Previous``: none, or the newest one open or closed, and whether it holds
+tonight's report), and does what ``TRANSITIONS`` says: open, edit, reopen,
+comment, or leave alone.  docs/automation.md holds the same table, written
+from this one (``transitions_markdown``).
+
+Only the alert's own issues are ever read as its state or written: an issue
+with the label counts as the alert's when its author is the alert's (the
+login of the workflow's token, ``--author``) and its body holds the alert's
+marker, or a maintainer cleared that body (GitHub answers ``"body": null``).
+A maintainer's own issue with the label is never edited, whatever it says.
+"""
+
+import enum
 import hashlib
 import json
 import os
 import re
 
+from benchmarks import metrics
+
 from ..errors import BadInput
-from ..judging import verdicts
+from ..judging import render, verdicts
 from ..judging.verdicts import FAILED, JUDGED
 from . import github
 
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
-# Separates the report from the link to the run, so that bodies compare by report alone.
+CUT_NOTE = "\n\n… (cut: the full report is in the run's summary)"
+# Separates the report from the alert's marker and the link to the run, so that bodies compare by report alone.
 MARKER = "\n<!-- end of regression report -->\n"
-
+# The alert's mark on what it writes, with the key of what it reports (regression_key).
+KEY_MARK = re.compile(r"<!-- benchmark alert: ([0-9a-f]{16}) -->")
+# The login that GitHub Actions' GITHUB_TOKEN writes issues as.
+ALERT_AUTHOR = "github-actions[bot]"
 
 LABEL_COLOR = "d73a4a"
 LABEL_DESCRIPTION = "A benchmark got worse (scripts/regressions)"
+
+
+class Verdict(enum.Enum):
+    """Tonight's verdict, as the alarm reads it."""
+
+    QUIET = "quiet: judged, no regression counts"
+    REGRESSION = "regression: judged, a regression counts"
+    FAILURE = "failure: the night could not be judged"
+
+
+class Previous(enum.Enum):
+    """What the alert's own issues say, before tonight: its newest open issue, else its newest closed one."""
+
+    NONE = "none: the alert has no issue (a maintainer's own issues with the label do not count)"
+    OPEN_SAME = "open, holding tonight's report (or, for a failure, a comment of the alert's holding it)"
+    OPEN_REGRESSION = "open, holding another regression report"
+    OPEN_FAILURE = "open, holding another failure"
+    OPEN_CLEARED = "open, its body cleared by a maintainer"
+    CLOSED_SAME = "closed, holding what tonight reports"
+    CLOSED_OTHER = "closed, holding something else"
+
+
+class Action(enum.Enum):
+    OPEN = "open a new issue"
+    EDIT = "edit the open issue's body"
+    REOPEN = "reopen the closed issue, its body tonight's"
+    COMMENT = "comment on the open issue, its body kept"
+    LEAVE = "leave it alone"
+
+
+# The alarm's life: (what the alert's issues say, tonight's verdict) -> what the alert does. A quiet night
+# never touches an issue (a maintainer closes it); a failure is never silenced by a closed issue (closing
+# it said "fixed"); a regression a maintainer closed stays closed until what it reports changes; a failure
+# on an open regression issue is a comment, so that the regression report stays.
+TRANSITIONS = {
+    (Previous.NONE, Verdict.QUIET): Action.LEAVE,
+    (Previous.NONE, Verdict.REGRESSION): Action.OPEN,
+    (Previous.NONE, Verdict.FAILURE): Action.OPEN,
+    (Previous.OPEN_SAME, Verdict.QUIET): Action.LEAVE,
+    (Previous.OPEN_SAME, Verdict.REGRESSION): Action.LEAVE,
+    (Previous.OPEN_SAME, Verdict.FAILURE): Action.LEAVE,
+    (Previous.OPEN_REGRESSION, Verdict.QUIET): Action.LEAVE,
+    (Previous.OPEN_REGRESSION, Verdict.REGRESSION): Action.EDIT,
+    (Previous.OPEN_REGRESSION, Verdict.FAILURE): Action.COMMENT,
+    (Previous.OPEN_FAILURE, Verdict.QUIET): Action.LEAVE,
+    (Previous.OPEN_FAILURE, Verdict.REGRESSION): Action.EDIT,
+    (Previous.OPEN_FAILURE, Verdict.FAILURE): Action.EDIT,
+    (Previous.OPEN_CLEARED, Verdict.QUIET): Action.LEAVE,
+    (Previous.OPEN_CLEARED, Verdict.REGRESSION): Action.EDIT,
+    (Previous.OPEN_CLEARED, Verdict.FAILURE): Action.EDIT,
+    (Previous.CLOSED_SAME, Verdict.QUIET): Action.LEAVE,
+    (Previous.CLOSED_SAME, Verdict.REGRESSION): Action.LEAVE,
+    (Previous.CLOSED_SAME, Verdict.FAILURE): Action.REOPEN,
+    (Previous.CLOSED_OTHER, Verdict.QUIET): Action.LEAVE,
+    (Previous.CLOSED_OTHER, Verdict.REGRESSION): Action.OPEN,
+    (Previous.CLOSED_OTHER, Verdict.FAILURE): Action.OPEN,
+}
+
+
+def transitions_markdown() -> str:
+    """TRANSITIONS as the Markdown table of docs/automation.md: one row per previous state, one column per verdict."""
+    lines = [
+        "| the alert's issue before tonight | " + " | ".join(v.value.split(":")[0] for v in Verdict) + " |",
+        "|---|" + "---|" * len(Verdict),
+    ]
+    for previous in Previous:
+        cells = [TRANSITIONS[previous, verdict].value for verdict in Verdict]
+        lines.append(f"| {previous.value} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def client(args) -> github.Client:
@@ -29,12 +119,14 @@ def client(args) -> github.Client:
     return github.Client(os.environ.get("GITHUB_API_URL") or github.DEFAULT_API, repo, token)
 
 
-def report_of(body: str) -> str:
-    return body.split(MARKER)[0].strip()
+def report_of(body: str | None) -> str:
+    """The report an issue's body holds: what comes before MARKER ("" for a cleared body)."""
+    return (body or "").split(MARKER)[0].strip()
 
 
 def regression_key(verdict: dict) -> str:
-    """What identifies a verdict's regressions: each counted change's benchmark, params, environment and commits.
+    """What identifies a verdict's news: each counted change's benchmark, params, environment and commits,
+    or a failure's stage and message.
 
     Two nights that count the same changes have the same key however their
     reports' wording, timings or causes differ.
@@ -46,21 +138,26 @@ def regression_key(verdict: dict) -> str:
     return hashlib.sha256(json.dumps([counted, failure]).encode()).hexdigest()[:16]
 
 
-def key_of(body: str) -> str | None:
-    found = re.search(r"<!-- regression key: ([0-9a-f]{16}) -->", body or "")
+def key_of(body: str | None) -> str | None:
+    found = KEY_MARK.search(body or "")
     return found[1] if found else None
 
 
-def issue_body(verdict: dict, report: str) -> str:
-    """The issue's body: the report (a note on top when the night could not be judged), its key, the run."""
+def issue_report(verdict: dict, report: str) -> str:
+    """The report an issue carries: REPORT, with a note on top when the night could not be judged, cut to fit."""
     if verdict["status"] == FAILED:
         report = (
             "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
             f"may go unseen: {verdict['summary']}.\n\n{report}"
         )
     if len(report) > MAX_BODY:
-        report = report[:MAX_BODY] + "\n\n… (cut: the full report is in the run's summary)"
-    body = f"{report}{MARKER}<!-- regression key: {regression_key(verdict)} -->\n"
+        report = report[:MAX_BODY] + CUT_NOTE
+    return report.strip()
+
+
+def issue_body(verdict: dict, report: str) -> str:
+    """The issue's body (or a comment's): the issue's report, the alert's marker with its key, the run."""
+    body = f"{issue_report(verdict, report)}{MARKER}<!-- benchmark alert: {regression_key(verdict)} -->\n"
     if os.environ.get("GITHUB_RUN_ID"):
         body += (
             f"\nReported by [run {os.environ['GITHUB_RUN_ID']}]({os.environ['GITHUB_SERVER_URL']}/"
@@ -69,35 +166,145 @@ def issue_body(verdict: dict, report: str) -> str:
     return body
 
 
+def verdict_of(document: dict) -> Verdict:
+    if document["status"] == FAILED:
+        return Verdict.FAILURE
+    return Verdict.REGRESSION if document["regression"] else Verdict.QUIET
+
+
+def is_alerts(issue: dict, author: str) -> bool:
+    """Whether ISSUE is one the alert opened: its author, and its marker (or a body a maintainer cleared)."""
+    login = (issue.get("user") or {}).get("login")
+    return login == author and (issue.get("body") is None or key_of(issue.get("body")) is not None)
+
+
+def previous_state(api: github.Client, label: str, author: str, key: str, report: str, verdict: Verdict):
+    """(Previous, the issue it is about or None): the alert's newest open issue, else its newest closed one."""
+    for state in ("open", "closed"):
+        ours = [i for i in api.issues(label, state) if is_alerts(i, author)]
+        if not ours:
+            continue
+        issue = ours[0]
+        body = issue.get("body")
+        if state == "closed":
+            return (Previous.CLOSED_SAME if key_of(body) == key else Previous.CLOSED_OTHER), issue
+        if not (body or "").strip():
+            return Previous.OPEN_CLEARED, issue
+        if key_of(body) == key and report_of(body) == report:
+            return Previous.OPEN_SAME, issue
+        holds_failure = report_of(body).startswith("# Benchmark regressions: no report")
+        if verdict is Verdict.FAILURE and not holds_failure:
+            told = [c for c in api.comments(issue["number"]) if (c.get("user") or {}).get("login") == author]
+            if told and key_of(told[-1].get("body")) == key:
+                return Previous.OPEN_SAME, issue
+        return (Previous.OPEN_FAILURE if holds_failure else Previous.OPEN_REGRESSION), issue
+    return Previous.NONE, None
+
+
+def checked_report(document: dict, path) -> str:
+    """The report to post: for a regression, the gate's report of it (its heading, each counted benchmark)."""
+    try:
+        # A failed night may have left no report (the run job that left no verdict left none either).
+        report = path.read_text(encoding="utf-8").strip() if path and path.exists() else ""
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInput(f"--report {path}: cannot be read ({error})") from None
+    if document["status"] != JUDGED or not document["regression"]:
+        return report
+    if not report:
+        raise BadInput("a regression counts, and the issue needs its report: --report FILE is missing or empty")
+    missing = [c["benchmark"] for c in document["counted"] if c["benchmark"] not in report]
+    if not report.startswith(render.HEADING) or render.NOTHING_COUNTS in report or missing:
+        why = (
+            f"it does not start with {render.HEADING!r}"
+            if not report.startswith(render.HEADING)
+            else f"it says {render.NOTHING_COUNTS!r}"
+            if render.NOTHING_COUNTS in report
+            else f"it does not name the counted {missing[0]}"
+        )
+        raise BadInput(f"--report {path}: not the gate's report of this regression verdict ({why})")
+    return report
+
+
 def open_or_update(args) -> int:
     """The issue brought up to date with the verdict (see scripts/open-regression-issue --help); exit code."""
-    verdict = verdicts.read(args.verdict)
+    document = read_verdict(args)
     api = client(args)  # a missing token or repository is found on a quiet night too
-    if verdict["status"] == JUDGED and not verdict["regression"]:
-        print(f"{args.verdict}: {verdict['summary']}; no issue to open")
+    report = checked_report(document, args.report)
+    if args.exact_verdict:  # a quiet run job too must be quiet where no upstream code ran
+        document, report = cross_checked(document, report, args)
+    verdict = verdict_of(document)
+    if verdict is Verdict.QUIET:  # every quiet transition leaves the issue alone: no request at all
+        print(f"{args.verdict}: {document['summary']}; no issue to open")
         return 0
-    try:
-        report = args.report.read_text().strip() if args.report else ""
-    except (OSError, UnicodeDecodeError) as error:
-        raise BadInput(f"--report {args.report}: cannot be read ({error})") from None
-    if verdict["status"] == JUDGED and not report:
-        raise BadInput("a regression counts, and the issue needs its report: --report FILE is missing or empty")
-    key = regression_key(verdict)
-    body = issue_body(verdict, report)
-    open_issues = api.issues(args.label, "open")
-    if open_issues:
-        number = open_issues[0]["number"]
-        if report_of(open_issues[0]["body"]) == report and key_of(open_issues[0]["body"]) == key:
-            print(f"issue #{number} already holds this report")
-        else:
-            api.edit_body(number, body)
-            print(f"updated issue #{number}")
-        return 0
-    closed = api.issues(args.label, "closed")
-    if closed and key_of(closed[0]["body"]) == key:
-        print(f"issue #{closed[0]['number']}, closed, holds these regressions: not opening another")
-        return 0
-    api.ensure_label(args.label, LABEL_COLOR, LABEL_DESCRIPTION)
-    created = api.create_issue(args.title, body, args.label)
-    print(f"opened issue #{created.get('number')} {created.get('html_url') or ''}".strip())
+    key, body = regression_key(document), issue_body(document, report)
+    previous, issue = previous_state(api, args.label, args.author, key, issue_report(document, report), verdict)
+    action = TRANSITIONS[previous, verdict]
+    number = issue["number"] if issue else None
+    if action is Action.OPEN:
+        api.ensure_label(args.label, LABEL_COLOR, LABEL_DESCRIPTION)
+        created = api.create_issue(args.title, body, args.label)
+        print(f"opened issue #{created.get('number')} {created.get('html_url') or ''}".strip())
+    elif action is Action.EDIT:
+        api.edit_issue(number, body=body)
+        print(f"updated issue #{number}")
+    elif action is Action.REOPEN:
+        api.edit_issue(number, body=body, state="open")
+        print(f"reopened issue #{number}: {document['summary']}")
+    elif action is Action.COMMENT:
+        api.comment(number, body)
+        print(f"commented on issue #{number}: {document['summary']}")
+    else:
+        print(f"issue #{number}, {previous.value}: left alone")
     return 0
+
+
+def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
+    """The run job's verdict and report, checked against the exact metrics judged again where no upstream code
+    ran (--exact-verdict, --exact-report: the publish job's scripts/nightly --rejudge-run).
+
+    Where the two count the same exact rows, the night is the run job's (only it has confirmed timings), and
+    its report is the re-judgement's unless timing rows count too; where they differ, or the re-judgement is
+    missing or failed, the night is a failure that says so, with the re-judgement's report.
+    """
+    if document["status"] == FAILED:
+        return document, report
+    if not args.exact_verdict.exists():
+        return verdicts.failure(
+            "the publish job",
+            None,
+            "it left no re-judgement of the exact metrics (the results were not stored, or it failed)",
+        ), report
+    exact = verdicts.read(args.exact_verdict)
+    exact_report = checked_report(exact, args.exact_report)
+    if exact["status"] == FAILED:
+        return exact, exact_report
+
+    def rows(verdict):
+        return sorted(
+            (c["benchmark"], c["params"], c["environment"], c["good"], c["bad"])
+            for c in verdict["counted"]
+            if c["kind"] not in metrics.TIMING_KINDS
+        )
+
+    if rows(document) != rows(exact):
+        named = ", ".join(f"{b} ({p})" for b, p, *_ in rows(exact)) or "none"
+        return verdicts.failure(
+            "the cross-check",
+            None,
+            f"the run job's verdict counts {len(rows(document))} exact regression(s), the re-judgement where no "
+            f"upstream code ran counts {len(rows(exact))}: {named}. The run job's verdict is not used",
+        ), exact_report
+    timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])
+    return document, report if timing else exact_report
+
+
+def read_verdict(args) -> dict:
+    """The verdict; with --missing-verdict-fails, an absent file is the failed night of the job that left none."""
+    if args.missing_verdict_fails and not args.verdict.exists():
+        return verdicts.failure(
+            "the run job",
+            None,
+            f"it left no verdict ({args.verdict.name}): it was killed, timed out, or failed before the nightly "
+            "started (its setup, or the upload)",
+        )
+    return verdicts.read(args.verdict)

@@ -11,9 +11,9 @@ import time
 from pathlib import Path, PurePath
 
 from .. import git, util
-from ..asvtools import suite, validate
+from ..asvtools import environments, suite, validate
 from ..errors import BadInput, Failed
-from ..project import ROOT
+from ..project import JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 
 RESULTS_BRANCH = "results"  # the default branch that holds the results
 METADATA = ("machine.json", "benchmarks.json")
@@ -43,18 +43,26 @@ def source_files(source: Path):
 
 
 def merge(
-    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True, suite=None
+    sources: list[Path],
+    dest: Path,
+    benchmarks_from_sources: bool,
+    take_benchmarks: bool = True,
+    suite=None,
+    matrix=None,
 ) -> dict[str, list]:
     """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out.
 
-    With SUITE (a benchmarks.json), a results file naming a benchmark or params it lacks is refused.
+    With SUITE (a benchmarks.json), a results file naming a benchmark or params it lacks is refused; with
+    MATRIX (environments.stored_matrix), one of an environment the suite's configurations lack.
 
     All or nothing: every file of every source is checked (validate.stored_file), and every place in DEST
     it would go (``plain_place``), before any is written; then every file is written at once
     (util.write_all), so that an I/O error too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
-    incoming = [(relative, checked(source, relative, suite)) for source in sources for relative in source_files(source)]
+    incoming = [
+        (relative, checked(source, relative, suite, matrix)) for source in sources for relative in source_files(source)
+    ]
     for relative, _ in incoming:
         plain_place(dest, relative)
     # DEST's benchmarks.json files as they were, so that a source holding that
@@ -88,11 +96,11 @@ def merge(
     return outcome
 
 
-def checked(source: Path, relative: PurePath, suite=None) -> bytes:
+def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
     """SOURCE/RELATIVE's bytes once validate.stored_file accepts them; BadInput for a link or an unreadable file."""
     path = unlinked(source, relative)
     try:
-        return validate.stored_file(path, relative, suite=suite)
+        return validate.stored_file(path, relative, suite=suite, matrix=matrix)
     except OSError as error:
         raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
 
@@ -138,11 +146,9 @@ def read_dest(target: Path) -> bytes | None:
         raise Failed(f"cannot read {target}: {error.strerror}; nothing merged") from None
 
 
-def merge_and_report(
-    sources: list[Path], dest: Path, benchmarks_from_sources: bool, take_benchmarks: bool = True, suite=None
-) -> bool:
+def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool, **options) -> bool:
     """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
-    outcome = merge(sources, dest, benchmarks_from_sources, take_benchmarks, suite)
+    outcome = merge(sources, dest, benchmarks_from_sources, **options)
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -168,11 +174,17 @@ def git_env() -> dict:
 
 
 def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
-    """git ARGS in CWD; with CHECK, a failure is BadInput in one line: the command and git's reason (``reason``)."""
+    """git ARGS in CWD; with CHECK, a failure is Failed (exit 3: git, the network or the remote failed, not the
+    user's input) in one line: the command and git's reason (``reason``)."""
     done = git.run(*args, cwd=cwd, env=git_env(), input=input, check=False)
     if check and done.returncode != 0:
-        raise BadInput(f"git {' '.join(map(str, args))} failed: {reason(done.stderr)}")
+        raise Failed(f"git {' '.join(map(str, args))} failed: {reason(done.stderr)}")
     return done
+
+
+# What git says of a remote that is not there at all (a wrong --results-remote: bad input), rather than one
+# that could not be reached this time (the network, the server: a failure).
+NO_SUCH_REMOTE = ("does not appear to be a git repository", "Repository not found", "not found")
 
 
 def default_remote() -> str:
@@ -192,10 +204,12 @@ def reason(stderr: str) -> str:
 
 
 def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
-    """``git ls-remote`` of ``branch`` on ``remote``; BadInput when the remote cannot be reached."""
+    """``git ls-remote`` of ``branch`` on ``remote``; BadInput when there is no such remote, Failed when it
+    cannot be reached."""
     listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
-        raise BadInput(f"cannot reach the results remote {remote}: {reason(listed.stderr)}")
+        error = BadInput if any(words in listed.stderr for words in NO_SUCH_REMOTE) else Failed
+        raise error(f"cannot reach the results remote {remote}: {reason(listed.stderr)}")
     return listed
 
 
@@ -246,12 +260,19 @@ def plain_checkout(clone: Path, what: str) -> None:
                 )
 
 
+# The trailer naming the workflow run (GITHUB_RUN_ID) that stored a commit's results: the publish job finds
+# tonight's results by it (scripts/nightly --rejudge-run), on the branch that only the store job writes.
+RUN_TRAILER = "Run"
+
+
 def commit_message(clone: Path) -> str:
     added = git_("diff", "--cached", "--name-only", "--diff-filter=A", cwd=clone).stdout.split()
     changed = git_("diff", "--cached", "--name-only", "--diff-filter=M", cwd=clone).stdout.split()
     lines = [f"Add {len(added)} result file(s)", "", *added]
     if changed:
         lines += ["", "Suite description updated:", *changed]
+    if os.environ.get("GITHUB_RUN_ID"):
+        lines += ["", f"{RUN_TRAILER}: {os.environ['GITHUB_RUN_ID']}"]
     return "\n".join(lines) + "\n"
 
 
@@ -271,15 +292,25 @@ def store(args) -> int:
     if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
         remote = str(Path(remote).resolve())
     sources = [s.resolve() for s in args.sources]
+    if args.machine is not None:
+        for source in sources:
+            only_machine(source, args.machine)
     # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
     description = suite.description()
+    # Its environments, from its asv configurations: a stored environment is one of them, as asv names it.
+    matrix = environments.stored_matrix([UPSTREAM_CONFIG, JAX_CONFIG])
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
         clone = Path(tmp)
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
             problems = merge_and_report(
-                sources, clone / "results", benchmarks_from_sources=False, take_benchmarks=False, suite=description
+                sources,
+                clone / "results",
+                benchmarks_from_sources=False,
+                take_benchmarks=False,
+                suite=description,
+                matrix=matrix,
             )
             describe_suite(clone / "results", description)
             git_("add", "--all", "results", cwd=clone)
@@ -311,6 +342,16 @@ def store(args) -> int:
         f"could not push to {remote} {args.results_branch}: {args.attempts} pushes refused, "
         "each while another run pushed"
     )
+
+
+def only_machine(source: Path, machine: str) -> None:
+    """BadInput naming the first file of SOURCE that lies in another machine's folder than MACHINE's."""
+    for relative in source_files(source):
+        kind = validate.kind_of(relative)
+        if kind != "benchmarks" and relative.parts[-2] != machine:
+            raise BadInput(
+                f"{source / relative}: machine {relative.parts[-2]!r}, not {machine!r} (--machine); nothing pushed"
+            )
 
 
 def describe_suite(results: Path, data: bytes) -> None:

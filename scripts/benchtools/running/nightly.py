@@ -1,9 +1,14 @@
 """The nightly: check out the results branch, benchmark what is new, publish, judge against the baseline."""
 
+import dataclasses
 import os
 import shutil
+import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+from benchmarks import metrics
 
 from .. import git
 from ..asvtools import validate
@@ -44,8 +49,16 @@ def nightly(args) -> int:
     # The stage running now, named in the verdict of a failed night; "" once the verdict is written, so that
     # a later failure (the site's copy, say) exits non-zero without turning a judged night into a failed one.
     stage = ["scripts/nightly"]
+    # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind.
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         return night(args, stage)
+    except (KeyboardInterrupt, Stopped) as error:
+        why = "SIGINT" if isinstance(error, KeyboardInterrupt) else str(error)
+        if stage[0]:
+            fail(args, stage[0], ExitCode.FAILED, f"stopped by {why} (a cancel, or the step's timeout)")
+        print(f"{stage[0] or 'scripts/nightly'}: stopped by {why}", file=sys.stderr)
+        return ExitCode.FAILED
     except Error as error:
         if stage[0]:
             fail(args, stage[0], error.code, str(error))
@@ -57,6 +70,16 @@ def nightly(args) -> int:
         if stage[0]:
             fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
         raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Stopped(BaseException):
+    """SIGTERM, raised where the night is, so that it ends as a failed night with its verdict written."""
+
+
+def stop(signum, _frame):
+    raise Stopped(signal.Signals(signum).name)
 
 
 def night(args, stage: list[str]) -> int:
@@ -87,13 +110,31 @@ def night(args, stage: list[str]) -> int:
     stage[0] = "scripts/bench"
     status = publish_stored(target) if args.publish_only else bench.bench(options)
     stage[0] = "the regression gate"
-    compare, confirmed = gate_scope(args.output, baseline)
-    options = gate.GateOptions(
-        output=args.output, explain=True, confirm=confirmed and not args.no_confirm, max_pairs=args.confirm_max_pairs
-    )
-    verdict = gate.judge(options, compare)
-    stage[0] = "scripts/nightly"
-    write_report(args, render.markdown(verdict), verdicts.data(verdict))
+    if args.rejudge_run:
+        scope = rejudge_scope(target, args.output, args.rejudge_run, remote, args.results_branch)
+    else:
+        scope = gate_scope(args.output, baseline, bench.git_dir(target))
+    if scope.nothing:
+        stage[0] = "scripts/nightly"
+        write_report(
+            args,
+            render.nothing_judged(scope.nothing),
+            verdicts.nothing_judged(scope.nothing, str(target.results_dir), args.machine, scope.unchanged),
+        )
+    else:
+        options = gate.GateOptions(
+            output=args.output,
+            # Explaining installs and profiles both commits of a step: upstream code, which the publish job
+            # (whose site Pages deploys) must never run.
+            explain=not args.publish_only,
+            confirm=scope.confirmed and not args.no_confirm,
+            max_pairs=args.confirm_max_pairs,
+        )
+        verdict = gate.judge(options, scope.compare)
+        if args.rejudge_run:
+            verdict = exact_only(verdict)
+        stage[0] = "scripts/nightly"
+        write_report(args, render.markdown(verdict), verdicts.data(verdict))
     stage[0] = ""
     refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
@@ -122,32 +163,106 @@ def publish_stored(target) -> int:
     return ExitCode.OK
 
 
-def newest_with_results(results_dir: Path, machine: str) -> str | None:
-    """The baseline: the newest commit (by commit date) that has results for the machine."""
+def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
+    """The baseline: the newest commit (by commit date) that has results for the machine, LEAVE_OUT aside."""
     from asv import results
 
     if not (results_dir / machine).is_dir():
         return None
     found = {}
     for result in results.iter_results_for_machine(str(results_dir), machine):
-        found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
+        if result.commit_hash not in leave_out:
+            found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
     return max(found, key=found.get) if found else None
 
 
-def gate_scope(output: Path, baseline: str | None) -> tuple[tuple[str, str] | None, bool]:
-    """What the gate judges: (baseline, newest commit benchmarked) when both exist, confirmed;
-    else asv's step detection, confirmed unless nothing new ran."""
+@dataclass(frozen=True)
+class Scope:
+    """What the gate judges tonight: ``compare`` (BEFORE, AFTER) or asv's step detection (None), confirmed or
+    not; or ``nothing``, the reason why nothing is judged."""
+
+    compare: tuple[str, str] | None = None
+    confirmed: bool = True
+    nothing: str | None = None
+    unchanged: list[str] = dataclasses.field(default_factory=list)  # left out: the package their parent's
+
+
+def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
+    """The baseline against the newest commit benchmarked tonight, confirmed, when that commit descends from it.
+
+    The first night (no baseline) is asv's step detection over what it ran. A night that benchmarked nothing
+    new, or only commits that do not descend from the baseline (a dispatched range of older ones), judges
+    nothing: asv's step detection over the whole branch would count every old step again, unconfirmed, and a
+    comparison from the baseline to an older commit would read history backwards.
+    """
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
-    commits = (
-        gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN).get("commits", [])
-        if last_run.is_file()
-        else []
+    record = (
+        gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN) if last_run.is_file() else {}
     )
+    commits, unchanged = record.get("commits", []), record.get("unchanged", [])
     newest = commits[-1] if commits else None
-    if baseline and newest and newest != baseline:
-        return (baseline, newest), True
-    return None, baseline is None
+    if baseline is None:
+        return Scope()
+    if newest is None or newest == baseline:
+        return Scope(
+            nothing=f"no commit after the baseline {baseline[:8]} was benchmarked tonight", unchanged=unchanged
+        )
+    if not git.is_ancestor(repo, baseline, newest):
+        return Scope(
+            unchanged=unchanged,
+            nothing=f"tonight's newest commit {newest[:8]} does not descend from the baseline {baseline[:8]} "
+            "(a range of older commits): their steps are on the site, not compared",
+        )
+    return Scope(compare=(baseline, newest))
+
+
+def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -> Scope:
+    """The baseline against the newest commit whose results run RUN_ID stored, read from the results branch alone.
+
+    The branch's tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message; the results
+    files it added are that run's commits, and the baseline is the newest commit with results before them.
+    """
+    message = git.out("log", "-1", "--format=%B", repo=output)
+    if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{message}\n":
+        return Scope(nothing=f"run {run_id} stored no results")
+    # The tip's parent, when it has one: the checkout is shallow.
+    results_branch.git_(
+        "fetch", "--quiet", "--deepen", "1", git.END, remote, f"refs/heads/{branch}", cwd=output, check=False
+    )
+    parent = git.run("rev-parse", "--verify", "--quiet", "HEAD~1", repo=output, check=False).returncode == 0
+    since = ["HEAD~1"] if parent else ["--root"]
+    listed = git.out("diff-tree", "-r", "--name-only", "--diff-filter=A", *since, "HEAD", repo=output).split()
+    # The branch holds what push-results checked: its results files are read as they are.
+    machine_dir = target.results_dir / target.args.machine
+    commits = {
+        validate.read_json(output / name, "asv results file").get("commit_hash")
+        for name in listed
+        if (output / name).parent == machine_dir and validate.RESULT_NAME.fullmatch(Path(name).name)
+    }
+    if not commits:
+        return Scope(nothing=f"run {run_id} stored no results for machine {target.args.machine!r}")
+    repo = bench.git_dir(target)
+    order = git.topological_order(repo)
+    newest = max(commits, key=lambda commit: order.get(commit, -1))
+    baseline = newest_with_results(target.results_dir, target.args.machine, leave_out=commits)
+    if baseline is None:
+        return Scope(nothing=f"no results before run {run_id}'s to compare them with")
+    if not git.is_ancestor(repo, baseline, newest):
+        return Scope(
+            nothing=f"run {run_id}'s newest commit {newest[:8]} does not descend from the baseline {baseline[:8]}"
+        )
+    return Scope(compare=(baseline, newest), confirmed=False)
+
+
+def exact_only(verdict: gate.Verdict) -> gate.Verdict:
+    """VERDICT with its timing rows left out: what is judged where no re-measuring side by side can be done."""
+    return dataclasses.replace(
+        verdict,
+        counted=[c for c in verdict.counted if c.kind not in metrics.TIMING_KINDS],
+        not_alerting=[],
+        confirmations=None,
+    )
 
 
 def fail(args, stage: str, code: int, message: str) -> None:

@@ -42,4 +42,17 @@ def split_nights(commits: list[Commit], per_night: int | None = None) -> list[li
     return nights
 
 
+def split_days(commits: list[Commit]) -> list[tuple[str, list[Commit]]]:
+    """One night per UTC calendar day from the first commit's to the last's: (day, its commits), days without
+    a commit included, as a nightly meets them."""
+    if not commits:
+        return []
+    by_day: dict[str, list[Commit]] = {}
+    for commit in commits:
+        by_day.setdefault(commit.date[:10], []).append(commit)
+    first, last = (datetime.date.fromisoformat(commits[i].date[:10]) for i in (0, -1))
+    days = [(first + datetime.timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+    return [(day, by_day.get(day, [])) for day in days]
+
+
 # --- Pythons ----------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ from .. import git, util
 from ..errors import BadInput, Failed
 from ..project import ROOT
 from ..publishing import github
-from .nights import Commit, first_parent_commits, split_nights
+from . import season
+from .nights import Commit, first_parent_commits, split_days, split_nights
 from .replay_record import (
     JobRun,
     commit_states,
@@ -54,6 +55,8 @@ from .workflow import (
 
 WORKFLOW = Path(".github/workflows/nightly.yml")
 REPOSITORY = "replay/equinox-benchmarks"  # GITHUB_REPOSITORY in the replay's jobs
+# The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
+RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
 # Names that a runner without setup-python has only as its own python3 (the runner bin leaves them out).
 PYTHONISH = re.compile(r"(python|pip|pydoc|idle|2to3|pyvenv|virtualenv)[0-9.]*(-config)?")
 # Variables of this machine's environment that a runner's job does not get.
@@ -124,6 +127,8 @@ class Options:
     fail_fast: bool
     keep_workspaces: bool
     limit: int | None
+    every_day: bool = False  # one night per calendar day, days without a commit included
+    events: dict | None = None  # {night label: [season.EVENTS, ...]}
 
 
 def nightly_extras(options: Options, upstream: Path) -> list[str]:
@@ -233,7 +238,9 @@ class Replay:
                     context["steps"].setdefault(step.id, {"outputs": {}})["outcome"] = (
                         "success" if code == 0 else "failure"
                     )
-                if code != 0 and run.result == "success":
+                if code != 0 and step.continue_on_error:
+                    print(f"## step {step.index} failed: exit {code}; continue-on-error", file=log, flush=True)
+                elif code != 0 and run.result == "success":
                     run.result, run.exit, run.failed_step = "failure", code, step.label
                     print(f"## step {step.index} failed: exit {code}", file=log, flush=True)
                 env["PATH"] = context["runner"]["path"]
@@ -391,13 +398,19 @@ def replay(options: Options, log=sys.stderr) -> int:
     commits = first_parent_commits(options.source, options.revisions)
     if not commits:
         raise BadInput(f"{options.revisions}: no commit in {options.source}")
-    nights = split_nights(commits, options.per_night)
+    if options.every_day:
+        days = split_days(commits)
+        nights, labels = [c for _, c in days], [day for day, _ in days]
+    else:
+        nights = split_nights(commits, options.per_night)
+        labels = [str(n) for n in range(1, len(nights) + 1)]
     parents = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.source)
     base = parents.strip()
     if options.base and base:
         subject = git.out("log", "-1", "--format=%ct%x00%s", base, repo=options.source).strip().split("\0", 1)
         date = datetime.datetime.fromtimestamp(int(subject[0]), datetime.UTC).isoformat(timespec="seconds")
         nights.insert(0, [Commit(base, date, subject[1])])
+        labels.insert(0, "base")
     if options.limit:
         nights = nights[: options.limit]
     tags = {commit: tag for tag, commit in git.tags(options.source).items()}
@@ -408,7 +421,12 @@ def replay(options: Options, log=sys.stderr) -> int:
             "range": options.revisions,
             "source": str(options.source),
             "per_night": options.per_night,
-            "by": f"{options.per_night} commit(s)" if options.per_night else "commit date (UTC)",
+            "by": f"{options.per_night} commit(s)"
+            if options.per_night
+            else "every day (UTC)"
+            if options.every_day
+            else "commit date (UTC)",
+            "events": options.events,
             "base": bool(options.base and base),
             "workflow": str(machine.workflow.path),
             "jobs": [job.name for job in machine.workflow.jobs],
@@ -419,10 +437,11 @@ def replay(options: Options, log=sys.stderr) -> int:
             "started": now(),
             "nights": [],
         }
-        failed_any = False
+        failed_any, tip = False, None
         for index, night_commits in enumerate(nights):
-            label = "base" if options.base and base and index == 0 else str(index + (0 if options.base and base else 1))
-            night = run_night(machine, index, label, night_commits, tags)
+            label = labels[index]
+            tip = night_commits[-1].hash if night_commits else tip
+            night = run_night(machine, index, label, night_commits, tags, tip, (options.events or {}).get(label, []))
             record["nights"].append(night)
             # Every issue as the stand-in holds it, so that what the alerts wrote can be read after the replay.
             record["issues"] = machine.api.state()["issues"]
@@ -430,6 +449,9 @@ def replay(options: Options, log=sys.stderr) -> int:
             write_record(machine.record_path, record)
             if options.docs:
                 write_table(options.docs, options.table, record)
+            if options.events is not None:
+                record["season_problems"] = season.problems(record)
+                write_record(machine.record_path, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
             print(
                 f"replay: night {label} ({len(night_commits)} commit(s), tip {night['tip'][:8]}): "
@@ -453,8 +475,10 @@ def write_record(path: Path, record: dict) -> None:
     util.write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
 
 
-def run_night(self: Replay, index: int, label: str, commits: list[Commit], tags: dict) -> dict:
-    tip = commits[-1].hash
+def run_night(
+    self: Replay, index: int, label: str, commits: list[Commit], tags: dict, tip: str, events: list[str] = ()
+) -> dict:
+    """One night: TIP is upstream's main (the last night's on a day without a commit), after EVENTS."""
     folder = self.options.output / "nights" / f"{index:03d}"
     artifacts = folder / "artifacts"
     artifacts.mkdir(parents=True)
@@ -462,27 +486,39 @@ def run_night(self: Replay, index: int, label: str, commits: list[Commit], tags:
         "night": label,
         "run_id": index + 1,
         "tip": tip,
-        "dates": [commits[0].date, commits[-1].date],
+        "dates": [commits[0].date, commits[-1].date] if commits else [label, label],
         "artifacts": str(artifacts),
     }
     self.advance(tip)
+    if events:
+        night["events"] = season.apply(self.api, events)
     calls_before = len(self.api.state()["calls"])
     results: dict[str, JobRun] = {}
     started = time.monotonic()
     for job in self.workflow.jobs:
+        if "cancel" in events:  # a cancelled run: no job of it runs, and nothing it would have done is done
+            results[job.name] = JobRun("cancelled")
+            continue
+        if "run-dies" in events and job.name == "run":
+            results[job.name] = JobRun("failure", exit=143, failed_step="its runner died (scripted)")
+            continue
         print(f"replay: night {label}: job {job.name}", file=self.log, flush=True)
         results[job.name] = self.run_job(job, night, folder / job.name, {n: results[n].result for n in job.needs})
     seconds = round(time.monotonic() - started, 1)
     state = self.api.state()
     alert = results.get("alert")
-    verdict_path = find_file([artifacts, folder / "run" / "temp"], "verdict.json")
+    # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
+    verdict_path = find_file([artifacts / RUN_VERDICT, folder / "run" / "temp"], "verdict.json")
     verdict = load_json(verdict_path)
+    exact = load_json(find_file([artifacts / EXACT_VERDICT], "verdict.json"))
     run_results = result_files(artifacts / "results")
     night.update(
         commits=commit_states(commits, run_results, verdict, tags),
         verdict=verdict_summary(verdict),
         verdict_from=str(verdict_path) if verdict_path else None,
-        issue=issue_action(state["calls"][calls_before:], state, alert),
+        exact_verdict=verdict_summary(exact),
+        issue=issue_action(state["calls"][calls_before:], state, alert) if "cancel" not in events else "cancelled",
+        issues_after=season.snapshot(state),
         seconds=seconds,
         jobs={name: vars(run) for name, run in results.items()},
     )

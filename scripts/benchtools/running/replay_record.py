@@ -98,14 +98,18 @@ def verdict_summary(verdict: dict | None) -> dict | None:
 
 
 def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
-    """What the alert did to the issues, from the requests it made: none, opened #N, updated #N, kept #N."""
+    """What the alert did to the issues, from the requests it made: none, opened, updated, reopened,
+    commented on or kept #N."""
     if alert is None or alert.result == "skipped":
         return "alert skipped"
     writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
     if writes:
         last = writes[-1]
+        if last["path"].endswith("/comments"):
+            return f"commented on #{last['path'].split('/')[-2]}"
         if last["method"] == "PATCH":
-            return f"updated #{last['path'].rsplit('/', 1)[-1]}"
+            verb = "reopened" if (last.get("body") or {}).get("state") == "open" else "updated"
+            return f"{verb} #{last['path'].rsplit('/', 1)[-1]}"
         return f"opened #{len(state['issues'])}"
     if alert.result == "failure":
         return f"alert failed (exit {alert.exit})"
@@ -143,8 +147,8 @@ def duration(seconds: float) -> str:
 
 
 def job_cell(run: dict) -> str:
-    if run["result"] == "skipped":
-        return "skipped"
+    if run["result"] in ("skipped", "cancelled"):
+        return run["result"]
     if run["result"] == "failure":
         return f"**failed** (exit {run['exit']}, {duration(run['seconds'])})"
     return duration(run["seconds"])
@@ -155,6 +159,9 @@ def table(record: dict) -> str:
     jobs = record["jobs"]
     head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
     head += ["suspects", "issue"]
+    season = record.get("events") is not None
+    if season:
+        head.insert(1, "events")
     lines = ["| " + " | ".join(head + jobs + ["night"]) + " |", "|" + "---|" * (len(head) + len(jobs) + 1)]
     for night in record["nights"]:
         states = night.get("commits") or []
@@ -176,6 +183,7 @@ def table(record: dict) -> str:
         suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in (verdict or {}).get("suspects") or []) or "–"
         row = [
             night["night"],
+            *([", ".join(night.get("events") or []) or "–"] if season else []),
             f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
             names("benchmarked"),
             names("unchanged"),
@@ -201,6 +209,13 @@ def table(record: dict) -> str:
         f"scripts/nightly also given --upstream, --env-dir and {extras}; the runner's python3: "
         f"{record['runner_python']}; from {record['started']} to {record.get('finished', '')}.",
     ]
+    if season:
+        problems = record.get("season_problems") or []
+        lines += [
+            "",
+            "The season's goals (scripts/benchtools/running/season.py): "
+            + ("every one held." if not problems else "broken: " + "; ".join(problems) + "."),
+        ]
     return "\n".join(lines)
 
 

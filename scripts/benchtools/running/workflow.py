@@ -25,7 +25,7 @@ ACTIONS = {
     "actions/deploy-pages": ("deploy_pages", set()),
 }
 JOB_KEYS = {"runs-on", "timeout-minutes", "permissions", "needs", "if", "steps", "env", "environment", "name"}
-STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell"}
+STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell", "continue-on-error"}
 # GitHub's default shell on Linux, and its `shell: bash`.
 SHELLS = {None: ["bash", "-e"], "bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"]}
 
@@ -193,6 +193,7 @@ class Step:
     if_: object
     timeout_minutes: float | None
     shell: str | None
+    continue_on_error: bool = False  # a failure of the step does not fail the job
 
 
 @dataclass
@@ -286,7 +287,14 @@ def read_step(where: str, index: int, step: dict) -> Step:
         step.get("if"),
         step.get("timeout-minutes"),
         step.get("shell"),
+        continue_on_error(where, step.get("continue-on-error", False)),
     )
+
+
+def continue_on_error(where: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise Unmappable(f"{where}: continue-on-error {value!r}; the replay models true or false only")
+    return value
 
 
 KNOWN = {"inputs", "needs", "steps", "env", "github", "runner"}

@@ -1,0 +1,134 @@
+"""A season: what happens between a replay's nights (scripts/replay --events), and what the alarm must keep.
+
+Maintainers close, reopen and clear the alert's issue or open one of their
+own with its label; a run is cancelled; GitHub's API answers 502.  Each
+event acts on the stand-in of GitHub's API (or on the night's jobs) before
+the night it is scripted for.  ``problems`` reads the record afterwards
+against the season's goals: every issue that opens names a change (a
+regression that counts, or a failure), no issue is edited without a change
+in the report it holds, a failure always reaches an open issue of the
+alert's, and nothing a maintainer wrote is overwritten.
+"""
+
+import json
+from pathlib import Path
+
+from ..errors import BadInput
+from ..publishing import github, issue
+
+EVENTS = {
+    "close": "a maintainer closes the alert's newest open issue",
+    "reopen": "a maintainer reopens the alert's newest closed issue",
+    "clear": "a maintainer clears the body of the alert's newest open issue",
+    "maintainer-issue": "a maintainer opens an issue of their own with the alert's label",
+    "cancel": "the night's run is cancelled before its jobs start: none of them runs",
+    "run-dies": "the run job's runner dies (a timeout, a lost runner): it fails and uploads nothing",
+    "502": "GitHub's API answers 502 Bad Gateway once, to the next request (a quiet night's alert makes none)",
+}
+LABEL = "benchmark-regression"
+MAINTAINER = "a-maintainer"
+
+
+def read_events(path: Path) -> dict[str, list[str]]:
+    """{night label: [event, ...]} from PATH (JSON); BadInput naming an event that EVENTS lacks."""
+    try:
+        events = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise BadInput(f"--events {path}: cannot be read as JSON ({error})") from None
+    if not isinstance(events, dict) or not all(isinstance(v, list) for v in events.values()):
+        raise BadInput(f"--events {path}: not an object of night labels to lists of events")
+    unknown = sorted({e for listed in events.values() for e in listed if e not in EVENTS})
+    if unknown:
+        raise BadInput(f"--events {path}: {unknown[0]!r} is no event ({', '.join(EVENTS)})")
+    return events
+
+
+def alerts(state: dict, wanted: str) -> list[dict]:
+    """The alert's issues in state WANTED, newest first (as the alert itself tells them: issue.is_alerts)."""
+    found = [
+        i
+        for i in state["issues"]
+        if i["state"] == wanted and issue.is_alerts({**i, "user": {"login": i.get("user", github.BOT)}}, github.BOT)
+    ]
+    return sorted(found, key=lambda i: i["updated_at"], reverse=True)
+
+
+def apply(api: github.StandIn, events: list[str]) -> list[str]:
+    """The events that act on GitHub, done on the stand-in; what each did, in words."""
+    state, done = api.state(), []
+    for event in events:
+        if event == "close" and alerts(state, "open"):
+            alerts(state, "open")[0]["state"] = "closed"
+        elif event == "reopen" and alerts(state, "closed"):
+            alerts(state, "closed")[0]["state"] = "open"
+        elif event == "clear" and alerts(state, "open"):
+            alerts(state, "open")[0]["body"] = None
+        elif event == "maintainer-issue":
+            if LABEL not in state["labels"]:
+                state["labels"].append(LABEL)
+            state["issues"].append(
+                {
+                    "number": len(state["issues"]) + 1,
+                    "title": "Tracking: benchmark noise",
+                    "body": "Our own notes on the benchmarks. Do not overwrite.",
+                    "labels": [LABEL],
+                    "state": "open",
+                    "updated_at": api.tick(),
+                    "user": MAINTAINER,
+                    "comments": [],
+                }
+            )
+        elif event == "502":
+            state.setdefault("failures", []).append([502, "Bad Gateway"])
+        elif event not in ("cancel", "run-dies"):  # the replay itself acts on the night's jobs
+            done.append(f"{event}: nothing to act on")
+            continue
+        done.append(event)
+    api.save(state)
+    return done
+
+
+def snapshot(state: dict) -> list[dict]:
+    """Every issue as the night left it: number, author, state, the report its body holds, its key, comments."""
+    return [
+        {
+            "number": i["number"],
+            "user": i.get("user", github.BOT),
+            "state": i["state"],
+            "report": issue.report_of(i["body"]),
+            "key": issue.key_of(i["body"]),
+            "body": i["body"] if i.get("user", github.BOT) != github.BOT else None,
+            "comments": len(i.get("comments", [])),
+        }
+        for i in state["issues"]
+    ]
+
+
+def problems(record: dict) -> list[str]:
+    """Where the record breaks the season's goals (see the module's docstring), one line each."""
+    found, before, maintainers = [], [], {}
+    for night in record["nights"]:
+        after = night.get("issues_after", [])
+        label, action = night["night"], night["issue"]
+        counted = night["verdict"].get("counted") if night.get("verdict") else None
+        failed = (night.get("verdict") or {}).get("status") == "failed" or night["jobs"].get("run", {}).get(
+            "result"
+        ) == "failure"
+        if action.startswith("opened") and not (counted or failed):
+            found.append(f"night {label}: opened an issue that names no change")
+        if action.startswith("updated"):
+            number = int(action.split("#")[1])
+            old = next((i for i in before if i["number"] == number), None)
+            new = next((i for i in after if i["number"] == number), None)
+            if old and new and (old["report"], old["key"]) == (new["report"], new["key"]):
+                found.append(f"night {label}: edited #{number} without a change in its report")
+        if failed and "alert" in night["jobs"] and night["jobs"]["alert"]["result"] != "skipped":
+            if not any(i["user"] == github.BOT and i["state"] == "open" for i in after):
+                found.append(f"night {label}: a failure that reached no open issue")
+        for i in after:
+            if i["user"] != github.BOT:
+                maintainers.setdefault(i["number"], i["body"])
+                if i["body"] != maintainers[i["number"]]:
+                    found.append(f"night {label}: the maintainer's issue #{i['number']} was overwritten")
+        before = after
+    return found
