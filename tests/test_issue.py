@@ -330,6 +330,7 @@ def judged_document(**changed) -> dict:
         "machine": MACHINE,
         "counted": [row],
         "improvements": [],
+        "overruled": [],
         "suspects": [],
         "not_alerting": [],
         "unjudged": [],

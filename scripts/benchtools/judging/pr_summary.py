@@ -297,9 +297,7 @@ def data(summary: Summary, verdict: Verdict | None) -> dict:
     }
     if verdict is None:
         return {
-            "schema": verdicts.SCHEMA,
-            "status": verdicts.JUDGED,
-            "regression": False,
+            **verdicts.nothing_judged(f"nothing to measure: {summary.nothing_to_measure}", "", ""),
             "summary": f"nothing to measure: {summary.nothing_to_measure}",
             **facts,
             "faster": [],
