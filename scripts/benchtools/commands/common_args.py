@@ -24,6 +24,11 @@ def add_output(parser: argparse.ArgumentParser, default: Path, help: str) -> Non
     parser.add_argument("--output", type=Path, default=default, metavar="DIR", help=help)
 
 
+def add_readme(parser: argparse.ArgumentParser, help: str) -> None:
+    """--readme FILE, repeatable: a Markdown file whose generated blocks (publishing/generated.py) are written."""
+    parser.add_argument("--readme", type=Path, action="append", default=[], metavar="FILE", help=help)
+
+
 def add_bench(
     parser: argparse.ArgumentParser, help: str = "only benchmarks matching REGEX (asv run -b); repeatable"
 ) -> None:

@@ -22,6 +22,7 @@ from ..errors import BadInput
 from ..project import ROOT
 from ..publishing import generated, instruction_history, operation_history
 from ..publishing.report import project_url
+from . import common_args
 
 
 def parse_args(argv):
@@ -40,13 +41,9 @@ def parse_args(argv):
         metavar="FILE",
         help="the kept side-by-side times of the steps (default: docs/commit-history-times.json)",
     )
-    parser.add_argument(
-        "--readme",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="FILE",
-        help=f"rewrite FILE's generated blocks {instruction_history.BLOCK} (every step) and "
+    common_args.add_readme(
+        parser,
+        f"rewrite FILE's generated blocks {instruction_history.BLOCK} (every step) and "
         f"{instruction_history.TRACKING_BLOCK} (the agreement table); repeatable",
     )
     parser.add_argument(

@@ -21,6 +21,7 @@ from .. import cli, util
 from ..errors import BadInput, Failed
 from ..project import ROOT
 from ..publishing import generated
+from . import common_args
 
 BLOCK = "instruction-spread"
 INSTRUCTIONS = "bench_instructions.Instructions"
@@ -36,7 +37,7 @@ def parse_args(argv):
         metavar="DIR",
         help="where each run's counts are kept (default: .asv/instruction-spread)",
     )
-    parser.add_argument("--readme", type=Path, action="append", default=[], metavar="FILE")
+    common_args.add_readme(parser, f"rewrite FILE's generated block {BLOCK} with the table; repeatable")
     args = parser.parse_args(argv)
     if args.runs < 2:
         parser.error("--runs must be at least 2: a spread needs two runs")

@@ -59,13 +59,9 @@ def parse_args(argv):
         help="a scripts/headline record: its figures over fresh processes beside its release's",
     )
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
-    parser.add_argument(
-        "--readme",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="FILE",
-        help=f"rewrite FILE's generated blocks (docs/layout.md): {SUMMARY_BLOCK}, one small table of the "
+    common_args.add_readme(
+        parser,
+        f"rewrite FILE's generated blocks (docs/layout.md): {SUMMARY_BLOCK}, one small table of the "
         f"newest release, and {FULL_BLOCK}, its every figure and the history; repeatable (README.md and "
         "docs/answer.md)",
     )

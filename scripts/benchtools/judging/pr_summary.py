@@ -66,6 +66,7 @@ class Words:
 
 
 INSTRUCTIONS = "bench_instructions.Instructions"
+INSTRUCTIONS_SUFFIX = ", instructions"  # how an operation's instruction count is named beside its other measures
 # The instruction counts' operations (benchmarks/instruction_ops.py) that are no operation of asvtools/operations.py.
 COUNTED_WORDS = {
     "dispatch(jit)": "`jax.jit` dispatch of a tiny step",
@@ -84,8 +85,8 @@ def counted_words(benchmark: str, params: str) -> Words | None:
     timed = COUNTED[name].timed if name in COUNTED else None
     for number, operation in enumerate(operations.OPERATIONS):
         if timed and metrics.entry(*timed[0]) == metrics.entry(*operation.timed):
-            return Words(f"{operation.label}{twin}, instructions", (0, number, 0))
-    return Words(f"{COUNTED_WORDS.get(name, name)}{twin}, instructions", (1, 0, 0))
+            return Words(f"{operation.label}{twin}{INSTRUCTIONS_SUFFIX}", (0, number, 0))
+    return Words(f"{COUNTED_WORDS.get(name, name)}{twin}{INSTRUCTIONS_SUFFIX}", (1, 0, 0))
 
 
 def words(benchmark: str, params: str) -> Words:
