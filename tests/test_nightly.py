@@ -546,14 +546,19 @@ def test_a_night_stopped_by_a_signal_leaves_a_failed_verdict(places, monkeypatch
     monkeypatch.setattr(bench, "bench", killed)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     verdict = places.tmp / "verdict.json"
-    before = signal.getsignal(signal.SIGTERM)
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    # A background job's SIGINT is ignored by its shell: the night must catch it all the same.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    before[signal.SIGINT] = signal.SIG_IGN
     status = cli.run(
         nightly_command.main,
         ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
         + ["--report", str(places.tmp / "report.md"), "--verdict", str(verdict)],
         "scripts/nightly",
     )
-    assert status == 3 and signal.getsignal(signal.SIGTERM) == before
+    after = {number: signal.getsignal(number) for number in before}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert status == 3 and after == before
     document = json.loads(verdict.read_text())
     assert document["status"] == "failed" and document["stage"] == "scripts/bench" and how in document["message"]
 

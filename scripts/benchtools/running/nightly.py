@@ -50,7 +50,8 @@ def nightly(args) -> int:
     # a later failure (the site's copy, say) exits non-zero without turning a judged night into a failed one.
     stage = ["scripts/nightly"]
     # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind.
-    previous = signal.signal(signal.SIGTERM, stop)
+    # Both are caught here, whatever the process inherited: a shell starts a background job with SIGINT ignored.
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         return night(args, stage)
     except (KeyboardInterrupt, Stopped) as error:
@@ -71,11 +72,12 @@ def nightly(args) -> int:
             fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 class Stopped(BaseException):
-    """SIGTERM, raised where the night is, so that it ends as a failed night with its verdict written."""
+    """SIGINT or SIGTERM, raised where the night is, so that it ends as a failed night with its verdict written."""
 
 
 def stop(signum, _frame):
