@@ -94,6 +94,13 @@ def write_workflow(tmp_path, change) -> Path:
         (lambda d: d["jobs"]["alert"]["steps"][-1]["env"].update(T="${{ secrets.TOKEN }}"), "secrets.TOKEN"),
         (lambda d: d["jobs"]["alert"].update({"if": "${{ hashFiles('x') }}"}), "hashFiles()"),
         (lambda d: d["jobs"]["alert"]["steps"][-1].update(shell="pwsh"), "pwsh"),
+        (lambda d: d["jobs"]["alert"]["steps"].insert(0, {"run": "sudo rm -rf /opt"}), "uses sudo"),
+        (
+            lambda d: d["jobs"]["run"]["steps"].insert(
+                0, {"run": "sudo apt-get update && sudo apt-get install -y eqxb-no-such-package=1.0"}
+            ),
+            "lacks the package eqxb-no-such-package",
+        ),
     ],
 )
 def test_a_step_the_replay_cannot_map_stops_it_with_exit_3(tmp_path, change, message):
@@ -101,6 +108,19 @@ def test_a_step_the_replay_cannot_map_stops_it_with_exit_3(tmp_path, change, mes
     with pytest.raises(workflow.Unmappable, match=message.replace("(", r"\(").replace(")", r"\)")) as raised:
         workflow.check_workflow(workflow.read_workflow(path))
     assert raised.value.code == 3
+
+
+def test_a_pinned_ubuntu_package_is_replayed_as_this_machines_own_package():
+    nightly = workflow.read_workflow(NIGHTLY)
+    pins = [workflow.pinned_packages(step.run) for job in nightly.jobs for step in job.steps]
+    assert [pin for pin in pins if pin] == [{"valgrind": "1:3.22.0-0ubuntu3"}]
+    assert workflow.pinned_packages("sudo apt-get update -qq && sudo apt-get install -y a=1 b=2:3~x") == {
+        "a": "1",
+        "b": "2:3~x",
+    }
+    for script in ("sudo apt-get install -y a=1", "sudo apt-get update && sudo apt-get install a", "apt-get install"):
+        assert workflow.pinned_packages(script) is None, script
+    assert workflow.installed_version("eqxb-no-such-package") is None
 
 
 def test_the_command_refuses_an_unknown_action_before_any_night(tmp_path):

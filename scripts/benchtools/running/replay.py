@@ -48,6 +48,8 @@ from .workflow import (
     check_workflow,
     condition,
     find_python,
+    installed_version,
+    pinned_packages,
     python_version,
     read_workflow,
     substitute,
@@ -276,6 +278,12 @@ class Replay:
             return 1
 
     def step_run(self, step: Step, context: dict, env: dict, workspace: Path, log) -> int:
+        packages = pinned_packages(step.run)
+        if packages is not None:
+            for package, pinned in packages.items():
+                here = installed_version(package)
+                print(f"replay: {package}={pinned} is this machine's {package} {here}", file=log, flush=True)
+            return 0 if all(installed_version(package) for package in packages) else 1
         script = substitute(step.run, context)
         extras = " ".join(shlex.quote(a) for a in nightly_extras(self.options, self.upstream))
         script = re.sub(r"(?<![\w/.-])scripts/nightly(?=\s)", lambda m: f"{m[0]} {extras}", script)
@@ -432,6 +440,12 @@ def replay(options: Options, log=sys.stderr) -> int:
             "jobs": [job.name for job in machine.workflow.jobs],
             "project": machine.snapshot,
             "runner_python": machine.python_note,
+            "packages": {
+                package: {"pinned": pinned, "here": installed_version(package)}
+                for job in machine.workflow.jobs
+                for step in job.steps
+                for package, pinned in (pinned_packages(step.run) or {}).items()
+            },
             "nightly_extras": nightly_extras(options, machine.upstream),
             "quick": options.quick,
             "started": now(),

@@ -154,6 +154,11 @@ def job_cell(run: dict) -> str:
     return duration(run["seconds"])
 
 
+def packages_note(packages: dict) -> str:
+    """What the runner's pinned Ubuntu packages were replayed as: this machine's own."""
+    return "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in packages.items())
+
+
 def table(record: dict) -> str:
     """The record as a Markdown table, one row a night."""
     jobs = record["jobs"]
@@ -207,7 +212,8 @@ def table(record: dict) -> str:
         f"`{record['project']['head'][:8]}` ({record['project']['checkout']}"
         f"{f', {changed} changed file(s)' if changed else ''}); "
         f"scripts/nightly also given --upstream, --env-dir and {extras}; the runner's python3: "
-        f"{record['runner_python']}; from {record['started']} to {record.get('finished', '')}.",
+        f"{record['runner_python']}; {packages_note(record.get('packages') or {})}"
+        f"from {record['started']} to {record.get('finished', '')}.",
     ]
     if season:
         problems = record.get("season_problems") or []

@@ -26,6 +26,11 @@ ACTIONS = {
 }
 JOB_KEYS = {"runs-on", "timeout-minutes", "permissions", "needs", "if", "steps", "env", "environment", "name"}
 STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell", "continue-on-error"}
+# A `run:` step that installs pinned Ubuntu packages on the runner, the only use of root the replay maps:
+# `sudo apt-get update ... && sudo apt-get install -OPTIONS NAME=VERSION...`.
+APT_INSTALL = re.compile(
+    r"sudo apt-get update(?: -\S+)*\s*&&\s*sudo apt-get install(?: -\S+)*(?P<packages>(?: [\w.+-]+=\S+)+)"
+)
 # GitHub's default shell on Linux, and its `shell: bash`.
 SHELLS = {None: ["bash", "-e"], "bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"]}
 
@@ -321,6 +326,23 @@ def check_expression(text, where: str, bare: bool = False) -> None:
                 raise Unmappable(f"{where}: the replay has no value for {token}")
 
 
+def pinned_packages(script: str | None) -> dict[str, str] | None:
+    """``{package: version}`` of a step that only installs pinned Ubuntu packages, else None."""
+    found = APT_INSTALL.fullmatch((script or "").strip())
+    return dict(pin.split("=", 1) for pin in found["packages"].split()) if found else None
+
+
+def installed_version(package: str) -> str | None:
+    """This machine's installed version of a Debian package, or None."""
+    try:
+        result = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${db:Status-Abbrev}${Version}", package], capture_output=True, text=True
+        )
+    except OSError:
+        return None
+    return result.stdout[3:] if result.returncode == 0 and result.stdout.startswith("ii ") else None
+
+
 def check_workflow(workflow: Workflow) -> None:
     """Every expression and setup-python version of WORKFLOW, checked before the first night runs."""
     for scope in (workflow.env,):
@@ -338,6 +360,15 @@ def check_workflow(workflow: Workflow) -> None:
                 check_expression(step.if_, f"{here}: if", bare=True)
             for value in [step.run, *step.env.values(), *step.with_.values()]:
                 check_expression(value, here)
+            packages = pinned_packages(step.run)
+            if step.run is not None and "sudo" in step.run and packages is None:
+                raise Unmappable(
+                    f"{here}: uses sudo; the replay maps only "
+                    "`sudo apt-get update && sudo apt-get install NAME=VERSION`"
+                )
+            for package in packages or {}:
+                if installed_version(package) is None:
+                    raise Unmappable(f"{here}: this machine lacks the package {package} (scripts/setup installs it)")
             if step.action == "setup_python" and find_python(str(step.with_.get("python-version", ""))) is None:
                 raise Unmappable(f"{here}: this machine has no Python {step.with_.get('python-version')}")
 
