@@ -16,7 +16,7 @@ from benchtools import git as git_tool
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
 from benchtools.publishing import instruction_history, operation_history
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
-from tests.helpers import command
+from tests.helpers import ROOT, command
 from tests.test_bench import PRIMARY_JAX, bench
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
@@ -115,7 +115,9 @@ def test_without_valgrind_the_benchmarks_skip_saying_why(monkeypatch, tmp_path):
 @needs_valgrind
 @pytest.mark.slow
 def test_fresh_processes_of_identical_code_agree_and_the_count_sees_the_work_in_c():
-    """An A/A of the instrument on the Equinox in .venv: two processes, every operation."""
+    """An A/A of the instrument on the Equinox in .venv: two processes, every operation, the first as on a
+    fresh clone (no compiled module of the suite)."""
+    shutil.rmtree(ROOT / "benchmarks" / "__pycache__", ignore_errors=True)
     first, second = (callgrind.count(list(OPERATIONS)) for _ in range(2))
     for name in OPERATIONS:
         for twin in TWINS:
