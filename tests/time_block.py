@@ -1,0 +1,71 @@
+"""``scripts/test --time-block FILE``: a passing run writes what it took into FILE's ``test-time`` block.
+
+The README's first screen gives the time of its two commands here, each written by the command
+itself: ``scripts/bench --docs README.md`` for the first, this option for the second. The block says
+what was selected (the whole suite, or the ``-m`` expression), how many tests passed and were
+skipped, pytest's wall time (``scripts/setup`` and ``scripts/lint`` run before it), and the load
+before and after. A run that fails or was interrupted writes nothing: its time is not the suite's.
+"""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from benchtools.errors import BadInput
+from benchtools.publishing import generated
+
+BLOCK = "test-time"
+OUTCOMES = ("passed", "skipped")  # the terminal reporter's stats that are reports of a test's setup or call
+STARTED = pytest.StashKey[tuple]()  # pytest's start, and the load then
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--time-block",
+        metavar="FILE",
+        help=f"write what a passing run took into FILE's {BLOCK} block (README.md's first screen)",
+    )
+
+
+def pytest_configure(config):
+    page = config.getoption("--time-block")
+    if page:
+        try:
+            generated.check_holds(Path(page), BLOCK)
+        except BadInput as error:
+            raise pytest.UsageError(f"--time-block: {error}") from None
+        config.stash[STARTED] = (time.monotonic(), os.getloadavg()[0])
+
+
+def took_markdown(selected: str, passed: int, skipped: int, seconds: float, loads: tuple[float, float]) -> str:
+    return (
+        f"`scripts/test` ({selected}) took {seconds / 60:.1f} min of pytest here: {passed} passed, {skipped} "
+        f"skipped; scripts/setup and scripts/lint run before it. Load average before and after: {loads[0]:.2f} "
+        f"and {loads[1]:.2f}, on {os.cpu_count()} cores."
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    page = config.getoption("--time-block")
+    if not page or exitstatus != pytest.ExitCode.OK:
+        return
+    started, load_before = config.stash[STARTED]
+    stats = config.pluginmanager.get_plugin("terminalreporter").stats
+    count = {outcome: len([r for r in stats.get(outcome, []) if r.when in ("call", "setup")]) for outcome in OUTCOMES}
+    chosen = [f'-m "{config.option.markexpr}"' * bool(config.option.markexpr)]
+    chosen.append(f'-k "{config.option.keyword}"' * bool(config.option.keyword))
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        chosen += config.args
+    selected = " ".join(part for part in chosen if part) or "every test"
+    text = took_markdown(
+        selected,
+        count["passed"],
+        count["skipped"],
+        time.monotonic() - started,
+        (load_before, os.getloadavg()[0]),
+    )
+    generated.write_blocks(Path(page), {BLOCK: text})
