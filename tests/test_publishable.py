@@ -1,4 +1,4 @@
-"""benchtools/asvtools/validate.py: what a stored asv file may hold (docs/exit-codes.md, "Bad input").
+"""benchtools/asvtools/publishable.py: what a stored asv file may hold (docs/exit-codes.md, "Bad input").
 
 A results file that asv itself writes is accepted as it is, NaN (asv's mark of
 a skipped benchmark) and the infinite confidence bounds of a single sample
@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 import pytest
 from asv import results, runner
 
-from benchtools.asvtools import validate
+from benchtools.asvtools import publishable
 from benchtools.errors import BadInput
 from tests.helpers import command
 
@@ -51,7 +51,7 @@ def asv_written(folder: Path, values=(1.0e-3, math.nan), samples=None, commit=CO
 
 
 def stored(path: Path, **kwargs) -> bytes:
-    return validate.stored_file(path, PurePath(path.parent.name, path.name), **kwargs)
+    return publishable.stored_file(path, PurePath(path.parent.name, path.name), **kwargs)
 
 
 def edit(path: Path, change) -> Path:
@@ -107,8 +107,8 @@ def test_what_asv_writes_is_accepted_nan_and_infinite_bounds_included(written, t
 
 def test_the_columns_are_asv_own():
     """The rule of each column covers exactly the columns asv's Results.save writes, derived from asv."""
-    layout = validate.asv_layout()
-    assert set(layout["result_columns"]) == set(validate.COLUMNS)
+    layout = publishable.asv_layout()
+    assert set(layout["result_columns"]) == set(publishable.COLUMNS)
     assert {"result", "stats_ci_99_a", "samples", "profile"} <= set(layout["result_columns"])
     assert {"commit_hash", "env_name", "date", "results", "durations"} <= layout["keys"]
 
@@ -238,9 +238,9 @@ def test_markup_in_benchmarks_json_names_and_params_is_refused(written, tmp_path
 
 def test_the_allowed_text_holds_what_asv_writes_for_this_suite():
     for text in ["'jit'", "Intel(R) Xeon(R) CPU @ 2.20GHz", "Linux 6.18.44-fc-v657", "[1, 2]", "x=1", "a/b:c"]:
-        assert validate.SAFE_TEXT.fullmatch(text), text
+        assert publishable.SAFE_TEXT.fullmatch(text), text
     for text in ["<", ">", "&", '"', "\\", "\n", "\t", "`", "é"]:
-        assert not validate.SAFE_TEXT.fullmatch(text), text
+        assert not publishable.SAFE_TEXT.fullmatch(text), text
 
 
 def test_a_results_file_naming_what_the_suite_lacks_is_refused(written):
@@ -285,7 +285,7 @@ def test_the_gate_never_reads_a_results_file_of_another_commit_with_the_same_pre
 
 def test_a_file_bigger_than_the_cap_is_refused_before_it_is_read(written, tmp_path):
     text = written.read_text()
-    written.write_text(text + " " * (validate.MAX_STORED_BYTES - len(text.encode())))
+    written.write_text(text + " " * (publishable.MAX_STORED_BYTES - len(text.encode())))
     assert stored(written)  # at the cap: accepted
     with written.open("a") as file:
         file.write(" ")
@@ -296,4 +296,4 @@ def test_a_file_bigger_than_the_cap_is_refused_before_it_is_read(written, tmp_pa
 def test_the_cap_leaves_room_for_the_whole_suite_with_samples():
     # The largest real file (29 benchmarks, no samples) is 11 KB; with every sample of a full run it
     # stays far below the cap, and the cap far below GitHub's 100 MB.
-    assert 1 << 20 < validate.MAX_STORED_BYTES < 100_000_000 // 5
+    assert 1 << 20 < publishable.MAX_STORED_BYTES < 100_000_000 // 5
