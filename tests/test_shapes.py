@@ -148,7 +148,7 @@ def test_json_nested_too_deeply_is_bad_input(tmp_path):
 
 
 def test_the_schemas_describe_documents_only_with_keywords_jsonschema_knows():
-    """A misspelt keyword ("require", "propertys") is silently no check: every key of every schema object is a
+    """A misspelt keyword ("require" for "required") is silently no check: every key of every schema object is a
     keyword of draft 2020-12 or a property name under "properties"/"$defs"."""
     known = set(jsonschema.Draft202012Validator.VALIDATORS) | {
         "$schema",
