@@ -2,16 +2,16 @@
 
 Each file a command reads has its schema in ``scripts/benchtools/schemas/NAME.schema.json``; a file
 that is missing, not JSON or of another shape is a one-line ``BadInput`` (exit 2) naming the file and
-the first wrong field, never a traceback (exit 4).  The schemas require what the readers use and leave
-the rest open, as asv's own files carry more than the tools read.
+the first wrong field, never a traceback (exit 4).  The schemas (JSON Schema draft-07, as fastjsonschema
+reads it) require what the readers use and leave the rest open, as asv's own
+files carry more than the tools read.
 """
 
 import functools
 import json
-import re
 from pathlib import Path
 
-import jsonschema
+import fastjsonschema
 
 from ..errors import BadInput
 
@@ -26,7 +26,6 @@ TYPE_WORDS = {
     "boolean": "true or false",
     "null": "null",
 }
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def read_bytes(path: Path, what: str) -> bytes:
@@ -53,13 +52,13 @@ def read_json(path: Path, what: str):
 
 
 @functools.cache
-def validator(schema: str) -> jsonschema.protocols.Validator:
-    """The validator of SCHEMA: a schema file's NAME, or NAME#/$defs/PART for one of its parts."""
+def validator(schema: str):
+    """The compiled check of SCHEMA: a schema file's NAME, or NAME#/definitions/PART for one of its parts."""
     name, _, part = schema.partition("#")
     document = json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
     if part:
-        document = {"$schema": document["$schema"], "$defs": document["$defs"], "$ref": f"#{part}"}
-    return jsonschema.validators.validator_for(document)(document)
+        document = {"$schema": document["$schema"], "definitions": document["definitions"], "$ref": f"#{part}"}
+    return fastjsonschema.compile(document)
 
 
 def shown(value) -> str:
@@ -70,41 +69,30 @@ def shown(value) -> str:
         return type(value).__name__
 
 
-def place(error: jsonschema.ValidationError) -> str:
-    """Where ERROR is, as a reader writes it: results['b.T.t'][2], or the top level."""
-    where = ""
-    for step in error.absolute_path:
-        if isinstance(step, int):
-            where += f"[{step}]"
-        elif IDENTIFIER.fullmatch(step) and len(step) <= 40:
-            where += f".{step}" if where else step
-        else:
-            where += f"[{step[:40]!r}]"
-    return where or "the top level"
-
-
-def problem(error: jsonschema.ValidationError) -> str:
-    """ERROR in one line: where, and what was expected there."""
-    where = place(error)
-    if error.validator == "required":
-        missing = next(key for key in error.validator_value if key not in error.instance)
+def problem(error: fastjsonschema.JsonSchemaValueException) -> str:
+    """ERROR in one line: where, as fastjsonschema names it (results.b.T.t[2]; keys joined by dots), or the
+    top level; and what was expected there."""
+    where = error.name.removeprefix("data").removeprefix(".")[:120] or "the top level"
+    if error.rule == "required":
+        missing = next(key for key in error.rule_definition if key not in error.value)
         return f"{where}: the key {missing!r} is missing"
-    if error.validator == "type":
-        types = [error.validator_value] if isinstance(error.validator_value, str) else error.validator_value
-        return f"{where}: expected {' or '.join(TYPE_WORDS[t] for t in types)}, found {shown(error.instance)}"
-    if "propertyNames" in error.schema_path:  # the instance is the key
-        return f"{where}: unexpected key {shown(error.instance)}"
-    return f"{where}: {error.message[:200]}"
+    if error.rule == "type":
+        types = [error.rule_definition] if isinstance(error.rule_definition, str) else error.rule_definition
+        return f"{where}: expected {' or '.join(TYPE_WORDS[t] for t in types)}, found {shown(error.value)}"
+    if error.rule == "propertyNames":
+        pattern = error.rule_definition.get("pattern", "")[:60]
+        return f"{where}: every key must match {pattern}, found the keys {shown(list(error.value))}"
+    return f"{where}: {error.message.removeprefix(error.name).strip()[:200]}"
 
 
 def check(value, schema: str, path: Path | str, what: str):
     """VALUE if SCHEMA (``validator``) holds; else BadInput naming WHAT, PATH and the first wrong field."""
     try:
-        error = jsonschema.exceptions.best_match(validator(schema).iter_errors(value))
+        validator(schema)(value)
+    except fastjsonschema.JsonSchemaValueException as error:
+        raise BadInput(f"{what} has the wrong shape: {path}: {problem(error)}") from None
     except RecursionError:
         raise BadInput(f"{what} has the wrong shape: {path}: nested too deeply") from None
-    if error is not None:
-        raise BadInput(f"{what} has the wrong shape: {path}: {problem(error)}")
     return value
 
 

@@ -171,7 +171,7 @@ def read(path: Path) -> dict:
     # schemas/verdict.schema.json: what every document holds, then the whole shape that ``data`` or ``failure``
     # writes, so that a document some other writer made (four keys, a counted row without its commits) is
     # refused rather than read as a quiet night.
-    shapes.check(document, "verdict#/$defs/common", path, "gate verdict")
+    shapes.check(document, "verdict#/definitions/common", path, "gate verdict")
     if document["schema"] != SCHEMA or document["status"] not in (JUDGED, FAILED):
         raise BadInput(
             f"gate verdict {path}: schema {document['schema']!r} and status {document['status']!r}; "
