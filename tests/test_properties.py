@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from benchtools import cli
-from benchtools.asvtools import validate
+from benchtools.asvtools import publishable
 from benchtools.commands import merge_results, regressions
 from tests.asv_sites import COUNT, ENV, MACHINE, TIMING, make_site
 
@@ -79,7 +79,7 @@ markup = st.builds(
     st.sampled_from(["<", ">", "&", '"', "\\", "\n", "`", "<img src=x onerror=alert(1)>", "<script>"]),
     st.text(max_size=6),
 )
-ASV_COLUMNS = list(validate.asv_layout()["result_columns"])
+ASV_COLUMNS = list(publishable.asv_layout()["result_columns"])
 env = st.sampled_from(["env", "virtualenv-py3.11-jax0.4.33"])
 
 

@@ -610,7 +610,7 @@ def test_a_linked_folder_in_a_source_is_refused_as_a_link(at, tmp_path):
 
 
 def test_an_unreadable_source_file_is_bad_input(monkeypatch, tmp_path):
-    from benchtools.asvtools import validate
+    from benchtools.asvtools import publishable
 
     src, dest = tmp_path / "src", tmp_path / "dest"
     bad = put(src, RESULT, 1)
@@ -618,7 +618,7 @@ def test_an_unreadable_source_file_is_bad_input(monkeypatch, tmp_path):
     def refused(path, relative, **kwargs):  # as reading a file without permission fails (root reads anything)
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
-    monkeypatch.setattr(validate, "stored_file", refused)
+    monkeypatch.setattr(publishable, "stored_file", refused)
     result = command("merge-results", src, dest)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{bad}: cannot be read (Permission denied)" in result.stderr, result.stderr

@@ -20,7 +20,7 @@ from pathlib import Path, PurePath
 from .. import util
 from ..errors import Failed
 from ..project import ROOT, UPSTREAM_CONFIG, asv_home
-from . import validate
+from . import publishable
 
 CACHE = ROOT / ".asv" / "suite-description"
 MACHINE = "suite-description"
@@ -63,6 +63,6 @@ def description() -> bytes:
         written = Path(tmp) / "results" / "benchmarks.json"
         if not written.is_file():
             raise Failed("asv discovered the suite but wrote no benchmarks.json")
-        data = validate.stored_file(written, PurePath("benchmarks.json"))
+        data = publishable.stored_file(written, PurePath("benchmarks.json"))
     util.write_atomic(cached, data)
     return data

@@ -5,8 +5,9 @@ import platform
 from collections.abc import Callable
 from pathlib import Path
 
-from ..asvtools import validate
+from ..errors import BadInput
 from ..judging import pairs
+from ..judging.changes import finite_non_negative
 from ..project import HISTORY_DIR, ROOT
 from ..publishing.results_branch import RESULTS_BRANCH
 
@@ -69,17 +70,25 @@ def add_results_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--machine", help="only results of this asv machine (default: all)")
 
 
+def threshold(text: str) -> float:
+    """argparse type of a threshold option: finite and non-negative (argparse names the option, exit 2)."""
+    try:
+        return finite_non_negative(text, "")
+    except BadInput as error:
+        raise argparse.ArgumentTypeError(str(error).strip()) from None
+
+
 def add_thresholds(parser: argparse.ArgumentParser) -> None:
     """--threshold and --time-threshold: the gate's thresholds for a whole kind."""
     parser.add_argument(
         "--threshold",
-        type=validate.threshold,
+        type=threshold,
         help="relative worsening of any ratio metric that counts, 0.10 meaning 10%% "
         "(default: each benchmark's regressions_thresholds in the asv configuration)",
     )
     parser.add_argument(
         "--time-threshold",
-        type=validate.threshold,
+        type=threshold,
         help="relative worsening of any absolute time or memory beyond which it is listed; absolute "
         "times never count (benchmarks/metrics.py: they do not alert) "
         "(default: each benchmark's regressions_thresholds in the asv configuration)",

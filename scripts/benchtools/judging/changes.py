@@ -1,16 +1,27 @@
 """A change of one benchmark between two commits, and the thresholds it is judged against."""
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import metrics
 
-from ..asvtools import validate
 from ..errors import BadInput
 from . import explain
 
 ASV_DEFAULT_THRESHOLD = 0.05
+
+
+def finite_non_negative(value, what: str) -> float:
+    """VALUE as a float, or BadInput naming WHAT unless it is a finite number >= 0 (a threshold)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise BadInput(f"{what} {value!r}: not a number") from None
+    if isinstance(value, bool) or not math.isfinite(number) or number < 0:
+        raise BadInput(f"{what} {value!r}: a threshold must be a finite number, 0 or more")
+    return number
 
 
 @dataclass
@@ -53,7 +64,7 @@ class Thresholds:
     def __init__(self, regexes: dict, overrides: dict, where: Path | str = ""):
         try:
             self.regexes = [
-                (re.compile(regex), validate.finite_non_negative(value, f"threshold of {regex!r}"))
+                (re.compile(regex), finite_non_negative(value, f"threshold of {regex!r}"))
                 for regex, value in regexes.items()
             ]
         except (re.error, TypeError, ValueError, AttributeError) as error:

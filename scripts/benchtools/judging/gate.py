@@ -15,12 +15,11 @@ from pathlib import Path
 from benchmarks import metrics, params
 from benchmarks.instruction_ops import OPERATIONS as COUNTED_OPERATIONS
 
-from ..asvtools import validate
 from ..asvtools.results import failed_benchmarks
 from ..errors import BadInput, Error
 from ..project import ROOT, VENV, env_label
 from . import confirm, explain, instructions, pairs, steps
-from .changes import Change
+from .changes import Change, finite_non_negative
 from .sources import (
     Source,
     is_single_step,
@@ -60,7 +59,7 @@ class GateOptions:
         for name in ("threshold", "time_threshold"):
             value = getattr(self, name)
             if value is not None:
-                validate.finite_non_negative(value, f"--{name.replace('_', '-')}")
+                finite_non_negative(value, f"--{name.replace('_', '-')}")
 
     @property
     def overrides(self) -> dict:
@@ -128,7 +127,7 @@ class Verdict:
 def step_changes(source: Source) -> list[Change]:
     """asv's jumps, each with the levels of the series just before and just after it (steps.true_step)."""
     path = source.html / "regressions.json"
-    data = read_json(path, "asv regressions file", validate.REGRESSIONS)
+    data = read_json(path, "asv regressions file", "regressions")
     changes = []
     for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
         if params_of_graph(graph).get("machine", source.machine) != source.machine:

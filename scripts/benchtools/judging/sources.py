@@ -5,7 +5,7 @@ from pathlib import Path, PurePath
 from benchmarks import metrics
 
 from .. import util
-from ..asvtools import validate
+from ..asvtools import publishable, shapes
 from ..errors import BadInput
 from ..project import ROOT
 from . import steps
@@ -13,8 +13,8 @@ from .changes import Thresholds
 
 
 def read_json(path: Path, what: str, shape=None):
-    """The JSON file PATH, checked against SHAPE (``validate``): BadInput naming it, never a traceback."""
-    return validate.read_json(path, what) if shape is None else validate.read_checked(path, shape, what)
+    """The JSON file PATH, checked against the schema SHAPE (``shapes``): BadInput naming it, never a traceback."""
+    return shapes.read_json(path, what) if shape is None else shapes.read_checked(path, shape, what)
 
 
 class Source:
@@ -35,15 +35,11 @@ class Source:
     ):
         last_run = {}
         if config is None and not (results and html):
-            last_run = read_json(
-                output / ".asv" / "last-run.json", "the latest scripts/bench run record", validate.LAST_RUN
-            )
+            last_run = read_json(output / ".asv" / "last-run.json", "the latest scripts/bench run record", "last-run")
             config = Path(last_run["config"])
         self.config = config
         self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
-        conf = (
-            validate.check(util.load_asv_config(config), validate.CONFIG, config, "asv configuration") if config else {}
-        )
+        conf = shapes.check(util.load_asv_config(config), "asv.conf", config, "asv configuration") if config else {}
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
@@ -56,8 +52,8 @@ class Source:
         self.machine = machine or last_run.get("machine") or self._only_machine()
         self.run_commits = list(last_run.get("commits", []))  # the commits the latest run benchmarked
         self.run_unchanged = list(last_run.get("unchanged", []))  # those it left out: the package unchanged
-        self.index = read_json(self.html / "index.json", "asv site index", validate.INDEX)
-        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", validate.BENCHMARKS)
+        self.index = read_json(self.html / "index.json", "asv site index", "index")
+        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", "benchmarks")
         revisions = self.index["revision_to_hash"]
         self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
         self.tag_of_hash = {
@@ -117,7 +113,7 @@ def params_of_graph(graph: str) -> dict[str, str]:
 def series(source: Source, graph: str, index: int | None) -> list[tuple[int, float | None]]:
     path = source.html / graph
     try:
-        return steps.graph_points(read_json(path, "asv graph file", validate.GRAPH), index)
+        return steps.graph_points(read_json(path, "asv graph file", "graph"), index)
     except ValueError as error:
         raise BadInput(f"asv graph file has the wrong shape: {path}: {error}") from None
 
@@ -135,7 +131,7 @@ def load_result(source: Source, commit: str, missing_ok: bool = False):
     folder = source.results / source.machine
     for path in sorted(folder.glob(f"{commit[:8]}-*.json")):
         try:
-            validate.stored_file(path, PurePath(source.machine, path.name))
+            publishable.stored_file(path, PurePath(source.machine, path.name))
             result = results.Results.load(str(path), source.machine)
         except BadInput:
             raise

@@ -13,62 +13,13 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import util
-from ..asvtools import validate
+from ..asvtools import shapes
 from ..errors import BadInput
 from .changes import Change
 from .gate import Verdict, could_decide
 
 SCHEMA = 1
 JUDGED, FAILED = "judged", "failed"
-# What ``read`` requires of every document, then of each status: the whole shape that ``data`` and
-# ``failure`` write, so that a document some other writer made (four keys, a counted row without its
-# commits) is refused rather than read as a quiet night.
-SHAPE = {"schema": int, "status": str, "regression": bool, "summary": str}
-NUMBER = (validate.NUMBER, validate.OPTIONAL)
-TEXT = (str, validate.OPTIONAL)
-CHANGE = {
-    "kind": str,
-    "benchmark": str,
-    "params": str,
-    "environment": str,
-    "before": NUMBER,
-    "after": NUMBER,
-    "change": NUMBER,
-    "threshold": NUMBER,
-    "good": str,
-    "bad": str,
-    "single_commit": bool,
-    "unit": TEXT,
-    "latest": NUMBER,
-    "unmeasured_between": validate.List(str),
-    "diagnostics": validate.List({"benchmark": str, "before": NUMBER, "after": NUMBER}),
-    "cause": TEXT,
-}
-JUDGED_SHAPE = {
-    **SHAPE,
-    "mode": str,
-    "confirmed": bool,
-    "results": str,
-    "machine": TEXT,
-    "counted": validate.List(CHANGE),
-    "improvements": validate.List(CHANGE),
-    # Instruction rises that do not count: their operation's time, re-measured side by side, was decided faster.
-    "overruled": validate.List(
-        {
-            **CHANGE,
-            "time": {"benchmark": str, "params": str, "estimate": NUMBER, "low": NUMBER, "high": NUMBER, "pairs": int},
-        }
-    ),
-    "suspects": (list, validate.OPTIONAL),
-    "not_alerting": validate.List(CHANGE),
-    "unjudged": validate.List({"benchmark": str, "params": str, "environment": str, "reason": str}),
-    "unchanged_commits": validate.List(str),
-    "failed_commits": validate.List(
-        {"commit": str, "label": str, "environment": str, "benchmarks": validate.List(str)}
-    ),
-    "explain_errors": validate.List(str),
-}
-FAILED_SHAPE = {**SHAPE, "stage": str, "exit": (int, validate.OPTIONAL), "message": str}
 
 
 def number(value):
@@ -212,18 +163,21 @@ def read(path: Path) -> dict:
     JSON without NaN or infinities, the whole shape of its status, every counted row of a kind that
     metrics.py declares, and ``regression`` true exactly when a row counts (false for a failed night).
     """
-    raw = validate.read_bytes(path, "gate verdict")
+    raw = shapes.read_bytes(path, "gate verdict")
     try:
         document = json.loads(raw.decode("utf-8"), parse_constant=refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise BadInput(f"gate verdict is corrupt: {path} ({error})") from None
-    validate.check(document, SHAPE, path, "gate verdict")
+    # schemas/verdict.schema.json: what every document holds, then the whole shape that ``data`` or ``failure``
+    # writes, so that a document some other writer made (four keys, a counted row without its commits) is
+    # refused rather than read as a quiet night.
+    shapes.check(document, "verdict#/definitions/common", path, "gate verdict")
     if document["schema"] != SCHEMA or document["status"] not in (JUDGED, FAILED):
         raise BadInput(
             f"gate verdict {path}: schema {document['schema']!r} and status {document['status']!r}; "
             f"this reads schema {SCHEMA}, status {JUDGED} or {FAILED}"
         )
-    validate.check(document, JUDGED_SHAPE if document["status"] == JUDGED else FAILED_SHAPE, path, "gate verdict")
+    shapes.check(document, "verdict", path, "gate verdict")
     counted = document.get("counted", [])
     if document["regression"] != bool(counted):
         raise BadInput(

@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git, util
-from ..asvtools import operations, validate
+from ..asvtools import operations, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, values
 from ..asvtools.results import spans as result_spans
 from ..errors import BadInput
@@ -192,7 +192,7 @@ def row_of(result, label: str) -> Row:
 
 def read_headline(path: Path) -> dict:
     """A scripts/headline record, checked before attach_fresh reads it."""
-    return validate.read_checked(path, {"environments": list}, "headline record")
+    return shapes.read_checked(path, "headline", "headline record")
 
 
 def attach_fresh(rows: list[Row], record: dict) -> int:

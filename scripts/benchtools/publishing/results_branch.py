@@ -11,7 +11,7 @@ import time
 from pathlib import Path, PurePath
 
 from .. import git, util
-from ..asvtools import environments, suite, validate
+from ..asvtools import environments, publishable, suite
 from ..errors import BadInput, Failed
 from ..project import JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 
@@ -55,7 +55,7 @@ def merge(
     With SUITE (a benchmarks.json), a results file naming a benchmark or params it lacks is refused; with
     MATRIX (environments.stored_matrix), one of an environment the suite's configurations lack.
 
-    All or nothing: every file of every source is checked (validate.stored_file), and every place in DEST
+    All or nothing: every file of every source is checked (publishable.stored_file), and every place in DEST
     it would go (``plain_place``), before any is written; then every file is written at once
     (util.write_all), so that an I/O error too leaves DEST as it was (Failed, exit 3).
     """
@@ -97,10 +97,10 @@ def merge(
 
 
 def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
-    """SOURCE/RELATIVE's bytes once validate.stored_file accepts them; BadInput for a link or an unreadable file."""
+    """SOURCE/RELATIVE's bytes once publishable.stored_file accepts them; BadInput for a link or an unreadable file."""
     path = unlinked(source, relative)
     try:
-        return validate.stored_file(path, relative, suite=suite, matrix=matrix)
+        return publishable.stored_file(path, relative, suite=suite, matrix=matrix)
     except OSError as error:
         raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
 
@@ -347,7 +347,7 @@ def store(args) -> int:
 def only_machine(source: Path, machine: str) -> None:
     """BadInput naming the first file of SOURCE that lies in another machine's folder than MACHINE's."""
     for relative in source_files(source):
-        kind = validate.kind_of(relative)
+        kind = publishable.kind_of(relative)
         if kind != "benchmarks" and relative.parts[-2] != machine:
             raise BadInput(
                 f"{source / relative}: machine {relative.parts[-2]!r}, not {machine!r} (--machine); nothing pushed"

@@ -11,7 +11,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git
-from ..asvtools import validate
+from ..asvtools import publishable, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..project import HISTORY_DIR, upstream_url
@@ -199,9 +199,7 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     """
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
-    record = (
-        gate.read_json(last_run, "the latest scripts/bench run record", validate.LAST_RUN) if last_run.is_file() else {}
-    )
+    record = gate.read_json(last_run, "the latest scripts/bench run record", "last-run") if last_run.is_file() else {}
     commits, unchanged = record.get("commits", []), record.get("unchanged", [])
     newest = commits[-1] if commits else None
     if baseline is None:
@@ -238,9 +236,9 @@ def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -
     # The branch holds what push-results checked: its results files are read as they are.
     machine_dir = target.results_dir / target.args.machine
     commits = {
-        validate.read_json(output / name, "asv results file").get("commit_hash")
+        shapes.read_json(output / name, "asv results file").get("commit_hash")
         for name in listed
-        if (output / name).parent == machine_dir and validate.RESULT_NAME.fullmatch(Path(name).name)
+        if (output / name).parent == machine_dir and publishable.RESULT_NAME.fullmatch(Path(name).name)
     }
     if not commits:
         return Scope(nothing=f"run {run_id} stored no results for machine {target.args.machine!r}")

@@ -16,8 +16,8 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
-from ..asvtools import operations
-from ..errors import BadInput, Error
+from ..asvtools import operations, shapes
+from ..errors import Error
 from ..judging import pr_summary
 from ..project import ROOT
 from ..publishing import generated, operation_history
@@ -91,15 +91,8 @@ def failed_entry(request: Request, error: Error) -> dict:
 
 
 def read(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise BadInput(f"--from-record {path}: no such file")
-    try:
-        record = json.loads(path.read_text())
-    except ValueError as error:
-        raise BadInput(f"{path}: not a JSON record of checks ({error})") from None
-    if not isinstance(record, list) or not all(isinstance(e, dict) and "title" in e for e in record):
-        raise BadInput(f"{path}: not a record of checks (a list of objects with a title)")
-    return record
+    """The record of checks at PATH (schemas/pull-requests.schema.json); BadInput naming what is wrong."""
+    return shapes.read_checked(path, "pull-requests", "record of pull-request checks")
 
 
 def append(path: Path, found: dict) -> None:

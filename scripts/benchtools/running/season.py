@@ -10,9 +10,9 @@ in the report it holds, a failure always reaches an open issue of the
 alert's, and nothing a maintainer wrote is overwritten.
 """
 
-import json
 from pathlib import Path
 
+from ..asvtools import shapes
 from ..errors import BadInput
 from ..publishing import github, issue
 
@@ -31,12 +31,7 @@ MAINTAINER = "a-maintainer"
 
 def read_events(path: Path) -> dict[str, list[str]]:
     """{night label: [event, ...]} from PATH (JSON); BadInput naming an event that EVENTS lacks."""
-    try:
-        events = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise BadInput(f"--events {path}: cannot be read as JSON ({error})") from None
-    if not isinstance(events, dict) or not all(isinstance(v, list) for v in events.values()):
-        raise BadInput(f"--events {path}: not an object of night labels to lists of events")
+    events = shapes.read_checked(path, "replay-events", "season's events (--events)")
     unknown = sorted({e for listed in events.values() for e in listed if e not in EVENTS})
     if unknown:
         raise BadInput(f"--events {path}: {unknown[0]!r} is no event ({', '.join(EVENTS)})")

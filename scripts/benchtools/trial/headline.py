@@ -26,7 +26,7 @@ from packaging.version import Version
 from benchmarks import metrics, params
 
 from ..asvtools import environments as asv_envs
-from ..asvtools import validate
+from ..asvtools import shapes
 from ..asvtools.lock import exclusive
 from ..errors import BadInput
 from ..judging import confirm
@@ -219,7 +219,7 @@ def figure_record(figure: Figure, values: list[float]) -> dict:
 
 
 def read(path: Path) -> dict:
-    return validate.read_checked(path, {"schema": int, "environments": list}, "headline record")
+    return shapes.read_checked(path, "headline", "headline record")
 
 
 def took(record: dict) -> str:

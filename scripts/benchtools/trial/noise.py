@@ -33,7 +33,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from ..asvtools import environments as asv_envs
-from ..asvtools import validate
+from ..asvtools import shapes
 from ..asvtools.lock import exclusive
 from ..judging import confirm, pairs
 from ..running import bench
@@ -216,7 +216,7 @@ def campaign(options: Options) -> dict:
 
 
 def read(path: Path) -> dict:
-    return validate.read_checked(path, {"schema": int, "benchmarks": list}, "timing-noise record")
+    return shapes.read_checked(path, "timing-noise", "timing-noise record")
 
 
 def docs_block(record: dict) -> str:

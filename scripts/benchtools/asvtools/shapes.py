@@ -1,0 +1,101 @@
+"""JSON files as the commands read them: parsed, then checked against the JSON Schema named after them.
+
+Each file a command reads has its schema in ``scripts/benchtools/schemas/NAME.schema.json``; a file
+that is missing, not JSON or of another shape is a one-line ``BadInput`` (exit 2) naming the file and
+the first wrong field, never a traceback (exit 4).  The schemas (JSON Schema draft-07, as fastjsonschema
+reads it) require what the readers use and leave the rest open, as asv's own
+files carry more than the tools read.
+"""
+
+import functools
+import json
+from pathlib import Path
+
+import fastjsonschema
+
+from ..errors import BadInput
+
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+# How a JSON type is named in a message.
+TYPE_WORDS = {
+    "object": "an object",
+    "array": "an array",
+    "string": "text",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def read_bytes(path: Path, what: str) -> bytes:
+    """PATH's bytes; BadInput naming WHAT and PATH when it is missing or not a file."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise BadInput(f"{what} is a folder, not a file: {path}") from None
+    except OSError as error:
+        raise BadInput(f"{what} cannot be read: {path} ({error.strerror or error})") from None
+
+
+def read_json(path: Path, what: str):
+    """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
+    raw = read_bytes(path, what)
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        raise BadInput(f"{what} is corrupt: {path} ({error})") from None
+    except RecursionError:
+        raise BadInput(f"{what} is corrupt: {path} (nested too deeply)") from None
+
+
+@functools.cache
+def validator(schema: str):
+    """The compiled check of SCHEMA: a schema file's NAME, or NAME#/definitions/PART for one of its parts."""
+    name, _, part = schema.partition("#")
+    document = json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+    if part:
+        document = {"$schema": document["$schema"], "definitions": document["definitions"], "$ref": f"#{part}"}
+    return fastjsonschema.compile(document)
+
+
+def shown(value) -> str:
+    """VALUE as JSON, cut to 60 characters, for a message (its type where it is no JSON)."""
+    try:
+        return json.dumps(value)[:60]
+    except (TypeError, ValueError, RecursionError):
+        return type(value).__name__
+
+
+def problem(error: fastjsonschema.JsonSchemaValueException) -> str:
+    """ERROR in one line: where, as fastjsonschema names it (results.b.T.t[2]; keys joined by dots), or the
+    top level; and what was expected there."""
+    where = error.name.removeprefix("data").removeprefix(".")[:120] or "the top level"
+    if error.rule == "required":
+        missing = next(key for key in error.rule_definition if key not in error.value)
+        return f"{where}: the key {missing!r} is missing"
+    if error.rule == "type":
+        types = [error.rule_definition] if isinstance(error.rule_definition, str) else error.rule_definition
+        return f"{where}: expected {' or '.join(TYPE_WORDS[t] for t in types)}, found {shown(error.value)}"
+    if error.rule == "propertyNames":
+        pattern = error.rule_definition.get("pattern", "")[:60]
+        return f"{where}: every key must match {pattern}, found the keys {shown(list(error.value))}"
+    return f"{where}: {error.message.removeprefix(error.name).strip()[:200]}"
+
+
+def check(value, schema: str, path: Path | str, what: str):
+    """VALUE if SCHEMA (``validator``) holds; else BadInput naming WHAT, PATH and the first wrong field."""
+    try:
+        validator(schema)(value)
+    except fastjsonschema.JsonSchemaValueException as error:
+        raise BadInput(f"{what} has the wrong shape: {path}: {problem(error)}") from None
+    except RecursionError:
+        raise BadInput(f"{what} has the wrong shape: {path}: nested too deeply") from None
+    return value
+
+
+def read_checked(path: Path, schema: str, what: str):
+    """``read_json`` then ``check``."""
+    return check(read_json(path, what), schema, path, what)
