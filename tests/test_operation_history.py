@@ -190,11 +190,10 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     # A time that moves the cost's way by much less than the cost says so, and which one is right.
     step = found[CONSTRUCTION][0]
     step.measured = pairs.Interval(-0.05, -0.08, -0.02, 12, 0.02, 0.99)
-    assert "the cost's way, by less than its -23.8% (the time is right; see above)" in operation_history.time_cell(step)
+    assert operation_history.agreement(step) == operation_history.LESS
     step.measured = pairs.Interval(-0.05, -0.40, 0.10, 12, 0.2, 0.99)
-    assert "undecided, the interval holds both no change and the cost's -23.8%" in operation_history.time_cell(step)
+    assert operation_history.agreement(step) == operation_history.UNDECIDED
     step.measured = pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99)
-    assert "no change resolved, less than the cost's -23.8%" in operation_history.time_cell(step)
     assert "the time is right about the time" in operation_history.markdown(found, "u")  # and why, once
     # Each operation's measured steps counted by how they stand to the cost, as data and in the table.
     assert operation_history.agreement(step) == operation_history.NO_CHANGE
