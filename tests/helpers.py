@@ -65,3 +65,20 @@ def track_result(values: list):
     return runner.BenchmarkResult(
         result=values, samples=[None] * count, number=[None] * count, errcode=0, stderr="", profile=None
     )
+
+
+def markdown_rows(text: str) -> dict[str, list[str]]:
+    """The rows of the Markdown tables in ``text``, by their first cell: each row's cells, stripped."""
+    found = {}
+    for line in text.splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            found[cells[0]] = cells
+    return found
+
+
+def numbers(cell: str) -> list[float]:
+    """The figures of a table cell, "1,069 (16×)" as [1069.0, 16.0]."""
+    import re
+
+    return [float(found.replace(",", "")) for found in re.findall(r"[-+]?\d[\d,]*\.?\d*", cell)]

@@ -5,7 +5,8 @@ import pytest
 
 from benchtools import git as git_tool
 from benchtools.asvtools import operations
-from benchtools.publishing import operation_history, report
+from benchtools.publishing import blocks, operation_history
+from benchtools.publishing import rows as report_rows
 from tests.helpers import ROOT
 from tests.test_bench import PRIMARY_JAX, bench
 
@@ -17,7 +18,7 @@ def rows_with_costs(costs, subjects):
     """One environment's rows, one per commit, with the generated-__init__ construction cost given."""
     rows = []
     for i, (cost, subject) in enumerate(zip(costs, subjects, strict=True)):
-        row = report.Row(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row = report_rows.Row(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
         row.subject, row.commit_date = subject, f"2026-01-{i + 1:02d}"
         if cost is not None:
             row.operations = {CONSTRUCTION: (cost, 174, None, None)}
@@ -74,7 +75,7 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
     [results] = [p for p in (output / "results").iterdir() if p.is_dir()]
-    rows = report.load_rows(results, upstream, "history-tests")
+    rows = report_rows.load_rows(results, upstream, "history-tests")
     assert len({row.commit for row in rows}) == 2  # the awesome-list commit changed no package file
     [step] = operation_history.operation_steps(rows)[CONSTRUCTION]
     assert step.after.commit == cached and step.after.subject == "perf: cache dataclass field names"
@@ -86,7 +87,7 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     assert step.explanation is not None and step.explanation.rows, step.not_profiled
     fewer = [row for row in step.explanation.rows if row.calls[1] < row.calls[0]]
     assert any("dataclasses.fields" in row.function for row in fewer), step.explanation.rows
-    text = operation_history.markdown(found, report.project_url())
+    text = operation_history.markdown(found, blocks.project_url())
     assert f"`{cached[:8]}`" in text and step.after.commit_date in text
     assert "`dataclasses.fields`" in text and "calls per operation" in text
 
@@ -189,11 +190,10 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     # A time that moves the cost's way by much less than the cost says so, and which one is right.
     step = found[CONSTRUCTION][0]
     step.measured = pairs.Interval(-0.05, -0.08, -0.02, 12, 0.02, 0.99)
-    assert "the cost's way, by less than its -23.8% (the time is right; see above)" in operation_history.time_cell(step)
+    assert operation_history.agreement(step) == operation_history.LESS
     step.measured = pairs.Interval(-0.05, -0.40, 0.10, 12, 0.2, 0.99)
-    assert "undecided, the interval holds both no change and the cost's -23.8%" in operation_history.time_cell(step)
+    assert operation_history.agreement(step) == operation_history.UNDECIDED
     step.measured = pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99)
-    assert "no change resolved, less than the cost's -23.8%" in operation_history.time_cell(step)
     assert "the time is right about the time" in operation_history.markdown(found, "u")  # and why, once
     # Each operation's measured steps counted by how they stand to the cost, as data and in the table.
     assert operation_history.agreement(step) == operation_history.NO_CHANGE
@@ -259,7 +259,7 @@ def test_step_times_kept_in_a_file_of_their_own_are_read_without_the_run_s_confi
     assert not (tmp_path / "out").exists()  # nothing kept beside the run: all in the file
     # Another machine, without the run's configuration or its .asv folder: the page shows what was kept.
     monkeypatch.setattr(confirm, "confirmations", lambda *args, **kwargs: pytest.fail("measured again"))
-    [step] = report.investigate(rows, report.history(rows), None, step_times=kept)[CONSTRUCTION]
+    [step] = report_rows.investigate(rows, report_rows.history(rows), None, step_times=kept)[CONSTRUCTION]
     assert step.measured.estimate == -0.2 and len(step.measured_load) == 2
     for bad, named in (("{", "not a readable JSON file"), ('{"k": {"interval": null}}', "'k' is not a kept step")):
         kept.write_text(bad)
@@ -301,10 +301,10 @@ def test_results_with_a_history_write_the_history_s_blocks(tmp_path):
         "<!-- overhead-summary:start -->\nthe newest release's\n<!-- overhead-summary:end -->\n"
     )
     # The newest commit is no release: the newest release's summary, which the README has, is left alone.
-    assert report.update_markdown(page, rows) == ["operation-history", "operation-history-summary"]
+    assert blocks.update_markdown(page, rows) == ["operation-history", "operation-history-summary"]
     assert "\nthe newest release's\n" in page.read_text()
     rows[-1].release = True
-    assert report.update_markdown(page, rows) == ["overhead-summary", "operation-history", "operation-history-summary"]
+    assert blocks.update_markdown(page, rows) == ["overhead-summary", "operation-history", "operation-history-summary"]
     text = page.read_text()
     assert "the newest release's" not in text
     assert "perf: cache dataclass field names" in text and f"| {CONSTRUCTION} | 1 | `c1` 2026-01-02" in text

@@ -15,7 +15,8 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from benchmarks import metrics
-from benchtools.publishing import report
+from benchtools.publishing import plots as report_plots
+from benchtools.publishing import rows as report_rows
 from benchtools.publishing import site as site_tools
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, RATIO, ROOT, TIMING, TIMING_TWIN, make_site
 from tests.helpers import command
@@ -162,7 +163,11 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     })""")
     for src, width, height, panels in rendered:
         assert panels >= 1, src
-        assert width >= report.MIN_PANEL_PX[0] and height / panels >= report.MIN_PANEL_PX[1], (src, width, height)
+        assert width >= report_plots.MIN_PANEL_PX[0] and height / panels >= report_plots.MIN_PANEL_PX[1], (
+            src,
+            width,
+            height,
+        )
     # Every timing series is drawn with its interval (counted from the figure when it was drawn); the ratio
     # plot and the history's time have some.
     drawn = page.evaluate("""() => Object.fromEntries([...document.images].map(img => [
@@ -184,7 +189,7 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
         "bench_counts.PythonCost.track_tree_at" in cost_table
         and "v3 (Python 3.11, jax 0.4.33): 10,000 → 16,000" in cost_table
     )
-    assert report.SINGLE_SAMPLE in page.inner_text("p:has-text('tree_map passes')")
+    assert report_rows.SINGLE_SAMPLE in page.inner_text("p:has-text('tree_map passes')")
     history = page.inner_text("body")
     assert "v3 made tree_at slower: its cost per update went 10,000 → 16,000 weighted instructions (+60.0%)" in history
     assert "v5 made tree_at faster" in history

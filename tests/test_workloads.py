@@ -297,10 +297,10 @@ def test_asv_check_passes():
 
 
 def test_the_suite_parameters_have_one_home():
-    from benchtools.publishing import report
+    from benchtools.publishing import rows as report_rows
 
     assert workloads.WRAPPINGS is params.WRAPPINGS
     # The report reads the suite's parameters from benchmarks/params.py, never a copy of its own.
-    assert report.params is params
-    assert report.WRAPPINGS is params.WRAPPINGS
-    assert [int(depth) for depth in report.DEPTHS] == list(params.DEPTHS)
+    assert report_rows.params is params
+    assert report_rows.WRAPPINGS is params.WRAPPINGS
+    assert [int(depth) for depth in report_rows.DEPTHS] == list(params.DEPTHS)

@@ -21,7 +21,7 @@ from .. import cli, util
 from ..errors import BadInput
 from ..project import ROOT
 from ..publishing import generated, instruction_history, operation_history
-from ..publishing.report import project_url
+from ..publishing.blocks import project_url
 from . import common_args
 
 

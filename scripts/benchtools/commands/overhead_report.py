@@ -32,19 +32,9 @@ history (docs/answer.md).
 from pathlib import Path
 
 from .. import cli
-from ..publishing.report import (
-    FULL_BLOCK,
-    SUMMARY_BLOCK,
-    attach_fresh,
-    history,
-    history_markdown,
-    html_page,
-    investigate,
-    load_rows,
-    markdown,
-    read_headline,
-    update_markdown,
-)
+from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
+from ..publishing.page import html_page
+from ..publishing.rows import attach_fresh, history, investigate, load_rows, read_headline
 from . import common_args
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..errors import BadInput
 from ..project import ROOT
+from . import templating
 
 NODE_MODULES = ROOT / "node_modules"
 # CDN address in asv 0.6's index.html -> the same library in node_modules.
@@ -68,22 +69,6 @@ RELEASE_PAGES = {
     "jax": "https://github.com/jax-ml/jax/releases/tag/jax-{tag}",
 }
 COMMIT_PAGE = "commit.html"
-COMMIT_PAGE_HTML = """<!doctype html><meta charset="utf-8"><title>release</title>
-<p id="where">Finding the release of this commit…</p>
-<script>
-// Written by scripts/bench (benchtools/site.py): asv links a commit as show_commit_url + hash,
-// and show_commit_url is "commit.html#", so the hash arrives here; the release's upstream page is in PAGES.
-var PAGES = {pages};
-var hash = decodeURIComponent(location.hash.slice(1)).split(/[.]{{2,3}}/).pop();
-var found = Object.keys(PAGES).filter(function (full) {{ return hash && full.indexOf(hash) === 0; }});
-if (found.length === 1) {{
-  location.replace(PAGES[found[0]]);
-}} else {{
-  document.getElementById("where").textContent =
-    "No release of this history has the commit " + hash + " (it was built from PyPI sdists).";
-}}
-</script>
-"""
 
 
 def link_releases(site: Path, package: str) -> int:
@@ -100,9 +85,7 @@ def link_releases(site: Path, package: str) -> int:
         for tag, revision in index.get("tags", {}).items()
         if str(revision) in revision_to_hash
     }
-    (site / COMMIT_PAGE).write_text(
-        COMMIT_PAGE_HTML.format(pages=json.dumps(pages, indent=1, sort_keys=True)), encoding="utf-8"
-    )
+    (site / COMMIT_PAGE).write_text(templating.render("commit.html.j2", pages=pages), encoding="utf-8")
     index["show_commit_url"] = f"{COMMIT_PAGE}#"
     index_file.write_text(json.dumps(index), encoding="utf-8")
     return len(pages)

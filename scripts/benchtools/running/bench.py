@@ -27,7 +27,7 @@ from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm
 from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home, upstream_url
-from ..publishing import generated, report, site
+from ..publishing import blocks, generated, page, rows, site
 
 # JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
 # stops at the newest that the newest Python of asv.jax.conf.json gets.
@@ -381,7 +381,7 @@ def publish(target: Target, headline: Path | None = None) -> None:
         print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        report.write_page(
+        page.write_page(
             target.results_dir, target.html_dir, target.args.machine, repo, config=target.config(), headline=headline
         )
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
@@ -561,9 +561,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
             if names:
                 print(f"    {state:8} {len(names):3}  {' '.join(names)}")
     if args.answer and any(target.results_dir.glob("*/*-*.json")):
-        print(
-            "\n" + report.answer_markdown(report.load_rows(target.results_dir, target.repo, args.machine, latest=True))
-        )
+        print("\n" + blocks.answer_markdown(rows.load_rows(target.results_dir, target.repo, args.machine, latest=True)))
     if table is not None:
         print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
     print(f"\n{took}\n")

@@ -15,7 +15,7 @@ from ..asvtools import publishable, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..project import HISTORY_DIR, upstream_url
-from ..publishing import report, results_branch
+from ..publishing import page, results_branch
 from . import bench
 
 # Set in the checkouts this script makes: it resets them, so it refuses any other folder.
@@ -151,7 +151,7 @@ def refresh_overhead_page(target) -> None:
         return
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        report.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
+        page.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
     except Error as error:
         print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
 

@@ -1,0 +1,424 @@
+"""The overhead report in Markdown: each commit's tables, the summary, the history's prose, and the
+generated blocks of README.md and docs/answer.md (publishing/generated.py) that hold them."""
+
+import itertools
+from pathlib import Path
+
+from benchmarks import metrics
+
+from .. import util
+from ..asvtools import operations
+from ..asvtools.results import spans as result_spans
+from ..project import ROOT
+from . import generated, operation_history
+from .rows import (
+    CALLS_PER_STEP,
+    DEPTHS,
+    EAGER_BENCHMARK,
+    RATIO_BENCHMARK,
+    REPORT_DEPTH,
+    SEED_BENCHMARK,
+    TRACING_BENCHMARK,
+    WRAPPINGS,
+    HistoryStep,
+    Row,
+    Series,
+    history,
+    latest_rows,
+)
+
+# The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
+SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
+HISTORY_BLOCK = "operation-history"  # every step of each operation's cost, and the Module-speed pull requests
+HISTORY_SUMMARY_BLOCK = "operation-history-summary"  # the README's: each operation's steps and its largest
+BUILD_TIME_BLOCK = "build-time"  # what building the results took, from asv's timestamps
+INTERVAL_NOTE = (
+    "Each timing carries the interval a second run's figure can be expected in. For one asv run's figure, "
+    "that is its metric's threshold on either side (benchmarks/metrics.py: set above the largest change "
+    "that single runs showed on unchanged code, docs/detector.md), widened to asv's 99% confidence interval "
+    "of the run's samples where asv kept samples; a ratio or tree_map-pass figure is a single sample of one "
+    "process (hollow marks). Fresh processes (scripts/headline, diamonds): the median of fresh "
+    "interpreters and the interval that holds a second run's median with 95%. Two figures whose intervals "
+    "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
+)
+
+
+def with_spread(value, spread, pattern: str) -> str:
+    """A figure and its interquartile range, "173.5 (IQR 160.1–190.2)": never a bare absolute time."""
+    if value is None or spread is None:
+        return fmt(value, pattern)
+    return f"{pattern.format(value)} (IQR {pattern.format(spread[0])}–{pattern.format(spread[1])})"
+
+
+def fmt(value, pattern="{:.2f}"):
+    return "n/a" if value is None else pattern.format(value)
+
+
+def markdown(row: Row) -> str:
+    lines = [
+        f"### {row.label} ({row.env})",
+        "",
+        "| how the step runs | tree_at / tuple time (the interval a second run's can be expected in) |",
+        "|---|---|",
+    ]
+    lines += [f"| {w} | {timing_text(row, RATIO_BENCHMARK, repr(w))} |" for w in row.ratios]
+    lines += [
+        f"| eager surgery only | {timing_text(row, 'bench_overhead.EagerSurgeryRatio.track_overhead_ratio', '')} |",
+        f"| tracing a fresh step | {timing_text(row, TRACING_BENCHMARK, '')} |",
+    ]
+    lines += [f"| seed scenario, {w} | {timing_text(row, SEED_BENCHMARK, repr(w))} |" for w in row.seed_ratios]
+    lines += [
+        "",
+        "| depth | eager µs per tree_at call, median (IQR) | µs per tuple update, median (IQR) "
+        "| overhead µs per call | Python calls per tree_at / per tuple update |",
+        "|---|---|---|---|---|",
+    ]
+    for depth in DEPTHS:
+        tree_at_us, tuple_us = row.eager_us.get(depth, (None, None))
+        tree_at_iqr, tuple_iqr = row.eager_iqr.get(depth, (None, None))
+        overhead = None if None in (tree_at_us, tuple_us) else tree_at_us - tuple_us
+        calls = row.calls.get(depth, (None, None))
+        lines.append(
+            f"| {depth} | {with_spread(tree_at_us, tree_at_iqr, '{:.1f}')} "
+            f"| {with_spread(tuple_us, tuple_iqr, '{:.2f}')} | "
+            f"{fmt(overhead, '{:.1f}')} | {fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')} |"
+        )
+    lines += [
+        "",
+        "Absolute times are one run's, on one machine: they move by up to 2× between runs and commits "
+        "of identical code (the IQR shows only the spread within the run); the tree_map-pass figure below "
+        "is the steady one.",
+        "",
+        f"Compile overhead of a step with {CALLS_PER_STEP} updates: "
+        f"{fmt(row.compile_overhead_ms, '{:+.1f}')} ms"
+        + (
+            ""
+            if row.compile_iqr is None
+            else f" (tree_at's compile time: IQR {row.compile_iqr[0]:.1f}–{row.compile_iqr[1]:.1f} ms)"
+        )
+        + ". "
+        f"Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.",
+        "",
+        f"In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} "
+        f"tree, an eager update costs {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.1f}')} passes with tree_at "
+        f"and {timing_text(row, metrics.PASSES_TREE_AT.replace('track_tree_at', 'track_tuple'), '', '{:.3f}')} "
+        "with a tuple.",
+        "",
+    ]
+    return "\n".join(lines + operations_table(row))
+
+
+def operations_table(row: Row) -> list[str]:
+    """The Module's own operations beside the tuple, when this result measured them."""
+    if not row.operations:
+        return []
+    lines = [
+        f"What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} "
+        f"with {operations.FIELDS} array fields per node:",
+        "",
+        "| operation | cost, Module | cost, tuple | cost, Module ÷ tuple "
+        "| tree_map passes, Module | tree_map passes, tuple |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, (module_cost, tuple_cost, module_passes, tuple_passes) in row.operations.items():
+        times = None if None in (module_cost, tuple_cost) or not tuple_cost else module_cost / tuple_cost
+        lines.append(
+            f"| {label} | {fmt(module_cost, '{:,.0f}')} | {fmt(tuple_cost, '{:,.0f}')} | {fmt(times, '{:.1f}')}× "
+            f"| {fmt(module_passes, '{:.2f}')} | {fmt(tuple_passes, '{:.3f}')} |"
+        )
+    lines += [
+        "",
+        "The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). "
+        "The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is "
+        "not measured yet.",
+        "",
+    ]
+    return lines
+
+
+def history_table(rows: list[Row]) -> list[str]:
+    """Every commit's figures in one table, each timing with the interval a second run's can be expected in
+    (INTERVAL_NOTE)."""
+    header = [
+        "release",
+        "environment",
+        *WRAPPINGS,
+        f"eager µs/call, depth {REPORT_DEPTH}",
+        "tree_map passes/call",
+        "tracing",
+        "compile ms (one run)",
+        "jaxprs identical",
+    ]
+    table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [
+            row.label,
+            row.env,
+            *[timing_text(row, RATIO_BENCHMARK, repr(w), short=True) for w in WRAPPINGS],
+            timing_text(
+                row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", 1e6 / int(CALLS_PER_STEP), True
+            ),
+            timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}", short=True),
+            timing_text(row, TRACING_BENCHMARK, "", short=True),
+            fmt(row.compile_overhead_ms, "{:+.1f}"),
+            row.jaxprs_identical,
+        ]
+        table.append("| " + " | ".join(cells) + " |")
+    return table
+
+
+def step_sentence(step: HistoryStep) -> str:
+    """One step of tree_at's cost in a sentence: its size, its time, its counts and its cause."""
+    slower = step.relative > 0
+    passes = ""
+    if step.measured is not None:
+        found = step.measured
+        passes = (
+            f"; its time, measured side by side in {found.pairs} pairs of fresh processes, "
+            f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval)"
+        )
+        if (found.high < 0) if slower else (found.low > 0):
+            passes += " (the time contradicts the exact cost: the cost counts no work done in C)"
+    elif None not in step.passes:
+        passes = (
+            f"; its time {step.passes[0]:.1f} → {step.passes[1]:.1f} tree_map passes "
+            f"({step.passes[1] / step.passes[0] - 1:+.0%})"
+        )
+        if (step.passes[1] > step.passes[0]) != slower:
+            # Either can be wrong: the cost does not see work done in C (a builtin's calls), and these
+            # times are single samples of one run each, never measured side by side.
+            passes += (
+                " (the timing disagrees with the exact cost: the cost counts no work done in C, and these "
+                "times are one run's samples, not measured side by side; which is right is not known)"
+            )
+    counts = ""
+    calls = (step.before.calls.get(REPORT_DEPTH, (None,))[0], step.after.calls.get(REPORT_DEPTH, (None,))[0])
+    if None not in calls and None not in (step.before.bytecodes, step.after.bytecodes):
+        counts = (
+            f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {step.before.bytecodes:,.0f} → "
+            f"{step.after.bytecodes:,.0f})"
+        )
+    cause = (
+        f" Cause: {step.explanation.sentence()}."
+        if step.explanation and step.explanation.rows
+        else f" Cause: {step.not_profiled}."
+        if step.not_profiled
+        else ""
+    )
+    return (
+        f"{step.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
+        f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} weighted instructions ({step.relative:+.1%}){counts}"
+        f"{passes}.{cause}"
+    )
+
+
+def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
+    lines = []
+    for env, found_steps in found.items():
+        lines += [f"### History of tree_at's cost ({env})", ""]
+        if not found_steps:
+            lines += ["No step in tree_at's cost over these releases.", ""]
+            continue
+        lines += [
+            f"Steps of the cost of one update at depth {REPORT_DEPTH} (bench_counts.PythonCost, exact) "
+            f"above {metrics.COST_FLOOR:.0%}, release by release, with the measured time on each side:",
+            "",
+        ]
+        lines += [f"- {step_sentence(step)}" for step in found_steps]
+        lines.append("")
+    return "\n".join(lines)
+
+
+UNCHANGED = "—"  # the last cell of an exact figure that did not change over the commits shown
+
+
+def exact_value(value) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+
+
+def exact_tables(rows: list[Row]) -> dict[str, list[str]]:
+    """{kind: a Markdown table} of every exact figure of the newest commit, one column per environment, and
+    where each changed over the rows' commits; the kinds in benchmarks/metrics.py's order, timings left out."""
+    latest = latest_rows(rows)
+    envs = [row.env for row in latest]
+    kinds = [kind for kind in metrics.KINDS if kind not in metrics.TIMING_KINDS]
+    tables = {}
+    for key in sorted({key for row in latest for key in row.exact}):
+        kind = metrics.kind(metrics.entry(*key))
+        if kind not in tables:
+            tables[kind] = [
+                "| benchmark | params | " + " | ".join(envs) + " | changed over the commits shown |",
+                "|---" * (len(envs) + 3) + "|",
+            ]
+        changes = []
+        for env in envs:
+            series = [(row.label, row.exact[key]) for row in rows if row.env == env and key in row.exact]
+            changes += [
+                f"{label} ({env}): {exact_value(before)} → {exact_value(after)}"
+                for (_, before), (label, after) in itertools.pairwise(series)
+                if after != before
+            ]
+        cells = [exact_value(row.exact[key]) if key in row.exact else "n/a" for row in latest]
+        tables[kind].append(
+            f"| `{key[0]}` | {key[1] or '—'} | " + " | ".join(cells) + f" | {'; '.join(changes) or UNCHANGED} |"
+        )
+    return {kind: tables[kind] for kind in sorted(tables, key=lambda k: kinds.index(k) if k in kinds else len(kinds))}
+
+
+def fresh_table(latest: list[Row]) -> list[str]:
+    """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
+    lines = [
+        "| environment | figure | fresh processes: median (interval for a second run's) | this run |",
+        "|---|---|---|---|",
+    ]
+    for row in latest:
+        for key, (label, scale, found) in row.fresh.items():
+            run = row.timings.get(key)
+            lines.append(
+                f"| {row.env} | {label} | {found.scaled(scale).short('{:.4g}')} "
+                f"| {run.scaled(scale).text('{:.4g}') if run else 'not run'} |"
+            )
+    return lines
+
+
+def timing_text(
+    row: Row, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
+) -> str:
+    """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
+    series = Series("", benchmark, params, scale)
+    found = series.at(row, fresh=True) or series.at(row)
+    if found is None:
+        return "n/a"
+    return found.short(pattern) if short else found.text(pattern)
+
+
+def summary_sentence(row: Row) -> str:
+    """The newest figures in one sentence: the exact cost first, then each timing with its interval."""
+    eager = row.eager_us.get(REPORT_DEPTH, (None, None))
+    per_call = 1e6 / int(CALLS_PER_STEP)
+    eager_params = f"{REPORT_DEPTH}, {CALLS_PER_STEP}"
+    ratios = ", ".join(
+        f"{what} at {timing_text(row, RATIO_BENCHMARK, repr(wrapping))}×"
+        for what, wrapping in (("a jitted step runs", "jit"), ("a scan", "scan"), ("jit around the scan", "jit_scan"))
+    )
+    return (
+        f"{row.label} with {row.env}: one eager tree_at update at depth {REPORT_DEPTH} does "
+        f"{fmt(row.cost, '{:,.0f}')} weighted instructions of Python work (exact), and takes "
+        f"{timing_text(row, metrics.PASSES_TREE_AT, '', '{:.1f}')} tree_map passes, the steady unit of time; "
+        f"an eager tree_at call takes {timing_text(row, EAGER_BENCHMARK, eager_params, '{:.0f}', per_call)} "
+        f"µs against {fmt(eager[1], '{:.1f}')} µs for a tuple update. Against the tuple version's time, {ratios}; "
+        f"tracing takes {timing_text(row, TRACING_BENCHMARK, '')}× as long. "
+        f"Identical jaxprs: {row.jaxprs_identical}."
+    )
+
+
+def summary_markdown(rows: list[Row]) -> str:
+    """One small table of the newest commit's exact costs: tree_at's, then each Module operation's over its
+    tuple twin's.  Its timings are one run's, so they are left to the headline (scripts/headline), which
+    measures each over fresh processes with the interval a second run lies in."""
+    lines = [
+        f"| environment | Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions) |",
+        "|---|---|",
+    ]
+    for row in latest_rows(rows):
+        lines.append(f"| {row.label}, {row.env} | {fmt(row.cost, '{:,.0f}')} |")
+    return "\n".join(lines + summary_operations(latest_rows(rows)))
+
+
+def answer_markdown(rows: list[Row]) -> str:
+    """The first answer (scripts/bench): the newest commit's exact costs (summary_markdown), then tree_at's
+    steady time in each environment, with its interval."""
+    lines = [
+        summary_markdown(rows),
+        "",
+        f"| environment | one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady) |",
+        "|---|---|",
+    ]
+    for row in latest_rows(rows):
+        lines.append(f"| {row.label}, {row.env} | {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.2f}')} |")
+    return "\n".join(lines)
+
+
+def summary_operations(latest: list[Row]) -> list[str]:
+    """The Module's operations at the newest commit: each one's exact cost over its tuple twin's, per environment."""
+    measured = [row for row in latest if row.operations]
+    if not measured:
+        return []
+    lines = [
+        "",
+        f"| Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's) "
+        + "".join(f"| {row.env} " for row in measured)
+        + "|",
+        "|---" * (len(measured) + 1) + "|",
+    ]
+    for op in operations.OPERATIONS:
+        cells = []
+        for row in measured:
+            module_cost, tuple_cost, *_ = row.operations.get(op.label, (None, None))
+            ratio = module_cost / tuple_cost if module_cost and tuple_cost else None
+            cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
+        lines.append(f"| {op.label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]], by_operation: dict | None = None) -> str:
+    """Every figure of the newest commit per environment, and the histories of the environments with one."""
+    told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
+    histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
+    return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
+
+
+def operations_history_markdown(rows: list[Row], by_operation: dict | None = None) -> str:
+    """Every step of each operation's cost (its commit, pull request, time and cause), then what each
+    Module-speed pull request did to each operation: HISTORY_BLOCK."""
+    with_history = [row for row in rows if sum(other.env == row.env for other in rows) > 1]
+    if by_operation is None:
+        by_operation = operation_history.operation_steps(with_history)
+    pulls = operation_history.pull_request_effects(with_history)
+    return "\n".join(
+        [
+            operation_history.markdown(by_operation, project_url()),
+            operation_history.pull_requests_markdown(pulls, project_url(), by_operation),
+        ]
+    )
+
+
+def project_url() -> str:
+    """Upstream's page, as asv.conf.json names it (its pull requests are under /pull/N)."""
+    return util.load_asv_config(ROOT / "asv.conf.json")["project_url"]
+
+
+def update_markdown(
+    path: Path,
+    rows: list[Row],
+    found: dict[str, list[HistoryStep]] | None = None,
+    by_operation: dict | None = None,
+    results: Path | None = None,
+) -> list[str]:
+    """Rewrite each generated block that PATH holds (FULL_BLOCK; SUMMARY_BLOCK unless the rows are a history of
+    commits that ends after the newest release; where the rows have a history, HISTORY_BLOCK,
+    HISTORY_SUMMARY_BLOCK and, with ``results``, the folder they came from, BUILD_TIME_BLOCK); the blocks
+    rewritten."""
+    found = history(rows) if found is None else found
+    blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
+    has_history = any(sum(other.env == row.env for other in rows) > 1 for row in rows)
+    # The README takes its summary and its history from two results folders: the summary is the newest
+    # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and
+    # results without a history (one commit, as the summary comes from) leave the history's blocks.
+    if not has_history or all(row.release for row in latest_rows(rows)):
+        blocks[SUMMARY_BLOCK] = lambda: summary_markdown(rows)
+    if has_history:
+        blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
+        blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_history.summary_markdown(
+            operation_history.operation_steps(rows) if by_operation is None else by_operation, project_url()
+        )
+        if results is not None:
+            blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)
+    return generated.write_blocks(path, blocks)
+
+
+def build_time_markdown(results: Path, rows: list[Row]) -> str:
+    """What building these rows' results took (BUILD_TIME_BLOCK)."""
+    commits = {row.commit for row in rows}
+    found = operation_history.build_time([span for span in result_spans(results) if span[0] in commits])
+    return operation_history.build_time_markdown(found, f"the results of {len(commits)} commits")

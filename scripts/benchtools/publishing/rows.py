@@ -1,0 +1,318 @@
+"""The overhead report's rows: each commit's figures in one environment, read from asv's results, each
+timing with its interval; scripts/headline's figures attached; and the steps of tree_at's cost across them."""
+
+import itertools
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from benchmarks import metrics, params
+
+from .. import git
+from ..asvtools import operations, shapes
+from ..asvtools.results import confidence_intervals, entries, only, spreads, values
+from ..errors import BadInput
+from ..judging import explain, pairs, steps
+from ..project import env_label
+from . import operation_history
+
+# asv stores parameter values as their repr; the report reads them as plain strings.
+WRAPPINGS = params.WRAPPINGS
+DEPTHS = tuple(str(depth) for depth in params.DEPTHS)
+CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come from steps of this many updates
+REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
+# The timing figures that the plots and the summary show.
+RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
+EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
+TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
+SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
+
+
+# Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
+SINGLE_SAMPLE = "a single sample"  # a track value: one process's, with no spread of its own
+ONE_RUN = "one run"  # a time benchmark: asv's samples, all from one run
+FRESH_PROCESSES = "fresh processes"  # scripts/headline's median and the interval a second run's median lies in
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A timing figure, the interval it is shown with, and where that interval comes from (SOURCES)."""
+
+    value: float
+    low: float
+    high: float
+    source: str
+
+    def text(self, pattern: str = "{:.2f}") -> str:
+        return (
+            f"{pattern.format(self.value)} ({self.source}: {pattern.format(self.low)} to {pattern.format(self.high)})"
+        )
+
+    def short(self, pattern: str = "{:.2f}") -> str:
+        """The figure and its interval, for a table whose header names the source."""
+        return f"{pattern.format(self.value)} ({pattern.format(self.low)}–{pattern.format(self.high)})"
+
+    def scaled(self, scale: float) -> "Interval":
+        return Interval(self.value * scale, self.low * scale, self.high * scale, self.source)
+
+
+def one_run_interval(name: str, value: float, ci: tuple | None) -> Interval:
+    """A timing figure of one asv run (``name`` as metrics.entry writes it) with the interval a second run's
+    figure can be expected in: its threshold (benchmarks/metrics.py) on either side, widened to asv's 99%
+    confidence interval ``ci`` where asv kept samples; without them the figure is a single sample."""
+    grown = 1 + metrics.threshold(name)
+    low, high = value / grown, value * grown
+    if ci is None or not all(map(math.isfinite, ci)):  # asv's interval of a single sample is infinite
+        return Interval(value, low, high, SINGLE_SAMPLE)
+    return Interval(value, min(low, ci[0]), max(high, ci[1]), ONE_RUN)
+
+
+@dataclass
+class Row:
+    """The overhead figures of one commit in one environment; None where not measured."""
+
+    label: str
+    env: str
+    date: int
+    ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
+    compile_overhead_ms: float | None = None
+    seed_ratios: dict = field(default_factory=dict)
+    eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
+    # The same figures' spread: asv's own q_25 and q_75 of the run's samples (None where asv kept none).
+    eager_iqr: dict = field(default_factory=dict)  # depth -> ((q_25, q_75) of tree_at, of tuple), µs
+    compile_iqr: tuple | None = None  # (q_25, q_75) of tree_at's compile time, ms
+    calls: dict = field(default_factory=dict)  # depth -> (tree_at calls, tuple calls)
+    tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
+    excess_equations: list = field(default_factory=list)
+    commit: str = ""
+    release: bool = False  # the commit is tagged, as every commit of a release history is
+    subject: str = ""  # the commit's subject line, from the repository
+    commit_date: str = ""  # YYYY-MM-DD
+    env_params: dict = field(default_factory=dict)
+    cost: float | None = None  # bench_counts.PythonCost of one tree_at update at REPORT_DEPTH
+    bytecodes: float | None = None  # bench_counts.BytecodeInstructions of the same
+    operations: dict = field(default_factory=dict)  # the Module's operations: label -> operations.Operation.figures
+    # Every figure of the result by (benchmark, params as asv names them, "'jit'" or "4, 8"): the exact ones
+    # (each kind of benchmarks/metrics.py but the timing kinds) as values, the timings as Intervals.
+    exact: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    # The same keys: scripts/headline's figures (attach_fresh), as (label, scale, Interval in the benchmark's unit).
+    fresh: dict = field(default_factory=dict)
+
+    @property
+    def jaxprs_identical(self) -> str:
+        if not self.excess_equations:
+            return "not measured"
+        return "yes" if not any(self.excess_equations) else f"NO (+{max(self.excess_equations)} equations)"
+
+
+def per_call_us(seconds):
+    return None if seconds is None else seconds / int(CALLS_PER_STEP) * 1e6
+
+
+def row_of(result, label: str) -> Row:
+    row = Row(
+        label, env_label(result.params), result.date or 0, commit=result.commit_hash, env_params=dict(result.params)
+    )
+    row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
+    row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
+    row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
+    compile_tree_at = values(result, "bench_trace.Compile.time_tree_at").get((CALLS_PER_STEP,))
+    compile_tuple = values(result, "bench_trace.Compile.time_tuple").get((CALLS_PER_STEP,))
+    if compile_tree_at is not None and compile_tuple is not None:
+        row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
+        row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
+    row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
+    row.tree_map_passes = tuple(
+        only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
+        for twin in ("tree_at", "tuple")
+    )
+    tree_at = values(result, EAGER_BENCHMARK)
+    tuple_ = values(result, "bench_eager.EagerSurgery.time_tuple")
+    calls_tree_at = values(result, "bench_counts.PythonCalls.track_tree_at")
+    calls_tuple = values(result, "bench_counts.PythonCalls.track_tuple")
+    for depth in DEPTHS:
+        key = (depth, CALLS_PER_STEP)
+        if key in tree_at:
+            row.eager_us[depth] = (per_call_us(tree_at[key]), per_call_us(tuple_.get(key)))
+            scale = 1e6 / int(CALLS_PER_STEP)
+            row.eager_iqr[depth] = tuple(
+                spreads(result, f"bench_eager.EagerSurgery.time_{twin}", scale).get(key)
+                for twin in ("tree_at", "tuple")
+            )
+        if (depth,) in calls_tree_at:
+            row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
+    row.excess_equations = [
+        v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations").values() if v is not None
+    ]
+    row.operations = operations.figures(result)
+    intervals = {}
+    for (benchmark, combo), value in entries(result).items():
+        params = ", ".join(combo)
+        name = metrics.entry(benchmark, params)
+        if value is None:
+            continue
+        if metrics.kind(name) not in metrics.TIMING_KINDS:
+            row.exact[benchmark, params] = value
+            continue
+        if benchmark not in intervals:
+            intervals[benchmark] = confidence_intervals(result, benchmark)
+        ci = intervals[benchmark].get(tuple(p.strip("'") for p in combo))
+        row.timings[benchmark, params] = one_run_interval(name, value, ci)
+    return row
+
+
+def read_headline(path: Path) -> dict:
+    """A scripts/headline record, checked before attach_fresh reads it."""
+    return shapes.read_checked(path, "headline", "headline record")
+
+
+def attach_fresh(rows: list[Row], record: dict) -> int:
+    """Give the rows of a scripts/headline record's commit, in its environments, the record's timing figures
+    (median and second-run interval, in the benchmark's unit); how many figures were attached.  A record
+    from before the figures carried their interval (or with too few processes for one) attaches nothing."""
+    attached = 0
+    for env in record.get("environments", []):
+        wanted = {part.strip() for part in env["environment"].split(",")}
+        matching = [
+            row
+            for row in rows
+            if row.commit == record.get("commit") and wanted <= {part.strip() for part in row.env.split(",")}
+        ]
+        for figure in env["figures"]:
+            if figure["exact"] or figure.get("interval") is None or "scale" not in figure:
+                continue
+            scale = figure["scale"]
+            found = Interval(figure["median"] / scale, *(v / scale for v in figure["interval"]), FRESH_PROCESSES)
+            for row in matching:
+                row.fresh[figure["benchmark"], figure["params"]] = (figure["label"], scale, found)
+                attached += 1
+    return attached
+
+
+def newest_first(result) -> tuple:
+    """Sort key within one commit: the newest Python, then the newest JAX, first, so that reports lead with them."""
+
+    def descending(version) -> tuple:
+        try:
+            return tuple(-part for part in Version(version or "0").release)
+        except InvalidVersion:
+            return ()
+
+    return descending(result.params.get("python")), descending(result.params.get("jax"))
+
+
+def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[Row]:
+    from asv import results as asv_results
+
+    if not results.is_dir():
+        raise BadInput(f"no results directory at {results}; run scripts/bench first")
+    found = [r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine]
+    if not found:
+        raise BadInput(f"no results in {results}" + (f" for machine {machine!r}" if machine else ""))
+    order = git.topological_order(repo)
+    found.sort(key=lambda r: (order.get(r.commit_hash, len(order)), r.date or 0, newest_first(r), r.env_name))
+    if latest:
+        found = [r for r in found if r.commit_hash == found[-1].commit_hash]
+    tags, subjects = git.tag_of_commit(repo), git.commit_subjects(repo)
+    rows = [row_of(r, tags.get(r.commit_hash, r.commit_hash[:8])) for r in found]
+    for row in rows:
+        row.subject, row.commit_date = subjects.get(row.commit, ("", ""))
+        row.release = row.commit in tags
+    return rows
+
+
+def latest_rows(rows: list[Row]) -> list[Row]:
+    """The rows of the newest commit, one per environment."""
+    return [row for row in rows if row.label == rows[-1].label]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One timing figure across the commits: a line of a plot, with its interval at every point."""
+
+    label: str
+    benchmark: str
+    params: str  # as asv names them: "'jit'", "4, 8", "" without params
+    scale: float = 1.0  # from the benchmark's unit to the plot's
+
+    def at(self, row: Row, fresh: bool = False) -> Interval | None:
+        key = self.benchmark, self.params
+        found = (row.fresh[key][2] if key in row.fresh else None) if fresh else row.timings.get(key)
+        return None if found is None else found.scaled(self.scale)
+
+
+# ---- the history: the steps of tree_at's cost, with their time and their cause
+
+
+@dataclass
+class HistoryStep:
+    """A step of tree_at's cost between two adjacent releases, with the time and counts on both sides."""
+
+    env: str
+    before: Row  # the last release at the old level
+    after: Row  # the first release at the new level
+    cost: tuple  # the levels of the cost (exact)
+    passes: tuple  # the median time of one update, in tree_map passes, over each level's releases
+    explanation: "explain.Explanation | None" = None
+    not_profiled: str = ""  # why there is no explanation
+    measured: "pairs.Interval | None" = None  # the time change, measured side by side (investigate)
+
+    @property
+    def relative(self) -> float:
+        return self.cost[1] / self.cost[0] - 1
+
+
+def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
+    """{environment: the steps of tree_at's cost above its floor}, from asv's step detection over the releases."""
+    found = {}
+    for env in dict.fromkeys(row.env for row in rows):
+        series = [row for row in rows if row.env == env and row.cost is not None]
+        pieces = steps.pieces([(i, row.cost) for i, row in enumerate(series)])
+        level_rows = {(p.left, p.right): series[p.left : p.right] for p in pieces}
+        found[env] = []
+        for before, after in itertools.pairwise(pieces):
+            if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
+                continue
+            medians = tuple(
+                statistics.median(passes) if passes else None
+                for passes in (
+                    [r.tree_map_passes[0] for r in level_rows[(p.left, p.right)] if r.tree_map_passes[0] is not None]
+                    for p in (before, after)
+                )
+            )
+            found[env].append(
+                HistoryStep(env, series[before.right - 1], series[after.left], (before.level, after.level), medians)
+            )
+    return found
+
+
+def investigate(
+    rows: list[Row],
+    found: dict[str, list[HistoryStep]],
+    config: Path | None,
+    profile: bool = False,
+    confirm_pairs: int | None = None,
+    step_times: Path | None = None,
+) -> dict:
+    """Every operation's steps (operation_history), each with its cause from the profiles (made now with
+    ``profile``, else those cached beside ``config``) and its time measured side by side (kept in
+    ``step_times``, by default beside ``config``; with ``confirm_pairs``, measured now where not kept);
+    tree_at's history steps take theirs
+    from its operation's, so that nothing is measured twice."""
+    by_operation = operation_history.operation_steps(rows)
+    operation_history.explain_steps(by_operation, config, profile)
+    if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
+        operation_history.confirm_steps(by_operation, config, confirm_pairs, step_times)
+    investigated = {
+        (step.env, step.before.commit, step.after.commit): step
+        for step in by_operation.get(operation_history.TREE_AT, [])
+    }
+    for step in itertools.chain(*found.values()):
+        same = investigated.get((step.env, step.before.commit, step.after.commit))
+        if same is not None:
+            step.explanation, step.not_profiled, step.measured = same.explanation, same.not_profiled, same.measured
+    return by_operation

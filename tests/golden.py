@@ -1,0 +1,98 @@
+"""Golden files: each renderer's whole output, made from fixed input (``fixed_rows``), kept in tests/golden/.
+
+A test compares a renderer's text with its file; ``REGEN_GOLDEN=1 scripts/test ...`` writes the files
+instead (CONTRIBUTING.md), for the change to be read in ``git diff tests/golden``.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from benchmarks import metrics, params
+from benchtools.asvtools import operations
+from benchtools.publishing.rows import (
+    CALLS_PER_STEP,
+    DEPTHS,
+    EAGER_BENCHMARK,
+    FRESH_PROCESSES,
+    ONE_RUN,
+    RATIO_BENCHMARK,
+    REPORT_DEPTH,
+    SINGLE_SAMPLE,
+    TRACING_BENCHMARK,
+    Interval,
+    Row,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
+REGENERATE = "REGEN_GOLDEN"
+
+
+def assert_golden(name: str, text: str) -> None:
+    """``text`` is tests/golden/NAME, or, with REGEN_GOLDEN=1, becomes it."""
+    path = GOLDEN / name
+    if os.environ.get(REGENERATE) == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    if not path.is_file():
+        pytest.fail(f"no golden file {path}: run the test with {REGENERATE}=1 to write it")
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} differs from its golden file: if the change is meant, rerun with {REGENERATE}=1 and read "
+        "git diff tests/golden"
+    )
+
+
+ENVS = ("Python 3.13, jax 0.12.0.1", "Python 3.11, jax 0.4.33")
+# Three releases per environment: tree_at's cost steps up by a third at the last, one Module operation's
+# cost steps down at the second; every other figure is the same, so that each table has a change to show.
+RELEASES = (("v0.13.6", 12000, 9000), ("v0.13.7", 12000, 6000), ("v0.13.8", 16000, 6000))
+
+
+def single(value: float, name: str) -> Interval:
+    """A single-sample figure with its metric's threshold on either side, as the rows give it."""
+    grown = 1 + metrics.threshold(name)
+    return Interval(value, value / grown, value * grown, SINGLE_SAMPLE)
+
+
+def fixed_rows() -> list[Row]:
+    """Rows of fixed figures, built directly (no asv, no measurement), for the golden files."""
+    rows = []
+    for number, (label, cost, construction) in enumerate(RELEASES):
+        for env_number, env in enumerate(ENVS):
+            row = Row(label, env, number, commit=f"{number + 1:040x}", release=True)
+            row.subject, row.commit_date = f"Version {label}", f"2025-0{number + 1}-01"
+            row.env_params = {"python": env.split(",")[0].split()[1]}
+            row.cost, row.bytecodes = cost, cost - 2000
+            row.tree_map_passes = (20.0 + number, 1.0)
+            row.excess_equations = [0]
+            # The older environment's results kept no samples of the compile time: no spread to show.
+            row.compile_overhead_ms, row.compile_iqr = 12.5, (40.0, 44.0) if env_number == 0 else None
+            for position, wrapping in enumerate(params.WRAPPINGS):
+                ratio = 5.5 if wrapping == "eager" else 1.0 + position / 20
+                row.ratios[wrapping] = ratio
+                name = metrics.entry(RATIO_BENCHMARK, repr(wrapping))
+                row.timings[RATIO_BENCHMARK, repr(wrapping)] = single(ratio, name)
+            row.timings[TRACING_BENCHMARK, ""] = single(2.1, TRACING_BENCHMARK)
+            row.timings[metrics.PASSES_TREE_AT, ""] = single(row.tree_map_passes[0], metrics.PASSES_TREE_AT)
+            passes_tuple = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
+            row.timings[passes_tuple, ""] = single(1.0, passes_tuple)
+            for depth in DEPTHS:
+                tree_at_us = 50.0 * int(depth)
+                row.eager_us[depth] = (tree_at_us, 1.0)
+                row.eager_iqr[depth] = ((tree_at_us * 0.9, tree_at_us * 1.1), (0.9, 1.1))
+                row.calls[depth] = (100 * int(depth) + number, 3)
+                seconds = tree_at_us * int(CALLS_PER_STEP) / 1e6
+                row.timings[EAGER_BENCHMARK, f"{depth}, {CALLS_PER_STEP}"] = Interval(
+                    seconds, seconds / 1.5, seconds * 1.5, ONE_RUN
+                )
+            for position, operation in enumerate(operations.OPERATIONS):
+                module_cost = construction if position == 0 else 1000 * (position + 1)
+                row.operations[operation.label] = (module_cost, 150 + env_number, 2.5, 0.125)
+            row.exact[metrics.COST_TREE_AT, REPORT_DEPTH] = cost
+            row.exact["bench_counts.PythonCalls.track_tree_at", REPORT_DEPTH] = row.calls[REPORT_DEPTH][0]
+            rows.append(row)
+    for row in rows[-len(ENVS) :]:  # scripts/headline's figure of the newest release
+        row.fresh[RATIO_BENCHMARK, "'jit'"] = ("jit time ratio", 1.0, Interval(1.04, 1.02, 1.07, FRESH_PROCESSES))
+    return rows
