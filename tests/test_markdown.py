@@ -24,6 +24,7 @@ PLANTED = [
     "![x](https://example.org/pixel.png)",
     "<https://example.org>",
     '"><svg onload=alert(1)>',
+    "```<script>window.__pwned=1</script>\ncode\n```",
 ]
 
 
