@@ -21,12 +21,12 @@ from ..history import release_history
 from ..judging import confirm, gate, pairs
 from ..project import HISTORY_DIR, ROOT
 from ..running import bench
+from ..settings import reference_jax
 from .pads import PAD, pad_signature
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
 MARKER = "DETECTOR_TRIAL"
-TRIAL_JAX = "0.4.33"  # the JAX every trial runs on
 AA = "A/A copy"
 NOISIEST_SHOWN = 10
 
@@ -96,7 +96,7 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
     """scripts/bench's options for one trial (and for the calibration's environment)."""
     return bench.Options(
         repo=str(repo),
-        jax=[TRIAL_JAX],
+        jax=[reference_jax()],
         machine=args.machine,
         output=output,
         range=f"{release_tag(args)}^..trial",
@@ -161,7 +161,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         pads[tag] = calibrate_pads(percent, python)
         variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
         print(
-            f"calibration: +{percent:g}% of a tree_at call on JAX {TRIAL_JAX} = {pads[tag]} pads",
+            f"calibration: +{percent:g}% of a tree_at call on JAX {reference_jax()} = {pads[tag]} pads",
             file=sys.stderr,
             flush=True,
         )

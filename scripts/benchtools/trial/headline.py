@@ -31,6 +31,7 @@ from ..asvtools.lock import exclusive
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
+from ..settings import reference_equinox
 from . import records
 
 CONFIDENCE = 0.95
@@ -84,7 +85,7 @@ FIGURES = (
 
 @dataclass
 class Options:
-    release: str = "0.13.8"
+    release: str = field(default_factory=reference_equinox)
     jax: list[str] = field(default_factory=list)  # empty: every environment the release runs in
     processes: int = 10
     record: Path = Path("headline.json")

@@ -37,6 +37,7 @@ from ..asvtools import validate
 from ..asvtools.lock import exclusive
 from ..judging import confirm, pairs
 from ..running import bench
+from ..settings import reference_equinox, reference_jax
 from . import records
 
 POWER = 0.9  # "calls it slower 9 times in 10"
@@ -48,8 +49,8 @@ FRESH, PAIRED = "fresh", "paired"
 
 @dataclass
 class Options:
-    release: str = "0.13.8"
-    jax: str = "0.4.33"
+    release: str = field(default_factory=reference_equinox)
+    jax: str = field(default_factory=reference_jax)
     pairs: int = 16
     benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
     suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
