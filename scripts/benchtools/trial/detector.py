@@ -16,6 +16,7 @@ from benchmarks import metrics
 
 from .. import git
 from ..asvtools import environments as asv_envs
+from ..asvtools import private
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm, gate, pairs
@@ -126,7 +127,7 @@ def trial_python(args, repo: Path, release: str) -> Path:
     ):
         env.create()
         env.install_project(conf, get_repo(conf), commit)
-    return Path(env._path) / "bin" / "python"  # asv 0.6.6's virtualenv layout (pinned)
+    return private.env_python(env)
 
 
 @dataclass(frozen=True)
