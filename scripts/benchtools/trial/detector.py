@@ -222,8 +222,8 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
 
 
-def tree_at_cost(output: Path, commit: str, machine: str) -> float | None:
-    """The cost of one tree_at update (CALIBRATION) at one commit."""
+def tree_at_passes(output: Path, commit: str, machine: str) -> float | None:
+    """One tree_at update (CALIBRATION) at one commit, in tree_map passes (a time in a unit that scales)."""
     from asv import results
 
     name, params = CALIBRATION
@@ -366,10 +366,10 @@ def campaign(args) -> str:
                     if change.kind in (metrics.RATIO, metrics.TIME):
                         key = (change.kind, change.benchmark, change.params)
                         aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
-            base_cost = tree_at_cost(output, git_(repo, "rev-parse", variant.base), args.machine)
-            variant_cost = tree_at_cost(output, git_(repo, "rev-parse", variant.tag), args.machine)
-            if base_cost and variant_cost:
-                slowdowns[variant.row].append(variant_cost / base_cost - 1)
+            base_passes = tree_at_passes(output, git_(repo, "rev-parse", variant.base), args.machine)
+            variant_passes = tree_at_passes(output, git_(repo, "rev-parse", variant.tag), args.machine)
+            if base_passes and variant_passes:
+                slowdowns[variant.row].append(variant_passes / base_passes - 1)
             # Written after every comparison, so that a long campaign stopped early keeps what it measured.
             (args.output / "changes.json").write_text(json.dumps(record, indent=1))
     return tables(args, rows, flags, slowdowns, aa_noise, confirmed)
