@@ -117,7 +117,7 @@ COMMIT_PAGE = "commit.html"
 COMMIT_PAGE_HTML = """<!doctype html><meta charset="utf-8"><title>release</title>
 <p id="where">Finding the release of this commit…</p>
 <script>
-// Written by scripts/bench (benchtools/site.py): asv links a commit as show_commit_url + hash,
+// Written by scripts/bench (benchtools/publishing/site.py): asv links a commit as show_commit_url + hash,
 // and show_commit_url is "commit.html#", so the hash arrives here; the release's upstream page is in PAGES.
 var PAGES = {pages};
 var hash = decodeURIComponent(location.hash.slice(1)).split(/[.]{{2,3}}/).pop();
