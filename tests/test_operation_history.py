@@ -97,7 +97,7 @@ def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_noth
     for row, cost in zip(rows, (12359, 12359, 12359), strict=True):
         row.cost = cost  # tree_at's own cost: unchanged by this pull request
     found = operation_history.pull_request_effects(rows)
-    assert list(found) == list(operation_history.MODULE_SPEED_PRS)
+    assert list(found) == list(operation_history.pull_requests().module_speed_ups)
     [effect] = found[1220]
     assert effect.commit.label == "c1"
     assert effect.costs == {operation_history.TREE_AT: (12359, 12359), CONSTRUCTION: (11340, 8640)}
