@@ -14,13 +14,6 @@ from benchtools.publishing import site
 from tests.helpers import ROOT
 
 
-@pytest.fixture(autouse=True)
-def clear_caches():
-    yield
-    for cached in (settings.upstream_config, settings.jax_config, settings.site_packages):
-        cached.cache_clear()
-
-
 def test_the_reference_jax_is_the_oldest_of_asv_conf_jsons_matrix():
     releases = settings.jax_releases()
     assert releases == sorted(releases, key=Version) and len(releases) >= 2
@@ -42,9 +35,20 @@ def test_a_configuration_read_once(monkeypatch):
     read = []
     real = settings.util.load_asv_config
     monkeypatch.setattr(settings.util, "load_asv_config", lambda path: read.append(path) or real(path))
-    settings.upstream_config.cache_clear()
-    settings.reference_jax(), settings.upstream_url(), settings.jax_releases()
+    settings.read_once.cache_clear()
+    try:
+        settings.reference_jax(), settings.upstream_url(), settings.jax_releases()
+    finally:
+        settings.read_once.cache_clear()
     assert read == [settings.UPSTREAM_CONFIG]
+
+
+def test_a_caller_changing_its_copy_changes_nothing_for_the_next():
+    settings.upstream_config()["repo"] = "elsewhere"
+    settings.upstream_config()["matrix"]["req"]["jax"].clear()
+    assert settings.upstream_url() != "elsewhere" and settings.jax_releases()
+    settings.site_packages().clear()
+    assert settings.site_packages()
 
 
 @pytest.mark.parametrize(
@@ -59,7 +63,6 @@ def test_a_matrix_without_jax_releases_is_refused_naming_the_file(tmp_path, monk
     config = tmp_path / "asv.conf.json"
     config.write_text(json.dumps({"matrix": {"req": req}}))
     monkeypatch.setattr(settings, "UPSTREAM_CONFIG", config)
-    settings.upstream_config.cache_clear()
     with pytest.raises(BadInput, match=f"{re.escape(str(config))}: {re.escape(message)}"):
         settings.reference_jax()
 
@@ -68,7 +71,6 @@ def test_an_equinox_that_is_not_held_at_one_release_is_refused(tmp_path, monkeyp
     config = tmp_path / "asv.jax.conf.json"
     config.write_text(json.dumps({"matrix": {"req": {"equinox": ["0.13.7", "0.13.8"]}}}))
     monkeypatch.setattr(settings, "JAX_CONFIG", config)
-    settings.jax_config.cache_clear()
     with pytest.raises(BadInput, match="must hold Equinox at one release"):
         settings.reference_equinox()
 
@@ -84,7 +86,6 @@ def test_a_lock_without_a_dependency_is_refused_naming_the_file(tmp_path, monkey
     lock = tmp_path / "package-lock.json"
     lock.write_text(json.dumps({"packages": {"": {"dependencies": {"jquery": "3.3.1"}}}}))
     monkeypatch.setattr(settings, "PACKAGE_LOCK", lock)
-    settings.site_packages.cache_clear()
     with pytest.raises(BadInput, match=re.escape(str(lock))):
         settings.site_packages()
 

@@ -14,8 +14,10 @@ Each fact has one home, the file whose consumer must agree with it: asv reads
 the matrices, npm the lock; the tools read them here.
 """
 
+import copy
 import functools
 import json
+from pathlib import Path
 
 from packaging.version import Version
 
@@ -27,15 +29,19 @@ PACKAGE_LOCK = ROOT / "package-lock.json"
 
 
 @functools.cache
+def read_once(path: Path) -> dict:
+    """The asv configuration at ``path``, read the first time it is asked for."""
+    return util.load_asv_config(path)
+
+
 def upstream_config() -> dict:
-    """asv.conf.json, as asv reads it."""
-    return util.load_asv_config(UPSTREAM_CONFIG)
+    """asv.conf.json, as asv reads it: a copy, which the caller may change."""
+    return copy.deepcopy(read_once(UPSTREAM_CONFIG))
 
 
-@functools.cache
 def jax_config() -> dict:
-    """asv.jax.conf.json, as asv reads it."""
-    return util.load_asv_config(JAX_CONFIG)
+    """asv.jax.conf.json, as asv reads it: a copy, which the caller may change."""
+    return copy.deepcopy(read_once(JAX_CONFIG))
 
 
 def _requirement(config: dict, path, name: str) -> list[str]:
@@ -74,12 +80,16 @@ def reference_equinox() -> str:
     return releases[0]
 
 
-@functools.cache
 def site_packages() -> dict[str, str]:
     """{npm package: the version package-lock.json installs} of package.json's dependencies."""
+    return dict(locked_versions(PACKAGE_LOCK))
+
+
+@functools.cache
+def locked_versions(lock_file: Path) -> dict[str, str]:
     try:
-        lock = json.loads(PACKAGE_LOCK.read_text(encoding="utf-8"))
+        lock = json.loads(lock_file.read_text(encoding="utf-8"))
         root = lock["packages"][""]
         return {name: lock["packages"][f"node_modules/{name}"]["version"] for name in root["dependencies"]}
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise BadInput(f"{PACKAGE_LOCK} does not give package.json's dependencies' versions ({error!r})") from None
+        raise BadInput(f"{lock_file} does not give package.json's dependencies' versions ({error!r})") from None
