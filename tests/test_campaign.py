@@ -68,6 +68,12 @@ def test_the_timing_noise_campaign_measures_both_sides_of_one_commit_under_the_l
         return lambda first, count: [(10.0 * rng.lognormvariate(0, 0.01), 10.0) for _ in range(count)]
 
     monkeypatch.setattr(confirm, "measure_pairs", measure_pairs)
+    # The statistics are test_noise.py's; here they are stood in for, to keep this test fast.
+    analysed = []
+    monkeypatch.setattr(
+        noise, "analysis", lambda m, suspects, seed: analysed.append(m) or {"benchmark": m.benchmark, "sd_log_ratio": 0}
+    )
+    monkeypatch.setattr(noise, "night_false_alarm", lambda measured, suspects, nights, seed: len(measured) / suspects)
     record = noise.campaign(noise.Options(release="1.2.3", jax="1.0", pairs=16, record=tmp_path / "noise.json"))
     [(config, label, commits, names, root, held)] = prepared
     assert held and config == tmp_path / "conf-timing-noise.json"
@@ -76,4 +82,6 @@ def test_the_timing_noise_campaign_measures_both_sides_of_one_commit_under_the_l
     assert pairs_asked == [(metrics.PASSES_TREE_AT, None)]
     [row] = record["benchmarks"]
     assert row["benchmark"] == metrics.PASSES_TREE_AT and len(row["before_values"]) == 16
+    assert [m.benchmark for m in analysed] == [metrics.PASSES_TREE_AT] and analysed[0].before == row["before_values"]
+    assert record["night_false_alarm"] == {"1": 1.0, str(noise.Options().suspects): 1 / noise.Options().suspects}
     assert json.loads((tmp_path / "noise.json").read_text()) == record and "finished" in record
