@@ -101,7 +101,7 @@ class Rule:
     kind: str
     threshold: float
     alerts: bool  # a change beyond the threshold can count as a regression (see the module's docstring)
-    # With confirmation (scripts/benchtools/confirm.py), a timing change beyond ``suspect`` is re-measured
+    # With confirmation (scripts/benchtools/judging/confirm.py), a timing change beyond ``suspect`` is re-measured
     # side by side before it counts; None: the threshold.  Lower than the threshold, because the
     # confirm step removes the false alarms that the threshold was set to avoid.
     suspect: float | None = None

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from benchtools import project
+from benchtools import project, settings
 from benchtools.history import release_history
 from benchtools.running import bench as bench_module
 from tests.helpers import ROOT, git, script
 
 BENCH = ROOT / "scripts" / "bench"
-PRIMARY_JAX = "0.4.33"
+PRIMARY_JAX = settings.reference_jax()
 MACHINE = "bench-tests"
 # A deterministic, cheap benchmark class keeps the robustness tests short.
 CHEAP = "bench_counts.PythonCalls"

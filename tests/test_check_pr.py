@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from benchmarks import metrics
+from benchtools import settings
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
 from benchtools.judging.changes import Change
@@ -269,7 +270,7 @@ def test_a_real_pull_request_end_to_end_exact_measures(pulls, tmp_path):
         "--upstream",
         pulls,
         "--jax",
-        "0.4.33",
+        settings.reference_jax(),
         "--no-confirm",
         "--output",
         tmp_path / "out",

@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from benchtools import settings
 from benchtools.asvtools import environments
 from benchtools.commands import bench as bench_command
 from benchtools.errors import BadInput, Failed
@@ -40,7 +41,7 @@ def test_asv_conf_resolves_to_three_possible_environments():
 def test_asv_jax_conf_has_one_environment_per_python():
     entries = matrix("asv.jax.conf.json")
     assert sorted(e["python"] for e in entries) == ["3.11", "3.13"]
-    assert all(e["equinox"] == "0.13.8" for e in entries)
+    assert all(e["equinox"] == settings.reference_equinox() for e in entries)
 
 
 def test_a_missing_313_drops_its_environment_with_the_reason(tmp_path, monkeypatch, capsys):

@@ -3,7 +3,7 @@ the cause of a change, named: a real history with a known injected change, bench
 
 The history is Equinox 0.13.7 and 0.13.8 from PyPI (conftest's ``history``)
 and a copy of 0.13.8 whose tree_at first makes 100 calls to a new function,
-``_detector_trial_noop`` (benchtools/detector.py's ``inject``).  scripts/bench
+``_detector_trial_noop`` (benchtools/trial/detector.py's ``inject``).  scripts/bench
 measures the cost in a real asv virtualenv; the gate, with --explain,
 profiles one update in both commits on asv's machinery and must name the
 function.

@@ -13,7 +13,7 @@ PACKAGE = ROOT / "scripts" / "benchtools"
 # From the bottom up.  A module's layer is its subpackage's, or its own name's at the top level.
 LAYERS = (
     ("project", "errors"),
-    ("util", "git"),
+    ("util", "git", "settings"),
     ("asvtools",),
     ("history",),
     ("judging",),

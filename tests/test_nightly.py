@@ -20,12 +20,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from benchtools import settings
 from tests.asv_sites import MACHINE as SITE_MACHINE
 from tests.asv_sites import PASSES, make_site
 from tests.helpers import ROOT, SCRIPTS, git
 
 MACHINE = "nightly-tests"
-PRIMARY_JAX = "0.4.33"
+PRIMARY_JAX = settings.reference_jax()
 CHEAP = "bench_counts.PythonCalls"
 # Run under GitHub Actions, the scripts must not write into the test job's own summary.
 ENV = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}

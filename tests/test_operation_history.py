@@ -4,6 +4,7 @@ commit that made it, with its subject, date and pull request; on real upstream c
 import pytest
 
 from benchtools import git as git_tool
+from benchtools import settings
 from benchtools.asvtools import operations
 from benchtools.publishing import blocks, operation_history
 from benchtools.publishing import rows as report_rows
@@ -87,7 +88,7 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     assert step.explanation is not None and step.explanation.rows, step.not_profiled
     fewer = [row for row in step.explanation.rows if row.calls[1] < row.calls[0]]
     assert any("dataclasses.fields" in row.function for row in fewer), step.explanation.rows
-    text = operation_history.markdown(found, blocks.project_url())
+    text = operation_history.markdown(found, settings.project_url())
     assert f"`{cached[:8]}`" in text and step.after.commit_date in text
     assert "`dataclasses.fields`" in text and "calls per operation" in text
 
@@ -98,7 +99,7 @@ def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_noth
     for row, cost in zip(rows, (12359, 12359, 12359), strict=True):
         row.cost = cost  # tree_at's own cost: unchanged by this pull request
     found = operation_history.pull_request_effects(rows)
-    assert list(found) == list(operation_history.MODULE_SPEED_PRS)
+    assert list(found) == list(operation_history.pull_requests().module_speed_ups)
     [effect] = found[1220]
     assert effect.commit.label == "c1"
     assert effect.costs == {operation_history.TREE_AT: (12359, 12359), CONSTRUCTION: (11340, 8640)}

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchtools import settings
 from benchtools.running import nights, replay, replay_record, workflow
 from tests.helpers import ROOT, SCRIPTS, git
 
@@ -359,7 +360,7 @@ def real_replay(revisions: str, upstream: Path, output: Path, *args) -> tuple[su
     """scripts/replay of REVISIONS of UPSTREAM into OUTPUT, the cheap exact benchmark in the primary environment."""
     result = subprocess.run(
         [sys.executable, str(SCRIPTS / "replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
-        + ["--bench", CHEAP, "--jax", "0.4.33", *map(str, args)],
+        + ["--bench", CHEAP, "--jax", settings.reference_jax(), *map(str, args)],
         capture_output=True,
         text=True,
     )

@@ -79,7 +79,7 @@ def test_each_schema_is_a_draft_07_json_schema_that_compiles(name):
         ("graph", [[1, 2], ["x", 3]], "[1][0]"),
         ("benchmarks", {"version": 2, "b.T.t": {"name": "b.T.t"}}, "b.T.t"),
         ("results", {"commit_hash": "a"}, "'env_name'"),
-        ("asv.conf", {"regressions_thresholds": {".*": "x"}}, "regressions_thresholds"),
+        ("asv-config", {"regressions_thresholds": {".*": "x"}}, "regressions_thresholds"),
         ("last-run", {"config": 5}, "config"),
         ("verdict", {"schema": 1, "status": "failed", "regression": False, "summary": "", "stage": "run"}, "'exit'"),
     ],

@@ -77,13 +77,6 @@ def asv_home():
         yield env
 
 
-def upstream_url() -> str:
-    """asv.conf.json's repo: Equinox upstream."""
-    from asv import util
-
-    return util.load_json(str(UPSTREAM_CONFIG), js_comments=True)["repo"]
-
-
 MACHINE_FIELDS = ("machine", "arch", "cpu", "os", "ram", "num_cpu")  # asv's Machine.fields
 MACHINE_PARAMS = (*MACHINE_FIELDS[:1], "python", *MACHINE_FIELDS[1:])
 

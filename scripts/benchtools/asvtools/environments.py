@@ -10,6 +10,7 @@ import os
 import sys
 
 from ..project import SETUP_PYTHONS
+from . import private
 
 # The Pythons that scripts/setup provides (python3.13); any other comes from the machine.
 SETUP_PROVIDES = ("3.13",)
@@ -53,7 +54,7 @@ def named_entries(conf) -> list[tuple[str, dict]]:
 
     named = []
     for entry in environment.iter_matrix(conf.environment_type, conf.pythons, conf):
-        python, requirements, tagged_env_vars = environment._parse_matrix_entries(entry)
+        python, requirements, tagged_env_vars = private.matrix_entry_parts(entry)
         named.append((environment.get_env_name(conf.environment_type, python, requirements, tagged_env_vars), entry))
     return named
 

@@ -2,6 +2,8 @@
 
 import itertools
 
+from ..errors import BadInput
+
 
 def values(result, key):
     """{param tuple: value} of one benchmark, with parameters as plain strings; NaN and None as None."""
@@ -54,7 +56,12 @@ def entries(result) -> dict[tuple[str, str], float | None]:
 
 
 def only(mapping):
-    """The one value of a benchmark without parameters (``values``), or None."""
+    """The one value of a benchmark without parameters (``values``), or None when it has none; BadInput naming
+    the parameter combinations when it has several (a benchmark with parameters, read as if it had none)."""
+    if len(mapping) > 1:
+        raise BadInput(
+            f"one value expected, of a benchmark without parameters; found {len(mapping)}: {sorted(mapping)}"
+        )
     return next(iter(mapping.values()), None)
 
 

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path, PurePath
 
-from .. import util
+from .. import settings, util
 from ..errors import Failed
 from ..project import ROOT, UPSTREAM_CONFIG, asv_home
 from . import publishable
@@ -42,7 +42,7 @@ def description() -> bytes:
         return cached.read_bytes()
     # A HOME of asv's own (project.asv_home): the machine file is never the user's ~/.asv-machine.json.
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp, asv_home() as env:
-        config = util.load_asv_config(UPSTREAM_CONFIG)
+        config = settings.upstream_config()
         config.update(
             results_dir=f"{tmp}/results",
             html_dir=f"{tmp}/html",

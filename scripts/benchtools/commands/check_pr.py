@@ -46,8 +46,9 @@ from pathlib import Path
 from .. import cli
 from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
-from ..project import ROOT, upstream_url
+from ..project import ROOT
 from ..running import nightly, pr_check, pr_proof
+from ..settings import upstream_url
 from . import common_args
 
 

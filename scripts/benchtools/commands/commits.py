@@ -23,7 +23,7 @@ that git refuses or that selects nothing, or an unknown release.
 
 from .. import cli
 from ..history import upstream
-from ..project import upstream_url
+from ..settings import upstream_url
 
 
 def parse_args(argv):

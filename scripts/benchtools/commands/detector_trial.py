@@ -32,13 +32,16 @@ benchmark run failed (scripts/bench exited anything but 0).
 from .. import cli
 from ..project import ROOT
 from ..publishing import generated
+from ..settings import reference_equinox
 from ..trial import detector
 from . import common_args
 
 
 def parse_args(argv):
     parser = cli.parser("scripts/detector-trial", __doc__)
-    parser.add_argument("--release", default="0.13.8", help="the Equinox release to copy (default: %(default)s)")
+    parser.add_argument(
+        "--release", default=reference_equinox(), help="the Equinox release to copy (default: %(default)s)"
+    )
     parser.add_argument("--trials", type=int, default=5, help="benchmark runs (default: %(default)s)")
     parser.add_argument(
         "--aa-copies",

@@ -17,11 +17,10 @@ and dispatch code, release by release, each change beyond the floor marked.
 
 from pathlib import Path
 
-from .. import cli, util
+from .. import cli, settings, util
 from ..errors import BadInput
 from ..project import ROOT
 from ..publishing import generated, instruction_history, operation_history
-from ..publishing.blocks import project_url
 from . import common_args
 
 
@@ -79,7 +78,7 @@ def main(argv):
         config = args.config.resolve()
         found = instruction_history.steps(kept, config, operation_history.profile_cache(config))
         repo = Path(util.load_asv_config(config)["repo"])
-        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, repo, project_url())
+        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, repo, settings.project_url())
         blocks[instruction_history.TRACKING_BLOCK] = instruction_history.tracking_markdown(found)
     if args.jax_history is not None:
         if not args.jax_history.is_dir() or not args.jax_repo.exists():

@@ -9,7 +9,7 @@ differing copy is reported and the branch's kept.  Every file of every SRC is
 checked first (see scripts/merge-results): one invalid file and nothing is
 pushed.  benchmarks.json is never taken from a SRC (the job that wrote it ran
 upstream code): each results folder on the branch gets this repository's,
-made by asv from benchmarks/ alone (benchtools/suite.py).  The branch is
+made by asv from benchmarks/ alone (benchtools/asvtools/suite.py).  The branch is
 created, without history, when the remote lacks it.
 
 The push is never forced.  When it is refused because the branch moved

@@ -49,7 +49,7 @@ When a regression spans several commits, the report gives the
 `asv find` command that narrows it to the first bad commit; --bisect runs it.
 
 By default every timing change (ratio or time) beyond its suspect threshold
-is a suspect, re-measured side by side before it counts (benchtools/confirm.py:
+is a suspect, re-measured side by side before it counts (benchtools/judging/confirm.py:
 both commits in their own asv environments, fresh processes in balanced order
 A B B A ..., a paired 99% interval); only a verdict of *slower* counts, and the
 report lists every suspect with its verdict, change, interval and pairs.  That

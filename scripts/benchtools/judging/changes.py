@@ -84,7 +84,7 @@ class Thresholds:
             return float("inf")
         if self.overrides.get(change.kind) is not None:
             return self.overrides[change.kind]
-        # As asv.plugins.regressions.Regressions._get_threshold.
+        # As asv.plugins.regressions._GraphDataFilter._get_threshold.
         matching = [value for regex, value in self.regexes if regex.match(change.entry)]
         return max(matching, default=ASV_DEFAULT_THRESHOLD)
 

@@ -10,8 +10,8 @@ server's, which move the timings, so their pairs were not independent and
 the interval was too narrow (docs/timing-noise.md).
 asv's own ``--interleave-rounds`` keeps one value of a track_ benchmark per
 run, not per process, and reinstalls the commit at every switch, hence this
-loop over asv.runner._run_benchmark_single_param (private in asv 0.6.6,
-which pyproject.toml pins for that reason).  docs/gate.md has the design.
+loop over asv's private one-process call (asvtools/private.py, which checks
+that asv is the version pyproject.toml pins).  docs/gate.md has the design.
 """
 
 import contextlib
@@ -28,6 +28,7 @@ from benchmarks import metrics
 
 from .. import util
 from ..asvtools import environments as asv_envs
+from ..asvtools import private
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
@@ -109,11 +110,9 @@ class Side:
 
     def run(self, name: str, param_index: int | None, profile: bool = False, extra_params: dict | None = None):
         """One fresh process of benchmark ``name`` at ``param_index``: asv's result, its profile with ``profile``."""
-        from asv import runner
-
         benchmark = self.benchmarks[name]
         if benchmark.get("timeout") is None:  # as asv.runner.run_benchmarks sets it
-            benchmark["timeout"] = self.env._default_benchmark_timeout
+            benchmark["timeout"] = private.default_benchmark_timeout(self.env)
         key = benchmark.get("setup_cache_key")
         cwd = None
         if key is not None:
@@ -123,8 +122,7 @@ class Side:
                     raise Failed(f"{name}: setup_cache failed at {self.commit[:8]}: {stderr}")
                 self.cache_dirs[key] = cache_dir
             cwd = self.cache_dirs[key]
-        # Private in asv 0.6.6: the one function that runs one parameter combination in one process.
-        result = runner._run_benchmark_single_param(
+        result = private.run_one_process(
             benchmark,
             self.spawner,
             param_index if benchmark["params"] else None,

@@ -39,7 +39,7 @@ class Source:
             config = Path(last_run["config"])
         self.config = config
         self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
-        conf = shapes.check(util.load_asv_config(config), "asv.conf", config, "asv configuration") if config else {}
+        conf = shapes.check(util.load_asv_config(config), "asv-config", config, "asv configuration") if config else {}
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()

@@ -6,10 +6,9 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from .. import util
+from .. import settings
 from ..asvtools import operations
 from ..asvtools.results import spans as result_spans
-from ..project import ROOT
 from . import generated, operation_history
 from .rows import (
     CALLS_PER_STEP,
@@ -377,15 +376,10 @@ def operations_history_markdown(rows: list[Row], by_operation: dict | None = Non
     pulls = operation_history.pull_request_effects(with_history)
     return "\n".join(
         [
-            operation_history.markdown(by_operation, project_url()),
-            operation_history.pull_requests_markdown(pulls, project_url(), by_operation),
+            operation_history.markdown(by_operation, settings.project_url()),
+            operation_history.pull_requests_markdown(pulls, settings.project_url(), by_operation),
         ]
     )
-
-
-def project_url() -> str:
-    """Upstream's page, as asv.conf.json names it (its pull requests are under /pull/N)."""
-    return util.load_asv_config(ROOT / "asv.conf.json")["project_url"]
 
 
 def update_markdown(
@@ -410,7 +404,7 @@ def update_markdown(
     if has_history:
         blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
         blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_history.summary_markdown(
-            operation_history.operation_steps(rows) if by_operation is None else by_operation, project_url()
+            operation_history.operation_steps(rows) if by_operation is None else by_operation, settings.project_url()
         )
         if results is not None:
             blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)

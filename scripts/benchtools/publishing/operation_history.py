@@ -16,12 +16,14 @@ interval, instead of the single samples that each commit's run gave.
 """
 
 import dataclasses
+import functools
 import itertools
 import json
 import math
 import os
 import re
 import statistics
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import util
-from ..asvtools import operations
+from ..asvtools import operations, shapes
 from ..errors import BadInput, Error
 from ..judging import confirm, explain, pairs, steps
 
@@ -37,20 +39,35 @@ from ..judging import confirm, explain, pairs, steps
 # pull request's commits name none.
 PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)\b")
 TREE_AT = "update one field: `eqx.tree_at` (bench_counts.PythonCost)"
-# The pull requests that Equinox's issues name as Module speed-ups: #961's ("Slow initialization") and
-# #899's follow-ups, with #1124, which the same series merged between them.
-MODULE_SPEED_PRS = (994, 1117, 1119, 1124, 1140, 1220)
-# Pull requests that upstream rebased onto main, whose commits' subjects name none: the subject of the commit
-# that carries each (a subject, not a hash, so that it holds in any clone), matched on each pull request's
-# page by its title, author, dates and diff.
-REBASED_PULL_REQUESTS = {
-    "perf: speed up module (un)flattening": 994,
-    "perf: code generation": 1119,  # "perf: dynamic (un)flattening code generation"
-    "perf: cache dataclass field names": 1124,  # "... in _ModuleMeta"
-    "perf: localize init check": 1140,
-}
-# Pull requests that were never merged: no commit carries them.
-NOT_MERGED = {1117: "still open upstream (perf: enable module flatten/unflatten fastpath), never merged"}
+PULL_REQUESTS_FILE = Path(__file__).with_name("pull_requests.toml")
+
+
+@dataclass(frozen=True)
+class PullRequests:
+    """What upstream's history does not say itself of its pull requests (pull_requests.toml)."""
+
+    module_speed_ups: tuple[int, ...]  # the Module speed-ups, as Equinox's issues name them
+    rebased: dict[str, int]  # {subject of the commit that carries it: a rebased pull request}
+    not_merged: dict[int, str]  # {pull request never merged: why}
+
+
+@functools.cache
+def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
+    """The pull requests of ``path``, checked; BadInput naming the file and what is wrong."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise BadInput(f"{path}: {error}") from None
+    shapes.check(data, "pull-request-facts", path, "upstream's pull-request facts")
+    found = PullRequests(
+        tuple(data["module_speed_ups"]), data["rebased"], {int(k): v for k, v in data["not_merged"].items()}
+    )
+    strays = sorted(set(found.rebased.values()) - set(found.module_speed_ups)) + sorted(
+        set(found.not_merged) - set(found.module_speed_ups)
+    )
+    if strays:
+        raise BadInput(f"{path}: pull requests {strays} are not among module_speed_ups")
+    return found
 
 
 @dataclass(frozen=True)
@@ -98,7 +115,7 @@ class OperationStep:
 
 def pull_request_of(subject: str) -> int | None:
     found = PULL_REQUEST.search(subject)
-    return int(found.group(1) or found.group(2)) if found else REBASED_PULL_REQUESTS.get(subject)
+    return int(found.group(1) or found.group(2)) if found else pull_requests().rebased.get(subject)
 
 
 def cost_series() -> dict[str, object]:
@@ -453,9 +470,10 @@ class PullRequestEffect:
     costs: dict  # operation -> (cost at the previous measured commit, cost at this one)
 
 
-def pull_request_effects(rows: list, pulls: tuple[int, ...] = MODULE_SPEED_PRS) -> dict[int, list[PullRequestEffect]]:
-    """{pull request: its commits' effects, per environment}; [] for one that no commit's subject names."""
-    found = {pull: [] for pull in pulls}
+def pull_request_effects(rows: list, pulls: tuple[int, ...] | None = None) -> dict[int, list[PullRequestEffect]]:
+    """{pull request (default: the Module speed-ups): its commits' effects, per environment}; [] for one that no
+    commit's subject names."""
+    found = {pull: [] for pull in (pull_requests().module_speed_ups if pulls is None else pulls)}
     series = cost_series()
     for env in dict.fromkeys(row.env for row in rows):
         in_env = [row for row in rows if row.env == env]
@@ -482,7 +500,7 @@ def pull_requests_markdown(
     for pull, effects in found.items():
         link = f"[#{pull}]({project_url}/pull/{pull})"
         if not effects:
-            why = NOT_MERGED.get(pull, "no commit here carries it")
+            why = pull_requests().not_merged.get(pull, "no commit here carries it")
             lines += [f"- {link}: {why}.", ""]
             continue
         for effect in effects:

@@ -294,7 +294,7 @@ def store(args) -> int:
     sources = [s.resolve() for s in args.sources]
     if args.machine is not None:
         for source in sources:
-            only_machine(source, args.machine)
+            refuse_other_machines(source, args.machine)
     # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
     description = suite.description()
     # Its environments, from its asv configurations: a stored environment is one of them, as asv names it.
@@ -344,7 +344,7 @@ def store(args) -> int:
     )
 
 
-def only_machine(source: Path, machine: str) -> None:
+def refuse_other_machines(source: Path, machine: str) -> None:
     """BadInput naming the first file of SOURCE that lies in another machine's folder than MACHINE's."""
     for relative in source_files(source):
         kind = publishable.kind_of(relative)

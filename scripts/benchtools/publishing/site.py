@@ -4,24 +4,40 @@ import re
 import shutil
 from pathlib import Path
 
+from .. import settings
 from ..errors import BadInput
 from ..project import ROOT
 from . import templating
 
 NODE_MODULES = ROOT / "node_modules"
-# CDN address in asv 0.6's index.html -> the same library in node_modules.
-ASSETS = {
-    "https://code.jquery.com/jquery-3.3.1.min.js": "jquery/dist/jquery.min.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.min.js": "flot/jquery.flot.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.time.min.js": "flot/jquery.flot.time.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.selection.min.js": "flot/jquery.flot.selection.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.categories.min.js": "flot/jquery.flot.categories.js",
-    "https://cdn.jsdelivr.net/npm/flot-orderbars@1.0.0/js/jquery.flot.orderBars.js": "flot-orderbars/js/jquery.flot.orderBars.js",  # noqa: E501 (addresses)
-    "https://cdnjs.cloudflare.com/ajax/libs/stupidtable/1.0.1/stupidtable.min.js": "stupid-table-plugin/stupidtable.min.js",  # noqa: E501 (addresses)
-    "https://cdnjs.cloudflare.com/ajax/libs/blueimp-md5/2.19.0/js/md5.min.js": "blueimp-md5/js/md5.min.js",
-    "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/js/bootstrap.min.js": "bootstrap/dist/js/bootstrap.min.js",
-    "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/css/bootstrap.min.css": "bootstrap/dist/css/bootstrap.min.css",
-}
+# What asv 0.6's index.html loads from CDNs: (its address, with {version} for the version; the npm package of
+# package.json that holds the same library; the file in node_modules).  The versions are package-lock.json's.
+# fmt: off
+CDN_ASSETS = (
+    ("https://code.jquery.com/jquery-{version}.min.js", "jquery", "jquery/dist/jquery.min.js"),
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.min.js", "flot", "flot/jquery.flot.js"),
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.time.min.js", "flot", "flot/jquery.flot.time.js"),  # noqa: E501 (addresses)
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.selection.min.js", "flot", "flot/jquery.flot.selection.js"),  # noqa: E501 (addresses)
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.categories.min.js", "flot", "flot/jquery.flot.categories.js"),  # noqa: E501 (addresses)
+    ("https://cdn.jsdelivr.net/npm/flot-orderbars@{version}/js/jquery.flot.orderBars.js", "flot-orderbars", "flot-orderbars/js/jquery.flot.orderBars.js"),  # noqa: E501 (addresses)
+    ("https://cdnjs.cloudflare.com/ajax/libs/stupidtable/{version}/stupidtable.min.js", "stupid-table-plugin", "stupid-table-plugin/stupidtable.min.js"),  # noqa: E501 (addresses)
+    ("https://cdnjs.cloudflare.com/ajax/libs/blueimp-md5/{version}/js/md5.min.js", "blueimp-md5", "blueimp-md5/js/md5.min.js"),  # noqa: E501 (addresses)
+    ("https://cdn.jsdelivr.net/npm/bootstrap@{version}/dist/js/bootstrap.min.js", "bootstrap", "bootstrap/dist/js/bootstrap.min.js"),  # noqa: E501 (addresses)
+    ("https://cdn.jsdelivr.net/npm/bootstrap@{version}/dist/css/bootstrap.min.css", "bootstrap", "bootstrap/dist/css/bootstrap.min.css"),  # noqa: E501 (addresses)
+)
+# fmt: on
+
+# Where asv's page asks for another version than the one served.  npm has no stupid-table-plugin 1.0.1, the
+# page's: its only release, 1.1.3, is served instead (the browser test loads the site with it, without a script error).
+ASV_VERSIONS = {"stupid-table-plugin": "1.0.1"}
+
+
+def assets() -> dict[str, str]:
+    """{CDN address in asv's index.html: the same library's file in node_modules}."""
+    versions = {**settings.site_packages(), **ASV_VERSIONS}
+    return {url.format(version=versions[package]): file for url, package, file in CDN_ASSETS}
+
+
 # Files the assets above load by relative path.
 COMPANIONS = ["bootstrap/dist/fonts"]
 # A script or stylesheet tag that loads from another host.
@@ -36,22 +52,23 @@ def localize(site: Path) -> int:
         raise BadInput(f"no asv site at {site} (no index.html)")
     text = index.read_text(encoding="utf-8")
     vendor = site / "vendor"
+    local = assets()
     replaced = 0
 
     def swap(match):
         nonlocal replaced
         url = match["url"]
-        if url not in ASSETS:
-            raise BadInput(f"{index} loads {url}, which has no local copy; add it to ASSETS and package.json")
-        source = NODE_MODULES / ASSETS[url]
+        if url not in local:
+            raise BadInput(f"{index} loads {url}, which has no local copy; add it to CDN_ASSETS and package.json")
+        source = NODE_MODULES / local[url]
         if not source.is_file():
             raise BadInput(f"{source} is missing; run scripts/setup to install package.json's packages")
-        target = vendor / ASSETS[url]
+        target = vendor / local[url]
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
         replaced += 1
         head, rest = CDN_ATTRIBUTES.sub("", match["head"]), CDN_ATTRIBUTES.sub("", match["rest"])
-        return f'{head}{match["attr"]}="vendor/{ASSETS[url]}"{rest}>'
+        return f'{head}{match["attr"]}="vendor/{local[url]}"{rest}>'
 
     text = EXTERNAL.sub(swap, text)
     for companion in COMPANIONS:

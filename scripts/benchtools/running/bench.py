@@ -26,12 +26,10 @@ from ..asvtools.lock import exclusive
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm
-from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home, upstream_url
+from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home
 from ..publishing import blocks, generated, page, rows, site
+from ..settings import reference_jax, upstream_url
 
-# JAX's history starts at the oldest JAX that the pinned Equinox runs on, and
-# stops at the newest that the newest Python of asv.jax.conf.json gets.
-JAX_HISTORY_SINCE = "0.4.33"
 PYTHON = "3.13"
 DEFAULT_RELEASES = "3"
 ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
@@ -83,7 +81,8 @@ class Target:
         if args.jax_history:
             self.base, self.name = JAX_CONFIG, "jax-history"
             self.repo, self.branch = HISTORY_DIR / "jax", "main"
-            self.history = dict(package="jax", since=JAX_HISTORY_SINCE, python=PYTHON)
+            # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
+            self.history = dict(package="jax", since=reference_jax(), python=PYTHON)
         elif args.repo:
             self.base, self.branch, self.history = UPSTREAM_CONFIG, args.branch, None
             self.repo = self._repo_location(args.repo)

@@ -14,8 +14,9 @@ from .. import git
 from ..asvtools import publishable, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
-from ..project import HISTORY_DIR, upstream_url
+from ..project import HISTORY_DIR
 from ..publishing import page, results_branch
+from ..settings import upstream_url
 from . import bench
 
 # Set in the checkouts this script makes: it resets them, so it refuses any other folder.

@@ -490,10 +490,10 @@ def write_record(path: Path, record: dict) -> None:
 
 
 def run_night(
-    self: Replay, index: int, label: str, commits: list[Commit], tags: dict, tip: str, events: list[str] = ()
+    machine: Replay, index: int, label: str, commits: list[Commit], tags: dict, tip: str, events: list[str] = ()
 ) -> dict:
     """One night: TIP is upstream's main (the last night's on a day without a commit), after EVENTS."""
-    folder = self.options.output / "nights" / f"{index:03d}"
+    folder = machine.options.output / "nights" / f"{index:03d}"
     artifacts = folder / "artifacts"
     artifacts.mkdir(parents=True)
     night = {
@@ -503,23 +503,23 @@ def run_night(
         "dates": [commits[0].date, commits[-1].date] if commits else [label, label],
         "artifacts": str(artifacts),
     }
-    self.advance(tip)
+    machine.advance(tip)
     if events:
-        night["events"] = season.apply(self.api, events)
-    calls_before = len(self.api.state()["calls"])
+        night["events"] = season.apply(machine.api, events)
+    calls_before = len(machine.api.state()["calls"])
     results: dict[str, JobRun] = {}
     started = time.monotonic()
-    for job in self.workflow.jobs:
+    for job in machine.workflow.jobs:
         if "cancel" in events:  # a cancelled run: no job of it runs, and nothing it would have done is done
             results[job.name] = JobRun("cancelled")
             continue
         if "run-dies" in events and job.name == "run":
             results[job.name] = JobRun("failure", exit=143, failed_step="its runner died (scripted)")
             continue
-        print(f"replay: night {label}: job {job.name}", file=self.log, flush=True)
-        results[job.name] = self.run_job(job, night, folder / job.name, {n: results[n].result for n in job.needs})
+        print(f"replay: night {label}: job {job.name}", file=machine.log, flush=True)
+        results[job.name] = machine.run_job(job, night, folder / job.name, {n: results[n].result for n in job.needs})
     seconds = round(time.monotonic() - started, 1)
-    state = self.api.state()
+    state = machine.api.state()
     alert = results.get("alert")
     # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
     verdict_path = find_file([artifacts / RUN_VERDICT, folder / "run" / "temp"], "verdict.json")
@@ -536,8 +536,8 @@ def run_night(
         seconds=seconds,
         jobs={name: vars(run) for name, run in results.items()},
     )
-    if not self.options.keep_workspaces:
-        for job in self.workflow.jobs:
+    if not machine.options.keep_workspaces:
+        for job in machine.workflow.jobs:
             for name in ("workspace", "temp"):
                 shutil.rmtree(folder / job.name / name, ignore_errors=True)
     return night

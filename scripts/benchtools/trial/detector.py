@@ -16,17 +16,18 @@ from benchmarks import metrics
 
 from .. import git
 from ..asvtools import environments as asv_envs
+from ..asvtools import private
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm, gate, pairs
 from ..project import HISTORY_DIR, ROOT
 from ..running import bench
+from ..settings import reference_jax
 from .pads import PAD, pad_signature
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
 MARKER = "DETECTOR_TRIAL"
-TRIAL_JAX = "0.4.33"  # the JAX every trial runs on
 AA = "A/A copy"
 NOISIEST_SHOWN = 10
 
@@ -96,7 +97,7 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
     """scripts/bench's options for one trial (and for the calibration's environment)."""
     return bench.Options(
         repo=str(repo),
-        jax=[TRIAL_JAX],
+        jax=[reference_jax()],
         machine=args.machine,
         output=output,
         range=f"{release_tag(args)}^..trial",
@@ -126,7 +127,7 @@ def trial_python(args, repo: Path, release: str) -> Path:
     ):
         env.create()
         env.install_project(conf, get_repo(conf), commit)
-    return Path(env._path) / "bin" / "python"  # asv 0.6.6's virtualenv layout (pinned)
+    return private.env_python(env)
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         pads[tag] = calibrate_pads(percent, python)
         variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
         print(
-            f"calibration: +{percent:g}% of a tree_at call on JAX {TRIAL_JAX} = {pads[tag]} pads",
+            f"calibration: +{percent:g}% of a tree_at call on JAX {reference_jax()} = {pads[tag]} pads",
             file=sys.stderr,
             flush=True,
         )
@@ -221,8 +222,8 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
 
 
-def tree_at_cost(output: Path, commit: str, machine: str) -> float | None:
-    """The cost of one tree_at update (CALIBRATION) at one commit."""
+def tree_at_passes(output: Path, commit: str, machine: str) -> float | None:
+    """One tree_at update (CALIBRATION) at one commit, in tree_map passes (a time in a unit that scales)."""
     from asv import results
 
     name, params = CALIBRATION
@@ -365,10 +366,10 @@ def campaign(args) -> str:
                     if change.kind in (metrics.RATIO, metrics.TIME):
                         key = (change.kind, change.benchmark, change.params)
                         aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
-            base_cost = tree_at_cost(output, git_(repo, "rev-parse", variant.base), args.machine)
-            variant_cost = tree_at_cost(output, git_(repo, "rev-parse", variant.tag), args.machine)
-            if base_cost and variant_cost:
-                slowdowns[variant.row].append(variant_cost / base_cost - 1)
+            base_passes = tree_at_passes(output, git_(repo, "rev-parse", variant.base), args.machine)
+            variant_passes = tree_at_passes(output, git_(repo, "rev-parse", variant.tag), args.machine)
+            if base_passes and variant_passes:
+                slowdowns[variant.row].append(variant_passes / base_passes - 1)
             # Written after every comparison, so that a long campaign stopped early keeps what it measured.
             (args.output / "changes.json").write_text(json.dumps(record, indent=1))
     return tables(args, rows, flags, slowdowns, aa_noise, confirmed)

@@ -27,11 +27,12 @@ from benchmarks import metrics, params
 
 from ..asvtools import environments as asv_envs
 from ..asvtools import shapes
-from ..asvtools.lock import exclusive
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
+from ..settings import reference_equinox
 from . import records
+from .campaign import Campaign, prepared
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -84,7 +85,7 @@ FIGURES = (
 
 @dataclass
 class Options:
-    release: str = "0.13.8"
+    release: str = field(default_factory=reference_equinox)
     jax: list[str] = field(default_factory=list)  # empty: every environment the release runs in
     processes: int = 10
     record: Path = Path("headline.json")
@@ -157,20 +158,10 @@ def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tup
 
 def campaign(options: Options) -> dict:
     """Every figure in every chosen environment, PROCESSES fresh interpreters each; the record, rewritten as it goes."""
-    target = bench.Target(bench.Options(releases=options.release, jax=options.jax, env_dir=options.env_dir))
-    [(_release, commit)] = bench.releases(target)
-    record = {
-        "schema": SCHEMA,
-        "release": options.release,
-        "commit": commit,
-        "processes": options.processes,
-        "confidence": CONFIDENCE,
-        "launch_method": confirm.LAUNCH_METHOD,
-        **records.started(),
-        "environments": [],
-    }
-    for _env_name, entry in bench.environments(target):
-        config = target.config(entry, "-headline")
+    run = Campaign.of(options.release, options.jax, options.env_dir, options.record)
+    fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": confirm.LAUNCH_METHOD}
+    record = run.opened(SCHEMA, fields, "environments")
+    for entry, config in run.environments("-headline"):
         label = label_of(entry)
         if options.in_run_environments:  # confirm.prepare keeps an environment in ROOT/SIDE
             root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
@@ -179,10 +170,9 @@ def campaign(options: Options) -> dict:
             side_name = "before"
         found = {"environment": label, "figures": []}
         record["environments"].append(found)
-        with exclusive(lock):
-            [side] = confirm.prepare(
-                config, label, {side_name: commit}, sorted({f.benchmark for f in FIGURES}), root
-            ).values()
+        names = sorted({f.benchmark for f in FIGURES})
+        with prepared(config, label, {side_name: run.commit}, names, root, lock) as sides:
+            [side] = sides.values()
             indexes = {f: confirm.param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
             if missing:
@@ -199,8 +189,8 @@ def campaign(options: Options) -> dict:
             finally:
                 side.close()
         found["figures"] = [figure_record(f, values[f]) for f in FIGURES]
-        records.write(options.record, record)
-    return records.finish(options.record, record)
+        run.write(record)
+    return run.finish(record)
 
 
 def figure_record(figure: Figure, values: list[float]) -> dict:

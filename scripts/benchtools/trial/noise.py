@@ -34,10 +34,10 @@ from benchmarks import metrics
 
 from ..asvtools import environments as asv_envs
 from ..asvtools import shapes
-from ..asvtools.lock import exclusive
 from ..judging import confirm, pairs
 from ..running import bench
-from . import records
+from ..settings import reference_equinox, reference_jax
+from .campaign import Campaign, prepared
 
 POWER = 0.9  # "calls it slower 9 times in 10"
 SIMULATIONS = 400
@@ -48,8 +48,8 @@ FRESH, PAIRED = "fresh", "paired"
 
 @dataclass
 class Options:
-    release: str = "0.13.8"
-    jax: str = "0.4.33"
+    release: str = field(default_factory=reference_equinox)
+    jax: str = field(default_factory=reference_jax)
     pairs: int = 16
     benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
     suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
@@ -166,16 +166,11 @@ def alerting_timing_names(benchmarks) -> list[str]:
 
 def campaign(options: Options) -> dict:
     """Measure every chosen benchmark's A/A pairs, writing the record after each; the finished record."""
-    target = bench.Target(bench.Options(releases=options.release, jax=[options.jax], env_dir=options.env_dir))
-    [(_release, commit)] = bench.releases(target)
-    [(_env_name, entry)] = bench.environments(target)
-    config = target.config(entry, "-timing-noise")
+    run = Campaign.of(options.release, [options.jax], options.env_dir, options.record)
+    [(entry, config)] = run.environments("-timing-noise")
     label = f"Python {asv_envs.python_of(entry)}, jax {options.jax}"
     root = confirm.env_root(config)
-    record = {
-        "schema": SCHEMA,
-        "release": options.release,
-        "commit": commit,
+    fields = {
         "environment": label,
         "launch_method": confirm.LAUNCH_METHOD,
         "hash_seed": options.hash_seed,
@@ -183,12 +178,10 @@ def campaign(options: Options) -> dict:
         "suspects": options.suspects,
         "power": POWER,
         "night_false_alarm_bound": pairs.NIGHT_FALSE_ALARM,
-        **records.started(),
-        "benchmarks": [],
     }
-    with exclusive(root):
-        # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
-        suite = confirm.prepare(config, label, {"before": commit, "after": commit}, [], root)
+    record = run.opened(SCHEMA, fields, "benchmarks")
+    # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
+    with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
         names = [
             n
             for n in alerting_timing_names(suite["before"].benchmarks)
@@ -208,11 +201,11 @@ def campaign(options: Options) -> dict:
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
                 confirm.log(f"timing-noise: {m.entry}: sd {record['benchmarks'][-1]['sd_log_ratio']:.2%}")
-                records.write(options.record, record)
+                run.write(record)
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
     }
-    return records.finish(options.record, record)
+    return run.finish(record)
 
 
 def read(path: Path) -> dict:
