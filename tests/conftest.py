@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BUNDLE, ROOT
+from tests.helpers import BUNDLE, ROOT, bundle_clone
 
 
 @pytest.fixture(scope="session")
@@ -35,6 +35,4 @@ def upstream(tmp_path_factory) -> Path:
     """A bare clone of upstream Equinox's real history (../shared/upstream/equinox.bundle)."""
     if not BUNDLE.is_file():
         pytest.skip(f"the upstream bundle is not at {BUNDLE}")
-    repo = tmp_path_factory.mktemp("upstream") / "equinox.git"
-    subprocess.run(["git", "clone", "--quiet", "--bare", str(BUNDLE), str(repo)], check=True)
-    return repo
+    return bundle_clone(tmp_path_factory.mktemp("upstream"))

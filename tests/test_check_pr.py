@@ -16,7 +16,7 @@ from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verd
 from benchtools.judging.changes import Change
 from benchtools.running import pr_check
 from tests.asv_sites import BYTECODES, COST, COUNT, EQUATIONS, MACHINE, PASSES, RATIO, TIMING, make_site
-from tests.helpers import BUNDLE, command
+from tests.helpers import BUNDLE, bundle_clone, command
 
 FLAT = {
     COST: [[3000, 12000]] * 2,
@@ -233,8 +233,7 @@ def pulls(tmp_path_factory):
     """A bare clone of the upstream bundle with the pull requests these tests check."""
     if not BUNDLE.is_file():
         pytest.skip(f"the upstream bundle is not at {BUNDLE}")
-    repo = tmp_path_factory.mktemp("pulls") / "equinox.git"
-    subprocess.run(["git", "clone", "--quiet", "--bare", str(BUNDLE), str(repo)], check=True)
+    repo = bundle_clone(tmp_path_factory.mktemp("pulls"))
     wanted = [f"refs/pull/{n}/{kind}:refs/pull/{n}/{kind}" for n in (873, 1245, 1140) for kind in ("head",)]
     wanted.append("refs/pull/873/merge:refs/pull/873/merge")
     subprocess.run(["git", "-C", str(repo), "fetch", "--quiet", str(BUNDLE), *wanted], check=True)

@@ -16,8 +16,7 @@ from benchtools import git as git_tool
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
 from benchtools.publishing import instruction_history, operation_history
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
-from tests.helpers import command
-from tests.test_bench import PRIMARY_JAX, bench
+from tests.helpers import PRIMARY_JAX, bench, command
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 FLAT = [[480_000.0, 320_000.0]] * 2

@@ -6,8 +6,7 @@ import pytest
 from benchtools import git as git_tool
 from benchtools.asvtools import operations
 from benchtools.publishing import operation_history, report
-from tests.helpers import ROOT
-from tests.test_bench import PRIMARY_JAX, bench
+from tests.helpers import PRIMARY_JAX, ROOT, bench
 
 CONSTRUCTION = operations.OPERATIONS[0].label
 CONSTRUCTION_PASSES = operations.OPERATIONS[0].timed[0]

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchtools.running import replay
-from tests.helpers import git
-from tests.test_replay import NEEDS_BUNDLE, bundle_clone, real_replay
+from tests.helpers import NEEDS_BUNDLE, bundle_clone, git, real_replay
 
 MARK = "PLANTED-BY-UPSTREAM"
 # Appended to equinox/__init__.py; RAN and MARK are replaced. What it can reach it finds as an attacker would: in

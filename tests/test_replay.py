@@ -18,10 +18,9 @@ import pytest
 import yaml
 
 from benchtools.running import nights, replay, replay_record, workflow
-from tests.helpers import ROOT, SCRIPTS, git
+from tests.helpers import NEEDS_BUNDLE, ROOT, SCRIPTS, bundle_clone, git, real_replay
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
-BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
 
 
 def commit(hash_, date):
@@ -341,29 +340,6 @@ def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
 
 
 # Slow: two real nights of upstream Equinox, every job of nightly.yml.
-
-CHEAP = "bench_counts.PythonCost"
-
-
-NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
-
-
-def bundle_clone(tmp_path: Path) -> Path:
-    """A bare clone of the upstream bundle (main and its tags)."""
-    upstream = tmp_path / "equinox.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
-    return upstream
-
-
-def real_replay(revisions: str, upstream: Path, output: Path, *args) -> tuple[subprocess.CompletedProcess, dict]:
-    """scripts/replay of REVISIONS of UPSTREAM into OUTPUT, the cheap exact benchmark in the primary environment."""
-    result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
-        + ["--bench", CHEAP, "--jax", "0.4.33", *map(str, args)],
-        capture_output=True,
-        text=True,
-    )
-    return result, json.loads((output / "replay.json").read_text())
 
 
 @pytest.mark.slow
