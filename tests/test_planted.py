@@ -83,7 +83,7 @@ def texts(folder: Path):
 
 @pytest.mark.slow
 @NEEDS_BUNDLE
-def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
+def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path, asv_env_dir):
     upstream = bundle_clone(tmp_path)
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", str(upstream), str(work))
@@ -95,7 +95,9 @@ def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
     git(work, "push", "-q", "--force", str(upstream), "main")
 
     out = tmp_path / "out"
-    result, record = real_replay("v0.13.8..main", upstream, out, "--per-night", 1, "--no-docs")
+    result, record = real_replay(
+        "v0.13.8..main", upstream, out, "--per-night", 1, "--no-docs", "--env-dir", asv_env_dir
+    )
     # It ran, and reached the run job's checkout and results folder: else the test would prove nothing.
     reached = json.loads(ran.read_text())
     assert any(p.endswith(f"results/{MARK}.txt") for p in reached), reached

@@ -344,7 +344,7 @@ def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
 
 @pytest.mark.slow
 @NEEDS_BUNDLE
-def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
+def test_two_real_nights_run_every_job_of_the_nightly(tmp_path, asv_env_dir):
     upstream = bundle_clone(tmp_path)
     page = tmp_path / "replay.md"
     result, record = real_replay(
@@ -359,6 +359,8 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
         page,
         "--table",
         "test",
+        "--env-dir",
+        asv_env_dir,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert record["jobs"] == [job.name for job in workflow.read_workflow(NIGHTLY).jobs]
