@@ -183,7 +183,7 @@ def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faste
     faster in time while its Python cost rose 3.8%. Counted in real asv environments (scripts/check-pr's
     measurement of its two sides, shared with tests/test_check_pr.py) and judged by scripts/regressions, as the
     nightly judges, it is no regression, construction's instructions fall, and the cause names ``dir``."""
-    checked = verdicts.read(pull_request_1140.verdict)
+    checked = verdicts.read(pull_request_1140.verdict)["check"]
     [config] = (pull_request_1140.output / pr_check.EXACT / ".asv" / "configs").glob("repo-*-1.conf.json")
     verdict_file = tmp_path / "verdict.json"
     judged = command(
