@@ -1,10 +1,12 @@
 """A real asv site over a real git history, with results written through asv's own Results class.
 
 The values are chosen by the test, so that what asv's step detection, the
-regression gate and the browser must find is known.
+regression gate and the browser must find is known.  Beside it: a verdict
+document of the gate's full shape, and the confirm step's two sides faked.
 """
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 from asv import results, runner
 
 from benchmarks import metrics
+from benchtools.judging import confirm
 from tests.helpers import ROOT, git  # noqa: F401 - re-exported to the tests that build sites
 
 MACHINE = "site-tests"
@@ -155,3 +158,81 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
     )
     assert published.returncode == 0, published.stdout + published.stderr
     return config
+
+
+def judged_document(**changed) -> dict:
+    """A verdict document of the full judged shape (what the gate writes), with CHANGED keys replaced."""
+    row = {
+        "kind": "cost",
+        "benchmark": COST,
+        "params": "4",
+        "environment": "—",
+        "before": 100.0,
+        "after": 440.0,
+        "change": 3.4,
+        "threshold": 0.05,
+        "good": "a" * 40,
+        "bad": "b" * 40,
+        "single_commit": True,
+        "unit": "unit",
+        "latest": 440.0,
+        "unmeasured_between": [],
+        "diagnostics": [],
+        "cause": None,
+    }
+    document = {
+        "schema": 1,
+        "status": "judged",
+        "regression": True,
+        "summary": "1 regression(s) count",
+        "mode": "v0 → v1",
+        "confirmed": True,
+        "results": "results",
+        "machine": MACHINE,
+        "counted": [row],
+        "improvements": [],
+        "overruled": [],
+        "suspects": [],
+        "not_alerting": [],
+        "unjudged": [],
+        "unchanged_commits": [],
+        "failed_commits": [],
+        "explain_errors": [],
+    }
+    document.update(changed)
+    return document
+
+
+# The confirm step, through a fake measurement (nothing is installed or run).
+
+
+class FakeSide:
+    """A confirm.Side whose processes return made-up values: ``factor`` times a drifting level."""
+
+    def __init__(self, factor: float, benchmarks: dict, log: list):
+        self.factor, self.benchmarks, self.log = factor, benchmarks, log
+        self.opened = 0
+
+    def open(self):
+        self.opened += 1
+
+    def close(self):
+        pass
+
+    def value(self, name, index, hash_seed=None):
+        self.log.append((self.factor, name, index))
+        return 1e-3 * self.factor * (1 + 0.2 * math.sin(len(self.log) / 40))  # a slow drift
+
+
+def fake_sides(monkeypatch, after_factor: dict, log: list):
+    """Replace the installation of both commits by FakeSides; after_factor[name]: after's slowdown."""
+
+    def prepare(config, env_label, commits, names, root):
+        assert env_label == "Python 3.11, jax 0.4.33" and set(commits) == {"before", "after"}
+        benchmarks = {TIMING: {"params": [["'jit'", "'scan'"]]}, PASSES: {"params": []}}
+        return {
+            "before": FakeSide(1.0, benchmarks, log),
+            "after": FakeSide(after_factor.get(names[0], 1.0), benchmarks, log),
+        }
+
+    monkeypatch.setattr(confirm, "prepare", prepare)

@@ -1,10 +1,11 @@
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from tests.helpers import BUNDLE, ROOT
+from tests.helpers import BUNDLE, PRIMARY_JAX, ROOT, bundle_clone, command
 
 
 @pytest.fixture(scope="session")
@@ -35,6 +36,40 @@ def upstream(tmp_path_factory) -> Path:
     """A bare clone of upstream Equinox's real history (../shared/upstream/equinox.bundle)."""
     if not BUNDLE.is_file():
         pytest.skip(f"the upstream bundle is not at {BUNDLE}")
-    repo = tmp_path_factory.mktemp("upstream") / "equinox.git"
-    subprocess.run(["git", "clone", "--quiet", "--bare", str(BUNDLE), str(repo)], check=True)
+    return bundle_clone(tmp_path_factory.mktemp("upstream"))
+
+
+@pytest.fixture(scope="session")
+def asv_env_dir() -> Path:
+    """asv's environments for the slow tests that run the nightly or a replay: the folder scripts/bench and
+    scripts/check-pr use by default, so that the primary environment is built once per clone, by whichever
+    test needs it first, rather than once per test (a virtualenv with JAX takes a minute or two)."""
+    from benchtools.running import bench
+
+    return bench.Options().env_dir
+
+
+@pytest.fixture(scope="session")
+def pulls(tmp_path_factory) -> Path:
+    """A bare clone of the upstream bundle with the pull requests the tests check."""
+    if not BUNDLE.is_file():
+        pytest.skip(f"the upstream bundle is not at {BUNDLE}")
+    repo = bundle_clone(tmp_path_factory.mktemp("pulls"))
+    wanted = [f"refs/pull/{n}/head:refs/pull/{n}/head" for n in (873, 1245, 1140)]
+    wanted.append("refs/pull/873/merge:refs/pull/873/merge")
+    subprocess.run(["git", "-C", str(repo), "fetch", "--quiet", str(BUNDLE), *wanted], check=True)
     return repo
+
+
+@pytest.fixture(scope="session")
+def pull_request_1140(pulls, tmp_path_factory) -> SimpleNamespace:
+    """Equinox #1140 ("perf: localize init check") checked once, exactly (scripts/check-pr --no-confirm), in
+    the primary environment: its run (``ran``), its verdict file (``verdict``) and its output folder
+    (``output``), whose measurements tests/test_instructions.py judges again as the nightly judges."""
+    base = tmp_path_factory.mktemp("check-pr-1140")
+    verdict, output = base / "verdict.json", base / "out"
+    ran = command(
+        "check-pr", "1140", "--upstream", pulls, "--jax", PRIMARY_JAX, "--no-confirm",
+        "--output", output, "--verdict", verdict,
+    )  # fmt: skip
+    return SimpleNamespace(ran=ran, verdict=verdict, output=output)

@@ -1,19 +1,57 @@
-"""What the tests share: the project's paths, running a command (in-process or as its executable), and git."""
+"""What the tests share: the project's paths, running a command (in-process or as its executable), git, the
+upstream bundle, and stand-ins the tests of several modules use."""
 
 import contextlib
 import importlib
 import io
+import json
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtools import cli
+import pytest
+
+from benchmarks import metrics
+from benchtools import cli, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
 # Upstream Equinox's real history (main and its tags), beside the project where the workplace keeps it.
 BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
+NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
+PRIMARY_JAX = settings.reference_jax()  # the JAX of the primary environment
+PY313_VERSION = "3.13.5"  # the CPython scripts/setup builds
+# The cheap exact benchmark a replay runs in the primary environment.
+REPLAY_BENCH = "bench_counts.PythonCost"
+
+# Metric names and the kind and threshold benchmarks/metrics.py gives each.
+EXAMPLES = {
+    "bench_counts.PythonCost.track_tree_at(4)": (metrics.COST, metrics.COST_FLOOR),
+    "bench_instructions.Instructions.track_module('construct(default)')": (
+        metrics.INSTRUCTIONS,
+        metrics.INSTRUCTIONS_FLOOR,
+    ),
+    "bench_instructions.Instructions.track_tuple('dispatch(jit)')": (metrics.INSTRUCTIONS, metrics.INSTRUCTIONS_FLOOR),
+    "bench_counts.JaxprExcessEquations.track_excess_equations('jit', 8)": (metrics.DETERMINISTIC, 0.0),
+    "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": (metrics.DETERMINISTIC, 0.0),
+    "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at": (metrics.RATIO, 0.10),
+    "bench_overhead.EagerSurgeryInTreeMapPasses.track_tuple": (metrics.RATIO, 0.50),
+    "bench_overhead.SteadyStateRatio.track_overhead_ratio('jit')": (metrics.RATIO, 0.50),
+    "bench_seed.SeedScenario.track_overhead_ratio('scan')": (metrics.RATIO, 0.50),
+    "bench_seed.SeedScenario.time_tree_at('scan')": (metrics.TIME, 0.50),
+    "bench_eager.EagerSurgery.time_tree_at(4, 8)": (metrics.TIME, 2.0),
+    "bench_steady.SteadyState.time_tuple('jit', 4)": (metrics.TIME, 0.50),
+    "bench_memory.LargeStateUpdate.peakmem_tree_at": (metrics.TIME, 0.50),
+    "bench_construct.ConstructionCost.track_module('custom', 8, 4)": (metrics.COST, metrics.COST_FLOOR),
+    "bench_update.UpdateCost.track_update('replace', 'default', 16)": (metrics.COST, metrics.COST_FLOOR),
+    "bench_flatten.FlattenCost.track_unflatten_tuple(32, 1)": (metrics.COST, metrics.COST_FLOOR),
+    "bench_update.UpdateInTreeMapPasses.track_update('tree_at')": (metrics.RATIO, 0.10),
+    "bench_access.AccessInTreeMapPasses.track_module": (metrics.RATIO, 0.10),
+    "bench_overhead.SteadyStateRatio.track_overhead_ratio('filter_jit')": (metrics.RATIO, 0.50),
+    "bench_seed.SeedScenarioFilterJit.track_overhead_ratio('filter_jit_scan')": (metrics.RATIO, 0.50),
+}
 
 
 def git(repo, *args, env=None) -> str:
@@ -65,6 +103,49 @@ def track_result(values: list):
     return runner.BenchmarkResult(
         result=values, samples=[None] * count, number=[None] * count, errcode=0, stderr="", profile=None
     )
+
+
+def bench(*args, env=None, cwd=ROOT, **kwargs) -> subprocess.CompletedProcess:
+    """scripts/bench ARGS as an executable, output captured as text."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / "bench"), *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        **kwargs,
+    )
+
+
+def real_replay(revisions: str, upstream: Path, output: Path, *args) -> tuple[subprocess.CompletedProcess, dict]:
+    """scripts/replay of REVISIONS of UPSTREAM into OUTPUT, the cheap exact benchmark in the primary environment."""
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
+        + ["--bench", REPLAY_BENCH, "--jax", PRIMARY_JAX, *map(str, args)],
+        capture_output=True,
+        text=True,
+    )
+    return result, json.loads((output / "replay.json").read_text())
+
+
+def bundle_clone(folder: Path) -> Path:
+    """A bare clone of the upstream bundle (main and its tags), FOLDER/equinox.git."""
+    upstream = folder / "equinox.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
+    return upstream
+
+
+def executable(path: Path, text: str) -> Path:
+    """PATH written with TEXT and made executable."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+def fake_python313(path: Path) -> Path:
+    """A stand-in that answers every `python3.13 -c ...` with success, as a working 3.13 does."""
+    return executable(path, "#!/bin/sh\nexit 0\n")
 
 
 def markdown_rows(text: str) -> dict[str, list[str]]:

@@ -14,8 +14,7 @@ from benchtools.commands import open_regression_issue
 from benchtools.judging import render, verdicts
 from benchtools.publishing import github, issue
 from benchtools.publishing.issue import Action, Previous, Verdict
-from tests.asv_sites import COST, TIMING
-from tests.test_issue import judged_document
+from tests.asv_sites import COST, TIMING, judged_document
 
 TOKEN = "alarm-token"
 REPORT = f"{render.HEADING} (v0 → v1, timing confirmed)\n\n| cost | {COST} | 4 |"

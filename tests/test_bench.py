@@ -20,22 +20,14 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from benchtools import project, settings
+from benchtools import project
 from benchtools.history import release_history
 from benchtools.running import bench as bench_module
-from tests.helpers import ROOT, git, script
+from tests.helpers import PRIMARY_JAX, ROOT, SCRIPTS, bench, git, script
 
-BENCH = ROOT / "scripts" / "bench"
-PRIMARY_JAX = settings.reference_jax()
 MACHINE = "bench-tests"
 # A deterministic, cheap benchmark class keeps the robustness tests short.
 CHEAP = "bench_counts.PythonCalls"
-
-
-def bench(*args, env=None, cwd=ROOT, **kwargs):
-    return subprocess.run(
-        [sys.executable, str(BENCH), *map(str, args)], cwd=cwd, capture_output=True, text=True, env=env, **kwargs
-    )
 
 
 def closed_port() -> int:
@@ -166,7 +158,7 @@ def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_w
 def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(history, tmp_path):
     args = [
         sys.executable,
-        str(BENCH),
+        str(SCRIPTS / "bench"),
         "--quick",
         "--repo",
         str(history),

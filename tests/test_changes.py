@@ -5,7 +5,7 @@ import pytest
 from benchmarks import metrics
 from benchtools.errors import BadInput
 from benchtools.judging import changes, gate
-from tests.test_metrics import EXAMPLES
+from tests.helpers import EXAMPLES
 
 
 def test_a_diagnostic_has_its_kind_and_never_counts():

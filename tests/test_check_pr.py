@@ -6,18 +6,16 @@ real pull requests of the upstream bundle.  No timing is asserted.
 """
 
 import re
-import subprocess
 
 import pytest
 
 from benchmarks import metrics
-from benchtools import settings
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
 from benchtools.judging.changes import Change
 from benchtools.running import pr_check
 from tests.asv_sites import BYTECODES, COST, COUNT, EQUATIONS, MACHINE, PASSES, RATIO, TIMING, make_site
-from tests.helpers import BUNDLE, command
+from tests.helpers import command
 
 FLAT = {
     COST: [[3000, 12000]] * 2,
@@ -229,19 +227,6 @@ def test_a_side_that_fails_exits_3_and_writes_a_failed_verdict(tmp_path, monkeyp
 # ---- real pull requests of the upstream bundle
 
 
-@pytest.fixture(scope="module")
-def pulls(tmp_path_factory):
-    """A bare clone of the upstream bundle with the pull requests these tests check."""
-    if not BUNDLE.is_file():
-        pytest.skip(f"the upstream bundle is not at {BUNDLE}")
-    repo = tmp_path_factory.mktemp("pulls") / "equinox.git"
-    subprocess.run(["git", "clone", "--quiet", "--bare", str(BUNDLE), str(repo)], check=True)
-    wanted = [f"refs/pull/{n}/{kind}:refs/pull/{n}/{kind}" for n in (873, 1245, 1140) for kind in ("head",)]
-    wanted.append("refs/pull/873/merge:refs/pull/873/merge")
-    subprocess.run(["git", "-C", str(repo), "fetch", "--quiet", str(BUNDLE), *wanted], check=True)
-    return repo
-
-
 @pytest.mark.parametrize("args", [("1245",), ("873",), ("873", "--merge")])
 def test_a_change_outside_the_package_is_nothing_to_measure_at_once(pulls, tmp_path, args):
     verdict_file = tmp_path / "verdict.json"
@@ -259,26 +244,13 @@ def test_an_unknown_pull_request_is_bad_input(pulls, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_real_pull_request_end_to_end_exact_measures(pulls, tmp_path):
+def test_a_real_pull_request_end_to_end_exact_measures(pull_request_1140):
     """#1140 ("perf: localize init check"): no dir() in __init__, one more getattr per field. Its Python cost of
     construction rose 3.8%, but it made construction about a third faster: its instruction count, which the
     alarm follows, falls, so no regression counts (exit 0), and the cause names dir's C work."""
-    verdict_file = tmp_path / "verdict.json"
-    ran = command(
-        "check-pr",
-        "1140",
-        "--upstream",
-        pulls,
-        "--jax",
-        settings.reference_jax(),
-        "--no-confirm",
-        "--output",
-        tmp_path / "out",
-        "--verdict",
-        verdict_file,
-    )
+    ran = pull_request_1140.ran
     assert ran.returncode == 0, ran.stderr[-3000:]
-    document = verdicts.read(verdict_file)
+    document = verdicts.read(pull_request_1140.verdict)
     assert document["regression"] is False and document["slower"] == []
     assert all(row["exact"] for row in document["faster"])
     construction = next(

@@ -16,7 +16,7 @@ from benchtools import cli
 from benchtools.commands import regressions
 from benchtools.errors import ExitCode
 from benchtools.judging import changes, confirm, pairs, render
-from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, make_site
+from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
 from tests.helpers import command
 
 
@@ -40,38 +40,6 @@ def test_discovery_selects_exactly_the_suspects_benchmarks_parameterized_or_not(
 
 
 # The gate, confirming through a fake measurement (nothing is installed or run).
-
-
-class FakeSide:
-    """A confirm.Side whose processes return made-up values: ``factor`` times a drifting level."""
-
-    def __init__(self, factor: float, benchmarks: dict, log: list):
-        self.factor, self.benchmarks, self.log = factor, benchmarks, log
-        self.opened = 0
-
-    def open(self):
-        self.opened += 1
-
-    def close(self):
-        pass
-
-    def value(self, name, index, hash_seed=None):
-        self.log.append((self.factor, name, index))
-        return 1e-3 * self.factor * (1 + 0.2 * math.sin(len(self.log) / 40))  # a slow drift
-
-
-def fake_sides(monkeypatch, after_factor: dict, log: list):
-    """Replace the installation of both commits by FakeSides; after_factor[name]: after's slowdown."""
-
-    def prepare(config, env_label, commits, names, root):
-        assert env_label == "Python 3.11, jax 0.4.33" and set(commits) == {"before", "after"}
-        benchmarks = {TIMING: {"params": [["'jit'", "'scan'"]]}, PASSES: {"params": []}}
-        return {
-            "before": FakeSide(1.0, benchmarks, log),
-            "after": FakeSide(after_factor.get(names[0], 1.0), benchmarks, log),
-        }
-
-    monkeypatch.setattr(confirm, "prepare", prepare)
 
 
 def run_gate(capsys, config, *args) -> tuple[int, str, str]:

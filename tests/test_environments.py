@@ -10,8 +10,7 @@ from benchtools.asvtools import environments
 from benchtools.commands import bench as bench_command
 from benchtools.errors import BadInput, Failed
 from benchtools.running import bench
-from tests.helpers import ROOT
-from tests.test_setup import fake_python313
+from tests.helpers import ROOT, fake_python313
 
 # The Pythons each JAX release supports: jax 0.4.33 to 0.10.2 need >=3.10 or
 # >=3.11 (jaxlib 0.4.33 has no 3.13 wheel); JAX 0.11 and later need >=3.12.

@@ -36,6 +36,18 @@ def gate(config, *args):
     return command("regressions", "--config", config, "--machine", MACHINE, "--no-confirm", *args)
 
 
+def judged(config, *args) -> tuple:
+    """The quick look's run and the verdict document it wrote beside the site."""
+    verdict = config.parent / "verdict.json"
+    result = gate(config, *args, "--verdict", verdict)
+    return result, json.loads(verdict.read_text())
+
+
+def commit(config, tag: str) -> str:
+    """The full hash of the site's commit TAG."""
+    return git(config.parent / "repo", "rev-parse", tag)
+
+
 def kinds(report: str) -> list[str]:
     """The kind of each counted row of a gate report, in order."""
     return [
@@ -61,21 +73,26 @@ FLAT_COST = [[3000, 10000]] * 6
 def test_a_jump_is_reported_with_the_commit_that_made_it(tmp_path):
     timing = FLAT_TIMING[:3] + [[1.60e-3, 2.00e-3]] * 3  # 'jit' +60% from v3 on
     cost = FLAT_COST[:4] + [[3000, 10400]] * 2  # depth 4: +4% from v4 on
-    result = gate(make_site(tmp_path, {TIMING: timing, ABSOLUTE: timing, COST: cost, COUNT: FLAT_COUNT}))
+    config = make_site(tmp_path, {TIMING: timing, ABSOLUTE: timing, COST: cost, COUNT: FLAT_COUNT})
+    result, verdict = judged(config)
     assert result.returncode == 1, result.stdout + result.stderr
+
+    def step(row):
+        return row["kind"], row["benchmark"], row["params"], row["before"], row["after"], row["bad"], row["latest"]
+
+    cost_step, ratio_step = verdict["counted"]
+    assert step(cost_step) == ("cost", COST, "4", 10_000, 10_400, commit(config, "v4"), 10_400)
+    assert cost_step["change"] == pytest.approx(0.04) and cost_step["threshold"] == pytest.approx(0.01)
+    assert step(ratio_step) == ("ratio", TIMING, "'jit'", 1.0e-3, 1.6e-3, commit(config, "v3"), 1.6e-3)
+    assert ratio_step["change"] == pytest.approx(0.6) and ratio_step["threshold"] == pytest.approx(0.5)
+    # The report shows each counted step as one row, in the verdict's order.
     counted, _, not_alerting = result.stdout.partition("## Beyond their threshold, not alerting")
-    rows = rows_of(counted)
-    assert len(rows) == 2
-    assert rows[0].startswith("| cost | `bench_counts.PythonCost.track_tree_at` | 4 |")
-    assert (
-        "| 10,000 weighted instructions | 10,400 weighted instructions | +4.0% | +1% (floor) | v4 "
-        "| 10,400 weighted instructions (+4.0% vs before) |"
-    ) in rows[0]
-    assert rows[1].startswith(f"| ratio | `{TIMING}` | 'jit' |")
-    assert "| 0.001 ratio | 0.0016 ratio | +60.0% | +50% | v3 | 0.0016 ratio (+60.0% vs before) |" in rows[1]
+    assert [row.split(" | ")[1] for row in rows_of(counted)] == [f"`{COST}`", f"`{TIMING}`"]
     # The absolute time made the same step: listed apart, not counted.
-    (shown,) = rows_of(not_alerting)
-    assert shown.startswith(f"| time | `{ABSOLUTE}` | 'jit' |") and "| 1.00ms | 1.60ms | +60.0% | +50% | v3 |" in shown
+    (shown,) = verdict["not_alerting"]
+    assert step(shown) == ("time", ABSOLUTE, "'jit'", 1.0e-3, 1.6e-3, commit(config, "v3"), 1.6e-3)
+    assert shown["change"] == pytest.approx(0.6) and shown["threshold"] == pytest.approx(0.5)
+    assert [row.split(" | ")[1] for row in rows_of(not_alerting)] == [f"`{ABSOLUTE}`"]
 
 
 def test_not_alerting_leads_with_what_could_decide_and_folds_the_single_runs_absolute_times(tmp_path):
@@ -106,14 +123,14 @@ def test_a_step_is_its_own_size_and_what_is_left_of_it_is_shown_apart(tmp_path):
     config = make_site(tmp_path, {COST: cost, COUNT: [[10, 240]] * 2 + [[10, 378]] * 4})
     jumps = json.loads((tmp_path / "html" / "regressions.json").read_text())["regressions"]
     assert [jump[2:] for entry in jumps for jump in entry[6]] == [[10000, 12000]]  # asv's own record
-    result = gate(config)
+    result, verdict = judged(config)
     assert result.returncode == 1, result.stdout + result.stderr
-    (row,) = rows_of(result.stdout)
-    assert (
-        "| 10,000 weighted instructions | 16,000 weighted instructions | +60.0% | +1% (floor) | v2 "
-        "| 12,000 weighted instructions (+20.0% vs before) |"
-    ) in row
-    assert "PythonCalls 240 → 378 (+57.5%)" in row  # the diagnostic at the same two commits
+    (row,) = verdict["counted"]
+    assert (row["before"], row["after"], row["bad"], row["latest"]) == (10_000, 16_000, commit(config, "v2"), 12_000)
+    assert row["change"] == pytest.approx(0.6)
+    # The diagnostic at the same two commits.
+    assert row["diagnostics"] == [{"benchmark": COUNT, "before": 240, "after": 378}]
+    assert len(rows_of(result.stdout)) == 1
 
 
 def test_diagnostics_never_count_and_a_cheaper_update_is_no_regression(tmp_path):
@@ -175,10 +192,9 @@ def test_thresholds_come_from_the_asv_configuration_per_benchmark(tmp_path):
     passes = [[22.0]] * 3 + [[24.64]] * 3
     ratio = [[10.0, 1.2]] * 3 + [[11.2, 1.2]] * 3
     config = make_site(tmp_path, {PASSES: passes, RATIO: ratio, COUNT: FLAT_COUNT})
-    result = gate(config)
+    result, verdict = judged(config)
     assert result.returncode == 1, result.stdout + result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith("| ratio")]
-    assert len(rows) == 1 and PASSES in rows[0] and "| +10% |" in rows[0], result.stdout
+    assert [(row["benchmark"], row["threshold"]) for row in verdict["counted"]] == [(PASSES, 0.10)], verdict
 
     loosened = json.loads(config.read_text())
     loosened["regressions_thresholds"] = {".*": 0.15}

@@ -12,12 +12,11 @@ import pytest
 from benchmarks import callgrind, metrics
 from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
-from benchtools import git as git_tool
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
 from benchtools.publishing import instruction_history, operation_history
+from benchtools.running import pr_check
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
 from tests.helpers import ROOT, command
-from tests.test_bench import PRIMARY_JAX, bench
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 FLAT = [[480_000.0, 320_000.0]] * 2
@@ -179,25 +178,19 @@ def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operat
 
 @needs_valgrind
 @pytest.mark.slow
-def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faster_and_names_dir(upstream, tmp_path):
+def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faster_and_names_dir(
+    pull_request_1140, tmp_path
+):
     """Equinox #1140 "perf: localize init check" removed the last ``dir()`` calls from construction: a third
-    faster in time while its Python cost rose 3.8%. Counted in real asv environments and judged with the
-    confirmed gate, it is no regression, construction's instructions fall, and the cause names ``dir``."""
-    first_parent = git_tool.out("log", "--first-parent", "--format=%H %s", "v0.13.2..v0.13.3", repo=upstream)
-    by_subject = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in first_parent.splitlines()}
-    localized = by_subject["perf: localize init check"]
-    before = git_tool.out("rev-parse", f"{localized}~1", repo=upstream).strip()
-    output = tmp_path / "out"
-    ran = bench(
-        "--repo", upstream, f"{localized}~2..{localized}", "--bench", "bench_instructions",
-        "--jax", PRIMARY_JAX, "--machine", "instruction-tests", "--output", output,
-    )  # fmt: skip
-    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
-    [config] = (output / ".asv" / "configs").glob("repo-*-1.conf.json")
+    faster in time while its Python cost rose 3.8%. Counted in real asv environments (scripts/check-pr's
+    measurement of its two sides, shared with tests/test_check_pr.py) and judged by scripts/regressions, as the
+    nightly judges, it is no regression, construction's instructions fall, and the cause names ``dir``."""
+    checked = verdicts.read(pull_request_1140.verdict)["check"]
+    [config] = (pull_request_1140.output / pr_check.EXACT / ".asv" / "configs").glob("repo-*-1.conf.json")
     verdict_file = tmp_path / "verdict.json"
     judged = command(
-        "regressions", "--config", config, "--machine", "instruction-tests", "--compare", before, localized,
-        "--explain", "--verdict", verdict_file,
+        "regressions", "--config", config, "--machine", pr_check.Request.machine, "--compare", checked["base"],
+        checked["head"], "--explain", "--verdict", verdict_file,
     )  # fmt: skip
     assert judged.returncode == 0, judged.stdout + judged.stderr
     document = verdicts.read(verdict_file)

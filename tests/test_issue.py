@@ -23,9 +23,8 @@ from benchtools import cli
 from benchtools.commands import nightly, regressions
 from benchtools.judging import verdicts
 from benchtools.publishing.github import StandIn
-from tests.asv_sites import COST, COUNT, MACHINE, TIMING, make_site
+from tests.asv_sites import COST, COUNT, MACHINE, TIMING, fake_sides, judged_document, make_site
 from tests.helpers import SCRIPTS
-from tests.test_confirm import fake_sides
 
 SCRIPT = SCRIPTS / "open-regression-issue"
 TOKEN = "ghs_stand-in-secret"
@@ -297,49 +296,6 @@ def test_a_refused_write_or_an_unreachable_api_exits_3_in_one_line(gh, tmp_path,
     gh.api.stop()
     gone = gh.run(night, GITHUB_API_URL=url)
     assert gone.returncode == 3 and "cannot reach" in gone.stderr and len(gone.stderr.strip().splitlines()) == 1
-
-
-def judged_document(**changed) -> dict:
-    """A verdict document of the full judged shape (what the gate writes), with CHANGED keys replaced."""
-    row = {
-        "kind": "cost",
-        "benchmark": COST,
-        "params": "4",
-        "environment": "—",
-        "before": 100.0,
-        "after": 440.0,
-        "change": 3.4,
-        "threshold": 0.05,
-        "good": "a" * 40,
-        "bad": "b" * 40,
-        "single_commit": True,
-        "unit": "unit",
-        "latest": 440.0,
-        "unmeasured_between": [],
-        "diagnostics": [],
-        "cause": None,
-    }
-    document = {
-        "schema": 1,
-        "status": "judged",
-        "regression": True,
-        "summary": "1 regression(s) count",
-        "mode": "v0 → v1",
-        "confirmed": True,
-        "results": "results",
-        "machine": MACHINE,
-        "counted": [row],
-        "improvements": [],
-        "overruled": [],
-        "suspects": [],
-        "not_alerting": [],
-        "unjudged": [],
-        "unchanged_commits": [],
-        "failed_commits": [],
-        "explain_errors": [],
-    }
-    document.update(changed)
-    return document
 
 
 @pytest.mark.parametrize(

@@ -6,32 +6,7 @@ import pytest
 
 from benchmarks import metrics
 from tests.asv_sites import PASSES, TIMING
-
-EXAMPLES = {
-    "bench_counts.PythonCost.track_tree_at(4)": (metrics.COST, metrics.COST_FLOOR),
-    "bench_instructions.Instructions.track_module('construct(default)')": (
-        metrics.INSTRUCTIONS,
-        metrics.INSTRUCTIONS_FLOOR,
-    ),
-    "bench_instructions.Instructions.track_tuple('dispatch(jit)')": (metrics.INSTRUCTIONS, metrics.INSTRUCTIONS_FLOOR),
-    "bench_counts.JaxprExcessEquations.track_excess_equations('jit', 8)": (metrics.DETERMINISTIC, 0.0),
-    "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": (metrics.DETERMINISTIC, 0.0),
-    "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at": (metrics.RATIO, 0.10),
-    "bench_overhead.EagerSurgeryInTreeMapPasses.track_tuple": (metrics.RATIO, 0.50),
-    "bench_overhead.SteadyStateRatio.track_overhead_ratio('jit')": (metrics.RATIO, 0.50),
-    "bench_seed.SeedScenario.track_overhead_ratio('scan')": (metrics.RATIO, 0.50),
-    "bench_seed.SeedScenario.time_tree_at('scan')": (metrics.TIME, 0.50),
-    "bench_eager.EagerSurgery.time_tree_at(4, 8)": (metrics.TIME, 2.0),
-    "bench_steady.SteadyState.time_tuple('jit', 4)": (metrics.TIME, 0.50),
-    "bench_memory.LargeStateUpdate.peakmem_tree_at": (metrics.TIME, 0.50),
-    "bench_construct.ConstructionCost.track_module('custom', 8, 4)": (metrics.COST, metrics.COST_FLOOR),
-    "bench_update.UpdateCost.track_update('replace', 'default', 16)": (metrics.COST, metrics.COST_FLOOR),
-    "bench_flatten.FlattenCost.track_unflatten_tuple(32, 1)": (metrics.COST, metrics.COST_FLOOR),
-    "bench_update.UpdateInTreeMapPasses.track_update('tree_at')": (metrics.RATIO, 0.10),
-    "bench_access.AccessInTreeMapPasses.track_module": (metrics.RATIO, 0.10),
-    "bench_overhead.SteadyStateRatio.track_overhead_ratio('filter_jit')": (metrics.RATIO, 0.50),
-    "bench_seed.SeedScenarioFilterJit.track_overhead_ratio('filter_jit_scan')": (metrics.RATIO, 0.50),
-}
+from tests.helpers import EXAMPLES
 
 
 @pytest.mark.parametrize("entry", EXAMPLES)

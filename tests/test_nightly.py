@@ -20,13 +20,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from benchtools import settings
 from tests.asv_sites import MACHINE as SITE_MACHINE
 from tests.asv_sites import PASSES, make_site
-from tests.helpers import ROOT, SCRIPTS, git
+from tests.helpers import PRIMARY_JAX, ROOT, SCRIPTS, git
 
 MACHINE = "nightly-tests"
-PRIMARY_JAX = settings.reference_jax()
 CHEAP = "bench_counts.PythonCalls"
 # Run under GitHub Actions, the scripts must not write into the test job's own summary.
 ENV = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
@@ -139,11 +137,6 @@ def test_a_bad_upstream_or_site_is_refused(places):
 # Slow: real asv runs.
 
 
-@pytest.fixture(scope="module")
-def env_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("asv-env")
-
-
 def nightly_command(env_dir, upstream, remote, output, *args):
     return [
         sys.executable,
@@ -183,7 +176,7 @@ def written_result(output: Path, commit: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def story(history, env_dir, tmp_path_factory):
+def story(history, asv_env_dir, tmp_path_factory):
     """Night 1 on 0.13.7; night 2 on 0.13.8, killed once it has written results, then run again."""
     base = tmp_path_factory.mktemp("nightly")
     upstream, remote, output = bare(base / "upstream.git"), bare(base / "results.git"), base / "checkout"
@@ -193,7 +186,9 @@ def story(history, env_dir, tmp_path_factory):
 
     summary = base / "summary.md"
     s.run1 = run(
-        nightly_command(env_dir, upstream, remote, output, "--report", base / "report1.md", "--site", base / "site"),
+        nightly_command(
+            asv_env_dir, upstream, remote, output, "--report", base / "report1.md", "--site", base / "site"
+        ),
         env=dict(ENV, GITHUB_STEP_SUMMARY=str(summary)),
     )
     s.summary = summary.read_text() if summary.exists() else ""
@@ -206,7 +201,7 @@ def story(history, env_dir, tmp_path_factory):
     log_path = base / "killed.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            nightly_command(env_dir, upstream, remote, output),
+            nightly_command(asv_env_dir, upstream, remote, output),
             cwd=ROOT,
             env=ENV,
             stdout=log,
@@ -223,7 +218,7 @@ def story(history, env_dir, tmp_path_factory):
     s.after_kill = branch_files(remote)
     s.tip_after_kill = git(remote, "rev-parse", "results") if s.after_kill else None
 
-    s.run2 = run(nightly_command(env_dir, upstream, remote, output, "--report", base / "report2.md"))
+    s.run2 = run(nightly_command(asv_env_dir, upstream, remote, output, "--report", base / "report2.md"))
     s.push2 = script("push-results", "--results-remote", remote, output / "results")
     s.pushed2 = branch_files(remote)
     return s
@@ -270,7 +265,7 @@ def test_a_killed_night_loses_nothing_pushed_and_the_next_finishes_its_work(stor
 
 
 @pytest.mark.slow
-def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, env_dir, tmp_path):
+def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, asv_env_dir, tmp_path):
     remote = bare(tmp_path / "backfill.git")
     listed = script("commits", "--repo", story.upstream, "--range", "ALL")
     assert listed.returncode == 0, listed.stderr
@@ -282,7 +277,7 @@ def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, env_di
         slice_file = tmp_path / f"slice-{index}.txt"
         slice_file.write_text(script("shard", "--shards", 2, "--index", index, hashes).stdout)
         output = tmp_path / f"shard-{index}"
-        ran = run(nightly_command(env_dir, story.upstream, remote, output, f"HASHFILE:{slice_file}"))
+        ran = run(nightly_command(asv_env_dir, story.upstream, remote, output, f"HASHFILE:{slice_file}"))
         assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
         assert "1 commit(s) of" in ran.stderr
         outputs.append(output / "results")

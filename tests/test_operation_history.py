@@ -8,11 +8,16 @@ from benchtools import settings
 from benchtools.asvtools import operations
 from benchtools.publishing import blocks, operation_history
 from benchtools.publishing import rows as report_rows
-from tests.helpers import ROOT
-from tests.test_bench import PRIMARY_JAX, bench
+from tests.helpers import PRIMARY_JAX, ROOT, bench
 
 CONSTRUCTION = operations.OPERATIONS[0].label
 CONSTRUCTION_PASSES = operations.OPERATIONS[0].timed[0]
+
+
+def table_cells(table: str) -> dict[str, dict[str, str]]:
+    """A Markdown table as {first cell: {header: cell}}."""
+    header, _rule, *rows = ([cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines())
+    return {row[0]: dict(zip(header, row, strict=True)) for row in rows}
 
 
 def rows_with_costs(costs, subjects):
@@ -190,20 +195,34 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     assert "-1.0% (-3.0% to +1.0%, 99.0% interval, 12 pairs, load " in text and "): no change resolved" in text
     # A time that moves the cost's way by much less than the cost says so, and which one is right.
     step = found[CONSTRUCTION][0]
-    step.measured = pairs.Interval(-0.05, -0.08, -0.02, 12, 0.02, 0.99)
-    assert operation_history.agreement(step) == operation_history.LESS
-    step.measured = pairs.Interval(-0.05, -0.40, 0.10, 12, 0.2, 0.99)
-    assert operation_history.agreement(step) == operation_history.UNDECIDED
-    step.measured = pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99)
+    assert step.relative == pytest.approx(-0.238, abs=5e-4)
+    for measured, agrees in (
+        (pairs.Interval(-0.05, -0.08, -0.02, 12, 0.02, 0.99), operation_history.LESS),
+        (pairs.Interval(-0.05, -0.40, 0.10, 12, 0.2, 0.99), operation_history.UNDECIDED),
+        (pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99), operation_history.NO_CHANGE),
+    ):
+        step.measured = measured
+        assert operation_history.agreement(step) == agrees
+        # The cell gives the measured interval and sets the cost's step beside it.
+        assert operation_history.time_cell(step).startswith(f"{measured.estimate:+.1%} ({measured.low:+.1%} to ")
+        assert f"{step.relative:+.1%}" in operation_history.time_cell(step)
     assert "the time is right about the time" in operation_history.markdown(found, "u")  # and why, once
     # Each operation's measured steps counted by how they stand to the cost, as data and in the table.
-    assert operation_history.agreement(step) == operation_history.NO_CHANGE
     access = found["attribute access"][0]
     access.measured = pairs.Interval(7.4, 7.0, 7.9, 12, 0.05, 0.99)  # +740% against the cost's +1,570%
     assert operation_history.agreement(access) == operation_history.LESS
-    tracking = operation_history.tracking_markdown(found)
-    assert f"| {CONSTRUCTION} | 1 | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0.04 (0.04 to 0.04) |" in tracking, tracking
-    assert "| attribute access | 1 | 1 | 0 | 1 | 0 | 0 | 0 | 0 | 0.47 (0.47 to 0.47) |" in tracking, tracking
+    tracked = table_cells(operation_history.tracking_markdown(found))
+    ratio = "time change ÷ cost change, median (range)"
+    for operation, agrees, median in (
+        (CONSTRUCTION, operation_history.NO_CHANGE, "0.04"),
+        ("attribute access", operation_history.LESS, "0.47"),
+    ):
+        row = tracked[operation]
+        assert (row["steps"], row["measured side by side"]) == ("1", "1")
+        assert {kind: row[kind] for kind in operation_history.AGREEMENTS} == {
+            kind: "1" if kind == agrees else "0" for kind in operation_history.AGREEMENTS
+        }
+        assert row[ratio] == f"{median} ({median} to {median})"
 
 
 def test_a_confirm_run_stopped_halfway_keeps_each_step_measured_before_it(monkeypatch, tmp_path):
@@ -279,9 +298,8 @@ def test_the_build_time_adds_each_commit_s_time_to_the_next_and_leaves_a_stopped
     # a: 20 s (to b's start); b: 18 s (its own run: the campaign stopped after it); c: 30 s; d: 11 s, its run.
     assert (found.commits, found.seconds, found.stops) == (4, 79.0, 1)
     assert found.per_commit == 19.0 and found.sharded(4) == 19.0 and found.sharded(3) == 38.0
-    assert "took 1 min of one process's time here for 4 results (19 s per commit" in (
-        operation_history.build_time_markdown(found, "x")
-    )
+    described = operation_history.build_time_markdown(found, "x")
+    assert all(figure in described for figure in ("4 results", "19 s per commit", "1 stop(s)")), described
     assert operation_history.build_time([]) is None
 
 

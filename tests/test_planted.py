@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchtools.running import replay
-from tests.helpers import git
-from tests.test_replay import NEEDS_BUNDLE, bundle_clone, real_replay
+from tests.helpers import NEEDS_BUNDLE, bundle_clone, git, real_replay
 
 MARK = "PLANTED-BY-UPSTREAM"
 # Appended to equinox/__init__.py; RAN and MARK are replaced. What it can reach it finds as an attacker would: in
@@ -96,6 +95,7 @@ def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
     git(work, "push", "-q", "--force", str(upstream), "main")
 
     out = tmp_path / "out"
+    # Its own asv environments (OUTPUT/asv-env), not the clone's: the planted Equinox is installed in them.
     result, record = real_replay("v0.13.8..main", upstream, out, "--per-night", 1, "--no-docs")
     # It ran, and reached the run job's checkout and results folder: else the test would prove nothing.
     reached = json.loads(ran.read_text())

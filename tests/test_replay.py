@@ -17,12 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchtools import settings
 from benchtools.running import nights, replay, replay_record, workflow
-from tests.helpers import ROOT, SCRIPTS, git
+from tests.helpers import NEEDS_BUNDLE, ROOT, SCRIPTS, bundle_clone, git, real_replay
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
-BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
 
 
 def commit(hash_, date):
@@ -343,33 +341,10 @@ def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
 
 # Slow: two real nights of upstream Equinox, every job of nightly.yml.
 
-CHEAP = "bench_counts.PythonCost"
-
-
-NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
-
-
-def bundle_clone(tmp_path: Path) -> Path:
-    """A bare clone of the upstream bundle (main and its tags)."""
-    upstream = tmp_path / "equinox.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(BUNDLE), str(upstream)], check=True)
-    return upstream
-
-
-def real_replay(revisions: str, upstream: Path, output: Path, *args) -> tuple[subprocess.CompletedProcess, dict]:
-    """scripts/replay of REVISIONS of UPSTREAM into OUTPUT, the cheap exact benchmark in the primary environment."""
-    result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
-        + ["--bench", CHEAP, "--jax", settings.reference_jax(), *map(str, args)],
-        capture_output=True,
-        text=True,
-    )
-    return result, json.loads((output / "replay.json").read_text())
-
 
 @pytest.mark.slow
 @NEEDS_BUNDLE
-def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
+def test_two_real_nights_run_every_job_of_the_nightly(tmp_path, asv_env_dir):
     upstream = bundle_clone(tmp_path)
     page = tmp_path / "replay.md"
     result, record = real_replay(
@@ -384,6 +359,8 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path):
         page,
         "--table",
         "test",
+        "--env-dir",
+        asv_env_dir,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert record["jobs"] == [job.name for job in workflow.read_workflow(NIGHTLY).jobs]

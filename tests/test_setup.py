@@ -9,25 +9,16 @@ environments it feeds are tested in tests/test_environments.py.
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import PY313_VERSION, ROOT, executable, fake_python313
 
 SETUP = ROOT / "scripts" / "setup"
-PY313_VERSION = "3.13.5"
 SKIP_LINE = "scripts/setup: Python 3.13 environments skipped: "
-
-
-def executable(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
 
 
 @pytest.fixture
@@ -76,11 +67,6 @@ def project(tmp_path):
 
 def skip_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith(SKIP_LINE)]
-
-
-def fake_python313(path: Path) -> Path:
-    """A stand-in that answers every `python3.13 -c ...` with success, as a working 3.13 does."""
-    return executable(path, "#!/bin/sh\nexit 0\n")
 
 
 def test_a_failing_build_skips_the_313_environments_in_one_line_and_exits_0(project):

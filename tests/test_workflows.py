@@ -16,8 +16,7 @@ import yaml
 
 from benchtools.judging import pr_render
 from benchtools.running import replay
-from tests.helpers import ROOT
-from tests.test_setup import PY313_VERSION
+from tests.helpers import PY313_VERSION, ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
