@@ -85,8 +85,9 @@ rounded, within 5.5% for every release.  docs/cost-metric.md; refit with
 """
 COST_FLOOR = 0.01  # the rise of PythonCost that counts (see "cost" above)
 # The most that fresh processes of identical code may differ in an alerting (Module) twin's count: measured up to
-# 0.38% (dispatch(jit)) and 0.23% elsewhere (scripts/instruction-spread, docs/instructions.md).
-INSTRUCTIONS_SPREAD = 0.004
+# 0.72% for dispatch(jit), whose call waits on XLA's threads (two processes on a fresh clone, in the A/A test), and
+# 0.23% elsewhere (scripts/instruction-spread, docs/instructions.md).
+INSTRUCTIONS_SPREAD = 0.008
 INSTRUCTIONS_FLOOR = 0.01  # the rise of an instruction count that counts: above the spread, and a step a time can see
 COST_TREE_AT = "bench_counts.PythonCost.track_tree_at"  # the cost of one tree_at update, params (depth,)
 PASSES_TREE_AT = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # its time, in tree_map passes
