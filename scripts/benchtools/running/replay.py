@@ -280,10 +280,10 @@ class Replay:
     def step_run(self, step: Step, context: dict, env: dict, workspace: Path, log) -> int:
         packages = pinned_packages(step.run)
         if packages is not None:
+            here = {package: installed_version(package) for package in packages}
             for package, pinned in packages.items():
-                here = installed_version(package)
-                print(f"replay: {package}={pinned} is this machine's {package} {here}", file=log, flush=True)
-            return 0 if all(installed_version(package) for package in packages) else 1
+                print(f"replay: {package}={pinned} is this machine's {package} {here[package]}", file=log, flush=True)
+            return 0 if all(here.values()) else 1
         script = substitute(step.run, context)
         extras = " ".join(shlex.quote(a) for a in nightly_extras(self.options, self.upstream))
         script = re.sub(r"(?<![\w/.-])scripts/nightly(?=\s)", lambda m: f"{m[0]} {extras}", script)
