@@ -59,3 +59,20 @@ def test_a_file_without_the_block_is_a_usage_error_before_any_test_runs(tmp_path
     assert "--time-block" in result.stderr and "README.md has no block to write" in result.stderr
     assert "passed" not in result.stdout
     assert readme.read_text() == "# no block\n"
+
+
+def test_the_fast_lane_writes_its_own_block_and_needs_it(tmp_path):
+    page = tmp_path / "cost.md"
+    page.write_text(README)
+    refused = run(tmp_path, "--time-block", "cost.md", "-m", "not slow")
+    assert refused.returncode == 4 and "cost.md has no block to write" in refused.stderr
+    fast_block = "<!-- fast-lane-time:start -->\nold\n<!-- fast-lane-time:end -->\n"
+    page.write_text(README + fast_block)
+    result = run(tmp_path, "--time-block", "cost.md", "-m", "not slow")
+    assert result.returncode == 0, result.stdout
+    suite, fast = page.read_text().split("<!-- test-time:end -->")
+    assert "old" in suite and "old" not in fast and '`scripts/test` (-m "not slow") took ' in fast
+    # Chosen by more than the mark (-k here): the suite's block, which names the choice.
+    result = run(tmp_path, "--time-block", "cost.md", "-m", "not slow", "-k", "not failing")
+    assert result.returncode == 0, result.stdout
+    assert '(-m "not slow" -k "not failing")' in page.read_text().split("<!-- test-time:end -->")[0]

@@ -1,4 +1,5 @@
-"""``scripts/test --time-block FILE``: a passing run writes what it took into FILE's ``test-time`` block.
+"""``scripts/test --time-block FILE``: a passing run writes what it took into FILE's ``test-time`` block, or,
+for the fast lane (``-m "not slow"`` and nothing else chosen), its ``fast-lane-time`` block.
 
 The README's first screen gives the time of its two commands here, each written by the command
 itself: ``scripts/bench --docs README.md`` for the first, this option for the second. The block says
@@ -17,6 +18,8 @@ from benchtools.errors import BadInput
 from benchtools.publishing import generated
 
 BLOCK = "test-time"
+FAST_LANE = "not slow"  # the -m expression of the fast lane, whose time has a block of its own
+FAST_LANE_BLOCK = "fast-lane-time"
 OUTCOMES = ("passed", "skipped")  # the terminal reporter's stats that are reports of a test's setup or call
 STARTED = pytest.StashKey[tuple]()  # pytest's start, and the load then
 
@@ -25,25 +28,34 @@ def pytest_addoption(parser):
     parser.addoption(
         "--time-block",
         metavar="FILE",
-        help=f"write what a passing run took into FILE's {BLOCK} block (README.md's first screen)",
+        help=f"write what a passing run took into FILE's {BLOCK} block (README.md's first screen), or the fast "
+        f"lane's (-m {FAST_LANE!r}) into its {FAST_LANE_BLOCK} block (docs/cost.md)",
     )
+
+
+def block(config) -> str:
+    """The block this run's time goes in: the fast lane's, or the suite's."""
+    chosen_only_by_mark = config.args_source != pytest.Config.ArgsSource.ARGS and not config.option.keyword
+    return FAST_LANE_BLOCK if config.option.markexpr == FAST_LANE and chosen_only_by_mark else BLOCK
 
 
 def pytest_configure(config):
     page = config.getoption("--time-block")
     if page:
         try:
-            generated.check_holds(Path(page), BLOCK)
+            generated.check_holds(Path(page), block(config))
         except BadInput as error:
             raise pytest.UsageError(f"--time-block: {error}") from None
         config.stash[STARTED] = (time.monotonic(), os.getloadavg()[0])
 
 
-def took_markdown(selected: str, passed: int, skipped: int, seconds: float, loads: tuple[float, float]) -> str:
+def took_markdown(
+    selected: str, passed: int, skipped: int, seconds: float, loads: tuple[float, float], workers: int
+) -> str:
     return (
         f"`scripts/test` ({selected}) took {seconds / 60:.1f} min of pytest here: {passed} passed, {skipped} "
-        f"skipped; scripts/setup and scripts/lint run before it. Load average before and after: {loads[0]:.2f} "
-        f"and {loads[1]:.2f}, on {os.cpu_count()} cores."
+        f"skipped, {workers or 'no'} pytest-xdist worker(s); scripts/setup and scripts/lint run before it. Load "
+        f"average before and after: {loads[0]:.2f} and {loads[1]:.2f}, on {os.cpu_count()} cores."
     )
 
 
@@ -51,7 +63,7 @@ def took_markdown(selected: str, passed: int, skipped: int, seconds: float, load
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     page = config.getoption("--time-block")
-    if not page or exitstatus != pytest.ExitCode.OK:
+    if not page or exitstatus != pytest.ExitCode.OK or hasattr(config, "workerinput"):  # a worker: its part only
         return
     started, load_before = config.stash[STARTED]
     stats = config.pluginmanager.get_plugin("terminalreporter").stats
@@ -67,5 +79,6 @@ def pytest_sessionfinish(session, exitstatus):
         count["skipped"],
         time.monotonic() - started,
         (load_before, os.getloadavg()[0]),
+        config.getoption("numprocesses", None) or 0,
     )
-    generated.write_blocks(Path(page), {BLOCK: text})
+    generated.write_blocks(Path(page), {block(config): text})
