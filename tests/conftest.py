@@ -8,6 +8,13 @@ import pytest
 from tests.helpers import BUNDLE, PRIMARY_JAX, ROOT, bundle_clone, command
 
 
+def pytest_collection_modifyitems(items):
+    """The slow tests first, those that share a session's fixture (an xdist_group) first of all: scripts/test's
+    pytest-xdist workers each take the next test when free, so the minutes-long ones start at once and the
+    many short ones fill the gaps at the end."""
+    items.sort(key=lambda item: (not item.get_closest_marker("slow"), not item.get_closest_marker("xdist_group")))
+
+
 @pytest.fixture(scope="session")
 def history(tmp_path_factory) -> Path:
     """A release history of two real Equinox releases, 0.13.7 and 0.13.8, built from PyPI sdists."""
@@ -40,13 +47,16 @@ def upstream(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def asv_env_dir() -> Path:
-    """asv's environments for the slow tests that run the nightly or a replay: the folder scripts/bench and
-    scripts/check-pr use by default, so that the primary environment is built once per clone, by whichever
-    test needs it first, rather than once per test (a virtualenv with JAX takes a minute or two)."""
+def asv_env_dir(worker_id) -> Path:
+    """asv's environments for the slow tests that run scripts/bench, scripts/check-pr, the nightly or a replay:
+    the folder those commands use by default, so that the primary environment is built once per clone, by
+    whichever test needs it first, rather than once per test (a virtualenv with JAX takes a minute or two).
+    Each pytest-xdist worker but the first has a folder of its own beside it: asv runs in one folder wait for
+    each other (asvtools/lock.py), and the two workers would spend minutes waiting."""
     from benchtools.running import bench
 
-    return bench.Options().env_dir
+    default = bench.Options().env_dir
+    return default if worker_id in ("master", "gw0") else default.with_name(f"{default.name}-{worker_id}")
 
 
 @pytest.fixture(scope="session")
@@ -62,7 +72,7 @@ def pulls(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def pull_request_1140(pulls, tmp_path_factory) -> SimpleNamespace:
+def pull_request_1140(pulls, asv_env_dir, tmp_path_factory) -> SimpleNamespace:
     """Equinox #1140 ("perf: localize init check") checked once, exactly (scripts/check-pr --no-confirm), in
     the primary environment: its run (``ran``), its verdict file (``verdict``) and its output folder
     (``output``), whose measurements tests/test_instructions.py judges again as the nightly judges."""
@@ -70,6 +80,6 @@ def pull_request_1140(pulls, tmp_path_factory) -> SimpleNamespace:
     verdict, output = base / "verdict.json", base / "out"
     ran = command(
         "check-pr", "1140", "--upstream", pulls, "--jax", PRIMARY_JAX, "--no-confirm",
-        "--output", output, "--verdict", verdict,
+        "--output", output, "--verdict", verdict, "--env-dir", asv_env_dir,
     )  # fmt: skip
     return SimpleNamespace(ran=ran, verdict=verdict, output=output)

@@ -82,12 +82,13 @@ def skipped_by_design(description: dict) -> set[int]:
 
 
 @pytest.mark.slow
-def test_quick_run_of_a_release_measures_every_benchmark(history, tmp_path):
+def test_quick_run_of_a_release_measures_every_benchmark(history, asv_env_dir, tmp_path):
     """v0.13.7 in the primary environment, every benchmark and parameter once (v0.13.8 runs in the Python 3.13
     test; runs over several commits are the robustness tests' "ALL", with a cheap benchmark)."""
     result = bench(
-        "--quick", "--repo", history, "--jax", PRIMARY_JAX, "--machine", MACHINE, "--output", tmp_path, "v0.13.7^!"
-    )
+        "--quick", "--repo", history, "--jax", PRIMARY_JAX, "--machine", MACHINE, "--output", tmp_path,
+        "--env-dir", asv_env_dir, "v0.13.7^!",
+    )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]
     name = repo_results_name(tmp_path)
     assert name.startswith("repo-equinox-") and name.endswith("-quick")
@@ -126,7 +127,9 @@ def history_with_broken_release(history, tmp_path) -> Path:
 
 
 @pytest.mark.slow
-def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_with_broken_release, tmp_path):
+def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(
+    history_with_broken_release, asv_env_dir, tmp_path
+):
     # A relative --output, as a user types it: asv must get absolute paths whatever its working folder.
     result = bench(
         "--quick",
@@ -138,6 +141,8 @@ def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_w
         MACHINE,
         "--output",
         "out",
+        "--env-dir",
+        asv_env_dir,
         "-b",
         CHEAP,
         "ALL",
@@ -155,7 +160,7 @@ def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(history_w
 
 
 @pytest.mark.slow
-def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(history, tmp_path):
+def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(history, asv_env_dir, tmp_path):
     args = [
         sys.executable,
         str(SCRIPTS / "bench"),
@@ -168,6 +173,8 @@ def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(his
         MACHINE,
         "--output",
         str(tmp_path),
+        "--env-dir",
+        str(asv_env_dir),
         "-b",
         CHEAP,
         "ALL",
@@ -396,7 +403,7 @@ def test_jax_history_runs_each_release_on_the_oldest_python_that_admits_it():
 
 
 @pytest.mark.slow
-def test_one_release_runs_the_quick_suite_in_the_313_environment(history, tmp_path):
+def test_one_release_runs_the_quick_suite_in_the_313_environment(history, asv_env_dir, tmp_path):
     """v0.13.8 on Python 3.13 with JAX 0.12.0.1, every benchmark once; where setup could not provide
     Python 3.13 this skips, with setup's reason."""
     import json
@@ -419,6 +426,8 @@ def test_one_release_runs_the_quick_suite_in_the_313_environment(history, tmp_pa
         "bench-tests",
         "--output",
         tmp_path,
+        "--env-dir",
+        asv_env_dir,
         "v0.13.8^!",
     )
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]

@@ -244,6 +244,7 @@ def test_an_unknown_pull_request_is_bad_input(pulls, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("pull_request_1140")
 def test_a_real_pull_request_end_to_end_exact_measures(pull_request_1140):
     """#1140 ("perf: localize init check"): no dir() in __init__, one more getattr per field. Its Python cost of
     construction rose 3.8%, but it made construction about a third faster: its instruction count, which the

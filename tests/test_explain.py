@@ -26,7 +26,7 @@ INJECTED = 100
 
 
 @pytest.mark.slow
-def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_path, history):
+def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_path, history, asv_env_dir):
     repo = tmp_path / "repo"
     shutil.copytree(history, repo)
     git(repo, "checkout", "-q", "-B", "trial", "v0.13.8")
@@ -43,6 +43,7 @@ def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_pa
             jax=["0.4.33"],
             machine="explain-test",
             output=output,
+            env_dir=asv_env_dir,
             range="v0.13.8^..trial",
             quick=True,
             bench=[r"bench_counts\.PythonCost"],

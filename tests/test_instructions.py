@@ -178,6 +178,7 @@ def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operat
 
 @needs_valgrind
 @pytest.mark.slow
+@pytest.mark.xdist_group("pull_request_1140")
 def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faster_and_names_dir(
     pull_request_1140, tmp_path
 ):

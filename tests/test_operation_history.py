@@ -68,7 +68,7 @@ def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_
 
 
 @pytest.mark.slow
-def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_commit(upstream, tmp_path):
+def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_commit(upstream, asv_env_dir, tmp_path):
     """Equinox's "perf: cache dataclass field names" made construction cheaper: asv's results over the real
     commits before it place the step there, and the awesome-list commit between is not benchmarked."""
     first_parent = git_tool.out("log", "--first-parent", "--format=%H %s", "v0.13.2..v0.13.3", repo=upstream)
@@ -77,7 +77,7 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     output = tmp_path / "out"
     ran = bench(
         "--repo", upstream, f"{cached}~3..{cached}", "--bench", "bench_construct.ConstructionCost",
-        "--jax", PRIMARY_JAX, "--machine", "history-tests", "--output", output,
+        "--jax", PRIMARY_JAX, "--machine", "history-tests", "--output", output, "--env-dir", asv_env_dir,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
     [results] = [p for p in (output / "results").iterdir() if p.is_dir()]
