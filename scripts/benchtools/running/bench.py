@@ -502,7 +502,9 @@ def asv_run(
             record_machine(args.machine, target.base, env)
             if not stage.overlapping:
                 return env_name, util.run(cmd, env=env).returncode
-            return env_name, util.run_prefixed(cmd, f"[{number}] ", env=env)
+            # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them;
+            # the flag is not inherited by the benchmarks' processes, which then run as in any other run.
+            return env_name, util.run_prefixed([cmd[0], "-u", *cmd[1:]], f"[{number}] ", env=env)
 
     return run
 
