@@ -361,6 +361,53 @@ def test_runs_in_other_environments_overlap_and_a_run_that_holds_them_all_waits(
     assert all(event.is_set() for event in entered.values())
 
 
+@pytest.mark.parametrize("overlapping", [True, False], ids=["exact", "timing"])
+def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_path, monkeypatch, overlapping):
+    # While asv runs, a run in another environment may start only beside an exact run; a second run in the
+    # same environment, or one that holds them all, never.
+    from benchtools import util
+    from benchtools.asvtools import environments as asv_envs
+    from benchtools.asvtools import lock
+
+    options = bench_module.Options(
+        releases="1", answer=True, output=tmp_path, env_dir=tmp_path / "env", machine=MACHINE
+    )
+    target = bench_module.Target(options)
+    (name, entry), (other, _) = asv_envs.named_entries(util.asv_config(target.config()))[:2]
+    stage = bench_module.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
+    entered, threads = {}, []
+
+    def asv_runs(cmd, *_prefix, env):
+        assert "bench_counts\\.PythonCalls\\.track_tree_at" in " ".join(map(str, cmd))
+        attempts = {
+            "other environment": lock.one_environment(options.env_dir, other),
+            "same environment": lock.one_environment(options.env_dir, name),
+            "all environments": lock.exclusive(options.env_dir),
+        }
+        for what, context in attempts.items():
+            entered[what] = threading.Event()
+            threads.append(threading.Thread(target=hold, args=(context, entered[what]), daemon=True))
+            threads[-1].start()
+        if overlapping:
+            assert entered["other environment"].wait(60)
+        else:
+            assert not entered["other environment"].wait(1)
+        assert not entered["same environment"].is_set() and not entered["all environments"].is_set()
+        return subprocess.CompletedProcess(cmd, 0) if not _prefix else 0
+
+    def hold(context, event):
+        with context:
+            event.set()
+
+    monkeypatch.setattr(bench_module, "record_machine", lambda *_args: None)
+    monkeypatch.setattr(util, "run", asv_runs)
+    monkeypatch.setattr(util, "run_prefixed", asv_runs)
+    assert bench_module.asv_run(target, stage, 1, name, entry, ["c" * 40])() == (name, 0)
+    for thread in threads:
+        thread.join(60)
+    assert all(event.is_set() for event in entered.values())
+
+
 def test_a_docs_file_without_its_block_is_refused_before_anything_runs(tmp_path):
     page = tmp_path / "README.md"
     page.write_text("# no block\n")
