@@ -300,29 +300,119 @@ def test_the_first_answer_takes_no_selection_of_its_own():
 
 
 def test_the_first_answer_runs_every_exact_benchmark_and_of_the_timings_tree_at_s_steady_one():
-    import re
-
     from benchmarks import metrics
     from benchtools.asvtools import suite
 
-    regexes = bench_module.answer_benchmarks()
     described = json.loads(suite.description())
-    chosen = set()
+    exact, timed = bench_module.answer_benchmarks(described)
+    assert not set(exact) & set(timed)
     for name, benchmark in described.items():
         if name == "version":
             continue
-        for combo in itertools.product(*benchmark["params"]):
-            entry = metrics.entry(name, ", ".join(combo))
-            if any(re.search(regex, entry) for regex in regexes):
-                chosen.add(name)
-            elif metrics.kind(entry) not in metrics.TIMING_KINDS:
-                pytest.fail(f"{entry}: an exact figure left out of the first answer")
-    timings = {name for name in chosen if all(
-        metrics.kind(metrics.entry(name, ", ".join(c))) in metrics.TIMING_KINDS
-        for c in itertools.product(*described[name]["params"])
-    )}  # fmt: skip
-    assert metrics.PASSES_TREE_AT in timings
-    assert timings == {metrics.PASSES_TREE_AT, metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")}
+        kinds = {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
+        if kinds & set(metrics.TIMING_KINDS):
+            assert name not in exact, f"{name}: a timing among the figures measured beside other runs"
+        else:
+            assert name in exact, f"{name}: an exact figure left out of the first answer"
+    assert timed == sorted([metrics.PASSES_TREE_AT, metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")])
+
+
+def test_a_benchmark_that_mixes_a_timing_with_exact_figures_is_measured_alone(monkeypatch):
+    from benchmarks import metrics
+
+    kinds = {"a.B.track_mixed('x')": metrics.TIME, "a.B.time_other": metrics.TIME}
+    monkeypatch.setattr(metrics, "kind", lambda entry: kinds.get(entry, metrics.DETERMINISTIC))
+    described = {
+        "version": 2,
+        "a.B.track_mixed": {"unit": "calls", "params": [["'x'", "'y'"]]},
+        "a.B.track_exact": {"unit": "calls", "params": []},
+        "a.B.time_other": {"unit": "seconds", "params": []},
+    }
+    assert bench_module.answer_benchmarks(described) == (["a.B.track_exact"], ["a.B.track_mixed"])
+
+
+def test_the_first_answer_overlaps_its_exact_runs_and_times_alone_after_them():
+    from benchtools.asvtools import suite
+
+    exact, timed = bench_module.answer_benchmarks(json.loads(suite.description()))
+    first, second = bench_module.stages(bench_module.Options(releases="1", answer=True))
+    assert (first.overlapping, first.benchmarks) == (True, tuple(exact))
+    assert (second.overlapping, second.benchmarks) == (False, tuple(timed))
+    assert [stage.overlapping for stage in bench_module.stages(bench_module.Options())] == [False]
+
+
+def test_runs_in_other_environments_overlap_and_a_run_that_holds_them_all_waits(tmp_path):
+    from benchtools.asvtools import lock
+
+    entered = {name: threading.Event() for name in ("a again", "b", "all")}
+    release = threading.Event()
+
+    def hold(name, context):
+        with context:
+            entered[name].set()
+            release.wait(60)
+
+    with lock.one_environment(tmp_path, "a"):
+        threads = [
+            threading.Thread(target=hold, args=("a again", lock.one_environment(tmp_path, "a"))),
+            threading.Thread(target=hold, args=("b", lock.one_environment(tmp_path, "b"))),
+            threading.Thread(target=hold, args=("all", lock.exclusive(tmp_path))),
+        ]
+        for thread in threads:
+            thread.start()
+        assert entered["b"].wait(60)
+        assert not entered["a again"].wait(0.5) and not entered["all"].is_set()
+    release.set()
+    for thread in threads:
+        thread.join(120)
+    assert all(event.is_set() for event in entered.values())
+
+
+@pytest.mark.parametrize("overlapping", [True, False], ids=["exact", "timing"])
+def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_path, monkeypatch, overlapping):
+    # While asv runs, a run in another environment may start only beside an exact run; a second run in the
+    # same environment, or one that holds them all, never.
+    from benchtools import util
+    from benchtools.asvtools import environments as asv_envs
+    from benchtools.asvtools import lock
+
+    options = bench_module.Options(
+        releases="1", answer=True, output=tmp_path, env_dir=tmp_path / "env", machine=MACHINE
+    )
+    target = bench_module.Target(options)
+    (name, entry), (other, _) = asv_envs.named_entries(util.asv_config(target.config()))[:2]
+    stage = bench_module.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
+    entered, threads = {}, []
+
+    def asv_runs(cmd, *_prefix, env):
+        assert "bench_counts\\.PythonCalls\\.track_tree_at" in " ".join(map(str, cmd))
+        attempts = {
+            "other environment": lock.one_environment(options.env_dir, other),
+            "same environment": lock.one_environment(options.env_dir, name),
+            "all environments": lock.exclusive(options.env_dir),
+        }
+        for what, context in attempts.items():
+            entered[what] = threading.Event()
+            threads.append(threading.Thread(target=hold, args=(context, entered[what]), daemon=True))
+            threads[-1].start()
+        if overlapping:
+            assert entered["other environment"].wait(60)
+        else:
+            assert not entered["other environment"].wait(1)
+        assert not entered["same environment"].is_set() and not entered["all environments"].is_set()
+        return subprocess.CompletedProcess(cmd, 0) if not _prefix else 0
+
+    def hold(context, event):
+        with context:
+            event.set()
+
+    monkeypatch.setattr(bench_module, "record_machine", lambda *_args: None)
+    monkeypatch.setattr(util, "run", asv_runs)
+    monkeypatch.setattr(util, "run_prefixed", asv_runs)
+    assert bench_module.asv_run(target, stage, 1, name, entry, ["c" * 40])() == (name, 0)
+    for thread in threads:
+        thread.join(60)
+    assert all(event.is_set() for event in entered.values())
 
 
 def test_a_docs_file_without_its_block_is_refused_before_anything_runs(tmp_path):

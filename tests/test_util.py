@@ -1,4 +1,4 @@
-"""benchtools/util.py: the atomic writers, write_atomic and write_all."""
+"""benchtools/util.py: the atomic writers, write_atomic and write_all, and the prefixed run of overlapping commands."""
 
 import errno
 import os
@@ -81,3 +81,11 @@ def test_write_all_passes_other_errors_on_after_undoing(monkeypatch, tmp_path):
         util.write_all([(tmp_path / "x/added", b"1", False), (tmp_path / "replaced", b"2", True)])
     monkeypatch.undo()
     assert everything(tmp_path) == {}
+
+
+def test_a_prefixed_run_gives_every_line_of_both_streams_its_prefix_and_the_exit_code(capsys):
+    code = util.run_prefixed(["sh", "-c", "echo out; echo err >&2; echo last; exit 3"], "[2] ")
+    assert code == 3
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("[2] $ sh -c")
+    assert sorted(lines[1:]) == ["[2] err", "[2] last", "[2] out"]

@@ -63,6 +63,23 @@ def run(cmd, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([str(part) for part in cmd], **kwargs)
 
 
+def run_prefixed(cmd, prefix: str, **kwargs) -> int:
+    """Run ``cmd`` as ``run`` does, each line of its output (stdout and stderr) on stderr after ``prefix``, so
+    that commands running at once can be told apart; its exit code."""
+    print(prefix + "$ " + " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
+    with subprocess.Popen(
+        [str(part) for part in cmd],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        **kwargs,
+    ) as process:
+        for line in process.stdout:
+            print(prefix + line, end="", file=sys.stderr, flush=True)
+    return process.returncode
+
+
 def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
     """``run(cmd)``, raising Failed naming the command when it exits non-zero."""
     done = run(cmd, **kwargs)

@@ -14,6 +14,10 @@ What is benchmarked, each kept in its own results and site folder:
                    passes); then the headline's figures (scripts/headline)
                    over fresh processes, each with the interval a second
                    run's median lies in, in the newest JAX's environment.
+                   The exact figures do not depend on the load, so their
+                   runs overlap, up to one per core (environments are
+                   created there); the timings then run alone, one
+                   environment after another, and the headline after them.
                    The page leads with the exact figures.  Folder: answer.
                    Any of RANGE, --releases, --repo, --jax-history,
                    --bench, --quick or --full selects the runs below

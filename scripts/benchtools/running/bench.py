@@ -1,5 +1,6 @@
 """Running the suite with asv over releases, a repository or JAX's history, and publishing its site."""
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import hashlib
@@ -22,7 +23,7 @@ from benchmarks import metrics
 from .. import git, util
 from ..asvtools import environments as asv_envs
 from ..asvtools import suite
-from ..asvtools.lock import exclusive
+from ..asvtools.lock import exclusive, one_environment
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm
@@ -198,21 +199,57 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
     return by_python
 
 
-def answer_benchmarks() -> list[str]:
-    """asv's --bench regexes of the first answer: every benchmark with an exact figure (a kind of
-    benchmarks/metrics.py that is no timing), and tree_at's steady one (metrics.PASSES_TREE_AT, with its
-    tuple twin, in STEADY_UNIT); chosen by kind and unit from the suite's description."""
-    described = json.loads(suite.description())
+def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
+    """The first answer's benchmarks, by asv's name, from the suite's description (asv's benchmarks.json):
+    (the exact ones, the timed ones).
+
+    Exact: every benchmark whose every figure is of a kind of benchmarks/metrics.py that is no timing; these do
+    not depend on the load, so they may be measured beside other runs.  Timed: tree_at's steady time
+    (metrics.PASSES_TREE_AT, with its tuple twin, in STEADY_UNIT), and any benchmark that mixes a timing with
+    exact figures; these are measured alone.
+    """
     steady_class = metrics.PASSES_TREE_AT.rsplit(".", 1)[0]
-    names = []
+    exact, timed = [], []
     for name, benchmark in described.items():
         if name == "version":
             continue
-        entries = [metrics.entry(name, ", ".join(combo)) for combo in itertools.product(*benchmark["params"])]
-        steady = benchmark["unit"] == STEADY_UNIT and name.startswith(steady_class + ".")
-        if steady or any(metrics.kind(entry) not in metrics.TIMING_KINDS for entry in entries):
-            names.append(name)
-    return confirm.discovery_regex(sorted(names))
+        kinds = {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
+        if not kinds & set(metrics.TIMING_KINDS):
+            exact.append(name)
+        elif kinds - set(metrics.TIMING_KINDS) or (
+            benchmark["unit"] == STEADY_UNIT and name.startswith(steady_class + ".")
+        ):
+            timed.append(name)
+    return sorted(exact), sorted(timed)
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """asv runs, one per environment, of the same benchmarks: a phase of the run (its name in the summary)."""
+
+    phase: str
+    # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only
+    # (lock.one_environment), for figures that no load moves; else one after another, each holding every
+    # environment (lock.exclusive), so that a timing never runs beside anything of ours.
+    overlapping: bool
+    benchmarks: tuple[str, ...] = ()  # asv's benchmark names; empty: --bench's regexes, or every benchmark
+
+
+def stages(args: Options) -> list[Stage]:
+    """The runs of asv, in order: for the first answer its exact figures first, overlapping (their
+    environments are created there), then its timings alone; otherwise every benchmark, one environment at a
+    time."""
+    if not args.answer:
+        return [Stage("running asv (creating and installing its environments)", overlapping=False)]
+    exact, timed = answer_benchmarks(json.loads(suite.description()))
+    return [
+        Stage(
+            f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time",
+            overlapping=True,
+            benchmarks=tuple(exact),
+        ),
+        Stage("timing tree_at's steady figures, one environment at a time", overlapping=False, benchmarks=tuple(timed)),
+    ]
 
 
 def range_hashes(target: Target, range_spec: str | None) -> list[str]:
@@ -360,9 +397,14 @@ def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
     return found
 
 
-def needs_run(path: Path, args) -> bool:
-    """No results yet, or (with --retry-failed) results in which something failed or was skipped."""
+def needs_run(path: Path, args, names: tuple[str, ...] = ()) -> bool:
+    """No results yet, results without some of ``names`` (asv's benchmark names), or (with --retry-failed)
+    results in which something failed or was skipped."""
+    from asv import results
+
     if not path.exists():
+        return True
+    if names and not set(names) <= set(results.Results.load(str(path), args.machine).get_all_result_keys()):
         return True
     if not args.retry_failed:
         return False
@@ -425,6 +467,48 @@ def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created
     )
 
 
+def asv_run(
+    target: Target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]
+) -> Callable[[], tuple[str, int]]:
+    """One ``asv run`` of ``stage``'s benchmarks over the ``pending`` commits in one environment: a call that runs
+    it under the stage's lock and gives (the environment, asv's exit code).
+
+    Each run describes the machine in a HOME of its own (project.asv_home): asv rewrites its machine file in
+    place on every run, so overlapping runs must not share one, and the user's is never touched.  An
+    overlapping run's lines are prefixed with its environment's number, since they interleave.
+    """
+    args = target.args
+    hashfile = target.config_dir / f"{target.name}-{number}.hashes"
+    hashfile.write_text("\n".join(pending) + "\n")
+    cmd = util.asv(
+        "run",
+        "--config",
+        target.config(entry, f"-{number}"),
+        "--machine",
+        args.machine,
+        "--show-stderr",
+        "--no-interleave-rounds",
+        "--skip-existing-successful",
+        f"HASHFILE:{hashfile}",
+    )
+    if args.quick:
+        cmd.append("--quick")
+    for regex in args.bench or confirm.discovery_regex(list(stage.benchmarks)):
+        cmd += ["--bench", regex]
+
+    def run() -> tuple[str, int]:
+        lock = one_environment(args.env_dir, env_name) if stage.overlapping else exclusive(args.env_dir)
+        with lock, asv_home() as env:
+            record_machine(args.machine, target.base, env)
+            if not stage.overlapping:
+                return env_name, util.run(cmd, env=env).returncode
+            # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them;
+            # the flag is not inherited by the benchmarks' processes, which then run as in any other run.
+            return env_name, util.run_prefixed([cmd[0], "-u", *cmd[1:]], f"[{number}] ", env=env)
+
+    return run
+
+
 def bench(args: Options, headline: Headline | None = None) -> int:
     """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code (see the
     module's docstring)."""
@@ -473,54 +557,37 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
     phase("choosing the commits (the release history built or updated)")
-    # asv's machine file is this run's own, in a HOME of its own (project.asv_home): never the user's.
-    with asv_home() as asv_env:
-        record_machine(args.machine, target.base, asv_env)
-
-        print(
-            f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
-            file=sys.stderr,
-        )
-        asv_failed = ran_any = False
+    print(
+        f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
+        file=sys.stderr,
+    )
+    asv_failed = ran_any = False
+    for stage in stages(args):
+        runs = []
         for number, (env_name, entry) in enumerate(envs, 1):
             pending = [
-                h for h in env_hashes[env_name] if needs_run(result_path(target, args.machine, h, env_name), args)
+                h
+                for h in env_hashes[env_name]
+                if needs_run(result_path(target, args.machine, h, env_name), args, stage.benchmarks)
             ]
             print(
-                f"\n=== Environment {number}/{len(envs)}: {env_name}\n"
+                f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
                 f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
                 f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
                 file=sys.stderr,
                 flush=True,
             )
-            if not pending:
-                continue
-            hashfile = target.config_dir / f"{target.name}-{number}.hashes"
-            hashfile.write_text("\n".join(pending) + "\n")
-            cmd = util.asv(
-                "run",
-                "--config",
-                target.config(entry, f"-{number}"),
-                "--machine",
-                args.machine,
-                "--show-stderr",
-                "--no-interleave-rounds",
-                "--skip-existing-successful",
-                f"HASHFILE:{hashfile}",
-            )
-            if args.quick:
-                cmd.append("--quick")
-            for regex in args.bench or (answer_benchmarks() if args.answer else []):
-                cmd += ["--bench", regex]
-            with exclusive(args.env_dir):
-                code = util.run(cmd, env=asv_env).returncode
-            ran_any = True
-            # asv exits 2 when a benchmark failed; the results are saved all the same.
-            if code not in (0, 2):
-                asv_failed = True
-                print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
-
-    phase("running asv (creating and installing its environments)")
+            if pending:
+                runs.append(asv_run(target, stage, number, env_name, entry, pending))
+        workers = min(os.cpu_count() or 1, len(runs)) if stage.overlapping else 1
+        with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
+            for env_name, code in pool.map(lambda run: run(), runs):
+                ran_any = True
+                # asv exits 2 when a benchmark failed; the results are saved all the same.
+                if code not in (0, 2):
+                    asv_failed = True
+                    print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
+        phase(stage.phase)
     record = table = None
     measured = False
     if headline is not None and selected:
