@@ -1,18 +1,17 @@
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from tests.helpers import BUNDLE, PRIMARY_JAX, ROOT, bundle_clone, command
+from tests.helpers import BUNDLE, ROOT, bundle_clone
 
 
 def pytest_collection_modifyitems(items):
-    """The slow tests first, those that share a session's fixture (an xdist_group) first of all: scripts/test's
-    pytest-xdist workers each take the next test when free, so the minutes-long ones start at once and the
-    many short ones fill the gaps at the end."""
-    items.sort(key=lambda item: (not item.get_closest_marker("slow"), not item.get_closest_marker("xdist_group")))
+    """The slow tests first: scripts/test's pytest-xdist workers share the tests out and take over a busy
+    worker's waiting ones when free (--dist worksteal), so the minutes-long ones start at once and the many
+    short ones fill the gaps at the end."""
+    items.sort(key=lambda item: not item.get_closest_marker("slow"))
 
 
 @pytest.fixture(scope="session")
@@ -69,17 +68,3 @@ def pulls(tmp_path_factory) -> Path:
     wanted.append("refs/pull/873/merge:refs/pull/873/merge")
     subprocess.run(["git", "-C", str(repo), "fetch", "--quiet", str(BUNDLE), *wanted], check=True)
     return repo
-
-
-@pytest.fixture(scope="session")
-def pull_request_1140(pulls, asv_env_dir, tmp_path_factory) -> SimpleNamespace:
-    """Equinox #1140 ("perf: localize init check") checked once, exactly (scripts/check-pr --no-confirm), in
-    the primary environment: its run (``ran``), its verdict file (``verdict``) and its output folder
-    (``output``), whose measurements tests/test_instructions.py judges again as the nightly judges."""
-    base = tmp_path_factory.mktemp("check-pr-1140")
-    verdict, output = base / "verdict.json", base / "out"
-    ran = command(
-        "check-pr", "1140", "--upstream", pulls, "--jax", PRIMARY_JAX, "--no-confirm",
-        "--output", output, "--verdict", verdict, "--env-dir", asv_env_dir,
-    )  # fmt: skip
-    return SimpleNamespace(ran=ran, verdict=verdict, output=output)

@@ -5,6 +5,7 @@ import contextlib
 import importlib
 import io
 import json
+import shutil
 import stat
 import subprocess
 import sys
@@ -21,6 +22,7 @@ SCRIPTS = ROOT / "scripts"
 # Upstream Equinox's real history (main and its tags), beside the project where the workplace keeps it.
 BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
 NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 PRIMARY_JAX = settings.reference_jax()  # the JAX of the primary environment
 PY313_VERSION = "3.13.5"  # the CPython scripts/setup builds
 # The cheap exact benchmark a replay runs in the primary environment.

@@ -14,11 +14,9 @@ from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
 from benchtools.publishing import instruction_history, operation_history
-from benchtools.running import pr_check
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
-from tests.helpers import ROOT, command
+from tests.helpers import ROOT, command, needs_valgrind
 
-needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 FLAT = [[480_000.0, 320_000.0]] * 2
 
 
@@ -174,35 +172,6 @@ def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operat
     )
     assert "time change ÷ instructions change" in header and "as the instructions say" in header
     assert row.startswith("| construction | 3 | 3 | 1 | 1 | 0 | 0 | 0 | 1 |")
-
-
-@needs_valgrind
-@pytest.mark.slow
-@pytest.mark.xdist_group("pull_request_1140")
-def test_pull_request_1140_judged_as_the_nightly_judges_it_is_construction_faster_and_names_dir(
-    pull_request_1140, tmp_path
-):
-    """Equinox #1140 "perf: localize init check" removed the last ``dir()`` calls from construction: a third
-    faster in time while its Python cost rose 3.8%. Counted in real asv environments (scripts/check-pr's
-    measurement of its two sides, shared with tests/test_check_pr.py) and judged by scripts/regressions, as the
-    nightly judges, it is no regression, construction's instructions fall, and the cause names ``dir``."""
-    checked = verdicts.read(pull_request_1140.verdict)["check"]
-    [config] = (pull_request_1140.output / pr_check.EXACT / ".asv" / "configs").glob("repo-*-1.conf.json")
-    verdict_file = tmp_path / "verdict.json"
-    judged = command(
-        "regressions", "--config", config, "--machine", pr_check.Request.machine, "--compare", checked["base"],
-        checked["head"], "--explain", "--verdict", verdict_file,
-    )  # fmt: skip
-    assert judged.returncode == 0, judged.stdout + judged.stderr
-    document = verdicts.read(verdict_file)
-    assert document["regression"] is False and document["counted"] == []
-    [construction] = [
-        row
-        for row in document["improvements"]
-        if row["benchmark"] == INSTRUCTIONS and row["params"] == "'construct(default)'"
-    ]
-    assert construction["change"] < -0.10
-    assert "builtin_dir" in construction["cause"], construction["cause"]
 
 
 def kept_run(path, number, module_count):
