@@ -7,6 +7,8 @@ document of the gate's full shape, and the confirm step's two sides faked.
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 from asv import results, runner
@@ -156,12 +158,12 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
 
 
 def publish(config: Path) -> None:
-    """``asv publish --config CONFIG``, in this process: asv's own command, without a second import of asv."""
-    from asv.commands.publish import Publish
-
-    from benchtools import util
-
-    Publish.run(util.asv_config(config))
+    """``asv publish --config CONFIG`` as its own process: asv's step detection forks a multiprocessing pool,
+    and a pytest-xdist worker may have imported JAX, whose threads make a fork in this process unsafe."""
+    published = subprocess.run(
+        [sys.executable, "-m", "asv", "publish", "--config", str(config)], capture_output=True, text=True
+    )
+    assert published.returncode == 0, published.stdout + published.stderr
 
 
 def judged_document(**changed) -> dict:
