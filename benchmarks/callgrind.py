@@ -127,10 +127,11 @@ def command(python: str, out: Path, names: list[str]) -> list[str]:
     ]
 
 
-def count(names: list[str], python: str = sys.executable, timeout: float = 1800) -> dict:
+def count(names: list[str], python: str = sys.executable, timeout: float = 1800, path: list[str] = ()) -> dict:
     """``{name: {twin: {"instructions": per call, "functions": {function: its own per call}, "builtins":
     {builtin: per call with its callees}}}}``; an operation that
-    failed to build or run is ``{name: {"failed": why}}``.
+    failed to build or run is ``{name: {"failed": why}}``.  ``path``: folders the process imports from
+    before its own site-packages (a bisection's jax and Equinox, history/probes.py).
 
     Raises ``Unavailable`` where valgrind or the shim cannot be had, and ``RuntimeError`` with the
     process's output when the counting process fails.
@@ -140,7 +141,7 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800)
     with tempfile.TemporaryDirectory(prefix="eqxb-callgrind-") as work:
         out = Path(work)
         suite_parent = str(Path(__file__).resolve().parent.parent)
-        environment = {**PROCESS_ENVIRONMENT, "PYTHONPATH": suite_parent, SHIM_VARIABLE: str(library)}
+        environment = {**PROCESS_ENVIRONMENT, "PYTHONPATH": os.pathsep.join([*path, suite_parent]), SHIM_VARIABLE: str(library)}
         ran = subprocess.run(
             command(python, out, names), capture_output=True, text=True, env=environment, timeout=timeout
         )

@@ -1,0 +1,328 @@
+"""A JAX or Equinox commit as an environment, and its instruction counts there: a bisection's probe.
+
+An environment is two layers, so that a commit costs seconds and not a virtualenv:
+- a base virtualenv per (Python, jaxlib release), kept: jaxlib from PyPI with the runtime dependencies
+  of the jax release of the same version (installed with it, then jax removed), and Equinox's own
+  (``EQUINOX_DEPENDENCIES``);
+- a folder per (jax, Equinox), kept: each package's wheel, built from its bundle at the commit by its
+  own ``pyproject.toml``/``setup.py`` (``pip wheel --no-deps --no-build-isolation``, in one builder
+  virtualenv), or taken from PyPI for a release named by version, installed with ``--no-deps
+  --target``.  The counting process finds that folder first on its path (benchmarks/callgrind.py).
+
+The jaxlib (``jaxlib_candidates``): a jax release tag runs with the jaxlib of its own version, as pip
+pairs them; any other commit with the oldest jaxlib release at or after its ``_minimum_jaxlib_version``
+(jax/version.py) that imports and runs a jitted function with it, trying at most ``JAXLIB_TRIES``.
+Between two releases that is the earlier release's jaxlib, up to the commit that prepares the next
+release and raises the minimum, so a bisection between releases varies jax's Python alone until that
+commit.  The jaxlib used, and those that failed and why, are in every probe's record.
+
+A probe's record is kept as JSON (``Probes.path``) as soon as it is made, a failure included, and read
+back instead of probing again.  A commit that does not build, install or import is recorded as failed
+with the reason: it has no count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from benchmarks import callgrind
+
+from .. import git, util
+from ..errors import BadInput, Failed
+
+JAX_PROJECT, EQUINOX_PROJECT = "jax", "equinox"
+EQUINOX_DEPENDENCIES = ("jaxtyping", "typing_extensions", "wadler_lindig")
+BUILDER_PACKAGES = ("setuptools", "wheel", "hatchling")  # every jax and Equinox commit's build backend
+JAXLIB_TRIES = 3  # releases tried for a commit whose first admitted jaxlib does not import
+RELEASE_TAG = {JAX_PROJECT: re.compile(r"^jax-v(\d+(?:\.\d+)+)$"), EQUINOX_PROJECT: re.compile(r"^v(\d+(?:\.\d+)+)$")}
+PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)")
+UPSTREAM = {JAX_PROJECT: "https://github.com/jax-ml/jax", EQUINOX_PROJECT: "https://github.com/patrick-kidger/equinox"}
+IMPORT_CHECK = "import jax, equinox; jax.block_until_ready(jax.jit(lambda x: x + 1)(1.0))"
+PYPI_JSON = "https://pypi.org/pypi/{}/json"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One package at one version: a commit of its bundle (``repo`` set) or a PyPI release (``version``)."""
+
+    project: str
+    commit: str | None = None  # the full hash, in ``repo``
+    repo: Path | None = None
+    version: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.commit or self.version
+
+    @property
+    def label(self) -> str:
+        return self.version if self.version else self.commit[:10]
+
+
+def pull_request(subject: str) -> str | None:
+    """The upstream pull request a commit's subject names: "… (#123)" or "Merge pull request #123 …"."""
+    found = PULL_REQUEST.search(subject)
+    return next((number for number in found.groups() if number), None) if found else None
+
+
+def commit_source(project: str, repo: Path, revision: str) -> Source:
+    """``revision`` (a tag, a hash) of ``repo`` as a source; a release tag carries its version."""
+    commit = git.out("rev-parse", "--verify", "--quiet", git.END, f"{revision}^{{commit}}", repo=repo, check=False)
+    if not commit.strip():
+        raise BadInput(f"{revision!r} is no commit of {repo}")
+    tag = RELEASE_TAG[project].match(revision)
+    return Source(project, commit.strip(), repo, tag.group(1) if tag else None)
+
+
+def minimum_jaxlib(repo: Path, commit: str) -> Version:
+    """The commit's ``_minimum_jaxlib_version``, read from its jax/version.py."""
+    text = git.out("show", f"{commit}:jax/version.py", repo=repo)
+    found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
+    if not found:
+        raise Failed(f"jax/version.py at {commit[:10]} names no _minimum_jaxlib_version")
+    return Version(found.group(1))
+
+
+def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
+    """The jaxlib releases to try with ``jax``, in order (see the module's docstring)."""
+    if jax.version and jax.version in releases:
+        return [jax.version]
+    if jax.commit is None:
+        raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
+    minimum = minimum_jaxlib(jax.repo, jax.commit)
+    return [release for release in releases if Version(release) >= minimum][:JAXLIB_TRIES]
+
+
+@dataclass
+class Probes:
+    """Probe records and the environments behind them, kept under ``cache``."""
+
+    cache: Path
+    python: str  # an interpreter to make the virtualenvs with
+    names: tuple[str, ...]  # the operations counted, all in one process (a count depends a little on the others)
+    jaxlib_releases: list[str] = field(default_factory=list)  # asked of PyPI when empty
+
+    def __post_init__(self):
+        self.cache = Path(self.cache).resolve()
+        self.cache.mkdir(parents=True, exist_ok=True)
+        self.made = 0  # records made, not read back, by this object
+        self.series = self.python_series()
+
+    # ---- records
+
+    def path_folder(self, equinox: str) -> Path:
+        """Where the records of every jax counted with Equinox ``equinox`` (its key) are kept."""
+        recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
+        return self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox}" / recipe
+
+    def path(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> Path:
+        chosen = f"-jaxlib-{jaxlib}" if jaxlib else ""
+        return self.path_folder(equinox.key) / f"jax-{jax.key}{chosen}-{run}.json"
+
+    def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
+        """The record of counting ``names`` with ``jax`` and ``equinox``: read back when kept, else made and kept.
+
+        ``run`` numbers fresh processes of the same environment (a confirmation counts runs 1 and 2);
+        ``jaxlib`` replaces the rule's choice (a step that crosses a change of jaxlib is split so).
+        """
+        path = self.path(jax, equinox, run, jaxlib)
+        if path.is_file():
+            try:
+                return json.loads(path.read_text())
+            except ValueError as error:
+                raise BadInput(f"{path}: not a kept probe record ({error}); remove it to probe again") from None
+        started, load = time.monotonic(), os.getloadavg()[0]
+        record = {"jax": jax.key, "equinox": equinox.key, "python": self.series, "run": run}
+        record.update(self.count(jax, equinox, run, jaxlib))
+        record.update(seconds=round(time.monotonic() - started, 1), load=[load, os.getloadavg()[0]])
+        util.write_atomic(path, json.dumps(record, indent=1, sort_keys=True).encode())
+        self.made += 1
+        return record
+
+    def count(self, jax: Source, equinox: Source, run: int, jaxlib: str | None) -> dict:
+        """{"jaxlib", "tried", "counts"} or {"failed", "tried"}: the counting itself, in a fresh process."""
+        self.builder()
+        try:
+            target = self.target(jax, equinox)
+        except Failed as error:
+            return {"failed": f"build: {error}", "tried": {}}
+        if jaxlib:
+            candidates = [jaxlib]
+        elif run:
+            first = self.probe(jax, equinox)
+            candidates = [first["jaxlib"]] if "jaxlib" in first else []
+        else:
+            candidates = jaxlib_candidates(jax, self.releases())
+        tried = {}
+        for jaxlib in candidates:
+            python = self.base(jaxlib)  # a base that cannot be made is this machine's failure, not the commit's
+            try:
+                _checked([python, "-c", IMPORT_CHECK], env=self.process_env(target), timeout=600)
+            except (Failed, subprocess.TimeoutExpired) as error:
+                tried[jaxlib] = " ".join(str(error).split())[-500:]
+                continue
+            try:
+                counts = callgrind.count(list(self.names), python=python, path=[str(target)])
+            except callgrind.Unavailable as error:
+                raise Failed(f"cannot count instructions here: {error}") from None
+            except RuntimeError as error:
+                said = str(error)  # its first line names the exit, the rest is valgrind's and Python's last words
+                return {"failed": f"count with jaxlib {jaxlib}: {said[:200]} … {said[-1800:]}", "tried": tried}
+            return {"jaxlib": jaxlib, "tried": tried, "counts": counts}
+        why = "no jaxlib release admits it" if not candidates else "it imports with none of the jaxlibs tried"
+        return {"failed": f"import: {why}", "tried": tried}
+
+    def process_env(self, target: Path) -> dict:
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
+
+    # ---- environments
+
+    def python_series(self) -> str:
+        done = util.run(
+            [self.python, "-c", "import sys; print(*sys.version_info[:2], sep='.')"], capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise BadInput(f"{self.python} is no Python interpreter that runs here")
+        return done.stdout.strip()
+
+    def releases(self) -> list[str]:
+        """jaxlib's releases with a wheel for this Python on this platform, oldest first; asked of PyPI once."""
+        if not self.jaxlib_releases:
+            kept = self.cache / f"jaxlib-releases-py{self.series}.json"
+            if not kept.is_file():
+                try:
+                    with urllib.request.urlopen(PYPI_JSON.format("jaxlib"), timeout=60) as answer:
+                        files = json.load(answer)["releases"]
+                except OSError as error:
+                    raise Failed(f"cannot read jaxlib's releases from PyPI: {error}") from None
+                tag = f"cp{self.series.replace('.', '')}"
+                found = [
+                    version
+                    for version, wheels in files.items()
+                    if not _prerelease(version)
+                    and any(tag in w["filename"] and "manylinux" in w["filename"] for w in wheels)
+                ]
+                util.write_atomic(kept, json.dumps(sorted(found, key=Version)).encode())
+            self.jaxlib_releases = json.loads(kept.read_text())
+        return self.jaxlib_releases
+
+    def venv(self, folder: Path, packages: list[list[str]], then: list[list[str]] = ()) -> str:
+        """``folder``'s Python, the virtualenv made first with each pip install of ``packages``, then ``then``."""
+        python = folder / "bin" / "python"
+        if python.exists():
+            return str(python)
+        with tempfile.TemporaryDirectory(dir=self.cache, prefix=f".{folder.name}.") as work:
+            made = Path(work) / folder.name
+            _checked([self.python, "-m", "venv", made])
+            pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
+            for arguments in packages:
+                _checked([*pip, "install", *arguments])
+            for arguments in then:
+                _checked([*pip, *arguments])
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            # virtualenvs hold their own path: made in place, under a name that appears only when complete
+            _place(made, folder)
+        return str(python)
+
+    def builder(self) -> str:
+        return self.venv(self.cache / "envs" / f"builder-py{self.series}", [["-U", "pip", *BUILDER_PACKAGES]])
+
+    def base(self, jaxlib: str) -> str:
+        """The base virtualenv of ``jaxlib``: it, the runtime dependencies of jax at its version, Equinox's."""
+        jax_release = [f"jax=={jaxlib}"] if jaxlib in self.jax_releases() else []
+        return self.venv(
+            self.cache / "envs" / f"py{self.series}-jaxlib-{jaxlib}",
+            [[f"jaxlib=={jaxlib}", *jax_release, *EQUINOX_DEPENDENCIES]],
+            then=[["uninstall", "-y", "jax"]] if jax_release else [],
+        )
+
+    def jax_releases(self) -> set[str]:
+        kept = self.cache / "jax-releases.json"
+        if not kept.is_file():
+            try:
+                with urllib.request.urlopen(PYPI_JSON.format("jax"), timeout=60) as answer:
+                    util.write_atomic(kept, json.dumps(sorted(json.load(answer)["releases"])).encode())
+            except OSError as error:
+                raise Failed(f"cannot read jax's releases from PyPI: {error}") from None
+        return set(json.loads(kept.read_text()))
+
+    def target(self, jax: Source, equinox: Source) -> Path:
+        """The folder holding ``jax`` and ``equinox`` installed, made once."""
+        folder = self.cache / "targets" / f"py{self.series}" / f"jax-{jax.key}-equinox-{equinox.key}"
+        if folder.is_dir():
+            return folder
+        wheels = [self.wheel(source) for source in (jax, equinox)]
+        with tempfile.TemporaryDirectory(dir=self.cache, prefix=".target.") as work:
+            made = Path(work) / "site"
+            _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            _place(made, folder)
+        return folder
+
+    def wheel(self, source: Source) -> Path:
+        """``source``'s wheel: built from its commit's tree, or a PyPI release's, kept per source."""
+        folder = self.cache / "wheels" / source.project / source.key
+        found = sorted(folder.glob("*.whl")) if folder.is_dir() else []
+        if found:
+            return found[0]
+        with tempfile.TemporaryDirectory(dir=self.cache, prefix=".wheel.") as work:
+            out = Path(work) / "out"
+            if source.commit is None:
+                get = ["download", "--no-deps", "--only-binary=:all:", f"{source.project}=={source.version}"]
+                _checked([self.builder(), "-m", "pip", "-q", *get, "-d", out])
+            else:
+                tree = Path(work) / source.project  # setup.py names what it builds after its folder
+                tree.mkdir()
+                archive = subprocess.run(
+                    ["git", "-C", str(source.repo), "archive", source.commit], capture_output=True, check=False
+                )
+                if archive.returncode != 0:
+                    raise Failed(f"git archive {source.commit[:10]} failed: {archive.stderr.decode().strip()}")
+                subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+                build = ["wheel", "--no-deps", "--no-build-isolation", "-w", out, tree]
+                # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
+                env = {**os.environ, "GIT_CEILING_DIRECTORIES": work}
+                if source.version:
+                    env.update(JAX_RELEASE="1")
+                _checked([self.builder(), "-m", "pip", "-q", *build], env=env)
+            [built] = out.glob("*.whl")
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.move(built, folder / built.name)
+        return folder / built.name
+
+
+def _checked(cmd, **kwargs) -> subprocess.CompletedProcess:
+    """``util.run(cmd)`` with its output captured; Failed naming the command and its last words on a non-zero exit."""
+    done = util.run(cmd, capture_output=True, text=True, errors="replace", **kwargs)
+    if done.returncode != 0:
+        said = " ".join((done.stderr or done.stdout).split()[-80:])
+        raise Failed(f"{Path(str(cmd[0])).name} {' '.join(map(str, cmd[1:3]))} exited {done.returncode}: {said}")
+    return done
+
+
+def _place(made: Path, folder: Path) -> None:
+    """Rename ``made`` to ``folder``, unless another process placed an equal one there first."""
+    try:
+        made.rename(folder)
+    except OSError:
+        if not folder.is_dir():
+            raise
+
+
+def _prerelease(version: str) -> bool:
+    try:
+        return Version(version).is_prerelease
+    except InvalidVersion:
+        return True
