@@ -1,0 +1,175 @@
+"""Where an instruction count stepped between two versions of JAX or Equinox: releases first, then commits.
+
+``bisect`` counts both ends and every release between them (probes, history/probes.py), and for each
+pair of neighbouring releases whose counts differ by more than the spread, the commits between them
+that change the project's package (``changing``: first-parent history, where upstream's pull requests
+land).  Within a pair it halves the interval while its ends differ by more than ``spread``; an
+interval of two neighbouring commits whose ends differ is a step, and an interval whose halves each
+stay within the spread while the whole does not is a drift, spread over its commits.  So every step
+larger than the spread is found, unless another inside the same interval cancels it.  A commit that
+failed is never a value: the search takes the nearest commit that counted, and a step whose
+neighbours failed says how many lie between.
+
+Each step is confirmed: its two commits are counted again, twice each, in fresh processes, one after
+the other, and must lie apart (no count of one side within the other's range, and the medians more
+than the spread apart).  Where its two sides ran on different jaxlibs, the earlier commit is counted
+again on the later one's jaxlib, which splits the step into jaxlib's part and jax's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..history.probes import Probes, Source
+from . import instructions
+
+CONFIRMING_RUNS = (1, 2)  # fresh processes per side, beyond the first
+
+
+@dataclass(frozen=True)
+class Commit:
+    source: Source
+    subject: str
+    date: str
+    pull_request: str | None
+
+
+@dataclass
+class Point:
+    commit: Commit
+    record: dict
+
+    @property
+    def jaxlib(self) -> str | None:
+        return self.record.get("jaxlib")
+
+    def value(self, operation: str, twin: str) -> float | None:
+        counted = self.record.get("counts", {}).get(operation, {})
+        return counted[twin]["instructions"] if twin in counted else None
+
+    def twin(self, operation: str, twin: str) -> dict:
+        return self.record["counts"][operation][twin]
+
+
+@dataclass
+class Step:
+    before: Point
+    after: Point
+    kind: str  # "step": neighbouring commits; "drift": spread over the commits between
+    between: int  # commits between the two that counted nothing (failed) or, for a drift, that were not probed
+    confirmation: dict = field(default_factory=dict)
+    jaxlib_split: dict = field(default_factory=dict)
+
+
+@dataclass
+class Search:
+    """One bisection's settings and what it found."""
+
+    probes: Probes
+    equinox: Source  # held fixed, or the commits' project when bisecting Equinox
+    jax: Source  # held fixed when bisecting Equinox
+    operation: str
+    twin: str
+    spread: float
+    points: dict[str, Point] = field(default_factory=dict)
+
+    def point(self, commit: Commit) -> Point:
+        key = commit.source.key
+        if key not in self.points:
+            jax, equinox = self.sides(commit.source)
+            self.points[key] = Point(commit, self.probes.probe(jax, equinox))
+        return self.points[key]
+
+    def sides(self, source: Source) -> tuple[Source, Source]:
+        return (source, self.equinox) if source.project == "jax" else (self.jax, source)
+
+    def value(self, commit: Commit) -> float | None:
+        return self.point(commit).value(self.operation, self.twin)
+
+    def apart(self, before: float, after: float) -> bool:
+        return abs(after / before - 1) > self.spread
+
+    # ---- the search
+
+    def steps(self, commits: list[Commit]) -> list[Step]:
+        """The steps between ``commits[0]`` and ``commits[-1]`` (both counted), oldest first."""
+        first, last = self.counted_end(commits, 0, 1), self.counted_end(commits, len(commits) - 1, -1)
+        if first is None or last is None or first >= last:
+            return []
+        return self.search(commits, first, last)
+
+    def counted_end(self, commits: list[Commit], start: int, direction: int) -> int | None:
+        index = start
+        while 0 <= index < len(commits) and self.value(commits[index]) is None:
+            index += direction
+        return index if 0 <= index < len(commits) else None
+
+    def search(self, commits: list[Commit], lo: int, hi: int) -> list[Step]:
+        before, after = self.value(commits[lo]), self.value(commits[hi])
+        if not self.apart(before, after):
+            return []
+        mid = self.counted_between(commits, lo, hi)
+        if mid is None:
+            return [Step(self.point(commits[lo]), self.point(commits[hi]), "step", hi - lo - 1)]
+        found = self.search(commits, lo, mid) + self.search(commits, mid, hi)
+        if not found:
+            return [Step(self.point(commits[lo]), self.point(commits[hi]), "drift", hi - lo - 1)]
+        return found
+
+    def counted_between(self, commits: list[Commit], lo: int, hi: int) -> int | None:
+        """The commit nearest the middle of (lo, hi) that counted; None when none did."""
+        middle = (lo + hi) // 2
+        for offset in range(hi - lo):
+            for index in (middle - offset, middle + offset) if offset else (middle,):
+                if lo < index < hi and self.value(commits[index]) is not None:
+                    return index
+        return None
+
+    # ---- checking a step
+
+    def confirm(self, step: Step) -> None:
+        """Count both sides again in fresh processes, alternately; they must lie apart."""
+        runs = {"before": [step.before.value(self.operation, self.twin)], "after": [step.after.value(*self.key)]}
+        for run in CONFIRMING_RUNS:
+            for side, point in (("before", step.before), ("after", step.after)):
+                jax, equinox = self.sides(point.commit.source)
+                again = Point(point.commit, self.probes.probe(jax, equinox, run=run))
+                runs[side].append(again.value(*self.key))
+        values = [v for side in runs.values() for v in side]
+        if any(v is None for v in values):
+            step.confirmation = {"runs": runs, "confirmed": False, "why": "a count again failed"}
+            return
+        low, high = sorted((runs["before"], runs["after"]), key=statistics.median)
+        separated = max(low) < min(high)
+        medians = statistics.median(runs["before"]), statistics.median(runs["after"])
+        step.confirmation = {"runs": runs, "confirmed": separated and self.apart(*medians)}
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.operation, self.twin
+
+    def split_jaxlib(self, step: Step) -> None:
+        """Where the sides ran on different jaxlibs: the earlier jax on the later jaxlib, the step's two parts."""
+        if step.before.jaxlib == step.after.jaxlib or step.before.commit.source.project != "jax":
+            return
+        record = self.probes.probe(step.before.commit.source, self.equinox, jaxlib=step.after.jaxlib)
+        middle = Point(step.before.commit, record).value(*self.key)
+        step.jaxlib_split = {"jaxlib": step.after.jaxlib, "count": middle, "failed": record.get("failed")}
+
+    def cause(self, step: Step) -> str:
+        return instructions.cause(step.before.twin(*self.key), step.after.twin(*self.key))
+
+
+def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]:
+    """Each step's part of ``total`` (the change from the first end to the last)."""
+    return [(step.after.value(*key) - step.before.value(*key)) / total if total else 0.0 for step in steps]
+
+
+def release_pairs(points: list[Point], key: tuple[str, str], apart: Callable[[float, float], bool]) -> list[tuple]:
+    """(i, j) of each two releases neighbouring among those that counted (a release that failed between them is
+    passed over) whose counts lie apart."""
+    counted = [index for index, point in enumerate(points) if point.value(*key) is not None]
+    return [(i, j) for i, j in itertools.pairwise(counted) if apart(points[i].value(*key), points[j].value(*key))]
