@@ -1,0 +1,278 @@
+"""A bisection (judging/bisect.py) as data, as text for the terminal, and as docs/bisections.md's block.
+
+The record is the bisection's whole finding: each release's count, each step with its commits, its
+share of the change, its confirmation, its jaxlib split and the functions that moved, and the
+command that made it.  The page is written from the records alone, so that it can be rebuilt from
+the repository.
+"""
+
+import json
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+from tabulate import tabulate
+
+from .. import util
+from ..errors import BadInput
+from ..history.probes import UPSTREAM
+from ..judging import bisect, instructions
+
+BLOCK = "bisections"
+TWINS = ("module", "tuple")
+SHOWN_FUNCTIONS = 6
+SHOWN_CANDIDATES = 12
+
+
+def point_line(point: bisect.Point, key: tuple[str, str]) -> str:
+    value = point.value(*key)
+    counted = f"{value:,.0f}" if value is not None else f"failed: {point.record.get('failed')}"
+    return f"{point.commit.source.label} (jaxlib {point.jaxlib or '—'}): {counted}"
+
+
+def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
+    commit = point.commit
+    return {
+        "label": commit.source.label,
+        "commit": commit.source.commit,
+        "subject": commit.subject,
+        "date": commit.date,
+        "pull_request": commit.pull_request,
+        "jaxlib": point.jaxlib,
+        "count": point.value(*key),
+        "failed": point.record.get("failed"),
+        "counts": {
+            operation: {twin: side["instructions"] for twin, side in twins.items() if twin in TWINS}
+            for operation, twins in point.record.get("counts", {}).items()
+        },
+    }
+
+
+def record(search: bisect.Search, points, pairs, command, candidates, seconds, probes_made, probe_seconds) -> dict:
+    key = search.key
+    ends = [points[0].value(*key), points[-1].value(*key)]
+    steps = [step for pair in pairs for step in pair["steps"]]
+    step_shares = bisect.shares(steps, ends[1] - ends[0], key)
+    project = points[0].commit.source.project
+    found = []
+    for step, share in zip(steps, step_shares, strict=True):
+        before, after = step.before.twin(*key), step.after.twin(*key)
+        entry = {
+            "before": commit_fields(step.before, key),
+            "after": commit_fields(step.after, key),
+            "kind": step.kind,
+            "between": step.between,
+            "share": share,
+            "confirmation": step.confirmation,
+            "jaxlib_split": step.jaxlib_split,
+            "cause": instructions.cause(before, after),
+            "functions": instructions.function_changes(before, after)[:SHOWN_FUNCTIONS],
+            "builtins": instructions.builtin_changes(before, after),
+        }
+        if step.jaxlib_split and jaxlib_carries(entry, search.spread):
+            listed = candidates(step)
+            entry["jaxlib_candidates"] = {"count": len(listed), "commits": listed}
+        found.append(entry)
+    fixed = search.equinox if project == "jax" else search.jax
+    return {
+        "project": project,
+        "operation": search.operation,
+        "twin": search.twin,
+        "fixed": {"project": fixed.project, "version": fixed.label},
+        "python": search.probes.series,
+        "spread": search.spread,
+        "releases": [commit_fields(point, key) for point in points],
+        "pairs": [
+            {
+                "from": points[pair["from"]].commit.source.label,
+                "to": points[pair["to"]].commit.source.label,
+                "commits": pair["commits"],
+                "skipped": pair["skipped"],
+            }
+            for pair in pairs
+        ],
+        "steps": found,
+        "command": command,
+        "seconds": round(seconds),
+        "probes": len(search.points),
+        "probes_made": probes_made,
+        "probe_seconds": round(probe_seconds, 1),
+    }
+
+
+def jaxlib_carries(entry: dict, spread: float) -> bool:
+    """Whether jax's Python holds still across the step once both sides run on the later jaxlib."""
+    middle = entry["jaxlib_split"].get("count")
+    return middle is not None and abs(entry["after"]["count"] / middle - 1) <= spread
+
+
+def short(function: str) -> str:
+    """A C++ function without its template arguments: ``raw_hash_set<…>::find_large<…>``."""
+    depth, kept = 0, []
+    for character in function:
+        depth += character == "<"
+        if depth == 0:
+            kept.append(character)
+        elif depth == 1 and character == "<":
+            kept.append("<…>")
+        depth -= character == ">"
+    return "".join(kept)
+
+
+def link(project: str, number: str | None) -> str:
+    return f"[#{number}]({UPSTREAM[project]}/pull/{number})" if number else ""
+
+
+def change(before: float, after: float) -> str:
+    return f"{before:,.0f} → {after:,.0f} ({after / before - 1:+.1%})"
+
+
+def step_lines(project: str, entry: dict) -> list[str]:
+    before, after = entry["before"], entry["after"]
+    pr = link(project, after["pull_request"])
+    where = "at" if entry["kind"] == "step" else "spread over the commits after"
+    lines = [
+        f"**{change(before['count'], after['count'])}, {entry['share']:.0%} of the change,** {where} "
+        f"`{after['commit'][:10]}` ({after['date']}) {pr} “{after['subject']}”, after `{before['commit'][:10]}`"
+        + (f" ({entry['between']} commits between that could not be counted)." if entry["between"] else ".")
+    ]
+    runs = entry["confirmation"].get("runs", {})
+    if runs:
+        said = "confirmed" if entry["confirmation"].get("confirmed") else "**not confirmed**"
+        lines.append(
+            f"- Counted again in fresh processes: {said}; before "
+            + ", ".join(f"{v:,.0f}" for v in runs["before"] if v is not None)
+            + "; after "
+            + ", ".join(f"{v:,.0f}" for v in runs["after"] if v is not None)
+            + "."
+        )
+    split = entry["jaxlib_split"]
+    if split:
+        middle = split.get("count")
+        if middle is None:
+            lines.append(f"- jaxlib {before['jaxlib']} → {after['jaxlib']}: the earlier jax did not run on the later.")
+        else:
+            lines.append(
+                f"- jaxlib changed too ({before['jaxlib']} → {after['jaxlib']}): the earlier jax on jaxlib "
+                f"{after['jaxlib']} counts {middle:,.0f}, so jaxlib carries {change(before['count'], middle)} and "
+                f"jax's Python {change(middle, after['count'])}."
+            )
+    if "jaxlib_candidates" in entry:
+        listed = entry["jaxlib_candidates"]
+        lines.append(
+            f"- jax's Python holds still: the step is jaxlib's, or XLA's, which jaxlib builds in and the bundle "
+            f"does not hold. {listed['count']} commits between jax-v{before['jaxlib']} and jax-v{after['jaxlib']} "
+            "change jaxlib's host runtime (not only its GPU, TPU and Mosaic code, tests or build rules), the "
+            "candidates"
+            + (f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else "")
+            + ": "
+            + "; ".join(f"`{commit[:10]}` {subject}" for commit, subject in listed["commits"][:SHOWN_CANDIDATES])
+            + "."
+        )
+    rows = [[f"`{name}` with all it called", f"{b:,.0f}", f"{a:,.0f}"] for name, b, a in entry["builtins"]]
+    rows += [
+        [f"`{short(name)}`", "—" if b is None else f"{b:,.0f}", "—" if a is None else f"{a:,.0f}"]
+        for name, b, a in entry["functions"]
+    ]
+    lines += ["", tabulate(rows, ["function", "own instructions per call, before", "after"], tablefmt="github")]
+    return lines
+
+
+def markdown_one(found: dict) -> list[str]:
+    project, key = found["project"], f"{found['operation']}, {found['twin']} twin"
+    first, last = found["releases"][0], found["releases"][-1]
+    lines = [
+        f"### {key}: {first['label']} → {last['label']}",
+        "",
+        f"{found['fixed']['project'].capitalize()} {found['fixed']['version']}, Python {found['python']}; "
+        f"a step is a change beyond {found['spread']:.1%}. Made by `{found['command']}` in "
+        f"{found['seconds'] / 60:.0f} min: {found['probes']} commits counted and {found['probes_made']} processes "
+        f"run here, {found['probe_seconds']:.0f} s per probe (the median, its environment made included).",
+        "",
+        tabulate(
+            [
+                [r["label"], r["jaxlib"] or "—", "failed" if r["count"] is None else f"{r['count']:,.0f}"]
+                for r in found["releases"]
+            ],
+            ["release", "jaxlib", "instructions per call"],
+            tablefmt="github",
+        ),
+        "",
+    ]
+    for pair in found["pairs"]:
+        lines.append(
+            f"- {pair['from']} → {pair['to']}: {pair['commits']} first-parent commits change the package "
+            f"({pair['skipped']} that do not were skipped)."
+        )
+    lines.append("")
+    if not found["steps"]:
+        lines.append("No pair of releases lies apart: nothing to bisect.")
+    for entry in found["steps"]:
+        lines += [*step_lines(project, entry), ""]
+    return lines
+
+
+def releases_table(records: list[dict]) -> list[str]:
+    """Every release the records counted, each operation's two twins, and the change from the release before
+    where it passes the spread: the release-level history the bisections start from."""
+    rows, operations = {}, sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
+    for found in records:
+        for release in found["releases"]:
+            rows.setdefault((found["project"], found["python"], found["fixed"]["version"]), {})[release["label"]] = (
+                release
+            )
+    lines = []
+    for (project, python, fixed), releases in rows.items():
+        table, previous = [], {}
+        for label in sorted(releases, key=_version_key):
+            release, cells = releases[label], []
+            for operation in operations:
+                for twin in TWINS:
+                    value = release.get("counts", {}).get(operation, {}).get(twin)
+                    before, cell = previous.get((operation, twin)), "—" if value is None else f"{value:,.0f}"
+                    if value is not None and before and abs(value / before - 1) > records[0]["spread"]:
+                        cell += f" ({value / before - 1:+.1%})"
+                    if value is not None:
+                        previous[(operation, twin)] = value
+                    cells.append(cell)
+            table.append([label, release["jaxlib"] or "—", *cells])
+        headers = ["release", "jaxlib", *(f"{op}, {twin}" for op in operations for twin in TWINS)]
+        lines += [
+            f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
+            f"from the release before beyond {records[0]['spread']:.1%} in brackets.",
+            "",
+            tabulate(table, headers, tablefmt="github", disable_numparse=True),
+            "",
+        ]
+    return lines
+
+
+def _version_key(label: str):
+    try:
+        return (0, Version(label))
+    except InvalidVersion:
+        return (1, label)
+
+
+def markdown(records: list[dict]) -> str:
+    lines = releases_table(records) if records else []
+    for found in records:
+        lines += markdown_one(found)
+    return "\n".join(lines).strip() or "No bisection is recorded yet."
+
+
+def text(found: dict) -> str:
+    return "\n".join(markdown_one(found))
+
+
+def write(path: Path, found: dict) -> None:
+    util.write_atomic(path, (json.dumps(found, indent=1, sort_keys=True) + "\n").encode())
+
+
+def read_all(folder: Path) -> list[dict]:
+    found = []
+    for path in sorted(Path(folder).glob("*.json")):
+        try:
+            found.append(json.loads(path.read_text()))
+        except ValueError as error:
+            raise BadInput(f"{path}: not a bisection record ({error})") from None
+    return found

@@ -1,0 +1,61 @@
+"""The JAX commit history as asv's site: every kept probe of a JAX commit as asv results, published.
+
+The probes are the bisections' and the history's (scripts/bisect), read from the cache; each becomes a
+results file (asvtools/probe_results.py), and asv publishes them over the JAX repository's ``main``
+with the suite's thresholds, beside a page of the recorded bisections' steps (``steps.html``), each
+with its commit's subject and pull request.
+"""
+
+import json
+from pathlib import Path
+
+from markupsafe import Markup
+
+from benchmarks import metrics
+
+from .. import git, settings, util
+from ..asvtools import probe_results, suite
+from ..history.probes import Probes
+from ..project import ROOT
+from ..publishing import bisections, markdown, site, templating
+
+NAME = "jax-commits"
+TITLE = "Instruction counts over JAX commits"
+
+
+def kept_records(kept: Probes, equinox: str) -> list[dict]:
+    """Every first-run record of a JAX commit in ``kept`` with Equinox at ``equinox``, counted with its names."""
+    found = []
+    for path in sorted(kept.path_folder(equinox).glob("jax-*-0.json")):
+        record = json.loads(path.read_text())
+        if len(record["jax"]) == 40:
+            found.append(record)
+    return found
+
+
+def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: str, output: Path = ROOT) -> Path:
+    """Write the results and publish the site; the site's folder."""
+    results_dir, html_dir = output / "results" / NAME, output / "html" / NAME
+    found = kept_records(kept, equinox)
+    listing = git.out("log", "--all", "--format=%H %ct", repo=repo)
+    dates = {commit: int(stamp) * 1000 for commit, stamp in (line.split() for line in listing.splitlines())}
+    written = probe_results.write(results_dir, machine, found, json.loads(suite.description()), dates)
+    config = settings.jax_config()
+    config.update(
+        repo=str(repo),
+        branches=["main"],
+        show_commit_url="#",  # the bundle's hashes are not GitHub's: the steps page links pull requests instead
+        benchmark_dir=str(ROOT / config["benchmark_dir"]),
+        results_dir=str(results_dir),
+        html_dir=str(html_dir),
+        regressions_thresholds=metrics.asv_thresholds(),
+    )
+    path = output / ".asv" / "configs" / f"{NAME}.conf.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2))
+    util.checked(util.asv("publish", "--config", path))
+    site.localize(html_dir)
+    body = Markup(markdown.markdown_html(bisections.markdown(bisections.read_all(records_dir))))
+    util.write_atomic(html_dir / "steps.html", templating.render("steps.html.j2", title=TITLE, body=body).encode())
+    print(f"{html_dir}: {written} JAX commits' counts published; the steps: {html_dir / 'steps.html'}")
+    return html_dir
