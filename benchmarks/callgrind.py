@@ -30,6 +30,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,13 @@ TOP_FUNCTIONS = 40  # the functions kept per twin, by their own instructions per
 
 class Unavailable(Exception):
     """Instructions cannot be counted on this machine; the message says why."""
+
+
+class Killed(RuntimeError):
+    """The counting process was stopped from outside (a signal to stop it): nothing about the code counted."""
+
+
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGKILL, signal.SIGINT, signal.SIGHUP)
 
 
 def cache_dir() -> Path:
@@ -141,10 +149,16 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800,
     with tempfile.TemporaryDirectory(prefix="eqxb-callgrind-") as work:
         out = Path(work)
         suite_parent = str(Path(__file__).resolve().parent.parent)
-        environment = {**PROCESS_ENVIRONMENT, "PYTHONPATH": os.pathsep.join([*path, suite_parent]), SHIM_VARIABLE: str(library)}
+        environment = {
+            **PROCESS_ENVIRONMENT,
+            "PYTHONPATH": os.pathsep.join([*path, suite_parent]),
+            SHIM_VARIABLE: str(library),
+        }
         ran = subprocess.run(
             command(python, out, names), capture_output=True, text=True, env=environment, timeout=timeout
         )
+        if -ran.returncode in STOPPING_SIGNALS:
+            raise Killed(f"the callgrind process was stopped by signal {-ran.returncode}")
         if ran.returncode != 0:
             raise RuntimeError(f"the callgrind process exited {ran.returncode}:\n{ran.stderr[-4000:]}")
         ran = json.loads((out / "windows.json").read_text())

@@ -177,6 +177,8 @@ class Probes:
                 counts = callgrind.count(list(self.names), python=python, path=[str(target)])
             except callgrind.Unavailable as error:
                 raise Failed(f"cannot count instructions here: {error}") from None
+            except callgrind.Killed as error:  # the run was stopped, not the commit: nothing is recorded
+                raise Failed(f"counting {jax.label} with jaxlib {jaxlib}: {error}") from None
             except RuntimeError as error:
                 said = str(error)  # its first line names the exit, the rest is valgrind's and Python's last words
                 return {"failed": f"count with jaxlib {jaxlib}: {said[:200]} … {said[-1800:]}", "tried": tried}

@@ -75,6 +75,7 @@ class Search:
     twin: str
     spread: float
     points: dict[str, Point] = field(default_factory=dict)
+    flat: list[float] = field(default_factory=list)  # |change| across each interval found within the spread
 
     def point(self, commit: Commit) -> Point:
         key = commit.source.key
@@ -110,6 +111,7 @@ class Search:
     def search(self, commits: list[Commit], lo: int, hi: int) -> list[Step]:
         before, after = self.value(commits[lo]), self.value(commits[hi])
         if not self.apart(before, after):
+            self.flat.append(abs(after / before - 1))
             return []
         mid = self.counted_between(commits, lo, hi)
         if mid is None:

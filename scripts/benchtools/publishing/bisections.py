@@ -80,6 +80,7 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds, p
         "fixed": {"project": fixed.project, "version": fixed.label},
         "python": search.probes.series,
         "spread": search.spread,
+        "flat": max(search.flat, default=None),
         "releases": [commit_fields(point, key) for point in points],
         "pairs": [
             {
@@ -184,7 +185,13 @@ def markdown_one(found: dict) -> list[str]:
         f"### {key}: {first['label']} → {last['label']}",
         "",
         f"{found['fixed']['project'].capitalize()} {found['fixed']['version']}, Python {found['python']}; "
-        f"a step is a change beyond {found['spread']:.1%}. Made by `{found['command']}` in "
+        f"a step is a change beyond {found['spread']:.1%}"
+        + (
+            f" (across the intervals the search found flat, counts differed by up to {found['flat']:.2%})"
+            if found.get("flat") is not None
+            else ""
+        )
+        + f". Made by `{found['command']}` in "
         f"{found['seconds'] / 60:.0f} min: {found['probes']} commits counted and {found['probes_made']} processes "
         f"run here, {found['probe_seconds']:.0f} s per probe (the median, its environment made included).",
         "",
