@@ -279,3 +279,10 @@ def test_a_step_across_two_jaxlibs_is_split_into_jaxlibs_part_and_jaxs(python_pa
     assert step.jaxlib_split == {"jaxlib": "0.8.1", "count": 1050.0, "failed": None}
     entry = {"jaxlib_split": step.jaxlib_split, "after": {"count": step.after.value(*search.key)}}
     assert bisections.jaxlib_carries(entry, search.spread) is jaxlib_carries
+
+
+@pytest.mark.parametrize("shard", ["2/2", "a/2", "1-2", "-1/2"])
+def test_a_shard_outside_its_count_is_refused(shard):
+    with pytest.raises(SystemExit) as raised:
+        command.parse_args(["jax-v0.8.0", "end", "--every", "1", "--shard", shard])
+    assert raised.value.code == 2

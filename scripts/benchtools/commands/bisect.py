@@ -31,7 +31,7 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 
 from .. import cli, git, settings
 from ..errors import BadInput, Failed
-from ..history import probes
+from ..history import probes, shards
 from ..judging import bisect
 from ..project import ROOT
 from ..publishing import bisections, generated
@@ -90,6 +90,11 @@ def parse_args(argv):
         help="count every N-th commit between FROM and TO that changes the package (1: each), not a bisection",
     )
     parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="with --every: count only shard I of N (round-robin, as scripts/shard), for a job matrix",
+    )
+    parser.add_argument(
         "--publish",
         action="store_true",
         help="then publish every JAX commit counted so far as asv results and asv's site (html/jax-commits)",
@@ -103,6 +108,11 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.every is not None and args.every < 1:
         parser.error("--every is a whole number of commits, 1 or more")
+    if args.shard is not None:
+        index, _, shards = args.shard.partition("/")
+        if not (index.isdigit() and shards.isdigit() and int(index) < int(shards)) or args.every is None:
+            parser.error(f"--shard {args.shard}: give I/N with 0 <= I < N, and --every")
+        args.shard = (int(index), int(shards))
     if args.publish and args.project != probes.JAX_PROJECT:
         parser.error("--publish publishes JAX's commit history; Equinox's is scripts/bench --repo's")
     args.min_step = args.spread if args.min_step is None else args.min_step
@@ -217,6 +227,9 @@ def count_history(search: bisect.Search, args, repo: Path, ends: list[bisect.Com
     """Count every ``args.every``-th commit between the ends that changes the package, and the ends."""
     commits, skipped = commits_between(args.project, repo, *ends)
     chosen = [*commits[: -1 : args.every], commits[-1]]
+    if args.shard:
+        index, shards_count = args.shard
+        chosen = shards.shard(chosen, shards_count, index)
     print(
         f"{len(commits) - 2} commits change {', '.join(PACKAGE[args.project])} ({skipped} skipped); "
         f"counting {len(chosen)}",
