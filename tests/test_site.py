@@ -99,16 +99,15 @@ def page():
         browser.close()
 
 
-def painted_pixels(page) -> int:
-    """Non-background pixels across the graph's canvases: points and lines, once drawn, paint some."""
-    return page.evaluate("""() => {
+# Non-background pixels across the graph's canvases: points and lines, once drawn, paint some.
+PAINTED_PIXELS = """() => {
         let painted = 0;
         for (const canvas of document.querySelectorAll('#graph-display canvas')) {
             const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
             for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
         }
         return painted;
-    }""")
+    }"""
 
 
 def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
@@ -125,9 +124,8 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
         page.goto(f"{site}/index.html#{TIMING}")
     assert graph.value.ok
     assert len(graph.value.json()) == 6  # one point per commit
-    page.wait_for_selector("#graph-display canvas", state="attached")
-    page.wait_for_timeout(1000)  # flot draws after the data arrives
-    assert painted_pixels(page) > 500
+    # flot draws after the data arrives: wait until its points and lines are painted.
+    page.wait_for_function(f"() => ({PAINTED_PIXELS})() > 500")
     page.screenshot(path=str(SCREENSHOTS / "graph.png"))
 
     page.goto(f"{site}/index.html#/regressions")
@@ -151,7 +149,8 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     page.click("#nav-li-overhead a")
     page.wait_for_selector("h1")
     assert "tree_at cost" in page.inner_text("h1")
-    assert page.evaluate("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
+    # Every plot loads and decodes: waited for, since the heading shows before its images have arrived.
+    page.wait_for_function("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
     # The ratio plot, the history's, and the operations' (tree_at's cost alone: the site has no Module operation);
     # the site measured no eager or tracing time, so those plots are left out.
     sources = page.evaluate("() => [...document.images].map(img => img.getAttribute('src'))")
