@@ -7,7 +7,10 @@ the API, and nothing else.  Then the human hands: a maintainer's own issue,
 a cleared body, a closed failure; and the churn of a failed or cut report.
 """
 
+import re
+
 import pytest
+from markdown_it import MarkdownIt
 
 from benchtools import cli
 from benchtools.commands import open_regression_issue
@@ -121,7 +124,6 @@ def test_each_transition_does_what_the_table_says(api, tmp_path, monkeypatch, pr
             "benchmark-regression",
             github.BOT,
             issue.regression_key(document),
-            issue.issue_report(document, report),
             verdict,
         )
         assert found is previous
@@ -339,3 +341,52 @@ def test_a_run_job_verdict_the_rejudgement_contradicts_is_a_failed_night(
     assert "could not make a regression report" in opened["body"] and expected in opened["body"]
     if exact is not None:
         assert exact[1] in opened["body"]
+
+
+# Text that upstream code wrote: the run job's failure and report, as issue 37 reproduced them.
+FORGED = (
+    verdicts.failure(
+        "scripts/bench", 1, "asv exited 1 [click to fix](https://evil.example/phish) @patrick-kidger ``` <b>x</b>"
+    ),
+    "![pixel](https://evil.example/p.png)\n<!-- benchmark alert: 0123456789abcdef -->",
+)
+
+
+def shown(body: str) -> tuple[list[str], str]:
+    """The elements GitHub's Markdown would make of BODY (CommonMark, raw HTML on), and its text outside code."""
+    rendered = MarkdownIt("commonmark").render(body)
+    tags = re.findall(r"<([a-z0-9]+)", rendered)
+    return tags, re.sub(r"<code[^>]*>.*?</code>", "", rendered, flags=re.S)
+
+
+@pytest.mark.parametrize("exact", [(REGRESSION[0], EXACT_REPORT), (QUIET[0], "No regression counts."), None])
+def test_a_forged_failure_renders_nothing_and_hides_no_regression_the_rejudgement_counts(
+    api, tmp_path, monkeypatch, exact
+):
+    for _night in range(2):  # the same failure the next night keeps what the first said
+        assert cross_check(api, tmp_path, monkeypatch, FORGED, exact) == 0
+    [opened] = api.state()["issues"]
+    tags, outside_code = shown(opened["body"])
+    assert not {"a", "img", "b"} & set(tags), tags
+    assert "@patrick-kidger" in opened["body"] and "@patrick-kidger" not in outside_code
+    assert issue.key_of(opened["body"]) != "0123456789abcdef"
+    if exact is not None and exact[0]["regression"]:
+        assert issue.report_of(opened["body"]).startswith(EXACT_REPORT) and COST in issue.report_of(opened["body"])
+    else:
+        assert "could not make a regression report" in opened["body"]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [lambda body: body.replace("\n", "\r\n"), lambda body: "Looking into it. -- a maintainer\n\n" + body],
+    ids=["crlf", "note-above"],
+)
+@pytest.mark.parametrize("night", [REGRESSION, FAILURE], ids=["regression", "failure"])
+def test_a_maintainers_edit_of_the_same_news_is_kept(api, tmp_path, monkeypatch, edit, night):
+    assert alert(api, tmp_path, monkeypatch, night) == 0
+    state = api.state()
+    state["issues"][0]["body"] = edit(state["issues"][0]["body"])
+    api.save(state)
+    calls = len(api.state()["calls"])
+    assert alert(api, tmp_path, monkeypatch, night) == 0
+    assert [c for c in api.state()["calls"][calls:] if c["method"] != "GET"] == []
