@@ -390,3 +390,43 @@ def test_a_maintainers_edit_of_the_same_news_is_kept(api, tmp_path, monkeypatch,
     calls = len(api.state()["calls"])
     assert alert(api, tmp_path, monkeypatch, night) == 0
     assert [c for c in api.state()["calls"][calls:] if c["method"] != "GET"] == []
+
+
+def test_a_post_github_did_before_answering_502_is_not_done_twice(api, tmp_path, monkeypatch):
+    """GitHub may create the issue, or the comment, and still answer 502: it is found, not asked for again."""
+    monkeypatch.setattr(github, "PAUSES_S", (0.1, 0.1, 0.1))
+    state = api.state()
+    state["labels"], state["failures"] = ["benchmark-regression"], [[502, "Server Error", "after"]]
+    api.save(state)
+    assert alert(api, tmp_path, monkeypatch, REGRESSION) == 0
+    state = api.state()
+    assert len(state["issues"]) == 1 and state["failures"] == []
+    state["failures"] = [[502, "Server Error", "after"]]
+    api.save(state)
+    assert alert(api, tmp_path, monkeypatch, FAILURE) == 0
+    [kept] = api.state()["issues"]
+    assert kept["body"] == issue.issue_body(*REGRESSION) and len(kept["comments"]) == 1
+
+
+def test_the_newest_of_more_than_a_page_of_comments_is_read(api, tmp_path, monkeypatch):
+    """Past a page of comments (GitHub's 100 at most), the same failure each night is still told once."""
+    state = api.state()
+    state["labels"] = ["benchmark-regression"]
+    state["issues"] = [an_issue(1, REGRESSION)]
+    state["issues"][0]["comments"] = [{"body": f"comment {n}", "user": {"login": "someone"}} for n in range(150)]
+    api.save(state)
+    for _night in range(3):
+        assert alert(api, tmp_path, monkeypatch, FAILURE) == 0
+    assert len(api.state()["issues"][0]["comments"]) == 151
+
+
+def test_the_newest_closed_issue_is_the_newest_made_not_the_last_commented(api, tmp_path, monkeypatch):
+    """A comment on an old closed issue does not make it the alert's newest: what the newer one holds stays
+    closed (a maintainer closed it), rather than opened again as news."""
+    state = api.state()
+    state["labels"] = ["benchmark-regression"]
+    state["issues"] = [an_issue(1, OTHER_REGRESSION, state="closed"), an_issue(2, REGRESSION, state="closed")]
+    state["issues"][0]["updated_at"] = "2026-12-31T00:00:00Z"  # someone commented on #1 after #2 was closed
+    api.save(state)
+    assert alert(api, tmp_path, monkeypatch, REGRESSION) == 0
+    assert [(i["number"], i["state"]) for i in api.state()["issues"]] == [(1, "closed"), (2, "closed")]
