@@ -18,7 +18,7 @@ from benchmarks import metrics
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
 from benchtools.publishing import site as site_tools
-from tests.asv_sites import COST, COUNT, MACHINE, PASSES, RATIO, ROOT, TIMING, TIMING_TWIN, make_site
+from tests.asv_sites import COST, COUNT, MACHINE, PASSES, RATIO, ROOT, TIMING, TIMING_TWIN, make_site, publish
 from tests.helpers import command
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -285,5 +285,34 @@ def test_a_planted_file_is_refused_and_nothing_of_it_runs_in_the_published_site(
         server.shutdown()
         server.server_close()
     assert dialogs == []
+    assert page.console_errors == []
+    assert page.external_requests == []
+
+
+# A tag name upstream could push (issue 37 reproduced it): asv's graph inserts tag names into the page as HTML.
+PLANTED_TAG = "<img/src/onerror=window.__pwned=document.domain>"
+
+
+def test_an_upstream_tag_named_as_markup_runs_nothing_on_the_published_site(tmp_path, page):
+    """A tag is no results file that merge-results checks: the site published (asv publish, then
+    localize-site, as every publish does) leaves out the tag, and the graph that would draw it runs nothing."""
+    config = make_site(tmp_path, {TIMING: [[1.0e-3, 2.0e-3]] * 4})
+    repo, html = tmp_path / "repo", tmp_path / "html"
+    subprocess.run(["git", "-C", str(repo), "tag", PLANTED_TAG, "v2"], check=True)
+    publish(config)
+    assert PLANTED_TAG in json.loads((html / "index.json").read_text())["tags"]  # asv copies it as it is
+    localized = command("localize-site", html)
+    assert localized.returncode == 0, localized.stderr
+    assert list(json.loads((html / "index.json").read_text())["tags"]) == ["v0", "v1", "v2", "v3"]
+    server, base = serve(html)
+    try:
+        page.goto(f"{base}/index.html#{TIMING}")
+        # The tags' labels are drawn with the graph: wait for the plain ones, then look for the planted one's work.
+        page.wait_for_function("() => document.querySelector('#graph-display')?.innerText.includes('v3')")
+        assert page.evaluate("() => window.__pwned") is None
+        assert page.locator("#graph-display img").count() == 0
+    finally:
+        server.shutdown()
+        server.server_close()
     assert page.console_errors == []
     assert page.external_requests == []
