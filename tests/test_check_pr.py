@@ -166,7 +166,7 @@ def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
     ]
     summary = pr_summary.Summary("#9", rows, base="a" * 40, head="b" * 40)
     text = pr_render.fitted(summary)
-    assert len(text) <= pr_render.COMMENT_LIMIT
+    assert len(text.encode()) <= pr_render.COMMENT_BYTES
     # Every list either shows all its rows or says how many it left out: nothing silently.
     left_out = sum(int(n) for n in re.findall(r"… and (\d+) more, left out", text))
     shown_rows = sum(1 for line in text.splitlines() if line.startswith("| ") and not line.startswith("| operation"))

@@ -3,7 +3,7 @@
 The first line says what merging does; a short table gives what changed,
 with how sure each figure is and its cause; everything else sits in
 collapsed sections, each with its count, so that nothing is left out.  The
-whole fits a GitHub comment (COMMENT_LIMIT): where it would not, the longest
+whole fits a GitHub comment (COMMENT_BYTES): where it would not, the longest
 lists are cut, and each cut says how many rows the verdict file holds beyond
 it.
 """
@@ -29,10 +29,12 @@ from .pr_summary import (
 )
 from .render import human
 
-COMMENT_LIMIT = 65536  # GitHub refuses a comment or issue body longer than this
+# The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
+# over 65,536 characters, and the job adds the run's link. "→ — ±" take 2 or 3 bytes each.
+COMMENT_BYTES = 65000
 MARKER = "<!-- equinox-benchmarks: check-pr -->"  # finds the one comment of a pull request to update
 TABLE_ROWS = 20  # changes shown in the table itself; the rest in a collapsed section below it
-FIRST_CUT = COMMENT_LIMIT // 64  # rows of one list tried first: a row is longer than 64 characters
+FIRST_CUT = COMMENT_BYTES // 64  # rows of one list tried first: a row is longer than 64 characters
 CELL = 300  # characters of one cell at most (a cause names functions, which can be long)
 
 WHAT_EACH_SECTION_HOLDS = {
@@ -201,17 +203,21 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def fitted(summary: Summary, limit: int = COMMENT_LIMIT) -> str:
-    """``markdown`` within ``limit`` characters: the longest list halved until it fits, each cut counted."""
+def size(text: str) -> int:
+    return len(text.encode())
+
+
+def fitted(summary: Summary, limit: int = COMMENT_BYTES) -> str:
+    """``markdown`` within ``limit`` bytes (UTF-8): the longest list halved until it fits, each cut counted."""
     lengths = {name: len(summary.section(name)) for name in SECTIONS if name not in CHANGED}
     lengths["changes"] = max(0, len([r for r in summary.rows if r.section in CHANGED]) - TABLE_ROWS)
     lengths["unjudged"] = len(summary.unjudged)
     shown = {name: min(length, FIRST_CUT) for name, length in lengths.items()}
     text = markdown(summary, shown)
-    while len(text) > limit:
+    while size(text) > limit:
         longest = max(shown, key=shown.get)
         if shown[longest] == 0:
-            raise ValueError(f"the summary is {len(text)} characters with every list cut: over {limit}")
+            raise ValueError(f"the summary is {size(text)} bytes with every list cut: over {limit}")
         shown[longest] //= 2
         text = markdown(summary, shown)
     return text
