@@ -5,11 +5,12 @@ whatever the check job left."""
 import pytest
 import yaml
 
+from benchtools.errors import Failed
 from benchtools.judging import pr_render, pr_summary
 from benchtools.judging.changes import Change
 from benchtools.publishing import github
 from benchtools.running import replay, workflow
-from tests.helpers import ROOT
+from tests.helpers import ROOT, command
 
 PR_CHECK = ROOT / ".github" / "workflows" / "pr-check.yml"
 # gh as the comment job calls it: `api --paginate` lists the ids of the check's comments (the file ids),
@@ -125,3 +126,24 @@ def test_a_check_that_left_no_summary_replaces_the_last_comment_saying_so(commen
     assert (
         "--method PATCH repos/replay/equinox-benchmarks/issues/comments/4242" in (comment_job.gh / "calls").read_text()
     )
+
+
+def test_a_side_that_fails_to_build_says_why_in_the_comment_and_the_job_summary(comment_job, tmp_path, monkeypatch):
+    """scripts/check-pr exits 3 and writes the reason to --summary and the job summary, and the comment job
+    posts it (issue 37, item 7): not "did not finish (failure): no verdict" with an empty job summary."""
+    reason = "#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env"
+
+    def fail(_request):
+        raise Failed(reason)
+
+    from benchtools.running import pr_check
+
+    monkeypatch.setattr(pr_check, "check", fail)
+    job_summary, summary = tmp_path / "step-summary.md", tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(job_summary))
+    ran = command("check-pr", "5", "--upstream", tmp_path, "--summary", summary, "--verdict", tmp_path / "v.json")
+    assert ran.returncode == 3
+    assert reason in job_summary.read_text()
+    result, posted = comment_job.run(tmp_path, "failure", {"summary.md": summary.read_text()})
+    assert result == "success" and posted is not None
+    assert "The benchmark check of #5 failed" in posted and reason in posted

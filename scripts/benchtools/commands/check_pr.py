@@ -22,7 +22,8 @@ The summary (Markdown) goes to stdout, to --summary FILE and, in GitHub
 Actions, to the job summary.  Its first line says what merging does; a
 table gives what changed, with how sure (exact, or the time's interval and
 minimum detectable effect) and the cause; the rest sits in collapsed
-sections.  It always fits a GitHub comment.  --verdict FILE writes the
+sections.  It always fits a GitHub comment.  A check that fails says why
+there instead, with the marker, so that the comment shows it.  --verdict FILE writes the
 verdict as data: the gate's JSON (the shape scripts/open-regression-issue
 reads), plus the faster and slower measures and the untouched count.
 
@@ -114,6 +115,11 @@ def main(argv):
     except Error as error:
         if args.verdict:
             verdicts.write(args.verdict, verdicts.failure("scripts/check-pr", error.code, str(error)))
+        # Where the reviewer looks: the comment (from --summary) and the job summary say why, not only the log.
+        text = pr_render.failed(request.name, error)
+        if args.summary:
+            pr_check.write_text(args.summary, text)
+        nightly.summarize(text)
         if args.record:
             pr_proof.append(args.record, pr_proof.failed_entry(request, error))
         raise

@@ -27,7 +27,7 @@ from .pr_summary import (
     Summary,
     is_exact,
 )
-from .render import human
+from .render import as_text, human
 
 # The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
 # over 65,536 characters, and the job adds the run's link. "→ — ±" take 2 or 3 bytes each.
@@ -108,6 +108,12 @@ def cut_note(left_out: int) -> list[str]:
     if not left_out:
         return []
     return ["", f"… and {left_out} more, left out here to fit a comment: the verdict file (--verdict) holds every one."]
+
+
+def failed(title: str, error: Exception) -> str:
+    """The summary of a check that could not finish: why, where the reviewer looks (the comment, the job summary)."""
+    reason = " ".join(str(error).split())[:2000]
+    return f"{MARKER}\n**The benchmark check of {title} failed**: no verdict.\n\n{as_text(reason)}\n"
 
 
 def first_line(summary: Summary) -> str:

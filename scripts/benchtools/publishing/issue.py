@@ -164,23 +164,16 @@ def issue_report(verdict: dict, report: str) -> str:
         return cut(report, MAX_BODY).strip()
     head = (
         "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
-        f"may go unseen. What failed:\n\n{as_text(cut(verdict['summary'], MAX_SUMMARY))}"
+        f"may go unseen. What failed:\n\n{render.as_text(cut(verdict['summary'], MAX_SUMMARY))}"
     )
     if not report:
         return head
     # A third of what is left: each of the report's two fences is at most one longer than the report.
-    return f"{head}\n\nIts report:\n\n{as_text(cut(report, (MAX_BODY - len(head)) // 3))}"
+    return f"{head}\n\nIts report:\n\n{render.as_text(cut(report, (MAX_BODY - len(head)) // 3))}"
 
 
 def cut(text: str, limit: int) -> str:
     return text[:limit] + CUT_NOTE if len(text) > limit else text
-
-
-def as_text(text: str) -> str:
-    """TEXT shown on GitHub as it is, in a fence longer than any run of backticks in it: no link, image, tag or
-    @mention in it renders or notifies."""
-    fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
-    return f"{fence}text\n{text}\n{fence}"
 
 
 def issue_body(verdict: dict, report: str) -> str:
@@ -335,7 +328,8 @@ def failed_run_cross_checked(document: dict, report: str, args) -> tuple[dict, s
     exact = verdicts.read(args.exact_verdict)
     if exact["status"] == FAILED or not exact["regression"]:
         return document, report
-    failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{as_text(document['summary'])}"
+    said = render.as_text(cut(document["summary"], MAX_SUMMARY))
+    failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{said}"
     return exact, f"{checked_report(exact, args.exact_report)}\n\n{failed}"
 
 
