@@ -316,3 +316,18 @@ def test_the_proof_sets_each_change_beside_the_historys_decided_time(tmp_path):
     times.write_text("{}")
     (row,) = [line for line in pr_proof.table(pr_proof.read(record), times).splitlines() if line.startswith("| #5")]
     assert "failed: exit 3: again" in row
+
+
+def test_a_head_whose_benchmarks_crash_fails_the_check_and_says_so_beyond_its_first_line(tmp_path):
+    """A benchmark that fails on the head and not on the base measures nothing: it was "No measure changed
+    beyond its threshold" and exit 0 (issue 37, item 7). Merging breaks it: the check fails and says which."""
+    verdict = judged(tmp_path, {EQUATIONS: [None]})
+    [failed] = verdict.failed
+    summary = pr_summary.summarize(verdict, "#8", base="a" * 40, head=failed.commit, environments=["env"])
+    assert summary.broken() == [(failed.env, EQUATIONS)] and summary.regression
+    text = pr_render.fitted(summary)
+    assert "1 benchmark(s) broken" in text.splitlines()[1]
+    assert "No measure changed beyond its threshold." not in text and "merging breaks benchmarks" in text
+    # The same failure on the base too is no news of this pull request.
+    both = pr_summary.summarize(verdict, "#8", base=failed.commit, head=failed.commit)
+    assert both.broken() == [] and not both.regression

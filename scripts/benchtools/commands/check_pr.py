@@ -36,9 +36,10 @@ JSON record; --from-record FILE --docs PAGE writes the record's table into
 PAGE's generated block (docs/pull-requests.md), measuring nothing.
 
 Exit status: 0 when no regression counts (nothing to measure included); 1
-when one does; 2 for bad input (an unknown pull request or ref, an
-unreachable repository); 3 when a side fails to build, install or import in
-an environment, or a command it ran failed: a failure is never "no change".
+when one does, or when a benchmark fails on the head and not on the base; 2
+for bad input (an unknown pull request or ref, an unreachable repository); 3
+when a side fails to build, install or import in an environment, or a
+command it ran failed: a failure is never "no change".
 """
 
 import dataclasses

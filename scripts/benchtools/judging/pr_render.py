@@ -120,8 +120,10 @@ def first_line(summary: Summary) -> str:
     if summary.nothing_to_measure:
         return f"**{summary.title}: nothing to measure** ({summary.nothing_to_measure})"
     counts = summary.counts()
+    broken = summary.broken()
     head = (
-        f"**Merging {summary.title}: {counts[FASTER]} faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged**"
+        f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{counts[FASTER]} "
+        f"faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged**"
     )
     more = [f"{counts[name]} {name}" for name in SECTIONS if name not in (FASTER, SLOWER_, UNCHANGED) and counts[name]]
     if summary.unjudged:
@@ -165,12 +167,18 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
         if rest:
             kept, left_out = limit("changes", rest)
             lines += details("More changes", len(rest), [*changes_table(kept), *cut_note(left_out)])
+    elif summary.broken():
+        lines += [
+            "",
+            "No measure changed beyond its threshold, but merging breaks benchmarks (below): they fail on "
+            "the head and not on the base, so they measure nothing.",
+        ]
     else:
         lines += ["", "No measure changed beyond its threshold."]
     if summary.failed:
         lines += [
             "",
-            "**Benchmarks that failed** (no value: neither a regression nor a pass):",
+            "**Benchmarks that failed** (no value; one that fails on the head and not on the base fails the check):",
             "",
             *(
                 f"- `{f.commit[:8]}` in {f.env}: {', '.join(f'`{name}`' for name in f.benchmarks)}"
