@@ -331,3 +331,19 @@ def test_a_head_whose_benchmarks_crash_fails_the_check_and_says_so_beyond_its_fi
     # The same failure on the base too is no news of this pull request.
     both = pr_summary.summarize(verdict, "#8", base=failed.commit, head=failed.commit)
     assert both.broken() == [] and not both.regression
+
+
+def test_how_sure_says_what_was_measured_of_an_instruction_count():
+    """An instruction count is not the same every run (issue 37, item 15): fresh processes of identical code
+    differ up to the measured spread, and "how sure" says so; a Python cost count is the same every run."""
+    instructions = Change(INSTRUCTIONS, "4", "env", 1000.0, 1100.0, "a", "b", True, "instructions")
+    cost = Change(COST, "4", "env", 1000.0, 1100.0, "a", "b", True, "weighted")
+    said = {
+        change.kind: pr_render.how_sure(pr_summary.Row(change, pr_summary.SLOWER_, pr_summary.words(COST, "4")))
+        for change in (instructions, cost)
+    }
+    assert (
+        f"±{metrics.INSTRUCTIONS_SPREAD:.1%}" in said[metrics.INSTRUCTIONS] and "measured" in said[metrics.INSTRUCTIONS]
+    )
+    assert "the same every run" not in said[metrics.INSTRUCTIONS]
+    assert said[metrics.COST] == "counted, the same every run"

@@ -9,8 +9,9 @@ A change that touches neither equinox/ nor pyproject.toml is answered at
 once: nothing to measure, exit 0.  Otherwise both sides are benchmarked in
 one job, in each environment of asv.conf.json (--jax narrows them), with
 scripts/bench's machinery (HASHFILE:): each benchmark run once, which gives
-the exact measures (counts, the same every run) and screens the alerting
-timings (a timing that never alerts is never counted, so it is not run);
+the exact measures (counts; an instruction count within its measured
+spread) and screens the alerting timings (a timing that never alerts is
+never counted, so it is not run);
 then the gate compares base with head (scripts/regressions --compare), and
 re-measures every timing suspect side by side, slower and faster ones, in
 fresh interpreters of both sides in balanced order, before it counts.

@@ -64,9 +64,13 @@ def change_text(row: Row) -> str:
 
 
 def how_sure(row: Row) -> str:
-    """exact, or the re-measured time's estimate, interval and minimum detectable effect."""
+    """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
+    minimum detectable effect."""
+    if row.change.kind == metrics.INSTRUCTIONS:
+        # Not the same every run: fresh processes of identical code were measured to differ, up to the spread.
+        return f"counted; identical code varies up to ±{metrics.INSTRUCTIONS_SPREAD:.1%} between processes (measured)"
     if is_exact(row.change):
-        return "exact (the same every run)"
+        return "counted, the same every run"
     found = row.confirmation
     if found is None or found.interval is None:
         return "one run of each side, not re-measured" + (f" ({found.note})" if found and found.note else "")
