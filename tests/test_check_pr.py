@@ -10,6 +10,7 @@ import re
 import pytest
 
 from benchmarks import metrics
+from benchtools.commands import check_pr
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
 from benchtools.judging.changes import Change
@@ -210,29 +211,31 @@ def test_bad_arguments_exit_2_naming_what_is_wrong():
 
 
 @pytest.mark.parametrize("code, regression", [(0, False), (1, True)])
-def test_the_exit_code_is_the_verdicts(tmp_path, monkeypatch, code, regression):
-    """The command layer on a real verdict: 1 exactly when a regression counts, the summary and verdict written."""
+def test_the_exit_code_is_the_verdicts(tmp_path, capsys, code, regression):
+    """The command's telling of a real verdict: 1 exactly when a regression counts, the summary and verdict
+    written. (pr_check.check itself runs on real pull requests below.)"""
     verdict = judged(tmp_path, {EQUATIONS: [1]} if regression else {COST: [2900, 12000]})
     request = pr_check.Request(upstream=str(tmp_path), number=5)
     sides = pr_check.Sides("a" * 40, "b" * 40, "merge base", "refs/pull/5/head", ["equinox/_module.py"])
-    monkeypatch.setattr(pr_check, "check", lambda _request: pr_check.Outcome(request, sides, verdict))
     summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
-    ran = command("check-pr", "5", "--upstream", tmp_path, "--summary", summary, "--verdict", verdict_file)
-    assert ran.returncode == code, ran.stderr
-    assert summary.read_text() == ran.stdout
+    args = check_pr.parse_args(
+        ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
+    )
+    assert check_pr.tell(args, pr_check.Outcome(request, sides, verdict)) == code
+    assert summary.read_text() == capsys.readouterr().out
     assert verdicts.read(verdict_file)["regression"] is regression
 
 
-def test_a_side_that_fails_exits_3_and_writes_a_failed_verdict(tmp_path, monkeypatch):
-    def fail(_request):
-        raise Failed("#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env")
-
-    monkeypatch.setattr(pr_check, "check", fail)
-    verdict_file = tmp_path / "verdict.json"
-    ran = command("check-pr", "5", "--upstream", tmp_path, "--verdict", verdict_file)
-    assert ran.returncode == 3 and "did not build" in ran.stderr
+def test_a_side_that_fails_writes_a_failed_verdict_and_says_why_in_the_summary(tmp_path):
+    error = Failed("#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env")
+    summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
+    args = check_pr.parse_args(
+        ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
+    )
+    check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), error)
     document = verdicts.read(verdict_file)
     assert document["status"] == verdicts.FAILED and document["exit"] == 3 and document["regression"] is False
+    assert summary.read_text().startswith(pr_render.MARKER) and "did not build" in summary.read_text()
 
 
 # ---- real pull requests of the upstream bundle

@@ -5,12 +5,13 @@ whatever the check job left."""
 import pytest
 import yaml
 
+from benchtools.commands import check_pr
 from benchtools.errors import Failed
 from benchtools.judging import pr_render, pr_summary
 from benchtools.judging.changes import Change
 from benchtools.publishing import github
-from benchtools.running import replay, workflow
-from tests.helpers import ROOT, command
+from benchtools.running import pr_check, replay, workflow
+from tests.helpers import ROOT
 
 PR_CHECK = ROOT / ".github" / "workflows" / "pr-check.yml"
 # gh as the comment job calls it: `api --paginate` lists the ids of the check's comments (the file ids),
@@ -132,17 +133,10 @@ def test_a_side_that_fails_to_build_says_why_in_the_comment_and_the_job_summary(
     """scripts/check-pr exits 3 and writes the reason to --summary and the job summary, and the comment job
     posts it (issue 37, item 7): not "did not finish (failure): no verdict" with an empty job summary."""
     reason = "#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env"
-
-    def fail(_request):
-        raise Failed(reason)
-
-    from benchtools.running import pr_check
-
-    monkeypatch.setattr(pr_check, "check", fail)
     job_summary, summary = tmp_path / "step-summary.md", tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(job_summary))
-    ran = command("check-pr", "5", "--upstream", tmp_path, "--summary", summary, "--verdict", tmp_path / "v.json")
-    assert ran.returncode == 3
+    args = check_pr.parse_args(["5", "--upstream", str(tmp_path), "--summary", str(summary)])
+    check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), Failed(reason))
     assert reason in job_summary.read_text()
     result, posted = comment_job.run(tmp_path, "failure", {"summary.md": summary.read_text()})
     assert result == "success" and posted is not None

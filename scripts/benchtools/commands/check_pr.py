@@ -115,16 +115,13 @@ def main(argv):
     try:
         outcome = pr_check.check(request)
     except Error as error:
-        if args.verdict:
-            verdicts.write(args.verdict, verdicts.failure("scripts/check-pr", error.code, str(error)))
-        # Where the reviewer looks: the comment (from --summary) and the job summary say why, not only the log.
-        text = pr_render.failed(request.name, error)
-        if args.summary:
-            pr_check.write_text(args.summary, text)
-        nightly.summarize(text)
-        if args.record:
-            pr_proof.append(args.record, pr_proof.failed_entry(request, error))
+        tell_failure(args, request, error)
         raise
+    return tell(args, outcome)
+
+
+def tell(args, outcome: pr_check.Outcome) -> ExitCode:
+    """The outcome as its summary (stdout, --summary, the job summary), --verdict and --record; the exit code."""
     summary = pr_check.summary_of(outcome)
     text = pr_render.fitted(summary)
     print(text, end="")
@@ -136,3 +133,16 @@ def main(argv):
     if args.record:
         pr_proof.append(args.record, pr_proof.entry(outcome, summary))
     return ExitCode.FOUND if summary.regression else ExitCode.OK
+
+
+def tell_failure(args, request: pr_check.Request, error: Error) -> None:
+    """A check that failed, told where a good one is: --verdict (status failed), the summary, --record."""
+    if args.verdict:
+        verdicts.write(args.verdict, verdicts.failure("scripts/check-pr", error.code, str(error)))
+    # Where the reviewer looks: the comment (from --summary) and the job summary say why, not only the log.
+    text = pr_render.failed(request.name, error)
+    if args.summary:
+        pr_check.write_text(args.summary, text)
+    nightly.summarize(text)
+    if args.record:
+        pr_proof.append(args.record, pr_proof.failed_entry(request, error))
