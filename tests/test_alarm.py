@@ -17,7 +17,7 @@ from benchtools.commands import open_regression_issue
 from benchtools.judging import render, verdicts
 from benchtools.publishing import github, issue
 from benchtools.publishing.issue import Action, Previous, Verdict
-from tests.asv_sites import COST, TIMING, judged_document
+from tests.asv_sites import COST, INSTRUCTIONS, TIMING, judged_document
 
 TOKEN = "alarm-token"
 REPORT = f"{render.HEADING} (v0 → v1, timing confirmed)\n\n| cost | {COST} | 4 |"
@@ -451,3 +451,35 @@ def test_the_newest_closed_issue_is_the_newest_made_not_the_last_commented(api, 
     api.save(state)
     assert alert(api, tmp_path, monkeypatch, REGRESSION) == 0
     assert [(i["number"], i["state"]) for i in api.state()["issues"]] == [(1, "closed"), (2, "closed")]
+
+
+def instruction_rise(**changed) -> dict:
+    """A counted instruction rise, as the gate writes it, with CHANGED keys replaced."""
+    row = {**judged_document()["counted"][0], "kind": "instructions", "benchmark": INSTRUCTIONS}
+    return {**row, "params": "'construct(default)'", **changed}
+
+
+def overruling(rise: dict) -> dict:
+    """The run job's overrule of RISE: its operation's time re-measured side by side and decided faster."""
+    time = {"benchmark": TIMING, "params": "'jit'", "estimate": -0.05, "low": -0.08, "high": -0.02, "pairs": 12}
+    return {**rise, "time": time}
+
+
+@pytest.mark.parametrize("kind", ["instructions", "cost"])
+def test_a_rise_the_run_job_overruled_by_its_time_is_no_disagreement(api, tmp_path, monkeypatch, kind):
+    """Issue 37, item 13: the run job judges with confirmation, and an instruction rise whose time is decided
+    faster does not count there; the publish job judges without, and counts it. That night was failed as a
+    disagreement. Now the overrule is taken, but only the gate's own: an instruction count's (a cost is never
+    overruled by a time, so a run job that claims it is contradicted)."""
+    rise = instruction_rise(kind=kind, benchmark=INSTRUCTIONS if kind == "instructions" else COST)
+    run_job = judged_document(
+        regression=False, summary="no regression counts", counted=[], overruled=[overruling(rise)]
+    )
+    exact = judged_document(counted=[rise])
+    report = f"{render.HEADING} (v0 → v1, unconfirmed)\n\n| {kind} | {rise['benchmark']} |"
+    assert cross_check(api, tmp_path, monkeypatch, (run_job, ""), (exact, report)) == 0
+    if kind == "instructions":
+        assert api.state()["issues"] == []  # a quiet night, as the run job judged it
+    else:
+        [opened] = api.state()["issues"]
+        assert "counts 0 exact regression(s), the re-judgement where no upstream code ran counts 1" in opened["body"]
