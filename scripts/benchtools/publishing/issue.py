@@ -32,7 +32,7 @@ MAX_BODY = 65000
 CUT_NOTE = "\n\n… (cut: the full report is in the run's summary)"
 # A failure's summary, which upstream code may have written, is cut to this.
 MAX_SUMMARY = 2000
-# Separates the report from the alert's marker and the link to the run, so that bodies compare by report alone.
+# Separates the report from the alert's marker and the link to the run: what follows the last one is the alert's own.
 MARKER = "\n<!-- end of regression report -->\n"
 # The alert's mark on what it writes, with the key of what it reports (regression_key).
 KEY_MARK = re.compile(r"<!-- benchmark alert: ([0-9a-f]{16}) -->")
