@@ -10,6 +10,7 @@ import re
 import pytest
 
 from benchmarks import metrics
+from benchtools.commands import check_pr
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
 from benchtools.judging.changes import Change
@@ -166,7 +167,7 @@ def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
     ]
     summary = pr_summary.Summary("#9", rows, base="a" * 40, head="b" * 40)
     text = pr_render.fitted(summary)
-    assert len(text) <= pr_render.COMMENT_LIMIT
+    assert len(text.encode()) <= pr_render.COMMENT_BYTES
     # Every list either shows all its rows or says how many it left out: nothing silently.
     left_out = sum(int(n) for n in re.findall(r"… and (\d+) more, left out", text))
     shown_rows = sum(1 for line in text.splitlines() if line.startswith("| ") and not line.startswith("| operation"))
@@ -210,29 +211,31 @@ def test_bad_arguments_exit_2_naming_what_is_wrong():
 
 
 @pytest.mark.parametrize("code, regression", [(0, False), (1, True)])
-def test_the_exit_code_is_the_verdicts(tmp_path, monkeypatch, code, regression):
-    """The command layer on a real verdict: 1 exactly when a regression counts, the summary and verdict written."""
+def test_the_exit_code_is_the_verdicts(tmp_path, capsys, code, regression):
+    """The command's telling of a real verdict: 1 exactly when a regression counts, the summary and verdict
+    written. (pr_check.check itself runs on real pull requests below.)"""
     verdict = judged(tmp_path, {EQUATIONS: [1]} if regression else {COST: [2900, 12000]})
     request = pr_check.Request(upstream=str(tmp_path), number=5)
     sides = pr_check.Sides("a" * 40, "b" * 40, "merge base", "refs/pull/5/head", ["equinox/_module.py"])
-    monkeypatch.setattr(pr_check, "check", lambda _request: pr_check.Outcome(request, sides, verdict))
     summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
-    ran = command("check-pr", "5", "--upstream", tmp_path, "--summary", summary, "--verdict", verdict_file)
-    assert ran.returncode == code, ran.stderr
-    assert summary.read_text() == ran.stdout
+    args = check_pr.parse_args(
+        ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
+    )
+    assert check_pr.tell(args, pr_check.Outcome(request, sides, verdict)) == code
+    assert summary.read_text() == capsys.readouterr().out
     assert verdicts.read(verdict_file)["regression"] is regression
 
 
-def test_a_side_that_fails_exits_3_and_writes_a_failed_verdict(tmp_path, monkeypatch):
-    def fail(_request):
-        raise Failed("#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env")
-
-    monkeypatch.setattr(pr_check, "check", fail)
-    verdict_file = tmp_path / "verdict.json"
-    ran = command("check-pr", "5", "--upstream", tmp_path, "--verdict", verdict_file)
-    assert ran.returncode == 3 and "did not build" in ran.stderr
+def test_a_side_that_fails_writes_a_failed_verdict_and_says_why_in_the_summary(tmp_path):
+    error = Failed("#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env")
+    summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
+    args = check_pr.parse_args(
+        ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
+    )
+    check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), error)
     document = verdicts.read(verdict_file)
     assert document["status"] == verdicts.FAILED and document["exit"] == 3 and document["regression"] is False
+    assert summary.read_text().startswith(pr_render.MARKER) and "did not build" in summary.read_text()
 
 
 # ---- real pull requests of the upstream bundle
@@ -316,3 +319,34 @@ def test_the_proof_sets_each_change_beside_the_historys_decided_time(tmp_path):
     times.write_text("{}")
     (row,) = [line for line in pr_proof.table(pr_proof.read(record), times).splitlines() if line.startswith("| #5")]
     assert "failed: exit 3: again" in row
+
+
+def test_a_head_whose_benchmarks_crash_fails_the_check_and_says_so_beyond_its_first_line(tmp_path):
+    """A benchmark that fails on the head and not on the base measures nothing: it was "No measure changed
+    beyond its threshold" and exit 0 (issue 37, item 7). Merging breaks it: the check fails and says which."""
+    verdict = judged(tmp_path, {EQUATIONS: [None]})
+    [failed] = verdict.failed
+    summary = pr_summary.summarize(verdict, "#8", base="a" * 40, head=failed.commit, environments=["env"])
+    assert summary.broken() == [(failed.env, EQUATIONS)] and summary.regression
+    text = pr_render.fitted(summary)
+    assert "1 benchmark(s) broken" in text.splitlines()[1]
+    assert "No measure changed beyond its threshold." not in text and "merging breaks benchmarks" in text
+    # The same failure on the base too is no news of this pull request.
+    both = pr_summary.summarize(verdict, "#8", base=failed.commit, head=failed.commit)
+    assert both.broken() == [] and not both.regression
+
+
+def test_how_sure_says_what_was_measured_of_an_instruction_count():
+    """An instruction count is not the same every run (issue 37, item 15): fresh processes of identical code
+    differ up to the measured spread, and "how sure" says so; a Python cost count is the same every run."""
+    instructions = Change(INSTRUCTIONS, "4", "env", 1000.0, 1100.0, "a", "b", True, "instructions")
+    cost = Change(COST, "4", "env", 1000.0, 1100.0, "a", "b", True, "weighted")
+    said = {
+        change.kind: pr_render.how_sure(pr_summary.Row(change, pr_summary.SLOWER_, pr_summary.words(COST, "4")))
+        for change in (instructions, cost)
+    }
+    assert (
+        f"±{metrics.INSTRUCTIONS_SPREAD:.1%}" in said[metrics.INSTRUCTIONS] and "measured" in said[metrics.INSTRUCTIONS]
+    )
+    assert "the same every run" not in said[metrics.INSTRUCTIONS]
+    assert said[metrics.COST] == "counted, the same every run"

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from benchmarks import metrics
 from tests.asv_sites import (
     ABSOLUTE,
     BYTECODES,
@@ -164,11 +165,18 @@ def test_an_exact_check_counts_at_any_increase(tmp_path):
     assert row.startswith("| deterministic |") and "| 0 equations | 1 equations | from 0 | any increase | v5 |" in row
 
 
-def test_identical_code_raises_no_alarm(tmp_path):
-    noise = [[1.00e-3 * (1 + 0.01 * (i % 2)), 2.00e-3] for i in range(6)]
-    result = gate(make_site(tmp_path, {TIMING: noise, COUNT: FLAT_COUNT}))
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "No regression counts." in result.stdout
+@pytest.mark.parametrize("step", [False, True])
+def test_identical_code_raises_no_alarm_though_its_noise_nears_the_threshold(tmp_path, step):
+    """Identical code whose timing jumps up and down by 90% of the threshold from commit to commit raises
+    nothing; a step of 110% of the threshold on the same metric counts, so that the quiet case can fail."""
+    threshold = metrics.threshold(f"{TIMING}('jit')")
+    if step:
+        timing = FLAT_TIMING[:3] + [[1.00e-3 * (1 + 1.1 * threshold), 2.00e-3]] * 3
+    else:
+        timing = [[1.00e-3 * (1 + 0.9 * threshold * (i % 2)), 2.00e-3] for i in range(6)]
+    result = gate(make_site(tmp_path, {TIMING: timing, COUNT: FLAT_COUNT}))
+    assert result.returncode == int(step), result.stdout + result.stderr
+    assert ("No regression counts." in result.stdout) is not step
 
 
 def test_each_kind_of_metric_has_its_own_threshold_and_an_absolute_time_never_counts(tmp_path):

@@ -311,8 +311,19 @@ def test_a_refused_write_or_an_unreachable_api_exits_3_in_one_line(gh, tmp_path,
         json.dumps(judged_document(counted="1 regression")),
         json.dumps(judged_document(counted=[{"benchmark": COST}])),
         json.dumps({"schema": 1, "status": "failed", "regression": True, "summary": "x"}),
+        # A failed night that says a regression counts, and holds the row to agree with itself.
+        json.dumps({**verdicts.failure("x", 1, "m"), "regression": True, "counted": judged_document()["counted"]}),
     ],
-    ids=["quiet-with-counted", "bare", "nan", "bom", "counted-text", "counted-row-short", "failed-short"],
+    ids=[
+        "quiet-with-counted",
+        "bare",
+        "nan",
+        "bom",
+        "counted-text",
+        "counted-row-short",
+        "failed-short",
+        "failed-regression",
+    ],
 )
 def test_a_verdict_not_of_the_whole_judged_shape_is_bad_input(gh, tmp_path, text):
     night = Night(tmp_path, 0)

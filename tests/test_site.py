@@ -18,7 +18,7 @@ from benchmarks import metrics
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
 from benchtools.publishing import site as site_tools
-from tests.asv_sites import COST, COUNT, MACHINE, PASSES, RATIO, ROOT, TIMING, TIMING_TWIN, make_site
+from tests.asv_sites import COST, COUNT, MACHINE, PASSES, RATIO, ROOT, TIMING, TIMING_TWIN, make_site, publish
 from tests.helpers import command
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -99,16 +99,15 @@ def page():
         browser.close()
 
 
-def painted_pixels(page) -> int:
-    """Non-background pixels across the graph's canvases: points and lines, once drawn, paint some."""
-    return page.evaluate("""() => {
+# Non-background pixels across the graph's canvases: points and lines, once drawn, paint some.
+PAINTED_PIXELS = """() => {
         let painted = 0;
         for (const canvas of document.querySelectorAll('#graph-display canvas')) {
             const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
             for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
         }
         return painted;
-    }""")
+    }"""
 
 
 def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
@@ -125,9 +124,8 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
         page.goto(f"{site}/index.html#{TIMING}")
     assert graph.value.ok
     assert len(graph.value.json()) == 6  # one point per commit
-    page.wait_for_selector("#graph-display canvas", state="attached")
-    page.wait_for_timeout(1000)  # flot draws after the data arrives
-    assert painted_pixels(page) > 500
+    # flot draws after the data arrives: wait until its points and lines are painted.
+    page.wait_for_function(f"() => ({PAINTED_PIXELS})() > 500")
     page.screenshot(path=str(SCREENSHOTS / "graph.png"))
 
     page.goto(f"{site}/index.html#/regressions")
@@ -151,7 +149,8 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     page.click("#nav-li-overhead a")
     page.wait_for_selector("h1")
     assert "tree_at cost" in page.inner_text("h1")
-    assert page.evaluate("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
+    # Every plot loads and decodes: waited for, since the heading shows before its images have arrived.
+    page.wait_for_function("() => [...document.images].every(img => img.complete && img.naturalWidth > 0)")
     # The ratio plot, the history's, and the operations' (tree_at's cost alone: the site has no Module operation);
     # the site measured no eager or tracing time, so those plots are left out.
     sources = page.evaluate("() => [...document.images].map(img => img.getAttribute('src'))")
@@ -286,5 +285,34 @@ def test_a_planted_file_is_refused_and_nothing_of_it_runs_in_the_published_site(
         server.shutdown()
         server.server_close()
     assert dialogs == []
+    assert page.console_errors == []
+    assert page.external_requests == []
+
+
+# A tag name upstream could push (issue 37 reproduced it): asv's graph inserts tag names into the page as HTML.
+PLANTED_TAG = "<img/src/onerror=window.__pwned=document.domain>"
+
+
+def test_an_upstream_tag_named_as_markup_runs_nothing_on_the_published_site(tmp_path, page):
+    """A tag is no results file that merge-results checks: the site published (asv publish, then
+    localize-site, as every publish does) leaves out the tag, and the graph that would draw it runs nothing."""
+    config = make_site(tmp_path, {TIMING: [[1.0e-3, 2.0e-3]] * 4})
+    repo, html = tmp_path / "repo", tmp_path / "html"
+    subprocess.run(["git", "-C", str(repo), "tag", PLANTED_TAG, "v2"], check=True)
+    publish(config)
+    assert PLANTED_TAG in json.loads((html / "index.json").read_text())["tags"]  # asv copies it as it is
+    localized = command("localize-site", html)
+    assert localized.returncode == 0, localized.stderr
+    assert list(json.loads((html / "index.json").read_text())["tags"]) == ["v0", "v1", "v2", "v3"]
+    server, base = serve(html)
+    try:
+        page.goto(f"{base}/index.html#{TIMING}")
+        # The tags' labels are drawn with the graph: wait for the plain ones, then look for the planted one's work.
+        page.wait_for_function("() => document.querySelector('#graph-display')?.innerText.includes('v3')")
+        assert page.evaluate("() => window.__pwned") is None
+        assert page.locator("#graph-display img").count() == 0
+    finally:
+        server.shutdown()
+        server.server_close()
     assert page.console_errors == []
     assert page.external_requests == []

@@ -121,6 +121,23 @@ def test_the_pull_request_check_runs_its_code_read_only_and_comments_from_a_job_
     assert "comment" in workflow["jobs"]
 
 
+def test_a_call_of_the_pull_request_check_runs_the_scripts_of_the_commit_it_pins():
+    """pr-check.yml@SHA runs SHA's YAML: its check job checks out the suite at the commit the caller names
+    (required, the same SHA, as docs/automation.md's lines pass it), not at the suite's default branch."""
+    workflow = load(ROOT / ".github" / "workflows" / "pr-check.yml")
+    assert workflow["on"]["workflow_call"]["inputs"]["suite_ref"]["required"] is True
+    [checkout] = [s for s in workflow["jobs"]["check"]["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    github = {"repository": "owner/suite", "sha": "d" * 40}
+    called = {"inputs": {"suite_repository": "owner/suite", "suite_ref": "c" * 40}, "github": github}
+    dispatched = {"inputs": {"suite_repository": "", "suite_ref": ""}, "github": github}
+    assert replay.substitute(checkout["with"]["ref"], called) == "c" * 40
+    assert replay.substitute(checkout["with"]["ref"], dispatched) == "d" * 40
+    docs = (ROOT / "docs" / "automation.md").read_text()
+    [caller] = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", docs, re.S) if "pr-check.yml@" in b]
+    [call] = caller["jobs"].values()
+    assert call["uses"].endswith("/pr-check.yml@COMMIT_SHA") and call["with"]["suite_ref"] == "COMMIT_SHA"
+
+
 def test_writers_share_one_concurrency_group_that_is_never_cancelled():
     groups = []
     for name in ("nightly.yml", "backfill.yml"):

@@ -9,8 +9,9 @@ A change that touches neither equinox/ nor pyproject.toml is answered at
 once: nothing to measure, exit 0.  Otherwise both sides are benchmarked in
 one job, in each environment of asv.conf.json (--jax narrows them), with
 scripts/bench's machinery (HASHFILE:): each benchmark run once, which gives
-the exact measures (counts, the same every run) and screens the alerting
-timings (a timing that never alerts is never counted, so it is not run);
+the exact measures (counts; an instruction count within its measured
+spread) and screens the alerting timings (a timing that never alerts is
+never counted, so it is not run);
 then the gate compares base with head (scripts/regressions --compare), and
 re-measures every timing suspect side by side, slower and faster ones, in
 fresh interpreters of both sides in balanced order, before it counts.
@@ -22,7 +23,8 @@ The summary (Markdown) goes to stdout, to --summary FILE and, in GitHub
 Actions, to the job summary.  Its first line says what merging does; a
 table gives what changed, with how sure (exact, or the time's interval and
 minimum detectable effect) and the cause; the rest sits in collapsed
-sections.  It always fits a GitHub comment.  --verdict FILE writes the
+sections.  It always fits a GitHub comment.  A check that fails says why
+there instead, with the marker, so that the comment shows it.  --verdict FILE writes the
 verdict as data: the gate's JSON (the shape scripts/open-regression-issue
 reads), plus the faster and slower measures and the untouched count.
 
@@ -35,9 +37,10 @@ JSON record; --from-record FILE --docs PAGE writes the record's table into
 PAGE's generated block (docs/pull-requests.md), measuring nothing.
 
 Exit status: 0 when no regression counts (nothing to measure included); 1
-when one does; 2 for bad input (an unknown pull request or ref, an
-unreachable repository); 3 when a side fails to build, install or import in
-an environment, or a command it ran failed: a failure is never "no change".
+when one does, or when a benchmark fails on the head and not on the base; 2
+for bad input (an unknown pull request or ref, an unreachable repository); 3
+when a side fails to build, install or import in an environment, or a
+command it ran failed: a failure is never "no change".
 """
 
 import dataclasses
@@ -112,11 +115,13 @@ def main(argv):
     try:
         outcome = pr_check.check(request)
     except Error as error:
-        if args.verdict:
-            verdicts.write(args.verdict, verdicts.failure("scripts/check-pr", error.code, str(error)))
-        if args.record:
-            pr_proof.append(args.record, pr_proof.failed_entry(request, error))
+        tell_failure(args, request, error)
         raise
+    return tell(args, outcome)
+
+
+def tell(args, outcome: pr_check.Outcome) -> ExitCode:
+    """The outcome as its summary (stdout, --summary, the job summary), --verdict and --record; the exit code."""
     summary = pr_check.summary_of(outcome)
     text = pr_render.fitted(summary)
     print(text, end="")
@@ -128,3 +133,16 @@ def main(argv):
     if args.record:
         pr_proof.append(args.record, pr_proof.entry(outcome, summary))
     return ExitCode.FOUND if summary.regression else ExitCode.OK
+
+
+def tell_failure(args, request: pr_check.Request, error: Error) -> None:
+    """A check that failed, told where a good one is: --verdict (status failed), the summary, --record."""
+    if args.verdict:
+        verdicts.write(args.verdict, verdicts.failure("scripts/check-pr", error.code, str(error)))
+    # Where the reviewer looks: the comment (from --summary) and the job summary say why, not only the log.
+    text = pr_render.failed(request.name, error)
+    if args.summary:
+        pr_check.write_text(args.summary, text)
+    nightly.summarize(text)
+    if args.record:
+        pr_proof.append(args.record, pr_proof.failed_entry(request, error))

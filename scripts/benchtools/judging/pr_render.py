@@ -3,7 +3,7 @@
 The first line says what merging does; a short table gives what changed,
 with how sure each figure is and its cause; everything else sits in
 collapsed sections, each with its count, so that nothing is left out.  The
-whole fits a GitHub comment (COMMENT_LIMIT): where it would not, the longest
+whole fits a GitHub comment (COMMENT_BYTES): where it would not, the longest
 lists are cut, and each cut says how many rows the verdict file holds beyond
 it.
 """
@@ -27,12 +27,14 @@ from .pr_summary import (
     Summary,
     is_exact,
 )
-from .render import human
+from .render import as_text, human
 
-COMMENT_LIMIT = 65536  # GitHub refuses a comment or issue body longer than this
+# The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
+# over 65,536 characters, and the job adds the run's link. "→ — ±" take 2 or 3 bytes each.
+COMMENT_BYTES = 65000
 MARKER = "<!-- equinox-benchmarks: check-pr -->"  # finds the one comment of a pull request to update
 TABLE_ROWS = 20  # changes shown in the table itself; the rest in a collapsed section below it
-FIRST_CUT = COMMENT_LIMIT // 64  # rows of one list tried first: a row is longer than 64 characters
+FIRST_CUT = COMMENT_BYTES // 64  # rows of one list tried first: a row is longer than 64 characters
 CELL = 300  # characters of one cell at most (a cause names functions, which can be long)
 
 WHAT_EACH_SECTION_HOLDS = {
@@ -62,9 +64,13 @@ def change_text(row: Row) -> str:
 
 
 def how_sure(row: Row) -> str:
-    """exact, or the re-measured time's estimate, interval and minimum detectable effect."""
+    """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
+    minimum detectable effect."""
+    if row.change.kind == metrics.INSTRUCTIONS:
+        # Not the same every run: fresh processes of identical code were measured to differ, up to the spread.
+        return f"counted; identical code varies up to ±{metrics.INSTRUCTIONS_SPREAD:.1%} between processes (measured)"
     if is_exact(row.change):
-        return "exact (the same every run)"
+        return "counted, the same every run"
     found = row.confirmation
     if found is None or found.interval is None:
         return "one run of each side, not re-measured" + (f" ({found.note})" if found and found.note else "")
@@ -108,12 +114,20 @@ def cut_note(left_out: int) -> list[str]:
     return ["", f"… and {left_out} more, left out here to fit a comment: the verdict file (--verdict) holds every one."]
 
 
+def failed(title: str, error: Exception) -> str:
+    """The summary of a check that could not finish: why, where the reviewer looks (the comment, the job summary)."""
+    reason = " ".join(str(error).split())[:2000]
+    return f"{MARKER}\n**The benchmark check of {title} failed**: no verdict.\n\n{as_text(reason)}\n"
+
+
 def first_line(summary: Summary) -> str:
     if summary.nothing_to_measure:
         return f"**{summary.title}: nothing to measure** ({summary.nothing_to_measure})"
     counts = summary.counts()
+    broken = summary.broken()
     head = (
-        f"**Merging {summary.title}: {counts[FASTER]} faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged**"
+        f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{counts[FASTER]} "
+        f"faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged**"
     )
     more = [f"{counts[name]} {name}" for name in SECTIONS if name not in (FASTER, SLOWER_, UNCHANGED) and counts[name]]
     if summary.unjudged:
@@ -157,12 +171,18 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
         if rest:
             kept, left_out = limit("changes", rest)
             lines += details("More changes", len(rest), [*changes_table(kept), *cut_note(left_out)])
+    elif summary.broken():
+        lines += [
+            "",
+            "No measure changed beyond its threshold, but merging breaks benchmarks (below): they fail on "
+            "the head and not on the base, so they measure nothing.",
+        ]
     else:
         lines += ["", "No measure changed beyond its threshold."]
     if summary.failed:
         lines += [
             "",
-            "**Benchmarks that failed** (no value: neither a regression nor a pass):",
+            "**Benchmarks that failed** (no value; one that fails on the head and not on the base fails the check):",
             "",
             *(
                 f"- `{f.commit[:8]}` in {f.env}: {', '.join(f'`{name}`' for name in f.benchmarks)}"
@@ -201,17 +221,21 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def fitted(summary: Summary, limit: int = COMMENT_LIMIT) -> str:
-    """``markdown`` within ``limit`` characters: the longest list halved until it fits, each cut counted."""
+def size(text: str) -> int:
+    return len(text.encode())
+
+
+def fitted(summary: Summary, limit: int = COMMENT_BYTES) -> str:
+    """``markdown`` within ``limit`` bytes (UTF-8): the longest list halved until it fits, each cut counted."""
     lengths = {name: len(summary.section(name)) for name in SECTIONS if name not in CHANGED}
     lengths["changes"] = max(0, len([r for r in summary.rows if r.section in CHANGED]) - TABLE_ROWS)
     lengths["unjudged"] = len(summary.unjudged)
     shown = {name: min(length, FIRST_CUT) for name, length in lengths.items()}
     text = markdown(summary, shown)
-    while len(text) > limit:
+    while size(text) > limit:
         longest = max(shown, key=shown.get)
         if shown[longest] == 0:
-            raise ValueError(f"the summary is {len(text)} characters with every list cut: over {limit}")
+            raise ValueError(f"the summary is {size(text)} bytes with every list cut: over {limit}")
         shown[longest] //= 2
         text = markdown(summary, shown)
     return text

@@ -163,9 +163,21 @@ class Summary:
     def counts(self) -> dict[str, int]:
         return {name: len(self.section(name)) for name in SECTIONS}
 
+    def broken(self) -> list[tuple[str, str]]:
+        """(environment, benchmark) of each benchmark that failed on the head and not on the base: merging
+        breaks it, and a benchmark that no longer runs must not pass as unchanged."""
+        on_base = {(f.env, name) for f in self.failed if f.commit == self.base for name in f.benchmarks}
+        return [
+            (f.env, name)
+            for f in self.failed
+            if f.commit == self.head
+            for name in f.benchmarks
+            if (f.env, name) not in on_base
+        ]
+
     @property
     def regression(self) -> bool:
-        return bool(self.section(SLOWER_))
+        return bool(self.section(SLOWER_) or self.broken())
 
 
 def faster_threshold(change: Change, thresholds) -> float:

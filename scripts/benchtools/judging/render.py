@@ -1,5 +1,6 @@
 """The gate's verdict as Markdown: a rendering of ``gate.Verdict``, computing nothing."""
 
+import re
 from collections.abc import Callable
 
 from benchmarks import metrics
@@ -14,6 +15,13 @@ from .sources import Source
 # The report's first words, and its line when nothing counts: what the alert checks a report by.
 HEADING = "# Benchmark regressions"
 NOTHING_COUNTS = "No regression counts."
+
+
+def as_text(text: str) -> str:
+    """TEXT shown on GitHub as it is, in a fence longer than any run of backticks in it: no link, image, tag or
+    @mention in it renders or notifies (text that upstream code wrote, or an error that quotes it)."""
+    fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def human(value: float, unit: str) -> str:

@@ -179,6 +179,11 @@ def read(path: Path) -> dict:
         )
     shapes.check(document, "verdict", path, "gate verdict")
     counted = document.get("counted", [])
+    if document["status"] == FAILED and document["regression"]:
+        raise BadInput(
+            f"gate verdict {path}: status {FAILED} with regression true; a night that could not be judged counts "
+            "no regression (verdicts.failure writes regression false)"
+        )
     if document["regression"] != bool(counted):
         raise BadInput(
             f"gate verdict {path}: regression {json.dumps(document['regression'])} with {len(counted)} counted "

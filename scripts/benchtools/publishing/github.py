@@ -28,6 +28,9 @@ TIMEOUT_S = 30
 PAUSES_S = (2, 10, 30)
 MAX_PAUSE_S = 60
 TRANSIENT = {500, 502, 503, 504}
+# GitHub's largest page; a list longer than MAX_PAGES of them is no list the alert's repository holds.
+PER_PAGE = 100
+MAX_PAGES = 100
 
 
 def token_from(env) -> str:
@@ -53,10 +56,12 @@ class Client:
             raise BadInput(f"GITHUB_API_URL {api_url!r}: not an http(s) URL with a host")
         self.api_url, self.repo, self._token = api_url.rstrip("/"), repo, token
 
-    def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None):
+    def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None, landed=None):
         """The decoded JSON answer; None for 404 on a GET (absent); Failed (one line) for anything else.
 
-        A transient answer is asked again after each of PAUSES_S; the last one's error is the failure.
+        A transient answer is asked again after each of PAUSES_S; the last one's error is the failure.  GitHub
+        may have done a POST that it answered with a 5xx (it created the issue, then answered 502): before a
+        POST is asked again, LANDED (a function) returns what the first one made, or None when it made nothing.
         """
         for pause in (*PAUSES_S, None):
             try:
@@ -67,6 +72,10 @@ class Client:
                 wait = min(error.retry_after if error.retry_after is not None else pause, MAX_PAUSE_S)
                 print(f"{error}; asking again in {wait:g} s", flush=True)
                 time.sleep(wait)
+                made = landed() if landed is not None else None
+                if made is not None:
+                    print(f"{method} /repos/{self.repo}{path} was done before its error; not asked again", flush=True)
+                    return made
 
     def request_once(self, method: str, path: str, query: dict | None, body: dict | None):
         url = f"{self.api_url}/repos/{self.repo}{path}"
@@ -106,40 +115,56 @@ class Client:
             raise Failed(f"GitHub API {where}: the answer is not JSON in UTF-8") from None
 
     def issues(self, label: str, state: str) -> list[dict]:
-        """Issues (not pull requests) with LABEL in STATE, most recently updated first (100 at most), checked."""
+        """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), every page,
+        checked.  Not by update: a comment on an old closed issue does not make it the newest."""
         found = self.listing(
-            "/issues", {"labels": label, "state": state, "sort": "updated", "direction": "desc", "per_page": 100}
+            "/issues", {"labels": label, "state": state, "sort": "created", "direction": "desc", "per_page": PER_PAGE}
         )
         found = [issue for issue in found if "pull_request" not in issue]
         for issue in found:
             checked(issue, ISSUE, f"GET /repos/{self.repo}/issues")
-        return sorted(found, key=lambda issue: issue.get("updated_at") or "", reverse=True)
+        return sorted(found, key=lambda issue: issue["number"], reverse=True)
 
     def comments(self, number: int) -> list[dict]:
-        """The issue's comments, oldest first (the first 100), checked."""
-        found = self.listing(f"/issues/{int(number)}/comments", {"per_page": 100})
+        """The issue's comments, oldest first, every page, checked."""
+        found = self.listing(f"/issues/{int(number)}/comments", {"per_page": PER_PAGE})
         for comment in found:
             checked(comment, COMMENT, f"GET /repos/{self.repo}/issues/{int(number)}/comments")
         return found
 
     def listing(self, path: str, query: dict) -> list[dict]:
-        found = self.request("GET", path, query)
-        if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
-            raise Failed(f"GitHub API GET /repos/{self.repo}{path}: the answer is not a list of objects")
-        return found
+        """Every page of a list: GitHub answers PER_PAGE items at most, and a page shorter than that is the last."""
+        found = []
+        for page in range(1, MAX_PAGES + 1):
+            items = self.request("GET", path, {**query, "page": page})
+            if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+                raise Failed(f"GitHub API GET /repos/{self.repo}{path}: the answer is not a list of objects")
+            found += items
+            if len(items) < PER_PAGE:
+                return found
+        raise Failed(f"GitHub API GET /repos/{self.repo}{path}: more than {MAX_PAGES} pages of {PER_PAGE}")
 
     def ensure_label(self, name: str, color: str, description: str) -> None:
-        if self.request("GET", f"/labels/{urllib.parse.quote(name, safe='')}") is None:
-            self.request("POST", "/labels", body={"name": name, "color": color, "description": description})
+        path = f"/labels/{urllib.parse.quote(name, safe='')}"
+        if self.request("GET", path) is None:
+            fields = {"name": name, "color": color, "description": description}
+            self.request("POST", "/labels", body=fields, landed=lambda: self.request("GET", path))
 
     def create_issue(self, title: str, body: str, label: str) -> dict:
-        return self.request("POST", "/issues", body={"title": title, "body": body, "labels": [label]})
+        def landed():
+            return next((issue for issue in self.issues(label, "open") if issue["body"] == body), None)
+
+        return self.request("POST", "/issues", body={"title": title, "body": body, "labels": [label]}, landed=landed)
 
     def edit_issue(self, number: int, **fields) -> dict:
         return self.request("PATCH", f"/issues/{int(number)}", body=fields)
 
     def comment(self, number: int, body: str) -> dict:
-        return self.request("POST", f"/issues/{int(number)}/comments", body={"body": body})
+        def landed():  # the newest comment: an older one may hold the same text, from an earlier night
+            told = self.comments(number)
+            return told[-1] if told and told[-1]["body"] == body else None
+
+        return self.request("POST", f"/issues/{int(number)}/comments", body={"body": body}, landed=landed)
 
 
 class Transient(Exception):
@@ -192,7 +217,9 @@ class StandIn:
     job's ``permissions: issues: write``): any other token is refused (401),
     and a write with a read-only token too (403), as GitHub does.  Each
     entry of ``state["failures"]`` ([status, message]) answers one request,
-    first come first served, before any is handled: a 502 once, a rate limit.
+    first come first served, before any is handled: a 502 once, a rate limit
+    ([status, message, "after"]: the next write is done, then answered so, as
+    GitHub may create an issue and answer 502).  Lists come in pages, as GitHub's do.
     An issue's ``user`` is the login that wrote it (``login``, or whatever a
     test saves: a maintainer's issue).  Creating
     an issue with a label the repository lacks is refused (422), where GitHub
@@ -289,8 +316,11 @@ class StandIn:
             repo, path = found[1], found[2]
             if method != "GET" and not self.tokens[token]:
                 return 403, {"message": "Resource not accessible by integration"}
-            if self._state.get("failures"):
-                code, message = self._state["failures"].pop(0)
+            failures = self._state.get("failures")
+            if failures and not (failures[0][2:] == ["after"] and method == "GET"):
+                code, message, *when = failures.pop(0)
+                if when == ["after"]:
+                    self.route(repo, method, path, query, body or {})
                 return code, {"message": message}
             return self.route(repo, method, path, query, body or {})
 
@@ -301,8 +331,9 @@ class StandIn:
             found = [
                 i for i in state["issues"] if (label is None or label in i["labels"]) and wanted in (i["state"], "all")
             ]
-            found.sort(key=lambda i: i["updated_at"], reverse=query.get("direction", "desc") == "desc")
-            return 200, [self.render(repo, i) for i in found[: int(query.get("per_page", 30))]]
+            by = "number" if query.get("sort") == "created" else "updated_at"
+            found.sort(key=lambda i: i[by], reverse=query.get("direction", "desc") == "desc")
+            return 200, [self.render(repo, i) for i in page(found, query)]
         if (method, path) == ("POST", "/issues"):
             missing = [name for name in body.get("labels", []) if name not in state["labels"]]
             if missing or not body.get("title"):
@@ -325,7 +356,7 @@ class StandIn:
             if issue is None:
                 return 404, {"message": "Not Found"}
             if method == "GET":
-                return 200, issue.setdefault("comments", [])[: int(query.get("per_page", 30))]
+                return 200, page(issue.setdefault("comments", []), query)
             if method == "POST" and isinstance(body.get("body"), str):
                 comment = {"body": body["body"], "user": {"login": self.login}}
                 issue.setdefault("comments", []).append(comment)
@@ -348,3 +379,10 @@ class StandIn:
             state["labels"].append(body["name"])
             return 201, {"name": body["name"]}
         return 400, {"message": f"the stand-in does not answer {method} {path}"}
+
+
+def page(items: list, query: dict) -> list:
+    """The page of ITEMS that QUERY asks for (GitHub's page and per_page, 1 and 30 by default)."""
+    size = int(query.get("per_page", 30))
+    start = (int(query.get("page", 1)) - 1) * size
+    return items[start : start + size]

@@ -30,7 +30,9 @@ from . import github
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
 CUT_NOTE = "\n\n… (cut: the full report is in the run's summary)"
-# Separates the report from the alert's marker and the link to the run, so that bodies compare by report alone.
+# A failure's summary, which upstream code may have written, is cut to this.
+MAX_SUMMARY = 2000
+# Separates the report from the alert's marker and the link to the run: what follows the last one is the alert's own.
 MARKER = "\n<!-- end of regression report -->\n"
 # The alert's mark on what it writes, with the key of what it reports (regression_key).
 KEY_MARK = re.compile(r"<!-- benchmark alert: ([0-9a-f]{16}) -->")
@@ -120,8 +122,17 @@ def client(args) -> github.Client:
 
 
 def report_of(body: str | None) -> str:
-    """The report an issue's body holds: what comes before MARKER ("" for a cleared body)."""
-    return (body or "").split(MARKER)[0].strip()
+    """The report an issue's body holds: what comes before its last MARKER ("" for a cleared body).
+
+    The last, since a report quotes text that upstream code wrote, which may hold a MARKER of its own; and
+    with LF endings, since GitHub's web editor saves a body with CRLF.
+    """
+    report, found, _ = lf(body).rpartition(MARKER)
+    return (report if found else lf(body)).strip()
+
+
+def lf(body: str | None) -> str:
+    return (body or "").replace("\r\n", "\n")
 
 
 def regression_key(verdict: dict) -> str:
@@ -139,20 +150,30 @@ def regression_key(verdict: dict) -> str:
 
 
 def key_of(body: str | None) -> str | None:
-    found = KEY_MARK.search(body or "")
+    """The key in the alert's mark after the body's last MARKER: a key in the report above it may be planted."""
+    found = KEY_MARK.search(lf(body).rpartition(MARKER)[2])
     return found[1] if found else None
 
 
 def issue_report(verdict: dict, report: str) -> str:
-    """The report an issue carries: REPORT, with a note on top when the night could not be judged, cut to fit."""
-    if verdict["status"] == FAILED:
-        report = (
-            "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
-            f"may go unseen: {verdict['summary']}.\n\n{report}"
-        )
-    if len(report) > MAX_BODY:
-        report = report[:MAX_BODY] + CUT_NOTE
-    return report.strip()
+    """The report an issue carries: REPORT, with a note on top when the night could not be judged, cut to fit.
+
+    A failure's summary and report may be the run job's, which ran upstream code: both are shown as text.
+    """
+    if verdict["status"] != FAILED:
+        return cut(report, MAX_BODY).strip()
+    head = (
+        "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
+        f"may go unseen. What failed:\n\n{render.as_text(cut(verdict['summary'], MAX_SUMMARY))}"
+    )
+    if not report:
+        return head
+    # A third of what is left: each of the report's two fences is at most one longer than the report.
+    return f"{head}\n\nIts report:\n\n{render.as_text(cut(report, (MAX_BODY - len(head)) // 3))}"
+
+
+def cut(text: str, limit: int) -> str:
+    return text[:limit] + CUT_NOTE if len(text) > limit else text
 
 
 def issue_body(verdict: dict, report: str) -> str:
@@ -178,7 +199,7 @@ def is_alerts(issue: dict, author: str) -> bool:
     return login == author and (issue.get("body") is None or key_of(issue.get("body")) is not None)
 
 
-def previous_state(api: github.Client, label: str, author: str, key: str, report: str, verdict: Verdict):
+def previous_state(api: github.Client, label: str, author: str, key: str, verdict: Verdict):
     """(Previous, the issue it is about or None): the alert's newest open issue, else its newest closed one."""
     for state in ("open", "closed"):
         ours = [i for i in api.issues(label, state) if is_alerts(i, author)]
@@ -190,7 +211,8 @@ def previous_state(api: github.Client, label: str, author: str, key: str, report
             return (Previous.CLOSED_SAME if key_of(body) == key else Previous.CLOSED_OTHER), issue
         if not (body or "").strip():
             return Previous.OPEN_CLEARED, issue
-        if key_of(body) == key and report_of(body) == report:
+        # The same news by its key alone: a maintainer's note above the report, or CRLF endings, change nothing.
+        if key_of(body) == key:
             return Previous.OPEN_SAME, issue
         holds_failure = report_of(body).startswith("# Benchmark regressions: no report")
         if verdict is Verdict.FAILURE and not holds_failure:
@@ -237,7 +259,7 @@ def open_or_update(args) -> int:
         print(f"{args.verdict}: {document['summary']}; no issue to open")
         return 0
     key, body = regression_key(document), issue_body(document, report)
-    previous, issue = previous_state(api, args.label, args.author, key, issue_report(document, report), verdict)
+    previous, issue = previous_state(api, args.label, args.author, key, verdict)
     action = TRANSITIONS[previous, verdict]
     number = issue["number"] if issue else None
     if action is Action.OPEN:
@@ -267,7 +289,7 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     missing or failed, the night is a failure that says so, with the re-judgement's report.
     """
     if document["status"] == FAILED:
-        return document, report
+        return failed_run_cross_checked(document, report, args)
     if not args.exact_verdict.exists():
         return verdicts.failure(
             "the publish job",
@@ -279,14 +301,19 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     if exact["status"] == FAILED:
         return exact, exact_report
 
-    def rows(verdict):
-        return sorted(
-            (c["benchmark"], c["params"], c["environment"], c["good"], c["bad"])
-            for c in verdict["counted"]
-            if c["kind"] not in metrics.TIMING_KINDS
-        )
+    def key(row):
+        return row["benchmark"], row["params"], row["environment"], row["good"], row["bad"]
 
-    if rows(document) != rows(exact):
+    def rows(verdict):
+        return sorted(key(c) for c in verdict["counted"] if c["kind"] not in metrics.TIMING_KINDS)
+
+    # Only the run job re-measures an instruction rise's time: a rise it decided faster counts in the
+    # re-judgement (made without timings) and not in the run job's verdict, which is no disagreement.  Only the
+    # gate's own overrule is taken: an instruction count's, of a row the re-judgement counts.
+    claimed = {key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
+    overruled = [r for r in rows(exact) if r in claimed]
+    expected = [r for r in rows(exact) if r not in overruled]
+    if rows(document) != expected:
         named = ", ".join(f"{b} ({p})" for b, p, *_ in rows(exact)) or "none"
         return verdicts.failure(
             "the cross-check",
@@ -294,8 +321,24 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
             f"the run job's verdict counts {len(rows(document))} exact regression(s), the re-judgement where no "
             f"upstream code ran counts {len(rows(exact))}: {named}. The run job's verdict is not used",
         ), exact_report
+    if overruled:
+        named = ", ".join(f"{b} ({p})" for b, p, *_ in overruled)
+        exact_report += f"\n\nNot counted: {named}, whose time the run job re-measured side by side and decided faster."
     timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])
     return document, report if timing else exact_report
+
+
+def failed_run_cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
+    """A failed run job's night: the re-judgement's regressions when it counts some, with the failure below them,
+    since the run job's failure is upstream code's to write, and must not hide what the trusted side counted."""
+    if not args.exact_verdict.exists():
+        return document, report
+    exact = verdicts.read(args.exact_verdict)
+    if exact["status"] == FAILED or not exact["regression"]:
+        return document, report
+    said = render.as_text(cut(document["summary"], MAX_SUMMARY))
+    failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{said}"
+    return exact, f"{checked_report(exact, args.exact_report)}\n\n{failed}"
 
 
 def read_verdict(args) -> dict:

@@ -1,7 +1,10 @@
-"""asv's site made self-contained (its CDN scripts served from vendor/), and release pages linked upstream."""
+"""asv's site made self-contained (its CDN scripts served from vendor/) and safe to open (no tag name that
+is markup), and release pages linked upstream."""
 
+import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from .. import settings
@@ -46,10 +49,20 @@ EXTERNAL = re.compile(r'(?P<head><(?:script|link)\b[^>]*?)(?P<attr>src|href)="(?
 CDN_ATTRIBUTES = re.compile(r'\s(integrity|crossorigin|referrerpolicy)(="[^"]*")?')
 
 
+# A tag name as releases are named. asv's graph inserts each tag name of index.json into the page as HTML, and
+# upstream code names its tags: a tag named `<img/src/onerror=...>` ran its script on the site.
+PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
+
+
 def localize(site: Path) -> int:
+    """The site's CDN scripts served from vendor/, and its tags that are no plain names left out; how many
+    addresses were replaced."""
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site} (no index.html)")
+    dropped = drop_markup_tags(site)
+    if dropped:
+        print(f"{site}: left out {len(dropped)} tag(s) not plainly named: {ascii(dropped)[:300]}", file=sys.stderr)
     text = index.read_text(encoding="utf-8")
     vendor = site / "vendor"
     local = assets()
@@ -77,6 +90,20 @@ def localize(site: Path) -> int:
     return replaced
 
 
+def drop_markup_tags(site: Path) -> list[str]:
+    """Every tag of the site's index.json whose name is not PLAIN_TAG, removed from it; their names."""
+    index_file = site / "index.json"
+    if not index_file.is_file():
+        raise BadInput(f"no asv site at {site} (no index.json)")
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    tags = index.get("tags") or {}
+    dropped = [tag for tag in tags if not PLAIN_TAG.fullmatch(tag)]
+    if dropped:
+        index["tags"] = {tag: revision for tag, revision in tags.items() if tag not in dropped}
+        index_file.write_text(json.dumps(index), encoding="utf-8")
+    return dropped
+
+
 # ---- commit links on a release-history site
 
 # The release-history repositories are built from sdists: their hashes exist nowhere upstream, so asv's
@@ -90,8 +117,6 @@ COMMIT_PAGE = "commit.html"
 
 def link_releases(site: Path, package: str) -> int:
     """Point the site's commit links at each release's upstream page; returns how many releases are linked."""
-    import json
-
     index_file = site / "index.json"
     if not index_file.is_file():
         raise BadInput(f"no asv site at {site} (no index.json)")

@@ -115,7 +115,7 @@ def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
         return f"alert failed (exit {alert.exit})"
     if not calls:
         return "none"
-    issues = sorted(state["issues"], key=lambda i: i["updated_at"], reverse=True)
+    issues = sorted(state["issues"], key=lambda i: i["number"], reverse=True)
     for wanted, note in (("open", "kept #{}"), ("closed", "kept (closed #{})")):
         found = [i for i in issues if i["state"] == wanted]
         if found:

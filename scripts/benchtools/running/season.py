@@ -45,7 +45,7 @@ def alerts(state: dict, wanted: str) -> list[dict]:
         for i in state["issues"]
         if i["state"] == wanted and issue.is_alerts({**i, "user": {"login": i.get("user", github.BOT)}}, github.BOT)
     ]
-    return sorted(found, key=lambda i: i["updated_at"], reverse=True)
+    return sorted(found, key=lambda i: i["number"], reverse=True)
 
 
 def apply(api: github.StandIn, events: list[str]) -> list[str]:
