@@ -34,6 +34,9 @@ class Counted:
     def __init__(self, values):
         self.values, self.asked = values, []
 
+    def path(self, jax, equinox, run=0, jaxlib=None):
+        return f"{jax.commit}-{run}-{jaxlib}"
+
     def probe(self, jax, equinox, run=0, jaxlib=None):
         index = int(jax.commit)
         self.asked.append((index, run))
@@ -178,7 +181,7 @@ def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept
     assert step.kind == "step" and step.after.commit.subject == PLANTED
     search.confirm(step)
     assert step.confirmation["confirmed"], step.confirmation
-    assert "PyEval" in search.cause(step) or "_Py" in search.cause(step)  # the planted loop runs in the interpreter
+    assert search.cause(step).startswith("`builtin_sum` with all it called: 0 → ")  # the planted sum(range(300))
 
     # The release ran with its own jaxlib, every commit with the jaxlib it admits; the jaxlib is in every record.
     assert {point.jaxlib for point in search.points.values() if "counts" in point.record} == {"0.8.0"}
@@ -203,7 +206,7 @@ def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept
     # Every counted commit publishes as asv's site over the commits, one graph line per jaxlib, beside the steps.
     site = jax_commits.publish(search.probes, "0.13.8", repo, tmp_path / "no-records", "here", output=tmp_path)
     index = json.loads((site / "index.json").read_text())
-    assert index["params"]["jaxlib"] == ["0.8.0"]
+    assert index["params"]["jaxlib"] == ["0.8.0", "none"]  # the commits that failed have no jaxlib: a line apart
     graph = site / "graphs" / "branch-main" / "equinox-0.13.8" / "jaxlib-0.8.0" / "machine-here" / "python-3.11"
     points = json.loads((graph / f"{probe_results.BENCHMARK}.track_tuple.json").read_text())
     hashes = {index["revision_to_hash"][str(revision)] for revision, _ in points}
@@ -286,3 +289,23 @@ def test_a_shard_outside_its_count_is_refused(shard):
     with pytest.raises(SystemExit) as raised:
         command.parse_args(["jax-v0.8.0", "end", "--every", "1", "--shard", shard])
     assert raised.value.code == 2
+
+
+def test_a_bisection_record_reads_back_as_the_page_says_it():
+    stand_in = TwoJaxlibs(0.0, added=50.0)
+    search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
+    commits = [
+        bisect.Commit(probes.Source("jax", str(i)), f"commit {i} (#{100 + i})", "2025-01-01", str(100 + i))
+        for i in range(8)
+    ]
+    points = [search.point(commits[0]), search.point(commits[-1])]
+    [step] = search.steps(commits)
+    search.confirm(step)
+    search.split_jaxlib(step)
+    pairs = [{"from": 0, "to": 1, "commits": 6, "skipped": 2, "steps": [step]}]
+    candidates = [("c" * 40, "Speed up PyArray (#7)")]
+    found = bisections.record(search, points, pairs, "scripts/bisect A B", lambda step: candidates, 60.0, 3)
+    page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
+    assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
+    assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page
+    assert "jax's Python holds still: the step is jaxlib's" in page and "`cccccccccc` Speed up PyArray (#7)" in page

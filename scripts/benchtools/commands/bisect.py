@@ -20,7 +20,6 @@ Exit 1 when a step found does not confirm.
 """
 
 import shlex
-import statistics
 import time
 from pathlib import Path
 
@@ -272,7 +271,6 @@ def bisect_range(search, args, argv, repo: Path, jax_repo: Path, ends: list[bise
         candidates=lambda step: jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib),
         seconds=time.monotonic() - started,
         probes_made=search.probes.made,
-        probe_seconds=statistics.median(p.record.get("seconds", 0) for p in search.points.values()),
     )
     print(bisections.text(record))
     if args.record:

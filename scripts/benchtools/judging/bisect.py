@@ -76,12 +76,18 @@ class Search:
     spread: float
     points: dict[str, Point] = field(default_factory=dict)
     flat: list[float] = field(default_factory=list)  # |change| across each interval found within the spread
+    used: dict[str, dict] = field(default_factory=dict)  # every probe record it read or made, by its file
+
+    def probe(self, jax: Source, equinox: Source, **options) -> dict:
+        record = self.probes.probe(jax, equinox, **options)
+        self.used[str(self.probes.path(jax, equinox, **options))] = record
+        return record
 
     def point(self, commit: Commit) -> Point:
         key = commit.source.key
         if key not in self.points:
             jax, equinox = self.sides(commit.source)
-            self.points[key] = Point(commit, self.probes.probe(jax, equinox))
+            self.points[key] = Point(commit, self.probe(jax, equinox))
         return self.points[key]
 
     def sides(self, source: Source) -> tuple[Source, Source]:
@@ -138,7 +144,7 @@ class Search:
         for run in CONFIRMING_RUNS:
             for side, point in (("before", step.before), ("after", step.after)):
                 jax, equinox = self.sides(point.commit.source)
-                again = Point(point.commit, self.probes.probe(jax, equinox, run=run))
+                again = Point(point.commit, self.probe(jax, equinox, run=run))
                 runs[side].append(again.value(*self.key))
         values = [v for side in runs.values() for v in side]
         if any(v is None for v in values):
@@ -157,7 +163,7 @@ class Search:
         """Where the sides ran on different jaxlibs: the earlier jax on the later jaxlib, the step's two parts."""
         if step.before.jaxlib == step.after.jaxlib or step.before.commit.source.project != "jax":
             return
-        record = self.probes.probe(step.before.commit.source, self.equinox, jaxlib=step.after.jaxlib)
+        record = self.probe(step.before.commit.source, self.equinox, jaxlib=step.after.jaxlib)
         middle = Point(step.before.commit, record).value(*self.key)
         step.jaxlib_split = {"jaxlib": step.after.jaxlib, "count": middle, "failed": record.get("failed")}
 

@@ -7,6 +7,7 @@ the repository.
 """
 
 import json
+import statistics
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -47,7 +48,7 @@ def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
     }
 
 
-def record(search: bisect.Search, points, pairs, command, candidates, seconds, probes_made, probe_seconds) -> dict:
+def record(search: bisect.Search, points, pairs, command, candidates, seconds, probes_made) -> dict:
     key = search.key
     ends = [points[0].value(*key), points[-1].value(*key)]
     steps = [step for pair in pairs for step in pair["steps"]]
@@ -94,9 +95,11 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds, p
         "steps": found,
         "command": command,
         "seconds": round(seconds),
-        "probes": len(search.points),
+        "commits_counted": len(search.points),
+        "probes": len(search.used),
         "probes_made": probes_made,
-        "probe_seconds": round(probe_seconds, 1),
+        "probe_seconds": round(statistics.median(r.get("seconds", 0) for r in search.used.values()), 1),
+        "counting_seconds": round(sum(r.get("seconds", 0) for r in search.used.values())),
     }
 
 
@@ -191,9 +194,10 @@ def markdown_one(found: dict) -> list[str]:
             if found.get("flat") is not None
             else ""
         )
-        + f". Made by `{found['command']}` in "
-        f"{found['seconds'] / 60:.0f} min: {found['probes']} commits counted and {found['probes_made']} processes "
-        f"run here, {found['probe_seconds']:.0f} s per probe (the median, its environment made included).",
+        + f". Made by `{found['command']}`. It rests on {found['probes']} counting processes over "
+        f"{found['commits_counted']} commits; counting them took {found['counting_seconds'] / 60:.0f} min of one "
+        f"core, {found['probe_seconds']:.0f} s a probe (the median, making its environment included). The run "
+        f"that wrote this made {found['probes_made']} of them, in {found['seconds'] / 60:.0f} min.",
         "",
         tabulate(
             [
