@@ -303,9 +303,21 @@ def test_a_bisection_record_reads_back_as_the_page_says_it():
     search.confirm(step)
     search.split_jaxlib(step)
     pairs = [{"from": 0, "to": 1, "commits": 6, "skipped": 2, "steps": [step]}]
-    candidates = [("c" * 40, "Speed up PyArray (#7)")]
-    found = bisections.record(search, points, pairs, "scripts/bisect A B", lambda step: candidates, 60.0, 3)
+    candidates = [("c" * 40, "Speed up PyArray (#7)", ["Lookup"])]
+    found = bisections.record(search, points, pairs, "scripts/bisect A B", lambda step, named: candidates, 60.0, 3)
     page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
     assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
     assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page
-    assert "jax's Python holds still: the step is jaxlib's" in page and "`cccccccccc` Speed up PyArray (#7)" in page
+    assert (
+        "jax's Python holds still: the step is jaxlib's" in page
+        and "`cccccccccc` Speed up PyArray (#7) (names `Lookup`)" in page
+    )
+
+
+def test_the_same_function_of_two_jaxlib_builds_is_one_row_and_names_what_a_diff_may_name():
+    twin = {"instructions": 10.0, "functions": {"void a::T::F<absl::lts_20250512::V<x>>": 2.0, "_int_free": 3.0}}
+    assert bisections.merged(twin)["functions"] == {"void a::T::F<…>": 2.0, "_int_free": 3.0}
+    later = {"absl::lts_20250814::raw<x>::find<y>": 5.0}
+    assert bisections.merged({**twin, "functions": later})["functions"] == {"absl::raw<…>::find<…>": 5.0}
+    moved = [("void a::T::F<…>", 2, 5), ("_int_free", 3, 4), ("x::y::operator()", 1, 2), ("b::Lookup", 1, 2)]
+    assert bisections.moved_identifiers(moved) == ["F", "Lookup"]

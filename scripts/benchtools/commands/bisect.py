@@ -19,6 +19,7 @@ FILE's generated block from every record in --records (docs/bisections.md).
 Exit 1 when a step found does not confirm.
 """
 
+import re
 import shlex
 import time
 from pathlib import Path
@@ -173,9 +174,10 @@ def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.
     return [start, *found, end], skipped
 
 
-def jaxlib_candidates(repo: Path, before: str, after: str) -> list[tuple[str, str]]:
-    """(hash, subject) of the commits between the jaxlib releases ``before`` and ``after`` that change jaxlib's
-    host runtime: some file of jaxlib/ outside ``ACCELERATOR_ONLY`` that is no test and no build rule."""
+def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str]) -> list[tuple[str, str, list]]:
+    """(hash, subject, the ``identifiers`` its diff names) of the commits between the jaxlib releases ``before``
+    and ``after`` that change jaxlib's host runtime (some file of jaxlib/ outside ``ACCELERATOR_ONLY`` that is no
+    test and no build rule); those whose diff names a moved function first."""
     tags = git.tags(repo)
     ends = [tags.get(f"jax-v{version}") for version in (before, after)]
     if None in ends:
@@ -188,8 +190,11 @@ def jaxlib_candidates(repo: Path, before: str, after: str) -> list[tuple[str, st
     for entry in listed.split("\x01")[1:]:
         head, *files = entry.strip().split("\n")
         if any(host_runtime(name) for name in files):
-            found.append(tuple(head.split("\0", 1)))
-    return found
+            commit, subject = head.split("\0", 1)
+            diff = git.out("show", "--format=", "-U0", commit, "--", "jaxlib/", repo=repo) if identifiers else ""
+            named = [name for name in identifiers if re.search(rf"\b{re.escape(name)}\b", diff)]
+            found.append((commit, subject, named))
+    return sorted(found, key=lambda candidate: not candidate[2])
 
 
 def host_runtime(path: str) -> bool:
@@ -268,7 +273,7 @@ def bisect_range(search, args, argv, repo: Path, jax_repo: Path, ends: list[bise
         points,
         pairs,
         command=shlex.join(["scripts/bisect", *argv]),
-        candidates=lambda step: jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib),
+        candidates=lambda step, named: jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib, named),
         seconds=time.monotonic() - started,
         probes_made=search.probes.made,
     )

@@ -7,6 +7,7 @@ the repository.
 """
 
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
 
 BLOCK = "bisections"
+LIBRARY_VERSION = re.compile(r"lts_\d+::")
 TWINS = ("module", "tuple")
 SHOWN_FUNCTIONS = 6
 SHOWN_CANDIDATES = 12
@@ -56,7 +58,7 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds, p
     project = points[0].commit.source.project
     found = []
     for step, share in zip(steps, step_shares, strict=True):
-        before, after = step.before.twin(*key), step.after.twin(*key)
+        before, after = (merged(point.twin(*key)) for point in (step.before, step.after))
         entry = {
             "before": commit_fields(step.before, key),
             "after": commit_fields(step.after, key),
@@ -70,7 +72,7 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds, p
             "builtins": instructions.builtin_changes(before, after),
         }
         if step.jaxlib_split and jaxlib_carries(entry, search.spread):
-            listed = candidates(step)
+            listed = candidates(step, moved_identifiers(entry["functions"]))
             entry["jaxlib_candidates"] = {"count": len(listed), "commits": listed}
         found.append(entry)
     fixed = search.equinox if project == "jax" else search.jax
@@ -101,6 +103,28 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds, p
         "probe_seconds": round(statistics.median(r.get("seconds", 0) for r in search.used.values()), 1),
         "counting_seconds": round(sum(r.get("seconds", 0) for r in search.used.values())),
     }
+
+
+def merged(twin: dict) -> dict:
+    """A twin's counts with each function named as ``short`` names it, without the version of the inline
+    namespace it was built in (``absl::lts_20250512``): the same function in two jaxlib builds is one row."""
+    functions = {}
+    for name, count in twin["functions"].items():
+        plain = LIBRARY_VERSION.sub("", short(name))
+        functions[plain] = functions.get(plain, 0.0) + count
+    return {**twin, "functions": functions}
+
+
+def moved_identifiers(functions: list) -> list[str]:
+    """The C++ member names (``FlattenImpl``, ``Lookup``) of the moved functions that belong to a namespace:
+    what a candidate commit's diff may name; libc's and CPython's own functions name no commit of jaxlib."""
+    found = []
+    for name, *_ in functions:
+        matched = re.search(r"::(\w+)(?:<…>)?$", name)
+        # jaxlib's own functions are CamelCase (Google's style); a lowercase name (find, size) is a library's
+        if matched and matched.group(1) not in found and re.search("[A-Z]", matched.group(1)):
+            found.append(matched.group(1))
+    return found
 
 
 def jaxlib_carries(entry: dict, spread: float) -> bool:
@@ -169,7 +193,10 @@ def step_lines(project: str, entry: dict) -> list[str]:
             "candidates"
             + (f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else "")
             + ": "
-            + "; ".join(f"`{commit[:10]}` {subject}" for commit, subject in listed["commits"][:SHOWN_CANDIDATES])
+            + "; ".join(
+                f"`{commit[:10]}` {subject}" + (f" (names {', '.join(f'`{n}`' for n in names)})" if names else "")
+                for commit, subject, names in listed["commits"][:SHOWN_CANDIDATES]
+            )
             + "."
         )
     rows = [[f"`{name}` with all it called", f"{b:,.0f}", f"{a:,.0f}"] for name, b, a in entry["builtins"]]
