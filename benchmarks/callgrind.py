@@ -72,6 +72,14 @@ class Killed(RuntimeError):
     """The counting process was stopped from outside (a signal to stop it): nothing about the code counted."""
 
 
+class CrashedAfterCounting(RuntimeError):
+    """The counting process failed after every window was counted and kept (``counts``): at its teardown."""
+
+    def __init__(self, message: str, counts: dict):
+        super().__init__(message)
+        self.counts = counts
+
+
 STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGKILL, signal.SIGINT, signal.SIGHUP)
 
 
@@ -159,11 +167,15 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800,
         )
         if -ran.returncode in STOPPING_SIGNALS:
             raise Killed(f"the callgrind process was stopped by signal {-ran.returncode}")
+        failure = f"the callgrind process exited {ran.returncode}:\n{ran.stderr[-4000:]}"
+        if ran.returncode != 0 and not (out / "windows.json").is_file():
+            raise RuntimeError(failure)
+        windows = json.loads((out / "windows.json").read_text())
+        counts = per_call(windows["windows"], {dump.desc: dump for dump in dumps(out)})
+        counts.update({name: {"failed": why} for name, why in windows["failed"].items()})
         if ran.returncode != 0:
-            raise RuntimeError(f"the callgrind process exited {ran.returncode}:\n{ran.stderr[-4000:]}")
-        ran = json.loads((out / "windows.json").read_text())
-        counts = per_call(ran["windows"], {dump.desc: dump for dump in dumps(out)})
-        return {**counts, **{name: {"failed": why} for name, why in ran["failed"].items()}}
+            raise CrashedAfterCounting(failure, counts)
+        return counts
 
 
 BUILTIN = "builtin_"  # CPython's C functions behind Python's builtins (dir, getattr, isinstance, ...)
