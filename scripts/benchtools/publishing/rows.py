@@ -29,6 +29,8 @@ RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
 SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
+STEADY_BENCHMARK = "bench_steady.SteadyState.time_{}"  # a whole step's time, of tree_at's twin or the tuple's
+SWEEP_BENCHMARK = "bench_sweep.StateSizeRatio.track_overhead_ratio"
 
 
 # Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
@@ -243,6 +245,31 @@ class Series:
         key = self.benchmark, self.params
         found = (row.fresh[key][2] if key in row.fresh else None) if fresh else row.timings.get(key)
         return None if found is None else found.scaled(self.scale)
+
+
+def measured(row: Row, benchmark: str, params: str) -> Interval | None:
+    """A timing figure of ``row``: scripts/headline's where attached, else the asv run's; None where not taken."""
+    series = Series("", benchmark, params)
+    return series.at(row, fresh=True) or series.at(row)
+
+
+def negligible_from(row: Row, wrapping: str) -> tuple[int | None, int] | None:
+    """Where the state-size sweep's ratio under ``wrapping`` falls below metrics.NEGLIGIBLE_RATIO and stays
+    there: (the smallest such size, or None where the largest size is still above it; the largest size
+    measured), or None where the sweep was not measured under ``wrapping``."""
+    ratios = {}
+    for size in params.SWEEP_SIZES:
+        found = measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}")
+        if found is not None:
+            ratios[size] = found.value
+    if not ratios:
+        return None
+    crossing = None
+    for size in sorted(ratios, reverse=True):
+        if ratios[size] >= metrics.NEGLIGIBLE_RATIO:
+            break
+        crossing = size
+    return crossing, max(ratios)
 
 
 # ---- the history: the steps of tree_at's cost, with their time and their cause
