@@ -12,6 +12,10 @@ VENV = ROOT / ".venv"
 UPSTREAM_CONFIG = ROOT / "asv.conf.json"
 JAX_CONFIG = ROOT / "asv.jax.conf.json"
 HISTORY_DIR = ROOT / ".cache" / "history"
+# scripts/bench --here: one commit per Equinox version measured in a user's Python, made here, offline; and the
+# folder that lends that Python asv's benchmark runner (asv_runner) and nothing else.
+HERE_REPO = ROOT / ".cache" / "here" / "equinox"
+HERE_RUNNER = ROOT / ".asv" / "here-runner"
 # scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin (python3.13), or writes why it
 # could not into SETUP_PYTHONS/skipped-X.Y.
 SETUP_PYTHONS = ROOT / ".asv" / "python"

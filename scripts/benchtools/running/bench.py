@@ -27,12 +27,13 @@ from ..asvtools.lock import exclusive, one_environment
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm
-from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home
+from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home
 from ..publishing import blocks, generated, page, rows, site
 from ..settings import reference_jax, upstream_url
 
 PYTHON = "3.13"
 DEFAULT_RELEASES = "3"
+HERE = "here"  # the folder of --here's results and site: a user's own Python, its installed JAX and Equinox
 ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
 # The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
 STEADY_UNIT = "tree_map passes"
@@ -60,10 +61,18 @@ class Options:
     # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
     answer: bool = False
     docs: Path | None = None  # a file whose BENCH_TIME_BLOCK gets what the run took (took_markdown)
+    # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured,
+    # through asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
+    here: str | None = None
 
     def __post_init__(self):
         if self.range and not self.repo:
             raise BadInput("RANGE needs --repo; pick releases with --releases")
+        if self.here is not None and (self.range or self.repo or self.jax_history or self.jax or self.retry_failed):
+            raise BadInput(
+                "--here measures the JAX and Equinox installed in one Python: it takes no RANGE, --repo, "
+                "--jax-history, --jax or --retry-failed"
+            )
         if self.answer and (self.repo or self.jax_history or self.quick or self.bench or self.releases != "1"):
             raise BadInput(
                 "the first answer is the newest release's exact and steady figures: it takes no "
@@ -79,7 +88,10 @@ class Target:
 
     def __init__(self, args: Options):
         self.args = args
-        if args.jax_history:
+        if args.here is not None:
+            self.base, self.name, self.history = UPSTREAM_CONFIG, HERE, None
+            self.repo, self.branch = HERE_REPO, "main"
+        elif args.jax_history:
             self.base, self.name = JAX_CONFIG, "jax-history"
             self.repo, self.branch = HISTORY_DIR / "jax", "main"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
