@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import BadInput, Failed
 
-DEVICE = "device"  # the backend and the device kind, and the count where there is more than one
+DEVICE = "device"  # the backend and the device kind, and the count where more than one: "gpu-NVIDIA-H200-x8"
 DRIVER = "driver"  # the backend's platform version, where JAX reports one (a CUDA or ROCm version)
 PARAMS = (DEVICE, DRIVER)
 PACKAGES = ("jax", "jaxlib", "equinox")
@@ -63,11 +63,11 @@ class Installed:
     @property
     def device(self) -> str:
         name = self.kind if self.kind.lower() == self.backend else f"{self.backend} {self.kind}"
-        return name if self.count == 1 else f"{name} x{self.count}"
+        return as_value(name if self.count == 1 else f"{name} x{self.count}")
 
     @property
     def driver(self) -> str | None:
-        version = " ".join(self.platform_version.split())
+        version = as_value(self.platform_version)
         return None if version.lower() in ("", self.backend) else version
 
     def params(self) -> dict[str, str]:
@@ -79,7 +79,13 @@ class Installed:
 
     def slug(self) -> str:
         """The device in a form fit for a machine name: "cpu", "gpu-nvidia-h200"."""
-        return re.sub(r"[^a-z0-9]+", "-", self.device.lower()).strip("-")
+        return self.device.lower()
+
+
+def as_value(text: str) -> str:
+    """``text`` as a param value that the results branch and the site take (asvtools/publishable.py's
+    ENV_VALUE): each run of other characters one "-", at most 100 characters: "gpu-NVIDIA-H200"."""
+    return re.sub(r"[^A-Za-z0-9._+!-]+", "-", text).strip("-")[:100]
 
 
 def probe(python: Path | str, env: dict | None = None) -> Installed:
@@ -112,13 +118,13 @@ def of(params: dict) -> str:
 
 
 def described(params: dict) -> str:
-    """The device of a result in words, with its driver where one was recorded: "gpu NVIDIA H200 (cuda 13000)"."""
+    """The device of a result, with its driver where one was recorded: "gpu-NVIDIA-H200 (cuda-13000)"."""
     return of(params) + (f" ({params[DRIVER]})" if params.get(DRIVER) else "")
 
 
 def on_gpu(params: dict) -> bool:
     """Whether a result was measured on a GPU (JAX's backend "gpu", CUDA's or ROCm's)."""
-    return of(params).startswith("gpu ")
+    return of(params).startswith("gpu-")
 
 
 def refuse_another(path: Path, machine: str, device: str) -> None:
