@@ -36,7 +36,7 @@ for name in PACKAGES:
         found["versions"][name] = metadata.version(name)
     except metadata.PackageNotFoundError:
         found["missing"].append(name)
-if not found["missing"]:
+if "jax" in found["versions"] and "jaxlib" in found["versions"]:
     import jax
     devices = jax.devices()
     found.update(
@@ -88,9 +88,9 @@ def as_value(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+!-]+", "-", text).strip("-")[:100]
 
 
-def probe(python: Path | str, env: dict | None = None) -> Installed:
-    """Ask ``python`` what it measures with.  BadInput when it cannot run or lacks JAX or Equinox; Failed when
-    JAX is there but fails to start a backend."""
+def probe(python: Path | str, env: dict | None = None, needs: tuple[str, ...] = PACKAGES) -> Installed:
+    """Ask ``python`` what it measures with.  BadInput when it cannot run or lacks one of ``needs``; Failed
+    when JAX is there but fails to start a backend."""
     script = f"PACKAGES = {PACKAGES!r}\n{PROBE}"
     try:
         ran = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=env, timeout=300)
@@ -103,12 +103,12 @@ def probe(python: Path | str, env: dict | None = None) -> Installed:
     if found is None:
         last = (ran.stderr.strip().splitlines() or ["no output"])[-1]
         raise Failed(f"{python} could not report its JAX devices: {last}")
-    if found["missing"]:
+    missing = [name for name in found.pop("missing") if name in needs]
+    if missing:
         raise BadInput(
-            f"{python} has no {', '.join(found['missing'])} installed; install them there "
-            f"(pip install {' '.join(found['missing'])}) or name another Python"
+            f"{python} has no {', '.join(missing)} installed; install them there "
+            f"(pip install {' '.join(missing)}) or name another Python"
         )
-    del found["missing"]
     return Installed(**found)
 
 

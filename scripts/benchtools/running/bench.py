@@ -21,8 +21,8 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
+from ..asvtools import device, private, suite
 from ..asvtools import environments as asv_envs
-from ..asvtools import suite
 from ..asvtools.lock import exclusive, one_environment
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
@@ -451,6 +451,23 @@ def record_machine(machine: str, config: Path, env: dict) -> None:
     )
 
 
+def record_devices(target: Target, envs: list[tuple[str, dict]], env_hashes: dict[str, list[str]]) -> None:
+    """Give every result of the run the device its environment's JAX runs on (asvtools/device.py), as that
+    environment's Python reports it."""
+    from asv import environment
+
+    for number, (env_name, entry) in enumerate(envs, 1):
+        paths = [result_path(target, target.args.machine, commit, env_name) for commit in env_hashes[env_name]]
+        paths = [path for path in paths if path.exists()]
+        if not paths:
+            continue
+        conf = util.asv_config(target.config(entry, f"-{number}"))
+        (env,) = environment.get_environments(conf, None, verbose=False)
+        measured_on = device.probe(private.env_python(env), needs=("jax", "jaxlib")).params()
+        for path in paths:
+            device.stamp(path, target.args.machine, measured_on)
+
+
 # Measures the headline's figures over fresh processes once the suite has run: given the target, its
 # environments and the newest selected (release, commit), the record (which the page shows), its table, and
 # whether it was measured now (False: an earlier record of the same commit and environment was kept).
@@ -600,6 +617,8 @@ def bench(args: Options, headline: Headline | None = None) -> int:
                     asv_failed = True
                     print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
         phase(stage.phase)
+    if ran_any:
+        record_devices(target, envs, env_hashes)
     record = table = None
     measured = False
     if headline is not None and selected:
