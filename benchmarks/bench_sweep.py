@@ -30,8 +30,10 @@ from .workloads import build_state, make_runner, make_step, wrap
 class _Sweep:
     params = [list(SWEEP_WRAPPINGS), list(SWEEP_SIZES)]
     param_names = ["wrapping", "state_size"]
-    # A jit_scan over 10**7 elements per leaf runs for seconds on a CPU.
+    # A jit_scan over 10**7 elements per leaf runs for seconds on a CPU; one process per size, and (for the
+    # times) a few samples, keep the sweep's 24 sizes and wrappings within the minutes of a first answer.
     timeout = 600
+    processes = 1
 
     def setup(self, wrapping, state_size):
         sizes = (state_size, DEFAULT_DEPTH, DEFAULT_N_CALLS)
@@ -50,6 +52,8 @@ class StateSizeRatio(_Sweep):
 
 class StateSizeTime(_Sweep):
     """The same calls in seconds: a step (one call; ``SCAN_LENGTH`` steps for ``jit_scan``), waited for."""
+
+    repeat = (1, 5, 4.0)
 
     def time_tree_at(self, wrapping, state_size):
         self.run_tree_at()

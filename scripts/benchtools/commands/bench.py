@@ -54,6 +54,7 @@ What is benchmarked, each kept in its own results and site folder:
                    JAX versions go into every result's params, and into the
                    machine name (HOST-DEVICE, unless --machine is given), so
                    two devices never share a graph, a comparison or a verdict.
+                   --docs FILE writes its here-time and here-answer blocks.
                    Folder: here (docs/here.md).
 
 Python 3.13 is the one scripts/setup builds (.asv/python/bin, put first on

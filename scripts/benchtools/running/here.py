@@ -15,6 +15,7 @@ import os
 import platform
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from .. import git, util
@@ -23,13 +24,15 @@ from ..asvtools.lock import exclusive
 from ..errors import BadInput, ExitCode
 from ..judging import confirm
 from ..project import HERE_RUNNER, VENV, asv_home
-from ..publishing import blocks, rows
+from ..publishing import blocks, generated, rows
 from . import bench
 
 # What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with
 # tree_at against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step against the
 # state's size, and a jitted call's dispatch beside the call waited for (bench_sweep).
 QUESTION = ("bench_steady.SteadyState", "bench_overhead.SteadyStateRatio", "bench_sweep")
+# --docs FILE: the blocks written there (publishing/generated.py): what the run took, and its answer.
+HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
 GIT_ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
@@ -104,14 +107,31 @@ def machine_name(args: bench.Options, installed: device.Installed) -> str:
 
 
 def lead(target: bench.Target, machine: str) -> str | None:
-    """The run's answer in the user's words (blocks.lead_paragraph), or None when nothing was saved."""
+    """The run's answer in the user's words (blocks.lead_paragraph) and, on a CPU, that no GPU record exists
+    yet; None when nothing was saved."""
     if not any(target.results_dir.glob("*/*-*.json")):
         return None
-    return blocks.lead_paragraph(rows.load_rows(target.results_dir, target.repo, machine, latest=True)[-1])
+    latest = rows.load_rows(target.results_dir, target.repo, machine, latest=True)
+    return "\n\n".join(filter(None, [blocks.lead_paragraph(latest[-1]), blocks.gpu_note(latest)]))
+
+
+def took_markdown(installed: device.Installed, phases: dict[str, float], loads: tuple, selection: str) -> str:
+    """One paragraph: what the run measured and where, its wall time by phase, and the load around it."""
+    return (
+        f"`scripts/bench --here`{selection} in Python {installed.python} with jax {installed.versions['jax']}, "
+        f"jaxlib {installed.versions['jaxlib']} and Equinox {installed.versions['equinox']}, on "
+        f"{installed.device}, took {sum(phases.values()) / 60:.1f} min of wall time after scripts/setup, and "
+        "built no virtualenv: "
+        + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in phases.items())
+        + f". Load average before and after: {loads[0]:.2f} and {loads[1]:.2f}, on {os.cpu_count()} cores."
+    )
 
 
 def here(args: bench.Options) -> int:
     """Run the suite in ``args.here``'s Python, publish its site; the exit code (bench's contract)."""
+    if args.docs:
+        generated.check_holds(args.docs, HERE_TIME_BLOCK)
+    started, load_before = time.monotonic(), os.getloadavg()[0]
     python = python_path(args.here)
     installed = device.probe(python)
     machine = machine_name(args, installed)
@@ -154,6 +174,7 @@ def here(args: bench.Options) -> int:
         bench.record_machine(machine, target.base, env)
         env["PYTHONPATH"] = str(runner_path())
         code = util.run(cmd, env=env).returncode
+    measured = time.monotonic()
     if not path.exists():
         print(f"asv run exited {code} and saved no results", file=sys.stderr)
         return ExitCode.FAILED
@@ -166,8 +187,20 @@ def here(args: bench.Options) -> int:
     state, failures = bench.classify(path, machine)
     print(f"\n{env_name}: {state}" + (f", {failures} failed" if failures else ""))
     answer = lead(target, machine)
+    phases = {
+        "choosing the benchmarks and running them with asv": measured - started,
+        "publishing the site": time.monotonic() - measured,
+    }
+    selection = "" if not (args.bench or args.quick) else f" ({' '.join(['--quick'] * args.quick + args.bench)})"
+    took = took_markdown(installed, phases, (load_before, os.getloadavg()[0]), selection)
+    if args.docs:
+        blocks_written = {HERE_TIME_BLOCK: took}
+        if answer:
+            blocks_written[HERE_ANSWER_BLOCK] = answer
+        generated.write_blocks(args.docs, blocks_written)
     if answer:
         print(f"\n{answer}\n")
+    print(f"{took}\n")
     print(f"  results: {target.results_dir}")
     if (target.html_dir / "index.html").is_file():
         print(f"  site:    {target.html_dir / 'index.html'}")
