@@ -326,7 +326,8 @@ def _step_figures(row: Row, wrapping: str) -> str | None:
     """A step's time with tree_at and with the tuple, and their ratio, as far as they were measured."""
     steps = params.SCAN_LENGTH if "scan" in wrapping else 1
     tree_at, tuple_ = (
-        measured(row, STEADY_BENCHMARK.format(twin), f"{wrapping!r}, {REPORT_DEPTH}") for twin in params.STRUCTURES
+        measured(row, STEADY_BENCHMARK.replace("tree_at", twin), f"{wrapping!r}, {REPORT_DEPTH}")
+        for twin in params.STRUCTURES
     )
     ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
     figures = []

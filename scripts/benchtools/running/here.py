@@ -23,7 +23,7 @@ from ..asvtools import device, suite
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, ExitCode
 from ..judging import confirm
-from ..project import HERE_RUNNER, VENV, asv_home
+from ..project import HERE_RUNNER, asv_home
 from ..publishing import blocks, generated, rows
 from . import bench
 
@@ -204,7 +204,7 @@ def here(args: bench.Options) -> int:
     print(f"  results: {target.results_dir}")
     if (target.html_dir / "index.html").is_file():
         print(f"  site:    {target.html_dir / 'index.html'}")
-        print(f"  serve:   {VENV / 'bin' / 'asv'} preview --config {target.config()}")
+        print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
         print(f"asv run exited {code}", file=sys.stderr)
         return ExitCode.FAILED
