@@ -484,7 +484,11 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
         "environments": [{"environment": "Python 3.13, jax 0.12.0.1", "figures": figures}],
     }
     timings = sum(not f.exact for f in headline.FIGURES)
-    assert report_rows.attach_fresh(rows, record) == timings
+    # The same commit and environment measured on another device (a stand-in GPU) takes none of the record's.
+    on_gpu = report_rows.row_of(noisy_release(rows[1].commit, random.Random(1)), "v1")
+    on_gpu.env, on_gpu.env_params = rows[1].env, {**on_gpu.env_params, "device": "gpu-Stand-in-GPU"}
+    assert report_rows.attach_fresh([*rows, on_gpu], record) == timings
+    assert not on_gpu.fresh
     assert not rows[0].fresh  # another commit
     label, scale, jit = rows[1].fresh[report_rows.RATIO_BENCHMARK, "'jit'"]
     assert (jit.value, jit.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)

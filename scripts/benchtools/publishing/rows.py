@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git
-from ..asvtools import operations, shapes
+from ..asvtools import device, operations, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, values
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
@@ -179,10 +179,13 @@ def attach_fresh(rows: list[Row], record: dict) -> int:
     attached = 0
     for env in record.get("environments", []):
         wanted = {part.strip() for part in env["environment"].split(",")}
+        on = env.get("device", device.UNRECORDED)  # a record from before devices were recorded: the CPU
         matching = [
             row
             for row in rows
-            if row.commit == record.get("commit") and wanted <= {part.strip() for part in row.env.split(",")}
+            if row.commit == record.get("commit")
+            and wanted <= {part.strip() for part in row.env.split(",")}
+            and device.of(row.env_params) == on
         ]
         for figure in env["figures"]:
             if figure["exact"] or figure.get("interval") is None or "scale" not in figure:
