@@ -34,15 +34,12 @@ QUESTION = ("bench_steady.SteadyState", "bench_overhead.SteadyStateRatio", "benc
 # --docs FILE: the blocks written there (publishing/generated.py): what the run took, and its answer.
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "scripts/bench --here",
-    "GIT_AUTHOR_EMAIL": "here@localhost",
-    "GIT_COMMITTER_NAME": "scripts/bench --here",
-    "GIT_COMMITTER_EMAIL": "here@localhost",
-}
+GIT_ENV = git.isolated_env(
+    GIT_AUTHOR_NAME="scripts/bench --here",
+    GIT_AUTHOR_EMAIL="here@localhost",
+    GIT_COMMITTER_NAME="scripts/bench --here",
+    GIT_COMMITTER_EMAIL="here@localhost",
+)
 
 
 def python_path(name: str) -> Path:
