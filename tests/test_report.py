@@ -526,8 +526,13 @@ def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing
     for size, ratio in zip([10**k for k in range(8)], [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03, 1.01], strict=True):
         row.timings[report_rows.SWEEP_BENCHMARK, f"'jit', {size}"] = one_run(ratio)
         row.timings[report_rows.SWEEP_BENCHMARK, f"'filter_jit', {size}"] = one_run(ratio + 0.5)
+    dispatch = report_rows.DISPATCH_BENCHMARK
+    row.timings[dispatch, "'jit', 'dispatch'"] = one_run(40e-6)
+    row.timings[dispatch.replace("tree_at", "tuple"), "'jit', 'dispatch'"] = one_run(10e-6)
     row.excess_equations = [0, 0]
     lead = blocks.lead_paragraph(row)
+    # Dispatch alone was measured under jit, not waited for and not under filter_jit: it alone gets words.
+    assert "A call of the step, under jax.jit dispatched alone, 40 (20–80) µs against 10 (5–20) µs. " in lead
     assert lead.startswith("On gpu-Stand-in-GPU (cuda-13000), Equinox v0.13.8 with Python 3.12, jax 0.11.2: ")
     assert "under jax.jit, 30 (15–60) µs against 20 (10–40) µs, 1.50 (0.75–3.00)× the tuple's time; " in lead
     assert "inside a jitted lax.scan, 2 (1–4) µs against 1 (0.5–2) µs per step. " in lead

@@ -14,6 +14,7 @@ from . import generated, operation_history
 from .rows import (
     CALLS_PER_STEP,
     DEPTHS,
+    DISPATCH_BENCHMARK,
     EAGER_BENCHMARK,
     RATIO_BENCHMARK,
     REPORT_DEPTH,
@@ -339,6 +340,20 @@ def _step_figures(row: Row, wrapping: str) -> str | None:
     return f"{LEAD_WRAPPINGS[wrapping]}, {', '.join(figures)}" if figures else None
 
 
+def dispatch_sentence(row: Row) -> str | None:
+    """A jitted call's time before its result is waited for, and with the wait, as far as measured."""
+    parts = []
+    for wrapping in ("jit", "filter_jit"):
+        for wait, words in (("dispatch", "dispatched alone"), ("block_until_ready", "waited for")):
+            key = f"{wrapping!r}, {wait!r}"
+            tree_at, tuple_ = (
+                measured(row, DISPATCH_BENCHMARK.replace("tree_at", twin), key) for twin in params.STRUCTURES
+            )
+            if tree_at is not None and tuple_ is not None:
+                parts.append(f"{LEAD_WRAPPINGS[wrapping]} {words}, {_us(tree_at)} against {_us(tuple_)}")
+    return f"A call of the step, {'; '.join(parts)}." if parts else None
+
+
 def sweep_sentence(row: Row) -> str | None:
     """Where the state-size sweep's compiled ratios fall below metrics.NEGLIGIBLE_RATIO, as measured."""
     parts = []
@@ -386,8 +401,7 @@ def lead_paragraph(row: Row) -> str:
             if not any(row.excess_equations)
             else f"The jaxprs differ: tree_at's has up to {max(row.excess_equations)} more equations."
         )
-    if (sweep := sweep_sentence(row)) is not None:
-        sentences.append(sweep)
+    sentences += [found for found in (dispatch_sentence(row), sweep_sentence(row)) if found is not None]
     if not sentences:
         sentences.append("This run took no figure that answers the question; the figures it took follow.")
     versions = env_label({k: v for k, v in row.env_params.items() if k not in device.PARAMS})

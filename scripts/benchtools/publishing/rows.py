@@ -31,6 +31,7 @@ TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
 SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
 STEADY_BENCHMARK = "bench_steady.SteadyState.time_tree_at"  # a whole step's time (and its twin's, time_tuple)
 SWEEP_BENCHMARK = "bench_sweep.StateSizeRatio.track_overhead_ratio"
+DISPATCH_BENCHMARK = "bench_sweep.Dispatch.time_tree_at"  # a jitted call, waited for or not (and time_tuple)
 
 
 # Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
