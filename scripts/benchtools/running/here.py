@@ -70,9 +70,10 @@ def runner_path() -> Path:
     """A folder holding asv's benchmark runner (asv_runner, pure Python) and nothing else.
 
     asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing
-    environment the caller's environment variables as they are, so this folder goes on PYTHONPATH.  It holds
-    no other package of .venv, which would shadow the JAX being measured; asv's own Python finds the same
-    asv_runner there.
+    environment the caller's environment variables as they are, so this folder goes first on PYTHONPATH.  It
+    holds no other package of .venv, which would shadow the JAX being measured; asv's own Python finds the
+    same asv_runner there.  A PYTHONPATH of the caller's stays after it: outside .venv (project.OUTSIDE_VENV)
+    it is where asv itself comes from.
     """
     import asv_runner
 
@@ -169,7 +170,7 @@ def here(args: bench.Options) -> int:
         cmd += ["--bench", regex]
     with exclusive(args.env_dir), asv_home() as env:
         bench.record_machine(machine, target.base, env)
-        env["PYTHONPATH"] = str(runner_path())
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runner_path()), env.get("PYTHONPATH")]))
         code = util.run(cmd, env=env).returncode
     measured = time.monotonic()
     if not path.exists():
