@@ -65,7 +65,12 @@ class StateSizeTime(_Sweep):
 class Dispatch:
     """A jitted step's call without waiting for its result (``dispatch``: what Python pays before the device
     runs), beside the same call waited for (``block_until_ready``).  On a CPU the two are close; on a GPU the
-    first is the Module's flattening and the launch, the second adds the device's work and the sync."""
+    first is the Module's flattening and the launch, the second adds the device's work and the sync.
+
+    As in JAX's own ``*_dispatch`` cases, calls not waited for may still run after their sample, and a long
+    queue of them slows the next dispatch: that back-pressure is part of what dispatch costs.  Each benchmark
+    runs in a process of its own, so none of them outlives it.
+    """
 
     params = [["jit", "filter_jit"], list(DISPATCH_WAITS)]
     param_names = ["wrapping", "wait"]
@@ -82,10 +87,6 @@ class Dispatch:
                 self.calls[structure] = lambda fn=fn, state=state, operand=operand: jax.block_until_ready(
                     fn(state, operand)
                 )
-
-    def teardown(self, wrapping, wait):
-        # Calls dispatched and never waited for may still be queued: the next benchmark must not time them.
-        jax.effects_barrier()
 
     def time_tree_at(self, wrapping, wait):
         self.calls["tree_at"]()

@@ -87,7 +87,6 @@ def test_a_call_not_waited_for_gives_the_arrays_of_one_waited_for(wrapping):
     for structure in ("tree_at", "tuple"):
         assert_same_arrays(jax.block_until_ready(dispatched.calls[structure]()), waited.calls[structure]())
     assert_same_arrays(dispatched.calls["tree_at"](), dispatched.calls["tuple"]())
-    dispatched.teardown(wrapping, "dispatch")
 
 
 def jaxpr_text(structure, wrapping, depth, n_calls):
