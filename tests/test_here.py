@@ -8,11 +8,13 @@ valgrind, and its page is read in a real browser.
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
+from benchtools import project
 from benchtools.asvtools import device
 from tests.helpers import ROOT, command
 from tests.test_site import page, serve  # noqa: F401 - the browser fixture, and the server
@@ -130,3 +132,39 @@ def test_here_takes_no_selection_of_releases_repositories_or_environments(args):
     ran = command("bench", "--here", sys.executable, *args)
     assert ran.returncode == 2
     assert ran.stderr.strip().splitlines()[-1].startswith(("scripts/bench: ", "usage:", "scripts/bench: error:"))
+
+
+def documented_tools() -> list[str]:
+    """The packages docs/here.md tells a machine without a package index to carry as wheels."""
+    text = (ROOT / "docs" / "here.md").read_text()
+    command = re.search(r"python3 -m pip download (.*?)\n```", text, re.S)[1].replace("\\\n", " ")
+    return [word.strip("'") for word in command.split("-d .whl", 1)[1].split()]
+
+
+@pytest.mark.slow
+def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measured_python(user_python, tmp_path):
+    """The path docs/here.md gives a GPU machine with no package index, taken on the CPU: the tools' packages
+    that the docs list, installed apart (pip --target, as the wheels are there), on PYTHONPATH, and the
+    command run by the measured Python itself, outside .venv."""
+    tools = tmp_path / "site"
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(user_python), "install", "-q", "--no-deps", "--no-compile"]
+        + ["--target", str(tools), *documented_tools()],
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stderr
+    env = {**offline_without_valgrind(tmp_path), "PYTHONPATH": str(tools), project.OUTSIDE_VENV: "1"}
+    args = ["--here", str(user_python), "--quick", "--bench", "SteadyStateRatio", "--output", tmp_path]
+    ran = subprocess.run(
+        [str(user_python), str(ROOT / "scripts" / "bench"), *map(str, args), "--env-dir", str(tmp_path / "env")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
+    assert "scripts/setup" not in ran.stderr.split("Measuring in")[0]  # no .venv was made or entered
+    (path,) = (tmp_path / "results" / "here-quick").glob("*-cpu/*-existing-*.json")
+    assert json.loads(path.read_text())["params"]["device"] == "cpu"
+    assert (tmp_path / "html" / "here-quick" / "overhead" / "index.html").is_file()
