@@ -60,7 +60,8 @@ class Options:
     # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks),
     # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
     answer: bool = False
-    docs: Path | None = None  # a file whose BENCH_TIME_BLOCK gets what the run took (took_markdown)
+    # A file whose BENCH_TIME_BLOCK gets what the run took (took_markdown); with --here, here.py's blocks.
+    docs: Path | None = None
     # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured,
     # through asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
     here: str | None = None
