@@ -46,9 +46,10 @@ What is benchmarked, each kept in its own results and site folder:
                    is built and no registry is asked (it works offline).  It
                    runs the first answer's exact and steady figures, then a
                    step with tree_at against its tuple under each wrapping
-                   (bench_steady, bench_overhead.SteadyStateRatio) and the
-                   state-size sweep (bench_sweep); --bench and --quick narrow
-                   it.  Where valgrind is missing the instruction counts skip,
+                   (bench_steady, bench_overhead.SteadyStateRatio), the
+                   state-size sweep's ratios and the dispatch timings
+                   (bench_sweep; its seconds per call with --bench
+                   bench_sweep); --bench and --quick narrow it.  Where valgrind is missing the instruction counts skip,
                    each saying why.  The device (JAX's backend, the device
                    kind and count, the driver where JAX reports it) and the
                    JAX versions go into every result's params, and into the

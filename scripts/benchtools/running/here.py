@@ -28,9 +28,15 @@ from ..publishing import blocks, generated, rows
 from . import bench
 
 # What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with
-# tree_at against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step against the
-# state's size, and a jitted call's dispatch beside the call waited for (bench_sweep).
-QUESTION = ("bench_steady.SteadyState", "bench_overhead.SteadyStateRatio", "bench_sweep")
+# tree_at against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step's ratio against
+# the state's size, and a jitted call's dispatch beside the call waited for.  The sweep's seconds per call
+# (bench_sweep.StateSizeTime, 48 timings) say nothing the answer uses, so they wait for --bench bench_sweep.
+QUESTION = (
+    "bench_steady.SteadyState",
+    "bench_overhead.SteadyStateRatio",
+    "bench_sweep.StateSizeRatio",
+    "bench_sweep.Dispatch",
+)
 # --docs FILE: the blocks written there (publishing/generated.py): what the run took, and its answer.
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
