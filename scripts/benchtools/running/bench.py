@@ -452,13 +452,14 @@ def record_machine(machine: str, config: Path, env: dict) -> None:
     )
 
 
-def record_devices(target: Target, envs: list[tuple[str, dict]], env_hashes: dict[str, list[str]]) -> None:
-    """Give every result of the run the device its environment's JAX runs on (asvtools/device.py), as that
-    environment's Python reports it."""
+def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict[str, list[str]]) -> None:
+    """Give the results of the commits this run measured (``ran``, per environment) the device their
+    environment's JAX runs on (asvtools/device.py), as that environment's Python reports it.  Results it did
+    not measure (restored from the results branch, or of an earlier run) are left byte for byte as they are."""
     from asv import environment
 
     for number, (env_name, entry) in enumerate(envs, 1):
-        paths = [result_path(target, target.args.machine, commit, env_name) for commit in env_hashes[env_name]]
+        paths = [result_path(target, target.args.machine, commit, env_name) for commit in ran.get(env_name, [])]
         paths = [path for path in paths if path.exists()]
         if not paths:
             continue
@@ -596,6 +597,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         file=sys.stderr,
     )
     asv_failed = ran_any = False
+    ran_hashes: dict[str, list[str]] = {}  # the commits asv ran in each environment: only their files get a device
     for stage in stages(args):
         runs = []
         for number, (env_name, entry) in enumerate(envs, 1):
@@ -613,6 +615,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
             )
             if pending:
                 runs.append(asv_run(target, stage, number, env_name, entry, pending))
+                ran_hashes.setdefault(env_name, []).extend(h for h in pending if h not in ran_hashes[env_name])
         workers = min(os.cpu_count() or 1, len(runs)) if stage.overlapping else 1
         with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
             for env_name, code in pool.map(lambda run: run(), runs):
@@ -623,7 +626,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
                     print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
         phase(stage.phase)
     if ran_any:
-        record_devices(target, envs, env_hashes)
+        record_devices(target, envs, ran_hashes)
     record = table = None
     measured = False
     if headline is not None and selected:
