@@ -110,13 +110,13 @@ def machine_name(args: bench.Options, installed: device.Installed) -> str:
     return args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.slug()}"
 
 
-def lead(target: bench.Target, machine: str) -> str | None:
-    """The run's answer in the user's words (blocks.lead_paragraph) and, on a CPU, that no GPU record exists
-    yet; None when nothing was saved."""
-    if not any(target.results_dir.glob("*/*-*.json")):
-        return None
-    latest = rows.load_rows(target.results_dir, target.repo, machine, latest=True)
-    return "\n\n".join(filter(None, [blocks.lead_paragraph(latest[-1]), blocks.gpu_note(latest)]))
+def lead(target: bench.Target, machine: str, commit: str, stamped: dict[str, str]) -> str:
+    """The run's answer in the user's words (blocks.lead_paragraph), from the result of its commit whose params
+    hold ``stamped`` (other Pythons measured before may share the commit), and, on a CPU, that no GPU record
+    exists yet."""
+    found = rows.load_rows(target.results_dir, target.repo, machine)
+    row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
+    return "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
 
 
 def took_markdown(installed: device.Installed, phases: dict[str, float], loads: tuple, selection: str) -> str:
@@ -185,12 +185,13 @@ def here(args: bench.Options) -> int:
     # asv records an existing environment's Python as its path, and no versions: the Python's version and
     # the installed JAX go beside the device, so that the report names the environment as it names asv's own.
     versions = {name: installed.versions[name] for name in ("jax", "jaxlib")}
-    device.stamp(path, machine, {**installed.params(), "python": installed.python, **versions})
+    stamped = {**installed.params(), "python": installed.python, **versions}
+    device.stamp(path, machine, stamped)
     bench.publish(target)
     bench.record_last_run(target, [commit])
     state, failures = bench.classify(path, machine)
     print(f"\n{env_name}: {state}" + (f", {failures} failed" if failures else ""))
-    answer = lead(target, machine)
+    answer = lead(target, machine, commit, stamped)
     phases = {
         "choosing the benchmarks and running them with asv": measured - started,
         "publishing the site": time.monotonic() - measured,
@@ -198,13 +199,8 @@ def here(args: bench.Options) -> int:
     selection = "" if not (args.bench or args.quick) else f" ({' '.join(['--quick'] * args.quick + args.bench)})"
     took = took_markdown(installed, phases, (load_before, os.getloadavg()[0]), selection)
     if args.docs:
-        blocks_written = {HERE_TIME_BLOCK: took}
-        if answer:
-            blocks_written[HERE_ANSWER_BLOCK] = answer
-        generated.write_blocks(args.docs, blocks_written)
-    if answer:
-        print(f"\n{answer}\n")
-    print(f"{took}\n")
+        generated.write_blocks(args.docs, {HERE_TIME_BLOCK: took, HERE_ANSWER_BLOCK: answer})
+    print(f"\n{answer}\n\n{took}\n")
     print(f"  results: {target.results_dir}")
     if (target.html_dir / "index.html").is_file():
         print(f"  site:    {target.html_dir / 'index.html'}")
