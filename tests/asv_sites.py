@@ -14,6 +14,7 @@ from pathlib import Path
 from asv import results, runner
 
 from benchmarks import metrics
+from benchtools.asvtools import device
 from benchtools.judging import confirm
 from tests.helpers import ROOT, git  # noqa: F401 - re-exported to the tests that build sites
 
@@ -64,11 +65,13 @@ BENCHMARKS = {
 }
 
 
-def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=()) -> Path:
+def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=(), devices=()) -> Path:
     """A history of len(series[...]) tagged commits with these values, published; returns the config.
 
     ``series[name][i]`` holds the values of benchmark ``name`` at commit i,
-    one per parameter; commits in ``skip_results`` get no results.
+    one per parameter; commits in ``skip_results`` get no results; with
+    ``devices``, commit i's result was measured on ``devices[i]``
+    (asvtools/device.py's param).
     """
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -113,8 +116,9 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
     for i, commit in enumerate(hashes):
         if i in skip_results:
             continue
+        measured_on = {device.DEVICE: devices[i]} if devices else {}
         result = results.Results(
-            {"machine": MACHINE, "python": "3.11", "jax": "0.4.33"},
+            {"machine": MACHINE, "python": "3.11", "jax": "0.4.33", **measured_on},
             {"jax": "0.4.33"},
             commit,
             1_767_225_600_000 + i * 86_400_000,

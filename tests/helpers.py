@@ -53,6 +53,9 @@ EXAMPLES = {
     "bench_access.AccessInTreeMapPasses.track_module": (metrics.RATIO, 0.10),
     "bench_overhead.SteadyStateRatio.track_overhead_ratio('filter_jit')": (metrics.RATIO, 0.50),
     "bench_seed.SeedScenarioFilterJit.track_overhead_ratio('filter_jit_scan')": (metrics.RATIO, 0.50),
+    "bench_sweep.StateSizeRatio.track_overhead_ratio('filter_jit', 10000000)": (metrics.RATIO, 0.50),
+    "bench_sweep.StateSizeTime.time_tree_at('jit', 1)": (metrics.TIME, 0.50),
+    "bench_sweep.Dispatch.time_tuple('jit', 'dispatch')": (metrics.TIME, 0.50),
 }
 
 

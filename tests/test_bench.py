@@ -101,6 +101,7 @@ def test_quick_run_of_a_release_measures_every_benchmark(history, asv_env_dir, t
     assert sorted(files) == [release[:8]]
     for path in files.values():
         stored = json.loads(path.read_text())
+        assert stored["params"]["device"] == "cpu"  # as the environment's JAX reports it: PyPI's jaxlib
         columns = stored["result_columns"]
         for key, description in benchmarks.items():
             assert key in stored["results"], f"{path.name}: no result for {key}"

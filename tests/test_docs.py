@@ -1,4 +1,5 @@
-"""The README's first screen starts a newcomer: the question, the answer, the two commands and their time here."""
+"""The README's first screen starts a newcomer: the question, the answer on the device it ran on, the commands
+and their time here; the maintainers' exact and steady figures after it, under their own heading."""
 
 import re
 
@@ -7,14 +8,26 @@ from tests.helpers import ROOT
 FIRST_SCREEN = 60  # lines: what a terminal or GitHub's page shows before any scrolling to speak of
 
 
-def test_the_first_screen_asks_answers_and_gives_the_two_commands_with_their_time():
-    lines = (ROOT / "README.md").read_text().splitlines()
-    screen = "\n".join(lines[:FIRST_SCREEN])
-    assert "Does `eqx.tree_at`" in screen
-    assert "## The answer, in short" in screen
+def test_the_first_screen_asks_answers_on_a_device_and_gives_the_commands_with_their_time():
+    text = (ROOT / "README.md").read_text()
+    screen = "\n".join(text.splitlines()[:FIRST_SCREEN])
+    order = [
+        "Does `eqx.tree_at`",
+        "## The answer, on the device it ran on",
+        "<!-- here-answer:start -->",  # written by scripts/bench --here --docs README.md
+        "## Start here",
+    ]
+    assert [screen.find(part) for part in order] == sorted(screen.find(part) for part in order)
+    assert all(part in screen for part in order)
     commands = re.search(r"```sh\n(.*?)```", screen, re.S)
-    assert commands, "the two commands, in a shell block"
-    assert [line.split()[0] for line in commands[1].splitlines()] == ["scripts/bench", "scripts/test"]
-    for block in ("bench-time", "test-time"):  # written by the runs themselves (scripts/bench --docs, --time-block)
+    assert commands, "the commands, in a shell block"
+    assert [line.split()[:2] for line in commands[1].splitlines()] == [
+        ["scripts/bench", "--here"],
+        ["scripts/bench", "#"],
+        ["scripts/test", "#"],
+    ]
+    for block in ("here-time", "bench-time", "test-time"):  # written by the runs themselves
         assert f"<!-- {block}:start -->" in screen and f"<!-- {block}:end -->" in screen, block
-    assert "## The headline" not in screen.split("<!-- test-time:end -->")[0]
+    maintainers = text.index("## For the maintainers: the exact and steady figures")
+    assert text.index("<!-- test-time:end -->") < maintainers < text.index("<!-- headline:start -->")
+    assert len(text.splitlines()) <= 200

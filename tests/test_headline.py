@@ -4,6 +4,8 @@ run's median (scripts/headline)."""
 import json
 import random
 import statistics
+import sys
+import types
 
 import pytest
 
@@ -46,6 +48,8 @@ class FakeSide:
     def __init__(self, benchmarks):
         self.benchmarks = benchmarks
         self.calls = []
+        # Its Python is this one, with JAX: the device is asked of it for real.
+        self.env = types.SimpleNamespace(_path=sys.prefix)
 
     def open(self):
         self.calls.append("open")
@@ -95,8 +99,10 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     measured = [c for c in side.calls if c not in ("open", "close")]
     assert measured[: len(headline.FIGURES)] == [f.benchmark for f in headline.FIGURES]
     assert side.calls[0] == "open" and side.calls[-1] == "close"
+    assert env["device"] == "cpu"
     text = headline.table(record)
     rows = [line for line in text.splitlines() if line.startswith("| Python")]
+    assert all(row.startswith("| Python 3.11, jax 0.4.33 | cpu | ") for row in rows)
     assert rows[0].endswith("| exact |") and "too few processes" in rows[1] and rows[1].endswith("| steady |")
     assert all(row.endswith("| orientation |") for row in rows[2:])  # the stable figures lead
     # scripts/bench's first answer measures in the environment its run installed the release in.
@@ -127,9 +133,9 @@ def test_the_command_prints_and_publishes_a_record_without_measuring(tmp_path):
     docs.write_text("before\n<!-- headline:start -->\nold\n<!-- headline:end -->\nafter\n")
     done = command("headline", "--from-record", "--record", path, "--docs", docs)
     assert done.returncode == 0, done.stderr
-    assert "| Python 3.11, jax 0.4.33 | one tree_at update, in tree_map passes | 1.04 | 1.00 to 1.09 | steady |" in (
-        done.stdout
-    )
+    # A record from before the device was recorded: measured in asv's own environments, on the CPU.
+    steady = "| Python 3.11, jax 0.4.33 | cpu | one tree_at update, in tree_map passes | 1.04 | 1.00 to 1.09 | steady |"
+    assert steady in done.stdout
     assert "12,359 | — | exact" in done.stdout
     assert "\nold\n" not in docs.read_text() and docs.read_text().startswith("before\n")
     bad = command("headline", "--processes", "1")

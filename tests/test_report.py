@@ -52,7 +52,7 @@ def test_eager_times_are_shown_with_their_interquartile_range():
     assert numbers(markdown_rows("\n".join(table))["v1"][column]) == pytest.approx(
         [200.0, 200 / grown, 200 * grown], abs=0.05
     )
-    assert interval.text("{:.0f}") in blocks.summary_sentence(row)
+    assert f"takes {interval.short('{:.0f}')} µs" in blocks.lead_paragraph(row)
 
 
 def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
@@ -484,12 +484,16 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
         "environments": [{"environment": "Python 3.13, jax 0.12.0.1", "figures": figures}],
     }
     timings = sum(not f.exact for f in headline.FIGURES)
-    assert report_rows.attach_fresh(rows, record) == timings
+    # The same commit and environment measured on another device (a stand-in GPU) takes none of the record's.
+    on_gpu = report_rows.row_of(noisy_release(rows[1].commit, random.Random(1)), "v1")
+    on_gpu.env, on_gpu.env_params = rows[1].env, {**on_gpu.env_params, "device": "gpu-Stand-in-GPU"}
+    assert report_rows.attach_fresh([*rows, on_gpu], record) == timings
+    assert not on_gpu.fresh
     assert not rows[0].fresh  # another commit
     label, scale, jit = rows[1].fresh[report_rows.RATIO_BENCHMARK, "'jit'"]
     assert (jit.value, jit.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)
     assert (jit.low, jit.high) == headline.second_run_interval(values)
-    assert jit.text() in blocks.summary_sentence(rows[1])
+    assert f"{jit.short()}× the tuple's time" in blocks.lead_paragraph(rows[1])
     drawn = drawn_figures(monkeypatch)
     plots = report_plots.plot(rows, tmp_path)
     assert all(p.with_interval == p.timing_series for p in plots)
@@ -503,3 +507,48 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     for figure in figures:
         figure.pop("interval", None)
     assert report_rows.attach_fresh([report_rows.Row("v", rows[1].env, 0, commit=rows[1].commit)], record) == 0
+
+
+def one_run(value: float) -> report_rows.Interval:
+    return report_rows.Interval(value, value / 2, value * 2, report_rows.ONE_RUN)
+
+
+def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing_else():
+    row = report_rows.Row("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2", 0)
+    row.env_params = {"python": "3.12", "device": "gpu-Stand-in-GPU", "driver": "cuda-13000", "jax": "0.11.2"}
+    steady = report_rows.STEADY_BENCHMARK
+    row.timings[steady, "'jit', 4"] = one_run(30e-6)
+    row.timings[steady.replace("tree_at", "tuple"), "'jit', 4"] = one_run(20e-6)
+    row.timings[report_rows.RATIO_BENCHMARK, "'jit'"] = one_run(1.5)
+    row.timings[steady, "'jit_scan', 4"] = one_run(200e-6)  # a scan of 100 steps: 2 µs a step
+    row.timings[steady.replace("tree_at", "tuple"), "'jit_scan', 4"] = one_run(100e-6)
+    # The sweep: under jit the ratio dips below 1.05 at 10**4, rises again, and stays below from 10**6 on.
+    for size, ratio in zip([10**k for k in range(8)], [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03, 1.01], strict=True):
+        row.timings[report_rows.SWEEP_BENCHMARK, f"'jit', {size}"] = one_run(ratio)
+        row.timings[report_rows.SWEEP_BENCHMARK, f"'filter_jit', {size}"] = one_run(ratio + 0.5)
+    dispatch = report_rows.DISPATCH_BENCHMARK
+    row.timings[dispatch, "'jit', 'dispatch'"] = one_run(40e-6)
+    row.timings[dispatch.replace("tree_at", "tuple"), "'jit', 'dispatch'"] = one_run(10e-6)
+    row.excess_equations = [0, 0]
+    lead = blocks.lead_paragraph(row)
+    # Dispatch alone was measured under jit, not waited for and not under filter_jit: it alone gets words.
+    assert "A call of the step, under jax.jit dispatched alone, 40 (20–80) µs against 10 (5–20) µs. " in lead
+    assert lead.startswith("On gpu-Stand-in-GPU (cuda-13000), Equinox v0.13.8 with Python 3.12, jax 0.11.2: ")
+    assert "under jax.jit, 30 (15–60) µs against 20 (10–40) µs, 1.50 (0.75–3.00)× the tuple's time; " in lead
+    assert "inside a jitted lax.scan, 2 (1–4) µs against 1 (0.5–2) µs per step. " in lead
+    assert "trace to identical jaxprs" in lead
+    assert "below 1.05× under jax.jit from 1,000,000 elements per leaf on; " in lead
+    assert "under eqx.filter_jit at no size up to 10,000,000 elements per leaf" in lead
+    # Nothing the run did not take: no eager, no scan, no filter_jit step, no n/a.
+    assert "eager" not in lead and "inside lax.scan" not in lead and "n/a" not in lead
+    assert blocks.gpu_note([row]) is None
+
+
+def test_a_run_that_took_no_figure_of_the_question_says_so_and_the_cpu_has_no_gpu_record():
+    row = report_rows.Row("v0.13.8", "Python 3.11, jax 0.10.2", 0, env_params={"python": "3.11", "jax": "0.10.2"})
+    lead = blocks.lead_paragraph(row)
+    assert lead == (
+        "On cpu, Equinox v0.13.8 with Python 3.11, jax 0.10.2: "
+        "This run took no figure that answers the question; the figures it took follow."
+    )
+    assert blocks.gpu_note([row]) == blocks.NO_GPU

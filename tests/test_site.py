@@ -173,9 +173,11 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
         img.getAttribute('src'), [Number(img.dataset.timingSeries), Number(img.dataset.withInterval)]]))""")
     assert drawn["ratios.png"][0] == 2 and drawn["history-1.png"][0] == 1, drawn  # eager and jit; the passes
     assert all(series == with_interval for series, with_interval in drawn.values()), drawn
-    # The exact metrics lead: the first section after the summary, before any plot, each kind of them in a table.
+    # The answer in the question's words leads, then the maintainers' figures: the exact metrics first, before
+    # any plot, each kind of them in a table.
+    assert page.locator("h1 + p#answer").inner_text().startswith("On cpu, Equinox v5 with Python 3.11")
     headings = page.eval_on_selector_all("h2", "hs => hs.map(h => h.id)")
-    assert headings[:2] == ["exact", "timings"], headings
+    assert headings[:3] == ["maintainers", "exact", "timings"], headings
     assert page.evaluate("() => document.querySelector('h2#exact').compareDocumentPosition(document.images[0]) & 4"), (
         "a plot before the exact metrics"
     )

@@ -19,7 +19,7 @@ import pytest
 from asv import util as asv_util
 
 import benchmarks
-from benchmarks import bench_seed, instruments, metrics, params, workloads
+from benchmarks import bench_seed, bench_sweep, instruments, metrics, params, workloads
 from tests.helpers import ROOT
 
 # The full product of the four dimensions, with state sizes kept small: a
@@ -63,6 +63,30 @@ def test_twins_compute_identical_arrays(wrapping, state_size, depth, n_calls):
         workloads.leaves(tuple_state), expected_leaves(wrapping, state_size, depth, n_calls), strict=True
     ):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+
+
+# The sweep's sizes up to 10**5: larger states change the arrays' size, never the step, and the grid above
+# checks 10**6 already.
+@pytest.mark.parametrize("wrapping", params.SWEEP_WRAPPINGS)
+@pytest.mark.parametrize("state_size", [size for size in params.SWEEP_SIZES if size <= 10**5])
+def test_the_sweep_twins_compute_identical_arrays(wrapping, state_size):
+    sweep = bench_sweep.StateSizeRatio()
+    sweep.setup(wrapping, state_size)
+    tree_at_state, tuple_state = sweep.run_tree_at(), sweep.run_tuple()
+    assert_same_arrays(tree_at_state, tuple_state)
+    want = expected_leaves(wrapping, state_size, params.DEFAULT_DEPTH, params.DEFAULT_N_CALLS)
+    for got, expected in zip(workloads.leaves(tuple_state), want, strict=True):
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("wrapping", bench_sweep.Dispatch.params[0])
+def test_a_call_not_waited_for_gives_the_arrays_of_one_waited_for(wrapping):
+    waited, dispatched = bench_sweep.Dispatch(), bench_sweep.Dispatch()
+    waited.setup(wrapping, "block_until_ready")
+    dispatched.setup(wrapping, "dispatch")
+    for structure in ("tree_at", "tuple"):
+        assert_same_arrays(jax.block_until_ready(dispatched.calls[structure]()), waited.calls[structure]())
+    assert_same_arrays(dispatched.calls["tree_at"](), dispatched.calls["tuple"]())
 
 
 def jaxpr_text(structure, wrapping, depth, n_calls):

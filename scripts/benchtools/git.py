@@ -14,6 +14,14 @@ from .errors import Error, Failed
 END = "--end-of-options"
 
 
+def isolated_env(**identity: str) -> dict[str, str]:
+    """os.environ for a repository that only the caller shapes: none of the caller's GIT_* variables (GIT_DIR,
+    GIT_AUTHOR_DATE...) nor the user's or system's git config (signing, autocrlf, default branch...), and the
+    ``identity`` given (GIT_COMMITTER_NAME=..., ...)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return {**env, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", **identity}
+
+
 def run(
     *args,
     repo: Path | str | None = None,

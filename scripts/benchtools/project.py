@@ -12,6 +12,10 @@ VENV = ROOT / ".venv"
 UPSTREAM_CONFIG = ROOT / "asv.conf.json"
 JAX_CONFIG = ROOT / "asv.jax.conf.json"
 HISTORY_DIR = ROOT / ".cache" / "history"
+# scripts/bench --here: one commit per Equinox version measured in a user's Python, made here, offline; and the
+# folder that lends that Python asv's benchmark runner (asv_runner) and nothing else.
+HERE_REPO = ROOT / ".cache" / "here" / "equinox"
+HERE_RUNNER = ROOT / ".asv" / "here-runner"
 # scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin (python3.13), or writes why it
 # could not into SETUP_PYTHONS/skipped-X.Y.
 SETUP_PYTHONS = ROOT / ".asv" / "python"
@@ -23,14 +27,20 @@ if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 
 
+# Set to 1, a command runs in the Python that started it, with no .venv: on a machine with no package index, where
+# scripts/setup cannot create .venv and the tools' packages came as wheels (docs/here.md, a GPU machine).
+OUTSIDE_VENV = "BENCHTOOLS_OUTSIDE_VENV"
+
+
 def enter_venv(script: str) -> None:
-    """Re-run ``script`` inside .venv, creating it first if needed; return at once when already there.
+    """Re-run ``script`` inside .venv, creating it first if needed; return at once when already there, or
+    when OUTSIDE_VENV says to stay in this Python.
 
     Called by every command before it imports anything outside the standard
     library (asv, jax, matplotlib, packaging), so that a command typed in a
     plain shell works as it does inside .venv.
     """
-    if Path(sys.prefix).resolve() == VENV.resolve():
+    if Path(sys.prefix).resolve() == VENV.resolve() or os.environ.get(OUTSIDE_VENV) == "1":
         return
     if subprocess.run([str(ROOT / "scripts" / "setup")], stdout=sys.stderr).returncode != 0:
         print(f"scripts/{Path(script).name}: scripts/setup failed; see above", file=sys.stderr)

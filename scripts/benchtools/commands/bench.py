@@ -39,6 +39,25 @@ What is benchmarked, each kept in its own results and site folder:
                    3.11 release on 3.13 as well, to link the two lines.
                    Folder: jax-history.
 
+  --here [PYTHON]  the JAX, jaxlib and Equinox installed in PYTHON (default:
+                   the first python3 on PATH), on whatever device that JAX
+                   runs on, a GPU included: asv's existing-environment mode
+                   runs the suite in that Python as it is, so no virtualenv
+                   is built and no registry is asked (it works offline).  It
+                   runs the first answer's exact and steady figures, then a
+                   step with tree_at against its tuple under each wrapping
+                   (bench_steady, bench_overhead.SteadyStateRatio), the
+                   state-size sweep's ratios and the dispatch timings
+                   (bench_sweep; its seconds per call with --bench
+                   bench_sweep); --bench and --quick narrow it.  Where valgrind is missing the instruction counts skip,
+                   each saying why.  The device (JAX's backend, the device
+                   kind and count, the driver where JAX reports it) and the
+                   JAX versions go into every result's params, and into the
+                   machine name (HOST-DEVICE, unless --machine is given), so
+                   two devices never share a graph, a comparison or a verdict.
+                   --docs FILE writes its here-time and here-answer blocks.
+                   Folder: here (docs/here.md).
+
 Python 3.13 is the one scripts/setup builds (.asv/python/bin, put first on
 asv's PATH).  Where setup could not provide it, the 3.13 environments are
 left out with one line that says why.
@@ -66,6 +85,7 @@ package index or a download fails, or asv fails.
 
 from .. import cli
 from ..project import ROOT
+from ..running import here
 from ..running.bench import BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
 from ..trial import headline
 from . import common_args
@@ -102,6 +122,14 @@ def parse_args(argv) -> Options:
         "--repo", metavar="PATH|URL", help="benchmark this git repository of Equinox instead of the releases"
     )
     source.add_argument(
+        "--here",
+        nargs="?",
+        const="python3",
+        metavar="PYTHON",
+        help="measure the JAX and Equinox installed in PYTHON (default: python3 on PATH) through asv's "
+        "existing-environment mode: no virtualenv is built, nothing is downloaded",
+    )
+    source.add_argument(
         "--jax-history", action="store_true", help="benchmark JAX releases with Equinox held fixed (asv.jax.conf.json)"
     )
     parser.add_argument(
@@ -131,6 +159,11 @@ def parse_args(argv) -> Options:
     args = parser.parse_args(argv)
     if args.range and not args.repo:
         parser.error("RANGE needs --repo; pick releases with --releases")
+    if args.here is not None:
+        if args.releases or args.full:
+            parser.error("--here measures the Equinox installed in PYTHON: it takes no --releases or --full")
+        del args.full
+        return Options(**{**vars(args), "releases": DEFAULT_RELEASES})
     selected = any((args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full))
     del args.full
     if selected:
@@ -140,4 +173,6 @@ def parse_args(argv) -> Options:
 
 def main(argv):
     options = parse_args(argv)
+    if options.here is not None:
+        return here.here(options)
     return bench(options, headline.first_answer if options.answer else None)

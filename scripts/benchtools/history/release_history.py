@@ -6,7 +6,6 @@ import datetime
 import hashlib
 import http.client
 import json
-import os
 import re
 import sys
 import tarfile
@@ -38,10 +37,7 @@ OWNER_KEY = "releasehistory.package"
 # (signing, autocrlf, commit encoding, default branch...) nor GIT_* variables
 # of the caller (GIT_DIR, GIT_AUTHOR_DATE...). Commits take their author and
 # dates from the import stream; the committer here only names reflog entries.
-GIT_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-GIT_ENV.update(
-    GIT_CONFIG_GLOBAL=os.devnull,
-    GIT_CONFIG_NOSYSTEM="1",
+GIT_ENV = git_.isolated_env(
     GIT_COMMITTER_NAME="PyPI release history",
     GIT_COMMITTER_EMAIL="release-history@localhost",
 )

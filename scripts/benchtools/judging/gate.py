@@ -15,6 +15,7 @@ from pathlib import Path
 from benchmarks import metrics, params
 from benchmarks.instruction_ops import OPERATIONS as COUNTED_OPERATIONS
 
+from ..asvtools import device
 from ..asvtools.results import failed_benchmarks
 from ..errors import BadInput, Error
 from ..project import ROOT, VENV, env_label
@@ -192,8 +193,9 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
     of its combinations judged.  BadInput when nothing at all was compared.
     """
     before_commit, after_commit = source.resolve(before_name), source.resolve(after_name)
-    before_by_env = {r.env_name: r for r in load_result(source, before_commit)}
-    after_by_env = {r.env_name: r for r in load_result(source, after_commit)}
+    # An environment is its asv name on its device: the same Python measures a CPU or a GPU, as its JAX finds.
+    before_by_env = {(r.env_name, device.of(r.params)): r for r in load_result(source, before_commit)}
+    after_by_env = {(r.env_name, device.of(r.params)): r for r in load_result(source, after_commit)}
     changes, unjudged = [], []
     for env_name in sorted(before_by_env.keys() - after_by_env.keys()):
         unjudged.append(Unjudged("", "", env_label(before_by_env[env_name].params), GONE))

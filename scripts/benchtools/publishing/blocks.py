@@ -4,26 +4,31 @@ generated blocks of README.md and docs/answer.md (publishing/generated.py) that 
 import itertools
 from pathlib import Path
 
-from benchmarks import metrics
+from benchmarks import metrics, params
 
 from .. import settings
-from ..asvtools import operations
+from ..asvtools import device, operations
 from ..asvtools.results import spans as result_spans
+from ..project import env_label
 from . import generated, operation_history
 from .rows import (
     CALLS_PER_STEP,
     DEPTHS,
+    DISPATCH_BENCHMARK,
     EAGER_BENCHMARK,
     RATIO_BENCHMARK,
     REPORT_DEPTH,
     SEED_BENCHMARK,
+    STEADY_BENCHMARK,
     TRACING_BENCHMARK,
     WRAPPINGS,
     HistoryStep,
+    Interval,
     Row,
-    Series,
     history,
     latest_rows,
+    measured,
+    negligible_from,
 )
 
 # The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
@@ -284,31 +289,142 @@ def timing_text(
     row: Row, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
 ) -> str:
     """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
-    series = Series("", benchmark, params, scale)
-    found = series.at(row, fresh=True) or series.at(row)
+    found = measured(row, benchmark, params)
     if found is None:
         return "n/a"
+    found = found.scaled(scale)
     return found.short(pattern) if short else found.text(pattern)
 
 
-def summary_sentence(row: Row) -> str:
-    """The newest figures in one sentence: the exact cost first, then each timing with its interval."""
-    eager = row.eager_us.get(REPORT_DEPTH, (None, None))
-    per_call = 1e6 / int(CALLS_PER_STEP)
-    eager_params = f"{REPORT_DEPTH}, {CALLS_PER_STEP}"
-    ratios = ", ".join(
-        f"{what} at {timing_text(row, RATIO_BENCHMARK, repr(wrapping))}×"
-        for what, wrapping in (("a jitted step runs", "jit"), ("a scan", "scan"), ("jit around the scan", "jit_scan"))
+NO_GPU = (
+    "No GPU record exists yet: every figure here was measured on a CPU. To take one, run scripts/bench --here "
+    "on a machine whose JAX sees a GPU (docs/here.md)."
+)
+
+
+def gpu_note(latest: list[Row]) -> str | None:
+    """NO_GPU where none of the newest commit's results was measured on a GPU; None where one was."""
+    return None if any(device.on_gpu(row.env_params) for row in latest) else NO_GPU
+
+
+# The ways of running a step that the lead answers for, in the words of the question (Equinox discussion #572).
+LEAD_WRAPPINGS = {
+    "eager": "eager",
+    "jit": "under jax.jit",
+    "filter_jit": "under eqx.filter_jit",
+    "scan": "inside lax.scan",
+    "jit_scan": "inside a jitted lax.scan",
+}
+
+
+def _us(seconds: Interval, per: int = 1) -> str:
+    """A time in µs with its interval: "1,410 (940–2,115) µs"."""
+    micro = seconds.scaled(1e6 / per)
+    return f"{micro.short('{:,.0f}' if micro.value >= 100 else '{:.3g}')} µs"
+
+
+def _step_figures(row: Row, wrapping: str) -> str | None:
+    """A step's time with tree_at and with the tuple, and their ratio, as far as they were measured."""
+    steps = params.SCAN_LENGTH if "scan" in wrapping else 1
+    tree_at, tuple_ = (
+        measured(row, STEADY_BENCHMARK.replace("tree_at", twin), f"{wrapping!r}, {REPORT_DEPTH}")
+        for twin in params.STRUCTURES
     )
+    ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
+    figures = []
+    if tree_at is not None and tuple_ is not None:
+        per = " per step" if steps > 1 else ""
+        figures.append(f"{_us(tree_at, steps)} against {_us(tuple_, steps)}{per}")
+    if ratio is not None:
+        figures.append(f"{ratio.short()}× the tuple's time")
+    return f"{LEAD_WRAPPINGS[wrapping]}, {', '.join(figures)}" if figures else None
+
+
+def dispatch_sentence(row: Row) -> str | None:
+    """A jitted call's time before its result is waited for, and with the wait, as far as measured."""
+    parts = []
+    for wrapping in ("jit", "filter_jit"):
+        for wait, words in (("dispatch", "dispatched alone"), ("block_until_ready", "waited for")):
+            key = f"{wrapping!r}, {wait!r}"
+            tree_at, tuple_ = (
+                measured(row, DISPATCH_BENCHMARK.replace("tree_at", twin), key) for twin in params.STRUCTURES
+            )
+            if tree_at is not None and tuple_ is not None:
+                parts.append(f"{LEAD_WRAPPINGS[wrapping]} {words}, {_us(tree_at)} against {_us(tuple_)}")
+    return f"A call of the step, {'; '.join(parts)}." if parts else None
+
+
+def sweep_sentence(row: Row) -> str | None:
+    """Where the state-size sweep's compiled ratios fall below metrics.NEGLIGIBLE_RATIO, as measured."""
+    parts = []
+    for wrapping in params.SWEEP_WRAPPINGS:
+        found = negligible_from(row, wrapping)
+        if found is None:
+            continue
+        crossing, largest = found
+        where = (
+            f"from {crossing:,} elements per leaf on"
+            if crossing is not None
+            else f"at no size up to {largest:,} elements per leaf"
+        )
+        parts.append(f"{LEAD_WRAPPINGS[wrapping]} {where}")
+    if not parts:
+        return None
     return (
-        f"{row.label} with {row.env}: one eager tree_at update at depth {REPORT_DEPTH} does "
-        f"{fmt(row.cost, '{:,.0f}')} weighted instructions of Python work (exact), and takes "
-        f"{timing_text(row, metrics.PASSES_TREE_AT, '', '{:.1f}')} tree_map passes, the steady unit of time; "
-        f"an eager tree_at call takes {timing_text(row, EAGER_BENCHMARK, eager_params, '{:.0f}', per_call)} "
-        f"µs against {fmt(eager[1], '{:.1f}')} µs for a tuple update. Against the tuple version's time, {ratios}; "
-        f"tracing takes {timing_text(row, TRACING_BENCHMARK, '')}× as long. "
-        f"Identical jaxprs: {row.jaxprs_identical}."
+        "As the state grows, the arithmetic hides the Module's cost: the ratio falls below "
+        f"{metrics.NEGLIGIBLE_RATIO}× {'; '.join(parts)}."
     )
+
+
+def lead_paragraph(row: Row) -> str:
+    """The answer to the question users ask, for one environment on its device: what a step costs with
+    tree_at on an eqx.Module against a plain tuple, eager, under jit and inside scan, and whether the jaxprs
+    are the same.  Only what was measured is said: a figure the run did not take gets no words."""
+    sentences = []
+    steps = [figures for wrapping in LEAD_WRAPPINGS if (figures := _step_figures(row, wrapping))]
+    if steps:
+        sentences.append(
+            f"A step of {CALLS_PER_STEP} updates to a depth-{REPORT_DEPTH} eqx.Module with eqx.tree_at, against "
+            f"the same step rebuilding a plain tuple, takes: {'; '.join(steps)}."
+        )
+    surgery = [
+        measured(row, EAGER_BENCHMARK.replace("tree_at", twin), f"{REPORT_DEPTH}, {CALLS_PER_STEP}")
+        for twin in params.STRUCTURES
+    ]
+    if surgery[0] is not None:
+        calls = int(CALLS_PER_STEP)
+        against = f" against {_us(surgery[1], calls)} for a tuple update" if surgery[1] else ""
+        sentences.append(f"One eager tree_at call, the surgery alone, takes {_us(surgery[0], calls)}{against}.")
+    if row.excess_equations:
+        sentences.append(
+            "Under every tracing wrapping the two steps trace to identical jaxprs: the compiled program is the same."
+            if not any(row.excess_equations)
+            else f"The jaxprs differ: tree_at's has up to {max(row.excess_equations)} more equations."
+        )
+    sentences += [found for found in (dispatch_sentence(row), sweep_sentence(row)) if found is not None]
+    if not sentences:
+        sentences.append("This run took no figure that answers the question; the figures it took follow.")
+    versions = env_label({k: v for k, v in row.env_params.items() if k not in device.PARAMS})
+    return f"On {device.described(row.env_params)}, Equinox {row.label} with {versions}: " + " ".join(sentences)
+
+
+def summary_sentence(row: Row) -> str:
+    """For the maintainers: the exact cost and tree_at's steady time, then tracing, each as far as measured."""
+    parts = []
+    if row.cost is not None:
+        parts.append(f"does {row.cost:,.0f} weighted instructions of Python work (exact)")
+    passes = measured(row, metrics.PASSES_TREE_AT, "")
+    if passes is not None:
+        parts.append(f"takes {passes.text('{:.1f}')} tree_map passes, the steady unit of time")
+    tracing = measured(row, TRACING_BENCHMARK, "")
+    sentence = f"{row.label} with {row.env}: "
+    if parts:
+        sentence += f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
+    else:
+        sentence += "no exact or steady figure was taken."
+    if tracing is not None:
+        sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
+    return sentence
 
 
 def summary_markdown(rows: list[Row]) -> str:

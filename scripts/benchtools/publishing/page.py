@@ -46,6 +46,8 @@ def html_page(
     latest = latest_rows(rows)
     page = templating.render(
         "overhead.html.j2",
+        leads=[blocks.lead_paragraph(row) for row in latest],
+        gpu_note=blocks.gpu_note(latest),
         summary=blocks.summary_sentence(latest[0]),
         newest=latest[0].label,
         exact_summary=html(blocks.summary_markdown(rows)),

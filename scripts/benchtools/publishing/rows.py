@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git
-from ..asvtools import operations, shapes
+from ..asvtools import device, operations, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, values
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
@@ -29,6 +29,9 @@ RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
 SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
+STEADY_BENCHMARK = "bench_steady.SteadyState.time_tree_at"  # a whole step's time (and its twin's, time_tuple)
+SWEEP_BENCHMARK = "bench_sweep.StateSizeRatio.track_overhead_ratio"
+DISPATCH_BENCHMARK = "bench_sweep.Dispatch.time_tree_at"  # a jitted call, waited for or not (and time_tuple)
 
 
 # Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
@@ -177,10 +180,13 @@ def attach_fresh(rows: list[Row], record: dict) -> int:
     attached = 0
     for env in record.get("environments", []):
         wanted = {part.strip() for part in env["environment"].split(",")}
+        on = env.get("device", device.UNRECORDED)  # a record from before devices were recorded: the CPU
         matching = [
             row
             for row in rows
-            if row.commit == record.get("commit") and wanted <= {part.strip() for part in row.env.split(",")}
+            if row.commit == record.get("commit")
+            and wanted <= {part.strip() for part in row.env.split(",")}
+            and device.of(row.env_params) == on
         ]
         for figure in env["figures"]:
             if figure["exact"] or figure.get("interval") is None or "scale" not in figure:
@@ -243,6 +249,31 @@ class Series:
         key = self.benchmark, self.params
         found = (row.fresh[key][2] if key in row.fresh else None) if fresh else row.timings.get(key)
         return None if found is None else found.scaled(self.scale)
+
+
+def measured(row: Row, benchmark: str, params: str) -> Interval | None:
+    """A timing figure of ``row``: scripts/headline's where attached, else the asv run's; None where not taken."""
+    series = Series("", benchmark, params)
+    return series.at(row, fresh=True) or series.at(row)
+
+
+def negligible_from(row: Row, wrapping: str) -> tuple[int | None, int] | None:
+    """Where the state-size sweep's ratio under ``wrapping`` falls below metrics.NEGLIGIBLE_RATIO and stays
+    there: (the smallest such size, or None where the largest size is still above it; the largest size
+    measured), or None where the sweep was not measured under ``wrapping``."""
+    ratios = {}
+    for size in params.SWEEP_SIZES:
+        found = measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}")
+        if found is not None:
+            ratios[size] = found.value
+    if not ratios:
+        return None
+    crossing = None
+    for size in sorted(ratios, reverse=True):
+        if ratios[size] >= metrics.NEGLIGIBLE_RATIO:
+            break
+        crossing = size
+    return crossing, max(ratios)
 
 
 # ---- the history: the steps of tree_at's cost, with their time and their cause

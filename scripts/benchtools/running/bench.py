@@ -21,18 +21,19 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
+from ..asvtools import device, private, suite
 from ..asvtools import environments as asv_envs
-from ..asvtools import suite
 from ..asvtools.lock import exclusive, one_environment
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm
-from ..project import HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home
+from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home
 from ..publishing import blocks, generated, page, rows, site
 from ..settings import reference_jax, upstream_url
 
 PYTHON = "3.13"
 DEFAULT_RELEASES = "3"
+HERE = "here"  # the folder of --here's results and site: a user's own Python, its installed JAX and Equinox
 ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
 # The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
 STEADY_UNIT = "tree_map passes"
@@ -59,11 +60,20 @@ class Options:
     # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks),
     # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
     answer: bool = False
-    docs: Path | None = None  # a file whose BENCH_TIME_BLOCK gets what the run took (took_markdown)
+    # A file whose BENCH_TIME_BLOCK gets what the run took (took_markdown); with --here, here.py's blocks.
+    docs: Path | None = None
+    # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured,
+    # through asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
+    here: str | None = None
 
     def __post_init__(self):
         if self.range and not self.repo:
             raise BadInput("RANGE needs --repo; pick releases with --releases")
+        if self.here is not None and (self.range or self.repo or self.jax_history or self.jax or self.retry_failed):
+            raise BadInput(
+                "--here measures the JAX and Equinox installed in one Python: it takes no RANGE, --repo, "
+                "--jax-history, --jax or --retry-failed"
+            )
         if self.answer and (self.repo or self.jax_history or self.quick or self.bench or self.releases != "1"):
             raise BadInput(
                 "the first answer is the newest release's exact and steady figures: it takes no "
@@ -79,7 +89,10 @@ class Target:
 
     def __init__(self, args: Options):
         self.args = args
-        if args.jax_history:
+        if args.here is not None:
+            self.base, self.name, self.history = UPSTREAM_CONFIG, HERE, None
+            self.repo, self.branch = HERE_REPO, "main"
+        elif args.jax_history:
             self.base, self.name = JAX_CONFIG, "jax-history"
             self.repo, self.branch = HISTORY_DIR / "jax", "main"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
@@ -439,6 +452,28 @@ def record_machine(machine: str, config: Path, env: dict) -> None:
     )
 
 
+def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict[str, list[str]]) -> None:
+    """Give the results of the commits this run measured (``ran``, per environment) the device their
+    environment's JAX runs on (asvtools/device.py), as that environment's Python reports it.  Results it did
+    not measure (restored from the results branch, or of an earlier run) are left byte for byte as they are."""
+    from asv import environment
+
+    for number, (env_name, entry) in enumerate(envs, 1):
+        paths = [result_path(target, target.args.machine, commit, env_name) for commit in ran.get(env_name, [])]
+        paths = [path for path in paths if path.exists()]
+        if not paths:
+            continue
+        conf = util.asv_config(target.config(entry, f"-{number}"))
+        (env,) = environment.get_environments(conf, None, verbose=False)
+        try:
+            measured_on = device.probe(private.env_python(env), needs=("jax", "jaxlib")).params()
+        except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
+            print(f"warning: the device of {env_name} is not recorded: {error}", file=sys.stderr)
+            continue
+        for path in paths:
+            device.stamp(path, target.args.machine, measured_on)
+
+
 # Measures the headline's figures over fresh processes once the suite has run: given the target, its
 # environments and the newest selected (release, commit), the record (which the page shows), its table, and
 # whether it was measured now (False: an earlier record of the same commit and environment was kept).
@@ -562,6 +597,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         file=sys.stderr,
     )
     asv_failed = ran_any = False
+    ran_hashes: dict[str, list[str]] = {}  # the commits asv ran in each environment: only their files get a device
     for stage in stages(args):
         runs = []
         for number, (env_name, entry) in enumerate(envs, 1):
@@ -579,6 +615,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
             )
             if pending:
                 runs.append(asv_run(target, stage, number, env_name, entry, pending))
+                ran_hashes.setdefault(env_name, []).extend(h for h in pending if h not in ran_hashes[env_name])
         workers = min(os.cpu_count() or 1, len(runs)) if stage.overlapping else 1
         with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
             for env_name, code in pool.map(lambda run: run(), runs):
@@ -588,6 +625,8 @@ def bench(args: Options, headline: Headline | None = None) -> int:
                     asv_failed = True
                     print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
         phase(stage.phase)
+    if ran_any:
+        record_devices(target, envs, ran_hashes)
     record = table = None
     measured = False
     if headline is not None and selected:

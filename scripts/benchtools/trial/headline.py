@@ -25,8 +25,8 @@ from packaging.version import Version
 
 from benchmarks import metrics, params
 
+from ..asvtools import device, private, shapes
 from ..asvtools import environments as asv_envs
-from ..asvtools import shapes
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
@@ -173,6 +173,7 @@ def campaign(options: Options) -> dict:
         names = sorted({f.benchmark for f in FIGURES})
         with prepared(config, label, {side_name: run.commit}, names, root, lock) as sides:
             [side] = sides.values()
+            found["device"] = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
             indexes = {f: confirm.param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
             if missing:
@@ -236,21 +237,23 @@ def table(record: dict) -> str:
         "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
         "by tens of % between runs on a shared machine.",
         "",
-        "| environment | figure | value | a second run's median lies in | kind |",
-        "|---|---|---|---|---|",
+        "| environment | device | figure | value | a second run's median lies in | kind |",
+        "|---|---|---|---|---|---|",
     ]
     for env in sorted(record["environments"], key=newest_jax_first):
+        # A record from before the device was recorded was measured in asv's own environments: the CPU.
+        where = f"{env['environment']} | {env.get('device', device.UNRECORDED)}"
         for figure in sorted(env["figures"], key=lambda f: KINDS.index(kind.get(f["label"], ORIENTATION))):
             shown = pattern.get(figure["label"], "{:.2f}")
             values = figure["values"]
             if figure["exact"]:
-                lines.append(f"| {env['environment']} | {figure['label']} | {shown.format(values[0])} | — | {EXACT} |")
+                lines.append(f"| {where} | {figure['label']} | {shown.format(values[0])} | — | {EXACT} |")
                 continue
             middle = statistics.median(values)
             interval = second_run_interval(values, record["confidence"])
             within = "too few processes" if interval is None else " to ".join(shown.format(v) for v in interval)
             lines.append(
-                f"| {env['environment']} | {figure['label']} | {shown.format(middle)} | {within} "
+                f"| {where} | {figure['label']} | {shown.format(middle)} | {within} "
                 f"| {kind.get(figure['label'], ORIENTATION)} |"
             )
     return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""The device a result was measured on, kept among the result's params.
+
+JAX picks its backend at run time (a CUDA plugin installed beside jaxlib, or
+``JAX_PLATFORMS``), so the same Python and the same versions can measure a GPU
+or a CPU.  asv draws one graph per set of params, and the gate and the report
+name and pair environments by them, so a device kept there is what keeps two
+devices' figures from sharing a graph, a comparison or a verdict.  asv's
+existing-environment mode records no package versions, so a result measured
+in a user's Python (``scripts/bench --here``) gets its JAX, jaxlib and Equinox
+versions here too.
+"""
+
+import dataclasses
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from ..errors import BadInput, Failed
+
+DEVICE = "device"  # the backend and the device kind, and the count where more than one: "gpu-NVIDIA-H200-x8"
+DRIVER = "driver"  # the backend's platform version, where JAX reports one (a CUDA or ROCm version)
+PARAMS = (DEVICE, DRIVER)
+PACKAGES = ("jax", "jaxlib", "equinox")
+# Results measured before the device was recorded all ran in the suite's own virtualenvs, whose jaxlib
+# comes from PyPI, where jaxlib is built for the CPU only; a GPU needs a plugin those environments never had.
+UNRECORDED = "cpu"
+
+# Run by the measured Python: the standard library and JAX only, one JSON line on stdout.
+PROBE = """
+import json, sys
+from importlib import metadata
+found = {"python": "%d.%d" % sys.version_info[:2], "versions": {}, "missing": []}
+for name in PACKAGES:
+    try:
+        found["versions"][name] = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        found["missing"].append(name)
+if "jax" in found["versions"] and "jaxlib" in found["versions"]:
+    import jax
+    devices = jax.devices()
+    found.update(
+        backend=jax.default_backend(),
+        kind=devices[0].device_kind,
+        count=len(devices),
+        platform_version=str(getattr(devices[0].client, "platform_version", "")),
+    )
+print(json.dumps(found))
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Installed:
+    """What a Python measures with: its version, its packages' versions and JAX's devices."""
+
+    python: str  # "3.12"
+    versions: dict  # {"jax": "0.10.2", "jaxlib": ..., "equinox": ...}
+    backend: str  # jax.default_backend(): "cpu", "gpu", "tpu"
+    kind: str  # device_kind of the first device: "cpu", "NVIDIA H200"
+    count: int
+    platform_version: str  # the client's: "cpu" on a CPU, the CUDA or ROCm version on a GPU
+
+    @property
+    def device(self) -> str:
+        name = self.kind if self.kind.lower() == self.backend else f"{self.backend} {self.kind}"
+        return as_value(name if self.count == 1 else f"{name} x{self.count}")
+
+    @property
+    def driver(self) -> str | None:
+        version = as_value(self.platform_version)
+        return None if version.lower() in ("", self.backend) else version
+
+    def params(self) -> dict[str, str]:
+        """The params a result measured here gets: the device, the driver where reported."""
+        found = {DEVICE: self.device}
+        if self.driver is not None:
+            found[DRIVER] = self.driver
+        return found
+
+    def slug(self) -> str:
+        """The device in a form fit for a machine name: "cpu", "gpu-nvidia-h200"."""
+        return self.device.lower()
+
+
+def as_value(text: str) -> str:
+    """``text`` as a param value that the results branch and the site take (asvtools/publishable.py's
+    ENV_VALUE): each run of other characters one "-", at most 100 characters: "gpu-NVIDIA-H200"."""
+    return re.sub(r"[^A-Za-z0-9._+!-]+", "-", text).strip("-")[:100]
+
+
+def probe(python: Path | str, env: dict | None = None, needs: tuple[str, ...] = PACKAGES) -> Installed:
+    """Ask ``python`` what it measures with.  BadInput when it cannot run or lacks one of ``needs``; Failed
+    when JAX is there but fails to start a backend."""
+    script = f"PACKAGES = {PACKAGES!r}\n{PROBE}"
+    try:
+        ran = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    except OSError as error:
+        raise BadInput(f"cannot run {python}: {error.strerror}") from None
+    try:
+        found = json.loads(ran.stdout.strip().splitlines()[-1]) if ran.returncode == 0 else None
+    except (IndexError, ValueError):
+        found = None
+    if found is None:
+        last = (ran.stderr.strip().splitlines() or ["no output"])[-1]
+        raise Failed(f"{python} could not report its JAX devices: {last}")
+    missing = [name for name in found.pop("missing") if name in needs]
+    if missing:
+        raise BadInput(
+            f"{python} has no {', '.join(missing)} installed; install them there "
+            f"(pip install {' '.join(missing)}) or name another Python"
+        )
+    return Installed(**found)
+
+
+def of(params: dict) -> str:
+    """The device of a result, by its params; UNRECORDED for a result from before devices were recorded."""
+    return params.get(DEVICE) or UNRECORDED
+
+
+def described(params: dict) -> str:
+    """The device of a result, with its driver where one was recorded: "gpu-NVIDIA-H200 (cuda-13000)"."""
+    return of(params) + (f" ({params[DRIVER]})" if params.get(DRIVER) else "")
+
+
+def on_gpu(params: dict) -> bool:
+    """Whether a result was measured on a GPU (JAX's backend "gpu", CUDA's or ROCm's)."""
+    return of(params).startswith("gpu-")
+
+
+def refuse_another(path: Path, machine: str, device: str) -> None:
+    """BadInput when the asv results file at ``path`` holds another device's figures.
+
+    asv merges a run into the file of the same machine, commit and environment, so a second device's run
+    would mix its figures into the first's; checked before asv runs.
+    """
+    from asv import results
+
+    if path.exists() and (recorded := of(results.Results.load(str(path), machine).params)) != device:
+        raise BadInput(f"{path} holds figures measured on {recorded}, not {device}: run under another --machine")
+
+
+def stamp(path: Path, machine: str, params: dict[str, str]) -> None:
+    """Add ``params`` to the params of the asv results file at ``path``, through asv's own Results."""
+    from asv import results
+
+    result = results.Results.load(str(path), machine)
+    result.params.update(params)
+    result.save(str(path.parents[1]))

@@ -1,0 +1,170 @@
+"""scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode.
+
+The user's Python is real: a virtualenv made here, with JAX and Equinox installed from the package index by
+pip, as a user installs them.  The run itself is offline (no index, no proxy that answers) and finds no
+valgrind, and its page is read in a real browser.
+"""
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from benchtools import project
+from benchtools.asvtools import device
+from tests.helpers import ROOT, command
+from tests.test_site import page, serve  # noqa: F401 - the browser fixture, and the server
+
+USER_PACKAGES = ("jax==0.10.2", "jaxlib==0.10.2", "equinox==0.13.8")
+# What the test runs: an exact figure that needs valgrind, the jaxprs, and a step's time and ratio per wrapping.
+BENCHMARKS = ("bench_instructions", "JaxprExcessEquations", "bench_steady.SteadyState", "SteadyStateRatio")
+
+
+@pytest.fixture(scope="session")
+def user_python(tmp_path_factory):
+    """A Python as a user has it: a virtualenv of its own, JAX and Equinox installed by pip."""
+    venv = tmp_path_factory.mktemp("user") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    # .venv's pip installs into the user's virtualenv (--python), as a user's own pip would.
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", *USER_PACKAGES],
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stderr
+    return python
+
+
+def offline_without_valgrind(tmp_path) -> dict:
+    """The environment of a machine with no package index, no network and no valgrind: PATH holds git alone."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip())
+    closed = "http://127.0.0.1:9"  # the discard port: nothing answers
+    return {
+        **os.environ,
+        "PATH": str(bin_dir),
+        "PIP_NO_INDEX": "1",
+        "http_proxy": closed,
+        "https_proxy": closed,
+        "JAX_PLATFORMS": "cpu",
+    }
+
+
+@pytest.mark.slow
+def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_user_s_words(
+    user_python,
+    tmp_path,
+    page,  # noqa: F811 - the browser fixture
+):
+    env_dir = tmp_path / "env"
+    args = ["--quick", "--output", tmp_path, "--env-dir", env_dir]
+    for regex in BENCHMARKS:
+        args += ["--bench", regex]
+    ran = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "scripts" / "bench"), "--here", str(user_python), *args],
+        capture_output=True,
+        text=True,
+        env=offline_without_valgrind(tmp_path),
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
+    assert "Python 3.11, jax 0.10.2, jaxlib 0.10.2, Equinox 0.13.8, on cpu" in ran.stderr
+    assert "valgrind is not installed here: the instruction counts (bench_instructions) are skipped" in ran.stderr
+    assert not [path for path in env_dir.iterdir() if path.is_dir()]  # no virtualenv was built: the lock alone
+    (path,) = (tmp_path / "results" / "here-quick").glob("*-cpu/*-existing-*.json")
+    stored = json.loads(path.read_text())
+    assert {k: stored["params"][k] for k in ("device", "python", "jax", "jaxlib")} == {
+        device.DEVICE: "cpu",
+        "python": "3.11",
+        "jax": "0.10.2",
+        "jaxlib": "0.10.2",
+    }
+    columns = stored["result_columns"]
+    instructions = stored["results"]["bench_instructions.Instructions.track_module"][columns.index("result")]
+    assert all(value is None or math.isnan(value) for value in instructions)  # skipped, not measured
+    assert "instructions are not counted here: valgrind is not installed" in ran.stdout + ran.stderr
+    # The site's overhead page, first paragraph: the question answered on this device, nothing n/a.
+    server, url = serve(tmp_path / "html" / "here-quick")
+    try:
+        page.goto(f"{url}/overhead/index.html")
+        answer = page.locator("p#answer")
+        answer.wait_for()
+        text = answer.inner_text()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert text.startswith("On cpu, Equinox v0.13.8 with Python 3.11, jax 0.10.2, jaxlib 0.10.2: ")
+    for wrapping in ("eager, ", "under jax.jit, ", "inside lax.scan, ", "inside a jitted lax.scan, "):
+        assert wrapping in text
+    assert "× the tuple's time" in text and " µs against " in text
+    assert "trace to identical jaxprs" in text
+    assert "n/a" not in text
+    assert page.locator("p#no-gpu").inner_text().startswith("No GPU record exists yet")
+
+
+def test_here_refuses_what_it_cannot_measure_in_one_line(tmp_path):
+    missing = command("bench", "--here", tmp_path / "no-python")
+    assert missing.returncode == 2
+    assert missing.stderr.strip().splitlines() == [
+        f"scripts/bench: --here {tmp_path / 'no-python'}: no such Python (give a path, or a name on PATH)"
+    ]
+    # -S: a Python with no site-packages, so no JAX and no Equinox.
+    bare = tmp_path / "python"
+    bare.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')
+    bare.chmod(0o755)
+    without_jax = command("bench", "--here", bare)
+    assert without_jax.returncode == 2
+    assert "has no jax, jaxlib, equinox installed" in without_jax.stderr
+    assert len(without_jax.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--releases", "3"), ("--full",), ("--jax-history",), ("--repo", "."), ("--jax", "0.4.33")],
+)
+def test_here_takes_no_selection_of_releases_repositories_or_environments(args):
+    ran = command("bench", "--here", sys.executable, *args)
+    assert ran.returncode == 2
+    assert ran.stderr.strip().splitlines()[-1].startswith(("scripts/bench: ", "usage:", "scripts/bench: error:"))
+
+
+def documented_tools() -> list[str]:
+    """The packages docs/here.md tells a machine without a package index to carry as wheels."""
+    text = (ROOT / "docs" / "here.md").read_text()
+    command = re.search(r"python3 -m pip download (.*?)\n```", text, re.S)[1].replace("\\\n", " ")
+    return [word.strip("'") for word in command.split("-d .whl", 1)[1].split()]
+
+
+@pytest.mark.slow
+def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measured_python(user_python, tmp_path):
+    """The path docs/here.md gives a GPU machine with no package index, taken on the CPU: the tools' packages
+    that the docs list, installed apart (pip --target, as the wheels are there), on PYTHONPATH, and the
+    command run by the measured Python itself, outside .venv."""
+    tools = tmp_path / "site"
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(user_python), "install", "-q", "--no-deps", "--no-compile"]
+        + ["--target", str(tools), *documented_tools()],
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stderr
+    env = {**offline_without_valgrind(tmp_path), "PYTHONPATH": str(tools), project.OUTSIDE_VENV: "1"}
+    args = ["--here", str(user_python), "--quick", "--bench", "SteadyStateRatio", "--output", tmp_path]
+    ran = subprocess.run(
+        [str(user_python), str(ROOT / "scripts" / "bench"), *map(str, args), "--env-dir", str(tmp_path / "env")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
+    assert "scripts/setup" not in ran.stderr.split("Measuring in")[0]  # no .venv was made or entered
+    (path,) = (tmp_path / "results" / "here-quick").glob("*-cpu/*-existing-*.json")
+    assert json.loads(path.read_text())["params"]["device"] == "cpu"
+    assert (tmp_path / "html" / "here-quick" / "overhead" / "index.html").is_file()
