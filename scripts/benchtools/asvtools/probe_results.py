@@ -16,6 +16,7 @@ from asv import results as asv_results
 from asv import runner
 
 from .. import util
+from . import device
 
 BENCHMARK = "bench_instructions.Instructions"
 TWINS = ("module", "tuple")
@@ -43,6 +44,7 @@ def write(results_dir: Path, machine: str, records: list[dict], suite: dict, dat
             "python": record["python"],
             "jaxlib": record.get("jaxlib", "none"),
             "equinox": record["equinox"],
+            device.DEVICE: "cpu",  # every count runs with JAX_PLATFORMS=cpu (benchmarks/callgrind.py)
         }
         requirements = {"jaxlib": params["jaxlib"], "equinox": record["equinox"]}
         result = asv_results.Results(
