@@ -207,7 +207,16 @@ def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept
     site = jax_commits.publish(search.probes, "0.13.8", repo, tmp_path / "no-records", "here", output=tmp_path)
     index = json.loads((site / "index.json").read_text())
     assert index["params"]["jaxlib"] == ["0.8.0", "none"]  # the commits that failed have no jaxlib: a line apart
-    graph = site / "graphs" / "branch-main" / "equinox-0.13.8" / "jaxlib-0.8.0" / "machine-here" / "python-3.11"
+    graph = (
+        site
+        / "graphs"
+        / "branch-main"
+        / "device-cpu"
+        / "equinox-0.13.8"
+        / "jaxlib-0.8.0"
+        / "machine-here"
+        / "python-3.11"
+    )
     points = json.loads((graph / f"{probe_results.BENCHMARK}.track_tuple.json").read_text())
     hashes = {index["revision_to_hash"][str(revision)] for revision, _ in points}
     assert {made["planted"], made["imported"]} <= hashes and made["unbuildable"] not in hashes
