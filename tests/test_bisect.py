@@ -330,3 +330,10 @@ def test_the_same_function_of_two_jaxlib_builds_is_one_row_and_names_what_a_diff
     assert bisections.merged({**twin, "functions": later})["functions"] == {"absl::raw<…>::find<…>": 5.0}
     moved = [("void a::T::F<…>", 2, 5), ("_int_free", 3, 4), ("x::y::operator()", 1, 2), ("b::Lookup", 1, 2)]
     assert bisections.moved_identifiers(moved) == ["F", "Lookup"]
+
+
+def test_a_long_run_of_failing_commits_ends_the_search_without_probing_it_whole():
+    values = [1000.0] + [None] * 30 + [1100.0]
+    _, stand_in, steps = search_over(values)
+    [step] = steps
+    assert step.between == 30 and len({index for index, _ in stand_in.asked}) == 2 + bisect.FAILED_TRIES

@@ -27,6 +27,7 @@ from ..history.probes import Probes, Source
 from . import instructions
 
 CONFIRMING_RUNS = (1, 2)  # fresh processes per side, beyond the first
+FAILED_TRIES = 5  # commits tried around an interval's middle before its failures end the search there
 
 
 @dataclass(frozen=True)
@@ -128,12 +129,18 @@ class Search:
         return found
 
     def counted_between(self, commits: list[Commit], lo: int, hi: int) -> int | None:
-        """The commit nearest the middle of (lo, hi) that counted; None when none did."""
+        """The commit nearest the middle of (lo, hi) that counted, of the ``FAILED_TRIES`` nearest; None when none
+        did (a run of commits that fail is reported as such, not probed to its end)."""
         middle = (lo + hi) // 2
+        tried = 0
         for offset in range(hi - lo):
             for index in (middle - offset, middle + offset) if offset else (middle,):
-                if lo < index < hi and self.value(commits[index]) is not None:
-                    return index
+                if lo < index < hi:
+                    if self.value(commits[index]) is not None:
+                        return index
+                    tried += 1
+                    if tried == FAILED_TRIES:
+                        return None
         return None
 
     # ---- checking a step
