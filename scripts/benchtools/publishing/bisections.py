@@ -208,7 +208,32 @@ def step_lines(project: str, entry: dict) -> list[str]:
     return lines
 
 
-def markdown_one(found: dict) -> list[str]:
+def summary(records: list[dict]) -> list[str]:
+    """One line per bisection: where each confirmed step lies, jaxlib's or jax's, or that none confirmed."""
+    lines = []
+    for found in records:
+        what = f"`{found['operation']}`, {found['twin']} twin, {found['releases'][0]['label']} → "
+        what += found["releases"][-1]["label"]
+        confirmed = [entry for entry in found["steps"] if entry["confirmation"].get("confirmed")]
+        if not confirmed:
+            lines.append(
+                f"- {what}: no step confirmed; {len(found['steps'])} found in single counts did not lie apart "
+                "when both sides were counted again."
+            )
+            continue
+        parts = []
+        for entry in confirmed:
+            before, after = entry["before"], entry["after"]
+            if "jaxlib_candidates" in entry:
+                where = f"jaxlib {before['jaxlib']} → {after['jaxlib']}"
+            else:
+                where = f"`{after['commit'][:10]}` “{after['subject']}”"
+            parts.append(f"{after['count'] / before['count'] - 1:+.1%} at {where}")
+        lines.append(f"- {what}: " + "; ".join(parts) + ".")
+    return lines
+
+
+def markdown_one(found: dict, releases: bool = True) -> list[str]:
     project, key = found["project"], f"{found['operation']}, {found['twin']} twin"
     first, last = found["releases"][0], found["releases"][-1]
     lines = [
@@ -226,16 +251,13 @@ def markdown_one(found: dict) -> list[str]:
         f"core, {found['probe_seconds']:.0f} s a probe (the median, making its environment included). The run "
         f"that wrote this made {found['probes_made']} of them, in {found['seconds'] / 60:.0f} min.",
         "",
-        tabulate(
-            [
-                [r["label"], r["jaxlib"] or "—", "failed" if r["count"] is None else f"{r['count']:,.0f}"]
-                for r in found["releases"]
-            ],
-            ["release", "jaxlib", "instructions per call"],
-            tablefmt="github",
-        ),
-        "",
     ]
+    if releases:
+        rows = [
+            [r["label"], r["jaxlib"] or "—", "failed" if r["count"] is None else f"{r['count']:,.0f}"]
+            for r in found["releases"]
+        ]
+        lines += [tabulate(rows, ["release", "jaxlib", "instructions per call"], tablefmt="github"), ""]
     for pair in found["pairs"]:
         lines.append(
             f"- {pair['from']} → {pair['to']}: {pair['commits']} first-parent commits change the package "
@@ -292,9 +314,9 @@ def _version_key(label: str):
 
 
 def markdown(records: list[dict]) -> str:
-    lines = releases_table(records) if records else []
+    lines = [*summary(records), "", *releases_table(records)] if records else []
     for found in records:
-        lines += markdown_one(found)
+        lines += markdown_one(found, releases=False)
     return "\n".join(lines).strip() or "No bisection is recorded yet."
 
 
