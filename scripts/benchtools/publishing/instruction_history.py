@@ -169,7 +169,8 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
     lines = [
         "Instructions per call, Equinox 0.13.8 (the Module twin, then the tuple twin); a change from the release "
-        f"before beyond the {metrics.INSTRUCTIONS_FLOOR:.0%} floor is given in brackets.",
+        "before beyond its floor (twice its measured spread, benchmarks/instruction_spread.json) is given in "
+        "brackets.",
         "",
         "| environment | JAX | " + " | ".join(f"{op}, Module | {op}, tuple" for op in JAX_OPERATIONS) + " |",
         "|---|---|" + "---|" * (2 * len(JAX_OPERATIONS)),
@@ -180,7 +181,8 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
         for key in ((op, twin) for op in JAX_OPERATIONS for twin in ("module", "tuple")):
             value, before = counts.get(key), previous.get((env, key))
             cell = "—" if value is None else f"{value:,.0f}"
-            if value is not None and before and abs(value / before - 1) > metrics.INSTRUCTIONS_FLOOR:
+            floor = metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{key[1]}", repr(key[0])))
+            if value is not None and before and abs(value / before - 1) > floor:
                 cell += f" ({value / before - 1:+.1%})"
             cells.append(cell)
             if value is not None:
