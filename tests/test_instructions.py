@@ -13,6 +13,7 @@ import pytest
 from benchmarks import callgrind, metrics
 from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
+from benchtools.git import commit_subjects as git_subjects
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
 from benchtools.publishing import instruction_history, operation_history
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
@@ -259,6 +260,60 @@ def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operat
     )
     assert "time change ÷ instructions change" in header and "as the instructions say" in header
     assert row.startswith("| construction | 3 | 3 | 1 | 1 | 0 | 0 | 0 | 1 |")
+
+
+def test_the_history_s_tables_are_made_again_from_the_data_the_command_keeps(tmp_path):
+    """docs/instructions.md's history tables come from counts in a cache that does not travel (issue 37, item 16):
+    --data keeps what they are made from, and --from makes the same tables from it alone."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(
+        repo,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "perf: fewer dir() (#1140)",
+    )
+    after = git(repo, "rev-parse", "HEAD")
+    found = {
+        "construction": [
+            instruction_history.InstructionStep(
+                "Python 3.11, jax 0.4.33",
+                "construction",
+                "construct(default)",
+                "a" * 40,
+                after,
+                (664_527.0, 380_694.0),
+                pairs.Interval(-0.358, -0.421, -0.301, 12, 0.01, 0.9975),
+                "`builtin_dir` with all it called: 69,012 → 0 instructions per call",
+            )
+        ]
+    }
+    rows = instruction_history.data(found, repo)
+    (tmp_path / "steps.json").write_text(json.dumps(rows))
+    page = tmp_path / "page.md"
+    page.write_text(
+        "".join(
+            f"<!-- {name}:start -->\n<!-- {name}:end -->\n" for name in ("instruction-history", "instruction-tracking")
+        )
+    )
+    ran = command("instruction-history", "--from", tmp_path / "steps.json", "--readme", page)
+    assert ran.returncode == 0, ran.stderr
+    written = page.read_text()
+    assert (
+        instruction_history.markdown(found, git_subjects(repo), "https://github.com/patrick-kidger/equinox") in written
+    )
+    assert "| 664,527 → 380,694 (-42.7%) | -35.8% (-42.1% to -30.1%) |" in written and "(#1140)" not in written
+    assert "[#1140](https://github.com/patrick-kidger/equinox/pull/1140)" in written
+    (tmp_path / "steps.json").write_text("[{}]")
+    bad = command("instruction-history", "--from", tmp_path / "steps.json")
+    assert bad.returncode == 2 and "steps.json: not the steps of scripts/instruction-history --data" in bad.stderr
 
 
 def kept_run(path, number, module_count, environment=None):

@@ -93,9 +93,50 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     return found
 
 
-def markdown(found: dict[str, list[InstructionStep]], repo: Path, project_url: str) -> str:
-    """The agreement table, then every step: its commit, instruction change, time and cause."""
+def data(found: dict[str, list[InstructionStep]], repo: Path) -> list[dict]:
+    """What the tables are made from, without the counts' cache or the history's repository: each step's counts,
+    cause and time, and its commit's subject and date (``--data``, committed beside the docs)."""
     subjects = git.commit_subjects(repo)
+    return [
+        {
+            "environment": step.env,
+            "operation": step.operation,
+            "counted": step.counted,
+            "before": step.before,
+            "after": step.after,
+            "instructions": list(step.instructions),
+            "time": vars(step.measured),
+            "cause": step.cause,
+            "subject": subjects.get(step.after, ("", ""))[0],
+            "date": subjects.get(step.after, ("", ""))[1],
+        }
+        for found_steps in found.values()
+        for step in found_steps
+    ]
+
+
+def from_data(rows: list[dict]) -> tuple[dict[str, list[InstructionStep]], dict[str, tuple[str, str]]]:
+    """``data``'s steps again, by operation, with the subjects and dates of their commits."""
+    found, subjects = {}, {}
+    for row in rows:
+        step = InstructionStep(
+            row["environment"],
+            row["operation"],
+            row["counted"],
+            row["before"],
+            row["after"],
+            tuple(row["instructions"]),
+            pairs.Interval(**row["time"]),
+            row["cause"],
+        )
+        found.setdefault(step.operation, []).append(step)
+        subjects[step.after] = (row["subject"], row["date"])
+    return found, subjects
+
+
+def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[str, str]], project_url: str) -> str:
+    """The agreement table, then every step: its commit, instruction change, time and cause; ``subjects``:
+    {commit: (subject, date)}, git.commit_subjects of the history's repository."""
     lines = [
         "How each operation's instruction-count steps stand to its time measured side by side:",
         "",
