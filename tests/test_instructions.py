@@ -13,6 +13,7 @@ import pytest
 from benchmarks import callgrind, metrics
 from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
+from benchtools.errors import Failed
 from benchtools.git import commit_subjects as git_subjects
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
 from benchtools.publishing import instruction_history, operation_history
@@ -183,6 +184,19 @@ def test_a_rise_that_the_side_by_side_recount_carries_counts(tmp_path, monkeypat
     verdict, _ = confirmed_judge(config, monkeypatch, 0.0, ("v1", "v3"))
     assert [c.params for c in verdict.counted] == ["'dispatch(jit)'"] and not verdict.overruled
     assert len(asked) == 2
+
+
+def test_a_rise_that_cannot_be_counted_again_counts_as_stored_saying_why(tmp_path, monkeypatch):
+    config = make_site(tmp_path, {INSTRUCTIONS: FLAT + [[480_000.0, 330_000.0]] * 2})
+
+    def cannot(commit):
+        raise Failed(f"cannot install {commit[:8]} to count instructions")
+
+    recounted_in(monkeypatch, cannot)
+    verdict, _ = confirmed_judge(config, monkeypatch, 0.0, ("v1", "v3"))
+    assert [c.params for c in verdict.counted] == ["'dispatch(jit)'"] and not verdict.overruled
+    [said] = verdict.explain_errors
+    assert "could not be counted again, so it counts as stored: cannot install" in said
 
 
 def test_without_valgrind_the_benchmarks_skip_saying_why(monkeypatch, tmp_path):
