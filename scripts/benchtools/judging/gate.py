@@ -115,6 +115,8 @@ class Verdict:
     unjudged: list[Unjudged] = field(default_factory=list)
     failed: list[FailedCommit] = field(default_factory=list)
     explain_errors: list[str] = field(default_factory=list)
+    # Instruction falls that, both commits counted again side by side, are no large improvement: another runner's.
+    not_improved: list[tuple[Change, "Recount"]] = field(default_factory=list)
 
     @property
     def regression(self) -> bool:
@@ -136,9 +138,15 @@ class Recount:
     def counts(self, change: Change) -> bool:
         return self.after > self.before * (1 + metrics.threshold(change.entry))
 
+    def improves(self, _change: Change) -> bool:
+        return self.after <= self.before * (1 - LARGE_IMPROVEMENT)
 
-def recount(source: Source, counted: list[Change]) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
-    """The counted rows without the instruction rises that do not survive a recount, those rises with their
+
+def recount(
+    source: Source, counted: list[Change], holds=Recount.counts
+) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
+    """The counted rows without the instruction rises that do not survive a recount (``holds``: that the
+    recount still rises beyond the floor; ``Recount.improves`` for the listed falls), those rises with their
     recount, and the errors met.
 
     A night compares tonight's count with the baseline's, stored by an earlier night, maybe on another runner
@@ -169,7 +177,7 @@ def recount(source: Source, counted: list[Change]) -> tuple[list[Change], list[t
             continue
         environment = instructions.environment_at(source.config, change.env_params, change.bad, names, cache)
         again = Recount(before["instructions"], after["instructions"], environment)
-        if again.counts(change):
+        if holds(again, change):
             kept.append(change)
         else:
             overruled.append((change, again))
@@ -517,9 +525,13 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
     changes, unjudged, mode = changes_of(source, compare)
     improved = improvements(source, changes, compared=compare is not None)
     counted = source.thresholds.counted(changes)
-    overruled, errors = [], []
+    overruled, errors, not_improved = [], [], []
     if options.confirm and compare:
         counted, overruled, errors = recount(source, counted)
+        # A fall is counted again too, so that a new runner's falls are not listed as improvements; the counts are
+        # the ones explaining an improvement reads.
+        improved, not_improved, also = recount(source, improved, Recount.improves)
+        errors += also
     if options.confirm:
         timing_suspects = confirm.suspects(changes, source.thresholds)
         checks = time_checks(counted, changes)
@@ -546,7 +558,18 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
     failed = failed_commits(source, [source.resolve(c) if compare else c for c in judged_commits])
     not_alerting = beyond_threshold_not_alerting(source, changes)
     return Verdict(
-        source, mode, changes, counted, improved, confirmations, not_alerting, overruled, unjudged, failed, errors
+        source,
+        mode,
+        changes,
+        counted,
+        improved,
+        confirmations,
+        not_alerting,
+        overruled,
+        unjudged,
+        failed,
+        errors,
+        not_improved,
     )
 
 

@@ -202,12 +202,13 @@ def recounted_section(source: Source, recounted: list[tuple[Change, Recount]]) -
     counts came from two environments (or two draws of the spread), and what moved the baseline's count."""
     return [
         "",
-        "## Instruction rises that do not count: counted again side by side, they stay within the floor",
+        "## Instruction changes that do not count: counted again side by side, they are gone",
         "",
-        "The stored counts of the two commits rose beyond the floor, but each commit counted again tonight, in "
-        "one environment, differs by less: the rise came from where the counts were made (another runner image, "
-        "Python patch release or valgrind changes every count), not from the code. The baseline's column says "
-        "how far tonight's environment moved its stored count.",
+        "The stored counts of the two commits rose beyond the floor (or fell by "
+        f"{LARGE_IMPROVEMENT:.0%} or more), but each commit counted again tonight, in one environment, differs by "
+        "less: the change came from where the counts were made (another runner image, Python patch release or "
+        "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
+        "environment moved its stored count.",
         "",
         "| benchmark | params | environment | stored | counted again tonight | the baseline's count, stored → "
         "tonight | tonight's counting environment |",
@@ -273,7 +274,7 @@ def markdown(verdict: Verdict) -> str:
                 *commands,
                 "```",
             ]
-    recounted = [(c, why) for c, why in verdict.overruled if isinstance(why, Recount)]
+    recounted = [(c, why) for c, why in verdict.overruled if isinstance(why, Recount)] + verdict.not_improved
     if recounted:
         lines += recounted_section(source, recounted)
     faster = [(c, why) for c, why in verdict.overruled if not isinstance(why, Recount)]
