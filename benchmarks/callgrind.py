@@ -121,6 +121,35 @@ def valgrind() -> str:
     return found
 
 
+# The interpreter's build as it reports it: a patch release or another build of one moves every count.
+INTERPRETER = "import platform, sys; print(sys.version.replace(chr(10), ' '), platform.libc_ver()[1])"
+
+
+def environment(python: str = sys.executable) -> dict[str, str]:
+    """What a count depends on besides the code that ran (docs/instructions.md): the interpreter's build, the
+    valgrind that counted, the CPU model (glibc picks its string functions per CPU) and the machine's image.
+    Two counts made in different environments are never compared: the gate counts both sides again, side by
+    side, in one (judging/gate.py)."""
+    described = subprocess.run([python, "-c", INTERPRETER], capture_output=True, text=True, env=PROCESS_ENVIRONMENT)
+    interpreter, _, libc = described.stdout.strip().rpartition(" ")
+    counted_by = subprocess.run([valgrind(), "--version"], capture_output=True, text=True).stdout.strip()
+    cpus = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else ""
+    cpu = next((line.split(":", 1)[1].strip() for line in cpus.splitlines() if line.startswith("model name")), "")
+    release = Path("/etc/os-release").read_text() if Path("/etc/os-release").is_file() else ""
+    image = next(
+        (line.split("=", 1)[1].strip('"') for line in release.splitlines() if line.startswith("PRETTY_NAME=")), ""
+    )
+    # GitHub's hosted runners name their image's version (ImageOS, ImageVersion): the same Ubuntu moves weekly.
+    runner = " ".join(os.environ[name] for name in ("ImageOS", "ImageVersion") if os.environ.get(name))
+    return {
+        "python": f"Python {interpreter}" if described.returncode == 0 else f"{python}: {described.stderr.strip()}",
+        "glibc": libc,
+        "valgrind": counted_by,
+        "cpu": cpu,
+        "image": f"{image} ({runner})" if runner else image,
+    }
+
+
 def compile_suite(python: str) -> None:
     """The suite's .pyc files, written as every import would; where the folder is read-only, every counting
     process compiles the same sources alike, so a failure here changes nothing and is not one."""

@@ -483,3 +483,22 @@ def test_a_rise_the_run_job_overruled_by_its_time_is_no_disagreement(api, tmp_pa
     else:
         [opened] = api.state()["issues"]
         assert "counts 0 exact regression(s), the re-judgement where no upstream code ran counts 1" in opened["body"]
+
+
+def recounting(rise: dict) -> dict:
+    """The run job's overrule of RISE: both commits counted again side by side, within the floor."""
+    return {**rise, "recount": {"before": 480_000.0, "after": 480_100.0, "environment": {"python": "Python 3.11.7"}}}
+
+
+def test_a_rise_the_run_job_counted_again_within_the_floor_is_no_disagreement(api, tmp_path, monkeypatch):
+    """Issue 37, item 14: tonight's runner moved every count, so the re-judgement from the stored counts counts a
+    rise that the run job, counting both commits again side by side, found within the floor; the night is quiet,
+    and the report says why the rise does not count."""
+    rise = instruction_rise()
+    run_job = judged_document(
+        regression=False, summary="no regression counts", counted=[], overruled=[recounting(rise)]
+    )
+    exact = judged_document(counted=[rise])
+    report = f"{render.HEADING} (v0 → v1, unconfirmed)\n\n| instructions | {rise['benchmark']} |"
+    assert cross_check(api, tmp_path, monkeypatch, (run_job, ""), (exact, report)) == 0
+    assert api.state()["issues"] == []

@@ -443,3 +443,38 @@ def test_a_seasons_events_act_on_the_stand_in_and_its_goals_are_read_from_the_re
         "night n: edited #1 without a change in its report",
         "night n: the maintainer's issue #2 was overwritten",
     ]
+
+
+def test_a_runner_python_event_gives_setup_python_that_patch_release_and_asv_its_own_environments(tmp_path):
+    """Issue 37, item 14: a night whose runner image changed, its Python patch release with it, is a season's
+    event (python-X.Y.Z); from that night on setup-python gives that release, and asv's environments are made
+    with it rather than taken from the nights before, as a fresh runner makes them."""
+    import io
+    from types import SimpleNamespace
+
+    from benchtools.errors import BadInput
+    from benchtools.running import season
+
+    events = tmp_path / "events.json"
+    events.write_text('{"2026-04-10": ["python-3.11.2", "close"]}')
+    assert season.runner_python(season.read_events(events)["2026-04-10"]) == "3.11.2"
+    events.write_text('{"2026-04-10": ["python-3.11"]}')
+    with pytest.raises(BadInput, match="'python-3.11' is no event"):
+        season.read_events(events)
+    if workflow.find_python("3.11.2") is None:
+        pytest.skip("this machine has no Python 3.11.2 (Debian 12's /usr/bin/python3.11)")
+    options = replay.Options(
+        *(tmp_path, "a..b", tmp_path / "out", 1, None, "HEAD", tmp_path / "asv-env", [], [], False, None, None, "t"),
+        *(True, False, False, None),
+    )
+    machine = replay.Replay(options, api=None)
+    machine.runner_patch = "3.11.2"
+    context = {"runner": {"path": "/bin"}, "steps": {}}
+    workspace = tmp_path / "job" / "workspace"
+    step = SimpleNamespace(index=1, id="python")
+    machine.step_setup_python({"python-version": "3.11"}, step, context, workspace, {}, io.StringIO())
+    python = context["steps"]["python"]["outputs"]["python-path"]
+    ran = subprocess.run([workspace.parent / "python-1" / "bin" / "python3.11", "-V"], capture_output=True, text=True)
+    assert ran.stdout.strip() == "Python 3.11.2" and workflow.python_version(python)[1] == "3.11.2"
+    extras = replay.nightly_extras(options, tmp_path / "upstream.git", machine.runner_patch)
+    assert extras[extras.index("--env-dir") + 1] == str(tmp_path / "asv-env-python-3.11.2")

@@ -9,12 +9,16 @@ profiles' environment of --config, and its counts kept under that output's
 by less, by more, undecided, no change resolved, contradicts) and the functions whose own
 instructions moved most, and the table of agreements per operation.
 
+--data FILE keeps what those tables are made from (each step's counts, cause and time, its commit's
+subject and date), so that --from FILE makes them again with no cache, repository or valgrind.
+
 With --jax-history RESULTS, it also tables the instruction counts that a JAX history gave
 (scripts/bench --jax-history --bench bench_instructions: Equinox held at 0.13.8): flatten,
 unflatten and the dispatch of a jitted and a filter_jit-ted step, the work of JAX's C++ pytree
 and dispatch code, release by release, each change beyond the floor marked.
 """
 
+import json
 from pathlib import Path
 
 from .. import cli, settings, util
@@ -60,10 +64,39 @@ def parse_args(argv):
         metavar="DIR",
         help="the JAX release history those results were run on (default: scripts/bench's, .cache/history/jax)",
     )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        metavar="FILE",
+        help="with --config, also write what the steps' tables are made from (each step's counts, cause, time, "
+        "subject and date) into FILE, so that --from can make them again (docs/instruction-history.json)",
+    )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        metavar="FILE",
+        help="the steps' tables from a --data FILE, counting nothing and reading no repository",
+    )
     args = parser.parse_args(argv)
-    if args.config is None and args.jax_history is None:
-        parser.error("give --config (the commit-level history's steps), --jax-history RESULTS, or both")
+    if args.config is None and args.jax_history is None and args.source is None:
+        parser.error("give --config (the commit-level history's steps), --from FILE, --jax-history RESULTS")
+    if args.config is not None and args.source is not None:
+        parser.error("--config counts the steps and --from reads them: give one")
+    if args.data is not None and args.config is None:
+        parser.error("--data writes what --config counted: give --config")
     return args
+
+
+def read_data(path: Path) -> list[dict]:
+    try:
+        rows = json.loads(path.read_text())
+        instruction_history.from_data(rows)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BadInput(f"{path}: not the steps of scripts/instruction-history --data ({error!r})") from None
+    if not rows:
+        raise BadInput(f"{path}: no step")
+    return rows
 
 
 def main(argv):
@@ -77,8 +110,15 @@ def main(argv):
             raise BadInput(f"{args.step_times}: no kept step time to set instructions beside")
         config = args.config.resolve()
         found = instruction_history.steps(kept, config, operation_history.profile_cache(config))
-        repo = Path(util.load_asv_config(config)["repo"])
-        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, repo, settings.project_url())
+        rows = instruction_history.data(found, Path(util.load_asv_config(config)["repo"]))
+        if args.data is not None:
+            util.write_atomic(args.data, (json.dumps(rows, indent=1, sort_keys=True) + "\n").encode())
+            print(f"wrote {args.data}")
+    if args.source is not None:
+        rows = read_data(args.source)
+    if args.config is not None or args.source is not None:
+        found, subjects = instruction_history.from_data(rows)
+        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, subjects, settings.project_url())
         blocks[instruction_history.TRACKING_BLOCK] = instruction_history.tracking_markdown(found)
     if args.jax_history is not None:
         if not args.jax_history.is_dir() or not args.jax_repo.exists():

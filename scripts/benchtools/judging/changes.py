@@ -79,7 +79,7 @@ class Thresholds:
         if change.kind == metrics.COST:
             return metrics.COST_FLOOR
         if change.kind == metrics.INSTRUCTIONS:
-            return metrics.INSTRUCTIONS_FLOOR
+            return metrics.threshold(change.entry)  # its operation's floor, from its measured spread
         if change.kind == metrics.DIAGNOSTIC:
             return float("inf")
         if self.overrides.get(change.kind) is not None:

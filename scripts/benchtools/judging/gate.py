@@ -110,11 +110,14 @@ class Verdict:
     improved: list[Change]
     confirmations: list[confirm.Confirmation] | None
     not_alerting: list[Change] = field(default_factory=list)  # timing changes beyond a threshold that never alerts
-    # Instruction rises that do not count: their operation's time, re-measured side by side, was decided faster.
-    overruled: list[tuple[Change, confirm.Confirmation]] = field(default_factory=list)
+    # Instruction rises that do not count: both commits counted again side by side tonight stay within the floor
+    # (a Recount), or their operation's time, re-measured side by side, was decided faster (a Confirmation).
+    overruled: list[tuple[Change, "confirm.Confirmation | Recount"]] = field(default_factory=list)
     unjudged: list[Unjudged] = field(default_factory=list)
     failed: list[FailedCommit] = field(default_factory=list)
     explain_errors: list[str] = field(default_factory=list)
+    # Instruction falls that, both commits counted again side by side, are no large improvement: another runner's.
+    not_improved: list[tuple[Change, "Recount"]] = field(default_factory=list)
 
     @property
     def regression(self) -> bool:
@@ -123,6 +126,67 @@ class Verdict:
     @property
     def explained(self) -> list[Change]:
         return to_explain(self.counted, self.improved)
+
+
+@dataclass(frozen=True)
+class Recount:
+    """An instruction rise's two commits counted again tonight, side by side in this job's environment."""
+
+    before: float
+    after: float
+    environment: dict | None  # tonight's counting environment (callgrind.environment)
+
+    def counts(self, change: Change) -> bool:
+        return self.after > self.before * (1 + metrics.threshold(change.entry))
+
+    def improves(self, _change: Change) -> bool:
+        return self.after <= self.before * (1 - LARGE_IMPROVEMENT)
+
+
+def recount(
+    source: Source, counted: list[Change], holds=Recount.counts
+) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
+    """The counted rows without the instruction rises that do not survive a recount (``holds``: that the
+    recount still rises beyond the floor; ``Recount.improves`` for the listed falls), those rises with their
+    recount, and the errors met.
+
+    A night compares tonight's count with the baseline's, stored by an earlier night, maybe on another runner
+    image, Python patch release or valgrind, each of which moves every count (docs/instructions.md).  So both
+    commits are counted again here, each in a fresh process of one environment, every operation as the
+    benchmark counts them, and the rise counts only where these two counts still differ beyond its floor.  A
+    rise that cannot be counted again counts as stored, its error said.
+    """
+    rises = [c for c in counted if c.kind == metrics.INSTRUCTIONS]
+    if rises and source.config is None:
+        return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
+    kept, overruled, errors = [], [], []
+    names = sorted(COUNTED_OPERATIONS)
+    cache = source.asv_dir / explain.PROFILES
+    for change in counted:
+        if change.kind != metrics.INSTRUCTIONS:
+            kept.append(change)
+            continue
+        operation, twin = split_params(change.params)[0], twin_of(change)
+        try:
+            before, after = (
+                instructions.counts_at(source.config, change.env_params, commit, names, cache)[operation][twin]
+                for commit in (change.good, change.bad)
+            )
+        except Error as error:
+            errors.append(f"{change.entry} could not be counted again, so it counts as stored: {error}")
+            kept.append(change)
+            continue
+        environment = instructions.environment_at(source.config, change.env_params, change.bad, names, cache)
+        again = Recount(before["instructions"], after["instructions"], environment)
+        if holds(again, change):
+            kept.append(change)
+        else:
+            overruled.append((change, again))
+    return kept, overruled, errors
+
+
+def twin_of(change: Change) -> str:
+    return "module" if change.benchmark.endswith("track_module") else "tuple"
 
 
 def step_changes(source: Source) -> list[Change]:
@@ -368,7 +432,7 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
         if not row.good:
             continue
         counted = split_params(row.params)[0] if row.kind == metrics.INSTRUCTIONS and row.params else None
-        twin = "module" if row.benchmark.endswith("track_module") else "tuple"
+        twin = twin_of(row)
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
         if key not in done:
             cache = source.asv_dir / explain.PROFILES
@@ -463,7 +527,13 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
     changes, unjudged, mode = changes_of(source, compare)
     improved = improvements(source, changes, compared=compare is not None)
     counted = source.thresholds.counted(changes)
-    overruled = []
+    overruled, errors, not_improved = [], [], []
+    if options.confirm and compare:
+        counted, overruled, errors = recount(source, counted)
+        # A fall is counted again too, so that a new runner's falls are not listed as improvements; the counts are
+        # the ones explaining an improvement reads.
+        improved, not_improved, also = recount(source, improved, Recount.improves)
+        errors += also
     if options.confirm:
         timing_suspects = confirm.suspects(changes, source.thresholds)
         checks = time_checks(counted, changes)
@@ -474,20 +544,34 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
         slower = [by_change[id(c)].change for c in timing_suspects if by_change[id(c)].verdict == pairs.SLOWER]
         for _, check in checks:
             by_change[id(check)].note = by_change[id(check)].note or "the time of an instruction rise"
-        overruled = [(rise, by_change[id(check)]) for rise, check in checks if by_change[id(check)].faster]
-        overruled_ids = {id(rise) for rise, _ in overruled}
+        faster = [(rise, by_change[id(check)]) for rise, check in checks if by_change[id(check)].faster]
+        overruled += faster
+        overruled_ids = {id(rise) for rise, _ in faster}
         counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS and id(c) not in overruled_ids] + slower
     else:
         confirmations = None
     if compare:
-        place_exact_steps(source, counted + improved)
+        # The overruled rises too: the publish job's re-judgement places them, and the alert matches them by commit.
+        place_exact_steps(source, counted + improved + [rise for rise, _ in overruled])
     attach_diagnostics(source, counted + improved, changes)
-    errors = attach_explanations(source, to_explain(counted, improved)) if options.explain else []
+    if options.explain:
+        errors += attach_explanations(source, to_explain(counted, improved))
     judged_commits = list(compare) if compare else source.run_commits
     failed = failed_commits(source, [source.resolve(c) if compare else c for c in judged_commits])
     not_alerting = beyond_threshold_not_alerting(source, changes)
     return Verdict(
-        source, mode, changes, counted, improved, confirmations, not_alerting, overruled, unjudged, failed, errors
+        source,
+        mode,
+        changes,
+        counted,
+        improved,
+        confirmations,
+        not_alerting,
+        overruled,
+        unjudged,
+        failed,
+        errors,
+        not_improved,
     )
 
 

@@ -56,14 +56,30 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
                 [side] = confirm.prepare(env_conf, "", {"counted": commit}, [], root).values()
             except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
                 raise Failed(f"cannot install {commit[:8]} in {env_name} to count instructions: {error}") from None
+            python = side.env.find_executable("python")
             try:
-                counted = callgrind.count(sorted(names), python=side.env.find_executable("python"))
+                counted = callgrind.count(sorted(names), python=python)
+                counted_in = callgrind.environment(python)
             except callgrind.Unavailable as error:
                 raise Failed(f"cannot count instructions here: {error}") from None
             except RuntimeError as error:
                 raise Failed(f"counting instructions at {commit[:8]} failed: {error}") from None
+        util.write_atomic(environment_path(path), json.dumps(counted_in, sort_keys=True).encode())
         util.write_atomic(path, json.dumps(counted, indent=0, sort_keys=True).encode())
     return json.loads(path.read_text())
+
+
+def environment_path(counts: Path) -> Path:
+    """Where the environment that made a kept count is kept (callgrind.environment), beside it."""
+    return counts.with_name(counts.stem + ".environment.json")
+
+
+def environment_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict | None:
+    """The counting environment of ``counts_at``'s kept count, or None for a count kept before it was recorded."""
+    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
+    env_name, _ = explain_module.env_config(config, env_params, cache_dir / "configs")
+    path = environment_path(cached(cache_dir, env_name, commit, sorted(names)))
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def function_changes(before: dict, after: dict) -> list[tuple[str, float | None, float | None]]:

@@ -8,7 +8,7 @@ from benchmarks import metrics
 from . import explain
 from .changes import Change
 from .confirm import Confirmation
-from .gate import LARGE_IMPROVEMENT, STEP_MODE, Unjudged, Verdict, could_decide, find_command
+from .gate import LARGE_IMPROVEMENT, STEP_MODE, Recount, Unjudged, Verdict, could_decide, find_command
 from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
 from .sources import Source
 
@@ -189,6 +189,40 @@ def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
     return lines
 
 
+def environment_text(environment: dict | None) -> str:
+    """A counting environment in one table cell, as text (the run job, which runs upstream code, wrote it)."""
+    if not environment:
+        return "not recorded"
+    said = "; ".join(f"{key} {value}" for key, value in sorted(environment.items()) if value)
+    return re.sub(r"[^\w .:;,()/+=-]", "?", said)
+
+
+def recounted_section(source: Source, recounted: list[tuple[Change, Recount]]) -> list[str]:
+    """The instruction rises that vanished when both commits were counted again side by side tonight: the stored
+    counts came from two environments (or two draws of the spread), and what moved the baseline's count."""
+    return [
+        "",
+        "## Instruction changes that do not count: counted again side by side, they are gone",
+        "",
+        "The stored counts of the two commits rose beyond the floor (or fell by "
+        f"{LARGE_IMPROVEMENT:.0%} or more), but each commit counted again tonight, in one environment, differs by "
+        "less: the change came from where the counts were made (another runner image, Python patch release or "
+        "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
+        "environment moved its stored count.",
+        "",
+        "| benchmark | params | environment | stored | counted again tonight | the baseline's count, stored → "
+        "tonight | tonight's counting environment |",
+        "|---|---|---|---|---|---|---|",
+        *(
+            f"| `{c.benchmark}` | {c.params} | {c.env} | {human(c.before, c.unit)} → {human(c.after, c.unit)} "
+            f"({percent(c)}) | {why.before:,.0f} → {why.after:,.0f} ({why.after / why.before - 1:+.2%}) | "
+            f"{c.before:,.0f} → {why.before:,.0f} ({why.before / c.before - 1:+.2%}) | "
+            f"{environment_text(why.environment)} |"
+            for c, why in recounted
+        ),
+    ]
+
+
 def nothing_judged(reason: str) -> str:
     """The report of a night with nothing to judge: why, and that nothing counts."""
     return f"{HEADING} (nothing judged)\n\nNothing was judged tonight: {reason}.\n\n{NOTHING_COUNTS}\n"
@@ -209,7 +243,8 @@ def markdown(verdict: Verdict) -> str:
         "",
         f"Results: `{source.results}`, machine `{source.machine}`. "
         "Counted: a deterministic metric at any increase, an instruction count above "
-        f"+{metrics.INSTRUCTIONS_FLOOR:.0%} unless its time was decided faster, tree_at's cost above "
+        f"its floor ({metrics.SPREAD_MARGIN} × its measured spread) when both commits, counted again side by "
+        "side, still differ by that much, unless its time was decided faster, tree_at's cost above "
         f"+{metrics.COST_FLOOR:.0%}, {timing_rule}; the "
         "diagnostics (calls, bytecodes) never count on their own, and a cost that went down never counts. "
         + (
@@ -239,7 +274,11 @@ def markdown(verdict: Verdict) -> str:
                 *commands,
                 "```",
             ]
-    if verdict.overruled:
+    recounted = [(c, why) for c, why in verdict.overruled if isinstance(why, Recount)] + verdict.not_improved
+    if recounted:
+        lines += recounted_section(source, recounted)
+    faster = [(c, why) for c, why in verdict.overruled if not isinstance(why, Recount)]
+    if faster:
         lines += [
             "",
             "## Instruction rises that do not count: their time was decided faster",
@@ -253,7 +292,7 @@ def markdown(verdict: Verdict) -> str:
             *(
                 f"| `{c.benchmark}` | {c.params} | {c.env} | {percent(c)} | {t.interval.estimate:+.1%} "
                 f"({t.interval.low:+.1%} to {t.interval.high:+.1%}) | {t.interval.pairs} |"
-                for c, t in verdict.overruled
+                for c, t in faster
             ),
         ]
     if improved:

@@ -16,7 +16,7 @@ from .. import util
 from ..asvtools import shapes
 from ..errors import BadInput
 from .changes import Change
-from .gate import Verdict, could_decide
+from .gate import Recount, Verdict, could_decide
 
 SCHEMA = 1
 JUDGED, FAILED = "judged", "failed"
@@ -82,20 +82,7 @@ def data(verdict: Verdict) -> dict:
         "machine": source.machine,
         "counted": counted,
         "improvements": [change_data(c) for c in verdict.improved],
-        "overruled": [
-            {
-                **change_data(c, thresholds(c)),
-                "time": {
-                    "benchmark": t.change.benchmark,
-                    "params": t.change.params,
-                    "estimate": number(t.interval.estimate),
-                    "low": number(t.interval.low),
-                    "high": number(t.interval.high),
-                    "pairs": t.interval.pairs,
-                },
-            }
-            for c, t in verdict.overruled
-        ],
+        "overruled": [{**change_data(c, thresholds(c)), **overrule_data(why)} for c, why in verdict.overruled],
         "suspects": suspects,
         "not_alerting": [
             {**change_data(c, thresholds(c)), "could_decide": could_decide(c)} for c in verdict.not_alerting
@@ -115,6 +102,23 @@ def data(verdict: Verdict) -> dict:
             for f in verdict.failed
         ],
         "explain_errors": list(verdict.explain_errors),
+    }
+
+
+def overrule_data(why) -> dict:
+    """Why an instruction rise does not count: its two commits counted again side by side (``recount``), or its
+    operation's time re-measured side by side (``time``)."""
+    if isinstance(why, Recount):
+        return {"recount": {"before": number(why.before), "after": number(why.after), "environment": why.environment}}
+    return {
+        "time": {
+            "benchmark": why.change.benchmark,
+            "params": why.change.params,
+            "estimate": number(why.interval.estimate),
+            "low": number(why.interval.low),
+            "high": number(why.interval.high),
+            "pairs": why.interval.pairs,
+        }
     }
 
 

@@ -93,9 +93,50 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     return found
 
 
-def markdown(found: dict[str, list[InstructionStep]], repo: Path, project_url: str) -> str:
-    """The agreement table, then every step: its commit, instruction change, time and cause."""
+def data(found: dict[str, list[InstructionStep]], repo: Path) -> list[dict]:
+    """What the tables are made from, without the counts' cache or the history's repository: each step's counts,
+    cause and time, and its commit's subject and date (``--data``, committed beside the docs)."""
     subjects = git.commit_subjects(repo)
+    return [
+        {
+            "environment": step.env,
+            "operation": step.operation,
+            "counted": step.counted,
+            "before": step.before,
+            "after": step.after,
+            "instructions": list(step.instructions),
+            "time": vars(step.measured),
+            "cause": step.cause,
+            "subject": subjects.get(step.after, ("", ""))[0],
+            "date": subjects.get(step.after, ("", ""))[1],
+        }
+        for found_steps in found.values()
+        for step in found_steps
+    ]
+
+
+def from_data(rows: list[dict]) -> tuple[dict[str, list[InstructionStep]], dict[str, tuple[str, str]]]:
+    """``data``'s steps again, by operation, with the subjects and dates of their commits."""
+    found, subjects = {}, {}
+    for row in rows:
+        step = InstructionStep(
+            row["environment"],
+            row["operation"],
+            row["counted"],
+            row["before"],
+            row["after"],
+            tuple(row["instructions"]),
+            pairs.Interval(**row["time"]),
+            row["cause"],
+        )
+        found.setdefault(step.operation, []).append(step)
+        subjects[step.after] = (row["subject"], row["date"])
+    return found, subjects
+
+
+def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[str, str]], project_url: str) -> str:
+    """The agreement table, then every step: its commit, instruction change, time and cause; ``subjects``:
+    {commit: (subject, date)}, git.commit_subjects of the history's repository."""
     lines = [
         "How each operation's instruction-count steps stand to its time measured side by side:",
         "",
@@ -169,7 +210,8 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
     lines = [
         "Instructions per call, Equinox 0.13.8 (the Module twin, then the tuple twin); a change from the release "
-        f"before beyond the {metrics.INSTRUCTIONS_FLOOR:.0%} floor is given in brackets.",
+        "before beyond its floor (twice its measured spread, benchmarks/instruction_spread.json) is given in "
+        "brackets.",
         "",
         "| environment | JAX | " + " | ".join(f"{op}, Module | {op}, tuple" for op in JAX_OPERATIONS) + " |",
         "|---|---|" + "---|" * (2 * len(JAX_OPERATIONS)),
@@ -180,7 +222,8 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
         for key in ((op, twin) for op in JAX_OPERATIONS for twin in ("module", "tuple")):
             value, before = counts.get(key), previous.get((env, key))
             cell = "—" if value is None else f"{value:,.0f}"
-            if value is not None and before and abs(value / before - 1) > metrics.INSTRUCTIONS_FLOOR:
+            floor = metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{key[1]}", repr(key[0])))
+            if value is not None and before and abs(value / before - 1) > floor:
                 cell += f" ({value / before - 1:+.1%})"
             cells.append(cell)
             if value is not None:

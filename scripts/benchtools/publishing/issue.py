@@ -307,9 +307,10 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     def rows(verdict):
         return sorted(key(c) for c in verdict["counted"] if c["kind"] not in metrics.TIMING_KINDS)
 
-    # Only the run job re-measures an instruction rise's time: a rise it decided faster counts in the
-    # re-judgement (made without timings) and not in the run job's verdict, which is no disagreement.  Only the
-    # gate's own overrule is taken: an instruction count's, of a row the re-judgement counts.
+    # Only the run job counts an instruction rise's two commits again side by side and re-measures its time: a
+    # rise it overruled so counts in the re-judgement (made from the stored counts, without timings) and not in
+    # the run job's verdict, which is no disagreement.  Only the gate's own overrule is taken: an instruction
+    # count's, of a row the re-judgement counts.
     claimed = {key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
     overruled = [r for r in rows(exact) if r in claimed]
     expected = [r for r in rows(exact) if r not in overruled]
@@ -322,8 +323,21 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
             f"upstream code ran counts {len(rows(exact))}: {named}. The run job's verdict is not used",
         ), exact_report
     if overruled:
-        named = ", ".join(f"{b} ({p})" for b, p, *_ in overruled)
-        exact_report += f"\n\nNot counted: {named}, whose time the run job re-measured side by side and decided faster."
+        recounted = {key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS and "recount" in c}
+        for rows_, why in (
+            (
+                [r for r in overruled if r in recounted],
+                "whose two commits the run job counted again side by side "
+                "and found within the floor (the stored counts came from two environments)",
+            ),
+            (
+                [r for r in overruled if r not in recounted],
+                "whose time the run job re-measured side by side and decided faster",
+            ),
+        ):
+            if rows_:
+                named = ", ".join(f"{b} ({p})" for b, p, *_ in rows_)
+                exact_report += f"\n\nNot counted: {named}, {why}."
     timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])
     return document, report if timing else exact_report
 

@@ -133,9 +133,13 @@ class Options:
     events: dict | None = None  # {night label: [season.EVENTS, ...]}
 
 
-def nightly_extras(options: Options, upstream: Path) -> list[str]:
-    """What the replay adds to every scripts/nightly line of the workflow (docs/replay.md#substitutions)."""
-    extras = ["--upstream", str(upstream), "--env-dir", str(options.env_dir)]
+def nightly_extras(options: Options, upstream: Path, runner_patch: str | None = None) -> list[str]:
+    """What the replay adds to every scripts/nightly line of the workflow (docs/replay.md#substitutions).  After a
+    python-X.Y.Z event, asv's environments are kept apart: a runner's are made with its own interpreter."""
+    env_dir = (
+        options.env_dir.with_name(f"{options.env_dir.name}-python-{runner_patch}") if runner_patch else options.env_dir
+    )
+    extras = ["--upstream", str(upstream), "--env-dir", str(env_dir)]
     for regex in options.bench:
         extras += ["--bench", regex]
     for version in options.jax:
@@ -154,6 +158,7 @@ class Replay:
         self.pages = out / "pages"
         self.record_path = out / "replay.json"
         self.tokens = {}
+        self.runner_patch = None  # the patch release setup-python gives since a python-X.Y.Z event
 
     # Setting up: the replay's own upstream, results remote and project snapshot.
     def prepare(self) -> None:
@@ -285,7 +290,7 @@ class Replay:
                 print(f"replay: {package}={pinned} is this machine's {package} {here[package]}", file=log, flush=True)
             return 0 if all(here.values()) else 1
         script = substitute(step.run, context)
-        extras = " ".join(shlex.quote(a) for a in nightly_extras(self.options, self.upstream))
+        extras = " ".join(shlex.quote(a) for a in nightly_extras(self.options, self.upstream, self.runner_patch))
         script = re.sub(r"(?<![\w/.-])scripts/nightly(?=\s)", lambda m: f"{m[0]} {extras}", script)
         path = workspace.parent / f"step-{step.index}.sh"
         path.write_text(script + "\n")
@@ -316,7 +321,8 @@ class Replay:
 
     def step_setup_python(self, with_, step, context, workspace, night, log):
         version = with_.get("python-version", "")
-        executable = find_python(version)
+        patch = self.runner_patch if self.runner_patch and self.runner_patch.startswith(f"{version}.") else None
+        executable = find_python(patch or version)
         if executable is None:
             raise Unmappable(f"actions/setup-python {version!r}: this machine has no Python {version}")
         minor = ".".join(version.split(".")[:2])
@@ -506,6 +512,7 @@ def run_night(
     machine.advance(tip)
     if events:
         night["events"] = season.apply(machine.api, events)
+    machine.runner_patch = season.runner_python(events) or machine.runner_patch  # an image stays until the next
     calls_before = len(machine.api.state()["calls"])
     results: dict[str, JobRun] = {}
     started = time.monotonic()

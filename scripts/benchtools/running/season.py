@@ -10,6 +10,7 @@ in the report it holds, a failure always reaches an open issue of the
 alert's, and nothing a maintainer wrote is overwritten.
 """
 
+import re
 from pathlib import Path
 
 from ..asvtools import shapes
@@ -24,7 +25,18 @@ EVENTS = {
     "cancel": "the night's run is cancelled before its jobs start: none of them runs",
     "run-dies": "the run job's runner dies (a timeout, a lost runner): it fails and uploads nothing",
     "502": "GitHub's API answers 502 Bad Gateway once, to the next request (a quiet night's alert makes none)",
+    "python-X.Y.Z": "the runner image changed: from this night on, setup-python gives Python X.Y.Z for X.Y (this "
+    "machine's interpreter of that patch release), and asv's environments are made afresh with it",
 }
+RUNNER_PYTHON = re.compile(r"python-(\d+\.\d+\.\d+)")
+
+
+def runner_python(events: list[str]) -> str | None:
+    """The patch release a python-X.Y.Z event gives the night's setup-python, or None."""
+    found = [m[1] for m in map(RUNNER_PYTHON.fullmatch, events) if m]
+    return found[-1] if found else None
+
+
 LABEL = "benchmark-regression"
 MAINTAINER = "a-maintainer"
 
@@ -32,7 +44,9 @@ MAINTAINER = "a-maintainer"
 def read_events(path: Path) -> dict[str, list[str]]:
     """{night label: [event, ...]} from PATH (JSON); BadInput naming an event that EVENTS lacks."""
     events = shapes.read_checked(path, "replay-events", "season's events (--events)")
-    unknown = sorted({e for listed in events.values() for e in listed if e not in EVENTS})
+    unknown = sorted(
+        {e for listed in events.values() for e in listed if e not in EVENTS and not RUNNER_PYTHON.fullmatch(e)}
+    )
     if unknown:
         raise BadInput(f"--events {path}: {unknown[0]!r} is no event ({', '.join(EVENTS)})")
     return events
@@ -75,7 +89,7 @@ def apply(api: github.StandIn, events: list[str]) -> list[str]:
             )
         elif event == "502":
             state.setdefault("failures", []).append([502, "Bad Gateway"])
-        elif event not in ("cancel", "run-dies"):  # the replay itself acts on the night's jobs
+        elif event not in ("cancel", "run-dies") and not RUNNER_PYTHON.fullmatch(event):  # the replay acts on these
             done.append(f"{event}: nothing to act on")
             continue
         done.append(event)
