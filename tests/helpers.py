@@ -168,3 +168,28 @@ def numbers(cell: str) -> list[float]:
     import re
 
     return [float(found.replace(",", "")) for found in re.findall(r"[-+]?\d[\d,]*\.?\d*", cell)]
+
+
+def one_job_options(folder: Path, workflow_file: Path):
+    """The replay's options for running one job of ``workflow_file`` in ``folder``, its checkout this project's."""
+    from benchtools.running import replay
+
+    return replay.Options(
+        source=folder,
+        revisions="",
+        output=folder,
+        per_night=None,
+        workflow=workflow_file,
+        checkout="HEAD",
+        env_dir=folder,
+        bench=[],
+        jax=[],
+        quick=False,
+        runner_python=None,
+        docs=None,
+        table="",
+        base=False,
+        fail_fast=False,
+        keep_workspaces=False,
+        limit=None,
+    )

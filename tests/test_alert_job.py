@@ -9,7 +9,7 @@ from benchtools.judging import render
 from benchtools.publishing import github
 from benchtools.running import replay, workflow
 from tests.asv_sites import COST, judged_document
-from tests.helpers import ROOT
+from tests.helpers import ROOT, one_job_options
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
 QUIET = judged_document(regression=False, summary="no regression counts", counted=[])
@@ -19,26 +19,7 @@ class AlertJob(replay.Replay):
     """The alert job of a scheduled night, its checkout this project's scripts."""
 
     def __init__(self, folder, api):
-        options = replay.Options(
-            source=folder,
-            revisions="",
-            output=folder,
-            per_night=None,
-            workflow=NIGHTLY,
-            checkout="HEAD",
-            env_dir=folder,
-            bench=[],
-            jax=[],
-            quick=False,
-            runner_python=None,
-            docs=None,
-            table="",
-            base=False,
-            fail_fast=False,
-            keep_workspaces=False,
-            limit=None,
-        )
-        super().__init__(options, api)
+        super().__init__(one_job_options(folder, NIGHTLY), api)
         self.workflow = workflow.read_workflow(NIGHTLY)
         self.job = next(job for job in self.workflow.jobs if job.name == "alert")
         self.runner_bin = replay.make_runner_bin(folder / "bin", None)

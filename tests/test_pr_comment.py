@@ -11,7 +11,7 @@ from benchtools.judging import pr_render, pr_summary
 from benchtools.judging.changes import Change
 from benchtools.publishing import github
 from benchtools.running import pr_check, replay, workflow
-from tests.helpers import ROOT
+from tests.helpers import ROOT, one_job_options
 
 PR_CHECK = ROOT / ".github" / "workflows" / "pr-check.yml"
 # gh as the comment job calls it: `api --paginate` lists the ids of the check's comments (the file ids),
@@ -30,26 +30,7 @@ class CommentJob(replay.Replay):
     """The comment job of a call on pull request 7 of the caller's own repository."""
 
     def __init__(self, folder, api):
-        options = replay.Options(
-            source=folder,
-            revisions="",
-            output=folder,
-            per_night=None,
-            workflow=PR_CHECK,
-            checkout="HEAD",
-            env_dir=folder,
-            bench=[],
-            jax=[],
-            quick=False,
-            runner_python=None,
-            docs=None,
-            table="",
-            base=False,
-            fail_fast=False,
-            keep_workspaces=False,
-            limit=None,
-        )
-        super().__init__(options, api)
+        super().__init__(one_job_options(folder, PR_CHECK), api)
         spec = yaml.safe_load(PR_CHECK.read_text())["jobs"]["comment"]
         steps = [workflow.read_step("pr-check.yml: job comment", i, s) for i, s in enumerate(spec["steps"], 1)]
         self.job = workflow.Job("comment", ["check"], spec["if"], {}, spec["permissions"], None, steps)
