@@ -156,14 +156,10 @@ def releases_between(project: str, repo: Path, start: bisect.Commit, end: bisect
 def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
     """The first-parent commits after ``start`` up to ``end`` that change the project's package, oldest first,
     framed by the two ends; and how many commits between changed nothing there."""
-    listed = git.out(
-        "log", "--first-parent", "-m", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only",
-        f"^{start.source.commit}", end.source.commit, "--", repo=repo,
-    )  # fmt: skip
     found, skipped = [], 0
-    for entry in listed.split("\x01")[1:]:
-        head, *files = entry.strip().split("\n")
-        commit, subject, date = head.split("\0")
+    for (commit, subject, date), files in first_parent_log(
+        repo, "%H%x00%s%x00%cs", start.source.commit, end.source.commit
+    ):
         if commit == end.source.commit:
             continue
         if any(name.startswith(PACKAGE[project]) for name in files):
@@ -182,19 +178,26 @@ def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str
     ends = [tags.get(f"jax-v{version}") for version in (before, after)]
     if None in ends:
         return []
-    listed = git.out(
-        "log", "--first-parent", "-m", "--format=%x01%H%x00%s", "--name-only", f"^{ends[0]}", ends[1], "--", "jaxlib/",
-        repo=repo,
-    )  # fmt: skip
     found = []
-    for entry in listed.split("\x01")[1:]:
-        head, *files = entry.strip().split("\n")
+    # newest first, as git log lists them
+    for (commit, subject), files in reversed(list(first_parent_log(repo, "%H%x00%s", ends[0], ends[1], "jaxlib/"))):
         if any(host_runtime(name) for name in files):
-            commit, subject = head.split("\0", 1)
             diff = git.out("show", "--format=", "-U0", commit, "--", "jaxlib/", repo=repo) if identifiers else ""
             named = [name for name in identifiers if re.search(rf"\b{re.escape(name)}\b", diff)]
             found.append((commit, subject, named))
     return sorted(found, key=lambda candidate: not candidate[2])
+
+
+def first_parent_log(repo: Path, fields: str, start: str, end: str, *paths: str):
+    """((``fields`` of each commit, split at NUL), the files it changes against its first parent) of the
+    first-parent commits after ``start`` up to ``end``, oldest first, touching ``paths`` where given."""
+    listed = git.out(
+        "log", "--first-parent", "-m", "--reverse", f"--format=%x01{fields}", "--name-only", f"^{start}", end, "--",
+        *paths, repo=repo,
+    )  # fmt: skip
+    for entry in listed.split("\x01")[1:]:
+        head, *files = entry.strip().split("\n")
+        yield tuple(head.split("\0")), files
 
 
 def host_runtime(path: str) -> bool:

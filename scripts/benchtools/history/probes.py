@@ -31,7 +31,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +40,7 @@ from benchmarks import callgrind
 
 from .. import git, util
 from ..errors import BadInput, Failed
+from . import release_history
 
 JAX_PROJECT, EQUINOX_PROJECT = "jax", "equinox"
 EQUINOX_DEPENDENCIES = ("jaxtyping", "typing_extensions", "wadler_lindig")
@@ -206,23 +206,24 @@ class Probes:
     def releases(self) -> list[str]:
         """jaxlib's releases with a wheel for this Python on this platform, oldest first; asked of PyPI once."""
         if not self.jaxlib_releases:
-            kept = self.cache / f"jaxlib-releases-py{self.series}.json"
-            if not kept.is_file():
-                try:
-                    with urllib.request.urlopen(PYPI_JSON.format("jaxlib"), timeout=60) as answer:
-                        files = json.load(answer)["releases"]
-                except OSError as error:
-                    raise Failed(f"cannot read jaxlib's releases from PyPI: {error}") from None
-                tag = f"cp{self.series.replace('.', '')}"
-                found = [
-                    version
-                    for version, wheels in files.items()
-                    if not _prerelease(version)
-                    and any(tag in w["filename"] and "manylinux" in w["filename"] for w in wheels)
-                ]
-                util.write_atomic(kept, json.dumps(sorted(found, key=Version)).encode())
-            self.jaxlib_releases = json.loads(kept.read_text())
+            tag = f"cp{self.series.replace('.', '')}"
+            files = self.pypi_releases("jaxlib")
+            found = [
+                version
+                for version, wheels in files.items()
+                if not _prerelease(version) and any(tag in w and "manylinux" in w for w in wheels)
+            ]
+            self.jaxlib_releases = sorted(found, key=Version)
         return self.jaxlib_releases
+
+    def pypi_releases(self, package: str) -> dict[str, list[str]]:
+        """{version: its files' names} of ``package`` on PyPI, asked once and kept."""
+        kept = self.cache / f"{package}-releases.json"
+        if not kept.is_file():
+            releases = release_history.fetch_json(PYPI_JSON.format(package))["releases"]
+            names = {version: [file["filename"] for file in files] for version, files in releases.items()}
+            util.write_atomic(kept, json.dumps(names).encode())
+        return json.loads(kept.read_text())
 
     def venv(self, folder: Path, packages: list[list[str]], then: list[list[str]] = ()) -> str:
         """``folder``'s Python, the virtualenv made first with each pip install of ``packages``, then ``then``."""
@@ -247,22 +248,12 @@ class Probes:
 
     def base(self, jaxlib: str) -> str:
         """The base virtualenv of ``jaxlib``: it, the runtime dependencies of jax at its version, Equinox's."""
-        jax_release = [f"jax=={jaxlib}"] if jaxlib in self.jax_releases() else []
+        jax_release = [f"jax=={jaxlib}"] if jaxlib in self.pypi_releases(JAX_PROJECT) else []
         return self.venv(
             self.cache / "envs" / f"py{self.series}-jaxlib-{jaxlib}",
             [[f"jaxlib=={jaxlib}", *jax_release, *EQUINOX_DEPENDENCIES]],
             then=[["uninstall", "-y", "jax"]] if jax_release else [],
         )
-
-    def jax_releases(self) -> set[str]:
-        kept = self.cache / "jax-releases.json"
-        if not kept.is_file():
-            try:
-                with urllib.request.urlopen(PYPI_JSON.format("jax"), timeout=60) as answer:
-                    util.write_atomic(kept, json.dumps(sorted(json.load(answer)["releases"])).encode())
-            except OSError as error:
-                raise Failed(f"cannot read jax's releases from PyPI: {error}") from None
-        return set(json.loads(kept.read_text()))
 
     def target(self, jax: Source, equinox: Source) -> Path:
         """The folder holding ``jax`` and ``equinox`` installed, made once."""
