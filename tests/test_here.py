@@ -5,6 +5,7 @@ pip, as a user installs them.  The run itself is offline (no index, no proxy tha
 valgrind, and its page is read in a real browser.
 """
 
+import html
 import json
 import math
 import os
@@ -12,10 +13,12 @@ import re
 import subprocess
 import sys
 
+import markdown_it
 import pytest
 
 from benchtools import project
 from benchtools.asvtools import device
+from benchtools.running import bench, here
 from tests.helpers import ROOT, command
 from tests.test_site import page, serve  # noqa: F401 - the browser fixture, and the server
 
@@ -132,6 +135,16 @@ def test_here_takes_no_selection_of_releases_repositories_or_environments(args):
     ran = command("bench", "--here", sys.executable, *args)
     assert ran.returncode == 2
     assert ran.stderr.strip().splitlines()[-1].startswith(("scripts/bench: ", "usage:", "scripts/bench: error:"))
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_the_selection_a_run_took_keeps_its_regexes_as_typed_in_markdown(quick):
+    regexes = [r"^bench_steady\.SteadyState\.time_(tree_at|tuple)\('[a-z_]+', 4\)$", r"^bench_sweep\.Dispatch\."]
+    words = ["--quick"] * quick + regexes
+    options = bench.Options(here="python3", quick=quick, bench=regexes)
+    rendered = markdown_it.MarkdownIt().render(f"`scripts/bench --here`{here.selection_markdown(options)} took")
+    assert html.unescape(re.sub("<[^>]+>", "", rendered)).strip() == f"scripts/bench --here ({' '.join(words)}) took"
+    assert here.selection_markdown(bench.Options(here="python3")) == ""
 
 
 def documented_tools() -> list[str]:

@@ -119,6 +119,13 @@ def lead(target: bench.Target, machine: str, commit: str, stamped: dict[str, str
     return "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
 
 
+def selection_markdown(args: bench.Options) -> str:
+    """--quick and the --bench regexes as one code span, so that Markdown keeps their backslashes; "" for the
+    default selection."""
+    words = ["--quick"] * args.quick + args.bench
+    return f" (`{' '.join(words)}`)" if words else ""
+
+
 def took_markdown(installed: device.Installed, phases: dict[str, float], loads: tuple, selection: str) -> str:
     """One paragraph: what the run measured and where, its wall time by phase, and the load around it."""
     return (
@@ -196,8 +203,7 @@ def here(args: bench.Options) -> int:
         "choosing the benchmarks and running them with asv": measured - started,
         "publishing the site": time.monotonic() - measured,
     }
-    selection = "" if not (args.bench or args.quick) else f" ({' '.join(['--quick'] * args.quick + args.bench)})"
-    took = took_markdown(installed, phases, (load_before, os.getloadavg()[0]), selection)
+    took = took_markdown(installed, phases, (load_before, os.getloadavg()[0]), selection_markdown(args))
     if args.docs:
         generated.write_blocks(args.docs, {HERE_TIME_BLOCK: took, HERE_ANSWER_BLOCK: answer})
     print(f"\n{answer}\n\n{took}\n")
