@@ -12,7 +12,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from benchtools import cli
+from benchtools import cli, util
 from benchtools.commands import open_regression_issue
 from benchtools.judging import render, verdicts
 from benchtools.publishing import github, issue
@@ -309,7 +309,7 @@ def test_a_github_api_url_that_is_no_url_is_bad_input(tmp_path, monkeypatch, cap
 
 
 def test_a_502_once_or_a_secondary_rate_limit_is_asked_again(api, tmp_path, monkeypatch):
-    monkeypatch.setattr(github, "PAUSES_S", (0.1, 0.1, 0.1))
+    monkeypatch.setattr(util, "RETRY", util.RETRY.new(backoff_factor=0.05))
     state = api.state()
     state["failures"] = [[502, "Server Error"], [403, "You have exceeded a secondary rate limit"]]
     api.save(state)
@@ -415,7 +415,7 @@ def test_a_maintainers_edit_of_the_same_news_is_kept(api, tmp_path, monkeypatch,
 
 def test_a_post_github_did_before_answering_502_is_not_done_twice(api, tmp_path, monkeypatch):
     """GitHub may create the issue, or the comment, and still answer 502: it is found, not asked for again."""
-    monkeypatch.setattr(github, "PAUSES_S", (0.1, 0.1, 0.1))
+    monkeypatch.setattr(util, "RETRY", util.RETRY.new(backoff_factor=0.05))
     state = api.state()
     state["labels"], state["failures"] = ["benchmark-regression"], [[502, "Server Error", "after"]]
     api.save(state)

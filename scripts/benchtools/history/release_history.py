@@ -4,16 +4,14 @@ import argparse
 import dataclasses
 import datetime
 import hashlib
-import http.client
-import json
 import re
 import sys
 import tarfile
 import tempfile
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
+import requests
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -94,9 +92,10 @@ def supports_python(specifier, series):
 
 def fetch_json(url):
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-            return json.load(response)
-    except (OSError, http.client.HTTPException) as e:
+        answer = util.http_session().get(url, timeout=TIMEOUT)
+        answer.raise_for_status()
+        return answer.json()
+    except requests.RequestException as e:
         raise Failed(f"cannot fetch {url}: {e}") from None
     except (ValueError, RecursionError) as e:
         raise Failed(f"{url} did not return JSON: {e}") from None
@@ -231,19 +230,16 @@ def sha256_of(path):
 def download(url, out):
     """Copy url into the file out; return the sha256 of what was received."""
     digest = hashlib.sha256()
-    received = 0
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-            length = response.headers.get("Content-Length")
-            while chunk := response.read(1 << 16):
+        with util.http_session().get(url, stream=True, timeout=TIMEOUT) as answer:
+            answer.raise_for_status()
+            for chunk in answer.iter_content(1 << 16):
                 digest.update(chunk)
                 out.write(chunk)
-                received += len(chunk)
-    except (OSError, http.client.HTTPException, ValueError) as e:
+    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
+        raise Failed(f"download of {url} was cut off: {e}") from None
+    except requests.RequestException as e:
         raise Failed(f"cannot download {url}: {e}") from None
-    # urllib reports a connection closed early as a plain end of data.
-    if length is not None and received != int(length):
-        raise Failed(f"download of {url} was cut off after {received} of {length} bytes")
     return digest.hexdigest()
 
 
