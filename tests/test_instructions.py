@@ -13,6 +13,7 @@ import pytest
 from benchmarks import callgrind, metrics
 from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
+from benchtools import settings
 from benchtools.errors import Failed
 from benchtools.git import commit_subjects as git_subjects
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
@@ -423,6 +424,7 @@ def test_the_jax_history_marks_each_change_beyond_the_floor_per_environment():
     table = instruction_history.jax_markdown(
         [("v0.4.33", "Python 3.11", counts), ("v0.4.38", "Python 3.11", moved), ("v0.10.2", "Python 3.13", counts)]
     ).splitlines()
+    assert table[0].startswith(f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin")
     assert table[5].startswith("| Python 3.11 | v0.4.38 | 80,000 (+29.0%) | 9,040 | — |")
     assert table[6].startswith("| Python 3.13 | v0.10.2 | 62,000 | 9,000 |")  # a new environment starts afresh
 

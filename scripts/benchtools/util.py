@@ -1,5 +1,5 @@
-"""Small helpers every layer shares, each written once: asv's configurations, asv as a command, the one HTTP
-session, atomic writes."""
+"""Small helpers every layer shares, each written once: asv's configurations read as JSON, asv as a command,
+the one HTTP session, atomic writes."""
 
 import contextlib
 import copy

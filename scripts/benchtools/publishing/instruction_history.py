@@ -14,8 +14,9 @@ from pathlib import Path
 from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
-from .. import git
-from ..asvtools import operations
+from .. import git, settings
+from ..asvtools import operations, readers
+from ..asvtools.results import values
 from ..judging import instructions, pairs
 from . import operation_history
 
@@ -182,13 +183,9 @@ INSTRUCTIONS = "bench_instructions.Instructions"
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
     """(JAX release, environment, {(operation, twin): instructions per call}) of each result of a JAX history
     (scripts/bench --jax-history), in the history's order."""
-    from asv import results as asv_results
-
-    from ..asvtools.results import values
-
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
-    for result in asv_results.iter_results(str(results)):
+    for result in readers.stored(results):
         counts = {
             (operation, twin): value
             for twin in ("module", "tuple")
@@ -209,7 +206,8 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     """Per environment, each release's instructions per call of the operations JAX's pytree and dispatch code
     serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
     lines = [
-        "Instructions per call, Equinox 0.13.8 (the Module twin, then the tuple twin); a change from the release "
+        f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin, then the tuple twin); "
+        "a change from the release "
         "before beyond its floor (twice its measured spread, benchmarks/instruction_spread.json) is given in "
         "brackets.",
         "",

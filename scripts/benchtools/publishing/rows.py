@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git
-from ..asvtools import device, operations, shapes
+from ..asvtools import device, operations, readers, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, values
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
@@ -212,11 +212,9 @@ def newest_first(result) -> tuple:
 
 
 def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[Row]:
-    from asv import results as asv_results
-
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
-    found = [r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine]
+    found = readers.stored(results, machine)
     if not found:
         raise BadInput(f"no results in {results}" + (f" for machine {machine!r}" if machine else ""))
     order = git.topological_order(repo)
