@@ -22,9 +22,9 @@ from .rows import (
     STEADY_BENCHMARK,
     TRACING_BENCHMARK,
     WRAPPINGS,
+    CommitFigures,
     HistoryStep,
     Interval,
-    Row,
     history,
     latest_rows,
     measured,
@@ -58,7 +58,7 @@ def fmt(value, pattern="{:.2f}"):
     return "n/a" if value is None else pattern.format(value)
 
 
-def markdown(row: Row) -> str:
+def markdown(row: CommitFigures) -> str:
     lines = [
         f"### {row.label} ({row.env})",
         "",
@@ -112,7 +112,7 @@ def markdown(row: Row) -> str:
     return "\n".join(lines + operations_table(row))
 
 
-def operations_table(row: Row) -> list[str]:
+def operations_table(row: CommitFigures) -> list[str]:
     """The Module's own operations beside the tuple, when this result measured them."""
     if not row.operations:
         return []
@@ -140,7 +140,7 @@ def operations_table(row: Row) -> list[str]:
     return lines
 
 
-def history_table(rows: list[Row]) -> list[str]:
+def history_table(rows: list[CommitFigures]) -> list[str]:
     """Every commit's figures in one table, each timing with the interval a second run's can be expected in
     (INTERVAL_NOTE)."""
     header = [
@@ -240,7 +240,7 @@ def exact_value(value) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
 
 
-def exact_tables(rows: list[Row]) -> dict[str, list[str]]:
+def exact_tables(rows: list[CommitFigures]) -> dict[str, list[str]]:
     """{kind: a Markdown table} of every exact figure of the newest commit, one column per environment, and
     where each changed over the rows' commits; the kinds in benchmarks/metrics.py's order, timings left out."""
     latest = latest_rows(rows)
@@ -269,7 +269,7 @@ def exact_tables(rows: list[Row]) -> dict[str, list[str]]:
     return {kind: tables[kind] for kind in sorted(tables, key=lambda k: kinds.index(k) if k in kinds else len(kinds))}
 
 
-def fresh_table(latest: list[Row]) -> list[str]:
+def fresh_table(latest: list[CommitFigures]) -> list[str]:
     """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
     lines = [
         "| environment | figure | fresh processes: median (interval for a second run's) | this run |",
@@ -286,7 +286,7 @@ def fresh_table(latest: list[Row]) -> list[str]:
 
 
 def timing_text(
-    row: Row, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
+    row: CommitFigures, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
 ) -> str:
     """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
     found = measured(row, benchmark, params)
@@ -302,7 +302,7 @@ NO_GPU = (
 )
 
 
-def gpu_note(latest: list[Row]) -> str | None:
+def gpu_note(latest: list[CommitFigures]) -> str | None:
     """NO_GPU where none of the newest commit's results was measured on a GPU; None where one was."""
     return None if any(device.on_gpu(row.env_params) for row in latest) else NO_GPU
 
@@ -323,7 +323,7 @@ def _us(seconds: Interval, per: int = 1) -> str:
     return f"{micro.short('{:,.0f}' if micro.value >= 100 else '{:.3g}')} µs"
 
 
-def _step_figures(row: Row, wrapping: str) -> str | None:
+def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
     """A step's time with tree_at and with the tuple, and their ratio, as far as they were measured."""
     steps = params.SCAN_LENGTH if "scan" in wrapping else 1
     tree_at, tuple_ = (
@@ -340,7 +340,7 @@ def _step_figures(row: Row, wrapping: str) -> str | None:
     return f"{LEAD_WRAPPINGS[wrapping]}, {', '.join(figures)}" if figures else None
 
 
-def dispatch_sentence(row: Row) -> str | None:
+def dispatch_sentence(row: CommitFigures) -> str | None:
     """A jitted call's time before its result is waited for, and with the wait, as far as measured."""
     parts = []
     for wrapping in ("jit", "filter_jit"):
@@ -354,7 +354,7 @@ def dispatch_sentence(row: Row) -> str | None:
     return f"A call of the step, {'; '.join(parts)}." if parts else None
 
 
-def sweep_sentence(row: Row) -> str | None:
+def sweep_sentence(row: CommitFigures) -> str | None:
     """Where the state-size sweep's compiled ratios fall below metrics.NEGLIGIBLE_RATIO, as measured."""
     parts = []
     for wrapping in params.SWEEP_WRAPPINGS:
@@ -376,7 +376,7 @@ def sweep_sentence(row: Row) -> str | None:
     )
 
 
-def lead_paragraph(row: Row) -> str:
+def lead_paragraph(row: CommitFigures) -> str:
     """The answer to the question users ask, for one environment on its device: what a step costs with
     tree_at on an eqx.Module against a plain tuple, eager, under jit and inside scan, and whether the jaxprs
     are the same.  Only what was measured is said: a figure the run did not take gets no words."""
@@ -408,7 +408,7 @@ def lead_paragraph(row: Row) -> str:
     return f"On {device.described(row.env_params)}, Equinox {row.label} with {versions}: " + " ".join(sentences)
 
 
-def summary_sentence(row: Row) -> str:
+def summary_sentence(row: CommitFigures) -> str:
     """For the maintainers: the exact cost and tree_at's steady time, then tracing, each as far as measured."""
     parts = []
     if row.cost is not None:
@@ -427,7 +427,7 @@ def summary_sentence(row: Row) -> str:
     return sentence
 
 
-def summary_markdown(rows: list[Row]) -> str:
+def summary_markdown(rows: list[CommitFigures]) -> str:
     """One small table of the newest commit's exact costs: tree_at's, then each Module operation's over its
     tuple twin's.  Its timings are one run's, so they are left to the headline (scripts/headline), which
     measures each over fresh processes with the interval a second run lies in."""
@@ -440,7 +440,7 @@ def summary_markdown(rows: list[Row]) -> str:
     return "\n".join(lines + summary_operations(latest_rows(rows)))
 
 
-def answer_markdown(rows: list[Row]) -> str:
+def answer_markdown(rows: list[CommitFigures]) -> str:
     """The first answer (scripts/bench): the newest commit's exact costs (summary_markdown), then tree_at's
     steady time in each environment, with its interval."""
     lines = [
@@ -454,7 +454,7 @@ def answer_markdown(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def summary_operations(latest: list[Row]) -> list[str]:
+def summary_operations(latest: list[CommitFigures]) -> list[str]:
     """The Module's operations at the newest commit: each one's exact cost over its tuple twin's, per environment."""
     measured = [row for row in latest if row.operations]
     if not measured:
@@ -476,14 +476,16 @@ def summary_operations(latest: list[Row]) -> list[str]:
     return lines
 
 
-def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]], by_operation: dict | None = None) -> str:
+def full_markdown(
+    rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict | None = None
+) -> str:
     """Every figure of the newest commit per environment, and the histories of the environments with one."""
     told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 
-def operations_history_markdown(rows: list[Row], by_operation: dict | None = None) -> str:
+def operations_history_markdown(rows: list[CommitFigures], by_operation: dict | None = None) -> str:
     """Every step of each operation's cost (its commit, pull request, time and cause), then what each
     Module-speed pull request did to each operation: HISTORY_BLOCK."""
     with_history = [row for row in rows if sum(other.env == row.env for other in rows) > 1]
@@ -500,7 +502,7 @@ def operations_history_markdown(rows: list[Row], by_operation: dict | None = Non
 
 def update_markdown(
     path: Path,
-    rows: list[Row],
+    rows: list[CommitFigures],
     found: dict[str, list[HistoryStep]] | None = None,
     by_operation: dict | None = None,
     results: Path | None = None,
@@ -527,7 +529,7 @@ def update_markdown(
     return generated.write_blocks(path, blocks)
 
 
-def build_time_markdown(results: Path, rows: list[Row]) -> str:
+def build_time_markdown(results: Path, rows: list[CommitFigures]) -> str:
     """What building these rows' results took (BUILD_TIME_BLOCK)."""
     commits = {row.commit for row in rows}
     found = operation_history.build_time([span for span in result_spans(results) if span[0] in commits])

@@ -96,8 +96,8 @@ BY_LABEL = {tracked.label: tracked for tracked in TRACKED}
 class OperationStep:
     operation: str
     env: str
-    before: object  # the report's Row at the last commit of the old level
-    after: object  # the Row at the first commit of the new level
+    before: object  # the report's CommitFigures at the last commit of the old level
+    after: object  # the CommitFigures at the first commit of the new level
     cost: tuple[float, float]
     explanation: "explain.Explanation | None" = None
     not_profiled: str = "not profiled"  # why there is no explanation
@@ -466,7 +466,7 @@ class PullRequestEffect:
 
     pull_request: int
     env: str
-    commit: object  # the report's Row of the commit
+    commit: object  # the report's CommitFigures of the commit
     costs: dict  # operation -> (cost at the previous measured commit, cost at this one)
 
 

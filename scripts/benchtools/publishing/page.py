@@ -13,8 +13,8 @@ from . import blocks, operation_history, plots, templating
 from .markdown import markdown_html, table_html
 from .rows import (
     REPORT_DEPTH,
+    CommitFigures,
     HistoryStep,
-    Row,
     attach_fresh,
     history,
     investigate,
@@ -33,7 +33,10 @@ def html(markdown: str) -> Markup:
 
 
 def html_page(
-    rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] | None = None, by_operation: dict | None = None
+    rows: list[CommitFigures],
+    site: Path,
+    found: dict[str, list[HistoryStep]] | None = None,
+    by_operation: dict | None = None,
 ) -> Path:
     index = site / "index.html"
     if not index.is_file():

@@ -17,9 +17,9 @@ from .rows import (
     SINGLE_SAMPLE,
     TRACING_BENCHMARK,
     WRAPPINGS,
+    CommitFigures,
     HistoryStep,
     Interval,
-    Row,
     Series,
 )
 
@@ -135,7 +135,7 @@ def log_axis(ax) -> None:
     ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
 
 
-def plot(rows: list[Row], out: Path) -> list[Plot]:
+def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
     """PNG plots across releases: one panel per environment, one series per figure, each point with its
     interval (INTERVAL_NOTE), scripts/headline's beside the run's where attached; a log axis, from 1 for the
     ratios of twins, so that a change within the intervals never fills a panel; the legend outside; a plot
@@ -186,7 +186,7 @@ def plot(rows: list[Row], out: Path) -> list[Plot]:
     return written
 
 
-def plot_operations(rows: list[Row], out: Path, name: str = "operations.png") -> list[Plot]:
+def plot_operations(rows: list[CommitFigures], out: Path, name: str = "operations.png") -> list[Plot]:
     """Each operation's exact cost across the commits, one panel per operation, one line per environment, each
     step above the floor marked with its commit; nothing when no operation was measured at two commits."""
     import matplotlib
@@ -220,7 +220,7 @@ def plot_operations(rows: list[Row], out: Path, name: str = "operations.png") ->
     return [save_panels(fig, axes, labels, out / name)]
 
 
-def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
+def plot_history(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
     """tree_at's work (cost) and time (tree_map passes) across releases, steps marked; one PNG per environment."""
     import matplotlib
 
