@@ -382,7 +382,7 @@ def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evide
 
 def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeypatch, tmp_path):
     from benchtools.judging import confirm, explain, pairs
-    from benchtools.publishing import operation_history
+    from benchtools.publishing import operation_history, operation_markdown
 
     env = "Python 3.11, jax 0.4.33"
     rows = []
@@ -415,7 +415,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     assert (faster.measured.estimate, faster.measured.low, faster.measured.high) == (-0.19, -0.23, -0.15)
     assert all(figure in sentence for figure in ("22 pairs", "-19.0%", "-23.0%", "-15.0%"))
     assert "disagrees" not in sentence and "contradicts" not in sentence and "40.8" not in sentence
-    assert operation_history.agreement(operation_step) == operation_history.AS_COST
+    assert operation_markdown.agreement(operation_step) == operation_markdown.AS_COST
     # Kept: a rerun measures nothing.
     monkeypatch.setattr(confirm, "confirmations", lambda *args: pytest.fail("measured again"))
     [again] = report_rows.investigate(rows, report_rows.history(rows), tmp_path / "conf.json", confirm_pairs=22)[
@@ -427,7 +427,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     assert "contradicts" not in blocks.step_sentence(slower)  # +2% to +20%: slower, as the cost says
     faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
     assert "the time contradicts the exact cost: the cost counts no work done in C" in blocks.step_sentence(faster)
-    assert operation_history.agreement(operation_step) == operation_history.CONTRADICTS
+    assert operation_markdown.agreement(operation_step) == operation_markdown.CONTRADICTS
 
 
 def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_with_its_commit(tmp_path):

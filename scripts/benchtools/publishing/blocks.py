@@ -10,7 +10,7 @@ from .. import settings
 from ..asvtools import device, operations
 from ..asvtools.results import spans as result_spans
 from ..project import env_label
-from . import generated, operation_history
+from . import build_time, generated, operation_history, operation_markdown
 from .rows import (
     CALLS_PER_STEP,
     DEPTHS,
@@ -494,8 +494,8 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict | 
     pulls = operation_history.pull_request_effects(with_history)
     return "\n".join(
         [
-            operation_history.markdown(by_operation, settings.project_url()),
-            operation_history.pull_requests_markdown(pulls, settings.project_url(), by_operation),
+            operation_markdown.markdown(by_operation, settings.project_url()),
+            operation_markdown.pull_requests_markdown(pulls, settings.project_url(), by_operation),
         ]
     )
 
@@ -521,7 +521,7 @@ def update_markdown(
         blocks[SUMMARY_BLOCK] = lambda: summary_markdown(rows)
     if has_history:
         blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
-        blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_history.summary_markdown(
+        blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_markdown.summary_markdown(
             operation_history.operation_steps(rows) if by_operation is None else by_operation, settings.project_url()
         )
         if results is not None:
@@ -532,5 +532,5 @@ def update_markdown(
 def build_time_markdown(results: Path, rows: list[CommitFigures]) -> str:
     """What building these rows' results took (BUILD_TIME_BLOCK)."""
     commits = {row.commit for row in rows}
-    found = operation_history.build_time([span for span in result_spans(results) if span[0] in commits])
-    return operation_history.build_time_markdown(found, f"the results of {len(commits)} commits")
+    found = build_time.build_time([span for span in result_spans(results) if span[0] in commits])
+    return build_time.markdown(found, f"the results of {len(commits)} commits")

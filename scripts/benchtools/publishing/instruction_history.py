@@ -4,7 +4,7 @@ whose time was measured side by side (docs/commit-history-times.json).
 Each kept step names an environment, the benchmark that times the operation (in tree_map passes) and
 two commits.  Both commits' instructions are counted (judging/instructions.py, cached) and the step's
 instruction change is set beside its time change, in the words and the agreement classes that the
-operation history uses for the Python cost (operation_history.agreement), with the C and Python
+operation history uses for the Python cost (operation_markdown.agreement), with the C and Python
 functions whose instructions moved most.
 """
 
@@ -18,7 +18,7 @@ from .. import git, settings
 from ..asvtools import operations, readers
 from ..asvtools.results import values
 from ..judging import instructions, pairs
-from . import operation_history
+from . import operation_history, operation_markdown
 
 METRIC = "instructions"  # how the tables name the metric
 BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
@@ -153,7 +153,7 @@ def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[
             pull = operation_history.pull_request_of(subject)
             pull_text = f" ([#{pull}]({project_url}/pull/{pull}))" if pull else ""
             found_, cause = step.measured, step.cause.replace("|", "\\|")
-            agrees = operation_history.agreement_label(operation_history.agreement(step), METRIC)
+            agrees = operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC)
             lines.append(
                 f"| `{step.after[:8]}` {date}{pull_text} | {operation} | {step.instructions[0]:,.0f} → "
                 f"{step.instructions[1]:,.0f} ({step.relative:+.1%}) | {found_.estimate:+.1%} "
@@ -171,7 +171,7 @@ def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
     return (
         f"Of the {len(everything)} steps, {len(decided)} have a time decided either way (its interval excludes "
         f"no change); {len(same_way)} of those move the way their instruction count does.\n\n"
-        + operation_history.tracking_markdown(found, metric=METRIC)
+        + operation_markdown.tracking_markdown(found, metric=METRIC)
     )
 
 
