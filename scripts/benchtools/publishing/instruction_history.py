@@ -19,6 +19,7 @@ from ..asvtools import operations, readers
 from ..asvtools.results import values
 from ..judging import instructions, pairs
 from . import operation_history, operation_markdown
+from .markdown import table
 
 METRIC = "instructions"  # how the tables name the metric
 BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
@@ -138,29 +139,25 @@ def from_data(rows: list[dict]) -> tuple[dict[str, list[InstructionStep]], dict[
 def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[str, str]], project_url: str) -> str:
     """The agreement table, then every step: its commit, instruction change, time and cause; ``subjects``:
     {commit: (subject, date)}, git.commit_subjects of the history's repository."""
-    lines = [
-        "How each operation's instruction-count steps stand to its time measured side by side:",
-        "",
-        tracking_markdown(found),
-        "",
-        "| commit | operation | instructions per call (exact) | time, side by side | agreement | cause: own "
-        "instructions per call of the functions that moved most |",
-        "|---|---|---|---|---|---|",
-    ]
+    rows = []
     for operation, found_steps in found.items():
         for step in sorted(found_steps, key=lambda s: subjects.get(s.after, ("", ""))[1]):
             subject, date = subjects.get(step.after, ("", ""))
-            pull = operation_history.pull_request_of(subject)
-            pull_text = f" ([#{pull}]({project_url}/pull/{pull}))" if pull else ""
-            found_, cause = step.measured, step.cause.replace("|", "\\|")
-            agrees = operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC)
-            lines.append(
-                f"| `{step.after[:8]}` {date}{pull_text} | {operation} | {step.instructions[0]:,.0f} → "
-                f"{step.instructions[1]:,.0f} ({step.relative:+.1%}) | {found_.estimate:+.1%} "
-                f"({found_.low:+.1%} to {found_.high:+.1%}) | {agrees} "
-                f"| {cause} |"
+            pull = operation_markdown.pull_link(operation_history.pull_request_of(subject), project_url, "")
+            rows.append(
+                [
+                    f"`{step.after[:8]}` {date}" + (f" ({pull})" if pull else ""),
+                    operation,
+                    f"{step.instructions[0]:,.0f} → {step.instructions[1]:,.0f} ({step.relative:+.1%})",
+                    operation_markdown.interval_text(step.measured),
+                    operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC),
+                    step.cause.replace("|", "\\|"),
+                ]
             )
-    return "\n".join(lines)
+    header = ["commit", "operation", "instructions per call (exact)", "time, side by side", "agreement"]
+    cause = "cause: own instructions per call of the functions that moved most"
+    intro = "How each operation's instruction-count steps stand to its time measured side by side:"
+    return "\n".join([intro, "", tracking_markdown(found), "", table([*header, cause], rows)])
 
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
@@ -205,18 +202,9 @@ def env_label(params: dict) -> str:
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     """Per environment, each release's instructions per call of the operations JAX's pytree and dispatch code
     serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
-    lines = [
-        f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin, then the tuple twin); "
-        "a change from the release "
-        "before beyond its floor (twice its measured spread, benchmarks/instruction_spread.json) is given in "
-        "brackets.",
-        "",
-        "| environment | JAX | " + " | ".join(f"{op}, Module | {op}, tuple" for op in JAX_OPERATIONS) + " |",
-        "|---|---|" + "---|" * (2 * len(JAX_OPERATIONS)),
-    ]
-    previous = {}
+    rows, previous = [], {}
     for release, env, counts in found:
-        cells = []
+        cells = [env, release]
         for key in ((op, twin) for op in JAX_OPERATIONS for twin in ("module", "tuple")):
             value, before = counts.get(key), previous.get((env, key))
             cell = "—" if value is None else f"{value:,.0f}"
@@ -226,5 +214,10 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
             cells.append(cell)
             if value is not None:
                 previous[(env, key)] = value
-        lines.append(f"| {env} | {release} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    header = ["environment", "JAX", *(f"{op}, {twin}" for op in JAX_OPERATIONS for twin in ("Module", "tuple"))]
+    return (
+        f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin, then the tuple twin); "
+        "a change from the release before beyond its floor (twice its measured spread, "
+        "benchmarks/instruction_spread.json) is given in brackets.\n\n" + table(header, rows)
+    )

@@ -26,6 +26,7 @@ from ..errors import BadInput
 from ..judging import render, verdicts
 from ..judging.verdicts import FAILED, JUDGED
 from . import github
+from .markdown import table
 
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
@@ -102,14 +103,9 @@ TRANSITIONS = {
 
 def transitions_markdown() -> str:
     """TRANSITIONS as the Markdown table of docs/automation.md: one row per previous state, one column per verdict."""
-    lines = [
-        "| the alert's issue before tonight | " + " | ".join(v.value.split(":")[0] for v in NightNews) + " |",
-        "|---|" + "---|" * len(NightNews),
-    ]
-    for previous in Previous:
-        cells = [TRANSITIONS[previous, verdict].value for verdict in NightNews]
-        lines.append(f"| {previous.value} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    header = ["the alert's issue before tonight", *(news.value.split(":")[0] for news in NightNews)]
+    rows = [[previous.value, *(TRANSITIONS[previous, news].value for news in NightNews)] for previous in Previous]
+    return table(header, rows)
 
 
 def client(args) -> github.Client:
