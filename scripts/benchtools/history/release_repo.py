@@ -182,19 +182,6 @@ def record_gone(repo, commit, version):
     )
     if git(repo, "notes", "--ref", GONE_NOTES, "show", commit, check=False) == note:
         return
-    git(
-        repo,
-        "-c",
-        "user.name=PyPI release history",
-        "-c",
-        "user.email=release-history@localhost",
-        "notes",
-        "--ref",
-        GONE_NOTES,
-        "add",
-        "-f",
-        "-m",
-        note.strip(),
-        commit,
-    )
+    identity = ("-c", "user.name=PyPI release history", "-c", "user.email=release-history@localhost")
+    git(repo, *identity, "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
     print(f"warning: {note.strip()}", file=sys.stderr, flush=True)
