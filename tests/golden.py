@@ -21,8 +21,8 @@ from benchtools.publishing.rows import (
     REPORT_DEPTH,
     SINGLE_SAMPLE,
     TRACING_BENCHMARK,
+    CommitFigures,
     Interval,
-    Row,
 )
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -56,12 +56,12 @@ def single(value: float, name: str) -> Interval:
     return Interval(value, value / grown, value * grown, SINGLE_SAMPLE)
 
 
-def fixed_rows() -> list[Row]:
+def fixed_rows() -> list[CommitFigures]:
     """Rows of fixed figures, built directly (no asv, no measurement), for the golden files."""
     rows = []
     for number, (label, cost, construction) in enumerate(RELEASES):
         for env_number, env in enumerate(ENVS):
-            row = Row(label, env, number, commit=f"{number + 1:040x}", release=True)
+            row = CommitFigures(label, env, number, commit=f"{number + 1:040x}", release=True)
             row.subject, row.commit_date = f"Version {label}", f"2025-0{number + 1}-01"
             row.env_params = {"python": env.split(",")[0].split()[1]}
             row.cost, row.bytecodes = cost, cost - 2000

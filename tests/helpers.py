@@ -5,6 +5,7 @@ import contextlib
 import importlib
 import io
 import json
+import re
 import shutil
 import stat
 import subprocess
@@ -57,6 +58,11 @@ EXAMPLES = {
     "bench_sweep.StateSizeTime.time_tree_at('jit', 1)": (metrics.TIME, 0.50),
     "bench_sweep.Dispatch.time_tuple('jit', 'dispatch')": (metrics.TIME, 0.50),
 }
+
+
+def squeezed(text: str) -> str:
+    """Markdown with the padding of its tables' columns (tabulate's) taken out: "| a | b |" whatever the widths."""
+    return re.sub(r" {2,}\|", " |", re.sub(r"\|-+", "|---", text))
 
 
 def git(repo, *args, env=None) -> str:

@@ -12,11 +12,11 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from benchtools import cli
+from benchtools import cli, util
 from benchtools.commands import open_regression_issue
 from benchtools.judging import render, verdicts
 from benchtools.publishing import github, issue
-from benchtools.publishing.issue import Action, Previous, Verdict
+from benchtools.publishing.issue import Action, NightNews, Previous
 from tests.asv_sites import COST, INSTRUCTIONS, TIMING, judged_document
 
 TOKEN = "alarm-token"
@@ -35,7 +35,7 @@ REGRESSION = regression()
 OTHER_REGRESSION = regression(OTHER_REPORT, TIMING, "c" * 40)
 FAILURE = (verdicts.failure("scripts/bench", 3, "asv run exited 1"), "No report: scripts/bench failed")
 OTHER_FAILURE = (verdicts.failure("the regression gate", 2, "no site"), "No report: the gate failed")
-TONIGHT = {Verdict.QUIET: QUIET, Verdict.REGRESSION: REGRESSION, Verdict.FAILURE: FAILURE}
+TONIGHT = {NightNews.QUIET: QUIET, NightNews.REGRESSION: REGRESSION, NightNews.FAILURE: FAILURE}
 
 
 @pytest.fixture
@@ -71,10 +71,10 @@ def an_issue(number, night, state="open", user=github.BOT, body=...) -> dict:
     }
 
 
-def issues_before(previous: Previous, verdict: Verdict) -> list[dict]:
+def issues_before(previous: Previous, verdict: NightNews) -> list[dict]:
     """The stand-in's issues in the state PREVIOUS, for tonight's VERDICT."""
     tonight = TONIGHT[verdict]
-    other = OTHER_FAILURE if verdict is Verdict.FAILURE else OTHER_REGRESSION
+    other = OTHER_FAILURE if verdict is NightNews.FAILURE else OTHER_REGRESSION
     return {
         Previous.NONE: [],
         Previous.OPEN_SAME: [an_issue(1, tonight)],
@@ -88,7 +88,7 @@ def issues_before(previous: Previous, verdict: Verdict) -> list[dict]:
 
 # What the alert must do, written here from the rules of docs/automation.md rather than read from the table the code
 # uses (issue.TRANSITIONS), so that a wrong entry there fails the test of its case.
-P, V, A = Previous, Verdict, Action
+P, V, A = Previous, NightNews, Action
 EXPECTED = {
     **{(p, V.QUIET): A.LEAVE for p in Previous},  # a quiet night never touches an issue: a maintainer closes it
     (P.NONE, V.REGRESSION): A.OPEN,
@@ -108,11 +108,11 @@ EXPECTED = {
 
 
 def test_the_table_covers_every_pair_and_a_quiet_night_touches_nothing():
-    assert set(issue.TRANSITIONS) == {(p, v) for p in Previous for v in Verdict}
-    assert {issue.TRANSITIONS[p, Verdict.QUIET] for p in Previous} == {Action.LEAVE}
+    assert set(issue.TRANSITIONS) == {(p, v) for p in Previous for v in NightNews}
+    assert {issue.TRANSITIONS[p, NightNews.QUIET] for p in Previous} == {Action.LEAVE}
     # A failure is never silenced by a closed issue.
-    assert issue.TRANSITIONS[Previous.CLOSED_SAME, Verdict.FAILURE] is Action.REOPEN
-    assert issue.TRANSITIONS[Previous.CLOSED_SAME, Verdict.REGRESSION] is Action.LEAVE
+    assert issue.TRANSITIONS[Previous.CLOSED_SAME, NightNews.FAILURE] is Action.REOPEN
+    assert issue.TRANSITIONS[Previous.CLOSED_SAME, NightNews.REGRESSION] is Action.LEAVE
 
 
 def test_docs_automation_holds_the_table_as_the_code_has_it(tmp_path):
@@ -128,8 +128,8 @@ def test_docs_automation_holds_the_table_as_the_code_has_it(tmp_path):
 
 @pytest.mark.parametrize(
     "previous, verdict",
-    [(p, v) for p in Previous for v in Verdict if not (v is Verdict.QUIET and p is not Previous.NONE)]
-    + [(Previous.OPEN_REGRESSION, Verdict.QUIET), (Previous.CLOSED_OTHER, Verdict.QUIET)],
+    [(p, v) for p in Previous for v in NightNews if not (v is NightNews.QUIET and p is not Previous.NONE)]
+    + [(Previous.OPEN_REGRESSION, NightNews.QUIET), (Previous.CLOSED_OTHER, NightNews.QUIET)],
     ids=lambda value: value.name,
 )
 def test_each_transition_does_what_the_table_says(api, tmp_path, monkeypatch, previous, verdict):
@@ -138,7 +138,7 @@ def test_each_transition_does_what_the_table_says(api, tmp_path, monkeypatch, pr
     state["labels"] = ["benchmark-regression"]
     api.save(state)
     document, report = TONIGHT[verdict]
-    if verdict is not Verdict.QUIET:
+    if verdict is not NightNews.QUIET:
         client = github.Client(api.url, "owner/bench", TOKEN)
         found, _ = issue.previous_state(
             client,
@@ -309,7 +309,7 @@ def test_a_github_api_url_that_is_no_url_is_bad_input(tmp_path, monkeypatch, cap
 
 
 def test_a_502_once_or_a_secondary_rate_limit_is_asked_again(api, tmp_path, monkeypatch):
-    monkeypatch.setattr(github, "PAUSES_S", (0.1, 0.1, 0.1))
+    monkeypatch.setattr(util, "RETRY", util.RETRY.new(backoff_factor=0.05))
     state = api.state()
     state["failures"] = [[502, "Server Error"], [403, "You have exceeded a secondary rate limit"]]
     api.save(state)
@@ -415,7 +415,7 @@ def test_a_maintainers_edit_of_the_same_news_is_kept(api, tmp_path, monkeypatch,
 
 def test_a_post_github_did_before_answering_502_is_not_done_twice(api, tmp_path, monkeypatch):
     """GitHub may create the issue, or the comment, and still answer 502: it is found, not asked for again."""
-    monkeypatch.setattr(github, "PAUSES_S", (0.1, 0.1, 0.1))
+    monkeypatch.setattr(util, "RETRY", util.RETRY.new(backoff_factor=0.05))
     state = api.state()
     state["labels"], state["failures"] = ["benchmark-regression"], [[502, "Server Error", "after"]]
     api.save(state)

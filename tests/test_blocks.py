@@ -4,7 +4,7 @@
 import pytest
 
 from benchtools import settings
-from benchtools.publishing import blocks, operation_history
+from benchtools.publishing import blocks, operation_markdown
 from benchtools.publishing.rows import history, investigate
 from tests.golden import assert_golden, fixed_rows
 
@@ -24,7 +24,7 @@ def test_each_block_matches_its_golden_file(report):
     assert_golden(f"{blocks.SUMMARY_BLOCK}.md", blocks.summary_markdown(rows))
     assert_golden(f"{blocks.HISTORY_BLOCK}.md", blocks.operations_history_markdown(rows, by_operation))
     assert_golden(
-        f"{blocks.HISTORY_SUMMARY_BLOCK}.md", operation_history.summary_markdown(by_operation, settings.project_url())
+        f"{blocks.HISTORY_SUMMARY_BLOCK}.md", operation_markdown.summary_markdown(by_operation, settings.project_url())
     )
     assert_golden("answer.md", blocks.answer_markdown(rows))
 

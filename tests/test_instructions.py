@@ -13,12 +13,13 @@ import pytest
 from benchmarks import callgrind, metrics
 from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
+from benchtools import settings
 from benchtools.errors import Failed
 from benchtools.git import commit_subjects as git_subjects
 from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
-from benchtools.publishing import instruction_history, operation_history
+from benchtools.publishing import instruction_history, operation_markdown
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
-from tests.helpers import ROOT, command, needs_valgrind
+from tests.helpers import ROOT, command, needs_valgrind, squeezed
 
 FLAT = [[480_000.0, 320_000.0]] * 2
 
@@ -265,12 +266,12 @@ def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operat
     found = {
         "construction": [step(-0.49, -0.32, -0.37, -0.29), step(0.10, 0.09, 0.05, 0.12), step(0.05, -0.1, -0.2, -0.05)]
     }
-    assert [operation_history.agreement(s) for s in found["construction"]] == [
-        operation_history.LESS,
-        operation_history.AS_COST,
-        operation_history.CONTRADICTS,
+    assert [operation_markdown.agreement(s) for s in found["construction"]] == [
+        operation_markdown.LESS,
+        operation_markdown.AS_COST,
+        operation_markdown.CONTRADICTS,
     ]
-    sentence, _, header, _, row = instruction_history.tracking_markdown(found).splitlines()
+    sentence, _, header, _, row = squeezed(instruction_history.tracking_markdown(found)).splitlines()
     assert sentence == (
         "Of the 3 steps, 3 have a time decided either way (its interval excludes no change); "
         "2 of those move the way their instruction count does."
@@ -422,7 +423,9 @@ def test_the_jax_history_marks_each_change_beyond_the_floor_per_environment():
     moved = {("flatten", "module"): 80_000.0, ("flatten", "tuple"): 9_040.0}
     table = instruction_history.jax_markdown(
         [("v0.4.33", "Python 3.11", counts), ("v0.4.38", "Python 3.11", moved), ("v0.10.2", "Python 3.13", counts)]
-    ).splitlines()
+    )
+    table = squeezed(table).splitlines()
+    assert table[0].startswith(f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin")
     assert table[5].startswith("| Python 3.11 | v0.4.38 | 80,000 (+29.0%) | 9,040 | — |")
     assert table[6].startswith("| Python 3.13 | v0.10.2 | 62,000 | 9,000 |")  # a new environment starts afresh
 

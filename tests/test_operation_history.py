@@ -6,9 +6,9 @@ import pytest
 from benchtools import git as git_tool
 from benchtools import settings
 from benchtools.asvtools import operations
-from benchtools.publishing import blocks, operation_history
+from benchtools.publishing import blocks, build_time, operation_history, operation_markdown
 from benchtools.publishing import rows as report_rows
-from tests.helpers import PRIMARY_JAX, ROOT, bench
+from tests.helpers import PRIMARY_JAX, ROOT, bench, squeezed
 
 CONSTRUCTION = operations.OPERATIONS[0].label
 CONSTRUCTION_PASSES = operations.OPERATIONS[0].timed[0]
@@ -24,7 +24,7 @@ def rows_with_costs(costs, subjects):
     """One environment's rows, one per commit, with the generated-__init__ construction cost given."""
     rows = []
     for i, (cost, subject) in enumerate(zip(costs, subjects, strict=True)):
-        row = report_rows.Row(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
         row.subject, row.commit_date = subject, f"2026-01-{i + 1:02d}"
         if cost is not None:
             row.operations = {CONSTRUCTION: (cost, 174, None, None)}
@@ -41,12 +41,12 @@ def test_a_step_lands_on_its_commit_with_its_pull_request_and_a_change_under_the
     assert (first.after.label, first.cost, first.pull_request) == ("c2", (11340, 8640), 1117)
     assert (second.after.label, second.pull_request) == ("c4", 1220)
     assert second.relative == pytest.approx(8968 / 8640 - 1)
-    text = operation_history.markdown(found, "https://github.com/patrick-kidger/equinox")
+    text = squeezed(operation_markdown.markdown(found, "https://github.com/patrick-kidger/equinox"))
     assert "| `c2` | 2026-01-03 | perf: cache names (#1117) " in text
     assert "[#1117](https://github.com/patrick-kidger/equinox/pull/1117)" in text
     assert "11,340 → 8,640 (-23.8%)" in text and "(+3.8%)" in text
     assert "c1" not in text  # +0.1%: under the cost floor
-    summary = operation_history.summary_markdown(found, "https://example.org/p")
+    summary = squeezed(operation_markdown.summary_markdown(found, "https://example.org/p"))
     assert (
         f"| {CONSTRUCTION} | 2 | `c2` 2026-01-03 ([#1117](https://example.org/p/pull/1117)) | -23.8% | not measured |"
         in (summary)
@@ -57,13 +57,13 @@ def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_
     rows = rows_with_costs([1000, None, 2000], ["a", "failed | broken", "x | y"])
     [step] = operation_history.operation_steps(rows)[CONSTRUCTION]
     assert step.before.label == "c0" and step.after.label == "c2"
-    text = operation_history.markdown({CONSTRUCTION: [step]}, "https://example.org/p")
+    text = squeezed(operation_markdown.markdown({CONSTRUCTION: [step]}, "https://example.org/p"))
     [line] = [line for line in text.splitlines() if "`c2`" in line]
     assert "x \\| y" in line and "| — |" in line  # no pull request named
-    from benchtools.publishing.markdown import table_html
+    from benchtools.publishing.markdown import markdown_html
 
     steps_table = text.split("| environment | commit |", 1)[1].split("\n\n", 1)[0]
-    html = table_html([line for line in ("| environment | commit |" + steps_table).splitlines()])
+    html = markdown_html("| environment | commit |" + steps_table)
     assert "<td>x | y</td>" in html and html.count("<tr>") == 2
 
 
@@ -93,7 +93,7 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     assert step.explanation is not None and step.explanation.rows, step.not_profiled
     fewer = [row for row in step.explanation.rows if row.calls[1] < row.calls[0]]
     assert any("dataclasses.fields" in row.function for row in fewer), step.explanation.rows
-    text = operation_history.markdown(found, settings.project_url())
+    text = operation_markdown.markdown(found, settings.project_url())
     assert f"`{cached[:8]}`" in text and step.after.commit_date in text
     assert "`dataclasses.fields`" in text and "calls per operation" in text
 
@@ -109,14 +109,15 @@ def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_noth
     assert effect.commit.label == "c1"
     assert effect.costs == {operation_history.TREE_AT: (12359, 12359), CONSTRUCTION: (11340, 8640)}
     steps = operation_history.operation_steps(rows)
-    text = operation_history.pull_requests_markdown(found, "https://github.com/patrick-kidger/equinox", steps)
+    upstream_url = "https://github.com/patrick-kidger/equinox"
+    text = squeezed(operation_markdown.pull_requests_markdown(found, upstream_url, steps))
     assert "| 12,359 → 12,359 | nothing | not measured: the cost did not move |" in text
     assert "| 11,340 → 8,640 | -23.8% | not measured side by side (scripts/overhead-report --confirm-steps) |" in text
     # The step its commit made, measured side by side: the pull request's time, beside its cost.
     from benchtools.judging import pairs
 
     steps[CONSTRUCTION][0].measured = pairs.Interval(0.05, 0.02, 0.08, 12, 0.01, 0.99)
-    measured = operation_history.pull_requests_markdown(found, "u", steps)
+    measured = squeezed(operation_markdown.pull_requests_markdown(found, "u", steps))
     assert "| 11,340 → 8,640 | -23.8% | +5.0% (+2.0% to +8.0%, 99.0% interval, 12 pairs): **contradicts**" in measured
     assert "[#994](https://github.com/patrick-kidger/equinox/pull/994): no commit here carries it" in text
     assert "[#1117](https://github.com/patrick-kidger/equinox/pull/1117): still open upstream" in text
@@ -132,7 +133,7 @@ def test_a_rebased_pull_request_is_known_by_its_commit_s_subject():
     # A move under the floor of a step is no step, so nothing was measured at it, and the table says why.
     rows = rows_with_costs([16499, 16550], ["start", "perf: code generation"])
     found = operation_history.pull_request_effects(rows)
-    text = operation_history.pull_requests_markdown(found, "u", operation_history.operation_steps(rows))
+    text = squeezed(operation_markdown.pull_requests_markdown(found, "u", operation_history.operation_steps(rows)))
     assert "| 16,499 → 16,550 | +0.3% | not measured: under the 1% floor of a step |" in text
 
 
@@ -190,37 +191,37 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
         ("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'", 30.0, 24.0),
     ]
     assert calls == [2]  # one commit pair: its two steps measured in one pair of environments
-    text = operation_history.markdown(found, "https://example.org/p")
+    text = operation_markdown.markdown(found, "https://example.org/p")
     assert text.count("not profiled (cannot install)") == 2 and "asv profile exited" not in text
     assert "-1.0% (-3.0% to +1.0%, 99.0% interval, 12 pairs, load " in text and "): no change resolved" in text
     # A time that moves the cost's way by much less than the cost says so, and which one is right.
     step = found[CONSTRUCTION][0]
     assert step.relative == pytest.approx(-0.238, abs=5e-4)
     for measured, agrees in (
-        (pairs.Interval(-0.05, -0.08, -0.02, 12, 0.02, 0.99), operation_history.LESS),
-        (pairs.Interval(-0.05, -0.40, 0.10, 12, 0.2, 0.99), operation_history.UNDECIDED),
-        (pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99), operation_history.NO_CHANGE),
+        (pairs.Interval(-0.05, -0.08, -0.02, 12, 0.02, 0.99), operation_markdown.LESS),
+        (pairs.Interval(-0.05, -0.40, 0.10, 12, 0.2, 0.99), operation_markdown.UNDECIDED),
+        (pairs.Interval(-0.01, -0.05, 0.02, 12, 0.02, 0.99), operation_markdown.NO_CHANGE),
     ):
         step.measured = measured
-        assert operation_history.agreement(step) == agrees
+        assert operation_markdown.agreement(step) == agrees
         # The cell gives the measured interval and sets the cost's step beside it.
-        assert operation_history.time_cell(step).startswith(f"{measured.estimate:+.1%} ({measured.low:+.1%} to ")
-        assert f"{step.relative:+.1%}" in operation_history.time_cell(step)
-    assert "the time is right about the time" in operation_history.markdown(found, "u")  # and why, once
+        assert operation_markdown.time_cell(step).startswith(f"{measured.estimate:+.1%} ({measured.low:+.1%} to ")
+        assert f"{step.relative:+.1%}" in operation_markdown.time_cell(step)
+    assert "the time is right about the time" in operation_markdown.markdown(found, "u")  # and why, once
     # Each operation's measured steps counted by how they stand to the cost, as data and in the table.
     access = found["attribute access"][0]
     access.measured = pairs.Interval(7.4, 7.0, 7.9, 12, 0.05, 0.99)  # +740% against the cost's +1,570%
-    assert operation_history.agreement(access) == operation_history.LESS
-    tracked = table_cells(operation_history.tracking_markdown(found))
+    assert operation_markdown.agreement(access) == operation_markdown.LESS
+    tracked = table_cells(operation_markdown.tracking_markdown(found))
     ratio = "time change ÷ cost change, median (range)"
     for operation, agrees, median in (
-        (CONSTRUCTION, operation_history.NO_CHANGE, "0.04"),
-        ("attribute access", operation_history.LESS, "0.47"),
+        (CONSTRUCTION, operation_markdown.NO_CHANGE, "0.04"),
+        ("attribute access", operation_markdown.LESS, "0.47"),
     ):
         row = tracked[operation]
         assert (row["steps"], row["measured side by side"]) == ("1", "1")
-        assert {kind: row[kind] for kind in operation_history.AGREEMENTS} == {
-            kind: "1" if kind == agrees else "0" for kind in operation_history.AGREEMENTS
+        assert {kind: row[kind] for kind in operation_markdown.AGREEMENTS} == {
+            kind: "1" if kind == agrees else "0" for kind in operation_markdown.AGREEMENTS
         }
         assert row[ratio] == f"{median} ({median} to {median})"
 
@@ -294,20 +295,20 @@ def test_the_build_time_adds_each_commit_s_time_to_the_next_and_leaves_a_stopped
         ("c", "env", 2000.0, 2012.0),
         ("d", "env", 2030.0, 2041.0),
     ]
-    found = operation_history.build_time(spans)
+    found = build_time.build_time(spans)
     # a: 20 s (to b's start); b: 18 s (its own run: the campaign stopped after it); c: 30 s; d: 11 s, its run.
     assert (found.commits, found.seconds, found.stops) == (4, 79.0, 1)
     assert found.per_commit == 19.0 and found.sharded(4) == 19.0 and found.sharded(3) == 38.0
-    described = operation_history.build_time_markdown(found, "x")
+    described = build_time.markdown(found, "x")
     assert all(figure in described for figure in ("4 results", "19 s per commit", "1 stop(s)")), described
-    assert operation_history.build_time([]) is None
+    assert build_time.build_time([]) is None
 
 
 def test_two_shards_run_side_by_side_are_timed_each_on_its_own():
     # Shard A runs a then c, shard B runs b then d, interleaved in time.
     spans = [("a", "env", 0.0, 15.0), ("b", "env", 5.0, 22.0), ("c", "env", 20.0, 33.0), ("d", "env", 25.0, 40.0)]
-    assert [[span[0] for span in chain] for chain in operation_history.chains(spans)] == [["a", "c"], ["b", "d"]]
-    found = operation_history.build_time(spans)
+    assert [[span[0] for span in chain] for chain in build_time.chains(spans)] == [["a", "c"], ["b", "d"]]
+    found = build_time.build_time(spans)
     assert (found.seconds, found.stops) == (20.0 + 13.0 + 20.0 + 15.0, 0)
 
 
@@ -324,7 +325,7 @@ def test_results_with_a_history_write_the_history_s_blocks(tmp_path):
     assert "\nthe newest release's\n" in page.read_text()
     rows[-1].release = True
     assert blocks.update_markdown(page, rows) == ["overhead-summary", "operation-history", "operation-history-summary"]
-    text = page.read_text()
+    text = squeezed(page.read_text())
     assert "the newest release's" not in text
     assert "perf: cache dataclass field names" in text and f"| {CONSTRUCTION} | 1 | `c1` 2026-01-02" in text
 

@@ -9,6 +9,7 @@ from asv import results, runner
 
 from benchmarks import metrics
 from benchtools.publishing import blocks
+from benchtools.publishing import page as report_page
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
 from tests.helpers import command, markdown_rows, numbers, track_result
@@ -47,7 +48,7 @@ def test_eager_times_are_shown_with_their_interquartile_range():
     assert (interval.value, interval.low, interval.high, interval.source) == pytest.approx(
         (200.0, 200 / grown, 200 * grown, report_rows.ONE_RUN)
     )
-    table = blocks.history_table([row])
+    table = report_page.history_table([row]).splitlines()
     column = [cell.strip() for cell in table[0].strip("|").split("|")].index("eager µs/call, depth 4")
     assert numbers(markdown_rows("\n".join(table))["v1"][column]) == pytest.approx(
         [200.0, 200 / grown, 200 * grown], abs=0.05
@@ -110,7 +111,7 @@ def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
     text = readme.read_text()
     assert text.startswith("# Title\n") and text.endswith("\ntext\n")
     summary = [line for line in text.splitlines() if line.startswith("| aaaaaaaa")]
-    assert [line.split(" | ")[0] for line in summary] == [f"| aaaaaaaa, {env}" for env in envs]
+    assert [line.split("|")[1].strip() for line in summary] == [f"aaaaaaaa, {env}" for env in envs]
     # One commit has no history: the history's block is left as it was, for another results folder to write.
     assert "<!-- operation-history:start -->\n<!-- operation-history:end -->" in text
 
@@ -371,7 +372,7 @@ def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s()
 
 
 def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evidence():
-    before, after = report_rows.Row("v0.12.1", "env", 0), report_rows.Row("v0.12.2", "env", 1)
+    before, after = report_rows.CommitFigures("v0.12.1", "env", 0), report_rows.CommitFigures("v0.12.2", "env", 1)
     step = report_rows.HistoryStep("env", before, after, (17231, 13491), (29.6, 40.8))
     sentence = blocks.step_sentence(step)
     assert "faster" in sentence
@@ -382,12 +383,12 @@ def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evide
 
 def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeypatch, tmp_path):
     from benchtools.judging import confirm, explain, pairs
-    from benchtools.publishing import operation_history
+    from benchtools.publishing import operation_history, operation_markdown
 
     env = "Python 3.11, jax 0.4.33"
     rows = []
     for i, (label, cost, passes) in enumerate([("v0.12.1", 17231, 29.6), ("v0.12.2", 13491, 40.8)]):
-        row = report_rows.Row(label, env, i, commit="ba"[i] * 40)
+        row = report_rows.CommitFigures(label, env, i, commit="ba"[i] * 40)
         row.cost, row.tree_map_passes = cost, (passes, 0.05)
         rows.append(row)
     found = report_rows.history(rows)
@@ -415,7 +416,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     assert (faster.measured.estimate, faster.measured.low, faster.measured.high) == (-0.19, -0.23, -0.15)
     assert all(figure in sentence for figure in ("22 pairs", "-19.0%", "-23.0%", "-15.0%"))
     assert "disagrees" not in sentence and "contradicts" not in sentence and "40.8" not in sentence
-    assert operation_history.agreement(operation_step) == operation_history.AS_COST
+    assert operation_markdown.agreement(operation_step) == operation_markdown.AS_COST
     # Kept: a rerun measures nothing.
     monkeypatch.setattr(confirm, "confirmations", lambda *args: pytest.fail("measured again"))
     [again] = report_rows.investigate(rows, report_rows.history(rows), tmp_path / "conf.json", confirm_pairs=22)[
@@ -427,7 +428,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     assert "contradicts" not in blocks.step_sentence(slower)  # +2% to +20%: slower, as the cost says
     faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
     assert "the time contradicts the exact cost: the cost counts no work done in C" in blocks.step_sentence(faster)
-    assert operation_history.agreement(operation_step) == operation_history.CONTRADICTS
+    assert operation_markdown.agreement(operation_step) == operation_markdown.CONTRADICTS
 
 
 def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_with_its_commit(tmp_path):
@@ -438,7 +439,7 @@ def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_wi
     construction, access = operations.OPERATIONS[0].label, "attribute access"
     rows = []
     for i, (built, read) in enumerate([(11340, 64), (8640, 64), (8640, 1069)]):
-        row = report_rows.Row(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
         row.operations = {construction: (built, 174, None, None), access: (read, 67, None, None)}
         rows.append(row)
     [image] = report_plots.plot_operations(rows, tmp_path)
@@ -506,7 +507,9 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     # A record from before the figures carried their interval attaches nothing.
     for figure in figures:
         figure.pop("interval", None)
-    assert report_rows.attach_fresh([report_rows.Row("v", rows[1].env, 0, commit=rows[1].commit)], record) == 0
+    assert (
+        report_rows.attach_fresh([report_rows.CommitFigures("v", rows[1].env, 0, commit=rows[1].commit)], record) == 0
+    )
 
 
 def one_run(value: float) -> report_rows.Interval:
@@ -514,7 +517,7 @@ def one_run(value: float) -> report_rows.Interval:
 
 
 def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing_else():
-    row = report_rows.Row("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2", 0)
+    row = report_rows.CommitFigures("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2", 0)
     row.env_params = {"python": "3.12", "device": "gpu-Stand-in-GPU", "driver": "cuda-13000", "jax": "0.11.2"}
     steady = report_rows.STEADY_BENCHMARK
     row.timings[steady, "'jit', 4"] = one_run(30e-6)
@@ -545,7 +548,9 @@ def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing
 
 
 def test_a_run_that_took_no_figure_of_the_question_says_so_and_the_cpu_has_no_gpu_record():
-    row = report_rows.Row("v0.13.8", "Python 3.11, jax 0.10.2", 0, env_params={"python": "3.11", "jax": "0.10.2"})
+    row = report_rows.CommitFigures(
+        "v0.13.8", "Python 3.11, jax 0.10.2", 0, env_params={"python": "3.11", "jax": "0.10.2"}
+    )
     lead = blocks.lead_paragraph(row)
     assert lead == (
         "On cpu, Equinox v0.13.8 with Python 3.11, jax 0.10.2: "

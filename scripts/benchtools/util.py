@@ -1,4 +1,5 @@
-"""Small helpers every layer shares, each written once: asv's configurations, asv as a command, atomic writes."""
+"""Small helpers every layer shares, each written once: asv's configurations read as JSON, asv as a command,
+the one HTTP session, atomic writes."""
 
 import contextlib
 import copy
@@ -11,6 +12,9 @@ import sys
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
+
+import requests
+from urllib3.util.retry import Retry
 
 from .errors import BadInput, Failed
 
@@ -45,11 +49,27 @@ def _parsed_asv_config(text: str) -> dict:
     return json5.loads(text)
 
 
-def asv_config(path: Path | str):
-    """asv's own ``Config`` object of a configuration file."""
-    from asv import config
+# The one retry policy of every HTTP request (PyPI's index, GitHub's API): a failed connection, a 5xx or a 429
+# is asked again after 0, 4 and 8 s, or after the Retry-After the server sent, up to a minute: one 502 must not
+# lose the night's alert.  The session applies it to the methods that can be repeated; a write (POST) is
+# asked again only by its caller, who first looks for what the failed one may have made (publishing/github.py).
+RETRY = Retry(
+    total=3,
+    backoff_factor=2,
+    backoff_max=60,
+    retry_after_max=60,
+    status_forcelist=(429, 500, 502, 503, 504),
+    raise_on_status=False,
+)
 
-    return config.Config.load(str(path))
+
+def http_session() -> requests.Session:
+    """A requests session that asks again under RETRY (read when the session is made, so a test may shorten it)."""
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(max_retries=RETRY)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
 
 
 def asv(*args) -> list[str]:

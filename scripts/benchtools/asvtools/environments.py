@@ -10,7 +10,7 @@ import os
 import sys
 
 from ..project import SETUP_PYTHONS
-from . import private
+from . import private, readers
 
 # The Pythons that scripts/setup provides (python3.13); any other comes from the machine.
 SETUP_PROVIDES = ("3.13",)
@@ -84,10 +84,8 @@ def restrict(config: dict, entry: dict) -> dict:
 def stored_matrix(configs) -> dict[str, tuple[str, dict[str, str]]]:
     """{asv's environment name: (its Python, its requirements)} of every environment of these configurations:
     the only environments whose results the results branch takes."""
-    from .. import util
-
     matrix = {}
     for path in configs:
-        for name, entry in named_entries(util.asv_config(path)):
+        for name, entry in named_entries(readers.asv_config(path)):
             matrix[name] = (python_of(entry), requirements_of(entry))
     return matrix

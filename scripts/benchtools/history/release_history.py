@@ -4,16 +4,13 @@ import argparse
 import dataclasses
 import datetime
 import hashlib
-import http.client
-import json
 import re
 import sys
-import tarfile
 import tempfile
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
+import requests
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -23,24 +20,12 @@ from .. import util
 from ..asvtools import lock
 from ..errors import BadInput, Failed
 from ..project import HISTORY_DIR, ROOT
+from . import release_repo
 
 DEFAULT_INDEX = "https://pypi.org/pypi"
 # Where the benchmarked equinox history starts unless --since says otherwise.
 DEFAULT_SINCE = {"equinox": Version("0.10.11")}
-IDENTITY = "PyPI release history <release-history@localhost>"
 TIMEOUT = 60  # seconds, for each network operation
-# Set in the repositories this script creates: it resets and cleans its
-# repository, so it refuses to touch any other.
-OWNER_KEY = "releasehistory.package"
-
-# Nothing but this script may shape the commits: not the user's git config
-# (signing, autocrlf, commit encoding, default branch...) nor GIT_* variables
-# of the caller (GIT_DIR, GIT_AUTHOR_DATE...). Commits take their author and
-# dates from the import stream; the committer here only names reflog entries.
-GIT_ENV = git_.isolated_env(
-    GIT_COMMITTER_NAME="PyPI release history",
-    GIT_COMMITTER_EMAIL="release-history@localhost",
-)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,9 +79,10 @@ def supports_python(specifier, series):
 
 def fetch_json(url):
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-            return json.load(response)
-    except (OSError, http.client.HTTPException) as e:
+        answer = util.http_session().get(url, timeout=TIMEOUT)
+        answer.raise_for_status()
+        return answer.json()
+    except requests.RequestException as e:
         raise Failed(f"cannot fetch {url}: {e}") from None
     except (ValueError, RecursionError) as e:
         raise Failed(f"{url} did not return JSON: {e}") from None
@@ -197,32 +183,6 @@ def select(history, spec, option="--select"):
     return [r for r in history if r.version in wanted]
 
 
-def git(repo, *args, input=None, stdin=None, check=True):
-    return git_.out(*args, repo=repo, env=GIT_ENV, input=input, stdin=stdin, check=check)
-
-
-def check_repo(repo, package):
-    """Whether repo is a history of package; fail if it is something else."""
-    if (repo / ".git").exists():
-        owner = git(repo, "config", "--local", "--get", OWNER_KEY, check=False).strip()
-        if owner != package:
-            raise BadInput(
-                f"{repo} is a git repository but not a release history of {package} "
-                f"(its {OWNER_KEY} is {owner or 'unset'}); choose another --repo"
-            )
-        return True
-    if repo.exists() and (not repo.is_dir() or any(repo.iterdir())):
-        raise BadInput(f"{repo} exists and is not a release history; choose another --repo")
-    return False
-
-
-def main_commits(repo):
-    """The commits of main, oldest first."""
-    if not git(repo, "for-each-ref", "refs/heads/main"):
-        return []
-    return git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
-
-
 def sha256_of(path):
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
@@ -231,19 +191,16 @@ def sha256_of(path):
 def download(url, out):
     """Copy url into the file out; return the sha256 of what was received."""
     digest = hashlib.sha256()
-    received = 0
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-            length = response.headers.get("Content-Length")
-            while chunk := response.read(1 << 16):
+        with util.http_session().get(url, stream=True, timeout=TIMEOUT) as answer:
+            answer.raise_for_status()
+            for chunk in answer.iter_content(1 << 16):
                 digest.update(chunk)
                 out.write(chunk)
-                received += len(chunk)
-    except (OSError, http.client.HTTPException, ValueError) as e:
+    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
+        raise Failed(f"download of {url} was cut off: {e}") from None
+    except requests.RequestException as e:
         raise Failed(f"cannot download {url}: {e}") from None
-    # urllib reports a connection closed early as a plain end of data.
-    if length is not None and received != int(length):
-        raise Failed(f"download of {url} was cut off after {received} of {length} bytes")
     return digest.hexdigest()
 
 
@@ -265,60 +222,6 @@ def fetch_sdist(release, cache):
                 f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
                 f"the index publishes {release.sha256}, the file has {digest}"
             )
-
-
-def sdist_files(path):
-    """Yield (path, git mode, content) for each file in the sdist's top-level folder."""
-    tops = set()
-    try:
-        with tarfile.open(path) as tar:
-            for member in tar:
-                if member.isdir():
-                    continue
-                top, _, inner = member.name.removeprefix("./").partition("/")
-                tops.add(top)
-                if not inner or len(tops) > 1:
-                    raise BadInput(f"{path.name} is not a single top-level folder: it has {member.name}")
-                if {"", ".", "..", ".git"} & set(inner.split("/")):
-                    raise BadInput(f"{path.name} contains an unsafe path: {member.name}")
-                if member.issym():
-                    yield inner, b"120000", member.linkname.encode("utf-8", "surrogateescape")
-                elif member.isfile() or member.islnk():
-                    # git keeps only the owner's execute bit.
-                    mode = b"100755" if member.mode & 0o100 else b"100644"
-                    yield inner, mode, tar.extractfile(member).read()
-                else:
-                    raise BadInput(f"{path.name} contains {member.name}, neither a file nor a link")
-    except (tarfile.TarError, OSError, EOFError, KeyError) as e:
-        raise BadInput(f"cannot read {path}: {e}") from None
-
-
-def write_data(out, data):
-    out.write(b"data %d\n%s\n" % (len(data), data))
-
-
-def quote(path):
-    # fast-import accepts C-style quoting for any path, and needs it for some.
-    raw = path.encode("utf-8", "surrogateescape")
-    return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
-
-
-def write_import_stream(out, releases, parent, cache, name):
-    """Write a git fast-import stream committing and tagging releases on main after parent."""
-    for mark, release in enumerate(releases, start=1):
-        signature = f"{IDENTITY} {int(release.uploaded.timestamp())} +0000"
-        out.write(f"commit refs/heads/main\nmark :{mark}\nauthor {signature}\ncommitter {signature}\n".encode())
-        message = f"{name} {release.version}\n\nsdist: {release.filename}\nsha256: {release.sha256}\n"
-        write_data(out, message.encode())
-        if mark == 1 and parent:
-            out.write(f"from {parent}\n".encode())
-        out.write(b"deleteall\n")
-        for path, mode, content in sdist_files(cache / release.filename):
-            out.write(b"M %s inline %s\n" % (mode, quote(path)))
-            write_data(out, content)
-        out.write(f"reset refs/tags/{release.tag}\nfrom :{mark}\n\n".encode())
-    # With --done, a stream cut short (the script killed) updates no ref.
-    out.write(b"done\n")
 
 
 @dataclasses.dataclass
@@ -368,21 +271,23 @@ def build(args: Options) -> list[tuple[Release, str]]:
 
     # One build of a repository at a time: a second waits, then finds the releases the first added.
     with lock.held(lock.beside(repo), f"another scripts/release-history building {repo}"):
-        tags = update(repo, package, name, url, history, args.cache, build_parameters(since, args.until, python))
+        tags = update(
+            repo, package, name, url, history, args.cache, release_repo.build_parameters(since, args.until, python)
+        )
     return [(r, tags[r.tag]) for r in selected]
 
 
 def update(repo, package, name, url, history, cache, parameters):
     """Append to repo (made if missing) the releases of history it lacks; return its tags.  Under the repo's lock."""
-    exists = check_repo(repo, package)
-    chain = main_commits(repo) if exists else []
-    tags = git_.tags(repo, env=GIT_ENV) if exists else {}
+    exists = release_repo.check_repo(repo, package)
+    chain = release_repo.main_commits(repo) if exists else []
+    tags = git_.tags(repo, env=release_repo.GIT_ENV) if exists else {}
     # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
-    built = built_releases(repo, chain) if exists else []
+    built = release_repo.built_releases(repo, chain) if exists else []
     if exists:
-        check_parameters(repo, parameters, built, history)
+        release_repo.check_parameters(repo, parameters, built, history)
     kept = len(built)
-    gone = check_built(built, history, url)
+    gone = release_repo.check_built(built, history, url)
     built_versions = {version for _commit, version, _sha256 in built}
     pending = [r for r in history if r.version not in built_versions]
     with tempfile.TemporaryFile() as stream:
@@ -390,15 +295,15 @@ def update(repo, package, name, url, history, cache, parameters):
         with lock.held(lock.beside(cache), f"another scripts/release-history using the sdist cache {cache}"):
             for release in pending:
                 fetch_sdist(release, cache)
-            write_import_stream(stream, pending, built[-1][0] if built else None, cache, name)
+            release_repo.write_import_stream(stream, pending, built[-1][0] if built else None, cache, name)
         stream.seek(0)
 
         if not exists:
             repo.mkdir(parents=True, exist_ok=True)
-            git(repo, "init", "-q", "-b", "main")
-            git(repo, "config", OWNER_KEY, package)
-        git(repo, "config", PARAMETERS_KEY, parameters)
-        git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
+            release_repo.git(repo, "init", "-q", "-b", "main")
+            release_repo.git(repo, "config", release_repo.OWNER_KEY, package)
+        release_repo.git(repo, "config", release_repo.PARAMETERS_KEY, parameters)
+        release_repo.git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
         # Tags follow the built releases; a commit that is not one (an interrupted or edited state) goes.
         wanted = {f"v{version}": commit for commit, version, _sha256 in built}
         updates = [f"delete refs/tags/{t}\n" for t in tags if t not in wanted]
@@ -407,111 +312,16 @@ def update(repo, package, name, url, history, cache, parameters):
             log(f"removing {len(chain) - kept} commit(s) of {repo} that are not releases it built")
             updates.append(f"update refs/heads/main {built[-1][0]}\n" if built else "delete refs/heads/main\n")
         if updates:
-            git(repo, "update-ref", "--stdin", input="".join(updates))
+            release_repo.git(repo, "update-ref", "--stdin", input="".join(updates))
         for commit, version in gone:
-            record_gone(repo, commit, version)
+            release_repo.record_gone(repo, commit, version)
         if pending:
-            git(repo, "fast-import", "--quiet", "--done", stdin=stream)
+            release_repo.git(repo, "fast-import", "--quiet", "--done", stdin=stream)
 
-    if git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all"):
-        git(repo, "reset", "--hard", "-q")
-        git(repo, "clean", "-fdxq")
+    if release_repo.git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all"):
+        release_repo.git(repo, "reset", "--hard", "-q")
+        release_repo.git(repo, "clean", "-fdxq")
 
     added = f", {len(pending)} added: {' '.join(str(r.version) for r in pending)}" if pending else ""
     log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
-    return git_.tags(repo, env=GIT_ENV)
-
-
-# The history is append-only: the parameters that decide which releases it holds are fixed when it
-# is made, and a release committed once stays, even if the index later yanks or removes it.
-PARAMETERS_KEY = "releasehistory.parameters"
-GONE_NOTES = "refs/notes/gone"
-RELEASE_MESSAGE = re.compile(
-    r"(?P<name>\S+) (?P<version>\S+)\n\nsdist: (?P<filename>\S+)\nsha256: (?P<sha256>[0-9a-f]{64})\n?"
-)
-
-
-def build_parameters(since, until, python) -> str:
-    return f"since={since or ''} until={until or ''} python={python or ''}"
-
-
-def check_parameters(repo, parameters, built, history):
-    """BadInput if other --since, --until or --python would rewrite REPO's history rather than extend it.
-
-    New parameters are taken when the history they select holds every built
-    release and adds releases only after them, in the history's (upload)
-    order (a later --until, or a newer --python that admits the same
-    releases and more), so that no commit changes; anything else would drop
-    or insert a release.
-    """
-    recorded = git(repo, "config", "--local", "--get", PARAMETERS_KEY, check=False).strip()
-    if not recorded or recorded == parameters:
-        return
-    order = [r.version for r in history]
-    kept = [version for _commit, version, _sha256 in built if version in order]
-    dropped = [str(version) for _commit, version, _sha256 in built if version not in order]
-    inserted = [str(version) for version in order[: len(kept)] if version not in kept]
-    if dropped or inserted:
-        change = (
-            f"would drop {' '.join(dropped)}" if dropped else f"would insert {' '.join(inserted)} before built releases"
-        )
-        raise BadInput(
-            f"{repo} holds a history built with {recorded}; {parameters} {change}: a history is "
-            "append-only, so its commits cannot change; choose another --repo"
-        )
-
-
-def built_releases(repo, chain):
-    """(commit, version, sha256) of each release commit of main, oldest first, up to the first that is not one."""
-    built = []
-    for commit in chain:
-        match = RELEASE_MESSAGE.fullmatch(git(repo, "show", "-s", "--format=%B", commit).strip() + "\n")
-        if not match:
-            break
-        try:
-            built.append((commit, Version(match["version"]), match["sha256"]))
-        except InvalidVersion:
-            break
-    return built
-
-
-def check_built(built, history, url):
-    """The built releases that the index's history no longer holds; BadInput if one's sha256 changed."""
-    published = {r.version: r for r in history}
-    gone = []
-    for commit, version, sha256 in built:
-        release = published.get(version)
-        if release is None:
-            gone.append((commit, version))
-        elif release.sha256 != sha256:
-            raise BadInput(
-                f"{url} now publishes sha256 {release.sha256} for {version}, whose sdist was built "
-                f"into this history with sha256 {sha256}: a release's file changed; nothing was changed"
-            )
-    return gone
-
-
-def record_gone(repo, commit, version):
-    """Record, in a git note on its commit, that a built release left the index; warn once."""
-    note = (
-        f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases "
-        "keep their hashes, and no longer selected\n"
-    )
-    if git(repo, "notes", "--ref", GONE_NOTES, "show", commit, check=False) == note:
-        return
-    git(
-        repo,
-        "-c",
-        "user.name=PyPI release history",
-        "-c",
-        "user.email=release-history@localhost",
-        "notes",
-        "--ref",
-        GONE_NOTES,
-        "add",
-        "-f",
-        "-m",
-        note.strip(),
-        commit,
-    )
-    log(f"warning: {note.strip()}")
+    return git_.tags(repo, env=release_repo.GIT_ENV)

@@ -12,12 +12,12 @@ import statistics
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
-from tabulate import tabulate
 
 from .. import util
 from ..errors import BadInput
 from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
+from .markdown import table
 
 BLOCK = "bisections"
 LIBRARY_VERSION = re.compile(r"lts_\d+::")
@@ -204,7 +204,7 @@ def step_lines(project: str, entry: dict) -> list[str]:
         [f"`{short(name)}`", "—" if b is None else f"{b:,.0f}", "—" if a is None else f"{a:,.0f}"]
         for name, b, a in entry["functions"]
     ]
-    lines += ["", tabulate(rows, ["function", "own instructions per call, before", "after"], tablefmt="github")]
+    lines += ["", table(["function", "own instructions per call, before", "after"], rows)]
     return lines
 
 
@@ -257,7 +257,7 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
             [r["label"], r["jaxlib"] or "—", "failed" if r["count"] is None else f"{r['count']:,.0f}"]
             for r in found["releases"]
         ]
-        lines += [tabulate(rows, ["release", "jaxlib", "instructions per call"], tablefmt="github"), ""]
+        lines += [table(["release", "jaxlib", "instructions per call"], rows), ""]
     for pair in found["pairs"]:
         lines.append(
             f"- {pair['from']} → {pair['to']}: {pair['commits']} first-parent commits change the package "
@@ -282,7 +282,7 @@ def releases_table(records: list[dict]) -> list[str]:
             )
     lines = []
     for (project, python, fixed), releases in rows.items():
-        table, previous = [], {}
+        found_rows, previous = [], {}
         for label in sorted(releases, key=_version_key):
             release, cells = releases[label], []
             for operation in operations:
@@ -294,13 +294,13 @@ def releases_table(records: list[dict]) -> list[str]:
                     if value is not None:
                         previous[(operation, twin)] = value
                     cells.append(cell)
-            table.append([label, release["jaxlib"] or "—", *cells])
+            found_rows.append([label, release["jaxlib"] or "—", *cells])
         headers = ["release", "jaxlib", *(f"{op}, {twin}" for op in operations for twin in TWINS)]
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
             f"from the release before beyond {records[0]['spread']:.1%} in brackets.",
             "",
-            tabulate(table, headers, tablefmt="github", disable_numparse=True),
+            table(headers, found_rows),
             "",
         ]
     return lines

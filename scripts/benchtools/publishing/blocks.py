@@ -1,7 +1,6 @@
 """The overhead report in Markdown: each commit's tables, the summary, the history's prose, and the
 generated blocks of README.md and docs/answer.md (publishing/generated.py) that hold them."""
 
-import itertools
 from pathlib import Path
 
 from benchmarks import metrics, params
@@ -10,7 +9,8 @@ from .. import settings
 from ..asvtools import device, operations
 from ..asvtools.results import spans as result_spans
 from ..project import env_label
-from . import generated, operation_history
+from . import build_time, generated, operation_history, operation_markdown
+from .markdown import table
 from .rows import (
     CALLS_PER_STEP,
     DEPTHS,
@@ -21,10 +21,9 @@ from .rows import (
     SEED_BENCHMARK,
     STEADY_BENCHMARK,
     TRACING_BENCHMARK,
-    WRAPPINGS,
+    CommitFigures,
     HistoryStep,
     Interval,
-    Row,
     history,
     latest_rows,
     measured,
@@ -58,117 +57,91 @@ def fmt(value, pattern="{:.2f}"):
     return "n/a" if value is None else pattern.format(value)
 
 
-def markdown(row: Row) -> str:
-    lines = [
-        f"### {row.label} ({row.env})",
-        "",
-        "| how the step runs | tree_at / tuple time (the interval a second run's can be expected in) |",
-        "|---|---|",
+def markdown(row: CommitFigures) -> str:
+    ratios = [[w, timing_text(row, RATIO_BENCHMARK, repr(w))] for w in row.ratios]
+    ratios += [
+        ["eager surgery only", timing_text(row, "bench_overhead.EagerSurgeryRatio.track_overhead_ratio", "")],
+        ["tracing a fresh step", timing_text(row, TRACING_BENCHMARK, "")],
     ]
-    lines += [f"| {w} | {timing_text(row, RATIO_BENCHMARK, repr(w))} |" for w in row.ratios]
-    lines += [
-        f"| eager surgery only | {timing_text(row, 'bench_overhead.EagerSurgeryRatio.track_overhead_ratio', '')} |",
-        f"| tracing a fresh step | {timing_text(row, TRACING_BENCHMARK, '')} |",
-    ]
-    lines += [f"| seed scenario, {w} | {timing_text(row, SEED_BENCHMARK, repr(w))} |" for w in row.seed_ratios]
-    lines += [
-        "",
-        "| depth | eager µs per tree_at call, median (IQR) | µs per tuple update, median (IQR) "
-        "| overhead µs per call | Python calls per tree_at / per tuple update |",
-        "|---|---|---|---|---|",
-    ]
+    ratios += [[f"seed scenario, {w}", timing_text(row, SEED_BENCHMARK, repr(w))] for w in row.seed_ratios]
+    depths = []
     for depth in DEPTHS:
         tree_at_us, tuple_us = row.eager_us.get(depth, (None, None))
         tree_at_iqr, tuple_iqr = row.eager_iqr.get(depth, (None, None))
         overhead = None if None in (tree_at_us, tuple_us) else tree_at_us - tuple_us
         calls = row.calls.get(depth, (None, None))
-        lines.append(
-            f"| {depth} | {with_spread(tree_at_us, tree_at_iqr, '{:.1f}')} "
-            f"| {with_spread(tuple_us, tuple_iqr, '{:.2f}')} | "
-            f"{fmt(overhead, '{:.1f}')} | {fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')} |"
+        depths.append(
+            [
+                depth,
+                with_spread(tree_at_us, tree_at_iqr, "{:.1f}"),
+                with_spread(tuple_us, tuple_iqr, "{:.2f}"),
+                fmt(overhead, "{:.1f}"),
+                f"{fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')}",
+            ]
         )
-    lines += [
+    iqr = row.compile_iqr
+    compile_iqr = "" if iqr is None else f" (tree_at's compile time: IQR {iqr[0]:.1f}–{iqr[1]:.1f} ms)"
+    tuple_passes = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
+    lines = [
+        f"### {row.label} ({row.env})",
+        "",
+        table(["how the step runs", "tree_at / tuple time (the interval a second run's can be expected in)"], ratios),
+        "",
+        table(
+            [
+                "depth",
+                "eager µs per tree_at call, median (IQR)",
+                "µs per tuple update, median (IQR)",
+                "overhead µs per call",
+                "Python calls per tree_at / per tuple update",
+            ],
+            depths,
+        ),
         "",
         "Absolute times are one run's, on one machine: they move by up to 2× between runs and commits "
         "of identical code (the IQR shows only the spread within the run); the tree_map-pass figure below "
         "is the steady one.",
         "",
-        f"Compile overhead of a step with {CALLS_PER_STEP} updates: "
-        f"{fmt(row.compile_overhead_ms, '{:+.1f}')} ms"
-        + (
-            ""
-            if row.compile_iqr is None
-            else f" (tree_at's compile time: IQR {row.compile_iqr[0]:.1f}–{row.compile_iqr[1]:.1f} ms)"
-        )
-        + ". "
-        f"Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.",
+        f"Compile overhead of a step with {CALLS_PER_STEP} updates: {fmt(row.compile_overhead_ms, '{:+.1f}')} ms"
+        f"{compile_iqr}. Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.",
         "",
         f"In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} "
         f"tree, an eager update costs {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.1f}')} passes with tree_at "
-        f"and {timing_text(row, metrics.PASSES_TREE_AT.replace('track_tree_at', 'track_tuple'), '', '{:.3f}')} "
-        "with a tuple.",
+        f"and {timing_text(row, tuple_passes, '', '{:.3f}')} with a tuple.",
         "",
     ]
     return "\n".join(lines + operations_table(row))
 
 
-def operations_table(row: Row) -> list[str]:
+def operations_table(row: CommitFigures) -> list[str]:
     """The Module's own operations beside the tuple, when this result measured them."""
     if not row.operations:
         return []
-    lines = [
+    rows = []
+    for label, (module_cost, tuple_cost, module_passes, tuple_passes) in row.operations.items():
+        times = None if None in (module_cost, tuple_cost) or not tuple_cost else module_cost / tuple_cost
+        rows.append(
+            [
+                label,
+                fmt(module_cost, "{:,.0f}"),
+                fmt(tuple_cost, "{:,.0f}"),
+                f"{fmt(times, '{:.1f}')}×",
+                fmt(module_passes, "{:.2f}"),
+                fmt(tuple_passes, "{:.3f}"),
+            ]
+        )
+    header = ["operation", "cost, Module", "cost, tuple", "cost, Module ÷ tuple", "tree_map passes, Module"]
+    return [
         f"What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} "
         f"with {operations.FIELDS} array fields per node:",
         "",
-        "| operation | cost, Module | cost, tuple | cost, Module ÷ tuple "
-        "| tree_map passes, Module | tree_map passes, tuple |",
-        "|---|---|---|---|---|---|",
-    ]
-    for label, (module_cost, tuple_cost, module_passes, tuple_passes) in row.operations.items():
-        times = None if None in (module_cost, tuple_cost) or not tuple_cost else module_cost / tuple_cost
-        lines.append(
-            f"| {label} | {fmt(module_cost, '{:,.0f}')} | {fmt(tuple_cost, '{:,.0f}')} | {fmt(times, '{:.1f}')}× "
-            f"| {fmt(module_passes, '{:.2f}')} | {fmt(tuple_passes, '{:.3f}')} |"
-        )
-    lines += [
+        table([*header, "tree_map passes, tuple"], rows),
         "",
         "The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). "
         "The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is "
         "not measured yet.",
         "",
     ]
-    return lines
-
-
-def history_table(rows: list[Row]) -> list[str]:
-    """Every commit's figures in one table, each timing with the interval a second run's can be expected in
-    (INTERVAL_NOTE)."""
-    header = [
-        "release",
-        "environment",
-        *WRAPPINGS,
-        f"eager µs/call, depth {REPORT_DEPTH}",
-        "tree_map passes/call",
-        "tracing",
-        "compile ms (one run)",
-        "jaxprs identical",
-    ]
-    table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        cells = [
-            row.label,
-            row.env,
-            *[timing_text(row, RATIO_BENCHMARK, repr(w), short=True) for w in WRAPPINGS],
-            timing_text(
-                row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", 1e6 / int(CALLS_PER_STEP), True
-            ),
-            timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}", short=True),
-            timing_text(row, TRACING_BENCHMARK, "", short=True),
-            fmt(row.compile_overhead_ms, "{:+.1f}"),
-            row.jaxprs_identical,
-        ]
-        table.append("| " + " | ".join(cells) + " |")
-    return table
 
 
 def step_sentence(step: HistoryStep) -> str:
@@ -233,60 +206,8 @@ def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
     return "\n".join(lines)
 
 
-UNCHANGED = "—"  # the last cell of an exact figure that did not change over the commits shown
-
-
-def exact_value(value) -> str:
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
-
-
-def exact_tables(rows: list[Row]) -> dict[str, list[str]]:
-    """{kind: a Markdown table} of every exact figure of the newest commit, one column per environment, and
-    where each changed over the rows' commits; the kinds in benchmarks/metrics.py's order, timings left out."""
-    latest = latest_rows(rows)
-    envs = [row.env for row in latest]
-    kinds = [kind for kind in metrics.KINDS if kind not in metrics.TIMING_KINDS]
-    tables = {}
-    for key in sorted({key for row in latest for key in row.exact}):
-        kind = metrics.kind(metrics.entry(*key))
-        if kind not in tables:
-            tables[kind] = [
-                "| benchmark | params | " + " | ".join(envs) + " | changed over the commits shown |",
-                "|---" * (len(envs) + 3) + "|",
-            ]
-        changes = []
-        for env in envs:
-            series = [(row.label, row.exact[key]) for row in rows if row.env == env and key in row.exact]
-            changes += [
-                f"{label} ({env}): {exact_value(before)} → {exact_value(after)}"
-                for (_, before), (label, after) in itertools.pairwise(series)
-                if after != before
-            ]
-        cells = [exact_value(row.exact[key]) if key in row.exact else "n/a" for row in latest]
-        tables[kind].append(
-            f"| `{key[0]}` | {key[1] or '—'} | " + " | ".join(cells) + f" | {'; '.join(changes) or UNCHANGED} |"
-        )
-    return {kind: tables[kind] for kind in sorted(tables, key=lambda k: kinds.index(k) if k in kinds else len(kinds))}
-
-
-def fresh_table(latest: list[Row]) -> list[str]:
-    """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
-    lines = [
-        "| environment | figure | fresh processes: median (interval for a second run's) | this run |",
-        "|---|---|---|---|",
-    ]
-    for row in latest:
-        for key, (label, scale, found) in row.fresh.items():
-            run = row.timings.get(key)
-            lines.append(
-                f"| {row.env} | {label} | {found.scaled(scale).short('{:.4g}')} "
-                f"| {run.scaled(scale).text('{:.4g}') if run else 'not run'} |"
-            )
-    return lines
-
-
 def timing_text(
-    row: Row, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
+    row: CommitFigures, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
 ) -> str:
     """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
     found = measured(row, benchmark, params)
@@ -302,7 +223,7 @@ NO_GPU = (
 )
 
 
-def gpu_note(latest: list[Row]) -> str | None:
+def gpu_note(latest: list[CommitFigures]) -> str | None:
     """NO_GPU where none of the newest commit's results was measured on a GPU; None where one was."""
     return None if any(device.on_gpu(row.env_params) for row in latest) else NO_GPU
 
@@ -323,7 +244,7 @@ def _us(seconds: Interval, per: int = 1) -> str:
     return f"{micro.short('{:,.0f}' if micro.value >= 100 else '{:.3g}')} µs"
 
 
-def _step_figures(row: Row, wrapping: str) -> str | None:
+def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
     """A step's time with tree_at and with the tuple, and their ratio, as far as they were measured."""
     steps = params.SCAN_LENGTH if "scan" in wrapping else 1
     tree_at, tuple_ = (
@@ -340,7 +261,7 @@ def _step_figures(row: Row, wrapping: str) -> str | None:
     return f"{LEAD_WRAPPINGS[wrapping]}, {', '.join(figures)}" if figures else None
 
 
-def dispatch_sentence(row: Row) -> str | None:
+def dispatch_sentence(row: CommitFigures) -> str | None:
     """A jitted call's time before its result is waited for, and with the wait, as far as measured."""
     parts = []
     for wrapping in ("jit", "filter_jit"):
@@ -354,7 +275,7 @@ def dispatch_sentence(row: Row) -> str | None:
     return f"A call of the step, {'; '.join(parts)}." if parts else None
 
 
-def sweep_sentence(row: Row) -> str | None:
+def sweep_sentence(row: CommitFigures) -> str | None:
     """Where the state-size sweep's compiled ratios fall below metrics.NEGLIGIBLE_RATIO, as measured."""
     parts = []
     for wrapping in params.SWEEP_WRAPPINGS:
@@ -376,7 +297,7 @@ def sweep_sentence(row: Row) -> str | None:
     )
 
 
-def lead_paragraph(row: Row) -> str:
+def lead_paragraph(row: CommitFigures) -> str:
     """The answer to the question users ask, for one environment on its device: what a step costs with
     tree_at on an eqx.Module against a plain tuple, eager, under jit and inside scan, and whether the jaxprs
     are the same.  Only what was measured is said: a figure the run did not take gets no words."""
@@ -408,82 +329,53 @@ def lead_paragraph(row: Row) -> str:
     return f"On {device.described(row.env_params)}, Equinox {row.label} with {versions}: " + " ".join(sentences)
 
 
-def summary_sentence(row: Row) -> str:
-    """For the maintainers: the exact cost and tree_at's steady time, then tracing, each as far as measured."""
-    parts = []
-    if row.cost is not None:
-        parts.append(f"does {row.cost:,.0f} weighted instructions of Python work (exact)")
-    passes = measured(row, metrics.PASSES_TREE_AT, "")
-    if passes is not None:
-        parts.append(f"takes {passes.text('{:.1f}')} tree_map passes, the steady unit of time")
-    tracing = measured(row, TRACING_BENCHMARK, "")
-    sentence = f"{row.label} with {row.env}: "
-    if parts:
-        sentence += f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
-    else:
-        sentence += "no exact or steady figure was taken."
-    if tracing is not None:
-        sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
-    return sentence
-
-
-def summary_markdown(rows: list[Row]) -> str:
+def summary_markdown(rows: list[CommitFigures]) -> str:
     """One small table of the newest commit's exact costs: tree_at's, then each Module operation's over its
     tuple twin's.  Its timings are one run's, so they are left to the headline (scripts/headline), which
     measures each over fresh processes with the interval a second run lies in."""
-    lines = [
-        f"| environment | Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions) |",
-        "|---|---|",
-    ]
-    for row in latest_rows(rows):
-        lines.append(f"| {row.label}, {row.env} | {fmt(row.cost, '{:,.0f}')} |")
-    return "\n".join(lines + summary_operations(latest_rows(rows)))
+    latest = latest_rows(rows)
+    header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
+    costs = table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))
+    return "\n".join([costs, *summary_operations(latest)])
 
 
-def answer_markdown(rows: list[Row]) -> str:
+def answer_markdown(rows: list[CommitFigures]) -> str:
     """The first answer (scripts/bench): the newest commit's exact costs (summary_markdown), then tree_at's
     steady time in each environment, with its interval."""
-    lines = [
-        summary_markdown(rows),
-        "",
-        f"| environment | one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady) |",
-        "|---|---|",
+    header = ["environment", f"one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady)"]
+    passes = [
+        [f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "", "{:.2f}")] for row in latest_rows(rows)
     ]
-    for row in latest_rows(rows):
-        lines.append(f"| {row.label}, {row.env} | {timing_text(row, metrics.PASSES_TREE_AT, '', '{:.2f}')} |")
-    return "\n".join(lines)
+    return "\n".join([summary_markdown(rows), "", table(header, passes)])
 
 
-def summary_operations(latest: list[Row]) -> list[str]:
+def summary_operations(latest: list[CommitFigures]) -> list[str]:
     """The Module's operations at the newest commit: each one's exact cost over its tuple twin's, per environment."""
     measured = [row for row in latest if row.operations]
     if not measured:
         return []
-    lines = [
-        "",
-        f"| Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's) "
-        + "".join(f"| {row.env} " for row in measured)
-        + "|",
-        "|---" * (len(measured) + 1) + "|",
-    ]
+    rows = []
     for op in operations.OPERATIONS:
-        cells = []
+        cells = [op.label]
         for row in measured:
             module_cost, tuple_cost, *_ = row.operations.get(op.label, (None, None))
             ratio = module_cost / tuple_cost if module_cost and tuple_cost else None
             cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
-        lines.append(f"| {op.label} | " + " | ".join(cells) + " |")
-    return lines
+        rows.append(cells)
+    first = f"Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's)"
+    return ["", table([first, *(row.env for row in measured)], rows)]
 
 
-def full_markdown(rows: list[Row], found: dict[str, list[HistoryStep]], by_operation: dict | None = None) -> str:
+def full_markdown(
+    rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict | None = None
+) -> str:
     """Every figure of the newest commit per environment, and the histories of the environments with one."""
     told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 
-def operations_history_markdown(rows: list[Row], by_operation: dict | None = None) -> str:
+def operations_history_markdown(rows: list[CommitFigures], by_operation: dict | None = None) -> str:
     """Every step of each operation's cost (its commit, pull request, time and cause), then what each
     Module-speed pull request did to each operation: HISTORY_BLOCK."""
     with_history = [row for row in rows if sum(other.env == row.env for other in rows) > 1]
@@ -492,15 +384,15 @@ def operations_history_markdown(rows: list[Row], by_operation: dict | None = Non
     pulls = operation_history.pull_request_effects(with_history)
     return "\n".join(
         [
-            operation_history.markdown(by_operation, settings.project_url()),
-            operation_history.pull_requests_markdown(pulls, settings.project_url(), by_operation),
+            operation_markdown.markdown(by_operation, settings.project_url()),
+            operation_markdown.pull_requests_markdown(pulls, settings.project_url(), by_operation),
         ]
     )
 
 
 def update_markdown(
     path: Path,
-    rows: list[Row],
+    rows: list[CommitFigures],
     found: dict[str, list[HistoryStep]] | None = None,
     by_operation: dict | None = None,
     results: Path | None = None,
@@ -519,7 +411,7 @@ def update_markdown(
         blocks[SUMMARY_BLOCK] = lambda: summary_markdown(rows)
     if has_history:
         blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
-        blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_history.summary_markdown(
+        blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_markdown.summary_markdown(
             operation_history.operation_steps(rows) if by_operation is None else by_operation, settings.project_url()
         )
         if results is not None:
@@ -527,8 +419,8 @@ def update_markdown(
     return generated.write_blocks(path, blocks)
 
 
-def build_time_markdown(results: Path, rows: list[Row]) -> str:
+def build_time_markdown(results: Path, rows: list[CommitFigures]) -> str:
     """What building these rows' results took (BUILD_TIME_BLOCK)."""
     commits = {row.commit for row in rows}
-    found = operation_history.build_time([span for span in result_spans(results) if span[0] in commits])
-    return operation_history.build_time_markdown(found, f"the results of {len(commits)} commits")
+    found = build_time.build_time([span for span in result_spans(results) if span[0] in commits])
+    return build_time.markdown(found, f"the results of {len(commits)} commits")

@@ -1,4 +1,4 @@
-"""GitHub's REST API for issues, with urllib: the client the alert uses, and a local stand-in of it.
+"""GitHub's REST API for issues, through util's HTTP session: the client the alert uses, and a local stand-in of it.
 
 ``Client`` speaks to GITHUB_API_URL (https://api.github.com by default, which
 GitHub Actions sets), with the token in the Authorization header only (never
@@ -9,25 +9,20 @@ one per test.  It answers only the requests the client makes, and refuses
 any other (400), so that what the alert asks of GitHub is what is tested.
 """
 
-import http.client
 import json
 import re
 import threading
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import requests
+from urllib3.exceptions import MaxRetryError
+
+from .. import util
 from ..errors import BadInput, Failed
 
 DEFAULT_API = "https://api.github.com"
 TIMEOUT_S = 30
-# A transient answer (a 5xx, a secondary rate limit) is asked again after each pause: one 502 must not lose the
-# night's alert. Retry-After, when GitHub sends it, replaces a pause, up to MAX_PAUSE_S.
-PAUSES_S = (2, 10, 30)
-MAX_PAUSE_S = 60
-TRANSIENT = {500, 502, 503, 504}
 # GitHub's largest page; a list longer than MAX_PAGES of them is no list the alert's repository holds.
 PER_PAGE = 100
 MAX_PAGES = 100
@@ -55,64 +50,63 @@ class Client:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise BadInput(f"GITHUB_API_URL {api_url!r}: not an http(s) URL with a host")
         self.api_url, self.repo, self._token = api_url.rstrip("/"), repo, token
+        self.session = util.http_session()
 
     def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None, landed=None):
         """The decoded JSON answer; None for 404 on a GET (absent); Failed (one line) for anything else.
 
-        A transient answer is asked again after each of PAUSES_S; the last one's error is the failure.  GitHub
-        may have done a POST that it answered with a 5xx (it created the issue, then answered 502): before a
-        POST is asked again, LANDED (a function) returns what the first one made, or None when it made nothing.
+        The session asks a GET again after a transient answer (util.RETRY).  What it does not ask again, a
+        rate limit (403 or 429) and a write, is asked again here under the same policy.  GitHub may have done
+        a POST that it answered with a 5xx (it created the issue, then answered 502): before a POST is asked
+        again, LANDED (a function) returns what the first one made, or None when it made nothing.
         """
-        for pause in (*PAUSES_S, None):
-            try:
-                return self.request_once(method, path, query, body)
-            except Transient as error:
-                if pause is None:
-                    raise Failed(str(error)) from None
-                wait = min(error.retry_after if error.retry_after is not None else pause, MAX_PAUSE_S)
-                print(f"{error}; asking again in {wait:g} s", flush=True)
-                time.sleep(wait)
-                made = landed() if landed is not None else None
-                if made is not None:
-                    print(f"{method} /repos/{self.repo}{path} was done before its error; not asked again", flush=True)
-                    return made
-
-    def request_once(self, method: str, path: str, query: dict | None, body: dict | None):
-        url = f"{self.api_url}/repos/{self.repo}{path}"
-        if query:
-            url += "?" + urllib.parse.urlencode(query)
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method)
-        request.add_header("Accept", "application/vnd.github+json")
-        request.add_header("X-GitHub-Api-Version", "2022-11-28")
-        request.add_header("Authorization", f"Bearer {self._token}")
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
         where = f"{method} /repos/{self.repo}{path}"
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
-                raw = answer.read()
-        except urllib.error.HTTPError as error:
-            if error.code == 404 and method == "GET":
+        retry = util.RETRY
+        while True:
+            answer = self.send(method, path, query, body, where)
+            if answer.status_code == 404 and method == "GET":
                 return None
-            message = message_of(error)
-            failure = f"GitHub API {where} failed: HTTP {error.code} {message}"
-            retry_after = seconds(error.headers.get("Retry-After"))
-            limited = error.code in (403, 429) and (
+            if answer.ok:
+                try:
+                    return answer.json() if answer.content else {}
+                except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+                    raise Failed(f"GitHub API {where}: the answer is not JSON in UTF-8") from None
+            message = message_of(answer)
+            failure = f"GitHub API {where} failed: HTTP {answer.status_code} {message}"
+            limited = answer.status_code in (403, 429) and (
                 "rate limit" in message.lower()
-                or retry_after is not None
-                or error.headers.get("X-RateLimit-Remaining") == "0"
+                or "Retry-After" in answer.headers
+                or answer.headers.get("X-RateLimit-Remaining") == "0"
             )
-            if error.code in TRANSIENT or limited:
-                raise Transient(failure, retry_after) from None
-            raise Failed(failure) from None
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
-            reason = getattr(error, "reason", None) or type(error).__name__
-            raise Failed(f"GitHub API {where}: cannot reach {self.api_url} or read its answer ({reason})") from None
+            transient = answer.status_code in util.RETRY.status_forcelist
+            asked_again = transient and method in util.RETRY.allowed_methods  # by the session, already
+            if asked_again or not (limited or transient):
+                raise Failed(failure)
+            try:
+                retry = retry.increment(method, answer.url, response=answer.raw)
+            except MaxRetryError:
+                raise Failed(failure) from None
+            print(f"{failure}; asking again", flush=True)
+            retry.sleep(answer.raw)
+            made = landed() if landed is not None else None
+            if made is not None:
+                print(f"{where} was done before its error; not asked again", flush=True)
+                return made
+
+    def send(self, method: str, path: str, query: dict | None, body: dict | None, where: str) -> requests.Response:
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "Authorization": f"Bearer {self._token}",
+        }
         try:
-            return json.loads(raw.decode("utf-8")) if raw else {}
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-            raise Failed(f"GitHub API {where}: the answer is not JSON in UTF-8") from None
+            return self.session.request(
+                method, f"{self.api_url}/repos/{self.repo}{path}", params=query, json=body, headers=headers,
+                timeout=TIMEOUT_S,
+            )  # fmt: skip
+        except requests.RequestException as error:
+            reason = type(error).__name__
+            raise Failed(f"GitHub API {where}: cannot reach {self.api_url} or read its answer ({reason})") from None
 
     def issues(self, label: str, state: str) -> list[dict]:
         """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), every page,
@@ -167,14 +161,6 @@ class Client:
         return self.request("POST", f"/issues/{int(number)}/comments", body={"body": body}, landed=landed)
 
 
-class Transient(Exception):
-    """An answer worth asking again for: a 5xx or a rate limit."""
-
-    def __init__(self, message: str, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
 # What the alert reads of an issue and of a comment: anything else is GitHub's answer gone wrong (Failed, exit 3).
 USER = (dict, type(None))
 ISSUE = {"number": int, "state": str, "body": (str, type(None)), "user": USER}
@@ -188,21 +174,13 @@ def checked(item: dict, shape: dict, where: str) -> None:
             raise Failed(f"GitHub API {where}: an item's {key!r} is {json.dumps(value)[:40]}, not what GitHub sends")
 
 
-def seconds(value: str | None) -> float | None:
-    """A Retry-After header's seconds (GitHub sends whole seconds); None when absent or not a number."""
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
-def message_of(error: urllib.error.HTTPError) -> str:
+def message_of(answer: requests.Response) -> str:
     """GitHub's one-line message of an error answer, or the HTTP reason."""
     try:
-        message = json.loads(error.read().decode()).get("message")
-    except (ValueError, AttributeError, OSError):
+        message = answer.json().get("message")
+    except (ValueError, AttributeError):
         message = None
-    return " ".join(str(message or error.reason).split())
+    return " ".join(str(message or answer.reason).split())
 
 
 # The stand-in.

@@ -4,7 +4,7 @@ whose time was measured side by side (docs/commit-history-times.json).
 Each kept step names an environment, the benchmark that times the operation (in tree_map passes) and
 two commits.  Both commits' instructions are counted (judging/instructions.py, cached) and the step's
 instruction change is set beside its time change, in the words and the agreement classes that the
-operation history uses for the Python cost (operation_history.agreement), with the C and Python
+operation history uses for the Python cost (operation_markdown.agreement), with the C and Python
 functions whose instructions moved most.
 """
 
@@ -14,10 +14,12 @@ from pathlib import Path
 from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
-from .. import git
-from ..asvtools import operations
+from .. import git, settings
+from ..asvtools import operations, readers
+from ..asvtools.results import values
 from ..judging import instructions, pairs
-from . import operation_history
+from . import operation_history, operation_markdown
+from .markdown import table
 
 METRIC = "instructions"  # how the tables name the metric
 BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
@@ -137,29 +139,25 @@ def from_data(rows: list[dict]) -> tuple[dict[str, list[InstructionStep]], dict[
 def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[str, str]], project_url: str) -> str:
     """The agreement table, then every step: its commit, instruction change, time and cause; ``subjects``:
     {commit: (subject, date)}, git.commit_subjects of the history's repository."""
-    lines = [
-        "How each operation's instruction-count steps stand to its time measured side by side:",
-        "",
-        tracking_markdown(found),
-        "",
-        "| commit | operation | instructions per call (exact) | time, side by side | agreement | cause: own "
-        "instructions per call of the functions that moved most |",
-        "|---|---|---|---|---|---|",
-    ]
+    rows = []
     for operation, found_steps in found.items():
         for step in sorted(found_steps, key=lambda s: subjects.get(s.after, ("", ""))[1]):
             subject, date = subjects.get(step.after, ("", ""))
-            pull = operation_history.pull_request_of(subject)
-            pull_text = f" ([#{pull}]({project_url}/pull/{pull}))" if pull else ""
-            found_, cause = step.measured, step.cause.replace("|", "\\|")
-            agrees = operation_history.agreement_label(operation_history.agreement(step), METRIC)
-            lines.append(
-                f"| `{step.after[:8]}` {date}{pull_text} | {operation} | {step.instructions[0]:,.0f} → "
-                f"{step.instructions[1]:,.0f} ({step.relative:+.1%}) | {found_.estimate:+.1%} "
-                f"({found_.low:+.1%} to {found_.high:+.1%}) | {agrees} "
-                f"| {cause} |"
+            pull = operation_markdown.pull_link(operation_history.pull_request_of(subject), project_url, "")
+            rows.append(
+                [
+                    f"`{step.after[:8]}` {date}" + (f" ({pull})" if pull else ""),
+                    operation,
+                    f"{step.instructions[0]:,.0f} → {step.instructions[1]:,.0f} ({step.relative:+.1%})",
+                    operation_markdown.interval_text(step.measured),
+                    operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC),
+                    step.cause.replace("|", "\\|"),
+                ]
             )
-    return "\n".join(lines)
+    header = ["commit", "operation", "instructions per call (exact)", "time, side by side", "agreement"]
+    cause = "cause: own instructions per call of the functions that moved most"
+    intro = "How each operation's instruction-count steps stand to its time measured side by side:"
+    return "\n".join([intro, "", tracking_markdown(found), "", table([*header, cause], rows)])
 
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
@@ -170,7 +168,7 @@ def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
     return (
         f"Of the {len(everything)} steps, {len(decided)} have a time decided either way (its interval excludes "
         f"no change); {len(same_way)} of those move the way their instruction count does.\n\n"
-        + operation_history.tracking_markdown(found, metric=METRIC)
+        + operation_markdown.tracking_markdown(found, metric=METRIC)
     )
 
 
@@ -182,13 +180,9 @@ INSTRUCTIONS = "bench_instructions.Instructions"
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
     """(JAX release, environment, {(operation, twin): instructions per call}) of each result of a JAX history
     (scripts/bench --jax-history), in the history's order."""
-    from asv import results as asv_results
-
-    from ..asvtools.results import values
-
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
-    for result in asv_results.iter_results(str(results)):
+    for result in readers.stored(results):
         counts = {
             (operation, twin): value
             for twin in ("module", "tuple")
@@ -208,17 +202,9 @@ def env_label(params: dict) -> str:
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     """Per environment, each release's instructions per call of the operations JAX's pytree and dispatch code
     serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
-    lines = [
-        "Instructions per call, Equinox 0.13.8 (the Module twin, then the tuple twin); a change from the release "
-        "before beyond its floor (twice its measured spread, benchmarks/instruction_spread.json) is given in "
-        "brackets.",
-        "",
-        "| environment | JAX | " + " | ".join(f"{op}, Module | {op}, tuple" for op in JAX_OPERATIONS) + " |",
-        "|---|---|" + "---|" * (2 * len(JAX_OPERATIONS)),
-    ]
-    previous = {}
+    rows, previous = [], {}
     for release, env, counts in found:
-        cells = []
+        cells = [env, release]
         for key in ((op, twin) for op in JAX_OPERATIONS for twin in ("module", "tuple")):
             value, before = counts.get(key), previous.get((env, key))
             cell = "—" if value is None else f"{value:,.0f}"
@@ -228,5 +214,10 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
             cells.append(cell)
             if value is not None:
                 previous[(env, key)] = value
-        lines.append(f"| {env} | {release} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    header = ["environment", "JAX", *(f"{op}, {twin}" for op in JAX_OPERATIONS for twin in ("Module", "tuple"))]
+    return (
+        f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin, then the tuple twin); "
+        "a change from the release before beyond its floor (twice its measured spread, "
+        "benchmarks/instruction_spread.json) is given in brackets.\n\n" + table(header, rows)
+    )

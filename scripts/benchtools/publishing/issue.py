@@ -1,6 +1,6 @@
 """The regression issue: the alarm's life as a state machine over GitHub's REST API.
 
-Each night, ``open_or_update`` reads tonight's verdict (``Verdict``: quiet,
+Each night, ``open_or_update`` reads tonight's news (``NightNews``: quiet,
 a regression, or a failure), finds what the alert's own issues say
 (``Previous``: none, or the newest one open or closed, and whether it holds
 tonight's report), and does what ``TRANSITIONS`` says: open, edit, reopen,
@@ -26,6 +26,7 @@ from ..errors import BadInput
 from ..judging import render, verdicts
 from ..judging.verdicts import FAILED, JUDGED
 from . import github
+from .markdown import table
 
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
@@ -43,8 +44,8 @@ LABEL_COLOR = "d73a4a"
 LABEL_DESCRIPTION = "A benchmark got worse (scripts/regressions)"
 
 
-class Verdict(enum.Enum):
-    """Tonight's verdict, as the alarm reads it."""
+class NightNews(enum.Enum):
+    """What tonight's verdict (judging/gate.py's) tells the alarm: quiet, a regression, or a failure."""
 
     QUIET = "quiet: judged, no regression counts"
     REGRESSION = "regression: judged, a regression counts"
@@ -76,40 +77,35 @@ class Action(enum.Enum):
 # it said "fixed"); a regression a maintainer closed stays closed until what it reports changes; a failure
 # on an open regression issue is a comment, so that the regression report stays.
 TRANSITIONS = {
-    (Previous.NONE, Verdict.QUIET): Action.LEAVE,
-    (Previous.NONE, Verdict.REGRESSION): Action.OPEN,
-    (Previous.NONE, Verdict.FAILURE): Action.OPEN,
-    (Previous.OPEN_SAME, Verdict.QUIET): Action.LEAVE,
-    (Previous.OPEN_SAME, Verdict.REGRESSION): Action.LEAVE,
-    (Previous.OPEN_SAME, Verdict.FAILURE): Action.LEAVE,
-    (Previous.OPEN_REGRESSION, Verdict.QUIET): Action.LEAVE,
-    (Previous.OPEN_REGRESSION, Verdict.REGRESSION): Action.EDIT,
-    (Previous.OPEN_REGRESSION, Verdict.FAILURE): Action.COMMENT,
-    (Previous.OPEN_FAILURE, Verdict.QUIET): Action.LEAVE,
-    (Previous.OPEN_FAILURE, Verdict.REGRESSION): Action.EDIT,
-    (Previous.OPEN_FAILURE, Verdict.FAILURE): Action.EDIT,
-    (Previous.OPEN_CLEARED, Verdict.QUIET): Action.LEAVE,
-    (Previous.OPEN_CLEARED, Verdict.REGRESSION): Action.EDIT,
-    (Previous.OPEN_CLEARED, Verdict.FAILURE): Action.EDIT,
-    (Previous.CLOSED_SAME, Verdict.QUIET): Action.LEAVE,
-    (Previous.CLOSED_SAME, Verdict.REGRESSION): Action.LEAVE,
-    (Previous.CLOSED_SAME, Verdict.FAILURE): Action.REOPEN,
-    (Previous.CLOSED_OTHER, Verdict.QUIET): Action.LEAVE,
-    (Previous.CLOSED_OTHER, Verdict.REGRESSION): Action.OPEN,
-    (Previous.CLOSED_OTHER, Verdict.FAILURE): Action.OPEN,
+    (Previous.NONE, NightNews.QUIET): Action.LEAVE,
+    (Previous.NONE, NightNews.REGRESSION): Action.OPEN,
+    (Previous.NONE, NightNews.FAILURE): Action.OPEN,
+    (Previous.OPEN_SAME, NightNews.QUIET): Action.LEAVE,
+    (Previous.OPEN_SAME, NightNews.REGRESSION): Action.LEAVE,
+    (Previous.OPEN_SAME, NightNews.FAILURE): Action.LEAVE,
+    (Previous.OPEN_REGRESSION, NightNews.QUIET): Action.LEAVE,
+    (Previous.OPEN_REGRESSION, NightNews.REGRESSION): Action.EDIT,
+    (Previous.OPEN_REGRESSION, NightNews.FAILURE): Action.COMMENT,
+    (Previous.OPEN_FAILURE, NightNews.QUIET): Action.LEAVE,
+    (Previous.OPEN_FAILURE, NightNews.REGRESSION): Action.EDIT,
+    (Previous.OPEN_FAILURE, NightNews.FAILURE): Action.EDIT,
+    (Previous.OPEN_CLEARED, NightNews.QUIET): Action.LEAVE,
+    (Previous.OPEN_CLEARED, NightNews.REGRESSION): Action.EDIT,
+    (Previous.OPEN_CLEARED, NightNews.FAILURE): Action.EDIT,
+    (Previous.CLOSED_SAME, NightNews.QUIET): Action.LEAVE,
+    (Previous.CLOSED_SAME, NightNews.REGRESSION): Action.LEAVE,
+    (Previous.CLOSED_SAME, NightNews.FAILURE): Action.REOPEN,
+    (Previous.CLOSED_OTHER, NightNews.QUIET): Action.LEAVE,
+    (Previous.CLOSED_OTHER, NightNews.REGRESSION): Action.OPEN,
+    (Previous.CLOSED_OTHER, NightNews.FAILURE): Action.OPEN,
 }
 
 
 def transitions_markdown() -> str:
     """TRANSITIONS as the Markdown table of docs/automation.md: one row per previous state, one column per verdict."""
-    lines = [
-        "| the alert's issue before tonight | " + " | ".join(v.value.split(":")[0] for v in Verdict) + " |",
-        "|---|" + "---|" * len(Verdict),
-    ]
-    for previous in Previous:
-        cells = [TRANSITIONS[previous, verdict].value for verdict in Verdict]
-        lines.append(f"| {previous.value} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    header = ["the alert's issue before tonight", *(news.value.split(":")[0] for news in NightNews)]
+    rows = [[previous.value, *(TRANSITIONS[previous, news].value for news in NightNews)] for previous in Previous]
+    return table(header, rows)
 
 
 def client(args) -> github.Client:
@@ -187,10 +183,10 @@ def issue_body(verdict: dict, report: str) -> str:
     return body
 
 
-def verdict_of(document: dict) -> Verdict:
+def verdict_of(document: dict) -> NightNews:
     if document["status"] == FAILED:
-        return Verdict.FAILURE
-    return Verdict.REGRESSION if document["regression"] else Verdict.QUIET
+        return NightNews.FAILURE
+    return NightNews.REGRESSION if document["regression"] else NightNews.QUIET
 
 
 def is_alerts(issue: dict, author: str) -> bool:
@@ -199,7 +195,7 @@ def is_alerts(issue: dict, author: str) -> bool:
     return login == author and (issue.get("body") is None or key_of(issue.get("body")) is not None)
 
 
-def previous_state(api: github.Client, label: str, author: str, key: str, verdict: Verdict):
+def previous_state(api: github.Client, label: str, author: str, key: str, verdict: NightNews):
     """(Previous, the issue it is about or None): the alert's newest open issue, else its newest closed one."""
     for state in ("open", "closed"):
         ours = [i for i in api.issues(label, state) if is_alerts(i, author)]
@@ -215,7 +211,7 @@ def previous_state(api: github.Client, label: str, author: str, key: str, verdic
         if key_of(body) == key:
             return Previous.OPEN_SAME, issue
         holds_failure = report_of(body).startswith("# Benchmark regressions: no report")
-        if verdict is Verdict.FAILURE and not holds_failure:
+        if verdict is NightNews.FAILURE and not holds_failure:
             told = [c for c in api.comments(issue["number"]) if (c.get("user") or {}).get("login") == author]
             if told and key_of(told[-1].get("body")) == key:
                 return Previous.OPEN_SAME, issue
@@ -255,7 +251,7 @@ def open_or_update(args) -> int:
     if args.exact_verdict:  # a quiet run job too must be quiet where no upstream code ran
         document, report = cross_checked(document, report, args)
     verdict = verdict_of(document)
-    if verdict is Verdict.QUIET:  # every quiet transition leaves the issue alone: no request at all
+    if verdict is NightNews.QUIET:  # every quiet transition leaves the issue alone: no request at all
         print(f"{args.verdict}: {document['summary']}; no issue to open")
         return 0
     key, body = regression_key(document), issue_body(document, report)

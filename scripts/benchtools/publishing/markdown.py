@@ -7,6 +7,7 @@ https address, no image is loaded, and no attribute but a link's comes from it.
 """
 
 from markdown_it import MarkdownIt
+from tabulate import tabulate
 
 RENDERER = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
 RENDERER.validateLink = lambda url: url.startswith("https://")
@@ -40,6 +41,6 @@ def without_bad_links(children: list) -> list:
     return kept
 
 
-def table_html(lines: list[str]) -> str:
-    """A pipe table, given as its lines, as HTML."""
-    return markdown_html("\n".join(lines))
+def table(header: list[str], rows) -> str:
+    """A Markdown pipe table of ``rows`` (each a list of cells, already written as text) under ``header``."""
+    return tabulate(list(rows), header, tablefmt="github", disable_numparse=True)

@@ -10,16 +10,23 @@ from benchmarks import metrics
 
 from ..errors import BadInput
 from . import blocks, operation_history, plots, templating
-from .markdown import markdown_html, table_html
+from .blocks import fmt, timing_text
+from .markdown import markdown_html, table
 from .rows import (
+    CALLS_PER_STEP,
+    EAGER_BENCHMARK,
+    RATIO_BENCHMARK,
     REPORT_DEPTH,
+    TRACING_BENCHMARK,
+    WRAPPINGS,
+    CommitFigures,
     HistoryStep,
-    Row,
     attach_fresh,
     history,
     investigate,
     latest_rows,
     load_rows,
+    measured,
     read_headline,
 )
 
@@ -33,7 +40,10 @@ def html(markdown: str) -> Markup:
 
 
 def html_page(
-    rows: list[Row], site: Path, found: dict[str, list[HistoryStep]] | None = None, by_operation: dict | None = None
+    rows: list[CommitFigures],
+    site: Path,
+    found: dict[str, list[HistoryStep]] | None = None,
+    by_operation: dict | None = None,
 ) -> Path:
     index = site / "index.html"
     if not index.is_file():
@@ -48,19 +58,19 @@ def html_page(
         "overhead.html.j2",
         leads=[blocks.lead_paragraph(row) for row in latest],
         gpu_note=blocks.gpu_note(latest),
-        summary=blocks.summary_sentence(latest[0]),
+        summary=summary_sentence(latest[0]),
         newest=latest[0].label,
         exact_summary=html(blocks.summary_markdown(rows)),
         exact_tables=[
             {
                 "kind": kind,
-                "figures": len(lines) - 2,
-                "changed": sum(1 for line in lines[2:] if not line.endswith(f"| {blocks.UNCHANGED} |")),
-                "html": Markup(table_html(lines)),
+                "figures": len(rows),
+                "changed": sum(1 for row in rows if row[-1] != UNCHANGED),
+                "html": html(table(header, rows)),
             }
-            for kind, lines in blocks.exact_tables(rows).items()
+            for kind, (header, rows) in exact_tables(rows).items()
         ],
-        fresh=html("\n".join(blocks.fresh_table(latest))) if any(row.fresh for row in rows) else None,
+        fresh=html(fresh_table(latest)) if any(row.fresh for row in rows) else None,
         interval_note=blocks.INTERVAL_NOTE,
         timing_plots=plots.plot(rows, out),
         depth=REPORT_DEPTH,
@@ -74,7 +84,7 @@ def html_page(
         ],
         operation_plots=plots.plot_operations(rows, out),
         operations_history=html(blocks.operations_history_markdown(rows, by_operation)),
-        per_release=Markup(table_html(blocks.history_table(rows))),
+        per_release=html(history_table(rows)),
         details=[(row, html("\n".join(blocks.markdown(row).splitlines()[1:]))) for row in latest],
     )
     (out / "index.html").write_text(page, encoding="utf-8")
@@ -92,6 +102,103 @@ def linked(index: Path) -> str:
             f"{index} has no Regressions link to put the overhead link beside; has asv's page layout changed?"
         )
     return text.replace(NAV_ANCHOR, NAV_ANCHOR + "\n\t" + NAV_LINK)
+
+
+def history_table(rows: list[CommitFigures]) -> str:
+    """Every commit's figures in one table, each timing with the interval a second run's can be expected in
+    (blocks.INTERVAL_NOTE)."""
+    header = [
+        "release",
+        "environment",
+        *WRAPPINGS,
+        f"eager µs/call, depth {REPORT_DEPTH}",
+        "tree_map passes/call",
+        "tracing",
+        "compile ms (one run)",
+        "jaxprs identical",
+    ]
+    per_call = 1e6 / int(CALLS_PER_STEP)
+    cells = [
+        [
+            row.label,
+            row.env,
+            *[timing_text(row, RATIO_BENCHMARK, repr(w), short=True) for w in WRAPPINGS],
+            timing_text(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", per_call, True),
+            timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}", short=True),
+            timing_text(row, TRACING_BENCHMARK, "", short=True),
+            fmt(row.compile_overhead_ms, "{:+.1f}"),
+            row.jaxprs_identical,
+        ]
+        for row in rows
+    ]
+    return table(header, cells)
+
+
+UNCHANGED = "—"  # the last cell of an exact figure that did not change over the commits shown
+
+
+def exact_value(value) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+
+
+def exact_tables(rows: list[CommitFigures]) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """{kind: (header, rows) of a table} of every exact figure of the newest commit, one column per environment,
+    and where each changed over the rows' commits; the kinds in benchmarks/metrics.py's order, timings left out."""
+    latest = latest_rows(rows)
+    envs = [row.env for row in latest]
+    kinds = [kind for kind in metrics.KINDS if kind not in metrics.TIMING_KINDS]
+    tables = {}
+    for key in sorted({key for row in latest for key in row.exact}):
+        kind = metrics.kind(metrics.entry(*key))
+        changes = []
+        for env in envs:
+            series = [(row.label, row.exact[key]) for row in rows if row.env == env and key in row.exact]
+            changes += [
+                f"{label} ({env}): {exact_value(before)} → {exact_value(after)}"
+                for (_, before), (label, after) in itertools.pairwise(series)
+                if after != before
+            ]
+        cells = [exact_value(row.exact[key]) if key in row.exact else "n/a" for row in latest]
+        header = ["benchmark", "params", *envs, "changed over the commits shown"]
+        tables.setdefault(kind, (header, []))[1].append(
+            [f"`{key[0]}`", key[1] or "—", *cells, "; ".join(changes) or UNCHANGED]
+        )
+    return {kind: tables[kind] for kind in sorted(tables, key=lambda k: kinds.index(k) if k in kinds else len(kinds))}
+
+
+def fresh_table(latest: list[CommitFigures]) -> str:
+    """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
+    rows = [
+        [
+            row.env,
+            label,
+            found.scaled(scale).short("{:.4g}"),
+            row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run",
+        ]
+        for row in latest
+        for key, (label, scale, found) in row.fresh.items()
+    ]
+    header = ["environment", "figure", "fresh processes: median (interval for a second run's)", "this run"]
+    return table(header, rows)
+
+
+def summary_sentence(row: CommitFigures) -> str:
+    """For the maintainers: the exact cost and tree_at's steady time, then tracing, each as far as measured."""
+    parts = []
+    if row.cost is not None:
+        parts.append(f"does {row.cost:,.0f} weighted instructions of Python work (exact)")
+    passes = measured(row, metrics.PASSES_TREE_AT, "")
+    if passes is not None:
+        parts.append(f"takes {passes.text('{:.1f}')} tree_map passes, the steady unit of time")
+    tracing = measured(row, TRACING_BENCHMARK, "")
+    sentence = f"{row.label} with {row.env}: "
+    if parts:
+        sentence += f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
+    else:
+        sentence += "no exact or steady figure was taken."
+    if tracing is not None:
+        sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
+    return sentence
 
 
 def write_page(

@@ -17,9 +17,9 @@ from .rows import (
     SINGLE_SAMPLE,
     TRACING_BENCHMARK,
     WRAPPINGS,
+    CommitFigures,
     HistoryStep,
     Interval,
-    Row,
     Series,
 )
 
@@ -135,16 +135,30 @@ def log_axis(ax) -> None:
     ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
 
 
-def plot(rows: list[Row], out: Path) -> list[Plot]:
-    """PNG plots across releases: one panel per environment, one series per figure, each point with its
-    interval (INTERVAL_NOTE), scripts/headline's beside the run's where attached; a log axis, from 1 for the
-    ratios of twins, so that a change within the intervals never fills a panel; the legend outside; a plot
-    with nothing measured is left out."""
+def pyplot():
+    """matplotlib's pyplot, drawing to files only (imported when a plot is drawn: it takes a second)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def mark_step(ax, x: float, step, y: float, separator: str) -> None:
+    """A step's commit and size at ``x``: red where it made the operation slower, green where faster."""
+    colour = "tab:red" if step.relative > 0 else "tab:green"
+    ax.axvline(x, color=colour, alpha=0.5)
+    ax.text(x + 0.1, y, f"{step.after.label}{separator}{step.relative:+.0%}", transform=ax.get_xaxis_transform(),
+            va="top", fontsize=8, color=colour)  # fmt: skip
+
+
+def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
+    """PNG plots across releases: one panel per environment, one series per figure, each point with its
+    interval (INTERVAL_NOTE), scripts/headline's beside the run's where attached; a log axis, from 1 for the
+    ratios of twins, so that a change within the intervals never fills a panel; the legend outside; a plot
+    with nothing measured is left out."""
+    plt = pyplot()
     envs = sorted({row.env for row in rows})
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
@@ -186,14 +200,10 @@ def plot(rows: list[Row], out: Path) -> list[Plot]:
     return written
 
 
-def plot_operations(rows: list[Row], out: Path, name: str = "operations.png") -> list[Plot]:
+def plot_operations(rows: list[CommitFigures], out: Path, name: str = "operations.png") -> list[Plot]:
     """Each operation's exact cost across the commits, one panel per operation, one line per environment, each
     step above the floor marked with its commit; nothing when no operation was measured at two commits."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     found = operation_history.operation_steps(rows)
     series = operation_history.cost_series()
     drawn = [op for op in found if len({row.commit for row in rows if series[op](row) is not None}) > 1]
@@ -211,22 +221,14 @@ def plot_operations(rows: list[Row], out: Path, name: str = "operations.png") ->
             ax.plot(*zip(*points, strict=True), marker="o", markersize=3, label=env)
         # One mark per commit: every environment that has the step has it there.
         for step in {step.after.label: step for step in found[operation]}.values():
-            x = position[step.after.label] - 0.5
-            colour = "tab:red" if step.relative > 0 else "tab:green"
-            ax.axvline(x, color=colour, alpha=0.5)
-            ax.text(x + 0.1, 0.95, f"{step.after.label} {step.relative:+.0%}", transform=ax.get_xaxis_transform(),
-                    va="top", fontsize=8, color=colour)  # fmt: skip
+            mark_step(ax, position[step.after.label] - 0.5, step, 0.95, " ")
         finish_panel(ax, operation.replace("`", ""), "weighted instructions")
     return [save_panels(fig, axes, labels, out / name)]
 
 
-def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
+def plot_history(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
     """tree_at's work (cost) and time (tree_map passes) across releases, steps marked; one PNG per environment."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     written = []
     for number, (env, found_steps) in enumerate(found.items()):
         series = [row for row in rows if row.env == env]
@@ -264,18 +266,7 @@ def plot_history(rows: list[Row], found: dict[str, list[HistoryStep]], out: Path
             cost_axis.set_ylim(low - margin, high + margin)
             time_axis.set_ylim((low - margin) * scale, (high + margin) * scale)
         for step in found_steps:
-            x = labels.index(step.after.label) - 0.5
-            colour = "tab:red" if step.relative > 0 else "tab:green"
-            cost_axis.axvline(x, color=colour, alpha=0.5)
-            cost_axis.text(
-                x + 0.1,
-                0.97,
-                f"{step.after.label}\n{step.relative:+.0%}",
-                transform=cost_axis.get_xaxis_transform(),
-                va="top",
-                fontsize=8,
-                color=colour,
-            )
+            mark_step(cost_axis, labels.index(step.after.label) - 0.5, step, 0.97, "\n")
         cost_axis.set_xticks(list(xs), labels, rotation=60, ha="right", fontsize=8)
         cost_axis.set_xlim(-0.5, len(labels) - 0.5)
         cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)

@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git
-from ..asvtools import device, operations, shapes
+from ..asvtools import device, operations, readers, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, values
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
@@ -74,7 +74,7 @@ def one_run_interval(name: str, value: float, ci: tuple | None) -> Interval:
 
 
 @dataclass
-class Row:
+class CommitFigures:
     """The overhead figures of one commit in one environment; None where not measured."""
 
     label: str
@@ -116,8 +116,8 @@ def per_call_us(seconds):
     return None if seconds is None else seconds / int(CALLS_PER_STEP) * 1e6
 
 
-def row_of(result, label: str) -> Row:
-    row = Row(
+def row_of(result, label: str) -> CommitFigures:
+    row = CommitFigures(
         label, env_label(result.params), result.date or 0, commit=result.commit_hash, env_params=dict(result.params)
     )
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
@@ -173,7 +173,7 @@ def read_headline(path: Path) -> dict:
     return shapes.read_checked(path, "headline", "headline record")
 
 
-def attach_fresh(rows: list[Row], record: dict) -> int:
+def attach_fresh(rows: list[CommitFigures], record: dict) -> int:
     """Give the rows of a scripts/headline record's commit, in its environments, the record's timing figures
     (median and second-run interval, in the benchmark's unit); how many figures were attached.  A record
     from before the figures carried their interval (or with too few processes for one) attaches nothing."""
@@ -211,12 +211,10 @@ def newest_first(result) -> tuple:
     return descending(result.params.get("python")), descending(result.params.get("jax"))
 
 
-def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[Row]:
-    from asv import results as asv_results
-
+def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[CommitFigures]:
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
-    found = [r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine]
+    found = readers.stored(results, machine)
     if not found:
         raise BadInput(f"no results in {results}" + (f" for machine {machine!r}" if machine else ""))
     order = git.topological_order(repo)
@@ -231,7 +229,7 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
     return rows
 
 
-def latest_rows(rows: list[Row]) -> list[Row]:
+def latest_rows(rows: list[CommitFigures]) -> list[CommitFigures]:
     """The rows of the newest commit, one per environment."""
     return [row for row in rows if row.label == rows[-1].label]
 
@@ -245,19 +243,19 @@ class Series:
     params: str  # as asv names them: "'jit'", "4, 8", "" without params
     scale: float = 1.0  # from the benchmark's unit to the plot's
 
-    def at(self, row: Row, fresh: bool = False) -> Interval | None:
+    def at(self, row: CommitFigures, fresh: bool = False) -> Interval | None:
         key = self.benchmark, self.params
         found = (row.fresh[key][2] if key in row.fresh else None) if fresh else row.timings.get(key)
         return None if found is None else found.scaled(self.scale)
 
 
-def measured(row: Row, benchmark: str, params: str) -> Interval | None:
+def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None:
     """A timing figure of ``row``: scripts/headline's where attached, else the asv run's; None where not taken."""
     series = Series("", benchmark, params)
     return series.at(row, fresh=True) or series.at(row)
 
 
-def negligible_from(row: Row, wrapping: str) -> tuple[int | None, int] | None:
+def negligible_from(row: CommitFigures, wrapping: str) -> tuple[int | None, int] | None:
     """Where the state-size sweep's ratio under ``wrapping`` falls below metrics.NEGLIGIBLE_RATIO and stays
     there: (the smallest such size, or None where the largest size is still above it; the largest size
     measured), or None where the sweep was not measured under ``wrapping``."""
@@ -284,8 +282,8 @@ class HistoryStep:
     """A step of tree_at's cost between two adjacent releases, with the time and counts on both sides."""
 
     env: str
-    before: Row  # the last release at the old level
-    after: Row  # the first release at the new level
+    before: CommitFigures  # the last release at the old level
+    after: CommitFigures  # the first release at the new level
     cost: tuple  # the levels of the cost (exact)
     passes: tuple  # the median time of one update, in tree_map passes, over each level's releases
     explanation: "explain.Explanation | None" = None
@@ -297,7 +295,7 @@ class HistoryStep:
         return self.cost[1] / self.cost[0] - 1
 
 
-def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
+def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
     """{environment: the steps of tree_at's cost above its floor}, from asv's step detection over the releases."""
     found = {}
     for env in dict.fromkeys(row.env for row in rows):
@@ -322,7 +320,7 @@ def history(rows: list[Row]) -> dict[str, list[HistoryStep]]:
 
 
 def investigate(
-    rows: list[Row],
+    rows: list[CommitFigures],
     found: dict[str, list[HistoryStep]],
     config: Path | None,
     profile: bool = False,

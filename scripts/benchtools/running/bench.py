@@ -21,7 +21,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
-from ..asvtools import device, private, suite
+from ..asvtools import device, private, readers, suite
 from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive, one_environment
 from ..errors import BadInput, Error, ExitCode, Failed
@@ -155,7 +155,7 @@ def environments(target: Target) -> list[tuple[str, dict]]:
     An environment whose Python scripts/setup could not provide is left out,
     with one line that says why (environments.present).
     """
-    named = asv_envs.named_entries(util.asv_config(target.config()))
+    named = asv_envs.named_entries(readers.asv_config(target.config()))
     if target.args.jax:
         named = [(name, entry) for name, entry in named if entry.get(("req", "jax")) in target.args.jax]
         if not named:
@@ -272,7 +272,7 @@ def range_hashes(target: Target, range_spec: str | None) -> list[str]:
     from asv.repo import NoSuchNameError, get_repo
 
     config_path = target.config()
-    conf = util.asv_config(config_path)
+    conf = readers.asv_config(config_path)
     # asv keeps its mirror of a remote repository beside the configuration.
     with contextlib.chdir(config_path.parent):
         try:
@@ -463,7 +463,7 @@ def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict[str, 
         paths = [path for path in paths if path.exists()]
         if not paths:
             continue
-        conf = util.asv_config(target.config(entry, f"-{number}"))
+        conf = readers.asv_config(target.config(entry, f"-{number}"))
         (env,) = environment.get_environments(conf, None, verbose=False)
         try:
             measured_on = device.probe(private.env_python(env), needs=("jax", "jaxlib")).params()

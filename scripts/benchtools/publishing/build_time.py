@@ -1,0 +1,68 @@
+"""What building a history took, from asv's own timestamps in its results: one process's time per commit,
+the campaign's stops left out, and the longest shard of backfill.yml's matrix at this pace."""
+
+import itertools
+import math
+import statistics
+from dataclasses import dataclass
+
+STOPPED = 600.0  # seconds between two commits' runs beyond which the campaign was stopped and rerun
+SHARDS = (4, 8, 16)  # backfill.yml's choices beside 1 and 2
+
+
+@dataclass(frozen=True)
+class BuildTime:
+    commits: int
+    seconds: float  # the sum of every commit's time, the stops left out: one process's time for them all
+    per_commit: float  # the median
+    stops: int
+    processes: int  # how many ran side by side at the most (shards on one machine)
+
+    def sharded(self, shards: int) -> float:
+        """The longest shard's seconds at this pace: ceil(commits / shards) commits."""
+        return math.ceil(self.commits / shards) * self.per_commit
+
+
+def chains(found_spans: list[tuple[str, str, float, float]]) -> list[list[tuple]]:
+    """The spans split into the sequences that one process ran one after another: shards run side by side on
+    one machine interleave in time, and each commit's time is up to the next commit of its own shard."""
+    found = []
+    for span in sorted(found_spans, key=lambda span: span[2]):
+        free = [chain for chain in found if chain[-1][3] <= span[2]]
+        if free:
+            max(free, key=lambda chain: chain[-1][3]).append(span)
+        else:
+            found.append([span])
+    return found
+
+
+def build_time(found_spans: list[tuple[str, str, float, float]]) -> BuildTime | None:
+    """From asv's stamps (asvtools.results.spans): each commit's time is from its first benchmark's start
+    to the next commit's of the same process (its benchmarks, then the next install), the last one's to its
+    end."""
+    if not found_spans:
+        return None
+    per_commit, stops = [], 0
+    found_chains = chains(found_spans)
+    for chain in found_chains:
+        for (_c, _e, start, end), following in itertools.zip_longest(chain, chain[1:]):
+            seconds = (following[2] if following else end) - start
+            if seconds > STOPPED:
+                stops += 1
+                seconds = end - start
+            per_commit.append(seconds)
+    return BuildTime(len(found_spans), sum(per_commit), statistics.median(per_commit), stops, len(found_chains))
+
+
+def markdown(found: BuildTime | None, description: str) -> str:
+    if found is None:
+        return f"No stored result of {description} carries asv's timestamps."
+    sharded = "; ".join(f"{shards} shards, {found.sharded(shards) / 60:.0f} min" for shards in SHARDS)
+    return (
+        f"Building {description} took {found.seconds / 60:.0f} min of one process's time here for "
+        f"{found.commits} results ({found.per_commit:.0f} s per commit, the median: its install and its "
+        f"benchmarks), from asv's own timestamps in the results; {found.processes} process(es) ran side by side, "
+        f"each commit timed within its own, and {found.stops} stop(s) of the campaign are left out. On "
+        f"backfill.yml's matrix the longest shard would take, at this machine's pace: {sharded}, plus each job's "
+        "own setup (a runner's pace is not measured here)."
+    )
