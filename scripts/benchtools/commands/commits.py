@@ -21,34 +21,26 @@ Exit status: 0 on success; 2 for a repository that cannot be read, a range
 that git refuses or that selects nothing, or an unknown release.
 """
 
-from .. import cli
 from ..history import upstream
-from ..settings import upstream_url
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/commits", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument("--range", metavar="RANGE", help="ALL or a git range, as asv run reads it")
     parser.add_argument("--releases", metavar="SPEC", help="release tags instead of a range")
-    parser.add_argument(
-        "--repo",
-        metavar="URL|PATH",
-        default=upstream_url(),
-        help="the Equinox repository (default: asv.conf.json's, %(default)s)",
-    )
+    parser.add_argument("--repo", metavar="URL|PATH", default=config.upstream_url, help="(default: %(default)s)")
     parser.add_argument("--branch", default="main", help="the branch that ALL follows (default: %(default)s)")
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     args.range, args.releases = args.range or None, args.releases or None
     if args.range is not None and args.releases is not None:
         parser.error("give either --range RANGE or --releases SPEC, not both")
-    if args.range is None and args.releases is None:
-        args.releases = "all"
     if args.range in ("NEW", "EXISTING"):
         parser.error(f"RANGE {args.range} depends on existing results; scripts/nightly runs NEW")
-    return args
+    if args.range is None and args.releases is None:
+        args.releases = "all"
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     print("\n".join(upstream.commits(args.repo, range_spec=args.range, releases=args.releases, branch=args.branch)))
     return 0

@@ -29,75 +29,46 @@ Exit status: 0 when the trials ran; 2 on bad input; 3 when a trial's
 benchmark run failed (scripts/bench exited anything but 0).
 """
 
-from .. import cli
 from ..project import ROOT
 from ..publishing import generated
-from ..settings import reference_equinox
 from ..trial import detector
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/detector-trial", __doc__)
-    parser.add_argument(
-        "--release", default=reference_equinox(), help="the Equinox release to copy (default: %(default)s)"
-    )
-    parser.add_argument("--trials", type=int, default=5, help="benchmark runs (default: %(default)s)")
+def add_arguments(parser, config) -> None:
+    parser.add_argument("--release", default=config.reference_equinox, help="the release to copy (%(default)s)")
+    parser.add_argument("--trials", type=common_args.at_least(1), default=5, help="benchmark runs (%(default)s)")
     parser.add_argument(
         "--aa-copies",
-        type=int,
+        type=common_args.at_least(1),
         default=1,
         metavar="N",
-        help="A/A copies, a chain of identical commits each compared with the one before: N "
-        "false-alarm comparisons per trial, over every benchmark run (default: %(default)s)",
+        help="A/A copies, a chain of identical commits: N false-alarm comparisons per trial (%(default)s)",
     )
     parser.add_argument(
         "--calls",
+        type=common_args.listed(int, "whole numbers"),
         default="100,200,400,800",
         metavar="K,K,...",
-        help="extra Python calls injected at the start of tree_at, one variant each; '' for "
-        "none (default: %(default)s)",
+        help="extra Python calls injected at the start of tree_at, one variant each; '' for none (%(default)s)",
     )
     parser.add_argument(
         "--c-slowdowns",
+        type=common_args.listed(float, "percentages"),
         default="3,5",
         metavar="P,P,...",
-        help="timing-only variants: tree_at slowed by P%% of one call by work done in C (the "
-        "same Python calls and bytecodes), one variant each; '' for none (default: "
-        "%(default)s)",
+        help="timing-only variants: tree_at slowed by P%% by work in C alone; '' for none (%(default)s)",
     )
     common_args.add_confirm(parser)
     common_args.add_thresholds(parser)
     common_args.add_quick(parser, "benchmark each variant once (scripts/bench --quick)")
-    common_args.add_bench(
-        parser,
-        "benchmarks to run (default: the whole suite, so that every timing benchmark counts towards false alarms)",
-    )
-    common_args.add_machine(parser, "detector-trial", "asv machine name (default: %(default)s)")
-    common_args.add_output(
-        parser,
-        ROOT / ".cache" / "detector-trial",
-        "where the repository and each trial's results go (default: %(default)s)",
-    )
+    common_args.add_bench(parser, "benchmarks to run (default: the whole suite, for every false alarm)")
+    common_args.add_machine(parser, "detector-trial")
+    common_args.add_output(parser, ROOT / ".cache" / "detector-trial", "the repository and results (%(default)s)")
     common_args.add_docs(parser, "detector-trial")
-    args = parser.parse_args(argv)
-    try:
-        args.calls = [int(k) for k in args.calls.split(",") if k.strip()]
-    except ValueError:
-        parser.error(f"--calls must be whole numbers separated by commas, not {args.calls!r}")
-    try:
-        args.c_slowdowns = [float(p) for p in args.c_slowdowns.split(",") if p.strip()]
-    except ValueError:
-        parser.error(f"--c-slowdowns must be percentages separated by commas, not {args.c_slowdowns!r}")
-    if any(not p > 0 for p in args.c_slowdowns):
-        parser.error("each of --c-slowdowns must be above 0")
-    if args.trials < 1 or args.aa_copies < 1 or any(k < 1 for k in args.calls):
-        parser.error("--trials, --aa-copies and each of --calls must be at least 1")
-    return args
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     text = detector.campaign(args)
     print(text)
     if args.docs:

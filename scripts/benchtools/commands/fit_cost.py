@@ -28,7 +28,6 @@ all three metrics and no Module operation to check.
 
 from benchmarks import metrics
 
-from .. import cli
 from ..errors import BadInput
 from ..judging.cost_fit import (
     BYTECODES,
@@ -44,17 +43,15 @@ from ..publishing import generated
 from . import common_args
 
 
-def main(argv):
-    parser = cli.parser("scripts/fit-cost", __doc__)
+def add_arguments(parser, config) -> None:
     common_args.add_results_inputs(parser)
     parser.add_argument(
-        "--weight",
-        type=float,
-        default=metrics.CALL_WEIGHT,
-        help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)",
+        "--weight", type=float, default=metrics.CALL_WEIGHT, help="the call weight to judge (%(default)s)"
     )
     common_args.add_docs(parser, "fit-cost, and fit-cost-operations for the Module's operations")
-    args = parser.parse_args(argv)
+
+
+def run(args, config) -> int:
     by_env = load_points(args.results, args.repo, args.machine)
     if not by_env:
         raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")

@@ -1,7 +1,7 @@
 """Measure the headline figures over fresh processes: each one's median and the interval a second run lies in.
 
 One asv run gives each timing figure from a single process, and one process
-is one draw (two fresh runs of Equinox 0.13.8 gave jit ratios of 2.25 and
+is one draw (two fresh runs of Equinox {reference_equinox} gave jit ratios of 2.25 and
 1.15).  As pyperf does with its worker processes, this measures each figure
 of the README's headline in --processes fresh interpreters of one release
 (--release, from the release history that scripts/bench builds from PyPI),
@@ -25,7 +25,6 @@ failed to install or run.
 
 from pathlib import Path
 
-from .. import cli
 from ..project import ROOT
 from ..publishing import generated
 from ..running import bench
@@ -33,8 +32,7 @@ from ..trial import headline, noise
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/headline", __doc__)
+def add_arguments(parser, config) -> None:
     defaults = headline.Options()
     parser.add_argument("--release", default=defaults.release, help="the Equinox release (default: %(default)s)")
     common_args.add_jax(parser)
@@ -43,9 +41,8 @@ def parse_args(argv):
         type=common_args.at_least(2, "processes"),
         default=defaults.processes,
         metavar="N",
-        help=f"fresh interpreters per figure and environment (default: %(default)s; "
-        f"{headline.FEWEST_PROCESSES} is the fewest whose [min, max] holds a second run's median with "
-        f"{headline.CONFIDENCE * 100:.0f}%%, fewer give no interval)",
+        help=f"fresh interpreters per figure and environment (default: %(default)s; {headline.FEWEST_PROCESSES} is "
+        f"the fewest whose [min, max] holds a second run's median with {headline.CONFIDENCE * 100:.0f}%%)",
     )
     parser.add_argument(
         "--record",
@@ -54,9 +51,7 @@ def parse_args(argv):
         metavar="FILE",
         help="the JSON record, rewritten after each environment (default: %(default)s)",
     )
-    parser.add_argument(
-        "--from-record", action="store_true", help="measure nothing: print the table of the existing --record"
-    )
+    parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
     compare = parser.add_mutually_exclusive_group()
     compare.add_argument(
         "--agree-with",
@@ -71,13 +66,11 @@ def parse_args(argv):
         help="measure nothing: whether the two sides of a scripts/timing-noise record (one release installed "
         "twice) agree, as two runs",
     )
-    common_args.add_env_dir(parser, bench.Options().env_dir, "default: %(default)s")
+    common_args.add_env_dir(parser, bench.Options().env_dir)
     common_args.add_docs(parser, "headline (headline-runs with --agree-with, headline-agreement with --timing-noise)")
-    return parser.parse_args(argv)
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     if args.agree_with or args.timing_noise:
         if args.timing_noise:
             first, second = headline.timing_noise_runs(noise.read(args.timing_noise))

@@ -13,7 +13,7 @@ instructions moved most, and the table of agreements per operation.
 subject and date), so that --from FILE makes them again with no cache, repository or valgrind.
 
 With --jax-history RESULTS, it also tables the instruction counts that a JAX history gave
-(scripts/bench --jax-history --bench bench_instructions: Equinox held at 0.13.8): flatten,
+(scripts/bench --jax-history --bench bench_instructions: Equinox held at {reference_equinox}): flatten,
 unflatten and the dispatch of a jitted and a filter_jit-ted step, the work of JAX's C++ pytree
 and dispatch code, release by release, each change beyond the floor marked.
 """
@@ -21,15 +21,14 @@ and dispatch code, release by release, each change beyond the floor marked.
 import json
 from pathlib import Path
 
-from .. import cli, settings, util
+from .. import util
 from ..errors import BadInput
-from ..project import ROOT
+from ..project import HISTORY_DIR, ROOT
 from ..publishing import generated, instruction_history, operation_history
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/instruction-history", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--config",
         type=Path,
@@ -42,7 +41,7 @@ def parse_args(argv):
         type=Path,
         default=ROOT / "docs" / "commit-history-times.json",
         metavar="FILE",
-        help="the kept side-by-side times of the steps (default: docs/commit-history-times.json)",
+        help="the kept side-by-side times of the steps (default: %(default)s)",
     )
     common_args.add_readme(
         parser,
@@ -53,39 +52,34 @@ def parse_args(argv):
         "--jax-history",
         type=Path,
         metavar="RESULTS",
-        help="also (or only) the instruction counts of the JAX history's results (scripts/bench --jax-history "
-        "--bench bench_instructions writes them to results/jax-history): flatten, unflatten and dispatch, "
-        f"release by release, into the {instruction_history.JAX_BLOCK} block",
+        help=f"also the instruction counts of a JAX history's results, into the {instruction_history.JAX_BLOCK} block",
     )
     parser.add_argument(
         "--jax-repo",
         type=Path,
-        default=ROOT / ".cache" / "history" / "jax",
+        default=HISTORY_DIR / "jax",
         metavar="DIR",
-        help="the JAX release history those results were run on (default: scripts/bench's, .cache/history/jax)",
+        help="the JAX release history those results were run on (default: %(default)s)",
     )
     parser.add_argument(
-        "--data",
-        type=Path,
-        metavar="FILE",
-        help="with --config, also write what the steps' tables are made from (each step's counts, cause, time, "
-        "subject and date) into FILE, so that --from can make them again (docs/instruction-history.json)",
+        "--data", type=Path, metavar="FILE", help="with --config, also write what the steps' tables are made from"
     )
     parser.add_argument(
         "--from",
         dest="source",
         type=Path,
         metavar="FILE",
-        help="the steps' tables from a --data FILE, counting nothing and reading no repository",
+        help="the steps' tables from a --data FILE, counting nothing",
     )
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     if args.config is None and args.jax_history is None and args.source is None:
         parser.error("give --config (the commit-level history's steps), --from FILE, --jax-history RESULTS")
     if args.config is not None and args.source is not None:
         parser.error("--config counts the steps and --from reads them: give one")
     if args.data is not None and args.config is None:
         parser.error("--data writes what --config counted: give --config")
-    return args
 
 
 def read_data(path: Path) -> list[dict]:
@@ -99,8 +93,7 @@ def read_data(path: Path) -> list[dict]:
     return rows
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     blocks = {}
     if args.config is not None:
         if not args.config.is_file():
@@ -118,7 +111,7 @@ def main(argv):
         rows = read_data(args.source)
     if args.config is not None or args.source is not None:
         found, subjects = instruction_history.from_data(rows)
-        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, subjects, settings.project_url())
+        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, subjects, config.project_url)
         blocks[instruction_history.TRACKING_BLOCK] = instruction_history.tracking_markdown(found)
     if args.jax_history is not None:
         if not args.jax_history.is_dir() or not args.jax_repo.exists():

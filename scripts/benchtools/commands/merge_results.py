@@ -41,21 +41,19 @@ Exit status: 0 when everything merged; 1 when a conflict was reported
 
 from pathlib import Path
 
-from .. import cli
 from ..errors import ExitCode
 from ..publishing.results_branch import merge_and_report
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/merge-results", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results folders to merge from")
     parser.add_argument("dest", type=Path, metavar="DEST", help="the results folder to merge into (created if missing)")
     parser.add_argument(
-        "--benchmarks-from-sources",
-        action="store_true",
-        help="replace DEST's benchmarks.json by a source's that differs from it (the last one)",
+        "--benchmarks-from-sources", action="store_true", help="replace DEST's benchmarks.json by a source's"
     )
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     for source in args.sources:
         if not source.is_dir():
             parser.error(f"SRC {source}: not a folder")
@@ -63,10 +61,8 @@ def parse_args(argv):
             parser.error(f"DEST {args.dest} lies inside SRC {source}")
     if args.dest.exists() and not args.dest.is_dir():
         parser.error(f"DEST {args.dest}: not a folder")
-    return args
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     problems = merge_and_report(args.sources, args.dest, args.benchmarks_from_sources)
     return ExitCode.FOUND if problems else ExitCode.OK

@@ -55,60 +55,42 @@ is not 0.
 
 from pathlib import Path
 
-from .. import cli
 from ..project import ROOT
 from ..running.nightly import nightly
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/nightly", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument(
-        "range",
-        nargs="?",
-        default="NEW",
-        metavar="RANGE",
-        help="asv's range of upstream commits: NEW, a tag, A..B, HASHFILE:PATH (default: NEW)",
+        "range", nargs="?", default="NEW", metavar="RANGE", help="asv's range of upstream commits (default: NEW)"
     )
     parser.add_argument("--upstream", metavar="URL|PATH", help="the Equinox repository (default: asv.conf.json's)")
     common_args.add_results_branch(parser)
-    common_args.add_machine(
-        parser, "github-actions", "asv machine name, the same on every runner (default: %(default)s)"
-    )
-    common_args.add_output(
-        parser,
-        ROOT / ".cache" / "nightly",
-        "the results checkout, where results/ and html/ go (default: .cache/nightly)",
-    )
-    parser.add_argument(
-        "--report", type=Path, metavar="FILE", help="where the regression report goes (default: OUTPUT/regressions.md)"
-    )
-    parser.add_argument(
-        "--verdict",
-        type=Path,
-        metavar="FILE",
-        help="where the gate's verdict goes as JSON, the file the alert reads (default: OUTPUT/verdict.json)",
-    )
+    common_args.add_machine(parser, "github-actions", "asv machine name, the same on every runner")
+    common_args.add_output(parser, ROOT / ".cache" / "nightly", "the results checkout (default: %(default)s)")
+    parser.add_argument("--report", type=Path, metavar="FILE", help="the report (default: OUTPUT/regressions.md)")
+    parser.add_argument("--verdict", type=Path, metavar="FILE", help="the verdict (default: OUTPUT/verdict.json)")
     parser.add_argument("--site", type=Path, metavar="DIR", help="copy the published site into DIR (a new folder)")
     parser.add_argument(
-        "--publish-only",
-        action="store_true",
-        help="run no benchmark: publish the site and the report from the results branch alone, "
-        "so that the job that makes the site for Pages runs no upstream code",
+        "--publish-only", action="store_true", help="run no benchmark: publish from the results branch alone"
     )
     parser.add_argument(
         "--rejudge-run",
         metavar="RUN_ID",
-        help="with --publish-only: judge again, exact metrics only, the commits whose results run RUN_ID "
-        "stored (scripts/push-results' commit on the branch, GITHUB_RUN_ID), against the baseline before "
-        "them, into --verdict; nothing judged when that run stored nothing",
+        help="with --publish-only: judge again, exact metrics only, the commits that run RUN_ID stored",
     )
     common_args.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
     common_args.add_bench(parser)
     common_args.add_jax(parser)
     common_args.add_env_dir(parser, None, "default: scripts/bench's")
     common_args.add_confirm(parser)
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
+    if args.rejudge_run and not args.publish_only:
+        parser.error("--rejudge-run goes with --publish-only")
+    if args.site and args.site.exists() and any(args.site.iterdir()):
+        parser.error(f"--site {args.site}: not empty")
     # scripts/bench runs in the project folder: paths are made absolute from here.
     args.output = args.output.resolve()
     args.report = (args.report or args.output / "regressions.md").resolve()
@@ -120,12 +102,7 @@ def parse_args(argv):
             setattr(args, option, str(Path(location).resolve()))
     if args.range.startswith("HASHFILE:"):
         args.range = f"HASHFILE:{Path(args.range.removeprefix('HASHFILE:')).resolve()}"
-    if args.rejudge_run and not args.publish_only:
-        parser.error("--rejudge-run goes with --publish-only")
-    if args.site and args.site.exists() and any(args.site.iterdir()):
-        parser.error(f"--site {args.site}: not empty")
-    return args
 
 
-def main(argv):
-    return nightly(parse_args(argv))
+def run(args, config) -> int:
+    return nightly(args)

@@ -49,52 +49,39 @@ reached, or answers what GitHub does not (one line, naming the request).
 
 from pathlib import Path
 
-from .. import cli
 from ..publishing import generated, issue
 
 TABLE_BLOCK = "alarm-transitions"
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/open-regression-issue", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument("--verdict", type=Path, metavar="FILE", help="the gate's verdict (JSON): what decides")
     parser.add_argument("--report", type=Path, metavar="FILE", help="the gate's Markdown report: the issue's body")
     parser.add_argument("--label", default="benchmark-regression", help="the issue's label (default: %(default)s)")
     parser.add_argument("--title", default="Benchmark regression", help="a new issue's title (default: %(default)s)")
     parser.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
+    parser.add_argument("--author", default=issue.ALERT_AUTHOR, help="the login the token writes as (%(default)s)")
     parser.add_argument(
-        "--author",
-        default=issue.ALERT_AUTHOR,
-        help="the login the token writes issues as: only its issues are the alert's (default: %(default)s)",
+        "--missing-verdict-fails", action="store_true", help="a VERDICT that does not exist is a failed night"
     )
     parser.add_argument(
-        "--missing-verdict-fails",
-        action="store_true",
-        help="a VERDICT that does not exist is a failed night, not bad input",
-    )
-    for option, text in (
-        (
-            "--exact-verdict",
-            "the exact metrics judged again where no upstream code ran (scripts/nightly --rejudge-run): the run "
-            "job's verdict must count the same exact rows, or the night is a failure that says so",
-        ),
-        ("--exact-report", "the report of --exact-verdict (its Markdown)"),
-    ):
-        parser.add_argument(option, type=Path, metavar="FILE", help=text)
-    parser.add_argument(
-        "--write-table",
+        "--exact-verdict",
         type=Path,
-        metavar="DOC",
-        help=f"write the transitions table into DOC's {TABLE_BLOCK} block, and do nothing else",
+        metavar="FILE",
+        help="the exact metrics judged again where no upstream code ran (scripts/nightly --rejudge-run)",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument("--exact-report", type=Path, metavar="FILE", help="the report of --exact-verdict")
+    parser.add_argument(
+        "--write-table", type=Path, metavar="DOC", help=f"only write the transitions into DOC's {TABLE_BLOCK} block"
+    )
+
+
+def check(parser, args) -> None:
     if args.verdict is None and args.write_table is None:
         parser.error("--verdict is required")
-    return args
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     if args.write_table:
         generated.write_blocks(args.write_table, {TABLE_BLOCK: issue.transitions_markdown()})
         return 0

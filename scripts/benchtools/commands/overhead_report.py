@@ -31,75 +31,54 @@ history (docs/answer.md).
 
 from pathlib import Path
 
-from .. import cli
 from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
 from ..publishing.page import html_page
 from ..publishing.rows import attach_fresh, history, investigate, load_rows, read_headline
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/overhead-report", __doc__)
+def add_arguments(parser, config) -> None:
     common_args.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
-    parser.add_argument(
-        "--headline",
-        type=Path,
-        metavar="RECORD",
-        help="a scripts/headline record: its figures over fresh processes beside its release's",
-    )
+    parser.add_argument("--headline", type=Path, metavar="RECORD", help="a scripts/headline record, beside its release")
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     common_args.add_readme(
         parser,
-        f"rewrite FILE's generated blocks (docs/layout.md): {SUMMARY_BLOCK}, one small table of the "
-        f"newest release, and {FULL_BLOCK}, its every figure and the history; repeatable (README.md and "
-        "docs/answer.md)",
+        f"rewrite FILE's generated blocks {SUMMARY_BLOCK} and {FULL_BLOCK}; repeatable (README.md, docs/answer.md)",
     )
     parser.add_argument(
         "--config",
         type=Path,
         metavar="PATH",
-        help="the asv configuration of the results, to find the causes of the history's steps "
-        "in profiles cached under its output's .asv/profiles (scripts/bench writes it to "
-        ".asv/configs/)",
+        help="the results' asv configuration, to find the steps' causes in profiles under its output's .asv/profiles",
     )
     parser.add_argument(
-        "--explain",
-        action="store_true",
-        help="with --config: profile the releases around each step that has no cached profile "
-        "(as asv profile does, each commit installed once for all its profiles)",
+        "--explain", action="store_true", help="with --config: profile the releases around each step not yet profiled"
     )
     parser.add_argument(
-        "--confirm-steps",
-        action="store_true",
-        help="with --config: measure each history step's time side by side between its two releases (the "
-        "confirm step's pairs of fresh interpreters, up to --confirm-max-pairs), instead of single samples",
+        "--confirm-steps", action="store_true", help="with --config: measure each step's time side by side"
     )
     common_args.add_confirm_max_pairs(parser)
     parser.add_argument(
         "--step-times",
         type=Path,
         metavar="FILE",
-        help="the JSON file where each step's side-by-side time is kept, with the load it was "
-        "measured under, and read from (default: confirmed-steps.json in the profiles' folder); the "
-        "commit-level history keeps its in docs/commit-history-times.json, so that its measurements outlive "
-        "the machine that made them",
+        help="where each step's side-by-side time is kept (default: confirmed-steps.json beside the profiles)",
     )
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     if (args.explain or args.confirm_steps) and args.config is None:
         parser.error("--explain and --confirm-steps need --config")
-    return args
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     rows = load_rows(args.results, args.repo, args.machine, args.latest)
     if args.headline:
         attach_fresh(rows, read_headline(args.headline))
     found = history(rows)
-    by_operation = investigate(
-        rows, found, args.config, args.explain, args.confirm_max_pairs if args.confirm_steps else None, args.step_times
-    )
+    max_pairs = args.confirm_max_pairs if args.confirm_steps else None
+    by_operation = investigate(rows, found, args.config, args.explain, max_pairs, args.step_times)
     if args.html:
         print(f"wrote {html_page(rows, args.html, found, by_operation)}")
     for path in args.readme:

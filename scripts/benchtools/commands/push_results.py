@@ -41,33 +41,24 @@ the push failed or kept being refused), or a file could not be written.
 
 from pathlib import Path
 
-from .. import cli
 from ..publishing.results_branch import store
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/push-results", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results/ folders to store")
     common_args.add_results_branch(parser)
+    parser.add_argument("--machine", help="the only asv machine whose results may be stored (default: any)")
     parser.add_argument(
-        "--machine",
-        help="the only asv machine whose results may be stored: a SRC holding another's is refused (default: any)",
+        "--attempts", type=common_args.at_least(1), default=30, help="pushes to try while others move the branch"
     )
-    parser.add_argument(
-        "--attempts",
-        type=int,
-        default=30,
-        help="pushes to try while other runs keep moving the branch (default: %(default)s)",
-    )
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     for source in args.sources:
         if not source.is_dir():
             parser.error(f"SRC {source}: not a folder")
-    if args.attempts < 1:
-        parser.error("--attempts must be at least 1")
-    return args
 
 
-def main(argv):
-    return store(parse_args(argv))
+def run(args, config) -> int:
+    return store(args)

@@ -56,30 +56,21 @@ process group): OUTPUT/replay.json keeps the nights already done.
 import signal
 from pathlib import Path
 
-from .. import cli
 from ..errors import BadInput
 from ..project import ROOT
 from ..running import replay, season
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/replay", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument("range", metavar="RANGE", help="the upstream commits to replay, e.g. v0.13.6..main")
-    parser.add_argument(
-        "--upstream", required=True, type=Path, metavar="PATH", help="the Equinox repository the commits come from"
-    )
+    parser.add_argument("--upstream", required=True, type=Path, metavar="PATH", help="the Equinox repository")
     parser.add_argument("--output", required=True, type=Path, metavar="DIR", help="the replay's folder (a new one)")
     nights = parser.add_mutually_exclusive_group()
-    nights.add_argument("--per-night", type=int, metavar="K", help="K commits a night")
+    nights.add_argument("--per-night", type=common_args.at_least(1), metavar="K", help="K commits a night")
+    nights.add_argument("--by-date", action="store_true", help="one night per commit date in UTC (the default)")
     nights.add_argument(
-        "--by-date", action="store_true", help="one night per commit date in UTC (the default without --per-night)"
-    )
-    nights.add_argument(
-        "--every-day",
-        action="store_true",
-        help="one night per calendar day (UTC) from the range's first commit to its last, days without a "
-        "commit included: a season, as a nightly meets it",
+        "--every-day", action="store_true", help="one night per calendar day (UTC), days without a commit included"
     )
     parser.add_argument(
         "--events",
@@ -91,50 +82,39 @@ def parse_args(argv):
     )
     parser.add_argument("--no-base", action="store_true", help="no base night on the commit before RANGE")
     parser.add_argument("--limit", type=int, metavar="N", help="replay the first N nights only")
-    parser.add_argument(
-        "--workflow", type=Path, metavar="FILE", help="the workflow to replay (default: the snapshot's nightly.yml)"
-    )
+    parser.add_argument("--workflow", type=Path, metavar="FILE", help="(default: the snapshot's nightly.yml)")
     parser.add_argument(
         "--checkout",
         choices=("worktree", "HEAD"),
         default="worktree",
-        help="what each job's actions/checkout gets: this working tree as it is (its changes and the files git "
-        "does not ignore) or its HEAD commit (default: %(default)s)",
+        help="what each job checks out: this working tree as it is, or its HEAD commit (default: %(default)s)",
     )
     common_args.add_env_dir(parser, None, "shared by every night; default: OUTPUT/asv-env")
     common_args.add_bench(parser, "only benchmarks matching REGEX, given to scripts/nightly; repeatable")
     common_args.add_jax(parser)
+    parser.add_argument("--quick", action="store_true", help="dispatch the workflow with its quick input")
     parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="dispatch the workflow with its quick input (then publish, deploy and alert skip, as the YAML says)",
+        "--runner-python", metavar="PYTHON", help="the runner's python3 for jobs without setup-python (default: 3.12)"
     )
     parser.add_argument(
-        "--runner-python",
-        metavar="PYTHON",
-        help="the runner's own python3, for jobs without setup-python (default: this machine's Python 3.12, as "
-        "ubuntu-latest has; where there is none, python3 says so and exits 3)",
-    )
-    parser.add_argument(
-        "--docs",
-        type=Path,
-        default=ROOT / "docs" / "replay.md",
-        metavar="PAGE",
-        help="the page the table goes to (default: docs/replay.md)",
+        "--docs", type=Path, default=ROOT / "docs" / "replay.md", metavar="PAGE", help="the table's page (%(default)s)"
     )
     parser.add_argument("--no-docs", action="store_true", help="write no table, only OUTPUT/replay.json")
     parser.add_argument("--table", metavar="NAME", help="the table's markers in --docs (default: RANGE)")
     parser.add_argument("--fail-fast", action="store_true", help="stop after the first night in which a job failed")
-    parser.add_argument(
-        "--keep-workspaces", action="store_true", help="keep each job's checkout and RUNNER_TEMP (1 GB each)"
-    )
-    args = parser.parse_args(argv)
-    if args.per_night is not None and args.per_night < 1:
-        parser.error("--per-night: at least 1")
+    parser.add_argument("--keep-workspaces", action="store_true", help="keep each job's checkout and RUNNER_TEMP")
+
+
+def stop_on_sigterm(signum, _frame):
+    """SIGTERM unwinds the replay as Ctrl-C does, so that the running step's process group is killed with it."""
+    raise SystemExit(128 + signum)
+
+
+def run(args, config) -> int:
     if not (args.upstream / "HEAD").exists() and not (args.upstream / ".git").exists():
         raise BadInput(f"--upstream {args.upstream}: not a git repository")
     output = args.output.resolve()
-    return replay.Options(
+    options = replay.Options(
         source=args.upstream.resolve(),
         revisions=args.range,
         output=output,
@@ -155,14 +135,5 @@ def parse_args(argv):
         every_day=args.every_day,
         events=season.read_events(args.events) if args.events else None,
     )
-
-
-def stop_on_sigterm(signum, _frame):
-    """SIGTERM unwinds the replay as Ctrl-C does, so that the running step's process group is killed with it."""
-    raise SystemExit(128 + signum)
-
-
-def main(argv):
-    options = parse_args(argv)
     signal.signal(signal.SIGTERM, stop_on_sigterm)
     return replay.replay(options)

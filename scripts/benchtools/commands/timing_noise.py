@@ -25,7 +25,6 @@ when a benchmark failed to install or run.
 
 from pathlib import Path
 
-from .. import cli
 from ..project import ROOT
 from ..publishing import generated
 from ..running import bench
@@ -33,8 +32,7 @@ from ..trial import noise
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/timing-noise", __doc__)
+def add_arguments(parser, config) -> None:
     defaults = noise.Options()
     parser.add_argument("--release", default=defaults.release, help="the Equinox release (default: %(default)s)")
     parser.add_argument(
@@ -74,13 +72,11 @@ def parse_args(argv):
     parser.add_argument(
         "--from-record", action="store_true", help="measure nothing: print the table of the existing --record"
     )
-    common_args.add_env_dir(parser, bench.Options().env_dir, "default: %(default)s")
+    common_args.add_env_dir(parser, bench.Options().env_dir)
     common_args.add_docs(parser, "timing-noise (timing-noise-paired for --hash-seed paired)")
-    return parser.parse_args(argv)
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     if args.from_record:
         record = noise.read(args.record)
     else:
