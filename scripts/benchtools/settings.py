@@ -1,20 +1,16 @@
-"""The project's configuration, read once, at the door (``cli.main``), into one typed object.
+"""The project's configuration, read once, at the door (``cli.run``), into one typed object.
 
-- ``asv.conf.json``: the suite against Equinox upstream.  Its repository is
-  upstream's; its matrix names the JAX releases the suite runs on, and the
-  oldest of them is the reference JAX (the one that runs every benchmarked
-  Equinox release, and where JAX's own history starts); its ``pythons``, the
-  newest of which the newest JAX needs.
-- ``asv.jax.conf.json``: the suite against JAX releases.  Its matrix holds
-  Equinox fixed, at the reference Equinox (the release the trials and the
-  headline measure).
-- ``package-lock.json``: the versions npm installs of ``package.json``'s
-  packages, which the self-contained site serves.
+- ``asv.conf.json``: the suite against Equinox upstream: its repository, the
+  JAX releases of its matrix (the oldest is the reference JAX, which runs every
+  benchmarked Equinox release and starts JAX's own history) and its Pythons.
+- ``asv.jax.conf.json``: the suite against JAX releases, Equinox held at the
+  reference Equinox (the release the trials and the headline measure).
+- ``package-lock.json``: the versions npm installs of the site's packages.
 
 Each fact has one home, the file whose consumer must agree with it: asv reads
 the matrices, npm the lock; the tools read them here.  The commands get the
-``Configuration`` from the door; the layers that no command hands it to yet
-ask ``load()`` through the functions below, which return its fields.
+``Configuration`` from the door; the layers no command hands it to yet ask
+``load()`` through the functions at the end.
 """
 
 import copy
@@ -38,38 +34,17 @@ class Configuration:
 
     upstream: dict  # asv.conf.json as asv reads it: never changed (upstream_config() gives a copy to change)
     jax: dict  # asv.jax.conf.json, likewise
+    upstream_url: str  # asv.conf.json's repo
+    project_url: str  # Equinox's home page
     jax_releases: tuple[str, ...]  # asv.conf.json's JAX releases, oldest first
+    reference_jax: str  # the oldest of them
     reference_equinox: str  # the Equinox that asv.jax.conf.json holds fixed
     pythons: tuple[str, ...]  # asv.conf.json's Pythons, oldest first
-
-    @property
-    def upstream_url(self) -> str:
-        """Equinox upstream: asv.conf.json's repo."""
-        return self.upstream["repo"]
-
-    @property
-    def project_url(self) -> str:
-        """Equinox's home page: asv.conf.json's project_url."""
-        return self.upstream["project_url"]
-
-    @property
-    def reference_jax(self) -> str:
-        """The oldest JAX of asv.conf.json's environments: the one every benchmarked Equinox release runs on."""
-        return self.jax_releases[0]
-
-    @property
-    def newest_python(self) -> str:
-        return self.pythons[-1]
+    newest_python: str
 
     def facts(self) -> dict[str, str]:
-        """The values the commands' help texts name ({reference_equinox} and so on), as text."""
-        return {
-            "reference_equinox": self.reference_equinox,
-            "reference_jax": self.reference_jax,
-            "jax_releases": ", ".join(self.jax_releases),
-            "pythons": ", ".join(self.pythons),
-            "newest_python": self.newest_python,
-        }
+        """The versions the commands' help texts name ({reference_equinox} and so on), as text."""
+        return {name: ", ".join(value) if isinstance(value, tuple) else value for name, value in vars(self).items()}
 
 
 def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configuration:
@@ -82,12 +57,17 @@ def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configurat
     pythons = upstream_config.get("pythons")
     if not pythons or not all(isinstance(p, str) and p for p in pythons):
         raise BadInput(f"{upstream}: pythons must name one or more Pythons, not {pythons!r}")
+    pythons = tuple(sorted(pythons, key=Version))
     return Configuration(
         upstream=upstream_config,
         jax=jax_config,
+        upstream_url=upstream_config["repo"],
+        project_url=upstream_config["project_url"],
         jax_releases=jax_releases,
+        reference_jax=jax_releases[0],
         reference_equinox=equinox[0],
-        pythons=tuple(sorted(pythons, key=Version)),
+        pythons=pythons,
+        newest_python=pythons[-1],
     )
 
 
@@ -131,10 +111,6 @@ def upstream_url() -> str:
 
 def project_url() -> str:
     return load().project_url
-
-
-def jax_releases() -> list[str]:
-    return list(load().jax_releases)
 
 
 def reference_jax() -> str:

@@ -1,20 +1,15 @@
 """Find the commit where an operation's instruction count stepped, in JAX's history or in Equinox's.
 
-Counts OPERATION (benchmarks/instruction_ops.py) with both ends, then with every release between
-them, then bisects the commits between each pair of neighbouring releases whose counts differ by
-more than --spread: every step larger than the spread is placed at one commit (or, where it is
-spread over several, as a drift with each part's share).  Each step is confirmed by counting both
-its commits again in fresh processes, and explained by the functions, C and Python, whose own
-instructions per call moved most.  Where its two sides ran on different jaxlibs the earlier commit
-is counted on the later jaxlib too, which splits the step, and where jax's Python holds still the
-bundle's jaxlib/ commits between the two jaxlib releases are listed as the candidates.
-
-Each commit runs in an environment of its own, made once and kept under --cache (history/probes.py):
-jax or Equinox built from its repository at that commit, the other held fixed, and the jaxlib
-release the commit admits (a jax release tag: its own; any other commit: the oldest at or after its
-_minimum_jaxlib_version that imports).  Every count is kept as soon as it is made, and a rerun
-counts nothing it has counted.  --record FILE keeps the bisection as JSON; --readme FILE rewrites
-FILE's generated block from every record in --records (docs/bisections.md).
+Counts OPERATION (benchmarks/instruction_ops.py) at both ends, then at every
+release between, then bisects the commits between neighbouring releases whose
+counts differ by more than --spread: each step is placed at one commit (or, over
+several, as a drift), confirmed by counting both its commits again, and
+explained by the functions whose own instructions moved.  Across two jaxlibs
+the earlier commit is counted on the later jaxlib too, and the jaxlib/ commits
+between the two releases are listed as candidates.  Each commit runs in an
+environment of its own kept under --cache (history/probes.py); every count is
+kept, and a rerun counts nothing twice.  --record FILE keeps the bisection as
+JSON; --readme FILE writes every record of --records (docs/bisections.md).
 
 Exit 1 when a step found does not confirm.
 """

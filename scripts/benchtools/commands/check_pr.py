@@ -5,27 +5,18 @@
   scripts/check-pr --base REF --head REF --upstream URL|PATH    any two commits
   scripts/check-pr --head REF --upstream URL|PATH   a ref against its merge base with main
 
-A change that touches neither equinox/ nor pyproject.toml is answered at once:
-nothing to measure, exit 0.  Otherwise both sides are benchmarked in one job,
-in each environment of asv.conf.json (--jax narrows them), each benchmark run
-once: the exact measures, and a screen of the alerting timings; then the gate
-compares base with head and re-measures every timing suspect side by side in
-fresh interpreters before it counts (--no-confirm: the exact measures alone).
-Each changed exact measure gets its cause: one call of its operation profiled
-in both commits.
-
-The summary (Markdown) goes to stdout, --summary FILE and, in GitHub Actions,
-the job summary: its first line says what merging does, a table what changed,
-how sure and why; it always fits a GitHub comment.  A check that fails says why
-there instead.  --verdict FILE writes the verdict as data (the gate's JSON, plus
-the faster and slower measures).  Results are kept in OUTPUT/exact or
-OUTPUT/confirmed, under --machine: a second check of the same commits runs
-nothing again.  --record FILE appends the check to a JSON record; --from-record
-FILE --docs PAGE writes the record's table into PAGE, measuring nothing.
+A change that touches neither equinox/ nor pyproject.toml needs no measure
+(exit 0).  Otherwise both sides are benchmarked once in each environment of
+asv.conf.json (--jax narrows them); the gate compares them and re-measures
+every timing suspect side by side before it counts (--no-confirm: the exact
+measures alone); each changed exact measure gets its cause.  The summary goes
+to stdout, --summary FILE and the job summary, and always fits a GitHub
+comment; a failed check says why there.  Results are kept under OUTPUT, so a
+second check of the same commits runs nothing again.  --record FILE appends the
+check to a record; --from-record FILE --docs PAGE writes its table.
 
 Exit status: 0 when no regression counts; 1 when one does, or a benchmark fails
-on the head and not on the base; 2 for bad input (an unknown pull request or
-ref, an unreachable repository); 3 when a side fails to build, install or
+on the head alone; 2 for bad input; 3 when a side fails to build, install or
 import, or a command failed: a failure is never "no change".
 """
 

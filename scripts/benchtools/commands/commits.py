@@ -1,24 +1,15 @@
 """Print the commits of an Equinox repository that a backfill should benchmark, oldest first.
 
-Either --range RANGE, read as `asv run RANGE` reads it (git rev-list
---first-parent): ALL for the whole branch, A..B, or B^! for the single commit
-B (a bare name B means B and all its ancestors); or --releases SPEC, which
-picks the
-repository's release tags v<VERSION> (final releases only) as
-scripts/release-history --select does: N (the newest N), 'all', a version
-range such as '>=0.12,<0.13', or versions such as 0.13.7,0.13.8.  An empty
-value counts as not given, so that a workflow can pass both of its inputs;
-with neither, every release (--releases all): the backfill's default, so that
-the results branch, and the history the site tells, cover every release.
-
-The hashes are full and pinned when printed, so that every shard of a backfill
-runs the same commits even if the branch moves meanwhile:
+--range RANGE is read as `asv run RANGE` reads it (ALL, A..B, B^!); --releases
+SPEC picks release tags as scripts/release-history --select does.  An empty
+value counts as not given; with neither, every release.  The hashes are full,
+so that every shard runs the same commits even if the branch moves:
 
   scripts/commits --releases '>=0.12' > hashes.txt
   scripts/shard --shards 4 --index 0 hashes.txt > slice.txt
 
-Exit status: 0 on success; 2 for a repository that cannot be read, a range
-that git refuses or that selects nothing, or an unknown release.
+Exit status: 0 on success; 2 for a repository that cannot be read, a range that
+git refuses or that selects nothing, or an unknown release.
 """
 
 from ..history import upstream

@@ -1,32 +1,18 @@
 """Measure the regression gate: its false-alarm rate, and the smallest tree_at slowdown it catches.
 
-It builds a repository whose history is one Equinox release followed by
-variants of it: --aa-copies A/A copies (identical code, different commits,
-a chain), copies whose tree_at makes K extra Python calls first, for each K
-of --calls, and timing-only copies (--c-slowdowns) whose tree_at does P% more
-work in C alone, with the same Python calls and bytecodes, so that only a
-timing can see them (the number of pads that makes P% is calibrated first, in
-the trial's own asv environment, on the release's code).  Each trial
-benchmarks the release and every variant in one scripts/bench run, then has
-the gate (scripts/regressions, at the asv configuration's thresholds unless
---threshold or --time-threshold is given) compare each A/A copy with the one
-before it (the first with the release) and the release with each other
-variant.  The Markdown tables at the end give, per variant, the measured
-slowdown of one tree_at call (median over comparisons, from
-bench_overhead.EagerSurgeryInTreeMapPasses) and in how many comparisons each
-kind of metric flagged it (the A/A row is the false-alarm count); then, for the
-timing metrics that came closest to a false alarm, the largest A/A ratio
-seen, next to the threshold that keeps it quiet.  Every change the gate saw,
-trial by trial, goes to OUTPUT/changes.json, to re-score at other thresholds.
+It builds a repository of one Equinox release followed by variants of it: A/A
+copies (identical code), copies whose tree_at makes K extra Python calls (one
+per --calls value), and timing-only copies slowed by P% in C alone
+(--c-slowdowns, calibrated first in the trial's own asv environment).  Each
+trial benchmarks them all in one scripts/bench run, then the gate compares each
+A/A copy with the one before it and the release with each variant.  The tables
+give, per variant, the measured slowdown and how often each kind of metric
+flagged it (the A/A row is the false alarms), the largest A/A ratio beside its
+threshold, and the confirmed verdicts; every change seen goes to
+OUTPUT/changes.json, to re-score at other thresholds.
 
-The whole suite runs (--bench narrows it), so that every timing benchmark
-counts towards false alarms.  By default the gate confirms every timing
-suspect (scripts/regressions without --no-confirm), and a last table gives,
-per variant, how often a confirmed timing verdict said slower, the verdicts of
-the tree_map-pass metric, and the pairs and seconds each suspect took.
-
-Exit status: 0 when the trials ran; 2 on bad input; 3 when a trial's
-benchmark run failed (scripts/bench exited anything but 0).
+Exit status: 0 when the trials ran; 2 on bad input; 3 when a trial's benchmark
+run failed.
 """
 
 from ..project import ROOT

@@ -1,26 +1,16 @@
 """Measure the headline figures over fresh processes: each one's median and the interval a second run lies in.
 
-One asv run gives each timing figure from a single process, and one process
-is one draw (two fresh runs of Equinox {reference_equinox} gave jit ratios of 2.25 and
-1.15).  As pyperf does with its worker processes, this measures each figure
-of the README's headline in --processes fresh interpreters of one release
-(--release, from the release history that scripts/bench builds from PyPI),
-in every environment it runs in (--jax narrows them): the confirm step's
-measurement, in one asv environment, the figures interleaved.  For each it
-gives the median and the narrowest interval between two of its values that
-holds a second run's median with at least 95% if the two runs' processes are
-alike; the exact cost, the same in every process, is measured once and leads.
-docs/headline.md has the method.  --agree-with compares two records (two
-runs): whether each figure's median lies in the other run's interval;
---timing-noise does the same for the two sides of a scripts/timing-noise
-record, the same release installed twice.
+One asv run gives each timing from a single process, one draw (two fresh runs
+of Equinox {reference_equinox} gave jit ratios of 2.25 and 1.15).  As pyperf
+does, this measures each figure of the README's headline in --processes fresh
+interpreters of one release, in every environment (--jax narrows them), and
+gives the median and the narrowest interval that holds a second run's median
+with at least 95% (docs/headline.md); the exact cost is measured once and
+leads.  --agree-with and --timing-noise compare two records.  The record is
+rewritten after each environment; --from-record prints it without measuring.
 
-The record (--record, JSON) is rewritten after each environment;
---from-record prints (and, with --docs, publishes) it without measuring.
-Run it alone on the machine (the record holds the load average).
-
-Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark
-failed to install or run.
+Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
+to install or run.
 """
 
 from pathlib import Path

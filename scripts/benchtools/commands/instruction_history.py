@@ -1,21 +1,14 @@
 """How each operation's instruction count tracks its time, on the commit-level history's measured steps.
 
-For every step of docs/commit-history-times.json (an environment, the benchmark that times an
-operation, two commits, and the time change measured side by side with its interval), counts the
-operation's instructions at both commits under valgrind (each commit installed once in the
-profiles' environment of --config, and its counts kept under that output's
-.asv/profiles/instructions/, so that a rerun counts nothing twice), and prints, or writes into
---readme FILE's generated blocks, each step beside its time with its agreement (as the metric says,
-by less, by more, undecided, no change resolved, contradicts) and the functions whose own
-instructions moved most, and the table of agreements per operation.
-
---data FILE keeps what those tables are made from (each step's counts, cause and time, its commit's
-subject and date), so that --from FILE makes them again with no cache, repository or valgrind.
-
-With --jax-history RESULTS, it also tables the instruction counts that a JAX history gave
-(scripts/bench --jax-history --bench bench_instructions: Equinox held at {reference_equinox}): flatten,
-unflatten and the dispatch of a jitted and a filter_jit-ted step, the work of JAX's C++ pytree
-and dispatch code, release by release, each change beyond the floor marked.
+For every step of --step-times (an environment, an operation's benchmark, two
+commits, the time change measured side by side), counts the operation's
+instructions at both commits under valgrind in the profiles' environment of
+--config (kept, so a rerun counts nothing twice), and prints or writes into
+--readme FILE each step beside its time with its agreement and the functions
+whose own instructions moved most, and the agreements per operation.  --data
+FILE keeps what those tables are made from, so that --from FILE makes them
+again.  --jax-history RESULTS tables a JAX history's counts (Equinox held at
+{reference_equinox}), release by release, each change beyond the floor marked.
 """
 
 import json
@@ -101,9 +94,9 @@ def run(args, config) -> int:
         kept = operation_history.read_kept(args.step_times)
         if not kept:
             raise BadInput(f"{args.step_times}: no kept step time to set instructions beside")
-        config = args.config.resolve()
-        found = instruction_history.steps(kept, config, operation_history.profile_cache(config))
-        rows = instruction_history.data(found, Path(util.load_asv_config(config)["repo"]))
+        asv_config = args.config.resolve()
+        found = instruction_history.steps(kept, asv_config, operation_history.profile_cache(asv_config))
+        rows = instruction_history.data(found, Path(util.load_asv_config(asv_config)["repo"]))
         if args.data is not None:
             util.write_atomic(args.data, (json.dumps(rows, indent=1, sort_keys=True) + "\n").encode())
             print(f"wrote {args.data}")

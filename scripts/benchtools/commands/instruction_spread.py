@@ -1,17 +1,11 @@
 """The A/A spread of the instruction counts: identical code counted in fresh valgrind processes.
 
-Counts every operation of benchmarks/instruction_ops.py --runs times, each run a fresh process of
-the Equinox and JAX of --python (default: .venv's), keeps each run as soon as it is counted under
---kept (a rerun counts only the runs missing), with the environment that counted it (interpreter
-build, valgrind, CPU model, image: callgrind.environment).  --data FILE writes the runs' counts
-per call, the only figures the table is made from, into FILE: benchmarks/instruction_spread.json
-is the one the floors are set from (metrics.py), so it is committed, and --from FILE tables it
-again without counting.  --across FILE sets the same code counted in another environment beside
-it (another Python patch release, another valgrind): how far its counts moved, against the floor.
-
-Prints, or writes into --readme FILE's generated blocks, each benchmark's spread: (largest -
-smallest) / smallest over the runs, and its floor.  Exit 1 when the spread of a benchmark that
-alerts (a Module twin) exceeds the floor in force: identical code would then have counted.
+Counts every operation of benchmarks/instruction_ops.py --runs times in fresh
+processes of --python, each run kept under --kept with the environment that
+counted it.  --data FILE writes the counts the table is made from
+(benchmarks/instruction_spread.json sets the floors, metrics.py); --from FILE
+tables them again; --across FILE sets another environment's counts beside them.
+Exit 1 when an alerting twin's spread exceeds its floor.
 """
 
 import json

@@ -1,56 +1,33 @@
 """Benchmark the upstream Equinox commits that the results branch lacks, publish the site, report regressions.
 
-  1. OUTPUT becomes a checkout of the results branch of --results-remote (the
-     branch is only read: results that a killed run left in OUTPUT stay, and
-     the next run does not benchmark them again).
+  1. OUTPUT becomes a checkout of the results branch of --results-remote
+     (only read: results a killed run left in OUTPUT stay, and are not run again).
   2. scripts/bench --repo UPSTREAM --machine MACHINE --output OUTPUT RANGE
-     benchmarks the commits of RANGE that have no results yet and publishes
-     the site of every result in OUTPUT into OUTPUT/html (rebuilt each run).
-     RANGE NEW is every commit after the newest one with results; on a branch
-     without results for this machine, it is the branch tip alone (a history
-     is for a backfill, not a nightly run).
-  3. scripts/regressions --explain writes the regression report (Markdown)
-     to --report, to stdout and, in GitHub Actions, to the job summary, and
-     its verdict as data (JSON) to --verdict: scripts/open-regression-issue
-     decides from the verdict alone and carries the report.  When the
-     results branch had a baseline (the newest commit with results before
-     this run) and the run benchmarked new commits, it compares the baseline
-     with the newest of them, and re-measures the baseline in this job, side
-     by side with the new commit, for every timing suspect (the gate's
-     confirm step), so that a timing verdict never compares two runners or
-     two nights; deterministic metrics compare across nights.  The first
-     night reports asv's step detection over what it ran.  A night that
-     benchmarked nothing after the baseline (no new commit, or a range of
-     older ones) judges nothing, saying why: no regression counts.  Each
-     deterministic or cost regression and each large improvement comes with
-     its cause (one update profiled in both commits, as asv profile does).
+     benchmarks the commits of RANGE without results and publishes the site of
+     every result into OUTPUT/html.  NEW is every commit after the newest with
+     results; on a branch without results for this machine, the tip alone.
+  3. scripts/regressions --explain writes the report (Markdown) to --report,
+     stdout and the job summary, and the verdict (JSON) to --verdict, which
+     scripts/open-regression-issue decides from.  It compares the baseline (the
+     newest commit with results before this run) with the newest new commit,
+     re-measuring the baseline here, side by side, for every timing suspect; the
+     first night reports asv's step detection; a night with nothing new after
+     the baseline judges nothing, saying why.
   4. --site copies the site into a folder for GitHub Pages.
 
-With --publish-only, step 2 runs no benchmark: the site is published from
-the results on the branch alone, and step 3 judges nothing (it ran nothing
-new) unless --rejudge-run names the run whose stored results to judge again:
-then it compares them with the baseline before them, exact metrics only
-(deterministic and cost: they need no re-measuring), explaining nothing, so
-that the alert can check the verdict of the job that ran upstream code
-against one made where none runs.  The workflows make the site for Pages so,
-in a job of its own after the results are stored, so that nothing a job
-running upstream Equinox wrote reaches Pages but the validated results.
+--publish-only runs no benchmark: the site is published from the branch alone,
+and nothing is judged unless --rejudge-run names the run whose stored results
+to judge again, exact metrics only, where no upstream code runs.  It never
+writes the results branch (scripts/push-results does, in a job that runs no
+benchmarked code).  The machine name is fixed (github-actions) so that results
+from different runners line up.
 
-It never writes the results branch: scripts/push-results OUTPUT/results does,
-in a job that runs no benchmarked code and so is the only one holding a token
-that can push.  No new commit is not a failure.  The asv machine name is
-fixed (default github-actions), so that results from different runners line
-up on one graph.
-
-Exit status: 0 when every commit has results (a regression is in the report,
-not in the status); 1 when a benchmark failed (scripts/bench's 1); 2 for bad
-arguments, a repository that does not exist, or bad results or site files;
-3 when a command it ran failed, a remote could not be reached, or a SIGINT
-or SIGTERM stopped it; 4 when it, scripts/bench or the gate crashed.
-Whenever no regression report could be made, the verdict's status is
-"failed" with the stage, exit code and message, the report says so in a line
-that starts with "No report:" (never an empty report), and the exit status
-is not 0.
+Exit status: 0 when every commit has results (a regression is in the report);
+1 when a benchmark failed; 2 for bad arguments, a missing repository, or bad
+results or site files; 3 when a command or a remote failed, or a signal stopped
+it; 4 on a crash.  Whenever no report could be made, the verdict's status is
+"failed" with the stage, code and message, the report starts "No report:", and
+the exit status is not 0.
 """
 
 from pathlib import Path

@@ -1,32 +1,15 @@
 """Answer "what does tree_at cost over a tuple?" for each benchmarked release.
 
-Reads asv results (by default those of scripts/bench's release runs) and, for
-each commit and environment, gives:
-
-* the tree_at / tuple time ratio per wrapping (eager, jit, scan, jit_scan, filter_jit);
-* eager overhead per tree_at call, in microseconds, against pytree depth;
-* tracing and compile overhead;
-* whether the jaxprs of the tree_at and tuple steps are identical.
-
-Each timing comes with the interval a second run's figure can be expected in
-(the page's plots draw it; a ratio is a single sample of one process), and
---headline RECORD adds scripts/headline's figures over fresh processes for
-its release.  The page leads with the exact metrics, chosen by their kind in
-benchmarks/metrics.py.
-
-and, across the releases, the history of tree_at's cost: every step of
-bench_counts.PythonCost (one update at depth 4) above its 1% floor, with the
-measured time (tree_map passes) on both sides, the calls and bytecodes, and
-its cause: the functions whose calls per update changed, from one update
-profiled in both releases (explain.py; profiles that scripts/regressions
---explain already made are used, --explain makes the missing ones).
-
-Without options it prints Markdown for every commit.  --html DIR writes the
-report as a page with PNG plots across releases into DIR/overhead/ and links
-it from the asv site in DIR.  --readme FILE rewrites FILE's generated blocks:
-between the overhead-summary markers one small table of the newest release
-(README.md), between the overhead-report markers its every figure and the
-history (docs/answer.md).
+Reads asv results (scripts/bench's releases by default) and gives, per commit
+and environment, the tree_at / tuple time ratio per wrapping, the eager
+overhead per call against depth, tracing and compile overhead, and whether the
+two steps' jaxprs are identical, each timing with its interval (--headline
+RECORD adds scripts/headline's figures over fresh processes); then the history
+of tree_at's cost: every step above its 1% floor, with the time on both sides
+and its cause (the functions whose calls changed, from profiles; --explain
+makes the missing ones).  Without options it prints Markdown; --html DIR
+writes a page with plots and links it from the site; --readme FILE rewrites
+FILE's generated blocks.
 """
 
 from pathlib import Path

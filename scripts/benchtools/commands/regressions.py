@@ -1,45 +1,30 @@
 """The regression gate: report what got worse as Markdown, and fail when it is beyond a threshold.
 
-By default it reads the results of the latest scripts/bench run and the steps
-that asv's step detection found in them (regressions.json in the site); with
---compare A B it compares two commits or tags instead, benchmark by benchmark.
-
-Kinds of metric (benchmarks/metrics.py), reported in this order:
+It reads the latest scripts/bench run's results and the steps asv's step
+detection found in them; --compare A B compares two commits or tags instead.
+Kinds of metric (benchmarks/metrics.py), in the report's order:
   deterministic  jaxpr equations, copied bytes: any increase counts;
-  instructions   machine instructions per operation under valgrind: counts
-                 above 1%, unless the operation's time, re-measured side by
-                 side, is decided faster (then it is listed as overruled);
-  cost           the exact Python cost of one update (bench_counts.PythonCost,
-                 bytecodes + 16 x calls): counts above 1%, shown with the calls
-                 and bytecodes it is made of, which never count alone;
-  ratio          two timings taken side by side in one process (bench_overhead,
-                 the seed's ratio): the machine's drift mostly cancels;
+  instructions   machine instructions per operation (valgrind): above 1%,
+                 unless the time, re-measured side by side, is faster;
+  cost           the exact Python cost of one update (bytecodes + 16 x calls):
+                 above 1%; its calls and bytecodes never count alone;
+  ratio          two timings taken side by side in one process;
   time           absolute times and memory: listed, never counted.
 A ratio or time counts when after > before * (1 + its threshold): the asv
-configuration's regressions_thresholds, read as asv's step detection reads
-them (the largest among the regexes that match, 5% when none does), which
-scripts/bench writes from benchmarks/metrics.py; --threshold and
---time-threshold replace them for a whole kind.  A change whose cost went
-down is never a regression.  Each row gives the step's own size (the levels
-of the benchmark's series just before and after it, asv.step_detect) and how
-much of it is still there at the newest commit; with --compare, the two
-commits' values.  Large improvements (tree_at's cost down by 10% or more) are
-listed too.
+configuration's regressions_thresholds, as asv's step detection reads them
+(scripts/bench writes them from benchmarks/metrics.py); --threshold and
+--time-threshold replace them for a whole kind.  Each row gives the step's own
+size and how much of it is still there at the newest commit.  Large
+improvements are listed too.  --explain gives each exact change's cause (one
+update profiled in both commits; for instructions, the functions whose own
+instructions moved).  A regression over several commits comes with its
+`asv find` command (--bisect runs it).  Every timing suspect is re-measured side
+by side before it counts (fresh processes in balanced order, a paired 99%
+interval), which needs the run's configuration and repository; --no-confirm
+judges the stored results alone (docs/gate.md).
 
---explain profiles one tree_at update in both commits of every counted
-deterministic or cost regression and every large improvement (as asv profile
-does) and shows the functions whose calls changed; for an instruction count,
-the functions, C included, whose own instructions moved most.  A regression
-that spans several commits comes with the `asv find` command that narrows it;
---bisect runs it.  Every timing suspect is re-measured side by side before it
-counts (judging/confirm.py: both commits, fresh processes in balanced order,
-a paired 99% interval); only a verdict of *slower* counts.  That needs the
-run's asv configuration and repository.  --no-confirm gives the quick look at
-stored results instead, which cries wolf on this machine (docs/gate.md).
-
-Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad
-input (a missing or corrupt results or site file, an unknown commit, a
-configuration or repository that confirming needs).
+Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad input
+(a missing or corrupt file, an unknown commit, what confirming needs).
 """
 
 from pathlib import Path

@@ -1,22 +1,15 @@
 """Build or update a git repository with one commit per PyPI release of a package, for asv to benchmark.
 
-The history holds every final release (not a pre-release, not yanked) that
-has an sdist, lies within --since/--until and, given --python, supports that
-Python, in upload order.  Each commit's tree is the content of the sdist's
-top-level folder; its author and committer are fixed and both dates are the
-upload time; it is tagged v<VERSION>.  So the same releases give the same
-commit hashes on every machine.
-
-A rerun appends the releases uploaded since, downloading only what is not in
-the cache.  Sdists are checked against the sha256 the index publishes.  The
-history is append-only: a release once committed keeps its commit.  A release
-that the index later yanks or removes stays, is recorded in a git note
-(refs/notes/gone) and is no longer selected; a release already built whose
-published sha256 changed is refused (exit 2).  --since, --until and --python
-are fixed when the repository is made: another value is refused (exit 2), so
-choose another --repo for it.  The repository belongs to this script:
-uncommitted changes and commits that are not its releases are discarded, and
-everything is checked before the repository is touched.
+The history holds every final release with an sdist within --since/--until
+(and, given --python, supporting that Python), in upload order, one commit
+each: the sdist's top-level folder, fixed author, the upload time as both
+dates, tagged v<VERSION>, so that the same releases give the same hashes on
+every machine.  A rerun appends the releases uploaded since; sdists are checked
+against the index's sha256.  The history is append-only: a release the index
+later yanks stays (noted in refs/notes/gone, no longer selected); a built
+release whose sha256 changed is refused.  --since, --until and --python are
+fixed when the repository is made.  The repository belongs to this script:
+changes and commits that are not its releases are discarded.
 """
 
 import dataclasses
@@ -28,21 +21,16 @@ from ..history.release_history import DEFAULT_SINCE, Options, build, python_seri
 
 EXAMPLES = """\
 examples:
-  scripts/release-history
-      build or update the equinox history
   scripts/release-history --print tags --select 3
-      ... and list the tags of its three newest releases
-  scripts/release-history --print hashes --select '>=0.12' > hashes.txt
-  asv run HASHFILE:hashes.txt
+      build or update the equinox history, and list its three newest releases' tags
+  scripts/release-history --print hashes --select '>=0.12' > hashes.txt && asv run HASHFILE:hashes.txt
       benchmark the releases from 0.12 on
-  scripts/release-history --package jax --since 0.4.33 --python 3.11 \\
-      --repo .cache/history/jax-py3.11 --print tags
+  scripts/release-history --package jax --since 0.4.33 --python 3.11 --repo .cache/history/jax-py3.11
       a jax history that stops where jax drops Python 3.11
 
-exit status: 0 on success; 2 for bad arguments, an unknown version in
---select, or a sha256 mismatch; 3 for an index or download that fails (the
-network, or metadata that is not what a PyPI JSON API gives); no commit is
-made in either case."""
+exit status: 0 on success; 2 for bad arguments, an unknown version in --select,
+or a sha256 mismatch; 3 when the index or a download fails; no commit is made
+in either case."""
 
 
 def add_arguments(parser, config) -> None:

@@ -1,56 +1,28 @@
 """Replay upstream history night by night through the nightly workflow's own jobs, on this machine.
 
-RANGE (git's and asv's range syntax, e.g. v0.13.6..main) of --upstream is
-taken as its first-parent commits, oldest first, and split into nights:
-every --per-night K commits, or (--by-date, the default) one night per
-commit date in UTC.  Unless --no-base, a first night, "base", holds the
-commit before the range alone, so that the first real night has a baseline
-on the results branch, as a nightly that has run before has.
+RANGE of --upstream is taken as its first-parent commits, oldest first, and
+split into nights: --per-night K commits, one per commit date in UTC
+(--by-date, the default), or one per calendar day (--every-day).  Unless
+--no-base, a first night, "base", holds the commit before the range, so that
+the first real night has a baseline.  The replay owns OUTPUT (a new folder):
+a bare upstream, the results remote, the snapshot of this repository that
+every job checks out, each night's jobs, logs and artifacts (nights/NNN/), the
+deployed site (pages/) and the record (replay.json, written after every night).
+Each night the upstream's main moves to the night's last commit, then each job
+of the workflow runs in the order its `needs` give, when its `if:` holds, step
+by step as GitHub runs it (actions are mapped: checkout, setup-python, the
+artifacts, deploy-pages), and the alert goes to a stand-in of GitHub's issues
+API on 127.0.0.1.  A step it cannot map stops it before the first night
+(exit 3).  docs/replay.md has the table of substitutions.
 
-The replay owns everything under OUTPUT (a new folder): a bare upstream
-(upstream.git), the results remote (github/replay/equinox-benchmarks.git,
-which is $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git in the jobs), the
-snapshot of this repository that every job checks out (project.git), each
-night's jobs, logs and artifacts (nights/NNN/), the deployed site (pages/)
-and the record (replay.json, written after every night, with every issue the
-stand-in holds).  Each night:
+The record lists, per night, each commit benchmarked, skipped or failed, the
+verdict, the issue action and each job's result and time; the table goes to
+--docs between the markers of --table.
 
-  1. the upstream's main is moved to the night's last commit (git push from
-     --upstream, with the tags its history holds);
-  2. each job of the workflow (default: .github/workflows/nightly.yml as the
-     snapshot has it) runs in the order its `needs` give, when its `if:`
-     holds, step by step as the YAML says: actions/checkout is a fresh clone
-     of the snapshot, actions/setup-python puts this machine's interpreter
-     of that version first on PATH, the artifact actions copy folders
-     between the night's jobs, deploy-pages copies the site into pages/, and
-     a `run:` runs in bash as GitHub runs it.  A job gets only the programs
-     of this machine's PATH without its Pythons, and python3 is the runner's
-     (--runner-python; on ubuntu-latest it is 3.12, which scripts/setup
-     refuses), so a job without setup-python fails as it would there;
-  3. the alert goes to a stand-in of GitHub's issues API on 127.0.0.1,
-     started by this command ($GITHUB_API_URL in the jobs), with each job's
-     github.token able to write issues only if its permissions say so.
-
-A step the replay cannot map (an unknown `uses:`, an option of an action or
-a job key it does not model, an expression context it has no value for, a
-Python version this machine lacks) stops it before the first night (exit 3).
-Every scripts/nightly line is given --upstream (the replay's upstream) and
---env-dir (asv's environments, reused across nights and jobs), and --bench
-and --jax when given; docs/replay.md has the table of substitutions.
-
-The record lists, per night: each commit benchmarked, skipped (no result) or
-failed (from the results files and the verdict's failed_commits), the
-verdict (status, what counted, the suspects), the issue action (none,
-opened #N, updated #N, reopened #N, commented on #N, kept #N) and each job's result and wall time.  The
-table goes to --docs between the markers of --table.
-
-Exit status: 0 when every job of every night passed or was skipped by its
-`if:`; 1 when a job failed (the table says which; a benchmark that failed on
-a real commit fails the run job, as it fails the nightly); 2 for bad
-arguments or an OUTPUT that is not new; 3 when the workflow has a step the
-replay cannot map, or git or the stand-in failed; 4 on a crash; 143 when
-stopped by SIGTERM, which also kills the step that was running (its whole
-process group): OUTPUT/replay.json keeps the nights already done.
+Exit status: 0 when every job passed or was skipped by its `if:`; 1 when a job
+failed; 2 for bad arguments or an OUTPUT that is not new; 3 when a step cannot
+be mapped, or git or the stand-in failed; 4 on a crash; 143 on SIGTERM, which
+kills the running step's process group (replay.json keeps the nights done).
 """
 
 import signal

@@ -1,21 +1,14 @@
 """Split a list of commits into shards, for a backfill that runs them in parallel jobs.
 
-Reads commit hashes (or any names asv resolves: tags, branches), one per line,
-from FILE or stdin; blank lines are ignored.  Commit i of the list goes to
-shard i mod N (round-robin, not contiguous slices): the cost of a commit
-changes along a history (old releases that cannot install in an environment
-fail in seconds, new ones run every benchmark), so interleaving keeps the
-shards' run times close.  Every commit lands in exactly one shard, and each
-shard keeps the list's order.
+Reads commits, one per line, from FILE or stdin.  Commit i goes to shard i mod N
+(round-robin: a commit's cost changes along a history, so interleaving keeps
+the shards' times close); each shard keeps the list's order.
 
   scripts/shard --shards 4 --index 2 hashes.txt > slice.txt
-      shard 2 of 4, for `scripts/bench --repo URL HASHFILE:slice.txt`
-  scripts/shard --shards 4 --indices hashes.txt
-      the indices of the shards that hold a commit, as a JSON list, for a
-      GitHub Actions matrix (fewer than 4 when there are fewer commits)
+  scripts/shard --shards 4 --indices hashes.txt    (the non-empty shards, JSON)
 
-Exit status: 0 on success; 2 for bad arguments, an empty list or a
-commit listed twice.
+Exit status: 0 on success; 2 for bad arguments, an empty list or a commit
+listed twice.
 """
 
 import argparse

@@ -1,26 +1,15 @@
 """Measure the timing noise between fresh processes: each alerting timing benchmark's A/A pairs and its MDE.
 
-One Equinox release (--release, from the release history that scripts/bench
-builds from PyPI) is installed twice, in the confirm step's two asv
-environments, and each alerting timing benchmark (benchmarks/metrics.py; --bench
-narrows them) at each of its params is measured in --pairs A/A pairs exactly
-as the confirm step measures a suspect: fresh interpreters in balanced order
-A B B A ..., both sides the same code.  For each, the record gives the spread
-of ln(after / before), the A/A interval (which should cover 0), the minimum
-detectable effect (the slowdown the confirm step calls slower 9 times in 10,
-by resampling the measured pairs through its sequential rule) on a night of
-1 suspect and of --suspects, and whether that reaches the benchmark's
-threshold; then the false-alarm rate of simulated nights on which nothing
-changed.  docs/timing-noise.md has the method and the latest figures.
+One release is installed twice, in the confirm step's two asv environments, and
+each alerting timing benchmark (--bench narrows them) is measured in --pairs
+A/A pairs exactly as the confirm step measures a suspect.  The record gives the
+spread of ln(after / before), the A/A interval, the minimum detectable effect
+on a night of 1 and of --suspects suspects, whether it reaches the threshold,
+and the false-alarm rate of simulated nights (docs/timing-noise.md).  It is
+rewritten after each benchmark; --from-record prints it without measuring.
 
-The record (--record, JSON) is rewritten after each benchmark, so that a
-stopped campaign keeps what it measured; --from-record prints (and, with
---docs, publishes) an existing record's table without measuring.  Run it
-alone on the machine: a second job on a shared core moves the ratios (the
-record holds the load average before and after).
-
-Exit status: 0 when the campaign ran (whatever it found); 2 on bad input; 3
-when a benchmark failed to install or run.
+Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
+to install or run.
 """
 
 from pathlib import Path
