@@ -273,7 +273,9 @@ def test_when_stale_does_nothing_once_every_step_is_current(project, tmp_path):
     env = {**project.env, "PYTHON": sys.executable, "EQXB_PYTHON313": "/nonexistent"}
 
     def door():
-        return subprocess.run([str(root / "scripts" / "setup"), "--when-stale"], capture_output=True, text=True, env=env)
+        return subprocess.run(
+            [str(root / "scripts" / "setup"), "--when-stale"], capture_output=True, text=True, env=env
+        )
 
     first = door()
     assert first.returncode == 0 and len(calls.read_text().splitlines()) == 4, first.stderr
