@@ -58,8 +58,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--releases",
         metavar="SPEC",
-        help="the releases, every benchmark of each: N (the newest N), 'all', a range such as '>=0.12,<0.13', or "
-        f"versions such as '0.13.7,0.13.8' (default: {DEFAULT_RELEASES} with --full, else the newest)",
+        help=f"N (newest N), 'all', '>=0.12,<0.13' or '0.13.7,0.13.8' ({DEFAULT_RELEASES})",
     )
     parser.add_argument("--full", action="store_true", help="every benchmark over the releases, not the first answer")
     source = parser.add_mutually_exclusive_group()
@@ -79,9 +78,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--index", metavar="URL", help="PyPI JSON API base for scripts/release-history")
     common_args.add_bench(parser)
     parser.add_argument(
-        "--include-unchanged",
-        action="store_true",
-        help="with --repo: also the commits that leave equinox/ and pyproject.toml as their parent had them",
+        "--include-unchanged", action="store_true", help="with --repo: also commits that change no code"
     )
     common_args.add_docs(parser, f"{BENCH_TIME_BLOCK} (what the run took, by phase, and under what load)")
 

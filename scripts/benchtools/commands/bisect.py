@@ -41,10 +41,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--operation", choices=sorted(OPERATIONS), default="dispatch(jit)", help="what is counted")
     parser.add_argument("--twin", choices=TWINS, default="module", help="the Module twin or its tuple twin")
     parser.add_argument("--equinox", default=config.reference_equinox, help="the Equinox held fixed (%(default)s)")
-    parser.add_argument(
-        "--jax",
-        help=f"with --project equinox: the JAX held fixed, a release tag (default: jax-v{config.reference_jax})",
-    )
+    parser.add_argument("--jax", help=f"with --project equinox: the JAX held fixed (jax-v{config.reference_jax})")
     parser.add_argument("--python", default="python3.11", help="the interpreter of the environments")
     fraction = common_args.fraction
     parser.add_argument(
@@ -54,13 +51,8 @@ def add_arguments(parser, config) -> None:
         "--min-step", type=fraction, metavar="FRACTION", help="bisect only releases apart by more (default: --spread)"
     )
     for project in bisection.PACKAGE:
-        parser.add_argument(
-            f"--{project}-repo",
-            type=Path,
-            default=bisection.CLONES / f"{project}.git",
-            metavar="DIR",
-            help=f"{project}'s git repository (default: a clone of ../shared/upstream/{project}.bundle there)",
-        )
+        clone = bisection.CLONES / f"{project}.git"
+        parser.add_argument(f"--{project}-repo", type=Path, default=clone, metavar="DIR", help="(%(default)s)")
     parser.add_argument("--cache", type=Path, default=ROOT / ".asv" / "bisect", metavar="DIR", help="kept probes")
     parser.add_argument(
         "--every", type=common_args.at_least(1), metavar="N", help="count every N-th commit that changes the package"

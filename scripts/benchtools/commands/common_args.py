@@ -34,11 +34,7 @@ def add_bench(parser, help: str = "only benchmarks matching REGEX (asv run -b); 
 
 def add_jax(parser) -> None:
     parser.add_argument(
-        "--jax",
-        action="append",
-        default=[],
-        metavar="VERSION",
-        help="only the environment with this JAX (repeatable; default: all)",
+        "--jax", action="append", default=[], metavar="VERSION", help="only the environment with this JAX (repeatable)"
     )
 
 
@@ -52,10 +48,7 @@ def add_results_inputs(parser) -> None:
         "--results", type=Path, default=ROOT / "results" / "releases", help="asv results folder (default: %(default)s)"
     )
     parser.add_argument(
-        "--repo",
-        type=Path,
-        default=HISTORY_DIR / "equinox",
-        help="the benchmarked git repository, to name commits (default: %(default)s)",
+        "--repo", type=Path, default=HISTORY_DIR / "equinox", help="the benchmarked repository (default: %(default)s)"
     )
     parser.add_argument("--machine", help="only results of this asv machine (default: all)")
 
@@ -74,11 +67,7 @@ def add_thresholds(parser) -> None:
     parser.add_argument(
         "--threshold", type=threshold, help=f"relative worsening of a ratio that counts, 0.10 meaning 10%% {configured}"
     )
-    parser.add_argument(
-        "--time-threshold",
-        type=threshold,
-        help=f"relative worsening of an absolute time or memory that is listed (it never counts) {configured}",
-    )
+    parser.add_argument("--time-threshold", type=threshold, help=f"the same, of a time or memory (listed) {configured}")
 
 
 def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
@@ -114,23 +103,16 @@ def listed(kind: Callable, what: str) -> Callable[[str], list]:
 def add_confirm(parser) -> None:
     """--no-confirm and --confirm-max-pairs: whether and how far the gate re-measures timing suspects."""
     parser.add_argument(
-        "--no-confirm",
-        action="store_true",
-        help="judge timing changes on the stored results alone, without re-measuring them side by side "
-        "(quick, but noise between commits counts)",
+        "--no-confirm", action="store_true", help="judge the stored timings alone, never re-measured side by side"
     )
     add_confirm_max_pairs(parser)
 
 
 def add_confirm_max_pairs(parser) -> None:
     """--confirm-max-pairs N: how far a side-by-side measurement goes while undecided."""
+    pairs_of = at_least(pairs.MIN_PAIRS, "pairs")
     parser.add_argument(
-        "--confirm-max-pairs",
-        type=at_least(pairs.MIN_PAIRS, "pairs"),
-        default=pairs.MAX_PAIRS,
-        metavar="N",
-        help=f"at most N pairs of processes per suspect or step (default: %(default)s; "
-        f"{pairs.START_PAIRS} first, {pairs.STEP_PAIRS} more while undecided)",
+        "--confirm-max-pairs", type=pairs_of, default=pairs.MAX_PAIRS, metavar="N", help="per suspect (%(default)s)"
     )
 
 

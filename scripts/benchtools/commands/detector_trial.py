@@ -22,29 +22,16 @@ from . import common_args
 
 
 def add_arguments(parser, config) -> None:
+    at_least = common_args.at_least
     parser.add_argument("--release", default=config.reference_equinox, help="the release to copy (%(default)s)")
-    parser.add_argument("--trials", type=common_args.at_least(1), default=5, help="benchmark runs (%(default)s)")
+    parser.add_argument("--trials", type=at_least(1), default=5, help="benchmark runs (%(default)s)")
     parser.add_argument(
-        "--aa-copies",
-        type=common_args.at_least(1),
-        default=1,
-        metavar="N",
-        help="A/A copies, a chain of identical commits: N false-alarm comparisons per trial (%(default)s)",
+        "--aa-copies", type=at_least(1), default=1, metavar="N", help="A/A copies a trial (%(default)s)"
     )
-    parser.add_argument(
-        "--calls",
-        type=common_args.listed(int, "whole numbers"),
-        default="100,200,400,800",
-        metavar="K,K,...",
-        help="extra Python calls injected at the start of tree_at, one variant each; '' for none (%(default)s)",
-    )
-    parser.add_argument(
-        "--c-slowdowns",
-        type=common_args.listed(float, "percentages"),
-        default="3,5",
-        metavar="P,P,...",
-        help="timing-only variants: tree_at slowed by P%% by work in C alone; '' for none (%(default)s)",
-    )
+    calls = common_args.listed(int, "whole numbers")
+    parser.add_argument("--calls", type=calls, default="100,200,400,800", help="extra calls in tree_at (%(default)s)")
+    slowdowns = common_args.listed(float, "percentages")
+    parser.add_argument("--c-slowdowns", type=slowdowns, default="3,5", help="tree_at P%% slower in C (%(default)s)")
     common_args.add_confirm(parser)
     common_args.add_thresholds(parser)
     common_args.add_quick(parser, "benchmark each variant once (scripts/bench --quick)")

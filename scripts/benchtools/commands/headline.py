@@ -27,35 +27,16 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--release", default=defaults.release, help="the Equinox release (default: %(default)s)")
     common_args.add_jax(parser)
     parser.add_argument(
-        "--processes",
-        type=common_args.at_least(2, "processes"),
-        default=defaults.processes,
-        metavar="N",
-        help=f"fresh interpreters per figure and environment (default: %(default)s; {headline.FEWEST_PROCESSES} is "
-        f"the fewest whose [min, max] holds a second run's median with {headline.CONFIDENCE * 100:.0f}%%)",
+        "--processes", type=common_args.at_least(2, "processes"), default=defaults.processes, help="(%(default)s)"
     )
-    parser.add_argument(
-        "--record",
-        type=Path,
-        default=ROOT / ".cache" / "headline" / "record.json",
-        metavar="FILE",
-        help="the JSON record, rewritten after each environment (default: %(default)s)",
-    )
+    record = ROOT / ".cache/headline/record.json"
+    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
     parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
     compare = parser.add_mutually_exclusive_group()
     compare.add_argument(
-        "--agree-with",
-        type=Path,
-        metavar="RECORD",
-        help="measure nothing: whether the --record's run and RECORD's agree (each median in the other's interval)",
+        "--agree-with", type=Path, metavar="RECORD", help="measure nothing: whether --record's run and RECORD's agree"
     )
-    compare.add_argument(
-        "--timing-noise",
-        type=Path,
-        metavar="RECORD",
-        help="measure nothing: whether the two sides of a scripts/timing-noise record (one release installed "
-        "twice) agree, as two runs",
-    )
+    compare.add_argument("--timing-noise", type=Path, metavar="RECORD", help="measure nothing: its two sides, as runs")
     common_args.add_env_dir(parser, bench.Options().env_dir)
     common_args.add_docs(parser, "headline (headline-runs with --agree-with, headline-agreement with --timing-noise)")
 

@@ -22,47 +22,21 @@ from . import common_args
 
 
 def add_arguments(parser, config) -> None:
-    parser.add_argument(
-        "--config",
-        type=Path,
-        metavar="PATH",
-        help="the asv configuration of a run over the history's repository (scripts/bench --repo writes it to "
-        ".asv/configs/): its environments are where the commits are installed and counted",
-    )
-    parser.add_argument(
-        "--step-times",
-        type=Path,
-        default=ROOT / "docs" / "commit-history-times.json",
-        metavar="FILE",
-        help="the kept side-by-side times of the steps (default: %(default)s)",
-    )
+    parser.add_argument("--config", type=Path, metavar="PATH", help="the asv configuration of a run over the history")
+    times = ROOT / "docs/commit-history-times.json"
+    parser.add_argument("--step-times", type=Path, default=times, metavar="FILE", help="the steps' times (%(default)s)")
     common_args.add_readme(
         parser,
         f"rewrite FILE's generated blocks {instruction_history.BLOCK} (every step) and "
         f"{instruction_history.TRACKING_BLOCK} (the agreement table); repeatable",
     )
-    parser.add_argument(
-        "--jax-history",
-        type=Path,
-        metavar="RESULTS",
-        help=f"also the instruction counts of a JAX history's results, into the {instruction_history.JAX_BLOCK} block",
-    )
-    parser.add_argument(
-        "--jax-repo",
-        type=Path,
-        default=HISTORY_DIR / "jax",
-        metavar="DIR",
-        help="the JAX release history those results were run on (default: %(default)s)",
-    )
+    parser.add_argument("--jax-history", type=Path, metavar="RESULTS", help="a JAX history's counts, into their block")
+    parser.add_argument("--jax-repo", type=Path, default=HISTORY_DIR / "jax", metavar="DIR", help="(%(default)s)")
     parser.add_argument(
         "--data", type=Path, metavar="FILE", help="with --config, also write what the steps' tables are made from"
     )
     parser.add_argument(
-        "--from",
-        dest="source",
-        type=Path,
-        metavar="FILE",
-        help="the steps' tables from a --data FILE, counting nothing",
+        "--from", dest="source", type=Path, metavar="FILE", help="the tables from a --data FILE, counting nothing"
     )
 
 

@@ -31,13 +31,8 @@ from . import common_args
 def add_arguments(parser, config) -> None:
     parser.add_argument("--runs", type=common_args.at_least(2), default=20, help="fresh processes (%(default)s)")
     parser.add_argument("--python", default=sys.executable, metavar="PATH", help="whose Equinox and JAX (.venv's)")
-    parser.add_argument(
-        "--kept",
-        type=Path,
-        default=ROOT / ".asv" / "instruction-spread",
-        metavar="DIR",
-        help="where each run's counts are kept (default: %(default)s)",
-    )
+    kept = ROOT / ".asv/instruction-spread"
+    parser.add_argument("--kept", type=Path, default=kept, metavar="DIR", help="the kept runs (%(default)s)")
     parser.add_argument("--data", type=Path, metavar="FILE", help="write the runs' counts per call into FILE")
     parser.add_argument(
         "--from", dest="source", type=Path, metavar="FILE", help="table a --data FILE, counting nothing"

@@ -52,9 +52,7 @@ def add_arguments(parser, config) -> None:
         "--publish-only", action="store_true", help="run no benchmark: publish from the results branch alone"
     )
     parser.add_argument(
-        "--rejudge-run",
-        metavar="RUN_ID",
-        help="with --publish-only: judge again, exact metrics only, the commits that run RUN_ID stored",
+        "--rejudge-run", metavar="RUN_ID", help="with --publish-only: judge again, exact only, what run RUN_ID stored"
     )
     common_args.add_quick(parser, "run each benchmark once (scripts/bench --quick)")
     common_args.add_bench(parser)

@@ -37,12 +37,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--missing-verdict-fails", action="store_true", help="a VERDICT that does not exist is a failed night"
     )
-    parser.add_argument(
-        "--exact-verdict",
-        type=Path,
-        metavar="FILE",
-        help="the exact metrics judged again where no upstream code ran (scripts/nightly --rejudge-run)",
-    )
+    parser.add_argument("--exact-verdict", type=Path, metavar="FILE", help="scripts/nightly --rejudge-run's verdict")
     parser.add_argument("--exact-report", type=Path, metavar="FILE", help="the report of --exact-verdict")
     parser.add_argument(
         "--write-table", type=Path, metavar="DOC", help=f"only write the transitions into DOC's {TABLE_BLOCK} block"

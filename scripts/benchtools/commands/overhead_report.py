@@ -29,12 +29,7 @@ def add_arguments(parser, config) -> None:
         parser,
         f"rewrite FILE's generated blocks {SUMMARY_BLOCK} and {FULL_BLOCK}; repeatable (README.md, docs/answer.md)",
     )
-    parser.add_argument(
-        "--config",
-        type=Path,
-        metavar="PATH",
-        help="the results' asv configuration, to find the steps' causes in profiles under its output's .asv/profiles",
-    )
+    parser.add_argument("--config", type=Path, metavar="PATH", help="the results' asv configuration (the causes)")
     parser.add_argument(
         "--explain", action="store_true", help="with --config: profile the releases around each step not yet profiled"
     )
@@ -43,10 +38,7 @@ def add_arguments(parser, config) -> None:
     )
     common_args.add_confirm_max_pairs(parser)
     parser.add_argument(
-        "--step-times",
-        type=Path,
-        metavar="FILE",
-        help="where each step's side-by-side time is kept (default: confirmed-steps.json beside the profiles)",
+        "--step-times", type=Path, metavar="FILE", help="the steps' kept times (default: beside the profiles)"
     )
 
 

@@ -55,12 +55,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--no-base", action="store_true", help="no base night on the commit before RANGE")
     parser.add_argument("--limit", type=int, metavar="N", help="replay the first N nights only")
     parser.add_argument("--workflow", type=Path, metavar="FILE", help="(default: the snapshot's nightly.yml)")
-    parser.add_argument(
-        "--checkout",
-        choices=("worktree", "HEAD"),
-        default="worktree",
-        help="what each job checks out: this working tree as it is, or its HEAD commit (default: %(default)s)",
-    )
+    parser.add_argument("--checkout", choices=("worktree", "HEAD"), default="worktree", help="(default: %(default)s)")
     common_args.add_env_dir(parser, None, "shared by every night; default: OUTPUT/asv-env")
     common_args.add_bench(parser, "only benchmarks matching REGEX, given to scripts/nightly; repeatable")
     common_args.add_jax(parser)

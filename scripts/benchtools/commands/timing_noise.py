@@ -27,37 +27,19 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--jax", default=defaults.jax, metavar="VERSION", help="the environment's JAX (default: %(default)s)"
     )
-    parser.add_argument(
-        "--pairs",
-        type=common_args.at_least(noise.pairs.START_PAIRS),
-        default=defaults.pairs,
-        metavar="N",
-        help="A/A pairs per benchmark and params (default: %(default)s; at least "
-        f"{noise.pairs.START_PAIRS} for an A/A interval that can exclude 0)",
-    )
-    parser.add_argument(
-        "--suspects",
-        type=common_args.at_least(1),
-        default=defaults.suspects,
-        metavar="M",
-        help="the night of M suspects that the MDE and the false-alarm rate are also given for (default: %(default)s)",
-    )
+    pairs = common_args.at_least(noise.pairs.START_PAIRS)
+    parser.add_argument("--pairs", type=pairs, default=defaults.pairs, metavar="N", help="A/A pairs each (%(default)s)")
+    suspects = common_args.at_least(1)
+    parser.add_argument("--suspects", type=suspects, default=defaults.suspects, metavar="M", help="(%(default)s)")
     parser.add_argument(
         "--hash-seed",
         choices=(noise.FRESH, noise.PAIRED),
         default=defaults.hash_seed,
-        help="fresh: every process draws its own PYTHONHASHSEED, as the confirm step's do; paired: both "
-        "processes of a pair share one, a new one each pair, to see whether that narrows the spread "
-        "(default: %(default)s)",
+        help="fresh: a PYTHONHASHSEED each process, as the confirm step; paired: one a pair (%(default)s)",
     )
     common_args.add_bench(parser, "only the alerting timing benchmarks whose name matches REGEX; repeatable")
-    parser.add_argument(
-        "--record",
-        type=Path,
-        default=ROOT / ".cache" / "timing-noise" / "record.json",
-        metavar="FILE",
-        help="the JSON record, rewritten after each benchmark (default: %(default)s)",
-    )
+    record = ROOT / ".cache/timing-noise/record.json"
+    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
     parser.add_argument(
         "--from-record", action="store_true", help="measure nothing: print the table of the existing --record"
     )
