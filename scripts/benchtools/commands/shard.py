@@ -15,33 +15,35 @@ import argparse
 import json
 import sys
 
+from ..errors import BadInput
 from ..history.shards import non_empty_shards, read_commits, shard
-from . import common_args
 
 
 def add_arguments(parser, config) -> None:
     parser.add_argument(
         "file", nargs="?", type=argparse.FileType("r"), default=sys.stdin, metavar="FILE", help="(default: stdin)"
     )
-    parser.add_argument("--shards", type=common_args.at_least(1), required=True, metavar="N", help="how many shards")
+    parser.add_argument("--shards", type=int, required=True, metavar="N", help="how many shards")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--index", type=int, metavar="I", help="print shard I's commits (0 <= I < N)")
     what.add_argument("--indices", action="store_true", help="print the indices of the non-empty shards as a JSON list")
 
 
 def check(parser, args) -> None:
+    if args.shards < 1:
+        parser.error(f"--shards {args.shards}: must be at least 1")
     if args.index is not None and not 0 <= args.index < args.shards:
         parser.error(f"--index {args.index}: must be between 0 and {args.shards - 1}")
-    try:
-        args.commits = read_commits(args.file, args.file.name)
-    except ValueError as error:
-        parser.error(str(error))
 
 
 def run(args, config) -> int:
+    try:
+        commits = read_commits(args.file, args.file.name)
+    except ValueError as error:
+        raise BadInput(str(error)) from None
     if args.indices:
-        print(json.dumps(non_empty_shards(args.commits, args.shards)))
+        print(json.dumps(non_empty_shards(commits, args.shards)))
     else:
-        for commit in shard(args.commits, args.shards, args.index):
+        for commit in shard(commits, args.shards, args.index):
             print(commit)
     return 0
