@@ -58,7 +58,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--releases",
         metavar="SPEC",
-        help=f"N (newest N), 'all', '>=0.12,<0.13' or '0.13.7,0.13.8' ({DEFAULT_RELEASES})",
+        help=f"N (newest N), 'all', '>=0.12,<0.13' or '0.12.0,0.13.0' ({DEFAULT_RELEASES})",
     )
     parser.add_argument("--full", action="store_true", help="every benchmark over the releases, not the first answer")
     source = parser.add_mutually_exclusive_group()

@@ -42,7 +42,9 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--twin", choices=TWINS, default="module", help="the Module twin or its tuple twin")
     parser.add_argument("--equinox", default=config.reference_equinox, help="the Equinox held fixed (%(default)s)")
     parser.add_argument("--jax", help=f"with --project equinox: the JAX held fixed (jax-v{config.reference_jax})")
-    parser.add_argument("--python", default="python3.11", help="the interpreter of the environments")
+    parser.add_argument(
+        "--python", default=f"python{config.pythons[0]}", help="the environments' interpreter (%(default)s)"
+    )
     fraction = common_args.fraction
     parser.add_argument(
         "--spread", type=fraction, default=metrics.INSTRUCTIONS_SPREAD, help="the change that is a step (%(default)s)"

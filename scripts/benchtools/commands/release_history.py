@@ -52,7 +52,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--python", type=python_series, metavar="X.Y", help="only releases whose requires_python admits Python X.Y"
     )
-    parser.add_argument("--select", metavar="SPEC", help="what --print prints: N, '>=0.12,<0.13', '0.13.7,0.13.8'")
+    parser.add_argument("--select", metavar="SPEC", help="what --print prints: N, '>=0.12,<0.13', '0.12.0,0.13.0'")
     parser.add_argument(
         "--admits", type=python_series, metavar="X.Y", help="print only the releases that admit Python X.Y"
     )
