@@ -1,11 +1,10 @@
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from tests.helpers import BUNDLE, ROOT, bundle_clone
+from tests.helpers import BUNDLE, bundle_clone, tool
 
 # Every property test draws the same examples on every run, so that none fails at random and stops a submission:
 # a failure that Hypothesis finds by other draws becomes an explicit @example of its test.
@@ -26,8 +25,7 @@ def history(tmp_path_factory) -> Path:
     repo = tmp_path_factory.mktemp("history") / "equinox"
     built = subprocess.run(
         [
-            sys.executable,
-            str(ROOT / "scripts" / "release-history"),
+            *tool("release-history"),
             "--repo",
             str(repo),
             "--since",

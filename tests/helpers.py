@@ -2,7 +2,6 @@
 upstream bundle, and stand-ins the tests of several modules use."""
 
 import contextlib
-import importlib
 import io
 import json
 import re
@@ -72,15 +71,18 @@ def git(repo, *args, env=None) -> str:
     ).stdout.strip()
 
 
-def script(name: str, *args, **kwargs) -> subprocess.CompletedProcess:
-    """scripts/NAME ARGS run as an executable with this Python (.venv's), output captured as text.
+def tool(name: str) -> list[str]:
+    """The command line of scripts/NAME in this Python (.venv's): ``benchtools NAME``, as scripts/door runs it."""
+    return [sys.executable, "-m", "benchtools", name]
 
-    For what needs a separate process: the executable itself, locks between runs, a killed run, an
-    environment the command reads at start.  Everything else calls ``command``.
+
+def script(name: str, *args, **kwargs) -> subprocess.CompletedProcess:
+    """scripts/NAME ARGS run in a process of its own with this Python (.venv's), output captured as text.
+
+    For what needs a separate process: locks between runs, a killed run, an environment the command
+    reads at start.  Everything else calls ``command``.
     """
-    return subprocess.run(
-        [sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True, **kwargs
-    )
+    return subprocess.run([*tool(name), *map(str, args)], capture_output=True, text=True, **kwargs)
 
 
 @dataclass
@@ -93,14 +95,13 @@ class Ran:
 
 
 def command(name: str, *args) -> Ran:
-    """scripts/NAME ARGS run in this process, as the executable runs it: ``cli.run`` on
-    ``benchtools.commands.NAME.main``, its exit code as docs/exit-codes.md gives it, an argparse
-    exit (usage error, --help) included; what it prints to sys.stdout and sys.stderr captured."""
-    module = importlib.import_module(f"benchtools.commands.{name.replace('-', '_')}")
+    """scripts/NAME ARGS run in this process, as the door runs it: ``cli.run``, its exit code as
+    docs/exit-codes.md gives it, an argparse exit (usage error, --help) included; what it prints to
+    sys.stdout and sys.stderr captured."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = cli.run(module.main, [str(arg) for arg in args], f"scripts/{name}")
+            code = cli.run(name, [str(arg) for arg in args])
         except SystemExit as exit_:  # argparse's usage errors and --help, as the executable exits
             code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     return Ran(code, out.getvalue(), err.getvalue())
@@ -119,7 +120,7 @@ def track_result(values: list):
 def bench(*args, env=None, cwd=ROOT, **kwargs) -> subprocess.CompletedProcess:
     """scripts/bench ARGS as an executable, output captured as text."""
     return subprocess.run(
-        [sys.executable, str(SCRIPTS / "bench"), *map(str, args)],
+        [*tool("bench"), *map(str, args)],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -131,7 +132,7 @@ def bench(*args, env=None, cwd=ROOT, **kwargs) -> subprocess.CompletedProcess:
 def real_replay(revisions: str, upstream: Path, output: Path, *args) -> tuple[subprocess.CompletedProcess, dict]:
     """scripts/replay of REVISIONS of UPSTREAM into OUTPUT, the cheap exact benchmark in the primary environment."""
     result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
+        [*tool("replay"), revisions, "--upstream", str(upstream), "--output", str(output)]
         + ["--bench", REPLAY_BENCH, "--jax", PRIMARY_JAX, *map(str, args)],
         capture_output=True,
         text=True,

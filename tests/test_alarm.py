@@ -13,7 +13,6 @@ import pytest
 from markdown_it import MarkdownIt
 
 from benchtools import cli, util
-from benchtools.commands import open_regression_issue
 from benchtools.judging import render, verdicts
 from benchtools.publishing import github, issue
 from benchtools.publishing.issue import Action, NightNews, Previous
@@ -54,7 +53,7 @@ def alert(api, tmp_path, monkeypatch, tonight, *extra) -> tuple[int, str]:
     monkeypatch.setenv("GITHUB_API_URL", api.url)
     monkeypatch.setenv("GH_TOKEN", TOKEN)
     argv = ["--verdict", str(verdict), "--report", str(report_path), "--repo", "owner/bench", *extra]
-    return cli.run(open_regression_issue.main, argv, "scripts/open-regression-issue")
+    return cli.run("open-regression-issue", argv)
 
 
 def an_issue(number, night, state="open", user=github.BOT, body=...) -> dict:
@@ -122,7 +121,7 @@ def test_docs_automation_holds_the_table_as_the_code_has_it(tmp_path):
     assert issue.transitions_markdown() in docs
     copy = tmp_path / "automation.md"
     copy.write_text(docs)
-    assert cli.run(open_regression_issue.main, ["--write-table", str(copy)], "scripts/open-regression-issue") == 0
+    assert cli.run("open-regression-issue", ["--write-table", str(copy)]) == 0
     assert copy.read_text() == docs
 
 
@@ -221,10 +220,10 @@ def test_a_missing_verdict_reaches_the_alert_as_a_failed_night(api, tmp_path, mo
     monkeypatch.setenv("GITHUB_API_URL", api.url)
     monkeypatch.setenv("GH_TOKEN", TOKEN)
     argv = ["--verdict", str(tmp_path / "none.json"), "--repo", "owner/bench"]
-    assert cli.run(open_regression_issue.main, argv, "scripts/open-regression-issue") == 2
+    assert cli.run("open-regression-issue", argv) == 2
     assert api.state()["calls"] == []
     missing_report = ["--report", str(tmp_path / "regressions.md"), "--missing-verdict-fails"]
-    assert cli.run(open_regression_issue.main, [*argv, *missing_report], "x") == 0
+    assert cli.run("open-regression-issue", [*argv, *missing_report]) == 0
     [opened] = api.state()["issues"]
     assert "the run job failed: it left no verdict (none.json)" in opened["body"]
 
@@ -304,7 +303,7 @@ def test_a_github_api_url_that_is_no_url_is_bad_input(tmp_path, monkeypatch, cap
     monkeypatch.setenv("GITHUB_API_URL", url)
     monkeypatch.setenv("GH_TOKEN", TOKEN)
     argv = ["--verdict", str(verdict), "--report", str(report_path), "--repo", "owner/bench"]
-    assert cli.run(open_regression_issue.main, argv, "scripts/open-regression-issue") == 2
+    assert cli.run("open-regression-issue", argv) == 2
     assert "GITHUB_API_URL" in capsys.readouterr().err
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from benchtools import project
+from benchtools import cli, project
 from benchtools.history import release_history
 from benchtools.running import bench as bench_module
-from tests.helpers import PRIMARY_JAX, ROOT, SCRIPTS, bench, git, script
+from tests.helpers import PRIMARY_JAX, ROOT, bench, git, script, tool
 
 MACHINE = "bench-tests"
 # A deterministic, cheap benchmark class keeps the robustness tests short.
@@ -163,8 +163,7 @@ def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(
 @pytest.mark.slow
 def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(history, asv_env_dir, tmp_path):
     args = [
-        sys.executable,
-        str(SCRIPTS / "bench"),
+        *tool("bench"),
         "--quick",
         "--repo",
         str(history),
@@ -287,7 +286,7 @@ def test_unknown_release_is_a_clear_error(tmp_path):
 def test_the_default_is_the_first_answer_and_any_selection_the_run_it_always_was(args, answer, releases, folder):
     from benchtools.commands import bench as command
 
-    options = command.parse_args(args)
+    options = command.options(cli.parse("bench", args))
     assert (options.answer, options.releases) == (answer, releases)
     assert bench_module.Target(options).name == folder
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from benchtools import cli
 from benchtools.asvtools import probe_results
-from benchtools.commands import bisect as command
 from benchtools.history import probes
 from benchtools.judging import bisect
 from benchtools.publishing import bisections
-from benchtools.running import jax_commits
+from benchtools.running import bisection, jax_commits
 from tests.helpers import ROOT
 
 JAX_BUNDLE = ROOT.parent / "shared" / "upstream" / "jax.bundle"
@@ -107,10 +107,10 @@ def test_the_pull_request_is_read_from_either_subject_form():
 
 
 def test_jaxlib_candidates_leave_out_accelerator_code_tests_and_build_rules():
-    assert command.host_runtime("jaxlib/py_array.cc")
-    assert not command.host_runtime("jaxlib/mosaic/gpu/custom_call.cc")
-    assert not command.host_runtime("jaxlib/BUILD")
-    assert not command.host_runtime("jaxlib/pytree_test.py")
+    assert bisection.host_runtime("jaxlib/py_array.cc")
+    assert not bisection.host_runtime("jaxlib/mosaic/gpu/custom_call.cc")
+    assert not bisection.host_runtime("jaxlib/BUILD")
+    assert not bisection.host_runtime("jaxlib/pytree_test.py")
 
 
 def test_a_cpp_function_is_shown_without_its_template_arguments():
@@ -163,8 +163,8 @@ def planted_search(repo: Path, cache: Path) -> tuple[bisect.Search, list[bisect.
     kept = probes.Probes(cache, "python3.11", ("flatten",), jaxlib_releases=["0.8.0"])
     # The planted loop adds most of a tuple's flatten; 5% stands far above the spread between commits' processes.
     search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.05)
-    ends = [command.commit_of("jax", repo, revision) for revision in (START, "end")]
-    commits, skipped = command.commits_between("jax", repo, *ends)
+    ends = [bisection.commit_of("jax", repo, revision) for revision in (START, "end")]
+    commits, skipped = bisection.commits_between("jax", repo, *ends)
     assert skipped == 0 and len(commits) == 8
     return search, commits
 
@@ -296,7 +296,7 @@ def test_a_step_across_two_jaxlibs_is_split_into_jaxlibs_part_and_jaxs(python_pa
 @pytest.mark.parametrize("shard", ["2/2", "a/2", "1-2", "-1/2"])
 def test_a_shard_outside_its_count_is_refused(shard):
     with pytest.raises(SystemExit) as raised:
-        command.parse_args(["jax-v0.8.0", "end", "--every", "1", "--shard", shard])
+        cli.parse("bisect", ["jax-v0.8.0", "end", "--every", "1", "--shard", shard])
     assert raised.value.code == 2
 
 

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from benchmarks import metrics
+from benchtools import cli
 from benchtools.commands import check_pr
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
@@ -218,8 +219,8 @@ def test_the_exit_code_is_the_verdicts(tmp_path, capsys, code, regression):
     request = pr_check.Request(upstream=str(tmp_path), number=5)
     sides = pr_check.Sides("a" * 40, "b" * 40, "merge base", "refs/pull/5/head", ["equinox/_module.py"])
     summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
-    args = check_pr.parse_args(
-        ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
+    args = cli.parse(
+        "check-pr", ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
     )
     assert check_pr.tell(args, pr_check.Outcome(request, sides, verdict)) == code
     assert summary.read_text() == capsys.readouterr().out
@@ -229,8 +230,8 @@ def test_the_exit_code_is_the_verdicts(tmp_path, capsys, code, regression):
 def test_a_side_that_fails_writes_a_failed_verdict_and_says_why_in_the_summary(tmp_path):
     error = Failed("#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env")
     summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
-    args = check_pr.parse_args(
-        ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
+    args = cli.parse(
+        "check-pr", ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
     )
     check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), error)
     document = verdicts.read(verdict_file)

@@ -1,31 +1,27 @@
-"""benchtools/cli.py: the runner's one exit code per outcome, and every command typed in a plain shell."""
+"""benchtools/cli.py: one door, its command table, its generated reference, and one exit code per outcome."""
 
-import importlib
 import json
 import os
 import pkgutil
-import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from benchtools import cli, commands, project
+from benchtools import cli, commands, project, settings
 from benchtools.errors import BadInput, Error, ExitCode, Failed
-from tests.helpers import SCRIPTS, command
+from tests.helpers import ROOT, SCRIPTS, command
 
-COMMANDS = sorted(p.name for p in SCRIPTS.iterdir() if p.is_file() and os.access(p, os.X_OK))
-PYTHON_COMMANDS = [name for name in COMMANDS if (SCRIPTS / name).read_text().startswith("#!/usr/bin/env python3")]
+DOORS = sorted(p.name for p in SCRIPTS.iterdir() if p.is_symlink())
+COMMANDS_PAGE = ROOT / "docs" / "commands.md"
 
 
-def test_every_python_command_runs_its_commands_module_and_every_module_has_a_command():
+def test_every_command_of_the_table_has_its_module_and_its_link_to_the_door():
     modules = {module.name for module in pkgutil.iter_modules(commands.__path__)} - {"common_args"}
-    assert {name.replace("-", "_") for name in PYTHON_COMMANDS} == modules
-    for name in PYTHON_COMMANDS:
-        module = importlib.import_module(f"benchtools.commands.{name.replace('-', '_')}")
-        assert callable(module.main), name
-    assert {"setup", "test"} < set(COMMANDS)
+    assert {name.replace("-", "_") for name in cli.COMMANDS} == modules
+    assert DOORS == sorted(cli.COMMANDS)
+    assert all((SCRIPTS / name).readlink() == Path("door") for name in DOORS)
+    assert {"setup", "test", "lint"} < {p.name for p in SCRIPTS.iterdir()}
 
 
 def plain_environment() -> dict:
@@ -39,36 +35,81 @@ def plain_environment() -> dict:
     return dict(env, PATH=path)
 
 
-@pytest.mark.parametrize("name", COMMANDS)
+@pytest.mark.parametrize("name", [*cli.COMMANDS, "setup", "test", "lint", "actionlint"])
 def test_every_command_answers_help_from_a_plain_shell(name, tmp_path):
-    env = plain_environment()
-    python3 = shutil.which("python3", path=env["PATH"])
-    if python3 is None:
-        pytest.skip("no python3 on this machine's PATH")
-    assert not Path(python3).resolve().is_relative_to(project.VENV.resolve())
-    # Typed as docs/index.md types it, from another folder.
+    # Typed as docs/index.md types it, from another folder: the door runs the installed command.
     result = subprocess.run(
-        [str(SCRIPTS / name), "--help"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        [str(SCRIPTS / name), "--help"], cwd=tmp_path, env=plain_environment(), capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.startswith(f"usage: scripts/{name}"), result.stdout[:300]
     assert "Traceback" not in result.stderr
 
 
+def test_the_installed_command_and_python_m_are_the_same_door():
+    for door in (
+        [str(project.VENV / "bin" / "benchtools")],
+        [str(project.VENV / "bin" / "python"), "-m", "benchtools"],
+    ):
+        ran = subprocess.run([*door, "shard", "--help"], capture_output=True, text=True)
+        assert ran.returncode == 0 and ran.stdout.startswith("usage: scripts/shard"), ran.stderr
+        unknown = subprocess.run([*door, "no-such-command"], capture_output=True, text=True)
+        assert unknown.returncode == 2 and "bench" in unknown.stderr
+
+
+def test_outside_the_venv_the_door_runs_python3_on_path_with_the_tools_on_pythonpath(tmp_path):
+    """BENCHTOOLS_OUTSIDE_VENV=1: no scripts/setup, and the python3 of PATH (a machine's own, docs/here.md)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "record"
+    (bin_dir / "python3").write_text(f'#!/bin/sh\necho "$PYTHONPATH $*" > {record}\n')
+    (bin_dir / "python3").chmod(0o755)
+    env = {**plain_environment(), "BENCHTOOLS_OUTSIDE_VENV": "1", "PYTHONPATH": "/tmp/site"}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    ran = subprocess.run([str(SCRIPTS / "bench"), "--here", "python3"], env=env, capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stderr == "", ran.stderr
+    assert record.read_text().split() == [
+        f"/tmp/site:{SCRIPTS}:{ROOT}",
+        "-m",
+        "benchtools",
+        "bench",
+        "--here",
+        "python3",
+    ]
+
+
+def test_the_commands_page_is_written_from_the_parsers():
+    """docs/commands.md's reference is each parser's --help; REGEN_GOLDEN=1 writes it again (CONTRIBUTING.md)."""
+    from benchtools.publishing import generated
+
+    text = cli.reference(settings.load())
+    page = COMMANDS_PAGE.read_text()
+    if os.environ.get("REGEN_GOLDEN"):
+        generated.write_blocks(COMMANDS_PAGE, {"commands": text})
+        page = COMMANDS_PAGE.read_text()
+    start, end = generated.markers("commands")
+    assert page[page.index(start) + len(start) : page.index(end)].strip() == text.strip()
+    assert str(ROOT) not in text
+    for name in cli.COMMANDS:
+        assert f"usage: scripts/{name}" in text and f"| [`scripts/{name}`](#scripts{name}) |" in text
+
+
+def test_help_names_the_configurations_versions_never_typed_ones():
+    config = settings.load()
+    bench_help = cli.parser("bench", config).format_help()
+    assert f"held at {config.reference_equinox}" in bench_help and f"Python {config.newest_python} is" in bench_help
+    changed = settings.Configuration(**{**vars(config), "reference_equinox": "9.9.9", "newest_python": "3.99"})
+    bench_help = cli.parser("bench", changed).format_help()
+    assert "held at 9.9.9" in bench_help and "Python 3.99 is" in bench_help
+    assert "9.9.9" in cli.parser("detector-trial", changed).format_help()
+
+
 # The runner: one exit code per outcome.
 
 
 def run(command, capsys):
-    code = cli.run(command, [], "scripts/demo")
+    code = cli.guard("scripts/demo", lambda: command([]))
     return code, capsys.readouterr()
-
-
-def test_the_commands_page_lists_every_command():
-    from tests.helpers import ROOT
-
-    page = (ROOT / "docs" / "commands.md").read_text()
-    listed = set(re.findall(r"^\| `scripts/([a-z-]+)` \|", page, re.MULTILINE))
-    assert listed == set(COMMANDS) - {"actionlint"}  # the linter of the workflows, run by scripts/lint
 
 
 def test_success_exits_0(capsys):

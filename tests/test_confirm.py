@@ -13,7 +13,6 @@ from types import SimpleNamespace
 import pytest
 
 from benchtools import cli
-from benchtools.commands import regressions
 from benchtools.errors import ExitCode
 from benchtools.judging import changes, confirm, pairs, render
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
@@ -43,9 +42,7 @@ def test_discovery_selects_exactly_the_suspects_benchmarks_parameterized_or_not(
 
 
 def run_gate(capsys, config, *args) -> tuple[int, str, str]:
-    code = cli.run(
-        regressions.main, ["--config", str(config), "--machine", MACHINE, *map(str, args)], "scripts/regressions"
-    )
+    code = cli.run("regressions", ["--config", str(config), "--machine", MACHINE, *map(str, args)])
     out = capsys.readouterr()
     return int(code), out.out, out.err
 

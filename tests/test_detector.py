@@ -18,7 +18,9 @@ import sys
 
 import pytest
 
+from benchtools import cli
 from tests.asv_sites import ROOT
+from tests.helpers import tool
 
 INJECTED = 20_000
 
@@ -37,8 +39,7 @@ def flagged(table: str) -> dict[str, list[str]]:
 def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
     result = subprocess.run(
         [
-            sys.executable,
-            str(ROOT / "scripts" / "detector-trial"),
+            *tool("detector-trial"),
             "--trials",
             "1",
             "--quick",
@@ -123,14 +124,13 @@ def test_the_timing_only_variant_makes_the_same_calls_and_bytecodes(tmp_path):
 
 def test_the_a_a_copies_form_a_chain_of_identical_trees(history, tmp_path, monkeypatch):
     from benchtools import git
-    from benchtools.commands import detector_trial
     from benchtools.history import release_history
     from benchtools.trial import detector
 
     monkeypatch.setattr(detector, "HISTORY", history)
     monkeypatch.setattr(release_history, "build", lambda options: None)  # the fixture's history is built
-    args = detector_trial.parse_args(
-        ["--aa-copies", "3", "--calls", "7", "--c-slowdowns", "", "--output", str(tmp_path)]
+    args = cli.parse(
+        "detector-trial", ["--aa-copies", "3", "--calls", "7", "--c-slowdowns", "", "--output", str(tmp_path)]
     )
     repo, release, variants = detector.build_repository(args)
     assert [(v.tag, v.row, v.base) for v in variants] == [
@@ -152,19 +152,17 @@ def test_the_a_a_copies_form_a_chain_of_identical_trees(history, tmp_path, monke
 
 
 def test_copies_must_be_at_least_one(capsys):
-    from benchtools.commands import detector_trial
 
     with pytest.raises(SystemExit) as exit_:
-        detector_trial.parse_args(["--aa-copies", "0"])
+        cli.parse("detector-trial", ["--aa-copies", "0"])
     assert exit_.value.code == 2 and "--aa-copies" in capsys.readouterr().err
 
 
 def test_the_tables_count_every_comparison_of_a_row(capsys):
-    from benchtools.commands import detector_trial
     from benchtools.judging import changes, confirm, pairs
     from benchtools.trial import detector
 
-    args = detector_trial.parse_args(["--trials", "2", "--aa-copies", "2", "--calls", "", "--c-slowdowns", ""])
+    args = cli.parse("detector-trial", ["--trials", "2", "--aa-copies", "2", "--calls", "", "--c-slowdowns", ""])
     passes = detector.CALIBRATION[0]
 
     def verdict(name, outcome, estimate):

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from benchtools import settings
+from benchtools import cli, settings
 from benchtools.asvtools import environments
 from benchtools.commands import bench as bench_command
 from benchtools.errors import BadInput, Failed
@@ -46,18 +46,22 @@ def test_asv_jax_conf_has_one_environment_per_python():
 def test_a_missing_313_drops_its_environment_with_the_reason(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
     (tmp_path / "skipped-3.13").write_text("no apt-get on this machine (not Debian)\n")
-    target = bench.Target(bench_command.parse_args(["--output", str(tmp_path / "out")]))
+    target = bench.Target(bench_command.options(cli.parse("bench", ["--output", str(tmp_path / "out")])))
     envs = bench.environments(target)
     assert [entry[("req", "jax")] for _, entry in envs] == ["0.4.33", "0.10.2"]
     skipped = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
     assert skipped == ["scripts/bench: Python 3.13 environments skipped: no apt-get on this machine (not Debian)"]
-    only_313 = bench.Target(bench_command.parse_args(["--jax", "0.12.0.1", "--output", str(tmp_path / "out")]))
+    only_313 = bench.Target(
+        bench_command.options(cli.parse("bench", ["--jax", "0.12.0.1", "--output", str(tmp_path / "out")]))
+    )
     with pytest.raises(Failed, match="no environment to run with JAX 0.12.0.1: its Python is missing"):
         bench.environments(only_313)
     # A JAX that no environment has is the user's mistake, whatever the Pythons.
     with pytest.raises(BadInput, match="no environment has JAX 0.5.0"):
         bench.environments(
-            bench.Target(bench_command.parse_args(["--jax", "0.5.0", "--output", str(tmp_path / "out")]))
+            bench.Target(
+                bench_command.options(cli.parse("bench", ["--jax", "0.5.0", "--output", str(tmp_path / "out")]))
+            )
         )
 
 
@@ -84,7 +88,9 @@ def test_jax_picks_one_environment_and_names_it_as_asv_does(tmp_path, monkeypatc
     fake_python313(tmp_path / "bin" / "python3.13")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     for jax, python in [("0.4.33", "3.11"), ("0.10.2", "3.11"), ("0.12.0.1", "3.13")]:
-        target = bench.Target(bench_command.parse_args(["--jax", jax, "--output", str(tmp_path / "out")]))
+        target = bench.Target(
+            bench_command.options(cli.parse("bench", ["--jax", jax, "--output", str(tmp_path / "out")]))
+        )
         ((name, entry),) = bench.environments(target)
         assert entry[("python", None)] == python
         # The one-environment configuration that asv runs resolves to that environment alone.

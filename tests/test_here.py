@@ -16,10 +16,9 @@ import sys
 import markdown_it
 import pytest
 
-from benchtools import project
 from benchtools.asvtools import device
 from benchtools.running import bench, here
-from tests.helpers import ROOT, command
+from tests.helpers import ROOT, SCRIPTS, command, tool
 from tests.test_site import page, serve  # noqa: F401 - the browser fixture, and the server
 
 USER_PACKAGES = ("jax==0.10.2", "jaxlib==0.10.2", "equinox==0.13.8")
@@ -70,7 +69,7 @@ def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_use
     for regex in BENCHMARKS:
         args += ["--bench", regex]
     ran = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "scripts" / "bench"), "--here", str(user_python), *args],
+        [*tool("bench"), "--here", str(user_python), *args],
         capture_output=True,
         text=True,
         env=offline_without_valgrind(tmp_path),
@@ -167,10 +166,11 @@ def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measu
         text=True,
     )
     assert installed.returncode == 0, installed.stderr
-    env = {**offline_without_valgrind(tmp_path), "PYTHONPATH": str(tools), project.OUTSIDE_VENV: "1"}
+    # What scripts/door runs with BENCHTOOLS_OUTSIDE_VENV=1 (tests/test_cli.py): PATH here holds no bash.
+    env = {**offline_without_valgrind(tmp_path), "PYTHONPATH": os.pathsep.join(map(str, (tools, SCRIPTS, ROOT)))}
     args = ["--here", str(user_python), "--quick", "--bench", "SteadyStateRatio", "--output", tmp_path]
     ran = subprocess.run(
-        [str(user_python), str(ROOT / "scripts" / "bench"), *map(str, args), "--env-dir", str(tmp_path / "env")],
+        [str(user_python), "-m", "benchtools", "bench", *map(str, args), "--env-dir", str(tmp_path / "env")],
         capture_output=True,
         text=True,
         env=env,

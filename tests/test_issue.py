@@ -14,17 +14,15 @@ issue, edited in place, known regressions not reopened) are what is tested.
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from benchtools import cli
-from benchtools.commands import nightly, regressions
 from benchtools.judging import verdicts
 from benchtools.publishing.github import StandIn
 from tests.asv_sites import COST, COUNT, MACHINE, TIMING, fake_sides, judged_document, make_site
-from tests.helpers import SCRIPTS
+from tests.helpers import SCRIPTS, tool
 
 SCRIPT = SCRIPTS / "open-regression-issue"
 TOKEN = "ghs_stand-in-secret"
@@ -42,8 +40,7 @@ class FakeGitHub:
         report = ["--report", str(night.report)] if night.report.exists() else []
         return subprocess.run(
             [
-                sys.executable,
-                str(SCRIPT),
+                *tool("open-regression-issue"),
                 "--verdict",
                 str(night.verdict),
                 *report,
@@ -85,9 +82,8 @@ def judged_night(tmp_path, monkeypatch, capsys, series, slowdown=1.0, name="nigh
     fake_sides(monkeypatch, {TIMING: slowdown}, [])
     night = Night(folder, 0)
     night.code = cli.run(
-        regressions.main,
+        "regressions",
         ["--config", str(config), "--machine", MACHINE, "--compare", "v0", "v1", "--verdict", str(night.verdict)],
-        "scripts/regressions",
     )
     night.report.write_text(capsys.readouterr().out)
     return night
@@ -164,7 +160,7 @@ def test_a_failed_night_opens_the_issue_saying_so(gh, tmp_path, capsys):
     upstream = tmp_path / "upstream"
     subprocess.run(["git", "init", "-q", upstream], check=True)
     night.code = cli.run(
-        nightly.main,
+        "nightly",
         [
             "--upstream",
             str(upstream),
@@ -177,7 +173,6 @@ def test_a_failed_night_opens_the_issue_saying_so(gh, tmp_path, capsys):
             "--verdict",
             str(night.verdict),
         ],
-        "scripts/nightly",
     )
     capsys.readouterr()
     assert night.code == 2 and night.data()["status"] == "failed"
@@ -221,7 +216,7 @@ def test_a_missing_or_foreign_verdict_is_never_read_as_no_regression(gh, tmp_pat
 def test_a_regression_without_its_report_is_bad_input_and_a_gh_failure_is_reported(gh, tmp_path, monkeypatch, capsys):
     night = judged_night(tmp_path, monkeypatch, capsys, EXACT)
     missing = subprocess.run(
-        [sys.executable, str(SCRIPT), "--verdict", str(tmp_path / "nope.json")],
+        [*tool("open-regression-issue"), "--verdict", str(tmp_path / "nope.json")],
         capture_output=True,
         text=True,
         env=gh.env,

@@ -20,7 +20,7 @@ LAYERS = (
     ("publishing",),
     ("running",),
     ("trial",),
-    ("cli", "commands"),
+    ("cli", "commands", "__main__"),
 )
 
 
@@ -89,28 +89,16 @@ def test_there_is_no_import_cycle():
     assert cycles(graph(PACKAGE)) == []
 
 
-def test_only_the_commands_import_cli_and_no_command_imports_another_but_the_shared_options():
+def test_no_command_imports_another_but_the_shared_options_and_only_the_door_imports_cli():
     for name, others in graph(PACKAGE).items():
         if name.startswith("benchtools.commands."):
             assert {o for o in others if o.startswith("benchtools.commands.")} <= {"benchtools.commands.common_args"}
-        elif name != "benchtools.cli":
-            assert not {o for o in others if o.startswith("benchtools.commands") or o == "benchtools.cli"}, name
-
-
-def test_each_script_is_named_after_its_command_module():
-    scripts = {
-        p.name
-        for p in (ROOT / "scripts").iterdir()
-        if p.is_file() and p.read_text().startswith("#!/usr/bin/env python3")
-    }
-    commands = {p.stem.replace("_", "-") for p in (PACKAGE / "commands").glob("*.py")} - {"--init--", "common-args"}
-    assert scripts == commands
-    for script in scripts:
-        assert f"from benchtools.commands import {script.replace('-', '_')} " in (ROOT / "scripts" / script).read_text()
+        if name != "benchtools.__main__":
+            assert "benchtools.cli" not in others, name
 
 
 def test_the_checks_find_an_upward_import_and_a_cycle_inside_a_function(tmp_path):
-    assert graph(PACKAGE)["benchtools.commands.regressions"] >= {"benchtools.judging.gate", "benchtools.cli"}
+    assert graph(PACKAGE)["benchtools.commands.regressions"] >= {"benchtools.judging.gate"}
     planted = tmp_path / "benchtools"
     for folder in (planted / "judging", planted / "running"):
         folder.mkdir(parents=True)

@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +21,7 @@ import pytest
 
 from tests.asv_sites import MACHINE as SITE_MACHINE
 from tests.asv_sites import PASSES, make_site
-from tests.helpers import PRIMARY_JAX, ROOT, SCRIPTS, git
+from tests.helpers import PRIMARY_JAX, ROOT, git, tool
 
 MACHINE = "nightly-tests"
 CHEAP = "bench_counts.PythonCalls"
@@ -31,9 +30,7 @@ ENV = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
 
 
 def script(name, *args, env=None):
-    return subprocess.run(
-        [sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=ROOT, capture_output=True, text=True, env=env or ENV
-    )
+    return subprocess.run([*tool(name), *map(str, args)], cwd=ROOT, capture_output=True, text=True, env=env or ENV)
 
 
 def bare(path: Path) -> Path:
@@ -139,8 +136,7 @@ def test_a_bad_upstream_or_site_is_refused(places):
 
 def nightly_command(env_dir, upstream, remote, output, *args):
     return [
-        sys.executable,
-        str(SCRIPTS / "nightly"),
+        *tool("nightly"),
         "--upstream",
         str(upstream),
         "--results-remote",
@@ -302,7 +298,6 @@ def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, asv_en
 def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places, monkeypatch, failure, code):
     """In process, with scripts/bench stubbed: the gate crashing or exiting 2 or 3 is never a quiet night."""
     from benchtools import cli, errors
-    from benchtools.commands import nightly as nightly_command
     from benchtools.judging import gate
     from benchtools.running import bench, nightly
 
@@ -318,7 +313,7 @@ def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places,
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     report = places.tmp / "report.md"
     status = cli.run(
-        nightly_command.main,
+        "nightly",
         [
             "--upstream",
             str(places.upstream),
@@ -329,7 +324,6 @@ def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places,
             "--report",
             str(report),
         ],
-        "scripts/nightly",
     )
     assert status == code
     text = report.read_text()
@@ -343,7 +337,6 @@ def test_a_failure_after_the_verdict_is_written_keeps_the_judged_verdict(places,
     from types import SimpleNamespace
 
     from benchtools import cli, errors
-    from benchtools.commands import nightly as nightly_command
     from benchtools.judging import gate
     from benchtools.running import bench, nightly
 
@@ -362,10 +355,9 @@ def test_a_failure_after_the_verdict_is_written_keeps_the_judged_verdict(places,
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     verdict = places.tmp / "verdict.json"
     status = cli.run(
-        nightly_command.main,
+        "nightly",
         ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
         + ["--report", str(places.tmp / "report.md"), "--verdict", str(verdict)],
-        "scripts/nightly",
     )
     assert status == 3
     assert json.loads(verdict.read_text()) == judged
@@ -377,7 +369,6 @@ def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchan
     from types import SimpleNamespace
 
     from benchtools import cli
-    from benchtools.commands import nightly as nightly_command
     from benchtools.judging import gate
     from benchtools.running import bench, nightly
 
@@ -398,10 +389,9 @@ def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchan
         (target.results_dir / MACHINE / "0123abcd-env.json").write_text("{}")
         monkeypatch.setattr(nightly, "newest_with_results", lambda results_dir, machine: None)
     status = cli.run(
-        nightly_command.main,
+        "nightly",
         ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
         + ["--machine", MACHINE, "--report", str(places.tmp / "report.md"), "--verdict", str(places.tmp / "v.json")],
-        "scripts/nightly",
     )
     assert status == 0
     [options] = ran
@@ -491,7 +481,6 @@ def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
 def test_a_night_with_nothing_new_judges_nothing_although_the_branch_holds_steps(tmp_path, monkeypatch):
     """The quiet day: the results hold a real step, and no new commit came; the verdict is quiet, saying why."""
     from benchtools import cli
-    from benchtools.commands import nightly as nightly_command
     from benchtools.judging import verdicts
     from benchtools.running import bench, nightly
 
@@ -509,10 +498,9 @@ def test_a_night_with_nothing_new_judges_nothing_although_the_branch_holds_steps
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     verdict, report = tmp_path / "verdict.json", tmp_path / "report.md"
     status = cli.run(
-        nightly_command.main,
+        "nightly",
         ["--upstream", str(tmp_path / "repo"), "--results-remote", str(tmp_path), "--output", str(tmp_path)]
         + ["--report", str(report), "--verdict", str(verdict), "--machine", SITE_MACHINE],
-        "scripts/nightly",
     )
     assert status == 0
     document = verdicts.read(verdict)
@@ -529,7 +517,6 @@ def test_a_night_with_nothing_new_judges_nothing_although_the_branch_holds_steps
 def test_a_night_stopped_by_a_signal_leaves_a_failed_verdict(places, monkeypatch, how):
     """GitHub's step timeout and a cancel send SIGINT then SIGTERM: the alert must still get a failed night."""
     from benchtools import cli
-    from benchtools.commands import nightly as nightly_command
     from benchtools.running import bench, nightly
 
     def killed(options):
@@ -547,10 +534,9 @@ def test_a_night_stopped_by_a_signal_leaves_a_failed_verdict(places, monkeypatch
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     before[signal.SIGINT] = signal.SIG_IGN
     status = cli.run(
-        nightly_command.main,
+        "nightly",
         ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
         + ["--report", str(places.tmp / "report.md"), "--verdict", str(verdict)],
-        "scripts/nightly",
     )
     after = {number: signal.getsignal(number) for number in before}
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -562,7 +548,6 @@ def test_a_night_stopped_by_a_signal_leaves_a_failed_verdict(places, monkeypatch
 def test_publish_only_never_explains_so_runs_no_upstream_code(places, monkeypatch):
     """The publish job's site goes to Pages: explaining a step would install and profile upstream commits there."""
     from benchtools import cli
-    from benchtools.commands import nightly as nightly_command
     from benchtools.judging import gate
     from benchtools.running import nightly
 
@@ -578,10 +563,9 @@ def test_publish_only_never_explains_so_runs_no_upstream_code(places, monkeypatc
     monkeypatch.setattr(gate, "judge", judge)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     cli.run(
-        nightly_command.main,
+        "nightly",
         ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
         + ["--report", str(places.tmp / "report.md"), "--publish-only"],
-        "scripts/nightly",
     )
     assert asked == [False]
 

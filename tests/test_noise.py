@@ -11,7 +11,6 @@ import random
 import pytest
 
 from benchtools import cli
-from benchtools.commands import timing_noise
 from benchtools.judging import pairs
 from benchtools.trial import noise
 
@@ -84,7 +83,7 @@ def test_the_table_is_made_from_a_record_alone(tmp_path, capsys):
     docs = tmp_path / "page.md"
     docs.write_text("# page\n\n<!-- timing-noise:start -->\n<!-- timing-noise:end -->\n")
     argv = ["--from-record", "--record", str(record(tmp_path, rows)), "--docs", str(docs)]
-    assert cli.run(timing_noise.main, argv, "scripts/timing-noise") == 0
+    assert cli.run("timing-noise", argv) == 0
     out = capsys.readouterr().out
     assert out.count("| `bench_overhead.SteadyStateRatio.track_overhead_ratio` |") == 0  # named without the module
     assert out.count("| `SteadyStateRatio.track_overhead_ratio` | 'eager' |") == 2
@@ -99,11 +98,11 @@ def test_a_bad_record_exits_2_naming_it(tmp_path, capsys, damage):
         path.write_text("{")
     elif damage == "no-benchmarks":
         path.write_text(json.dumps({"schema": 1}))
-    code = cli.run(timing_noise.main, ["--from-record", "--record", str(path)], "scripts/timing-noise")
+    code = cli.run("timing-noise", ["--from-record", "--record", str(path)])
     assert code == 2 and "record.json" in capsys.readouterr().err
 
 
 def test_too_few_pairs_for_one_look_is_refused(capsys):
     with pytest.raises(SystemExit) as exit_:
-        timing_noise.parse_args(["--pairs", str(pairs.START_PAIRS - 1)])
+        cli.parse("timing-noise", ["--pairs", str(pairs.START_PAIRS - 1)])
     assert exit_.value.code == 2 and "--pairs" in capsys.readouterr().err

@@ -5,6 +5,7 @@ whatever the check job left."""
 import pytest
 import yaml
 
+from benchtools import cli
 from benchtools.commands import check_pr
 from benchtools.errors import Failed
 from benchtools.judging import pr_render, pr_summary
@@ -116,7 +117,7 @@ def test_a_side_that_fails_to_build_says_why_in_the_comment_and_the_job_summary(
     reason = "#5: the head bbbbbbbb measured nothing (it did not build, install or import) in env"
     job_summary, summary = tmp_path / "step-summary.md", tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(job_summary))
-    args = check_pr.parse_args(["5", "--upstream", str(tmp_path), "--summary", str(summary)])
+    args = cli.parse("check-pr", ["5", "--upstream", str(tmp_path), "--summary", str(summary)])
     check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), Failed(reason))
     assert reason in job_summary.read_text()
     result, posted = comment_job.run(tmp_path, "failure", {"summary.md": summary.read_text()})

@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 
 from benchtools import cli
 from benchtools.asvtools import publishable
-from benchtools.commands import merge_results, regressions
 from tests.asv_sites import COUNT, ENV, MACHINE, TIMING, make_site
 
 CASES = {"merge": 300, "places": 200, "gate": 200}
@@ -39,7 +38,7 @@ SETTINGS = settings(
 def run(command, argv) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.run(command, argv, "scripts/test")
+        code = cli.run(command, argv)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -279,7 +278,7 @@ def test_merge_results_is_all_or_nothing_and_never_crashes(tmp_path_factory, fil
     for h, value in existing:
         (dest / "upstream" / "m" / f"{h}-env.json").write_text(json.dumps(good_result("m", h, "env", value)))
     before = tree(dest)
-    code, out, err = run(merge_results.main, [str(src), str(dest)])
+    code, out, err = run("merge-results", [str(src), str(dest)])
     event(f"merge exit {code}")
     assert code in (0, 1, 2), err
     assert "Traceback" not in err
@@ -312,7 +311,7 @@ def test_merge_results_accepts_nothing_but_asv_files_in_their_places(tmp_path_fa
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(content))
-    code, _out, err = run(merge_results.main, [str(src), str(dest)])
+    code, _out, err = run("merge-results", [str(src), str(dest)])
     event(f"place exit {code}")
     assert code in (0, 2), err
     if code == 0:  # only a hidden file is left out; nothing else passes
@@ -366,7 +365,7 @@ def test_the_gate_gives_a_verdict_or_names_the_bad_file(site, which, content):
             # Reading and judging the files is what is tried here; the confirm step, which would
             # re-measure the site's timing change in real environments, has tests of its own.
             code, _out, err = run(
-                regressions.main, ["--config", str(site), "--machine", MACHINE, "--no-confirm", *compare]
+                "regressions", ["--config", str(site), "--machine", MACHINE, "--no-confirm", *compare]
             )
             event(f"gate exit {code}")
             assert code in (0, 1, 2), err

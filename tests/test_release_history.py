@@ -13,7 +13,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import tarfile
 import threading
 import urllib.request
@@ -25,6 +24,7 @@ from packaging.version import Version
 from benchtools.errors import BadInput
 from benchtools.history import release_history as history_module
 from tests import helpers
+from tests.helpers import tool
 
 SCRIPT = str(helpers.SCRIPTS / "release-history")
 GIT_ENV = {
@@ -139,8 +139,7 @@ def index():
 
 def history_command(index, tmp_path, *args, repo="repo"):
     return [
-        sys.executable,
-        SCRIPT,
+        *tool("release-history"),
         "--package",
         "pkg",
         "--index",
@@ -551,7 +550,7 @@ def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
 
 
 def test_help_documents_every_option():
-    result = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True)
+    result = subprocess.run([*tool("release-history"), "--help"], capture_output=True, text=True)
     assert result.returncode == 0
     for option in [
         "--package",
@@ -690,8 +689,7 @@ def test_real_equinox_history(tmp_path):
         pytest.skip(f"PyPI cannot be reached: {e}")
     result = subprocess.run(
         [
-            sys.executable,
-            SCRIPT,
+            *tool("release-history"),
             "--since",
             "0.13.7",
             "--until",

@@ -11,14 +11,13 @@ benchmark in the primary environment, and checks what each night recorded.
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from benchtools.running import nights, replay, replay_record, workflow
-from tests.helpers import NEEDS_BUNDLE, ROOT, SCRIPTS, bundle_clone, git, real_replay
+from tests.helpers import NEEDS_BUNDLE, ROOT, bundle_clone, git, real_replay, tool
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
 
@@ -128,7 +127,7 @@ def test_the_command_refuses_an_unknown_action_before_any_night(tmp_path):
     git(tmp_path, "init", "-q", "-b", "main", upstream)
     git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
     result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), "main", "--upstream", str(upstream)]
+        [*tool("replay"), "main", "--upstream", str(upstream)]
         + ["--output", str(tmp_path / "out"), "--workflow", str(path), "--no-docs"],
         capture_output=True,
         text=True,
@@ -252,7 +251,7 @@ def test_the_table_goes_between_its_markers_and_nothing_else_changes(tmp_path):
 
 def test_a_missing_upstream_or_a_used_output_is_bad_input(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), "a..b", "--upstream", str(tmp_path), "--output", str(tmp_path)],
+        [*tool("replay"), "a..b", "--upstream", str(tmp_path), "--output", str(tmp_path)],
         capture_output=True,
         text=True,
     )
@@ -282,7 +281,7 @@ def test_a_job_without_setup_python_fails_the_replay_as_it_fails_on_ubuntu_lates
     git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
     output = tmp_path / "out"
     result = subprocess.run(
-        [sys.executable, str(SCRIPTS / "replay"), "main", "--upstream", str(upstream), "--output", str(output)]
+        [*tool("replay"), "main", "--upstream", str(upstream), "--output", str(output)]
         + ["--workflow", str(workflow), "--no-docs", "--no-base", "--checkout", "HEAD"],
         capture_output=True,
         text=True,
@@ -316,8 +315,7 @@ def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
     git(upstream, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
     replaying = subprocess.Popen(
         [
-            sys.executable,
-            str(SCRIPTS / "replay"),
+            *tool("replay"),
             "main",
             "--upstream",
             str(upstream),

@@ -21,13 +21,11 @@ import pytest
 
 from benchtools.asvtools import environments
 from benchtools.project import UPSTREAM_CONFIG
-from tests.helpers import SCRIPTS, command, git
+from tests.helpers import command, git, tool
 
 
 def script(name, *args, **kwargs):
-    return subprocess.run(
-        [sys.executable, str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True, **kwargs
-    )
+    return subprocess.run([*tool(name), *map(str, args)], capture_output=True, text=True, **kwargs)
 
 
 def write(path: Path, content) -> Path:
@@ -359,7 +357,7 @@ def test_push_retries_when_another_run_pushed_meanwhile(remote, tmp_path):
         f"""#!/bin/sh
 if [ "$1" = push ] && [ ! -e {tmp_path}/raced ]; then
     touch {tmp_path}/raced
-    PATH={os.environ["PATH"]} {sys.executable} {SCRIPTS / "push-results"} --results-remote {remote} {theirs} >&2
+    PATH={os.environ["PATH"]} {sys.executable} -m benchtools push-results --results-remote {remote} {theirs} >&2
 fi
 exec {subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()} "$@"
 """,
@@ -382,7 +380,7 @@ def test_a_push_killed_at_any_moment_loses_nothing_already_pushed(remote, tmp_pa
     big = results_folder(tmp_path / "big", {f"upstream/m/{i:08x}-{ENV}.json": i for i in range(20, 400)})
     for delay in (0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 1.0):
         process = subprocess.Popen(
-            [sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote), str(big)],
+            [*tool("push-results"), "--results-remote", str(remote), str(big)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
@@ -708,7 +706,7 @@ def test_six_concurrent_pushes_all_land(remote, tmp_path):
     started = time.monotonic()
     processes = [
         subprocess.Popen(
-            [sys.executable, str(SCRIPTS / "push-results"), "--results-remote", str(remote), str(src)],
+            [*tool("push-results"), "--results-remote", str(remote), str(src)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -15,8 +15,8 @@ from tests.helpers import ROOT
 
 
 def test_the_reference_jax_is_the_oldest_of_asv_conf_jsons_matrix():
-    releases = settings.jax_releases()
-    assert releases == sorted(releases, key=Version) and len(releases) >= 2
+    releases = settings.load().jax_releases
+    assert list(releases) == sorted(releases, key=Version) and len(releases) >= 2
     assert settings.reference_jax() == releases[0]
     assert settings.upstream_config()["matrix"]["req"]["jax"].count(settings.reference_jax()) == 1
 
@@ -31,22 +31,28 @@ def test_the_upstream_and_its_page_come_from_asv_conf_json():
     assert settings.upstream_url().startswith(settings.project_url())
 
 
-def test_a_configuration_read_once(monkeypatch):
+def test_the_configuration_is_read_once(monkeypatch):
     read = []
     real = settings.util.load_asv_config
     monkeypatch.setattr(settings.util, "load_asv_config", lambda path: read.append(path) or real(path))
-    settings.read_once.cache_clear()
+    settings.load.cache_clear()
     try:
-        settings.reference_jax(), settings.upstream_url(), settings.jax_releases()
+        settings.reference_jax(), settings.upstream_url(), settings.load().jax_releases, settings.reference_equinox()
     finally:
-        settings.read_once.cache_clear()
-    assert read == [settings.UPSTREAM_CONFIG]
+        settings.load.cache_clear()
+    assert read == [settings.UPSTREAM_CONFIG, settings.JAX_CONFIG]
+
+
+def test_the_newest_python_is_the_newest_of_asv_conf_jsons_pythons():
+    config = settings.load()
+    assert config.newest_python == max(config.upstream["pythons"], key=Version)
+    assert config.facts()["newest_python"] == config.newest_python
 
 
 def test_a_caller_changing_its_copy_changes_nothing_for_the_next():
     settings.upstream_config()["repo"] = "elsewhere"
     settings.upstream_config()["matrix"]["req"]["jax"].clear()
-    assert settings.upstream_url() != "elsewhere" and settings.jax_releases()
+    assert settings.upstream_url() != "elsewhere" and settings.load().jax_releases
     settings.site_packages().clear()
     assert settings.site_packages()
 
@@ -59,20 +65,18 @@ def test_a_caller_changing_its_copy_changes_nothing_for_the_next():
         ({}, "matrix.req.jax must name one or more versions, not None"),
     ],
 )
-def test_a_matrix_without_jax_releases_is_refused_naming_the_file(tmp_path, monkeypatch, req, message):
+def test_a_matrix_without_jax_releases_is_refused_naming_the_file(tmp_path, req, message):
     config = tmp_path / "asv.conf.json"
     config.write_text(json.dumps({"matrix": {"req": req}}))
-    monkeypatch.setattr(settings, "UPSTREAM_CONFIG", config)
     with pytest.raises(BadInput, match=f"{re.escape(str(config))}: {re.escape(message)}"):
-        settings.reference_jax()
+        settings.read(upstream=config)
 
 
-def test_an_equinox_that_is_not_held_at_one_release_is_refused(tmp_path, monkeypatch):
+def test_an_equinox_that_is_not_held_at_one_release_is_refused(tmp_path):
     config = tmp_path / "asv.jax.conf.json"
     config.write_text(json.dumps({"matrix": {"req": {"equinox": ["0.13.7", "0.13.8"]}}}))
-    monkeypatch.setattr(settings, "JAX_CONFIG", config)
     with pytest.raises(BadInput, match="must hold Equinox at one release"):
-        settings.reference_equinox()
+        settings.read(jax=config)
 
 
 def test_the_site_packages_are_package_jsons_at_the_locked_versions():

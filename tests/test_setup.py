@@ -176,6 +176,7 @@ def test_the_whole_setup_succeeds_without_a_writable_cache(project, tmp_path, ho
     root = project.root
     (root / "requirements.lock").write_text("uv==0.1 \\\n    --hash=sha256:00\nsix==1 \\\n    --hash=sha256:11\n")
     (root / "package-lock.json").write_text("{}\n")
+    (root / "pyproject.toml").write_text("[project]\n")
     calls = tmp_path / "tool-calls"
     for tool in (root / ".venv" / "bin" / "python", root / ".venv" / "bin" / "uv", tmp_path / "bin" / "npm"):
         executable(tool, f'#!/bin/sh\necho "{tool.name} $*" >> {calls}\n')
@@ -183,14 +184,15 @@ def test_the_whole_setup_succeeds_without_a_writable_cache(project, tmp_path, ho
     result = subprocess.run([str(root / "scripts" / "setup")], capture_output=True, text=True, env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     assert len(skip_lines(result.stderr)) == 1, result.stderr
-    pip, uv, npm = calls.read_text().splitlines()
+    pip, uv, project, npm = calls.read_text().splitlines()
     assert pip.startswith("python -m pip install") and pip.endswith(f"-r {root}/.venv/uv.requirements.lock")
     assert (root / ".venv" / "uv.requirements.lock").read_text() == "uv==0.1 \\\n    --hash=sha256:00\n"
     assert uv.startswith("uv pip install") and uv.endswith(f"-r {root}/requirements.lock")
+    assert project.startswith("uv pip install") and project.endswith(f"-e {root}")
     assert npm.startswith("npm ci ")
     if how != "under a file" and how != "a file where the folder goes":
         assert f"--cache {root}/.cache/npm" in npm
-    assert f"--cache-dir {root}/.cache/uv" in uv
+    assert f"--cache-dir {root}/.cache/uv" in uv and f"--cache-dir {root}/.cache/uv" in project
 
 
 LOCK = ROOT / "requirements.lock"
@@ -243,10 +245,12 @@ def test_the_lock_pins_exactly_pyprojects_versions_each_with_hashes():
     assert all(hashes for _version, hashes in locked.values()), "every locked package has its hashes"
 
 
-def test_setup_installs_only_from_the_lock_with_hashes():
+def test_setup_installs_only_from_the_lock_with_hashes_and_then_the_project():
     text = SETUP.read_text()
     commands = [line.strip() for line in text.splitlines() if not line.lstrip().startswith("#")]
     installs = [line for line in commands if "pip install" in line and '"$root/' in line]
+    # The project itself, from this checkout: nothing from a registry, no build isolation to fetch a backend.
+    assert installs.pop().endswith('--no-deps --no-build-isolation ${cache[@]+"${cache[@]}"} -e "$root"'), installs
     assert len(installs) == 2 and all("--require-hashes" in line for line in installs), installs
     assert '-r "$uv_lock"' in installs[0] and '-r "$root/requirements.lock"' in installs[1], installs
     # pip installs uv alone, its block cut from the lock with its hashes; uv then installs the whole lock.
@@ -254,3 +258,28 @@ def test_setup_installs_only_from_the_lock_with_hashes():
     block = subprocess.run(["awk", cut, LOCK], capture_output=True, text=True, check=True).stdout
     assert re.match(r"uv==[\d.]+ \\\n", block) and block.count("--hash=sha256:") >= 2, block
     assert not block.rstrip().endswith("\\"), block
+
+
+def test_when_stale_does_nothing_once_every_step_is_current(project, tmp_path):
+    """What each scripts/NAME door runs first: silent once .venv, node_modules and the 3.13 step are current, the
+    whole setup when one of them is not (a fresh clone: all of them)."""
+    root = project.root
+    (root / "requirements.lock").write_text("uv==0.1 \\\n    --hash=sha256:00\n")
+    (root / "package-lock.json").write_text("{}\n")
+    (root / "pyproject.toml").write_text("[project]\n")
+    calls = tmp_path / "tool-calls"
+    for tool in (root / ".venv" / "bin" / "python", root / ".venv" / "bin" / "uv", tmp_path / "bin" / "npm"):
+        executable(tool, f'#!/bin/sh\necho "{tool.name} $*" >> {calls}\n')
+    env = {**project.env, "PYTHON": sys.executable, "EQXB_PYTHON313": "/nonexistent"}
+
+    def door():
+        return subprocess.run(
+            [str(root / "scripts" / "setup"), "--when-stale"], capture_output=True, text=True, env=env
+        )
+
+    first = door()
+    assert first.returncode == 0 and len(calls.read_text().splitlines()) == 4, first.stderr
+    again = door()
+    assert again.returncode == 0 and again.stderr == "" and len(calls.read_text().splitlines()) == 4
+    (root / "pyproject.toml").write_text("[project]\nname = 'changed'\n")
+    assert door().returncode == 0 and len(calls.read_text().splitlines()) == 7  # .venv again: pip, uv, the project

@@ -1,24 +1,92 @@
-"""The runner every command goes through, and its argument parser.
+"""The one door of every command: ``benchtools NAME ...``, ``python -m benchtools NAME ...``, ``scripts/NAME ...``.
 
-Modelled on asv's own ``asv/main.py``: one runner turns a known error
-(``errors.Error``) into a one-line message and its exit code, and anything
-else into a traceback and exit 4.  The shared options are in
-``commands/common_args.py``.
+Modelled on asv's own ``asv/main.py`` and ``asv/commands``: a table of the
+commands; each command's module declares its options (``add_arguments``),
+checks those that must agree (``check``, where there are such) and does its
+work (``run``), given the configuration that is read here, once
+(``settings.load``).  One runner turns a known error (``errors.Error``) into a
+one-line message and its exit code, and anything else into a traceback and
+exit 4.  The shared options are in ``commands/common_args.py``; the reference
+of every command, docs/commands.md, is written from the same parsers
+(``reference``).
 """
 
 import argparse
+import copy
+import importlib
 import sys
 import textwrap
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from pathlib import Path
 
+from . import settings
 from .errors import Error, ExitCode
+from .project import ROOT
+
+# Each command and the page of docs/ that explains it, in the order docs/commands.md lists them.
+COMMANDS = {
+    "bench": "histories.md",
+    "release-history": "histories.md#releases",
+    "overhead-report": "answer.md",
+    "localize-site": "benchmarks.md#how-to-read-the-results",
+    "regressions": "gate.md",
+    "check-pr": "pull-requests.md",
+    "instruction-spread": "instructions.md",
+    "instruction-history": "instructions.md#on-the-commit-level-history",
+    "bisect": "bisections.md",
+    "fit-cost": "cost-metric.md#refitting-the-weight",
+    "detector-trial": "detector.md",
+    "timing-noise": "timing-noise.md",
+    "headline": "headline.md",
+    "nightly": "automation.md#the-nightly",
+    "commits": "automation.md#the-backfill",
+    "shard": "automation.md#the-backfill",
+    "merge-results": "automation.md#the-results-branch",
+    "push-results": "automation.md#the-results-branch",
+    "open-regression-issue": "automation.md#the-alarms-life",
+    "replay": "replay.md",
+}
+
+EXIT_CODES = textwrap.fill(
+    "exit codes, the same for every command (docs/exit-codes.md): 0 success; 1 the finding "
+    "documented above; 2 bad input, named in one line; 3 an operation failed (a command run, the "
+    "network); 4 a crash, with its traceback",
+    79,
+)
 
 
-def run(command: Callable[[Sequence[str]], int], argv: Sequence[str], prog: str) -> int:
-    """``command(argv)``'s exit code, with the convention applied to what it raises."""
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The description as written; a default inside the project shown relative to it, the same on every clone."""
+
+    def _expand_help(self, action):
+        if isinstance(action.default, Path) and action.default.is_relative_to(ROOT):
+            action = copy.copy(action)
+            action.default = action.default.relative_to(ROOT)
+        return super()._expand_help(action)
+
+
+def module(name: str):
+    return importlib.import_module(f"benchtools.commands.{name.replace('-', '_')}")
+
+
+def parser(name: str, config: settings.Configuration, width: int | None = None) -> argparse.ArgumentParser:
+    """The argument parser of command NAME: its module's docstring, with the configuration's facts, and options."""
+    command = module(name)
+    made = argparse.ArgumentParser(
+        prog=f"scripts/{name}",
+        description=command.__doc__.format_map(config.facts()),
+        epilog=f"More: docs/{COMMANDS[name]}\n\n{EXIT_CODES}",
+        formatter_class=lambda prog: HelpFormatter(prog, width=width) if width else HelpFormatter(prog),
+    )
+    command.add_arguments(made, config)
+    return made
+
+
+def guard(prog: str, work: Callable[[], int | None]) -> int:
+    """``work()``'s exit code, with the convention applied to what it raises."""
     try:
-        return int(command(list(argv)) or 0)
+        return int(work() or 0)
     except Error as error:
         # One line whatever the message quotes (a file's bytes can hold any line break).
         print(f"{prog}: {' '.join(str(error).split())}", file=sys.stderr, flush=True)
@@ -29,26 +97,44 @@ def run(command: Callable[[Sequence[str]], int], argv: Sequence[str], prog: str)
         return int(ExitCode.CRASHED)
 
 
-def main(command: Callable[[Sequence[str]], int], prog: str) -> None:
-    """Run ``command`` on the command line's arguments and exit with its code."""
+def parse(name: str, argv: list[str], config: settings.Configuration | None = None) -> argparse.Namespace:
+    """Command NAME's arguments, parsed and, where its module has a ``check``, checked together (argparse's usage
+    error, exit 2, for a combination the options cannot refuse one by one); ``argv`` among them, as given."""
+    made = parser(name, config or settings.load())
+    args = made.parse_args(argv, argparse.Namespace(argv=list(argv)))
+    if hasattr(command := module(name), "check"):
+        command.check(made, args)
+    return args
+
+
+def run(name: str, argv: list[str]) -> int:
+    """Command NAME on ARGV: the configuration read once, the arguments parsed, the command run; its exit code.
+    argparse's own exits (--help, a usage error) raise SystemExit, as they do everywhere."""
+
+    def work():
+        config = settings.load()
+        return module(name).run(parse(name, argv, config), config)
+
+    return guard(f"scripts/{name}", work)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The installed command: ``benchtools NAME [ARGS]``; exits with the command's code."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in COMMANDS:
+        print(f"usage: benchtools NAME [ARGS], NAME one of: {', '.join(COMMANDS)}", file=sys.stderr)
+        sys.exit(0 if argv[:1] in (["-h"], ["--help"]) else int(ExitCode.BAD_INPUT))
     sys.stdout.flush()
-    sys.exit(run(command, sys.argv[1:], prog))
+    sys.exit(run(argv[0], argv[1:]))
 
 
-EXIT_CODES = textwrap.fill(
-    "exit codes, the same for every command (docs/exit-codes.md): 0 success; 1 the finding "
-    "documented above; 2 bad input, named in one line; 3 an operation failed (a command run, the "
-    "network); 4 a crash, with its traceback",
-    79,
-)
-
-
-def parser(prog: str, doc: str | None, epilog: str | None = None, **kwargs) -> argparse.ArgumentParser:
-    """An argument parser that shows ``doc`` (a module docstring) as written, and the exit codes."""
-    return argparse.ArgumentParser(
-        prog=prog,
-        description=doc,
-        epilog=f"{epilog}\n\n{EXIT_CODES}" if epilog else EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        **kwargs,
-    )
+def reference(config: settings.Configuration) -> str:
+    """docs/commands.md's generated block: a table of the commands, then each one's --help, as 100 columns show it."""
+    parsers = {name: parser(name, config, width=100) for name in COMMANDS}
+    rows = [
+        f"| [`scripts/{name}`](#scripts{name}) | {parsers[name].description.splitlines()[0]} "
+        f"| [{page.split('#')[0].removesuffix('.md')}]({page}) |"
+        for name, page in COMMANDS.items()
+    ]
+    helps = [f"### scripts/{name}\n\n```text\n{made.format_help().rstrip()}\n```" for name, made in parsers.items()]
+    return "\n".join(["| command | what it does | page |", "|---|---|---|", *rows, "", *helps])

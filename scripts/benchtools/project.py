@@ -1,9 +1,7 @@
-"""The project's paths and its virtualenv.  Standard library only: it runs before .venv is entered."""
+"""The project's paths, and the HOME and names of asv's environments.  Standard library only."""
 
 import contextlib
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -21,33 +19,6 @@ HERE_RUNNER = ROOT / ".asv" / "here-runner"
 SETUP_PYTHONS = ROOT / ".asv" / "python"
 # The HOMEs that asv's commands run with (asv_home): each a folder of its own, removed after.
 ASV_HOMES = ROOT / ".asv" / "home"
-
-if str(ROOT) not in sys.path:
-    # The tools read the suite's pure declarations (benchmarks/metrics.py, benchmarks/params.py).
-    sys.path.append(str(ROOT))
-
-
-# Set to 1, a command runs in the Python that started it, with no .venv: on a machine with no package index, where
-# scripts/setup cannot create .venv and the tools' packages came as wheels (docs/here.md, a GPU machine).
-OUTSIDE_VENV = "BENCHTOOLS_OUTSIDE_VENV"
-
-
-def enter_venv(script: str) -> None:
-    """Re-run ``script`` inside .venv, creating it first if needed; return at once when already there, or
-    when OUTSIDE_VENV says to stay in this Python.
-
-    Called by every command before it imports anything outside the standard
-    library (asv, jax, matplotlib, packaging), so that a command typed in a
-    plain shell works as it does inside .venv.
-    """
-    if Path(sys.prefix).resolve() == VENV.resolve() or os.environ.get(OUTSIDE_VENV) == "1":
-        return
-    if subprocess.run([str(ROOT / "scripts" / "setup")], stdout=sys.stderr).returncode != 0:
-        print(f"scripts/{Path(script).name}: scripts/setup failed; see above", file=sys.stderr)
-        sys.exit(3)  # cli.ExitCode.FAILED, which cannot be imported from here before the venv is entered
-    python = VENV / "bin" / "python"
-    os.execv(python, [str(python), script, *sys.argv[1:]])
-
 
 # What the asv commands' subprocesses (git, pip, virtualenv, the benchmarks) read from HOME, kept as it
 # was: the XDG folders (pip's and virtualenv's caches, git's and pip's configuration, the cache

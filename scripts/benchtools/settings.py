@@ -1,22 +1,22 @@
-"""The project's settings, each read once from the file that holds it.
+"""The project's configuration, read once, at the door (``cli.run``), into one typed object.
 
-- ``asv.conf.json``: the suite against Equinox upstream.  Its repository is
-  upstream's; its matrix names the JAX releases the suite runs on, and the
-  oldest of them is the reference JAX (the one that runs every benchmarked
-  Equinox release, and where JAX's own history starts).
-- ``asv.jax.conf.json``: the suite against JAX releases.  Its matrix holds
-  Equinox fixed, at the reference Equinox (the release the trials and the
-  headline measure).
-- ``package-lock.json``: the versions npm installs of ``package.json``'s
-  packages, which the self-contained site serves.
+- ``asv.conf.json``: the suite against Equinox upstream: its repository, the
+  JAX releases of its matrix (the oldest is the reference JAX, which runs every
+  benchmarked Equinox release and starts JAX's own history) and its Pythons.
+- ``asv.jax.conf.json``: the suite against JAX releases, Equinox held at the
+  reference Equinox (the release the trials and the headline measure).
+- ``package-lock.json``: the versions npm installs of the site's packages.
 
 Each fact has one home, the file whose consumer must agree with it: asv reads
-the matrices, npm the lock; the tools read them here.
+the matrices, npm the lock; the tools read them here.  The commands get the
+``Configuration`` from the door; the layers no command hands it to yet ask
+``load()`` through the functions at the end.
 """
 
 import copy
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import Version
@@ -28,20 +28,53 @@ from .project import JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 PACKAGE_LOCK = ROOT / "package-lock.json"
 
 
+@dataclass(frozen=True)
+class Configuration:
+    """asv.conf.json and asv.jax.conf.json, checked, as the tools use them."""
+
+    upstream: dict  # asv.conf.json as asv reads it: never changed (upstream_config() gives a copy to change)
+    jax: dict  # asv.jax.conf.json, likewise
+    upstream_url: str  # asv.conf.json's repo
+    project_url: str  # Equinox's home page
+    jax_releases: tuple[str, ...]  # asv.conf.json's JAX releases, oldest first
+    reference_jax: str  # the oldest of them
+    reference_equinox: str  # the Equinox that asv.jax.conf.json holds fixed
+    pythons: tuple[str, ...]  # asv.conf.json's Pythons, oldest first
+    newest_python: str
+
+    def facts(self) -> dict[str, str]:
+        """The versions the commands' help texts name ({reference_equinox} and so on), as text."""
+        return {name: ", ".join(value) if isinstance(value, tuple) else value for name, value in vars(self).items()}
+
+
+def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configuration:
+    """The configuration in these files; BadInput naming the file where a fact is missing or ambiguous."""
+    upstream_config, jax_config = util.load_asv_config(upstream), util.load_asv_config(jax)
+    jax_releases = tuple(sorted(_requirement(upstream_config, upstream, "jax"), key=Version))
+    equinox = _requirement(jax_config, jax, "equinox")
+    if len(equinox) != 1:
+        raise BadInput(f"{jax}: matrix.req.equinox must hold Equinox at one release, not {equinox}")
+    pythons = upstream_config.get("pythons")
+    if not pythons or not all(isinstance(p, str) and p for p in pythons):
+        raise BadInput(f"{upstream}: pythons must name one or more Pythons, not {pythons!r}")
+    pythons = tuple(sorted(pythons, key=Version))
+    return Configuration(
+        upstream=upstream_config,
+        jax=jax_config,
+        upstream_url=upstream_config["repo"],
+        project_url=upstream_config["project_url"],
+        jax_releases=jax_releases,
+        reference_jax=jax_releases[0],
+        reference_equinox=equinox[0],
+        pythons=pythons,
+        newest_python=pythons[-1],
+    )
+
+
 @functools.cache
-def read_once(path: Path) -> dict:
-    """The asv configuration at ``path``, read the first time it is asked for."""
-    return util.load_asv_config(path)
-
-
-def upstream_config() -> dict:
-    """asv.conf.json, as asv reads it: a copy, which the caller may change."""
-    return copy.deepcopy(read_once(UPSTREAM_CONFIG))
-
-
-def jax_config() -> dict:
-    """asv.jax.conf.json, as asv reads it: a copy, which the caller may change."""
-    return copy.deepcopy(read_once(JAX_CONFIG))
+def load() -> Configuration:
+    """The project's configuration, read the first time it is asked for."""
+    return read()
 
 
 def _requirement(config: dict, path, name: str) -> list[str]:
@@ -52,39 +85,6 @@ def _requirement(config: dict, path, name: str) -> list[str]:
     return versions
 
 
-def upstream_url() -> str:
-    """Equinox upstream: asv.conf.json's repo."""
-    return upstream_config()["repo"]
-
-
-def project_url() -> str:
-    """Equinox's home page: asv.conf.json's project_url."""
-    return upstream_config()["project_url"]
-
-
-def jax_releases() -> list[str]:
-    """The JAX releases of asv.conf.json's environments, oldest first."""
-    return sorted(_requirement(upstream_config(), UPSTREAM_CONFIG, "jax"), key=Version)
-
-
-def reference_jax() -> str:
-    """The oldest JAX of asv.conf.json's environments: the one every benchmarked Equinox release runs on."""
-    return jax_releases()[0]
-
-
-def reference_equinox() -> str:
-    """The Equinox that asv.jax.conf.json holds fixed: the release the trials and the headline measure."""
-    releases = _requirement(jax_config(), JAX_CONFIG, "equinox")
-    if len(releases) != 1:
-        raise BadInput(f"{JAX_CONFIG}: matrix.req.equinox must hold Equinox at one release, not {releases}")
-    return releases[0]
-
-
-def site_packages() -> dict[str, str]:
-    """{npm package: the version package-lock.json installs} of package.json's dependencies."""
-    return dict(locked_versions(PACKAGE_LOCK))
-
-
 @functools.cache
 def locked_versions(lock_file: Path) -> dict[str, str]:
     try:
@@ -93,3 +93,34 @@ def locked_versions(lock_file: Path) -> dict[str, str]:
         return {name: lock["packages"][f"node_modules/{name}"]["version"] for name in root["dependencies"]}
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise BadInput(f"{lock_file} does not give package.json's dependencies' versions ({error!r})") from None
+
+
+def upstream_config() -> dict:
+    """asv.conf.json, as asv reads it: a copy, which the caller may change."""
+    return copy.deepcopy(load().upstream)
+
+
+def jax_config() -> dict:
+    """asv.jax.conf.json, as asv reads it: a copy, which the caller may change."""
+    return copy.deepcopy(load().jax)
+
+
+def upstream_url() -> str:
+    return load().upstream_url
+
+
+def project_url() -> str:
+    return load().project_url
+
+
+def reference_jax() -> str:
+    return load().reference_jax
+
+
+def reference_equinox() -> str:
+    return load().reference_equinox
+
+
+def site_packages() -> dict[str, str]:
+    """{npm package: the version package-lock.json installs} of package.json's dependencies."""
+    return dict(locked_versions(PACKAGE_LOCK))

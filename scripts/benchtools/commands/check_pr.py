@@ -5,85 +5,55 @@
   scripts/check-pr --base REF --head REF --upstream URL|PATH    any two commits
   scripts/check-pr --head REF --upstream URL|PATH   a ref against its merge base with main
 
-A change that touches neither equinox/ nor pyproject.toml is answered at
-once: nothing to measure, exit 0.  Otherwise both sides are benchmarked in
-one job, in each environment of asv.conf.json (--jax narrows them), with
-scripts/bench's machinery (HASHFILE:): each benchmark run once, which gives
-the exact measures (counts; an instruction count within its measured
-spread) and screens the alerting timings (a timing that never alerts is
-never counted, so it is not run);
-then the gate compares base with head (scripts/regressions --compare), and
-re-measures every timing suspect side by side, slower and faster ones, in
-fresh interpreters of both sides in balanced order, before it counts.
---no-confirm runs the exact measures alone (a few minutes an environment).
-Each changed exact measure gets its cause: one call of its operation
-profiled in both commits, the functions whose calls changed.
+A change that touches neither equinox/ nor pyproject.toml needs no measure
+(exit 0).  Otherwise both sides are benchmarked once in each environment of
+asv.conf.json (--jax narrows them); the gate compares them and re-measures
+every timing suspect side by side before it counts (--no-confirm: the exact
+measures alone); each changed exact measure gets its cause.  The summary goes
+to stdout, --summary FILE and the job summary, and always fits a GitHub
+comment; a failed check says why there.  Results are kept under OUTPUT, so a
+second check of the same commits runs nothing again.  --record FILE appends the
+check to a record; --from-record FILE --docs PAGE writes its table.
 
-The summary (Markdown) goes to stdout, to --summary FILE and, in GitHub
-Actions, to the job summary.  Its first line says what merging does; a
-table gives what changed, with how sure (exact, or the time's interval and
-minimum detectable effect) and the cause; the rest sits in collapsed
-sections.  It always fits a GitHub comment.  A check that fails says why
-there instead, with the marker, so that the comment shows it.  --verdict FILE writes the
-verdict as data: the gate's JSON (the shape scripts/open-regression-issue
-reads), plus the faster and slower measures and the untouched count.
-
-Results are kept in OUTPUT/exact or OUTPUT/confirmed (one per mode, so that
-single timing samples never mix with exact-only runs), under the asv machine
---machine: a second check of the same commits runs nothing again.
-
---record FILE appends the check (its verdict's counts, time and load) to a
-JSON record; --from-record FILE --docs PAGE writes the record's table into
-PAGE's generated block (docs/pull-requests.md), measuring nothing.
-
-Exit status: 0 when no regression counts (nothing to measure included); 1
-when one does, or when a benchmark fails on the head and not on the base; 2
-for bad input (an unknown pull request or ref, an unreachable repository); 3
-when a side fails to build, install or import in an environment, or a
-command it ran failed: a failure is never "no change".
+Exit status: 0 when no regression counts; 1 when one does, or a benchmark fails
+on the head alone; 2 for bad input; 3 when a side fails to build, install or
+import, or a command failed: a failure is never "no change".
 """
 
 import dataclasses
 from pathlib import Path
 
-from .. import cli
 from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
 from ..project import ROOT
 from ..running import nightly, pr_check, pr_proof
-from ..settings import upstream_url
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/check-pr", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument("number", nargs="?", type=common_args.at_least(1), metavar="N", help="the pull request")
     parser.add_argument(
-        "--upstream", metavar="URL|PATH", help="the Equinox repository, with refs/pull/* (default: asv.conf.json's)"
+        "--upstream", default=config.upstream_url, metavar="URL|PATH", help="with refs/pull/* (default: %(default)s)"
     )
     parser.add_argument("--merge", action="store_true", help="check refs/pull/N/merge against its first parent")
     parser.add_argument("--base", metavar="REF", help="with --head: the commit before the change")
     parser.add_argument(
-        "--head", metavar="REF", help="the commit after the change (without --base: against its merge base)"
+        "--head", metavar="REF", help="the commit after the change (without --base: from the merge base)"
     )
-    parser.add_argument(
-        "--branch", default="main", help="the branch a pull request's merge base is taken with (default: main)"
-    )
+    parser.add_argument("--branch", default="main", help="the branch of a merge base (default: %(default)s)")
     common_args.add_jax(parser)
     common_args.add_confirm(parser)
-    common_args.add_machine(parser, "check-pr", "asv machine name the results are filed under (default: %(default)s)")
-    common_args.add_output(
-        parser, ROOT / ".cache" / "check-pr", "where results/ and html/ go, per mode (default: .cache/check-pr)"
-    )
-    common_args.add_env_dir(parser, ROOT / ".asv" / "env", "default: .asv/env in the project folder")
+    common_args.add_machine(parser, "check-pr")
+    common_args.add_output(parser, ROOT / ".cache" / "check-pr", "where results/ and html/ go (default: %(default)s)")
+    common_args.add_env_dir(parser, ROOT / ".asv" / "env")
     parser.add_argument("--summary", type=Path, metavar="FILE", help="also write the summary (Markdown) to FILE")
     parser.add_argument("--verdict", type=Path, metavar="FILE", help="write the verdict as JSON to FILE")
     parser.add_argument("--record", type=Path, metavar="FILE", help="append this check to the JSON record FILE")
-    parser.add_argument(
-        "--from-record", type=Path, metavar="FILE", help="check nothing: print (with --docs, write) FILE's table"
-    )
+    parser.add_argument("--from-record", type=Path, metavar="FILE", help="check nothing: print FILE's table")
     common_args.add_docs(parser, pr_proof.BLOCK)
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     if args.base and not args.head:
         parser.error("--base needs --head")
     if args.from_record is None and args.number is None and not args.head:
@@ -94,18 +64,15 @@ def parse_args(argv):
         parser.error("name a pull request N or --base and --head, not both")
     if args.docs and args.from_record is None:
         parser.error("--docs writes the table of --from-record FILE")
-    return args
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     if args.from_record is not None:
         text = pr_proof.table(pr_proof.read(args.from_record))
         print(text)
         if args.docs:
             pr_proof.write_docs(args.docs, text)
         return ExitCode.OK
-    args.upstream = args.upstream or upstream_url()
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())
     args.env_dir, args.max_pairs = args.env_dir.resolve(), args.confirm_max_pairs

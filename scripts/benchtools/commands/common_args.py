@@ -12,60 +12,43 @@ from ..project import HISTORY_DIR, ROOT
 from ..publishing.results_branch import RESULTS_BRANCH
 
 
-def add_machine(parser: argparse.ArgumentParser, default: str | None = None, help: str | None = None) -> None:
-    default = default or platform.node() or "localhost"
+def add_machine(parser, default: str | None = None, help: str = "asv machine name that results are filed under"):
+    shown = "%(default)s" if default else "this host's name"
     parser.add_argument(
-        "--machine",
-        default=default,
-        help=help or "asv machine name that results are filed under (default: %(default)s)",
+        "--machine", default=default or platform.node() or "localhost", help=f"{help} (default: {shown})"
     )
 
 
-def add_output(parser: argparse.ArgumentParser, default: Path, help: str) -> None:
+def add_output(parser, default: Path, help: str) -> None:
     parser.add_argument("--output", type=Path, default=default, metavar="DIR", help=help)
 
 
-def add_readme(parser: argparse.ArgumentParser, help: str) -> None:
+def add_readme(parser, help: str) -> None:
     """--readme FILE, repeatable: a Markdown file whose generated blocks (publishing/generated.py) are written."""
     parser.add_argument("--readme", type=Path, action="append", default=[], metavar="FILE", help=help)
 
 
-def add_bench(
-    parser: argparse.ArgumentParser, help: str = "only benchmarks matching REGEX (asv run -b); repeatable"
-) -> None:
+def add_bench(parser, help: str = "only benchmarks matching REGEX (asv run -b); repeatable") -> None:
     parser.add_argument("--bench", "-b", action="append", default=[], metavar="REGEX", help=help)
 
 
-def add_jax(parser: argparse.ArgumentParser) -> None:
+def add_jax(parser) -> None:
     parser.add_argument(
-        "--jax",
-        action="append",
-        default=[],
-        metavar="VERSION",
-        help="only the environment with this JAX (repeatable; default: all environments)",
+        "--jax", action="append", default=[], metavar="VERSION", help="only the environment with this JAX (repeatable)"
     )
 
 
-def add_quick(
-    parser: argparse.ArgumentParser,
-    help: str = "run each benchmark once (asv run --quick): a smoke test, not a measurement",
-) -> None:
+def add_quick(parser, help: str = "run each benchmark once (asv run --quick): a smoke test, not a measurement"):
     parser.add_argument("--quick", action="store_true", help=help)
 
 
-def add_results_inputs(parser: argparse.ArgumentParser) -> None:
+def add_results_inputs(parser) -> None:
     """--results, --repo and --machine of the commands that read a results folder (overhead report, cost fit)."""
     parser.add_argument(
-        "--results",
-        type=Path,
-        default=ROOT / "results" / "releases",
-        help="asv results directory (default: %(default)s)",
+        "--results", type=Path, default=ROOT / "results" / "releases", help="asv results folder (default: %(default)s)"
     )
     parser.add_argument(
-        "--repo",
-        type=Path,
-        default=HISTORY_DIR / "equinox",
-        help="the benchmarked git repository, to name commits by tag (default: %(default)s)",
+        "--repo", type=Path, default=HISTORY_DIR / "equinox", help="the benchmarked repository (default: %(default)s)"
     )
     parser.add_argument("--machine", help="only results of this asv machine (default: all)")
 
@@ -78,21 +61,13 @@ def threshold(text: str) -> float:
         raise argparse.ArgumentTypeError(str(error).strip()) from None
 
 
-def add_thresholds(parser: argparse.ArgumentParser) -> None:
+def add_thresholds(parser) -> None:
     """--threshold and --time-threshold: the gate's thresholds for a whole kind."""
+    configured = "(default: each benchmark's regressions_thresholds in the asv configuration)"
     parser.add_argument(
-        "--threshold",
-        type=threshold,
-        help="relative worsening of any ratio metric that counts, 0.10 meaning 10%% "
-        "(default: each benchmark's regressions_thresholds in the asv configuration)",
+        "--threshold", type=threshold, help=f"relative worsening of a ratio that counts, 0.10 meaning 10%% {configured}"
     )
-    parser.add_argument(
-        "--time-threshold",
-        type=threshold,
-        help="relative worsening of any absolute time or memory beyond which it is listed; absolute "
-        "times never count (benchmarks/metrics.py: they do not alert) "
-        "(default: each benchmark's regressions_thresholds in the asv configuration)",
-    )
+    parser.add_argument("--time-threshold", type=threshold, help=f"the same, of a time or memory (listed) {configured}")
 
 
 def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
@@ -104,63 +79,69 @@ def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r}: not a whole number") from None
         if value < minimum:
-            needed = f"at least {minimum} {unit} are needed" if unit else f"at least {minimum}"
-            raise argparse.ArgumentTypeError(f"{value}: {needed}")
+            raise argparse.ArgumentTypeError(f"{value}: at least {minimum}{f' {unit} are needed' if unit else ''}")
         return value
 
     return whole_number
 
 
-confirm_max_pairs = at_least(pairs.MIN_PAIRS, "pairs")  # --confirm-max-pairs
+def listed(kind: Callable, what: str) -> Callable[[str], list]:
+    """An argparse type: values of ``kind`` separated by commas ('' for none), each above 0."""
+
+    def values(text: str) -> list:
+        try:
+            found = [kind(value) for value in text.split(",") if value.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: not {what} separated by commas") from None
+        if any(not value > 0 for value in found):
+            raise argparse.ArgumentTypeError(f"{text!r}: each must be above 0")
+        return found
+
+    return values
 
 
-def add_confirm(parser: argparse.ArgumentParser) -> None:
+def add_confirm(parser) -> None:
     """--no-confirm and --confirm-max-pairs: whether and how far the gate re-measures timing suspects."""
     parser.add_argument(
-        "--no-confirm",
-        action="store_true",
-        help="judge timing changes on the stored results alone, without re-measuring "
-        "them side by side (quick, but noise between commits counts)",
+        "--no-confirm", action="store_true", help="judge the stored timings alone, never re-measured side by side"
     )
     add_confirm_max_pairs(parser)
 
 
-def add_confirm_max_pairs(parser: argparse.ArgumentParser) -> None:
+def add_confirm_max_pairs(parser) -> None:
     """--confirm-max-pairs N: how far a side-by-side measurement goes while undecided."""
+    pairs_of = at_least(pairs.MIN_PAIRS, "pairs")
     parser.add_argument(
-        "--confirm-max-pairs",
-        type=confirm_max_pairs,
-        default=pairs.MAX_PAIRS,
-        metavar="N",
-        help=f"at most N pairs of processes per suspect or step (default: %(default)s; "
-        f"{pairs.START_PAIRS} first, {pairs.STEP_PAIRS} more while undecided)",
+        "--confirm-max-pairs", type=pairs_of, default=pairs.MAX_PAIRS, metavar="N", help="per suspect (%(default)s)"
     )
 
 
-def add_env_dir(parser: argparse.ArgumentParser, default: Path | None, where: str) -> None:
+def add_env_dir(parser, default: Path | None, where: str = "default: %(default)s") -> None:
     """--env-dir DIR: where asv keeps its virtualenvs."""
-    parser.add_argument(
-        "--env-dir", type=Path, default=default, metavar="DIR", help=f"where asv keeps its virtualenvs ({where})"
-    )
+    parser.add_argument("--env-dir", type=Path, default=default, metavar="DIR", help=f"asv's virtualenvs ({where})")
 
 
-def add_docs(parser: argparse.ArgumentParser, block: str) -> None:
+def add_docs(parser, block: str) -> None:
     """--docs FILE: also write the output into FILE's generated block BLOCK (publishing/generated.py)."""
     parser.add_argument(
-        "--docs",
-        type=Path,
-        metavar="FILE",
-        help=f"also rewrite the block between <!-- {block}:start --> and <!-- {block}:end --> in FILE with the output",
+        "--docs", type=Path, metavar="FILE", help=f"also write the output into FILE's generated block {block}"
     )
 
 
-def add_results_branch(parser: argparse.ArgumentParser) -> None:
+def add_results_branch(parser) -> None:
     """--results-remote and --results-branch: where results are stored."""
     parser.add_argument(
-        "--results-remote",
-        metavar="URL|PATH",
-        help="the repository that holds the results branch (default: this project's origin)",
+        "--results-remote", metavar="URL|PATH", help="the repository of the results branch (default: origin)"
     )
-    parser.add_argument(
-        "--results-branch", default=RESULTS_BRANCH, metavar="BRANCH", help="the branch (default: %(default)s)"
-    )
+    parser.add_argument("--results-branch", default=RESULTS_BRANCH, metavar="BRANCH", help="(default: %(default)s)")
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a fraction strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a fraction between 0 and 1, such as 0.008")
+    return value

@@ -1,26 +1,12 @@
 """Fit the cost metric's call weight to the measured time of tree_at, release by release.
 
-bench_counts.PythonCost weighs one update's Python work as bytecode
-instructions + CALL_WEIGHT x Python calls (benchmarks/metrics.py).  This reads
-an asv results folder and, for every commit, tree_at's counts at depth 4
-(bench_counts.PythonCalls, BytecodeInstructions) and its measured time in
-tree_map passes (bench_overhead.EagerSurgeryInTreeMapPasses), and prints:
-
-  * the weight k that fits the time best, passes = s x (bytecodes + k x calls),
-    least squares on the relative error, over the distinct code versions
-    (commits with identical counts are one version; their median time is
-    its time, so that ten identical releases do not weigh ten times);
-  * the largest error of bytecodes alone, calls alone, and the fitted k;
-  * with the weight in use (--weight, default CALL_WEIGHT), the scale s (the
-    geometric mean of passes / cost over the versions) and the error of every
-    version and every commit.
-
-Where the results hold the Module's own operations (bench_construct,
-bench_update, bench_access, bench_flatten), it then checks the weight on them:
-each operation's time in tree_map passes against its cost x tree_at's passes
-per weighted instruction in the same result, and the error of that prediction.
-
-Run it on another machine or JAX to see whether the weight still holds there.
+bench_counts.PythonCost weighs one update's Python work as bytecodes +
+CALL_WEIGHT x calls (benchmarks/metrics.py).  From a results folder's counts and
+times in tree_map passes at depth 4 it prints the weight k that fits the time
+best (passes = s x (bytecodes + k x calls), least squares on the relative error
+over distinct code versions), the error of bytecodes alone, calls alone and
+the fit, and, with --weight, each version's and commit's error.  Where the
+results hold the Module's own operations, it checks the weight on them too.
 
 Exit status: 0, or 2 when the folder holds fewer than two code versions with
 all three metrics and no Module operation to check.
@@ -28,7 +14,6 @@ all three metrics and no Module operation to check.
 
 from benchmarks import metrics
 
-from .. import cli
 from ..errors import BadInput
 from ..judging.cost_fit import (
     BYTECODES,
@@ -44,17 +29,15 @@ from ..publishing import generated
 from . import common_args
 
 
-def main(argv):
-    parser = cli.parser("scripts/fit-cost", __doc__)
+def add_arguments(parser, config) -> None:
     common_args.add_results_inputs(parser)
     parser.add_argument(
-        "--weight",
-        type=float,
-        default=metrics.CALL_WEIGHT,
-        help="the call weight to judge (default: metrics.CALL_WEIGHT, %(default)s)",
+        "--weight", type=float, default=metrics.CALL_WEIGHT, help="the call weight to judge (%(default)s)"
     )
     common_args.add_docs(parser, "fit-cost, and fit-cost-operations for the Module's operations")
-    args = parser.parse_args(argv)
+
+
+def run(args, config) -> int:
     by_env = load_points(args.results, args.repo, args.machine)
     if not by_env:
         raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")

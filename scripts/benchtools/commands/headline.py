@@ -1,31 +1,20 @@
 """Measure the headline figures over fresh processes: each one's median and the interval a second run lies in.
 
-One asv run gives each timing figure from a single process, and one process
-is one draw (two fresh runs of Equinox 0.13.8 gave jit ratios of 2.25 and
-1.15).  As pyperf does with its worker processes, this measures each figure
-of the README's headline in --processes fresh interpreters of one release
-(--release, from the release history that scripts/bench builds from PyPI),
-in every environment it runs in (--jax narrows them): the confirm step's
-measurement, in one asv environment, the figures interleaved.  For each it
-gives the median and the narrowest interval between two of its values that
-holds a second run's median with at least 95% if the two runs' processes are
-alike; the exact cost, the same in every process, is measured once and leads.
-docs/headline.md has the method.  --agree-with compares two records (two
-runs): whether each figure's median lies in the other run's interval;
---timing-noise does the same for the two sides of a scripts/timing-noise
-record, the same release installed twice.
+One asv run gives each timing from a single process, one draw (two fresh runs
+of Equinox {reference_equinox} gave jit ratios of 2.25 and 1.15).  As pyperf
+does, this measures each figure of the README's headline in --processes fresh
+interpreters of one release, in every environment (--jax narrows them), and
+gives the median and the narrowest interval that holds a second run's median
+with at least 95% (docs/headline.md); the exact cost is measured once and
+leads.  --agree-with and --timing-noise compare two records.  The record is
+rewritten after each environment; --from-record prints it without measuring.
 
-The record (--record, JSON) is rewritten after each environment;
---from-record prints (and, with --docs, publishes) it without measuring.
-Run it alone on the machine (the record holds the load average).
-
-Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark
-failed to install or run.
+Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
+to install or run.
 """
 
 from pathlib import Path
 
-from .. import cli
 from ..project import ROOT
 from ..publishing import generated
 from ..running import bench
@@ -33,51 +22,26 @@ from ..trial import headline, noise
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/headline", __doc__)
+def add_arguments(parser, config) -> None:
     defaults = headline.Options()
     parser.add_argument("--release", default=defaults.release, help="the Equinox release (default: %(default)s)")
     common_args.add_jax(parser)
     parser.add_argument(
-        "--processes",
-        type=common_args.at_least(2, "processes"),
-        default=defaults.processes,
-        metavar="N",
-        help=f"fresh interpreters per figure and environment (default: %(default)s; "
-        f"{headline.FEWEST_PROCESSES} is the fewest whose [min, max] holds a second run's median with "
-        f"{headline.CONFIDENCE * 100:.0f}%%, fewer give no interval)",
+        "--processes", type=common_args.at_least(2, "processes"), default=defaults.processes, help="(%(default)s)"
     )
-    parser.add_argument(
-        "--record",
-        type=Path,
-        default=ROOT / ".cache" / "headline" / "record.json",
-        metavar="FILE",
-        help="the JSON record, rewritten after each environment (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--from-record", action="store_true", help="measure nothing: print the table of the existing --record"
-    )
+    record = ROOT / ".cache/headline/record.json"
+    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
+    parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
     compare = parser.add_mutually_exclusive_group()
     compare.add_argument(
-        "--agree-with",
-        type=Path,
-        metavar="RECORD",
-        help="measure nothing: whether the --record's run and RECORD's agree (each median in the other's interval)",
+        "--agree-with", type=Path, metavar="RECORD", help="measure nothing: whether --record's run and RECORD's agree"
     )
-    compare.add_argument(
-        "--timing-noise",
-        type=Path,
-        metavar="RECORD",
-        help="measure nothing: whether the two sides of a scripts/timing-noise record (one release installed "
-        "twice) agree, as two runs",
-    )
-    common_args.add_env_dir(parser, bench.Options().env_dir, "default: %(default)s")
+    compare.add_argument("--timing-noise", type=Path, metavar="RECORD", help="measure nothing: its two sides, as runs")
+    common_args.add_env_dir(parser, bench.Options().env_dir)
     common_args.add_docs(parser, "headline (headline-runs with --agree-with, headline-agreement with --timing-noise)")
-    return parser.parse_args(argv)
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     if args.agree_with or args.timing_noise:
         if args.timing_noise:
             first, second = headline.timing_noise_runs(noise.read(args.timing_noise))

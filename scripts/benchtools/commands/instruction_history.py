@@ -1,91 +1,52 @@
 """How each operation's instruction count tracks its time, on the commit-level history's measured steps.
 
-For every step of docs/commit-history-times.json (an environment, the benchmark that times an
-operation, two commits, and the time change measured side by side with its interval), counts the
-operation's instructions at both commits under valgrind (each commit installed once in the
-profiles' environment of --config, and its counts kept under that output's
-.asv/profiles/instructions/, so that a rerun counts nothing twice), and prints, or writes into
---readme FILE's generated blocks, each step beside its time with its agreement (as the metric says,
-by less, by more, undecided, no change resolved, contradicts) and the functions whose own
-instructions moved most, and the table of agreements per operation.
-
---data FILE keeps what those tables are made from (each step's counts, cause and time, its commit's
-subject and date), so that --from FILE makes them again with no cache, repository or valgrind.
-
-With --jax-history RESULTS, it also tables the instruction counts that a JAX history gave
-(scripts/bench --jax-history --bench bench_instructions: Equinox held at 0.13.8): flatten,
-unflatten and the dispatch of a jitted and a filter_jit-ted step, the work of JAX's C++ pytree
-and dispatch code, release by release, each change beyond the floor marked.
+For every step of --step-times (an environment, an operation's benchmark, two
+commits, the time change measured side by side), counts the operation's
+instructions at both commits under valgrind in the profiles' environment of
+--config (kept, so a rerun counts nothing twice), and prints or writes into
+--readme FILE each step beside its time with its agreement and the functions
+whose own instructions moved most, and the agreements per operation.  --data
+FILE keeps what those tables are made from, so that --from FILE makes them
+again.  --jax-history RESULTS tables a JAX history's counts (Equinox held at
+{reference_equinox}), release by release, each change beyond the floor marked.
 """
 
 import json
 from pathlib import Path
 
-from .. import cli, settings, util
+from .. import util
 from ..errors import BadInput
-from ..project import ROOT
+from ..project import HISTORY_DIR, ROOT
 from ..publishing import generated, instruction_history, operation_history
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/instruction-history", __doc__)
-    parser.add_argument(
-        "--config",
-        type=Path,
-        metavar="PATH",
-        help="the asv configuration of a run over the history's repository (scripts/bench --repo writes it to "
-        ".asv/configs/): its environments are where the commits are installed and counted",
-    )
-    parser.add_argument(
-        "--step-times",
-        type=Path,
-        default=ROOT / "docs" / "commit-history-times.json",
-        metavar="FILE",
-        help="the kept side-by-side times of the steps (default: docs/commit-history-times.json)",
-    )
+def add_arguments(parser, config) -> None:
+    parser.add_argument("--config", type=Path, metavar="PATH", help="the asv configuration of a run over the history")
+    times = ROOT / "docs/commit-history-times.json"
+    parser.add_argument("--step-times", type=Path, default=times, metavar="FILE", help="the steps' times (%(default)s)")
     common_args.add_readme(
         parser,
         f"rewrite FILE's generated blocks {instruction_history.BLOCK} (every step) and "
         f"{instruction_history.TRACKING_BLOCK} (the agreement table); repeatable",
     )
+    parser.add_argument("--jax-history", type=Path, metavar="RESULTS", help="a JAX history's counts, into their block")
+    parser.add_argument("--jax-repo", type=Path, default=HISTORY_DIR / "jax", metavar="DIR", help="(%(default)s)")
     parser.add_argument(
-        "--jax-history",
-        type=Path,
-        metavar="RESULTS",
-        help="also (or only) the instruction counts of the JAX history's results (scripts/bench --jax-history "
-        "--bench bench_instructions writes them to results/jax-history): flatten, unflatten and dispatch, "
-        f"release by release, into the {instruction_history.JAX_BLOCK} block",
+        "--data", type=Path, metavar="FILE", help="with --config, also write what the steps' tables are made from"
     )
     parser.add_argument(
-        "--jax-repo",
-        type=Path,
-        default=ROOT / ".cache" / "history" / "jax",
-        metavar="DIR",
-        help="the JAX release history those results were run on (default: scripts/bench's, .cache/history/jax)",
+        "--from", dest="source", type=Path, metavar="FILE", help="the tables from a --data FILE, counting nothing"
     )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        metavar="FILE",
-        help="with --config, also write what the steps' tables are made from (each step's counts, cause, time, "
-        "subject and date) into FILE, so that --from can make them again (docs/instruction-history.json)",
-    )
-    parser.add_argument(
-        "--from",
-        dest="source",
-        type=Path,
-        metavar="FILE",
-        help="the steps' tables from a --data FILE, counting nothing and reading no repository",
-    )
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     if args.config is None and args.jax_history is None and args.source is None:
         parser.error("give --config (the commit-level history's steps), --from FILE, --jax-history RESULTS")
     if args.config is not None and args.source is not None:
         parser.error("--config counts the steps and --from reads them: give one")
     if args.data is not None and args.config is None:
         parser.error("--data writes what --config counted: give --config")
-    return args
 
 
 def read_data(path: Path) -> list[dict]:
@@ -99,8 +60,7 @@ def read_data(path: Path) -> list[dict]:
     return rows
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     blocks = {}
     if args.config is not None:
         if not args.config.is_file():
@@ -108,9 +68,9 @@ def main(argv):
         kept = operation_history.read_kept(args.step_times)
         if not kept:
             raise BadInput(f"{args.step_times}: no kept step time to set instructions beside")
-        config = args.config.resolve()
-        found = instruction_history.steps(kept, config, operation_history.profile_cache(config))
-        rows = instruction_history.data(found, Path(util.load_asv_config(config)["repo"]))
+        asv_config = args.config.resolve()
+        found = instruction_history.steps(kept, asv_config, operation_history.profile_cache(asv_config))
+        rows = instruction_history.data(found, Path(util.load_asv_config(asv_config)["repo"]))
         if args.data is not None:
             util.write_atomic(args.data, (json.dumps(rows, indent=1, sort_keys=True) + "\n").encode())
             print(f"wrote {args.data}")
@@ -118,7 +78,7 @@ def main(argv):
         rows = read_data(args.source)
     if args.config is not None or args.source is not None:
         found, subjects = instruction_history.from_data(rows)
-        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, subjects, settings.project_url())
+        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, subjects, config.project_url)
         blocks[instruction_history.TRACKING_BLOCK] = instruction_history.tracking_markdown(found)
     if args.jax_history is not None:
         if not args.jax_history.is_dir() or not args.jax_repo.exists():

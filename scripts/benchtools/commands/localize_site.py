@@ -13,14 +13,14 @@ the site, a package or a known address is missing.
 
 from pathlib import Path
 
-from .. import cli
 from ..publishing.site import localize
 
 
-def main(argv):
-    parser = cli.parser("scripts/localize-site", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument("site", type=Path, help="the asv site folder (asv publish's html_dir)")
-    args = parser.parse_args(argv)
+
+
+def run(args, config) -> int:
     replaced = localize(args.site)
     print(f"{args.site}: {replaced} CDN address(es) now served from vendor/")
     return 0

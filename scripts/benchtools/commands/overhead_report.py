@@ -1,105 +1,59 @@
 """Answer "what does tree_at cost over a tuple?" for each benchmarked release.
 
-Reads asv results (by default those of scripts/bench's release runs) and, for
-each commit and environment, gives:
-
-* the tree_at / tuple time ratio per wrapping (eager, jit, scan, jit_scan, filter_jit);
-* eager overhead per tree_at call, in microseconds, against pytree depth;
-* tracing and compile overhead;
-* whether the jaxprs of the tree_at and tuple steps are identical.
-
-Each timing comes with the interval a second run's figure can be expected in
-(the page's plots draw it; a ratio is a single sample of one process), and
---headline RECORD adds scripts/headline's figures over fresh processes for
-its release.  The page leads with the exact metrics, chosen by their kind in
-benchmarks/metrics.py.
-
-and, across the releases, the history of tree_at's cost: every step of
-bench_counts.PythonCost (one update at depth 4) above its 1% floor, with the
-measured time (tree_map passes) on both sides, the calls and bytecodes, and
-its cause: the functions whose calls per update changed, from one update
-profiled in both releases (explain.py; profiles that scripts/regressions
---explain already made are used, --explain makes the missing ones).
-
-Without options it prints Markdown for every commit.  --html DIR writes the
-report as a page with PNG plots across releases into DIR/overhead/ and links
-it from the asv site in DIR.  --readme FILE rewrites FILE's generated blocks:
-between the overhead-summary markers one small table of the newest release
-(README.md), between the overhead-report markers its every figure and the
-history (docs/answer.md).
+Reads asv results (scripts/bench's releases by default) and gives, per commit
+and environment, the tree_at / tuple time ratio per wrapping, the eager
+overhead per call against depth, tracing and compile overhead, and whether the
+two steps' jaxprs are identical, each timing with its interval (--headline
+RECORD adds scripts/headline's figures over fresh processes); then the history
+of tree_at's cost: every step above its 1% floor, with the time on both sides
+and its cause (the functions whose calls changed, from profiles; --explain
+makes the missing ones).  Without options it prints Markdown; --html DIR
+writes a page with plots and links it from the site; --readme FILE rewrites
+FILE's generated blocks.
 """
 
 from pathlib import Path
 
-from .. import cli
 from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
 from ..publishing.page import html_page
 from ..publishing.rows import attach_fresh, history, investigate, load_rows, read_headline
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/overhead-report", __doc__)
+def add_arguments(parser, config) -> None:
     common_args.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
-    parser.add_argument(
-        "--headline",
-        type=Path,
-        metavar="RECORD",
-        help="a scripts/headline record: its figures over fresh processes beside its release's",
-    )
+    parser.add_argument("--headline", type=Path, metavar="RECORD", help="a scripts/headline record, beside its release")
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     common_args.add_readme(
         parser,
-        f"rewrite FILE's generated blocks (docs/layout.md): {SUMMARY_BLOCK}, one small table of the "
-        f"newest release, and {FULL_BLOCK}, its every figure and the history; repeatable (README.md and "
-        "docs/answer.md)",
+        f"rewrite FILE's generated blocks {SUMMARY_BLOCK} and {FULL_BLOCK}; repeatable (README.md, docs/answer.md)",
+    )
+    parser.add_argument("--config", type=Path, metavar="PATH", help="the results' asv configuration (the causes)")
+    parser.add_argument(
+        "--explain", action="store_true", help="with --config: profile the releases around each step not yet profiled"
     )
     parser.add_argument(
-        "--config",
-        type=Path,
-        metavar="PATH",
-        help="the asv configuration of the results, to find the causes of the history's steps "
-        "in profiles cached under its output's .asv/profiles (scripts/bench writes it to "
-        ".asv/configs/)",
-    )
-    parser.add_argument(
-        "--explain",
-        action="store_true",
-        help="with --config: profile the releases around each step that has no cached profile "
-        "(as asv profile does, each commit installed once for all its profiles)",
-    )
-    parser.add_argument(
-        "--confirm-steps",
-        action="store_true",
-        help="with --config: measure each history step's time side by side between its two releases (the "
-        "confirm step's pairs of fresh interpreters, up to --confirm-max-pairs), instead of single samples",
+        "--confirm-steps", action="store_true", help="with --config: measure each step's time side by side"
     )
     common_args.add_confirm_max_pairs(parser)
     parser.add_argument(
-        "--step-times",
-        type=Path,
-        metavar="FILE",
-        help="the JSON file where each step's side-by-side time is kept, with the load it was "
-        "measured under, and read from (default: confirmed-steps.json in the profiles' folder); the "
-        "commit-level history keeps its in docs/commit-history-times.json, so that its measurements outlive "
-        "the machine that made them",
+        "--step-times", type=Path, metavar="FILE", help="the steps' kept times (default: beside the profiles)"
     )
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     if (args.explain or args.confirm_steps) and args.config is None:
         parser.error("--explain and --confirm-steps need --config")
-    return args
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     rows = load_rows(args.results, args.repo, args.machine, args.latest)
     if args.headline:
         attach_fresh(rows, read_headline(args.headline))
     found = history(rows)
-    by_operation = investigate(
-        rows, found, args.config, args.explain, args.confirm_max_pairs if args.confirm_steps else None, args.step_times
-    )
+    max_pairs = args.confirm_max_pairs if args.confirm_steps else None
+    by_operation = investigate(rows, found, args.config, args.explain, max_pairs, args.step_times)
     if args.html:
         print(f"wrote {html_page(rows, args.html, found, by_operation)}")
     for path in args.readme:

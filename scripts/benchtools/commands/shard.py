@@ -1,59 +1,46 @@
 """Split a list of commits into shards, for a backfill that runs them in parallel jobs.
 
-Reads commit hashes (or any names asv resolves: tags, branches), one per line,
-from FILE or stdin; blank lines are ignored.  Commit i of the list goes to
-shard i mod N (round-robin, not contiguous slices): the cost of a commit
-changes along a history (old releases that cannot install in an environment
-fail in seconds, new ones run every benchmark), so interleaving keeps the
-shards' run times close.  Every commit lands in exactly one shard, and each
-shard keeps the list's order.
+Reads commits, one per line, from FILE or stdin.  Commit i goes to shard i mod N
+(round-robin: a commit's cost changes along a history, so interleaving keeps
+the shards' times close); each shard keeps the list's order.
 
   scripts/shard --shards 4 --index 2 hashes.txt > slice.txt
-      shard 2 of 4, for `scripts/bench --repo URL HASHFILE:slice.txt`
-  scripts/shard --shards 4 --indices hashes.txt
-      the indices of the shards that hold a commit, as a JSON list, for a
-      GitHub Actions matrix (fewer than 4 when there are fewer commits)
+  scripts/shard --shards 4 --indices hashes.txt    (the non-empty shards, JSON)
 
-Exit status: 0 on success; 2 for bad arguments, an empty list or a
-commit listed twice.
+Exit status: 0 on success; 2 for bad arguments, an empty list or a commit
+listed twice.
 """
 
 import argparse
 import json
 import sys
 
-from .. import cli
+from ..errors import BadInput
 from ..history.shards import non_empty_shards, read_commits, shard
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/shard", __doc__)
+def add_arguments(parser, config) -> None:
     parser.add_argument(
-        "file",
-        nargs="?",
-        type=argparse.FileType("r"),
-        default=sys.stdin,
-        metavar="FILE",
-        help="commits, one per line (default: stdin)",
+        "file", nargs="?", type=argparse.FileType("r"), default=sys.stdin, metavar="FILE", help="(default: stdin)"
     )
     parser.add_argument("--shards", type=int, required=True, metavar="N", help="how many shards")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--index", type=int, metavar="I", help="print shard I's commits (0 <= I < N)")
     what.add_argument("--indices", action="store_true", help="print the indices of the non-empty shards as a JSON list")
-    args = parser.parse_args(argv)
+
+
+def check(parser, args) -> None:
     if args.shards < 1:
         parser.error(f"--shards {args.shards}: must be at least 1")
     if args.index is not None and not 0 <= args.index < args.shards:
         parser.error(f"--index {args.index}: must be between 0 and {args.shards - 1}")
-    return args, parser
 
 
-def main(argv):
-    args, parser = parse_args(argv)
+def run(args, config) -> int:
     try:
         commits = read_commits(args.file, args.file.name)
     except ValueError as error:
-        parser.error(str(error))
+        raise BadInput(str(error)) from None
     if args.indices:
         print(json.dumps(non_empty_shards(commits, args.shards)))
     else:

@@ -1,31 +1,19 @@
 """Measure the timing noise between fresh processes: each alerting timing benchmark's A/A pairs and its MDE.
 
-One Equinox release (--release, from the release history that scripts/bench
-builds from PyPI) is installed twice, in the confirm step's two asv
-environments, and each alerting timing benchmark (benchmarks/metrics.py; --bench
-narrows them) at each of its params is measured in --pairs A/A pairs exactly
-as the confirm step measures a suspect: fresh interpreters in balanced order
-A B B A ..., both sides the same code.  For each, the record gives the spread
-of ln(after / before), the A/A interval (which should cover 0), the minimum
-detectable effect (the slowdown the confirm step calls slower 9 times in 10,
-by resampling the measured pairs through its sequential rule) on a night of
-1 suspect and of --suspects, and whether that reaches the benchmark's
-threshold; then the false-alarm rate of simulated nights on which nothing
-changed.  docs/timing-noise.md has the method and the latest figures.
+One release is installed twice, in the confirm step's two asv environments, and
+each alerting timing benchmark (--bench narrows them) is measured in --pairs
+A/A pairs exactly as the confirm step measures a suspect.  The record gives the
+spread of ln(after / before), the A/A interval, the minimum detectable effect
+on a night of 1 and of --suspects suspects, whether it reaches the threshold,
+and the false-alarm rate of simulated nights (docs/timing-noise.md).  It is
+rewritten after each benchmark; --from-record prints it without measuring.
 
-The record (--record, JSON) is rewritten after each benchmark, so that a
-stopped campaign keeps what it measured; --from-record prints (and, with
---docs, publishes) an existing record's table without measuring.  Run it
-alone on the machine: a second job on a shared core moves the ratios (the
-record holds the load average before and after).
-
-Exit status: 0 when the campaign ran (whatever it found); 2 on bad input; 3
-when a benchmark failed to install or run.
+Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
+to install or run.
 """
 
 from pathlib import Path
 
-from .. import cli
 from ..project import ROOT
 from ..publishing import generated
 from ..running import bench
@@ -33,54 +21,33 @@ from ..trial import noise
 from . import common_args
 
 
-def parse_args(argv):
-    parser = cli.parser("scripts/timing-noise", __doc__)
+def add_arguments(parser, config) -> None:
     defaults = noise.Options()
     parser.add_argument("--release", default=defaults.release, help="the Equinox release (default: %(default)s)")
     parser.add_argument(
         "--jax", default=defaults.jax, metavar="VERSION", help="the environment's JAX (default: %(default)s)"
     )
-    parser.add_argument(
-        "--pairs",
-        type=common_args.at_least(noise.pairs.START_PAIRS),
-        default=defaults.pairs,
-        metavar="N",
-        help="A/A pairs per benchmark and params (default: %(default)s; at least "
-        f"{noise.pairs.START_PAIRS} for an A/A interval that can exclude 0)",
-    )
-    parser.add_argument(
-        "--suspects",
-        type=common_args.at_least(1),
-        default=defaults.suspects,
-        metavar="M",
-        help="the night of M suspects that the MDE and the false-alarm rate are also given for (default: %(default)s)",
-    )
+    pairs = common_args.at_least(noise.pairs.START_PAIRS)
+    parser.add_argument("--pairs", type=pairs, default=defaults.pairs, metavar="N", help="A/A pairs each (%(default)s)")
+    suspects = common_args.at_least(1)
+    parser.add_argument("--suspects", type=suspects, default=defaults.suspects, metavar="M", help="(%(default)s)")
     parser.add_argument(
         "--hash-seed",
         choices=(noise.FRESH, noise.PAIRED),
         default=defaults.hash_seed,
-        help="fresh: every process draws its own PYTHONHASHSEED, as the confirm step's do; paired: both "
-        "processes of a pair share one, a new one each pair, to see whether that narrows the spread "
-        "(default: %(default)s)",
+        help="fresh: a PYTHONHASHSEED each process, as the confirm step; paired: one a pair (%(default)s)",
     )
     common_args.add_bench(parser, "only the alerting timing benchmarks whose name matches REGEX; repeatable")
-    parser.add_argument(
-        "--record",
-        type=Path,
-        default=ROOT / ".cache" / "timing-noise" / "record.json",
-        metavar="FILE",
-        help="the JSON record, rewritten after each benchmark (default: %(default)s)",
-    )
+    record = ROOT / ".cache/timing-noise/record.json"
+    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
     parser.add_argument(
         "--from-record", action="store_true", help="measure nothing: print the table of the existing --record"
     )
-    common_args.add_env_dir(parser, bench.Options().env_dir, "default: %(default)s")
+    common_args.add_env_dir(parser, bench.Options().env_dir)
     common_args.add_docs(parser, "timing-noise (timing-noise-paired for --hash-seed paired)")
-    return parser.parse_args(argv)
 
 
-def main(argv):
-    args = parse_args(argv)
+def run(args, config) -> int:
     if args.from_record:
         record = noise.read(args.record)
     else:

@@ -78,7 +78,7 @@ def runner_path() -> Path:
     asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing
     environment the caller's environment variables as they are, so this folder goes first on PYTHONPATH.  It
     holds no other package of .venv, which would shadow the JAX being measured; asv's own Python finds the
-    same asv_runner there.  A PYTHONPATH of the caller's stays after it: outside .venv (project.OUTSIDE_VENV)
+    same asv_runner there.  A PYTHONPATH of the caller's stays after it: outside .venv (scripts/door)
     it is where asv itself comes from.
     """
     import asv_runner
