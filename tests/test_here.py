@@ -107,7 +107,7 @@ def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_use
     assert "× the tuple's time" in text and " µs against " in text
     assert "trace to identical jaxprs" in text
     assert "n/a" not in text
-    assert page.locator("p#no-gpu").inner_text().startswith("No GPU record exists yet")
+    assert page.locator("p#no-gpu").inner_text().startswith("Every figure here was measured on a CPU")
 
 
 def test_here_refuses_what_it_cannot_measure_in_one_line(tmp_path):

@@ -218,8 +218,8 @@ def timing_text(
 
 
 NO_GPU = (
-    "No GPU record exists yet: every figure here was measured on a CPU. To take one, run scripts/bench --here "
-    "on a machine whose JAX sees a GPU (docs/here.md)."
+    "Every figure here was measured on a CPU, and a GPU answers differently: docs/here.md holds a record taken on "
+    "an NVIDIA H200. To take yours, run scripts/bench --here on a machine whose JAX sees a GPU."
 )
 
 
