@@ -19,13 +19,13 @@ import time
 from pathlib import Path
 
 from .. import git, util
-from ..asvtools import device, suite
+from ..asvtools import device, runs, suite
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, ExitCode
 from ..judging import confirm
 from ..project import HERE_RUNNER, asv_home
 from ..publishing import blocks, generated, rows
-from . import bench
+from . import bench, runner
 
 # What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with
 # tree_at against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step's ratio against
@@ -81,10 +81,8 @@ def runner_path() -> Path:
     same asv_runner there.  A PYTHONPATH of the caller's stays after it: outside .venv (project.OUTSIDE_VENV)
     it is where asv itself comes from.
     """
-    import asv_runner
-
     link = HERE_RUNNER / "asv_runner"
-    source = Path(asv_runner.__file__).parent
+    source = runs.runner_package()
     if not (link.is_symlink() and link.resolve() == source.resolve()):
         HERE_RUNNER.mkdir(parents=True, exist_ok=True)
         link.unlink(missing_ok=True)
@@ -92,16 +90,9 @@ def runner_path() -> Path:
     return HERE_RUNNER
 
 
-def existing_env_name(python: Path) -> str:
-    """The name asv gives the existing environment of ``python`` (asv.environment.ExistingEnvironment.name)."""
-    from asv import environment
-
-    return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
-
-
 def benchmarks(described: dict) -> list[str]:
-    """asv's regexes for --here's benchmarks: the first answer's (bench.answer_benchmarks), then QUESTION's."""
-    exact, timed = bench.answer_benchmarks(described)
+    """asv's regexes for --here's benchmarks: the first answer's (runner.answer_benchmarks), then QUESTION's."""
+    exact, timed = runner.answer_benchmarks(described)
     return confirm.discovery_regex(exact + timed) + [f"^{name}\\." for name in QUESTION]
 
 
@@ -155,8 +146,8 @@ def here(args: bench.Options) -> int:
             file=sys.stderr,
         )
     commit = commit_for(target.repo, equinox)
-    env_name = existing_env_name(python)
-    path = bench.result_path(target, machine, commit, env_name)
+    env_name = runs.existing_env_name(python)
+    path = runs.result_path(target.results_dir, machine, commit, env_name)
     device.refuse_another(path, machine, installed.device)
     cmd = util.asv(
         "run",
@@ -175,7 +166,7 @@ def here(args: bench.Options) -> int:
     for regex in args.bench or benchmarks(json.loads(suite.description())):
         cmd += ["--bench", regex]
     with exclusive(args.env_dir), asv_home() as env:
-        bench.record_machine(machine, target.base, env)
+        runner.record_machine(machine, target.base, env)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runner_path()), env.get("PYTHONPATH")]))
         code = util.run(cmd, env=env).returncode
     measured = time.monotonic()
@@ -189,7 +180,7 @@ def here(args: bench.Options) -> int:
     device.stamp(path, machine, stamped)
     bench.publish(target)
     bench.record_last_run(target, [commit])
-    state, failures = bench.classify(path, machine)
+    state, failures = runs.classify(path, machine)
     print(f"\n{env_name}: {state}" + (f", {failures} failed" if failures else ""))
     answer = lead(target, machine, commit, stamped)
     phases = {

@@ -11,7 +11,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git
-from ..asvtools import publishable, shapes
+from ..asvtools import publishable, runs, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..project import HISTORY_DIR
@@ -109,7 +109,7 @@ def night(args, stage: list[str]) -> int:
         # The tip is the baseline of every later night, even where it left the package as its parent had it:
         # that parent has no results either (upstream's 0c95418f "Fix typo" would have left a first night empty).
         options.include_unchanged = True
-    baseline = newest_with_results(target.results_dir, args.machine)
+    baseline = runs.newest_with_results(target.results_dir, args.machine)
     stage[0] = "scripts/bench"
     status = publish_stored(target) if args.publish_only else bench.bench(options)
     stage[0] = "the regression gate"
@@ -164,19 +164,6 @@ def publish_stored(target) -> int:
     bench.publish(target)
     bench.record_last_run(target, [])
     return ExitCode.OK
-
-
-def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    """The baseline: the newest commit (by commit date) that has results for the machine, LEAVE_OUT aside."""
-    from asv import results
-
-    if not (results_dir / machine).is_dir():
-        return None
-    found = {}
-    for result in results.iter_results_for_machine(str(results_dir), machine):
-        if result.commit_hash not in leave_out:
-            found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
-    return max(found, key=found.get) if found else None
 
 
 @dataclass(frozen=True)
@@ -246,7 +233,7 @@ def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -
     repo = bench.git_dir(target)
     order = git.topological_order(repo)
     newest = max(commits, key=lambda commit: order.get(commit, -1))
-    baseline = newest_with_results(target.results_dir, target.args.machine, leave_out=commits)
+    baseline = runs.newest_with_results(target.results_dir, target.args.machine, leave_out=commits)
     if baseline is None:
         return Scope(nothing=f"no results before run {run_id}'s to compare them with")
     if not git.is_ancestor(repo, baseline, newest):

@@ -22,7 +22,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
-from ..asvtools import suite
+from ..asvtools import runs, suite
 from ..errors import BadInput, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_summary
 from ..project import ROOT
@@ -46,7 +46,7 @@ class Request:
     no_confirm: bool = False
     machine: str = "check-pr"
     output: Path = ROOT / ".cache" / "check-pr"
-    env_dir: Path = ROOT / ".asv" / "env"
+    env_dir: Path = bench.ENV_DIR
     max_pairs: int = pairs.MAX_PAIRS
 
     def __post_init__(self):
@@ -165,9 +165,8 @@ def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[s
     found = []
     for env_name, _entry in environments:
         for side, commit in (("base", sides.base), ("head", sides.head)):
-            state, _failures = bench.classify(
-                bench.result_path(target, target.args.machine, commit, env_name), target.args.machine
-            )
+            path = runs.result_path(target.results_dir, target.args.machine, commit, env_name)
+            state, _failures = runs.classify(path, target.args.machine)
             if state in ("failed", "missing"):
                 what = (
                     "has no results" if state == "missing" else "measured nothing (it did not build, install or import)"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.version import Version
+from tabulate import tabulate
 
 from benchmarks import metrics, params
 
@@ -236,26 +237,23 @@ def table(record: dict) -> str:
         f"{took(record)}. Kind: *exact* is "
         "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
         "by tens of % between runs on a shared machine.",
-        "",
-        "| environment | device | figure | value | a second run's median lies in | kind |",
-        "|---|---|---|---|---|---|",
     ]
+    rows = []
     for env in sorted(record["environments"], key=newest_jax_first):
         # A record from before the device was recorded was measured in asv's own environments: the CPU.
-        where = f"{env['environment']} | {env.get('device', device.UNRECORDED)}"
+        where = [env["environment"], env.get("device", device.UNRECORDED)]
         for figure in sorted(env["figures"], key=lambda f: KINDS.index(kind.get(f["label"], ORIENTATION))):
             shown = pattern.get(figure["label"], "{:.2f}")
             values = figure["values"]
             if figure["exact"]:
-                lines.append(f"| {where} | {figure['label']} | {shown.format(values[0])} | — | {EXACT} |")
+                rows.append([*where, figure["label"], shown.format(values[0]), "—", EXACT])
                 continue
-            middle = statistics.median(values)
             interval = second_run_interval(values, record["confidence"])
             within = "too few processes" if interval is None else " to ".join(shown.format(v) for v in interval)
-            lines.append(
-                f"| {where} | {figure['label']} | {shown.format(middle)} | {within} "
-                f"| {kind.get(figure['label'], ORIENTATION)} |"
-            )
+            middle = shown.format(statistics.median(values))
+            rows.append([*where, figure["label"], middle, within, kind.get(figure["label"], ORIENTATION)])
+    head = ["environment", "device", "figure", "value", "a second run's median lies in", "kind"]
+    lines += ["", tabulate(rows, head, tablefmt="github", disable_numparse=True)]
     return "\n".join(lines)
 
 
@@ -321,18 +319,14 @@ def agreement_table(found: list[Agreement], what: str) -> str:
         return "too few values" if interval is None else f"{interval[0]:.3g} to {interval[1]:.3g}"
 
     agreed = sum(a.agree is True for a in found)
-    lines = [
-        f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
-        "median lies in the other run's interval.",
-        "",
-        "| environment | figure | median, run 1 | interval, run 1 | median, run 2 | interval, run 2 | agree |",
-        "|---|---|---|---|---|---|---|",
-        *(
-            f"| {a.environment} | {a.label} | {a.medians[0]:.4g} | {shown(a.intervals[0])} | {a.medians[1]:.4g} "
-            f"| {shown(a.intervals[1])} | {'—' if a.agree is None else 'yes' if a.agree else '**no**'} |"
-            for a in found
-        ),
-        "",
-        f"Agree: {agreed} of {len(found)}.",
+    head = ["environment", "figure", "median, run 1", "interval, run 1", "median, run 2", "interval, run 2", "agree"]
+    rows = [
+        [a.environment, a.label, f"{a.medians[0]:.4g}", shown(a.intervals[0]), f"{a.medians[1]:.4g}"]
+        + [shown(a.intervals[1]), "—" if a.agree is None else "yes" if a.agree else "**no**"]
+        for a in found
     ]
-    return "\n".join(lines)
+    return (
+        f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
+        f"median lies in the other run's interval.\n\n{tabulate(rows, head, tablefmt='github', disable_numparse=True)}"
+        f"\n\nAgree: {agreed} of {len(found)}."
+    )

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tabulate import tabulate
+
 from benchmarks import metrics
 
 from ..asvtools import environments as asv_envs
@@ -232,19 +234,18 @@ def table(record: dict) -> str:
         f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}. MDE: the slowdown that "
         f"the confirm step calls slower in {record['power']:.0%} of {SIMULATIONS} resampled runs, on a night of "
         f"1 suspect and of {m}.",
-        "",
-        f"| benchmark | params | sd of ln(after/before) | A/A estimate | A/A interval ({confidence:.2%}) "
-        f"| A/A verdict | MDE, 1 suspect | MDE, {m} suspects | threshold | alerts | s per pair |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in record["benchmarks"]:
-        alerts = "yes" if row["reaches_threshold"] else "**MDE above the threshold**"
-        lines.append(
-            f"| `{row['benchmark'].split('.', 1)[1]}` | {row['params'] or '—'} | {row['sd_log_ratio']:.2%} "
-            f"| {row['aa_estimate']:+.2%} | {row['aa_low']:+.2%} to {row['aa_high']:+.2%} | {row['aa_verdict']} "
-            f"| {percent(row['mde']['1'])} | {percent(row['mde'][m])} | +{row['threshold']:.0%} | {alerts} "
-            f"| {row['seconds'] / row['pairs']:.1f} |"
-        )
+    head = ["benchmark", "params", "sd of ln(after/before)", "A/A estimate", f"A/A interval ({confidence:.2%})"]
+    head += ["A/A verdict", "MDE, 1 suspect", f"MDE, {m} suspects", "threshold", "alerts", "s per pair"]
+    rows = [
+        [f"`{row['benchmark'].split('.', 1)[1]}`", row["params"] or "—", f"{row['sd_log_ratio']:.2%}"]
+        + [f"{row['aa_estimate']:+.2%}", f"{row['aa_low']:+.2%} to {row['aa_high']:+.2%}", row["aa_verdict"]]
+        + [percent(row["mde"]["1"]), percent(row["mde"][m]), f"+{row['threshold']:.0%}"]
+        + ["yes" if row["reaches_threshold"] else "**MDE above the threshold**"]
+        + [f"{row['seconds'] / row['pairs']:.1f}"]
+        for row in record["benchmarks"]
+    ]
+    lines += ["", tabulate(rows, head, tablefmt="github", disable_numparse=True)]
     covered = sum(row["aa_covers_zero"] for row in record["benchmarks"])
     alarms = sum(row["aa_verdict"] == pairs.SLOWER for row in record["benchmarks"])
     lines += [
