@@ -78,9 +78,9 @@ def result_keys(path: Path, machine: str) -> set[str]:
 def classify(path: Path, machine: str) -> tuple[str, int]:
     """The state of one commit in one environment, and how many of its benchmarks failed.
 
-    'ran': something was measured; 'failed': nothing was (the release did not build, install or import);
-    'skipped': every benchmark skipped itself; 'missing': no results file (the run stopped before it).
-    asv stores a failed value as None and a skipped one as NaN.
+    'ran': something was measured; 'failed': nothing was (the release did not build, install or import); 'skipped':
+    every benchmark skipped itself; 'missing': no results file (the run stopped before it). asv stores a failed value as
+    None and a skipped one as NaN.
     """
     from asv import results
 

@@ -50,13 +50,13 @@ class Options:
     index: str | None = None
     bench: list[str] = dataclasses.field(default_factory=list)
     include_unchanged: bool = False  # also the commits that leave the package as their parent had it
-    # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks),
-    # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
+    # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks), into a
+    # folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
     answer: bool = False
     # A file whose BENCH_TIME_BLOCK gets what the run took (took_markdown); with --here, here.py's blocks.
     docs: Path | None = None
-    # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured,
-    # through asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
+    # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured, through
+    # asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
     here: str | None = None
 
     def __post_init__(self):
@@ -145,8 +145,8 @@ class Target:
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(environment name, its matrix entry) for each environment to run.
 
-    An environment whose Python scripts/setup could not provide is left out,
-    with one line that says why (environments.present).
+    An environment whose Python scripts/setup could not provide is left out, with one line that says why
+    (environments.present).
     """
     named = asv_envs.named_entries(util.asv_config(target.config()))
     if target.args.jax:
@@ -186,13 +186,11 @@ def releases(target: Target) -> list[tuple[release_history.Release, str]]:
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
     """For the JAX history: the commits of the releases each Python runs, oldest first.
 
-    asv runs every commit in every environment, and its matrix and exclude
-    rules can name an environment's Python and requirements but not the
-    benchmarked commit, so the commit cannot choose the Python there.  Each
-    environment gets its own list instead: a release runs on the oldest of
-    ``pythons`` (oldest first) whose requires_python admits it (old jaxlibs
-    have no wheels for new Pythons), and the newest release of one Python
-    also runs on the next, so that the two lines of the history share a point.
+    asv runs every commit in every environment, and its matrix and exclude rules can name an environment's Python and
+    requirements but not the benchmarked commit, so the commit cannot choose the Python there. Each environment gets its
+    own list instead: a release runs on the oldest of ``pythons`` (oldest first) whose requires_python admits it (old
+    jaxlibs have no wheels for new Pythons), and the newest release of one Python also runs on the next, so that the two
+    lines of the history share a point.
     """
     taken: set[str] = set()
     by_python = {}
@@ -261,8 +259,8 @@ def git_dir(target: Target) -> Path:
 def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
     """The commits whose PACKAGE_PATHS are those of their first parent (docs, CI or examples only).
 
-    asv would install the same package and measure the same code again; a
-    commit without a parent, or where a path cannot be read, is kept.
+    asv would install the same package and measure the same code again; a commit without a parent, or where a path
+    cannot be read, is kept.
     """
     found = []
     for commit in hashes:
@@ -298,9 +296,9 @@ def publish(target: Target, headline: Path | None = None) -> None:
         print("warning: the overhead report was not written; see above", file=sys.stderr)
 
 
-# Measures the headline's figures over fresh processes once the suite has run: given the target, its
-# environments and the newest selected (release, commit), the record (which the page shows), its table, and
-# whether it was measured now (False: an earlier record of the same commit and environment was kept).
+# Measures the headline's figures over fresh processes once the suite has run: given the target, its environments and
+# the newest selected (release, commit), the record (which the page shows), its table, and whether it was measured now
+# (False: an earlier record of the same commit and environment was kept).
 Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
 BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
 
@@ -329,8 +327,8 @@ def took_markdown(answer: bool, phases: dict[str, float], loads: tuple, created:
 def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
     """The commits to benchmark, and those left out because they leave the package as their parent had it.
 
-    Every argument is checked (--jax, --releases, RANGE) before a results file is moved; only NEW and EXISTING
-    read the stored results, so they are resolved once the unreadable ones are out of the way.
+    Every argument is checked (--jax, --releases, RANGE) before a results file is moved; only NEW and EXISTING read the
+    stored results, so they are resolved once the unreadable ones are out of the way.
     """
     args = target.args
     reads_results = selected is None and args.range in ("NEW", "EXISTING")

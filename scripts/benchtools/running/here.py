@@ -1,12 +1,10 @@
 """scripts/bench --here: the suite run in a user's own Python, on the JAX, jaxlib and Equinox installed there.
 
-asv's existing-environment mode (``--environment existing:PYTHON``) runs the
-benchmarks in that Python as it is: no virtualenv is built, nothing is
-installed, no registry is asked, so it works offline and on any backend the
-installed JAX has (a CUDA plugin included).  asv files a result under a
-commit of the configuration's repository; here that is a commit made for the
-installed Equinox version in HERE_REPO (one per version, tagged as a release
-history tags it), so that the site and the report name the release.
+asv's existing-environment mode (``--environment existing:PYTHON``) runs the benchmarks in that Python as it is: no
+virtualenv is built, nothing is installed, no registry is asked, so it works offline and on any backend the installed
+JAX has (a CUDA plugin included). asv files a result under a commit of the configuration's repository; here that is a
+commit made for the installed Equinox version in HERE_REPO (one per version, tagged as a release history tags it), so
+that the site and the report name the release.
 """
 
 import dataclasses
@@ -27,9 +25,9 @@ from ..project import HERE_RUNNER, asv_home
 from ..publishing import blocks, generated, rows
 from . import bench, runner
 
-# What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with
-# tree_at against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step's ratio against
-# the state's size, and a jitted call's dispatch beside the call waited for.  The sweep's seconds per call
+# What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with tree_at
+# against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step's ratio against the state's
+# size, and a jitted call's dispatch beside the call waited for. The sweep's seconds per call
 # (bench_sweep.StateSizeTime, 48 timings) say nothing the answer uses, so they wait for --bench bench_sweep.
 QUESTION = (
     "bench_steady.SteadyState",
@@ -57,8 +55,8 @@ def python_path(name: str) -> Path:
 
 
 def commit_for(repo: Path, equinox: str) -> str:
-    """The commit of HERE_REPO that stands for Equinox ``equinox``, made (empty, tagged v``equinox``) the
-    first time that version is measured."""
+    """The commit of HERE_REPO that stands for Equinox ``equinox``, made (empty, tagged v``equinox``) the first time
+    that version is measured."""
     tag = f"v{equinox}"
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
@@ -75,11 +73,10 @@ def commit_for(repo: Path, equinox: str) -> str:
 def runner_path() -> Path:
     """A folder holding asv's benchmark runner (asv_runner, pure Python) and nothing else.
 
-    asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing
-    environment the caller's environment variables as they are, so this folder goes first on PYTHONPATH.  It
-    holds no other package of .venv, which would shadow the JAX being measured; asv's own Python finds the
-    same asv_runner there.  A PYTHONPATH of the caller's stays after it: outside .venv (project.OUTSIDE_VENV)
-    it is where asv itself comes from.
+    asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing environment
+    the caller's environment variables as they are, so this folder goes first on PYTHONPATH. It holds no other package
+    of .venv, which would shadow the JAX being measured; asv's own Python finds the same asv_runner there. A PYTHONPATH
+    of the caller's stays after it: outside .venv (project.OUTSIDE_VENV) it is where asv itself comes from.
     """
     link = HERE_RUNNER / "asv_runner"
     source = runs.runner_package()
@@ -102,9 +99,8 @@ def machine_name(args: bench.Options, installed: device.Installed) -> str:
 
 
 def lead(target: bench.Target, machine: str, commit: str, stamped: dict[str, str]) -> str:
-    """The run's answer in the user's words (blocks.lead_paragraph), from the result of its commit whose params
-    hold ``stamped`` (other Pythons measured before may share the commit), and, on a CPU, that no GPU record
-    exists yet."""
+    """The run's answer in the user's words (blocks.lead_paragraph), from the result of its commit whose params hold
+    ``stamped`` (other Pythons measured before may share the commit), and, on a CPU, that no GPU record exists yet."""
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
     return "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
@@ -173,8 +169,8 @@ def here(args: bench.Options) -> int:
     if not path.exists():
         print(f"asv run exited {code} and saved no results", file=sys.stderr)
         return ExitCode.FAILED
-    # asv records an existing environment's Python as its path, and no versions: the Python's version and
-    # the installed JAX go beside the device, so that the report names the environment as it names asv's own.
+    # asv records an existing environment's Python as its path, and no versions: the Python's version and the installed
+    # JAX go beside the device, so that the report names the environment as it names asv's own.
     versions = {name: installed.versions[name] for name in ("jax", "jaxlib")}
     stamped = {**installed.params(), "python": installed.python, **versions}
     device.stamp(path, machine, stamped)

@@ -1,7 +1,7 @@
 """The replay's runner: one job of the nightly workflow, step by step, as GitHub's ubuntu-latest runs it.
 
-Each night's upstream, the results remote and the project's snapshot are the replay's own bare repositories;
-a `run:` step runs in bash with the runner's environment, an action as the step_* method of its name.
+Each night's upstream, the results remote and the project's snapshot are the replay's own bare repositories; a `run:`
+step runs in bash with the runner's environment, an action as the step_* method of its name.
 """
 
 import os
@@ -85,7 +85,7 @@ def make_runner_bin(folder: Path, python: str | None) -> Path:
 
 
 def nightly_extras(options, upstream: Path, runner_patch: str | None = None) -> list[str]:
-    """What the replay adds to every scripts/nightly line of the workflow (docs/replay.md#substitutions).  After a
+    """What the replay adds to every scripts/nightly line of the workflow (docs/replay.md#substitutions). After a
     python-X.Y.Z event, asv's environments are kept apart: a runner's are made with its own interpreter."""
     env_dir = (
         options.env_dir.with_name(f"{options.env_dir.name}-python-{runner_patch}") if runner_patch else options.env_dir
@@ -332,8 +332,8 @@ class Replay:
 
 
 def snapshot_project(checkout: str, bare: Path, folder: Path) -> dict:
-    """This repository as each job's actions/checkout gets it, pushed to BARE: HEAD, or the working tree
-    (HEAD with every change and untracked file that git does not ignore), one commit in FOLDER."""
+    """This repository as each job's actions/checkout gets it, pushed to BARE: HEAD, or the working tree (HEAD with
+    every change and untracked file that git does not ignore), one commit in FOLDER."""
     head = git.out("rev-parse", "HEAD", repo=ROOT).strip()
     if checkout == "HEAD":
         git.run("clone", "-q", "--no-local", str(ROOT), str(folder), repo=ROOT)

@@ -1,14 +1,11 @@
 """Check a pull request before it merges: its base and head benchmarked in one job, judged by the gate.
 
-The sides are resolved in the benchmarked repository (a local path, or asv's
-mirror of a remote one, which holds GitHub's refs/pull/*): pull request N is
-refs/pull/N/head against its merge base with the branch, or with ``merge``
-GitHub's test merge refs/pull/N/merge against its first parent (the branch
-it merges into).  scripts/bench runs both commits in each environment
-(HASHFILE:), the gate compares them (``gate.judge``, BASE → HEAD), confirming
-every timing suspect side by side unless ``no_confirm``, and each changed
-exact measure gets its cause (explain.py, one call of its operation profiled
-in both commits).  judging/pr_summary.py turns the outcome into the summary.
+The sides are resolved in the benchmarked repository (a local path, or asv's mirror of a remote one, which holds
+GitHub's refs/pull/*): pull request N is refs/pull/N/head against its merge base with the branch, or with ``merge``
+GitHub's test merge refs/pull/N/merge against its first parent (the branch it merges into). scripts/bench runs both
+commits in each environment (HASHFILE:), the gate compares them (``gate.judge``, BASE → HEAD), confirming every timing
+suspect side by side unless ``no_confirm``, and each changed exact measure gets its cause (explain.py, one call of its
+operation profiled in both commits). judging/pr_summary.py turns the outcome into the summary.
 """
 
 import json
@@ -79,8 +76,8 @@ class Sides:
 
 @dataclass
 class Outcome:
-    """What one check found: the sides, the gate's verdict (None when there was nothing to measure), its
-    changed measures' causes, how long it took and under what load."""
+    """What one check found: the sides, the gate's verdict (None when there was nothing to measure), its changed
+    measures' causes, how long it took and under what load."""
 
     request: Request
     sides: Sides
@@ -148,9 +145,9 @@ def touched_package(repo: Path, base: str, head: str) -> list[str]:
 
 
 def benchmarks_to_run(confirmed: bool) -> list[str]:
-    """The suite's benchmarks a check runs, by name: every exact one (any kind benchmarks/metrics.py does not
-    declare a timing) and, when timings are confirmed, the alerting timings, which alone can become
-    suspects; a timing that never alerts is never counted, so it is not run."""
+    """The suite's benchmarks a check runs, by name: every exact one (any kind benchmarks/metrics.py does not declare a
+    timing) and, when timings are confirmed, the alerting timings, which alone can become suspects; a timing that never
+    alerts is never counted, so it is not run."""
     described = json.loads(suite.description())
     return sorted(
         name
@@ -178,8 +175,7 @@ def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[s
 def check(request: Request) -> Outcome:
     """Benchmark both sides in each environment, judge, and explain what changed; the outcome.
 
-    Failed (exit 3) when a side could not be measured in an environment: a
-    failure is never "no change".
+    Failed (exit 3) when a side could not be measured in an environment: a failure is never "no change".
     """
     started, load_before = time.monotonic(), load_average()
     target = target_of(request)
@@ -218,9 +214,9 @@ def check(request: Request) -> Outcome:
 
 
 def causes(verdict: gate.Verdict, changes: list) -> dict:
-    """{(benchmark, params, env): the functions whose calls changed, in words} of each change whose operation
-    can be profiled (pr_summary.profiled), each commit installed once per environment; an error, in words,
-    where profiling failed."""
+    """{(benchmark, params, env): the functions whose calls changed, in words} of each change whose operation can be
+    profiled (pr_summary.profiled), each commit installed once per environment; an error, in words, where profiling
+    failed."""
     source = verdict.source
     wanted, found = {}, {}
     cache = source.asv_dir / explain.PROFILES

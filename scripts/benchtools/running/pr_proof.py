@@ -1,13 +1,10 @@
 """The proof on real pull requests: a record of checks, and its table for docs/pull-requests.md.
 
-scripts/check-pr --record FILE appends each check as it ends (a stopped
-campaign keeps every check done); --from-record FILE prints the table and
---docs writes it.  For a pull request that was squashed onto the branch
-(its subject ends in "(#N)"), each changed Module operation is set beside
-the time of that squashed commit measured side by side in
-docs/commit-history-times.json (scripts/overhead-report's campaign), where
-that time is decided (its interval excludes no change): the check's
-direction agrees with it or not.
+scripts/check-pr --record FILE appends each check as it ends (a stopped campaign keeps every check done); --from-record
+FILE prints the table and --docs writes it. For a pull request that was squashed onto the branch (its subject ends in
+"(#N)"), each changed Module operation is set beside the time of that squashed commit measured side by side in
+docs/commit-history-times.json (scripts/overhead-report's campaign), where that time is decided (its interval excludes
+no change): the check's direction agrees with it or not.
 """
 
 import json
@@ -139,8 +136,8 @@ def change_cell(change: dict) -> str:
 
 
 def table(record: list[dict], times_path: Path = TIMES) -> str:
-    """Each check as a row: what merging does, each changed operation with the history's time beside it, the
-    check's time and load."""
+    """Each check as a row: what merging does, each changed operation with the history's time beside it, the check's
+    time and load."""
     times = operation_history.read_kept(times_path)
     head = ["pull request", "mode, JAX", "base → head", "what merging does", "changes; against the history's time"]
     head += ["check took", "load before → after"]

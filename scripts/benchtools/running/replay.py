@@ -1,9 +1,9 @@
 """The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md).
 
-The jobs and their steps are read from the workflow's YAML (workflow.py), so that the replay and the workflow
-cannot drift apart; a step it cannot map stops the replay (``Unmappable``, exit 3) before that night runs.
-nights.py splits the range into nights, jobs.py runs a night's jobs, replay_record.py reads what they did into
-the record and its table; this module runs the nights.
+The jobs and their steps are read from the workflow's YAML (workflow.py), so that the replay and the workflow cannot
+drift apart; a step it cannot map stops the replay (``Unmappable``, exit 3) before that night runs. nights.py splits the
+range into nights, jobs.py runs a night's jobs, replay_record.py reads what they did into the record and its table; this
+module runs the nights.
 """
 
 import datetime

@@ -1,8 +1,7 @@
 """What a replayed night did, read from what its jobs left: commit states, the verdict, the issue action; the table.
 
-The replay (replay.py) runs the nights; this reads each night's results
-files, verdict and the stand-in's requests into the record, and writes the
-record as the Markdown table of docs/replay.md.
+The replay (replay.py) runs the nights; this reads each night's results files, verdict and the stand-in's requests into
+the record, and writes the record as the Markdown table of docs/replay.md.
 """
 
 import json
@@ -28,8 +27,8 @@ class JobRun:
 
 
 def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
-    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package
-    its parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
+    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package its
+    parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
     failed_by_verdict = {f["commit"] for f in (verdict or {}).get("failed_commits") or []}
     unchanged = set((verdict or {}).get("unchanged_commits") or [])
     states = []
@@ -76,8 +75,8 @@ def verdict_summary(verdict: dict | None) -> dict | None:
 
 
 def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
-    """What the alert did to the issues, from the requests it made: none, opened, updated, reopened,
-    commented on or kept #N."""
+    """What the alert did to the issues, from the requests it made: none, opened, updated, reopened, commented on or
+    kept #N."""
     if alert is None or alert.result == "skipped":
         return "alert skipped"
     writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]

@@ -29,8 +29,8 @@ def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
     """The first answer's benchmarks, by asv's name, from the suite's description: (the exact ones, the timed ones).
 
     Exact: every figure of a kind of benchmarks/metrics.py that is no timing; no load moves them, so they may be
-    measured beside other runs.  Timed: tree_at's steady time (metrics.PASSES_TREE_AT, with its tuple twin), and
-    any benchmark that mixes a timing with exact figures; these are measured alone.
+    measured beside other runs. Timed: tree_at's steady time (metrics.PASSES_TREE_AT, with its tuple twin), and any
+    benchmark that mixes a timing with exact figures; these are measured alone.
     """
     steady_class = metrics.PASSES_TREE_AT.rsplit(".", 1)[0]
     exact, timed = [], []
@@ -52,16 +52,15 @@ class Stage:
     """asv runs, one per environment, of the same benchmarks: a phase of the run (its name in the summary)."""
 
     phase: str
-    # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only, for figures that
-    # no load moves; else one after another, each holding every environment, so that a timing runs beside
-    # nothing of ours.
+    # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only, for figures that no load
+    # moves; else one after another, each holding every environment, so that a timing runs beside nothing of ours.
     overlapping: bool
     benchmarks: tuple[str, ...] = ()  # asv's benchmark names; empty: --bench's regexes, or every benchmark
 
 
 def stages(answer: bool) -> list[Stage]:
-    """For the first answer its exact figures first, overlapping (creating the environments), then its timings
-    alone; otherwise every benchmark, one environment at a time."""
+    """For the first answer its exact figures first, overlapping (creating the environments), then its timings alone;
+    otherwise every benchmark, one environment at a time."""
     if not answer:
         return [Stage("running asv (creating and installing its environments)", overlapping=False)]
     exact, timed = answer_benchmarks(json.loads(suite.description()))
@@ -92,8 +91,8 @@ def record_machine(machine: str, config, env: dict) -> None:
 
 
 def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str]]) -> None:
-    """Stamp the results this run measured (``ran``, per environment) with the device their environment's JAX runs
-    on; results it did not measure (restored from the results branch, say) are left byte for byte."""
+    """Stamp the results this run measured (``ran``, per environment) with the device their environment's JAX runs on;
+    results it did not measure (restored from the results branch, say) are left byte for byte."""
     machine = target.args.machine
     for number, (env_name, entry) in enumerate(envs, 1):
         paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, [])]
@@ -111,12 +110,11 @@ def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str
 
 
 def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> Callable:
-    """One ``asv run`` of the stage's benchmarks over the ``pending`` commits in one environment: a call that runs
-    it under the stage's lock and gives (the environment, asv's exit code).
+    """One ``asv run`` of the stage's benchmarks over the ``pending`` commits in one environment: a call that runs it
+    under the stage's lock and gives (the environment, asv's exit code).
 
-    Each run describes the machine in a HOME of its own (project.asv_home): asv rewrites its machine file in place
-    on every run, so overlapping runs must not share one.  Overlapping runs' lines get their number, since they
-    interleave.
+    Each run describes the machine in a HOME of its own (project.asv_home): asv rewrites its machine file in place on
+    every run, so overlapping runs must not share one. Overlapping runs' lines get their number, since they interleave.
     """
     args = target.args
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
@@ -133,16 +131,16 @@ def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pendi
             record_machine(args.machine, target.base, env)
             if not stage.overlapping:
                 return env_name, util.run(cmd, env=env).returncode
-            # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them;
-            # the benchmarks' processes do not inherit the flag.
+            # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them; the
+            # benchmarks' processes do not inherit the flag.
             return env_name, util.run_prefixed([cmd[0], "-u", *cmd[1:]], f"[{number}] ", env=env)
 
     return run
 
 
 def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
-    """Every stage's runs in every environment, each commit's results stamped with their device; whether an asv
-    run failed, and the commits run in each environment.  ``phase(name)`` marks the end of each stage."""
+    """Every stage's runs in every environment, each commit's results stamped with their device; whether an asv run
+    failed, and the commits run in each environment. ``phase(name)`` marks the end of each stage."""
     args = target.args
     asv_failed, ran = False, {}
     for stage in stages(args.answer):

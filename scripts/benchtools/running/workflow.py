@@ -1,9 +1,8 @@
 """The nightly workflow's YAML as the replay runs it: its jobs and steps, and the ``${{ }}`` expressions.
 
-``read_workflow`` reads the jobs, their ``needs`` and ``if``, their steps,
-and checks that the replay can run each one (``check_workflow``); a step it
-cannot map (an action it does not know, an option of one that it does not
-model, a context it has no value for) is ``Unmappable`` (exit 3).
+``read_workflow`` reads the jobs, their ``needs`` and ``if``, their steps, and checks that the replay can run each one
+(``check_workflow``); a step it cannot map (an action it does not know, an option of one that it does not model, a
+context it has no value for) is ``Unmappable`` (exit 3).
 """
 
 import os
@@ -26,8 +25,8 @@ ACTIONS = {
 }
 JOB_KEYS = {"runs-on", "timeout-minutes", "permissions", "needs", "if", "steps", "env", "environment", "name"}
 STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell", "continue-on-error"}
-# A `run:` step that installs pinned Ubuntu packages on the runner, the only use of root the replay maps:
-# `sudo apt-get update ... && sudo apt-get install -OPTIONS NAME=VERSION...`.
+# A `run:` step that installs pinned Ubuntu packages on the runner, the only use of root the replay maps: `sudo apt-get
+# update ... && sudo apt-get install -OPTIONS NAME=VERSION...`.
 APT_INSTALL = re.compile(
     r"sudo apt-get update(?: -\S+)*\s*&&\s*sudo apt-get install(?: -\S+)*(?P<packages>(?: [\w.+-]+=\S+)+)"
 )
@@ -307,8 +306,8 @@ STRICT_KEYS = {"github": {"token", "event_name", "repository", "server_url"}, "r
 
 
 def check_expression(text, where: str, bare: bool = False) -> None:
-    """Unmappable unless every context, key and function that TEXT's ${{ }} expressions use (TEXT itself,
-    when BARE: an `if:`) is one the replay has."""
+    """Unmappable unless every context, key and function that TEXT's ${{ }} expressions use (TEXT itself, when BARE: an
+    `if:`) is one the replay has."""
     text = text_of(text)
     parts = re.findall(r"\$\{\{(.*?)\}\}", text, flags=re.S) or ([text] if bare else [])
     for part in parts:
@@ -405,8 +404,8 @@ def python_version(executable: str) -> tuple[str, str] | None:
 
 
 def find_python(version: str) -> str | None:
-    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the
-    Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
+    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the Python 3.13 that
+    scripts/setup builds, pyenv's, and /usr's."""
     minor = ".".join(version.split(".")[:2])
     cache = Path(os.environ.get("EQXB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser())
     cache = cache / "equinox-benchmarks" if not os.environ.get("EQXB_CACHE") else cache

@@ -55,12 +55,10 @@ def inject(source: str, calls: int) -> str:
 def inject_c_work(source: str, pads: int) -> str:
     """tree_at made slower by work done in C alone: the same Python calls, the same bytecodes.
 
-    tree_at becomes a ``functools.partial`` of itself holding ``pads`` unused
-    keyword arguments, which its new ``**_detector_trial_pad`` absorbs.  At
-    each call, C code copies them into the call's keyword dict, matches each
-    against the parameter names and stores it in the ``**`` dict: work that
-    grows with ``pads`` and runs no bytecode and no Python call (a partial is
-    not a Python function, and tree_at's body is untouched).
+    tree_at becomes a ``functools.partial`` of itself holding ``pads`` unused keyword arguments, which its new
+    ``**_detector_trial_pad`` absorbs. At each call, C code copies them into the call's keyword dict, matches each
+    against the parameter names and stores it in the ``**`` dict: work that grows with ``pads`` and runs no bytecode and
+    no Python call (a partial is not a Python function, and tree_at's body is untouched).
     """
     return (
         pad_signature(source) + "\n\nimport functools as _detector_trial_functools\n\n"
@@ -71,11 +69,9 @@ def inject_c_work(source: str, pads: int) -> str:
 def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000) -> int:
     """How many pads slow one tree_at call (the suite's default update) by ``percent`` (pads.pads_for).
 
-    Measured in a child process of ``python`` (default: .venv's), on the
-    Equinox installed there, so that this process, which forks asv later,
-    never imports JAX.  The trial gives the Python of its own asv environment
-    with the release installed: a pad's share of a tree_at call depends on the
-    JAX and the Equinox it is measured on.
+    Measured in a child process of ``python`` (default: .venv's), on the Equinox installed there, so that this process,
+    which forks asv later, never imports JAX. The trial gives the Python of its own asv environment with the release
+    installed: a pad's share of a tree_at call depends on the JAX and the Equinox it is measured on.
     """
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
     done = subprocess.run(
@@ -126,9 +122,8 @@ class Variant:
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
     """The trial repository, the release's tag, and the variants committed after it, in order.
 
-    The A/A copies form a chain, each compared with the one before (the first
-    with the release), as the nightly compares consecutive commits; every
-    other variant is compared with the release.
+    The A/A copies form a chain, each compared with the one before (the first with the release), as the nightly compares
+    consecutive commits; every other variant is compared with the release.
     """
     release_history.build(release_history.Options(repo=HISTORY))
     release = release_tag(args)
@@ -191,8 +186,8 @@ def run_trial(args, repo: Path, number: int) -> Path:
 
 
 def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
-    """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts
-    unconfirmed; and the confirm step's verdicts on the timing suspects (none with --no-confirm)."""
+    """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts unconfirmed; and the
+    confirm step's verdicts on the timing suspects (none with --no-confirm)."""
     try:
         source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
         changes, _unjudged = gate.compare_changes(source, base, tag)

@@ -1,16 +1,12 @@
 """The headline figures over fresh processes: each one's median, and the interval a second run's median lies in.
 
-One asv run gives each timing figure from one process, and one process is
-one draw: two fresh runs of v0.13.8 gave a jit ratio of 2.25 and 1.15
-(issue 18).  As pyperf does with its worker processes, each figure here is
-measured in PROCESSES fresh interpreters (the confirm step's measurement,
-judging/confirm.py: one asv environment of the release, asv's spawn launch,
-each process its own hash seed), the figures interleaved so that the
-machine's drift spreads over all of them.  Each figure gets its median and
-the narrowest interval between two of its values that holds the median of a
-second run of as many processes with at least CONFIDENCE, if the two runs'
-processes are exchangeable (``second_run_interval``): whether they are is
-what two real runs check.
+One asv run gives each timing figure from one process, and one process is one draw: two fresh runs of v0.13.8 gave a jit
+ratio of 2.25 and 1.15 (issue 18). As pyperf does with its worker processes, each figure here is measured in PROCESSES
+fresh interpreters (the confirm step's measurement, judging/confirm.py: one asv environment of the release, asv's spawn
+launch, each process its own hash seed), the figures interleaved so that the machine's drift spreads over all of them.
+Each figure gets its median and the narrowest interval between two of its values that holds the median of a second run
+of as many processes with at least CONFIDENCE, if the two runs' processes are exchangeable (``second_run_interval``):
+whether they are is what two real runs check.
 
 The exact cost is measured once: it is the same in every process.
 """
@@ -40,9 +36,9 @@ SCHEMA = 1
 CALLS = params.DEFAULT_N_CALLS
 
 
-# How far a figure can be trusted, in the order the headline shows them: the exact cost is the same in every
-# process; tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a
-# few % wide (docs/timing-noise.md); the time ratios and the µs move by tens of % between runs: orientation.
+# How far a figure can be trusted, in the order the headline shows them: the exact cost is the same in every process;
+# tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a few % wide
+# (docs/timing-noise.md); the time ratios and the µs move by tens of % between runs: orientation.
 EXACT, STEADY, ORIENTATION = "exact", "steady", "orientation"
 KINDS = (EXACT, STEADY, ORIENTATION)
 
@@ -90,15 +86,15 @@ class Options:
     jax: list[str] = field(default_factory=list)  # empty: every environment the release runs in
     processes: int = 10
     record: Path = Path("headline.json")
-    env_dir: Path = bench.Options().env_dir
-    # Measure in env_dir's own environments, where scripts/bench installed the release, rather than in the
-    # confirm step's (created and installed anew): the first answer's, to spare it an environment's install.
+    env_dir: Path = bench.ENV_DIR
+    # Measure in env_dir's own environments, where scripts/bench installed the release, rather than in the confirm
+    # step's (created and installed anew): the first answer's, to spare it an environment's install.
     in_run_environments: bool = False
 
 
 def below_probability(n: int, k: int, above: int) -> float:
-    """P(at least ``above`` of a second run's n values exceed the k-th largest of the first run's n), if the 2n
-    values are exchangeable: that count is negative hypergeometric, P(U = u) = C(u+k-1, u) C(2n-u-k, n-u) / C(2n, n).
+    """P(at least ``above`` of a second run's n values exceed the k-th largest of the first run's n), if the 2n values
+    are exchangeable: that count is negative hypergeometric, P(U = u) = C(u+k-1, u) C(2n-u-k, n-u) / C(2n, n).
     """
     return sum(math.comb(u + k - 1, u) * math.comb(2 * n - u - k, n - u) for u in range(above, n + 1)) / math.comb(
         2 * n, n
@@ -106,13 +102,12 @@ def below_probability(n: int, k: int, above: int) -> float:
 
 
 def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-    """The narrowest [k-th smallest, k-th largest] of ``values`` that holds the median of a second run of as many
-    values with at least ``confidence``; None when even [min, max] does not (too few values).
+    """The narrowest [k-th smallest, k-th largest] of ``values`` that holds the median of a second run of as many values
+    with at least ``confidence``; None when even [min, max] does not (too few values).
 
-    A second run's median lies above the k-th largest value when at least
-    ceil(n / 2) of its values do (for an even n, when its upper middle value
-    does: a conservative reading of the median); below the k-th smallest
-    likewise, by symmetry.
+    A second run's median lies above the k-th largest value when at least ceil(n / 2) of its values do (for an even n,
+    when its upper middle value does: a conservative reading of the median); below the k-th smallest likewise, by
+    symmetry.
     """
     n = len(values)
     ordered = sorted(values)
@@ -134,9 +129,9 @@ def label_of(entry: dict) -> str:
 
 
 def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str, bool]:
-    """scripts/bench's first answer: the headline of the ``newest`` (release, commit) in the newest JAX's
-    environment of ``envs``, in FEWEST_PROCESSES fresh processes; its record (beside the run's configurations,
-    kept and reused while it holds this commit and environment), its table, and whether it was measured now."""
+    """scripts/bench's first answer: the headline of the ``newest`` (release, commit) in the newest JAX's environment of
+    ``envs``, in FEWEST_PROCESSES fresh processes; its record (beside the run's configurations, kept and reused while it
+    holds this commit and environment), its table, and whether it was measured now."""
     release, commit = newest
     entry = max((entry for _, entry in envs), key=lambda e: Version(asv_envs.requirements_of(e).get("jax") or "0"))
     path = target.config_dir.parent / "headline" / f"{target.name}.json"
@@ -196,8 +191,8 @@ def campaign(options: Options) -> dict:
 
 
 def figure_record(figure: Figure, values: list[float]) -> dict:
-    """One figure's values in the record; a timing's also with its median and second-run interval, and the
-    scale from its benchmark's unit, for readers that cannot compute them (the overhead page)."""
+    """One figure's values in the record; a timing's also with its median and second-run interval, and the scale from
+    its benchmark's unit, for readers that cannot compute them (the overhead page)."""
     found = {
         "label": figure.label,
         "benchmark": figure.benchmark,

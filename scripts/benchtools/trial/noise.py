@@ -1,9 +1,8 @@
 """Timing noise between fresh processes, measured A/A: what the confirm step can detect, and how often it errs.
 
-For each alerting timing benchmark (benchmarks/metrics.py) and params, the
-confirm step's own measurement (judging/confirm.py: two asv environments of
-one commit, fresh interpreters in balanced order A B B A ...) takes PAIRS
-pairs in which both sides run the same code.  From the per-pair log ratios d:
+For each alerting timing benchmark (benchmarks/metrics.py) and params, the confirm step's own measurement
+(judging/confirm.py: two asv environments of one commit, fresh interpreters in balanced order A B B A ...) takes PAIRS
+pairs in which both sides run the same code. From the per-pair log ratios d:
 
 - the A/A interval at one suspect's confidence, which must cover 0 (the
   true change) at least as often as its confidence says;
@@ -15,9 +14,8 @@ pairs in which both sides run the same code.  From the per-pair log ratios d:
   ``suspects`` suspects drawn from the measured benchmarks, resampled the
   same way, with no slowdown.
 
-Resampling treats the pairs as independent draws, which they are when each
-process is a fresh interpreter; the A/A intervals check that on the
-measurements themselves.
+Resampling treats the pairs as independent draws, which they are when each process is a fresh interpreter; the A/A
+intervals check that on the measurements themselves.
 """
 
 import itertools
@@ -56,7 +54,7 @@ class Options:
     benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
     suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
     record: Path = Path("timing-noise.json")
-    env_dir: Path = bench.Options().env_dir
+    env_dir: Path = bench.ENV_DIR
     seed: int = 0  # of the resampling, so that a record's figures can be recomputed
     hash_seed: str = FRESH  # FRESH: each process draws its own (the confirm step's way); PAIRED: a pair shares one
 
@@ -107,8 +105,8 @@ def minimum_detectable_effect(
 ) -> float | None:
     """The smallest relative slowdown called slower in POWER of the runs (to 0.1 point); None: above LARGEST_EFFECT.
 
-    Every effect tried is added to the same resampled runs, so that the
-    power grows with the effect and the search has one answer.
+    Every effect tried is added to the same resampled runs, so that the power grows with the effect and the search has
+    one answer.
     """
     runs = resampled(log_ratios, simulations, random.Random(seed))
     if power(runs, LARGEST_EFFECT, suspects) < POWER:
