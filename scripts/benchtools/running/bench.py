@@ -20,7 +20,7 @@ from ..asvtools import environments as asv_envs
 from ..asvtools import runs
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
-from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV
+from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 from ..publishing import blocks, generated, page, rows, site
 from ..settings import reference_jax, upstream_url
 from . import runner
@@ -50,8 +50,8 @@ class Options:
     index: str | None = None
     bench: list[str] = dataclasses.field(default_factory=list)
     include_unchanged: bool = False  # also the commits that leave the package as their parent had it
-    # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks), into a
-    # folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
+    # The first answer: the newest release only, its exact figures and tree_at's steady one (runner.answer_benchmarks),
+    # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
     answer: bool = False
     # A file whose BENCH_TIME_BLOCK gets what the run took (took_markdown); with --here, here.py's blocks.
     docs: Path | None = None
@@ -404,11 +404,16 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     if table is not None:
         print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
     print(f"\n{took}\n")
+    print_places(target)
+    return ExitCode.FOUND if asv_failed or incomplete else ExitCode.OK
+
+
+def print_places(target: Target) -> None:
+    """Where the results and the site are, and how to serve the site."""
     print(f"  results: {target.results_dir}")
     if (target.html_dir / "index.html").is_file():
         print(f"  site:    {target.html_dir / 'index.html'}")
-        print(f"  serve:   {VENV / 'bin' / 'asv'} preview --config {target.config()}")
-    return ExitCode.FOUND if asv_failed or incomplete else ExitCode.OK
+        print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
 
 
 def summary(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict) -> int:

@@ -188,10 +188,7 @@ def here(args: bench.Options) -> int:
     if args.docs:
         generated.write_blocks(args.docs, {HERE_TIME_BLOCK: took, HERE_ANSWER_BLOCK: answer})
     print(f"\n{answer}\n\n{took}\n")
-    print(f"  results: {target.results_dir}")
-    if (target.html_dir / "index.html").is_file():
-        print(f"  site:    {target.html_dir / 'index.html'}")
-        print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
+    bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
         print(f"asv run exited {code}", file=sys.stderr)
         return ExitCode.FAILED

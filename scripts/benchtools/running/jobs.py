@@ -108,7 +108,6 @@ class Replay:
         self.project = out / "project.git"
         self.pages = out / "pages"
         self.record_path = out / "replay.json"
-        self.tokens = {}
         self.runner_patch = None  # the patch release setup-python gives since a python-X.Y.Z event
 
     # Setting up: the replay's own upstream, results remote and project snapshot.

@@ -1,6 +1,6 @@
 """asv's runs of scripts/bench: which benchmarks, in which stages and under which lock; the devices stamped after.
 
-bench.py chooses what to run and reports it; this runs it, as asv's commands/run.py hands its runs to runner.py.
+bench.py chooses what to run and reports it; this runs it, as asv's run command hands its runs to its runner module.
 """
 
 import concurrent.futures

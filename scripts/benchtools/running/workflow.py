@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import BadInput, Failed
 
-# What each action is replayed as (Replay.step_*) and the `with:` keys it models; any other key is unmappable.
+# What each action is replayed as (jobs.Replay.step_*) and the `with:` keys it models; any other key is unmappable.
 ACTIONS = {
     "actions/checkout": ("checkout", {"persist-credentials", "fetch-depth"}),
     "actions/setup-python": ("setup_python", {"python-version"}),
@@ -132,10 +132,10 @@ def evaluate(text: str, context: dict, status: dict | None = None):
         if token in ("true", "false", "null"):
             return {"true": True, "false": False, "null": None}[token]
         if peek()[1] == "(":
-            take("(")
-            take(")")
             if token not in STATUS or status is None:
                 raise Unmappable(f"expression {text!r}: the replay has no function {token}()")
+            take("(")
+            take(")")
             return {"always": True, "cancelled": False, **status}[token]
         return lookup(token, context, text)
 
@@ -148,7 +148,7 @@ def evaluate(text: str, context: dict, status: dict | None = None):
 def lookup(path: str, context: dict, text: str):
     head, *rest = path.split(".")
     if head not in context:
-        raise Unmappable(f"expression {text!r}: the replay has no value for the context {head!r}")
+        raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
     value = context[head]
     for key in rest:
         if isinstance(value, dict) and key in value:
@@ -301,28 +301,21 @@ def continue_on_error(where: str, value) -> bool:
     return value
 
 
-KNOWN = {"inputs", "needs", "steps", "env", "github", "runner"}
-STRICT_KEYS = {"github": {"token", "event_name", "repository", "server_url"}, "runner": {"temp", "os"}}
+# What check_workflow evaluates every expression against: each context a job gets, with every key of the strict
+# ones, so that an expression the replay could not evaluate stops it before the first night.
+PROBE = {
+    **dict.fromkeys(("inputs", "needs", "steps", "env"), {}),
+    "github": dict.fromkeys(("token", "event_name", "repository", "server_url"), ""),
+    "runner": dict.fromkeys(("temp", "os"), ""),
+}
 
 
 def check_expression(text, where: str, bare: bool = False) -> None:
-    """Unmappable unless every context, key and function that TEXT's ${{ }} expressions use (TEXT itself, when BARE: an
-    `if:`) is one the replay has."""
-    text = text_of(text)
-    parts = re.findall(r"\$\{\{(.*?)\}\}", text, flags=re.S) or ([text] if bare else [])
-    for part in parts:
-        items = tokens(part)
-        for at, (kind, token) in enumerate(items):
-            if kind != "name" or token in ("true", "false", "null"):
-                continue
-            called = at + 1 < len(items) and items[at + 1][1] == "("
-            head, *rest = token.split(".")
-            if called and token not in STATUS:
-                raise Unmappable(f"{where}: the replay has no function {token}()")
-            if not called and (
-                head not in KNOWN or (head in STRICT_KEYS and rest[:1] and rest[0] not in STRICT_KEYS[head])
-            ):
-                raise Unmappable(f"{where}: the replay has no value for {token}")
+    """Unmappable, naming WHERE, unless the replay can evaluate TEXT (an `if:` when BARE, else its ${{ }})."""
+    try:
+        condition(text, PROBE, {"success": True, "failure": False}) if bare else substitute(text, PROBE)
+    except Unmappable as error:
+        raise Unmappable(f"{where}: {error}") from None
 
 
 def pinned_packages(script: str | None) -> dict[str, str] | None:
@@ -344,9 +337,8 @@ def installed_version(package: str) -> str | None:
 
 def check_workflow(workflow: Workflow) -> None:
     """Every expression and setup-python version of WORKFLOW, checked before the first night runs."""
-    for scope in (workflow.env,):
-        for value in scope.values():
-            check_expression(value, f"{workflow.path.name}: env")
+    for value in workflow.env.values():
+        check_expression(value, f"{workflow.path.name}: env")
     for job in workflow.jobs:
         where = f"{workflow.path.name}: job {job.name}"
         if job.if_ is not None:
