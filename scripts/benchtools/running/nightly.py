@@ -30,8 +30,8 @@ def is_results_checkout(output: Path) -> bool:
 
 def checkout_results(output: Path, remote: str, branch: str) -> None:
     """Make OUTPUT hold the branch's files, keeping files that no commit of it tracks."""
-    ours = (output / ".git").exists()
-    if ours and git.out("config", OWNER_KEY, repo=output, check=False).strip() != "true":
+    ours = is_results_checkout(output)
+    if (output / ".git").exists() and not ours:
         raise BadInput(f"--output {output}: a git repository that scripts/nightly did not make")
     if not ours and output.exists() and any(output.iterdir()):
         raise BadInput(f"--output {output}: not empty and not a results checkout")

@@ -8,6 +8,7 @@ suspect side by side unless ``no_confirm``, and each changed exact measure gets 
 operation profiled in both commits). judging/pr_summary.py turns the outcome into the summary.
 """
 
+import dataclasses
 import json
 import os
 import sys
@@ -182,26 +183,23 @@ def check(request: Request) -> Outcome:
     sides = resolve(target, request)
     if not sides.touched:
         return Outcome(request, sides, None, seconds=time.monotonic() - started, load=(load_before, load_average()))
-    options = target.args
-    options.bench = confirm.discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
+    regexes = confirm.discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
+    print(
+        f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} ({sides.head_ref})",
+        file=sys.stderr,
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
         hashfile.write_text(f"{sides.base}\n{sides.head}\n")
-        options.range = f"HASHFILE:{hashfile}"
         # Both sides in one asv run per environment: one job, one machine, one load.
-        print(
-            f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} "
-            f"({sides.head_ref})",
-            file=sys.stderr,
-            flush=True,
-        )
-        bench.bench(options)
+        bench.bench(dataclasses.replace(target.args, bench=regexes, range=f"HASHFILE:{hashfile}"))
     environments = bench.environments(target)
     failures = side_failures(target, sides, environments)
     if failures:
         raise Failed(f"{request.name}: {'; '.join(failures)}; see asv's log above")
     verdict = gate.judge(
-        gate.GateOptions(output=options.output, confirm=not request.no_confirm, max_pairs=request.max_pairs),
+        gate.GateOptions(output=target.args.output, confirm=not request.no_confirm, max_pairs=request.max_pairs),
         (sides.base, sides.head),
     )
     outcome = Outcome(request, sides, verdict, environments=sorted({c.env for c in verdict.changes}))
