@@ -204,7 +204,6 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
 
 
 def range_hashes(target: Target, range_spec: str | None) -> list[str]:
-    """The commits of RANGE (None: the branch's tip), resolved the way `asv run RANGE` resolves them."""
     return runs.range_hashes(target.config(), target.branch, range_spec, target.results_dir)
 
 
