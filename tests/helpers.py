@@ -160,14 +160,18 @@ def fake_python313(path: Path) -> Path:
     return executable(path, "#!/bin/sh\nexit 0\n")
 
 
+def table_cells(text: str) -> list[list[str]]:
+    """Every row of the Markdown tables in ``text``, header rows included: its cells, stripped (tabulate pads them;
+    an escaped \\| stays in its cell)."""
+    import re
+
+    rows = [line.strip() for line in text.splitlines() if line.startswith("|") and not line.startswith("|--")]
+    return [[cell.strip() for cell in re.split(r"(?<!\\)\|", row[1:-1])] for row in rows]
+
+
 def markdown_rows(text: str) -> dict[str, list[str]]:
     """The rows of the Markdown tables in ``text``, by their first cell: each row's cells, stripped."""
-    found = {}
-    for line in text.splitlines():
-        if line.startswith("|") and not line.startswith("|---"):
-            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-            found[cells[0]] = cells
-    return found
+    return {cells[0]: cells for cells in table_cells(text)}
 
 
 def numbers(cell: str) -> list[float]:

@@ -7,7 +7,7 @@ import pytest
 
 from benchtools.judging import render
 from benchtools.publishing import github
-from benchtools.running import replay, workflow
+from benchtools.running import jobs, replay, workflow
 from tests.asv_sites import COST, judged_document
 from tests.helpers import ROOT, one_job_options
 
@@ -15,14 +15,14 @@ NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
 QUIET = judged_document(regression=False, summary="no regression counts", counted=[])
 
 
-class AlertJob(replay.Replay):
+class AlertJob(jobs.Replay):
     """The alert job of a scheduled night, its checkout this project's scripts."""
 
     def __init__(self, folder, api):
         super().__init__(one_job_options(folder, NIGHTLY), api)
         self.workflow = workflow.read_workflow(NIGHTLY)
         self.job = next(job for job in self.workflow.jobs if job.name == "alert")
-        self.runner_bin = replay.make_runner_bin(folder / "bin", None)
+        self.runner_bin = jobs.make_runner_bin(folder / "bin", None)
 
     def step_checkout(self, with_, step, context, workspace, night, log):
         """The checkout: this project's scripts/open-regression-issue, its own .venv (set up already)."""
@@ -45,7 +45,7 @@ class AlertJob(replay.Replay):
 
 @pytest.fixture
 def api():
-    with github.StandIn(repos=[replay.REPOSITORY], tokens={}) as stand_in:
+    with github.StandIn(repos=[jobs.REPOSITORY], tokens={}) as stand_in:
         yield stand_in
 
 

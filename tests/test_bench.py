@@ -23,6 +23,7 @@ from packaging.version import Version
 from benchtools import cli, project
 from benchtools.history import release_history
 from benchtools.running import bench as bench_module
+from benchtools.running import runner
 from tests.helpers import PRIMARY_JAX, ROOT, bench, git, script, tool
 
 MACHINE = "bench-tests"
@@ -231,7 +232,7 @@ def test_unreadable_results_and_benchmark_files_are_quarantined_not_deleted(tmp_
     benchmarks = output / "results" / "releases" / "benchmarks.json"
     benchmarks.write_text('{"version": 2, "bench_')
     target = bench_module.Target(bench_module.Options(machine=MACHINE, output=output))
-    bench_module.quarantine_unreadable(target, MACHINE)
+    bench_module.quarantine_unreadable(target)
     assert not truncated.exists() and not benchmarks.exists()
     quarantine = output / ".asv" / "quarantine" / "releases"
     [quarantined] = quarantine.glob("deadbeef-*")
@@ -304,7 +305,7 @@ def test_the_first_answer_runs_every_exact_benchmark_and_of_the_timings_tree_at_
     from benchtools.asvtools import suite
 
     described = json.loads(suite.description())
-    exact, timed = bench_module.answer_benchmarks(described)
+    exact, timed = runner.answer_benchmarks(described)
     assert not set(exact) & set(timed)
     for name, benchmark in described.items():
         if name == "version":
@@ -328,17 +329,17 @@ def test_a_benchmark_that_mixes_a_timing_with_exact_figures_is_measured_alone(mo
         "a.B.track_exact": {"unit": "calls", "params": []},
         "a.B.time_other": {"unit": "seconds", "params": []},
     }
-    assert bench_module.answer_benchmarks(described) == (["a.B.track_exact"], ["a.B.track_mixed"])
+    assert runner.answer_benchmarks(described) == (["a.B.track_exact"], ["a.B.track_mixed"])
 
 
 def test_the_first_answer_overlaps_its_exact_runs_and_times_alone_after_them():
     from benchtools.asvtools import suite
 
-    exact, timed = bench_module.answer_benchmarks(json.loads(suite.description()))
-    first, second = bench_module.stages(bench_module.Options(releases="1", answer=True))
+    exact, timed = runner.answer_benchmarks(json.loads(suite.description()))
+    first, second = runner.stages(answer=True)
     assert (first.overlapping, first.benchmarks) == (True, tuple(exact))
     assert (second.overlapping, second.benchmarks) == (False, tuple(timed))
-    assert [stage.overlapping for stage in bench_module.stages(bench_module.Options())] == [False]
+    assert [stage.overlapping for stage in runner.stages(answer=False)] == [False]
 
 
 def test_runs_in_other_environments_overlap_and_a_run_that_holds_them_all_waits(tmp_path):
@@ -381,7 +382,7 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
     )
     target = bench_module.Target(options)
     (name, entry), (other, _) = asv_envs.named_entries(readers.asv_config(target.config()))[:2]
-    stage = bench_module.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
+    stage = runner.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
     entered, threads = {}, []
 
     def asv_runs(cmd, *_prefix, env):
@@ -406,10 +407,10 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
         with context:
             event.set()
 
-    monkeypatch.setattr(bench_module, "record_machine", lambda *_args: None)
+    monkeypatch.setattr(runner, "record_machine", lambda *_args: None)
     monkeypatch.setattr(util, "run", asv_runs)
     monkeypatch.setattr(util, "run_prefixed", asv_runs)
-    assert bench_module.asv_run(target, stage, 1, name, entry, ["c" * 40])() == (name, 0)
+    assert runner.asv_run(target, stage, 1, name, entry, ["c" * 40])() == (name, 0)
     for thread in threads:
         thread.join(60)
     assert all(event.is_set() for event in entered.values())
@@ -588,7 +589,7 @@ def test_concurrent_machine_records_are_each_runs_own(tmp_path, monkeypatch):
             homes.append(Path(env["HOME"]))
             assert env["XDG_CACHE_HOME"] == (os.environ.get("XDG_CACHE_HOME") or str(home / ".cache"))
             assert (Path(env["HOME"]) / ".gitconfig").read_text() == "[user]\n\tname = The User\n"
-            bench_module.record_machine(MACHINE, ROOT / "asv.conf.json", env)
+            runner.record_machine(MACHINE, ROOT / "asv.conf.json", env)
             written[number] = json.loads((Path(env["HOME"]) / ".asv-machine.json").read_text())
 
     threads = [threading.Thread(target=record, args=(number,)) for number in range(3)]

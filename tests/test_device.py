@@ -86,7 +86,8 @@ def test_a_second_device_is_refused_the_file_of_the_first(tmp_path):
 def test_a_run_stamps_the_results_it_measured_and_leaves_the_others_byte_for_byte(tmp_path, monkeypatch):
     from asv import environment
 
-    from benchtools.running import bench
+    from benchtools.asvtools import runs
+    from benchtools.running import bench, runner
 
     target = bench.Target(bench.Options(output=tmp_path, machine=MACHINE, releases="2"))
     env_name = "virtualenv-py3.11-jax0.4.33"
@@ -94,7 +95,7 @@ def test_a_run_stamps_the_results_it_measured_and_leaves_the_others_byte_for_byt
     for commit in ("a" * 40, "b" * 40):
         result = results.Results({"machine": MACHINE, "python": "3.11"}, {}, commit, 0, "3.11", env_name, {})
         result.save(str(target.results_dir))
-        paths[commit] = bench.result_path(target, MACHINE, commit, env_name)
+        paths[commit] = runs.result_path(target.results_dir, MACHINE, commit, env_name)
     restored = paths["b" * 40].read_bytes()
     # The environment's Python is this one, with JAX: its device is asked for real.
     monkeypatch.setattr(bench.Target, "config", lambda self, entry=None, suffix="": tmp_path / "asv.conf.json")
@@ -103,6 +104,6 @@ def test_a_run_stamps_the_results_it_measured_and_leaves_the_others_byte_for_byt
         environment, "get_environments", lambda conf, names, verbose: [SimpleNamespace(_path=sys.prefix)]
     )
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
-    bench.record_devices(target, [(env_name, {})], {env_name: ["a" * 40]})
+    runner.record_devices(target, [(env_name, {})], {env_name: ["a" * 40]})
     assert results.Results.load(str(paths["a" * 40]), MACHINE).params[device.DEVICE] == "cpu"
     assert paths["b" * 40].read_bytes() == restored  # restored from the results branch, say: not this run's

@@ -10,7 +10,7 @@ import types
 import pytest
 
 from benchtools.trial import headline
-from tests.helpers import command
+from tests.helpers import command, table_cells
 
 
 def test_the_negative_hypergeometric_is_a_distribution():
@@ -101,10 +101,10 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     assert side.calls[0] == "open" and side.calls[-1] == "close"
     assert env["device"] == "cpu"
     text = headline.table(record)
-    rows = [line for line in text.splitlines() if line.startswith("| Python")]
-    assert all(row.startswith("| Python 3.11, jax 0.4.33 | cpu | ") for row in rows)
-    assert rows[0].endswith("| exact |") and "too few processes" in rows[1] and rows[1].endswith("| steady |")
-    assert all(row.endswith("| orientation |") for row in rows[2:])  # the stable figures lead
+    rows = [cells for cells in table_cells(text) if cells[0].startswith("Python")]
+    assert all(row[:2] == ["Python 3.11, jax 0.4.33", "cpu"] for row in rows)
+    assert rows[0][-1] == "exact" and rows[1][-2:] == ["too few processes", "steady"]
+    assert all(row[-1] == "orientation" for row in rows[2:])  # the stable figures lead
     # scripts/bench's first answer measures in the environment its run installed the release in.
     env_dir = tmp_path / "run" / "env"
     headline.campaign(headline.Options(processes=2, record=record_path, env_dir=env_dir, in_run_environments=True))
@@ -134,9 +134,9 @@ def test_the_command_prints_and_publishes_a_record_without_measuring(tmp_path):
     done = command("headline", "--from-record", "--record", path, "--docs", docs)
     assert done.returncode == 0, done.stderr
     # A record from before the device was recorded: measured in asv's own environments, on the CPU.
-    steady = "| Python 3.11, jax 0.4.33 | cpu | one tree_at update, in tree_map passes | 1.04 | 1.00 to 1.09 | steady |"
-    assert steady in done.stdout
-    assert "12,359 | — | exact" in done.stdout
+    steady = ["Python 3.11, jax 0.4.33", "cpu", "one tree_at update, in tree_map passes", "1.04", "1.00 to 1.09"]
+    assert [*steady, "steady"] in table_cells(done.stdout)
+    assert ["12,359", "—", "exact"] in [cells[3:] for cells in table_cells(done.stdout)]
     assert "\nold\n" not in docs.read_text() and docs.read_text().startswith("before\n")
     bad = command("headline", "--processes", "1")
     assert bad.returncode == 2 and "at least 2 processes" in bad.stderr
@@ -151,7 +151,7 @@ def test_two_runs_agree_when_each_median_lies_in_the_other_s_interval():
     assert set(found) == {"ratio", "shifted", "few"}  # only what both runs measured
     assert found["ratio"].agree is True and found["shifted"].agree is False and found["few"].agree is None
     text = headline.agreement_table(list(found.values()), "a and b")
-    assert "| env | shifted | 1.045 | 1 to 1.09 | 1.245 | 1.2 to 1.29 | **no** |" in text
+    assert ["env", "shifted", "1.045", "1 to 1.09", "1.245", "1.2 to 1.29", "**no**"] in table_cells(text)
     assert "Agree: 1 of 3." in text
 
 
@@ -166,8 +166,13 @@ def test_the_command_reads_a_timing_noise_record_as_two_runs(tmp_path):
     path.write_text(json.dumps({"schema": 1, "environment": "Python 3.11, jax 0.4.33", "benchmarks": rows}))
     done = command("headline", "--timing-noise", path)
     assert done.returncode == 0, done.stderr
-    assert "| SteadyStateRatio.track_overhead_ratio('jit') | 1.245 |" in done.stdout
-    assert "| TracingRatio.track_overhead_ratio | 1.8 | 1.8 to 1.8 | 2.5 | 2.5 to 2.5 | **no** |" in done.stdout
+    rows = table_cells(done.stdout)
+    assert [cells[1:3] for cells in rows if cells[1] == "SteadyStateRatio.track_overhead_ratio('jit')"] == [
+        ["SteadyStateRatio.track_overhead_ratio('jit')", "1.245"]
+    ]
+    assert ["TracingRatio.track_overhead_ratio", "1.8", "1.8 to 1.8", "2.5", "2.5 to 2.5", "**no**"] in [
+        cells[1:] for cells in rows
+    ]
     missing = command("headline", "--timing-noise", tmp_path / "none.json")
     assert missing.returncode == 2 and "none.json" in missing.stderr
 
@@ -222,7 +227,8 @@ def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_
     release = SimpleNamespace(version="0.13.8")
     path, text, measured = headline.first_answer(target, envs, (release, "c" * 40))
     assert measured and asked == [("0.13.8", ["0.12.0.1"], headline.FEWEST_PROCESSES, True)]
-    assert path == tmp_path / ".asv" / "headline" / "answer.json" and "| Python 3.13, jax 0.12.0.1 |" in text
+    assert path == tmp_path / ".asv" / "headline" / "answer.json"
+    assert table_cells(text)[1][0] == "Python 3.13, jax 0.12.0.1"
     assert headline.first_answer(target, envs, (release, "c" * 40))[1:] == (text, False)
     assert len(asked) == 1
     headline.first_answer(target, envs, (release, "d" * 40))  # another commit: measured again

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from benchtools.asvtools import runs
 from tests.asv_sites import MACHINE as SITE_MACHINE
 from tests.asv_sites import PASSES, make_site
 from tests.helpers import PRIMARY_JAX, ROOT, git, tool
@@ -387,7 +388,7 @@ def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchan
         target = bench.Target(bench.Options(repo=str(places.upstream), machine=MACHINE, output=places.output))
         (target.results_dir / MACHINE).mkdir(parents=True)
         (target.results_dir / MACHINE / "0123abcd-env.json").write_text("{}")
-        monkeypatch.setattr(nightly, "newest_with_results", lambda results_dir, machine: None)
+        monkeypatch.setattr(runs, "newest_with_results", lambda results_dir, machine: None)
     status = cli.run(
         "nightly",
         ["--upstream", str(places.upstream), "--results-remote", str(places.remote), "--output", str(places.output)]
@@ -459,8 +460,8 @@ def test_the_nightly_compares_its_baseline_with_the_newest_new_commit(tmp_path):
             ["git", "-C", str(tmp_path / "repo"), "log", "--reverse", "--format=%H"], capture_output=True, text=True
         ).stdout.splitlines()
     ]
-    assert nightly.newest_with_results(tmp_path / "results", SITE_MACHINE) == hashes[-1]
-    assert nightly.newest_with_results(tmp_path / "results", "elsewhere") is None
+    assert runs.newest_with_results(tmp_path / "results", SITE_MACHINE) == hashes[-1]
+    assert runs.newest_with_results(tmp_path / "results", "elsewhere") is None
     (tmp_path / ".asv").mkdir()
     last_run = tmp_path / ".asv" / "last-run.json"
     last_run.write_text(json.dumps({"config": str(config), "commits": hashes[1:]}))
@@ -489,7 +490,7 @@ def test_a_night_with_nothing_new_judges_nothing_although_the_branch_holds_steps
     (tmp_path / ".asv").mkdir(exist_ok=True)
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
     monkeypatch.setattr(nightly, "is_results_checkout", lambda output: True)
-    monkeypatch.setattr(nightly, "newest_with_results", lambda results, machine: hashes[-1])
+    monkeypatch.setattr(runs, "newest_with_results", lambda results, machine: hashes[-1])
     monkeypatch.setattr(nightly, "refresh_overhead_page", lambda target: None)
     monkeypatch.setattr(bench, "bench", lambda options: 0)
     monkeypatch.setattr(bench, "git_dir", lambda target: tmp_path / "repo")
@@ -559,7 +560,7 @@ def test_publish_only_never_explains_so_runs_no_upstream_code(places, monkeypatc
 
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
     monkeypatch.setattr(nightly, "publish_stored", lambda target: 0)
-    monkeypatch.setattr(nightly, "newest_with_results", lambda results, machine: None)
+    monkeypatch.setattr(runs, "newest_with_results", lambda results, machine: None)
     monkeypatch.setattr(gate, "judge", judge)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     cli.run(

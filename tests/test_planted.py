@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from benchtools.running import replay
+from benchtools.running import jobs
 from tests.helpers import NEEDS_BUNDLE, bundle_clone, git, real_replay
 
 MARK = "PLANTED-BY-UPSTREAM"
@@ -110,7 +110,7 @@ def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
     [issue] = record["issues"]
     assert "could not make a regression report" in issue["body"] and MARK not in issue["body"]
     # Nothing it wrote is on the results branch, in the site Pages deployed, or in any issue.
-    remote = Path(f"{out / 'github' / replay.REPOSITORY}.git")
+    remote = Path(f"{out / 'github' / jobs.REPOSITORY}.git")
     stored = git(remote, "ls-tree", "-r", "--name-only", "results").split()
     assert not any(MARK in name or "/elsewhere/" in name for name in stored)
     planted_commit = git(upstream, "rev-parse", "main")

@@ -11,7 +11,7 @@ from benchtools.errors import Failed
 from benchtools.judging import pr_render, pr_summary
 from benchtools.judging.changes import Change
 from benchtools.publishing import github
-from benchtools.running import pr_check, replay, workflow
+from benchtools.running import jobs, pr_check, workflow
 from tests.helpers import ROOT, one_job_options
 
 PR_CHECK = ROOT / ".github" / "workflows" / "pr-check.yml"
@@ -27,7 +27,7 @@ exit 0
 """
 
 
-class CommentJob(replay.Replay):
+class CommentJob(jobs.Replay):
     """The comment job of a call on pull request 7 of the caller's own repository."""
 
     def __init__(self, folder, api):
@@ -36,7 +36,7 @@ class CommentJob(replay.Replay):
         steps = [workflow.read_step("pr-check.yml: job comment", i, s) for i, s in enumerate(spec["steps"], 1)]
         self.job = workflow.Job("comment", ["check"], spec["if"], {}, spec["permissions"], None, steps)
         self.workflow = workflow.Workflow(PR_CHECK, {}, {}, [self.job])
-        self.runner_bin = replay.make_runner_bin(folder / "bin", None)
+        self.runner_bin = jobs.make_runner_bin(folder / "bin", None)
         self.gh = folder / "gh"
         self.gh.mkdir()
         (self.runner_bin / "gh").write_text(FAKE_GH.format(folder=self.gh))
@@ -45,7 +45,7 @@ class CommentJob(replay.Replay):
     def context(self, job, folder, needs):
         context = super().context(job, folder, needs)
         context["inputs"] = {"pull_request": "7"}
-        pull_request = {"head": {"repo": {"full_name": replay.REPOSITORY}}}
+        pull_request = {"head": {"repo": {"full_name": jobs.REPOSITORY}}}
         context["github"].update(event_name="pull_request", run_id="99", event={"pull_request": pull_request})
         return context
 

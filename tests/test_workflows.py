@@ -16,6 +16,7 @@ import yaml
 
 from benchtools.judging import pr_render
 from benchtools.running import replay
+from benchtools.running.workflow import substitute
 from tests.helpers import PY313_VERSION, ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -130,8 +131,8 @@ def test_a_call_of_the_pull_request_check_runs_the_scripts_of_the_commit_it_pins
     github = {"repository": "owner/suite", "sha": "d" * 40}
     called = {"inputs": {"suite_repository": "owner/suite", "suite_ref": "c" * 40}, "github": github}
     dispatched = {"inputs": {"suite_repository": "", "suite_ref": ""}, "github": github}
-    assert replay.substitute(checkout["with"]["ref"], called) == "c" * 40
-    assert replay.substitute(checkout["with"]["ref"], dispatched) == "d" * 40
+    assert substitute(checkout["with"]["ref"], called) == "c" * 40
+    assert substitute(checkout["with"]["ref"], dispatched) == "d" * 40
     docs = (ROOT / "docs" / "automation.md").read_text()
     [caller] = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", docs, re.S) if "pr-check.yml@" in b]
     [call] = caller["jobs"].values()

@@ -1,17 +1,12 @@
 """Running the suite with asv over releases, a repository or JAX's history, and publishing its site."""
 
-import concurrent.futures
-import contextlib
 import dataclasses
 import hashlib
-import itertools
 import json
-import math
 import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 import time
 import traceback
@@ -21,22 +16,20 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
-from ..asvtools import device, private, readers, suite
 from ..asvtools import environments as asv_envs
-from ..asvtools.lock import exclusive, one_environment
+from ..asvtools import readers, runs
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
-from ..judging import confirm
-from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, VENV, asv_home
+from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 from ..publishing import blocks, generated, page, rows, site
 from ..settings import reference_jax, upstream_url
+from . import runner
 
 PYTHON = "3.13"
 DEFAULT_RELEASES = "3"
 HERE = "here"  # the folder of --here's results and site: a user's own Python, its installed JAX and Equinox
 ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
-# The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
-STEADY_UNIT = "tree_map passes"
+ENV_DIR = ROOT / ".asv" / "env"  # asv's environments, shared by every command that runs asv
 
 
 @dataclasses.dataclass
@@ -53,17 +46,17 @@ class Options:
     machine: str = platform.node() or "localhost"
     output: Path = ROOT
     retry_failed: bool = False
-    env_dir: Path = ROOT / ".asv" / "env"
+    env_dir: Path = ENV_DIR
     index: str | None = None
     bench: list[str] = dataclasses.field(default_factory=list)
     include_unchanged: bool = False  # also the commits that leave the package as their parent had it
-    # The first answer: the newest release only, its exact figures and tree_at's steady one (answer_benchmarks),
+    # The first answer: the newest release only, its exact figures and tree_at's steady one (runner.answer_benchmarks),
     # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
     answer: bool = False
     # A file whose BENCH_TIME_BLOCK gets what the run took (took_markdown); with --here, here.py's blocks.
     docs: Path | None = None
-    # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured,
-    # through asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
+    # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured, through
+    # asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
     here: str | None = None
 
     def __post_init__(self):
@@ -152,8 +145,8 @@ class Target:
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(environment name, its matrix entry) for each environment to run.
 
-    An environment whose Python scripts/setup could not provide is left out,
-    with one line that says why (environments.present).
+    An environment whose Python scripts/setup could not provide is left out, with one line that says why
+    (environments.present).
     """
     named = asv_envs.named_entries(readers.asv_config(target.config()))
     if target.args.jax:
@@ -193,13 +186,11 @@ def releases(target: Target) -> list[tuple[release_history.Release, str]]:
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
     """For the JAX history: the commits of the releases each Python runs, oldest first.
 
-    asv runs every commit in every environment, and its matrix and exclude
-    rules can name an environment's Python and requirements but not the
-    benchmarked commit, so the commit cannot choose the Python there.  Each
-    environment gets its own list instead: a release runs on the oldest of
-    ``pythons`` (oldest first) whose requires_python admits it (old jaxlibs
-    have no wheels for new Pythons), and the newest release of one Python
-    also runs on the next, so that the two lines of the history share a point.
+    asv runs every commit in every environment, and its matrix and exclude rules can name an environment's Python and
+    requirements but not the benchmarked commit, so the commit cannot choose the Python there. Each environment gets its
+    own list instead: a release runs on the oldest of ``pythons`` (oldest first) whose requires_python admits it (old
+    jaxlibs have no wheels for new Pythons), and the newest release of one Python also runs on the next, so that the two
+    lines of the history share a point.
     """
     taken: set[str] = set()
     by_python = {}
@@ -212,112 +203,15 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
     return by_python
 
 
-def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
-    """The first answer's benchmarks, by asv's name, from the suite's description (asv's benchmarks.json):
-    (the exact ones, the timed ones).
-
-    Exact: every benchmark whose every figure is of a kind of benchmarks/metrics.py that is no timing; these do
-    not depend on the load, so they may be measured beside other runs.  Timed: tree_at's steady time
-    (metrics.PASSES_TREE_AT, with its tuple twin, in STEADY_UNIT), and any benchmark that mixes a timing with
-    exact figures; these are measured alone.
-    """
-    steady_class = metrics.PASSES_TREE_AT.rsplit(".", 1)[0]
-    exact, timed = [], []
-    for name, benchmark in described.items():
-        if name == "version":
-            continue
-        kinds = {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
-        if not kinds & set(metrics.TIMING_KINDS):
-            exact.append(name)
-        elif kinds - set(metrics.TIMING_KINDS) or (
-            benchmark["unit"] == STEADY_UNIT and name.startswith(steady_class + ".")
-        ):
-            timed.append(name)
-    return sorted(exact), sorted(timed)
-
-
-@dataclasses.dataclass(frozen=True)
-class Stage:
-    """asv runs, one per environment, of the same benchmarks: a phase of the run (its name in the summary)."""
-
-    phase: str
-    # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only
-    # (lock.one_environment), for figures that no load moves; else one after another, each holding every
-    # environment (lock.exclusive), so that a timing never runs beside anything of ours.
-    overlapping: bool
-    benchmarks: tuple[str, ...] = ()  # asv's benchmark names; empty: --bench's regexes, or every benchmark
-
-
-def stages(args: Options) -> list[Stage]:
-    """The runs of asv, in order: for the first answer its exact figures first, overlapping (their
-    environments are created there), then its timings alone; otherwise every benchmark, one environment at a
-    time."""
-    if not args.answer:
-        return [Stage("running asv (creating and installing its environments)", overlapping=False)]
-    exact, timed = answer_benchmarks(json.loads(suite.description()))
-    return [
-        Stage(
-            f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time",
-            overlapping=True,
-            benchmarks=tuple(exact),
-        ),
-        Stage("timing tree_at's steady figures, one environment at a time", overlapping=False, benchmarks=tuple(timed)),
-    ]
-
-
 def range_hashes(target: Target, range_spec: str | None) -> list[str]:
-    """The commits of RANGE, resolved the way `asv run RANGE` resolves them."""
-    from asv import results
-    from asv import util as asv_util
-    from asv.repo import NoSuchNameError, get_repo
-
-    config_path = target.config()
-    conf = readers.asv_config(config_path)
-    # asv keeps its mirror of a remote repository beside the configuration.
-    with contextlib.chdir(config_path.parent):
-        try:
-            repo = get_repo(conf)
-            repo.pull()
-            if range_spec is None:
-                return [repo.get_hash_from_name(target.branch)]
-            if range_spec.startswith("HASHFILE:"):
-                names = Path(range_spec[len("HASHFILE:") :]).read_text().split()
-                return [repo.get_hash_from_name(name) for name in names]
-            existing = results.get_existing_hashes(str(target.results_dir)) if target.results_dir.is_dir() else []
-            special = {
-                "ALL": lambda: repo.get_new_branch_commits(conf.branches, []),
-                "NEW": lambda: repo.get_new_branch_commits(conf.branches, existing),
-                "EXISTING": lambda: existing,
-                "TAGS": lambda: list(reversed(list(repo.get_tags().values()))),
-                "HEAD": lambda: [repo.get_hash_from_name("HEAD")],
-            }
-            hashes = special[range_spec]() if range_spec in special else repo.get_hashes_from_range(range_spec)
-        except (NoSuchNameError, asv_util.ProcessError, OSError) as error:
-            raise BadInput(f"cannot resolve {range_spec or target.branch!r} in {target.repo}: {error}") from None
-    return list(reversed(hashes))  # oldest first, as in a history
+    return runs.range_hashes(target.config(), target.branch, range_spec, target.results_dir)
 
 
-def quarantine_unreadable(target: Target, machine: str) -> None:
-    """Move aside results files that a killed run left half-written, so that asv can load the rest."""
-    from asv import results
-    from asv import util as asv_util
-
-    machine_dir = target.results_dir / machine
+def quarantine_unreadable(target: Target) -> None:
+    """Move results files that a killed run left half-written into a quarantine, so that asv can load the rest."""
     quarantine = target.args.output / ".asv" / "quarantine" / target.name
-    benchmarks_json = target.results_dir / "benchmarks.json"
-    if benchmarks_json.exists():
-        try:
-            asv_util.load_json(benchmarks_json, api_version=2)
-        except Exception as error:  # noqa: BLE001 - asv rewrites it on the next run; the old one is kept aside
-            move_aside(benchmarks_json, quarantine, error)
-    for path in sorted(machine_dir.glob("*.json")) if machine_dir.is_dir() else []:
-        try:
-            if path.name == "machine.json":
-                asv_util.load_json(path)
-            else:
-                results.Results.load(str(path), machine)
-        except Exception as error:  # noqa: BLE001 - any unreadable file is quarantined
-            move_aside(path, quarantine, error)
+    for path, error in runs.unreadable(target.results_dir, target.args.machine):
+        move_aside(path, quarantine, error)
 
 
 def move_aside(path: Path, quarantine: Path, error: Exception) -> None:
@@ -326,35 +220,6 @@ def move_aside(path: Path, quarantine: Path, error: Exception) -> None:
     destination = quarantine / f"{path.name}.{time.time_ns()}"
     shutil.move(path, destination)
     print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
-
-
-def result_path(target: Target, machine: str, commit: str, env_name: str) -> Path:
-    from asv import results
-
-    return target.results_dir / results.get_filename(machine, commit, env_name)
-
-
-def classify(path: Path, machine: str) -> tuple[str, int]:
-    """The state of one commit in one environment, and how many of its benchmarks failed.
-
-    'ran': something was measured; 'failed': nothing was (the release did not
-    build, install or import); 'skipped': every benchmark skipped itself;
-    'missing': no results file (the run was stopped before this commit).
-    asv stores a failed value as None and a skipped one as NaN.
-    """
-    from asv import results
-
-    if not path.exists():
-        return "missing", 0
-    result = results.Results.load(str(path), machine)
-    values = []
-    for key in result.get_all_result_keys():
-        value = result.get_result_value(key, result.get_result_params(key))
-        values += value if isinstance(value, list) else [value]
-    failures = sum(v is None for v in values)
-    if any(v is not None and not math.isnan(v) for v in values):
-        return "ran", failures
-    return ("failed" if failures or not values else "skipped"), failures
 
 
 def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
@@ -393,8 +258,8 @@ def git_dir(target: Target) -> Path:
 def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
     """The commits whose PACKAGE_PATHS are those of their first parent (docs, CI or examples only).
 
-    asv would install the same package and measure the same code again; a
-    commit without a parent, or where a path cannot be read, is kept.
+    asv would install the same package and measure the same code again; a commit without a parent, or where a path
+    cannot be read, is kept.
     """
     found = []
     for commit in hashes:
@@ -408,21 +273,6 @@ def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
         ):
             found.append(commit)
     return found
-
-
-def needs_run(path: Path, args, names: tuple[str, ...] = ()) -> bool:
-    """No results yet, results without some of ``names`` (asv's benchmark names), or (with --retry-failed)
-    results in which something failed or was skipped."""
-    from asv import results
-
-    if not path.exists():
-        return True
-    if names and not set(names) <= set(results.Results.load(str(path), args.machine).get_all_result_keys()):
-        return True
-    if not args.retry_failed:
-        return False
-    state, failures = classify(path, args.machine)
-    return state != "ran" or failures > 0
 
 
 def publish(target: Target, headline: Path | None = None) -> None:
@@ -445,52 +295,23 @@ def publish(target: Target, headline: Path | None = None) -> None:
         print("warning: the overhead report was not written; see above", file=sys.stderr)
 
 
-def record_machine(machine: str, config: Path, env: dict) -> None:
-    """Describe this machine as ``machine`` in the machine file of ``env``'s HOME, for asv run to read."""
-    util.checked(
-        util.asv("machine", "--yes", "--machine", machine, "--config", config), stdout=subprocess.DEVNULL, env=env
-    )
-
-
-def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict[str, list[str]]) -> None:
-    """Give the results of the commits this run measured (``ran``, per environment) the device their
-    environment's JAX runs on (asvtools/device.py), as that environment's Python reports it.  Results it did
-    not measure (restored from the results branch, or of an earlier run) are left byte for byte as they are."""
-    from asv import environment
-
-    for number, (env_name, entry) in enumerate(envs, 1):
-        paths = [result_path(target, target.args.machine, commit, env_name) for commit in ran.get(env_name, [])]
-        paths = [path for path in paths if path.exists()]
-        if not paths:
-            continue
-        conf = readers.asv_config(target.config(entry, f"-{number}"))
-        (env,) = environment.get_environments(conf, None, verbose=False)
-        try:
-            measured_on = device.probe(private.env_python(env), needs=("jax", "jaxlib")).params()
-        except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
-            print(f"warning: the device of {env_name} is not recorded: {error}", file=sys.stderr)
-            continue
-        for path in paths:
-            device.stamp(path, target.args.machine, measured_on)
-
-
-# Measures the headline's figures over fresh processes once the suite has run: given the target, its
-# environments and the newest selected (release, commit), the record (which the page shows), its table, and
-# whether it was measured now (False: an earlier record of the same commit and environment was kept).
+# Measures the headline's figures over fresh processes once the suite has run: given the target, its environments and
+# the newest selected (release, commit), the record (which the page shows), its table, and whether it was measured now
+# (False: an earlier record of the same commit and environment was kept).
 Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
 BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
 
 
-def environment_folders(args: Options) -> set[Path]:
+def environment_folders(env_dir: Path) -> set[Path]:
     """asv's environments (where the first answer's headline measures too), as folders."""
-    return {path for path in args.env_dir.iterdir() if path.is_dir()} if args.env_dir.is_dir() else set()
+    return {path for path in env_dir.iterdir() if path.is_dir()} if env_dir.is_dir() else set()
 
 
-def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created: int, commits: int, envs: int) -> str:
+def took_markdown(answer: bool, phases: dict[str, float], loads: tuple, created: int, commits: int, envs: int) -> str:
     """One paragraph: what the run was, its wall time by phase, the environments it created, and the load."""
     what = (
         "the first answer (the newest release's exact and steady figures, and the headline)"
-        if args.answer
+        if answer
         else f"{commits} commit(s)"
     )
     return (
@@ -502,55 +323,38 @@ def took_markdown(args: Options, phases: dict[str, float], loads: tuple, created
     )
 
 
-def asv_run(
-    target: Target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]
-) -> Callable[[], tuple[str, int]]:
-    """One ``asv run`` of ``stage``'s benchmarks over the ``pending`` commits in one environment: a call that runs
-    it under the stage's lock and gives (the environment, asv's exit code).
+def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
+    """The commits to benchmark, and those left out because they leave the package as their parent had it.
 
-    Each run describes the machine in a HOME of its own (project.asv_home): asv rewrites its machine file in
-    place on every run, so overlapping runs must not share one, and the user's is never touched.  An
-    overlapping run's lines are prefixed with its environment's number, since they interleave.
+    Every argument is checked (--jax, --releases, RANGE) before a results file is moved; only NEW and EXISTING read the
+    stored results, so they are resolved once the unreadable ones are out of the way.
     """
     args = target.args
-    hashfile = target.config_dir / f"{target.name}-{number}.hashes"
-    hashfile.write_text("\n".join(pending) + "\n")
-    cmd = util.asv(
-        "run",
-        "--config",
-        target.config(entry, f"-{number}"),
-        "--machine",
-        args.machine,
-        "--show-stderr",
-        "--no-interleave-rounds",
-        "--skip-existing-successful",
-        f"HASHFILE:{hashfile}",
-    )
-    if args.quick:
-        cmd.append("--quick")
-    for regex in args.bench or confirm.discovery_regex(list(stage.benchmarks)):
-        cmd += ["--bench", regex]
-
-    def run() -> tuple[str, int]:
-        lock = one_environment(args.env_dir, env_name) if stage.overlapping else exclusive(args.env_dir)
-        with lock, asv_home() as env:
-            record_machine(args.machine, target.base, env)
-            if not stage.overlapping:
-                return env_name, util.run(cmd, env=env).returncode
-            # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them;
-            # the flag is not inherited by the benchmarks' processes, which then run as in any other run.
-            return env_name, util.run_prefixed([cmd[0], "-u", *cmd[1:]], f"[{number}] ", env=env)
-
-    return run
+    reads_results = selected is None and args.range in ("NEW", "EXISTING")
+    hashes = [commit for _release, commit in selected] if selected is not None else None
+    if selected is None and not reads_results:
+        hashes = range_hashes(target, args.range)
+    quarantine_unreadable(target)
+    if reads_results:
+        hashes = range_hashes(target, args.range)
+    if selected is not None or args.include_unchanged:
+        return hashes, []
+    unchanged = unchanged_package(git_dir(target), hashes)
+    if unchanged:
+        print(
+            f"{len(unchanged)} commit(s) leave the package ({', '.join(PACKAGE_PATHS)}) as their parent has it, "
+            f"so they are not benchmarked and get no results: {' '.join(h[:8] for h in unchanged)}",
+            file=sys.stderr,
+        )
+    return [h for h in hashes if h not in unchanged], unchanged
 
 
 def bench(args: Options, headline: Headline | None = None) -> int:
-    """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code (see the
-    module's docstring)."""
+    """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code."""
     if args.docs:
         generated.check_holds(args.docs, BENCH_TIME_BLOCK)
     started = last = time.monotonic()
-    load_before, folders_before = os.getloadavg()[0], environment_folders(args)
+    load_before, folders_before = os.getloadavg()[0], environment_folders(args.env_dir)
     phases = {}
 
     def phase(name: str) -> None:
@@ -560,33 +364,13 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         last = now
 
     target = Target(args)
-    # Every argument is checked (--jax, --releases, RANGE) before a results file is moved. Only NEW and
-    # EXISTING read the stored results, so they are resolved once the unreadable ones are out of the way.
     asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
     envs = environments(target)
     selected = releases(target) if target.history is not None else None
-    reads_results = selected is None and args.range in ("NEW", "EXISTING")
-    if selected is not None:
-        hashes = [commit for _release, commit in selected]
-    elif not reads_results:
-        hashes = range_hashes(target, args.range)
-    quarantine_unreadable(target, args.machine)
-    if reads_results:
-        hashes = range_hashes(target, args.range)
-    unchanged = []
-    if selected is None and not args.include_unchanged:  # one that leaves the package as it was is not run
-        unchanged = unchanged_package(git_dir(target), hashes)
-        if unchanged:
-            hashes = [h for h in hashes if h not in unchanged]
-            print(
-                f"{len(unchanged)} commit(s) leave the package ({', '.join(PACKAGE_PATHS)}) as their parent has it, "
-                f"so they are not benchmarked and get no results: {' '.join(h[:8] for h in unchanged)}",
-                file=sys.stderr,
-            )
+    hashes, unchanged = chosen_commits(target, selected)
     if args.jax_history:
-        by_python = hashes_by_python(
-            selected, sorted({asv_envs.python_of(entry) for _, entry in envs}, key=release_history.python_series)
-        )
+        pythons = sorted({asv_envs.python_of(entry) for _, entry in envs}, key=release_history.python_series)
+        by_python = hashes_by_python(selected, pythons)
         env_hashes = {name: by_python[asv_envs.python_of(entry)] for name, entry in envs}
     else:
         env_hashes = {name: hashes for name, _ in envs}
@@ -596,82 +380,55 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
         file=sys.stderr,
     )
-    asv_failed = ran_any = False
-    ran_hashes: dict[str, list[str]] = {}  # the commits asv ran in each environment: only their files get a device
-    for stage in stages(args):
-        runs = []
-        for number, (env_name, entry) in enumerate(envs, 1):
-            pending = [
-                h
-                for h in env_hashes[env_name]
-                if needs_run(result_path(target, args.machine, h, env_name), args, stage.benchmarks)
-            ]
-            print(
-                f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
-                f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
-                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
-                file=sys.stderr,
-                flush=True,
-            )
-            if pending:
-                runs.append(asv_run(target, stage, number, env_name, entry, pending))
-                ran_hashes.setdefault(env_name, []).extend(h for h in pending if h not in ran_hashes[env_name])
-        workers = min(os.cpu_count() or 1, len(runs)) if stage.overlapping else 1
-        with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
-            for env_name, code in pool.map(lambda run: run(), runs):
-                ran_any = True
-                # asv exits 2 when a benchmark failed; the results are saved all the same.
-                if code not in (0, 2):
-                    asv_failed = True
-                    print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
-        phase(stage.phase)
-    if ran_any:
-        record_devices(target, envs, ran_hashes)
+    asv_failed, ran = runner.run_stages(target, envs, env_hashes, tags, phase)
     record = table = None
     measured = False
     if headline is not None and selected:
         record, table, measured = headline(target, envs, selected[-1])
         phase("measuring the headline over fresh processes")
-    site_is_stale = ran_any or measured or not (target.html_dir / "index.html").is_file()
+    site_is_stale = ran or measured or not (target.html_dir / "index.html").is_file()
     if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
         publish(target, record)
     record_last_run(target, hashes, unchanged)
     phase("publishing the site")
-    took = took_markdown(
-        args,
-        phases,
-        (load_before, os.getloadavg()[0]),
-        len(environment_folders(args) - folders_before),
-        len(hashes),
-        len(envs),
-    )
+    created = len(environment_folders(args.env_dir) - folders_before)
+    loads = (load_before, os.getloadavg()[0])
+    took = took_markdown(args.answer, phases, loads, created, len(hashes), len(envs))
     if args.docs:
         generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
-
     print(f"\nSummary ({(time.monotonic() - started) / 60:.1f} min wall time)")
-    partial_failures = missing = 0
+    incomplete = summary(target, envs, env_hashes, tags)
+    if args.answer and any(target.results_dir.glob("*/*-*.json")):
+        print("\n" + blocks.answer_markdown(rows.load_rows(target.results_dir, target.repo, args.machine, latest=True)))
+    if table is not None:
+        print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
+    print(f"\n{took}\n")
+    print_places(target)
+    return ExitCode.FOUND if asv_failed or incomplete else ExitCode.OK
+
+
+def print_places(target: Target) -> None:
+    """Where the results and the site are, and how to serve the site."""
+    print(f"  results: {target.results_dir}")
+    if (target.html_dir / "index.html").is_file():
+        print(f"  site:    {target.html_dir / 'index.html'}")
+        print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
+
+
+def summary(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict) -> int:
+    """Each environment's commits by state, printed; how many failed in part or have no results."""
+    incomplete = 0
     for env_name, _ in envs:
         by_state = {}
         for h in env_hashes[env_name]:
-            state, failures = classify(result_path(target, args.machine, h, env_name), args.machine)
-            name = tags.get(h, h[:8])
-            if state == "ran" and failures:
-                partial_failures += 1
-                name += f"({failures} failed)"
-            missing += state == "missing"
+            path = runs.result_path(target.results_dir, target.args.machine, h, env_name)
+            state, failures = runs.classify(path, target.args.machine)
+            name = tags.get(h, h[:8]) + (f"({failures} failed)" if state == "ran" and failures else "")
+            incomplete += bool(state == "ran" and failures) + (state == "missing")
             by_state.setdefault(state, []).append(name)
         print(f"  {env_name}:")
         for state in ("ran", "failed", "skipped", "missing"):
             names = by_state.get(state, [])
             if names:
                 print(f"    {state:8} {len(names):3}  {' '.join(names)}")
-    if args.answer and any(target.results_dir.glob("*/*-*.json")):
-        print("\n" + blocks.answer_markdown(rows.load_rows(target.results_dir, target.repo, args.machine, latest=True)))
-    if table is not None:
-        print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
-    print(f"\n{took}\n")
-    print(f"  results: {target.results_dir}")
-    if (target.html_dir / "index.html").is_file():
-        print(f"  site:    {target.html_dir / 'index.html'}")
-        print(f"  serve:   {VENV / 'bin' / 'asv'} preview --config {target.config()}")
-    return ExitCode.FOUND if asv_failed or partial_failures or missing else ExitCode.OK
+    return incomplete

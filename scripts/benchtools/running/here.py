@@ -1,12 +1,10 @@
 """scripts/bench --here: the suite run in a user's own Python, on the JAX, jaxlib and Equinox installed there.
 
-asv's existing-environment mode (``--environment existing:PYTHON``) runs the
-benchmarks in that Python as it is: no virtualenv is built, nothing is
-installed, no registry is asked, so it works offline and on any backend the
-installed JAX has (a CUDA plugin included).  asv files a result under a
-commit of the configuration's repository; here that is a commit made for the
-installed Equinox version in HERE_REPO (one per version, tagged as a release
-history tags it), so that the site and the report name the release.
+asv's existing-environment mode (``--environment existing:PYTHON``) runs the benchmarks in that Python as it is: no
+virtualenv is built, nothing is installed, no registry is asked, so it works offline and on any backend the installed
+JAX has (a CUDA plugin included). asv files a result under a commit of the configuration's repository; here that is a
+commit made for the installed Equinox version in HERE_REPO (one per version, tagged as a release history tags it), so
+that the site and the report name the release.
 """
 
 import dataclasses
@@ -19,17 +17,17 @@ import time
 from pathlib import Path
 
 from .. import git, util
-from ..asvtools import device, suite
+from ..asvtools import device, runs, suite
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, ExitCode
 from ..judging import confirm
 from ..project import HERE_RUNNER, asv_home
 from ..publishing import blocks, generated, rows
-from . import bench
+from . import bench, runner
 
-# What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with
-# tree_at against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step's ratio against
-# the state's size, and a jitted call's dispatch beside the call waited for.  The sweep's seconds per call
+# What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with tree_at
+# against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step's ratio against the state's
+# size, and a jitted call's dispatch beside the call waited for. The sweep's seconds per call
 # (bench_sweep.StateSizeTime, 48 timings) say nothing the answer uses, so they wait for --bench bench_sweep.
 QUESTION = (
     "bench_steady.SteadyState",
@@ -57,8 +55,8 @@ def python_path(name: str) -> Path:
 
 
 def commit_for(repo: Path, equinox: str) -> str:
-    """The commit of HERE_REPO that stands for Equinox ``equinox``, made (empty, tagged v``equinox``) the
-    first time that version is measured."""
+    """The commit of HERE_REPO that stands for Equinox ``equinox``, made (empty, tagged v``equinox``) the first time
+    that version is measured."""
     tag = f"v{equinox}"
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
@@ -75,16 +73,13 @@ def commit_for(repo: Path, equinox: str) -> str:
 def runner_path() -> Path:
     """A folder holding asv's benchmark runner (asv_runner, pure Python) and nothing else.
 
-    asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing
-    environment the caller's environment variables as they are, so this folder goes first on PYTHONPATH.  It
-    holds no other package of .venv, which would shadow the JAX being measured; asv's own Python finds the
-    same asv_runner there.  A PYTHONPATH of the caller's stays after it: outside .venv (scripts/door)
-    it is where asv itself comes from.
+    asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing environment
+    the caller's environment variables as they are, so this folder goes first on PYTHONPATH. It holds no other package
+    of .venv, which would shadow the JAX being measured; asv's own Python finds the same asv_runner there. A PYTHONPATH
+    of the caller's stays after it: outside .venv (scripts/door) it is where asv itself comes from.
     """
-    import asv_runner
-
     link = HERE_RUNNER / "asv_runner"
-    source = Path(asv_runner.__file__).parent
+    source = runs.runner_package()
     if not (link.is_symlink() and link.resolve() == source.resolve()):
         HERE_RUNNER.mkdir(parents=True, exist_ok=True)
         link.unlink(missing_ok=True)
@@ -92,16 +87,9 @@ def runner_path() -> Path:
     return HERE_RUNNER
 
 
-def existing_env_name(python: Path) -> str:
-    """The name asv gives the existing environment of ``python`` (asv.environment.ExistingEnvironment.name)."""
-    from asv import environment
-
-    return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
-
-
 def benchmarks(described: dict) -> list[str]:
-    """asv's regexes for --here's benchmarks: the first answer's (bench.answer_benchmarks), then QUESTION's."""
-    exact, timed = bench.answer_benchmarks(described)
+    """asv's regexes for --here's benchmarks: the first answer's (runner.answer_benchmarks), then QUESTION's."""
+    exact, timed = runner.answer_benchmarks(described)
     return confirm.discovery_regex(exact + timed) + [f"^{name}\\." for name in QUESTION]
 
 
@@ -111,9 +99,8 @@ def machine_name(args: bench.Options, installed: device.Installed) -> str:
 
 
 def lead(target: bench.Target, machine: str, commit: str, stamped: dict[str, str]) -> str:
-    """The run's answer in the user's words (blocks.lead_paragraph), from the result of its commit whose params
-    hold ``stamped`` (other Pythons measured before may share the commit), and, on a CPU, that no GPU record
-    exists yet."""
+    """The run's answer in the user's words (blocks.lead_paragraph), from the result of its commit whose params hold
+    ``stamped`` (other Pythons measured before may share the commit), and, on a CPU, that no GPU record exists yet."""
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
     return "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
@@ -162,8 +149,8 @@ def here(args: bench.Options) -> int:
             file=sys.stderr,
         )
     commit = commit_for(target.repo, equinox)
-    env_name = existing_env_name(python)
-    path = bench.result_path(target, machine, commit, env_name)
+    env_name = runs.existing_env_name(python)
+    path = runs.result_path(target.results_dir, machine, commit, env_name)
     device.refuse_another(path, machine, installed.device)
     cmd = util.asv(
         "run",
@@ -182,21 +169,21 @@ def here(args: bench.Options) -> int:
     for regex in args.bench or benchmarks(json.loads(suite.description())):
         cmd += ["--bench", regex]
     with exclusive(args.env_dir), asv_home() as env:
-        bench.record_machine(machine, target.base, env)
+        runner.record_machine(machine, target.base, env)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runner_path()), env.get("PYTHONPATH")]))
         code = util.run(cmd, env=env).returncode
     measured = time.monotonic()
     if not path.exists():
         print(f"asv run exited {code} and saved no results", file=sys.stderr)
         return ExitCode.FAILED
-    # asv records an existing environment's Python as its path, and no versions: the Python's version and
-    # the installed JAX go beside the device, so that the report names the environment as it names asv's own.
+    # asv records an existing environment's Python as its path, and no versions: the Python's version and the installed
+    # JAX go beside the device, so that the report names the environment as it names asv's own.
     versions = {name: installed.versions[name] for name in ("jax", "jaxlib")}
     stamped = {**installed.params(), "python": installed.python, **versions}
     device.stamp(path, machine, stamped)
     bench.publish(target)
     bench.record_last_run(target, [commit])
-    state, failures = bench.classify(path, machine)
+    state, failures = runs.classify(path, machine)
     print(f"\n{env_name}: {state}" + (f", {failures} failed" if failures else ""))
     answer = lead(target, machine, commit, stamped)
     phases = {
@@ -207,10 +194,7 @@ def here(args: bench.Options) -> int:
     if args.docs:
         generated.write_blocks(args.docs, {HERE_TIME_BLOCK: took, HERE_ANSWER_BLOCK: answer})
     print(f"\n{answer}\n\n{took}\n")
-    print(f"  results: {target.results_dir}")
-    if (target.html_dir / "index.html").is_file():
-        print(f"  site:    {target.html_dir / 'index.html'}")
-        print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
+    bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
         print(f"asv run exited {code}", file=sys.stderr)
         return ExitCode.FAILED

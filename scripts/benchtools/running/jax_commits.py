@@ -1,9 +1,8 @@
 """The JAX commit history as asv's site: every kept probe of a JAX commit as asv results, published.
 
-The probes are the bisections' and the history's (scripts/bisect), read from the cache; each becomes a
-results file (asvtools/probe_results.py), and asv publishes them over the JAX repository's ``main``
-with the suite's thresholds, beside a page of the recorded bisections' steps (``steps.html``), each
-with its commit's subject and pull request.
+The probes are the bisections' and the history's (scripts/bisect), read from the cache; each becomes a results file
+(asvtools/probe_results.py), and asv publishes them over the JAX repository's ``main`` with the suite's thresholds,
+beside a page of the recorded bisections' steps (``steps.html``), each with its commit's subject and pull request.
 """
 
 import json

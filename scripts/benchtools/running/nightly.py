@@ -11,7 +11,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git
-from ..asvtools import publishable, shapes
+from ..asvtools import publishable, runs, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..project import HISTORY_DIR
@@ -30,8 +30,8 @@ def is_results_checkout(output: Path) -> bool:
 
 def checkout_results(output: Path, remote: str, branch: str) -> None:
     """Make OUTPUT hold the branch's files, keeping files that no commit of it tracks."""
-    ours = (output / ".git").exists()
-    if ours and git.out("config", OWNER_KEY, repo=output, check=False).strip() != "true":
+    ours = is_results_checkout(output)
+    if (output / ".git").exists() and not ours:
         raise BadInput(f"--output {output}: a git repository that scripts/nightly did not make")
     if not ours and output.exists() and any(output.iterdir()):
         raise BadInput(f"--output {output}: not empty and not a results checkout")
@@ -47,11 +47,11 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
 
 def nightly(args) -> int:
     """The night (see scripts/nightly --help); whatever fails, the verdict says which stage and why."""
-    # The stage running now, named in the verdict of a failed night; "" once the verdict is written, so that
-    # a later failure (the site's copy, say) exits non-zero without turning a judged night into a failed one.
+    # The stage running now, named in the verdict of a failed night; "" once the verdict is written, so that a later
+    # failure (the site's copy, say) exits non-zero without turning a judged night into a failed one.
     stage = ["scripts/nightly"]
-    # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind.
-    # Both are caught here, whatever the process inherited: a shell starts a background job with SIGINT ignored.
+    # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind. Both are
+    # caught here, whatever the process inherited: a shell starts a background job with SIGINT ignored.
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         return night(args, stage)
@@ -106,10 +106,10 @@ def night(args, stage: list[str]) -> int:
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
-        # The tip is the baseline of every later night, even where it left the package as its parent had it:
-        # that parent has no results either (upstream's 0c95418f "Fix typo" would have left a first night empty).
+        # The tip is the baseline of every later night, even where it left the package as its parent had it: that parent
+        # has no results either (upstream's 0c95418f "Fix typo" would have left a first night empty).
         options.include_unchanged = True
-    baseline = newest_with_results(target.results_dir, args.machine)
+    baseline = runs.newest_with_results(target.results_dir, args.machine)
     stage[0] = "scripts/bench"
     status = publish_stored(target) if args.publish_only else bench.bench(options)
     stage[0] = "the regression gate"
@@ -127,8 +127,8 @@ def night(args, stage: list[str]) -> int:
     else:
         options = gate.GateOptions(
             output=args.output,
-            # Explaining installs and profiles both commits of a step: upstream code, which the publish job
-            # (whose site Pages deploys) must never run.
+            # Explaining installs and profiles both commits of a step: upstream code, which the publish job (whose site
+            # Pages deploys) must never run.
             explain=not args.publish_only,
             confirm=scope.confirmed and not args.no_confirm,
             max_pairs=args.confirm_max_pairs,
@@ -166,23 +166,10 @@ def publish_stored(target) -> int:
     return ExitCode.OK
 
 
-def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    """The baseline: the newest commit (by commit date) that has results for the machine, LEAVE_OUT aside."""
-    from asv import results
-
-    if not (results_dir / machine).is_dir():
-        return None
-    found = {}
-    for result in results.iter_results_for_machine(str(results_dir), machine):
-        if result.commit_hash not in leave_out:
-            found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
-    return max(found, key=found.get) if found else None
-
-
 @dataclass(frozen=True)
 class Scope:
-    """What the gate judges tonight: ``compare`` (BEFORE, AFTER) or asv's step detection (None), confirmed or
-    not; or ``nothing``, the reason why nothing is judged."""
+    """What the gate judges tonight: ``compare`` (BEFORE, AFTER) or asv's step detection (None), confirmed or not; or
+    ``nothing``, the reason why nothing is judged."""
 
     compare: tuple[str, str] | None = None
     confirmed: bool = True
@@ -193,10 +180,10 @@ class Scope:
 def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     """The baseline against the newest commit benchmarked tonight, confirmed, when that commit descends from it.
 
-    The first night (no baseline) is asv's step detection over what it ran. A night that benchmarked nothing
-    new, or only commits that do not descend from the baseline (a dispatched range of older ones), judges
-    nothing: asv's step detection over the whole branch would count every old step again, unconfirmed, and a
-    comparison from the baseline to an older commit would read history backwards.
+    The first night (no baseline) is asv's step detection over what it ran. A night that benchmarked nothing new, or
+    only commits that do not descend from the baseline (a dispatched range of older ones), judges nothing: asv's step
+    detection over the whole branch would count every old step again, unconfirmed, and a comparison from the baseline to
+    an older commit would read history backwards.
     """
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
@@ -221,8 +208,8 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
 def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -> Scope:
     """The baseline against the newest commit whose results run RUN_ID stored, read from the results branch alone.
 
-    The branch's tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message; the results
-    files it added are that run's commits, and the baseline is the newest commit with results before them.
+    The branch's tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message; the results files it
+    added are that run's commits, and the baseline is the newest commit with results before them.
     """
     message = git.out("log", "-1", "--format=%B", repo=output)
     if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{message}\n":
@@ -246,7 +233,7 @@ def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -
     repo = bench.git_dir(target)
     order = git.topological_order(repo)
     newest = max(commits, key=lambda commit: order.get(commit, -1))
-    baseline = newest_with_results(target.results_dir, target.args.machine, leave_out=commits)
+    baseline = runs.newest_with_results(target.results_dir, target.args.machine, leave_out=commits)
     if baseline is None:
         return Scope(nothing=f"no results before run {run_id}'s to compare them with")
     if not git.is_ancestor(repo, baseline, newest):
@@ -269,8 +256,8 @@ def exact_only(verdict: gate.Verdict) -> gate.Verdict:
 def fail(args, stage: str, code: int, message: str) -> None:
     """The report and verdict of a night that could not be judged: a failure to be told, never a quiet night.
 
-    Written into OUTPUT only once OUTPUT is a results checkout this command
-    made: a folder it refused to take over is left as it was.
+    Written into OUTPUT only once OUTPUT is a results checkout this command made: a folder it refused to take over is
+    left as it was.
     """
     document = verdicts.failure(stage, code, message)
     write_report(args, f"No report: {document['summary']}\n", document)

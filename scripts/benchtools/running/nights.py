@@ -43,8 +43,8 @@ def split_nights(commits: list[Commit], per_night: int | None = None) -> list[li
 
 
 def split_days(commits: list[Commit]) -> list[tuple[str, list[Commit]]]:
-    """One night per UTC calendar day from the first commit's to the last's: (day, its commits), days without
-    a commit included, as a nightly meets them."""
+    """One night per UTC calendar day from the first commit's to the last's: (day, its commits), days without a commit
+    included, as a nightly meets them."""
     if not commits:
         return []
     by_day: dict[str, list[Commit]] = {}

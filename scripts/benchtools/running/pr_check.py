@@ -1,16 +1,14 @@
 """Check a pull request before it merges: its base and head benchmarked in one job, judged by the gate.
 
-The sides are resolved in the benchmarked repository (a local path, or asv's
-mirror of a remote one, which holds GitHub's refs/pull/*): pull request N is
-refs/pull/N/head against its merge base with the branch, or with ``merge``
-GitHub's test merge refs/pull/N/merge against its first parent (the branch
-it merges into).  scripts/bench runs both commits in each environment
-(HASHFILE:), the gate compares them (``gate.judge``, BASE → HEAD), confirming
-every timing suspect side by side unless ``no_confirm``, and each changed
-exact measure gets its cause (explain.py, one call of its operation profiled
-in both commits).  judging/pr_summary.py turns the outcome into the summary.
+The sides are resolved in the benchmarked repository (a local path, or asv's mirror of a remote one, which holds
+GitHub's refs/pull/*): pull request N is refs/pull/N/head against its merge base with the branch, or with ``merge``
+GitHub's test merge refs/pull/N/merge against its first parent (the branch it merges into). scripts/bench runs both
+commits in each environment (HASHFILE:), the gate compares them (``gate.judge``, BASE → HEAD), confirming every timing
+suspect side by side unless ``no_confirm``, and each changed exact measure gets its cause (explain.py, one call of its
+operation profiled in both commits). judging/pr_summary.py turns the outcome into the summary.
 """
 
+import dataclasses
 import json
 import os
 import sys
@@ -22,7 +20,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
-from ..asvtools import suite
+from ..asvtools import runs, suite
 from ..errors import BadInput, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_summary
 from ..project import ROOT
@@ -46,7 +44,7 @@ class Request:
     no_confirm: bool = False
     machine: str = "check-pr"
     output: Path = ROOT / ".cache" / "check-pr"
-    env_dir: Path = ROOT / ".asv" / "env"
+    env_dir: Path = bench.ENV_DIR
     max_pairs: int = pairs.MAX_PAIRS
 
     def __post_init__(self):
@@ -79,8 +77,8 @@ class Sides:
 
 @dataclass
 class Outcome:
-    """What one check found: the sides, the gate's verdict (None when there was nothing to measure), its
-    changed measures' causes, how long it took and under what load."""
+    """What one check found: the sides, the gate's verdict (None when there was nothing to measure), its changed
+    measures' causes, how long it took and under what load."""
 
     request: Request
     sides: Sides
@@ -148,9 +146,9 @@ def touched_package(repo: Path, base: str, head: str) -> list[str]:
 
 
 def benchmarks_to_run(confirmed: bool) -> list[str]:
-    """The suite's benchmarks a check runs, by name: every exact one (any kind benchmarks/metrics.py does not
-    declare a timing) and, when timings are confirmed, the alerting timings, which alone can become
-    suspects; a timing that never alerts is never counted, so it is not run."""
+    """The suite's benchmarks a check runs, by name: every exact one (any kind benchmarks/metrics.py does not declare a
+    timing) and, when timings are confirmed, the alerting timings, which alone can become suspects; a timing that never
+    alerts is never counted, so it is not run."""
     described = json.loads(suite.description())
     return sorted(
         name
@@ -165,9 +163,8 @@ def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[s
     found = []
     for env_name, _entry in environments:
         for side, commit in (("base", sides.base), ("head", sides.head)):
-            state, _failures = bench.classify(
-                bench.result_path(target, target.args.machine, commit, env_name), target.args.machine
-            )
+            path = runs.result_path(target.results_dir, target.args.machine, commit, env_name)
+            state, _failures = runs.classify(path, target.args.machine)
             if state in ("failed", "missing"):
                 what = (
                     "has no results" if state == "missing" else "measured nothing (it did not build, install or import)"
@@ -179,34 +176,30 @@ def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[s
 def check(request: Request) -> Outcome:
     """Benchmark both sides in each environment, judge, and explain what changed; the outcome.
 
-    Failed (exit 3) when a side could not be measured in an environment: a
-    failure is never "no change".
+    Failed (exit 3) when a side could not be measured in an environment: a failure is never "no change".
     """
     started, load_before = time.monotonic(), load_average()
     target = target_of(request)
     sides = resolve(target, request)
     if not sides.touched:
         return Outcome(request, sides, None, seconds=time.monotonic() - started, load=(load_before, load_average()))
-    options = target.args
-    options.bench = confirm.discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
+    regexes = confirm.discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
+    print(
+        f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} ({sides.head_ref})",
+        file=sys.stderr,
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
         hashfile.write_text(f"{sides.base}\n{sides.head}\n")
-        options.range = f"HASHFILE:{hashfile}"
         # Both sides in one asv run per environment: one job, one machine, one load.
-        print(
-            f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} "
-            f"({sides.head_ref})",
-            file=sys.stderr,
-            flush=True,
-        )
-        bench.bench(options)
+        bench.bench(dataclasses.replace(target.args, bench=regexes, range=f"HASHFILE:{hashfile}"))
     environments = bench.environments(target)
     failures = side_failures(target, sides, environments)
     if failures:
         raise Failed(f"{request.name}: {'; '.join(failures)}; see asv's log above")
     verdict = gate.judge(
-        gate.GateOptions(output=options.output, confirm=not request.no_confirm, max_pairs=request.max_pairs),
+        gate.GateOptions(output=target.args.output, confirm=not request.no_confirm, max_pairs=request.max_pairs),
         (sides.base, sides.head),
     )
     outcome = Outcome(request, sides, verdict, environments=sorted({c.env for c in verdict.changes}))
@@ -219,9 +212,9 @@ def check(request: Request) -> Outcome:
 
 
 def causes(verdict: gate.Verdict, changes: list) -> dict:
-    """{(benchmark, params, env): the functions whose calls changed, in words} of each change whose operation
-    can be profiled (pr_summary.profiled), each commit installed once per environment; an error, in words,
-    where profiling failed."""
+    """{(benchmark, params, env): the functions whose calls changed, in words} of each change whose operation can be
+    profiled (pr_summary.profiled), each commit installed once per environment; an error, in words, where profiling
+    failed."""
     source = verdict.source
     wanted, found = {}, {}
     cache = source.asv_dir / explain.PROFILES

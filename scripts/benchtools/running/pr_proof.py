@@ -1,17 +1,16 @@
 """The proof on real pull requests: a record of checks, and its table for docs/pull-requests.md.
 
-scripts/check-pr --record FILE appends each check as it ends (a stopped
-campaign keeps every check done); --from-record FILE prints the table and
---docs writes it.  For a pull request that was squashed onto the branch
-(its subject ends in "(#N)"), each changed Module operation is set beside
-the time of that squashed commit measured side by side in
-docs/commit-history-times.json (scripts/overhead-report's campaign), where
-that time is decided (its interval excludes no change): the check's
-direction agrees with it or not.
+scripts/check-pr --record FILE appends each check as it ends (a stopped campaign keeps every check done); --from-record
+FILE prints the table and --docs writes it. For a pull request that was squashed onto the branch (its subject ends in
+"(#N)"), each changed Module operation is set beside the time of that squashed commit measured side by side in
+docs/commit-history-times.json (scripts/overhead-report's campaign), where that time is decided (its interval excludes
+no change): the check's direction agrees with it or not.
 """
 
 import json
 from pathlib import Path
+
+from tabulate import tabulate
 
 from benchmarks import metrics
 
@@ -137,18 +136,16 @@ def change_cell(change: dict) -> str:
 
 
 def table(record: list[dict], times_path: Path = TIMES) -> str:
-    """Each check as a row: what merging does, each changed operation with the history's time beside it, the
-    check's time and load."""
+    """Each check as a row: what merging does, each changed operation with the history's time beside it, the check's
+    time and load."""
     times = operation_history.read_kept(times_path)
-    lines = [
-        "| pull request | mode, JAX | base → head | what merging does | changes; against the history's time "
-        "| check took | load before → after |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    head = ["pull request", "mode, JAX", "base → head", "what merging does", "changes; against the history's time"]
+    head += ["check took", "load before → after"]
+    rows = []
     for found in record:
         where = f"{found['mode']}, {', '.join(found['jax']) or 'every environment'}"
         if found.get("failure"):
-            lines.append(f"| {found['title']} | {where} | — | failed: {cell(found['failure'])} | — | — | — |")
+            rows.append([found["title"], where, "—", f"failed: {cell(found['failure'])}", "—", "—", "—"])
             continue
         sides = f"`{found['base'][:8]}` → `{found['head'][:8]}`"
         if found.get("nothing_to_measure"):
@@ -176,11 +173,9 @@ def table(record: list[dict], times_path: Path = TIMES) -> str:
         if merged:
             shown += f". Squashed as `{merged[:8]}`"
         load = found["load"]
-        lines.append(
-            f"| {found['title']} | {where} | {sides} | {does} | {cell(shown)} | {found['seconds'] / 60:.1f} min "
-            f"| {load[0]:.2f} → {load[1]:.2f} |"
-        )
-    return "\n".join(lines) + "\n"
+        took = f"{found['seconds'] / 60:.1f} min"
+        rows.append([found["title"], where, sides, does, cell(shown), took, f"{load[0]:.2f} → {load[1]:.2f}"])
+    return tabulate(rows, head, tablefmt="github", disable_numparse=True) + "\n"
 
 
 def cell(text: str) -> str:

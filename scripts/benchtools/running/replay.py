@@ -1,34 +1,25 @@
 """The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md).
 
-The jobs, their ``needs`` and ``if``, their steps and the steps' ``run:``
-lines and setup steps are read from the workflow's YAML (workflow.py), so
-that the replay and the workflow cannot drift apart.  A step it cannot map
-(an action it does not know, an option of one that it does not model, a
-context it has no value for) stops the replay (``Unmappable``, exit 3) before
-that night runs.  The range is split into nights by nights.py; what each
-night did is read into the record, and written as its table, by
-replay_record.py.  This module runs the nights: the machine, the jobs, the
-steps.
+The jobs and their steps are read from the workflow's YAML (workflow.py), so that the replay and the workflow cannot
+drift apart; a step it cannot map stops the replay (``Unmappable``, exit 3) before that night runs. nights.py splits the
+range into nights, jobs.py runs a night's jobs, replay_record.py reads what they did into the record and its table; this
+module runs the nights.
 """
 
 import datetime
 import json
-import os
-import re
-import shlex
 import shutil
-import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git, util
-from ..errors import BadInput, Failed
-from ..project import ROOT
+from ..asvtools import runs
+from ..errors import BadInput
 from ..publishing import github
 from . import season
+from .jobs import REPOSITORY, Replay, nightly_extras
 from .nights import Commit, first_parent_commits, split_days, split_nights
 from .replay_record import (
     JobRun,
@@ -36,78 +27,13 @@ from .replay_record import (
     find_file,
     issue_action,
     load_json,
-    result_files,
     verdict_summary,
     write_table,
 )
-from .workflow import (
-    SHELLS,
-    Job,
-    Step,
-    Unmappable,
-    check_workflow,
-    condition,
-    find_python,
-    installed_version,
-    pinned_packages,
-    python_version,
-    read_workflow,
-    substitute,
-)
+from .workflow import installed_version, pinned_packages
 
-WORKFLOW = Path(".github/workflows/nightly.yml")
-REPOSITORY = "replay/equinox-benchmarks"  # GITHUB_REPOSITORY in the replay's jobs
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
-# Names that a runner without setup-python has only as its own python3 (the runner bin leaves them out).
-PYTHONISH = re.compile(r"(python|pip|pydoc|idle|2to3|pyvenv|virtualenv)[0-9.]*(-config)?")
-# Variables of this machine's environment that a runner's job does not get.
-NOT_PASSED = ("PATH", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHON", "CI")
-NOT_PASSED_PREFIXES = ("GITHUB_", "RUNNER_", "GH_", "EQXB_", "ACTIONS_", "PYENV_", "CONDA")
-
-
-def runner_python(choice: str | None) -> tuple[str | None, str]:
-    """ubuntu-latest's python3 (3.12) as this machine has it: (executable or None, what it is)."""
-    if choice:
-        found = python_version(choice)
-        if not found:
-            raise BadInput(f"--runner-python {choice}: not a Python that runs")
-        return found[0], f"Python {found[1]} ({found[0]}, --runner-python)"
-    executable = find_python("3.12")
-    if executable:
-        return executable, f"Python {python_version(executable)[1]} ({executable})"
-    return None, "none: this machine has no Python 3.12, so python3 there says so and exits 3"
-
-
-def make_runner_bin(folder: Path, python: str | None) -> Path:
-    """A PATH folder: every program on this machine's PATH but its Pythons, and python3 the runner's."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        place = Path(directory)
-        if not directory or "/.pyenv/" in directory or (place.parent / "pyvenv.cfg").exists():
-            continue
-        try:
-            entries = sorted(place.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            target = folder / entry.name
-            if PYTHONISH.fullmatch(entry.name) or os.path.lexists(target):
-                continue
-            if entry.is_file() and os.access(entry, os.X_OK):
-                target.symlink_to(entry.resolve())
-    if python:
-        (folder / "python3").symlink_to(python)
-    else:
-        (folder / "python3").write_text(
-            "#!/bin/sh\necho 'replay: python3 on ubuntu-latest is Python 3.12, which this machine lacks "
-            "(--runner-python)' >&2\nexit 3\n"
-        )
-        (folder / "python3").chmod(0o755)
-    return folder
-
-
-# --- Running the jobs -------------------------------------------------------------------------
 
 
 @dataclass
@@ -131,277 +57,6 @@ class Options:
     limit: int | None
     every_day: bool = False  # one night per calendar day, days without a commit included
     events: dict | None = None  # {night label: [season.EVENTS, ...]}
-
-
-def nightly_extras(options: Options, upstream: Path, runner_patch: str | None = None) -> list[str]:
-    """What the replay adds to every scripts/nightly line of the workflow (docs/replay.md#substitutions).  After a
-    python-X.Y.Z event, asv's environments are kept apart: a runner's are made with its own interpreter."""
-    env_dir = (
-        options.env_dir.with_name(f"{options.env_dir.name}-python-{runner_patch}") if runner_patch else options.env_dir
-    )
-    extras = ["--upstream", str(upstream), "--env-dir", str(env_dir)]
-    for regex in options.bench:
-        extras += ["--bench", regex]
-    for version in options.jax:
-        extras += ["--jax", version]
-    return extras
-
-
-class Replay:
-    def __init__(self, options: Options, api: github.StandIn, log=sys.stderr):
-        self.options, self.api, self.log = options, api, log
-        out = options.output
-        self.upstream = out / "upstream.git"
-        self.server = out / "github"  # GITHUB_SERVER_URL: the results remote is SERVER/REPOSITORY.git
-        self.results_remote = self.server / f"{REPOSITORY}.git"
-        self.project = out / "project.git"
-        self.pages = out / "pages"
-        self.record_path = out / "replay.json"
-        self.tokens = {}
-        self.runner_patch = None  # the patch release setup-python gives since a python-X.Y.Z event
-
-    # Setting up: the replay's own upstream, results remote and project snapshot.
-    def prepare(self) -> None:
-        out = self.options.output
-        if out.exists() and any(out.iterdir()):
-            raise BadInput(f"--output {out}: not empty (a replay starts in a new folder)")
-        out.mkdir(parents=True, exist_ok=True)
-        for bare in (self.upstream, self.results_remote, self.project):
-            bare.parent.mkdir(parents=True, exist_ok=True)
-            git.run("init", "-q", "--bare", "-b", "main", str(bare), repo=out)
-        self.snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
-        # The workflow as the snapshot has it, unless --workflow names another.
-        self.workflow = read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
-        check_workflow(self.workflow)
-        self.python, self.python_note = runner_python(self.options.runner_python)
-        self.runner_bin = make_runner_bin(out / "runner" / "bin", self.python)
-
-    def advance(self, tip: str) -> None:
-        """The replay's upstream at TIP: main there, and every tag that TIP's history holds."""
-        source = self.options.source
-        tags = git.out("tag", "--merged", tip, repo=source).split()
-        refspecs = [f"{tip}:refs/heads/main"] + [f"refs/tags/{t}:refs/tags/{t}" for t in tags]
-        git.run("push", "-q", "--force", str(self.upstream), *refspecs, repo=source)
-
-    def token(self, job: Job) -> str:
-        """The job's github.token: it may write issues when the job's permissions say issues: write."""
-        permissions = job.permissions if job.permissions is not None else {}
-        write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
-        name = f"ghs_replay_{job.name}"
-        self.api.tokens[name] = bool(write)
-        return name
-
-    def base_env(self) -> dict:
-        env = {k: v for k, v in os.environ.items() if k not in NOT_PASSED and not k.startswith(NOT_PASSED_PREFIXES)}
-        env.update(
-            PATH=str(self.runner_bin),
-            CI="true",
-            GITHUB_ACTIONS="true",
-            GITHUB_SERVER_URL=str(self.server),
-            GITHUB_REPOSITORY=REPOSITORY,
-            GITHUB_API_URL=self.api.url,
-            GITHUB_EVENT_NAME="workflow_dispatch" if self.options.quick else "schedule",
-            RUNNER_OS="Linux",
-        )
-        return env
-
-    def run_job(self, job: Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
-        context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
-        status = {
-            "success": all(needs[n] == "success" for n in job.needs),
-            "failure": any(needs[n] == "failure" for n in job.needs),
-        }
-        context = self.context(job, folder, context_needs)
-        if not condition(job.if_, context, status):
-            return JobRun("skipped")
-        folder.mkdir(parents=True)
-        workspace, temp = folder / "workspace", folder / "temp"
-        workspace.mkdir()
-        temp.mkdir()
-        env = dict(
-            self.base_env(),
-            GITHUB_WORKSPACE=str(workspace),
-            RUNNER_TEMP=str(temp),
-            GITHUB_RUN_ID=str(night["run_id"]),
-            GITHUB_STEP_SUMMARY=str(folder / "summary.md"),
-            GITHUB_JOB=job.name,
-        )
-        started = time.monotonic()
-        run = JobRun("success")
-        with (folder / "log.txt").open("w") as log:
-            for step in job.steps:
-                step_status = {"success": run.result == "success", "failure": run.result == "failure"}
-                if not condition(step.if_, context, step_status):
-                    print(f"## step {step.index} ({step.label}): skipped", file=log, flush=True)
-                    continue
-                step_env = dict(env)
-                for scope in (self.workflow.env, job.env, step.env):
-                    for name, value in scope.items():
-                        context["env"][name] = step_env[name] = substitute(value, context)
-                print(f"## step {step.index} ({step.label})", file=log, flush=True)
-                code = self.step(step, context, step_env, workspace, night, log)
-                context["env"] = {k: v for k, v in context["env"].items() if k in self.workflow.env or k in job.env}
-                if step.id:
-                    context["steps"].setdefault(step.id, {"outputs": {}})["outcome"] = (
-                        "success" if code == 0 else "failure"
-                    )
-                if code != 0 and step.continue_on_error:
-                    print(f"## step {step.index} failed: exit {code}; continue-on-error", file=log, flush=True)
-                elif code != 0 and run.result == "success":
-                    run.result, run.exit, run.failed_step = "failure", code, step.label
-                    print(f"## step {step.index} failed: exit {code}", file=log, flush=True)
-                env["PATH"] = context["runner"]["path"]
-        run.seconds = round(time.monotonic() - started, 1)
-        return run
-
-    def context(self, job: Job, folder: Path, needs: dict) -> dict:
-        inputs = dict(self.workflow.inputs, quick=True) if self.options.quick else {}
-        return {
-            "inputs": inputs,
-            "needs": needs,
-            "steps": {},
-            "env": dict(self.workflow.env, **job.env),
-            "github": {
-                "token": self.token(job),
-                "event_name": "workflow_dispatch" if self.options.quick else "schedule",
-                "repository": REPOSITORY,
-                "server_url": str(self.server),
-            },
-            "runner": {"temp": str(folder / "temp"), "os": "Linux", "path": str(self.runner_bin)},
-        }
-
-    def step(self, step: Step, context: dict, env: dict, workspace: Path, night: dict, log) -> int:
-        if step.run is not None:
-            return self.step_run(step, context, env, workspace, log)
-        with_ = {k: substitute(v, context) for k, v in step.with_.items()}
-        try:
-            return getattr(self, f"step_{step.action}")(with_, step, context, workspace, night, log) or 0
-        except (OSError, Failed) as error:
-            if isinstance(error, Unmappable):
-                raise
-            print(f"{step.label}: {error}", file=log, flush=True)
-            return 1
-
-    def step_run(self, step: Step, context: dict, env: dict, workspace: Path, log) -> int:
-        packages = pinned_packages(step.run)
-        if packages is not None:
-            here = {package: installed_version(package) for package in packages}
-            for package, pinned in packages.items():
-                print(f"replay: {package}={pinned} is this machine's {package} {here[package]}", file=log, flush=True)
-            return 0 if all(here.values()) else 1
-        script = substitute(step.run, context)
-        extras = " ".join(shlex.quote(a) for a in nightly_extras(self.options, self.upstream, self.runner_patch))
-        script = re.sub(r"(?<![\w/.-])scripts/nightly(?=\s)", lambda m: f"{m[0]} {extras}", script)
-        path = workspace.parent / f"step-{step.index}.sh"
-        path.write_text(script + "\n")
-        print(f"$ {script}", file=log, flush=True)
-        timeout = step.timeout_minutes * 60 if step.timeout_minutes else None
-        process = subprocess.Popen(
-            [*SHELLS[step.shell], str(path)],
-            cwd=workspace,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            return process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            print(f"## timed out after {step.timeout_minutes} min", file=log, flush=True)
-            return 124
-        except BaseException:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            raise
-
-    def step_checkout(self, with_, step, context, workspace, night, log):
-        git.run("clone", "-q", str(self.project), str(workspace), repo=workspace.parent)
-
-    def step_setup_python(self, with_, step, context, workspace, night, log):
-        version = with_.get("python-version", "")
-        patch = self.runner_patch if self.runner_patch and self.runner_patch.startswith(f"{version}.") else None
-        executable = find_python(patch or version)
-        if executable is None:
-            raise Unmappable(f"actions/setup-python {version!r}: this machine has no Python {version}")
-        minor = ".".join(version.split(".")[:2])
-        folder = workspace.parent / f"python-{step.index}" / "bin"
-        folder.mkdir(parents=True)
-        for name in ("python", "python3", f"python{minor}"):
-            (folder / name).symlink_to(executable)
-        context["runner"]["path"] = f"{folder}:{context['runner']['path']}"
-        if step.id:
-            context["steps"][step.id] = {"outputs": {"python-path": executable, "python-version": version}}
-        print(f"Python {version}: {executable}", file=log, flush=True)
-
-    def artifact(self, night: dict, name: str) -> Path:
-        return Path(night["artifacts"]) / name
-
-    def step_upload_artifact(self, with_, step, context, workspace, night, log):
-        name = with_.get("name") or "artifact"
-        target = self.artifact(night, name)
-        if target.exists():
-            print(f"an artifact named {name} already exists", file=log, flush=True)
-            return 1
-        paths = [workspace / p.strip() for p in with_.get("path", "").splitlines() if p.strip()]
-        files = [(p, f) for p in paths for f in ([p] if p.is_file() else sorted(p.rglob("*")) if p.is_dir() else [])]
-        files = [(p, f) for p, f in files if f.is_file()]
-        if not files:
-            print(f"no files found at {with_.get('path')}", file=log, flush=True)
-            return 1 if with_.get("if-no-files-found") == "error" else 0
-        root = Path(os.path.commonpath([str(p) for p in paths]))
-        if len(paths) == 1 and paths[0].is_file():
-            root = paths[0].parent
-        for _, file in files:
-            (target / file.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(file, target / file.relative_to(root))
-        print(f"uploaded {len(files)} file(s) as {name}", file=log, flush=True)
-
-    def step_download_artifact(self, with_, step, context, workspace, night, log):
-        source = self.artifact(night, with_.get("name", ""))
-        if not source.is_dir():
-            print(f"no artifact named {with_.get('name')!r}", file=log, flush=True)
-            return 1
-        shutil.copytree(source, workspace / with_.get("path", "."), dirs_exist_ok=True)
-
-    def step_upload_pages_artifact(self, with_, step, context, workspace, night, log):
-        pages = {"name": "github-pages", "path": with_.get("path", "_site")}
-        return self.step_upload_artifact(pages, step, context, workspace, night, log)
-
-    def step_deploy_pages(self, with_, step, context, workspace, night, log):
-        source = self.artifact(night, "github-pages")
-        if not source.is_dir():
-            print("no github-pages artifact", file=log, flush=True)
-            return 1
-        shutil.rmtree(self.pages, ignore_errors=True)
-        shutil.copytree(source, self.pages)
-        if step.id:
-            context["steps"][step.id] = {"outputs": {"page_url": self.pages.as_uri() + "/"}}
-
-
-def snapshot_project(checkout: str, bare: Path, folder: Path) -> dict:
-    """This repository as each job's actions/checkout gets it, pushed to BARE: HEAD, or the working tree
-    (HEAD with every change and untracked file that git does not ignore), one commit in FOLDER."""
-    head = git.out("rev-parse", "HEAD", repo=ROOT).strip()
-    if checkout == "HEAD":
-        git.run("clone", "-q", "--no-local", str(ROOT), str(folder), repo=ROOT)
-        changed = []
-    else:
-        names = git.out("ls-files", "-z", "--cached", "--others", "--exclude-standard", repo=ROOT).split("\0")
-        folder.mkdir(parents=True)
-        for name in filter(None, names):
-            source = ROOT / name
-            if source.is_file() or source.is_symlink():  # a file deleted in the working tree is left out
-                (folder / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, folder / name, follow_symlinks=False)
-        changed = [line[3:] for line in git.out("status", "--porcelain", repo=ROOT).splitlines()]
-        git.run("init", "-q", "-b", "main", repo=folder)
-        git.run("add", "-A", repo=folder)
-        identity = ["-c", "user.name=replay", "-c", "user.email=replay@localhost"]
-        git.run(*identity, "commit", "-q", "-m", f"working tree of {head[:8]}", repo=folder)
-    git.run("push", "-q", "--force", str(bare), "HEAD:refs/heads/main", repo=folder)
-    return {"checkout": checkout, "head": head, "changed": changed}
 
 
 # --- The replay ---------------------------------------------------------------------------------
@@ -532,7 +187,7 @@ def run_night(
     verdict_path = find_file([artifacts / RUN_VERDICT, folder / "run" / "temp"], "verdict.json")
     verdict = load_json(verdict_path)
     exact = load_json(find_file([artifacts / EXACT_VERDICT], "verdict.json"))
-    run_results = result_files(artifacts / "results")
+    run_results = runs.summaries(artifacts / "results")
     night.update(
         commits=commit_states(commits, run_results, verdict, tags),
         verdict=verdict_summary(verdict),

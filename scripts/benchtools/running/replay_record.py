@@ -1,16 +1,16 @@
 """What a replayed night did, read from what its jobs left: commit states, the verdict, the issue action; the table.
 
-The replay (replay.py) runs the nights; this reads each night's results
-files, verdict and the stand-in's requests into the record, and writes the
-record as the Markdown table of docs/replay.md.
+The replay (replay.py) runs the nights; this reads each night's results files, verdict and the stand-in's requests into
+the record, and writes the record as the Markdown table of docs/replay.md.
 """
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabulate import tabulate
+
 from .. import util
-from ..asvtools.results import failed_benchmarks
 from ..publishing import generated
 from .nights import Commit
 
@@ -26,32 +26,9 @@ class JobRun:
 # --- What a night did -------------------------------------------------------------------------
 
 
-def result_files(folder: Path) -> list[dict]:
-    """Every asv results file under FOLDER: its commit, environment and how many benchmarks failed."""
-    from asv import results
-
-    found = []
-    for path in sorted(folder.glob("**/*.json")) if folder.is_dir() else []:
-        if path.name in ("machine.json", "benchmarks.json"):
-            continue
-        try:
-            result = results.Results.load(str(path), path.parent.name)
-        except Exception:  # noqa: BLE001 - what the run job left unreadable is no result of a commit
-            continue
-        found.append(
-            {
-                "commit": result.commit_hash,
-                "env": result.env_name,
-                "ran": len(result.get_all_result_keys()),
-                "failed": len(failed_benchmarks(result)),
-            }
-        )
-    return found
-
-
 def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
-    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package
-    its parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
+    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package its
+    parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
     failed_by_verdict = {f["commit"] for f in (verdict or {}).get("failed_commits") or []}
     unchanged = set((verdict or {}).get("unchanged_commits") or [])
     states = []
@@ -98,8 +75,8 @@ def verdict_summary(verdict: dict | None) -> dict | None:
 
 
 def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
-    """What the alert did to the issues, from the requests it made: none, opened, updated, reopened,
-    commented on or kept #N."""
+    """What the alert did to the issues, from the requests it made: none, opened, updated, reopened, commented on or
+    kept #N."""
     if alert is None or alert.result == "skipped":
         return "alert skipped"
     writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
@@ -167,7 +144,7 @@ def table(record: dict) -> str:
     season = record.get("events") is not None
     if season:
         head.insert(1, "events")
-    lines = ["| " + " | ".join(head + jobs + ["night"]) + " |", "|" + "---|" * (len(head) + len(jobs) + 1)]
+    cells = []
     for night in record["nights"]:
         states = night.get("commits") or []
 
@@ -201,10 +178,11 @@ def table(record: dict) -> str:
             *(job_cell(night["jobs"][name]) for name in jobs),
             duration(night["seconds"]),
         ]
-        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |")
+        cells.append([str(cell).replace("|", "\\|") for cell in row])
     extras = " ".join(record["nightly_extras"][4:]) or "nothing more"
     changed = len(record["project"]["changed"])
-    lines += [
+    lines = [
+        tabulate(cells, head + jobs + ["night"], tablefmt="github", disable_numparse=True),
         "",
         f"Range `{record['range']}` of `{Path(record['source']).name}`, nights by {record['by']}"
         f"{', after a base night on the commit before it' if record['base'] else ''}; "

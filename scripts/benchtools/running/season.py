@@ -1,13 +1,10 @@
 """A season: what happens between a replay's nights (scripts/replay --events), and what the alarm must keep.
 
-Maintainers close, reopen and clear the alert's issue or open one of their
-own with its label; a run is cancelled; GitHub's API answers 502.  Each
-event acts on the stand-in of GitHub's API (or on the night's jobs) before
-the night it is scripted for.  ``problems`` reads the record afterwards
-against the season's goals: every issue that opens names a change (a
-regression that counts, or a failure), no issue is edited without a change
-in the report it holds, a failure always reaches an open issue of the
-alert's, and nothing a maintainer wrote is overwritten.
+Maintainers close, reopen and clear the alert's issue or open one of their own with its label; a run is cancelled;
+GitHub's API answers 502. Each event acts on the stand-in of GitHub's API (or on the night's jobs) before the night it
+is scripted for. ``problems`` reads the record afterwards against the season's goals: every issue that opens names a
+change (a regression that counts, or a failure), no issue is edited without a change in the report it holds, a failure
+always reaches an open issue of the alert's, and nothing a maintainer wrote is overwritten.
 """
 
 import re

@@ -1,9 +1,8 @@
 """The nightly workflow's YAML as the replay runs it: its jobs and steps, and the ``${{ }}`` expressions.
 
-``read_workflow`` reads the jobs, their ``needs`` and ``if``, their steps,
-and checks that the replay can run each one (``check_workflow``); a step it
-cannot map (an action it does not know, an option of one that it does not
-model, a context it has no value for) is ``Unmappable`` (exit 3).
+``read_workflow`` reads the jobs, their ``needs`` and ``if``, their steps, and checks that the replay can run each one
+(``check_workflow``); a step it cannot map (an action it does not know, an option of one that it does not model, a
+context it has no value for) is ``Unmappable`` (exit 3).
 """
 
 import os
@@ -15,7 +14,7 @@ from pathlib import Path
 
 from ..errors import BadInput, Failed
 
-# What each action is replayed as (Replay.step_*) and the `with:` keys it models; any other key is unmappable.
+# What each action is replayed as (jobs.Replay.step_*) and the `with:` keys it models; any other key is unmappable.
 ACTIONS = {
     "actions/checkout": ("checkout", {"persist-credentials", "fetch-depth"}),
     "actions/setup-python": ("setup_python", {"python-version"}),
@@ -26,8 +25,8 @@ ACTIONS = {
 }
 JOB_KEYS = {"runs-on", "timeout-minutes", "permissions", "needs", "if", "steps", "env", "environment", "name"}
 STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell", "continue-on-error"}
-# A `run:` step that installs pinned Ubuntu packages on the runner, the only use of root the replay maps:
-# `sudo apt-get update ... && sudo apt-get install -OPTIONS NAME=VERSION...`.
+# A `run:` step that installs pinned Ubuntu packages on the runner, the only use of root the replay maps: `sudo apt-get
+# update ... && sudo apt-get install -OPTIONS NAME=VERSION...`.
 APT_INSTALL = re.compile(
     r"sudo apt-get update(?: -\S+)*\s*&&\s*sudo apt-get install(?: -\S+)*(?P<packages>(?: [\w.+-]+=\S+)+)"
 )
@@ -133,10 +132,10 @@ def evaluate(text: str, context: dict, status: dict | None = None):
         if token in ("true", "false", "null"):
             return {"true": True, "false": False, "null": None}[token]
         if peek()[1] == "(":
-            take("(")
-            take(")")
             if token not in STATUS or status is None:
                 raise Unmappable(f"expression {text!r}: the replay has no function {token}()")
+            take("(")
+            take(")")
             return {"always": True, "cancelled": False, **status}[token]
         return lookup(token, context, text)
 
@@ -149,7 +148,7 @@ def evaluate(text: str, context: dict, status: dict | None = None):
 def lookup(path: str, context: dict, text: str):
     head, *rest = path.split(".")
     if head not in context:
-        raise Unmappable(f"expression {text!r}: the replay has no value for the context {head!r}")
+        raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
     value = context[head]
     for key in rest:
         if isinstance(value, dict) and key in value:
@@ -302,28 +301,21 @@ def continue_on_error(where: str, value) -> bool:
     return value
 
 
-KNOWN = {"inputs", "needs", "steps", "env", "github", "runner"}
-STRICT_KEYS = {"github": {"token", "event_name", "repository", "server_url"}, "runner": {"temp", "os"}}
+# What check_workflow evaluates every expression against: each context a job gets, with every key of the strict
+# ones, so that an expression the replay could not evaluate stops it before the first night.
+PROBE = {
+    **dict.fromkeys(("inputs", "needs", "steps", "env"), {}),
+    "github": dict.fromkeys(("token", "event_name", "repository", "server_url"), ""),
+    "runner": dict.fromkeys(("temp", "os"), ""),
+}
 
 
 def check_expression(text, where: str, bare: bool = False) -> None:
-    """Unmappable unless every context, key and function that TEXT's ${{ }} expressions use (TEXT itself,
-    when BARE: an `if:`) is one the replay has."""
-    text = text_of(text)
-    parts = re.findall(r"\$\{\{(.*?)\}\}", text, flags=re.S) or ([text] if bare else [])
-    for part in parts:
-        items = tokens(part)
-        for at, (kind, token) in enumerate(items):
-            if kind != "name" or token in ("true", "false", "null"):
-                continue
-            called = at + 1 < len(items) and items[at + 1][1] == "("
-            head, *rest = token.split(".")
-            if called and token not in STATUS:
-                raise Unmappable(f"{where}: the replay has no function {token}()")
-            if not called and (
-                head not in KNOWN or (head in STRICT_KEYS and rest[:1] and rest[0] not in STRICT_KEYS[head])
-            ):
-                raise Unmappable(f"{where}: the replay has no value for {token}")
+    """Unmappable, naming WHERE, unless the replay can evaluate TEXT (an `if:` when BARE, else its ${{ }})."""
+    try:
+        condition(text, PROBE, {"success": True, "failure": False}) if bare else substitute(text, PROBE)
+    except Unmappable as error:
+        raise Unmappable(f"{where}: {error}") from None
 
 
 def pinned_packages(script: str | None) -> dict[str, str] | None:
@@ -345,9 +337,8 @@ def installed_version(package: str) -> str | None:
 
 def check_workflow(workflow: Workflow) -> None:
     """Every expression and setup-python version of WORKFLOW, checked before the first night runs."""
-    for scope in (workflow.env,):
-        for value in scope.values():
-            check_expression(value, f"{workflow.path.name}: env")
+    for value in workflow.env.values():
+        check_expression(value, f"{workflow.path.name}: env")
     for job in workflow.jobs:
         where = f"{workflow.path.name}: job {job.name}"
         if job.if_ is not None:
@@ -405,8 +396,8 @@ def python_version(executable: str) -> tuple[str, str] | None:
 
 
 def find_python(version: str) -> str | None:
-    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the
-    Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
+    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the Python 3.13 that
+    scripts/setup builds, pyenv's, and /usr's."""
     minor = ".".join(version.split(".")[:2])
     cache = Path(os.environ.get("EQXB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser())
     cache = cache / "equinox-benchmarks" if not os.environ.get("EQXB_CACHE") else cache

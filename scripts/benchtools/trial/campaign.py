@@ -1,6 +1,6 @@
-"""A measuring campaign's skeleton (scripts/headline, scripts/timing-noise): one release of the release history
-that scripts/bench builds, measured in each chosen asv environment, its record opened with the release's
-commit and the load, rewritten after each step and stamped at the end (records.py)."""
+"""A measuring campaign's skeleton (scripts/headline, scripts/timing-noise): one release of the release history that
+scripts/bench builds, measured in each chosen asv environment, its record opened with the release's commit and the load,
+rewritten after each step and stamped at the end (records.py)."""
 
 import contextlib
 from collections.abc import Iterator
@@ -33,8 +33,8 @@ class Campaign:
             yield entry, self.target.config(entry, suffix)
 
     def opened(self, schema: int, fields: dict, listed: str) -> dict:
-        """The record: its schema, the release and its commit, ``fields``, the start and its load, and an
-        empty list ``listed`` for what is measured."""
+        """The record: its schema, the release and its commit, ``fields``, the start and its load, and an empty list
+        ``listed`` for what is measured."""
         return {
             "schema": schema,
             "release": self.release,

@@ -1,8 +1,6 @@
 """The detector trial: planted slowdowns and A/A copies of a release, judged by the gate, counted."""
 
 import ast
-import contextlib
-import itertools
 import json
 import os
 import shutil
@@ -12,11 +10,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabulate import tabulate
+
 from benchmarks import metrics
 
 from .. import git
 from ..asvtools import environments as asv_envs
-from ..asvtools import private
+from ..asvtools import runs
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm, gate, pairs
@@ -55,12 +55,10 @@ def inject(source: str, calls: int) -> str:
 def inject_c_work(source: str, pads: int) -> str:
     """tree_at made slower by work done in C alone: the same Python calls, the same bytecodes.
 
-    tree_at becomes a ``functools.partial`` of itself holding ``pads`` unused
-    keyword arguments, which its new ``**_detector_trial_pad`` absorbs.  At
-    each call, C code copies them into the call's keyword dict, matches each
-    against the parameter names and stores it in the ``**`` dict: work that
-    grows with ``pads`` and runs no bytecode and no Python call (a partial is
-    not a Python function, and tree_at's body is untouched).
+    tree_at becomes a ``functools.partial`` of itself holding ``pads`` unused keyword arguments, which its new
+    ``**_detector_trial_pad`` absorbs. At each call, C code copies them into the call's keyword dict, matches each
+    against the parameter names and stores it in the ``**`` dict: work that grows with ``pads`` and runs no bytecode and
+    no Python call (a partial is not a Python function, and tree_at's body is untouched).
     """
     return (
         pad_signature(source) + "\n\nimport functools as _detector_trial_functools\n\n"
@@ -71,11 +69,9 @@ def inject_c_work(source: str, pads: int) -> str:
 def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000) -> int:
     """How many pads slow one tree_at call (the suite's default update) by ``percent`` (pads.pads_for).
 
-    Measured in a child process of ``python`` (default: .venv's), on the
-    Equinox installed there, so that this process, which forks asv later,
-    never imports JAX.  The trial gives the Python of its own asv environment
-    with the release installed: a pad's share of a tree_at call depends on the
-    JAX and the Equinox it is measured on.
+    Measured in a child process of ``python`` (default: .venv's), on the Equinox installed there, so that this process,
+    which forks asv later, never imports JAX. The trial gives the Python of its own asv environment with the release
+    installed: a pad's share of a tree_at call depends on the JAX and the Equinox it is measured on.
     """
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
     done = subprocess.run(
@@ -110,24 +106,10 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
 
 def trial_python(args, repo: Path, release: str) -> Path:
     """The Python of the asv environment the trials run in, with the release installed (asv's own steps)."""
-    from asv import environment
-    from asv.repo import get_repo
-
     target = bench.Target(trial_options(args, repo, args.output / "calibration"))
     ((_name, entry),) = bench.environments(target)
-    config = target.config(entry, suffix="-calibration")
-    conf = bench.load_config(config)
     asv_envs.setup_pythons_first_on_path()
-    (env,) = environment.get_environments(conf, None, verbose=False)
-    commit = git_(repo, "rev-parse", release)  # before the working directory moves: --output may be relative
-    with (
-        bench.exclusive(Path(conf.env_dir)),
-        bench.working_directory(config.parent),
-        contextlib.redirect_stdout(sys.stderr),
-    ):
-        env.create()
-        env.install_project(conf, get_repo(conf), commit)
-    return private.env_python(env)
+    return runs.installed_python(target.config(entry, suffix="-calibration"), git_(repo, "rev-parse", release))
 
 
 @dataclass(frozen=True)
@@ -140,9 +122,8 @@ class Variant:
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
     """The trial repository, the release's tag, and the variants committed after it, in order.
 
-    The A/A copies form a chain, each compared with the one before (the first
-    with the release), as the nightly compares consecutive commits; every
-    other variant is compared with the release.
+    The A/A copies form a chain, each compared with the one before (the first with the release), as the nightly compares
+    consecutive commits; every other variant is compared with the release.
     """
     release_history.build(release_history.Options(repo=HISTORY))
     release = release_tag(args)
@@ -205,8 +186,8 @@ def run_trial(args, repo: Path, number: int) -> Path:
 
 
 def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
-    """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts
-    unconfirmed; and the confirm step's verdicts on the timing suspects (none with --no-confirm)."""
+    """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts unconfirmed; and the
+    confirm step's verdicts on the timing suspects (none with --no-confirm)."""
     try:
         source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
         changes, _unjudged = gate.compare_changes(source, base, tag)
@@ -224,16 +205,7 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
 
 def tree_at_passes(output: Path, commit: str, machine: str) -> float | None:
     """One tree_at update (CALIBRATION) at one commit, in tree_map passes (a time in a unit that scales)."""
-    from asv import results
-
-    name, params = CALIBRATION
-    for results_dir in (output / "results").iterdir():
-        for result in results.iter_results_for_machine_and_hash(str(results_dir), machine, commit):
-            if name in result.get_all_result_keys():
-                grid = result.get_result_params(name)
-                combos = [tuple(combo) for combo in itertools.product(*grid)]
-                return result.get_result_value(name, grid)[combos.index(params)]
-    return None
+    return runs.value_at(output / "results", machine, commit, *CALIBRATION)
 
 
 # The trial's columns: a cost change is a deterministic finding; diagnostics never count.
@@ -246,33 +218,41 @@ def trial_kind(kind: str) -> str:
 
 def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> str:
     """The Markdown tables; every count is over a row's comparisons (trials x copies for the A/A row)."""
-    lines = []
     thresholds = (
         "the asv configuration's thresholds"
         if args.threshold is None and args.time_threshold is None
         else f"--threshold {args.threshold or 'from the asv configuration'}, "
         f"--time-threshold {args.time_threshold or 'from the asv configuration'}"
     )
-    lines.append(
-        f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
-        f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n"
-    )
-    lines.append(
-        "| variant | slowdown of one tree_at call (median) | flagged: deterministic | ratio | time | any timing | any |"
-    )
-    lines.append("|---|---|---|---|---|---|---|")
-    for row in rows:
-        median = f"{statistics.median(slowdowns[row]):+.1%}" if slowdowns[row] else "n/a"
-        comparisons = len(confirmed[row])
-        cells = " | ".join(f"{flags[row][kind]}/{comparisons}" for kind in (*TRIAL_KINDS, "timing", "any"))
-        lines.append(f"| {row} | {median} | {cells} |")
-    lines.append("\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n")
-    lines.append("| kind | benchmark | params | largest A/A ratio | threshold |")
-    lines.append("|---|---|---|---|---|")
+    flagged = [
+        [row, f"{statistics.median(slowdowns[row]):+.1%}" if slowdowns[row] else "n/a"]
+        + [f"{flags[row][kind]}/{len(confirmed[row])}" for kind in (*TRIAL_KINDS, "timing", "any")]
+        for row in rows
+    ]
     # Closest first: the share of its threshold that a metric's largest A/A increase used up.
     noisiest = sorted(aa_noise.items(), key=lambda item: (item[1][0] - 1) / max(item[1][1], 1e-9), reverse=True)
-    for (kind, benchmark, params), (largest, threshold) in noisiest[:NOISIEST_SHOWN]:
-        lines.append(f"| {kind} | `{benchmark}` | {params or '—'} | {largest:.3f} | +{threshold:.0%} |")
+    noise = [
+        [kind, f"`{benchmark}`", params or "—", f"{largest:.3f}", f"+{threshold:.0%}"]
+        for (kind, benchmark, params), (largest, threshold) in noisiest[:NOISIEST_SHOWN]
+    ]
+    lines = [
+        f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
+        f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n",
+        tabulate(
+            flagged,
+            ["variant", "slowdown of one tree_at call (median)", "flagged: deterministic", "ratio", "time"]
+            + ["any timing", "any"],
+            tablefmt="github",
+            disable_numparse=True,
+        ),
+        "\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n",
+        tabulate(
+            noise,
+            ["kind", "benchmark", "params", "largest A/A ratio", "threshold"],
+            tablefmt="github",
+            disable_numparse=True,
+        ),
+    ]
     if args.no_confirm:
         return "\n".join(lines)
     lines.append(
@@ -281,33 +261,33 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
         f'false alarm); "{CALIBRATION[0].split(".", 1)[1]}": that metric\'s verdict, and its median estimate '
         "where it was confirmed.\n"
     )
-    lines.append(
-        "| variant | comparisons slower | tree_at in tree_map passes: slower / same / undecided / not suspect "
-        "| its estimate (median) | suspects: slower / same / undecided | pairs per suspect (mean) "
-        "| s per suspect (mean) |"
-    )
-    lines.append("|---|---|---|---|---|---|---|")
+    found = []
     for row in rows:
         comparisons = confirmed[row]
-        verdicts = [v for found in comparisons for v in found]
+        verdicts = [v for one in comparisons for v in one]
         tally = {name: sum(v.verdict == name for v in verdicts) for name in pairs.VERDICTS}
         key = [
-            next((v for v in found if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
-            for found in comparisons
+            next((v for v in one if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
+            for one in comparisons
         ]
         key_verdicts = [v.verdict if v else "not suspect" for v in key]
-        key_tally = " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect"))
         estimates = [v.interval.estimate for v in key if v and v.interval]
-        estimate = f"{statistics.median(estimates):+.1%}" if estimates else "n/a"
         pair_counts = [v.interval.pairs for v in verdicts if v.interval]
         seconds = [v.seconds for v in verdicts if v.interval]
-        slower = sum(any(v.verdict == pairs.SLOWER for v in found) for found in comparisons)
-        lines.append(
-            f"| {row} | {slower}/{len(comparisons)} | {key_tally} | {estimate} "
-            f"| {tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]} "
-            f"| {statistics.fmean(pair_counts) if pair_counts else 0:.1f} "
-            f"| {statistics.fmean(seconds) if seconds else 0:.0f} |"
+        found.append(
+            [
+                row,
+                f"{sum(any(v.verdict == pairs.SLOWER for v in one) for one in comparisons)}/{len(comparisons)}",
+                " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
+                f"{statistics.median(estimates):+.1%}" if estimates else "n/a",
+                f"{tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]}",
+                f"{statistics.fmean(pair_counts) if pair_counts else 0:.1f}",
+                f"{statistics.fmean(seconds) if seconds else 0:.0f}",
+            ]
         )
+    head = ["variant", "comparisons slower", "tree_at in tree_map passes: slower / same / undecided / not suspect"]
+    head += ["its estimate (median)", "suspects: slower / same / undecided", "pairs per suspect (mean)"]
+    lines.append(tabulate(found, [*head, "s per suspect (mean)"], tablefmt="github", disable_numparse=True))
     return "\n".join(lines)
 
 

@@ -1,16 +1,12 @@
 """The headline figures over fresh processes: each one's median, and the interval a second run's median lies in.
 
-One asv run gives each timing figure from one process, and one process is
-one draw: two fresh runs of v0.13.8 gave a jit ratio of 2.25 and 1.15
-(issue 18).  As pyperf does with its worker processes, each figure here is
-measured in PROCESSES fresh interpreters (the confirm step's measurement,
-judging/confirm.py: one asv environment of the release, asv's spawn launch,
-each process its own hash seed), the figures interleaved so that the
-machine's drift spreads over all of them.  Each figure gets its median and
-the narrowest interval between two of its values that holds the median of a
-second run of as many processes with at least CONFIDENCE, if the two runs'
-processes are exchangeable (``second_run_interval``): whether they are is
-what two real runs check.
+One asv run gives each timing figure from one process, and one process is one draw: two fresh runs of v0.13.8 gave a jit
+ratio of 2.25 and 1.15 (issue 18). As pyperf does with its worker processes, each figure here is measured in PROCESSES
+fresh interpreters (the confirm step's measurement, judging/confirm.py: one asv environment of the release, asv's spawn
+launch, each process its own hash seed), the figures interleaved so that the machine's drift spreads over all of them.
+Each figure gets its median and the narrowest interval between two of its values that holds the median of a second run
+of as many processes with at least CONFIDENCE, if the two runs' processes are exchangeable (``second_run_interval``):
+whether they are is what two real runs check.
 
 The exact cost is measured once: it is the same in every process.
 """
@@ -22,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.version import Version
+from tabulate import tabulate
 
 from benchmarks import metrics, params
 
@@ -39,9 +36,9 @@ SCHEMA = 1
 CALLS = params.DEFAULT_N_CALLS
 
 
-# How far a figure can be trusted, in the order the headline shows them: the exact cost is the same in every
-# process; tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a
-# few % wide (docs/timing-noise.md); the time ratios and the µs move by tens of % between runs: orientation.
+# How far a figure can be trusted, in the order the headline shows them: the exact cost is the same in every process;
+# tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a few % wide
+# (docs/timing-noise.md); the time ratios and the µs move by tens of % between runs: orientation.
 EXACT, STEADY, ORIENTATION = "exact", "steady", "orientation"
 KINDS = (EXACT, STEADY, ORIENTATION)
 
@@ -89,15 +86,15 @@ class Options:
     jax: list[str] = field(default_factory=list)  # empty: every environment the release runs in
     processes: int = 10
     record: Path = Path("headline.json")
-    env_dir: Path = bench.Options().env_dir
-    # Measure in env_dir's own environments, where scripts/bench installed the release, rather than in the
-    # confirm step's (created and installed anew): the first answer's, to spare it an environment's install.
+    env_dir: Path = bench.ENV_DIR
+    # Measure in env_dir's own environments, where scripts/bench installed the release, rather than in the confirm
+    # step's (created and installed anew): the first answer's, to spare it an environment's install.
     in_run_environments: bool = False
 
 
 def below_probability(n: int, k: int, above: int) -> float:
-    """P(at least ``above`` of a second run's n values exceed the k-th largest of the first run's n), if the 2n
-    values are exchangeable: that count is negative hypergeometric, P(U = u) = C(u+k-1, u) C(2n-u-k, n-u) / C(2n, n).
+    """P(at least ``above`` of a second run's n values exceed the k-th largest of the first run's n), if the 2n values
+    are exchangeable: that count is negative hypergeometric, P(U = u) = C(u+k-1, u) C(2n-u-k, n-u) / C(2n, n).
     """
     return sum(math.comb(u + k - 1, u) * math.comb(2 * n - u - k, n - u) for u in range(above, n + 1)) / math.comb(
         2 * n, n
@@ -105,13 +102,12 @@ def below_probability(n: int, k: int, above: int) -> float:
 
 
 def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-    """The narrowest [k-th smallest, k-th largest] of ``values`` that holds the median of a second run of as many
-    values with at least ``confidence``; None when even [min, max] does not (too few values).
+    """The narrowest [k-th smallest, k-th largest] of ``values`` that holds the median of a second run of as many values
+    with at least ``confidence``; None when even [min, max] does not (too few values).
 
-    A second run's median lies above the k-th largest value when at least
-    ceil(n / 2) of its values do (for an even n, when its upper middle value
-    does: a conservative reading of the median); below the k-th smallest
-    likewise, by symmetry.
+    A second run's median lies above the k-th largest value when at least ceil(n / 2) of its values do (for an even n,
+    when its upper middle value does: a conservative reading of the median); below the k-th smallest likewise, by
+    symmetry.
     """
     n = len(values)
     ordered = sorted(values)
@@ -133,9 +129,9 @@ def label_of(entry: dict) -> str:
 
 
 def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str, bool]:
-    """scripts/bench's first answer: the headline of the ``newest`` (release, commit) in the newest JAX's
-    environment of ``envs``, in FEWEST_PROCESSES fresh processes; its record (beside the run's configurations,
-    kept and reused while it holds this commit and environment), its table, and whether it was measured now."""
+    """scripts/bench's first answer: the headline of the ``newest`` (release, commit) in the newest JAX's environment of
+    ``envs``, in FEWEST_PROCESSES fresh processes; its record (beside the run's configurations, kept and reused while it
+    holds this commit and environment), its table, and whether it was measured now."""
     release, commit = newest
     entry = max((entry for _, entry in envs), key=lambda e: Version(asv_envs.requirements_of(e).get("jax") or "0"))
     path = target.config_dir.parent / "headline" / f"{target.name}.json"
@@ -195,8 +191,8 @@ def campaign(options: Options) -> dict:
 
 
 def figure_record(figure: Figure, values: list[float]) -> dict:
-    """One figure's values in the record; a timing's also with its median and second-run interval, and the
-    scale from its benchmark's unit, for readers that cannot compute them (the overhead page)."""
+    """One figure's values in the record; a timing's also with its median and second-run interval, and the scale from
+    its benchmark's unit, for readers that cannot compute them (the overhead page)."""
     found = {
         "label": figure.label,
         "benchmark": figure.benchmark,
@@ -236,26 +232,23 @@ def table(record: dict) -> str:
         f"{took(record)}. Kind: *exact* is "
         "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
         "by tens of % between runs on a shared machine.",
-        "",
-        "| environment | device | figure | value | a second run's median lies in | kind |",
-        "|---|---|---|---|---|---|",
     ]
+    rows = []
     for env in sorted(record["environments"], key=newest_jax_first):
         # A record from before the device was recorded was measured in asv's own environments: the CPU.
-        where = f"{env['environment']} | {env.get('device', device.UNRECORDED)}"
+        where = [env["environment"], env.get("device", device.UNRECORDED)]
         for figure in sorted(env["figures"], key=lambda f: KINDS.index(kind.get(f["label"], ORIENTATION))):
             shown = pattern.get(figure["label"], "{:.2f}")
             values = figure["values"]
             if figure["exact"]:
-                lines.append(f"| {where} | {figure['label']} | {shown.format(values[0])} | — | {EXACT} |")
+                rows.append([*where, figure["label"], shown.format(values[0]), "—", EXACT])
                 continue
-            middle = statistics.median(values)
             interval = second_run_interval(values, record["confidence"])
             within = "too few processes" if interval is None else " to ".join(shown.format(v) for v in interval)
-            lines.append(
-                f"| {where} | {figure['label']} | {shown.format(middle)} | {within} "
-                f"| {kind.get(figure['label'], ORIENTATION)} |"
-            )
+            middle = shown.format(statistics.median(values))
+            rows.append([*where, figure["label"], middle, within, kind.get(figure["label"], ORIENTATION)])
+    head = ["environment", "device", "figure", "value", "a second run's median lies in", "kind"]
+    lines += ["", tabulate(rows, head, tablefmt="github", disable_numparse=True)]
     return "\n".join(lines)
 
 
@@ -321,18 +314,14 @@ def agreement_table(found: list[Agreement], what: str) -> str:
         return "too few values" if interval is None else f"{interval[0]:.3g} to {interval[1]:.3g}"
 
     agreed = sum(a.agree is True for a in found)
-    lines = [
-        f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
-        "median lies in the other run's interval.",
-        "",
-        "| environment | figure | median, run 1 | interval, run 1 | median, run 2 | interval, run 2 | agree |",
-        "|---|---|---|---|---|---|---|",
-        *(
-            f"| {a.environment} | {a.label} | {a.medians[0]:.4g} | {shown(a.intervals[0])} | {a.medians[1]:.4g} "
-            f"| {shown(a.intervals[1])} | {'—' if a.agree is None else 'yes' if a.agree else '**no**'} |"
-            for a in found
-        ),
-        "",
-        f"Agree: {agreed} of {len(found)}.",
+    head = ["environment", "figure", "median, run 1", "interval, run 1", "median, run 2", "interval, run 2", "agree"]
+    rows = [
+        [a.environment, a.label, f"{a.medians[0]:.4g}", shown(a.intervals[0]), f"{a.medians[1]:.4g}"]
+        + [shown(a.intervals[1]), "—" if a.agree is None else "yes" if a.agree else "**no**"]
+        for a in found
     ]
-    return "\n".join(lines)
+    return (
+        f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
+        f"median lies in the other run's interval.\n\n{tabulate(rows, head, tablefmt='github', disable_numparse=True)}"
+        f"\n\nAgree: {agreed} of {len(found)}."
+    )

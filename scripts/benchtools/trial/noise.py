@@ -1,9 +1,8 @@
 """Timing noise between fresh processes, measured A/A: what the confirm step can detect, and how often it errs.
 
-For each alerting timing benchmark (benchmarks/metrics.py) and params, the
-confirm step's own measurement (judging/confirm.py: two asv environments of
-one commit, fresh interpreters in balanced order A B B A ...) takes PAIRS
-pairs in which both sides run the same code.  From the per-pair log ratios d:
+For each alerting timing benchmark (benchmarks/metrics.py) and params, the confirm step's own measurement
+(judging/confirm.py: two asv environments of one commit, fresh interpreters in balanced order A B B A ...) takes PAIRS
+pairs in which both sides run the same code. From the per-pair log ratios d:
 
 - the A/A interval at one suspect's confidence, which must cover 0 (the
   true change) at least as often as its confidence says;
@@ -15,9 +14,8 @@ pairs in which both sides run the same code.  From the per-pair log ratios d:
   ``suspects`` suspects drawn from the measured benchmarks, resampled the
   same way, with no slowdown.
 
-Resampling treats the pairs as independent draws, which they are when each
-process is a fresh interpreter; the A/A intervals check that on the
-measurements themselves.
+Resampling treats the pairs as independent draws, which they are when each process is a fresh interpreter; the A/A
+intervals check that on the measurements themselves.
 """
 
 import itertools
@@ -29,6 +27,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tabulate import tabulate
 
 from benchmarks import metrics
 
@@ -54,7 +54,7 @@ class Options:
     benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
     suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
     record: Path = Path("timing-noise.json")
-    env_dir: Path = bench.Options().env_dir
+    env_dir: Path = bench.ENV_DIR
     seed: int = 0  # of the resampling, so that a record's figures can be recomputed
     hash_seed: str = FRESH  # FRESH: each process draws its own (the confirm step's way); PAIRED: a pair shares one
 
@@ -105,8 +105,8 @@ def minimum_detectable_effect(
 ) -> float | None:
     """The smallest relative slowdown called slower in POWER of the runs (to 0.1 point); None: above LARGEST_EFFECT.
 
-    Every effect tried is added to the same resampled runs, so that the
-    power grows with the effect and the search has one answer.
+    Every effect tried is added to the same resampled runs, so that the power grows with the effect and the search has
+    one answer.
     """
     runs = resampled(log_ratios, simulations, random.Random(seed))
     if power(runs, LARGEST_EFFECT, suspects) < POWER:
@@ -232,19 +232,18 @@ def table(record: dict) -> str:
         f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}. MDE: the slowdown that "
         f"the confirm step calls slower in {record['power']:.0%} of {SIMULATIONS} resampled runs, on a night of "
         f"1 suspect and of {m}.",
-        "",
-        f"| benchmark | params | sd of ln(after/before) | A/A estimate | A/A interval ({confidence:.2%}) "
-        f"| A/A verdict | MDE, 1 suspect | MDE, {m} suspects | threshold | alerts | s per pair |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in record["benchmarks"]:
-        alerts = "yes" if row["reaches_threshold"] else "**MDE above the threshold**"
-        lines.append(
-            f"| `{row['benchmark'].split('.', 1)[1]}` | {row['params'] or '—'} | {row['sd_log_ratio']:.2%} "
-            f"| {row['aa_estimate']:+.2%} | {row['aa_low']:+.2%} to {row['aa_high']:+.2%} | {row['aa_verdict']} "
-            f"| {percent(row['mde']['1'])} | {percent(row['mde'][m])} | +{row['threshold']:.0%} | {alerts} "
-            f"| {row['seconds'] / row['pairs']:.1f} |"
-        )
+    head = ["benchmark", "params", "sd of ln(after/before)", "A/A estimate", f"A/A interval ({confidence:.2%})"]
+    head += ["A/A verdict", "MDE, 1 suspect", f"MDE, {m} suspects", "threshold", "alerts", "s per pair"]
+    rows = [
+        [f"`{row['benchmark'].split('.', 1)[1]}`", row["params"] or "—", f"{row['sd_log_ratio']:.2%}"]
+        + [f"{row['aa_estimate']:+.2%}", f"{row['aa_low']:+.2%} to {row['aa_high']:+.2%}", row["aa_verdict"]]
+        + [percent(row["mde"]["1"]), percent(row["mde"][m]), f"+{row['threshold']:.0%}"]
+        + ["yes" if row["reaches_threshold"] else "**MDE above the threshold**"]
+        + [f"{row['seconds'] / row['pairs']:.1f}"]
+        for row in record["benchmarks"]
+    ]
+    lines += ["", tabulate(rows, head, tablefmt="github", disable_numparse=True)]
     covered = sum(row["aa_covers_zero"] for row in record["benchmarks"])
     alarms = sum(row["aa_verdict"] == pairs.SLOWER for row in record["benchmarks"])
     lines += [

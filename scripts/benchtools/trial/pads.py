@@ -1,8 +1,7 @@
 """The detector trial's timing-only slowdown: tree_at padded with unused keyword arguments.
 
-Imported by the calibration child that runs in the trial's own asv
-environment (trial.calibrate_pads), whose Python holds JAX and Equinox but not
-asv: so this module needs only the standard library, ``cli`` and the suite.
+Imported by the calibration child that runs in the trial's own asv environment (trial.calibrate_pads), whose Python
+holds JAX and Equinox but not asv: so this module needs only the standard library, ``cli`` and the suite.
 """
 
 import ast
@@ -49,13 +48,10 @@ def pad_signature(source: str) -> str:
 def pads_for(percent: float, probe: int) -> int:
     """How many pads slow one tree_at call by ``percent``, measured on the Equinox and JAX this process imports.
 
-    As the suite measures: interleaved batches of padded tree_at over plain
-    tree_at, on the suite's default update.  Padding has a fixed cost (the
-    partial's keyword dict, the ``**`` dict) besides a cost per pad, and a
-    pad costs more in a small dict than in a big one: so a first estimate
-    from ``probe`` pads is refined by a straight line through n and 2n pads,
-    n near the answer (extrapolating from ``probe`` alone, 3% came out as
-    +4.4% in the suite).
+    As the suite measures: interleaved batches of padded tree_at over plain tree_at, on the suite's default update.
+    Padding has a fixed cost (the partial's keyword dict, the ``**`` dict) besides a cost per pad, and a pad costs more
+    in a small dict than in a big one: so a first estimate from ``probe`` pads is refined by a straight line through n
+    and 2n pads, n near the answer (extrapolating from ``probe`` alone, 3% came out as +4.4% in the suite).
     """
     import functools
     import inspect

@@ -1,5 +1,5 @@
-"""A campaign's JSON record (scripts/timing-noise, scripts/headline): written whole after each step, so that a
-stopped campaign keeps what it measured, and stamped with the load it ran under."""
+"""A campaign's JSON record (scripts/timing-noise, scripts/headline): written whole after each step, so that a stopped
+campaign keeps what it measured, and stamped with the load it ran under."""
 
 import calendar
 import json

@@ -1,0 +1,173 @@
+"""asv's repositories, results and environments as the runs (running/, trial/) read them."""
+
+import contextlib
+import itertools
+import math
+import os
+import sys
+from pathlib import Path
+
+from ..errors import BadInput
+from . import private, readers
+from .lock import exclusive
+from .results import failed_benchmarks
+
+
+def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir: Path) -> list[str]:
+    """The commits of RANGE (None: the branch's tip), resolved the way `asv run RANGE` resolves them."""
+    from asv import results
+    from asv import util as asv_util
+    from asv.repo import NoSuchNameError, get_repo
+
+    conf = readers.asv_config(config)
+    with contextlib.chdir(config.parent):  # asv keeps its mirror of a remote repository beside the configuration
+        try:
+            repo = get_repo(conf)
+            repo.pull()
+            if range_spec is None:
+                return [repo.get_hash_from_name(branch)]
+            if range_spec.startswith("HASHFILE:"):
+                names = Path(range_spec.removeprefix("HASHFILE:")).read_text().split()
+                return [repo.get_hash_from_name(name) for name in names]
+            existing = results.get_existing_hashes(str(results_dir)) if results_dir.is_dir() else []
+            special = {
+                "ALL": lambda: repo.get_new_branch_commits(conf.branches, []),
+                "NEW": lambda: repo.get_new_branch_commits(conf.branches, existing),
+                "EXISTING": lambda: existing,
+                "TAGS": lambda: list(reversed(list(repo.get_tags().values()))),
+                "HEAD": lambda: [repo.get_hash_from_name("HEAD")],
+            }
+            hashes = special[range_spec]() if range_spec in special else repo.get_hashes_from_range(range_spec)
+        except (NoSuchNameError, asv_util.ProcessError, OSError) as error:
+            raise BadInput(f"cannot resolve {range_spec or branch!r} in {conf.repo}: {error}") from None
+    return list(reversed(hashes))  # oldest first, as in a history
+
+
+def unreadable(results_dir: Path, machine: str) -> list[tuple[Path, Exception]]:
+    """The files of a results folder that asv cannot load (a killed run left them half-written), with why."""
+    from asv import results
+    from asv import util as asv_util
+
+    found, described = [], results_dir / "benchmarks.json"
+    for path in [described] * described.exists() + sorted((results_dir / machine).glob("*.json")):
+        try:
+            if path == described:
+                asv_util.load_json(path, api_version=2)
+            elif path.name == "machine.json":
+                asv_util.load_json(path)
+            else:
+                results.Results.load(str(path), machine)
+        except Exception as error:  # noqa: BLE001 - whatever asv cannot load is set aside
+            found.append((path, error))
+    return found
+
+
+def result_path(results_dir: Path, machine: str, commit: str, env_name: str) -> Path:
+    from asv import results
+
+    return results_dir / results.get_filename(machine, commit, env_name)
+
+
+def result_keys(path: Path, machine: str) -> set[str]:
+    from asv import results
+
+    return set(results.Results.load(str(path), machine).get_all_result_keys())
+
+
+def classify(path: Path, machine: str) -> tuple[str, int]:
+    """The state of one commit in one environment, and how many of its benchmarks failed.
+
+    'ran': something was measured; 'failed': nothing was (the release did not build, install or import); 'skipped':
+    every benchmark skipped itself; 'missing': no results file (the run stopped before it). asv stores a failed value as
+    None and a skipped one as NaN.
+    """
+    from asv import results
+
+    if not path.exists():
+        return "missing", 0
+    result = results.Results.load(str(path), machine)
+    values = []
+    for key in result.get_all_result_keys():
+        value = result.get_result_value(key, result.get_result_params(key))
+        values += value if isinstance(value, list) else [value]
+    failures = sum(v is None for v in values)
+    if any(v is not None and not math.isnan(v) for v in values):
+        return "ran", failures
+    return ("failed" if failures or not values else "skipped"), failures
+
+
+def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
+    """The newest commit (by commit date) that has results for the machine, LEAVE_OUT aside."""
+    from asv import results
+
+    if not (results_dir / machine).is_dir():
+        return None
+    found = {}
+    for result in results.iter_results_for_machine(str(results_dir), machine):
+        if result.commit_hash not in leave_out:
+            found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
+    return max(found, key=found.get) if found else None
+
+
+def summaries(folder: Path) -> list[dict]:
+    """Every results file under FOLDER that asv can load: its commit, environment, and benchmarks run and failed."""
+    from asv import results
+
+    found = []
+    for path in sorted(folder.glob("**/*.json")) if folder.is_dir() else []:
+        if path.name in ("machine.json", "benchmarks.json"):
+            continue
+        try:
+            result = results.Results.load(str(path), path.parent.name)
+        except Exception:  # noqa: BLE001 - what a run left unreadable is no result of a commit
+            continue
+        ran, failed = len(result.get_all_result_keys()), len(failed_benchmarks(result))
+        found.append({"commit": result.commit_hash, "env": result.env_name, "ran": ran, "failed": failed})
+    return found
+
+
+def value_at(results_root: Path, machine: str, commit: str, name: str, params: tuple) -> float | None:
+    """One benchmark's value at ``params`` in the results of one commit, under any folder of RESULTS_ROOT."""
+    from asv import results
+
+    for results_dir in results_root.iterdir():
+        for result in results.iter_results_for_machine_and_hash(str(results_dir), machine, commit):
+            if name in result.get_all_result_keys():
+                grid = result.get_result_params(name)
+                return result.get_result_value(name, grid)[list(itertools.product(*grid)).index(params)]
+    return None
+
+
+def environment_python(config: Path) -> Path:
+    """The Python of the one environment of a configuration restricted to it."""
+    from asv import environment
+
+    (env,) = environment.get_environments(readers.asv_config(config), None, verbose=False)
+    return private.env_python(env)
+
+
+def installed_python(config: Path, commit: str) -> Path:
+    """The Python of the configuration's one environment, created and with COMMIT installed by asv's own steps."""
+    from asv import environment
+    from asv.repo import get_repo
+
+    conf = readers.asv_config(config)
+    (env,) = environment.get_environments(conf, None, verbose=False)
+    with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
+        env.create()
+        env.install_project(conf, get_repo(conf), commit)
+    return private.env_python(env)
+
+
+def existing_env_name(python: Path) -> str:
+    """The name asv gives the existing environment of ``python`` (asv.environment.ExistingEnvironment.name)."""
+    from asv import environment
+
+    return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
+
+
+def runner_package() -> Path:
+    """asv's benchmark runner (asv_runner, pure Python), which a Python without asv needs to run the suite."""
+    import asv_runner
+
+    return Path(asv_runner.__file__).parent

@@ -1,0 +1,178 @@
+"""asv's runs of scripts/bench: which benchmarks, in which stages and under which lock; the devices stamped after.
+
+bench.py chooses what to run and reports it; this runs it, as asv's run command hands its runs to its runner module.
+"""
+
+import concurrent.futures
+import dataclasses
+import itertools
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+
+from benchmarks import metrics
+
+from .. import util
+from ..asvtools import device, runs, suite
+from ..asvtools.lock import exclusive, one_environment
+from ..errors import Error
+from ..judging import confirm
+from ..project import asv_home
+
+# The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
+STEADY_UNIT = "tree_map passes"
+
+
+def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
+    """The first answer's benchmarks, by asv's name, from the suite's description: (the exact ones, the timed ones).
+
+    Exact: every figure of a kind of benchmarks/metrics.py that is no timing; no load moves them, so they may be
+    measured beside other runs. Timed: tree_at's steady time (metrics.PASSES_TREE_AT, with its tuple twin), and any
+    benchmark that mixes a timing with exact figures; these are measured alone.
+    """
+    steady_class = metrics.PASSES_TREE_AT.rsplit(".", 1)[0]
+    exact, timed = [], []
+    for name, benchmark in described.items():
+        if name == "version":
+            continue
+        kinds = {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
+        if not kinds & set(metrics.TIMING_KINDS):
+            exact.append(name)
+        elif kinds - set(metrics.TIMING_KINDS) or (
+            benchmark["unit"] == STEADY_UNIT and name.startswith(steady_class + ".")
+        ):
+            timed.append(name)
+    return sorted(exact), sorted(timed)
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """asv runs, one per environment, of the same benchmarks: a phase of the run (its name in the summary)."""
+
+    phase: str
+    # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only, for figures that no load
+    # moves; else one after another, each holding every environment, so that a timing runs beside nothing of ours.
+    overlapping: bool
+    benchmarks: tuple[str, ...] = ()  # asv's benchmark names; empty: --bench's regexes, or every benchmark
+
+
+def stages(answer: bool) -> list[Stage]:
+    """For the first answer its exact figures first, overlapping (creating the environments), then its timings alone;
+    otherwise every benchmark, one environment at a time."""
+    if not answer:
+        return [Stage("running asv (creating and installing its environments)", overlapping=False)]
+    exact, timed = answer_benchmarks(json.loads(suite.description()))
+    return [
+        Stage(
+            f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time",
+            overlapping=True,
+            benchmarks=tuple(exact),
+        ),
+        Stage("timing tree_at's steady figures, one environment at a time", overlapping=False, benchmarks=tuple(timed)),
+    ]
+
+
+def needs_run(path, machine: str, retry_failed: bool, names: tuple[str, ...] = ()) -> bool:
+    """No results yet, results without some of ``names``, or (``retry_failed``) results where something failed."""
+    if not path.exists():
+        return True
+    if names and not set(names) <= runs.result_keys(path, machine):
+        return True
+    return retry_failed and runs.classify(path, machine) != ("ran", 0)
+
+
+def record_machine(machine: str, config, env: dict) -> None:
+    """Describe this machine as ``machine`` in the machine file of ``env``'s HOME, for asv run to read."""
+    util.checked(
+        util.asv("machine", "--yes", "--machine", machine, "--config", config), stdout=subprocess.DEVNULL, env=env
+    )
+
+
+def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str]]) -> None:
+    """Stamp the results this run measured (``ran``, per environment) with the device their environment's JAX runs on;
+    results it did not measure (restored from the results branch, say) are left byte for byte."""
+    machine = target.args.machine
+    for number, (env_name, entry) in enumerate(envs, 1):
+        paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, [])]
+        paths = [path for path in paths if path.exists()]
+        if not paths:
+            continue
+        python = runs.environment_python(target.config(entry, f"-{number}"))
+        try:
+            measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
+        except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
+            print(f"warning: the device of {env_name} is not recorded: {error}", file=sys.stderr)
+            continue
+        for path in paths:
+            device.stamp(path, machine, measured_on)
+
+
+def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> Callable:
+    """One ``asv run`` of the stage's benchmarks over the ``pending`` commits in one environment: a call that runs it
+    under the stage's lock and gives (the environment, asv's exit code).
+
+    Each run describes the machine in a HOME of its own (project.asv_home): asv rewrites its machine file in place on
+    every run, so overlapping runs must not share one. Overlapping runs' lines get their number, since they interleave.
+    """
+    args = target.args
+    hashfile = target.config_dir / f"{target.name}-{number}.hashes"
+    hashfile.write_text("\n".join(pending) + "\n")
+    config = target.config(entry, f"-{number}")
+    cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", "--no-interleave-rounds")
+    cmd += ["--skip-existing-successful", f"HASHFILE:{hashfile}"] + ["--quick"] * args.quick
+    for regex in args.bench or confirm.discovery_regex(list(stage.benchmarks)):
+        cmd += ["--bench", regex]
+
+    def run() -> tuple[str, int]:
+        lock = one_environment(args.env_dir, env_name) if stage.overlapping else exclusive(args.env_dir)
+        with lock, asv_home() as env:
+            record_machine(args.machine, target.base, env)
+            if not stage.overlapping:
+                return env_name, util.run(cmd, env=env).returncode
+            # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them; the
+            # benchmarks' processes do not inherit the flag.
+            return env_name, util.run_prefixed([cmd[0], "-u", *cmd[1:]], f"[{number}] ", env=env)
+
+    return run
+
+
+def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
+    """Every stage's runs in every environment, each commit's results stamped with their device; whether an asv run
+    failed, and the commits run in each environment. ``phase(name)`` marks the end of each stage."""
+    args = target.args
+    asv_failed, ran = False, {}
+    for stage in stages(args.answer):
+        calls = []
+        for number, (env_name, entry) in enumerate(envs, 1):
+            pending = [
+                h
+                for h in env_hashes[env_name]
+                if needs_run(
+                    runs.result_path(target.results_dir, args.machine, h, env_name),
+                    args.machine,
+                    args.retry_failed,
+                    stage.benchmarks,
+                )
+            ]
+            print(
+                f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
+                f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
+                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if pending:
+                calls.append(asv_run(target, stage, number, env_name, entry, pending))
+                ran.setdefault(env_name, []).extend(h for h in pending if h not in ran[env_name])
+        workers = min(os.cpu_count() or 1, len(calls)) if stage.overlapping else 1
+        with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
+            for env_name, code in pool.map(lambda call: call(), calls):
+                if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the results all the same
+                    asv_failed = True
+                    print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
+        phase(stage.phase)
+    if ran:
+        record_devices(target, envs, ran)
+    return asv_failed, ran
