@@ -8,7 +8,7 @@ from benchmarks import metrics, params
 
 from .. import git
 from ..asvtools import operations
-from ..asvtools.results import only, values
+from ..asvtools.results import only, stored, values
 from ..errors import BadInput
 from ..project import env_label
 
@@ -115,18 +115,12 @@ def markdown(result: Fit, title: str = "") -> str:
 
 def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[Point]]:
     """{environment: [Point per commit, oldest first]} from an asv results folder."""
-    from asv import results as asv_results
-
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}")
     depth = str(params.DEFAULT_DEPTH)
     found = {}
-    listed = sorted(
-        (r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine),
-        key=lambda r: r.date or 0,
-    )
     tags = git.tag_of_commit(repo)
-    for result in listed:
+    for result in stored(results, machine):
         calls = values(result, CALLS).get((depth,))
         bytecodes = values(result, BYTECODES).get((depth,))
         passes = only(values(result, PASSES))
@@ -157,16 +151,10 @@ class OperationCheck:
 def operation_checks(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[tuple]]:
     """{environment: [(commit label, [OperationCheck])]}, oldest first: each Module side's time predicted
     as its cost x the same result's tree_at passes per weighted instruction (PythonCost at depth 4)."""
-    from asv import results as asv_results
-
     depth = str(params.DEFAULT_DEPTH)
     tags = git.tag_of_commit(repo)
     found = {}
-    listed = sorted(
-        (r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine),
-        key=lambda r: r.date or 0,
-    )
-    for result in listed:
+    for result in stored(results, machine):
         tree_at_cost, tree_at_passes = values(result, metrics.COST_TREE_AT).get((depth,)), only(values(result, PASSES))
         if None in (tree_at_cost, tree_at_passes):
             continue

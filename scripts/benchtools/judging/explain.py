@@ -30,12 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import util
-from ..asvtools import environments
+from ..asvtools import environments, sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
-from . import confirm
-from .confirm import log
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
 PROFILES = "profiles"  # the cache's folder, under a run's .asv folder
@@ -191,16 +189,13 @@ def profiles(
     if missing:
         root = cache_dir.parent / PROFILE_ENVS
         split = {name: split_entry(name) for name in missing}
-        log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
-        from asv import util as asv_util
-
+        sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
         with exclusive(root):
             try:
                 # "": the configuration's one environment (env_config restricted it to the one wanted).
-                [side] = confirm.prepare(
-                    config, "", {"profiled": commit}, sorted({n for n, _ in split.values()}), root
-                ).values()
-            except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
+                names = sorted({n for n, _ in split.values()})
+                [side] = sides.prepare(config, "", {"profiled": commit}, names, root).values()
+            except sides.install_errors() as error:
                 raise Failed(f"cannot install {commit[:8]} in {env_name} to profile it: {error}") from None
             side.open()
             try:
@@ -208,7 +203,7 @@ def profiles(
                 for name, (benchmark, params) in split.items():
                     if benchmark not in side.benchmarks:
                         raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
-                    index = confirm.param_index(side.benchmarks[benchmark], params)
+                    index = sides.param_index(side.benchmarks[benchmark], params)
                     if index == -1:
                         raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
                     with tempfile.TemporaryDirectory() as scratch:

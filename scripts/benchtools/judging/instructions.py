@@ -1,7 +1,7 @@
 """Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python.
 
 A commit is installed once in the environment that profiles use (explain.PROFILE_ENVS, asv's own
-machinery through confirm.prepare), and one valgrind process counts the operations asked for
+machinery through asvtools/sides.prepare), and one valgrind process counts the operations asked for
 (benchmarks/callgrind.py) with that environment's Python.  Counts are kept per (environment,
 commit) as JSON under the output's .asv/profiles/instructions/, so that a rerun counts nothing it
 has counted; a count is exact, so the machine's load does not matter.
@@ -19,11 +19,10 @@ from benchmarks import callgrind
 from benchmarks.instruction_ops import OPERATIONS
 
 from .. import util
+from ..asvtools import sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
-from . import confirm
 from . import explain as explain_module
-from .confirm import log
 
 FOLDER = "instructions"  # under the profile cache
 SHOWN = 3  # functions named in a cause
@@ -47,14 +46,12 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
     env_name, env_conf = explain_module.env_config(config, env_params, cache_dir / "configs")
     path = cached(cache_dir, env_name, commit, sorted(names))
     if not path.is_file():
-        log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
+        sides.log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
         root = cache_dir.parent / explain_module.PROFILE_ENVS
-        from asv import util as asv_util
-
         with exclusive(root):
             try:
-                [side] = confirm.prepare(env_conf, "", {"counted": commit}, [], root).values()
-            except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
+                [side] = sides.prepare(env_conf, "", {"counted": commit}, [], root).values()
+            except sides.install_errors() as error:
                 raise Failed(f"cannot install {commit[:8]} in {env_name} to count instructions: {error}") from None
             python = side.env.find_executable("python")
             try:

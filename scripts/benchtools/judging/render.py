@@ -5,6 +5,7 @@ from collections.abc import Callable
 
 from benchmarks import metrics
 
+from ..asvtools import results
 from . import explain
 from .changes import Change
 from .confirm import Confirmation
@@ -25,10 +26,8 @@ def as_text(text: str) -> str:
 
 
 def human(value: float, unit: str) -> str:
-    from asv import util
-
     if unit in ("seconds", "bytes"):
-        return util.human_value(value, unit)
+        return results.human_value(value, unit)
     if float(value).is_integer() or abs(value) >= 1000:  # a count: its whole number, which is what is exact
         return f"{round(value):,} {unit}".strip()
     return f"{value:.4g} {unit}".strip()

@@ -1,11 +1,11 @@
 """What the gate reads: a run's results and site, its thresholds, its commits by revision and tag."""
 
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from benchmarks import metrics
 
 from .. import util
-from ..asvtools import publishable, shapes
+from ..asvtools import results, shapes
 from ..errors import BadInput
 from ..project import ROOT
 from . import steps
@@ -125,22 +125,9 @@ def previous_revision(points: list, revision: int) -> int | None:
 
 
 def load_result(source: Source, commit: str, missing_ok: bool = False):
-    from asv import results
-
-    found = []
-    folder = source.results / source.machine
-    for path in sorted(folder.glob(f"{commit[:8]}-*.json")):
-        try:
-            publishable.stored_file(path, PurePath(source.machine, path.name))
-            result = results.Results.load(str(path), source.machine)
-        except BadInput:
-            raise
-        except Exception as error:  # noqa: BLE001 - any unreadable results file is bad input
-            raise BadInput(f"results file is corrupt: {path} ({error})") from None
-        # The name holds 8 hex digits of the hash, the file the whole: another commit's file shares a prefix.
-        if result.commit_hash == commit:
-            found.append(result)
+    found = results.of_commit(source.results, source.machine, commit)
     if not found and not missing_ok:
+        folder = source.results / source.machine
         raise BadInput(f"no results for commit {source.label(commit)} on machine {source.machine!r} in {folder}")
     return found
 
