@@ -42,7 +42,9 @@ SHOWN = 8  # rows of the table
 
 
 @dataclass(frozen=True)
-class Row:
+class FunctionChange:
+    """A function whose calls per update differ between two profiles, with its cumulative time on each side."""
+
     function: str
     calls: tuple[int, int]
     cumulative_us: tuple[float, float]
@@ -229,13 +231,13 @@ def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]],
 # ---- the difference
 
 
-def diff(before: dict, after: dict, shown: int | None = None) -> list[Row]:
+def diff(before: dict, after: dict, shown: int | None = None) -> list[FunctionChange]:
     """The functions whose calls per update changed, largest change of cumulative time first."""
     rows = []
     for key in before.keys() | after.keys():
         b, a = before.get(key, [0, 0.0, 0.0]), after.get(key, [0, 0.0, 0.0])
         if int(b[0]) != int(a[0]):
-            rows.append(Row(key, (int(b[0]), int(a[0])), (b[1], a[1])))
+            rows.append(FunctionChange(key, (int(b[0]), int(a[0])), (b[1], a[1])))
     rows.sort(key=lambda r: (-abs(r.cumulative_us[1] - r.cumulative_us[0]), -abs(r.calls[1] - r.calls[0]), r.function))
     return rows[:shown]
 
@@ -244,7 +246,7 @@ def totals(summary: dict) -> int:
     return int(sum(entry[0] for entry in summary.values()))
 
 
-def markdown(rows: list[Row], before: dict, after: dict, shown: int = SHOWN) -> list[str]:
+def markdown(rows: list[FunctionChange], before: dict, after: dict, shown: int = SHOWN) -> list[str]:
     lines = [f"Function calls per update, all functions: {totals(before):,} → {totals(after):,}.", ""]
     if not rows:
         return lines + ["No function's number of calls changed."]
@@ -259,7 +261,7 @@ def markdown(rows: list[Row], before: dict, after: dict, shown: int = SHOWN) -> 
     return lines
 
 
-def moves(rows: list[Row]) -> list[tuple[Row, Row]]:
+def moves(rows: list[FunctionChange]) -> list[tuple[FunctionChange, FunctionChange]]:
     """Pairs (gone, new) of a function that vanished and one that appeared with as many calls: a rename or a move."""
     appeared = [r for r in rows if r.calls[0] == 0]
     pairs = []
@@ -271,7 +273,7 @@ def moves(rows: list[Row]) -> list[tuple[Row, Row]]:
     return pairs
 
 
-def sentence(rows: list[Row], most: int = 3, per: str = "update") -> str:
+def sentence(rows: list[FunctionChange], most: int = 3, per: str = "update") -> str:
     """The largest changes in plain words, renames apart: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …";
     ``per`` names what was profiled once (an update, or a call of another operation)."""
     pairs = moves(rows)
@@ -290,7 +292,7 @@ class Explanation:
     env_name: str
     before: str
     after: str
-    rows: list[Row]
+    rows: list[FunctionChange]
     before_summary: dict
     after_summary: dict
 

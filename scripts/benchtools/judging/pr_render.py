@@ -23,7 +23,7 @@ from .pr_summary import (
     TIMING_UNCONFIRMED,
     TIMING_UNDECIDED,
     UNCHANGED,
-    Row,
+    PlacedChange,
     Summary,
     is_exact,
 )
@@ -56,14 +56,14 @@ def cell(text: str) -> str:
     return text if len(text) <= CELL else text[: CELL - 1] + "…"
 
 
-def change_text(row: Row) -> str:
+def change_text(row: PlacedChange) -> str:
     c = row.change
     if c.before == 0:
         return "from 0" if c.after else "±0%"
     return f"{c.ratio - 1:+.1%}"
 
 
-def how_sure(row: Row) -> str:
+def how_sure(row: PlacedChange) -> str:
     """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
     minimum detectable effect."""
     if row.change.kind == metrics.INSTRUCTIONS:
@@ -81,17 +81,17 @@ def how_sure(row: Row) -> str:
     )
 
 
-def changes_table(rows: list[Row]) -> list[str]:
+def changes_table(rows: list[PlacedChange]) -> list[str]:
     """The changes: each with its cause."""
     return table(rows, "cause", lambda r: cell(r.cause or "—"))
 
 
-def rows_table(rows: list[Row]) -> list[str]:
+def rows_table(rows: list[PlacedChange]) -> list[str]:
     """Any other section: each with the benchmark that measured it."""
     return table(rows, "benchmark", lambda r: f"`{cell(r.change.benchmark)}`")
 
 
-def table(rows: list[Row], last: str, last_cell) -> list[str]:
+def table(rows: list[PlacedChange], last: str, last_cell) -> list[str]:
     return [
         f"| operation | environment | base | head | change | how sure | {last} |",
         "|---|---|---|---|---|---|---|",

@@ -121,7 +121,7 @@ def profiled(change: Change) -> str | None:
 
 
 @dataclass
-class Row:
+class PlacedChange:
     """One measure placed in a section: the change, its words, how sure, and (for a change) its cause."""
 
     change: Change
@@ -146,7 +146,7 @@ class Summary:
     """Every measure of one check in its section, what could not be compared, and the failed commits."""
 
     title: str
-    rows: list[Row]
+    rows: list[PlacedChange]
     unjudged: list = field(default_factory=list)  # gate.Unjudged
     failed: list = field(default_factory=list)  # gate.FailedCommit
     confirmed: bool = False
@@ -157,7 +157,7 @@ class Summary:
     base: str = ""
     head: str = ""
 
-    def section(self, name: str) -> list[Row]:
+    def section(self, name: str) -> list[PlacedChange]:
         return [row for row in self.rows if row.section == name]
 
     def counts(self) -> dict[str, int]:
@@ -248,7 +248,7 @@ def summarize(
     confirmed = {id(found.change): found for found in [*(verdict.confirmations or []), *faster_confirmations]}
     rows = []
     for change in verdict.changes:
-        row = Row(
+        row = PlacedChange(
             change,
             section_of(change, verdict, counted, confirmed),
             words(change.benchmark, change.params),
@@ -271,7 +271,7 @@ def nothing_to_measure(title: str, why: str, **facts) -> Summary:
     return Summary(title, [], nothing_to_measure=why, **facts)
 
 
-def row_data(row: Row, thresholds=None) -> dict:
+def row_data(row: PlacedChange, thresholds=None) -> dict:
     found = row.confirmation
     interval = found.interval if found else None
     return {
