@@ -147,8 +147,8 @@ class Summary:
 
     title: str
     rows: list[PlacedChange]
-    unjudged: list = field(default_factory=list)  # gate.Unjudged
-    failed: list = field(default_factory=list)  # gate.FailedCommit
+    unjudged: list = field(default_factory=list)  # finding.Unjudged
+    failed: list = field(default_factory=list)  # finding.FailedCommit
     confirmed: bool = False
     environments: list[str] = field(default_factory=list)
     nothing_to_measure: str | None = None  # why, when the change touches no package path

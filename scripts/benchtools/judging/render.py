@@ -9,8 +9,10 @@ from ..asvtools import results
 from . import explain
 from .changes import Change
 from .confirm import Confirmation
-from .gate import LARGE_IMPROVEMENT, STEP_MODE, Recount, Unjudged, Verdict, could_decide, find_command
+from .finding import LARGE_IMPROVEMENT, STEP_MODE, Unjudged
+from .gate import Verdict, could_decide, find_command
 from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
+from .recheck import Recount
 from .sources import Source
 
 # The report's first words, and its line when nothing counts: what the alert checks a report by.

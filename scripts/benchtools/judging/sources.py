@@ -5,7 +5,8 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import util
-from ..asvtools import results, shapes
+from ..asvtools import results as asv_results
+from ..asvtools import shapes
 from ..errors import BadInput
 from ..project import ROOT
 from . import steps
@@ -26,6 +27,7 @@ class Source:
 
     def __init__(
         self,
+        *,
         output: Path = ROOT,
         config: Path | None = None,
         results: Path | None = None,
@@ -39,7 +41,9 @@ class Source:
             config = Path(last_run["config"])
         self.config = config
         self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
+        # The one reading of the configuration: the confirm step and the profiles take it from here.
         conf = shapes.check(util.load_asv_config(config), "asv-config", config, "asv configuration") if config else {}
+        self.conf = conf
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
@@ -56,6 +60,13 @@ class Source:
         self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", "benchmarks")
         revisions = self.index["revision_to_hash"]
         self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
+        self.revision_of_hash = {commit: rev for rev, commit in self.hash_of_revision.items()}
+        self.units = {
+            name: described["unit"]
+            for name, described in self.benchmarks.items()
+            if isinstance(described, dict) and isinstance(described.get("unit"), str)
+        }
+        self.loaded = {}  # {commit: its asv results}, each file read once
         self.tag_of_hash = {
             self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items() if rev in self.hash_of_revision
         }
@@ -65,6 +76,15 @@ class Source:
         if len(machines) != 1:
             raise BadInput(f"name the machine with --machine; {self.results} holds {machines or 'none'}")
         return machines[0]
+
+    def results_of(self, commit: str, missing_ok: bool = False) -> list:
+        """The asv results of ``commit`` on the machine, read once; BadInput for none unless ``missing_ok``."""
+        if commit not in self.loaded:
+            self.loaded[commit] = asv_results.of_commit(self.results, self.machine, commit)
+        if not self.loaded[commit] and not missing_ok:
+            folder = self.results / self.machine
+            raise BadInput(f"no results for commit {self.label(commit)} on machine {self.machine!r} in {folder}")
+        return self.loaded[commit]
 
     def label(self, commit: str) -> str:
         return self.tag_of_hash.get(commit, commit[:8])
@@ -87,12 +107,6 @@ class Source:
                 else f"commit {name!r} is ambiguous"
             )
         return matches.pop()
-
-
-def unit_of(source: Source, name: str) -> str:
-    description = source.benchmarks.get(name)
-    unit = description.get("unit") if isinstance(description, dict) else None
-    return unit if isinstance(unit, str) else ""
 
 
 def split_entry(entry: str) -> tuple[str, str]:
@@ -122,16 +136,3 @@ def previous_revision(points: list, revision: int) -> int | None:
     """The last revision before ``revision`` that has a value."""
     earlier = [rev for rev, value in points if rev < revision and value is not None]
     return max(earlier, default=None)
-
-
-def load_result(source: Source, commit: str, missing_ok: bool = False):
-    found = results.of_commit(source.results, source.machine, commit)
-    if not found and not missing_ok:
-        folder = source.results / source.machine
-        raise BadInput(f"no results for commit {source.label(commit)} on machine {source.machine!r} in {folder}")
-    return found
-
-
-def is_single_step(source: Source, before: str, after: str) -> bool:
-    revision = {commit: rev for rev, commit in source.hash_of_revision.items()}
-    return revision.get(after, -1) - revision.get(before, -2) == 1

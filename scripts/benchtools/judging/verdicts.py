@@ -16,7 +16,8 @@ from .. import util
 from ..asvtools import shapes
 from ..errors import BadInput
 from .changes import Change
-from .gate import Recount, Verdict, could_decide
+from .gate import Verdict, could_decide
+from .recheck import Recount
 
 SCHEMA = 1
 JUDGED, FAILED = "judged", "failed"
