@@ -105,9 +105,9 @@ def env_root(config: Path, conf: dict | None = None) -> Path:
     return (Path(config).parent / env_dir).resolve().parent / "confirm-env"
 
 
-def confirmable(config: Path | None, conf: dict | None = None) -> dict:
-    """The configuration to re-measure with (``conf``, where loaded already); exit 2 (BadInput) naming what
-    is missing when suspects cannot be re-measured."""
+def check_can_confirm(config: Path | None, conf: dict | None = None) -> None:
+    """Exit 2 (BadInput) naming what is missing when suspects cannot be re-measured (``conf``: the
+    configuration, where the caller has it loaded)."""
     if config is None:
         raise BadInput(
             "confirming timing suspects needs the asv configuration of the run (the latest "
@@ -116,11 +116,9 @@ def confirmable(config: Path | None, conf: dict | None = None) -> dict:
         )
     if not Path(config).is_file():
         raise BadInput(f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm")
-    conf = util.load_asv_config(config) if conf is None else conf
-    repo = conf.get("repo", "")
+    repo = (util.load_asv_config(config) if conf is None else conf).get("repo", "")
     if not (util.is_remote(repo) or Path(repo).exists()):
         raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
-    return conf
 
 
 def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirmation:
@@ -159,7 +157,7 @@ def confirmations(
     """
     if not suspects_:
         return []
-    conf = confirmable(config, conf)
+    check_can_confirm(config, conf)
     config = Path(config).resolve()  # prepare reads it from the config's own folder
     root = root or env_root(config, conf)
     results = {}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from benchmarks import metrics, params
 
-from ..asvtools import device
+from ..asvtools import device, shapes
 from ..asvtools.results import failed_benchmarks
 from ..errors import BadInput
 from ..project import env_label
@@ -20,7 +20,6 @@ from .sources import (
     Source,
     params_of_graph,
     previous_revision,
-    read_json,
     series,
     split_entry,
 )
@@ -58,7 +57,7 @@ class FailedCommit:
 def step_changes(source: Source) -> list[Change]:
     """asv's jumps, each with the levels of the series just before and just after it (steps.true_step)."""
     path = source.html / "regressions.json"
-    data = read_json(path, "asv regressions file", "regressions")
+    data = shapes.read_checked(path, "regressions", "asv regressions file")
     changes = []
     for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
         if params_of_graph(graph).get("machine", source.machine) != source.machine:

@@ -28,7 +28,7 @@ from .finding import (  # compare_changes: the detector trial compares as the ga
     step_changes,
 )
 from .recheck import Recount, attach_explanations, recount, split_params, time_checks, to_explain  # noqa: F401
-from .sources import Source, read_json  # noqa: F401 - read_json: the nightly reads its files as the gate does
+from .sources import Source
 
 
 @dataclass
@@ -49,16 +49,14 @@ class GateOptions:
     explain: bool = False
     confirm: bool = True  # re-measure timing suspects side by side (confirm.py); False: --no-confirm
     max_pairs: int = pairs.MAX_PAIRS
+    overrides: dict = field(init=False)  # {kind of metric: the threshold that replaces its own, or None}
 
     def __post_init__(self):
         for name in ("threshold", "time_threshold"):
             value = getattr(self, name)
             if value is not None:
                 finite_non_negative(value, f"--{name.replace('_', '-')}")
-
-    @property
-    def overrides(self) -> dict:
-        return {metrics.RATIO: self.threshold, metrics.TIME: self.time_threshold}
+        self.overrides = {metrics.RATIO: self.threshold, metrics.TIME: self.time_threshold}
 
     def source(self) -> Source:
         """What the options name, read once: every stop below reads this, never the files again."""
@@ -117,7 +115,8 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
         raise BadInput(f"asv site index {source.html / 'index.json'} lists no commit: nothing to judge")
     if compare:
         changes, unjudged = compare_changes(source, *compare)
-        mode, judged_commits = f"{compare[0]} → {compare[1]}", [source.resolve(name) for name in compare]
+        # The two commits compared, as every change holds them until place_exact_steps narrows some (there is one).
+        mode, judged_commits = f"{compare[0]} → {compare[1]}", [changes[0].good, changes[0].bad]
     else:
         changes, unjudged = step_changes(source), []
         mode, judged_commits = STEP_MODE, source.run_commits

@@ -13,11 +13,6 @@ from . import steps
 from .changes import Thresholds
 
 
-def read_json(path: Path, what: str, shape=None):
-    """The JSON file PATH, checked against the schema SHAPE (``shapes``): BadInput naming it, never a traceback."""
-    return shapes.read_json(path, what) if shape is None else shapes.read_checked(path, shape, what)
-
-
 class Source:
     """The results, site and thresholds the gate reads: the latest run in ``output``, a configuration, or folders.
 
@@ -37,7 +32,9 @@ class Source:
     ):
         last_run = {}
         if config is None and not (results and html):
-            last_run = read_json(output / ".asv" / "last-run.json", "the latest scripts/bench run record", "last-run")
+            last_run = shapes.read_checked(
+                output / ".asv" / "last-run.json", "last-run", "the latest scripts/bench run record"
+            )
             config = Path(last_run["config"])
         self.config = config
         self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
@@ -56,8 +53,8 @@ class Source:
         self.machine = machine or last_run.get("machine") or self._only_machine()
         self.run_commits = list(last_run.get("commits", []))  # the commits the latest run benchmarked
         self.run_unchanged = list(last_run.get("unchanged", []))  # those it left out: the package unchanged
-        self.index = read_json(self.html / "index.json", "asv site index", "index")
-        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", "benchmarks")
+        self.index = shapes.read_checked(self.html / "index.json", "index", "asv site index")
+        self.benchmarks = shapes.read_checked(self.results / "benchmarks.json", "benchmarks", "asv benchmark list")
         revisions = self.index["revision_to_hash"]
         self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
         self.revision_of_hash = {commit: rev for rev, commit in self.hash_of_revision.items()}
@@ -127,7 +124,7 @@ def params_of_graph(graph: str) -> dict[str, str]:
 def series(source: Source, graph: str, index: int | None) -> list[tuple[int, float | None]]:
     path = source.html / graph
     try:
-        return steps.graph_points(read_json(path, "asv graph file", "graph"), index)
+        return steps.graph_points(shapes.read_checked(path, "graph", "asv graph file"), index)
     except ValueError as error:
         raise BadInput(f"asv graph file has the wrong shape: {path}: {error}") from None
 
