@@ -11,6 +11,7 @@ from ..asvtools import operations
 from ..asvtools.results import only, stored, values
 from ..errors import BadInput
 from ..project import env_label
+from .tables import table
 
 CALLS = "bench_counts.PythonCalls.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
@@ -98,18 +99,24 @@ def markdown(result: Fit, title: str = "") -> str:
         f"weighted instructions; largest error {max(abs(e) for *_, e in result.versions):.1%} over the "
         f"versions, {max(abs(e) for _, e in result.points):.1%} over the commits.",
         "",
-        "| code version (commits) | calls | bytecodes | cost | tree_map passes (median) | error |",
-        "|---|---|---|---|---|---|",
+        *table(
+            ["code version (commits)", "calls", "bytecodes", "cost", "tree_map passes (median)", "error"],
+            (
+                [labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]} ({len(labels)})"]
+                + [f"{calls:,.0f}", f"{bytecodes:,.0f}", f"{bytecodes + result.weight * calls:,.0f}"]
+                + [f"{passes:.2f}", f"{error:+.1%}"]
+                for labels, calls, bytecodes, passes, error in result.versions
+            ),
+        ),
+        "",
+        *table(
+            ["commit", "tree_map passes", "predicted", "error"],
+            (
+                [point.label, f"{point.passes:.2f}", f"{point.passes * (1 + error):.2f}", f"{error:+.1%}"]
+                for point, error in result.points
+            ),
+        ),
     ]
-    for labels, calls, bytecodes, passes, error in result.versions:
-        shown = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]} ({len(labels)})"
-        lines.append(
-            f"| {shown} | {calls:,.0f} | {bytecodes:,.0f} | {bytecodes + result.weight * calls:,.0f} "
-            f"| {passes:.2f} | {error:+.1%} |"
-        )
-    lines += ["", "| commit | tree_map passes | predicted | error |", "|---|---|---|---|"]
-    for point, error in result.points:
-        lines.append(f"| {point.label} | {point.passes:.2f} | {point.passes * (1 + error):.2f} | {error:+.1%} |")
     return "\n".join(lines) + "\n"
 
 
@@ -186,9 +193,13 @@ def operations_markdown(by_env: dict[str, list[tuple]]) -> str:
         lines += [
             f"### {env}, {label}",
             "",
-            "| operation | cost | tree_map passes | predicted | error |",
-            "|---|---|---|---|---|",
-            *(f"| {c.label} | {c.cost:,.0f} | {c.passes:.2f} | {c.predicted:.2f} | {c.error:+.0%} |" for c in checks),
+            *table(
+                ["operation", "cost", "tree_map passes", "predicted", "error"],
+                (
+                    [c.label, f"{c.cost:,.0f}", f"{c.passes:.2f}", f"{c.predicted:.2f}", f"{c.error:+.0%}"]
+                    for c in checks
+                ),
+            ),
             "",
             f"Largest error over the {len(found)} commit(s): {worst[0]:.0%} ({worst[1]}, {worst[2]}).",
             "",

@@ -34,6 +34,7 @@ from ..asvtools import environments, sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
+from .tables import table
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
 PROFILES = "profiles"  # the cache's folder, under a run's .asv folder
@@ -253,12 +254,14 @@ def markdown(rows: list[FunctionChange], before: dict, after: dict, shown: int =
     if len(rows) > shown:
         lines[0] += f" {len(rows)} functions changed; the {shown} with the largest change of time:"
         rows = rows[:shown]
-    lines += ["| function | calls per update | cumulative µs per update (cProfile) |", "|---|---|---|"]
-    lines += [
-        f"| `{r.function}` | {r.calls[0]:,} → {r.calls[1]:,} | {r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f} |"
-        for r in rows
-    ]
-    return lines
+    return lines + table(
+        ["function", "calls per update", "cumulative µs per update (cProfile)"],
+        (
+            [f"`{r.function}`", f"{r.calls[0]:,} → {r.calls[1]:,}"]
+            + [f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f}"]
+            for r in rows
+        ),
+    )
 
 
 def moves(rows: list[FunctionChange]) -> list[tuple[FunctionChange, FunctionChange]]:

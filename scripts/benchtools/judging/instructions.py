@@ -23,6 +23,7 @@ from ..asvtools import sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from . import explain as explain_module
+from .tables import table
 
 FOLDER = "instructions"  # under the profile cache
 SHOWN = 3  # functions named in a cause
@@ -144,18 +145,16 @@ class Explanation:
             f"Instructions per call of `{self.operation}` ({self.twin}): {before['instructions']:,.0f} → "
             f"{after['instructions']:,.0f}.",
             "",
-            "| function | own instructions per call |",
-            "|---|---|",
         ]
-        lines += [
-            f"| `{name}` with all it called | {b:,.0f} → {a:,.0f} |" for name, b, a in builtin_changes(before, after)
+        rows = [
+            [f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}"] for name, b, a in builtin_changes(before, after)
         ]
         floors = [min(side["functions"].values(), default=0.0) for side in self.counts]
         for function, b, a in function_changes(before, after)[:shown]:
             b_text = f"{b:,.0f}" if b is not None else f"under {floors[0]:,.0f}"
             a_text = f"{a:,.0f}" if a is not None else f"under {floors[1]:,.0f}"
-            lines.append(f"| `{function}` | {b_text} → {a_text} |")
-        return lines
+            rows.append([f"`{function}`", f"{b_text} → {a_text}"])
+        return lines + table(["function", "own instructions per call"], rows)
 
     def sentence(self, per: str = "call") -> str:
         return cause(*self.counts, per=per)
