@@ -8,7 +8,6 @@ from pathlib import Path
 from benchmarks import metrics
 
 from ..errors import BadInput
-from . import explain
 
 ASV_DEFAULT_THRESHOLD = 0.05
 
@@ -40,7 +39,7 @@ class Change:
     graph: tuple | None = None  # (graph path in the site, parameter index, revision before, revision after)
     diagnostics: list = field(default_factory=list)  # [(name, before, after)] beside a cost change
     unmeasured: list = field(default_factory=list)  # the commits between good and bad with no value (failed)
-    explanation: "explain.Explanation | None" = None
+    explanation: object = None  # an explain.Explanation or an instructions.Explanation, once explained
 
     # Read at every stop of the gate: computed once, from fields that never change after the change is made.
     kind: str = field(init=False)

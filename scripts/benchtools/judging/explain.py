@@ -34,6 +34,7 @@ from ..asvtools import environments, sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
+from .sources import split_entry
 from .tables import table
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
@@ -173,12 +174,6 @@ def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = 
     if profiled == PROFILED:
         return cache_dir / env_name / f"{commit}.json"
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
-
-
-def split_entry(profiled: str) -> tuple[str, str]:
-    """ "module.Class.method(params)" -> ("module.Class.method", "params"), as metrics.entry joins them."""
-    name, _, params = profiled.partition("(")
-    return name, params.removesuffix(")")
 
 
 def profiles(

@@ -107,20 +107,27 @@ def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]
 def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> str:
     """The work that moved, in words: first each Python builtin whose C work moved ("`builtin_dir` with all it
     called: 69,012 → 0 instructions per call"), then the functions whose own instructions moved most."""
-    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
-
-    def amount(value, floor):
-        return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
-
     words = [
         f"`{builtin}` with all it called: {b:,.0f} → {a:,.0f} instructions per {per}"
         for builtin, b, a in builtin_changes(before, after)
     ]
     words += [
-        f"`{function}`: {amount(b, floors[0])} → {amount(a, floors[1])} instructions per {per}"
-        for function, b, a in function_changes(before, after)[: max(shown - len(words), 1)]
+        f"`{function}`: {b} → {a} instructions per {per}"
+        for function, b, a in function_amounts(before, after, max(shown - len(words), 1))
     ]
     return "; ".join(words)
+
+
+def function_amounts(before: dict, after: dict, shown: int) -> list[tuple[str, str, str]]:
+    """The first ``shown`` of ``function_changes``, each side's amount as text: "under N" where that side did not
+    keep the function, N its least kept count."""
+    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
+
+    def amount(value, floor):
+        return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
+
+    changed = function_changes(before, after)[:shown]
+    return [(function, amount(b, floors[0]), amount(a, floors[1])) for function, b, a in changed]
 
 
 @dataclass
@@ -147,13 +154,9 @@ class Explanation:
             "",
         ]
         rows = [
-            [f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}"] for name, b, a in builtin_changes(before, after)
+            [f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}"] for name, b, a in builtin_changes(*self.counts)
         ]
-        floors = [min(side["functions"].values(), default=0.0) for side in self.counts]
-        for function, b, a in function_changes(before, after)[:shown]:
-            b_text = f"{b:,.0f}" if b is not None else f"under {floors[0]:,.0f}"
-            a_text = f"{a:,.0f}" if a is not None else f"under {floors[1]:,.0f}"
-            rows.append([f"`{function}`", f"{b_text} → {a_text}"])
+        rows += [[f"`{function}`", f"{b} → {a}"] for function, b, a in function_amounts(before, after, shown)]
         return lines + table(["function", "own instructions per call"], rows)
 
     def sentence(self, per: str = "call") -> str:

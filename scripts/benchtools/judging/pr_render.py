@@ -27,7 +27,7 @@ from .pr_summary import (
     Summary,
     is_exact,
 )
-from .render import as_text, human
+from .render import as_text, human, percent
 from .tables import table
 
 # The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
@@ -55,13 +55,6 @@ WHAT_EACH_SECTION_HOLDS = {
 def cell(text: str) -> str:
     text = " ".join(str(text).split()).replace("|", "\\|")
     return text if len(text) <= CELL else text[: CELL - 1] + "…"
-
-
-def change_text(row: PlacedChange) -> str:
-    c = row.change
-    if c.before == 0:
-        return "from 0" if c.after else "±0%"
-    return f"{c.ratio - 1:+.1%}"
 
 
 def how_sure(row: PlacedChange) -> str:
@@ -97,7 +90,7 @@ def measures_table(rows: list[PlacedChange], last: str, last_cell) -> list[str]:
         ["operation", "environment", "base", "head", "change", "how sure", last],
         (
             [cell(r.words.operation), cell(r.change.env), cell(human(r.change.before, r.change.unit))]
-            + [cell(human(r.change.after, r.change.unit)), change_text(r), cell(how_sure(r)), last_cell(r)]
+            + [cell(human(r.change.after, r.change.unit)), percent(r.change), cell(how_sure(r)), last_cell(r)]
             for r in rows
         ),
     )

@@ -180,12 +180,6 @@ class Summary:
         return bool(self.section(SLOWER_) or self.broken())
 
 
-def faster_threshold(change: Change, thresholds) -> float:
-    """How far an exact measure must fall to be faster: the rise that would count (any for a deterministic,
-    the floor for a cost)."""
-    return thresholds(change)
-
-
 def faster_suspects(verdict: Verdict) -> list[Change]:
     """The alerting timing changes that fell beyond their suspect threshold: re-measured as the slower ones are."""
     thresholds = verdict.source.thresholds
@@ -224,7 +218,8 @@ def section_of(change: Change, verdict: Verdict, counted: set, confirmed: dict) 
         return UNCHANGED
     if not metrics.alerts(change.entry):
         return NOT_COUNTED
-    if change.after < change.before * (1 - faster_threshold(change, verdict.source.thresholds)):
+    # Faster: fallen by as much as a rise that would count (any for a deterministic, the floor for a cost).
+    if change.after < change.before * (1 - verdict.source.thresholds(change)):
         return FASTER
     return BELOW_FLOOR
 
@@ -273,7 +268,6 @@ def nothing_to_measure(title: str, why: str, **facts) -> Summary:
 
 def row_data(row: PlacedChange, thresholds=None) -> dict:
     found = row.confirmation
-    interval = found.interval if found else None
     return {
         **verdicts.change_data(row.change, thresholds(row.change) if thresholds else None),
         "operation": row.words.operation,
@@ -282,15 +276,7 @@ def row_data(row: PlacedChange, thresholds=None) -> dict:
         "cause": row.cause,
         "confirmation": None
         if found is None
-        else {
-            "verdict": found.verdict,
-            "estimate": verdicts.number(interval.estimate) if interval else None,
-            "low": verdicts.number(interval.low) if interval else None,
-            "high": verdicts.number(interval.high) if interval else None,
-            "confidence": verdicts.number(interval.confidence) if interval else None,
-            "pairs": interval.pairs if interval else 0,
-            "mde": verdicts.number(row.mde) if row.mde is not None else None,
-        },
+        else {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde) if row.mde is not None else None},
     }
 
 

@@ -52,6 +52,17 @@ def change_data(change: Change, threshold: float | None = None) -> dict:
     }
 
 
+def confirmation_data(found) -> dict:
+    """A confirm.Confirmation's verdict and interval (none: the suspect was not measured)."""
+    interval = found.interval
+    return {
+        "verdict": found.verdict,
+        **{key: number(getattr(interval, key)) if interval else None for key in ("estimate", "low", "high")},
+        "pairs": interval.pairs if interval else 0,
+        "confidence": number(interval.confidence) if interval else None,
+    }
+
+
 def data(verdict: Verdict) -> dict:
     """The verdict's document: status, whether a regression counts, and every row the report shows."""
     source, thresholds = verdict.source, verdict.source.thresholds
@@ -60,12 +71,7 @@ def data(verdict: Verdict) -> dict:
         suspects = [
             {
                 **change_data(c.change, thresholds(c.change)),
-                "verdict": c.verdict,
-                "estimate": number(c.interval.estimate) if c.interval else None,
-                "low": number(c.interval.low) if c.interval else None,
-                "high": number(c.interval.high) if c.interval else None,
-                "pairs": c.interval.pairs if c.interval else 0,
-                "confidence": number(c.interval.confidence) if c.interval else None,
+                **confirmation_data(c),
                 "seconds": round(c.seconds, 1),
                 "note": c.note,
             }
