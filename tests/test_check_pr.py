@@ -99,7 +99,7 @@ def test_a_re_measured_timing_is_placed_by_its_interval(low, high, verdict, sect
     change = Change(PASSES, "", "env", 20.0, 18.0, "a", "b", True, "tree_map passes")
     found = confirmation(change, low, high, verdict)
     assert pr_summary.timing_section(found) == section
-    row = pr_summary.Row(change, section, pr_summary.words(PASSES, ""), found)
+    row = pr_summary.PlacedChange(change, section, pr_summary.words(PASSES, ""), found)
     assert row.mde == pytest.approx(
         pairs.FLOOR
         + (found.interval.estimate - low if found.interval.estimate >= 0 else high - found.interval.estimate)
@@ -147,7 +147,7 @@ def test_the_rendering_shows_every_section_with_its_count(tmp_path):
 def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
     change = Change(COST, "4", "Python 3.11, jax 0.4.33, jaxlib 0.4.33", 100.0, 100.0, "a", "b", True, "weighted")
     rows = [
-        pr_summary.Row(
+        pr_summary.PlacedChange(
             Change(
                 f"bench_x.Class{i}.track_{'y' * 80}",
                 f"{i}",
@@ -343,7 +343,9 @@ def test_how_sure_says_what_was_measured_of_an_instruction_count():
     instructions = Change(INSTRUCTIONS, "4", "env", 1000.0, 1100.0, "a", "b", True, "instructions")
     cost = Change(COST, "4", "env", 1000.0, 1100.0, "a", "b", True, "weighted")
     said = {
-        change.kind: pr_render.how_sure(pr_summary.Row(change, pr_summary.SLOWER_, pr_summary.words(COST, "4")))
+        change.kind: pr_render.how_sure(
+            pr_summary.PlacedChange(change, pr_summary.SLOWER_, pr_summary.words(COST, "4"))
+        )
         for change in (instructions, cost)
     }
     assert (

@@ -72,7 +72,7 @@ def edge_summary() -> pr_summary.Summary:
     """A check whose whole summary fits GitHub's 65,536 characters but not the comment job's 65,000 bytes
     ("→" takes 3): issue 37 reproduced 65,117 characters, 65,594 bytes."""
     rows = [
-        pr_summary.Row(
+        pr_summary.PlacedChange(
             Change(f"bench_x.C.track_{i}", f"{i}", "env", 100.0, 90.0, "a", "b", True, "instructions"),
             pr_summary.FASTER,
             pr_summary.words(f"bench_x.C.track_{i}", f"{i}"),

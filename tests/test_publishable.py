@@ -266,19 +266,13 @@ def test_a_file_of_another_full_commit_is_refused_where_the_full_hash_is_asked_f
 
 
 def test_the_gate_never_reads_a_results_file_of_another_commit_with_the_same_prefix(written):
-    """judging/sources.py's load_result, asked for a full hash, leaves out a file of another that shares
-    its first 8 hex digits (the file name's), so that none is read as the asked-for commit's."""
-    from benchtools.judging import sources
+    """asvtools/results.py's of_commit, asked for a full hash, leaves out a file of another that shares its
+    first 8 hex digits (the file name's), so that none is read as the asked-for commit's."""
+    from benchtools.asvtools import results
 
-    class Source:
-        results, machine = written.parent.parent, MACHINE
-
-        def label(self, commit):
-            return commit[:8]
-
-    assert [found.commit_hash for found in sources.load_result(Source(), COMMIT)] == [COMMIT]
-    with pytest.raises(BadInput, match="no results for commit"):
-        sources.load_result(Source(), COMMIT[:8] + "f" * 32)
+    folder = written.parent.parent
+    assert [found.commit_hash for found in results.of_commit(folder, MACHINE, COMMIT)] == [COMMIT]
+    assert results.of_commit(folder, MACHINE, COMMIT[:8] + "f" * 32) == []
 
 
 # 10b. A file too big to push.

@@ -1,8 +1,10 @@
 """Values read from asv results: one benchmark's values and spreads by parameter combination."""
 
 import itertools
+from pathlib import Path, PurePath
 
 from ..errors import BadInput
+from . import publishable
 
 
 def values(result, key):
@@ -90,3 +92,47 @@ def spans(results_dir, machine: str | None = None) -> list[tuple[str, str, float
         ends = [started[key] / 1000 + (result.duration.get(key) or 0) for key in started]
         found.append((result.commit_hash, result.env_name, min(started.values()) / 1000, max(ends)))
     return sorted(found, key=lambda span: span[2])
+
+
+def stored(results_dir, machine: str | None = None) -> list:
+    """Every asv result stored in ``results_dir`` (of ``machine`` only, when named), oldest first."""
+    from asv import results as asv_results
+
+    found = [r for r in asv_results.iter_results(str(results_dir)) if machine in (None, r.params.get("machine"))]
+    return sorted(found, key=lambda r: r.date or 0)
+
+
+def of_commit(results_dir: Path, machine: str, commit: str) -> list:
+    """The asv results of one commit on ``machine``, each file checked as publishable.stored_file checks it;
+    BadInput for a corrupt file."""
+    from asv import results as asv_results
+
+    found = []
+    folder = results_dir / machine
+    for path in sorted(folder.glob(f"{commit[:8]}-*.json")):
+        try:
+            publishable.stored_file(path, PurePath(machine, path.name))
+            result = asv_results.Results.load(str(path), machine)
+        except BadInput:
+            raise
+        except Exception as error:  # noqa: BLE001 - any unreadable results file is bad input
+            raise BadInput(f"results file is corrupt: {path} ({error})") from None
+        # The name holds 8 hex digits of the hash, the file the whole: another commit's file shares a prefix.
+        if result.commit_hash == commit:
+            found.append(result)
+    return found
+
+
+def human_value(value: float, unit: str) -> str:
+    """A value in asv's words: "1.23ms", "4.5k" bytes (asv.util.human_value)."""
+    from asv import util
+
+    return util.human_value(value, unit)
+
+
+def detect_steps(values: list) -> list[tuple]:
+    """asv's step detection over a series (asv.step_detect.detect_steps, what asv publish runs for
+    regressions.json): (left, right, level, min, error) of each constant piece."""
+    from asv import step_detect
+
+    return step_detect.detect_steps(values)

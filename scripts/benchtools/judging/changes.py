@@ -8,7 +8,6 @@ from pathlib import Path
 from benchmarks import metrics
 
 from ..errors import BadInput
-from . import explain
 
 ASV_DEFAULT_THRESHOLD = 0.05
 
@@ -40,22 +39,20 @@ class Change:
     graph: tuple | None = None  # (graph path in the site, parameter index, revision before, revision after)
     diagnostics: list = field(default_factory=list)  # [(name, before, after)] beside a cost change
     unmeasured: list = field(default_factory=list)  # the commits between good and bad with no value (failed)
-    explanation: "explain.Explanation | None" = None
+    explanation: object = None  # an explain.Explanation or an instructions.Explanation, once explained
 
-    @property
-    def kind(self) -> str:
-        return metrics.kind(self.entry)
+    # Read at every stop of the gate: computed once, from fields that never change after the change is made.
+    kind: str = field(init=False)
+    entry: str = field(init=False)  # the name asv's step detection matches `regressions_thresholds` against
+    ratio: float = field(init=False)
 
-    @property
-    def entry(self) -> str:
-        """The name asv's step detection matches `regressions_thresholds` against."""
-        return metrics.entry(self.benchmark, self.params)
-
-    @property
-    def ratio(self) -> float:
+    def __post_init__(self):
+        self.entry = metrics.entry(self.benchmark, self.params)
+        self.kind = metrics.kind(self.entry)
         if self.before == 0:
-            return float("inf") if self.after > 0 else 1.0
-        return self.after / self.before
+            self.ratio = float("inf") if self.after > 0 else 1.0
+        else:
+            self.ratio = self.after / self.before
 
 
 class Thresholds:

@@ -14,11 +14,7 @@ loop over asv's private one-process call (asvtools/private.py, which checks
 that asv is the version pyproject.toml pins).  docs/gate.md has the design.
 """
 
-import contextlib
-import itertools
 import random
-import re
-import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,14 +23,12 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import util
-from ..asvtools import environments as asv_envs
-from ..asvtools import private
 from ..asvtools.lock import exclusive
+
+# LAUNCH_METHOD, Side and discovery_regex: the scripts that measure a side, and the tests, reach them here.
+from ..asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, install_errors, log, param_index, prepare  # noqa: F401
 from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
-
-LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
-QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's: one timed call
 
 # Which changes are suspects.
 
@@ -77,166 +71,6 @@ class Confirmation:
         return self.interval is not None and decided_faster(self.interval)
 
 
-# The measurement, on asv's machinery.
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-class Side:
-    """One commit in its own asv environment: the env, its spawner, and how to measure one process."""
-
-    def __init__(self, conf, env, benchmarks, commit: str):
-        self.conf, self.env, self.benchmarks, self.commit = conf, env, benchmarks, commit
-        self.spawner = None
-        self.cache_dirs = {}
-
-    def open(self):
-        from asv import runner
-
-        self.spawner = runner.get_spawner(self.env, self.benchmarks.benchmark_dir, LAUNCH_METHOD)
-
-    def close(self):
-        from asv import util as asv_util
-
-        for cache_dir in self.cache_dirs.values():
-            asv_util.long_path_rmtree(cache_dir, True)
-        self.cache_dirs = {}
-        if self.spawner is not None:
-            with contextlib.redirect_stdout(sys.stderr):
-                self.spawner.close()
-            self.spawner = None
-
-    def run(self, name: str, param_index: int | None, profile: bool = False, extra_params: dict | None = None):
-        """One fresh process of benchmark ``name`` at ``param_index``: asv's result, its profile with ``profile``."""
-        benchmark = self.benchmarks[name]
-        if benchmark.get("timeout") is None:  # as asv.runner.run_benchmarks sets it
-            benchmark["timeout"] = private.default_benchmark_timeout(self.env)
-        key = benchmark.get("setup_cache_key")
-        cwd = None
-        if key is not None:
-            if key not in self.cache_dirs:
-                cache_dir, stderr = self.spawner.create_setup_cache(name, benchmark["timeout"], "{}")
-                if cache_dir is None:
-                    raise Failed(f"{name}: setup_cache failed at {self.commit[:8]}: {stderr}")
-                self.cache_dirs[key] = cache_dir
-            cwd = self.cache_dirs[key]
-        result = private.run_one_process(
-            benchmark,
-            self.spawner,
-            param_index if benchmark["params"] else None,
-            profile=profile,
-            extra_params=extra_params or {},
-            cwd=cwd,
-        )
-        if result.errcode != 0 or result.result[0] is None:
-            raise Failed(
-                f"{name} failed at {self.commit[:8]} (exit {result.errcode}): {(result.stderr or '').strip()[-500:]}"
-            )
-        return result
-
-    def value(self, name: str, param_index: int | None, hash_seed: str | None = None) -> float:
-        """One fresh process of benchmark ``name`` at ``param_index``: its track value or median sample.
-
-        Its PYTHONHASHSEED is ``hash_seed``; None: unset, so that it draws its
-        own, as every fresh interpreter does (a seed set for this process would
-        make all of them alike).
-        """
-        from asv_runner.statistics import compute_stats
-
-        with util.environ(PYTHONHASHSEED=hash_seed):
-            result = self.run(name, param_index)
-        value, samples, number = result.result[0], result.samples[0], result.number[0]
-        if samples is not None and number is not None:
-            value = compute_stats(samples, number)[0]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise Failed(f"{name} gave {value!r} at {self.commit[:8]}: a confirmable value must be a positive number")
-        return float(value)
-
-    def profile(self, name: str, param_index: int | None) -> bytes:
-        """cProfile's data of one call of benchmark ``name`` at ``param_index`` in a fresh process, after one
-        timed call (asv run --quick's: its caches warm), as asv profile makes it."""
-        result = self.run(name, param_index, profile=True, extra_params=QUICK)
-        if not result.profile:
-            raise Failed(f"{name} gave no profile at {self.commit[:8]}")
-        return result.profile
-
-
-def env_requirements(env) -> set[str]:
-    """An asv environment's Python and pinned requirements as 'name version' strings, as the gate labels them."""
-    found = {f"Python {env.python}"}
-    for key, version in env.requirements.items():
-        name = key[1] if isinstance(key, tuple) else key
-        if version:
-            found.add(f"{name} {version}")
-    return found
-
-
-def label_requirements(label: str) -> set[str]:
-    return {part.strip() for part in label.split(",") if part.strip() and part.strip() != "—"}
-
-
-def env_root(config: Path) -> Path:
-    """Where the confirm step keeps its two environments: confirm-env/{before,after} beside the config's env_dir."""
-    env_dir = Path(util.load_asv_config(config).get("env_dir", "env"))
-    return (Path(config).parent / env_dir).resolve().parent / "confirm-env"
-
-
-def param_index(benchmark: dict, params: str) -> int | None:
-    if not benchmark["params"]:
-        return None
-    for index, combo in enumerate(itertools.product(*benchmark["params"])):
-        if ", ".join(combo) == params:
-            return index
-    return -1
-
-
-def discovery_regex(names: list[str]) -> list[str]:
-    """asv's benchmark regexes for exactly these benchmarks; asv matches a parameterized one as "name(params)"."""
-    return ["^" + re.escape(name) + r"(\(|$)" for name in names]
-
-
-def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path):
-    """{side: Side} for one (before, after) pair of commits in one environment, each installed once in
-    ``root``/side; the benchmarks ``names`` are discovered in the first side.  The environment is the first
-    whose Python and requirements include ``env_label``'s ("" takes the configuration's first)."""
-    from asv import benchmarks as asv_benchmarks
-    from asv import environment
-    from asv.config import Config
-    from asv.repo import get_repo
-
-    conf = Config.load(str(config))
-    sides = {}
-    asv_envs.setup_pythons_first_on_path()  # where asv looks for a 3.13 environment's Python
-    with contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
-        repo = get_repo(conf)
-        if not Path(conf.repo).exists():
-            repo.pull()
-        for side, commit in commits.items():
-            side_conf = Config.load(str(config))
-            side_conf.env_dir = str(root / side)
-            wanted = label_requirements(env_label)
-            envs = [
-                env
-                for env in environment.get_environments(side_conf, None, verbose=False)
-                if env_requirements(env) >= wanted
-            ]
-            if not envs:
-                raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
-            env = envs[0]
-            log(f"{side}: {commit[:8]} in {env.name} ({side_conf.env_dir})")
-            env.create()
-            env.install_project(side_conf, repo, commit)
-            sides[side] = (side_conf, env)
-        first = next(iter(commits))
-        side_conf, env = sides[first]
-        found = asv_benchmarks.Benchmarks.discover(
-            side_conf, repo, [env], [commits[first]], regex=discovery_regex(names)
-        )
-    return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
-
-
 def measure_pairs(
     sides: dict, name: str, index: int | None, paired_seeds: random.Random | None = None
 ) -> Callable[[int, int], list[tuple[float, float]]]:
@@ -264,8 +98,16 @@ def measure_pairs(
     return measure
 
 
-def check_can_confirm(config: Path | None) -> None:
-    """Exit 2 (BadInput) naming what is missing when suspects cannot be re-measured."""
+def env_root(config: Path, conf: dict | None = None) -> Path:
+    """Where the confirm step keeps its two environments: confirm-env/{before,after} beside the config's env_dir
+    (``conf``: the configuration, where the caller has it loaded)."""
+    env_dir = Path((util.load_asv_config(config) if conf is None else conf).get("env_dir", "env"))
+    return (Path(config).parent / env_dir).resolve().parent / "confirm-env"
+
+
+def check_can_confirm(config: Path | None, conf: dict | None = None) -> None:
+    """Exit 2 (BadInput) naming what is missing when suspects cannot be re-measured (``conf``: the
+    configuration, where the caller has it loaded)."""
     if config is None:
         raise BadInput(
             "confirming timing suspects needs the asv configuration of the run (the latest "
@@ -274,7 +116,7 @@ def check_can_confirm(config: Path | None) -> None:
         )
     if not Path(config).is_file():
         raise BadInput(f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm")
-    repo = util.load_asv_config(config).get("repo", "")
+    repo = (util.load_asv_config(config) if conf is None else conf).get("repo", "")
     if not (util.is_remote(repo) or Path(repo).exists()):
         raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
 
@@ -303,6 +145,7 @@ def confirmations(
     max_pairs: int = MAX_PAIRS,
     root: Path | None = None,
     measured: Callable[[Confirmation], None] | None = None,
+    conf: dict | None = None,
 ) -> list[Confirmation]:
     """Each suspect's verdict, measuring both commits side by side.
 
@@ -310,15 +153,13 @@ def confirmations(
     environments are installed once per group.  The night's error rate is
     shared by all of them (pairs.look_confidence).  ``measured`` is called
     with each confirmation as soon as it is measured, so that a caller can
-    keep it before the next one starts.
+    keep it before the next one starts.  ``conf``: the configuration, where the caller has it loaded.
     """
     if not suspects_:
         return []
-    check_can_confirm(config)
-    from asv import util as asv_util
-
+    check_can_confirm(config, conf)
     config = Path(config).resolve()  # prepare reads it from the config's own folder
-    root = root or env_root(config)
+    root = root or env_root(config, conf)
     results = {}
     groups = {}
     for change in suspects_:
@@ -331,8 +172,8 @@ def confirmations(
         started = time.monotonic()
         with exclusive(root):
             try:
-                sides = prepare(Path(config), env_label, {"before": before, "after": after}, names, root)
-            except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
+                sides = prepare(config, env_label, {"before": before, "after": after}, names, root)
+            except install_errors() as error:
                 raise Failed(f"cannot install {before[:8]} and {after[:8]} to confirm: {error}") from None
             setup_seconds = time.monotonic() - started
             log(

@@ -8,9 +8,10 @@ from benchmarks import metrics, params
 
 from .. import git
 from ..asvtools import operations
-from ..asvtools.results import only, values
+from ..asvtools.results import only, stored, values
 from ..errors import BadInput
 from ..project import env_label
+from .tables import table
 
 CALLS = "bench_counts.PythonCalls.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
@@ -98,35 +99,35 @@ def markdown(result: Fit, title: str = "") -> str:
         f"weighted instructions; largest error {max(abs(e) for *_, e in result.versions):.1%} over the "
         f"versions, {max(abs(e) for _, e in result.points):.1%} over the commits.",
         "",
-        "| code version (commits) | calls | bytecodes | cost | tree_map passes (median) | error |",
-        "|---|---|---|---|---|---|",
+        *table(
+            ["code version (commits)", "calls", "bytecodes", "cost", "tree_map passes (median)", "error"],
+            (
+                [labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]} ({len(labels)})"]
+                + [f"{calls:,.0f}", f"{bytecodes:,.0f}", f"{bytecodes + result.weight * calls:,.0f}"]
+                + [f"{passes:.2f}", f"{error:+.1%}"]
+                for labels, calls, bytecodes, passes, error in result.versions
+            ),
+        ),
+        "",
+        *table(
+            ["commit", "tree_map passes", "predicted", "error"],
+            (
+                [point.label, f"{point.passes:.2f}", f"{point.passes * (1 + error):.2f}", f"{error:+.1%}"]
+                for point, error in result.points
+            ),
+        ),
     ]
-    for labels, calls, bytecodes, passes, error in result.versions:
-        shown = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]} ({len(labels)})"
-        lines.append(
-            f"| {shown} | {calls:,.0f} | {bytecodes:,.0f} | {bytecodes + result.weight * calls:,.0f} "
-            f"| {passes:.2f} | {error:+.1%} |"
-        )
-    lines += ["", "| commit | tree_map passes | predicted | error |", "|---|---|---|---|"]
-    for point, error in result.points:
-        lines.append(f"| {point.label} | {point.passes:.2f} | {point.passes * (1 + error):.2f} | {error:+.1%} |")
     return "\n".join(lines) + "\n"
 
 
 def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[Point]]:
     """{environment: [Point per commit, oldest first]} from an asv results folder."""
-    from asv import results as asv_results
-
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}")
     depth = str(params.DEFAULT_DEPTH)
     found = {}
-    listed = sorted(
-        (r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine),
-        key=lambda r: r.date or 0,
-    )
     tags = git.tag_of_commit(repo)
-    for result in listed:
+    for result in stored(results, machine):
         calls = values(result, CALLS).get((depth,))
         bytecodes = values(result, BYTECODES).get((depth,))
         passes = only(values(result, PASSES))
@@ -157,16 +158,10 @@ class OperationCheck:
 def operation_checks(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[tuple]]:
     """{environment: [(commit label, [OperationCheck])]}, oldest first: each Module side's time predicted
     as its cost x the same result's tree_at passes per weighted instruction (PythonCost at depth 4)."""
-    from asv import results as asv_results
-
     depth = str(params.DEFAULT_DEPTH)
     tags = git.tag_of_commit(repo)
     found = {}
-    listed = sorted(
-        (r for r in asv_results.iter_results(str(results)) if machine is None or r.params.get("machine") == machine),
-        key=lambda r: r.date or 0,
-    )
-    for result in listed:
+    for result in stored(results, machine):
         tree_at_cost, tree_at_passes = values(result, metrics.COST_TREE_AT).get((depth,)), only(values(result, PASSES))
         if None in (tree_at_cost, tree_at_passes):
             continue
@@ -198,9 +193,13 @@ def operations_markdown(by_env: dict[str, list[tuple]]) -> str:
         lines += [
             f"### {env}, {label}",
             "",
-            "| operation | cost | tree_map passes | predicted | error |",
-            "|---|---|---|---|---|",
-            *(f"| {c.label} | {c.cost:,.0f} | {c.passes:.2f} | {c.predicted:.2f} | {c.error:+.0%} |" for c in checks),
+            *table(
+                ["operation", "cost", "tree_map passes", "predicted", "error"],
+                (
+                    [c.label, f"{c.cost:,.0f}", f"{c.passes:.2f}", f"{c.predicted:.2f}", f"{c.error:+.0%}"]
+                    for c in checks
+                ),
+            ),
             "",
             f"Largest error over the {len(found)} commit(s): {worst[0]:.0%} ({worst[1]}, {worst[2]}).",
             "",

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import util
-from ..asvtools import environments, readers
+from ..asvtools import environments, readers, sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
-from . import confirm
-from .confirm import log
+from .sources import split_entry
+from .tables import table
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
 PROFILES = "profiles"  # the cache's folder, under a run's .asv folder
@@ -44,7 +44,9 @@ SHOWN = 8  # rows of the table
 
 
 @dataclass(frozen=True)
-class Row:
+class FunctionChange:
+    """A function whose calls per update differ between two profiles, with its cumulative time on each side."""
+
     function: str
     calls: tuple[int, int]
     cumulative_us: tuple[float, float]
@@ -174,12 +176,6 @@ def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = 
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
 
 
-def split_entry(profiled: str) -> tuple[str, str]:
-    """ "module.Class.method(params)" -> ("module.Class.method", "params"), as metrics.entry joins them."""
-    name, _, params = profiled.partition("(")
-    return name, params.removesuffix(")")
-
-
 def profiles(
     config: Path, env_name: str, commit: str, cache_dir: Path, profiled: Iterable[str] = (PROFILED,)
 ) -> dict[str, dict[str, list[float]]]:
@@ -191,16 +187,13 @@ def profiles(
     if missing:
         root = cache_dir.parent / PROFILE_ENVS
         split = {name: split_entry(name) for name in missing}
-        log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
-        from asv import util as asv_util
-
+        sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
         with exclusive(root):
             try:
                 # "": the configuration's one environment (env_config restricted it to the one wanted).
-                [side] = confirm.prepare(
-                    config, "", {"profiled": commit}, sorted({n for n, _ in split.values()}), root
-                ).values()
-            except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
+                names = sorted({n for n, _ in split.values()})
+                [side] = sides.prepare(config, "", {"profiled": commit}, names, root).values()
+            except sides.install_errors() as error:
                 raise Failed(f"cannot install {commit[:8]} in {env_name} to profile it: {error}") from None
             side.open()
             try:
@@ -208,7 +201,7 @@ def profiles(
                 for name, (benchmark, params) in split.items():
                     if benchmark not in side.benchmarks:
                         raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
-                    index = confirm.param_index(side.benchmarks[benchmark], params)
+                    index = sides.param_index(side.benchmarks[benchmark], params)
                     if index == -1:
                         raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
                     with tempfile.TemporaryDirectory() as scratch:
@@ -234,13 +227,13 @@ def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]],
 # ---- the difference
 
 
-def diff(before: dict, after: dict, shown: int | None = None) -> list[Row]:
+def diff(before: dict, after: dict, shown: int | None = None) -> list[FunctionChange]:
     """The functions whose calls per update changed, largest change of cumulative time first."""
     rows = []
     for key in before.keys() | after.keys():
         b, a = before.get(key, [0, 0.0, 0.0]), after.get(key, [0, 0.0, 0.0])
         if int(b[0]) != int(a[0]):
-            rows.append(Row(key, (int(b[0]), int(a[0])), (b[1], a[1])))
+            rows.append(FunctionChange(key, (int(b[0]), int(a[0])), (b[1], a[1])))
     rows.sort(key=lambda r: (-abs(r.cumulative_us[1] - r.cumulative_us[0]), -abs(r.calls[1] - r.calls[0]), r.function))
     return rows[:shown]
 
@@ -249,22 +242,24 @@ def totals(summary: dict) -> int:
     return int(sum(entry[0] for entry in summary.values()))
 
 
-def markdown(rows: list[Row], before: dict, after: dict, shown: int = SHOWN) -> list[str]:
+def markdown(rows: list[FunctionChange], before: dict, after: dict, shown: int = SHOWN) -> list[str]:
     lines = [f"Function calls per update, all functions: {totals(before):,} → {totals(after):,}.", ""]
     if not rows:
         return lines + ["No function's number of calls changed."]
     if len(rows) > shown:
         lines[0] += f" {len(rows)} functions changed; the {shown} with the largest change of time:"
         rows = rows[:shown]
-    lines += ["| function | calls per update | cumulative µs per update (cProfile) |", "|---|---|---|"]
-    lines += [
-        f"| `{r.function}` | {r.calls[0]:,} → {r.calls[1]:,} | {r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f} |"
-        for r in rows
-    ]
-    return lines
+    return lines + table(
+        ["function", "calls per update", "cumulative µs per update (cProfile)"],
+        (
+            [f"`{r.function}`", f"{r.calls[0]:,} → {r.calls[1]:,}"]
+            + [f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f}"]
+            for r in rows
+        ),
+    )
 
 
-def moves(rows: list[Row]) -> list[tuple[Row, Row]]:
+def moves(rows: list[FunctionChange]) -> list[tuple[FunctionChange, FunctionChange]]:
     """Pairs (gone, new) of a function that vanished and one that appeared with as many calls: a rename or a move."""
     appeared = [r for r in rows if r.calls[0] == 0]
     pairs = []
@@ -276,7 +271,7 @@ def moves(rows: list[Row]) -> list[tuple[Row, Row]]:
     return pairs
 
 
-def sentence(rows: list[Row], most: int = 3, per: str = "update") -> str:
+def sentence(rows: list[FunctionChange], most: int = 3, per: str = "update") -> str:
     """The largest changes in plain words, renames apart: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …";
     ``per`` names what was profiled once (an update, or a call of another operation)."""
     pairs = moves(rows)
@@ -295,7 +290,7 @@ class Explanation:
     env_name: str
     before: str
     after: str
-    rows: list[Row]
+    rows: list[FunctionChange]
     before_summary: dict
     after_summary: dict
 

@@ -1,7 +1,7 @@
 """Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python.
 
 A commit is installed once in the environment that profiles use (explain.PROFILE_ENVS, asv's own
-machinery through confirm.prepare), and one valgrind process counts the operations asked for
+machinery through asvtools/sides.prepare), and one valgrind process counts the operations asked for
 (benchmarks/callgrind.py) with that environment's Python.  Counts are kept per (environment,
 commit) as JSON under the output's .asv/profiles/instructions/, so that a rerun counts nothing it
 has counted; a count is exact, so the machine's load does not matter.
@@ -19,11 +19,11 @@ from benchmarks import callgrind
 from benchmarks.instruction_ops import OPERATIONS
 
 from .. import util
+from ..asvtools import sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
-from . import confirm
 from . import explain as explain_module
-from .confirm import log
+from .tables import table
 
 FOLDER = "instructions"  # under the profile cache
 SHOWN = 3  # functions named in a cause
@@ -47,14 +47,12 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
     env_name, env_conf = explain_module.env_config(config, env_params, cache_dir / "configs")
     path = cached(cache_dir, env_name, commit, sorted(names))
     if not path.is_file():
-        log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
+        sides.log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
         root = cache_dir.parent / explain_module.PROFILE_ENVS
-        from asv import util as asv_util
-
         with exclusive(root):
             try:
-                [side] = confirm.prepare(env_conf, "", {"counted": commit}, [], root).values()
-            except (OSError, asv_util.ProcessError, asv_util.UserError) as error:
+                [side] = sides.prepare(env_conf, "", {"counted": commit}, [], root).values()
+            except sides.install_errors() as error:
                 raise Failed(f"cannot install {commit[:8]} in {env_name} to count instructions: {error}") from None
             python = side.env.find_executable("python")
             try:
@@ -109,20 +107,27 @@ def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]
 def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> str:
     """The work that moved, in words: first each Python builtin whose C work moved ("`builtin_dir` with all it
     called: 69,012 → 0 instructions per call"), then the functions whose own instructions moved most."""
-    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
-
-    def amount(value, floor):
-        return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
-
     words = [
         f"`{builtin}` with all it called: {b:,.0f} → {a:,.0f} instructions per {per}"
         for builtin, b, a in builtin_changes(before, after)
     ]
     words += [
-        f"`{function}`: {amount(b, floors[0])} → {amount(a, floors[1])} instructions per {per}"
-        for function, b, a in function_changes(before, after)[: max(shown - len(words), 1)]
+        f"`{function}`: {b} → {a} instructions per {per}"
+        for function, b, a in function_amounts(before, after, max(shown - len(words), 1))
     ]
     return "; ".join(words)
+
+
+def function_amounts(before: dict, after: dict, shown: int) -> list[tuple[str, str, str]]:
+    """The first ``shown`` of ``function_changes``, each side's amount as text: "under N" where that side did not
+    keep the function, N its least kept count."""
+    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
+
+    def amount(value, floor):
+        return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
+
+    changed = function_changes(before, after)[:shown]
+    return [(function, amount(b, floors[0]), amount(a, floors[1])) for function, b, a in changed]
 
 
 @dataclass
@@ -147,18 +152,12 @@ class Explanation:
             f"Instructions per call of `{self.operation}` ({self.twin}): {before['instructions']:,.0f} → "
             f"{after['instructions']:,.0f}.",
             "",
-            "| function | own instructions per call |",
-            "|---|---|",
         ]
-        lines += [
-            f"| `{name}` with all it called | {b:,.0f} → {a:,.0f} |" for name, b, a in builtin_changes(before, after)
+        rows = [
+            [f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}"] for name, b, a in builtin_changes(*self.counts)
         ]
-        floors = [min(side["functions"].values(), default=0.0) for side in self.counts]
-        for function, b, a in function_changes(before, after)[:shown]:
-            b_text = f"{b:,.0f}" if b is not None else f"under {floors[0]:,.0f}"
-            a_text = f"{a:,.0f}" if a is not None else f"under {floors[1]:,.0f}"
-            lines.append(f"| `{function}` | {b_text} → {a_text} |")
-        return lines
+        rows += [[f"`{function}`", f"{b} → {a}"] for function, b, a in function_amounts(before, after, shown)]
+        return lines + table(["function", "own instructions per call"], rows)
 
     def sentence(self, per: str = "call") -> str:
         return cause(*self.counts, per=per)

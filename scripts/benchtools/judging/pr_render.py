@@ -23,11 +23,12 @@ from .pr_summary import (
     TIMING_UNCONFIRMED,
     TIMING_UNDECIDED,
     UNCHANGED,
-    Row,
+    PlacedChange,
     Summary,
     is_exact,
 )
-from .render import as_text, human
+from .render import as_text, human, percent
+from .tables import table
 
 # The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
 # over 65,536 characters, and the job adds the run's link. "→ — ±" take 2 or 3 bytes each.
@@ -56,14 +57,7 @@ def cell(text: str) -> str:
     return text if len(text) <= CELL else text[: CELL - 1] + "…"
 
 
-def change_text(row: Row) -> str:
-    c = row.change
-    if c.before == 0:
-        return "from 0" if c.after else "±0%"
-    return f"{c.ratio - 1:+.1%}"
-
-
-def how_sure(row: Row) -> str:
+def how_sure(row: PlacedChange) -> str:
     """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
     minimum detectable effect."""
     if row.change.kind == metrics.INSTRUCTIONS:
@@ -81,27 +75,25 @@ def how_sure(row: Row) -> str:
     )
 
 
-def changes_table(rows: list[Row]) -> list[str]:
+def changes_table(rows: list[PlacedChange]) -> list[str]:
     """The changes: each with its cause."""
-    return table(rows, "cause", lambda r: cell(r.cause or "—"))
+    return measures_table(rows, "cause", lambda r: cell(r.cause or "—"))
 
 
-def rows_table(rows: list[Row]) -> list[str]:
+def rows_table(rows: list[PlacedChange]) -> list[str]:
     """Any other section: each with the benchmark that measured it."""
-    return table(rows, "benchmark", lambda r: f"`{cell(r.change.benchmark)}`")
+    return measures_table(rows, "benchmark", lambda r: f"`{cell(r.change.benchmark)}`")
 
 
-def table(rows: list[Row], last: str, last_cell) -> list[str]:
-    return [
-        f"| operation | environment | base | head | change | how sure | {last} |",
-        "|---|---|---|---|---|---|---|",
-        *(
-            f"| {cell(r.words.operation)} | {cell(r.change.env)} | {cell(human(r.change.before, r.change.unit))} "
-            f"| {cell(human(r.change.after, r.change.unit))} | {change_text(r)} | {cell(how_sure(r))} "
-            f"| {last_cell(r)} |"
+def measures_table(rows: list[PlacedChange], last: str, last_cell) -> list[str]:
+    return table(
+        ["operation", "environment", "base", "head", "change", "how sure", last],
+        (
+            [cell(r.words.operation), cell(r.change.env), cell(human(r.change.before, r.change.unit))]
+            + [cell(human(r.change.after, r.change.unit)), percent(r.change), cell(how_sure(r)), last_cell(r)]
             for r in rows
         ),
-    ]
+    )
 
 
 def details(title: str, count: int, body: list[str]) -> list[str]:
@@ -208,12 +200,13 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
             [
                 "Measured on one side only, or without a value (failed or skipped): judged neither way.",
                 "",
-                "| benchmark | params | environment | why |",
-                "|---|---|---|---|",
-                *(
-                    f"| {f'`{cell(u.benchmark)}`' if u.benchmark else 'every benchmark'} | {cell(u.params or '—')} "
-                    f"| {cell(u.env)} | {cell(u.reason)} |"
-                    for u in kept
+                *table(
+                    ["benchmark", "params", "environment", "why"],
+                    (
+                        [f"`{cell(u.benchmark)}`" if u.benchmark else "every benchmark", cell(u.params or "—")]
+                        + [cell(u.env), cell(u.reason)]
+                        for u in kept
+                    ),
                 ),
                 *cut_note(left_out),
             ],

@@ -121,7 +121,7 @@ def profiled(change: Change) -> str | None:
 
 
 @dataclass
-class Row:
+class PlacedChange:
     """One measure placed in a section: the change, its words, how sure, and (for a change) its cause."""
 
     change: Change
@@ -146,9 +146,9 @@ class Summary:
     """Every measure of one check in its section, what could not be compared, and the failed commits."""
 
     title: str
-    rows: list[Row]
-    unjudged: list = field(default_factory=list)  # gate.Unjudged
-    failed: list = field(default_factory=list)  # gate.FailedCommit
+    rows: list[PlacedChange]
+    unjudged: list = field(default_factory=list)  # finding.Unjudged
+    failed: list = field(default_factory=list)  # finding.FailedCommit
     confirmed: bool = False
     environments: list[str] = field(default_factory=list)
     nothing_to_measure: str | None = None  # why, when the change touches no package path
@@ -157,7 +157,7 @@ class Summary:
     base: str = ""
     head: str = ""
 
-    def section(self, name: str) -> list[Row]:
+    def section(self, name: str) -> list[PlacedChange]:
         return [row for row in self.rows if row.section == name]
 
     def counts(self) -> dict[str, int]:
@@ -178,12 +178,6 @@ class Summary:
     @property
     def regression(self) -> bool:
         return bool(self.section(SLOWER_) or self.broken())
-
-
-def faster_threshold(change: Change, thresholds) -> float:
-    """How far an exact measure must fall to be faster: the rise that would count (any for a deterministic,
-    the floor for a cost)."""
-    return thresholds(change)
 
 
 def faster_suspects(verdict: Verdict) -> list[Change]:
@@ -224,7 +218,8 @@ def section_of(change: Change, verdict: Verdict, counted: set, confirmed: dict) 
         return UNCHANGED
     if not metrics.alerts(change.entry):
         return NOT_COUNTED
-    if change.after < change.before * (1 - faster_threshold(change, verdict.source.thresholds)):
+    # Faster: fallen by as much as a rise that would count (any for a deterministic, the floor for a cost).
+    if change.after < change.before * (1 - verdict.source.thresholds(change)):
         return FASTER
     return BELOW_FLOOR
 
@@ -248,7 +243,7 @@ def summarize(
     confirmed = {id(found.change): found for found in [*(verdict.confirmations or []), *faster_confirmations]}
     rows = []
     for change in verdict.changes:
-        row = Row(
+        row = PlacedChange(
             change,
             section_of(change, verdict, counted, confirmed),
             words(change.benchmark, change.params),
@@ -271,9 +266,8 @@ def nothing_to_measure(title: str, why: str, **facts) -> Summary:
     return Summary(title, [], nothing_to_measure=why, **facts)
 
 
-def row_data(row: Row, thresholds=None) -> dict:
+def row_data(row: PlacedChange, thresholds=None) -> dict:
     found = row.confirmation
-    interval = found.interval if found else None
     return {
         **verdicts.change_data(row.change, thresholds(row.change) if thresholds else None),
         "operation": row.words.operation,
@@ -282,15 +276,7 @@ def row_data(row: Row, thresholds=None) -> dict:
         "cause": row.cause,
         "confirmation": None
         if found is None
-        else {
-            "verdict": found.verdict,
-            "estimate": verdicts.number(interval.estimate) if interval else None,
-            "low": verdicts.number(interval.low) if interval else None,
-            "high": verdicts.number(interval.high) if interval else None,
-            "confidence": verdicts.number(interval.confidence) if interval else None,
-            "pairs": interval.pairs if interval else 0,
-            "mde": verdicts.number(row.mde) if row.mde is not None else None,
-        },
+        else {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde) if row.mde is not None else None},
     }
 
 

@@ -5,12 +5,16 @@ from collections.abc import Callable
 
 from benchmarks import metrics
 
+from ..asvtools import results
 from . import explain
 from .changes import Change
 from .confirm import Confirmation
-from .gate import LARGE_IMPROVEMENT, STEP_MODE, Recount, Unjudged, Verdict, could_decide, find_command
+from .finding import LARGE_IMPROVEMENT, STEP_MODE, Unjudged
+from .gate import Verdict, could_decide, find_command
 from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
+from .recheck import Recount
 from .sources import Source
+from .tables import table
 
 # The report's first words, and its line when nothing counts: what the alert checks a report by.
 HEADING = "# Benchmark regressions"
@@ -25,10 +29,8 @@ def as_text(text: str) -> str:
 
 
 def human(value: float, unit: str) -> str:
-    from asv import util
-
     if unit in ("seconds", "bytes"):
-        return util.human_value(value, unit)
+        return results.human_value(value, unit)
     if float(value).is_integer() or abs(value) >= 1000:  # a count: its whole number, which is what is exact
         return f"{round(value):,} {unit}".strip()
     return f"{value:.4g} {unit}".strip()
@@ -82,12 +84,22 @@ def diagnostics_text(change: Change) -> str:
     )
 
 
-def row_cells(source: Source, c: Change) -> str:
-    return (
-        f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
-        f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} "
-        f"| {still_there(c)} | {diagnostics_text(c)} |"
-    )
+CHANGE_HEADER = ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"]
+
+
+def change_cells(source: Source, c: Change) -> list[str]:
+    """The cells of CHANGE_HEADER."""
+    return [
+        c.kind,
+        f"`{c.benchmark}`",
+        c.params or "—",
+        c.env,
+        human(c.before, c.unit),
+        human(c.after, c.unit),
+        percent(c),
+        threshold_text(source, c),
+        where(source, c),
+    ]
 
 
 def explanations_section(source: Source, rows: list[Change], errors: list[str]) -> list[str]:
@@ -127,28 +139,16 @@ def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
         *table(
             ["benchmark", "params", "environment", "why"],
             (
-                f"| {f'`{u.benchmark}`' if u.benchmark else 'every benchmark'} "
-                f"| {u.params or ('—' if u.benchmark else 'all')} | {u.env} | {u.reason} |"
+                [f"`{u.benchmark}`" if u.benchmark else "every benchmark", u.params or ("—" if u.benchmark else "all")]
+                + [u.env, u.reason]
                 for u in unjudged
             ),
         ),
     ]
 
 
-def table(header: list[str], rows) -> list[str]:
-    """A Markdown table: its header, its separator, then ``rows``, each a row already written."""
-    return [f"| {' | '.join(header)} |", "|" + "---|" * len(header), *rows]
-
-
 def not_alerting_rows(source: Source, changes: list[Change]) -> list[str]:
-    return table(
-        ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"],
-        (
-            f"| {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {human(c.before, c.unit)} "
-            f"| {human(c.after, c.unit)} | {percent(c)} | {threshold_text(source, c)} | {where(source, c)} |"
-            for c in changes
-        ),
-    )
+    return table(CHANGE_HEADER, (change_cells(source, c) for c in changes))
 
 
 def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
@@ -210,15 +210,21 @@ def recounted_section(source: Source, recounted: list[tuple[Change, Recount]]) -
         "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
         "environment moved its stored count.",
         "",
-        "| benchmark | params | environment | stored | counted again tonight | the baseline's count, stored → "
-        "tonight | tonight's counting environment |",
-        "|---|---|---|---|---|---|---|",
-        *(
-            f"| `{c.benchmark}` | {c.params} | {c.env} | {human(c.before, c.unit)} → {human(c.after, c.unit)} "
-            f"({percent(c)}) | {why.before:,.0f} → {why.after:,.0f} ({why.after / why.before - 1:+.2%}) | "
-            f"{c.before:,.0f} → {why.before:,.0f} ({why.before / c.before - 1:+.2%}) | "
-            f"{environment_text(why.environment)} |"
-            for c, why in recounted
+        *table(
+            ["benchmark", "params", "environment", "stored", "counted again tonight"]
+            + ["the baseline's count, stored → tonight", "tonight's counting environment"],
+            (
+                [
+                    f"`{c.benchmark}`",
+                    c.params,
+                    c.env,
+                    f"{human(c.before, c.unit)} → {human(c.after, c.unit)} ({percent(c)})",
+                    f"{why.before:,.0f} → {why.after:,.0f} ({why.after / why.before - 1:+.2%})",
+                    f"{c.before:,.0f} → {why.before:,.0f} ({why.before / c.before - 1:+.2%})",
+                    environment_text(why.environment),
+                ]
+                for c, why in recounted
+            ),
         ),
     ]
 
@@ -258,12 +264,10 @@ def markdown(verdict: Verdict) -> str:
     if not counted:
         lines.append(NOTHING_COUNTS)
     else:
-        lines += [
-            "| kind | benchmark | params | environment | before | after | change | threshold | where "
-            "| at the newest commit | diagnostics |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        lines += [row_cells(source, c) for c in counted]
+        lines += table(
+            [*CHANGE_HEADER, "at the newest commit", "diagnostics"],
+            ([*change_cells(source, c), still_there(c), diagnostics_text(c)] for c in counted),
+        )
         commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
         if commands:
             lines += [
@@ -287,12 +291,16 @@ def markdown(verdict: Verdict) -> str:
             "re-measured side by side between the same commits, is faster by more than "
             f"{FLOOR:.0%} over its whole interval (the work moved to cheaper instructions).",
             "",
-            "| benchmark | params | environment | instructions | time, side by side | pairs |",
-            "|---|---|---|---|---|---|",
-            *(
-                f"| `{c.benchmark}` | {c.params} | {c.env} | {percent(c)} | {t.interval.estimate:+.1%} "
-                f"({t.interval.low:+.1%} to {t.interval.high:+.1%}) | {t.interval.pairs} |"
-                for c, t in faster
+            *table(
+                ["benchmark", "params", "environment", "instructions", "time, side by side", "pairs"],
+                (
+                    [f"`{c.benchmark}`", c.params, c.env, percent(c)]
+                    + [
+                        f"{t.interval.estimate:+.1%} ({t.interval.low:+.1%} to {t.interval.high:+.1%})",
+                        t.interval.pairs,
+                    ]
+                    for c, t in faster
+                ),
             ),
         ]
     if improved:
@@ -301,14 +309,15 @@ def markdown(verdict: Verdict) -> str:
             f"## Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
             f"{LARGE_IMPROVEMENT:.0%} or more)",
             "",
-            "| benchmark | params | environment | before | after | change | where | at the newest commit "
-            "| diagnostics |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| `{c.benchmark}` | {c.params} | {c.env} | {human(c.before, c.unit)} | {human(c.after, c.unit)} "
-            f"| {percent(c)} | {where(source, c)} | {still_there(c)} | {diagnostics_text(c)} |"
-            for c in improved
+            *table(
+                ["benchmark", "params", "environment", "before", "after", "change", "where"]
+                + ["at the newest commit", "diagnostics"],
+                (
+                    [f"`{c.benchmark}`", c.params, c.env, human(c.before, c.unit), human(c.after, c.unit)]
+                    + [percent(c), where(source, c), still_there(c), diagnostics_text(c)]
+                    for c in improved
+                ),
+            ),
         ]
     if verdict.not_alerting:
         lines += not_alerting_section(source, verdict.not_alerting)
@@ -320,11 +329,12 @@ def markdown(verdict: Verdict) -> str:
             "A benchmark that failed at a commit (it did not build, install, import or run) has no value there: "
             "it is neither a regression nor a pass. The run's log has each error.",
             "",
-            "| commit | environment | failed |",
-            "|---|---|---|",
-            *(
-                f"| {source.label(f.commit)} | {f.env} | {', '.join(f'`{name}`' for name in f.benchmarks)} |"
-                for f in verdict.failed
+            *table(
+                ["commit", "environment", "failed"],
+                (
+                    [source.label(f.commit), f.env, ", ".join(f"`{name}`" for name in f.benchmarks)]
+                    for f in verdict.failed
+                ),
             ),
         ]
     if source.run_unchanged:
@@ -359,10 +369,7 @@ def confirmations_section(found: list[Confirmation], label: Callable[[str], str]
     if not found:
         lines.append("No timing suspect.")
         return "\n".join(lines) + "\n"
-    lines += [
-        "| verdict | kind | benchmark | params | environment | commits | change | interval | confidence | pairs | s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    rows = []
     for v in found:
         c = v.change
         span = f"{label(c.good)} → {label(c.bad)}" if c.good else label(c.bad)
@@ -376,8 +383,9 @@ def confirmations_section(found: list[Confirmation], label: Callable[[str], str]
         verdict = f"**{v.verdict}**" if v.verdict == SLOWER else v.verdict
         if v.note:
             verdict += f" ({v.note})"
-        lines.append(
-            f"| {verdict} | {c.kind} | `{c.benchmark}` | {c.params or '—'} | {c.env} | {span} "
-            f"| {estimate} | {interval_text} | {confidence} | {pairs} | {v.seconds:.0f} |"
+        rows.append(
+            [verdict, c.kind, f"`{c.benchmark}`", c.params or "—", c.env, span]
+            + [estimate, interval_text, confidence, pairs, f"{v.seconds:.0f}"]
         )
-    return "\n".join(lines) + "\n"
+    header = ["verdict", "kind", "benchmark", "params", "environment", "commits", "change", "interval"]
+    return "\n".join([*lines, *table([*header, "confidence", "pairs", "s"], rows)]) + "\n"

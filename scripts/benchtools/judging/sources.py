@@ -1,20 +1,16 @@
 """What the gate reads: a run's results and site, its thresholds, its commits by revision and tag."""
 
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from benchmarks import metrics
 
 from .. import util
-from ..asvtools import publishable, shapes
+from ..asvtools import results as asv_results
+from ..asvtools import shapes
 from ..errors import BadInput
 from ..project import ROOT
 from . import steps
 from .changes import Thresholds
-
-
-def read_json(path: Path, what: str, shape=None):
-    """The JSON file PATH, checked against the schema SHAPE (``shapes``): BadInput naming it, never a traceback."""
-    return shapes.read_json(path, what) if shape is None else shapes.read_checked(path, shape, what)
 
 
 class Source:
@@ -26,6 +22,7 @@ class Source:
 
     def __init__(
         self,
+        *,
         output: Path = ROOT,
         config: Path | None = None,
         results: Path | None = None,
@@ -35,11 +32,15 @@ class Source:
     ):
         last_run = {}
         if config is None and not (results and html):
-            last_run = read_json(output / ".asv" / "last-run.json", "the latest scripts/bench run record", "last-run")
+            last_run = shapes.read_checked(
+                output / ".asv" / "last-run.json", "last-run", "the latest scripts/bench run record"
+            )
             config = Path(last_run["config"])
         self.config = config
         self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
+        # The one reading of the configuration: the confirm step and the profiles take it from here.
         conf = shapes.check(util.load_asv_config(config), "asv-config", config, "asv configuration") if config else {}
+        self.conf = conf
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
@@ -52,10 +53,17 @@ class Source:
         self.machine = machine or last_run.get("machine") or self._only_machine()
         self.run_commits = list(last_run.get("commits", []))  # the commits the latest run benchmarked
         self.run_unchanged = list(last_run.get("unchanged", []))  # those it left out: the package unchanged
-        self.index = read_json(self.html / "index.json", "asv site index", "index")
-        self.benchmarks = read_json(self.results / "benchmarks.json", "asv benchmark list", "benchmarks")
+        self.index = shapes.read_checked(self.html / "index.json", "index", "asv site index")
+        self.benchmarks = shapes.read_checked(self.results / "benchmarks.json", "benchmarks", "asv benchmark list")
         revisions = self.index["revision_to_hash"]
         self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
+        self.revision_of_hash = {commit: rev for rev, commit in self.hash_of_revision.items()}
+        self.units = {
+            name: described["unit"]
+            for name, described in self.benchmarks.items()
+            if isinstance(described, dict) and isinstance(described.get("unit"), str)
+        }
+        self.loaded = {}  # {commit: its asv results}, each file read once
         self.tag_of_hash = {
             self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items() if rev in self.hash_of_revision
         }
@@ -65,6 +73,15 @@ class Source:
         if len(machines) != 1:
             raise BadInput(f"name the machine with --machine; {self.results} holds {machines or 'none'}")
         return machines[0]
+
+    def results_of(self, commit: str, missing_ok: bool = False) -> list:
+        """The asv results of ``commit`` on the machine, read once; BadInput for none unless ``missing_ok``."""
+        if commit not in self.loaded:
+            self.loaded[commit] = asv_results.of_commit(self.results, self.machine, commit)
+        if not self.loaded[commit] and not missing_ok:
+            folder = self.results / self.machine
+            raise BadInput(f"no results for commit {self.label(commit)} on machine {self.machine!r} in {folder}")
+        return self.loaded[commit]
 
     def label(self, commit: str) -> str:
         return self.tag_of_hash.get(commit, commit[:8])
@@ -89,12 +106,6 @@ class Source:
         return matches.pop()
 
 
-def unit_of(source: Source, name: str) -> str:
-    description = source.benchmarks.get(name)
-    unit = description.get("unit") if isinstance(description, dict) else None
-    return unit if isinstance(unit, str) else ""
-
-
 def split_entry(entry: str) -> tuple[str, str]:
     """asv's 'module.Class.method(params)' into the benchmark name and its params."""
     if entry.endswith(")") and "(" in entry:
@@ -113,7 +124,7 @@ def params_of_graph(graph: str) -> dict[str, str]:
 def series(source: Source, graph: str, index: int | None) -> list[tuple[int, float | None]]:
     path = source.html / graph
     try:
-        return steps.graph_points(read_json(path, "asv graph file", "graph"), index)
+        return steps.graph_points(shapes.read_checked(path, "graph", "asv graph file"), index)
     except ValueError as error:
         raise BadInput(f"asv graph file has the wrong shape: {path}: {error}") from None
 
@@ -122,29 +133,3 @@ def previous_revision(points: list, revision: int) -> int | None:
     """The last revision before ``revision`` that has a value."""
     earlier = [rev for rev, value in points if rev < revision and value is not None]
     return max(earlier, default=None)
-
-
-def load_result(source: Source, commit: str, missing_ok: bool = False):
-    from asv import results
-
-    found = []
-    folder = source.results / source.machine
-    for path in sorted(folder.glob(f"{commit[:8]}-*.json")):
-        try:
-            publishable.stored_file(path, PurePath(source.machine, path.name))
-            result = results.Results.load(str(path), source.machine)
-        except BadInput:
-            raise
-        except Exception as error:  # noqa: BLE001 - any unreadable results file is bad input
-            raise BadInput(f"results file is corrupt: {path} ({error})") from None
-        # The name holds 8 hex digits of the hash, the file the whole: another commit's file shares a prefix.
-        if result.commit_hash == commit:
-            found.append(result)
-    if not found and not missing_ok:
-        raise BadInput(f"no results for commit {source.label(commit)} on machine {source.machine!r} in {folder}")
-    return found
-
-
-def is_single_step(source: Source, before: str, after: str) -> bool:
-    revision = {commit: rev for rev, commit in source.hash_of_revision.items()}
-    return revision.get(after, -1) - revision.get(before, -2) == 1

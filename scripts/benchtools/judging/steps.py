@@ -14,6 +14,8 @@ import itertools
 import json
 from dataclasses import dataclass
 
+from ..asvtools import results
+
 
 @dataclass(frozen=True)
 class Piece:
@@ -43,8 +45,6 @@ class Step:
 
 def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
     """``detect_steps`` over (revision, value) points, in revision order; missing values are skipped."""
-    from asv import step_detect
-
     points = sorted(points)
     revisions = [rev for rev, _ in points]
     values = [value for _, value in points]
@@ -52,7 +52,7 @@ def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
         return []
     return [
         Piece(revisions[left], revisions[right - 1] + 1, level)
-        for left, right, level, _min, _err in step_detect.detect_steps(values)
+        for left, right, level, _min, _err in results.detect_steps(values)
     ]
 
 

@@ -16,7 +16,8 @@ from .. import util
 from ..asvtools import shapes
 from ..errors import BadInput
 from .changes import Change
-from .gate import Recount, Verdict, could_decide
+from .gate import Verdict, could_decide
+from .recheck import Recount
 
 SCHEMA = 1
 JUDGED, FAILED = "judged", "failed"
@@ -51,6 +52,17 @@ def change_data(change: Change, threshold: float | None = None) -> dict:
     }
 
 
+def confirmation_data(found) -> dict:
+    """A confirm.Confirmation's verdict and interval (none: the suspect was not measured)."""
+    interval = found.interval
+    return {
+        "verdict": found.verdict,
+        **{key: number(getattr(interval, key)) if interval else None for key in ("estimate", "low", "high")},
+        "pairs": interval.pairs if interval else 0,
+        "confidence": number(interval.confidence) if interval else None,
+    }
+
+
 def data(verdict: Verdict) -> dict:
     """The verdict's document: status, whether a regression counts, and every row the report shows."""
     source, thresholds = verdict.source, verdict.source.thresholds
@@ -59,12 +71,7 @@ def data(verdict: Verdict) -> dict:
         suspects = [
             {
                 **change_data(c.change, thresholds(c.change)),
-                "verdict": c.verdict,
-                "estimate": number(c.interval.estimate) if c.interval else None,
-                "low": number(c.interval.low) if c.interval else None,
-                "high": number(c.interval.high) if c.interval else None,
-                "pairs": c.interval.pairs if c.interval else 0,
-                "confidence": number(c.interval.confidence) if c.interval else None,
+                **confirmation_data(c),
                 "seconds": round(c.seconds, 1),
                 "note": c.note,
             }

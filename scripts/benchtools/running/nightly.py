@@ -187,7 +187,9 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     """
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
-    record = gate.read_json(last_run, "the latest scripts/bench run record", "last-run") if last_run.is_file() else {}
+    record = (
+        shapes.read_checked(last_run, "last-run", "the latest scripts/bench run record") if last_run.is_file() else {}
+    )
     commits, unchanged = record.get("commits", []), record.get("unchanged", [])
     newest = commits[-1] if commits else None
     if baseline is None:

@@ -1,0 +1,170 @@
+"""A commit installed in its own asv environment, measured one fresh process at a time on asv's machinery.
+
+The confirm step, the profiles and the instruction counts (judging/) all
+install a commit the same way: ``prepare`` makes each side's environment
+with asv's Environment.create and install_project and discovers the
+benchmarks asked for; a ``Side`` runs one benchmark process at a time
+through asv's private one-process call (private.py), a fresh interpreter
+each ("spawn"), whatever the configuration says.
+"""
+
+import contextlib
+import copy
+import itertools
+import re
+import sys
+from pathlib import Path
+
+from .. import util
+from ..errors import BadInput, Failed
+from . import environments, private
+
+LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
+QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's: one timed call
+
+
+def install_errors() -> tuple[type[Exception], ...]:
+    """What installing a commit raises when it cannot (a build or pip failing, a missing Python)."""
+    from asv import util as asv_util
+
+    return OSError, asv_util.ProcessError, asv_util.UserError
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class Side:
+    """One commit in its own asv environment: the env, its spawner, and how to measure one process."""
+
+    def __init__(self, conf, env, benchmarks, commit: str):
+        self.conf, self.env, self.benchmarks, self.commit = conf, env, benchmarks, commit
+        self.spawner = None
+        self.cache_dirs = {}
+
+    def open(self):
+        from asv import runner
+
+        self.spawner = runner.get_spawner(self.env, self.benchmarks.benchmark_dir, LAUNCH_METHOD)
+
+    def close(self):
+        from asv import util as asv_util
+
+        for cache_dir in self.cache_dirs.values():
+            asv_util.long_path_rmtree(cache_dir, True)
+        self.cache_dirs = {}
+        if self.spawner is not None:
+            with contextlib.redirect_stdout(sys.stderr):
+                self.spawner.close()
+            self.spawner = None
+
+    def run(self, name: str, param_index: int | None, profile: bool = False, extra_params: dict | None = None):
+        """One fresh process of benchmark ``name`` at ``param_index``: asv's result, its profile with ``profile``."""
+        benchmark = self.benchmarks[name]
+        if benchmark.get("timeout") is None:  # as asv.runner.run_benchmarks sets it
+            benchmark["timeout"] = private.default_benchmark_timeout(self.env)
+        key = benchmark.get("setup_cache_key")
+        cwd = None
+        if key is not None:
+            if key not in self.cache_dirs:
+                cache_dir, stderr = self.spawner.create_setup_cache(name, benchmark["timeout"], "{}")
+                if cache_dir is None:
+                    raise Failed(f"{name}: setup_cache failed at {self.commit[:8]}: {stderr}")
+                self.cache_dirs[key] = cache_dir
+            cwd = self.cache_dirs[key]
+        index = param_index if benchmark["params"] else None
+        result = private.run_one_process(benchmark, self.spawner, index, profile, extra_params or {}, cwd)
+        if result.errcode != 0 or result.result[0] is None:
+            raise Failed(
+                f"{name} failed at {self.commit[:8]} (exit {result.errcode}): {(result.stderr or '').strip()[-500:]}"
+            )
+        return result
+
+    def value(self, name: str, param_index: int | None, hash_seed: str | None = None) -> float:
+        """One fresh process of benchmark ``name`` at ``param_index``: its track value or median sample.
+
+        Its PYTHONHASHSEED is ``hash_seed``; None: unset, so that it draws its
+        own, as every fresh interpreter does (a seed set for this process would
+        make all of them alike).
+        """
+        from asv_runner.statistics import compute_stats
+
+        with util.environ(PYTHONHASHSEED=hash_seed):
+            result = self.run(name, param_index)
+        value, samples, number = result.result[0], result.samples[0], result.number[0]
+        if samples is not None and number is not None:
+            value = compute_stats(samples, number)[0]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise Failed(f"{name} gave {value!r} at {self.commit[:8]}: a confirmable value must be a positive number")
+        return float(value)
+
+    def profile(self, name: str, param_index: int | None) -> bytes:
+        """cProfile's data of one call of benchmark ``name`` at ``param_index`` in a fresh process, after one
+        timed call (asv run --quick's: its caches warm), as asv profile makes it."""
+        result = self.run(name, param_index, profile=True, extra_params=QUICK)
+        if not result.profile:
+            raise Failed(f"{name} gave no profile at {self.commit[:8]}")
+        return result.profile
+
+
+def env_requirements(env) -> set[str]:
+    """An asv environment's Python and pinned requirements as 'name version' strings, as the gate labels them."""
+    found = {f"Python {env.python}"}
+    for key, version in env.requirements.items():
+        name = key[1] if isinstance(key, tuple) else key
+        if version:
+            found.add(f"{name} {version}")
+    return found
+
+
+def param_index(benchmark: dict, params: str) -> int | None:
+    """The flat index of ``params`` ("a, b") among the benchmark's combinations; None without params, -1: none."""
+    if not benchmark["params"]:
+        return None
+    combos = [", ".join(combo) for combo in itertools.product(*benchmark["params"])]
+    return combos.index(params) if params in combos else -1
+
+
+def discovery_regex(names: list[str]) -> list[str]:
+    """asv's benchmark regexes for exactly these benchmarks; asv matches a parameterized one as "name(params)"."""
+    return ["^" + re.escape(name) + r"(\(|$)" for name in names]
+
+
+def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path) -> dict[str, Side]:
+    """{side: Side} for one (before, after) pair of commits in one environment, each installed once in
+    ``root``/side; the benchmarks ``names`` are discovered in the first side.  The environment is the first
+    whose Python and requirements include ``env_label``'s ("" takes the configuration's first)."""
+    from asv import benchmarks as asv_benchmarks
+    from asv import environment
+    from asv.config import Config
+    from asv.repo import get_repo
+
+    conf = Config.load(str(config))
+    wanted = {part.strip() for part in env_label.split(",") if part.strip() and part.strip() != "—"}
+    sides = {}
+    environments.setup_pythons_first_on_path()  # where asv looks for a 3.13 environment's Python
+    with contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
+        repo = get_repo(conf)
+        if not Path(conf.repo).exists():
+            repo.pull()
+        for side, commit in commits.items():
+            side_conf = copy.deepcopy(conf)
+            side_conf.env_dir = str(root / side)
+            envs = [
+                env
+                for env in environment.get_environments(side_conf, None, verbose=False)
+                if env_requirements(env) >= wanted
+            ]
+            if not envs:
+                raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
+            env = envs[0]
+            log(f"{side}: {commit[:8]} in {env.name} ({side_conf.env_dir})")
+            env.create()
+            env.install_project(side_conf, repo, commit)
+            sides[side] = (side_conf, env)
+        first = next(iter(commits))
+        side_conf, env = sides[first]
+        found = asv_benchmarks.Benchmarks.discover(
+            side_conf, repo, [env], [commits[first]], regex=discovery_regex(names)
+        )
+    return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}

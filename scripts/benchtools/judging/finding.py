@@ -1,0 +1,314 @@
+"""How the gate finds changes: asv's steps in a site, or two commits' results compared; and what it adds to them
+(the large improvements, each exact change placed at its commit, a cost's diagnostics, the failed benchmarks).
+
+docs/gate.md tells how changes are found and when they count.
+"""
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from benchmarks import metrics, params
+
+from ..asvtools import device, shapes
+from ..asvtools.results import failed_benchmarks
+from ..errors import BadInput
+from ..project import env_label
+from . import steps
+from .changes import Change
+from .sources import (
+    Source,
+    params_of_graph,
+    previous_revision,
+    series,
+    split_entry,
+)
+
+LARGE_IMPROVEMENT = 0.10  # tree_at's cost down by this much or more is listed and explained
+DIAGNOSTICS = ("bench_counts.PythonCalls", "bench_counts.BytecodeInstructions")
+
+
+STEP_MODE = "asv step detection"
+
+# Why a benchmark, params or environment of a comparison was not judged.
+NEW, GONE, NOT_MEASURED = "only after", "only before", "not measured"
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """What a comparison could not judge: a whole environment (no benchmark), a benchmark (no params), or one
+    combination of params."""
+
+    benchmark: str
+    params: str
+    env: str
+    reason: str  # NEW, GONE, or NOT_MEASURED with the sides that have no value
+
+
+@dataclass(frozen=True)
+class FailedCommit:
+    """A commit whose results hold benchmarks that failed (no value): they are no value, regression or pass."""
+
+    commit: str
+    env: str
+    benchmarks: tuple[str, ...]  # the failed benchmarks, or every benchmark when nothing ran
+
+
+def step_changes(source: Source) -> list[Change]:
+    """asv's jumps, each with the levels of the series just before and just after it (steps.true_step)."""
+    path = source.html / "regressions.json"
+    data = shapes.read_checked(path, "regressions", "asv regressions file")
+    changes = []
+    for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
+        if params_of_graph(graph).get("machine", source.machine) != source.machine:
+            continue  # asv lists every machine's steps; another machine's are not this verdict's
+        name, params = split_entry(entry)
+        env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
+        unknown = [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in source.hash_of_revision]
+        if unknown:
+            raise BadInput(
+                f"asv regressions file {path} names revision {unknown[0]}, which the site's index.json lacks"
+            )
+        points = series(source, graph, index)
+        for before_rev, after_rev, before, _best_after in jumps:
+            bad = source.hash_of_revision[after_rev]
+            rev_before = before_rev if before_rev is not None else previous_revision(points, after_rev)
+            good = source.hash_of_revision.get(rev_before, "") if rev_before is not None else ""
+            step = steps.true_step(points, rev_before if rev_before is not None else after_rev - 1, after_rev, before)
+            if not (is_measured(step.before) and is_measured(step.after)):
+                raise BadInput(
+                    f"asv regressions file {path}: {entry[:80]} steps from {step.before!r} to {step.after!r} at "
+                    f"revision {after_rev}, which is not a number: the step cannot be judged"
+                )
+            measured = {rev for rev, value in points if value is not None}
+            between = [] if rev_before is None else range(rev_before + 1, after_rev)
+            changes.append(
+                Change(
+                    name,
+                    params,
+                    env,
+                    step.before,
+                    step.after,
+                    good,
+                    bad,
+                    single_commit=before_rev is None,
+                    unit=source.units.get(name, ""),
+                    latest=last_value,
+                    env_params=params_of_graph(graph),
+                    graph=(graph, index, rev_before, after_rev),
+                    # The step lies at the first commit at the new level; these in between have no value.
+                    unmeasured=[
+                        source.hash_of_revision[r]
+                        for r in between
+                        if r in source.hash_of_revision and r not in measured
+                    ],
+                )
+            )
+    return changes
+
+
+def values_by_combo(result, name: str) -> dict[str, float | None]:
+    """{params as "a, b": value} of one benchmark in one asv result; None for a failed, NaN for a skipped value."""
+    params = result.get_result_params(name)
+    values = result.get_result_value(name, params)
+    return {", ".join(combo): value for combo, value in zip(itertools.product(*params), values, strict=False)}
+
+
+def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
+    """Every benchmark and params that both commits measured, compared; and what could not be, with why.
+
+    Benchmarks, params and environments are matched by name, so a suite whose
+    params grew, or an environment that one side lacks, still has the rest
+    of its combinations judged.  BadInput when nothing at all was compared.
+    """
+    before_commit, after_commit = source.resolve(before_name), source.resolve(after_name)
+    revision = source.revision_of_hash
+    # An environment is its asv name on its device: the same Python measures a CPU or a GPU, as its JAX finds.
+    before_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(before_commit)}
+    after_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(after_commit)}
+    changes, unjudged = [], []
+    for env_name in sorted(before_by_env.keys() - after_by_env.keys()):
+        unjudged.append(Unjudged("", "", env_label(before_by_env[env_name].params), GONE))
+    for env_name in sorted(after_by_env.keys() - before_by_env.keys()):
+        unjudged.append(Unjudged("", "", env_label(after_by_env[env_name].params), NEW))
+    for env_name in sorted(before_by_env.keys() & after_by_env.keys()):
+        before_result, after_result = before_by_env[env_name], after_by_env[env_name]
+        env = env_label(before_result.params)
+        before_names, after_names = set(before_result.get_all_result_keys()), set(after_result.get_all_result_keys())
+        unjudged += [Unjudged(name, "", env, GONE) for name in sorted(before_names - after_names)]
+        unjudged += [Unjudged(name, "", env, NEW) for name in sorted(after_names - before_names)]
+        for name in sorted(before_names & after_names):
+            before_values, after_values = values_by_combo(before_result, name), values_by_combo(after_result, name)
+            unjudged += [Unjudged(name, combo, env, GONE) for combo in before_values if combo not in after_values]
+            unjudged += [Unjudged(name, combo, env, NEW) for combo in after_values if combo not in before_values]
+            for combo in (c for c in before_values if c in after_values):
+                before, after = before_values[combo], after_values[combo]
+                missing = [side for side, value in (("before", before), ("after", after)) if not is_measured(value)]
+                if missing:
+                    unjudged.append(Unjudged(name, combo, env, f"{NOT_MEASURED} ({' and '.join(missing)})"))
+                    continue
+                changes.append(
+                    Change(
+                        name,
+                        combo,
+                        env,
+                        before,
+                        after,
+                        before_commit,
+                        after_commit,
+                        single_commit=revision.get(after_commit, -1) - revision.get(before_commit, -2) == 1,
+                        unit=source.units.get(name, ""),
+                        env_params=dict(before_result.params),
+                    )
+                )
+    if not changes:
+        raise BadInput(
+            f"{before_name} → {after_name}: no benchmark was measured at both commits in one environment, so "
+            f"nothing can be judged ({len(unjudged)} not comparable); a comparison that compares nothing is not a pass"
+        )
+    return changes, unjudged
+
+
+def failed_commits(source: Source, commits: list[str]) -> list[FailedCommit]:
+    """The benchmarks that failed (asv stores no value) in each of ``commits``' results, commit by commit."""
+    found = []
+    for commit in dict.fromkeys(commits):
+        if commit not in source.hash_of_revision.values():
+            continue
+        for result in source.results_of(commit, missing_ok=True):
+            failed = tuple(failed_benchmarks(result))
+            if failed:
+                found.append(FailedCommit(commit, env_label(result.params), failed))
+    return found
+
+
+def is_measured(value) -> bool:
+    """A finite number: asv writes a failed benchmark as None and a skipped one as NaN."""
+    return value is not None and not isinstance(value, bool) and math.isfinite(value)
+
+
+def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]) -> None:
+    """Beside each cost change, its diagnostics (calls, bytecodes) at the same two commits."""
+    for row in rows:
+        if row.kind != metrics.COST:
+            continue
+        twin = row.benchmark.rsplit(".", 1)[1]
+        for prefix in DIAGNOSTICS:
+            name = f"{prefix}.{twin}"
+            if row.graph:  # step detection: the diagnostic's own graph, at the step's two revisions
+                graph, index, rev_before, rev_after = row.graph
+                diagnostic_graph = graph.rsplit("/", 1)[0] + f"/{name}.json"
+                if not (source.html / diagnostic_graph).is_file():
+                    continue
+                points = dict(series(source, diagnostic_graph, index))
+                before, after = points.get(rev_before), points.get(rev_after)
+            else:
+                twin_change = next(
+                    (c for c in changes if c.benchmark == name and c.params == row.params and c.env == row.env), None
+                )
+                before, after = (twin_change.before, twin_change.after) if twin_change else (None, None)
+            if before is not None and after is not None:
+                row.diagnostics.append((name, before, after))
+
+
+def improvements(source: Source, changes: list[Change], compared: bool) -> list[Change]:
+    """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison;
+    in a comparison, also each operation's instruction count down as much."""
+    depth = str(params.DEFAULT_DEPTH)
+    if compared:
+        return [
+            c
+            for c in changes
+            if ((c.benchmark == metrics.COST_TREE_AT and c.params == depth) or c.kind == metrics.INSTRUCTIONS)
+            and c.ratio <= 1 - LARGE_IMPROVEMENT
+        ]
+    listed = source.benchmarks.get(metrics.COST_TREE_AT)
+    if not listed or not (source.html / "graphs").is_dir():
+        return []
+    combos = [", ".join(combo) for combo in itertools.product(*listed.get("params", []))]
+    index = combos.index(depth) if depth in combos else None
+    if combos and index is None:
+        return []
+    graphs = {}
+    for path in sorted((source.html / "graphs").rglob(f"{metrics.COST_TREE_AT}.json")):
+        graph = path.relative_to(source.html).as_posix()
+        graph_params = params_of_graph(graph)
+        if "summary" not in graph.split("/") and graph_params.get("machine", source.machine) == source.machine:
+            graphs[graph] = graph_params
+    # Named as asv names an environment in regressions.json: by the parameters that differ between graphs.
+    varying = {key for params_ in graphs.values() for key in params_ if len({p.get(key) for p in graphs.values()}) > 1}
+    found = []
+    for graph, graph_params in graphs.items():
+        env = ", ".join(f"{k} {v}" for k, v in sorted(graph_params.items()) if k in varying) or "—"
+        env_params = graph_params
+        points = series(source, graph, index)
+        present = [value for _rev, value in sorted(points) if value is not None]
+        for step in steps.steps(steps.pieces(points)):
+            if step.relative <= -LARGE_IMPROVEMENT:
+                found.append(
+                    Change(
+                        metrics.COST_TREE_AT,
+                        depth,
+                        env,
+                        step.before,
+                        step.after,
+                        source.hash_of_revision.get(step.rev_before, ""),
+                        source.hash_of_revision[step.rev_after],
+                        single_commit=step.rev_after - step.rev_before == 1,
+                        unit=source.units.get(metrics.COST_TREE_AT, ""),
+                        latest=present[-1] if present else None,
+                        env_params=env_params,
+                        graph=(graph, index, step.rev_before, step.rev_after),
+                    )
+                )
+    return found
+
+
+def place_exact_steps(source: Source, rows: list[Change]) -> None:
+    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it.
+
+    A night benchmarks every commit between the two it compares, so an exact
+    metric's values at those commits are in the results: where they hold the
+    old level and then the new one, the change moves to the last commit at the
+    old level and the first at the new one, naming the commits between that
+    have no value (failed).  A change that passed through a third level keeps
+    its span (the bisect command covers it); timings are never narrowed.
+    """
+    revision = source.revision_of_hash
+
+    def value_at(commit: str, change: Change):
+        for result in source.results_of(commit, missing_ok=True):
+            if dict(result.params) == change.env_params:
+                value = values_by_combo(result, change.benchmark).get(change.params)
+                return value if is_measured(value) else None
+        return None
+
+    for change in rows:
+        if change.kind not in metrics.EXACT_KINDS or change.single_commit or not change.good:
+            continue
+        first, last = revision.get(change.good), revision.get(change.bad)
+        if first is None or last is None:
+            continue
+        commits = [source.hash_of_revision[rev] for rev in range(first, last + 1) if rev in source.hash_of_revision]
+        # An instruction count repeats within its spread, the other exact metrics to the last digit.
+        spread = metrics.INSTRUCTIONS_SPREAD if change.kind == metrics.INSTRUCTIONS else 0.0
+
+        def level(value, change=change, spread=spread):
+            """ "before", "after", or None: which of the change's two levels ``value`` is at."""
+            for name, at in (("before", change.before), ("after", change.after)):
+                if value is not None and abs(value - at) <= spread * abs(at):
+                    return name
+            return None
+
+        values = [value_at(commit, change) for commit in commits]
+        measured = [(commit, level(value)) for commit, value in zip(commits, values, strict=True)]
+        levels = [found for _, found in measured if found is not None]
+        at_a_level = len(levels) == sum(value is not None for value in values)
+        in_order = levels == ["before"] * levels.count("before") + ["after"] * levels.count("after")
+        if not at_a_level or set(levels) != {"before", "after"} or not in_order:
+            continue
+        good = max(i for i, (_, found) in enumerate(measured) if found == "before")
+        bad = min(i for i, (_, found) in enumerate(measured) if found == "after")
+        change.good, change.bad = measured[good][0], measured[bad][0]
+        change.unmeasured = [commit for commit, _ in measured[good + 1 : bad]]
+        change.single_commit = True

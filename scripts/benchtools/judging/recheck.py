@@ -1,0 +1,151 @@
+"""What the gate checks again before a change counts or is listed: each instruction change counted again
+side by side (``recount``), each instruction rise's time re-measured (``time_checks``), and the causes
+(``attach_explanations``)."""
+
+import ast
+import math
+from dataclasses import dataclass
+
+from benchmarks import metrics
+from benchmarks.instruction_ops import OPERATIONS as COUNTED_OPERATIONS
+
+from ..errors import BadInput, Error
+from . import explain, instructions
+from .changes import Change
+from .finding import LARGE_IMPROVEMENT
+from .sources import Source
+
+
+@dataclass(frozen=True)
+class Recount:
+    """An instruction rise's two commits counted again tonight, side by side in this job's environment."""
+
+    before: float
+    after: float
+    environment: dict | None  # tonight's counting environment (callgrind.environment)
+
+    def counts(self, change: Change) -> bool:
+        return self.after > self.before * (1 + metrics.threshold(change.entry))
+
+    def improves(self, _change: Change) -> bool:
+        return self.after <= self.before * (1 - LARGE_IMPROVEMENT)
+
+
+def recount(
+    source: Source, counted: list[Change], holds=Recount.counts
+) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
+    """The counted rows without the instruction rises that do not survive a recount (``holds``: that the
+    recount still rises beyond the floor; ``Recount.improves`` for the listed falls), those rises with their
+    recount, and the errors met.
+
+    A night compares tonight's count with the baseline's, stored by an earlier night, maybe on another runner
+    image, Python patch release or valgrind, each of which moves every count (docs/instructions.md).  So both
+    commits are counted again here, each in a fresh process of one environment, every operation as the
+    benchmark counts them, and the rise counts only where these two counts still differ beyond its floor.  A
+    rise that cannot be counted again counts as stored, its error said.
+    """
+    rises = [c for c in counted if c.kind == metrics.INSTRUCTIONS]
+    if rises and source.config is None:
+        return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
+    kept, overruled, errors = [], [], []
+    names = sorted(COUNTED_OPERATIONS)
+    cache = source.asv_dir / explain.PROFILES
+    for change in counted:
+        if change.kind != metrics.INSTRUCTIONS:
+            kept.append(change)
+            continue
+        operation, twin = split_params(change.params)[0], twin_of(change)
+        try:
+            before, after = (
+                instructions.counts_at(source.config, change.env_params, commit, names, cache)[operation][twin]
+                for commit in (change.good, change.bad)
+            )
+        except Error as error:
+            errors.append(f"{change.entry} could not be counted again, so it counts as stored: {error}")
+            kept.append(change)
+            continue
+        environment = instructions.environment_at(source.config, change.env_params, change.bad, names, cache)
+        again = Recount(before["instructions"], after["instructions"], environment)
+        if holds(again, change):
+            kept.append(change)
+        else:
+            overruled.append((change, again))
+    return kept, overruled, errors
+
+
+def twin_of(change: Change) -> str:
+    return "module" if change.benchmark.endswith("track_module") else "tuple"
+
+
+def time_checks(counted: list[Change], changes: list[Change]) -> list[tuple[Change, Change]]:
+    """(instruction rise, its operation's time between the same commits) for each counted instruction rise whose
+    operation is also timed (instruction_ops.Counted.timed): the time is re-measured before the rise counts."""
+    checks = []
+    for rise in counted:
+        if rise.kind != metrics.INSTRUCTIONS:
+            continue
+        operation = COUNTED_OPERATIONS.get(split_params(rise.params)[0]) if rise.params else None
+        if operation is None or operation.timed is None:
+            continue
+        benchmark, params_ = operation.timed[0 if rise.benchmark.endswith("track_module") else 1]
+        recorded = next((c for c in changes if (c.benchmark, c.params, c.env) == (benchmark, params_, rise.env)), None)
+        before, after, unit = (recorded.before, recorded.after, recorded.unit) if recorded else (math.nan,) * 2 + ("",)
+        checks.append(
+            (
+                rise,
+                Change(
+                    benchmark,
+                    params_,
+                    rise.env,
+                    before,
+                    after,
+                    rise.good,
+                    rise.bad,
+                    rise.single_commit,
+                    unit,
+                    env_params=rise.env_params,
+                ),
+            )
+        )
+    return checks
+
+
+def split_params(params: str) -> list[str]:
+    """asv's params of a name, unquoted: "'construct(default)'" -> ["construct(default)"]."""
+    return [str(ast.literal_eval(part.strip())) for part in params.split(", ")] if params else []
+
+
+def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
+    """The changes whose cause is profiled: counted deterministic and cost regressions, large improvements."""
+    return [c for c in counted if c.kind in metrics.EXACT_KINDS] + improved
+
+
+def attach_explanations(source: Source, rows: list[Change], cached_only: bool = False) -> list[str]:
+    """Each row's cause at its two commits, once per (environment, commits, what is explained): an
+    instruction count's from where its instructions went (instructions.explain), any other's from one
+    tree_at update profiled (explain.explain); the errors met."""
+    if source.config is None:
+        raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
+    errors, done = [], {}
+    for row in rows:
+        if not row.good:
+            continue
+        counted = split_params(row.params)[0] if row.kind == metrics.INSTRUCTIONS and row.params else None
+        twin = twin_of(row)
+        key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
+        if key not in done:
+            cache = source.asv_dir / explain.PROFILES
+            try:
+                if counted is not None:
+                    done[key] = instructions.explain(
+                        source.config, row.env_params, row.good, row.bad, cache, counted, twin, cached_only
+                    )
+                else:
+                    done[key] = explain.explain(
+                        source.config, row.env_params, row.good, row.bad, cache, cached_only=cached_only
+                    )
+            except Error as error:
+                done[key] = None
+                errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")
+        row.explanation = done[key]
+    return errors
