@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -247,3 +248,11 @@ def _remove(staged: list[Path], folders: list[Path]) -> None:
     for folder in reversed(folders):
         with contextlib.suppress(OSError):
             folder.rmdir()
+
+
+def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
+    """A Markdown pipe table, each cell as given.  Not tabulate's, which pads every cell to its column's widest:
+    that would multiply a pull request comment's bytes (a cause's cell runs to pr_render.CELL characters), and
+    GitHub caps a comment's."""
+    lines = ["| " + " | ".join(map(str, cells)) + " |" for cells in [header, *rows]]
+    return "\n".join([lines[0], "|" + "---|" * len(header), *lines[1:]])

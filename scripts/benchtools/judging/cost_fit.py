@@ -11,7 +11,7 @@ from ..asvtools import operations
 from ..asvtools.results import only, stored, values
 from ..errors import BadInput
 from ..project import env_label
-from .tables import table
+from ..util import markdown_table
 
 CALLS = "bench_counts.PythonCalls.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
@@ -99,7 +99,7 @@ def markdown(result: Fit, title: str = "") -> str:
         f"weighted instructions; largest error {max(abs(e) for *_, e in result.versions):.1%} over the "
         f"versions, {max(abs(e) for _, e in result.points):.1%} over the commits.",
         "",
-        *table(
+        markdown_table(
             ["code version (commits)", "calls", "bytecodes", "cost", "tree_map passes (median)", "error"],
             (
                 [labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]} ({len(labels)})"]
@@ -109,7 +109,7 @@ def markdown(result: Fit, title: str = "") -> str:
             ),
         ),
         "",
-        *table(
+        markdown_table(
             ["commit", "tree_map passes", "predicted", "error"],
             (
                 [point.label, f"{point.passes:.2f}", f"{point.passes * (1 + error):.2f}", f"{error:+.1%}"]
@@ -193,7 +193,7 @@ def operations_markdown(by_env: dict[str, list[tuple]]) -> str:
         lines += [
             f"### {env}, {label}",
             "",
-            *table(
+            markdown_table(
                 ["operation", "cost", "tree_map passes", "predicted", "error"],
                 (
                     [c.label, f"{c.cost:,.0f}", f"{c.passes:.2f}", f"{c.predicted:.2f}", f"{c.error:+.0%}"]

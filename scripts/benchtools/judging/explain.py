@@ -34,8 +34,8 @@ from ..asvtools import environments, readers, sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
+from ..util import markdown_table
 from .sources import split_entry
-from .tables import table
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
 PROFILES = "profiles"  # the cache's folder, under a run's .asv folder
@@ -249,13 +249,16 @@ def markdown(rows: list[FunctionChange], before: dict, after: dict, shown: int =
     if len(rows) > shown:
         lines[0] += f" {len(rows)} functions changed; the {shown} with the largest change of time:"
         rows = rows[:shown]
-    return lines + table(
-        ["function", "calls per update", "cumulative µs per update (cProfile)"],
-        (
-            [f"`{r.function}`", f"{r.calls[0]:,} → {r.calls[1]:,}"]
-            + [f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f}"]
-            for r in rows
-        ),
+    return (
+        lines
+        + markdown_table(
+            ["function", "calls per update", "cumulative µs per update (cProfile)"],
+            (
+                [f"`{r.function}`", f"{r.calls[0]:,} → {r.calls[1]:,}"]
+                + [f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f}"]
+                for r in rows
+            ),
+        ).splitlines()
     )
 
 

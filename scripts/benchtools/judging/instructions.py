@@ -22,8 +22,8 @@ from .. import util
 from ..asvtools import sides
 from ..asvtools.lock import exclusive
 from ..errors import Failed
+from ..util import markdown_table
 from . import explain as explain_module
-from .tables import table
 
 FOLDER = "instructions"  # under the profile cache
 SHOWN = 3  # functions named in a cause
@@ -157,7 +157,7 @@ class Explanation:
             [f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}"] for name, b, a in builtin_changes(*self.counts)
         ]
         rows += [[f"`{function}`", f"{b} → {a}"] for function, b, a in function_amounts(before, after, shown)]
-        return lines + table(["function", "own instructions per call"], rows)
+        return lines + markdown_table(["function", "own instructions per call"], rows).splitlines()
 
     def sentence(self, per: str = "call") -> str:
         return cause(*self.counts, per=per)

@@ -10,6 +10,7 @@ it.
 
 from benchmarks import metrics
 
+from ..util import markdown_table
 from .pairs import FLOOR
 from .pr_summary import (
     BELOW_FLOOR,
@@ -28,7 +29,6 @@ from .pr_summary import (
     is_exact,
 )
 from .render import as_text, human, percent
-from .tables import table
 
 # The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
 # over 65,536 characters, and the job adds the run's link. "→ — ±" take 2 or 3 bytes each.
@@ -86,14 +86,14 @@ def rows_table(rows: list[PlacedChange]) -> list[str]:
 
 
 def measures_table(rows: list[PlacedChange], last: str, last_cell) -> list[str]:
-    return table(
+    return markdown_table(
         ["operation", "environment", "base", "head", "change", "how sure", last],
         (
             [cell(r.words.operation), cell(r.change.env), cell(human(r.change.before, r.change.unit))]
             + [cell(human(r.change.after, r.change.unit)), percent(r.change), cell(how_sure(r)), last_cell(r)]
             for r in rows
         ),
-    )
+    ).splitlines()
 
 
 def details(title: str, count: int, body: list[str]) -> list[str]:
@@ -200,7 +200,7 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
             [
                 "Measured on one side only, or without a value (failed or skipped): judged neither way.",
                 "",
-                *table(
+                markdown_table(
                     ["benchmark", "params", "environment", "why"],
                     (
                         [f"`{cell(u.benchmark)}`" if u.benchmark else "every benchmark", cell(u.params or "—")]

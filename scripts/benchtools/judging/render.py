@@ -6,6 +6,7 @@ from collections.abc import Callable
 from benchmarks import metrics
 
 from ..asvtools import results
+from ..util import markdown_table
 from . import explain
 from .changes import Change
 from .confirm import Confirmation
@@ -14,7 +15,6 @@ from .gate import Verdict, could_decide, find_command
 from .pairs import FLOOR, NIGHT_FALSE_ALARM, SAME_BELOW, SLOWER, START_PAIRS
 from .recheck import Recount
 from .sources import Source
-from .tables import table
 
 # The report's first words, and its line when nothing counts: what the alert checks a report by.
 HEADING = "# Benchmark regressions"
@@ -136,7 +136,7 @@ def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
         "What one commit measured and the other did not (a benchmark, params or environment added or removed "
         "between them), or measured without a value (failed or skipped): judged neither way.",
         "",
-        *table(
+        markdown_table(
             ["benchmark", "params", "environment", "why"],
             (
                 [f"`{u.benchmark}`" if u.benchmark else "every benchmark", u.params or ("—" if u.benchmark else "all")]
@@ -148,7 +148,7 @@ def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
 
 
 def not_alerting_rows(source: Source, changes: list[Change]) -> list[str]:
-    return table(CHANGE_HEADER, (change_cells(source, c) for c in changes))
+    return markdown_table(CHANGE_HEADER, (change_cells(source, c) for c in changes)).splitlines()
 
 
 def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
@@ -210,7 +210,7 @@ def recounted_section(source: Source, recounted: list[tuple[Change, Recount]]) -
         "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
         "environment moved its stored count.",
         "",
-        *table(
+        markdown_table(
             ["benchmark", "params", "environment", "stored", "counted again tonight"]
             + ["the baseline's count, stored → tonight", "tonight's counting environment"],
             (
@@ -264,10 +264,10 @@ def markdown(verdict: Verdict) -> str:
     if not counted:
         lines.append(NOTHING_COUNTS)
     else:
-        lines += table(
+        lines += markdown_table(
             [*CHANGE_HEADER, "at the newest commit", "diagnostics"],
             ([*change_cells(source, c), still_there(c), diagnostics_text(c)] for c in counted),
-        )
+        ).splitlines()
         commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
         if commands:
             lines += [
@@ -291,7 +291,7 @@ def markdown(verdict: Verdict) -> str:
             "re-measured side by side between the same commits, is faster by more than "
             f"{FLOOR:.0%} over its whole interval (the work moved to cheaper instructions).",
             "",
-            *table(
+            markdown_table(
                 ["benchmark", "params", "environment", "instructions", "time, side by side", "pairs"],
                 (
                     [f"`{c.benchmark}`", c.params, c.env, percent(c)]
@@ -309,7 +309,7 @@ def markdown(verdict: Verdict) -> str:
             f"## Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
             f"{LARGE_IMPROVEMENT:.0%} or more)",
             "",
-            *table(
+            markdown_table(
                 ["benchmark", "params", "environment", "before", "after", "change", "where"]
                 + ["at the newest commit", "diagnostics"],
                 (
@@ -329,7 +329,7 @@ def markdown(verdict: Verdict) -> str:
             "A benchmark that failed at a commit (it did not build, install, import or run) has no value there: "
             "it is neither a regression nor a pass. The run's log has each error.",
             "",
-            *table(
+            markdown_table(
                 ["commit", "environment", "failed"],
                 (
                     [source.label(f.commit), f.env, ", ".join(f"`{name}`" for name in f.benchmarks)]
@@ -388,4 +388,4 @@ def confirmations_section(found: list[Confirmation], label: Callable[[str], str]
             + [estimate, interval_text, confidence, pairs, f"{v.seconds:.0f}"]
         )
     header = ["verdict", "kind", "benchmark", "params", "environment", "commits", "change", "interval"]
-    return "\n".join([*lines, *table([*header, "confidence", "pairs", "s"], rows)]) + "\n"
+    return "\n".join([*lines, markdown_table([*header, "confidence", "pairs", "s"], rows)]) + "\n"

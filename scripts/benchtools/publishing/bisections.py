@@ -17,7 +17,7 @@ from .. import util
 from ..errors import BadInput
 from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
-from .markdown import table
+from ..util import markdown_table
 
 BLOCK = "bisections"
 LIBRARY_VERSION = re.compile(r"lts_\d+::")
@@ -204,7 +204,7 @@ def step_lines(project: str, entry: dict) -> list[str]:
         [f"`{short(name)}`", "—" if b is None else f"{b:,.0f}", "—" if a is None else f"{a:,.0f}"]
         for name, b, a in entry["functions"]
     ]
-    lines += ["", table(["function", "own instructions per call, before", "after"], rows)]
+    lines += ["", markdown_table(["function", "own instructions per call, before", "after"], rows)]
     return lines
 
 
@@ -257,7 +257,7 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
             [r["label"], r["jaxlib"] or "—", "failed" if r["count"] is None else f"{r['count']:,.0f}"]
             for r in found["releases"]
         ]
-        lines += [table(["release", "jaxlib", "instructions per call"], rows), ""]
+        lines += [markdown_table(["release", "jaxlib", "instructions per call"], rows), ""]
     for pair in found["pairs"]:
         lines.append(
             f"- {pair['from']} → {pair['to']}: {pair['commits']} first-parent commits change the package "
@@ -300,7 +300,7 @@ def releases_table(records: list[dict]) -> list[str]:
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
             f"from the release before beyond {records[0]['spread']:.1%} in brackets.",
             "",
-            table(headers, found_rows),
+            markdown_table(headers, found_rows),
             "",
         ]
     return lines

@@ -9,8 +9,8 @@ from .. import settings
 from ..asvtools import device, operations
 from ..asvtools.results import spans as result_spans
 from ..project import env_label
+from ..util import markdown_table
 from . import build_time, generated, operation_history, operation_markdown
-from .markdown import table
 from .rows import (
     CALLS_PER_STEP,
     DEPTHS,
@@ -85,9 +85,11 @@ def markdown(row: CommitFigures) -> str:
     lines = [
         f"### {row.label} ({row.env})",
         "",
-        table(["how the step runs", "tree_at / tuple time (the interval a second run's can be expected in)"], ratios),
+        markdown_table(
+            ["how the step runs", "tree_at / tuple time (the interval a second run's can be expected in)"], ratios
+        ),
         "",
-        table(
+        markdown_table(
             [
                 "depth",
                 "eager µs per tree_at call, median (IQR)",
@@ -135,7 +137,7 @@ def operations_table(row: CommitFigures) -> list[str]:
         f"What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} "
         f"with {operations.FIELDS} array fields per node:",
         "",
-        table([*header, "tree_map passes, tuple"], rows),
+        markdown_table([*header, "tree_map passes, tuple"], rows),
         "",
         "The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). "
         "The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is "
@@ -335,7 +337,7 @@ def summary_markdown(rows: list[CommitFigures]) -> str:
     measures each over fresh processes with the interval a second run lies in."""
     latest = latest_rows(rows)
     header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
-    costs = table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))
+    costs = markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))
     return "\n".join([costs, *summary_operations(latest)])
 
 
@@ -346,7 +348,7 @@ def answer_markdown(rows: list[CommitFigures]) -> str:
     passes = [
         [f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "", "{:.2f}")] for row in latest_rows(rows)
     ]
-    return "\n".join([summary_markdown(rows), "", table(header, passes)])
+    return "\n".join([summary_markdown(rows), "", markdown_table(header, passes)])
 
 
 def summary_operations(latest: list[CommitFigures]) -> list[str]:
@@ -363,7 +365,7 @@ def summary_operations(latest: list[CommitFigures]) -> list[str]:
             cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
         rows.append(cells)
     first = f"Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's)"
-    return ["", table([first, *(row.env for row in measured)], rows)]
+    return ["", markdown_table([first, *(row.env for row in measured)], rows)]
 
 
 def full_markdown(

@@ -18,8 +18,8 @@ from .. import git, settings
 from ..asvtools import operations, readers
 from ..asvtools.results import values
 from ..judging import instructions, pairs
+from ..util import markdown_table
 from . import operation_history, operation_markdown
-from .markdown import table
 
 METRIC = "instructions"  # how the tables name the metric
 BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
@@ -157,7 +157,7 @@ def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[
     header = ["commit", "operation", "instructions per call (exact)", "time, side by side", "agreement"]
     cause = "cause: own instructions per call of the functions that moved most"
     intro = "How each operation's instruction-count steps stand to its time measured side by side:"
-    return "\n".join([intro, "", tracking_markdown(found), "", table([*header, cause], rows)])
+    return "\n".join([intro, "", tracking_markdown(found), "", markdown_table([*header, cause], rows)])
 
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
@@ -219,5 +219,5 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     return (
         f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin, then the tuple twin); "
         "a change from the release before beyond its floor (twice its measured spread, "
-        "benchmarks/instruction_spread.json) is given in brackets.\n\n" + table(header, rows)
+        "benchmarks/instruction_spread.json) is given in brackets.\n\n" + markdown_table(header, rows)
     )

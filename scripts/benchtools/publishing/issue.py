@@ -25,8 +25,8 @@ from benchmarks import metrics
 from ..errors import BadInput
 from ..judging import render, verdicts
 from ..judging.verdicts import FAILED, JUDGED
+from ..util import markdown_table
 from . import github
-from .markdown import table
 
 # GitHub refuses issue bodies over 65536 characters.
 MAX_BODY = 65000
@@ -105,7 +105,7 @@ def transitions_markdown() -> str:
     """TRANSITIONS as the Markdown table of docs/automation.md: one row per previous state, one column per verdict."""
     header = ["the alert's issue before tonight", *(news.value.split(":")[0] for news in NightNews)]
     rows = [[previous.value, *(TRANSITIONS[previous, news].value for news in NightNews)] for previous in Previous]
-    return table(header, rows)
+    return markdown_table(header, rows)
 
 
 def client(args) -> github.Client:

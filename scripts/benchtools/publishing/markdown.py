@@ -7,7 +7,6 @@ https address, no image is loaded, and no attribute but a link's comes from it.
 """
 
 from markdown_it import MarkdownIt
-from tabulate import tabulate
 
 RENDERER = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
 RENDERER.validateLink = lambda url: url.startswith("https://")
@@ -39,8 +38,3 @@ def without_bad_links(children: list) -> list:
         else:
             kept.append(token)
     return kept
-
-
-def table(header: list[str], rows) -> str:
-    """A Markdown pipe table of ``rows`` (each a list of cells, already written as text) under ``header``."""
-    return tabulate(list(rows), header, tablefmt="github", disable_numparse=True)

@@ -5,7 +5,7 @@ import statistics
 
 from benchmarks import metrics
 
-from .markdown import table
+from ..util import markdown_table
 from .operation_history import TREE_AT, OperationStep, PullRequestEffect, pull_requests
 
 # How a step's time, measured side by side, stands to its exact cost: data, which time_cell words.
@@ -87,7 +87,7 @@ def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:
         ratio = f"{statistics.median(ratios):.2f} ({ratios[0]:.2f} to {ratios[-1]:.2f})" if ratios else "—"
         rows.append([operation, len(found_steps), len(measured), *counts, ratio])
     header = ["operation", "steps", "measured side by side", *(agreement_label(kind, metric) for kind in AGREEMENTS)]
-    return table([*header, f"time change ÷ {metric} change, median (range)"], (map(str, row) for row in rows))
+    return markdown_table([*header, f"time change ÷ {metric} change, median (range)"], (map(str, row) for row in rows))
 
 
 def cause_cell(step: OperationStep) -> str:
@@ -154,7 +154,7 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
             ]
             for step in found_steps
         ]
-        lines += [table(STEPS_HEADER, rows), ""]
+        lines += [markdown_table(STEPS_HEADER, rows), ""]
     return "\n".join(lines)
 
 
@@ -184,7 +184,7 @@ def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) ->
         "its cost (exact)",
         "its time, side by side",
     ]
-    return table(header, rows)
+    return markdown_table(header, rows)
 
 
 def pull_requests_markdown(
@@ -216,7 +216,7 @@ def pull_requests_markdown(
             lines += [
                 f"### {link}: `{effect.commit.label}` {effect.commit.subject.replace('|', '/')} ({effect.env})",
                 "",
-                table(header, rows or [["—", "no commit before it has a value", "—", "—"]]),
+                markdown_table(header, rows or [["—", "no commit before it has a value", "—", "—"]]),
                 "",
             ]
     return "\n".join(lines)

@@ -9,9 +9,10 @@ from markupsafe import Markup
 from benchmarks import metrics
 
 from ..errors import BadInput
+from ..util import markdown_table
 from . import blocks, operation_history, plots, templating
 from .blocks import fmt, timing_text
-from .markdown import markdown_html, table
+from .markdown import markdown_html
 from .rows import (
     CALLS_PER_STEP,
     EAGER_BENCHMARK,
@@ -66,7 +67,7 @@ def html_page(
                 "kind": kind,
                 "figures": len(rows),
                 "changed": sum(1 for row in rows if row[-1] != UNCHANGED),
-                "html": html(table(header, rows)),
+                "html": html(markdown_table(header, rows)),
             }
             for kind, (header, rows) in exact_tables(rows).items()
         ],
@@ -131,7 +132,7 @@ def history_table(rows: list[CommitFigures]) -> str:
         ]
         for row in rows
     ]
-    return table(header, cells)
+    return markdown_table(header, cells)
 
 
 UNCHANGED = "—"  # the last cell of an exact figure that did not change over the commits shown
@@ -179,7 +180,7 @@ def fresh_table(latest: list[CommitFigures]) -> str:
         for key, (label, scale, found) in row.fresh.items()
     ]
     header = ["environment", "figure", "fresh processes: median (interval for a second run's)", "this run"]
-    return table(header, rows)
+    return markdown_table(header, rows)
 
 
 def summary_sentence(row: CommitFigures) -> str:

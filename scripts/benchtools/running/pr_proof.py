@@ -10,8 +10,6 @@ no change): the check's direction agrees with it or not.
 import json
 from pathlib import Path
 
-from tabulate import tabulate
-
 from benchmarks import metrics
 
 from .. import git, util
@@ -20,6 +18,7 @@ from ..errors import Error
 from ..judging import pr_summary
 from ..project import ROOT
 from ..publishing import generated, operation_history
+from ..util import markdown_table
 from . import bench
 from .pr_check import Outcome, Request, target_of
 
@@ -175,7 +174,7 @@ def table(record: list[dict], times_path: Path = TIMES) -> str:
         load = found["load"]
         took = f"{found['seconds'] / 60:.1f} min"
         rows.append([found["title"], where, sides, does, cell(shown), took, f"{load[0]:.2f} → {load[1]:.2f}"])
-    return tabulate(rows, head, tablefmt="github", disable_numparse=True) + "\n"
+    return markdown_table(head, rows) + "\n"
 
 
 def cell(text: str) -> str:

@@ -8,10 +8,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabulate import tabulate
-
 from .. import util
 from ..publishing import generated
+from ..util import markdown_table
 from .nights import Commit
 
 
@@ -182,7 +181,7 @@ def table(record: dict) -> str:
     extras = " ".join(record["nightly_extras"][4:]) or "nothing more"
     changed = len(record["project"]["changed"])
     lines = [
-        tabulate(cells, head + jobs + ["night"], tablefmt="github", disable_numparse=True),
+        markdown_table(head + jobs + ["night"], cells),
         "",
         f"Range `{record['range']}` of `{Path(record['source']).name}`, nights by {record['by']}"
         f"{', after a base night on the commit before it' if record['base'] else ''}; "

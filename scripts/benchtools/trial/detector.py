@@ -10,8 +10,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabulate import tabulate
-
 from benchmarks import metrics
 
 from .. import git
@@ -23,6 +21,7 @@ from ..judging import confirm, gate, pairs
 from ..project import HISTORY_DIR, ROOT
 from ..running import bench
 from ..settings import reference_jax
+from ..util import markdown_table
 from .pads import PAD, pad_signature
 
 HISTORY = HISTORY_DIR / "equinox"
@@ -238,20 +237,13 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
     lines = [
         f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
         f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n",
-        tabulate(
-            flagged,
+        markdown_table(
             ["variant", "slowdown of one tree_at call (median)", "flagged: deterministic", "ratio", "time"]
             + ["any timing", "any"],
-            tablefmt="github",
-            disable_numparse=True,
+            flagged,
         ),
         "\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n",
-        tabulate(
-            noise,
-            ["kind", "benchmark", "params", "largest A/A ratio", "threshold"],
-            tablefmt="github",
-            disable_numparse=True,
-        ),
+        markdown_table(["kind", "benchmark", "params", "largest A/A ratio", "threshold"], noise),
     ]
     if args.no_confirm:
         return "\n".join(lines)
@@ -287,7 +279,7 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
         )
     head = ["variant", "comparisons slower", "tree_at in tree_map passes: slower / same / undecided / not suspect"]
     head += ["its estimate (median)", "suspects: slower / same / undecided", "pairs per suspect (mean)"]
-    lines.append(tabulate(found, [*head, "s per suspect (mean)"], tablefmt="github", disable_numparse=True))
+    lines.append(markdown_table([*head, "s per suspect (mean)"], found))
     return "\n".join(lines)
 
 

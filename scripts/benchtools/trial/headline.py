@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.version import Version
-from tabulate import tabulate
 
 from benchmarks import metrics, params
 
@@ -28,6 +27,7 @@ from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
 from ..settings import reference_equinox
+from ..util import markdown_table
 from . import records
 from .campaign import Campaign, prepared
 
@@ -248,7 +248,7 @@ def table(record: dict) -> str:
             middle = shown.format(statistics.median(values))
             rows.append([*where, figure["label"], middle, within, kind.get(figure["label"], ORIENTATION)])
     head = ["environment", "device", "figure", "value", "a second run's median lies in", "kind"]
-    lines += ["", tabulate(rows, head, tablefmt="github", disable_numparse=True)]
+    lines += ["", markdown_table(head, rows)]
     return "\n".join(lines)
 
 
@@ -322,6 +322,6 @@ def agreement_table(found: list[Agreement], what: str) -> str:
     ]
     return (
         f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
-        f"median lies in the other run's interval.\n\n{tabulate(rows, head, tablefmt='github', disable_numparse=True)}"
+        f"median lies in the other run's interval.\n\n{markdown_table(head, rows)}"
         f"\n\nAgree: {agreed} of {len(found)}."
     )

@@ -28,8 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tabulate import tabulate
-
 from benchmarks import metrics
 
 from ..asvtools import environments as asv_envs
@@ -37,6 +35,7 @@ from ..asvtools import shapes
 from ..judging import confirm, pairs
 from ..running import bench
 from ..settings import reference_equinox, reference_jax
+from ..util import markdown_table
 from .campaign import Campaign, prepared
 
 POWER = 0.9  # "calls it slower 9 times in 10"
@@ -243,7 +242,7 @@ def table(record: dict) -> str:
         + [f"{row['seconds'] / row['pairs']:.1f}"]
         for row in record["benchmarks"]
     ]
-    lines += ["", tabulate(rows, head, tablefmt="github", disable_numparse=True)]
+    lines += ["", markdown_table(head, rows)]
     covered = sum(row["aa_covers_zero"] for row in record["benchmarks"])
     alarms = sum(row["aa_verdict"] == pairs.SLOWER for row in record["benchmarks"])
     lines += [
