@@ -197,7 +197,7 @@ def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(his
     before = written[first_commit[:8]].read_bytes()
     json.loads(before)
 
-    rerun = bench(*args[2:])
+    rerun = bench(*args[len(tool("bench")) :])
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr[-3000:]
     assert "1 commit(s) already done, 1 to run" in rerun.stderr
     files = result_files(tmp_path, name)

@@ -9,7 +9,8 @@ from html.parser import HTMLParser
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from benchtools.publishing.markdown import markdown_html, table
+from benchtools.publishing.markdown import markdown_html
+from benchtools.util import markdown_table
 
 # The elements the report's Markdown makes: headings, paragraphs, lists, pipe tables, code spans, links.
 ALLOWED = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td"}
@@ -77,7 +78,7 @@ def test_the_report_s_markdown_becomes_its_elements():
 
 
 def test_a_table_given_as_lines_is_one_table():
-    parsed = assert_safe(markdown_html(table(["environment", "commit"], [["e", "`<b>`"]])))
+    parsed = assert_safe(markdown_html(markdown_table(["environment", "commit"], [["e", "`<b>`"]])))
     assert parsed.tags().count("table") == 1 and parsed.tags().count("tr") == 2
     assert "<b>" in parsed.text  # shown as text, not made an element
 
