@@ -27,8 +27,8 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import util
+from ..asvtools import device, private
 from ..asvtools import environments as asv_envs
-from ..asvtools import private
 from ..asvtools.lock import exclusive
 from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
@@ -174,7 +174,10 @@ def env_requirements(env) -> set[str]:
 
 
 def label_requirements(label: str) -> set[str]:
-    return {part.strip() for part in label.split(",") if part.strip() and part.strip() != "—"}
+    """An environment label's Python and requirements; the device and driver it names (asvtools/device.py) are where
+    a result was measured, which asv does not install, so they are left out."""
+    parts = {part.strip() for part in label.split(",") if part.strip() and part.strip() != "—"}
+    return {part for part in parts if part.split(" ", 1)[0] not in device.PARAMS}
 
 
 def env_root(config: Path) -> Path:
