@@ -439,3 +439,15 @@ def test_a_pull_request_summary_names_an_instruction_count_by_its_operation():
         "flatten, tuple twin, instructions"
     )
     assert pr_summary.words(INSTRUCTIONS, "'dispatch(filter_jit)'").operation.startswith("`eqx.filter_jit` dispatch")
+
+
+def test_the_docs_history_tables_are_what_the_committed_data_makes_with_no_cache(tmp_path):
+    """Issue 37, item 16: the history's tables are rebuilt from the repository alone: scripts/instruction-history
+    --from docs/instruction-history.json rewrites them in docs/instructions.md and docs/commit-history.md as
+    they stand."""
+    for name in ("instructions.md", "commit-history.md"):
+        page = tmp_path / name
+        shutil.copy(ROOT / "docs" / name, page)
+        ran = command("instruction-history", "--from", ROOT / "docs" / "instruction-history.json", "--readme", page)
+        assert ran.returncode == 0, ran.stderr
+        assert page.read_text() == (ROOT / "docs" / name).read_text(), f"docs/{name}'s history tables"
