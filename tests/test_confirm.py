@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from benchtools import cli
+from benchtools.asvtools import sides
 from benchtools.errors import ExitCode
 from benchtools.judging import changes, confirm, pairs, render
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
@@ -99,6 +100,22 @@ def test_a_configuration_named_by_a_relative_path_is_found_from_any_folder(tmp_p
     with pytest.raises(Exception, match="stop here"):
         confirm.confirmations(config.relative_to(config.parent), [change])
     assert given == [config.resolve()]  # prepare reads it after changing into the configuration's folder
+
+
+def test_an_environment_named_with_the_device_it_ran_on_is_found_among_the_configurations(tmp_path):
+    """A result carries the device it ran on (asvtools/device.py) and the gate names an environment by every param
+    but the machine's ("Python 3.11, device cpu, driver unknown, jax 0.4.33, jaxlib 0.4.33"). The confirm step
+    looked for an asv environment that installs "device cpu", found none, and failed the night's gate (exit 2):
+    the instruction kind's replay met it on its first rise (docs/replay.md)."""
+    from asv import environment
+    from asv.config import Config
+
+    config = make_site(tmp_path, {TIMING: FLAT_TIMING, COUNT: FLAT_COUNT})
+    [env] = environment.get_environments(Config.load(str(config)), None, verbose=False)
+    declared = sides.env_requirements(env)
+    label = ", ".join(sorted(declared) + ["device gpu-NVIDIA-H200", "driver unknown"])
+    assert declared >= sides.label_requirements(label) == declared
+    assert not declared >= sides.label_requirements(label.replace("Python 3.11", "Python 3.13"))
 
 
 def test_exact_changes_count_without_confirming(tmp_path, monkeypatch, capsys):

@@ -442,3 +442,23 @@ def test_a_pull_request_summary_names_an_instruction_count_by_its_operation():
         "flatten, tuple twin, instructions"
     )
     assert pr_summary.words(INSTRUCTIONS, "'dispatch(filter_jit)'").operation.startswith("`eqx.filter_jit` dispatch")
+
+
+def test_the_docs_history_tables_are_what_the_committed_data_makes_with_no_cache(tmp_path):
+    """Issue 37, item 16: the history's tables are rebuilt from the repository alone: scripts/instruction-history
+    --from docs/instruction-history.json rewrites them in docs/instructions.md and docs/commit-history.md as
+    they stand."""
+    for name in ("instructions.md", "commit-history.md"):
+        page = tmp_path / name
+        shutil.copy(ROOT / "docs" / name, page)
+        ran = command("instruction-history", "--from", ROOT / "docs" / "instruction-history.json", "--readme", page)
+        assert ran.returncode == 0, ran.stderr
+        assert page.read_text() == (ROOT / "docs" / name).read_text(), f"docs/{name}'s history tables"
+
+
+def test_the_docs_jax_history_block_says_the_floor_the_script_applies():
+    """Issue 37, item 16: the JAX history's block was written before the floors came from the measured spread,
+    and still said "the 1% floor"; it is written again by the script that applies today's floor."""
+    text = (ROOT / "docs" / "instructions.md").read_text()
+    block = text.split("<!-- instruction-jax-history:start -->")[1].split("<!-- instruction-jax-history:end -->")[0]
+    assert block.strip().splitlines()[0] == instruction_history.jax_markdown([]).splitlines()[0]

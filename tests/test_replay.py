@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchtools.publishing import issue
 from benchtools.running import jobs, nights, replay, replay_record, workflow
 from tests.helpers import NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
 
@@ -250,6 +251,50 @@ def test_the_table_goes_between_its_markers_and_nothing_else_changes(tmp_path):
     assert page.read_text().count("replay-table:c..d:start") == 1
 
 
+def test_the_table_names_each_change_with_its_params_and_lists_the_large_improvements_beside_what_counted():
+    """Issue 37, item 13: a reversal counts on its night as a large improvement, which the record keeps and the
+    table shows; an instruction count's benchmark is one per operation, so the params name which."""
+    rise = {"benchmark": "bench_instructions.Instructions.track_module", "params": "'construct(default)'"}
+    verdict = {
+        "status": "judged",
+        "summary": "no regression counts",
+        "counted": [],
+        "improvements": [dict(rise, environment="e", change=-0.125, good="a" * 40, bad="b" * 40, unit="", cause=None)],
+        "suspects": [],
+    }
+    summary = replay_record.verdict_summary(verdict)
+    assert summary["improvements"] == [
+        dict(rise, environment="e", change=-0.125, good="a" * 40, bad="b" * 40, cause=None)
+    ]
+    record = {
+        "range": "a..b",
+        "source": "/x/up.git",
+        "by": "1 commit(s)",
+        "base": False,
+        "workflow": "/x/nightly.yml",
+        "jobs": ["alert"],
+        "project": {"head": "0123456789", "checkout": "HEAD", "changed": []},
+        "nightly_extras": [],
+        "runner_python": "Python 3.12.1",
+        "started": "s",
+        "nights": [
+            {
+                "night": "4",
+                "dates": ["2024-02-26T12:00:00+00:00"],
+                "commits": [{"name": "bbbbbbbb", "state": "benchmarked"}],
+                "verdict": summary,
+                "issue": "kept #1",
+                "jobs": {"alert": {"result": "success", "seconds": 5}},
+                "seconds": 5,
+            }
+        ],
+    }
+    assert (
+        "| no regression counts | – | bench_instructions.Instructions.track_module('construct(default)') -12.5% at "
+        "`bbbbbbbb` | – | kept #1 |" in replay_record.table(record)
+    )
+
+
 def test_a_missing_upstream_or_a_used_output_is_bad_input(tmp_path):
     result = subprocess.run(
         [*tool("replay"), "a..b", "--upstream", str(tmp_path), "--output", str(tmp_path)],
@@ -389,6 +434,73 @@ def test_two_real_nights_run_every_job_of_the_nightly(tmp_path, asv_env_dir):
     # What store pushed is on the replay's results remote.
     remote = tmp_path / "out" / "github" / jobs.REPOSITORY
     assert first["tip"][:8] in git(Path(f"{remote}.git"), "ls-tree", "-r", "--name-only", "results")
+
+
+# c14a7d3d (2024-02-21) raised construction's instructions; its revert, pushed on top of the next commit, as
+# docs/replay.md's "a real rise, and its revert pushed on a later night" makes it (the same hash every time).
+RISE, QUIET_AFTER, REVERT = (
+    "c14a7d3da7405f51045af79feb70a0061813eb70",
+    "9ab9b53",
+    "a6c55441a1f14dc11c4e7f923b6ecaf6ae7919ba",
+)
+MAINTAINER = {"NAME": "maintainer", "EMAIL": "maintainer@example.invalid", "DATE": "2024-02-26T12:00:00Z"}
+
+
+def revert_pushed_later(upstream: Path, folder: Path) -> str:
+    """UPSTREAM's branch revert-c14a7d3: the rise's revert committed by a maintainer on top of QUIET_AFTER."""
+    git(upstream, "worktree", "add", "--detach", folder, QUIET_AFTER)
+    env = os.environ | {
+        f"GIT_{who}_{key}": value for who in ("AUTHOR", "COMMITTER") for key, value in MAINTAINER.items()
+    }
+    git(folder, "revert", "--no-edit", RISE, env=env)
+    revert = git(folder, "rev-parse", "HEAD")
+    git(upstream, "branch", "revert-c14a7d3", revert)
+    return revert
+
+
+def changed(rows: list[dict]) -> list[tuple]:
+    """What a verdict's rows count, without their wording: benchmark, params, environment and commits."""
+    return sorted((c["benchmark"], c["params"], c["environment"], c["good"], c["bad"]) for c in rows)
+
+
+@pytest.mark.slow
+@NEEDS_BUNDLE
+def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_on_its_own(tmp_path, asv_env_dir):
+    """Issue 37, item 13: the instruction kind through every job of nightly.yml on real history. The rise opens
+    the issue on its night, under the key of what counted; a quiet night after it leaves the issue as it is; the
+    revert's fall is a large improvement on its night, placed at the revert, and touches no issue."""
+    upstream = bundle_clone(tmp_path)
+    assert revert_pushed_later(upstream, tmp_path / "revert") == REVERT
+    result, record = real_replay(
+        f"{RISE}^..revert-c14a7d3",
+        upstream,
+        tmp_path / "out",
+        *("--per-night", 1, "--bench", "bench_instructions", "--env-dir", asv_env_dir, "--no-docs"),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    base, rise, quiet, revert = record["nights"]
+    assert [c["commit"] for c in rise["commits"] + revert["commits"]] == [RISE, REVERT]
+    for night in record["nights"]:
+        # The publish job's re-judgement, where no upstream code ran, counts what the run job counted.
+        assert changed(night["exact_verdict"]["counted"]) == changed(night["verdict"]["counted"])
+        assert {name: job["result"] for name, job in night["jobs"].items()} == dict.fromkeys(record["jobs"], "success")
+    assert not base["verdict"]["counted"] and base["issue"] == "none"
+    counted = rise["verdict"]["counted"]
+    assert counted and {(c["benchmark"], c["bad"]) for c in counted} == {
+        ("bench_instructions.Instructions.track_module", RISE)
+    }
+    assert all(c["change"] > 0 for c in counted) and rise["issue"] == "opened #1"
+    [opened] = record["issues"]
+    assert issue.key_of(opened["body"]) == issue.regression_key({"status": "judged", "counted": counted})
+    # A quiet night's alert asks GitHub nothing: the issue stays as the rise's night opened it.
+    assert not quiet["verdict"]["counted"] and quiet["issue"] == "none"
+    assert not revert["verdict"]["counted"] and revert["issue"] == "none"
+    # Undone, each rise is the same fall: a large improvement (10% or more) wherever the rise was 1 / 0.9 - 1.
+    fallen = {(c["benchmark"], c["params"]): c for c in revert["verdict"]["improvements"] if c["bad"] == REVERT}
+    large = {(c["benchmark"], c["params"]) for c in counted if c["change"] >= 1 / 0.9 - 1}
+    assert large and large <= fallen.keys() and all(c["change"] <= -0.1 for c in fallen.values())
+    assert changed(revert["exact_verdict"]["improvements"]) == changed(revert["verdict"]["improvements"])
+    assert opened["state"] == "open"
 
 
 def test_every_day_is_a_night_days_without_a_commit_included():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import util
 from ..errors import BadInput, Failed
-from . import environments, private
+from . import device, environments, private
 
 LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
 QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's: one timed call
@@ -107,6 +107,13 @@ class Side:
         return result.profile
 
 
+def label_requirements(label: str) -> set[str]:
+    """An environment label's Python and requirements; the device and driver it names (device.py) are where a
+    result was measured, which asv does not install, so they are left out."""
+    parts = {part.strip() for part in label.split(",") if part.strip() and part.strip() != "—"}
+    return {part for part in parts if part.split(" ", 1)[0] not in device.PARAMS}
+
+
 def env_requirements(env) -> set[str]:
     """An asv environment's Python and pinned requirements as 'name version' strings, as the gate labels them."""
     found = {f"Python {env.python}"}
@@ -140,7 +147,7 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
     from asv.repo import get_repo
 
     conf = Config.load(str(config))
-    wanted = {part.strip() for part in env_label.split(",") if part.strip() and part.strip() != "—"}
+    wanted = label_requirements(env_label)
     sides = {}
     environments.setup_pythons_first_on_path()  # where asv looks for a 3.13 environment's Python
     with contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):

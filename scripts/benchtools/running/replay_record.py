@@ -64,10 +64,13 @@ def verdict_summary(verdict: dict | None) -> dict | None:
         "status": verdict.get("status"),
         "regression": verdict.get("regression"),
         "summary": verdict.get("summary"),
-        "counted": [
-            {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
-            for c in verdict.get("counted") or []
-        ],
+        **{
+            name: [
+                {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
+                for c in verdict.get(name) or []
+            ]
+            for name in ("counted", "improvements")
+        },
         "suspects": [{"benchmark": s.get("benchmark"), "verdict": s.get("verdict")} for s in suspects],
         "failed_commits": [f.get("commit") for f in verdict.get("failed_commits") or []],
     }
@@ -130,6 +133,17 @@ def job_cell(run: dict) -> str:
     return duration(run["seconds"])
 
 
+def changes_cell(changes: list[dict]) -> str:
+    """Each change of a verdict's list as the table names it: benchmark (params), change, the commit it is placed at."""
+    cells = []
+    for c in changes:
+        name = f"{c['benchmark']}({c['params']})" if c.get("params") else str(c["benchmark"])
+        if isinstance(c.get("change"), float):
+            name += f" {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`"
+        cells.append(name)
+    return "; ".join(cells) or "–"
+
+
 def packages_note(packages: dict) -> str:
     """What the runner's pinned Ubuntu packages were replayed as: this machine's own."""
     return "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in packages.items())
@@ -139,7 +153,7 @@ def table(record: dict) -> str:
     """The record as a Markdown table, one row a night."""
     jobs = record["jobs"]
     head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
-    head += ["suspects", "issue"]
+    head += ["large improvements", "suspects", "issue"]
     season = record.get("events") is not None
     if season:
         head.insert(1, "events")
@@ -150,18 +164,9 @@ def table(record: dict) -> str:
         def names(*wanted, states=states):
             return " ".join(f"`{c['name']}`" for c in states if c["state"] in wanted) or "–"
 
-        verdict = night.get("verdict")
-        counted = (
-            "; ".join(
-                f"{c['benchmark']} {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`"
-                if isinstance(c.get("change"), float)
-                else str(c["benchmark"])
-                for c in verdict["counted"]
-            )
-            if verdict
-            else ""
-        ) or "–"
-        suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in (verdict or {}).get("suspects") or []) or "–"
+        verdict = night.get("verdict") or {}
+        counted, improved = (changes_cell(verdict.get(name) or []) for name in ("counted", "improvements"))
+        suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in verdict.get("suspects") or []) or "–"
         row = [
             night["night"],
             *([", ".join(night.get("events") or []) or "–"] if season else []),
@@ -170,8 +175,9 @@ def table(record: dict) -> str:
             names("unchanged"),
             names("skipped"),
             names("failed", "partly failed"),
-            (verdict or {}).get("summary") or "no verdict",
+            verdict.get("summary") or "no verdict",
             counted,
+            improved,
             suspects,
             night["issue"],
             *(job_cell(night["jobs"][name]) for name in jobs),
