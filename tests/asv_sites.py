@@ -217,7 +217,7 @@ def judged_document(**changed) -> dict:
 
 
 class FakeSide:
-    """A confirm.Side whose processes return made-up values: ``factor`` times a drifting level."""
+    """An asvtools.sides.Side whose processes return made-up values: ``factor`` times a drifting level."""
 
     def __init__(self, factor: float, benchmarks: dict, log: list):
         self.factor, self.benchmarks, self.log = factor, benchmarks, log

@@ -7,6 +7,7 @@ import random
 from types import SimpleNamespace
 
 from benchmarks import metrics
+from benchtools.asvtools import sides
 from benchtools.judging import confirm
 from benchtools.running import bench
 from benchtools.trial import campaign, noise
@@ -24,7 +25,7 @@ def locked(env_dir) -> bool:
 
 
 def stand_ins(monkeypatch, tmp_path, commit="c" * 40):
-    """One release and one environment, and confirm.prepare recording what it was asked for."""
+    """One release and one environment, and asvtools.sides.prepare recording what it was asked for."""
     entry = {("python", None): "3.11", ("req", "jax"): "1.0"}
     monkeypatch.setattr(bench, "releases", lambda target: [("1.2.3", commit)])
     monkeypatch.setattr(bench, "environments", lambda target: [("env", entry)])
@@ -37,7 +38,7 @@ def stand_ins(monkeypatch, tmp_path, commit="c" * 40):
         prepared.append((config, label, commits, names, root, locked(root)))
         return dict.fromkeys(commits, side)
 
-    monkeypatch.setattr(confirm, "prepare", prepare)
+    monkeypatch.setattr(sides, "prepare", prepare)
     return prepared
 
 

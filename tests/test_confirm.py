@@ -14,6 +14,7 @@ import pytest
 
 from benchtools import cli
 from benchtools.asvtools import sides
+from benchtools.asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, param_index
 from benchtools.errors import ExitCode
 from benchtools.judging import changes, confirm, pairs, render
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
@@ -32,11 +33,9 @@ def test_discovery_selects_exactly_the_suspects_benchmarks_parameterized_or_not(
             (PASSES + "2", []),
         )
     ]
-    found = Benchmarks(
-        SimpleNamespace(benchmark_dir="benchmarks"), listed, regex=confirm.discovery_regex([TIMING, PASSES])
-    )
+    found = Benchmarks(SimpleNamespace(benchmark_dir="benchmarks"), listed, regex=discovery_regex([TIMING, PASSES]))
     assert sorted(found) == sorted([TIMING, PASSES])
-    assert confirm.param_index(found[TIMING], "'scan'") == 1 and confirm.param_index(found[PASSES], "") is None
+    assert param_index(found[TIMING], "'scan'") == 1 and param_index(found[PASSES], "") is None
 
 
 # The gate, confirming through a fake measurement (nothing is installed or run).
@@ -197,9 +196,7 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
     for side in sides.values():
         side.open()
     try:
-        before, after = (
-            side.value(eager, confirm.param_index(side.benchmarks[eager], "4, 8")) for side in sides.values()
-        )
+        before, after = (side.value(eager, param_index(side.benchmarks[eager], "4, 8")) for side in sides.values())
     finally:
         for side in sides.values():
             side.close()
@@ -223,7 +220,7 @@ def test_each_measured_process_draws_its_own_hash_seed_unless_a_pair_shares_one(
     monkeypatch.setattr(runner, "_run_benchmark_single_param", one_process)
     sides = {}
     for side in ("before", "after"):
-        sides[side] = confirm.Side(None, SimpleNamespace(_default_benchmark_timeout=60), {}, side * 5)
+        sides[side] = Side(None, SimpleNamespace(_default_benchmark_timeout=60), {}, side * 5)
         sides[side].benchmarks = {"b": {"params": [], "timeout": 60}}
         sides[side].open = sides[side].close = lambda: None
     fresh = confirm.measure_pairs(sides, "b", None)(0, 3)
@@ -236,7 +233,7 @@ def test_each_measured_process_draws_its_own_hash_seed_unless_a_pair_shares_one(
 def test_every_process_is_a_fresh_interpreter_whatever_the_configuration_says():
     from asv import runner
 
-    side = confirm.Side(SimpleNamespace(launch_method="forkserver"), SimpleNamespace(), SimpleNamespace(), "a" * 40)
+    side = Side(SimpleNamespace(launch_method="forkserver"), SimpleNamespace(), SimpleNamespace(), "a" * 40)
     side.benchmarks = SimpleNamespace(benchmark_dir="benchmarks")
     side.open()
-    assert type(side.spawner) is runner.Spawner and confirm.LAUNCH_METHOD == "spawn"
+    assert type(side.spawner) is runner.Spawner and LAUNCH_METHOD == "spawn"

@@ -63,6 +63,7 @@ class FakeSide:
 
 
 def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp_path, monkeypatch):
+    from benchtools.asvtools import sides
     from benchtools.judging import confirm
     from benchtools.running import bench
 
@@ -81,7 +82,7 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     monkeypatch.setattr(confirm, "env_root", lambda config: tmp_path / "confirm-env")
     prepared = []
     monkeypatch.setattr(
-        confirm, "prepare", lambda config, label, commits, names, root: prepared.append((commits, root)) or {"": side}
+        sides, "prepare", lambda config, label, commits, names, root: prepared.append((commits, root)) or {"": side}
     )
     record_path = tmp_path / "record.json"
     record = headline.campaign(headline.Options(processes=3, record=record_path))

@@ -16,7 +16,7 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 from benchtools import settings
 from benchtools.errors import Failed
 from benchtools.git import commit_subjects as git_subjects
-from benchtools.judging import confirm, gate, instructions, pairs, render, verdicts
+from benchtools.judging import confirm, gate, instructions, pairs, recheck, render, verdicts
 from benchtools.publishing import instruction_history, operation_markdown
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
 from tests.helpers import ROOT, command, needs_valgrind, squeezed
@@ -163,7 +163,7 @@ def test_a_night_whose_python_patch_changed_and_whose_code_did_not_counts_nothin
     asked = recounted_in(monkeypatch, lambda commit: tonight)
     verdict, _ = confirmed_judge(config, monkeypatch, 0.0, ("v1", "v3"))
     assert not verdict.regression and len(verdict.overruled) == len(stored.counted)
-    assert all(isinstance(why, gate.Recount) for _, why in verdict.overruled)
+    assert all(isinstance(why, recheck.Recount) for _, why in verdict.overruled)
     assert set(asked) == {verdict.source.resolve("v1"), verdict.source.resolve("v3")}
     # Placed at their commit as the re-judgement places the stored rise, so that the alert matches the two.
     assert [(c.good, c.bad) for c, _ in verdict.overruled] == [(c.good, c.bad) for c in stored.counted]

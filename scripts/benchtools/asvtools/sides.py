@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import util
 from ..errors import BadInput, Failed
 from . import device, environments, private
+from .lock import exclusive
 
 LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
 QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's: one timed call
@@ -175,3 +176,15 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
             side_conf, repo, [env], [commits[first]], regex=discovery_regex(names)
         )
     return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
+
+
+@contextlib.contextmanager
+def installed(config: Path, side: str, commit: str, names: list[str], root: Path, *, failure: str):
+    """The one side ``side`` of ``commit`` prepared in ``root`` and held under its lock while inside; Failed,
+    saying ``failure`` and why, when asv cannot install the commit."""
+    with exclusive(root):
+        try:
+            [prepared] = prepare(config, "", {side: commit}, names, root).values()
+        except install_errors() as error:
+            raise Failed(f"{failure}: {error}") from None
+        yield prepared

@@ -24,9 +24,7 @@ from benchmarks import metrics
 
 from .. import util
 from ..asvtools.lock import exclusive
-
-# LAUNCH_METHOD, Side and discovery_regex: the scripts that measure a side, and the tests, reach them here.
-from ..asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, install_errors, log, param_index, prepare  # noqa: F401
+from ..asvtools.sides import install_errors, log, param_index, prepare
 from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
 

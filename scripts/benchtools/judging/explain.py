@@ -31,7 +31,6 @@ from pathlib import Path
 
 from .. import util
 from ..asvtools import environments, readers, sides
-from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..project import ROOT
 from ..util import markdown_table
@@ -188,13 +187,10 @@ def profiles(
         root = cache_dir.parent / PROFILE_ENVS
         split = {name: split_entry(name) for name in missing}
         sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
-        with exclusive(root):
-            try:
-                # "": the configuration's one environment (env_config restricted it to the one wanted).
-                names = sorted({n for n, _ in split.values()})
-                [side] = sides.prepare(config, "", {"profiled": commit}, names, root).values()
-            except sides.install_errors() as error:
-                raise Failed(f"cannot install {commit[:8]} in {env_name} to profile it: {error}") from None
+        names = sorted({n for n, _ in split.values()})
+        failure = f"cannot install {commit[:8]} in {env_name} to profile it"
+        # The configuration's one environment: env_config restricted it to the one wanted.
+        with sides.installed(config, "profiled", commit, names, root, failure=failure) as side:
             side.open()
             try:
                 # The environment's files are this commit's until the next install: summarized at once.

@@ -16,7 +16,7 @@ from ..errors import BadInput
 from ..project import ROOT, VENV
 from . import confirm, pairs
 from .changes import Change, finite_non_negative
-from .finding import (  # compare_changes: the detector trial compares as the gate does
+from .finding import (
     STEP_MODE,
     FailedCommit,
     Unjudged,
@@ -27,7 +27,7 @@ from .finding import (  # compare_changes: the detector trial compares as the ga
     place_exact_steps,
     step_changes,
 )
-from .recheck import Recount, attach_explanations, recount, split_params, time_checks, to_explain  # noqa: F401
+from .recheck import Recount, attach_explanations, recount, time_checks, to_explain
 from .sources import Source
 
 

@@ -20,7 +20,6 @@ from benchmarks.instruction_ops import OPERATIONS
 
 from .. import util
 from ..asvtools import sides
-from ..asvtools.lock import exclusive
 from ..errors import Failed
 from ..util import markdown_table
 from . import explain as explain_module
@@ -49,11 +48,8 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
     if not path.is_file():
         sides.log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
         root = cache_dir.parent / explain_module.PROFILE_ENVS
-        with exclusive(root):
-            try:
-                [side] = sides.prepare(env_conf, "", {"counted": commit}, [], root).values()
-            except sides.install_errors() as error:
-                raise Failed(f"cannot install {commit[:8]} in {env_name} to count instructions: {error}") from None
+        failure = f"cannot install {commit[:8]} in {env_name} to count instructions"
+        with sides.installed(env_conf, "counted", commit, [], root, failure=failure) as side:
             python = side.env.find_executable("python")
             try:
                 counted = callgrind.count(sorted(names), python=python)

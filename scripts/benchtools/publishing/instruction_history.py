@@ -15,8 +15,8 @@ from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
 from .. import git, settings
-from ..asvtools import operations, readers
-from ..asvtools.results import values
+from ..asvtools import operations
+from ..asvtools.results import stored, values
 from ..judging import instructions, pairs
 from ..util import markdown_table
 from . import operation_history, operation_markdown
@@ -182,7 +182,7 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
     (scripts/bench --jax-history), in the history's order."""
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
-    for result in readers.stored(results):
+    for result in stored(results):
         counts = {
             (operation, twin): value
             for twin in ("module", "tuple")

@@ -12,8 +12,8 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git
-from ..asvtools import device, operations, readers, shapes
-from ..asvtools.results import confidence_intervals, entries, only, spreads, values
+from ..asvtools import device, operations, shapes
+from ..asvtools.results import confidence_intervals, entries, only, spreads, stored, values
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
 from ..project import env_label
@@ -214,7 +214,7 @@ def newest_first(result) -> tuple:
 def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[CommitFigures]:
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
-    found = readers.stored(results, machine)
+    found = stored(results, machine)
     if not found:
         raise BadInput(f"no results in {results}" + (f" for machine {machine!r}" if machine else ""))
     order = git.topological_order(repo)

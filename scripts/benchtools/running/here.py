@@ -19,8 +19,8 @@ from pathlib import Path
 from .. import git, util
 from ..asvtools import device, runs, suite
 from ..asvtools.lock import exclusive
+from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, ExitCode
-from ..judging import confirm
 from ..project import HERE_RUNNER, asv_home
 from ..publishing import blocks, generated, rows
 from . import bench, runner
@@ -90,7 +90,7 @@ def runner_path() -> Path:
 def benchmarks(described: dict) -> list[str]:
     """asv's regexes for --here's benchmarks: the first answer's (runner.answer_benchmarks), then QUESTION's."""
     exact, timed = runner.answer_benchmarks(described)
-    return confirm.discovery_regex(exact + timed) + [f"^{name}\\." for name in QUESTION]
+    return discovery_regex(exact + timed) + [f"^{name}\\." for name in QUESTION]
 
 
 def machine_name(args: bench.Options, installed: device.Installed) -> str:

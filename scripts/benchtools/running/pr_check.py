@@ -21,8 +21,10 @@ from benchmarks import metrics
 
 from .. import git, util
 from ..asvtools import runs, suite
+from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_summary
+from ..judging.recheck import split_params
 from ..project import ROOT
 from . import bench
 
@@ -183,7 +185,7 @@ def check(request: Request) -> Outcome:
     sides = resolve(target, request)
     if not sides.touched:
         return Outcome(request, sides, None, seconds=time.monotonic() - started, load=(load_before, load_average()))
-    regexes = confirm.discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
+    regexes = discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
     print(
         f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} ({sides.head_ref})",
         file=sys.stderr,
@@ -220,7 +222,7 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
     cache = source.asv_dir / explain.PROFILES
     for change in changes:
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
-            counted = gate.split_params(change.params)[0]
+            counted = split_params(change.params)[0]
             twin = "module" if change.benchmark.endswith("track_module") else "tuple"
             try:
                 explained = instructions.explain(

@@ -17,8 +17,8 @@ from benchmarks import metrics
 from .. import util
 from ..asvtools import device, runs, suite
 from ..asvtools.lock import exclusive, one_environment
+from ..asvtools.sides import discovery_regex
 from ..errors import Error
-from ..judging import confirm
 from ..project import asv_home
 
 # The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
@@ -122,7 +122,7 @@ def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pendi
     config = target.config(entry, f"-{number}")
     cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", "--no-interleave-rounds")
     cmd += ["--skip-existing-successful", f"HASHFILE:{hashfile}"] + ["--quick"] * args.quick
-    for regex in args.bench or confirm.discovery_regex(list(stage.benchmarks)):
+    for regex in args.bench or discovery_regex(list(stage.benchmarks)):
         cmd += ["--bench", regex]
 
     def run() -> tuple[str, int]:

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..asvtools import sides
 from ..asvtools.lock import exclusive
-from ..judging import confirm
 from ..running import bench
 from . import records
 
@@ -53,6 +53,6 @@ class Campaign:
 
 @contextlib.contextmanager
 def prepared(config: Path, label: str, commits: dict[str, str], names: list[str], root: Path, lock: Path):
-    """confirm.prepare's sides of ``commits`` in ``root``, held under ``lock``'s run lock while inside."""
+    """sides.prepare's sides of ``commits`` in ``root``, held under ``lock``'s run lock while inside."""
     with exclusive(lock):
-        yield confirm.prepare(config, label, commits, names, root)
+        yield sides.prepare(config, label, commits, names, root)

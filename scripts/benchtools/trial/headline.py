@@ -23,6 +23,7 @@ from benchmarks import metrics, params
 
 from ..asvtools import device, private, shapes
 from ..asvtools import environments as asv_envs
+from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
@@ -155,11 +156,11 @@ def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tup
 def campaign(options: Options) -> dict:
     """Every figure in every chosen environment, PROCESSES fresh interpreters each; the record, rewritten as it goes."""
     run = Campaign.of(options.release, options.jax, options.env_dir, options.record)
-    fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": confirm.LAUNCH_METHOD}
+    fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": LAUNCH_METHOD}
     record = run.opened(SCHEMA, fields, "environments")
     for entry, config in run.environments("-headline"):
         label = label_of(entry)
-        if options.in_run_environments:  # confirm.prepare keeps an environment in ROOT/SIDE
+        if options.in_run_environments:  # asvtools.sides.prepare keeps an environment in ROOT/SIDE
             root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
         else:
             root = lock = confirm.env_root(config)
@@ -170,7 +171,7 @@ def campaign(options: Options) -> dict:
         with prepared(config, label, {side_name: run.commit}, names, root, lock) as sides:
             [side] = sides.values()
             found["device"] = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
-            indexes = {f: confirm.param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
+            indexes = {f: param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
             if missing:
                 raise BadInput(f"the suite has no params for {', '.join(missing)}: benchmarks/params.py changed")
@@ -182,7 +183,7 @@ def campaign(options: Options) -> dict:
                         if figure.exact and process > 0:
                             continue
                         values[figure].append(side.value(figure.benchmark, indexes[figure]) * figure.scale)
-                    confirm.log(f"headline: {label}: {process + 1} of {options.processes} processes")
+                    log(f"headline: {label}: {process + 1} of {options.processes} processes")
             finally:
                 side.close()
         found["figures"] = [figure_record(f, values[f]) for f in FIGURES]

@@ -32,6 +32,7 @@ from benchmarks import metrics
 
 from ..asvtools import environments as asv_envs
 from ..asvtools import shapes
+from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..judging import confirm, pairs
 from ..running import bench
 from ..settings import reference_equinox, reference_jax
@@ -171,7 +172,7 @@ def campaign(options: Options) -> dict:
     root = confirm.env_root(config)
     fields = {
         "environment": label,
-        "launch_method": confirm.LAUNCH_METHOD,
+        "launch_method": LAUNCH_METHOD,
         "hash_seed": options.hash_seed,
         "pairs": options.pairs,
         "suspects": options.suspects,
@@ -192,14 +193,14 @@ def campaign(options: Options) -> dict:
             combos = [", ".join(c) for c in itertools.product(*listed["params"])] if listed["params"] else [""]
             for combo in combos:
                 started = time.monotonic()
-                index = confirm.param_index(listed, combo)
+                index = param_index(listed, combo)
                 seeds = random.Random(options.seed) if options.hash_seed == PAIRED else None
                 values = confirm.measure_pairs(suite, name, index, seeds)(0, options.pairs)
                 m = Measured(name, combo, [b for b, _ in values], [a for _, a in values], time.monotonic() - started)
                 measured.append(m)
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
-                confirm.log(f"timing-noise: {m.entry}: sd {record['benchmarks'][-1]['sd_log_ratio']:.2%}")
+                log(f"timing-noise: {m.entry}: sd {record['benchmarks'][-1]['sd_log_ratio']:.2%}")
                 run.write(record)
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
