@@ -282,12 +282,9 @@ class Probes:
             else:
                 tree = Path(work) / source.project  # setup.py names what it builds after its folder
                 tree.mkdir()
-                archive = subprocess.run(
-                    ["git", "-C", str(source.repo), "archive", source.commit], capture_output=True, check=False
-                )
-                if archive.returncode != 0:
-                    raise Failed(f"git archive {source.commit[:10]} failed: {archive.stderr.decode().strip()}")
-                subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+                archive = Path(work) / "source.tar"
+                git.run("archive", f"--output={archive}", source.commit, repo=source.repo)
+                shutil.unpack_archive(archive, tree, filter="data")
                 build = ["wheel", "--no-deps", "--no-build-isolation", "-w", out, tree]
                 # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
                 env = {**os.environ, "GIT_CEILING_DIRECTORIES": work}
