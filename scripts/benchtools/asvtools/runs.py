@@ -1,7 +1,6 @@
 """asv's repositories, results and environments as the runs (running/, trial/) read them."""
 
 import contextlib
-import itertools
 import math
 import os
 import sys
@@ -10,7 +9,7 @@ from pathlib import Path
 from ..errors import BadInput
 from . import private, readers
 from .lock import exclusive
-from .results import failed_benchmarks
+from .results import combinations, failed_benchmarks
 
 
 def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir: Path) -> list[str]:
@@ -78,18 +77,14 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
     """The state of one commit in one environment, and how many of its benchmarks failed.
 
     'ran': something was measured; 'failed': nothing was (the release did not build, install or import); 'skipped':
-    every benchmark skipped itself; 'missing': no results file (the run stopped before it). asv stores a failed value as
-    None and a skipped one as NaN.
+    every benchmark skipped itself; 'missing': no results file (the run stopped before it).
     """
     from asv import results
 
     if not path.exists():
         return "missing", 0
     result = results.Results.load(str(path), machine)
-    values = []
-    for key in result.get_all_result_keys():
-        value = result.get_result_value(key, result.get_result_params(key))
-        values += value if isinstance(value, list) else [value]
+    values = [value for key in result.get_all_result_keys() for _, value, _ in combinations(result, key)]
     failures = sum(v is None for v in values)
     if any(v is not None and not math.isnan(v) for v in values):
         return "ran", failures
@@ -127,14 +122,15 @@ def summaries(folder: Path) -> list[dict]:
 
 
 def value_at(results_root: Path, machine: str, commit: str, name: str, params: tuple) -> float | None:
-    """One benchmark's value at ``params`` in the results of one commit, under any folder of RESULTS_ROOT."""
+    """One benchmark's value at ``params`` (as asv names them) in the results of one commit, under any folder of
+    RESULTS_ROOT."""
     from asv import results
 
     for results_dir in results_root.iterdir():
         for result in results.iter_results_for_machine_and_hash(str(results_dir), machine, commit):
-            if name in result.get_all_result_keys():
-                grid = result.get_result_params(name)
-                return result.get_result_value(name, grid)[list(itertools.product(*grid)).index(params)]
+            for combo, value, _ in combinations(result, name, plain=False):
+                if combo == params:
+                    return value
     return None
 
 
