@@ -42,9 +42,13 @@ def read_bytes(path: Path, what: str) -> bytes:
 
 def read_json(path: Path, what: str):
     """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
-    raw = read_bytes(path, what)
+    return parse(read_bytes(path, what), path, what)
+
+
+def parse(data: bytes, path: Path, what: str, parse_float=None):
+    """The JSON DATA read from PATH; BadInput naming WHAT and PATH when it is not JSON."""
     try:
-        return json.loads(raw)
+        return json.loads(data, parse_float=parse_float)
     except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         raise BadInput(f"{what} is corrupt: {path} ({error})") from None
     except RecursionError:
