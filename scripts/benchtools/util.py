@@ -1,5 +1,4 @@
-"""Small helpers every layer shares, each written once: asv's configurations read as JSON, asv as a command,
-the one HTTP session, atomic writes."""
+"""Small helpers every layer shares: asv's configurations as JSON, asv as a command, HTTP, atomic writes."""
 
 import contextlib
 import copy
@@ -24,14 +23,12 @@ REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@")
 
 
 def is_remote(location: str) -> bool:
-    """Whether a repository location is a URL rather than a path on this machine."""
     return bool(REMOTE.match(str(location)))
 
 
 def load_asv_config(path: Path | str) -> dict:
-    """An asv configuration as asv reads it (JSON with comments); BadInput naming the file, never a traceback.
-    Each text is parsed once (json5 takes a fifth of a second over asv.conf.json, and a run reads its
-    configurations many times); the caller gets its own copy."""
+    """An asv configuration as asv reads it (JSON with comments), the caller's own copy; BadInput naming the file.
+    Each text is parsed once: json5 takes a fifth of a second over asv.conf.json, and a run reads it many times."""
     try:
         return copy.deepcopy(_parsed_asv_config(Path(path).read_text(encoding="utf-8")))
     except FileNotFoundError:
@@ -44,8 +41,7 @@ def load_asv_config(path: Path | str) -> dict:
 
 @functools.lru_cache(maxsize=64)
 def _parsed_asv_config(text: str) -> dict:
-    """asv's reading of a configuration's text (asv.util.load_json with js_comments)."""
-    import json5
+    import json5  # as asv.util.load_json with js_comments
 
     return json5.loads(text)
 
@@ -65,7 +61,7 @@ RETRY = Retry(
 
 
 def http_session() -> requests.Session:
-    """A requests session that asks again under RETRY (read when the session is made, so a test may shorten it)."""
+    """A requests session that asks again under RETRY (read now, so that a test may shorten it)."""
     session = requests.Session()
     adapter = requests.adapters.HTTPAdapter(max_retries=RETRY)
     session.mount("http://", adapter)
@@ -74,19 +70,18 @@ def http_session() -> requests.Session:
 
 
 def asv(*args) -> list[str]:
-    """The command line of ``asv ARGS`` with the asv of this Python."""
     return [sys.executable, "-m", "asv", *map(str, args)]
 
 
 def run(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """``subprocess.run(cmd)``, the command echoed on stderr first."""
+    """``subprocess.run(cmd)``, echoed on stderr first."""
     print("$", " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
     return subprocess.run([str(part) for part in cmd], **kwargs)
 
 
 def run_prefixed(cmd, prefix: str, **kwargs) -> int:
-    """Run ``cmd`` as ``run`` does, each line of its output (stdout and stderr) on stderr after ``prefix``, so
-    that commands running at once can be told apart; its exit code."""
+    """``run(cmd)``'s exit code, each line of its output on stderr after ``prefix``, so that commands running at
+    once can be told apart."""
     print(prefix + "$ " + " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
     with subprocess.Popen(
         [str(part) for part in cmd],
@@ -102,7 +97,6 @@ def run_prefixed(cmd, prefix: str, **kwargs) -> int:
 
 
 def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """``run(cmd)``, raising Failed naming the command when it exits non-zero."""
     done = run(cmd, **kwargs)
     if done.returncode != 0:
         what = " ".join(map(str, cmd[2:4])) if list(map(str, cmd[:3])) == asv() else str(cmd[0])
@@ -112,7 +106,7 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 
 @contextlib.contextmanager
 def environ(**values: str | None):
-    """os.environ with ``values`` set (None: removed) inside, as it was outside."""
+    """os.environ with ``values`` set (None: removed) inside."""
 
     def put(settings: dict[str, str | None]) -> None:
         for name, value in settings.items():
@@ -130,55 +124,31 @@ def environ(**values: str | None):
 
 
 @contextlib.contextmanager
-def atomic_output(path: Path, replace: bool = True):
-    """A binary file that appears at PATH only complete, or not at all.
-
-    Yields a namespace whose ``file`` is written to; on leaving, the file is
-    synced and renamed into place (``replace``), or hard-linked so that it
-    never replaces an existing file (``written`` then tells whether it was
-    placed).  An exception inside leaves PATH as it was.
-    """
+def atomic_output(path: Path):
+    """A binary file (the yielded ``file``) that appears at PATH only complete, or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    placed = SimpleNamespace(file=None, written=False)
     try:
         with os.fdopen(fd, "wb") as out:
-            placed.file = out
-            yield placed
+            yield SimpleNamespace(file=out)
             out.flush()
             os.fsync(out.fileno())
-        if replace:
-            os.replace(temporary, path)
-            placed.written = True
-        else:
-            with contextlib.suppress(FileExistsError):
-                os.link(temporary, path)  # fails if PATH exists: never replaces a file
-                placed.written = True
+        os.replace(temporary, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
 
 
 def write_atomic(path: Path, data: bytes, replace: bool = True) -> bool:
-    """Write DATA to PATH atomically (``atomic_output``); False when PATH existed and ``replace`` is off."""
-    with atomic_output(path, replace) as placed:
-        placed.file.write(data)
-    return placed.written
+    """False when PATH existed and ``replace`` is off."""
+    return write_all([(path, data, replace)])[0]
 
 
 def write_all(writes) -> list[bool]:
-    """Write each (PATH, DATA, REPLACE) of WRITES as ``write_atomic`` would, all or nothing.
+    """Write each (PATH, DATA, REPLACE) of WRITES as ``write_atomic`` would, all or nothing: whether each was placed.
 
-    Every file is written and synced to a temporary file beside its PATH
-    first (the folders it needs are created); only once all are on disk is
-    each linked into place (REPLACE off: never over an existing file, which
-    is then left as it is and reported False) and then each replacing one
-    renamed into place.  An OSError at any step (a full disk, EIO, a
-    read-only file system, a refused permission) undoes every step before it
-    (the files it placed removed, the files it replaced put back, the
-    temporary files and the folders it created removed) and raises Failed,
-    one line naming the file and the error: the folders are left as they
-    were.  Returns, for each write, whether it was placed.
+    Every file is synced beside its PATH first; only then is each placed.  An OSError at any step (a full disk,
+    EIO, a refused permission) undoes every step before it, the folders it created included, and raises Failed.
     """
     writes = [(Path(path), data, replace) for path, data, replace in writes]
     folders: list[Path] = []  # the folders this call created, each after its parent
@@ -230,7 +200,7 @@ def write_all(writes) -> list[bool]:
 
 
 def _make_folders(folder: Path, made: list[Path]) -> None:
-    """Create FOLDER and its missing parents, adding each created one to MADE (parents first)."""
+    """Create FOLDER and its missing parents, adding each to MADE (parents first)."""
     missing = []
     while not folder.is_dir():
         missing.append(folder)
@@ -241,7 +211,6 @@ def _make_folders(folder: Path, made: list[Path]) -> None:
 
 
 def _remove(staged: list[Path], folders: list[Path]) -> None:
-    """Remove the temporary files STAGED, their backups (``write_all``), then the FOLDERS, last first."""
     for path in [*staged, *(p.with_suffix(".old") for p in staged)]:
         with contextlib.suppress(OSError):
             path.unlink()
