@@ -1,9 +1,4 @@
-"""The one way the commands run git: errors become ``errors.Error``, never a traceback.
-
-Revisions, remotes and other values that come from the user go after
-``--end-of-options`` (``END``), so that a value that starts with a dash is
-never read as an option.
-"""
+"""The one way the commands run git: errors become ``errors.Error``, never a traceback."""
 
 import os
 import subprocess
@@ -11,7 +6,7 @@ from pathlib import Path
 
 from .errors import Error, Failed
 
-END = "--end-of-options"
+END = "--end-of-options"  # before a value from the user, so that one starting with a dash is no option
 
 
 def isolated_env(**identity: str) -> dict[str, str]:
@@ -50,7 +45,6 @@ def run(
 
 
 def out(*args, **kwargs) -> str:
-    """What ``git ARGS`` printed (see ``run``)."""
     return run(*args, **kwargs).stdout
 
 
@@ -72,7 +66,7 @@ def tags(repo: Path, env: dict | None = None) -> dict[str, str]:
 
 
 def tag_of_commit(repo: Path) -> dict[str, str]:
-    """{commit hash: tag name} of a repository (for a commit with several tags, the last in name order)."""
+    """{commit hash: tag name}; for a commit with several tags, the last in name order."""
     return {commit: name for name, commit in sorted(tags(repo).items())}
 
 
@@ -102,7 +96,6 @@ def topological_order(repo: Path) -> dict[str, int]:
 
 
 def is_ancestor(repo: Path, ancestor: str, commit: str) -> bool:
-    """Whether ANCESTOR is COMMIT or one of its ancestors in REPO (git merge-base --is-ancestor)."""
     done = run("merge-base", "--is-ancestor", END, ancestor, commit, repo=repo, check=False)
     if done.returncode not in (0, 1):
         raise Failed(f"git merge-base --is-ancestor {ancestor[:8]} {commit[:8]} in {repo}: {done.stderr.strip()}")

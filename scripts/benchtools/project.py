@@ -34,17 +34,10 @@ HOME_FILES = (".gitconfig", ".netrc", ".pip")
 
 @contextlib.contextmanager
 def asv_home():
-    """The environment that asv's commands run with: os.environ, but a HOME of their own.
+    """os.environ with a HOME of its own, for asv's commands; enter it after PATH is set up.
 
-    asv keeps its machine file at ~/.asv-machine.json (asv.machine, read from
-    HOME; there is no option or variable for another place), and every
-    ``asv machine`` and ``asv run`` rewrites it in place, so two runs that
-    start together can read each other's half-written file ("Error parsing
-    JSON in file '~/.asv-machine.json'"), and each rewrote the user's own.
-    Each run here gets a new HOME under .asv/home, whose machine file no other
-    process reads or writes; the machine is described anew by ``asv machine
-    --yes`` (which ignores what the file held anyway).  Enter it after PATH is
-    set up: the environment is copied when it is entered.
+    asv keeps its machine file at ~/.asv-machine.json (no option moves it) and every ``asv machine`` and
+    ``asv run`` rewrites it in place, so two runs that start together read each other's half-written file.
     """
     home = Path(os.path.expanduser("~"))
     ASV_HOMES.mkdir(parents=True, exist_ok=True)
@@ -63,13 +56,9 @@ MACHINE_PARAMS = (*MACHINE_FIELDS[:1], "python", *MACHINE_FIELDS[1:])
 
 
 def env_label(params: dict) -> str:
-    """An environment as its Python and pinned requirements ("Python 3.11, jax 0.4.33, jaxlib 0.4.33").
+    """An asv result's environment as its Python and pinned requirements ("Python 3.11, jax 0.4.33").
 
-    ``params`` are an asv result's params (or a graph's): the machine's are
-    left out, the Python is kept, since the environments of one configuration
-    can differ by their Python alone (the JAX history's two run Equinox 0.13.8
-    on Python 3.11 and 3.13).  The gate, the overhead report and the cost fit
-    all name environments so.
+    The Python is kept: the environments of one configuration can differ by it alone.
     """
     python = params.get("python")
     pinned = [f"{k} {v}" for k, v in sorted(params.items()) if v and k not in MACHINE_PARAMS]
