@@ -13,7 +13,7 @@ from .results import combinations, failed_benchmarks
 
 
 def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir: Path) -> list[str]:
-    """The commits of RANGE (None: the branch's tip), resolved the way `asv run RANGE` resolves them."""
+    """The commits of RANGE (None: the branch's tip), as `asv run RANGE` resolves them."""
     from asv import results
     from asv import util as asv_util
     from asv.repo import NoSuchNameError, get_repo
@@ -74,11 +74,8 @@ def result_keys(path: Path, machine: str) -> set[str]:
 
 
 def classify(path: Path, machine: str) -> tuple[str, int]:
-    """The state of one commit in one environment, and how many of its benchmarks failed.
-
-    'ran': something was measured; 'failed': nothing was (the release did not build, install or import); 'skipped':
-    every benchmark skipped itself; 'missing': no results file (the run stopped before it).
-    """
+    """The state of one commit in one environment ('ran', 'failed': nothing measured, 'skipped': every benchmark
+    skipped itself, 'missing': no results file), and how many of its benchmarks failed."""
     from asv import results
 
     if not path.exists():
@@ -92,7 +89,7 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
 
 
 def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    """The newest commit (by commit date) that has results for the machine, LEAVE_OUT aside."""
+    """The newest commit (by commit date) with results for the machine, LEAVE_OUT aside."""
     from asv import results
 
     if not (results_dir / machine).is_dir():
@@ -135,7 +132,6 @@ def value_at(results_root: Path, machine: str, commit: str, name: str, params: t
 
 
 def environment_python(config: Path) -> Path:
-    """The Python of the one environment of a configuration restricted to it."""
     from asv import environment
 
     (env,) = environment.get_environments(readers.asv_config(config), None, verbose=False)
@@ -143,7 +139,7 @@ def environment_python(config: Path) -> Path:
 
 
 def installed_python(config: Path, commit: str) -> Path:
-    """The Python of the configuration's one environment, created and with COMMIT installed by asv's own steps."""
+    """The Python of the configuration's one environment, with COMMIT installed by asv's own steps."""
     from asv import environment
     from asv.repo import get_repo
 
@@ -156,14 +152,13 @@ def installed_python(config: Path, commit: str) -> Path:
 
 
 def existing_env_name(python: Path) -> str:
-    """The name asv gives the existing environment of ``python`` (asv.environment.ExistingEnvironment.name)."""
     from asv import environment
 
     return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
 
 
 def runner_package() -> Path:
-    """asv's benchmark runner (asv_runner, pure Python), which a Python without asv needs to run the suite."""
+    """asv_runner (pure Python), which a Python without asv needs to run the suite."""
     import asv_runner
 
     return Path(asv_runner.__file__).parent
