@@ -23,22 +23,23 @@ class Side:
 @dataclass(frozen=True)
 class Operation:
     label: str
-    benchmarks: str  # "bench_construct.Construction": the module and the start of its classes' names
+    source: str  # benchmarks/SOURCE.py
+    stem: str  # the start of its classes' names
     module: Side
     tuple_: Side
 
     @property
     def cost(self) -> str:
-        return f"{self.benchmarks}Cost"
+        return f"{self.source}.{self.stem}Cost"
 
     @property
     def time(self) -> str:
-        return f"{self.benchmarks}InTreeMapPasses"
+        return f"{self.source}.{self.stem}InTreeMapPasses"
 
     @property
     def one_call(self) -> str:
         """Its time_ methods are the track_ ones of ``time``."""
-        return f"{self.benchmarks}Time"
+        return f"{self.source}.{self.stem}Time"
 
     @property
     def timed(self) -> tuple[str, str]:
@@ -68,7 +69,7 @@ def asv_params(values: tuple) -> str:
 def _construction(init: str, label: str) -> Operation:
     cost, time = (init, FIELDS, DEPTH), (init,)
     return Operation(
-        label, "bench_construct.Construction", Side("track_module", cost, time), Side("track_tuple", cost, time)
+        label, "bench_construct", "Construction", Side("track_module", cost, time), Side("track_tuple", cost, time)
     )
 
 
@@ -78,7 +79,8 @@ WAY_LABELS = {"tree_at": "`eqx.tree_at`", "replace": "`dataclasses.replace`", "c
 def _update(way: str) -> Operation:
     return Operation(
         f"update one field: {WAY_LABELS[way]}",
-        "bench_update.Update",
+        "bench_update",
+        "Update",
         Side("track_update", (way, "default", DEPTH), (way,)),
         Side("track_update", ("tuple", "default", DEPTH), ("tuple",)),
     )
@@ -87,7 +89,8 @@ def _update(way: str) -> Operation:
 def _flatten(direction: str) -> Operation:
     return Operation(
         direction,
-        "bench_flatten.Flatten",
+        "bench_flatten",
+        "Flatten",
         Side(f"track_{direction}_module", (FIELDS, DEPTH), ()),
         Side(f"track_{direction}_tuple", (FIELDS, DEPTH), ()),
     )
@@ -98,7 +101,11 @@ OPERATIONS = (
     _construction("custom", "construction, custom `__init__`"),
     *(_update(way) for way in params.UPDATE_WAYS if way != "tuple"),
     Operation(
-        "attribute access", "bench_access.Access", Side("track_module", (DEPTH,), ()), Side("track_tuple", (DEPTH,), ())
+        "attribute access",
+        "bench_access",
+        "Access",
+        Side("track_module", (DEPTH,), ()),
+        Side("track_tuple", (DEPTH,), ()),
     ),
     _flatten("flatten"),
     _flatten("unflatten"),
