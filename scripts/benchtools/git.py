@@ -58,11 +58,7 @@ def tags(repo: Path, env: dict | None = None) -> dict[str, str]:
         env=env,
         check=False,
     )
-    found = {}
-    for line in listing.splitlines():
-        name, target, peeled = (line.split(" ") + [""])[:3]
-        found[name] = peeled or target
-    return found
+    return {name: peeled or target for name, target, peeled in (line.split(" ") for line in listing.splitlines())}
 
 
 def tag_of_commit(repo: Path) -> dict[str, str]:
@@ -78,11 +74,7 @@ def lists_branch(ls_remote_output: str, branch: str) -> bool:
 def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:
     """{commit hash: (subject, commit date as YYYY-MM-DD)} of every commit reachable from a ref."""
     listing = out("log", "--all", "--format=%H%x00%s%x00%cs", repo=repo, check=False)
-    found = {}
-    for line in listing.splitlines():
-        commit, subject, date = (line.split("\0") + ["", ""])[:3]
-        found[commit] = (subject, date)
-    return found
+    return {commit: (subject, date) for commit, subject, date in (line.split("\0") for line in listing.splitlines())}
 
 
 def topological_order(repo: Path) -> dict[str, int]:

@@ -3,6 +3,7 @@ the confirm step, the profiles and the instruction counts (judging/) all install
 
 import contextlib
 import copy
+import dataclasses
 import itertools
 import re
 import sys
@@ -27,11 +28,14 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+@dataclasses.dataclass(eq=False)
 class Side:
-    def __init__(self, conf, env, benchmarks, commit: str):
-        self.conf, self.env, self.benchmarks, self.commit = conf, env, benchmarks, commit
-        self.spawner = None
-        self.cache_dirs = {}
+    conf: object
+    env: object
+    benchmarks: object
+    commit: str
+    spawner: object = None
+    cache_dirs: dict = dataclasses.field(default_factory=dict)
 
     def open(self):
         from asv import runner
@@ -141,14 +145,10 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
         for side, commit in commits.items():
             side_conf = copy.deepcopy(conf)
             side_conf.env_dir = str(root / side)
-            envs = [
-                env
-                for env in environment.get_environments(side_conf, None, verbose=False)
-                if env_requirements(env) >= wanted
-            ]
-            if not envs:
+            declared = environment.get_environments(side_conf, None, verbose=False)
+            env = next((env for env in declared if env_requirements(env) >= wanted), None)
+            if env is None:
                 raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
-            env = envs[0]
             log(f"{side}: {commit[:8]} in {env.name} ({side_conf.env_dir})")
             env.create()
             env.install_project(side_conf, repo, commit)
