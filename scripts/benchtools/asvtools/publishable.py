@@ -290,11 +290,17 @@ def _every_value(path: Path, machine: str) -> None:
         loaded.get_result_samples(key, params)
 
 
-# Each kind of stored file: what it is called, its schema, the checks of what the site shows, asv's own reader.
+# Each kind of stored file: what it is called, and the checks of what the site shows.
 KINDS = {
-    "benchmarks": ("asv benchmark list", _benchmark_fields, lambda path, _: _load_json(path, api_version=2)),
-    "machine": ("asv machine file", _machine_fields, lambda path, _: _load_json(path, api_version=1)),
-    "result": ("asv results file", _result_fields, _every_value),
+    "benchmarks": ("asv benchmark list", _benchmark_fields),
+    "machine": ("asv machine file", _machine_fields),
+    "result": ("asv results file", _result_fields),
+}
+# asv's own readers of each kind, (path, machine), as publish calls them.
+ASV_READERS = {
+    "benchmarks": lambda path, _: _load_json(path, api_version=2),
+    "machine": lambda path, _: _load_json(path, api_version=1),
+    "result": _every_value,
 }
 
 
@@ -316,7 +322,7 @@ def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, comm
     kind = kind_of(relative)
     if path.is_symlink() or not path.is_file():
         raise BadInput(f"{path}: not a plain file (a link or something else), so not stored")
-    what, fields, asv_reader = KINDS[kind]
+    what, fields = KINDS[kind]
     with path.open("rb") as file:
         data = file.read(MAX_STORED_BYTES + 1)
     if len(data) > MAX_STORED_BYTES:
@@ -354,7 +360,7 @@ def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, comm
     if kind == "result" and matrix is not None:
         _in_matrix(value, matrix, path, what)
     try:
-        asv_reader(path, machine)
+        ASV_READERS[kind](path, machine)
     except RecursionError:
         raise BadInput(f"{what} is corrupt: {path} (nested too deeply)") from None
     except Exception as error:  # noqa: BLE001 - whatever asv's reader cannot read is bad input

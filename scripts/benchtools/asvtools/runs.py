@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import BadInput
-from . import private, readers
+from . import private, publishable, readers
 from .lock import exclusive
 from .results import combinations, failed_benchmarks
 
@@ -43,19 +43,12 @@ def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir:
 
 
 def unreadable(results_dir: Path, machine: str) -> list[tuple[Path, Exception]]:
-    """The files of a results folder that asv cannot load (a killed run left them half-written), with why."""
-    from asv import results
-    from asv import util as asv_util
-
+    """The files of a results folder that asv cannot read (a killed run left them half-written), with why."""
     found, described = [], results_dir / "benchmarks.json"
     for path in [described] * described.exists() + sorted((results_dir / machine).glob("*.json")):
+        kind = "benchmarks" if path == described else "machine" if path.name == "machine.json" else "result"
         try:
-            if path == described:
-                asv_util.load_json(path, api_version=2)
-            elif path.name == "machine.json":
-                asv_util.load_json(path)
-            else:
-                results.Results.load(str(path), machine)
+            publishable.ASV_READERS[kind](path, machine)
         except Exception as error:  # noqa: BLE001 - whatever asv cannot load is set aside
             found.append((path, error))
     return found
@@ -98,7 +91,7 @@ def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | 
     for result in results.iter_results_for_machine(str(results_dir), machine):
         if result.commit_hash not in leave_out:
             found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
-    return max(found, key=found.get) if found else None
+    return max(found, key=found.get, default=None)
 
 
 def summaries(folder: Path) -> list[dict]:
