@@ -78,11 +78,8 @@ def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:
 
 
 def topological_order(repo: Path) -> dict[str, int]:
-    """{commit hash: its position, oldest first} over every ref, parents always before their children.
-
-    asv orders a history by revision, not by date, and a rebased or cherry-picked commit can be dated
-    before its parent: step detection over a date-ordered series would put a step on the wrong commit.
-    """
+    """{commit hash: its position, oldest first} over every ref, as asv orders a history: a rebased commit can
+    be dated before its parent, so that a date-ordered series would put a step on the wrong commit."""
     listing = out("rev-list", "--topo-order", "--reverse", "--all", repo=repo, check=False)
     return {commit: position for position, commit in enumerate(listing.split())}
 

@@ -200,7 +200,6 @@ def write_all(writes) -> list[bool]:
 
 
 def _make_folders(folder: Path, made: list[Path]) -> None:
-    """Create FOLDER and its missing parents, adding each to MADE (parents first)."""
     missing = []
     while not folder.is_dir():
         missing.append(folder)

@@ -64,10 +64,7 @@ class Installed:
         return None if version.lower() in ("", self.backend) else version
 
     def params(self) -> dict[str, str]:
-        found = {DEVICE: self.device}
-        if self.driver is not None:
-            found[DRIVER] = self.driver
-        return found
+        return {DEVICE: self.device} | ({DRIVER: self.driver} if self.driver is not None else {})
 
     def slug(self) -> str:
         """For a machine name: "cpu", "gpu-nvidia-h200"."""

@@ -113,6 +113,5 @@ OPERATIONS = (
 
 
 def figures(result) -> dict[str, tuple]:
-    """{operation label: its four figures} for the operations this result measured at all."""
     found = {operation.label: operation.figures(result) for operation in OPERATIONS}
     return {label: figures for label, figures in found.items() if any(value is not None for value in figures)}

@@ -75,7 +75,6 @@ def _finite_float(text: str) -> float:
 
 
 def _number(value, where: str, nan: bool = False, inf: float | None = None, none: bool = True, kind=NUMBER):
-    """VALUE is a number within ±LARGEST (not true or false); or null, NaN or INF where allowed."""
     if (value is None and none) or (nan and value != value) or (inf is not None and value == inf):
         return
     if isinstance(value, bool) or not isinstance(value, kind) or not -LARGEST <= value <= LARGEST:
@@ -119,7 +118,6 @@ def _finite(value, where: str) -> None:
 
 
 def _per_param(rule):
-    """A column of one value per combination of params (or null), each checked by RULE."""
     return lambda value, n, where: _each(
         value, where, rule, f"null or a list of {n} (one per combination of params)", n
     )
@@ -153,7 +151,7 @@ COLUMNS = {
 
 
 def _params(value, where: str) -> int:
-    """A benchmark's params column (a list of lists of text), and how many combinations they make."""
+    """How many combinations of params they make."""
 
     def texts(values, where: str):
         _each(values, where, _text, "a list of params (as text)", none=False)
@@ -163,7 +161,6 @@ def _params(value, where: str) -> int:
 
 
 def _result_fields(value: dict) -> None:
-    """The results file VALUE (already of the RESULT shape) holds only what asv writes and the site can show."""
     for key in value:
         if key not in asv_layout()["keys"]:
             raise Unpublishable(
@@ -244,10 +241,7 @@ def _in_suite(value: dict, suite, path: Path, what: str) -> None:
 
 
 def kind_of(relative: PurePath) -> str:
-    """What a file below a results folder (or a folder of them) is: benchmarks, machine or result.
-
-    BadInput for any other path: a results branch holds nothing else.
-    """
+    """What a file below a results folder (or a folder of them) is; BadInput for what a results branch lacks."""
     parts = relative.parts
     if not all(SAFE_NAME.fullmatch(part) for part in parts):
         raise BadInput(f"{relative}: not a name a results folder holds (letters, digits, _.+- only)")
@@ -313,9 +307,8 @@ def _load_json(path: Path, api_version: int):
 def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, commit: str | None = None) -> bytes:
     """PATH's bytes, once it is shown to be the asv file its place RELATIVE says; else BadInput naming it.
 
-    With SUITE (benchmarks.json, as bytes or parsed), a results file names only its benchmarks and
-    params; with MATRIX ({env_name: (python, requirements)}), only its environments, with their Python and
-    requirements; with COMMIT (a full hash), a results file is that commit's, not one sharing its 8 hex digits.
+    A results file names only SUITE's benchmarks and params (benchmarks.json, as bytes or parsed), MATRIX's
+    environments ({env_name: (python, requirements)}) and COMMIT (a full hash), where given.
     """
     from asv import results
 

@@ -19,7 +19,6 @@ def combinations(result, key, *, plain: bool = True) -> list[tuple[tuple, float 
 
 
 def _known(value) -> float | None:
-    """VALUE, None for a failed (None) or skipped (NaN) one."""
     return None if value is None or math.isnan(value) else value
 
 
@@ -29,10 +28,7 @@ def values(result, key) -> dict[tuple, float | None]:
 
 
 def stat_pairs(result, key, low: str, high: str, scale: float = 1.0):
-    """{param tuple: (stats[low], stats[high]) * scale} from asv's stats of a time benchmark; missing ones left out.
-
-    asv keeps stats only for time benchmarks, from their samples; a track benchmark's value has none.
-    """
+    """{param tuple: (stats[low], stats[high]) * scale}; asv keeps stats of time benchmarks only."""
     return {
         combo: (stats[low] * scale, stats[high] * scale)
         for combo, _, stats in combinations(result, key)
@@ -90,7 +86,7 @@ def spans(results_dir, machine: str | None = None) -> list[tuple[str, str, float
 
 
 def stored(results_dir, machine: str | None = None) -> list:
-    """Every asv result stored in ``results_dir`` (of ``machine`` only, when named), oldest first."""
+    """Oldest first."""
     from asv import results as asv_results
 
     found = [r for r in asv_results.iter_results(str(results_dir)) if machine in (None, r.params.get("machine"))]

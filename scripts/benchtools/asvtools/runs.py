@@ -82,7 +82,6 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
 
 
 def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    """The newest commit (by commit date) with results for the machine, LEAVE_OUT aside."""
     from asv import results
 
     if not (results_dir / machine).is_dir():
