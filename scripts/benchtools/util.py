@@ -151,71 +151,56 @@ def write_all(writes) -> list[bool]:
     EIO, a refused permission) undoes every step before it, the folders it created included, and raises Failed.
     """
     writes = [(Path(path), data, replace) for path, data, replace in writes]
-    folders: list[Path] = []  # the folders this call created, each after its parent
-    staged: list[Path] = []  # each write's temporary file
-    undo: list = []  # what puts DEST back, last step first
     placed = [False] * len(writes)
+    staged: list[Path] = []
     current = None
-    try:
-        for path, data, _ in writes:
-            current = path
-            _make_folders(path.parent, folders)
-            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            staged.append(Path(temporary))
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-        # Added files first, then replaced ones, so that a failure to add leaves no file replaced.
-        for index in sorted(range(len(writes)), key=lambda i: writes[i][2]):
-            path, _, replace = writes[index]
-            current, temporary = path, staged[index]
-            if not replace:
-                try:
-                    os.link(temporary, path)  # fails if PATH exists: never replaces a file
-                except FileExistsError:
-                    continue
-                undo.append(lambda path=path: path.unlink())
-            elif os.path.lexists(path):
-                backup = temporary.with_suffix(".old")
-                os.link(path, backup)
-                undo.append(lambda path=path, backup=backup: os.replace(backup, path))
-                os.replace(temporary, path)
-            else:
-                os.replace(temporary, path)
-                undo.append(lambda path=path: path.unlink())
-            placed[index] = True
-    except BaseException as error:
-        for step in reversed(undo):
-            with contextlib.suppress(OSError):
-                step()
-        _remove(staged, folders)
-        if not isinstance(error, OSError):
-            raise
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        name = f" ({errno.errorcode[error.errno]})" if error.errno in errno.errorcode else ""
-        raise Failed(f"cannot write {current}: {reason}{name}; nothing was written") from None
-    _remove(staged, [])
+    # Left in this order: what put files in place undone, then the temporary files, then the folders made.
+    with contextlib.ExitStack() as folders, contextlib.ExitStack() as temporaries, contextlib.ExitStack() as undo:
+        try:
+            for path, data, _ in writes:
+                current = path
+                for folder in reversed([p for p in (path.parent, *path.parent.parents) if not p.is_dir()]):
+                    os.mkdir(folder)
+                    folders.callback(_quietly, folder.rmdir)
+                fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+                staged.append(Path(temporary))
+                temporaries.callback(_quietly, staged[-1].unlink)
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fsync(out.fileno())
+            # Added files first, then replaced ones, so that a failure to add leaves no file replaced.
+            for index in sorted(range(len(writes)), key=lambda i: writes[i][2]):
+                path, _, replace = writes[index]
+                current, temporary = path, staged[index]
+                if not replace:
+                    try:
+                        os.link(temporary, path)  # fails if PATH exists: never replaces a file
+                    except FileExistsError:
+                        continue
+                    undo.callback(_quietly, path.unlink)
+                elif os.path.lexists(path):
+                    backup = temporary.with_suffix(".old")
+                    os.link(path, backup)
+                    temporaries.callback(_quietly, backup.unlink)
+                    undo.callback(_quietly, os.replace, backup, path)
+                    os.replace(temporary, path)
+                else:
+                    os.replace(temporary, path)
+                    undo.callback(_quietly, path.unlink)
+                placed[index] = True
+        except OSError as error:
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            name = f" ({errno.errorcode[error.errno]})" if error.errno in errno.errorcode else ""
+            raise Failed(f"cannot write {current}: {reason}{name}; nothing was written") from None
+        undo.pop_all()
+        folders.pop_all()
     return placed
 
 
-def _make_folders(folder: Path, made: list[Path]) -> None:
-    missing = []
-    while not folder.is_dir():
-        missing.append(folder)
-        folder = folder.parent
-    for each in reversed(missing):
-        os.mkdir(each)
-        made.append(each)
-
-
-def _remove(staged: list[Path], folders: list[Path]) -> None:
-    for path in [*staged, *(p.with_suffix(".old") for p in staged)]:
-        with contextlib.suppress(OSError):
-            path.unlink()
-    for folder in reversed(folders):
-        with contextlib.suppress(OSError):
-            folder.rmdir()
+def _quietly(step, *args) -> None:
+    with contextlib.suppress(OSError):
+        step(*args)
 
 
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
