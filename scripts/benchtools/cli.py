@@ -3,6 +3,7 @@ the commands, the configuration read once, and one runner that turns a known err
 
 import argparse
 import copy
+import functools
 import importlib
 import sys
 import textwrap
@@ -66,7 +67,7 @@ def parser(name: str, config: settings.Configuration, width: int | None = None) 
         prog=f"scripts/{name}",
         description=command.__doc__.format_map(config.facts()),
         epilog=f"More: docs/{COMMANDS[name]}\n\n{EXIT_CODES}",
-        formatter_class=lambda prog: HelpFormatter(prog, width=width) if width else HelpFormatter(prog),
+        formatter_class=functools.partial(HelpFormatter, width=width),
     )
     command.add_arguments(made, config)
     return made
