@@ -26,15 +26,13 @@ def env_name(record: dict) -> str:
 def write(results_dir: Path, machine: str, records: list[dict], suite: dict, dates: dict[str, int]) -> int:
     """Write each record with a date (``dates``: {commit: JavaScript timestamp}) as asv results, with the suite's
     benchmarks.json; the number written."""
-    folder = Path(results_dir) / machine
-    folder.mkdir(parents=True, exist_ok=True)
     util.write_atomic(Path(results_dir) / "benchmarks.json", json.dumps(suite).encode())
     description = {"machine": machine, "version": 1, "arch": platform.machine(), "os": platform.platform()}
-    util.write_atomic(folder / "machine.json", json.dumps(description).encode())
+    util.write_atomic(Path(results_dir) / machine / "machine.json", json.dumps(description).encode())
     written = 0
     for record in records:
-        commit = record["jax"] if len(record["jax"]) == 40 else None
-        if commit is None or commit not in dates:
+        commit = record["jax"]
+        if len(commit) != 40 or commit not in dates:
             continue
         params = {
             "machine": machine,
