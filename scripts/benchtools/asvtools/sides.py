@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import util
 from ..errors import BadInput, Failed
+from ..project import env_label
 from . import device, environments, private
 from .lock import exclusive
 
@@ -104,13 +105,9 @@ def label_requirements(label: str) -> set[str]:
 
 
 def env_requirements(env) -> set[str]:
-    """As the gate labels them: {"Python 3.11", "jax 0.4.33", ...}."""
-    found = {f"Python {env.python}"}
-    for key, version in env.requirements.items():
-        name = key[1] if isinstance(key, tuple) else key
-        if version:
-            found.add(f"{name} {version}")
-    return found
+    """An asv environment's Python and pinned requirements, as the gate labels them (project.env_label)."""
+    pinned = {key[1] if isinstance(key, tuple) else key: version for key, version in env.requirements.items()}
+    return label_requirements(env_label({**pinned, "python": env.python}))
 
 
 def param_index(benchmark: dict, params: str) -> int | None:
