@@ -10,19 +10,15 @@ VENV = ROOT / ".venv"
 UPSTREAM_CONFIG = ROOT / "asv.conf.json"
 JAX_CONFIG = ROOT / "asv.jax.conf.json"
 HISTORY_DIR = ROOT / ".cache" / "history"
-# scripts/bench --here: one commit per Equinox version measured in a user's Python, made here, offline; and the
-# folder that lends that Python asv's benchmark runner (asv_runner) and nothing else.
+# scripts/bench --here: a commit per Equinox version, made offline; the folder that lends a Python asv_runner alone.
 HERE_REPO = ROOT / ".cache" / "here" / "equinox"
 HERE_RUNNER = ROOT / ".asv" / "here-runner"
-# scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin (python3.13), or writes why it
-# could not into SETUP_PYTHONS/skipped-X.Y.
+# scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin, or writes why not into skipped-X.Y.
 SETUP_PYTHONS = ROOT / ".asv" / "python"
-# The HOMEs that asv's commands run with (asv_home): each a folder of its own, removed after.
 ASV_HOMES = ROOT / ".asv" / "home"
 
-# What the asv commands' subprocesses (git, pip, virtualenv, the benchmarks) read from HOME, kept as it
-# was: the XDG folders (pip's and virtualenv's caches, git's and pip's configuration, the cache
-# scripts/setup builds Python 3.13 into), by value, and the files read from HOME itself, by a link.
+# What asv's subprocesses (git, pip, virtualenv) read from HOME, kept: the XDG folders (caches, configuration)
+# by value, the files in HOME itself by a link.
 XDG_DEFAULTS = {
     "XDG_CACHE_HOME": ".cache",
     "XDG_CONFIG_HOME": ".config",
