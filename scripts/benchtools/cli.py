@@ -1,18 +1,9 @@
-"""The one door of every command: ``benchtools NAME ...``, ``python -m benchtools NAME ...``, ``scripts/NAME ...``.
-
-Modelled on asv's own ``asv/main.py`` and ``asv/commands``: a table of the
-commands; each command's module declares its options (``add_arguments``),
-checks those that must agree (``check``, where there are such) and does its
-work (``run``), given the configuration that is read here, once
-(``settings.load``).  One runner turns a known error (``errors.Error``) into a
-one-line message and its exit code, and anything else into a traceback and
-exit 4.  The shared options are in ``commands/common_args.py``; the reference
-of every command, docs/commands.md, is written from the same parsers
-(``reference``).
-"""
+"""The one door of every command (``benchtools NAME``, ``scripts/NAME``), as asv's ``asv/main.py``: a table of
+the commands, the configuration read once, and one runner that turns a known error into one line and its code."""
 
 import argparse
 import copy
+import functools
 import importlib
 import sys
 import textwrap
@@ -57,7 +48,7 @@ EXIT_CODES = textwrap.fill(
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """The description as written; a default inside the project shown relative to it, the same on every clone."""
+    """A default inside the project is shown relative to it, the same on every clone."""
 
     def _expand_help(self, action):
         if isinstance(action.default, Path) and action.default.is_relative_to(ROOT):
@@ -71,20 +62,18 @@ def module(name: str):
 
 
 def parser(name: str, config: settings.Configuration, width: int | None = None) -> argparse.ArgumentParser:
-    """The argument parser of command NAME: its module's docstring, with the configuration's facts, and options."""
     command = module(name)
     made = argparse.ArgumentParser(
         prog=f"scripts/{name}",
         description=command.__doc__.format_map(config.facts()),
         epilog=f"More: docs/{COMMANDS[name]}\n\n{EXIT_CODES}",
-        formatter_class=lambda prog: HelpFormatter(prog, width=width) if width else HelpFormatter(prog),
+        formatter_class=functools.partial(HelpFormatter, width=width),
     )
     command.add_arguments(made, config)
     return made
 
 
 def guard(prog: str, work: Callable[[], int | None]) -> int:
-    """``work()``'s exit code, with the convention applied to what it raises."""
     try:
         return int(work() or 0)
     except Error as error:
@@ -98,8 +87,7 @@ def guard(prog: str, work: Callable[[], int | None]) -> int:
 
 
 def parse(name: str, argv: list[str], config: settings.Configuration | None = None) -> argparse.Namespace:
-    """Command NAME's arguments, parsed and, where its module has a ``check``, checked together (argparse's usage
-    error, exit 2, for a combination the options cannot refuse one by one); ``argv`` among them, as given."""
+    """Command NAME's arguments, ``argv`` among them, checked together where its module has a ``check``."""
     made = parser(name, config or settings.load())
     args = made.parse_args(argv, argparse.Namespace(argv=list(argv)))
     if hasattr(command := module(name), "check"):
@@ -108,8 +96,6 @@ def parse(name: str, argv: list[str], config: settings.Configuration | None = No
 
 
 def run(name: str, argv: list[str]) -> int:
-    """Command NAME on ARGV: the configuration read once, the arguments parsed, the command run; its exit code.
-    argparse's own exits (--help, a usage error) raise SystemExit, as they do everywhere."""
 
     def work():
         config = settings.load()
@@ -119,7 +105,6 @@ def run(name: str, argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The installed command: ``benchtools NAME [ARGS]``; exits with the command's code."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] not in COMMANDS:
         print(f"usage: benchtools NAME [ARGS], NAME one of: {', '.join(COMMANDS)}", file=sys.stderr)

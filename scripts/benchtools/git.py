@@ -1,9 +1,4 @@
-"""The one way the commands run git: errors become ``errors.Error``, never a traceback.
-
-Revisions, remotes and other values that come from the user go after
-``--end-of-options`` (``END``), so that a value that starts with a dash is
-never read as an option.
-"""
+"""The one way the commands run git: errors become ``errors.Error``, never a traceback."""
 
 import os
 import subprocess
@@ -11,7 +6,7 @@ from pathlib import Path
 
 from .errors import Error, Failed
 
-END = "--end-of-options"
+END = "--end-of-options"  # before a value from the user, so that one starting with a dash is no option
 
 
 def isolated_env(**identity: str) -> dict[str, str]:
@@ -50,7 +45,6 @@ def run(
 
 
 def out(*args, **kwargs) -> str:
-    """What ``git ARGS`` printed (see ``run``)."""
     return run(*args, **kwargs).stdout
 
 
@@ -64,15 +58,11 @@ def tags(repo: Path, env: dict | None = None) -> dict[str, str]:
         env=env,
         check=False,
     )
-    found = {}
-    for line in listing.splitlines():
-        name, target, peeled = (line.split(" ") + [""])[:3]
-        found[name] = peeled or target
-    return found
+    return {name: peeled or target for name, target, peeled in (line.split(" ") for line in listing.splitlines())}
 
 
 def tag_of_commit(repo: Path) -> dict[str, str]:
-    """{commit hash: tag name} of a repository (for a commit with several tags, the last in name order)."""
+    """{commit hash: tag name}; for a commit with several tags, the last in name order."""
     return {commit: name for name, commit in sorted(tags(repo).items())}
 
 
@@ -84,25 +74,17 @@ def lists_branch(ls_remote_output: str, branch: str) -> bool:
 def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:
     """{commit hash: (subject, commit date as YYYY-MM-DD)} of every commit reachable from a ref."""
     listing = out("log", "--all", "--format=%H%x00%s%x00%cs", repo=repo, check=False)
-    found = {}
-    for line in listing.splitlines():
-        commit, subject, date = (line.split("\0") + ["", ""])[:3]
-        found[commit] = (subject, date)
-    return found
+    return {commit: (subject, date) for commit, subject, date in (line.split("\0") for line in listing.splitlines())}
 
 
 def topological_order(repo: Path) -> dict[str, int]:
-    """{commit hash: its position, oldest first} over every ref, parents always before their children.
-
-    asv orders a history by revision, not by date, and a rebased or cherry-picked commit can be dated
-    before its parent: step detection over a date-ordered series would put a step on the wrong commit.
-    """
+    """{commit hash: its position, oldest first} over every ref, as asv orders a history: a rebased commit can
+    be dated before its parent, so that a date-ordered series would put a step on the wrong commit."""
     listing = out("rev-list", "--topo-order", "--reverse", "--all", repo=repo, check=False)
     return {commit: position for position, commit in enumerate(listing.split())}
 
 
 def is_ancestor(repo: Path, ancestor: str, commit: str) -> bool:
-    """Whether ANCESTOR is COMMIT or one of its ancestors in REPO (git merge-base --is-ancestor)."""
     done = run("merge-base", "--is-ancestor", END, ancestor, commit, repo=repo, check=False)
     if done.returncode not in (0, 1):
         raise Failed(f"git merge-base --is-ancestor {ancestor[:8]} {commit[:8]} in {repo}: {done.stderr.strip()}")

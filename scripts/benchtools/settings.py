@@ -1,16 +1,8 @@
 """The project's configuration, read once, at the door (``cli.run``), into one typed object.
 
-- ``asv.conf.json``: the suite against Equinox upstream: its repository, the
-  JAX releases of its matrix (the oldest is the reference JAX, which runs every
-  benchmarked Equinox release and starts JAX's own history) and its Pythons.
-- ``asv.jax.conf.json``: the suite against JAX releases, Equinox held at the
-  reference Equinox (the release the trials and the headline measure).
-- ``package-lock.json``: the versions npm installs of the site's packages.
-
-Each fact has one home, the file whose consumer must agree with it: asv reads
-the matrices, npm the lock; the tools read them here.  The commands get the
-``Configuration`` from the door; the layers no command hands it to yet ask
-``load()`` through the functions at the end.
+Each fact has one home, the file whose consumer must agree with it: asv reads the matrices of
+asv.conf.json (against Equinox upstream) and asv.jax.conf.json (against JAX releases, Equinox held at the
+reference Equinox), npm reads package-lock.json; the tools read them here.
 """
 
 import copy
@@ -30,16 +22,14 @@ PACKAGE_LOCK = ROOT / "package-lock.json"
 
 @dataclass(frozen=True)
 class Configuration:
-    """asv.conf.json and asv.jax.conf.json, checked, as the tools use them."""
-
     upstream: dict  # asv.conf.json as asv reads it: never changed (upstream_config() gives a copy to change)
     jax: dict  # asv.jax.conf.json, likewise
-    upstream_url: str  # asv.conf.json's repo
+    upstream_url: str
     project_url: str  # Equinox's home page
-    jax_releases: tuple[str, ...]  # asv.conf.json's JAX releases, oldest first
-    reference_jax: str  # the oldest of them
+    jax_releases: tuple[str, ...]  # oldest first
+    reference_jax: str  # the oldest JAX release: it runs every benchmarked Equinox release
     reference_equinox: str  # the Equinox that asv.jax.conf.json holds fixed
-    pythons: tuple[str, ...]  # asv.conf.json's Pythons, oldest first
+    pythons: tuple[str, ...]  # oldest first
     newest_python: str
 
     def facts(self) -> dict[str, str]:
@@ -71,10 +61,7 @@ def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configurat
     )
 
 
-@functools.cache
-def load() -> Configuration:
-    """The project's configuration, read the first time it is asked for."""
-    return read()
+load = functools.cache(read)
 
 
 def _requirement(config: dict, path, name: str) -> list[str]:
@@ -83,16 +70,6 @@ def _requirement(config: dict, path, name: str) -> list[str]:
     if not versions or not all(isinstance(v, str) and v for v in versions):
         raise BadInput(f"{path}: matrix.req.{name} must name one or more versions, not {value!r}")
     return versions
-
-
-@functools.cache
-def locked_versions(lock_file: Path) -> dict[str, str]:
-    try:
-        lock = json.loads(lock_file.read_text(encoding="utf-8"))
-        root = lock["packages"][""]
-        return {name: lock["packages"][f"node_modules/{name}"]["version"] for name in root["dependencies"]}
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise BadInput(f"{lock_file} does not give package.json's dependencies' versions ({error!r})") from None
 
 
 def upstream_config() -> dict:
@@ -121,6 +98,17 @@ def reference_equinox() -> str:
     return load().reference_equinox
 
 
+@functools.cache
+def _locked_versions(lock_file: Path) -> dict[str, str]:
+    try:
+        lock = json.loads(lock_file.read_text(encoding="utf-8"))
+        return {
+            name: lock["packages"][f"node_modules/{name}"]["version"] for name in lock["packages"][""]["dependencies"]
+        }
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BadInput(f"{lock_file} does not give package.json's dependencies' versions ({error!r})") from None
+
+
 def site_packages() -> dict[str, str]:
-    """{npm package: the version package-lock.json installs} of package.json's dependencies."""
-    return dict(locked_versions(PACKAGE_LOCK))
+    """{npm package: the version package-lock.json installs} of package.json's dependencies: a copy."""
+    return dict(_locked_versions(PACKAGE_LOCK))

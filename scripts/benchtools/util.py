@@ -1,5 +1,4 @@
-"""Small helpers every layer shares, each written once: asv's configurations read as JSON, asv as a command,
-the one HTTP session, atomic writes."""
+"""Small helpers every layer shares: asv's configurations as JSON, asv as a command, HTTP, atomic writes."""
 
 import contextlib
 import copy
@@ -24,14 +23,12 @@ REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@")
 
 
 def is_remote(location: str) -> bool:
-    """Whether a repository location is a URL rather than a path on this machine."""
     return bool(REMOTE.match(str(location)))
 
 
 def load_asv_config(path: Path | str) -> dict:
-    """An asv configuration as asv reads it (JSON with comments); BadInput naming the file, never a traceback.
-    Each text is parsed once (json5 takes a fifth of a second over asv.conf.json, and a run reads its
-    configurations many times); the caller gets its own copy."""
+    """An asv configuration as asv reads it (JSON with comments), the caller's own copy; BadInput naming the file.
+    Each text is parsed once: json5 takes a fifth of a second over asv.conf.json, and a run reads it many times."""
     try:
         return copy.deepcopy(_parsed_asv_config(Path(path).read_text(encoding="utf-8")))
     except FileNotFoundError:
@@ -44,8 +41,7 @@ def load_asv_config(path: Path | str) -> dict:
 
 @functools.lru_cache(maxsize=64)
 def _parsed_asv_config(text: str) -> dict:
-    """asv's reading of a configuration's text (asv.util.load_json with js_comments)."""
-    import json5
+    import json5  # as asv.util.load_json with js_comments
 
     return json5.loads(text)
 
@@ -65,7 +61,7 @@ RETRY = Retry(
 
 
 def http_session() -> requests.Session:
-    """A requests session that asks again under RETRY (read when the session is made, so a test may shorten it)."""
+    """A requests session that asks again under RETRY (read now, so that a test may shorten it)."""
     session = requests.Session()
     adapter = requests.adapters.HTTPAdapter(max_retries=RETRY)
     session.mount("http://", adapter)
@@ -74,19 +70,18 @@ def http_session() -> requests.Session:
 
 
 def asv(*args) -> list[str]:
-    """The command line of ``asv ARGS`` with the asv of this Python."""
     return [sys.executable, "-m", "asv", *map(str, args)]
 
 
 def run(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """``subprocess.run(cmd)``, the command echoed on stderr first."""
+    """``subprocess.run(cmd)``, echoed on stderr first."""
     print("$", " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
     return subprocess.run([str(part) for part in cmd], **kwargs)
 
 
 def run_prefixed(cmd, prefix: str, **kwargs) -> int:
-    """Run ``cmd`` as ``run`` does, each line of its output (stdout and stderr) on stderr after ``prefix``, so
-    that commands running at once can be told apart; its exit code."""
+    """``run(cmd)``'s exit code, each line of its output on stderr after ``prefix``, so that commands running at
+    once can be told apart."""
     print(prefix + "$ " + " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
     with subprocess.Popen(
         [str(part) for part in cmd],
@@ -102,7 +97,6 @@ def run_prefixed(cmd, prefix: str, **kwargs) -> int:
 
 
 def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """``run(cmd)``, raising Failed naming the command when it exits non-zero."""
     done = run(cmd, **kwargs)
     if done.returncode != 0:
         what = " ".join(map(str, cmd[2:4])) if list(map(str, cmd[:3])) == asv() else str(cmd[0])
@@ -112,7 +106,7 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 
 @contextlib.contextmanager
 def environ(**values: str | None):
-    """os.environ with ``values`` set (None: removed) inside, as it was outside."""
+    """os.environ with ``values`` set (None: removed) inside."""
 
     def put(settings: dict[str, str | None]) -> None:
         for name, value in settings.items():
@@ -130,124 +124,83 @@ def environ(**values: str | None):
 
 
 @contextlib.contextmanager
-def atomic_output(path: Path, replace: bool = True):
-    """A binary file that appears at PATH only complete, or not at all.
-
-    Yields a namespace whose ``file`` is written to; on leaving, the file is
-    synced and renamed into place (``replace``), or hard-linked so that it
-    never replaces an existing file (``written`` then tells whether it was
-    placed).  An exception inside leaves PATH as it was.
-    """
+def atomic_output(path: Path):
+    """A binary file (the yielded ``file``) that appears at PATH only complete, or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    placed = SimpleNamespace(file=None, written=False)
     try:
         with os.fdopen(fd, "wb") as out:
-            placed.file = out
-            yield placed
+            yield SimpleNamespace(file=out)
             out.flush()
             os.fsync(out.fileno())
-        if replace:
-            os.replace(temporary, path)
-            placed.written = True
-        else:
-            with contextlib.suppress(FileExistsError):
-                os.link(temporary, path)  # fails if PATH exists: never replaces a file
-                placed.written = True
+        os.replace(temporary, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
 
 
 def write_atomic(path: Path, data: bytes, replace: bool = True) -> bool:
-    """Write DATA to PATH atomically (``atomic_output``); False when PATH existed and ``replace`` is off."""
-    with atomic_output(path, replace) as placed:
-        placed.file.write(data)
-    return placed.written
+    """False when PATH existed and ``replace`` is off."""
+    return write_all([(path, data, replace)])[0]
 
 
 def write_all(writes) -> list[bool]:
-    """Write each (PATH, DATA, REPLACE) of WRITES as ``write_atomic`` would, all or nothing.
+    """Write each (PATH, DATA, REPLACE) of WRITES as ``write_atomic`` would, all or nothing: whether each was placed.
 
-    Every file is written and synced to a temporary file beside its PATH
-    first (the folders it needs are created); only once all are on disk is
-    each linked into place (REPLACE off: never over an existing file, which
-    is then left as it is and reported False) and then each replacing one
-    renamed into place.  An OSError at any step (a full disk, EIO, a
-    read-only file system, a refused permission) undoes every step before it
-    (the files it placed removed, the files it replaced put back, the
-    temporary files and the folders it created removed) and raises Failed,
-    one line naming the file and the error: the folders are left as they
-    were.  Returns, for each write, whether it was placed.
+    Every file is synced beside its PATH first; only then is each placed.  An OSError at any step (a full disk,
+    EIO, a refused permission) undoes every step before it, the folders it created included, and raises Failed.
     """
     writes = [(Path(path), data, replace) for path, data, replace in writes]
-    folders: list[Path] = []  # the folders this call created, each after its parent
-    staged: list[Path] = []  # each write's temporary file
-    undo: list = []  # what puts DEST back, last step first
     placed = [False] * len(writes)
+    staged: list[Path] = []
     current = None
-    try:
-        for path, data, _ in writes:
-            current = path
-            _make_folders(path.parent, folders)
-            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            staged.append(Path(temporary))
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-        # Added files first, then replaced ones, so that a failure to add leaves no file replaced.
-        for index in sorted(range(len(writes)), key=lambda i: writes[i][2]):
-            path, _, replace = writes[index]
-            current, temporary = path, staged[index]
-            if not replace:
-                try:
-                    os.link(temporary, path)  # fails if PATH exists: never replaces a file
-                except FileExistsError:
-                    continue
-                undo.append(lambda path=path: path.unlink())
-            elif os.path.lexists(path):
-                backup = temporary.with_suffix(".old")
-                os.link(path, backup)
-                undo.append(lambda path=path, backup=backup: os.replace(backup, path))
-                os.replace(temporary, path)
-            else:
-                os.replace(temporary, path)
-                undo.append(lambda path=path: path.unlink())
-            placed[index] = True
-    except BaseException as error:
-        for step in reversed(undo):
-            with contextlib.suppress(OSError):
-                step()
-        _remove(staged, folders)
-        if not isinstance(error, OSError):
-            raise
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        name = f" ({errno.errorcode[error.errno]})" if error.errno in errno.errorcode else ""
-        raise Failed(f"cannot write {current}: {reason}{name}; nothing was written") from None
-    _remove(staged, [])
+    # Left in this order: what put files in place undone, then the temporary files, then the folders made.
+    with contextlib.ExitStack() as folders, contextlib.ExitStack() as temporaries, contextlib.ExitStack() as undo:
+        try:
+            for path, data, _ in writes:
+                current = path
+                for folder in reversed([p for p in (path.parent, *path.parent.parents) if not p.is_dir()]):
+                    os.mkdir(folder)
+                    folders.callback(_quietly, folder.rmdir)
+                fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+                staged.append(Path(temporary))
+                temporaries.callback(_quietly, staged[-1].unlink)
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fsync(out.fileno())
+            # Added files first, then replaced ones, so that a failure to add leaves no file replaced.
+            for index in sorted(range(len(writes)), key=lambda i: writes[i][2]):
+                path, _, replace = writes[index]
+                current, temporary = path, staged[index]
+                if not replace:
+                    try:
+                        os.link(temporary, path)  # fails if PATH exists: never replaces a file
+                    except FileExistsError:
+                        continue
+                    undo.callback(_quietly, path.unlink)
+                elif os.path.lexists(path):
+                    backup = temporary.with_suffix(".old")
+                    os.link(path, backup)
+                    temporaries.callback(_quietly, backup.unlink)
+                    undo.callback(_quietly, os.replace, backup, path)
+                    os.replace(temporary, path)
+                else:
+                    os.replace(temporary, path)
+                    undo.callback(_quietly, path.unlink)
+                placed[index] = True
+        except OSError as error:
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            name = f" ({errno.errorcode[error.errno]})" if error.errno in errno.errorcode else ""
+            raise Failed(f"cannot write {current}: {reason}{name}; nothing was written") from None
+        undo.pop_all()
+        folders.pop_all()
     return placed
 
 
-def _make_folders(folder: Path, made: list[Path]) -> None:
-    """Create FOLDER and its missing parents, adding each created one to MADE (parents first)."""
-    missing = []
-    while not folder.is_dir():
-        missing.append(folder)
-        folder = folder.parent
-    for each in reversed(missing):
-        os.mkdir(each)
-        made.append(each)
-
-
-def _remove(staged: list[Path], folders: list[Path]) -> None:
-    """Remove the temporary files STAGED, their backups (``write_all``), then the FOLDERS, last first."""
-    for path in [*staged, *(p.with_suffix(".old") for p in staged)]:
-        with contextlib.suppress(OSError):
-            path.unlink()
-    for folder in reversed(folders):
-        with contextlib.suppress(OSError):
-            folder.rmdir()
+def _quietly(step, *args) -> None:
+    with contextlib.suppress(OSError):
+        step(*args)
 
 
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:

@@ -1,13 +1,8 @@
 """The device a result was measured on, kept among the result's params.
 
-JAX picks its backend at run time (a CUDA plugin installed beside jaxlib, or
-``JAX_PLATFORMS``), so the same Python and the same versions can measure a GPU
-or a CPU.  asv draws one graph per set of params, and the gate and the report
-name and pair environments by them, so a device kept there is what keeps two
-devices' figures from sharing a graph, a comparison or a verdict.  asv's
-existing-environment mode records no package versions, so a result measured
-in a user's Python (``scripts/bench --here``) gets its JAX, jaxlib and Equinox
-versions here too.
+JAX picks its backend at run time, so the same Python and versions can measure a GPU or a CPU; asv draws one
+graph per set of params, and the gate pairs environments by them, so a device kept there keeps two devices'
+figures apart.  asv records no versions in an existing environment (``scripts/bench --here``): they come here too.
 """
 
 import dataclasses
@@ -51,8 +46,6 @@ print(json.dumps(found))
 
 @dataclasses.dataclass(frozen=True)
 class Installed:
-    """What a Python measures with: its version, its packages' versions and JAX's devices."""
-
     python: str  # "3.12"
     versions: dict  # {"jax": "0.10.2", "jaxlib": ..., "equinox": ...}
     backend: str  # jax.default_backend(): "cpu", "gpu", "tpu"
@@ -71,26 +64,21 @@ class Installed:
         return None if version.lower() in ("", self.backend) else version
 
     def params(self) -> dict[str, str]:
-        """The params a result measured here gets: the device, the driver where reported."""
-        found = {DEVICE: self.device}
-        if self.driver is not None:
-            found[DRIVER] = self.driver
-        return found
+        return {DEVICE: self.device} | ({DRIVER: self.driver} if self.driver is not None else {})
 
     def slug(self) -> str:
-        """The device in a form fit for a machine name: "cpu", "gpu-nvidia-h200"."""
+        """For a machine name: "cpu", "gpu-nvidia-h200"."""
         return self.device.lower()
 
 
 def as_value(text: str) -> str:
-    """``text`` as a param value that the results branch and the site take (asvtools/publishable.py's
-    ENV_VALUE): each run of other characters one "-", at most 100 characters: "gpu-NVIDIA-H200"."""
+    """``text`` as a param value publishable.ENV_VALUE takes: "gpu-NVIDIA-H200"."""
     return re.sub(r"[^A-Za-z0-9._+!-]+", "-", text).strip("-")[:100]
 
 
 def probe(python: Path | str, env: dict | None = None, needs: tuple[str, ...] = PACKAGES) -> Installed:
-    """Ask ``python`` what it measures with.  BadInput when it cannot run or lacks one of ``needs``; Failed
-    when JAX is there but fails to start a backend."""
+    """What ``python`` measures with; BadInput when it cannot run or lacks one of ``needs``, Failed when JAX fails
+    to start a backend."""
     script = f"PACKAGES = {PACKAGES!r}\n{PROBE}"
     try:
         ran = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=env, timeout=300)
@@ -113,26 +101,21 @@ def probe(python: Path | str, env: dict | None = None, needs: tuple[str, ...] = 
 
 
 def of(params: dict) -> str:
-    """The device of a result, by its params; UNRECORDED for a result from before devices were recorded."""
     return params.get(DEVICE) or UNRECORDED
 
 
 def described(params: dict) -> str:
-    """The device of a result, with its driver where one was recorded: "gpu-NVIDIA-H200 (cuda-13000)"."""
+    """ "gpu-NVIDIA-H200 (cuda-13000)"."""
     return of(params) + (f" ({params[DRIVER]})" if params.get(DRIVER) else "")
 
 
 def on_gpu(params: dict) -> bool:
-    """Whether a result was measured on a GPU (JAX's backend "gpu", CUDA's or ROCm's)."""
     return of(params).startswith("gpu-")
 
 
 def refuse_another(path: Path, machine: str, device: str) -> None:
-    """BadInput when the asv results file at ``path`` holds another device's figures.
-
-    asv merges a run into the file of the same machine, commit and environment, so a second device's run
-    would mix its figures into the first's; checked before asv runs.
-    """
+    """BadInput when the asv results file at ``path`` holds another device's figures: asv merges a run into the
+    file of the same machine, commit and environment, so a second device's run would mix its figures in."""
     from asv import results
 
     if path.exists() and (recorded := of(results.Results.load(str(path), machine).params)) != device:
@@ -140,7 +123,6 @@ def refuse_another(path: Path, machine: str, device: str) -> None:
 
 
 def stamp(path: Path, machine: str, params: dict[str, str]) -> None:
-    """Add ``params`` to the params of the asv results file at ``path``, through asv's own Results."""
     from asv import results
 
     result = results.Results.load(str(path), machine)

@@ -1,10 +1,5 @@
-"""asv's environments as scripts/bench and the profiler (explain.py) use them.
-
-Each configuration's matrix names its Pythons: 3.11 from the system (or
-.venv's base), 3.13 from scripts/setup, which links the interpreter it built
-into ``SETUP_PYTHONS/bin`` or writes there why it could not.  asv finds a
-Python by looking for ``pythonX.Y`` on PATH, so that folder goes first.
-"""
+"""asv's environments as scripts/bench and the profiler use them.  asv finds a Python by looking for
+``pythonX.Y`` on PATH, so the folder where scripts/setup links the Pythons it builds goes first."""
 
 import os
 import sys
@@ -17,7 +12,6 @@ SETUP_PROVIDES = ("3.13",)
 
 
 def setup_pythons_first_on_path() -> None:
-    """Put scripts/setup's Pythons first on PATH, where asv (and the asv it runs) looks for them."""
     folder = str(SETUP_PYTHONS / "bin")
     path = os.environ.get("PATH", "")
     if path.split(os.pathsep)[0] != folder:
@@ -33,23 +27,17 @@ def setup_python_missing(python: str) -> str | None:
 
 
 def python_of(entry: dict) -> str:
-    """A matrix entry's Python version, as the configuration's "pythons" lists it."""
     return entry[("python", None)]
 
 
 def requirements_of(entry: dict) -> dict[str, str]:
-    """A matrix entry's pinned requirements ({"jax": "0.4.33", ...}; "" for an unpinned one)."""
+    """{"jax": "0.4.33", ...}; "" for an unpinned one."""
     return {name: version for (kind, name), version in entry.items() if kind == "req"}
 
 
 def named_entries(conf) -> list[tuple[str, dict]]:
-    """(asv's environment name, matrix entry) for every environment of a loaded asv configuration.
-
-    Each is named the way asv names it (environment.get_env_name), not by
-    environment.get_environments, which leaves out an environment whose
-    Python is missing on this machine and so cannot be matched with the
-    entries.
-    """
+    """(asv's environment name, matrix entry) for every environment of a loaded asv configuration; not through
+    environment.get_environments, which leaves out an environment whose Python is missing here."""
     from asv import environment
 
     named = []
@@ -74,7 +62,6 @@ def present(named: list[tuple[str, dict]], prog: str) -> list[tuple[str, dict]]:
 
 
 def restrict(config: dict, entry: dict) -> dict:
-    """``config`` (an asv configuration's JSON) reduced to the one environment of ``entry``."""
     config["matrix"] = {"req": requirements_of(entry)}
     config["pythons"] = [python_of(entry)]
     config.pop("exclude", None)

@@ -1,11 +1,7 @@
 """The Module's own operations beside their tuple twins, at the suite's defaults, as stored results hold them.
 
-Each operation names its exact cost benchmark, its tree_map-pass time benchmark
-and its one-call time benchmark (benchmarks/bench_construct.py, bench_update.py,
-bench_access.py, bench_flatten.py), and for each twin the method and the params
-of both.  The Module side's one call is what is profiled (judging/explain.py) to explain
-a step of the operation's cost; its tree_map-pass time is what the confirm step
-re-measures side by side.
+Each operation has an exact cost benchmark (``Cost``), a time in tree_map passes (``InTreeMapPasses``: what the
+confirm step re-measures) and a time of one call (``Time``: what is profiled to explain a step of the cost).
 """
 
 from dataclasses import dataclass
@@ -27,11 +23,23 @@ class Side:
 @dataclass(frozen=True)
 class Operation:
     label: str
-    cost: str  # module.Class of the exact cost
-    time: str  # module.Class of the time in tree_map passes
+    source: str  # benchmarks/SOURCE.py
+    stem: str  # the start of its classes' names
     module: Side
     tuple_: Side
-    one_call: str  # module.Class of one call timed by asv: its time_ methods are the track_ ones of ``time``
+
+    @property
+    def cost(self) -> str:
+        return f"{self.source}.{self.stem}Cost"
+
+    @property
+    def time(self) -> str:
+        return f"{self.source}.{self.stem}InTreeMapPasses"
+
+    @property
+    def one_call(self) -> str:
+        """Its time_ methods are the track_ ones of ``time``."""
+        return f"{self.source}.{self.stem}Time"
 
     @property
     def timed(self) -> tuple[str, str]:
@@ -61,12 +69,7 @@ def asv_params(values: tuple) -> str:
 def _construction(init: str, label: str) -> Operation:
     cost, time = (init, FIELDS, DEPTH), (init,)
     return Operation(
-        label,
-        "bench_construct.ConstructionCost",
-        "bench_construct.ConstructionInTreeMapPasses",
-        Side("track_module", cost, time),
-        Side("track_tuple", cost, time),
-        "bench_construct.ConstructionTime",
+        label, "bench_construct", "Construction", Side("track_module", cost, time), Side("track_tuple", cost, time)
     )
 
 
@@ -76,22 +79,20 @@ WAY_LABELS = {"tree_at": "`eqx.tree_at`", "replace": "`dataclasses.replace`", "c
 def _update(way: str) -> Operation:
     return Operation(
         f"update one field: {WAY_LABELS[way]}",
-        "bench_update.UpdateCost",
-        "bench_update.UpdateInTreeMapPasses",
+        "bench_update",
+        "Update",
         Side("track_update", (way, "default", DEPTH), (way,)),
         Side("track_update", ("tuple", "default", DEPTH), ("tuple",)),
-        "bench_update.UpdateTime",
     )
 
 
 def _flatten(direction: str) -> Operation:
     return Operation(
         direction,
-        "bench_flatten.FlattenCost",
-        "bench_flatten.FlattenInTreeMapPasses",
+        "bench_flatten",
+        "Flatten",
         Side(f"track_{direction}_module", (FIELDS, DEPTH), ()),
         Side(f"track_{direction}_tuple", (FIELDS, DEPTH), ()),
-        "bench_flatten.FlattenTime",
     )
 
 
@@ -101,11 +102,10 @@ OPERATIONS = (
     *(_update(way) for way in params.UPDATE_WAYS if way != "tuple"),
     Operation(
         "attribute access",
-        "bench_access.AccessCost",
-        "bench_access.AccessInTreeMapPasses",
+        "bench_access",
+        "Access",
         Side("track_module", (DEPTH,), ()),
         Side("track_tuple", (DEPTH,), ()),
-        "bench_access.AccessTime",
     ),
     _flatten("flatten"),
     _flatten("unflatten"),
@@ -113,6 +113,5 @@ OPERATIONS = (
 
 
 def figures(result) -> dict[str, tuple]:
-    """{operation label: its four figures} for the operations this result measured at all."""
     found = {operation.label: operation.figures(result) for operation in OPERATIONS}
     return {label: figures for label, figures in found.items() if any(value is not None for value in figures)}

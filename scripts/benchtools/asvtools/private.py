@@ -1,12 +1,5 @@
-"""asv's private functions and attributes that the tools use, each behind one function here.
-
-asv has no public call for one benchmark process at one parameter
-combination (the confirm step's measurement), nor for a matrix entry's
-environment name or an environment's folder.  Private names can change in
-any release, so every use first checks that the asv installed is the one
-pyproject.toml pins, which these were written against, and fails naming
-both versions otherwise.
-"""
+"""asv's private names that the tools use, each behind one function that first checks the asv installed is
+the one pyproject.toml pins, which they were written against: private names can change in any release."""
 
 import functools
 import tomllib
@@ -20,14 +13,12 @@ from ..project import ROOT
 
 
 def pinned() -> Requirement:
-    """pyproject.toml's requirement of asv (its tools group)."""
     tools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["dependency-groups"]["tools"]
     return next(r for r in map(Requirement, tools) if r.name == "asv")
 
 
 @functools.cache
 def checked() -> None:
-    """Nothing when the installed asv is the pinned one; Failed naming both versions otherwise."""
     wanted, installed = pinned(), metadata.version("asv")
     if not wanted.specifier.contains(installed, prereleases=True):
         raise Failed(
@@ -38,7 +29,6 @@ def checked() -> None:
 
 
 def run_one_process(benchmark: dict, spawner, param_index: int | None, profile: bool, extra_params: dict, cwd):
-    """One process of ``benchmark`` at ``param_index``: asv.runner._run_benchmark_single_param's result."""
     checked()
     from asv import runner
 
@@ -48,13 +38,12 @@ def run_one_process(benchmark: dict, spawner, param_index: int | None, profile: 
 
 
 def default_benchmark_timeout(env) -> float:
-    """The timeout asv gives a benchmark that sets none (asv.runner.run_benchmarks reads it so)."""
+    """The timeout asv gives a benchmark that sets none."""
     checked()
     return env._default_benchmark_timeout
 
 
 def matrix_entry_parts(entry: dict) -> tuple:
-    """A matrix entry as (python, requirements, tagged_env_vars), what asv's get_env_name takes."""
     checked()
     from asv import environment
 
@@ -62,6 +51,5 @@ def matrix_entry_parts(entry: dict) -> tuple:
 
 
 def env_python(env) -> Path:
-    """The Python of an asv virtualenv environment."""
     checked()
     return Path(env._path) / "bin" / "python"

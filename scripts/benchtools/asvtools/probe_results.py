@@ -1,10 +1,7 @@
 """Probe records (history/probes.py) as asv results, so that a JAX commit history publishes as asv's site.
 
-Each record becomes one results file of ``bench_instructions.Instructions`` at its commit, through asv's
-own ``Results``.  The environment is named by the record's Python, jaxlib and Equinox, and its
-parameters hold them, so that commits counted on two jaxlibs never share a graph's line: the jaxlib is
-never a hidden variable.  A record that failed is a failed result (no value), its reason in the
-stderr that asv keeps.
+The environment is named by the record's Python, jaxlib and Equinox, so that commits counted on two jaxlibs
+never share a graph's line.  A failed record is a failed result, its reason in the stderr asv keeps.
 """
 
 import datetime
@@ -27,17 +24,15 @@ def env_name(record: dict) -> str:
 
 
 def write(results_dir: Path, machine: str, records: list[dict], suite: dict, dates: dict[str, int]) -> int:
-    """Write each record with a date (``dates``: {commit: JavaScript timestamp}) as asv results under
-    ``results_dir/machine``, with the suite's benchmarks.json (``suite``); the number written."""
-    folder = Path(results_dir) / machine
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write each record with a date (``dates``: {commit: JavaScript timestamp}) as asv results, with the suite's
+    benchmarks.json; the number written."""
     util.write_atomic(Path(results_dir) / "benchmarks.json", json.dumps(suite).encode())
     description = {"machine": machine, "version": 1, "arch": platform.machine(), "os": platform.platform()}
-    util.write_atomic(folder / "machine.json", json.dumps(description).encode())
+    util.write_atomic(Path(results_dir) / machine / "machine.json", json.dumps(description).encode())
     written = 0
     for record in records:
-        commit = record["jax"] if len(record["jax"]) == 40 else None
-        if commit is None or commit not in dates:
+        commit = record["jax"]
+        if len(commit) != 40 or commit not in dates:
             continue
         params = {
             "machine": machine,

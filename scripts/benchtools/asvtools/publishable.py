@@ -1,16 +1,8 @@
 """What may be published: a stored asv file is taken only as asv writes it, and only with text the site can show.
 
-``stored_file`` reads a file below a results folder as asv's own readers load
-it, after its schema (``shapes``), plus the checks they leave out: the machine
-matches its folder, the file name is <hash8>-<env>.json, the commit is a full
-hash that matches the name (and, asked for, is that commit); at most
-MAX_STORED_BYTES; every value one that asv's publish and step detection take,
-as asv writes it (NaN only as a skipped result, ±Infinity only as a single
-sample's confidence bounds), column by column of asv's own result_columns
-(``asv_layout``); the text the site shows (names, params, environments, machine
-fields) SAFE_TEXT only; and, given the suite's benchmarks.json, only its
-benchmarks and params.  ``kind_of`` says what a path below a results folder
-may hold.
+Every stored file is kept for good and read by every later asv publish, so a value that publish or its step
+detection cannot take breaks the site for good, and text that the site renders as HTML (asv puts benchmark
+names, params, and machine fields into headings and ``html: true`` tooltips) runs in every visitor's browser.
 """
 
 import functools
@@ -25,15 +17,6 @@ from ..project import MACHINE_FIELDS
 from . import shapes
 
 NUMBER = (int, float)
-
-# Stored results: the files that merge-results and push-results accept.
-#
-# Every stored file is kept for good and read by every later asv publish, so a
-# value that publish or its step detection cannot take breaks the site for good,
-# and text that the site renders as HTML (asv puts benchmark names, params, and
-# machine fields into headings and ``html: true`` tooltips) runs in every
-# visitor's browser.  What asv writes is accepted as asv writes it; nothing else.
-
 # 10 MiB: the largest real results file (29 benchmarks, no samples) is 11 KB, and
 # a full run of the whole suite with every sample recorded stays below 1 MiB; the
 # cap is far below GitHub's 100 MB per file, so a file that merges also pushes.
@@ -41,7 +24,6 @@ MAX_STORED_BYTES = 10 * 1024 * 1024
 # asv's step detection never returns on values whose differences overflow (1.7e308
 # beside -1.7e308); this suite's largest values (instruction counts) are below 1e12.
 LARGEST = 1e100
-# Stored text that the site shows: letters, digits, space and ._+:/,()'[]=@~- only.
 # No angle brackets, ampersands, double quotes, backticks or backslashes, so no
 # tag, entity or attribute can be formed: asv quotes its attributes with double
 # quotes, and puts single quotes around string param values ('jit').
@@ -52,6 +34,7 @@ SAFE_TEXT_DOC = "letters, digits, spaces and ._+:/,()'[]=@~- (at most 500)"
 ENV_VALUE = re.compile(r"[A-Za-z0-9._+!-]{0,100}")
 ENV_VALUE_DOC = "letters, digits and ._+!- (a version; at most 100)"
 BENCHMARK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,299}")
+BENCHMARK_NAME_DOC = "letters, digits, _ and . (module.Class.method)"
 MACHINE_KEY = re.compile(r"[A-Za-z0-9_]{1,100}")
 DURATION_KEY = re.compile(r"<build>|<setup_cache [A-Za-z0-9 ._+:/,()'\[\]=@~-]{1,300}>")
 BASE64 = re.compile(r"[A-Za-z0-9+/=]*")
@@ -92,22 +75,16 @@ def _finite_float(text: str) -> float:
 
 
 def _number(value, where: str, nan: bool = False, inf: float | None = None, none: bool = True, kind=NUMBER):
-    """VALUE is a number within ±LARGEST (not true or false); or null, NaN or INF where allowed."""
-    if value is None and none:
+    if (value is None and none) or (nan and value != value) or (inf is not None and value == inf):
         return
-    if isinstance(value, float) and math.isnan(value) and nan:
-        return
-    if isinstance(value, float) and inf is not None and value == inf:
-        return
-    allowed = (
-        [f"a number within ±{LARGEST:g}" if kind is NUMBER else "an integer"]
-        + (["NaN"] if nan else [])
-        + ([json.dumps(inf)] if inf is not None else [])
-        + (["null"] if none else [])
-    )
-    allowed = " or ".join([", ".join(allowed[:-1]), allowed[-1]] if len(allowed) > 1 else allowed)
     if isinstance(value, bool) or not isinstance(value, kind) or not -LARGEST <= value <= LARGEST:
-        _refuse(where, value, allowed)
+        allowed = [
+            f"a number within ±{LARGEST:g}" if kind is NUMBER else "an integer",
+            *["NaN"] * nan,
+            *[json.dumps(inf)] * (inf is not None),
+            *["null"] * none,
+        ]
+        _refuse(where, value, " or ".join(filter(None, [", ".join(allowed[:-1]), allowed[-1]])))
 
 
 def _text(value, where: str, pattern=SAFE_TEXT, doc=SAFE_TEXT_DOC, none: bool = False):
@@ -119,39 +96,31 @@ def _text(value, where: str, pattern=SAFE_TEXT, doc=SAFE_TEXT_DOC, none: bool = 
         raise Unpublishable(f"{where}: {value[:60]!r} may hold only {doc}")
 
 
+def _each(value, where: str, rule, expected: str, n: int | None = None, none: bool = True):
+    """VALUE is a list (of N items, where given; or null where allowed), each item checked by RULE."""
+    if value is None and none:
+        return
+    if not isinstance(value, list) or n not in (None, len(value)):
+        _refuse(where, value, expected)
+    for i, item in enumerate(value):
+        rule(item, f"{where}[{i}]")
+
+
 def _finite(value, where: str) -> None:
     """Every number in VALUE (any JSON) is finite and within ±LARGEST, and no number is true or false."""
     if isinstance(value, dict):
         for key, inner in value.items():
             _finite(inner, f"{where}[{key[:40]!r}]")
     elif isinstance(value, list):
-        for i, inner in enumerate(value):
-            _finite(inner, f"{where}[{i}]")
+        _each(value, where, _finite, "")
     elif isinstance(value, float):
         _number(value, where)
 
 
 def _per_param(rule):
-    """A column of one value per combination of params (or null), each checked by RULE."""
-
-    def check(value, n: int, where: str):
-        if value is None:
-            return
-        if not isinstance(value, list) or len(value) != n:
-            _refuse(where, value, f"null or a list of {n} (one per combination of params)")
-        for i, item in enumerate(value):
-            rule(item, f"{where}[{i}]")
-
-    return check
-
-
-def _samples(value, where: str):
-    if value is None:
-        return
-    if not isinstance(value, list):
-        _refuse(where, value, "null or a list of samples")
-    for i, item in enumerate(value):
-        _number(item, f"{where}[{i}]", none=False)
+    return lambda value, n, where: _each(
+        value, where, rule, f"null or a list of {n} (one per combination of params)", n
+    )
 
 
 def _scalar(rule):
@@ -174,32 +143,27 @@ COLUMNS = {
     "stats_q_75": _per_param(_number),
     "stats_number": _per_param(_number),
     "stats_repeat": _per_param(lambda v, w: _number(v, w, kind=int)),
-    "samples": _per_param(_samples),
+    "samples": _per_param(
+        lambda v, w: _each(v, w, lambda s, ws: _number(s, ws, none=False), "null or a list of samples")
+    ),
     "profile": _scalar(lambda v, w: _text(v, w, BASE64, "base64 (asv's compressed profile)", none=True)),
 }
 
 
 def _params(value, where: str) -> int:
-    """A benchmark's params column (a list of lists of text), and how many combinations they make."""
-    if not isinstance(value, list):
-        _refuse(where, value, "a list of lists of params (as text)")
-    combinations = 1
-    for i, values in enumerate(value):
-        if not isinstance(values, list):
-            _refuse(f"{where}[{i}]", values, "a list of params (as text)")
-        for j, item in enumerate(values):
-            _text(item, f"{where}[{i}][{j}]")
-        combinations *= len(values)
-    return combinations
+    """How many combinations of params they make."""
+
+    def texts(values, where: str):
+        _each(values, where, _text, "a list of params (as text)", none=False)
+
+    _each(value, where, texts, "a list of lists of params (as text)", none=False)
+    return math.prod(map(len, value))
 
 
 def _result_fields(value: dict) -> None:
-    """The results file VALUE (already of the RESULT shape) holds only what asv writes and the site can show."""
-    for key in value:
-        if key not in asv_layout()["keys"]:
-            raise Unpublishable(
-                f"unexpected key {key[:60]!r} (asv writes only {', '.join(sorted(asv_layout()['keys']))})"
-            )
+    if unexpected := [key for key in value if key not in asv_layout()["keys"]]:
+        keys = ", ".join(sorted(asv_layout()["keys"]))
+        raise Unpublishable(f"unexpected key {unexpected[0][:60]!r} (asv writes only {keys})")
     _text(value["env_name"], "env_name")
     _number(value["date"], "date", none=False)
     for field in ("params", "requirements", "env_vars"):
@@ -220,12 +184,12 @@ def _result_fields(value: dict) -> None:
         _number(item, f"durations[{key!r}]", none=False)
     columns = value["result_columns"]
     for name in columns:
-        if name not in COLUMNS or name not in asv_layout()["result_columns"]:
+        if name not in COLUMNS:  # a test checks that they are asv_layout()'s
             raise Unpublishable(f"result_columns: {name[:60]!r} is not a column asv writes")
     if len(set(columns)) != len(columns) or "params" not in columns:
         raise Unpublishable("result_columns: each column once, params among them, as asv writes them")
     for key, row in value["results"].items():
-        _text(key, "a benchmark name", BENCHMARK_NAME, "letters, digits, _ and . (module.Class.method)")
+        _text(key, "a benchmark name", BENCHMARK_NAME, BENCHMARK_NAME_DOC)
         if len(row) > len(columns):
             raise Unpublishable(f"{key[:60]!r} has more values than result_columns names")
         cells = dict(zip(columns, row, strict=False))
@@ -238,9 +202,8 @@ def _result_fields(value: dict) -> None:
 def _machine_fields(value: dict) -> None:
     for key, item in value.items():
         _text(key, "a machine field", MACHINE_KEY, "letters, digits and _")
-        if key == "version":
-            continue
-        _text(item, key)
+        if key != "version":
+            _text(item, key)
 
 
 def _benchmark_fields(value: dict) -> None:
@@ -249,13 +212,12 @@ def _benchmark_fields(value: dict) -> None:
         if name == "version":
             continue
         where = f"[{name[:60]!r}]"
-        _text(name, f"{where} name", BENCHMARK_NAME, "letters, digits, _ and . (module.Class.method)")
+        _text(name, f"{where} name", BENCHMARK_NAME, BENCHMARK_NAME_DOC)
         if description["name"] != name:
             raise Unpublishable(f"{where}: names another benchmark, {description['name'][:60]!r}")
         for field in ("type", "unit", "pretty_name", "version"):
             _text(description.get(field), f"{where}.{field}", none=True)
-        for i, param in enumerate(description.get("param_names", [])):
-            _text(param, f"{where}.param_names[{i}]")
+        _each(description.get("param_names", []), f"{where}.param_names", _text, "", none=False)
         _params(description.get("params", []), f"{where}.params")
 
 
@@ -276,10 +238,7 @@ def _in_suite(value: dict, suite, path: Path, what: str) -> None:
 
 
 def kind_of(relative: PurePath) -> str:
-    """What a file below a results folder (or a folder of them) is: benchmarks, machine or result.
-
-    BadInput for any other path: a results branch holds nothing else.
-    """
+    """What a file below a results folder (or a folder of them) is; BadInput for what a results branch lacks."""
     parts = relative.parts
     if not all(SAFE_NAME.fullmatch(part) for part in parts):
         raise BadInput(f"{relative}: not a name a results folder holds (letters, digits, _.+- only)")
@@ -290,20 +249,6 @@ def kind_of(relative: PurePath) -> str:
     raise BadInput(
         f"{relative}: not where a results folder keeps its files "
         "([NAME/]benchmarks.json, [NAME/]MACHINE/machine.json, [NAME/]MACHINE/<hash8>-<env>.json)"
-    )
-
-
-def _read_capped(path: Path, what: str) -> bytes:
-    size = path.stat().st_size
-    if size <= MAX_STORED_BYTES:
-        with path.open("rb") as file:
-            data = file.read(MAX_STORED_BYTES + 1)
-        size = len(data)
-        if size <= MAX_STORED_BYTES:
-            return data
-    raise BadInput(
-        f"{what} {path}: {size} bytes, more than the {MAX_STORED_BYTES >> 20} MiB a stored file may hold "
-        "(GitHub refuses files over 100 MB)"
     )
 
 
@@ -324,87 +269,90 @@ def _in_matrix(value: dict, matrix: dict, path: Path, what: str) -> None:
         )
 
 
+def _every_value(path: Path, machine: str) -> None:
+    """The results file at PATH read by asv's own readers, as publish calls them."""
+    from asv import results
+
+    loaded = results.Results.load(str(path), machine)
+    for key in loaded.get_all_result_keys():
+        params = loaded.get_result_params(key)
+        loaded.get_result_value(key, params)
+        loaded.get_result_stats(key, params)
+        loaded.get_result_samples(key, params)
+
+
+# Each kind of stored file: what it is called, and the checks of what the site shows.
+KINDS = {
+    "benchmarks": ("asv benchmark list", _benchmark_fields),
+    "machine": ("asv machine file", _machine_fields),
+    "result": ("asv results file", _result_fields),
+}
+# asv's own readers of each kind, (path, machine), as publish calls them.
+ASV_READERS = {
+    "benchmarks": lambda path, _: _load_json(path, api_version=2),
+    "machine": lambda path, _: _load_json(path, api_version=1),
+    "result": _every_value,
+}
+
+
+def _load_json(path: Path, api_version: int):
+    from asv import util
+
+    return util.load_json(str(path), api_version=api_version)
+
+
 def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, commit: str | None = None) -> bytes:
     """PATH's bytes, once it is shown to be the asv file its place RELATIVE says; else BadInput naming it.
 
-    With SUITE (benchmarks.json, as bytes or parsed), a results file names only its benchmarks and
-    params; with MATRIX ({env_name: (python, requirements)}), only its environments, with their Python and
-    requirements; with COMMIT (a full hash), a results file is that commit's, not one sharing its 8 hex digits.
+    A results file names only SUITE's benchmarks and params (benchmarks.json, as bytes or parsed), MATRIX's
+    environments ({env_name: (python, requirements)}) and COMMIT (a full hash), where given.
     """
-    from asv import results, util
+    from asv import results
 
     kind = kind_of(relative)
     if path.is_symlink() or not path.is_file():
         raise BadInput(f"{path}: not a plain file (a link or something else), so not stored")
-    what = {"benchmarks": "asv benchmark list", "machine": "asv machine file", "result": "asv results file"}[kind]
-    data = _read_capped(path, what)
-    try:
-        value = json.loads(data, parse_float=_finite_float)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise BadInput(f"{what} is corrupt: {path} ({error})") from None
-    except RecursionError:
-        raise BadInput(f"{what} is corrupt: {path} (nested too deeply)") from None
-    machine = relative.parent.name
-    unpublishable = f"{what} has a value the site cannot take: {path}"
-    if kind == "benchmarks":
-        shapes.check(value, "benchmarks", path, what)
-        _unpublishable(lambda: _benchmark_fields(value), unpublishable)
-        _asv_loads(lambda: util.load_json(str(path), api_version=2), path, what)
-        return data
-    if kind == "machine":
-        shapes.check(value, "machine", path, what)
-        _unpublishable(lambda: _machine_fields(value), unpublishable)
-        _asv_loads(lambda: util.load_json(str(path), api_version=1), path, what)
-        if value["machine"] != machine:
-            raise BadInput(f"{what} {path} names machine {value['machine']!r}, not its folder's {machine!r}")
-        return data
-    name = RESULT_NAME.fullmatch(relative.name)
-    if not name:
-        raise BadInput(f"{path}: a results file's name is <first 8 hex digits of the commit>-<environment>.json")
-    shapes.check(value, "results", path, what)
-    if not FULL_HASH.fullmatch(value["commit_hash"]) or value["commit_hash"][:8] != name["hash8"]:
+    what, fields = KINDS[kind]
+    with path.open("rb") as file:
+        data = file.read(MAX_STORED_BYTES + 1)
+    if len(data) > MAX_STORED_BYTES:
         raise BadInput(
-            f"{what} {path}: its commit {value['commit_hash'][:60]!r} is not a full hash that "
-            f"starts with its name's {name['hash8']}"
+            f"{what} {path}: {path.stat().st_size} bytes, more than the {MAX_STORED_BYTES >> 20} MiB a stored file "
+            "may hold (GitHub refuses files over 100 MB)"
         )
-    if commit is not None and value["commit_hash"] != commit:
-        raise BadInput(f"{what} {path} holds commit {value['commit_hash']}, not {commit[:64]}")
-    if results.get_filename(machine, value["commit_hash"], value["env_name"]) != f"{machine}/{relative.name}":
-        raise BadInput(f"{what} {path}: its environment {value['env_name'][:60]!r} does not give its name")
-    if value["params"].get("machine") != machine:
-        raise BadInput(f"{what} {path}: machine {value['params'].get('machine')!r}, not its folder's {machine!r}")
-    _unpublishable(lambda: _result_fields(value), unpublishable)
-    if suite is not None:
-        _in_suite(value, suite, path, what)
-    if matrix is not None:
-        _in_matrix(value, matrix, path, what)
-    loaded = _asv_loads(lambda: results.Results.load(str(path), machine), path, what)
-
-    def every_value():  # asv's own readers, as publish calls them
-        for key in loaded.get_all_result_keys():
-            params = loaded.get_result_params(key)
-            loaded.get_result_value(key, params)
-            loaded.get_result_stats(key, params)
-            loaded.get_result_samples(key, params)
-
-    _asv_loads(every_value, path, what)
-    return data
-
-
-def _unpublishable(check_fields, message: str) -> None:
+    value = shapes.parse(data, path, what, parse_float=_finite_float)
+    machine = relative.parent.name
+    if kind == "result" and not (name := RESULT_NAME.fullmatch(relative.name)):
+        raise BadInput(f"{path}: a results file's name is <first 8 hex digits of the commit>-<environment>.json")
+    shapes.check(value, "results" if kind == "result" else kind, path, what)
+    if kind == "result":
+        if not FULL_HASH.fullmatch(value["commit_hash"]) or value["commit_hash"][:8] != name["hash8"]:
+            raise BadInput(
+                f"{what} {path}: its commit {value['commit_hash'][:60]!r} is not a full hash that "
+                f"starts with its name's {name['hash8']}"
+            )
+        if commit is not None and value["commit_hash"] != commit:
+            raise BadInput(f"{what} {path} holds commit {value['commit_hash']}, not {commit[:64]}")
+        if results.get_filename(machine, value["commit_hash"], value["env_name"]) != f"{machine}/{relative.name}":
+            raise BadInput(f"{what} {path}: its environment {value['env_name'][:60]!r} does not give its name")
+        if value["params"].get("machine") != machine:
+            raise BadInput(f"{what} {path}: machine {value['params'].get('machine')!r}, not its folder's {machine!r}")
     try:
-        check_fields()
+        fields(value)
     except Unpublishable as error:
-        raise BadInput(f"{message}: {error}") from None
+        raise BadInput(f"{what} has a value the site cannot take: {path}: {error}") from None
     except RecursionError:
-        raise BadInput(f"{message}: nested too deeply") from None
-
-
-def _asv_loads(load, path: Path, what: str):
-    """LOAD(), asv's reader; any failure is BadInput naming PATH."""
+        raise BadInput(f"{what} has a value the site cannot take: {path}: nested too deeply") from None
+    if kind == "machine" and value["machine"] != machine:
+        raise BadInput(f"{what} {path} names machine {value['machine']!r}, not its folder's {machine!r}")
+    if kind == "result" and suite is not None:
+        _in_suite(value, suite, path, what)
+    if kind == "result" and matrix is not None:
+        _in_matrix(value, matrix, path, what)
     try:
-        return load()
+        ASV_READERS[kind](path, machine)
     except RecursionError:
         raise BadInput(f"{what} is corrupt: {path} (nested too deeply)") from None
     except Exception as error:  # noqa: BLE001 - whatever asv's reader cannot read is bad input
         raise BadInput(f"{what} is corrupt: {path} ({type(error).__name__}: {str(error)[:200]})") from None
+    return data

@@ -1,9 +1,7 @@
-"""asv's own reader of a configuration, for the layers above asvtools/, which import
-no asv."""
+"""asv's own reader of a configuration, for the layers above asvtools/, which import no asv."""
 
 
 def asv_config(path):
-    """asv's own ``Config`` object of a configuration file."""
     from asv import config
 
     return config.Config.load(str(path))

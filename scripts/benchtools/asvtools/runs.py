@@ -1,20 +1,19 @@
 """asv's repositories, results and environments as the runs (running/, trial/) read them."""
 
 import contextlib
-import itertools
 import math
 import os
 import sys
 from pathlib import Path
 
 from ..errors import BadInput
-from . import private, readers
+from . import private, publishable, readers
 from .lock import exclusive
-from .results import failed_benchmarks
+from .results import combinations, failed_benchmarks
 
 
 def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir: Path) -> list[str]:
-    """The commits of RANGE (None: the branch's tip), resolved the way `asv run RANGE` resolves them."""
+    """The commits of RANGE (None: the branch's tip), as `asv run RANGE` resolves them."""
     from asv import results
     from asv import util as asv_util
     from asv.repo import NoSuchNameError, get_repo
@@ -44,19 +43,12 @@ def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir:
 
 
 def unreadable(results_dir: Path, machine: str) -> list[tuple[Path, Exception]]:
-    """The files of a results folder that asv cannot load (a killed run left them half-written), with why."""
-    from asv import results
-    from asv import util as asv_util
-
+    """The files of a results folder that asv cannot read (a killed run left them half-written), with why."""
     found, described = [], results_dir / "benchmarks.json"
     for path in [described] * described.exists() + sorted((results_dir / machine).glob("*.json")):
+        kind = "benchmarks" if path == described else "machine" if path.name == "machine.json" else "result"
         try:
-            if path == described:
-                asv_util.load_json(path, api_version=2)
-            elif path.name == "machine.json":
-                asv_util.load_json(path)
-            else:
-                results.Results.load(str(path), machine)
+            publishable.ASV_READERS[kind](path, machine)
         except Exception as error:  # noqa: BLE001 - whatever asv cannot load is set aside
             found.append((path, error))
     return found
@@ -75,21 +67,14 @@ def result_keys(path: Path, machine: str) -> set[str]:
 
 
 def classify(path: Path, machine: str) -> tuple[str, int]:
-    """The state of one commit in one environment, and how many of its benchmarks failed.
-
-    'ran': something was measured; 'failed': nothing was (the release did not build, install or import); 'skipped':
-    every benchmark skipped itself; 'missing': no results file (the run stopped before it). asv stores a failed value as
-    None and a skipped one as NaN.
-    """
+    """The state of one commit in one environment ('ran', 'failed': nothing measured, 'skipped': every benchmark
+    skipped itself, 'missing': no results file), and how many of its benchmarks failed."""
     from asv import results
 
     if not path.exists():
         return "missing", 0
     result = results.Results.load(str(path), machine)
-    values = []
-    for key in result.get_all_result_keys():
-        value = result.get_result_value(key, result.get_result_params(key))
-        values += value if isinstance(value, list) else [value]
+    values = [value for key in result.get_all_result_keys() for _, value, _ in combinations(result, key)]
     failures = sum(v is None for v in values)
     if any(v is not None and not math.isnan(v) for v in values):
         return "ran", failures
@@ -97,7 +82,6 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
 
 
 def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    """The newest commit (by commit date) that has results for the machine, LEAVE_OUT aside."""
     from asv import results
 
     if not (results_dir / machine).is_dir():
@@ -106,7 +90,7 @@ def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | 
     for result in results.iter_results_for_machine(str(results_dir), machine):
         if result.commit_hash not in leave_out:
             found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
-    return max(found, key=found.get) if found else None
+    return max(found, key=found.get, default=None)
 
 
 def summaries(folder: Path) -> list[dict]:
@@ -127,19 +111,19 @@ def summaries(folder: Path) -> list[dict]:
 
 
 def value_at(results_root: Path, machine: str, commit: str, name: str, params: tuple) -> float | None:
-    """One benchmark's value at ``params`` in the results of one commit, under any folder of RESULTS_ROOT."""
+    """One benchmark's value at ``params`` (as asv names them) in the results of one commit, under any folder of
+    RESULTS_ROOT."""
     from asv import results
 
     for results_dir in results_root.iterdir():
         for result in results.iter_results_for_machine_and_hash(str(results_dir), machine, commit):
-            if name in result.get_all_result_keys():
-                grid = result.get_result_params(name)
-                return result.get_result_value(name, grid)[list(itertools.product(*grid)).index(params)]
+            for combo, value, _ in combinations(result, name, plain=False):
+                if combo == params:
+                    return value
     return None
 
 
 def environment_python(config: Path) -> Path:
-    """The Python of the one environment of a configuration restricted to it."""
     from asv import environment
 
     (env,) = environment.get_environments(readers.asv_config(config), None, verbose=False)
@@ -147,7 +131,7 @@ def environment_python(config: Path) -> Path:
 
 
 def installed_python(config: Path, commit: str) -> Path:
-    """The Python of the configuration's one environment, created and with COMMIT installed by asv's own steps."""
+    """The Python of the configuration's one environment, with COMMIT installed by asv's own steps."""
     from asv import environment
     from asv.repo import get_repo
 
@@ -160,14 +144,13 @@ def installed_python(config: Path, commit: str) -> Path:
 
 
 def existing_env_name(python: Path) -> str:
-    """The name asv gives the existing environment of ``python`` (asv.environment.ExistingEnvironment.name)."""
     from asv import environment
 
     return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
 
 
 def runner_package() -> Path:
-    """asv's benchmark runner (asv_runner, pure Python), which a Python without asv needs to run the suite."""
+    """asv_runner (pure Python), which a Python without asv needs to run the suite."""
     import asv_runner
 
     return Path(asv_runner.__file__).parent

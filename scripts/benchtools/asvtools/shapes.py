@@ -1,11 +1,5 @@
-"""JSON files as the commands read them: parsed, then checked against the JSON Schema named after them.
-
-Each file a command reads has its schema in ``scripts/benchtools/schemas/NAME.schema.json``; a file
-that is missing, not JSON or of another shape is a one-line ``BadInput`` (exit 2) naming the file and
-the first wrong field, never a traceback (exit 4).  The schemas (JSON Schema draft-07, as fastjsonschema
-reads it) require what the readers use and leave the rest open, as asv's own
-files carry more than the tools read.
-"""
+"""JSON files checked against the JSON Schema named after them (schemas/NAME.schema.json): a bad one is one
+line naming the file and the first wrong field.  The schemas leave open what the readers do not use."""
 
 import functools
 import json
@@ -16,7 +10,6 @@ import fastjsonschema
 from ..errors import BadInput
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
-# How a JSON type is named in a message.
 TYPE_WORDS = {
     "object": "an object",
     "array": "an array",
@@ -29,7 +22,6 @@ TYPE_WORDS = {
 
 
 def read_bytes(path: Path, what: str) -> bytes:
-    """PATH's bytes; BadInput naming WHAT and PATH when it is missing or not a file."""
     try:
         return Path(path).read_bytes()
     except FileNotFoundError:
@@ -41,10 +33,12 @@ def read_bytes(path: Path, what: str) -> bytes:
 
 
 def read_json(path: Path, what: str):
-    """The JSON in PATH; BadInput naming WHAT and PATH when it is missing or not JSON."""
-    raw = read_bytes(path, what)
+    return parse(read_bytes(path, what), path, what)
+
+
+def parse(data: bytes, path: Path, what: str, parse_float=None):
     try:
-        return json.loads(raw)
+        return json.loads(data, parse_float=parse_float)
     except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         raise BadInput(f"{what} is corrupt: {path} ({error})") from None
     except RecursionError:
@@ -70,8 +64,7 @@ def shown(value) -> str:
 
 
 def problem(error: fastjsonschema.JsonSchemaValueException) -> str:
-    """ERROR in one line: where, as fastjsonschema names it (results.b.T.t[2]; keys joined by dots), or the
-    top level; and what was expected there."""
+    """ERROR in one line: where (results.b.T.t[2], or the top level), and what was expected there."""
     where = error.name.removeprefix("data").removeprefix(".")[:120] or "the top level"
     if error.rule == "required":
         missing = next(key for key in error.rule_definition if key not in error.value)
@@ -86,7 +79,6 @@ def problem(error: fastjsonschema.JsonSchemaValueException) -> str:
 
 
 def check(value, schema: str, path: Path | str, what: str):
-    """VALUE if SCHEMA (``validator``) holds; else BadInput naming WHAT, PATH and the first wrong field."""
     try:
         validator(schema)(value)
     except fastjsonschema.JsonSchemaValueException as error:
@@ -97,5 +89,4 @@ def check(value, schema: str, path: Path | str, what: str):
 
 
 def read_checked(path: Path, schema: str, what: str):
-    """``read_json`` then ``check``."""
     return check(read_json(path, what), schema, path, what)

@@ -1,15 +1,9 @@
-"""A commit installed in its own asv environment, measured one fresh process at a time on asv's machinery.
-
-The confirm step, the profiles and the instruction counts (judging/) all
-install a commit the same way: ``prepare`` makes each side's environment
-with asv's Environment.create and install_project and discovers the
-benchmarks asked for; a ``Side`` runs one benchmark process at a time
-through asv's private one-process call (private.py), a fresh interpreter
-each ("spawn"), whatever the configuration says.
-"""
+"""A commit installed in its own asv environment, measured one fresh process at a time on asv's machinery:
+the confirm step, the profiles and the instruction counts (judging/) all install a commit so."""
 
 import contextlib
 import copy
+import dataclasses
 import itertools
 import re
 import sys
@@ -17,6 +11,7 @@ from pathlib import Path
 
 from .. import util
 from ..errors import BadInput, Failed
+from ..project import env_label
 from . import device, environments, private
 from .lock import exclusive
 
@@ -25,7 +20,6 @@ QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --q
 
 
 def install_errors() -> tuple[type[Exception], ...]:
-    """What installing a commit raises when it cannot (a build or pip failing, a missing Python)."""
     from asv import util as asv_util
 
     return OSError, asv_util.ProcessError, asv_util.UserError
@@ -35,13 +29,14 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+@dataclasses.dataclass(eq=False)
 class Side:
-    """One commit in its own asv environment: the env, its spawner, and how to measure one process."""
-
-    def __init__(self, conf, env, benchmarks, commit: str):
-        self.conf, self.env, self.benchmarks, self.commit = conf, env, benchmarks, commit
-        self.spawner = None
-        self.cache_dirs = {}
+    conf: object
+    env: object
+    benchmarks: object
+    commit: str
+    spawner: object = None
+    cache_dirs: dict = dataclasses.field(default_factory=dict)
 
     def open(self):
         from asv import runner
@@ -60,7 +55,6 @@ class Side:
             self.spawner = None
 
     def run(self, name: str, param_index: int | None, profile: bool = False, extra_params: dict | None = None):
-        """One fresh process of benchmark ``name`` at ``param_index``: asv's result, its profile with ``profile``."""
         benchmark = self.benchmarks[name]
         if benchmark.get("timeout") is None:  # as asv.runner.run_benchmarks sets it
             benchmark["timeout"] = private.default_benchmark_timeout(self.env)
@@ -82,12 +76,8 @@ class Side:
         return result
 
     def value(self, name: str, param_index: int | None, hash_seed: str | None = None) -> float:
-        """One fresh process of benchmark ``name`` at ``param_index``: its track value or median sample.
-
-        Its PYTHONHASHSEED is ``hash_seed``; None: unset, so that it draws its
-        own, as every fresh interpreter does (a seed set for this process would
-        make all of them alike).
-        """
+        """One fresh process's track value or median sample.  PYTHONHASHSEED ``hash_seed``; None: unset, so that
+        each process draws its own (a seed set for this process would make all of them alike)."""
         from asv_runner.statistics import compute_stats
 
         with util.environ(PYTHONHASHSEED=hash_seed):
@@ -100,8 +90,8 @@ class Side:
         return float(value)
 
     def profile(self, name: str, param_index: int | None) -> bytes:
-        """cProfile's data of one call of benchmark ``name`` at ``param_index`` in a fresh process, after one
-        timed call (asv run --quick's: its caches warm), as asv profile makes it."""
+        """cProfile's data of one call in a fresh process, after one timed call (its caches warm), as asv profile
+        makes it."""
         result = self.run(name, param_index, profile=True, extra_params=QUICK)
         if not result.profile:
             raise Failed(f"{name} gave no profile at {self.commit[:8]}")
@@ -109,24 +99,19 @@ class Side:
 
 
 def label_requirements(label: str) -> set[str]:
-    """An environment label's Python and requirements; the device and driver it names (device.py) are where a
-    result was measured, which asv does not install, so they are left out."""
+    """An environment label's Python and requirements; not its device and driver, which asv does not install."""
     parts = {part.strip() for part in label.split(",") if part.strip() and part.strip() != "—"}
     return {part for part in parts if part.split(" ", 1)[0] not in device.PARAMS}
 
 
 def env_requirements(env) -> set[str]:
-    """An asv environment's Python and pinned requirements as 'name version' strings, as the gate labels them."""
-    found = {f"Python {env.python}"}
-    for key, version in env.requirements.items():
-        name = key[1] if isinstance(key, tuple) else key
-        if version:
-            found.add(f"{name} {version}")
-    return found
+    """An asv environment's Python and pinned requirements, as the gate labels them (project.env_label)."""
+    pinned = {key[1] if isinstance(key, tuple) else key: version for key, version in env.requirements.items()}
+    return label_requirements(env_label({**pinned, "python": env.python}))
 
 
 def param_index(benchmark: dict, params: str) -> int | None:
-    """The flat index of ``params`` ("a, b") among the benchmark's combinations; None without params, -1: none."""
+    """The flat index of ``params`` ("a, b"); None without params, -1: none."""
     if not benchmark["params"]:
         return None
     combos = [", ".join(combo) for combo in itertools.product(*benchmark["params"])]
@@ -139,9 +124,8 @@ def discovery_regex(names: list[str]) -> list[str]:
 
 
 def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path) -> dict[str, Side]:
-    """{side: Side} for one (before, after) pair of commits in one environment, each installed once in
-    ``root``/side; the benchmarks ``names`` are discovered in the first side.  The environment is the first
-    whose Python and requirements include ``env_label``'s ("" takes the configuration's first)."""
+    """{side: Side} of each commit installed in ``root``/side, in the first environment whose Python and
+    requirements include ``env_label``'s; the benchmarks ``names`` discovered in the first side."""
     from asv import benchmarks as asv_benchmarks
     from asv import environment
     from asv.config import Config
@@ -158,14 +142,10 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
         for side, commit in commits.items():
             side_conf = copy.deepcopy(conf)
             side_conf.env_dir = str(root / side)
-            envs = [
-                env
-                for env in environment.get_environments(side_conf, None, verbose=False)
-                if env_requirements(env) >= wanted
-            ]
-            if not envs:
+            declared = environment.get_environments(side_conf, None, verbose=False)
+            env = next((env for env in declared if env_requirements(env) >= wanted), None)
+            if env is None:
                 raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
-            env = envs[0]
             log(f"{side}: {commit[:8]} in {env.name} ({side_conf.env_dir})")
             env.create()
             env.install_project(side_conf, repo, commit)
@@ -180,8 +160,8 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
 
 @contextlib.contextmanager
 def installed(config: Path, side: str, commit: str, names: list[str], root: Path, *, failure: str):
-    """The one side ``side`` of ``commit`` prepared in ``root`` and held under its lock while inside; Failed,
-    saying ``failure`` and why, when asv cannot install the commit."""
+    """The one side of ``commit`` prepared in ``root``, under its lock; Failed, saying ``failure``, when asv cannot
+    install it."""
     with exclusive(root):
         try:
             [prepared] = prepare(config, "", {side: commit}, names, root).values()

@@ -1,14 +1,7 @@
 """The suite's description, asv's benchmarks.json, made from this repository's benchmarks/ alone.
 
-scripts/push-results stores it on the results branch in place of the copies
-in its sources: those come from the job that ran upstream Equinox, which could
-have written anything.  asv writes it when it discovers the benchmarks
-(`asv run --python=same --bench just-discover`, which imports the suite in
-.venv and runs nothing), into a temporary folder, so that no machine.json of
-the job that stores results mixes with the runners', and under a HOME of its
-own, so that asv's machine file is never the user's (project.asv_home).
-Discovery takes a few seconds; the result is cached in .asv/suite-description,
-keyed by the suite's source, the configuration and asv's version.
+scripts/push-results stores it in place of the copies in its sources, which come from the job that ran
+upstream Equinox and could hold anything.  Discovery takes seconds, so it is cached, keyed by the source.
 """
 
 import hashlib
@@ -36,11 +29,9 @@ def key() -> str:
 
 
 def description() -> bytes:
-    """benchmarks.json of this repository's suite, as asv writes it."""
     cached = CACHE / f"{key()}.json"
     if cached.is_file():
         return cached.read_bytes()
-    # A HOME of asv's own (project.asv_home): the machine file is never the user's ~/.asv-machine.json.
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp, asv_home() as env:
         config = settings.upstream_config()
         config.update(

@@ -24,7 +24,6 @@ def add_output(parser, default: Path, help: str) -> None:
 
 
 def add_readme(parser, help: str) -> None:
-    """--readme FILE, repeatable: a Markdown file whose generated blocks (publishing/generated.py) are written."""
     parser.add_argument("--readme", type=Path, action="append", default=[], metavar="FILE", help=help)
 
 
@@ -43,7 +42,6 @@ def add_quick(parser, help: str = "run each benchmark once (asv run --quick): a 
 
 
 def add_results_inputs(parser) -> None:
-    """--results, --repo and --machine of the commands that read a results folder (overhead report, cost fit)."""
     parser.add_argument(
         "--results", type=Path, default=ROOT / "results" / "releases", help="asv results folder (default: %(default)s)"
     )
@@ -54,7 +52,6 @@ def add_results_inputs(parser) -> None:
 
 
 def threshold(text: str) -> float:
-    """argparse type of a threshold option: finite and non-negative (argparse names the option, exit 2)."""
     try:
         return finite_non_negative(text, "")
     except BadInput as error:
@@ -62,7 +59,6 @@ def threshold(text: str) -> float:
 
 
 def add_thresholds(parser) -> None:
-    """--threshold and --time-threshold: the gate's thresholds for a whole kind."""
     configured = "(default: each benchmark's regressions_thresholds in the asv configuration)"
     parser.add_argument(
         "--threshold", type=threshold, help=f"relative worsening of a ratio that counts, 0.10 meaning 10%% {configured}"
@@ -71,7 +67,6 @@ def add_thresholds(parser) -> None:
 
 
 def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
-    """An argparse type: a whole number, at least ``minimum`` (of ``unit``, named in the message)."""
 
     def whole_number(text: str) -> int:
         try:
@@ -86,7 +81,6 @@ def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
 
 
 def listed(kind: Callable, what: str) -> Callable[[str], list]:
-    """An argparse type: values of ``kind`` separated by commas ('' for none), each above 0."""
 
     def values(text: str) -> list:
         try:
@@ -101,7 +95,6 @@ def listed(kind: Callable, what: str) -> Callable[[str], list]:
 
 
 def add_confirm(parser) -> None:
-    """--no-confirm and --confirm-max-pairs: whether and how far the gate re-measures timing suspects."""
     parser.add_argument(
         "--no-confirm", action="store_true", help="judge the stored timings alone, never re-measured side by side"
     )
@@ -109,7 +102,6 @@ def add_confirm(parser) -> None:
 
 
 def add_confirm_max_pairs(parser) -> None:
-    """--confirm-max-pairs N: how far a side-by-side measurement goes while undecided."""
     pairs_of = at_least(pairs.MIN_PAIRS, "pairs")
     parser.add_argument(
         "--confirm-max-pairs", type=pairs_of, default=pairs.MAX_PAIRS, metavar="N", help="per suspect (%(default)s)"
@@ -117,19 +109,16 @@ def add_confirm_max_pairs(parser) -> None:
 
 
 def add_env_dir(parser, default: Path | None, where: str = "default: %(default)s") -> None:
-    """--env-dir DIR: where asv keeps its virtualenvs."""
     parser.add_argument("--env-dir", type=Path, default=default, metavar="DIR", help=f"asv's virtualenvs ({where})")
 
 
 def add_docs(parser, block: str) -> None:
-    """--docs FILE: also write the output into FILE's generated block BLOCK (publishing/generated.py)."""
     parser.add_argument(
         "--docs", type=Path, metavar="FILE", help=f"also write the output into FILE's generated block {block}"
     )
 
 
 def add_results_branch(parser) -> None:
-    """--results-remote and --results-branch: where results are stored."""
     parser.add_argument(
         "--results-remote", metavar="URL|PATH", help="the repository of the results branch (default: origin)"
     )
@@ -137,7 +126,6 @@ def add_results_branch(parser) -> None:
 
 
 def fraction(text: str) -> float:
-    """An argparse type: a fraction strictly between 0 and 1."""
     try:
         value = float(text)
     except ValueError:
