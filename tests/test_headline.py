@@ -206,15 +206,15 @@ def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_
     fewest processes that give an interval; a rerun of the same commit keeps the finished record."""
     from types import SimpleNamespace
 
-    from benchtools.trial import records
+    from benchtools.trial.campaign import Campaign, now
 
     asked = []
 
     def campaign(options):
         asked.append((options.release, options.jax, options.processes, options.in_run_environments))
-        record = {**record_of(), "commit": "c" * 40, "processes": options.processes, "started": records.now()}
+        record = {**record_of(), "commit": "c" * 40, "processes": options.processes, "started": now()}
         record["environments"][0]["environment"] = "Python 3.13, jax 0.12.0.1"
-        return records.finish(options.record, record)
+        return Campaign(None, options.release, "c" * 40, options.record).finish(record)
 
     monkeypatch.setattr(headline, "campaign", campaign)
     target = SimpleNamespace(

@@ -29,8 +29,7 @@ from ..judging import confirm
 from ..running import bench
 from ..settings import reference_equinox
 from ..util import markdown_table
-from . import records
-from .campaign import Campaign, prepared
+from .campaign import Campaign, minutes, prepared
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -211,7 +210,7 @@ def read(path: Path) -> dict:
 
 
 def took(record: dict) -> str:
-    found = records.minutes(record)
+    found = minutes(record)
     return "" if found is None else f"; the run took {found:.1f} min, its environments' installs included"
 
 
