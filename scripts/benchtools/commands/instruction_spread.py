@@ -20,7 +20,6 @@ from ..trial.instruction_spread import (
     BLOCK,
     across_markdown,
     count_runs,
-    data,
     markdown,
     read_data,
     wide,
@@ -42,7 +41,7 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    found = read_data(args.source) if args.source else data(*count_runs(args.kept, args.runs, args.python))
+    found = read_data(args.source) if args.source else count_runs(args.kept, args.runs, args.python)
     if args.data:
         util.write_atomic(args.data, (json.dumps(found, indent=1, sort_keys=True) + "\n").encode())
         print(f"wrote {args.data}")
