@@ -42,7 +42,7 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    if args.agree_with or args.timing_noise:
+    if args.timing_noise or args.agree_with:
         if args.timing_noise:
             first, second = headline.timing_noise_runs(noise.read(args.timing_noise))
             what, block = f"the two sides of {args.timing_noise.name}", "headline-agreement"
@@ -51,24 +51,13 @@ def run(args, config) -> int:
             second = headline.timing_values(headline.read(args.agree_with))
             what, block = f"{args.record.name} and {args.agree_with.name}", "headline-runs"
         text = headline.agreement_table(headline.agreements(first, second), what)
-        print(text)
-        if args.docs:
-            generated.write_blocks(args.docs, {block: text})
-        return 0
-    if args.from_record:
-        record = headline.read(args.record)
     else:
-        record = headline.campaign(
-            headline.Options(
-                release=args.release,
-                jax=args.jax,
-                processes=args.processes,
-                record=args.record,
-                env_dir=args.env_dir,
-            )
+        options = headline.Options(
+            release=args.release, jax=args.jax, processes=args.processes, record=args.record, env_dir=args.env_dir
         )
-    text = headline.table(record)
+        record = headline.read(args.record) if args.from_record else headline.campaign(options)
+        block, text = "headline", headline.table(record)
     print(text)
     if args.docs:
-        generated.write_blocks(args.docs, {"headline": text})
+        generated.write_blocks(args.docs, {block: text})
     return 0

@@ -48,21 +48,17 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    if args.from_record:
-        record = noise.read(args.record)
-    else:
-        record = noise.campaign(
-            noise.Options(
-                release=args.release,
-                jax=args.jax,
-                pairs=args.pairs,
-                benchmarks=args.bench,
-                suspects=args.suspects,
-                record=args.record,
-                env_dir=args.env_dir,
-                hash_seed=args.hash_seed,
-            )
-        )
+    options = noise.Options(
+        release=args.release,
+        jax=args.jax,
+        pairs=args.pairs,
+        benchmarks=args.bench,
+        suspects=args.suspects,
+        record=args.record,
+        env_dir=args.env_dir,
+        hash_seed=args.hash_seed,
+    )
+    record = noise.read(args.record) if args.from_record else noise.campaign(options)
     text = noise.table(record)
     print(text)
     if args.docs:

@@ -1,18 +1,6 @@
-"""Timing noise between fresh processes, measured A/A: what the confirm step can detect, and how often it errs.
-
-For each alerting timing benchmark (benchmarks/metrics.py) and params, the confirm step's own measurement
-(judging/confirm.py: two asv environments of one commit, fresh interpreters in balanced order A B B A ...) takes PAIRS
-pairs in which both sides run the same code. From the per-pair log ratios d:
-
-- the A/A interval at one suspect's confidence, which must cover 0 (the
-  true change) at least as often as its confidence says;
-- the minimum detectable effect (MDE): the smallest slowdown that the
-  confirm step calls slower in POWER of its runs, for a night of 1 and of
-  ``suspects`` suspects, found by running ``pairs.sequential`` on the
-  measured d resampled (centred on 0) plus the slowdown, SIMULATIONS times;
-- the false-alarm rate of a night on which nothing changed: nights of
-  ``suspects`` suspects drawn from the measured benchmarks, resampled the
-  same way, with no slowdown.
+"""Timing noise between fresh processes, measured A/A (scripts/timing-noise): the confirm step's own measurement of
+identical code on both sides, and what its log ratios d give: the A/A interval, the minimum detectable effect (MDE)
+and a night's false-alarm rate, the latter two by running ``pairs.sequential`` on d resampled (centred on 0).
 
 Resampling treats the pairs as independent draws, which they are when each process is a fresh interpreter; the A/A
 intervals check that on the measurements themselves.
@@ -61,8 +49,6 @@ class Options:
 
 @dataclass
 class Measured:
-    """One benchmark's A/A pairs: ``before`` and ``after`` ran the same code."""
-
     benchmark: str
     params: str
     before: list[float]
@@ -132,7 +118,6 @@ def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed
 
 
 def analysis(measured: Measured, suspects: int, seed: int) -> dict:
-    """What one benchmark's A/A pairs say: the spread, the A/A interval, and the MDEs."""
     found = pairs.interval(measured.before, measured.after, pairs.look_confidence(1))
     threshold = metrics.threshold(measured.entry)
     d = measured.log_ratios
@@ -160,12 +145,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
     }
 
 
-def alerting_timing_names(benchmarks) -> list[str]:
-    return sorted(name for name in benchmarks if metrics.alerting_timing(name))
-
-
 def campaign(options: Options) -> dict:
-    """Measure every chosen benchmark's A/A pairs, writing the record after each; the finished record."""
     run = Campaign.of(options.release, [options.jax], options.env_dir, options.record)
     [(entry, config)] = run.environments("-timing-noise")
     label = f"Python {asv_envs.python_of(entry)}, jax {options.jax}"
@@ -184,8 +164,8 @@ def campaign(options: Options) -> dict:
     with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
         names = [
             n
-            for n in alerting_timing_names(suite["before"].benchmarks)
-            if not options.benchmarks or any(re.search(r, n) for r in options.benchmarks)
+            for n in sorted(suite["before"].benchmarks)
+            if metrics.alerting_timing(n) and not options.benchmarks or any(re.search(r, n) for r in options.benchmarks)
         ]
         measured = []
         for name in names:
@@ -200,7 +180,7 @@ def campaign(options: Options) -> dict:
                 measured.append(m)
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
-                log(f"timing-noise: {m.entry}: sd {record['benchmarks'][-1]['sd_log_ratio']:.2%}")
+                log(f"timing-noise: {m.entry}: sd {analysed['sd_log_ratio']:.2%}")
                 run.write(record)
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
@@ -213,7 +193,7 @@ def read(path: Path) -> dict:
 
 
 def docs_block(record: dict) -> str:
-    """The generated block of docs/timing-noise.md that a record's table goes to: one per hash-seed design."""
+    """The block of docs/timing-noise.md that a record's table goes to: one per hash-seed design."""
     return "timing-noise" if record["hash_seed"] == FRESH else f"timing-noise-{record['hash_seed']}"
 
 
@@ -222,7 +202,6 @@ def percent(value: float | None) -> str:
 
 
 def table(record: dict) -> str:
-    """The record as Markdown: per benchmark its spread, A/A interval, MDEs; then the coverage and the night's rate."""
     m = str(record["suspects"])
     confidence = pairs.look_confidence(1)
     lines = [
