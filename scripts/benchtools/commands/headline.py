@@ -50,7 +50,7 @@ def run(args, config) -> int:
             first = headline.timing_values(headline.read(args.record))
             second = headline.timing_values(headline.read(args.agree_with))
             what, block = f"{args.record.name} and {args.agree_with.name}", "headline-runs"
-        text = headline.agreement_table(headline.agreements(first, second), what)
+        text = headline.agreement_table(first, second, what)
     else:
         options = headline.Options(
             release=args.release, jax=args.jax, processes=args.processes, record=args.record, env_dir=args.env_dir

@@ -245,22 +245,6 @@ def table(record: dict) -> str:
 # ---- whether two runs agree: each run's median in the other's interval
 
 
-@dataclass(frozen=True)
-class Agreement:
-    environment: str
-    label: str
-    medians: tuple[float, float]
-    intervals: tuple[tuple[float, float] | None, tuple[float, float] | None]
-
-    @property
-    def agree(self) -> bool | None:
-        """None when a run has too few values for an interval."""
-        if None in self.intervals:
-            return None
-        (low_a, high_a), (low_b, high_b) = self.intervals
-        return low_b <= self.medians[0] <= high_b and low_a <= self.medians[1] <= high_a
-
-
 def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
     return {
         (env["environment"], figure["label"]): figure["values"]
@@ -281,32 +265,27 @@ def timing_noise_runs(record: dict) -> tuple[dict, dict]:
     return runs
 
 
-def agreements(first: dict, second: dict, confidence: float = CONFIDENCE) -> list[Agreement]:
-    return [
-        Agreement(
-            env,
-            label,
-            (statistics.median(first[env, label]), statistics.median(second[env, label])),
-            (second_run_interval(first[env, label], confidence), second_run_interval(second[env, label], confidence)),
-        )
-        for env, label in first
-        if (env, label) in second
-    ]
+def agreement_table(first: dict, second: dict, what: str) -> str:
+    """For each figure both runs measured: their medians and intervals, and whether each median lies in the other run's
+    interval ("—" when a run has too few values for one)."""
 
-
-def agreement_table(found: list[Agreement], what: str) -> str:
     def shown(interval):
         return "too few values" if interval is None else f"{interval[0]:.3g} to {interval[1]:.3g}"
 
-    agreed = sum(a.agree is True for a in found)
+    rows = []
+    for key in [key for key in first if key in second]:
+        medians = [statistics.median(run[key]) for run in (first, second)]
+        intervals = [second_run_interval(run[key]) for run in (first, second)]
+        agree = None
+        if None not in intervals:
+            agree = all(low <= median <= high for median, (low, high) in zip(medians, intervals[::-1], strict=True))
+        rows.append(
+            [*key, f"{medians[0]:.4g}", shown(intervals[0]), f"{medians[1]:.4g}", shown(intervals[1])]
+            + ["—" if agree is None else "yes" if agree else "**no**"]
+        )
     head = ["environment", "figure", "median, run 1", "interval, run 1", "median, run 2", "interval, run 2", "agree"]
-    rows = [
-        [a.environment, a.label, f"{a.medians[0]:.4g}", shown(a.intervals[0]), f"{a.medians[1]:.4g}"]
-        + [shown(a.intervals[1]), "—" if a.agree is None else "yes" if a.agree else "**no**"]
-        for a in found
-    ]
     return (
         f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
         f"median lies in the other run's interval.\n\n{markdown_table(head, rows)}"
-        f"\n\nAgree: {agreed} of {len(found)}."
+        f"\n\nAgree: {sum(row[-1] == 'yes' for row in rows)} of {len(rows)}."
     )
