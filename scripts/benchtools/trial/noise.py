@@ -12,7 +12,6 @@ import random
 import re
 import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,19 +70,18 @@ def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> 
     return [[rng.choice(centred) for _ in range(pairs.MAX_PAIRS)] for _ in range(simulations)]
 
 
-def replayed(run: list[float], shift: float) -> Callable[[int, int], list[tuple[float, float]]]:
-    """A ``measure`` for pairs.sequential that hands out one resampled run, each log ratio plus ``shift``."""
+def called_slower(run: list[float], shift: float, suspects: int) -> bool:
+    """Whether the confirm step calls a resampled run slower, each log ratio plus ``shift``."""
 
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         return [(1.0, math.exp(d + shift)) for d in run[first : first + count]]
 
-    return measure
+    return pairs.sequential(measure, suspects=suspects)[0] == pairs.SLOWER
 
 
 def power(runs: list[list[float]], effect: float, suspects: int) -> float:
     """The share of the resampled runs that the confirm step calls slower with a slowdown of ``effect`` added."""
-    shift = math.log1p(effect)
-    return sum(pairs.sequential(replayed(run, shift), suspects=suspects)[0] == pairs.SLOWER for run in runs) / len(runs)
+    return sum(called_slower(run, math.log1p(effect), suspects) for run in runs) / len(runs)
 
 
 def minimum_detectable_effect(
@@ -113,7 +111,7 @@ def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed
     alarms = 0
     for _night in range(nights):
         drawn = [resampled(rng.choice(measured).log_ratios, 1, rng)[0] for _ in range(suspects)]
-        alarms += any(pairs.sequential(replayed(run, 0.0), suspects=suspects)[0] == pairs.SLOWER for run in drawn)
+        alarms += any(called_slower(run, 0.0, suspects) for run in drawn)
     return alarms / nights
 
 
@@ -162,13 +160,10 @@ def campaign(options: Options) -> dict:
     record = run.opened(SCHEMA, fields, "benchmarks")
     # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
     with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
-        names = [
-            n
-            for n in sorted(suite["before"].benchmarks)
-            if metrics.alerting_timing(n) and not options.benchmarks or any(re.search(r, n) for r in options.benchmarks)
-        ]
         measured = []
-        for name in names:
+        for name in sorted(suite["before"].benchmarks):
+            if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.benchmarks or [""]):
+                continue
             listed = suite["before"].benchmarks[name]
             combos = [", ".join(c) for c in itertools.product(*listed["params"])] if listed["params"] else [""]
             for combo in combos:
