@@ -1,12 +1,8 @@
 """Measure the headline figures over fresh processes: each one's median and the interval a second run lies in.
 
-One asv run gives each timing from a single process, one draw (two fresh runs
-of Equinox {reference_equinox} gave jit ratios of 2.25 and 1.15).  As pyperf
-does, this measures each figure of the README's headline in --processes fresh
-interpreters of one release, in every environment (--jax narrows them), and
-gives the median and the narrowest interval that holds a second run's median
-with at least 95% (docs/headline.md); the exact cost is measured once and
-leads.  --agree-with and --timing-noise compare two records.  The record is
+Each figure of the README's headline is measured in --processes fresh
+interpreters of one release, in every environment (--jax narrows them);
+--agree-with and --timing-noise compare two records instead.  The record is
 rewritten after each environment; --from-record prints it without measuring.
 
 Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed

@@ -2,11 +2,8 @@
 
 One release is installed twice, in the confirm step's two asv environments, and
 each alerting timing benchmark (--bench narrows them) is measured in --pairs
-A/A pairs exactly as the confirm step measures a suspect.  The record gives the
-spread of ln(after / before), the A/A interval, the minimum detectable effect
-on a night of 1 and of --suspects suspects, whether it reaches the threshold,
-and the false-alarm rate of simulated nights (docs/timing-noise.md).  It is
-rewritten after each benchmark; --from-record prints it without measuring.
+A/A pairs as the confirm step measures a suspect.  The record is rewritten
+after each benchmark; --from-record prints it without measuring.
 
 Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
 to install or run.
