@@ -166,19 +166,20 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     try:
         source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
         changes, _unjudged = finding.compare_changes(source, base, tag)
-        found = (
-            []
-            if args.no_confirm
-            else confirm.confirmations(
-                source.config, confirm.suspects(changes, source.thresholds), args.confirm_max_pairs
-            )
-        )
+        suspects = [] if args.no_confirm else confirm.suspects(changes, source.thresholds)
+        found = confirm.confirmations(source.config, suspects, args.confirm_max_pairs)
     except Error as error:
         raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
 
 
-CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
+CHANGE_KEYS = (
+    "kind",
+    "benchmark",
+    "params",
+    "before",
+    "after",
+)  # of a change in changes.json; a verdict's, the first 3
 # The trial's columns: a cost change is a deterministic finding; diagnostics never count.
 TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
 
@@ -269,14 +270,9 @@ def campaign(args) -> str:
             record += [
                 {
                     **where,
-                    "kind": v.change.kind,
-                    "benchmark": v.change.benchmark,
-                    "params": v.change.params,
+                    **{key: getattr(v.change, key) for key in CHANGE_KEYS[:3]},
                     "verdict": v.verdict,
-                    "estimate": v.interval and v.interval.estimate,
-                    "low": v.interval and v.interval.low,
-                    "high": v.interval and v.interval.high,
-                    "pairs": v.interval and v.interval.pairs,
+                    **{key: v.interval and getattr(v.interval, key) for key in ("estimate", "low", "high", "pairs")},
                     "seconds": v.seconds,
                     "before_values": v.before,
                     "after_values": v.after,
