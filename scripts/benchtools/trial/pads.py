@@ -23,20 +23,9 @@ def pad_signature(source: str) -> str:
     function = tree_at_of(source)
     if function.args.kwarg is not None:
         raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
-    args = function.args
+    # The parameter, default or annotation that ends last: **PAD goes right after it.
     last = max(
-        (
-            node
-            for node in (
-                *args.posonlyargs,
-                *args.args,
-                *args.kwonlyargs,
-                *args.defaults,
-                *(d for d in args.kw_defaults if d is not None),
-                args.vararg,
-            )
-            if node is not None
-        ),
+        (node for node in ast.walk(function.args) if hasattr(node, "end_lineno")),
         key=lambda node: (node.end_lineno, node.end_col_offset),
     )
     lines = source.splitlines(keepends=True)
