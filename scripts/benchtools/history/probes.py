@@ -16,6 +16,7 @@ probing again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -79,21 +80,16 @@ def commit_source(project: str, repo: Path, revision: str) -> Source:
     return Source(project, commit.strip(), repo, tag.group(1) if tag else None)
 
 
-def minimum_jaxlib(repo: Path, commit: str) -> Version:
-    text = git.out("show", f"{commit}:jax/version.py", repo=repo)
-    found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
-    if not found:
-        raise Failed(f"jax/version.py at {commit[:10]} names no _minimum_jaxlib_version")
-    return Version(found.group(1))
-
-
 def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
     if jax.version and jax.version in releases:
         return [jax.version]
     if jax.commit is None:
         raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
-    minimum = minimum_jaxlib(jax.repo, jax.commit)
-    return [release for release in releases if Version(release) >= minimum][:JAXLIB_TRIES]
+    text = git.out("show", f"{jax.commit}:jax/version.py", repo=jax.repo)
+    found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
+    if not found:
+        raise Failed(f"jax/version.py at {jax.commit[:10]} names no _minimum_jaxlib_version")
+    return [release for release in releases if Version(release) >= Version(found.group(1))][:JAXLIB_TRIES]
 
 
 @dataclass
@@ -199,11 +195,11 @@ class Probes:
         if not self.jaxlib_releases:
             tag = f"cp{self.series.replace('.', '')}"
             files = self.pypi_releases("jaxlib")
-            found = [
-                version
-                for version, wheels in files.items()
-                if not _prerelease(version) and any(tag in w and "manylinux" in w for w in wheels)
-            ]
+            found = []
+            for version, wheels in files.items():
+                with contextlib.suppress(InvalidVersion):  # a legacy version is no release to pair with
+                    if not Version(version).is_prerelease and any(tag in w and "manylinux" in w for w in wheels):
+                        found.append(version)
             self.jaxlib_releases = sorted(found, key=Version)
         return self.jaxlib_releases
 
@@ -302,10 +298,3 @@ def _place(made: Path, folder: Path) -> None:
     except OSError:
         if not folder.is_dir():
             raise
-
-
-def _prerelease(version: str) -> bool:
-    try:
-        return Version(version).is_prerelease
-    except InvalidVersion:
-        return True

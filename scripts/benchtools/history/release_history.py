@@ -172,7 +172,6 @@ def select(history, spec, option="--select"):
 
 
 def fetch_sdist(release, cache):
-    """Make sure the cache holds the release's sdist, with the published sha256."""
     if Path(release.filename).name != release.filename or release.filename.startswith("."):
         raise BadInput(f"the index gives a suspicious file name: {release.filename!r}")
     target = cache / release.filename
@@ -236,32 +235,29 @@ def build(args: Options) -> list[tuple[Release, str]]:
     if unsupported:
         log(f"--python {python} leaves out {len(unsupported)} release(s): {' '.join(map(str, unsupported))}")
     if not history:
-        raise BadInput(
-            f"{url} lists no final release with an sdist "
-            f"(--since {since or 'any'}, --until {args.until or 'any'}"
-            + (f", --python {python}" if python else "")
-            + ")"
-        )
+        bounds = f"--since {since or 'any'}, --until {args.until or 'any'}" + (f", --python {python}" if python else "")
+        raise BadInput(f"{url} lists no final release with an sdist ({bounds})")
     selected = select(history, args.select, args.select_option)
     if args.admits:
         selected = [r for r in selected if r.admits(args.admits)]
 
     # One build of a repository at a time: a second waits, then finds the releases the first added.
+    parameters = f"since={since or ''} until={args.until or ''} python={python or ''}"
     with lock.held(lock.beside(repo), f"another scripts/release-history building {repo}"):
-        tags = update(
-            repo, package, name, url, history, args.cache, release_repo.build_parameters(since, args.until, python)
-        )
+        tags = update(repo, package, name, url, history, args.cache, parameters)
     return [(r, tags[r.tag]) for r in selected]
 
 
 def update(repo, package, name, url, history, cache, parameters):
     """Append to repo (made if missing) the releases of history it lacks; return its tags.  Under the repo's lock."""
     exists = release_repo.check_repo(repo, package)
-    chain = release_repo.main_commits(repo) if exists else []
-    tags = git_.tags(repo, env=release_repo.GIT_ENV) if exists else {}
-    # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
-    built = release_repo.built_releases(repo, chain) if exists else []
+    chain, tags, built = [], {}, []
     if exists:
+        if release_repo.git(repo, "for-each-ref", "refs/heads/main"):
+            chain = release_repo.git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
+        tags = git_.tags(repo, env=release_repo.GIT_ENV)
+        # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
+        built = release_repo.built_releases(repo, chain)
         release_repo.check_parameters(repo, parameters, built, history)
     kept = len(built)
     gone = release_repo.check_built(built, history, url)

@@ -39,12 +39,6 @@ def check_repo(repo, package):
     return False
 
 
-def main_commits(repo):
-    if not git(repo, "for-each-ref", "refs/heads/main"):
-        return []
-    return git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
-
-
 def sdist_files(path):
     """Yield (path, git mode, content) for each file in the sdist's top-level folder."""
     tops = set()
@@ -106,10 +100,6 @@ GONE_NOTES = "refs/notes/gone"
 RELEASE_MESSAGE = re.compile(
     r"(?P<name>\S+) (?P<version>\S+)\n\nsdist: (?P<filename>\S+)\nsha256: (?P<sha256>[0-9a-f]{64})\n?"
 )
-
-
-def build_parameters(since, until, python) -> str:
-    return f"since={since or ''} until={until or ''} python={python or ''}"
 
 
 def check_parameters(repo, parameters, built, history):
