@@ -173,13 +173,8 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
 
 
-CHANGE_KEYS = (
-    "kind",
-    "benchmark",
-    "params",
-    "before",
-    "after",
-)  # of a change in changes.json; a verdict's, the first 3
+# A change's fields in changes.json; a verdict's, the first 3.
+CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
 # The trial's columns: a cost change is a deterministic finding; diagnostics never count.
 TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
 
@@ -253,7 +248,6 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
 
 
 def campaign(args) -> str:
-    """Every trial of the campaign, each variant judged against its base; the tables of what was found."""
     repo, release, variants = build_repository(args)
     rows = list(dict.fromkeys(variant.row for variant in variants))
     flags = {row: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for row in rows}
