@@ -103,7 +103,10 @@ class Probes:
         self.cache = Path(self.cache).resolve()
         self.cache.mkdir(parents=True, exist_ok=True)
         self.made = 0  # records made, not read back, by this object
-        self.series = self.python_series()
+        done = util.run([self.python, "-c", "import sys; print(*sys.version_info[:2], sep='.')"], capture_output=True)
+        if done.returncode != 0:
+            raise BadInput(f"{self.python} is no Python interpreter that runs here")
+        self.series = done.stdout.decode().strip()
 
     # ---- records
 
@@ -151,14 +154,10 @@ class Probes:
         else:
             candidates = jaxlib_candidates(jax, self.releases())
         tried = {}
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
         for jaxlib in candidates:
             python = self.base(jaxlib)  # a base that cannot be made is this machine's failure, not the commit's
             try:
-                env = {
-                    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                    "PYTHONPATH": str(target),
-                    "JAX_PLATFORMS": "cpu",
-                }
                 _checked([python, "-c", IMPORT_CHECK], env=env, timeout=600)
             except (Failed, subprocess.TimeoutExpired) as error:
                 tried[jaxlib] = " ".join(str(error).split())[-500:]
@@ -181,14 +180,6 @@ class Probes:
         return {"failed": f"import: {why}", "tried": tried}
 
     # ---- environments
-
-    def python_series(self) -> str:
-        done = util.run(
-            [self.python, "-c", "import sys; print(*sys.version_info[:2], sep='.')"], capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            raise BadInput(f"{self.python} is no Python interpreter that runs here")
-        return done.stdout.strip()
 
     def releases(self) -> list[str]:
         """jaxlib's releases with a wheel for this Python on this platform, oldest first; asked of PyPI once."""
