@@ -2,7 +2,6 @@
 Its JSON record is written whole after each step, so that a stopped campaign keeps what it measured, and stamped
 with the load it ran under."""
 
-import calendar
 import contextlib
 import json
 import os
@@ -21,14 +20,6 @@ STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 def now() -> str:
     return time.strftime(STAMP, time.gmtime())
-
-
-def minutes(record: dict) -> float | None:
-    """How long the campaign took; None while it has not finished."""
-    if "finished" not in record:
-        return None
-    started, finished = (calendar.timegm(time.strptime(record[key], STAMP)) for key in ("started", "finished"))
-    return (finished - started) / 60
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,11 @@ measurement, judging/confirm.py), the figures interleaved so that the machine's 
 interval holds if the two runs' processes are exchangeable: whether they are is what two real runs check.
 """
 
+import calendar
 import itertools
 import math
 import statistics
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +27,7 @@ from ..judging import confirm
 from ..running import bench
 from ..settings import reference_equinox
 from ..util import markdown_table
-from .campaign import Campaign, minutes, prepared
+from .campaign import STAMP, Campaign, prepared
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -202,8 +204,10 @@ def read(path: Path) -> dict:
 
 
 def took(record: dict) -> str:
-    found = minutes(record)
-    return "" if found is None else f"; the run took {found:.1f} min, its environments' installs included"
+    if "finished" not in record:
+        return ""
+    started, finished = (calendar.timegm(time.strptime(record[key], STAMP)) for key in ("started", "finished"))
+    return f"; the run took {(finished - started) / 60:.1f} min, its environments' installs included"
 
 
 def newest_jax_first(env: dict):
