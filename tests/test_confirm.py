@@ -8,6 +8,7 @@ real measurement is the slow end-to-end test at the end.
 
 import math
 import random
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -152,7 +153,7 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
     git.run("clone", "-q", git.END, history, repo)
     release = git.out("rev-parse", "v0.13.8", repo=repo).strip()
     commits = {}
-    pads = detector.calibrate_pads(100)  # +100% of a tree_at call: many times the noise
+    pads = detector.calibrate_pads(100, sys.executable)  # +100% of a tree_at call: many times the noise
     for name in ("aa", "slowed"):
         git.run("checkout", "-q", release, "--", ".", repo=repo)
         tree_file = repo / "equinox" / "_tree.py"

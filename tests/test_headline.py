@@ -148,10 +148,9 @@ def test_two_runs_agree_when_each_median_lies_in_the_other_s_interval():
     first = {("env", "ratio"): base, ("env", "shifted"): base, ("env", "few"): base[:5], ("env", "alone"): base}
     second = {("env", "ratio"): [v + 0.02 for v in base], ("env", "shifted"): [v + 0.2 for v in base]}
     second[("env", "few")] = base[:5]
-    found = {a.label: a for a in headline.agreements(first, second)}
-    assert set(found) == {"ratio", "shifted", "few"}  # only what both runs measured
-    assert found["ratio"].agree is True and found["shifted"].agree is False and found["few"].agree is None
-    text = headline.agreement_table(list(found.values()), "a and b")
+    text = headline.agreement_table(first, second, "a and b")
+    agree = {cells[1]: cells[-1] for cells in table_cells(text) if cells[0] == "env"}
+    assert agree == {"ratio": "yes", "shifted": "**no**", "few": "—"}  # only what both runs measured
     assert ["env", "shifted", "1.045", "1 to 1.09", "1.245", "1.2 to 1.29", "**no**"] in table_cells(text)
     assert "Agree: 1 of 3." in text
 
@@ -206,15 +205,15 @@ def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_
     fewest processes that give an interval; a rerun of the same commit keeps the finished record."""
     from types import SimpleNamespace
 
-    from benchtools.trial import records
+    from benchtools.trial.campaign import Campaign, now
 
     asked = []
 
     def campaign(options):
         asked.append((options.release, options.jax, options.processes, options.in_run_environments))
-        record = {**record_of(), "commit": "c" * 40, "processes": options.processes, "started": records.now()}
+        record = {**record_of(), "commit": "c" * 40, "processes": options.processes, "started": now()}
         record["environments"][0]["environment"] = "Python 3.13, jax 0.12.0.1"
-        return records.finish(options.record, record)
+        return Campaign(None, options.release, "c" * 40, options.record).finish(record)
 
     monkeypatch.setattr(headline, "campaign", campaign)
     target = SimpleNamespace(

@@ -1,15 +1,10 @@
 """Measure the regression gate: its false-alarm rate, and the smallest tree_at slowdown it catches.
 
-It builds a repository of one Equinox release followed by variants of it: A/A
-copies (identical code), copies whose tree_at makes K extra Python calls (one
-per --calls value), and timing-only copies slowed by P% in C alone
-(--c-slowdowns, calibrated first in the trial's own asv environment).  Each
-trial benchmarks them all in one scripts/bench run, then the gate compares each
-A/A copy with the one before it and the release with each variant.  The tables
-give, per variant, the measured slowdown and how often each kind of metric
-flagged it (the A/A row is the false alarms), the largest A/A ratio beside its
-threshold, and the confirmed verdicts; every change seen goes to
-OUTPUT/changes.json, to re-score at other thresholds.
+Each trial benchmarks, in one scripts/bench run, a release followed by A/A
+copies of it (identical code), copies whose tree_at makes K extra Python calls
+(--calls), and copies slowed by P% in C alone (--c-slowdowns, calibrated in the
+trial's asv environment); the gate compares each with its base.  Every change
+seen goes to OUTPUT/changes.json, to re-score at other thresholds.
 
 Exit status: 0 when the trials ran; 2 on bad input; 3 when a trial's benchmark
 run failed.

@@ -1,12 +1,8 @@
 """Measure the headline figures over fresh processes: each one's median and the interval a second run lies in.
 
-One asv run gives each timing from a single process, one draw (two fresh runs
-of Equinox {reference_equinox} gave jit ratios of 2.25 and 1.15).  As pyperf
-does, this measures each figure of the README's headline in --processes fresh
-interpreters of one release, in every environment (--jax narrows them), and
-gives the median and the narrowest interval that holds a second run's median
-with at least 95% (docs/headline.md); the exact cost is measured once and
-leads.  --agree-with and --timing-noise compare two records.  The record is
+Each figure of the README's headline is measured in --processes fresh
+interpreters of one release, in every environment (--jax narrows them);
+--agree-with and --timing-noise compare two records instead.  The record is
 rewritten after each environment; --from-record prints it without measuring.
 
 Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
@@ -42,7 +38,7 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    if args.agree_with or args.timing_noise:
+    if args.timing_noise or args.agree_with:
         if args.timing_noise:
             first, second = headline.timing_noise_runs(noise.read(args.timing_noise))
             what, block = f"the two sides of {args.timing_noise.name}", "headline-agreement"
@@ -50,25 +46,14 @@ def run(args, config) -> int:
             first = headline.timing_values(headline.read(args.record))
             second = headline.timing_values(headline.read(args.agree_with))
             what, block = f"{args.record.name} and {args.agree_with.name}", "headline-runs"
-        text = headline.agreement_table(headline.agreements(first, second), what)
-        print(text)
-        if args.docs:
-            generated.write_blocks(args.docs, {block: text})
-        return 0
-    if args.from_record:
-        record = headline.read(args.record)
+        text = headline.agreement_table(first, second, what)
     else:
-        record = headline.campaign(
-            headline.Options(
-                release=args.release,
-                jax=args.jax,
-                processes=args.processes,
-                record=args.record,
-                env_dir=args.env_dir,
-            )
+        options = headline.Options(
+            release=args.release, jax=args.jax, processes=args.processes, record=args.record, env_dir=args.env_dir
         )
-    text = headline.table(record)
+        record = headline.read(args.record) if args.from_record else headline.campaign(options)
+        block, text = "headline", headline.table(record)
     print(text)
     if args.docs:
-        generated.write_blocks(args.docs, {"headline": text})
+        generated.write_blocks(args.docs, {block: text})
     return 0

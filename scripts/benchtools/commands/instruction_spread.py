@@ -15,16 +15,7 @@ from pathlib import Path
 from .. import util
 from ..project import ROOT
 from ..publishing import generated
-from ..trial.instruction_spread import (
-    ACROSS_BLOCK,
-    BLOCK,
-    across_markdown,
-    count_runs,
-    data,
-    markdown,
-    read_data,
-    wide,
-)
+from ..trial import instruction_spread as spread
 from . import common_args
 
 
@@ -38,20 +29,22 @@ def add_arguments(parser, config) -> None:
         "--from", dest="source", type=Path, metavar="FILE", help="table a --data FILE, counting nothing"
     )
     parser.add_argument("--across", type=Path, metavar="FILE", help="a --data FILE of another environment, beside")
-    common_args.add_readme(parser, f"rewrite FILE's blocks {BLOCK} (and with --across {ACROSS_BLOCK}); repeatable")
+    common_args.add_readme(
+        parser, f"rewrite FILE's blocks {spread.BLOCK} (and with --across {spread.ACROSS_BLOCK}); repeatable"
+    )
 
 
 def run(args, config) -> int:
-    found = read_data(args.source) if args.source else data(*count_runs(args.kept, args.runs, args.python))
+    found = spread.read_data(args.source) if args.source else spread.count_runs(args.kept, args.runs, args.python)
     if args.data:
         util.write_atomic(args.data, (json.dumps(found, indent=1, sort_keys=True) + "\n").encode())
         print(f"wrote {args.data}")
-    blocks = {BLOCK: markdown(found)}
+    blocks = {spread.BLOCK: spread.markdown(found)}
     if args.across:
-        blocks[ACROSS_BLOCK] = across_markdown(found, read_data(args.across))
+        blocks[spread.ACROSS_BLOCK] = spread.across_markdown(found, spread.read_data(args.across))
     for path in args.readme:
         generated.write_blocks(path, blocks)
         print(f"updated {path}")
     if not args.readme:
         print("\n\n".join(blocks.values()))
-    return 1 if wide(found) else 0
+    return 1 if spread.wide(found) else 0

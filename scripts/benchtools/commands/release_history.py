@@ -1,15 +1,12 @@
 """Build or update a git repository with one commit per PyPI release of a package, for asv to benchmark.
 
-The history holds every final release with an sdist within --since/--until
-(and, given --python, supporting that Python), in upload order, one commit
-each: the sdist's top-level folder, fixed author, the upload time as both
-dates, tagged v<VERSION>, so that the same releases give the same hashes on
-every machine.  A rerun appends the releases uploaded since; sdists are checked
-against the index's sha256.  The history is append-only: a release the index
-later yanks stays (noted in refs/notes/gone, no longer selected); a built
-release whose sha256 changed is refused.  --since, --until and --python are
-fixed when the repository is made.  The repository belongs to this script:
-changes and commits that are not its releases are discarded.
+One commit per final release with an sdist within --since/--until (and --python),
+in upload order, tagged v<VERSION>, so that the same releases give the same
+hashes on every machine.  A rerun appends the releases uploaded since.  The
+history is append-only: a release the index later yanks stays (noted in
+refs/notes/gone); a built release whose sha256 changed is refused; --since,
+--until and --python are fixed when the repository is made.  The repository
+belongs to this script: what is not its releases is discarded.
 """
 
 import dataclasses

@@ -15,8 +15,7 @@ import argparse
 import json
 import sys
 
-from ..errors import BadInput
-from ..history.shards import non_empty_shards, read_commits, shard
+from ..history.shards import read_commits, shard
 
 
 def add_arguments(parser, config) -> None:
@@ -37,12 +36,9 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    try:
-        commits = read_commits(args.file, args.file.name)
-    except ValueError as error:
-        raise BadInput(str(error)) from None
+    commits = read_commits(args.file, args.file.name)
     if args.indices:
-        print(json.dumps(non_empty_shards(commits, args.shards)))
+        print(json.dumps(list(range(min(args.shards, len(commits))))))
     else:
         for commit in shard(commits, args.shards, args.index):
             print(commit)

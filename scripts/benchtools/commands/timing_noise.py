@@ -2,11 +2,8 @@
 
 One release is installed twice, in the confirm step's two asv environments, and
 each alerting timing benchmark (--bench narrows them) is measured in --pairs
-A/A pairs exactly as the confirm step measures a suspect.  The record gives the
-spread of ln(after / before), the A/A interval, the minimum detectable effect
-on a night of 1 and of --suspects suspects, whether it reaches the threshold,
-and the false-alarm rate of simulated nights (docs/timing-noise.md).  It is
-rewritten after each benchmark; --from-record prints it without measuring.
+A/A pairs as the confirm step measures a suspect.  The record is rewritten
+after each benchmark; --from-record prints it without measuring.
 
 Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
 to install or run.
@@ -48,21 +45,17 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    if args.from_record:
-        record = noise.read(args.record)
-    else:
-        record = noise.campaign(
-            noise.Options(
-                release=args.release,
-                jax=args.jax,
-                pairs=args.pairs,
-                benchmarks=args.bench,
-                suspects=args.suspects,
-                record=args.record,
-                env_dir=args.env_dir,
-                hash_seed=args.hash_seed,
-            )
-        )
+    options = noise.Options(
+        release=args.release,
+        jax=args.jax,
+        pairs=args.pairs,
+        benchmarks=args.bench,
+        suspects=args.suspects,
+        record=args.record,
+        env_dir=args.env_dir,
+        hash_seed=args.hash_seed,
+    )
+    record = noise.read(args.record) if args.from_record else noise.campaign(options)
     text = noise.table(record)
     print(text)
     if args.docs:

@@ -1,28 +1,22 @@
 """A JAX or Equinox commit as an environment, and its instruction counts there: a bisection's probe.
 
-An environment is two layers, so that a commit costs seconds and not a virtualenv:
-- a base virtualenv per (Python, jaxlib release), kept: jaxlib from PyPI with the runtime dependencies
-  of the jax release of the same version (installed with it, then jax removed), and Equinox's own
-  (``EQUINOX_DEPENDENCIES``);
-- a folder per (jax, Equinox), kept: each package's wheel, built from its bundle at the commit by its
-  own ``pyproject.toml``/``setup.py`` (``pip wheel --no-deps --no-build-isolation``, in one builder
-  virtualenv), or taken from PyPI for a release named by version, installed with ``--no-deps
-  --target``.  The counting process finds that folder first on its path (benchmarks/callgrind.py).
+An environment is two layers, so that a commit costs seconds and not a virtualenv: a base virtualenv per (Python,
+jaxlib release), kept, with the runtime dependencies of the jax release of that version and Equinox's; and a folder per
+(jax, Equinox) of their wheels installed with ``--no-deps --target``, which the counting process finds first on its
+path (benchmarks/callgrind.py).
 
-The jaxlib (``jaxlib_candidates``): a jax release tag runs with the jaxlib of its own version, as pip
-pairs them; any other commit with the oldest jaxlib release at or after its ``_minimum_jaxlib_version``
-(jax/version.py) that imports and runs a jitted function with it, trying at most ``JAXLIB_TRIES``.
-Between two releases that is the earlier release's jaxlib, up to the commit that prepares the next
-release and raises the minimum, so a bisection between releases varies jax's Python alone until that
-commit.  The jaxlib used, and those that failed and why, are in every probe's record.
+The jaxlib: a jax release tag runs with the jaxlib of its own version, as pip pairs them; any other commit with the
+oldest jaxlib release at or after its ``_minimum_jaxlib_version`` that imports and runs a jitted function with it. So a
+bisection between releases varies jax's Python alone until the commit that prepares the next release and raises the
+minimum.
 
-A probe's record is kept as JSON (``Probes.path``) as soon as it is made, a failure included, and read
-back instead of probing again.  A commit that does not build, install or import is recorded as failed
-with the reason: it has no count.
+A probe's record, a failure with its reason included, is kept as JSON as soon as it is made, and read back instead of
+probing again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -55,7 +49,7 @@ PYPI_JSON = "https://pypi.org/pypi/{}/json"
 
 @dataclass(frozen=True)
 class Source:
-    """One package at one version: a commit of its bundle (``repo`` set) or a PyPI release (``version``)."""
+    """A commit of a package's bundle (``repo`` set) or a PyPI release (``version``)."""
 
     project: str
     commit: str | None = None  # the full hash, in ``repo``
@@ -78,7 +72,7 @@ def pull_request(subject: str) -> str | None:
 
 
 def commit_source(project: str, repo: Path, revision: str) -> Source:
-    """``revision`` (a tag, a hash) of ``repo`` as a source; a release tag carries its version."""
+    """A release tag's source carries its version."""
     commit = git.out("rev-parse", "--verify", "--quiet", git.END, f"{revision}^{{commit}}", repo=repo, check=False)
     if not commit.strip():
         raise BadInput(f"{revision!r} is no commit of {repo}")
@@ -86,29 +80,20 @@ def commit_source(project: str, repo: Path, revision: str) -> Source:
     return Source(project, commit.strip(), repo, tag.group(1) if tag else None)
 
 
-def minimum_jaxlib(repo: Path, commit: str) -> Version:
-    """The commit's ``_minimum_jaxlib_version``, read from its jax/version.py."""
-    text = git.out("show", f"{commit}:jax/version.py", repo=repo)
-    found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
-    if not found:
-        raise Failed(f"jax/version.py at {commit[:10]} names no _minimum_jaxlib_version")
-    return Version(found.group(1))
-
-
 def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
-    """The jaxlib releases to try with ``jax``, in order (see the module's docstring)."""
     if jax.version and jax.version in releases:
         return [jax.version]
     if jax.commit is None:
         raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
-    minimum = minimum_jaxlib(jax.repo, jax.commit)
-    return [release for release in releases if Version(release) >= minimum][:JAXLIB_TRIES]
+    text = git.out("show", f"{jax.commit}:jax/version.py", repo=jax.repo)
+    found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
+    if not found:
+        raise Failed(f"jax/version.py at {jax.commit[:10]} names no _minimum_jaxlib_version")
+    return [release for release in releases if Version(release) >= Version(found.group(1))][:JAXLIB_TRIES]
 
 
 @dataclass
 class Probes:
-    """Probe records and the environments behind them, kept under ``cache``."""
-
     cache: Path
     python: str  # an interpreter to make the virtualenvs with
     names: tuple[str, ...]  # the operations counted, all in one process (a count depends a little on the others)
@@ -118,12 +103,15 @@ class Probes:
         self.cache = Path(self.cache).resolve()
         self.cache.mkdir(parents=True, exist_ok=True)
         self.made = 0  # records made, not read back, by this object
-        self.series = self.python_series()
+        done = util.run([self.python, "-c", "import sys; print(*sys.version_info[:2], sep='.')"], capture_output=True)
+        if done.returncode != 0:
+            raise BadInput(f"{self.python} is no Python interpreter that runs here")
+        self.series = done.stdout.decode().strip()
 
     # ---- records
 
     def path_folder(self, equinox: str) -> Path:
-        """Where the records of every jax counted with Equinox ``equinox`` (its key) are kept."""
+        """Where the records of every jax counted with Equinox ``equinox`` (its Source.key) are kept."""
         recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
         return self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox}" / recipe
 
@@ -166,10 +154,11 @@ class Probes:
         else:
             candidates = jaxlib_candidates(jax, self.releases())
         tried = {}
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
         for jaxlib in candidates:
             python = self.base(jaxlib)  # a base that cannot be made is this machine's failure, not the commit's
             try:
-                _checked([python, "-c", IMPORT_CHECK], env=self.process_env(target), timeout=600)
+                _checked([python, "-c", IMPORT_CHECK], env=env, timeout=600)
             except (Failed, subprocess.TimeoutExpired) as error:
                 tried[jaxlib] = " ".join(str(error).split())[-500:]
                 continue
@@ -190,34 +179,23 @@ class Probes:
         why = "no jaxlib release admits it" if not candidates else "it imports with none of the jaxlibs tried"
         return {"failed": f"import: {why}", "tried": tried}
 
-    def process_env(self, target: Path) -> dict:
-        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
-
     # ---- environments
-
-    def python_series(self) -> str:
-        done = util.run(
-            [self.python, "-c", "import sys; print(*sys.version_info[:2], sep='.')"], capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            raise BadInput(f"{self.python} is no Python interpreter that runs here")
-        return done.stdout.strip()
 
     def releases(self) -> list[str]:
         """jaxlib's releases with a wheel for this Python on this platform, oldest first; asked of PyPI once."""
         if not self.jaxlib_releases:
             tag = f"cp{self.series.replace('.', '')}"
             files = self.pypi_releases("jaxlib")
-            found = [
-                version
-                for version, wheels in files.items()
-                if not _prerelease(version) and any(tag in w and "manylinux" in w for w in wheels)
-            ]
+            found = []
+            for version, wheels in files.items():
+                with contextlib.suppress(InvalidVersion):  # a legacy version is no release to pair with
+                    if not Version(version).is_prerelease and any(tag in w and "manylinux" in w for w in wheels):
+                        found.append(version)
             self.jaxlib_releases = sorted(found, key=Version)
         return self.jaxlib_releases
 
     def pypi_releases(self, package: str) -> dict[str, list[str]]:
-        """{version: its files' names} of ``package`` on PyPI, asked once and kept."""
+        """{version: its files' names}, asked of PyPI once and kept."""
         kept = self.cache / f"{package}-releases.json"
         if not kept.is_file():
             releases = release_history.fetch_json(PYPI_JSON.format(package))["releases"]
@@ -247,7 +225,6 @@ class Probes:
         return self.venv(self.cache / "envs" / f"builder-py{self.series}", [["-U", "pip", *BUILDER_PACKAGES]])
 
     def base(self, jaxlib: str) -> str:
-        """The base virtualenv of ``jaxlib``: it, the runtime dependencies of jax at its version, Equinox's."""
         jax_release = [f"jax=={jaxlib}"] if jaxlib in self.pypi_releases(JAX_PROJECT) else []
         return self.venv(
             self.cache / "envs" / f"py{self.series}-jaxlib-{jaxlib}",
@@ -256,7 +233,6 @@ class Probes:
         )
 
     def target(self, jax: Source, equinox: Source) -> Path:
-        """The folder holding ``jax`` and ``equinox`` installed, made once."""
         folder = self.cache / "targets" / f"py{self.series}" / f"jax-{jax.key}-equinox-{equinox.key}"
         if folder.is_dir():
             return folder
@@ -269,7 +245,7 @@ class Probes:
         return folder
 
     def wheel(self, source: Source) -> Path:
-        """``source``'s wheel: built from its commit's tree, or a PyPI release's, kept per source."""
+        """Built from its commit's tree, or a PyPI release's, kept per source."""
         folder = self.cache / "wheels" / source.project / source.key
         found = sorted(folder.glob("*.whl")) if folder.is_dir() else []
         if found:
@@ -298,7 +274,7 @@ class Probes:
 
 
 def _checked(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """``util.run(cmd)`` with its output captured; Failed naming the command and its last words on a non-zero exit."""
+    """Failed naming the command and its last words on a non-zero exit."""
     done = util.run(cmd, capture_output=True, text=True, errors="replace", **kwargs)
     if done.returncode != 0:
         said = " ".join((done.stderr or done.stdout).split()[-80:])
@@ -313,10 +289,3 @@ def _place(made: Path, folder: Path) -> None:
     except OSError:
         if not folder.is_dir():
             raise
-
-
-def _prerelease(version: str) -> bool:
-    try:
-        return Version(version).is_prerelease
-    except InvalidVersion:
-        return True

@@ -42,7 +42,6 @@ class Release:
         return f"v{self.version}"
 
     def admits(self, python):
-        """Whether this release's requires_python admits the series python, (X, Y)."""
         return requires_python_admits(self.requires_python, python, self.version)
 
 
@@ -58,25 +57,6 @@ def python_series(text):
     return int(match[1]), int(match[2])
 
 
-def supports_python(specifier, series):
-    """Whether specifier (a SpecifierSet) admits some version X.Y.z of the series (X, Y).
-
-    The versions of the series a specifier admits, if any, start at X.Y.0 or
-    just at or after a version its clauses name (X.Y.z itself or X.Y.(z+1),
-    as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
-    """
-    major, minor = series
-    micros = {0}
-    for clause in specifier:
-        try:
-            named = Version(clause.version.removesuffix(".*")).release + (0, 0)
-        except InvalidVersion:
-            continue  # '===' may name anything
-        if named[:2] == (major, minor):
-            micros |= {named[2], named[2] + 1}
-    return any(specifier.contains(Version(f"{major}.{minor}.{micro}")) for micro in sorted(micros))
-
-
 def fetch_json(url):
     try:
         answer = util.http_session().get(url, timeout=TIMEOUT)
@@ -89,14 +69,9 @@ def fetch_json(url):
 
 
 def release_history(metadata, since, until, python=None, base=""):
-    """Every final, non-yanked release with an sdist in [since, until], in upload order.
-
-    File URLs are read relative to base, the metadata's URL: some mirrors list
-    them so.
-
-    Given python, a series (X, Y), only the releases whose sdist's
-    requires_python admits it; returns the history and the versions this left out.
-    """
+    """Every final, non-yanked release with an sdist in [since, until], in upload order; given python, a series
+    (X, Y), only those whose sdist admits it, and the versions this left out.  File URLs are read relative to base,
+    the metadata's URL: some mirrors list them so."""
     history, unsupported = [], []
     for key, files in metadata["releases"].items():
         try:
@@ -132,7 +107,12 @@ def release_history(metadata, since, until, python=None, base=""):
 
 
 def requires_python_admits(requires_python, python, version):
-    """Whether a release's requires_python admits the series python; missing or empty admits all."""
+    """Whether a release's requires_python admits some version X.Y.z of the series python, (X, Y); missing, empty or
+    invalid admits all.
+
+    The versions of the series a specifier admits, if any, start at X.Y.0 or just at or after a version its clauses
+    name (X.Y.z itself or X.Y.(z+1), as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
+    """
     if requires_python is None or requires_python == "":
         return True
     try:
@@ -145,7 +125,15 @@ def requires_python_admits(requires_python, python, version):
             f"version specifier ({e}); keeping the release"
         )
         return True
-    return supports_python(specifier, python)
+    micros = {0}
+    for clause in specifier:
+        try:
+            named = Version(clause.version.removesuffix(".*")).release + (0, 0)
+        except InvalidVersion:
+            continue  # '===' may name anything
+        if named[:2] == python:
+            micros |= {named[2], named[2] + 1}
+    return any(specifier.contains(Version(f"{python[0]}.{python[1]}.{micro}")) for micro in sorted(micros))
 
 
 def describe(history):
@@ -183,40 +171,30 @@ def select(history, spec, option="--select"):
     return [r for r in history if r.version in wanted]
 
 
-def sha256_of(path):
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def download(url, out):
-    """Copy url into the file out; return the sha256 of what was received."""
-    digest = hashlib.sha256()
-    try:
-        with util.http_session().get(url, stream=True, timeout=TIMEOUT) as answer:
-            answer.raise_for_status()
-            for chunk in answer.iter_content(1 << 16):
-                digest.update(chunk)
-                out.write(chunk)
-    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
-        raise Failed(f"download of {url} was cut off: {e}") from None
-    except requests.RequestException as e:
-        raise Failed(f"cannot download {url}: {e}") from None
-    return digest.hexdigest()
-
-
 def fetch_sdist(release, cache):
-    """Make sure the cache holds the release's sdist, with the published sha256."""
     if Path(release.filename).name != release.filename or release.filename.startswith("."):
         raise BadInput(f"the index gives a suspicious file name: {release.filename!r}")
     target = cache / release.filename
     if target.exists():
-        if sha256_of(target) == release.sha256:
-            return
+        with open(target, "rb") as f:
+            if hashlib.file_digest(f, "sha256").hexdigest() == release.sha256:
+                return
         log(f"{target} does not have the published sha256; downloading it again")
     log(f"downloading {release.url}")
+    digest = hashlib.sha256()
     # Only a complete, verified file may ever bear the final name.
     with util.atomic_output(target) as placed:
-        digest = download(release.url, placed.file)
+        try:
+            with util.http_session().get(release.url, stream=True, timeout=TIMEOUT) as answer:
+                answer.raise_for_status()
+                for chunk in answer.iter_content(1 << 16):
+                    digest.update(chunk)
+                    placed.file.write(chunk)
+        except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
+            raise Failed(f"download of {release.url} was cut off: {e}") from None
+        except requests.RequestException as e:
+            raise Failed(f"cannot download {release.url}: {e}") from None
+        digest = digest.hexdigest()
         if digest != release.sha256:
             raise BadInput(
                 f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
@@ -225,9 +203,7 @@ def fetch_sdist(release, cache):
 
 
 @dataclasses.dataclass
-class Options:
-    """What to build (see --help): the package, its repository, the bounds, and what to print."""
-
+class Options:  # scripts/release-history's
     package: str = "equinox"
     repo: Path | None = None
     index: str = DEFAULT_INDEX
@@ -259,32 +235,29 @@ def build(args: Options) -> list[tuple[Release, str]]:
     if unsupported:
         log(f"--python {python} leaves out {len(unsupported)} release(s): {' '.join(map(str, unsupported))}")
     if not history:
-        raise BadInput(
-            f"{url} lists no final release with an sdist "
-            f"(--since {since or 'any'}, --until {args.until or 'any'}"
-            + (f", --python {python}" if python else "")
-            + ")"
-        )
+        bounds = f"--since {since or 'any'}, --until {args.until or 'any'}" + (f", --python {python}" if python else "")
+        raise BadInput(f"{url} lists no final release with an sdist ({bounds})")
     selected = select(history, args.select, args.select_option)
     if args.admits:
         selected = [r for r in selected if r.admits(args.admits)]
 
     # One build of a repository at a time: a second waits, then finds the releases the first added.
+    parameters = f"since={since or ''} until={args.until or ''} python={python or ''}"
     with lock.held(lock.beside(repo), f"another scripts/release-history building {repo}"):
-        tags = update(
-            repo, package, name, url, history, args.cache, release_repo.build_parameters(since, args.until, python)
-        )
+        tags = update(repo, package, name, url, history, args.cache, parameters)
     return [(r, tags[r.tag]) for r in selected]
 
 
 def update(repo, package, name, url, history, cache, parameters):
     """Append to repo (made if missing) the releases of history it lacks; return its tags.  Under the repo's lock."""
     exists = release_repo.check_repo(repo, package)
-    chain = release_repo.main_commits(repo) if exists else []
-    tags = git_.tags(repo, env=release_repo.GIT_ENV) if exists else {}
-    # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
-    built = release_repo.built_releases(repo, chain) if exists else []
+    chain, tags, built = [], {}, []
     if exists:
+        if release_repo.git(repo, "for-each-ref", "refs/heads/main"):
+            chain = release_repo.git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
+        tags = git_.tags(repo, env=release_repo.GIT_ENV)
+        # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
+        built = release_repo.built_releases(repo, chain)
         release_repo.check_parameters(repo, parameters, built, history)
     kept = len(built)
     gone = release_repo.check_built(built, history, url)

@@ -1,5 +1,4 @@
-"""A release history's git repository: what it holds (its releases, the parameters it was built with,
-those the index dropped), checked, and the fast-import stream that appends a release's sdist to it."""
+"""A release history's git repository, checked, and the fast-import stream that appends a release's sdist to it."""
 
 import re
 import sys
@@ -10,18 +9,14 @@ from packaging.version import InvalidVersion, Version
 from .. import git as git_
 from ..errors import BadInput
 
-IDENTITY = "PyPI release history <release-history@localhost>"
-# Set in the repositories this script creates: it resets and cleans its
-# repository, so it refuses to touch any other.
+NAME, EMAIL = "PyPI release history", "release-history@localhost"
+# Set in the repositories this script creates: it resets and cleans its repository, so it refuses to touch any other.
 OWNER_KEY = "releasehistory.package"
-
-# Nothing but this script may shape the commits: not the user's git config
-# (signing, autocrlf, commit encoding, default branch...) nor GIT_* variables
-# of the caller (GIT_DIR, GIT_AUTHOR_DATE...). Commits take their author and
-# dates from the import stream; the committer here only names reflog entries.
+# Nothing but this script may shape the commits: not the user's git config (signing, autocrlf, default branch...) nor
+# the caller's GIT_* variables. Release commits take their author and dates from the import stream; this identity
+# names the reflog's entries and the notes of releases gone.
 GIT_ENV = git_.isolated_env(
-    GIT_COMMITTER_NAME="PyPI release history",
-    GIT_COMMITTER_EMAIL="release-history@localhost",
+    GIT_COMMITTER_NAME=NAME, GIT_COMMITTER_EMAIL=EMAIL, GIT_AUTHOR_NAME=NAME, GIT_AUTHOR_EMAIL=EMAIL
 )
 
 
@@ -30,7 +25,7 @@ def git(repo, *args, input=None, stdin=None, check=True):
 
 
 def check_repo(repo, package):
-    """Whether repo is a history of package; fail if it is something else."""
+    """Whether repo is a history of package; BadInput if it is something else."""
     if (repo / ".git").exists():
         owner = git(repo, "config", "--local", "--get", OWNER_KEY, check=False).strip()
         if owner != package:
@@ -42,13 +37,6 @@ def check_repo(repo, package):
     if repo.exists() and (not repo.is_dir() or any(repo.iterdir())):
         raise BadInput(f"{repo} exists and is not a release history; choose another --repo")
     return False
-
-
-def main_commits(repo):
-    """The commits of main, oldest first."""
-    if not git(repo, "for-each-ref", "refs/heads/main"):
-        return []
-    return git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
 
 
 def sdist_files(path):
@@ -90,7 +78,7 @@ def quote(path):
 def write_import_stream(out, releases, parent, cache, name):
     """Write a git fast-import stream committing and tagging releases on main after parent."""
     for mark, release in enumerate(releases, start=1):
-        signature = f"{IDENTITY} {int(release.uploaded.timestamp())} +0000"
+        signature = f"{NAME} <{EMAIL}> {int(release.uploaded.timestamp())} +0000"
         out.write(f"commit refs/heads/main\nmark :{mark}\nauthor {signature}\ncommitter {signature}\n".encode())
         message = f"{name} {release.version}\n\nsdist: {release.filename}\nsha256: {release.sha256}\n"
         write_data(out, message.encode())
@@ -114,19 +102,9 @@ RELEASE_MESSAGE = re.compile(
 )
 
 
-def build_parameters(since, until, python) -> str:
-    return f"since={since or ''} until={until or ''} python={python or ''}"
-
-
 def check_parameters(repo, parameters, built, history):
-    """BadInput if other --since, --until or --python would rewrite REPO's history rather than extend it.
-
-    New parameters are taken when the history they select holds every built
-    release and adds releases only after them, in the history's (upload)
-    order (a later --until, or a newer --python that admits the same
-    releases and more), so that no commit changes; anything else would drop
-    or insert a release.
-    """
+    """BadInput if other --since, --until or --python would rewrite REPO's history rather than extend it: new
+    parameters are taken when the history they select holds every built release and adds releases only after them."""
     recorded = git(repo, "config", "--local", "--get", PARAMETERS_KEY, check=False).strip()
     if not recorded or recorded == parameters:
         return
@@ -175,13 +153,12 @@ def check_built(built, history, url):
 
 
 def record_gone(repo, commit, version):
-    """Record, in a git note on its commit, that a built release left the index; warn once."""
+    """A git note on its commit that a built release left the index; warn once."""
     note = (
         f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases "
         "keep their hashes, and no longer selected\n"
     )
     if git(repo, "notes", "--ref", GONE_NOTES, "show", commit, check=False) == note:
         return
-    identity = ("-c", "user.name=PyPI release history", "-c", "user.email=release-history@localhost")
-    git(repo, *identity, "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
+    git(repo, "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
     print(f"warning: {note.strip()}", file=sys.stderr, flush=True)

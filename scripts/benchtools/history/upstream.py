@@ -1,20 +1,16 @@
 """The commits of an Equinox repository a backfill benchmarks: a git range, or release tags."""
 
 import tempfile
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
 
 from .. import git
 from ..errors import BadInput
 from . import release_history
 
-
-@dataclass(frozen=True)
-class Tag:
-    """A release tag v<VERSION> of a repository, and the commit it names."""
-
-    version: object  # packaging.version.Version
-    commit: str
+Tag = namedtuple("Tag", "version commit")  # a release tag v<VERSION>, as release_history.select reads a release
 
 
 def range_commits(repo: Path, spec: str, branch: str) -> list[str]:
@@ -25,29 +21,19 @@ def range_commits(repo: Path, spec: str, branch: str) -> list[str]:
 
 
 def release_commits(repo: Path, spec: str) -> list[str]:
-    from packaging.version import InvalidVersion, Version
-
     tags = {}
-    # %(*objectname) is the commit an annotated tag points at; empty for a lightweight tag.
-    listing = git.out(
-        "for-each-ref",
-        "refs/tags/v*",
-        "--format=%(refname:short) %(objectname) %(*objectname)",
-        repo=repo,
-        error=BadInput,
-    )
-    for line in listing.splitlines():
-        name, obj, *commit = line.split()
+    for name, commit in git.tags(repo).items():
         try:
-            version = Version(name[1:])
+            version = Version(name.removeprefix("v"))
         except InvalidVersion:
             continue
-        if not version.is_prerelease:
-            tags[version] = commit[0] if commit else obj
-    history = [Tag(version=v, commit=tags[v]) for v in sorted(tags)]
-    if not history:
+        if name.startswith("v") and not version.is_prerelease:
+            tags[version] = commit
+    if not tags:
         raise BadInput(f"{repo} has no release tag v<VERSION>")
-    selected = release_history.select(history, None if spec == "all" else spec, option="--releases")
+    selected = release_history.select(
+        [Tag(v, tags[v]) for v in sorted(tags)], None if spec == "all" else spec, "--releases"
+    )
     # Two tags on one commit (a release re-tagged) select it once: a hash listed twice would be run twice.
     return list(dict.fromkeys(r.commit for r in selected))
 

@@ -1,16 +1,25 @@
-"""A measuring campaign's skeleton (scripts/headline, scripts/timing-noise): one release of the release history that
-scripts/bench builds, measured in each chosen asv environment, its record opened with the release's commit and the load,
-rewritten after each step and stamped at the end (records.py)."""
+"""A measuring campaign (scripts/headline, scripts/timing-noise): one release measured in chosen asv environments.
+Its JSON record is written whole after each step, so that a stopped campaign keeps what it measured, and stamped
+with the load it ran under."""
 
 import contextlib
+import json
+import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import util
 from ..asvtools import sides
 from ..asvtools.lock import exclusive
 from ..running import bench
-from . import records
+
+STAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def now() -> str:
+    return time.strftime(STAMP, time.gmtime())
 
 
 @dataclass(frozen=True)
@@ -28,27 +37,30 @@ class Campaign:
         return cls(target, release, commit, path)
 
     def environments(self, suffix: str) -> Iterator[tuple[dict, Path]]:
-        """(matrix entry, the campaign's configuration of it, named with ``suffix``) of each chosen environment."""
+        """(matrix entry, its configuration named with ``suffix``) of each chosen environment."""
         for _env_name, entry in bench.environments(self.target):
             yield entry, self.target.config(entry, suffix)
 
     def opened(self, schema: int, fields: dict, listed: str) -> dict:
-        """The record: its schema, the release and its commit, ``fields``, the start and its load, and an empty list
-        ``listed`` for what is measured."""
+        """The record, with an empty list ``listed`` for what is measured."""
         return {
             "schema": schema,
             "release": self.release,
             "commit": self.commit,
             **fields,
-            **records.started(),
+            "started": now(),
+            "load_before": list(os.getloadavg()),
             listed: [],
         }
 
     def write(self, record: dict) -> None:
-        records.write(self.path, record)
+        util.write_atomic(self.path, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
 
     def finish(self, record: dict) -> dict:
-        return records.finish(self.path, record)
+        record["load_after"] = list(os.getloadavg())
+        record["finished"] = now()
+        self.write(record)
+        return record
 
 
 @contextlib.contextmanager

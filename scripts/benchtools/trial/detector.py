@@ -6,7 +6,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from benchmarks import metrics
 from .. import git
 from ..asvtools import environments as asv_envs
 from ..asvtools import runs
+from ..asvtools.sides import log
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..judging import confirm, finding, gate, pairs
@@ -22,13 +22,14 @@ from ..project import HISTORY_DIR, ROOT
 from ..running import bench
 from ..settings import reference_jax
 from ..util import markdown_table
-from .pads import PAD, pad_signature
+from .pads import PAD, pad_signature, tree_at_of
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
 MARKER = "DETECTOR_TRIAL"
 AA = "A/A copy"
 NOISIEST_SHOWN = 10
+IDENTITY = ("-c", "user.name=detector-trial", "-c", "user.email=detector-trial@localhost")
 
 
 def git_(repo: Path, *args) -> str:
@@ -37,10 +38,7 @@ def git_(repo: Path, *args) -> str:
 
 def inject(source: str, calls: int) -> str:
     """tree_at's source with `calls` no-op Python calls made before its body."""
-    tree = ast.parse(source)
-    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"), None)
-    if function is None:
-        raise BadInput("equinox/_tree.py has no top-level tree_at")
+    function = tree_at_of(source)
     first = function.body[0]
     has_docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
     after = first.end_lineno if has_docstring else first.lineno - 1
@@ -65,16 +63,16 @@ def inject_c_work(source: str, pads: int) -> str:
     )
 
 
-def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000) -> int:
+def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
     """How many pads slow one tree_at call (the suite's default update) by ``percent`` (pads.pads_for).
 
-    Measured in a child process of ``python`` (default: .venv's), on the Equinox installed there, so that this process,
-    which forks asv later, never imports JAX. The trial gives the Python of its own asv environment with the release
-    installed: a pad's share of a tree_at call depends on the JAX and the Equinox it is measured on.
+    Measured in a child process of ``python``, the trial's own asv environment with the release installed, so that
+    this process, which forks asv later, never imports JAX: a pad's share of a tree_at call depends on the JAX and the
+    Equinox it is measured on.
     """
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
     done = subprocess.run(
-        [str(python or sys.executable), "-c", code],
+        [str(python), "-c", code],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])},
@@ -84,31 +82,18 @@ def calibrate_pads(percent: float, python: Path | None = None, probe: int = 4000
     return int(done.stdout.split()[-1])
 
 
-def release_tag(args) -> str:
-    return f"v{args.release}"
-
-
 def trial_options(args, repo: Path, output: Path) -> bench.Options:
-    """scripts/bench's options for one trial (and for the calibration's environment)."""
     return bench.Options(
         repo=str(repo),
         jax=[reference_jax()],
         machine=args.machine,
         output=output,
-        range=f"{release_tag(args)}^..trial",
+        range=f"v{args.release}^..trial",
         quick=args.quick,
         # An A/A copy changes nothing in the package, by design: it must be measured all the same.
         include_unchanged=True,
         bench=args.bench,
     )
-
-
-def trial_python(args, repo: Path, release: str) -> Path:
-    """The Python of the asv environment the trials run in, with the release installed (asv's own steps)."""
-    target = bench.Target(trial_options(args, repo, args.output / "calibration"))
-    ((_name, entry),) = bench.environments(target)
-    asv_envs.setup_pythons_first_on_path()
-    return runs.installed_python(target.config(entry, suffix="-calibration"), git_(repo, "rev-parse", release))
 
 
 @dataclass(frozen=True)
@@ -125,7 +110,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     consecutive commits; every other variant is compared with the release.
     """
     release_history.build(release_history.Options(repo=HISTORY))
-    release = release_tag(args)
+    release = f"v{args.release}"
     if release not in git_(HISTORY, "tag").split():
         raise BadInput(f"no release {args.release} in the history at {HISTORY}")
     repo = args.output / "repo"
@@ -136,16 +121,16 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies][:-1], strict=True)]
     variants += [Variant(f"trial-{k}", f"+{k} calls", release) for k in args.calls]
     pads = {}
-    python = trial_python(args, repo, release) if args.c_slowdowns else None
+    if args.c_slowdowns:  # the Python of the asv environment the trials run in, with the release installed
+        target = bench.Target(trial_options(args, repo, args.output / "calibration"))
+        ((_name, entry),) = bench.environments(target)
+        asv_envs.setup_pythons_first_on_path()
+        python = runs.installed_python(target.config(entry, suffix="-calibration"), git_(repo, "rev-parse", release))
     for percent in args.c_slowdowns:
         tag = f"trial-c{percent:g}"
         pads[tag] = calibrate_pads(percent, python)
         variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
-        print(
-            f"calibration: +{percent:g}% of a tree_at call on JAX {reference_jax()} = {pads[tag]} pads",
-            file=sys.stderr,
-            flush=True,
-        )
+        log(f"calibration: +{percent:g}% of a tree_at call on JAX {reference_jax()} = {pads[tag]} pads")
     for variant in variants:
         git_(repo, "checkout", "-q", release, "--", ".")
         tree_file = repo / "equinox" / "_tree.py"
@@ -156,16 +141,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         label = f"{variant.row} ({variant.tag})"
         (repo / MARKER).write_text(f"{label}\n")
         git_(repo, "add", "-A")
-        git_(
-            repo,
-            "-c",
-            "user.name=detector-trial",
-            "-c",
-            "user.email=detector-trial@localhost",
-            "commit",
-            "-qm",
-            f"{args.release}, {label}",
-        )
+        git_(repo, *IDENTITY, "commit", "-qm", f"{args.release}, {label}")
         git_(repo, "tag", "-f", variant.tag)
     return repo, release, variants
 
@@ -173,7 +149,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
 def run_trial(args, repo: Path, number: int) -> Path:
     output = args.output / f"trial-{number}"
     shutil.rmtree(output, ignore_errors=True)
-    print(f"=== trial {number}/{args.trials}", file=sys.stderr, flush=True)
+    log(f"=== trial {number}/{args.trials}")
     try:
         status = bench.bench(trial_options(args, repo, output))
     except Error as error:
@@ -190,29 +166,17 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     try:
         source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
         changes, _unjudged = finding.compare_changes(source, base, tag)
-        found = (
-            []
-            if args.no_confirm
-            else confirm.confirmations(
-                source.config, confirm.suspects(changes, source.thresholds), args.confirm_max_pairs
-            )
-        )
+        suspects = [] if args.no_confirm else confirm.suspects(changes, source.thresholds)
+        found = confirm.confirmations(source.config, suspects, args.confirm_max_pairs)
     except Error as error:
         raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
 
 
-def tree_at_passes(output: Path, commit: str, machine: str) -> float | None:
-    """One tree_at update (CALIBRATION) at one commit, in tree_map passes (a time in a unit that scales)."""
-    return runs.value_at(output / "results", machine, commit, *CALIBRATION)
-
-
+# A change's fields in changes.json; a verdict's, the first 3.
+CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
 # The trial's columns: a cost change is a deterministic finding; diagnostics never count.
 TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
-
-
-def trial_kind(kind: str) -> str:
-    return metrics.DETERMINISTIC if kind in metrics.EXACT_KINDS else kind
 
 
 def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> str:
@@ -284,7 +248,6 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
 
 
 def campaign(args) -> str:
-    """Every trial of the campaign, each variant judged against its base; the tables of what was found."""
     repo, release, variants = build_repository(args)
     rows = list(dict.fromkeys(variant.row for variant in variants))
     flags = {row: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for row in rows}
@@ -301,14 +264,9 @@ def campaign(args) -> str:
             record += [
                 {
                     **where,
-                    "kind": v.change.kind,
-                    "benchmark": v.change.benchmark,
-                    "params": v.change.params,
+                    **{key: getattr(v.change, key) for key in CHANGE_KEYS[:3]},
                     "verdict": v.verdict,
-                    "estimate": v.interval and v.interval.estimate,
-                    "low": v.interval and v.interval.low,
-                    "high": v.interval and v.interval.high,
-                    "pairs": v.interval and v.interval.pairs,
+                    **{key: v.interval and getattr(v.interval, key) for key in ("estimate", "low", "high", "pairs")},
                     "seconds": v.seconds,
                     "before_values": v.before,
                     "after_values": v.after,
@@ -318,17 +276,17 @@ def campaign(args) -> str:
             record += [
                 {
                     **where,
-                    "kind": change.kind,
-                    "benchmark": change.benchmark,
-                    "params": change.params,
-                    "before": change.before,
-                    "after": change.after,
+                    **{key: getattr(change, key) for key in CHANGE_KEYS},
                     "threshold": threshold,
                     "counted": counted,
                 }
                 for change, threshold, counted in judged
             ]
-            kinds = {trial_kind(change.kind) for change, _threshold, counted in judged if counted}
+            kinds = {
+                metrics.DETERMINISTIC if change.kind in metrics.EXACT_KINDS else change.kind
+                for change, _threshold, counted in judged
+                if counted
+            }
             for kind in kinds:
                 flags[variant.row][kind] += 1
             flags[variant.row]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
@@ -338,8 +296,10 @@ def campaign(args) -> str:
                     if change.kind in (metrics.RATIO, metrics.TIME):
                         key = (change.kind, change.benchmark, change.params)
                         aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
-            base_passes = tree_at_passes(output, git_(repo, "rev-parse", variant.base), args.machine)
-            variant_passes = tree_at_passes(output, git_(repo, "rev-parse", variant.tag), args.machine)
+            base_passes, variant_passes = (
+                runs.value_at(output / "results", args.machine, git_(repo, "rev-parse", tag), *CALIBRATION)
+                for tag in (variant.base, variant.tag)
+            )
             if base_passes and variant_passes:
                 slowdowns[variant.row].append(variant_passes / base_passes - 1)
             # Written after every comparison, so that a long campaign stopped early keeps what it measured.

@@ -1,19 +1,17 @@
-"""The headline figures over fresh processes: each one's median, and the interval a second run's median lies in.
+"""The headline figures over fresh processes (scripts/headline): each one's median, and the interval a second run's
+median lies in.
 
 One asv run gives each timing figure from one process, and one process is one draw: two fresh runs of v0.13.8 gave a jit
-ratio of 2.25 and 1.15 (issue 18). As pyperf does with its worker processes, each figure here is measured in PROCESSES
-fresh interpreters (the confirm step's measurement, judging/confirm.py: one asv environment of the release, asv's spawn
-launch, each process its own hash seed), the figures interleaved so that the machine's drift spreads over all of them.
-Each figure gets its median and the narrowest interval between two of its values that holds the median of a second run
-of as many processes with at least CONFIDENCE, if the two runs' processes are exchangeable (``second_run_interval``):
-whether they are is what two real runs check.
-
-The exact cost is measured once: it is the same in every process.
+ratio of 2.25 and 1.15 (issue 18). So, as pyperf does, each figure is measured in fresh interpreters (the confirm step's
+measurement, judging/confirm.py), the figures interleaved so that the machine's drift spreads over all of them. The
+interval holds if the two runs' processes are exchangeable: whether they are is what two real runs check.
 """
 
+import calendar
 import itertools
 import math
 import statistics
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,8 +27,7 @@ from ..judging import confirm
 from ..running import bench
 from ..settings import reference_equinox
 from ..util import markdown_table
-from . import records
-from .campaign import Campaign, prepared
+from .campaign import STAMP, Campaign, prepared
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -54,8 +51,7 @@ class Figure:
     pattern: str = "{:.2f}"
 
     @property
-    def exact(self) -> bool:
-        """The same in every process: measured once."""
+    def exact(self) -> bool:  # the same in every process: measured once
         return self.kind == EXACT
 
 
@@ -125,14 +121,13 @@ FEWEST_PROCESSES = next(n for n in itertools.count(2) if second_run_interval(lis
 
 
 def label_of(entry: dict) -> str:
-    """An environment's name in the record: its Python and JAX."""
     return f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
 
 
 def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str, bool]:
-    """scripts/bench's first answer: the headline of the ``newest`` (release, commit) in the newest JAX's environment of
-    ``envs``, in FEWEST_PROCESSES fresh processes; its record (beside the run's configurations, kept and reused while it
-    holds this commit and environment), its table, and whether it was measured now."""
+    """scripts/bench's first answer: the ``newest`` (release, commit) in the newest JAX's environment of ``envs``, in
+    FEWEST_PROCESSES processes; its record (kept and reused while it holds this commit and environment), its table, and
+    whether it was measured now."""
     release, commit = newest
     entry = max((entry for _, entry in envs), key=lambda e: Version(asv_envs.requirements_of(e).get("jax") or "0"))
     path = target.config_dir.parent / "headline" / f"{target.name}.json"
@@ -154,7 +149,6 @@ def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tup
 
 
 def campaign(options: Options) -> dict:
-    """Every figure in every chosen environment, PROCESSES fresh interpreters each; the record, rewritten as it goes."""
     run = Campaign.of(options.release, options.jax, options.env_dir, options.record)
     fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": LAUNCH_METHOD}
     record = run.opened(SCHEMA, fields, "environments")
@@ -192,8 +186,7 @@ def campaign(options: Options) -> dict:
 
 
 def figure_record(figure: Figure, values: list[float]) -> dict:
-    """One figure's values in the record; a timing's also with its median and second-run interval, and the scale from
-    its benchmark's unit, for readers that cannot compute them (the overhead page)."""
+    """A timing's median, interval and scale are recorded for readers that cannot compute them (the overhead page)."""
     found = {
         "label": figure.label,
         "benchmark": figure.benchmark,
@@ -211,18 +204,18 @@ def read(path: Path) -> dict:
 
 
 def took(record: dict) -> str:
-    found = records.minutes(record)
-    return "" if found is None else f"; the run took {found:.1f} min, its environments' installs included"
+    if "finished" not in record:
+        return ""
+    started, finished = (calendar.timegm(time.strptime(record[key], STAMP)) for key in ("started", "finished"))
+    return f"; the run took {(finished - started) / 60:.1f} min, its environments' installs included"
 
 
 def newest_jax_first(env: dict):
-    """The environments as the README leads with them: the newest JAX (and its Python) first."""
     jax = Version(env["environment"].rsplit("jax ", 1)[-1])
     return tuple(-part for part in jax.release), env["environment"]
 
 
 def table(record: dict) -> str:
-    """The stable figures first, each timing with its median over the processes and its second-run interval."""
     pattern = {f.label: f.pattern for f in FIGURES}
     kind = {f.label: f.kind for f in FIGURES}
     lines = [
@@ -256,24 +249,7 @@ def table(record: dict) -> str:
 # ---- whether two runs agree: each run's median in the other's interval
 
 
-@dataclass(frozen=True)
-class Agreement:
-    environment: str
-    label: str
-    medians: tuple[float, float]
-    intervals: tuple[tuple[float, float] | None, tuple[float, float] | None]
-
-    @property
-    def agree(self) -> bool | None:
-        """Each median within the other run's interval; None when a run has too few values for one."""
-        if None in self.intervals:
-            return None
-        (low_a, high_a), (low_b, high_b) = self.intervals
-        return low_b <= self.medians[0] <= high_b and low_a <= self.medians[1] <= high_a
-
-
 def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
-    """{(environment, figure label): the values} of a headline record's timing figures."""
     return {
         (env["environment"], figure["label"]): figure["values"]
         for env in record["environments"]
@@ -283,10 +259,7 @@ def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
 
 
 def timing_noise_runs(record: dict) -> tuple[dict, dict]:
-    """A timing-noise record's two sides as two runs: the same release installed twice, fresh processes each.
-
-    Its benchmarks are labelled by name and params, since it measured every alerting timing benchmark.
-    """
+    """A timing-noise record's two sides as two runs: the same release installed twice, fresh processes each."""
     runs = ({}, {})
     for row in record["benchmarks"]:
         short = row["benchmark"].split(".", 1)[1]
@@ -296,33 +269,27 @@ def timing_noise_runs(record: dict) -> tuple[dict, dict]:
     return runs
 
 
-def agreements(first: dict, second: dict, confidence: float = CONFIDENCE) -> list[Agreement]:
-    """For each figure both runs measured: their medians and intervals, and whether they agree."""
-    return [
-        Agreement(
-            env,
-            label,
-            (statistics.median(first[env, label]), statistics.median(second[env, label])),
-            (second_run_interval(first[env, label], confidence), second_run_interval(second[env, label], confidence)),
-        )
-        for env, label in first
-        if (env, label) in second
-    ]
+def agreement_table(first: dict, second: dict, what: str) -> str:
+    """For each figure both runs measured: their medians and intervals, and whether each median lies in the other run's
+    interval ("—" when a run has too few values for one)."""
 
-
-def agreement_table(found: list[Agreement], what: str) -> str:
     def shown(interval):
         return "too few values" if interval is None else f"{interval[0]:.3g} to {interval[1]:.3g}"
 
-    agreed = sum(a.agree is True for a in found)
+    rows = []
+    for key in [key for key in first if key in second]:
+        medians = [statistics.median(run[key]) for run in (first, second)]
+        intervals = [second_run_interval(run[key]) for run in (first, second)]
+        agree = None
+        if None not in intervals:
+            agree = all(low <= median <= high for median, (low, high) in zip(medians, intervals[::-1], strict=True))
+        rows.append(
+            [*key, f"{medians[0]:.4g}", shown(intervals[0]), f"{medians[1]:.4g}", shown(intervals[1])]
+            + ["—" if agree is None else "yes" if agree else "**no**"]
+        )
     head = ["environment", "figure", "median, run 1", "interval, run 1", "median, run 2", "interval, run 2", "agree"]
-    rows = [
-        [a.environment, a.label, f"{a.medians[0]:.4g}", shown(a.intervals[0]), f"{a.medians[1]:.4g}"]
-        + [shown(a.intervals[1]), "—" if a.agree is None else "yes" if a.agree else "**no**"]
-        for a in found
-    ]
     return (
         f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "
         f"median lies in the other run's interval.\n\n{markdown_table(head, rows)}"
-        f"\n\nAgree: {agreed} of {len(found)}."
+        f"\n\nAgree: {sum(row[-1] == 'yes' for row in rows)} of {len(rows)}."
     )

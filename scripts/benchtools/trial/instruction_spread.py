@@ -1,6 +1,5 @@
 """The A/A spread of the instruction counts (scripts/instruction-spread): identical code counted in fresh valgrind
-processes, each run kept as soon as it is counted, and its tables: each benchmark's spread against its floor, and
-the same code's counts in two environments."""
+processes, each run kept as soon as it is counted."""
 
 import json
 import os
@@ -13,51 +12,42 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 
 from .. import util
 from ..errors import BadInput, Failed
+from ..util import markdown_table
 
 BLOCK = "instruction-spread"
 ACROSS_BLOCK = "instruction-environments"
 INSTRUCTIONS = "bench_instructions.Instructions"
 
 
-def count_runs(kept: Path, runs: int, python: str) -> tuple[list[dict], dict]:
-    """Each run's kept counts, counting the missing ones: {"counts", "seconds", "load": [before, after],
-    "environment"}, and the environment of PYTHON, which counted them; a kept run recorded in another
-    environment is bad input."""
+def count_runs(kept: Path, runs: int, python: str) -> dict:
+    """The counts of ``runs`` runs in PYTHON's environment (``data``), counting those not kept; a kept run recorded
+    in another environment is bad input."""
     kept.mkdir(parents=True, exist_ok=True)
+    found = []
     try:
         here = callgrind.environment(python)
+        for number in range(runs):
+            path = kept / f"run-{number:02d}.json"
+            if not path.is_file():
+                load, started = os.getloadavg()[0], time.monotonic()
+                counts = callgrind.count(list(OPERATIONS), python=python)
+                seconds = time.monotonic() - started
+                run = {"counts": counts, "seconds": seconds, "load": [load, os.getloadavg()[0]], "environment": here}
+                util.write_atomic(path, json.dumps(run).encode())
+                print(f"run {number + 1}/{runs}: {seconds:.0f} s, load {load:.1f}", flush=True)
+            try:
+                run = json.loads(path.read_text())
+            except ValueError as error:
+                raise BadInput(f"{path}: not a kept run of instruction counts ({error})") from None
+            if run.get("environment", here) != here:
+                raise BadInput(f"{path}: counted in another environment ({run['environment']}), not in {here}")
+            found.append(run)
     except callgrind.Unavailable as error:
         raise Failed(f"cannot count instructions here: {error}") from None
-    found = []
-    for number in range(runs):
-        path = kept / f"run-{number:02d}.json"
-        if not path.is_file():
-            load, started = os.getloadavg()[0], time.monotonic()
-            try:
-                counts = callgrind.count(list(OPERATIONS), python=python)
-            except callgrind.Unavailable as error:
-                raise Failed(f"cannot count instructions here: {error}") from None
-            except RuntimeError as error:
-                raise Failed(str(error)) from None
-            seconds = time.monotonic() - started
-            run = {"counts": counts, "seconds": seconds, "load": [load, os.getloadavg()[0]], "environment": here}
-            util.write_atomic(path, json.dumps(run).encode())
-            print(f"run {number + 1}/{runs}: {run['seconds']:.0f} s, load {load:.1f}", flush=True)
-        try:
-            run = json.loads(path.read_text())
-        except ValueError as error:
-            raise BadInput(f"{path}: not a kept run of instruction counts ({error})") from None
-        if run.get("environment", here) != here:
-            raise BadInput(f"{path}: counted in another environment ({run['environment']}), not in {here}")
-        found.append(run)
-    return found, here
-
-
-def data(found: list[dict], environment: dict) -> dict:
-    """What the tables are made from: each run's instructions per call of every twin, its time and load, and the
-    environment that counted them."""
+    except RuntimeError as error:
+        raise Failed(str(error)) from None
     return {
-        "environment": environment,
+        "environment": here,
         "runs": [
             {
                 "seconds": round(run["seconds"], 1),
@@ -85,14 +75,8 @@ def read_data(path: Path) -> dict:
     return found
 
 
-def spreads(found: dict) -> dict[tuple[str, str], tuple[float, float]]:
-    """{(operation, twin): (smallest count, largest count)} over the runs."""
-    return {
-        (name, twin): (min(values), max(values))
-        for name in OPERATIONS
-        for twin in TWINS
-        for values in [[run["counts"][name][twin] for run in found["runs"]]]
-    }
+def counts(found: dict, name: str, twin: str) -> list[float]:
+    return [run["counts"][name][twin] for run in found["runs"]]
 
 
 def environment_text(environment: dict | None) -> str:
@@ -101,27 +85,28 @@ def environment_text(environment: dict | None) -> str:
     return ", ".join(environment[key] for key in ("python", "valgrind", "cpu", "image") if environment.get(key))
 
 
-def floor(name: str, twin: str) -> float:
-    return metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(name)))
+def entry(name: str, twin: str) -> str:
+    return metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(name))
 
 
 def markdown(found: dict) -> str:
     seconds = sorted(run["seconds"] for run in found["runs"])
     loads = [value for run in found["runs"] for value in run["load"]]
-    lines = [
+    rows = []
+    for name in OPERATIONS:
+        for twin in TWINS:
+            low, high = min(counts(found, name, twin)), max(counts(found, name, twin))
+            shown = f"{metrics.threshold(entry(name, twin)):.3%}" if twin == "module" else "does not alert"
+            rows.append([name, twin, f"{low:,.0f}", f"{high:,.0f}", f"{high / low - 1:.3%}", shown])
+    head = ["operation", "twin", "instructions per call, smallest", "largest", "spread", "floor"]
+    return (
         f"{len(found['runs'])} fresh processes of identical code (one Equinox and JAX), each counting every "
         f"operation, in {environment_text(found['environment'])}; a process took {seconds[0]:.0f} to "
         f"{seconds[-1]:.0f} s at load {min(loads):.1f} to {max(loads):.1f}. Spread: (largest - smallest) / "
         f"smallest. A Module twin's rise counts above its floor, {metrics.SPREAD_MARGIN} × its spread as "
-        "benchmarks/instruction_spread.json holds it (metrics.py); the tuple twins do not alert.",
-        "",
-        "| operation | twin | instructions per call, smallest | largest | spread | floor |",
-        "|---|---|---|---|---|---|",
-    ]
-    for (name, twin), (low, high) in spreads(found).items():
-        shown = f"{floor(name, twin):.3%}" if twin == "module" else "does not alert"
-        lines.append(f"| {name} | {twin} | {low:,.0f} | {high:,.0f} | {high / low - 1:.3%} | {shown} |")
-    return "\n".join(lines)
+        "benchmarks/instruction_spread.json holds it (metrics.py); the tuple twins do not alert.\n\n"
+        + markdown_table(head, rows)
+    )
 
 
 def across_markdown(found: dict, other: dict) -> str:
@@ -130,36 +115,33 @@ def across_markdown(found: dict, other: dict) -> str:
     rows = []
     for name in OPERATIONS:
         for twin in TWINS:
-            here, there = (statistics.median(run["counts"][name][twin] for run in d["runs"]) for d in (found, other))
+            here, there = (statistics.median(counts(d, name, twin)) for d in (found, other))
             change = there / here - 1
             # Either way round: which of the two environments a night meets first is chance.
-            beyond = twin == "module" and abs(change) > floor(name, twin)
+            beyond = twin == "module" and abs(change) > metrics.threshold(entry(name, twin))
             moved += [name] if beyond else []
             rows.append(
-                f"| {name} | {twin} | {here:,.0f} | {there:,.0f} | {change:+.3%} | "
-                + ("beyond its floor" if beyond else "—")
-                + " |"
+                [name, twin, f"{here:,.0f}", f"{there:,.0f}", f"{change:+.3%}", "beyond its floor" if beyond else "—"]
             )
-    lines = [
+    return (
         f"The same code counted in two environments: {len(found['runs'])} processes in "
         f"{environment_text(found['environment'])}, {len(other['runs'])} in {environment_text(other['environment'])}. "
         f"Compared across them, {len(moved)} of {len(OPERATIONS)} Module twins moved beyond their floor, with no "
         "line of code changed (a night that met the two environments in the other order would see a rise where "
         "this table shows a fall); so the gate never compares two environments' counts: it counts both commits "
-        "again, side by side, in tonight's.",
-        "",
-        "| operation | twin | median, first | median, second | change | |",
-        "|---|---|---|---|---|---|",
-        *rows,
-    ]
-    return "\n".join(lines)
+        "again, side by side, in tonight's.\n\n"
+        # Its last column's head is empty, as "| |": markdown_table would write "|  |".
+        + "| operation | twin | median, first | median, second | change | |\n|---|---|---|---|---|---|\n"
+        + "\n".join(f"| {' | '.join(row)} |" for row in rows)
+    )
 
 
 def wide(found: dict) -> list[tuple[str, str]]:
     """The alerting twins whose spread over the runs exceeds the floor in force: identical code would count."""
     return [
         (name, twin)
-        for (name, twin), (low, high) in spreads(found).items()
-        if metrics.alerts(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(name)))
-        and high / low - 1 > floor(name, twin)
+        for name in OPERATIONS
+        for twin in TWINS
+        if metrics.alerts(entry(name, twin))
+        and max(counts(found, name, twin)) / min(counts(found, name, twin)) - 1 > metrics.threshold(entry(name, twin))
     ]

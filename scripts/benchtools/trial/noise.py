@@ -1,18 +1,6 @@
-"""Timing noise between fresh processes, measured A/A: what the confirm step can detect, and how often it errs.
-
-For each alerting timing benchmark (benchmarks/metrics.py) and params, the confirm step's own measurement
-(judging/confirm.py: two asv environments of one commit, fresh interpreters in balanced order A B B A ...) takes PAIRS
-pairs in which both sides run the same code. From the per-pair log ratios d:
-
-- the A/A interval at one suspect's confidence, which must cover 0 (the
-  true change) at least as often as its confidence says;
-- the minimum detectable effect (MDE): the smallest slowdown that the
-  confirm step calls slower in POWER of its runs, for a night of 1 and of
-  ``suspects`` suspects, found by running ``pairs.sequential`` on the
-  measured d resampled (centred on 0) plus the slowdown, SIMULATIONS times;
-- the false-alarm rate of a night on which nothing changed: nights of
-  ``suspects`` suspects drawn from the measured benchmarks, resampled the
-  same way, with no slowdown.
+"""Timing noise between fresh processes, measured A/A (scripts/timing-noise): the confirm step's own measurement of
+identical code on both sides, and what its log ratios d give: the A/A interval, the minimum detectable effect (MDE)
+and a night's false-alarm rate, the latter two by running ``pairs.sequential`` on d resampled (centred on 0).
 
 Resampling treats the pairs as independent draws, which they are when each process is a fresh interpreter; the A/A
 intervals check that on the measurements themselves.
@@ -24,7 +12,6 @@ import random
 import re
 import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,8 +48,6 @@ class Options:
 
 @dataclass
 class Measured:
-    """One benchmark's A/A pairs: ``before`` and ``after`` ran the same code."""
-
     benchmark: str
     params: str
     before: list[float]
@@ -85,19 +70,18 @@ def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> 
     return [[rng.choice(centred) for _ in range(pairs.MAX_PAIRS)] for _ in range(simulations)]
 
 
-def replayed(run: list[float], shift: float) -> Callable[[int, int], list[tuple[float, float]]]:
-    """A ``measure`` for pairs.sequential that hands out one resampled run, each log ratio plus ``shift``."""
+def called_slower(run: list[float], shift: float, suspects: int) -> bool:
+    """Whether the confirm step calls a resampled run slower, each log ratio plus ``shift``."""
 
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         return [(1.0, math.exp(d + shift)) for d in run[first : first + count]]
 
-    return measure
+    return pairs.sequential(measure, suspects=suspects)[0] == pairs.SLOWER
 
 
 def power(runs: list[list[float]], effect: float, suspects: int) -> float:
     """The share of the resampled runs that the confirm step calls slower with a slowdown of ``effect`` added."""
-    shift = math.log1p(effect)
-    return sum(pairs.sequential(replayed(run, shift), suspects=suspects)[0] == pairs.SLOWER for run in runs) / len(runs)
+    return sum(called_slower(run, math.log1p(effect), suspects) for run in runs) / len(runs)
 
 
 def minimum_detectable_effect(
@@ -127,12 +111,11 @@ def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed
     alarms = 0
     for _night in range(nights):
         drawn = [resampled(rng.choice(measured).log_ratios, 1, rng)[0] for _ in range(suspects)]
-        alarms += any(pairs.sequential(replayed(run, 0.0), suspects=suspects)[0] == pairs.SLOWER for run in drawn)
+        alarms += any(called_slower(run, 0.0, suspects) for run in drawn)
     return alarms / nights
 
 
 def analysis(measured: Measured, suspects: int, seed: int) -> dict:
-    """What one benchmark's A/A pairs say: the spread, the A/A interval, and the MDEs."""
     found = pairs.interval(measured.before, measured.after, pairs.look_confidence(1))
     threshold = metrics.threshold(measured.entry)
     d = measured.log_ratios
@@ -160,12 +143,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
     }
 
 
-def alerting_timing_names(benchmarks) -> list[str]:
-    return sorted(name for name in benchmarks if metrics.alerting_timing(name))
-
-
 def campaign(options: Options) -> dict:
-    """Measure every chosen benchmark's A/A pairs, writing the record after each; the finished record."""
     run = Campaign.of(options.release, [options.jax], options.env_dir, options.record)
     [(entry, config)] = run.environments("-timing-noise")
     label = f"Python {asv_envs.python_of(entry)}, jax {options.jax}"
@@ -182,13 +160,10 @@ def campaign(options: Options) -> dict:
     record = run.opened(SCHEMA, fields, "benchmarks")
     # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
     with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
-        names = [
-            n
-            for n in alerting_timing_names(suite["before"].benchmarks)
-            if not options.benchmarks or any(re.search(r, n) for r in options.benchmarks)
-        ]
         measured = []
-        for name in names:
+        for name in sorted(suite["before"].benchmarks):
+            if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.benchmarks or [""]):
+                continue
             listed = suite["before"].benchmarks[name]
             combos = [", ".join(c) for c in itertools.product(*listed["params"])] if listed["params"] else [""]
             for combo in combos:
@@ -200,7 +175,7 @@ def campaign(options: Options) -> dict:
                 measured.append(m)
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
-                log(f"timing-noise: {m.entry}: sd {record['benchmarks'][-1]['sd_log_ratio']:.2%}")
+                log(f"timing-noise: {m.entry}: sd {analysed['sd_log_ratio']:.2%}")
                 run.write(record)
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
@@ -213,7 +188,7 @@ def read(path: Path) -> dict:
 
 
 def docs_block(record: dict) -> str:
-    """The generated block of docs/timing-noise.md that a record's table goes to: one per hash-seed design."""
+    """The block of docs/timing-noise.md that a record's table goes to: one per hash-seed design."""
     return "timing-noise" if record["hash_seed"] == FRESH else f"timing-noise-{record['hash_seed']}"
 
 
@@ -222,7 +197,6 @@ def percent(value: float | None) -> str:
 
 
 def table(record: dict) -> str:
-    """The record as Markdown: per benchmark its spread, A/A interval, MDEs; then the coverage and the night's rate."""
     m = str(record["suspects"])
     confidence = pairs.look_confidence(1)
     lines = [

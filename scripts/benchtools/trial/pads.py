@@ -1,7 +1,7 @@
 """The detector trial's timing-only slowdown: tree_at padded with unused keyword arguments.
 
-Imported by the calibration child that runs in the trial's own asv environment (trial.calibrate_pads), whose Python
-holds JAX and Equinox but not asv: so this module needs only the standard library, ``cli`` and the suite.
+Imported by the calibration child in the trial's own asv environment (detector.calibrate_pads), whose Python holds
+JAX and Equinox but not asv: so this module needs only the standard library, ``errors`` and the suite.
 """
 
 import ast
@@ -11,28 +11,21 @@ from ..errors import BadInput, Error
 PAD = "_detector_trial_pad"
 
 
+def tree_at_of(source: str) -> ast.FunctionDef:
+    found = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "tree_at"), None)
+    if found is None:
+        raise BadInput("equinox/_tree.py has no top-level tree_at")
+    return found
+
+
 def pad_signature(source: str) -> str:
     """The module's source with ``**_detector_trial_pad`` added to tree_at's parameters, and nothing else."""
-    tree = ast.parse(source)
-    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "tree_at"), None)
-    if function is None:
-        raise BadInput("equinox/_tree.py has no top-level tree_at")
+    function = tree_at_of(source)
     if function.args.kwarg is not None:
         raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
-    args = function.args
+    # The parameter, default or annotation that ends last: **PAD goes right after it.
     last = max(
-        (
-            node
-            for node in (
-                *args.posonlyargs,
-                *args.args,
-                *args.kwonlyargs,
-                *args.defaults,
-                *(d for d in args.kw_defaults if d is not None),
-                args.vararg,
-            )
-            if node is not None
-        ),
+        (node for node in ast.walk(function.args) if hasattr(node, "end_lineno")),
         key=lambda node: (node.end_lineno, node.end_col_offset),
     )
     lines = source.splitlines(keepends=True)
