@@ -1,10 +1,6 @@
-"""The report's Markdown as HTML: markdown-it-py, CommonMark with pipe tables, raw HTML off.
-
-The report's text carries names read from stored results (releases,
-environments, benchmark parameters), which code that the nightly ran could
-have planted: every tag in it is written as text, a link goes only to an
-https address, no image is loaded, and no attribute but a link's comes from it.
-"""
+"""The report's Markdown as HTML.  Its text carries names read from stored results, which code the nightly ran
+could have planted: every tag in it is written as text, a link goes only to an https address, no image is
+loaded, and no attribute but a link's comes from it."""
 
 from markdown_it import MarkdownIt
 
