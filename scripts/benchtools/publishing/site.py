@@ -49,8 +49,7 @@ EXTERNAL = re.compile(r'(?P<head><(?:script|link)\b[^>]*?)(?P<attr>src|href)="(?
 CDN_ATTRIBUTES = re.compile(r'\s(integrity|crossorigin|referrerpolicy)(="[^"]*")?')
 
 
-# A tag name as releases are named. asv's graph inserts each tag name of index.json into the page as HTML, and
-# upstream code names its tags: a tag named `<img/src/onerror=...>` ran its script on the site.
+# A tag name as releases are named: a tag named `<img/src/onerror=...>` ran its script on the site.
 PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
 
@@ -60,8 +59,13 @@ def localize(site: Path) -> int:
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site} (no index.html)")
-    dropped = drop_markup_tags(site)
+    # asv's graph inserts each tag name of index.json into the page as HTML, and upstream code names its tags.
+    index_file, index = read_index(site)
+    tags = index.get("tags") or {}
+    dropped = [tag for tag in tags if not PLAIN_TAG.fullmatch(tag)]
     if dropped:
+        index["tags"] = {tag: revision for tag, revision in tags.items() if tag not in dropped}
+        index_file.write_text(json.dumps(index), encoding="utf-8")
         print(f"{site}: left out {len(dropped)} tag(s) not plainly named: {ascii(dropped)[:300]}", file=sys.stderr)
     text = index.read_text(encoding="utf-8")
     vendor = site / "vendor"
@@ -90,18 +94,11 @@ def localize(site: Path) -> int:
     return replaced
 
 
-def drop_markup_tags(site: Path) -> list[str]:
-    """Every tag of the site's index.json whose name is not PLAIN_TAG, removed from it; their names."""
+def read_index(site: Path) -> tuple[Path, dict]:
     index_file = site / "index.json"
     if not index_file.is_file():
         raise BadInput(f"no asv site at {site} (no index.json)")
-    index = json.loads(index_file.read_text(encoding="utf-8"))
-    tags = index.get("tags") or {}
-    dropped = [tag for tag in tags if not PLAIN_TAG.fullmatch(tag)]
-    if dropped:
-        index["tags"] = {tag: revision for tag, revision in tags.items() if tag not in dropped}
-        index_file.write_text(json.dumps(index), encoding="utf-8")
-    return dropped
+    return index_file, json.loads(index_file.read_text(encoding="utf-8"))
 
 
 # ---- commit links on a release-history site
@@ -117,10 +114,7 @@ COMMIT_PAGE = "commit.html"
 
 def link_releases(site: Path, package: str) -> int:
     """Point the site's commit links at each release's upstream page; returns how many releases are linked."""
-    index_file = site / "index.json"
-    if not index_file.is_file():
-        raise BadInput(f"no asv site at {site} (no index.json)")
-    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index_file, index = read_index(site)
     revision_to_hash = index.get("revision_to_hash", {})
     pages = {
         revision_to_hash[str(revision)]: RELEASE_PAGES[package].format(tag=tag)
