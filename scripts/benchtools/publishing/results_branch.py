@@ -39,19 +39,14 @@ def source_files(source: Path) -> list[Path]:
     return sorted(found)
 
 
-def merge(
-    sources: list[Path],
-    dest: Path,
-    benchmarks_from_sources: bool,
-    take_benchmarks: bool = True,
-    suite=None,
-    matrix=None,
-) -> dict[str, list]:
-    """Merge (scripts/merge-results --help); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked,
-    then left out.  SUITE and MATRIX, where given, are what a stored file may name (publishable.stored_file).
+def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None, matrix=None) -> bool:
+    """Merge (scripts/merge-results --help), say what happened, and whether a conflict was reported.
 
-    All or nothing: every file and every place in DEST it would go is checked before any is written, and
-    util.write_all writes them at once, so that an I/O error too leaves DEST as it was (Failed, exit 3).
+    Where a source's benchmarks.json differs, BENCHMARKS says which DEST holds: "dest" its own, "sources" the
+    source's; with "left out", the sources' are checked, then left out.  SUITE and MATRIX, where given, are
+    what a stored file may name (publishable.stored_file).  All or nothing: every file and every place in DEST
+    it would go is checked before any is written, and util.write_all writes them at once, so that an I/O
+    error too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
     incoming = [
@@ -67,11 +62,11 @@ def merge(
     for relative, data in incoming:
         target = dest / relative
         held = planned[target][0] if target in planned else read_dest(target)
-        if relative.name == "benchmarks.json" and not take_benchmarks:
+        if relative.name == "benchmarks.json" and benchmarks == "left out":
             outcome.setdefault("benchmarks.json left out", []).append(relative)
         elif held == data:
             outcome["identical"].append(relative)
-        elif relative.name == "benchmarks.json" and benchmarks_from_sources:
+        elif relative.name == "benchmarks.json" and benchmarks == "sources":
             original = originals.setdefault(relative, read_dest(target))
             if data != original:
                 planned[target] = (data, True)
@@ -87,7 +82,14 @@ def merge(
     for relative, target in added:  # a file that appeared in DEST meanwhile is kept, never replaced
         kept = "metadata kept" if relative.name in METADATA else "conflict"
         outcome["copied" if written[target] else kept].append(relative)
-    return outcome
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise Failed(f"cannot create {dest}: {error.strerror}") from None
+    for path in outcome["conflict"]:
+        print(f"conflict: {dest / path} differs from a source's copy; kept as it was", file=sys.stderr)
+    print(", ".join(f"{len(paths)} {what}" for what, paths in outcome.items()) + f" into {dest}", flush=True)
+    return bool(outcome["conflict"])
 
 
 def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
@@ -130,19 +132,6 @@ def read_dest(target: Path) -> bytes | None:
         return None
     except OSError as error:
         raise Failed(f"cannot read {target}: {error.strerror}; nothing merged") from None
-
-
-def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool, **options) -> bool:
-    """Merge, say what happened, and whether a conflict was reported."""
-    outcome = merge(sources, dest, benchmarks_from_sources, **options)
-    try:
-        dest.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise Failed(f"cannot create {dest}: {error.strerror}") from None
-    for path in outcome["conflict"]:
-        print(f"conflict: {dest / path} differs from a source's copy; kept as it was", file=sys.stderr)
-    print(", ".join(f"{len(paths)} {what}" for what, paths in outcome.items()) + f" into {dest}", flush=True)
-    return bool(outcome["conflict"])
 
 
 def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
@@ -282,14 +271,7 @@ def store(args) -> int:
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
-            problems = merge_and_report(
-                sources,
-                clone / "results",
-                benchmarks_from_sources=False,
-                take_benchmarks=False,
-                suite=description,
-                matrix=matrix,
-            )
+            problems = merge(sources, clone / "results", benchmarks="left out", suite=description, matrix=matrix)
             describe_suite(clone / "results", description)
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
