@@ -70,10 +70,8 @@ def localize(site: Path) -> int:
     text = index.read_text(encoding="utf-8")
     vendor = site / "vendor"
     local = assets()
-    replaced = 0
 
     def swap(match):
-        nonlocal replaced
         url = match["url"]
         if url not in local:
             raise BadInput(f"{index} loads {url}, which has no local copy; add it to CDN_ASSETS and package.json")
@@ -83,11 +81,10 @@ def localize(site: Path) -> int:
         target = vendor / local[url]
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
-        replaced += 1
         head, rest = CDN_ATTRIBUTES.sub("", match["head"]), CDN_ATTRIBUTES.sub("", match["rest"])
         return f'{head}{match["attr"]}="vendor/{local[url]}"{rest}>'
 
-    text = EXTERNAL.sub(swap, text)
+    text, replaced = EXTERNAL.subn(swap, text)
     for companion in COMPANIONS:
         shutil.copytree(NODE_MODULES / companion, vendor / companion, dirs_exist_ok=True)
     index.write_text(text, encoding="utf-8")
