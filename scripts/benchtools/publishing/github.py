@@ -26,14 +26,6 @@ ISSUE = {"number": int, "state": str, "body": (str, type(None)), "user": USER}
 COMMENT = {"body": (str, type(None)), "user": USER}
 
 
-def token_from(env) -> str:
-    """The token from GH_TOKEN or GITHUB_TOKEN (as gh reads them); BadInput when there is none."""
-    token = env.get("GH_TOKEN") or env.get("GITHUB_TOKEN")
-    if not token:
-        raise BadInput("no token: set GH_TOKEN or GITHUB_TOKEN (in GitHub Actions: ${{ github.token }})")
-    return token
-
-
 class Client:
     """One repository's issues and labels, through the REST API."""
 
@@ -147,9 +139,6 @@ class Client:
 
         return self.request("POST", "/issues", body={"title": title, "body": body, "labels": [label]}, landed=landed)
 
-    def edit_issue(self, number: int, **fields) -> dict:
-        return self.request("PATCH", f"/issues/{int(number)}", body=fields)
-
     def comment(self, number: int, body: str) -> dict:
         def landed():  # the newest comment: an older one may hold the same text, from an earlier night
             told = self.comments(number)
@@ -158,7 +147,7 @@ class Client:
         return self.request("POST", f"/issues/{int(number)}/comments", body={"body": body}, landed=landed)
 
 
-BOT = "github-actions[bot]"
+BOT = "github-actions[bot]"  # the login that GitHub Actions' GITHUB_TOKEN writes issues as
 NOT_FOUND = 404, {"message": "Not Found"}
 
 

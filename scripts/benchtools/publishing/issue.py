@@ -27,11 +27,6 @@ MAX_SUMMARY = 2000
 MARKER = "\n<!-- end of regression report -->\n"
 # The alert's mark on what it writes, with the key of what it reports (regression_key).
 KEY_MARK = re.compile(r"<!-- benchmark alert: ([0-9a-f]{16}) -->")
-# The login that GitHub Actions' GITHUB_TOKEN writes issues as.
-ALERT_AUTHOR = "github-actions[bot]"
-
-LABEL_COLOR = "d73a4a"
-LABEL_DESCRIPTION = "A benchmark got worse (scripts/regressions)"
 
 
 class NightNews(enum.Enum):
@@ -205,7 +200,10 @@ def open_or_update(args) -> int:
     repo = args.repo or os.environ.get("GITHUB_REPOSITORY")
     if not repo:
         raise BadInput("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
-    api = github.Client(os.environ.get("GITHUB_API_URL") or github.DEFAULT_API, repo, github.token_from(os.environ))
+    token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")  # as gh reads them
+    if not token:
+        raise BadInput("no token: set GH_TOKEN or GITHUB_TOKEN (in GitHub Actions: ${{ github.token }})")
+    api = github.Client(os.environ.get("GITHUB_API_URL") or github.DEFAULT_API, repo, token)
     report = checked_report(document, args.report)
     if args.exact_verdict:  # a quiet run job too must be quiet where no upstream code ran
         document, report = cross_checked(document, report, args)
@@ -218,14 +216,14 @@ def open_or_update(args) -> int:
     action = TRANSITIONS[previous, verdict]
     number = issue["number"] if issue else None
     if action is Action.OPEN:
-        api.ensure_label(args.label, LABEL_COLOR, LABEL_DESCRIPTION)
+        api.ensure_label(args.label, "d73a4a", "A benchmark got worse (scripts/regressions)")
         created = api.create_issue(args.title, body, args.label)
         print(f"opened issue #{created.get('number')} {created.get('html_url') or ''}".strip())
     elif action is Action.EDIT:
-        api.edit_issue(number, body=body)
+        api.request("PATCH", f"/issues/{number}", body={"body": body})
         print(f"updated issue #{number}")
     elif action is Action.REOPEN:
-        api.edit_issue(number, body=body, state="open")
+        api.request("PATCH", f"/issues/{number}", body={"body": body, "state": "open"})
         print(f"reopened issue #{number}: {document['summary']}")
     elif action is Action.COMMENT:
         api.comment(number, body)
@@ -241,17 +239,23 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
 
     Where the two count the same exact rows, the night is the run job's (only it has confirmed timings), and
     its report is the re-judgement's unless timing rows count too; where they differ, or the re-judgement is
-    missing or failed, the night is a failure that says so, with the re-judgement's report.
+    missing or failed, the night is a failure that says so, with the re-judgement's report.  A failed run job's
+    night is the re-judgement's regressions when it counts some, with the failure below them.
     """
+    exact = verdicts.read(args.exact_verdict) if args.exact_verdict.exists() else None
     if document["status"] == FAILED:
-        return failed_run_cross_checked(document, report, args)
-    if not args.exact_verdict.exists():
+        # The run job's failure is upstream code's to write, and must not hide what the trusted side counted.
+        if exact is None or exact["status"] == FAILED or not exact["regression"]:
+            return document, report
+        said = render.as_text(cut(document["summary"], MAX_SUMMARY))
+        failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{said}"
+        return exact, f"{checked_report(exact, args.exact_report)}\n\n{failed}"
+    if exact is None:
         return verdicts.failure(
             "the publish job",
             None,
             "it left no re-judgement of the exact metrics (the results were not stored, or it failed)",
         ), report
-    exact = verdicts.read(args.exact_verdict)
     exact_report = checked_report(exact, args.exact_report)
     if exact["status"] == FAILED:
         return exact, exact_report
@@ -285,16 +289,3 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
             exact_report += f"\n\nNot counted: {named}, {why}."
     timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])
     return document, report if timing else exact_report
-
-
-def failed_run_cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
-    """A failed run job's night: the re-judgement's regressions when it counts some, with the failure below them,
-    since the run job's failure is upstream code's to write, and must not hide what the trusted side counted."""
-    if not args.exact_verdict.exists():
-        return document, report
-    exact = verdicts.read(args.exact_verdict)
-    if exact["status"] == FAILED or not exact["regression"]:
-        return document, report
-    said = render.as_text(cut(document["summary"], MAX_SUMMARY))
-    failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{said}"
-    return exact, f"{checked_report(exact, args.exact_report)}\n\n{failed}"
