@@ -191,40 +191,32 @@ WHAT = {"120000": "a link", "160000": "a submodule"}
 
 def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
     """Point the clone at the remote branch's tip and return it; None when the remote has no such branch.  The
-    tip must hold plain files only, checked before checkout and on disk after: the merge would write through
-    a link."""
+    tip must hold plain files only: its tree is checked before checkout (a submodule checks out as a folder),
+    the clone on disk after; the merge would write through a link."""
     if not git.lists_branch(branches(remote, branch).stdout, branch):
         return None
+
+    def refuse(path, kind: str):
+        raise BadInput(
+            f"the results branch {branch} of {remote} holds {path}, {kind}, not a plain file; "
+            "nothing pushed (a results branch holds plain files only)"
+        )
+
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
-    plain_tree(clone, "FETCH_HEAD", f"the results branch {branch} of {remote}")
-    git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
-    plain_checkout(clone, f"the results branch {branch} of {remote}")
-    return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
-
-
-def plain_tree(clone: Path, revision: str, what: str) -> None:
-    listing = git_("ls-tree", "-r", "-z", "--full-tree", revision, cwd=clone).stdout
+    listing = git_("ls-tree", "-r", "-z", "--full-tree", "FETCH_HEAD", cwd=clone).stdout
     for entry in filter(None, listing.split("\0")):
         mode, path = entry.split(" ", 1)[0], entry.split("\t", 1)[1]
         if mode not in PLAIN_MODES:
-            raise BadInput(
-                f"{what} holds {path}, {WHAT.get(mode, f'mode {mode}')}, not a plain file; "
-                "nothing pushed (a results branch holds plain files only)"
-            )
-
-
-def plain_checkout(clone: Path, what: str) -> None:
+            refuse(path, WHAT.get(mode, f"mode {mode}"))
+    git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
     for folder, folders, files in os.walk(clone):
         if Path(folder) == clone:
             folders[:] = [name for name in folders if name != ".git"]
-        for name in folders + files:
-            path = Path(folder) / name
+        for path in (Path(folder) / name for name in folders + files):
             mode = path.lstat().st_mode
             if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                raise BadInput(
-                    f"{what} holds {path.relative_to(clone)}, {'a link' if stat.S_ISLNK(mode) else 'not a file'}, "
-                    "not a plain file; nothing pushed (a results branch holds plain files only)"
-                )
+                refuse(path.relative_to(clone), "a link" if stat.S_ISLNK(mode) else "not a file")
+    return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
 
 
 # The trailer naming the workflow run (GITHUB_RUN_ID) that stored a commit's results: the publish job finds
