@@ -158,14 +158,14 @@ class StandIn:
     write``): another token is refused (401), a write with a read-only one too (403).  Each entry of
     ``state["failures"]`` ([status, message]) answers one request before any is handled; with "after" as a
     third item, the next write is done, then answered so (GitHub may create an issue and answer 502).  An
-    issue's ``user`` is the login that wrote it.  A new issue with a label the repository lacks is refused
-    (422), where GitHub would create the label silently, so that the client's own label creation is tested.
+    issue's ``user`` is the login that wrote it (every token writes as BOT).  A new issue with a label the
+    repository lacks is refused (422), where GitHub would create the label silently, so that the client's own
+    label creation is tested.
     """
 
-    def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None, login: str = BOT):
+    def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None):
         self.repos = set(repos)
         self.tokens = dict(tokens if tokens is not None else {"fake": True})
-        self.login = login  # whom every token writes as: GitHub Actions' GITHUB_TOKEN writes as its bot
         self.lock = threading.Lock()
         self._state = {"issues": [], "labels": [], "calls": [], "failures": []}
         self.clock = 0
@@ -223,7 +223,7 @@ class StandIn:
     def render(self, repo: str, issue: dict) -> dict:
         return {
             **{k: issue[k] for k in ("number", "title", "body", "state", "updated_at")},
-            "user": {"login": issue.get("user", self.login)},
+            "user": {"login": issue.get("user", BOT)},
             "labels": [{"name": name} for name in issue["labels"]],
             "html_url": f"https://github.com/{repo}/issues/{issue['number']}",
         }
@@ -276,7 +276,7 @@ class StandIn:
                 "labels": list(body.get("labels", [])),
                 "state": "open",
                 "updated_at": self.tick(),
-                "user": self.login,
+                "user": BOT,
                 "comments": [],
             }
             state["issues"].append(issue)
@@ -290,7 +290,7 @@ class StandIn:
             if method == "GET":
                 return 200, comments[page]
             if method == "POST" and isinstance(body.get("body"), str):
-                comments.append({"body": body["body"], "user": {"login": self.login}})
+                comments.append({"body": body["body"], "user": {"login": BOT}})
                 issue["updated_at"] = self.tick()
                 return 201, comments[-1]
             if method == "PATCH":
