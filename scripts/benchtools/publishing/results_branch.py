@@ -264,7 +264,13 @@ def store(args) -> int:
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
             problems = merge(sources, clone / "results", benchmarks="left out", suite=description, matrix=matrix)
-            describe_suite(clone / "results", description)
+            # Each results folder holds this repository's benchmarks.json, never a source's.
+            folders = [f for f in (clone / "results").iterdir() if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
+            util.write_all(
+                (f / "benchmarks.json", description, True)
+                for f in sorted(folders)
+                if read_dest(f / "benchmarks.json") != description
+            )
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
                 print(f"Nothing new for {remote} {args.results_branch}")
@@ -293,12 +299,4 @@ def store(args) -> int:
     raise Failed(
         f"could not push to {remote} {args.results_branch}: {args.attempts} pushes refused, "
         "each while another run pushed"
-    )
-
-
-def describe_suite(results: Path, data: bytes) -> None:
-    """Give each results folder below RESULTS this repository's benchmarks.json (DATA, suite.py), never a source's."""
-    folders = [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
-    util.write_all(
-        (folder / "benchmarks.json", data, True) for folder in folders if read_dest(folder / "benchmarks.json") != data
     )
