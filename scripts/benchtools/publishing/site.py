@@ -56,8 +56,8 @@ PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 def localize(site: Path) -> int:
     """The site's CDN scripts served from vendor/, and its tags that are no plain names left out; how many
     addresses were replaced."""
-    index = site / "index.html"
-    if not index.is_file():
+    page = site / "index.html"
+    if not page.is_file():
         raise BadInput(f"no asv site at {site} (no index.html)")
     # asv's graph inserts each tag name of index.json into the page as HTML, and upstream code names its tags.
     index_file, index = read_index(site)
@@ -67,14 +67,14 @@ def localize(site: Path) -> int:
         index["tags"] = {tag: revision for tag, revision in tags.items() if tag not in dropped}
         index_file.write_text(json.dumps(index), encoding="utf-8")
         print(f"{site}: left out {len(dropped)} tag(s) not plainly named: {ascii(dropped)[:300]}", file=sys.stderr)
-    text = index.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     vendor = site / "vendor"
     local = assets()
 
     def swap(match):
         url = match["url"]
         if url not in local:
-            raise BadInput(f"{index} loads {url}, which has no local copy; add it to CDN_ASSETS and package.json")
+            raise BadInput(f"{page} loads {url}, which has no local copy; add it to CDN_ASSETS and package.json")
         source = NODE_MODULES / local[url]
         if not source.is_file():
             raise BadInput(f"{source} is missing; run scripts/setup to install package.json's packages")
@@ -87,7 +87,7 @@ def localize(site: Path) -> int:
     text, replaced = EXTERNAL.subn(swap, text)
     for companion in COMPANIONS:
         shutil.copytree(NODE_MODULES / companion, vendor / companion, dirs_exist_ok=True)
-    index.write_text(text, encoding="utf-8")
+    page.write_text(text, encoding="utf-8")
     return replaced
 
 
