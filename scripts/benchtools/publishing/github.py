@@ -120,8 +120,7 @@ class Client:
         """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), not by
         update: a comment on an old closed issue does not make it the newest."""
         query = {"labels": label, "state": state, "sort": "created", "direction": "desc"}
-        found = [issue for issue in self.listing("/issues", query, ISSUE) if "pull_request" not in issue]
-        return sorted(found, key=lambda issue: issue["number"], reverse=True)
+        return [issue for issue in self.listing("/issues", query, ISSUE) if "pull_request" not in issue]
 
     def comments(self, number: int) -> list[dict]:
         """The issue's comments, oldest first."""
