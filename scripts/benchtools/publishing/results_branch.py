@@ -53,7 +53,7 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
         (relative, checked(source, relative, suite, matrix)) for source in sources for relative in source_files(source)
     ]
     for relative, _ in incoming:
-        plain_place(dest, relative)
+        plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
     # DEST's benchmarks.json files as they were, so that a source holding that
     # same old copy does not undo another source's newer one.
     originals = {}
@@ -95,34 +95,29 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
 def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
     """SOURCE/RELATIVE's bytes once publishable.stored_file accepts them; BadInput for a link on its way or an
     unreadable file."""
-    for depth in range(1, len(relative.parts) + 1):
-        path = source.joinpath(*relative.parts[:depth])
-        if path.is_symlink():
-            raise BadInput(f"{path}: a link, not a plain file or folder, so not stored (nor anything below it)")
+    path = plain_place(source, relative, "so not stored (nor anything below it)")
     try:
         return publishable.stored_file(path, relative, suite=suite, matrix=matrix)
     except OSError as error:
         raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
 
 
-def plain_place(dest: Path, relative: PurePath) -> None:
-    """BadInput unless each part of DEST/RELATIVE that exists is a plain folder, and the file a plain file: a
-    link in DEST could point anywhere."""
+def plain_place(base: Path, relative: PurePath, refused: str) -> Path:
+    """BASE/RELATIVE, once each part of it that exists is a plain folder, and the file a plain file; else
+    BadInput naming it, then REFUSED.  A merge never reads or writes through a link: it could point anywhere."""
     for depth in range(1, len(relative.parts) + 1):
-        path = dest.joinpath(*relative.parts[:depth])
+        path = base.joinpath(*relative.parts[:depth])
         try:
             mode = path.lstat().st_mode
         except FileNotFoundError:
-            return
+            break
         except OSError as error:
             raise Failed(f"cannot read {path}: {error.strerror}") from None
         last = depth == len(relative.parts)
         if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) if last else stat.S_ISDIR(mode)):
             what = "a link" if stat.S_ISLNK(mode) else "something else"
-            raise BadInput(
-                f"{path}: {what}, not a plain {'file' if last else 'folder'}, where a source's "
-                f"{relative} would go; nothing merged"
-            )
+            raise BadInput(f"{path}: {what}, not a plain {'file' if last else 'folder'}, {refused}")
+    return base / relative
 
 
 def read_dest(target: Path) -> bytes | None:
