@@ -41,8 +41,6 @@ def assets() -> dict[str, str]:
     return {url.format(version=versions[package]): file for url, package, file in CDN_ASSETS}
 
 
-# Files the assets above load by relative path.
-COMPANIONS = ["bootstrap/dist/fonts"]
 # A script or stylesheet tag that loads from another host.
 EXTERNAL = re.compile(r'(?P<head><(?:script|link)\b[^>]*?)(?P<attr>src|href)="(?P<url>https?://[^"]+)"(?P<rest>[^>]*)>')
 # Attributes that would reject a file that is not byte-for-byte the CDN's, or only make sense for a CDN.
@@ -85,8 +83,8 @@ def localize(site: Path) -> int:
         return f'{head}{match["attr"]}="vendor/{local[url]}"{rest}>'
 
     text, replaced = EXTERNAL.subn(swap, text)
-    for companion in COMPANIONS:
-        shutil.copytree(NODE_MODULES / companion, vendor / companion, dirs_exist_ok=True)
+    fonts = "bootstrap/dist/fonts"  # what bootstrap's stylesheet loads by relative path
+    shutil.copytree(NODE_MODULES / fonts, vendor / fonts, dirs_exist_ok=True)
     page.write_text(text, encoding="utf-8")
     return replaced
 
@@ -97,8 +95,6 @@ def read_index(site: Path) -> tuple[Path, dict]:
         raise BadInput(f"no asv site at {site} (no index.json)")
     return index_file, json.loads(index_file.read_text(encoding="utf-8"))
 
-
-# ---- commit links on a release-history site
 
 # The release-history repositories are built from sdists: their hashes exist nowhere upstream, so asv's
 # links (show_commit_url + hash) would 404.  Each release links to its upstream tag page instead.
