@@ -18,7 +18,7 @@ be read or written; after 2 or 3 nothing is changed.
 from pathlib import Path
 
 from ..errors import ExitCode
-from ..publishing.results_branch import merge_and_report
+from ..publishing.results_branch import merge
 
 
 def add_arguments(parser, config) -> None:
@@ -40,5 +40,5 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    problems = merge_and_report(args.sources, args.dest, args.benchmarks_from_sources)
-    return ExitCode.FOUND if problems else ExitCode.OK
+    conflict = merge(args.sources, args.dest, benchmarks="sources" if args.benchmarks_from_sources else "dest")
+    return ExitCode.FOUND if conflict else ExitCode.OK

@@ -22,7 +22,7 @@ the API answers an error or cannot be reached.
 
 from pathlib import Path
 
-from ..publishing import generated, issue
+from ..publishing import generated, github, issue
 
 TABLE_BLOCK = "alarm-transitions"
 
@@ -33,7 +33,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--label", default="benchmark-regression", help="the issue's label (default: %(default)s)")
     parser.add_argument("--title", default="Benchmark regression", help="a new issue's title (default: %(default)s)")
     parser.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
-    parser.add_argument("--author", default=issue.ALERT_AUTHOR, help="the login the token writes as (%(default)s)")
+    parser.add_argument("--author", default=github.BOT, help="the login the token writes as (%(default)s)")
     parser.add_argument(
         "--missing-verdict-fails", action="store_true", help="a VERDICT that does not exist is a failed night"
     )

@@ -1,14 +1,8 @@
-"""GitHub's REST API for issues, through util's HTTP session: the client the alert uses, and a local stand-in of it.
+"""GitHub's REST API for issues, with the token in the Authorization header only (never logged, never on a
+command line); and ``StandIn``, a local server that answers only the requests the client makes (400 to any
+other), so that what the alert asks of GitHub is what is tested."""
 
-``Client`` speaks to GITHUB_API_URL (https://api.github.com by default, which
-GitHub Actions sets), with the token in the Authorization header only (never
-logged, never on a command line).  ``StandIn`` is a small HTTP server on
-127.0.0.1 that answers the same requests as GitHub does, keeping its issues
-in memory: scripts/replay starts one for each replay, and the tests start
-one per test.  It answers only the requests the client makes, and refuses
-any other (400), so that what the alert asks of GitHub is what is tested.
-"""
-
+import itertools
 import json
 import re
 import threading
@@ -26,14 +20,10 @@ TIMEOUT_S = 30
 # GitHub's largest page; a list longer than MAX_PAGES of them is no list the alert's repository holds.
 PER_PAGE = 100
 MAX_PAGES = 100
-
-
-def token_from(env) -> str:
-    """The token from GH_TOKEN or GITHUB_TOKEN (as gh reads them); BadInput when there is none."""
-    token = env.get("GH_TOKEN") or env.get("GITHUB_TOKEN")
-    if not token:
-        raise BadInput("no token: set GH_TOKEN or GITHUB_TOKEN (in GitHub Actions: ${{ github.token }})")
-    return token
+# What the alert reads of an issue and of a comment: anything else is GitHub's answer gone wrong (Failed, exit 3).
+USER = (dict, type(None))
+ISSUE = {"number": int, "state": str, "body": (str, type(None)), "user": USER}
+COMMENT = {"body": (str, type(None)), "user": USER}
 
 
 class Client:
@@ -49,21 +39,34 @@ class Client:
             raise BadInput(f"GITHUB_API_URL {api_url!r}: not a URL ({error})") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise BadInput(f"GITHUB_API_URL {api_url!r}: not an http(s) URL with a host")
-        self.api_url, self.repo, self._token = api_url.rstrip("/"), repo, token
+        self.api_url, self.repo = api_url.rstrip("/"), repo
         self.session = util.http_session()
+        self.session.headers.update(
+            {
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": "2022-11-28",
+                "Authorization": f"Bearer {token}",
+            }
+        )
 
     def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None, landed=None):
         """The decoded JSON answer; None for 404 on a GET (absent); Failed (one line) for anything else.
 
-        The session asks a GET again after a transient answer (util.RETRY).  What it does not ask again, a
-        rate limit (403 or 429) and a write, is asked again here under the same policy.  GitHub may have done
-        a POST that it answered with a 5xx (it created the issue, then answered 502): before a POST is asked
-        again, LANDED (a function) returns what the first one made, or None when it made nothing.
+        The session asks a GET again after a transient answer (util.RETRY); a rate limit (403 or 429) and a
+        write are asked again here under the same policy.  GitHub may have done a POST that it answered with a
+        5xx (it created the issue, then answered 502): before a POST is asked again, LANDED (a function)
+        returns what the first one made, or None when it made nothing.
         """
         where = f"{method} /repos/{self.repo}{path}"
         retry = util.RETRY
         while True:
-            answer = self.send(method, path, query, body, where)
+            try:
+                answer = self.session.request(
+                    method, f"{self.api_url}/repos/{self.repo}{path}", params=query, json=body, timeout=TIMEOUT_S
+                )
+            except requests.RequestException as error:
+                reason = type(error).__name__
+                raise Failed(f"GitHub API {where}: cannot reach {self.api_url} or read its answer ({reason})") from None
             if answer.status_code == 404 and method == "GET":
                 return None
             if answer.ok:
@@ -71,7 +74,11 @@ class Client:
                     return answer.json() if answer.content else {}
                 except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
                     raise Failed(f"GitHub API {where}: the answer is not JSON in UTF-8") from None
-            message = message_of(answer)
+            try:
+                message = answer.json().get("message")
+            except (ValueError, AttributeError):
+                message = None
+            message = " ".join(str(message or answer.reason).split())
             failure = f"GitHub API {where} failed: HTTP {answer.status_code} {message}"
             limited = answer.status_code in (403, 429) and (
                 "rate limit" in message.lower()
@@ -93,50 +100,31 @@ class Client:
                 print(f"{where} was done before its error; not asked again", flush=True)
                 return made
 
-    def send(self, method: str, path: str, query: dict | None, body: dict | None, where: str) -> requests.Response:
-        headers = {
-            "Accept": "application/vnd.github+json",
-            "X-GitHub-Api-Version": "2022-11-28",
-            "Authorization": f"Bearer {self._token}",
-        }
-        try:
-            return self.session.request(
-                method, f"{self.api_url}/repos/{self.repo}{path}", params=query, json=body, headers=headers,
-                timeout=TIMEOUT_S,
-            )  # fmt: skip
-        except requests.RequestException as error:
-            reason = type(error).__name__
-            raise Failed(f"GitHub API {where}: cannot reach {self.api_url} or read its answer ({reason})") from None
-
-    def issues(self, label: str, state: str) -> list[dict]:
-        """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), every page,
-        checked.  Not by update: a comment on an old closed issue does not make it the newest."""
-        found = self.listing(
-            "/issues", {"labels": label, "state": state, "sort": "created", "direction": "desc", "per_page": PER_PAGE}
-        )
-        found = [issue for issue in found if "pull_request" not in issue]
-        for issue in found:
-            checked(issue, ISSUE, f"GET /repos/{self.repo}/issues")
-        return sorted(found, key=lambda issue: issue["number"], reverse=True)
-
-    def comments(self, number: int) -> list[dict]:
-        """The issue's comments, oldest first, every page, checked."""
-        found = self.listing(f"/issues/{int(number)}/comments", {"per_page": PER_PAGE})
-        for comment in found:
-            checked(comment, COMMENT, f"GET /repos/{self.repo}/issues/{int(number)}/comments")
-        return found
-
-    def listing(self, path: str, query: dict) -> list[dict]:
-        """Every page of a list: GitHub answers PER_PAGE items at most, and a page shorter than that is the last."""
-        found = []
+    def listing(self, path: str, query: dict, shape: dict) -> list[dict]:
+        """Every page of a list, each item checked against SHAPE: a page shorter than PER_PAGE is the last."""
+        found, where = [], f"GitHub API GET /repos/{self.repo}{path}"
         for page in range(1, MAX_PAGES + 1):
-            items = self.request("GET", path, {**query, "page": page})
+            items = self.request("GET", path, {**query, "per_page": PER_PAGE, "page": page})
             if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-                raise Failed(f"GitHub API GET /repos/{self.repo}{path}: the answer is not a list of objects")
+                raise Failed(f"{where}: the answer is not a list of objects")
+            for item, (key, types) in itertools.product(items, shape.items()):
+                value = item.get(key)
+                if key not in item or not isinstance(value, types) or isinstance(value, bool):
+                    raise Failed(f"{where}: an item's {key!r} is {json.dumps(value)[:40]}, not what GitHub sends")
             found += items
             if len(items) < PER_PAGE:
                 return found
-        raise Failed(f"GitHub API GET /repos/{self.repo}{path}: more than {MAX_PAGES} pages of {PER_PAGE}")
+        raise Failed(f"{where}: more than {MAX_PAGES} pages of {PER_PAGE}")
+
+    def issues(self, label: str, state: str) -> list[dict]:
+        """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), not by
+        update: a comment on an old closed issue does not make it the newest."""
+        query = {"labels": label, "state": state, "sort": "created", "direction": "desc"}
+        return [issue for issue in self.listing("/issues", query, ISSUE) if "pull_request" not in issue]
+
+    def comments(self, number: int) -> list[dict]:
+        """The issue's comments, oldest first."""
+        return self.listing(f"/issues/{int(number)}/comments", {}, COMMENT)
 
     def ensure_label(self, name: str, color: str, description: str) -> None:
         path = f"/labels/{urllib.parse.quote(name, safe='')}"
@@ -150,9 +138,6 @@ class Client:
 
         return self.request("POST", "/issues", body={"title": title, "body": body, "labels": [label]}, landed=landed)
 
-    def edit_issue(self, number: int, **fields) -> dict:
-        return self.request("PATCH", f"/issues/{int(number)}", body=fields)
-
     def comment(self, number: int, body: str) -> dict:
         def landed():  # the newest comment: an older one may hold the same text, from an earlier night
             told = self.comments(number)
@@ -161,62 +146,31 @@ class Client:
         return self.request("POST", f"/issues/{int(number)}/comments", body={"body": body}, landed=landed)
 
 
-# What the alert reads of an issue and of a comment: anything else is GitHub's answer gone wrong (Failed, exit 3).
-USER = (dict, type(None))
-ISSUE = {"number": int, "state": str, "body": (str, type(None)), "user": USER}
-COMMENT = {"body": (str, type(None)), "user": USER}
-
-
-def checked(item: dict, shape: dict, where: str) -> None:
-    for key, types in shape.items():
-        value = item.get(key)
-        if key not in item or not isinstance(value, types) or isinstance(value, bool):
-            raise Failed(f"GitHub API {where}: an item's {key!r} is {json.dumps(value)[:40]}, not what GitHub sends")
-
-
-def message_of(answer: requests.Response) -> str:
-    """GitHub's one-line message of an error answer, or the HTTP reason."""
-    try:
-        message = answer.json().get("message")
-    except (ValueError, AttributeError):
-        message = None
-    return " ".join(str(message or answer.reason).split())
-
-
-# The stand-in.
-
-BOT = "github-actions[bot]"
+BOT = "github-actions[bot]"  # the login that GitHub Actions' GITHUB_TOKEN writes issues as
+NOT_FOUND = 404, {"message": "Not Found"}
 
 
 class StandIn:
     """GitHub's issues API for some repositories, on 127.0.0.1, in memory; ``with StandIn(...) as api``.
 
-    ``tokens`` maps each accepted token to whether it may write issues (a
-    job's ``permissions: issues: write``): any other token is refused (401),
-    and a write with a read-only token too (403), as GitHub does.  Each
-    entry of ``state["failures"]`` ([status, message]) answers one request,
-    first come first served, before any is handled: a 502 once, a rate limit
-    ([status, message, "after"]: the next write is done, then answered so, as
-    GitHub may create an issue and answer 502).  Lists come in pages, as GitHub's do.
-    An issue's ``user`` is the login that wrote it (``login``, or whatever a
-    test saves: a maintainer's issue).  Creating
-    an issue with a label the repository lacks is refused (422), where GitHub
-    would create the label silently, so that the client's own label creation
-    is tested.  ``state`` holds the issues, the labels and every call made
-    (method, path, and the JSON body); ``save`` replaces it.
+    ``tokens`` maps each accepted token to whether it may write issues (a job's ``permissions: issues:
+    write``): another token is refused (401), a write with a read-only one too (403).  Each entry of
+    ``state["failures"]`` ([status, message]) answers one request before any is handled; with "after" as a
+    third item, the next write is done, then answered so (GitHub may create an issue and answer 502).  An
+    issue's ``user`` is the login that wrote it (every token writes as BOT).  A new issue with a label the
+    repository lacks is refused (422), where GitHub would create the label silently, so that the client's own
+    label creation is tested.
     """
 
-    def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None, login: str = BOT):
+    def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None):
         self.repos = set(repos)
         self.tokens = dict(tokens if tokens is not None else {"fake": True})
-        self.login = login  # whom every token writes as: GitHub Actions' GITHUB_TOKEN writes as its bot
         self.lock = threading.Lock()
         self._state = {"issues": [], "labels": [], "calls": [], "failures": []}
         self.clock = 0
-        self.server = None
 
-    # State, for tests and for the replay's record.
     def state(self) -> dict:
+        """The issues, the labels and every call made (method, path, query, JSON body): a copy."""
         with self.lock:
             return json.loads(json.dumps(self._state))
 
@@ -229,13 +183,6 @@ class StandIn:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def start(self) -> None:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -257,6 +204,10 @@ class StandIn:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
 
     def stop(self) -> None:
         if self.server is not None:
@@ -271,7 +222,7 @@ class StandIn:
     def render(self, repo: str, issue: dict) -> dict:
         return {
             **{k: issue[k] for k in ("number", "title", "body", "state", "updated_at")},
-            "user": {"login": issue.get("user", self.login)},
+            "user": {"login": issue.get("user", BOT)},
             "labels": [{"name": name} for name in issue["labels"]],
             "html_url": f"https://github.com/{repo}/issues/{issue['number']}",
         }
@@ -290,20 +241,21 @@ class StandIn:
                 return 401, {"message": "Bad credentials"}
             found = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)", url.path)
             if not found or found[1] not in self.repos:
-                return 404, {"message": "Not Found"}
-            repo, path = found[1], found[2]
+                return NOT_FOUND
             if method != "GET" and not self.tokens[token]:
                 return 403, {"message": "Resource not accessible by integration"}
             failures = self._state.get("failures")
             if failures and not (failures[0][2:] == ["after"] and method == "GET"):
                 code, message, *when = failures.pop(0)
                 if when == ["after"]:
-                    self.route(repo, method, path, query, body or {})
+                    self.route(found[1], method, found[2], query, body or {})
                 return code, {"message": message}
-            return self.route(repo, method, path, query, body or {})
+            return self.route(found[1], method, found[2], query, body or {})
 
     def route(self, repo, method, path, query, body) -> tuple[int, object]:
         state = self._state
+        size = int(query.get("per_page", 30))  # GitHub's pages: page and per_page, 1 and 30 by default
+        page = slice((int(query.get("page", 1)) - 1) * size, int(query.get("page", 1)) * size)
         if (method, path) == ("GET", "/issues"):
             label, wanted = query.get("labels"), query.get("state", "open")
             found = [
@@ -311,7 +263,7 @@ class StandIn:
             ]
             by = "number" if query.get("sort") == "created" else "updated_at"
             found.sort(key=lambda i: i[by], reverse=query.get("direction", "desc") == "desc")
-            return 200, [self.render(repo, i) for i in page(found, query)]
+            return 200, [self.render(repo, i) for i in found[page]]
         if (method, path) == ("POST", "/issues"):
             missing = [name for name in body.get("labels", []) if name not in state["labels"]]
             if missing or not body.get("title"):
@@ -323,44 +275,33 @@ class StandIn:
                 "labels": list(body.get("labels", [])),
                 "state": "open",
                 "updated_at": self.tick(),
-                "user": self.login,
+                "user": BOT,
                 "comments": [],
             }
             state["issues"].append(issue)
             return 201, self.render(repo, issue)
-        comments = re.fullmatch(r"/issues/(\d+)/comments", path)
-        if comments:
-            issue = next((i for i in state["issues"] if i["number"] == int(comments[1])), None)
-            if issue is None:
-                return 404, {"message": "Not Found"}
-            if method == "GET":
-                return 200, page(issue.setdefault("comments", []), query)
-            if method == "POST" and isinstance(body.get("body"), str):
-                comment = {"body": body["body"], "user": {"login": self.login}}
-                issue.setdefault("comments", []).append(comment)
-                issue["updated_at"] = self.tick()
-                return 201, comment
-        number = re.fullmatch(r"/issues/(\d+)", path)
-        if method == "PATCH" and number:
+        number = re.fullmatch(r"/issues/(\d+)(/comments)?", path)
+        if number and (method, bool(number[2])) in (("GET", True), ("POST", True), ("PATCH", False)):
             issue = next((i for i in state["issues"] if i["number"] == int(number[1])), None)
             if issue is None:
-                return 404, {"message": "Not Found"}
-            issue.update({k: body[k] for k in ("body", "title", "state") if k in body}, updated_at=self.tick())
-            return 200, self.render(repo, issue)
+                return NOT_FOUND
+            comments = issue.setdefault("comments", [])
+            if method == "GET":
+                return 200, comments[page]
+            if method == "POST" and isinstance(body.get("body"), str):
+                comments.append({"body": body["body"], "user": {"login": BOT}})
+                issue["updated_at"] = self.tick()
+                return 201, comments[-1]
+            if method == "PATCH":
+                issue.update({k: body[k] for k in ("body", "title", "state") if k in body}, updated_at=self.tick())
+                return 200, self.render(repo, issue)
         label = re.fullmatch(r"/labels/([^/]+)", path)
         if method == "GET" and label:
             name = urllib.parse.unquote(label[1])
-            return (200, {"name": name}) if name in state["labels"] else (404, {"message": "Not Found"})
+            return (200, {"name": name}) if name in state["labels"] else NOT_FOUND
         if (method, path) == ("POST", "/labels"):
             if not body.get("name") or body["name"] in state["labels"]:
                 return 422, {"message": "Validation Failed"}
             state["labels"].append(body["name"])
             return 201, {"name": body["name"]}
         return 400, {"message": f"the stand-in does not answer {method} {path}"}
-
-
-def page(items: list, query: dict) -> list:
-    """The page of ITEMS that QUERY asks for (GitHub's page and per_page, 1 and 30 by default)."""
-    size = int(query.get("per_page", 30))
-    start = (int(query.get("page", 1)) - 1) * size
-    return items[start : start + size]

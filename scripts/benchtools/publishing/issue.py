@@ -1,17 +1,7 @@
-"""The regression issue: the alarm's life as a state machine over GitHub's REST API.
+"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over GitHub's REST API.
 
-Each night, ``open_or_update`` reads tonight's news (``NightNews``: quiet,
-a regression, or a failure), finds what the alert's own issues say
-(``Previous``: none, or the newest one open or closed, and whether it holds
-tonight's report), and does what ``TRANSITIONS`` says: open, edit, reopen,
-comment, or leave alone.  docs/automation.md holds the same table, written
-from this one (``transitions_markdown``).
-
-Only the alert's own issues are ever read as its state or written: an issue
-with the label counts as the alert's when its author is the alert's (the
-login of the workflow's token, ``--author``) and its body holds the alert's
-marker, or a maintainer cleared that body (GitHub answers ``"body": null``).
-A maintainer's own issue with the label is never edited, whatever it says.
+Only the alert's own issues are read as its state or written: its author's (``--author``), holding its
+marker, or cleared by a maintainer (GitHub answers ``"body": null``).  A maintainer's own issue is never edited.
 """
 
 import enum
@@ -37,24 +27,15 @@ MAX_SUMMARY = 2000
 MARKER = "\n<!-- end of regression report -->\n"
 # The alert's mark on what it writes, with the key of what it reports (regression_key).
 KEY_MARK = re.compile(r"<!-- benchmark alert: ([0-9a-f]{16}) -->")
-# The login that GitHub Actions' GITHUB_TOKEN writes issues as.
-ALERT_AUTHOR = "github-actions[bot]"
-
-LABEL_COLOR = "d73a4a"
-LABEL_DESCRIPTION = "A benchmark got worse (scripts/regressions)"
 
 
 class NightNews(enum.Enum):
-    """What tonight's verdict (judging/gate.py's) tells the alarm: quiet, a regression, or a failure."""
-
     QUIET = "quiet: judged, no regression counts"
     REGRESSION = "regression: judged, a regression counts"
     FAILURE = "failure: the night could not be judged"
 
 
 class Previous(enum.Enum):
-    """What the alert's own issues say, before tonight: its newest open issue, else its newest closed one."""
-
     NONE = "none: the alert has no issue (a maintainer's own issues with the label do not count)"
     OPEN_SAME = "open, holding tonight's report (or, for a failure, a comment of the alert's holding it)"
     OPEN_REGRESSION = "open, holding another regression report"
@@ -77,27 +58,18 @@ class Action(enum.Enum):
 # it said "fixed"); a regression a maintainer closed stays closed until what it reports changes; a failure
 # on an open regression issue is a comment, so that the regression report stays.
 TRANSITIONS = {
-    (Previous.NONE, NightNews.QUIET): Action.LEAVE,
-    (Previous.NONE, NightNews.REGRESSION): Action.OPEN,
-    (Previous.NONE, NightNews.FAILURE): Action.OPEN,
-    (Previous.OPEN_SAME, NightNews.QUIET): Action.LEAVE,
-    (Previous.OPEN_SAME, NightNews.REGRESSION): Action.LEAVE,
-    (Previous.OPEN_SAME, NightNews.FAILURE): Action.LEAVE,
-    (Previous.OPEN_REGRESSION, NightNews.QUIET): Action.LEAVE,
-    (Previous.OPEN_REGRESSION, NightNews.REGRESSION): Action.EDIT,
-    (Previous.OPEN_REGRESSION, NightNews.FAILURE): Action.COMMENT,
-    (Previous.OPEN_FAILURE, NightNews.QUIET): Action.LEAVE,
-    (Previous.OPEN_FAILURE, NightNews.REGRESSION): Action.EDIT,
-    (Previous.OPEN_FAILURE, NightNews.FAILURE): Action.EDIT,
-    (Previous.OPEN_CLEARED, NightNews.QUIET): Action.LEAVE,
-    (Previous.OPEN_CLEARED, NightNews.REGRESSION): Action.EDIT,
-    (Previous.OPEN_CLEARED, NightNews.FAILURE): Action.EDIT,
-    (Previous.CLOSED_SAME, NightNews.QUIET): Action.LEAVE,
-    (Previous.CLOSED_SAME, NightNews.REGRESSION): Action.LEAVE,
-    (Previous.CLOSED_SAME, NightNews.FAILURE): Action.REOPEN,
-    (Previous.CLOSED_OTHER, NightNews.QUIET): Action.LEAVE,
-    (Previous.CLOSED_OTHER, NightNews.REGRESSION): Action.OPEN,
-    (Previous.CLOSED_OTHER, NightNews.FAILURE): Action.OPEN,
+    (previous, news): action
+    for previous, actions in {
+        # What each previous state does on a quiet night, a regression, a failure.
+        Previous.NONE: (Action.LEAVE, Action.OPEN, Action.OPEN),
+        Previous.OPEN_SAME: (Action.LEAVE, Action.LEAVE, Action.LEAVE),
+        Previous.OPEN_REGRESSION: (Action.LEAVE, Action.EDIT, Action.COMMENT),
+        Previous.OPEN_FAILURE: (Action.LEAVE, Action.EDIT, Action.EDIT),
+        Previous.OPEN_CLEARED: (Action.LEAVE, Action.EDIT, Action.EDIT),
+        Previous.CLOSED_SAME: (Action.LEAVE, Action.LEAVE, Action.REOPEN),
+        Previous.CLOSED_OTHER: (Action.LEAVE, Action.OPEN, Action.OPEN),
+    }.items()
+    for news, action in zip(NightNews, actions, strict=True)
 }
 
 
@@ -108,39 +80,23 @@ def transitions_markdown() -> str:
     return markdown_table(header, rows)
 
 
-def client(args) -> github.Client:
-    """The API client: GITHUB_API_URL (default api.github.com), --repo or GITHUB_REPOSITORY, the token."""
-    repo = args.repo or os.environ.get("GITHUB_REPOSITORY")
-    if not repo:
-        raise BadInput("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
-    token = github.token_from(os.environ)
-    return github.Client(os.environ.get("GITHUB_API_URL") or github.DEFAULT_API, repo, token)
-
-
 def report_of(body: str | None) -> str:
-    """The report an issue's body holds: what comes before its last MARKER ("" for a cleared body).
-
-    The last, since a report quotes text that upstream code wrote, which may hold a MARKER of its own; and
-    with LF endings, since GitHub's web editor saves a body with CRLF.
-    """
+    """What comes before the body's last MARKER: a report quotes upstream code's text, which may hold one."""
     report, found, _ = lf(body).rpartition(MARKER)
     return (report if found else lf(body)).strip()
 
 
-def lf(body: str | None) -> str:
+def lf(body: str | None) -> str:  # GitHub's web editor saves a body with CRLF
     return (body or "").replace("\r\n", "\n")
 
 
-def regression_key(verdict: dict) -> str:
-    """What identifies a verdict's news: each counted change's benchmark, params, environment and commits,
-    or a failure's stage and message.
+def change_key(change: dict) -> tuple:
+    return change["benchmark"], change["params"], change["environment"], change["good"], change["bad"]
 
-    Two nights that count the same changes have the same key however their
-    reports' wording, timings or causes differ.
-    """
-    counted = sorted(
-        (c["benchmark"], c["params"], c["environment"], c["good"], c["bad"]) for c in verdict.get("counted", [])
-    )
+
+def regression_key(verdict: dict) -> str:
+    """What identifies a verdict's news, however its report's wording, timings or causes differ."""
+    counted = sorted(change_key(c) for c in verdict.get("counted", []))
     failure = (verdict["status"], verdict.get("stage"), verdict.get("message")) if verdict["status"] == FAILED else ()
     return hashlib.sha256(json.dumps([counted, failure]).encode()).hexdigest()[:16]
 
@@ -151,30 +107,24 @@ def key_of(body: str | None) -> str | None:
     return found[1] if found else None
 
 
-def issue_report(verdict: dict, report: str) -> str:
-    """The report an issue carries: REPORT, with a note on top when the night could not be judged, cut to fit.
-
-    A failure's summary and report may be the run job's, which ran upstream code: both are shown as text.
-    """
-    if verdict["status"] != FAILED:
-        return cut(report, MAX_BODY).strip()
-    head = (
-        "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
-        f"may go unseen. What failed:\n\n{render.as_text(cut(verdict['summary'], MAX_SUMMARY))}"
-    )
-    if not report:
-        return head
-    # A third of what is left: each of the report's two fences is at most one longer than the report.
-    return f"{head}\n\nIts report:\n\n{render.as_text(cut(report, (MAX_BODY - len(head)) // 3))}"
-
-
 def cut(text: str, limit: int) -> str:
     return text[:limit] + CUT_NOTE if len(text) > limit else text
 
 
 def issue_body(verdict: dict, report: str) -> str:
-    """The issue's body (or a comment's): the issue's report, the alert's marker with its key, the run."""
-    body = f"{issue_report(verdict, report)}{MARKER}<!-- benchmark alert: {regression_key(verdict)} -->\n"
+    """REPORT cut to fit, then the alert's mark; a failure's summary and report, which upstream code may have
+    written, as text."""
+    if verdict["status"] != FAILED:
+        report = cut(report, MAX_BODY).strip()
+    else:
+        head = (
+            "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
+            f"may go unseen. What failed:\n\n{render.as_text(cut(verdict['summary'], MAX_SUMMARY))}"
+        )
+        # A third of what is left: each of the report's two fences is at most one longer than the report.
+        said = render.as_text(cut(report, (MAX_BODY - len(head)) // 3))
+        report = f"{head}\n\nIts report:\n\n{said}" if report else head
+    body = f"{report}{MARKER}<!-- benchmark alert: {regression_key(verdict)} -->\n"
     if os.environ.get("GITHUB_RUN_ID"):
         body += (
             f"\nReported by [run {os.environ['GITHUB_RUN_ID']}]({os.environ['GITHUB_SERVER_URL']}/"
@@ -183,14 +133,7 @@ def issue_body(verdict: dict, report: str) -> str:
     return body
 
 
-def verdict_of(document: dict) -> NightNews:
-    if document["status"] == FAILED:
-        return NightNews.FAILURE
-    return NightNews.REGRESSION if document["regression"] else NightNews.QUIET
-
-
 def is_alerts(issue: dict, author: str) -> bool:
-    """Whether ISSUE is one the alert opened: its author, and its marker (or a body a maintainer cleared)."""
     login = (issue.get("user") or {}).get("login")
     return login == author and (issue.get("body") is None or key_of(issue.get("body")) is not None)
 
@@ -231,42 +174,56 @@ def checked_report(document: dict, path) -> str:
     if not report:
         raise BadInput("a regression counts, and the issue needs its report: --report FILE is missing or empty")
     missing = [c["benchmark"] for c in document["counted"] if c["benchmark"] not in report]
-    if not report.startswith(render.HEADING) or render.NOTHING_COUNTS in report or missing:
-        why = (
-            f"it does not start with {render.HEADING!r}"
-            if not report.startswith(render.HEADING)
-            else f"it says {render.NOTHING_COUNTS!r}"
-            if render.NOTHING_COUNTS in report
-            else f"it does not name the counted {missing[0]}"
-        )
+    why = (
+        f"it does not start with {render.HEADING!r}"
+        if not report.startswith(render.HEADING)
+        else f"it says {render.NOTHING_COUNTS!r}"
+        if render.NOTHING_COUNTS in report
+        else missing and f"it does not name the counted {missing[0]}"
+    )
+    if why:
         raise BadInput(f"--report {path}: not the gate's report of this regression verdict ({why})")
     return report
 
 
 def open_or_update(args) -> int:
-    """The issue brought up to date with the verdict (see scripts/open-regression-issue --help); exit code."""
-    document = read_verdict(args)
-    api = client(args)  # a missing token or repository is found on a quiet night too
+    if args.missing_verdict_fails and not args.verdict.exists():
+        document = verdicts.failure(
+            "the run job",
+            None,
+            f"it left no verdict ({args.verdict.name}): it was killed, timed out, or failed before the nightly "
+            "started (its setup, or the upload)",
+        )
+    else:
+        document = verdicts.read(args.verdict)
+    # A missing token or repository is found on a quiet night too.
+    repo = args.repo or os.environ.get("GITHUB_REPOSITORY")
+    if not repo:
+        raise BadInput("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
+    token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")  # as gh reads them
+    if not token:
+        raise BadInput("no token: set GH_TOKEN or GITHUB_TOKEN (in GitHub Actions: ${{ github.token }})")
+    api = github.Client(os.environ.get("GITHUB_API_URL") or github.DEFAULT_API, repo, token)
     report = checked_report(document, args.report)
     if args.exact_verdict:  # a quiet run job too must be quiet where no upstream code ran
         document, report = cross_checked(document, report, args)
-    verdict = verdict_of(document)
-    if verdict is NightNews.QUIET:  # every quiet transition leaves the issue alone: no request at all
+    if document["status"] != FAILED and not document["regression"]:  # every quiet transition leaves it alone
         print(f"{args.verdict}: {document['summary']}; no issue to open")
         return 0
+    verdict = NightNews.FAILURE if document["status"] == FAILED else NightNews.REGRESSION
     key, body = regression_key(document), issue_body(document, report)
     previous, issue = previous_state(api, args.label, args.author, key, verdict)
     action = TRANSITIONS[previous, verdict]
     number = issue["number"] if issue else None
     if action is Action.OPEN:
-        api.ensure_label(args.label, LABEL_COLOR, LABEL_DESCRIPTION)
+        api.ensure_label(args.label, "d73a4a", "A benchmark got worse (scripts/regressions)")
         created = api.create_issue(args.title, body, args.label)
         print(f"opened issue #{created.get('number')} {created.get('html_url') or ''}".strip())
     elif action is Action.EDIT:
-        api.edit_issue(number, body=body)
+        api.request("PATCH", f"/issues/{number}", body={"body": body})
         print(f"updated issue #{number}")
     elif action is Action.REOPEN:
-        api.edit_issue(number, body=body, state="open")
+        api.request("PATCH", f"/issues/{number}", body={"body": body, "state": "open"})
         print(f"reopened issue #{number}: {document['summary']}")
     elif action is Action.COMMENT:
         api.comment(number, body)
@@ -282,32 +239,35 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
 
     Where the two count the same exact rows, the night is the run job's (only it has confirmed timings), and
     its report is the re-judgement's unless timing rows count too; where they differ, or the re-judgement is
-    missing or failed, the night is a failure that says so, with the re-judgement's report.
+    missing or failed, the night is a failure that says so, with the re-judgement's report.  A failed run job's
+    night is the re-judgement's regressions when it counts some, with the failure below them.
     """
+    exact = verdicts.read(args.exact_verdict) if args.exact_verdict.exists() else None
     if document["status"] == FAILED:
-        return failed_run_cross_checked(document, report, args)
-    if not args.exact_verdict.exists():
+        # The run job's failure is upstream code's to write, and must not hide what the trusted side counted.
+        if exact is None or exact["status"] == FAILED or not exact["regression"]:
+            return document, report
+        said = render.as_text(cut(document["summary"], MAX_SUMMARY))
+        failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{said}"
+        return exact, f"{checked_report(exact, args.exact_report)}\n\n{failed}"
+    if exact is None:
         return verdicts.failure(
             "the publish job",
             None,
             "it left no re-judgement of the exact metrics (the results were not stored, or it failed)",
         ), report
-    exact = verdicts.read(args.exact_verdict)
     exact_report = checked_report(exact, args.exact_report)
     if exact["status"] == FAILED:
         return exact, exact_report
 
-    def key(row):
-        return row["benchmark"], row["params"], row["environment"], row["good"], row["bad"]
-
     def rows(verdict):
-        return sorted(key(c) for c in verdict["counted"] if c["kind"] not in metrics.TIMING_KINDS)
+        return sorted(change_key(c) for c in verdict["counted"] if c["kind"] not in metrics.TIMING_KINDS)
 
     # Only the run job counts an instruction rise's two commits again side by side and re-measures its time: a
     # rise it overruled so counts in the re-judgement (made from the stored counts, without timings) and not in
     # the run job's verdict, which is no disagreement.  Only the gate's own overrule is taken: an instruction
     # count's, of a row the re-judgement counts.
-    claimed = {key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
+    claimed = {change_key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
     overruled = [r for r in rows(exact) if r in claimed]
     expected = [r for r in rows(exact) if r not in overruled]
     if rows(document) != expected:
@@ -318,46 +278,14 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
             f"the run job's verdict counts {len(rows(document))} exact regression(s), the re-judgement where no "
             f"upstream code ran counts {len(rows(exact))}: {named}. The run job's verdict is not used",
         ), exact_report
-    if overruled:
-        recounted = {key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS and "recount" in c}
-        for rows_, why in (
-            (
-                [r for r in overruled if r in recounted],
-                "whose two commits the run job counted again side by side "
-                "and found within the floor (the stored counts came from two environments)",
-            ),
-            (
-                [r for r in overruled if r not in recounted],
-                "whose time the run job re-measured side by side and decided faster",
-            ),
-        ):
-            if rows_:
-                named = ", ".join(f"{b} ({p})" for b, p, *_ in rows_)
-                exact_report += f"\n\nNot counted: {named}, {why}."
+    recounted = {change_key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS and "recount" in c}
+    for again, why in (
+        (True, "whose two commits the run job counted again side by side and found within the floor (the stored "
+         "counts came from two environments)"),
+        (False, "whose time the run job re-measured side by side and decided faster"),
+    ):  # fmt: skip
+        named = ", ".join(f"{b} ({p})" for b, p, *_ in (r for r in overruled if (r in recounted) == again))
+        if named:
+            exact_report += f"\n\nNot counted: {named}, {why}."
     timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])
     return document, report if timing else exact_report
-
-
-def failed_run_cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
-    """A failed run job's night: the re-judgement's regressions when it counts some, with the failure below them,
-    since the run job's failure is upstream code's to write, and must not hide what the trusted side counted."""
-    if not args.exact_verdict.exists():
-        return document, report
-    exact = verdicts.read(args.exact_verdict)
-    if exact["status"] == FAILED or not exact["regression"]:
-        return document, report
-    said = render.as_text(cut(document["summary"], MAX_SUMMARY))
-    failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{said}"
-    return exact, f"{checked_report(exact, args.exact_report)}\n\n{failed}"
-
-
-def read_verdict(args) -> dict:
-    """The verdict; with --missing-verdict-fails, an absent file is the failed night of the job that left none."""
-    if args.missing_verdict_fails and not args.verdict.exists():
-        return verdicts.failure(
-            "the run job",
-            None,
-            f"it left no verdict ({args.verdict.name}): it was killed, timed out, or failed before the nightly "
-            "started (its setup, or the upload)",
-        )
-    return verdicts.read(args.verdict)

@@ -1,10 +1,6 @@
-"""The report's Markdown as HTML: markdown-it-py, CommonMark with pipe tables, raw HTML off.
-
-The report's text carries names read from stored results (releases,
-environments, benchmark parameters), which code that the nightly ran could
-have planted: every tag in it is written as text, a link goes only to an
-https address, no image is loaded, and no attribute but a link's comes from it.
-"""
+"""The report's Markdown as HTML.  Its text carries names read from stored results, which code the nightly ran
+could have planted: every tag in it is written as text, a link goes only to an https address, no image is
+loaded, and no attribute but a link's comes from it."""
 
 from markdown_it import MarkdownIt
 
@@ -18,23 +14,16 @@ def markdown_html(text: str) -> str:
     for token in tokens:
         if token.type == "fence":
             token.info = ""
+        # markdown-it asks validateLink only of a destination it read: an empty one (``[x]()``, ``[x]( )``)
+        # becomes a link to "", which a browser opens as the page itself.  Such a link is reduced to its text.
+        kept, dropping = [], False
+        for child in token.children or []:
+            if child.type == "link_open" and not RENDERER.validateLink(child.attrGet("href") or ""):
+                dropping = True
+            elif child.type == "link_close" and dropping:
+                dropping = False  # CommonMark links do not nest: this closes the dropped one
+            else:
+                kept.append(child)
         if token.children:
-            token.children = without_bad_links(token.children)
+            token.children = kept
     return RENDERER.renderer.render(tokens, RENDERER.options, {})
-
-
-def without_bad_links(children: list) -> list:
-    """Inline tokens with each link that goes elsewhere than https reduced to its text.
-
-    markdown-it asks validateLink only of a destination it read: an empty one
-    (``[x]()``, ``[x]( )``) becomes a link to "", which a browser opens as the page itself.
-    """
-    kept, dropping = [], False
-    for token in children:
-        if token.type == "link_open" and not RENDERER.validateLink(token.attrGet("href") or ""):
-            dropping = True
-        elif token.type == "link_close" and dropping:
-            dropping = False  # CommonMark links do not nest: this closes the dropped one
-        else:
-            kept.append(token)
-    return kept

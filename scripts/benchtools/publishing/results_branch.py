@@ -26,12 +26,9 @@ IDENTITY = {
 }
 
 
-def source_files(source: Path):
-    """Everything below SOURCE but folders, relative paths sorted; hidden and temporary files left out.
-
-    Links and other non-files are listed too, so that validation refuses them
-    rather than leaving them out unsaid.
-    """
+def source_files(source: Path) -> list[Path]:
+    """Everything below SOURCE but folders, relative paths sorted, hidden files left out; links and other
+    non-files too, so that validation refuses them rather than leaving them out unsaid."""
     found = []
     for folder, folders, files in os.walk(source, followlinks=False):
         folders[:] = [name for name in folders if not name.startswith(".")]
@@ -39,32 +36,24 @@ def source_files(source: Path):
         for name in files + links:
             if not name.startswith("."):
                 found.append((Path(folder) / name).relative_to(source))
-    yield from sorted(found)
+    return sorted(found)
 
 
-def merge(
-    sources: list[Path],
-    dest: Path,
-    benchmarks_from_sources: bool,
-    take_benchmarks: bool = True,
-    suite=None,
-    matrix=None,
-) -> dict[str, list]:
-    """Merge (see MERGE_DOC); without TAKE_BENCHMARKS, the sources' benchmarks.json are checked, then left out.
+def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None, matrix=None) -> bool:
+    """Merge (scripts/merge-results --help), say what happened, and whether a conflict was reported.
 
-    With SUITE (a benchmarks.json), a results file naming a benchmark or params it lacks is refused; with
-    MATRIX (environments.stored_matrix), one of an environment the suite's configurations lack.
-
-    All or nothing: every file of every source is checked (publishable.stored_file), and every place in DEST
-    it would go (``plain_place``), before any is written; then every file is written at once
-    (util.write_all), so that an I/O error too leaves DEST as it was (Failed, exit 3).
+    Where a source's benchmarks.json differs, BENCHMARKS says which DEST holds: "dest" its own, "sources" the
+    source's; with "left out", the sources' are checked, then left out.  SUITE and MATRIX, where given, are
+    what a stored file may name (publishable.stored_file).  All or nothing: every file and every place in DEST
+    it would go is checked before any is written, and util.write_all writes them at once, so that an I/O
+    error too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
     incoming = [
         (relative, checked(source, relative, suite, matrix)) for source in sources for relative in source_files(source)
     ]
     for relative, _ in incoming:
-        plain_place(dest, relative)
+        plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
     # DEST's benchmarks.json files as they were, so that a source holding that
     # same old copy does not undo another source's newer one.
     originals = {}
@@ -73,11 +62,11 @@ def merge(
     for relative, data in incoming:
         target = dest / relative
         held = planned[target][0] if target in planned else read_dest(target)
-        if relative.name == "benchmarks.json" and not take_benchmarks:
+        if relative.name == "benchmarks.json" and benchmarks == "left out":
             outcome.setdefault("benchmarks.json left out", []).append(relative)
         elif held == data:
             outcome["identical"].append(relative)
-        elif relative.name == "benchmarks.json" and benchmarks_from_sources:
+        elif relative.name == "benchmarks.json" and benchmarks == "sources":
             original = originals.setdefault(relative, read_dest(target))
             if data != original:
                 planned[target] = (data, True)
@@ -93,62 +82,6 @@ def merge(
     for relative, target in added:  # a file that appeared in DEST meanwhile is kept, never replaced
         kept = "metadata kept" if relative.name in METADATA else "conflict"
         outcome["copied" if written[target] else kept].append(relative)
-    return outcome
-
-
-def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
-    """SOURCE/RELATIVE's bytes once publishable.stored_file accepts them; BadInput for a link or an unreadable file."""
-    path = unlinked(source, relative)
-    try:
-        return publishable.stored_file(path, relative, suite=suite, matrix=matrix)
-    except OSError as error:
-        raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
-
-
-def unlinked(source: Path, relative: PurePath) -> Path:
-    """SOURCE/RELATIVE, once neither it nor a folder below SOURCE on its way is a link; else BadInput naming it."""
-    for depth in range(1, len(relative.parts) + 1):
-        path = source.joinpath(*relative.parts[:depth])
-        if path.is_symlink():
-            raise BadInput(f"{path}: a link, not a plain file or folder, so not stored (nor anything below it)")
-    return path
-
-
-def plain_place(dest: Path, relative: PurePath) -> None:
-    """BadInput unless each part of DEST/RELATIVE that exists is a plain folder, and the file a plain file.
-
-    A merge never writes through a link (nor reads through one): a link in DEST could point anywhere.
-    """
-    for depth in range(1, len(relative.parts) + 1):
-        path = dest.joinpath(*relative.parts[:depth])
-        try:
-            mode = path.lstat().st_mode
-        except FileNotFoundError:
-            return
-        except OSError as error:
-            raise Failed(f"cannot read {path}: {error.strerror}") from None
-        last = depth == len(relative.parts)
-        if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) if last else stat.S_ISDIR(mode)):
-            what = "a link" if stat.S_ISLNK(mode) else "something else"
-            raise BadInput(
-                f"{path}: {what}, not a plain {'file' if last else 'folder'}, where a source's "
-                f"{relative} would go; nothing merged"
-            )
-
-
-def read_dest(target: Path) -> bytes | None:
-    """TARGET's bytes, None when there is no such file; Failed (exit 3) when it cannot be read."""
-    try:
-        return target.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise Failed(f"cannot read {target}: {error.strerror}; nothing merged") from None
-
-
-def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: bool, **options) -> bool:
-    """Merge, say what happened, and whether a conflict was reported; BadInput, writing nothing, for an invalid file."""
-    outcome = merge(sources, dest, benchmarks_from_sources, **options)
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -159,7 +92,46 @@ def merge_and_report(sources: list[Path], dest: Path, benchmarks_from_sources: b
     return bool(outcome["conflict"])
 
 
-def git_env() -> dict:
+def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
+    """SOURCE/RELATIVE's bytes once publishable.stored_file accepts them; BadInput for a link on its way or an
+    unreadable file."""
+    path = plain_place(source, relative, "so not stored (nor anything below it)")
+    try:
+        return publishable.stored_file(path, relative, suite=suite, matrix=matrix)
+    except OSError as error:
+        raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
+
+
+def plain_place(base: Path, relative: PurePath, refused: str) -> Path:
+    """BASE/RELATIVE, once each part of it that exists is a plain folder, and the file a plain file; else
+    BadInput naming it, then REFUSED.  A merge never reads or writes through a link: it could point anywhere."""
+    for depth in range(1, len(relative.parts) + 1):
+        path = base.joinpath(*relative.parts[:depth])
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            break
+        except OSError as error:
+            raise Failed(f"cannot read {path}: {error.strerror}") from None
+        last = depth == len(relative.parts)
+        if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) if last else stat.S_ISDIR(mode)):
+            what = "a link" if stat.S_ISLNK(mode) else "something else"
+            raise BadInput(f"{path}: {what}, not a plain {'file' if last else 'folder'}, {refused}")
+    return base / relative
+
+
+def read_dest(target: Path) -> bytes | None:
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Failed(f"cannot read {target}: {error.strerror}; nothing merged") from None
+
+
+def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
+    """git ARGS in CWD as the workflow, with GITHUB_TOKEN in git's Authorization header where set; with CHECK, a
+    failure is Failed (exit 3: git, the network or the remote failed, not the user's input) in one line."""
     env = dict(os.environ, **IDENTITY, GIT_TERMINAL_PROMPT="0")
     token = os.environ.get("GITHUB_TOKEN")
     if token:
@@ -170,13 +142,7 @@ def git_env() -> dict:
             GIT_CONFIG_KEY_0=f"http.{server}/.extraheader",
             GIT_CONFIG_VALUE_0=f"AUTHORIZATION: basic {basic}",
         )
-    return env
-
-
-def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
-    """git ARGS in CWD; with CHECK, a failure is Failed (exit 3: git, the network or the remote failed, not the
-    user's input) in one line: the command and git's reason (``reason``)."""
-    done = git.run(*args, cwd=cwd, env=git_env(), input=input, check=False)
+    done = git.run(*args, cwd=cwd, env=env, input=input, check=False)
     if check and done.returncode != 0:
         raise Failed(f"git {' '.join(map(str, args))} failed: {reason(done.stderr)}")
     return done
@@ -204,8 +170,8 @@ def reason(stderr: str) -> str:
 
 
 def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
-    """``git ls-remote`` of ``branch`` on ``remote``; BadInput when there is no such remote, Failed when it
-    cannot be reached."""
+    """``git ls-remote`` of BRANCH on REMOTE; BadInput when there is no such remote, Failed when it cannot be
+    reached."""
     listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
         error = BadInput if any(words in listed.stderr for words in NO_SUCH_REMOTE) else Failed
@@ -219,45 +185,33 @@ WHAT = {"120000": "a link", "160000": "a submodule"}
 
 
 def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
-    """Point the clone at the remote branch's tip and return it; None when the remote has no such branch.
-
-    The tip must hold plain files only (``plain_tree``), checked before it is checked out and again on disk
-    after: a link on the branch would have the merge write wherever it points.
-    """
+    """Point the clone at the remote branch's tip and return it; None when the remote has no such branch.  The
+    tip must hold plain files only: its tree is checked before checkout (a submodule checks out as a folder),
+    the clone on disk after; the merge would write through a link."""
     if not git.lists_branch(branches(remote, branch).stdout, branch):
         return None
+
+    def refuse(path, kind: str):
+        raise BadInput(
+            f"the results branch {branch} of {remote} holds {path}, {kind}, not a plain file; "
+            "nothing pushed (a results branch holds plain files only)"
+        )
+
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
-    plain_tree(clone, "FETCH_HEAD", f"the results branch {branch} of {remote}")
-    git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
-    plain_checkout(clone, f"the results branch {branch} of {remote}")
-    return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
-
-
-def plain_tree(clone: Path, revision: str, what: str) -> None:
-    """BadInput naming the first entry of REVISION's tree that is not a plain file (a link, a submodule)."""
-    listing = git_("ls-tree", "-r", "-z", "--full-tree", revision, cwd=clone).stdout
+    listing = git_("ls-tree", "-r", "-z", "--full-tree", "FETCH_HEAD", cwd=clone).stdout
     for entry in filter(None, listing.split("\0")):
         mode, path = entry.split(" ", 1)[0], entry.split("\t", 1)[1]
         if mode not in PLAIN_MODES:
-            raise BadInput(
-                f"{what} holds {path}, {WHAT.get(mode, f'mode {mode}')}, not a plain file; "
-                "nothing pushed (a results branch holds plain files only)"
-            )
-
-
-def plain_checkout(clone: Path, what: str) -> None:
-    """BadInput naming the first path of the clone's checkout (.git aside) that is not a plain file or folder."""
+            refuse(path, WHAT.get(mode, f"mode {mode}"))
+    git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
     for folder, folders, files in os.walk(clone):
         if Path(folder) == clone:
             folders[:] = [name for name in folders if name != ".git"]
-        for name in folders + files:
-            path = Path(folder) / name
+        for path in (Path(folder) / name for name in folders + files):
             mode = path.lstat().st_mode
             if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                raise BadInput(
-                    f"{what} holds {path.relative_to(clone)}, {'a link' if stat.S_ISLNK(mode) else 'not a file'}, "
-                    "not a plain file; nothing pushed (a results branch holds plain files only)"
-                )
+                refuse(path.relative_to(clone), "a link" if stat.S_ISLNK(mode) else "not a file")
+    return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
 
 
 # The trailer naming the workflow run (GITHUB_RUN_ID) that stored a commit's results: the publish job finds
@@ -281,20 +235,20 @@ RACE = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock 
 
 
 def store(args) -> int:
-    """Merge the sources into a fresh clone of the branch, commit and push; retried while the branch moves.
-
-    Each refused push whose branch moved meanwhile (or whose refusal says it was being moved: RACE) is
-    another run's progress: the clone is reset to the new tip, the merge redone, and the push tried
-    again after a random pause (jitter, so that runs that collided do not collide again), up to
-    ``args.attempts`` pushes in all. A push refused while the branch stayed put is not a race: Failed.
-    """
+    """Merge the sources into a fresh clone of the branch, commit and push; a push refused because another run
+    moved the branch (or was moving it: RACE) is redone on the new tip after a random pause (so that runs
+    that collided do not collide again).  A push refused while the branch stayed put is Failed."""
     remote = args.results_remote or default_remote()
     if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
         remote = str(Path(remote).resolve())
     sources = [s.resolve() for s in args.sources]
-    if args.machine is not None:
-        for source in sources:
-            refuse_other_machines(source, args.machine)
+    for source in sources if args.machine is not None else []:
+        for relative in source_files(source):
+            if publishable.kind_of(relative) != "benchmarks" and relative.parts[-2] != args.machine:
+                raise BadInput(
+                    f"{source / relative}: machine {relative.parts[-2]!r}, not {args.machine!r} (--machine); "
+                    "nothing pushed"
+                )
     # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
     description = suite.description()
     # Its environments, from its asv configurations: a stored environment is one of them, as asv names it.
@@ -304,15 +258,14 @@ def store(args) -> int:
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
-            problems = merge_and_report(
-                sources,
-                clone / "results",
-                benchmarks_from_sources=False,
-                take_benchmarks=False,
-                suite=description,
-                matrix=matrix,
+            problems = merge(sources, clone / "results", benchmarks="left out", suite=description, matrix=matrix)
+            # Each results folder holds this repository's benchmarks.json, never a source's.
+            folders = [f for f in (clone / "results").iterdir() if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
+            util.write_all(
+                (f / "benchmarks.json", description, True)
+                for f in sorted(folders)
+                if read_dest(f / "benchmarks.json") != description
             )
-            describe_suite(clone / "results", description)
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
                 print(f"Nothing new for {remote} {args.results_branch}")
@@ -341,30 +294,4 @@ def store(args) -> int:
     raise Failed(
         f"could not push to {remote} {args.results_branch}: {args.attempts} pushes refused, "
         "each while another run pushed"
-    )
-
-
-def refuse_other_machines(source: Path, machine: str) -> None:
-    """BadInput naming the first file of SOURCE that lies in another machine's folder than MACHINE's."""
-    for relative in source_files(source):
-        kind = publishable.kind_of(relative)
-        if kind != "benchmarks" and relative.parts[-2] != machine:
-            raise BadInput(
-                f"{source / relative}: machine {relative.parts[-2]!r}, not {machine!r} (--machine); nothing pushed"
-            )
-
-
-def describe_suite(results: Path, data: bytes) -> None:
-    """Give each results folder below RESULTS this repository's benchmarks.json (DATA, suite.py), never a source's."""
-    folders = (
-        [f for f in sorted(results.iterdir()) if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
-        if results.is_dir()
-        else []
-    )
-    if not folders:
-        return
-    util.write_all(
-        (folder / "benchmarks.json", data, True)
-        for folder in folders
-        if not (folder / "benchmarks.json").exists() or (folder / "benchmarks.json").read_bytes() != data
     )

@@ -41,70 +41,60 @@ def assets() -> dict[str, str]:
     return {url.format(version=versions[package]): file for url, package, file in CDN_ASSETS}
 
 
-# Files the assets above load by relative path.
-COMPANIONS = ["bootstrap/dist/fonts"]
 # A script or stylesheet tag that loads from another host.
 EXTERNAL = re.compile(r'(?P<head><(?:script|link)\b[^>]*?)(?P<attr>src|href)="(?P<url>https?://[^"]+)"(?P<rest>[^>]*)>')
 # Attributes that would reject a file that is not byte-for-byte the CDN's, or only make sense for a CDN.
 CDN_ATTRIBUTES = re.compile(r'\s(integrity|crossorigin|referrerpolicy)(="[^"]*")?')
 
 
-# A tag name as releases are named. asv's graph inserts each tag name of index.json into the page as HTML, and
-# upstream code names its tags: a tag named `<img/src/onerror=...>` ran its script on the site.
+# A tag name as releases are named: a tag named `<img/src/onerror=...>` ran its script on the site.
 PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
 
 def localize(site: Path) -> int:
     """The site's CDN scripts served from vendor/, and its tags that are no plain names left out; how many
     addresses were replaced."""
-    index = site / "index.html"
-    if not index.is_file():
+    page = site / "index.html"
+    if not page.is_file():
         raise BadInput(f"no asv site at {site} (no index.html)")
-    dropped = drop_markup_tags(site)
+    # asv's graph inserts each tag name of index.json into the page as HTML, and upstream code names its tags.
+    index_file, index = read_index(site)
+    tags = index.get("tags") or {}
+    dropped = [tag for tag in tags if not PLAIN_TAG.fullmatch(tag)]
     if dropped:
+        index["tags"] = {tag: revision for tag, revision in tags.items() if tag not in dropped}
+        index_file.write_text(json.dumps(index), encoding="utf-8")
         print(f"{site}: left out {len(dropped)} tag(s) not plainly named: {ascii(dropped)[:300]}", file=sys.stderr)
-    text = index.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     vendor = site / "vendor"
     local = assets()
-    replaced = 0
 
     def swap(match):
-        nonlocal replaced
         url = match["url"]
         if url not in local:
-            raise BadInput(f"{index} loads {url}, which has no local copy; add it to CDN_ASSETS and package.json")
+            raise BadInput(f"{page} loads {url}, which has no local copy; add it to CDN_ASSETS and package.json")
         source = NODE_MODULES / local[url]
         if not source.is_file():
             raise BadInput(f"{source} is missing; run scripts/setup to install package.json's packages")
         target = vendor / local[url]
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
-        replaced += 1
         head, rest = CDN_ATTRIBUTES.sub("", match["head"]), CDN_ATTRIBUTES.sub("", match["rest"])
         return f'{head}{match["attr"]}="vendor/{local[url]}"{rest}>'
 
-    text = EXTERNAL.sub(swap, text)
-    for companion in COMPANIONS:
-        shutil.copytree(NODE_MODULES / companion, vendor / companion, dirs_exist_ok=True)
-    index.write_text(text, encoding="utf-8")
+    text, replaced = EXTERNAL.subn(swap, text)
+    fonts = "bootstrap/dist/fonts"  # what bootstrap's stylesheet loads by relative path
+    shutil.copytree(NODE_MODULES / fonts, vendor / fonts, dirs_exist_ok=True)
+    page.write_text(text, encoding="utf-8")
     return replaced
 
 
-def drop_markup_tags(site: Path) -> list[str]:
-    """Every tag of the site's index.json whose name is not PLAIN_TAG, removed from it; their names."""
+def read_index(site: Path) -> tuple[Path, dict]:
     index_file = site / "index.json"
     if not index_file.is_file():
         raise BadInput(f"no asv site at {site} (no index.json)")
-    index = json.loads(index_file.read_text(encoding="utf-8"))
-    tags = index.get("tags") or {}
-    dropped = [tag for tag in tags if not PLAIN_TAG.fullmatch(tag)]
-    if dropped:
-        index["tags"] = {tag: revision for tag, revision in tags.items() if tag not in dropped}
-        index_file.write_text(json.dumps(index), encoding="utf-8")
-    return dropped
+    return index_file, json.loads(index_file.read_text(encoding="utf-8"))
 
-
-# ---- commit links on a release-history site
 
 # The release-history repositories are built from sdists: their hashes exist nowhere upstream, so asv's
 # links (show_commit_url + hash) would 404.  Each release links to its upstream tag page instead.
@@ -117,10 +107,7 @@ COMMIT_PAGE = "commit.html"
 
 def link_releases(site: Path, package: str) -> int:
     """Point the site's commit links at each release's upstream page; returns how many releases are linked."""
-    index_file = site / "index.json"
-    if not index_file.is_file():
-        raise BadInput(f"no asv site at {site} (no index.json)")
-    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index_file, index = read_index(site)
     revision_to_hash = index.get("revision_to_hash", {})
     pages = {
         revision_to_hash[str(revision)]: RELEASE_PAGES[package].format(tag=tag)
