@@ -1,5 +1,4 @@
-"""The operation history in words: how each step's measured time stands to its exact cost, every step's
-table, the README's summary of them, and what each Module-speed pull request did."""
+"""The operation history's Markdown: each step's table, the README's summary, the Module-speed pull requests."""
 
 import statistics
 
@@ -46,21 +45,18 @@ def agreement(step) -> str | None:
     return MORE if abs(found.estimate) > abs(step.relative) else LESS
 
 
-def interval_text(found) -> str:
+def interval_text(found, more: str = "") -> str:
     """A measured change and its interval: "+12.0% (+8.0% to +16.0%)"."""
-    return f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%})"
+    return f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}{more})"
 
 
 def time_cell(step: OperationStep) -> str:
     """The step's time change measured side by side, with its interval, and whether it agrees with the cost."""
-    found, agrees = step.measured, agreement(step)
+    found = step.measured
     if found is None:
         return "not measured side by side (scripts/overhead-report --confirm-steps)"
     load = f", load {step.measured_load[0]:.1f}–{step.measured_load[1]:.1f}" if step.measured_load else ""
-    text = (
-        f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval, "
-        f"{found.pairs} pairs{load})"
-    )
+    text = interval_text(found, f", {found.confidence:.1%} interval, {found.pairs} pairs{load}")
     cost = f"{step.relative:+.1%}"
     right = "(the time is right; see above)"
     return (
@@ -72,7 +68,7 @@ def time_cell(step: OperationStep) -> str:
             AS_COST: ": as the cost says",
             MORE: f": the cost's way, by more than its {cost} {right}",
             LESS: f": the cost's way, by less than its {cost} {right}",
-        }[agrees]
+        }[agreement(step)]
     )
 
 
@@ -101,18 +97,6 @@ def cause_cell(step: OperationStep) -> str:
 
 def pull_link(pull: int | None, project_url: str, empty: str = "—") -> str:
     return f"[#{pull}]({project_url}/pull/{pull})" if pull else empty
-
-
-STEPS_HEADER = [
-    "environment",
-    "commit",
-    "date",
-    "subject",
-    "pull request",
-    "cost before → after (exact)",
-    "time, side by side",
-    "cause",
-]
 
 
 def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
@@ -154,7 +138,8 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
             ]
             for step in found_steps
         ]
-        lines += [markdown_table(STEPS_HEADER, rows), ""]
+        header = ["environment", "commit", "date", "subject", "pull request", "cost before → after (exact)"]
+        lines += [markdown_table([*header, "time, side by side", "cause"], rows), ""]
     return "\n".join(lines)
 
 
@@ -177,14 +162,8 @@ def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) ->
                 "not measured" if largest.measured is None else interval_text(largest.measured),
             ]
         )
-    header = [
-        "operation",
-        f"steps above {metrics.COST_FLOOR:.0%}",
-        "the largest: commit, pull request",
-        "its cost (exact)",
-        "its time, side by side",
-    ]
-    return markdown_table(header, rows)
+    header = ["operation", f"steps above {metrics.COST_FLOOR:.0%}", "the largest: commit, pull request"]
+    return markdown_table([*header, "its cost (exact)", "its time, side by side"], rows)
 
 
 def pull_requests_markdown(
