@@ -40,7 +40,7 @@ def repository(path: Path, project: str) -> Path:
 def commit_of(project: str, repo: Path, revision: str) -> bisect.Commit:
     source = probes.commit_source(project, repo, revision)
     subject, date = git.out("show", "-s", "--format=%s%x00%cs", source.commit, repo=repo).strip().split("\0")
-    return bisect.Commit(source, subject, date, probes.pull_request(subject))
+    return bisect.Commit(source, subject, date)
 
 
 def releases_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> list[bisect.Commit]:
@@ -67,7 +67,7 @@ def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.
             continue
         if any(name.startswith(PACKAGE[project]) for name in files):
             source = probes.Source(project, commit, repo)
-            found.append(bisect.Commit(source, subject, date, probes.pull_request(subject)))
+            found.append(bisect.Commit(source, subject, date))
         else:
             skipped += 1
     return [start, *found, end], skipped
