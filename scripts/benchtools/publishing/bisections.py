@@ -1,10 +1,5 @@
-"""A bisection (judging/bisect.py) as data, as text for the terminal, and as docs/bisections.md's block.
-
-The record is the bisection's whole finding: each release's count, each step with its commits, its
-share of the change, its confirmation, its jaxlib split and the functions that moved, and the
-command that made it.  The page is written from the records alone, so that it can be rebuilt from
-the repository.
-"""
+"""A bisection (judging/bisect.py) as a record, and as text and docs/bisections.md's block written from the
+records alone, so that the page can be rebuilt from the repository."""
 
 import json
 import re
@@ -13,11 +8,11 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from .. import util
 from ..errors import BadInput
 from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
 from ..util import markdown_table
+from .instruction_history import marked_counts
 
 BLOCK = "bisections"
 LIBRARY_VERSION = re.compile(r"lts_\d+::")
@@ -274,33 +269,26 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
 def releases_table(records: list[dict]) -> list[str]:
     """Every release the records counted, each operation's two twins, and the change from the release before
     where it passes the spread: the release-level history the bisections start from."""
-    rows, operations = {}, sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
+    operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
+    floors = dict.fromkeys([(op, twin) for op in operations for twin in TWINS], records[0]["spread"])
+    groups = {}
     for found in records:
         for release in found["releases"]:
-            rows.setdefault((found["project"], found["python"], found["fixed"]["version"]), {})[release["label"]] = (
-                release
-            )
+            group = groups.setdefault((found["project"], found["python"], found["fixed"]["version"]), {})
+            group[release["label"]] = release
     lines = []
-    for (project, python, fixed), releases in rows.items():
-        found_rows, previous = [], {}
+    for (project, python, fixed), releases in groups.items():
+        previous, rows = {}, []
         for label in sorted(releases, key=_version_key):
-            release, cells = releases[label], []
-            for operation in operations:
-                for twin in TWINS:
-                    value = release.get("counts", {}).get(operation, {}).get(twin)
-                    before, cell = previous.get((operation, twin)), "—" if value is None else f"{value:,.0f}"
-                    if value is not None and before and abs(value / before - 1) > records[0]["spread"]:
-                        cell += f" ({value / before - 1:+.1%})"
-                    if value is not None:
-                        previous[(operation, twin)] = value
-                    cells.append(cell)
-            found_rows.append([label, release["jaxlib"] or "—", *cells])
-        headers = ["release", "jaxlib", *(f"{op}, {twin}" for op in operations for twin in TWINS)]
+            counts = {
+                (op, twin): n for op, twins in releases[label].get("counts", {}).items() for twin, n in twins.items()
+            }
+            rows.append([label, releases[label]["jaxlib"] or "—", *marked_counts(counts, previous, floors)])
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
             f"from the release before beyond {records[0]['spread']:.1%} in brackets.",
             "",
-            markdown_table(headers, found_rows),
+            markdown_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], rows),
             "",
         ]
     return lines
@@ -318,14 +306,6 @@ def markdown(records: list[dict]) -> str:
     for found in records:
         lines += markdown_one(found, releases=False)
     return "\n".join(lines).strip() or "No bisection is recorded yet."
-
-
-def text(found: dict) -> str:
-    return "\n".join(markdown_one(found))
-
-
-def write(path: Path, found: dict) -> None:
-    util.write_atomic(path, (json.dumps(found, indent=1, sort_keys=True) + "\n").encode())
 
 
 def read_all(folder: Path) -> list[dict]:

@@ -1,13 +1,14 @@
 """scripts/bisect's work: the commits of a history that change a package, counted release by release, then
 bisected between the releases whose counts differ; or every N-th of them counted (commands/bisect.py)."""
 
+import json
 import re
 import time
 from pathlib import Path
 
 from packaging.version import Version
 
-from .. import git
+from .. import git, util
 from ..errors import BadInput, Failed
 from ..history import probes, shards
 from ..judging import bisect
@@ -174,9 +175,9 @@ def bisect_range(
         seconds=time.monotonic() - started,
         probes_made=search.probes.made,
     )
-    print(bisections.text(record))
+    print("\n".join(bisections.markdown_one(record)))
     if record_file:
-        bisections.write(record_file, record)
+        util.write_atomic(record_file, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
     for readme in readmes:
         generated.write_blocks(readme, {bisections.BLOCK: bisections.markdown(bisections.read_all(records))})
     unconfirmed = [step for step in record["steps"] if not step["confirmation"].get("confirmed")]
