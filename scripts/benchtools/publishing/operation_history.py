@@ -7,7 +7,6 @@ import functools
 import itertools
 import json
 import os
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +16,9 @@ from benchmarks import metrics
 from .. import util
 from ..asvtools import operations, shapes
 from ..errors import BadInput, Error
+from ..history import probes
 from ..judging import confirm, explain, pairs, steps
 
-# Upstream names a pull request at the end of a squashed merge's subject, or in a merge commit's; a rebased
-# pull request's commits name none.
-PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)\b")
 TREE_AT = "update one field: `eqx.tree_at` (bench_counts.PythonCost)"
 PULL_REQUESTS_FILE = Path(__file__).with_name("pull_requests.toml")
 
@@ -100,8 +97,9 @@ class OperationStep:
 
 
 def pull_request_of(subject: str) -> int | None:
-    found = PULL_REQUEST.search(subject)
-    return int(found.group(1) or found.group(2)) if found else pull_requests().rebased.get(subject)
+    """The pull request the subject names, or, as a rebased pull request's commits name none, pull_requests.toml's."""
+    found = probes.pull_request(subject)
+    return int(found) if found else pull_requests().rebased.get(subject)
 
 
 def cost_series() -> dict[str, object]:
