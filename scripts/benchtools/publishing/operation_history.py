@@ -42,9 +42,7 @@ def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
     found = PullRequests(
         tuple(data["module_speed_ups"]), data["rebased"], {int(k): v for k, v in data["not_merged"].items()}
     )
-    strays = sorted(set(found.rebased.values()) - set(found.module_speed_ups)) + sorted(
-        set(found.not_merged) - set(found.module_speed_ups)
-    )
+    strays = sorted((set(found.rebased.values()) | set(found.not_merged)) - set(found.module_speed_ups))
     if strays:
         raise BadInput(f"{path}: pull requests {strays} are not among module_speed_ups")
     return found
@@ -111,15 +109,15 @@ def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
     """{operation: its cost's steps above the floor, in every environment, oldest first}; only the
     operations these rows measured."""
     found = {}
-    for operation, value in cost_series().items():
-        if all(value(row) is None for row in rows):
+    for tracked in TRACKED:
+        if all(tracked.cost(row) is None for row in rows):
             continue
-        found[operation] = []
+        found[tracked.label] = []
         for env in dict.fromkeys(row.env for row in rows):
-            series = [row for row in rows if row.env == env and value(row) is not None]
-            pieces = steps.pieces([(i, value(row)) for i, row in enumerate(series)])
-            found[operation] += [
-                OperationStep(operation, env, series[s.rev_before], series[s.rev_after], (s.before, s.after))
+            series = [row for row in rows if row.env == env and tracked.cost(row) is not None]
+            pieces = steps.pieces([(i, tracked.cost(row)) for i, row in enumerate(series)])
+            found[tracked.label] += [
+                OperationStep(tracked.label, env, series[s.rev_before], series[s.rev_after], (s.before, s.after))
                 for s in steps.steps(pieces, metrics.COST_FLOOR)
             ]
     return found
@@ -236,17 +234,14 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
 class PullRequestEffect:
     """What one commit that names a pull request did to each operation's cost, in one environment."""
 
-    pull_request: int
     env: str
     commit: object  # the report's CommitFigures of the commit
     costs: dict  # operation -> (cost at the previous measured commit, cost at this one)
 
 
-def pull_request_effects(rows: list, pulls: tuple[int, ...] | None = None) -> dict[int, list[PullRequestEffect]]:
-    """{pull request (default: the Module speed-ups): its commits' effects, per environment}; [] for one that no
-    commit's subject names."""
-    found = {pull: [] for pull in (pull_requests().module_speed_ups if pulls is None else pulls)}
-    series = cost_series()
+def pull_request_effects(rows: list) -> dict[int, list[PullRequestEffect]]:
+    """{Module speed-up: its commits' effects, per environment}; [] for one that no commit's subject names."""
+    found = {pull: [] for pull in pull_requests().module_speed_ups}
     for env in dict.fromkeys(row.env for row in rows):
         in_env = [row for row in rows if row.env == env]
         for i, row in enumerate(in_env):
@@ -254,9 +249,9 @@ def pull_request_effects(rows: list, pulls: tuple[int, ...] | None = None) -> di
             if pull not in found:
                 continue
             costs = {}
-            for operation, value in series.items():
-                earlier = [value(r) for r in in_env[:i] if value(r) is not None]
-                if earlier and value(row) is not None:
-                    costs[operation] = (earlier[-1], value(row))
-            found[pull].append(PullRequestEffect(pull, env, row, costs))
+            for tracked in TRACKED:
+                earlier = [tracked.cost(r) for r in in_env[:i] if tracked.cost(r) is not None]
+                if earlier and tracked.cost(row) is not None:
+                    costs[tracked.label] = (earlier[-1], tracked.cost(row))
+            found[pull].append(PullRequestEffect(env, row, costs))
     return found
