@@ -30,6 +30,7 @@ class Counted:
     """Probes that answer from a list: each commit's count, or None for a commit that fails."""
 
     series = "3.11"
+    made = 3
 
     def __init__(self, values):
         self.values, self.asked = values, []
@@ -307,7 +308,7 @@ def test_a_bisection_record_reads_back_as_the_page_says_it():
     search.split_jaxlib(step)
     pairs = [{"from": 0, "to": 1, "commits": 6, "skipped": 2, "steps": [step]}]
     candidates = [("c" * 40, "Speed up PyArray (#7)", ["Lookup"])]
-    found = bisections.record(search, points, pairs, "scripts/bisect A B", lambda step, named: candidates, 60.0, 3)
+    found = bisections.record(search, points, pairs, "scripts/bisect A B", lambda step, named: candidates, 60.0)
     page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
     assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
     assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page

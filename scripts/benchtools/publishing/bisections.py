@@ -45,7 +45,7 @@ def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
     }
 
 
-def record(search: bisect.Search, points, pairs, command, candidates, seconds, probes_made) -> dict:
+def record(search: bisect.Search, points, pairs, command, candidates, seconds) -> dict:
     key = search.key
     ends = [points[0].value(*key), points[-1].value(*key)]
     steps = [step for pair in pairs for step in pair["steps"]]
@@ -94,7 +94,7 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds, p
         "seconds": round(seconds),
         "commits_counted": len(search.points),
         "probes": len(search.used),
-        "probes_made": probes_made,
+        "probes_made": search.probes.made,
         "probe_seconds": round(statistics.median(r.get("seconds", 0) for r in search.used.values()), 1),
         "counting_seconds": round(sum(r.get("seconds", 0) for r in search.used.values())),
     }
@@ -161,13 +161,8 @@ def step_lines(project: str, entry: dict) -> list[str]:
     runs = entry["confirmation"].get("runs", {})
     if runs:
         said = "confirmed" if entry["confirmation"].get("confirmed") else "**not confirmed**"
-        lines.append(
-            f"- Counted again in fresh processes: {said}; before "
-            + ", ".join(f"{v:,.0f}" for v in runs["before"] if v is not None)
-            + "; after "
-            + ", ".join(f"{v:,.0f}" for v in runs["after"] if v is not None)
-            + "."
-        )
+        counts = {side: ", ".join(f"{v:,.0f}" for v in runs[side] if v is not None) for side in ("before", "after")}
+        lines.append(f"- Counted again in fresh processes: {said}; before {counts['before']}; after {counts['after']}.")
     split = entry["jaxlib_split"]
     if split:
         middle = split.get("count")
@@ -181,18 +176,16 @@ def step_lines(project: str, entry: dict) -> list[str]:
             )
     if "jaxlib_candidates" in entry:
         listed = entry["jaxlib_candidates"]
+        shown = f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else ""
+        candidates = "; ".join(
+            f"`{commit[:10]}` {subject}" + (f" (names {', '.join(f'`{n}`' for n in names)})" if names else "")
+            for commit, subject, names in listed["commits"][:SHOWN_CANDIDATES]
+        )
         lines.append(
             f"- jax's Python holds still: the step is jaxlib's, or XLA's, which jaxlib builds in and the bundle "
             f"does not hold. {listed['count']} commits between jax-v{before['jaxlib']} and jax-v{after['jaxlib']} "
-            "change jaxlib's host runtime (not only its GPU, TPU and Mosaic code, tests or build rules), the "
-            "candidates"
-            + (f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else "")
-            + ": "
-            + "; ".join(
-                f"`{commit[:10]}` {subject}" + (f" (names {', '.join(f'`{n}`' for n in names)})" if names else "")
-                for commit, subject, names in listed["commits"][:SHOWN_CANDIDATES]
-            )
-            + "."
+            f"change jaxlib's host runtime (not only its GPU, TPU and Mosaic code, tests or build rules), the "
+            f"candidates{shown}: {candidates}."
         )
     rows = [[f"`{name}` with all it called", f"{b:,.0f}", f"{a:,.0f}"] for name, b, a in entry["builtins"]]
     rows += [
@@ -231,17 +224,14 @@ def summary(records: list[dict]) -> list[str]:
 def markdown_one(found: dict, releases: bool = True) -> list[str]:
     project, key = found["project"], f"{found['operation']}, {found['twin']} twin"
     first, last = found["releases"][0], found["releases"][-1]
+    flat = found.get("flat")
+    flat = "" if flat is None else f" (across the intervals the search found flat, counts differed by up to {flat:.2%})"
     lines = [
         f"### {key}: {first['label']} → {last['label']}",
         "",
         f"{found['fixed']['project'].capitalize()} {found['fixed']['version']}, Python {found['python']}; "
-        f"a step is a change beyond {found['spread']:.1%}"
-        + (
-            f" (across the intervals the search found flat, counts differed by up to {found['flat']:.2%})"
-            if found.get("flat") is not None
-            else ""
-        )
-        + f". Made by `{found['command']}`. It rests on {found['probes']} counting processes over "
+        f"a step is a change beyond {found['spread']:.1%}{flat}. Made by `{found['command']}`. It rests on "
+        f"{found['probes']} counting processes over "
         f"{found['commits_counted']} commits; counting them took {found['counting_seconds'] / 60:.0f} min of one "
         f"core, {found['probe_seconds']:.0f} s a probe (the median, making its environment included). The run "
         f"that wrote this made {found['probes_made']} of them, in {found['seconds'] / 60:.0f} min.",

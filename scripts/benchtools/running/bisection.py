@@ -173,7 +173,6 @@ def bisect_range(
         command=command,
         candidates=lambda step, named: jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib, named),
         seconds=time.monotonic() - started,
-        probes_made=search.probes.made,
     )
     print("\n".join(bisections.markdown_one(record)))
     if record_file:
