@@ -306,9 +306,9 @@ def test_a_bisection_record_reads_back_as_the_page_says_it():
     [step] = search.steps(commits)
     search.confirm(step)
     search.split_jaxlib(step)
-    pairs = [{"from": 0, "to": 1, "commits": 6, "skipped": 2, "steps": [step]}]
+    pairs = [{"from": "0", "to": "7", "commits": 6, "skipped": 2}]
     candidates = [("c" * 40, "Speed up PyArray (#7)", ["Lookup"])]
-    found = bisections.record(search, points, pairs, "scripts/bisect A B", lambda step, named: candidates, 60.0)
+    found = bisections.record(search, points, pairs, [step], "scripts/bisect A B", lambda step, named: candidates, 60.0)
     page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
     assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
     assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page

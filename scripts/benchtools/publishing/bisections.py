@@ -45,10 +45,9 @@ def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
     }
 
 
-def record(search: bisect.Search, points, pairs, command, candidates, seconds) -> dict:
+def record(search: bisect.Search, points, pairs, steps, command, candidates, seconds) -> dict:
     key = search.key
     ends = [points[0].value(*key), points[-1].value(*key)]
-    steps = [step for pair in pairs for step in pair["steps"]]
     step_shares = bisect.shares(steps, ends[1] - ends[0], key)
     project = points[0].commit.source.project
     found = []
@@ -80,15 +79,7 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds) -
         "spread": search.spread,
         "flat": max(search.flat, default=None),
         "releases": [commit_fields(point, key) for point in points],
-        "pairs": [
-            {
-                "from": points[pair["from"]].commit.source.label,
-                "to": points[pair["to"]].commit.source.label,
-                "commits": pair["commits"],
-                "skipped": pair["skipped"],
-            }
-            for pair in pairs
-        ],
+        "pairs": pairs,
         "steps": found,
         "command": command,
         "seconds": round(seconds),

@@ -153,23 +153,25 @@ def bisect_range(
     for end in (points[0], points[-1]):
         if end.value(*search.key) is None:
             raise Failed(f"{end.commit.source.label} counted nothing: {end.record.get('failed', 'no count')}")
-    pairs = []
+    pairs, steps = [], []
     for index, after in bisect.release_pairs(points, search.key, lambda b, a: abs(a / b - 1) > min_step):
         commits, skipped = commits_between(project, repo, releases[index], releases[after])
+        labels = releases[index].source.label, releases[after].source.label
         print(
-            f"bisecting {releases[index].source.label} → {releases[after].source.label}: "
+            f"bisecting {labels[0]} → {labels[1]}: "
             f"{len(commits) - 2} commits change {', '.join(PACKAGE[project])}, {skipped} skipped",
             flush=True,
         )
-        steps = search.steps(commits)
-        pairs.append({"from": index, "to": after, "commits": len(commits) - 2, "skipped": skipped, "steps": steps})
-    for step in (step for pair in pairs for step in pair["steps"]):
+        steps += search.steps(commits)
+        pairs.append({"from": labels[0], "to": labels[1], "commits": len(commits) - 2, "skipped": skipped})
+    for step in steps:
         search.confirm(step)
         search.split_jaxlib(step)
     record = bisections.record(
         search,
         points,
         pairs,
+        steps,
         command=command,
         candidates=lambda step, named: jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib, named),
         seconds=time.monotonic() - started,
