@@ -113,10 +113,10 @@ def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
     rows = []
     for operation, found_steps in found.items():
         for step in sorted(found_steps, key=lambda s: s.date):
-            pull = operation_markdown.pull_link(operation_history.pull_request_of(step.subject), project_url, "")
+            pull = operation_history.pull_request_of(step.subject)
             rows.append(
                 [
-                    f"`{step.after[:8]}` {step.date}" + (f" ({pull})" if pull else ""),
+                    operation_markdown.commit_cell(step.after[:8], step.date, pull, project_url),
                     operation,
                     f"{step.instructions[0]:,.0f} → {step.instructions[1]:,.0f} ({step.relative:+.1%})",
                     operation_markdown.interval_text(step.measured),

@@ -8,7 +8,7 @@ from ..util import markdown_table
 from .operation_history import TREE_AT, OperationStep, PullRequestEffect, pull_requests
 
 # How a step's time, measured side by side, stands to its exact cost: data, which time_cell words.
-AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
+AGREEMENTS = AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
     "as the cost says",
     "the cost's way, by less",
     "the cost's way, by more",
@@ -16,17 +16,13 @@ AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
     "no change resolved",
     "contradicts",
 )
-AGREEMENTS = (AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS)
 
 
 def agreement_label(found: str, metric: str = "cost") -> str:
-    """An agreement in the words of ``metric``: "as the instructions say", "the instructions' way, by less"."""
+    """An agreement in the words of ``metric``, the cost or a plural: "as the instructions say"."""
     if metric == "cost":
         return found
-    plural = metric.endswith("s")
-    says = f"as the {metric} {'say' if plural else 'says'}"
-    way = f"the {metric}{chr(39) if plural else chr(39) + 's'} way"
-    return found.replace("as the cost says", says).replace("the cost's way", way)
+    return found.replace("as the cost says", f"as the {metric} say").replace("the cost's way", f"the {metric}' way")
 
 
 def agreement(step) -> str | None:
@@ -99,6 +95,11 @@ def pull_link(pull: int | None, project_url: str, empty: str = "—") -> str:
     return f"[#{pull}]({project_url}/pull/{pull})" if pull else empty
 
 
+def commit_cell(label: str, date: str, pull: int | None, project_url: str) -> str:
+    """A commit, its date and, where its subject names one, its pull request."""
+    return f"`{label}` {date}" + (f" ({pull_link(pull, project_url)})" if pull else "")
+
+
 def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
     """Each operation's steps as a table: commit, date, subject, pull request, size, time and cause."""
     lines = [
@@ -152,12 +153,11 @@ def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) ->
             rows.append([operation, "0", "—", "—", "—"])
             continue
         largest = max(found_steps, key=lambda step: abs(step.relative))
-        pull = pull_link(largest.pull_request, project_url, "")
         rows.append(
             [
                 operation,
                 str(len(found_steps)),
-                f"`{largest.after.label}` {largest.after.commit_date}" + (f" ({pull})" if pull else ""),
+                commit_cell(largest.after.label, largest.after.commit_date, largest.pull_request, project_url),
                 f"{largest.relative:+.1%}",
                 "not measured" if largest.measured is None else interval_text(largest.measured),
             ]
