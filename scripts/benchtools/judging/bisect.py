@@ -59,8 +59,6 @@ class Step:
 
 @dataclass
 class Search:
-    """One bisection's settings and what it found."""
-
     probes: Probes
     equinox: Source  # held fixed, or the commits' project when bisecting Equinox
     jax: Source  # held fixed when bisecting Equinox
@@ -93,7 +91,6 @@ class Search:
         return abs(after / before - 1) > self.spread
 
     def steps(self, commits: list[Commit]) -> list[Step]:
-        """The steps between the first and the last of ``commits`` that counted, oldest first."""
         first = next((i for i, commit in enumerate(commits) if self.value(commit) is not None), None)
         last = next((i for i in range(len(commits) - 1, -1, -1) if self.value(commits[i]) is not None), None)
         return [] if first is None or last is None or first >= last else self.search(commits, first, last)
@@ -154,7 +151,6 @@ def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]
 
 
 def release_pairs(points: list[Point], key: tuple[str, str], apart: Callable[[float, float], bool]) -> list[tuple]:
-    """(i, j) of each two releases neighbouring among those that counted (a release that failed between them is
-    passed over) whose counts lie apart."""
+    """(i, j) of neighbouring releases that counted (one that failed is passed over) whose counts lie apart."""
     counted = [index for index, point in enumerate(points) if point.value(*key) is not None]
     return [(i, j) for i, j in itertools.pairwise(counted) if apart(points[i].value(*key), points[j].value(*key))]

@@ -92,8 +92,8 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
 
 
 def merged(twin: dict) -> dict:
-    """A twin's counts with each function named as ``short`` names it, without the version of the inline
-    namespace it was built in (``absl::lts_20250512``): the same function in two jaxlib builds is one row."""
+    """A twin's functions as ``short`` names them, without their inline namespace's version (``absl::lts_20250512``):
+    the same function in two jaxlib builds is one row."""
     functions = {}
     for name, count in twin["functions"].items():
         plain = LIBRARY_VERSION.sub("", short(name))
@@ -188,7 +188,6 @@ def step_lines(project: str, entry: dict) -> list[str]:
 
 
 def summary(records: list[dict]) -> list[str]:
-    """One line per bisection: where each confirmed step lies, jaxlib's or jax's, or that none confirmed."""
     lines = []
     for found in records:
         what = f"`{found['operation']}`, {found['twin']} twin, {found['releases'][0]['label']} → "
@@ -248,8 +247,7 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
 
 
 def releases_table(records: list[dict]) -> list[str]:
-    """Every release the records counted, each operation's two twins, and the change from the release before
-    where it passes the spread: the release-level history the bisections start from."""
+    """The release-level history the bisections start from, each change beyond the spread marked."""
     operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
     floors = dict.fromkeys([(op, twin) for op in operations for twin in TWINS], records[0]["spread"])
     groups = {}

@@ -86,8 +86,7 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
 
 
 def data(found: dict[str, list[InstructionStep]], repo: Path) -> list[dict]:
-    """What the tables are made from, without the counts' cache: each step, with its commit's subject and date
-    from the history's repository (``--data``, committed beside the docs)."""
+    """The steps as ``--data`` keeps them beside the docs, without the counts' cache, with their commits' subjects."""
     subjects = git.commit_subjects(repo)
     rows = []
     for step in itertools.chain(*found.values()):
@@ -99,7 +98,6 @@ def data(found: dict[str, list[InstructionStep]], repo: Path) -> list[dict]:
 
 
 def from_data(rows: list[dict]) -> dict[str, list[InstructionStep]]:
-    """``data``'s steps again, by operation."""
     found = {}
     for row in rows:
         fields = {**row, "instructions": tuple(row["instructions"]), "measured": pairs.Interval(**row["time"])}
@@ -109,7 +107,6 @@ def from_data(rows: list[dict]) -> dict[str, list[InstructionStep]]:
 
 
 def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
-    """The agreement table, then every step: its commit, instruction change, time and cause."""
     rows = []
     for operation, found_steps in found.items():
         for step in sorted(found_steps, key=lambda s: s.date):
@@ -143,8 +140,7 @@ def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
 
 
 def marked_counts(counts: dict, previous: dict, floors: dict) -> list[str]:
-    """A release-by-release table's row: the count of each key of ``floors``, with its change from
-    ``previous``'s (which it updates) where the change passes the key's floor."""
+    """The counts of ``floors``' keys, each change from ``previous`` (which it updates) past its floor marked."""
     cells = []
     for key, floor in floors.items():
         value, before = counts.get(key), previous.get(key)
@@ -162,8 +158,7 @@ INSTRUCTIONS = "bench_instructions.Instructions"
 
 
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
-    """(JAX release, environment, {(operation, twin): instructions per call}) of each result of a JAX history
-    (scripts/bench --jax-history), in the history's order."""
+    """(JAX release, environment, {(operation, twin): count}) of each result of scripts/bench --jax-history."""
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
     for result in stored(results):
@@ -183,8 +178,7 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
 
 
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
-    """Per environment, each release's instructions per call of the operations JAX's pytree and dispatch code
-    serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
+    """Each environment's releases, the Module and tuple twins, each change beyond its floor marked."""
     floors = {
         (op, twin): metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(op)))
         for op in JAX_OPERATIONS

@@ -50,19 +50,17 @@ def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
 
 @dataclass(frozen=True)
 class Tracked:
-    """An operation whose cost the history follows, the benchmark that times it in tree_map passes (``timed``:
-    name, params) and the one that profiles one call of it."""
+    """An operation whose cost the history follows, its benchmark timed in tree_map passes and its profiled one."""
 
     label: str
     timed: tuple[str, str]
     profiled: str
 
     def cost(self, row) -> float | None:
-        """The row's exact cost of the operation's Module side."""
         return row.cost if self.label == TREE_AT else row.operations.get(self.label, (None,))[0]
 
     def passes(self, row) -> float | None:
-        """The row's single-sample time of the operation's Module side, in tree_map passes."""
+        """The row's single sample of the operation's time, in tree_map passes."""
         return row.tree_map_passes[0] if self.label == TREE_AT else row.operations.get(self.label, (None,) * 3)[2]
 
 
@@ -106,8 +104,7 @@ def cost_series() -> dict[str, object]:
 
 
 def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
-    """{operation: its cost's steps above the floor, in every environment, oldest first}; only the
-    operations these rows measured."""
+    """{operation these rows measured: its cost's steps above the floor, in every environment, oldest first}."""
     found = {}
     for tracked in TRACKED:
         if all(tracked.cost(row) is None for row in rows):
@@ -141,14 +138,9 @@ def read_kept(path: Path) -> dict:
 def confirm_steps(
     found: dict[str, list[OperationStep]], config: Path, max_pairs: int | None, kept_in: Path | None = None
 ) -> None:
-    """Each step's time, re-measured side by side between its two commits in the confirm step's pairs of fresh
-    interpreters, instead of the single samples of each commit's run.
-
-    The steps of one commit pair (one change often moves several operations) are measured together, and each
-    is kept with its load average in ``kept_in`` (default: beside the profiles) as soon as it is measured, so
-    that a rerun, or one stopped halfway, measures only the steps not yet kept.  With ``max_pairs`` None
-    nothing is measured: the steps get what is kept.
-    """
+    """Each step's time, measured again side by side by the confirm step, the steps of one commit pair together;
+    each kept with its load average in ``kept_in`` (default: beside the profiles) as soon as it is measured, so
+    that a rerun measures only what is not kept.  With ``max_pairs`` None the steps only get what is kept."""
     from ..judging.changes import Change
 
     cache = kept_in or profile_cache(config) / "confirmed-steps.json"
@@ -190,14 +182,12 @@ def profile_cache(config: Path) -> Path:
 
 
 def pair_key(step: OperationStep) -> tuple:
-    """A step's environment and commit pair: what one install of each commit profiles together."""
     return tuple(sorted(step.after.env_params.items())), step.before.commit, step.after.commit
 
 
 def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, profile: bool) -> None:
-    """Each step's cause: one call of the operation profiled on each side, from the profile cache, or with
-    ``profile`` profiled now, every operation that steps at a commit pair in one install of each commit,
-    the largest steps first."""
+    """Each step's cause, from the profile cache; with ``profile``, each commit pair's operations profiled now,
+    in one install of each commit, the largest steps first."""
     if config is None:
         return
     wanted, failed = {}, {}

@@ -47,7 +47,6 @@ def interval_text(found, more: str = "") -> str:
 
 
 def time_cell(step: OperationStep) -> str:
-    """The step's time change measured side by side, with its interval, and whether it agrees with the cost."""
     found = step.measured
     if found is None:
         return "not measured side by side (scripts/overhead-report --confirm-steps)"
@@ -69,8 +68,8 @@ def time_cell(step: OperationStep) -> str:
 
 
 def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:
-    """How each operation's steps of an exact ``metric`` track its time: the measured steps counted by
-    agreement, and the median of time change ÷ metric change (1 where the metric's step is the time's)."""
+    """How each operation's steps of an exact ``metric`` track its time: counted by agreement, and the median
+    of time change ÷ metric change (1 where the metric's step is the time's)."""
     rows = []
     for operation, found_steps in found.items():
         measured = [step for step in found_steps if step.measured is not None]
@@ -96,12 +95,10 @@ def pull_link(pull: int | None, project_url: str, empty: str = "—") -> str:
 
 
 def commit_cell(label: str, date: str, pull: int | None, project_url: str) -> str:
-    """A commit, its date and, where its subject names one, its pull request."""
     return f"`{label}` {date}" + (f" ({pull_link(pull, project_url)})" if pull else "")
 
 
 def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
-    """Each operation's steps as a table: commit, date, subject, pull request, size, time and cause."""
     lines = [
         "## Every step of each operation's exact cost",
         "",
@@ -145,8 +142,7 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
 
 
 def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
-    """A small table for the README: each operation's steps, and its largest one with its commit, pull
-    request, size and time measured side by side."""
+    """The README's table: each operation's steps, and its largest one."""
     rows = []
     for operation, found_steps in found.items():
         if not found_steps:
@@ -169,8 +165,7 @@ def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) ->
 def pull_requests_markdown(
     found: dict[int, list[PullRequestEffect]], project_url: str, steps: dict[str, list[OperationStep]]
 ) -> str:
-    """Each Module-speed pull request: what it measurably did to each operation, "nothing" included, with the
-    time measured side by side where its commit made one of the operations' ``steps``."""
+    """What each Module-speed pull request did to each operation, "nothing" included, timed where it made a step."""
     by_commit = {(s.operation, s.env, s.after.commit): s for found_steps in steps.values() for s in found_steps}
     lines = ["## The Module-speed pull requests", ""]
     for pull, effects in found.items():

@@ -58,8 +58,7 @@ def releases_between(project: str, repo: Path, start: bisect.Commit, end: bisect
 
 
 def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
-    """The first-parent commits after ``start`` up to ``end`` that change the project's package, oldest first,
-    framed by the two ends; and how many commits between changed nothing there."""
+    """The ends and the first-parent commits between that change the package; how many changed nothing there."""
     found, skipped = [], 0
     for (commit, subject, date), files in first_parent_log(
         repo, "%H%x00%s%x00%cs", start.source.commit, end.source.commit
@@ -75,9 +74,8 @@ def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.
 
 
 def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str]) -> list[tuple[str, str, list]]:
-    """(hash, subject, the ``identifiers`` its diff names) of the commits between the jaxlib releases ``before``
-    and ``after`` that change jaxlib's host runtime (some file of jaxlib/ outside ``ACCELERATOR_ONLY`` that is no
-    test and no build rule); those whose diff names a moved function first."""
+    """(hash, subject, the ``identifiers`` its diff names) of the jaxlib commits between two releases that change
+    its host runtime, outside ``ACCELERATOR_ONLY``, tests and build rules; those that name one first."""
     tags = git.tags(repo)
     ends = [tags.get(f"jax-v{version}") for version in (before, after)]
     if None in ends:
@@ -93,8 +91,7 @@ def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str
 
 
 def first_parent_log(repo: Path, fields: str, start: str, end: str, *paths: str):
-    """((``fields`` of each commit, split at NUL), the files it changes against its first parent) of the
-    first-parent commits after ``start`` up to ``end``, oldest first, touching ``paths`` where given."""
+    """((``fields``, split at NUL), files changed) of each first-parent commit after ``start`` up to ``end``."""
     listed = git.out(
         "log", "--first-parent", "-m", "--reverse", f"--format=%x01{fields}", "--name-only", f"^{start}", end, "--",
         *paths, repo=repo,
@@ -113,7 +110,6 @@ def host_runtime(path: str) -> bool:
 def count_history(
     search: bisect.Search, *, project: str, repo: Path, ends: list[bisect.Commit], every: int, shard: tuple | None
 ) -> int:
-    """Count every ``every``-th commit between the ends that changes the package, and the ends (of ``shard``: I, N)."""
     commits, skipped = commits_between(project, repo, *ends)
     chosen = [*commits[:-1:every], commits[-1]]
     if shard:
@@ -143,8 +139,7 @@ def bisect_range(
     readmes: list[Path],
     records: Path,
 ) -> int:
-    """The bisection: the releases between the ends, then the commits of each pair of releases more than
-    ``min_step`` apart; kept in ``record_file``, and every record of ``records`` written into ``readmes``."""
+    """The releases between the ends, then the commits of each pair of releases more than ``min_step`` apart."""
     started = time.monotonic()
     releases = [ends[0], *releases_between(project, repo, *ends), ends[1]]
     points = [search.point(commit) for commit in releases]
