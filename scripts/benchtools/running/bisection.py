@@ -46,31 +46,26 @@ def commit_of(project: str, repo: Path, revision: str) -> bisect.Commit:
 
 def releases_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> list[bisect.Commit]:
     """The release tags strictly between the ends' versions, by version; none where an end is no release."""
-    low, high = (Version(c.source.version) if c.source.version else None for c in (start, end))
-    if low is None or high is None:
+    if not (start.source.version and end.source.version):
         return []
-    found = []
-    for tag in git.tags(repo):
-        matched = probes.RELEASE_TAG[project].match(tag)
-        if matched and low < Version(matched.group(1)) < high:
-            found.append((Version(matched.group(1)), tag))
-    return [commit_of(project, repo, tag) for _, tag in sorted(found)]
+    low, high = Version(start.source.version), Version(end.source.version)
+    versions = {tag: Version(found[1]) for tag in git.tags(repo) if (found := probes.RELEASE_TAG[project].match(tag))}
+    return [commit_of(project, repo, tag) for tag in sorted(versions, key=versions.get) if low < versions[tag] < high]
 
 
 def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
     """The ends and the first-parent commits between that change the package; how many changed nothing there."""
-    found, skipped = [], 0
-    for (commit, subject, date), files in first_parent_log(
-        repo, "%H%x00%s%x00%cs", start.source.commit, end.source.commit
-    ):
-        if commit == end.source.commit:
-            continue
-        if any(name.startswith(PACKAGE[project]) for name in files):
-            source = probes.Source(project, commit, repo)
-            found.append(bisect.Commit(source, subject, date))
-        else:
-            skipped += 1
-    return [start, *found, end], skipped
+    log = [
+        entry
+        for entry in first_parent_log(repo, start.source.commit, end.source.commit)
+        if entry[0][0] != end.source.commit
+    ]
+    found = [
+        bisect.Commit(probes.Source(project, commit, repo), subject, date)
+        for (commit, subject, date), files in log
+        if any(name.startswith(PACKAGE[project]) for name in files)
+    ]
+    return [start, *found, end], len(log) - len(found)
 
 
 def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str]) -> list[tuple[str, str, list]]:
@@ -82,7 +77,7 @@ def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str
         return []
     found = []
     # newest first, as git log lists them
-    for (commit, subject), files in reversed(list(first_parent_log(repo, "%H%x00%s", ends[0], ends[1], "jaxlib/"))):
+    for (commit, subject, _), files in reversed(list(first_parent_log(repo, ends[0], ends[1], "jaxlib/"))):
         if any(host_runtime(name) for name in files):
             diff = git.out("show", "--format=", "-U0", commit, "--", "jaxlib/", repo=repo) if identifiers else ""
             named = [name for name in identifiers if re.search(rf"\b{re.escape(name)}\b", diff)]
@@ -90,11 +85,11 @@ def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str
     return sorted(found, key=lambda candidate: not candidate[2])
 
 
-def first_parent_log(repo: Path, fields: str, start: str, end: str, *paths: str):
-    """((``fields``, split at NUL), files changed) of each first-parent commit after ``start`` up to ``end``."""
+def first_parent_log(repo: Path, start: str, end: str, *paths: str):
+    """((hash, subject, date), files changed) of each first-parent commit after ``start`` up to ``end``."""
     listed = git.out(
-        "log", "--first-parent", "-m", "--reverse", f"--format=%x01{fields}", "--name-only", f"^{start}", end, "--",
-        *paths, repo=repo,
+        "log", "--first-parent", "-m", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only", f"^{start}", end,
+        "--", *paths, repo=repo,
     )  # fmt: skip
     for entry in listed.split("\x01")[1:]:
         head, *files = entry.strip().split("\n")
