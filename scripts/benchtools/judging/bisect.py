@@ -123,8 +123,7 @@ class Search:
                 jax, equinox = self.sides(point.commit.source)
                 again = Point(point.commit, self.probe(jax, equinox, run=run))
                 runs[side].append(again.value(*self.key))
-        values = [v for side in runs.values() for v in side]
-        if any(v is None for v in values):
+        if None in runs["before"] + runs["after"]:
             step.confirmation = {"runs": runs, "confirmed": False, "why": "a count again failed"}
             return
         low, high = sorted((runs["before"], runs["after"]), key=statistics.median)

@@ -70,18 +70,11 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
         name = COUNTED_BY_TIME[entry]
         b, a = counts[(env, before)][name]["module"], counts[(env, after)][name]["module"]
         per = "update" if name.startswith(("update", "tree_at")) else "call"
-        found.setdefault(LABELS[entry], []).append(
-            InstructionStep(
-                env,
-                LABELS[entry],
-                name,
-                before,
-                after,
-                (b["instructions"], a["instructions"]),
-                pairs.Interval(**value["interval"]),
-                instructions.cause(b, a, per),
-            )
+        counted, measured = (b["instructions"], a["instructions"]), pairs.Interval(**value["interval"])
+        step = InstructionStep(
+            env, LABELS[entry], name, before, after, counted, measured, instructions.cause(b, a, per)
         )
+        found.setdefault(step.operation, []).append(step)
     return found
 
 
