@@ -163,7 +163,7 @@ def planted_search(repo: Path, cache: Path) -> tuple[bisect.Search, list[bisect.
     # The planted loop adds most of a tuple's flatten; 5% stands far above the spread between commits' processes.
     search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.05)
     ends = [bisection.commit_of("jax", repo, revision) for revision in (START, "end")]
-    commits, skipped = bisection.commits_between("jax", repo, *ends)
+    commits, skipped = bisection.commits_between(*ends)
     assert skipped == 0 and len(commits) == 8
     return search, commits
 

@@ -93,16 +93,12 @@ def run(args, config) -> int:
     search = bisect.Search(kept, equinox, jax, args.operation, args.twin, args.spread)
     ends = [bisection.commit_of(args.project, repo, revision) for revision in (args.start, args.end)]
     if args.every:
-        code = bisection.count_history(
-            search, project=args.project, repo=repo, ends=ends, every=args.every, shard=args.shard
-        )
+        code = bisection.count_history(search, ends, every=args.every, shard=args.shard)
     else:
         code = bisection.bisect_range(
             search,
-            project=args.project,
-            repo=repo,
+            ends,
             jax_repo=jax_repo,
-            ends=ends,
             min_step=args.min_step,
             command=shlex.join(["scripts/bisect", *args.argv]),
             record_file=args.record,

@@ -44,8 +44,9 @@ def commit_of(project: str, repo: Path, revision: str) -> bisect.Commit:
     return bisect.Commit(source, subject, date)
 
 
-def releases_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> list[bisect.Commit]:
+def releases_between(start: bisect.Commit, end: bisect.Commit) -> list[bisect.Commit]:
     """The release tags strictly between the ends' versions, by version; none where an end is no release."""
+    project, repo = start.source.project, start.source.repo
     if not (start.source.version and end.source.version):
         return []
     low, high = Version(start.source.version), Version(end.source.version)
@@ -53,8 +54,9 @@ def releases_between(project: str, repo: Path, start: bisect.Commit, end: bisect
     return [commit_of(project, repo, tag) for tag in sorted(versions, key=versions.get) if low < versions[tag] < high]
 
 
-def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
+def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
     """The ends and the first-parent commits between that change the package; how many changed nothing there."""
+    project, repo = start.source.project, start.source.repo
     log = [
         entry
         for entry in first_parent_log(repo, start.source.commit, end.source.commit)
@@ -102,16 +104,15 @@ def host_runtime(path: str) -> bool:
     return len(parts) > 1 and parts[1] not in ACCELERATOR_ONLY and not build
 
 
-def count_history(
-    search: bisect.Search, *, project: str, repo: Path, ends: list[bisect.Commit], every: int, shard: tuple | None
-) -> int:
-    commits, skipped = commits_between(project, repo, *ends)
+def count_history(search: bisect.Search, ends: list[bisect.Commit], *, every: int, shard: tuple | None) -> int:
+    commits, skipped = commits_between(*ends)
     chosen = [*commits[:-1:every], commits[-1]]
     if shard:
         index, shards_count = shard
         chosen = shards.shard(chosen, shards_count, index)
     print(
-        f"{len(commits) - 2} commits change {', '.join(PACKAGE[project])} ({skipped} skipped); counting {len(chosen)}",
+        f"{len(commits) - 2} commits change {', '.join(PACKAGE[ends[0].source.project])} ({skipped} skipped); "
+        f"counting {len(chosen)}",
         flush=True,
     )
     for commit in chosen:
@@ -123,11 +124,9 @@ def count_history(
 
 def bisect_range(
     search: bisect.Search,
-    *,
-    project: str,
-    repo: Path,
-    jax_repo: Path,
     ends: list[bisect.Commit],
+    *,
+    jax_repo: Path,
     min_step: float,
     command: str,
     record_file: Path | None,
@@ -136,7 +135,7 @@ def bisect_range(
 ) -> int:
     """The releases between the ends, then the commits of each pair of releases more than ``min_step`` apart."""
     started = time.monotonic()
-    releases = [ends[0], *releases_between(project, repo, *ends), ends[1]]
+    releases = [ends[0], *releases_between(*ends), ends[1]]
     points = [search.point(commit) for commit in releases]
     for point in points:
         print(bisections.point_line(point, search.key), flush=True)
@@ -145,11 +144,11 @@ def bisect_range(
             raise Failed(f"{end.commit.source.label} counted nothing: {end.record.get('failed', 'no count')}")
     pairs, steps = [], []
     for index, after in bisect.release_pairs(points, search.key, lambda b, a: abs(a / b - 1) > min_step):
-        commits, skipped = commits_between(project, repo, releases[index], releases[after])
+        commits, skipped = commits_between(releases[index], releases[after])
         labels = releases[index].source.label, releases[after].source.label
         print(
             f"bisecting {labels[0]} → {labels[1]}: "
-            f"{len(commits) - 2} commits change {', '.join(PACKAGE[project])}, {skipped} skipped",
+            f"{len(commits) - 2} commits change {', '.join(PACKAGE[ends[0].source.project])}, {skipped} skipped",
             flush=True,
         )
         steps += search.steps(commits)
