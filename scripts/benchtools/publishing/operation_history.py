@@ -121,8 +121,7 @@ def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
 
 
 def step_key(step: OperationStep) -> str:
-    benchmark, params = BY_LABEL[step.operation].timed
-    return f"{step.env} | {metrics.entry(benchmark, params)} | {step.before.commit} | {step.after.commit}"
+    return f"{step.env} | {metrics.entry(*BY_LABEL[step.operation].timed)} | {step.before.commit} | {step.after.commit}"
 
 
 def largest_first(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
