@@ -101,12 +101,9 @@ class Search:
             self.flat.append(abs(after / before - 1))
             return []
         mid = self.counted_between(commits, lo, hi)
-        if mid is None:
-            return [Step(self.point(commits[lo]), self.point(commits[hi]), "step", hi - lo - 1)]
-        found = self.search(commits, lo, mid) + self.search(commits, mid, hi)
-        if not found:
-            return [Step(self.point(commits[lo]), self.point(commits[hi]), "drift", hi - lo - 1)]
-        return found
+        found = [] if mid is None else self.search(commits, lo, mid) + self.search(commits, mid, hi)
+        kind = "step" if mid is None else "drift"  # neighbours among those that counted, or halves within the spread
+        return found or [Step(self.point(commits[lo]), self.point(commits[hi]), kind, hi - lo - 1)]
 
     def counted_between(self, commits: list[Commit], lo: int, hi: int) -> int | None:
         """The commit nearest the middle of (lo, hi) that counted, of the ``FAILED_TRIES`` nearest; None when none

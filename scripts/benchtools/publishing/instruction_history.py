@@ -154,7 +154,7 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
     """(JAX release, environment, {(operation, twin): count}) of each result of scripts/bench --jax-history."""
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
-    for result in stored(results):
+    for result in sorted(stored(results), key=lambda r: (order.get(r.commit_hash, len(order)), r.env_name)):
         counts = {
             (operation, twin): value
             for twin in ("module", "tuple")
@@ -162,12 +162,9 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
             if operation in JAX_OPERATIONS and value is not None
         }
         if counts:
-            found.append((order.get(result.commit_hash, len(order)), tags.get(result.commit_hash), result, counts))
-    found.sort(key=lambda item: (item[0], item[2].env_name))
-    return [
-        (tag or result.commit_hash[:8], f"Python {result.params.get('python', '?')}", counts)
-        for _, tag, result, counts in found
-    ]
+            release = tags.get(result.commit_hash) or result.commit_hash[:8]
+            found.append((release, f"Python {result.params.get('python', '?')}", counts))
+    return found
 
 
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
