@@ -51,12 +51,12 @@ def env_params(label: str) -> dict:
 
 def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
     """{operation label: its measured steps with their instruction counts}, counting what the cache lacks."""
-    counted = []
+    timed_steps = []
     for key, value in kept.items():
         env, entry, before, after = (part.strip() for part in key.split("|"))
         if entry in COUNTED_BY_TIME:
-            counted.append((env, entry, before, after, value))
-    commits = dict.fromkeys((env, commit) for env, _, before, after, _ in counted for commit in (before, after))
+            timed_steps.append((env, entry, before, after, value))
+    commits = dict.fromkeys((env, commit) for env, _, before, after, _ in timed_steps for commit in (before, after))
     # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
     timed = sorted(set(COUNTED_BY_TIME.values()))
     counts = {
@@ -64,7 +64,7 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
         for env, commit in commits
     }
     found = {}
-    for env, entry, before, after, value in counted:
+    for env, entry, before, after, value in timed_steps:
         if value.get("interval") is None:
             continue
         name = COUNTED_BY_TIME[entry]
