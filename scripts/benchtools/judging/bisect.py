@@ -1,9 +1,10 @@
-"""Where an instruction count stepped between two versions of JAX or Equinox: releases first, then the commits
-between neighbouring releases whose counts lie apart, halved while an interval's ends differ by more than the
-spread.  So every step larger than the spread is found, unless another inside the same interval cancels it; an
-interval whose halves each stay within the spread while the whole does not is a drift.  A failed commit is never
-a value: the nearest commit that counted stands in.  Each step is confirmed by counting both sides again in
-fresh processes; across two jaxlibs, the earlier commit counted on the later jaxlib splits it in two.
+"""Where an instruction count stepped between two versions of JAX or Equinox: releases first, then the
+first-parent commits (where upstream's pull requests land) between neighbouring releases whose counts lie apart,
+halved while an interval's ends differ by more than the spread.  So every step larger than the spread is found,
+unless another inside the same interval cancels it; an interval whose halves each stay within the spread while
+the whole does not is a drift.  A failed commit is never a value: the nearest commit that counted stands in.
+Each step is confirmed by counting both sides again in fresh processes; across two jaxlibs, the earlier commit
+counted on the later jaxlib splits it in two.
 """
 
 from __future__ import annotations

@@ -215,12 +215,14 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
     project, key = found["project"], f"{found['operation']}, {found['twin']} twin"
     first, last = found["releases"][0], found["releases"][-1]
     flat = found.get("flat")
-    flat = "" if flat is None else f" (across the intervals the search found flat, counts differed by up to {flat:.2%})"
+    within = (
+        "" if flat is None else f" (across the intervals the search found flat, counts differed by up to {flat:.2%})"
+    )
     lines = [
         f"### {key}: {first['label']} → {last['label']}",
         "",
         f"{found['fixed']['project'].capitalize()} {found['fixed']['version']}, Python {found['python']}; "
-        f"a step is a change beyond {found['spread']:.1%}{flat}. Made by `{found['command']}`. It rests on "
+        f"a step is a change beyond {found['spread']:.1%}{within}. Made by `{found['command']}`. It rests on "
         f"{found['probes']} counting processes over "
         f"{found['commits_counted']} commits; counting them took {found['counting_seconds'] / 60:.0f} min of one "
         f"core, {found['probe_seconds']:.0f} s a probe (the median, making its environment included). The run "
