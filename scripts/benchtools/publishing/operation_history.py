@@ -144,18 +144,14 @@ def confirm_steps(
 
     cache = kept_in or profile_cache(config) / "confirmed-steps.json"
     kept = read_kept(cache)
-    groups = {}
+    groups = {}  # {(env, before, after): {step key: its change}}
     for step in largest_first(found) if max_pairs else []:
         if step_key(step) not in kept:
-            groups.setdefault((step.env, step.before.commit, step.after.commit), {})[step_key(step)] = step
-    for todo in groups.values():
-        changes = {}
-        for key, step in todo.items():
             tracked, before, after = BY_LABEL[step.operation], step.before, step.after
             passes = (tracked.passes(before) or 1.0, tracked.passes(after) or 1.0)
-            changes[key] = Change(
-                *tracked.timed, step.env, *passes, before.commit, after.commit, True, "tree_map passes"
-            )
+            change = Change(*tracked.timed, step.env, *passes, before.commit, after.commit, True, "tree_map passes")
+            groups.setdefault((step.env, before.commit, after.commit), {})[step_key(step)] = change
+    for changes in groups.values():
         load = [os.getloadavg()[0]]  # before the next step, once the previous one is kept
 
         def keep(confirmation, changes=changes, load=load):
