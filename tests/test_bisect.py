@@ -11,7 +11,7 @@ import pytest
 from benchtools import cli
 from benchtools.asvtools import probe_results
 from benchtools.history import probes
-from benchtools.judging import bisect
+from benchtools.judging import bisect, instructions
 from benchtools.publishing import bisections
 from benchtools.running import bisection, jax_commits
 from tests.helpers import ROOT
@@ -30,6 +30,7 @@ class Counted:
     """Probes that answer from a list: each commit's count, or None for a commit that fails."""
 
     series = "3.11"
+    made = 3
 
     def __init__(self, values):
         self.values, self.asked = values, []
@@ -50,9 +51,7 @@ class Counted:
 def search_over(values, spread=0.008):
     stand_in = Counted(values)
     search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", spread)
-    commits = [
-        bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01", None) for i in range(len(values))
-    ]
+    commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01") for i in range(len(values))]
     return search, stand_in, search.steps(commits)
 
 
@@ -164,7 +163,7 @@ def planted_search(repo: Path, cache: Path) -> tuple[bisect.Search, list[bisect.
     # The planted loop adds most of a tuple's flatten; 5% stands far above the spread between commits' processes.
     search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.05)
     ends = [bisection.commit_of("jax", repo, revision) for revision in (START, "end")]
-    commits, skipped = bisection.commits_between("jax", repo, *ends)
+    commits, skipped = bisection.commits_between(*ends)
     assert skipped == 0 and len(commits) == 8
     return search, commits
 
@@ -181,7 +180,8 @@ def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept
     assert step.kind == "step" and step.after.commit.subject == PLANTED
     search.confirm(step)
     assert step.confirmation["confirmed"], step.confirmation
-    assert search.cause(step).startswith("`builtin_sum` with all it called: 0 → ")  # the planted sum(range(300))
+    cause = instructions.cause(step.before.twin(*search.key), step.after.twin(*search.key))
+    assert cause.startswith("`builtin_sum` with all it called: 0 → ")  # the planted sum(range(300))
 
     # The release ran with its own jaxlib, every commit with the jaxlib it admits; the jaxlib is in every record.
     assert {point.jaxlib for point in search.points.values() if "counts" in point.record} == {"0.8.0"}
@@ -237,9 +237,7 @@ def test_a_revision_that_is_no_commit_is_bad_input(planted, tmp_path):
 def test_a_release_that_failed_is_passed_over_between_its_neighbours():
     stand_in = Counted([1000.0, None, 1100.0, 1101.0])
     search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
-    points = [
-        search.point(bisect.Commit(probes.Source("jax", str(i)), f"release {i}", "2025-01-01", None)) for i in range(4)
-    ]
+    points = [search.point(bisect.Commit(probes.Source("jax", str(i)), f"release {i}", "2025-01-01")) for i in range(4)]
     assert bisect.release_pairs(points, search.key, search.apart) == [(0, 2)]
 
 
@@ -285,7 +283,7 @@ class TwoJaxlibs(Counted):
 def test_a_step_across_two_jaxlibs_is_split_into_jaxlibs_part_and_jaxs(python_part, jaxlib_carries):
     stand_in = TwoJaxlibs(python_part, added=50.0)
     search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
-    commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01", None) for i in range(8)]
+    commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01") for i in range(8)]
     [step] = search.steps(commits)
     search.split_jaxlib(step)
     assert step.jaxlib_split == {"jaxlib": "0.8.1", "count": 1050.0, "failed": None}
@@ -303,17 +301,14 @@ def test_a_shard_outside_its_count_is_refused(shard):
 def test_a_bisection_record_reads_back_as_the_page_says_it():
     stand_in = TwoJaxlibs(0.0, added=50.0)
     search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
-    commits = [
-        bisect.Commit(probes.Source("jax", str(i)), f"commit {i} (#{100 + i})", "2025-01-01", str(100 + i))
-        for i in range(8)
-    ]
+    commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i} (#{100 + i})", "2025-01-01") for i in range(8)]
     points = [search.point(commits[0]), search.point(commits[-1])]
     [step] = search.steps(commits)
     search.confirm(step)
     search.split_jaxlib(step)
-    pairs = [{"from": 0, "to": 1, "commits": 6, "skipped": 2, "steps": [step]}]
+    pairs = [{"from": "0", "to": "7", "commits": 6, "skipped": 2}]
     candidates = [("c" * 40, "Speed up PyArray (#7)", ["Lookup"])]
-    found = bisections.record(search, points, pairs, "scripts/bisect A B", lambda step, named: candidates, 60.0, 3)
+    found = bisections.record(search, points, pairs, [step], "scripts/bisect A B", lambda step, named: candidates, 60.0)
     page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
     assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
     assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page

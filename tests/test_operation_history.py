@@ -1,6 +1,8 @@
 """benchtools/publishing/operation_history.py: every step of each operation's exact cost lands on the
 commit that made it, with its subject, date and pull request; on real upstream commits too."""
 
+import itertools
+
 import pytest
 
 from benchtools import git as git_tool
@@ -256,9 +258,9 @@ def test_a_confirm_run_stopped_halfway_keeps_each_step_measured_before_it(monkey
     monkeypatch.setattr(confirm, "confirmations", the_rest)
     operation_history.confirm_steps(found, config, 12)
     assert asked[1:] == [[construction]]  # only the step that the stopped run had not kept
-    estimates = {step.operation: step.measured.estimate for step in operation_history.all_steps(found)}
+    estimates = {step.operation: step.measured.estimate for step in itertools.chain(*found.values())}
     assert estimates == {"attribute access": 8.0, CONSTRUCTION: -0.2}
-    assert all(len(step.measured_load) == 2 for step in operation_history.all_steps(found))
+    assert all(len(step.measured_load) == 2 for step in itertools.chain(*found.values()))
 
 
 def test_step_times_kept_in_a_file_of_their_own_are_read_without_the_run_s_configuration(monkeypatch, tmp_path):
@@ -282,7 +284,10 @@ def test_step_times_kept_in_a_file_of_their_own_are_read_without_the_run_s_confi
     monkeypatch.setattr(confirm, "confirmations", lambda *args, **kwargs: pytest.fail("measured again"))
     [step] = report_rows.investigate(rows, report_rows.history(rows), None, step_times=kept)[CONSTRUCTION]
     assert step.measured.estimate == -0.2 and len(step.measured_load) == 2
-    for bad, named in (("{", "not a readable JSON file"), ('{"k": {"interval": null}}', "'k' is not a kept step")):
+    for bad, named in (
+        ("{", "kept step times is corrupt"),
+        ('{"k": {"interval": null}}', "k: the key 'load' is missing"),
+    ):
         kept.write_text(bad)
         with pytest.raises(BadInput, match=named):
             operation_history.confirm_steps(found, tmp_path / "conf.json", None, kept)

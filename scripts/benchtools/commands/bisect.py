@@ -23,11 +23,9 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 from ..history import probes
 from ..judging import bisect
 from ..project import ROOT
-from ..publishing import bisections
+from ..publishing import bisections, instruction_history
 from ..running import bisection, jax_commits
 from . import common_args
-
-COUNTED = ("dispatch(filter_jit)", "dispatch(jit)", "flatten", "unflatten")  # counted together in every probe
 
 
 def add_arguments(parser, config) -> None:
@@ -87,7 +85,7 @@ def check(parser, args) -> None:
 def run(args, config) -> int:
     repo = bisection.repository(getattr(args, f"{args.project}_repo"), args.project)
     jax_repo = repo if args.project == probes.JAX_PROJECT else bisection.repository(args.jax_repo, probes.JAX_PROJECT)
-    kept = probes.Probes(args.cache, args.python, tuple(sorted(set(COUNTED) | {args.operation})))
+    kept = probes.Probes(args.cache, args.python, tuple(sorted({*instruction_history.JAX_OPERATIONS, args.operation})))
     equinox, jax = probes.Source(probes.EQUINOX_PROJECT, version=args.equinox), None
     if args.project == probes.EQUINOX_PROJECT:
         fixed = args.jax or f"jax-v{config.reference_jax}"
@@ -95,16 +93,12 @@ def run(args, config) -> int:
     search = bisect.Search(kept, equinox, jax, args.operation, args.twin, args.spread)
     ends = [bisection.commit_of(args.project, repo, revision) for revision in (args.start, args.end)]
     if args.every:
-        code = bisection.count_history(
-            search, project=args.project, repo=repo, ends=ends, every=args.every, shard=args.shard
-        )
+        code = bisection.count_history(search, ends, every=args.every, shard=args.shard)
     else:
         code = bisection.bisect_range(
             search,
-            project=args.project,
-            repo=repo,
+            ends,
             jax_repo=jax_repo,
-            ends=ends,
             min_step=args.min_step,
             command=shlex.join(["scripts/bisect", *args.argv]),
             record_file=args.record,

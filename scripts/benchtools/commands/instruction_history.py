@@ -49,17 +49,6 @@ def check(parser, args) -> None:
         parser.error("--data writes what --config counted: give --config")
 
 
-def read_data(path: Path) -> list[dict]:
-    try:
-        rows = json.loads(path.read_text())
-        instruction_history.from_data(rows)
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise BadInput(f"{path}: not the steps of scripts/instruction-history --data ({error!r})") from None
-    if not rows:
-        raise BadInput(f"{path}: no step")
-    return rows
-
-
 def run(args, config) -> int:
     blocks = {}
     if args.config is not None:
@@ -74,11 +63,16 @@ def run(args, config) -> int:
         if args.data is not None:
             util.write_atomic(args.data, (json.dumps(rows, indent=1, sort_keys=True) + "\n").encode())
             print(f"wrote {args.data}")
+        found = instruction_history.from_data(rows)
     if args.source is not None:
-        rows = read_data(args.source)
+        try:
+            found = instruction_history.from_data(json.loads(args.source.read_text()))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise BadInput(f"{args.source}: not the steps of scripts/instruction-history --data ({error!r})") from None
+        if not found:
+            raise BadInput(f"{args.source}: no step")
     if args.config is not None or args.source is not None:
-        found, subjects = instruction_history.from_data(rows)
-        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, subjects, config.project_url)
+        blocks[instruction_history.BLOCK] = instruction_history.markdown(found, config.project_url)
         blocks[instruction_history.TRACKING_BLOCK] = instruction_history.tracking_markdown(found)
     if args.jax_history is not None:
         if not args.jax_history.is_dir() or not args.jax_repo.exists():

@@ -1,19 +1,10 @@
-"""Where an instruction count stepped between two versions of JAX or Equinox: releases first, then commits.
-
-``bisect`` counts both ends and every release between them (probes, history/probes.py), and for each
-pair of neighbouring releases whose counts differ by more than the spread, the commits between them
-that change the project's package (``changing``: first-parent history, where upstream's pull requests
-land).  Within a pair it halves the interval while its ends differ by more than ``spread``; an
-interval of two neighbouring commits whose ends differ is a step, and an interval whose halves each
-stay within the spread while the whole does not is a drift, spread over its commits.  So every step
-larger than the spread is found, unless another inside the same interval cancels it.  A commit that
-failed is never a value: the search takes the nearest commit that counted, and a step whose
-neighbours failed says how many lie between.
-
-Each step is confirmed: its two commits are counted again, twice each, in fresh processes, one after
-the other, and must lie apart (no count of one side within the other's range, and the medians more
-than the spread apart).  Where its two sides ran on different jaxlibs, the earlier commit is counted
-again on the later one's jaxlib, which splits the step into jaxlib's part and jax's.
+"""Where an instruction count stepped between two versions of JAX or Equinox: releases first, then the
+first-parent commits (where upstream's pull requests land) between neighbouring releases whose counts lie apart,
+halved while an interval's ends differ by more than the spread.  So every step larger than the spread is found,
+unless another inside the same interval cancels it; an interval whose halves each stay within the spread while
+the whole does not is a drift.  A failed commit is never a value: the nearest commit that counted stands in.
+Each step is confirmed by counting both sides again in fresh processes; across two jaxlibs, the earlier commit
+counted on the later jaxlib splits it in two.
 """
 
 from __future__ import annotations
@@ -23,8 +14,7 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..history.probes import Probes, Source
-from . import instructions
+from ..history.probes import Probes, Source, pull_request
 
 CONFIRMING_RUNS = (1, 2)  # fresh processes per side, beyond the first
 FAILED_TRIES = 5  # commits tried around an interval's middle before its failures end the search there
@@ -35,7 +25,10 @@ class Commit:
     source: Source
     subject: str
     date: str
-    pull_request: str | None
+
+    @property
+    def pull_request(self) -> str | None:
+        return pull_request(self.subject)
 
 
 @dataclass
@@ -67,8 +60,6 @@ class Step:
 
 @dataclass
 class Search:
-    """One bisection's settings and what it found."""
-
     probes: Probes
     equinox: Source  # held fixed, or the commits' project when bisecting Equinox
     jax: Source  # held fixed when bisecting Equinox
@@ -100,20 +91,10 @@ class Search:
     def apart(self, before: float, after: float) -> bool:
         return abs(after / before - 1) > self.spread
 
-    # ---- the search
-
     def steps(self, commits: list[Commit]) -> list[Step]:
-        """The steps between ``commits[0]`` and ``commits[-1]`` (both counted), oldest first."""
-        first, last = self.counted_end(commits, 0, 1), self.counted_end(commits, len(commits) - 1, -1)
-        if first is None or last is None or first >= last:
-            return []
-        return self.search(commits, first, last)
-
-    def counted_end(self, commits: list[Commit], start: int, direction: int) -> int | None:
-        index = start
-        while 0 <= index < len(commits) and self.value(commits[index]) is None:
-            index += direction
-        return index if 0 <= index < len(commits) else None
+        first = next((i for i, commit in enumerate(commits) if self.value(commit) is not None), None)
+        last = next((i for i in range(len(commits) - 1, -1, -1) if self.value(commits[i]) is not None), None)
+        return [] if first is None or last is None or first >= last else self.search(commits, first, last)
 
     def search(self, commits: list[Commit], lo: int, hi: int) -> list[Step]:
         before, after = self.value(commits[lo]), self.value(commits[hi])
@@ -121,40 +102,26 @@ class Search:
             self.flat.append(abs(after / before - 1))
             return []
         mid = self.counted_between(commits, lo, hi)
-        if mid is None:
-            return [Step(self.point(commits[lo]), self.point(commits[hi]), "step", hi - lo - 1)]
-        found = self.search(commits, lo, mid) + self.search(commits, mid, hi)
-        if not found:
-            return [Step(self.point(commits[lo]), self.point(commits[hi]), "drift", hi - lo - 1)]
-        return found
+        found = [] if mid is None else self.search(commits, lo, mid) + self.search(commits, mid, hi)
+        kind = "step" if mid is None else "drift"  # neighbours among those that counted, or halves within the spread
+        return found or [Step(self.point(commits[lo]), self.point(commits[hi]), kind, hi - lo - 1)]
 
     def counted_between(self, commits: list[Commit], lo: int, hi: int) -> int | None:
         """The commit nearest the middle of (lo, hi) that counted, of the ``FAILED_TRIES`` nearest; None when none
         did (a run of commits that fail is reported as such, not probed to its end)."""
         middle = (lo + hi) // 2
-        tried = 0
-        for offset in range(hi - lo):
-            for index in (middle - offset, middle + offset) if offset else (middle,):
-                if lo < index < hi:
-                    if self.value(commits[index]) is not None:
-                        return index
-                    tried += 1
-                    if tried == FAILED_TRIES:
-                        return None
-        return None
-
-    # ---- checking a step
+        nearest = sorted(range(lo + 1, hi), key=lambda index: (abs(index - middle), index > middle))
+        return next((index for index in nearest[:FAILED_TRIES] if self.value(commits[index]) is not None), None)
 
     def confirm(self, step: Step) -> None:
         """Count both sides again in fresh processes, alternately; they must lie apart."""
-        runs = {"before": [step.before.value(self.operation, self.twin)], "after": [step.after.value(*self.key)]}
+        runs = {"before": [step.before.value(*self.key)], "after": [step.after.value(*self.key)]}
         for run in CONFIRMING_RUNS:
             for side, point in (("before", step.before), ("after", step.after)):
                 jax, equinox = self.sides(point.commit.source)
                 again = Point(point.commit, self.probe(jax, equinox, run=run))
                 runs[side].append(again.value(*self.key))
-        values = [v for side in runs.values() for v in side]
-        if any(v is None for v in values):
+        if None in runs["before"] + runs["after"]:
             step.confirmation = {"runs": runs, "confirmed": False, "why": "a count again failed"}
             return
         low, high = sorted((runs["before"], runs["after"]), key=statistics.median)
@@ -174,9 +141,6 @@ class Search:
         middle = Point(step.before.commit, record).value(*self.key)
         step.jaxlib_split = {"jaxlib": step.after.jaxlib, "count": middle, "failed": record.get("failed")}
 
-    def cause(self, step: Step) -> str:
-        return instructions.cause(step.before.twin(*self.key), step.after.twin(*self.key))
-
 
 def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]:
     """Each step's part of ``total`` (the change from the first end to the last)."""
@@ -184,7 +148,6 @@ def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]
 
 
 def release_pairs(points: list[Point], key: tuple[str, str], apart: Callable[[float, float], bool]) -> list[tuple]:
-    """(i, j) of each two releases neighbouring among those that counted (a release that failed between them is
-    passed over) whose counts lie apart."""
+    """(i, j) of neighbouring releases that counted (one that failed is passed over) whose counts lie apart."""
     counted = [index for index, point in enumerate(points) if point.value(*key) is not None]
     return [(i, j) for i, j in itertools.pairwise(counted) if apart(points[i].value(*key), points[j].value(*key))]

@@ -1,10 +1,5 @@
-"""A bisection (judging/bisect.py) as data, as text for the terminal, and as docs/bisections.md's block.
-
-The record is the bisection's whole finding: each release's count, each step with its commits, its
-share of the change, its confirmation, its jaxlib split and the functions that moved, and the
-command that made it.  The page is written from the records alone, so that it can be rebuilt from
-the repository.
-"""
+"""A bisection (judging/bisect.py) as a record, and as text and docs/bisections.md's block written from the
+records alone, so that the page can be rebuilt from the repository."""
 
 import json
 import re
@@ -13,11 +8,11 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from .. import util
 from ..errors import BadInput
 from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
 from ..util import markdown_table
+from .instruction_history import marked_counts
 
 BLOCK = "bisections"
 LIBRARY_VERSION = re.compile(r"lts_\d+::")
@@ -50,10 +45,9 @@ def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
     }
 
 
-def record(search: bisect.Search, points, pairs, command, candidates, seconds, probes_made) -> dict:
+def record(search: bisect.Search, points, pairs, steps, command, candidates, seconds) -> dict:
     key = search.key
     ends = [points[0].value(*key), points[-1].value(*key)]
-    steps = [step for pair in pairs for step in pair["steps"]]
     step_shares = bisect.shares(steps, ends[1] - ends[0], key)
     project = points[0].commit.source.project
     found = []
@@ -85,29 +79,21 @@ def record(search: bisect.Search, points, pairs, command, candidates, seconds, p
         "spread": search.spread,
         "flat": max(search.flat, default=None),
         "releases": [commit_fields(point, key) for point in points],
-        "pairs": [
-            {
-                "from": points[pair["from"]].commit.source.label,
-                "to": points[pair["to"]].commit.source.label,
-                "commits": pair["commits"],
-                "skipped": pair["skipped"],
-            }
-            for pair in pairs
-        ],
+        "pairs": pairs,
         "steps": found,
         "command": command,
         "seconds": round(seconds),
         "commits_counted": len(search.points),
         "probes": len(search.used),
-        "probes_made": probes_made,
+        "probes_made": search.probes.made,
         "probe_seconds": round(statistics.median(r.get("seconds", 0) for r in search.used.values()), 1),
         "counting_seconds": round(sum(r.get("seconds", 0) for r in search.used.values())),
     }
 
 
 def merged(twin: dict) -> dict:
-    """A twin's counts with each function named as ``short`` names it, without the version of the inline
-    namespace it was built in (``absl::lts_20250512``): the same function in two jaxlib builds is one row."""
+    """A twin's functions as ``short`` names them, without their inline namespace's version (``absl::lts_20250512``):
+    the same function in two jaxlib builds is one row."""
     functions = {}
     for name, count in twin["functions"].items():
         plain = LIBRARY_VERSION.sub("", short(name))
@@ -166,13 +152,8 @@ def step_lines(project: str, entry: dict) -> list[str]:
     runs = entry["confirmation"].get("runs", {})
     if runs:
         said = "confirmed" if entry["confirmation"].get("confirmed") else "**not confirmed**"
-        lines.append(
-            f"- Counted again in fresh processes: {said}; before "
-            + ", ".join(f"{v:,.0f}" for v in runs["before"] if v is not None)
-            + "; after "
-            + ", ".join(f"{v:,.0f}" for v in runs["after"] if v is not None)
-            + "."
-        )
+        counts = {side: ", ".join(f"{v:,.0f}" for v in runs[side] if v is not None) for side in ("before", "after")}
+        lines.append(f"- Counted again in fresh processes: {said}; before {counts['before']}; after {counts['after']}.")
     split = entry["jaxlib_split"]
     if split:
         middle = split.get("count")
@@ -186,18 +167,16 @@ def step_lines(project: str, entry: dict) -> list[str]:
             )
     if "jaxlib_candidates" in entry:
         listed = entry["jaxlib_candidates"]
+        shown = f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else ""
+        candidates = "; ".join(
+            f"`{commit[:10]}` {subject}" + (f" (names {', '.join(f'`{n}`' for n in names)})" if names else "")
+            for commit, subject, names in listed["commits"][:SHOWN_CANDIDATES]
+        )
         lines.append(
             f"- jax's Python holds still: the step is jaxlib's, or XLA's, which jaxlib builds in and the bundle "
             f"does not hold. {listed['count']} commits between jax-v{before['jaxlib']} and jax-v{after['jaxlib']} "
-            "change jaxlib's host runtime (not only its GPU, TPU and Mosaic code, tests or build rules), the "
-            "candidates"
-            + (f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else "")
-            + ": "
-            + "; ".join(
-                f"`{commit[:10]}` {subject}" + (f" (names {', '.join(f'`{n}`' for n in names)})" if names else "")
-                for commit, subject, names in listed["commits"][:SHOWN_CANDIDATES]
-            )
-            + "."
+            f"change jaxlib's host runtime (not only its GPU, TPU and Mosaic code, tests or build rules), the "
+            f"candidates{shown}: {candidates}."
         )
     rows = [[f"`{name}` with all it called", f"{b:,.0f}", f"{a:,.0f}"] for name, b, a in entry["builtins"]]
     rows += [
@@ -209,7 +188,6 @@ def step_lines(project: str, entry: dict) -> list[str]:
 
 
 def summary(records: list[dict]) -> list[str]:
-    """One line per bisection: where each confirmed step lies, jaxlib's or jax's, or that none confirmed."""
     lines = []
     for found in records:
         what = f"`{found['operation']}`, {found['twin']} twin, {found['releases'][0]['label']} → "
@@ -236,17 +214,16 @@ def summary(records: list[dict]) -> list[str]:
 def markdown_one(found: dict, releases: bool = True) -> list[str]:
     project, key = found["project"], f"{found['operation']}, {found['twin']} twin"
     first, last = found["releases"][0], found["releases"][-1]
+    flat = found.get("flat")
+    within = (
+        "" if flat is None else f" (across the intervals the search found flat, counts differed by up to {flat:.2%})"
+    )
     lines = [
         f"### {key}: {first['label']} → {last['label']}",
         "",
         f"{found['fixed']['project'].capitalize()} {found['fixed']['version']}, Python {found['python']}; "
-        f"a step is a change beyond {found['spread']:.1%}"
-        + (
-            f" (across the intervals the search found flat, counts differed by up to {found['flat']:.2%})"
-            if found.get("flat") is not None
-            else ""
-        )
-        + f". Made by `{found['command']}`. It rests on {found['probes']} counting processes over "
+        f"a step is a change beyond {found['spread']:.1%}{within}. Made by `{found['command']}`. It rests on "
+        f"{found['probes']} counting processes over "
         f"{found['commits_counted']} commits; counting them took {found['counting_seconds'] / 60:.0f} min of one "
         f"core, {found['probe_seconds']:.0f} s a probe (the median, making its environment included). The run "
         f"that wrote this made {found['probes_made']} of them, in {found['seconds'] / 60:.0f} min.",
@@ -272,35 +249,27 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
 
 
 def releases_table(records: list[dict]) -> list[str]:
-    """Every release the records counted, each operation's two twins, and the change from the release before
-    where it passes the spread: the release-level history the bisections start from."""
-    rows, operations = {}, sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
+    """The release-level history the bisections start from, each change beyond the spread marked."""
+    operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
+    floors = dict.fromkeys([(op, twin) for op in operations for twin in TWINS], records[0]["spread"])
+    groups = {}
     for found in records:
         for release in found["releases"]:
-            rows.setdefault((found["project"], found["python"], found["fixed"]["version"]), {})[release["label"]] = (
-                release
-            )
+            group = groups.setdefault((found["project"], found["python"], found["fixed"]["version"]), {})
+            group[release["label"]] = release
     lines = []
-    for (project, python, fixed), releases in rows.items():
-        found_rows, previous = [], {}
+    for (project, python, fixed), releases in groups.items():
+        previous, rows = {}, []
         for label in sorted(releases, key=_version_key):
-            release, cells = releases[label], []
-            for operation in operations:
-                for twin in TWINS:
-                    value = release.get("counts", {}).get(operation, {}).get(twin)
-                    before, cell = previous.get((operation, twin)), "—" if value is None else f"{value:,.0f}"
-                    if value is not None and before and abs(value / before - 1) > records[0]["spread"]:
-                        cell += f" ({value / before - 1:+.1%})"
-                    if value is not None:
-                        previous[(operation, twin)] = value
-                    cells.append(cell)
-            found_rows.append([label, release["jaxlib"] or "—", *cells])
-        headers = ["release", "jaxlib", *(f"{op}, {twin}" for op in operations for twin in TWINS)]
+            counts = {
+                (op, twin): n for op, twins in releases[label].get("counts", {}).items() for twin, n in twins.items()
+            }
+            rows.append([label, releases[label]["jaxlib"] or "—", *marked_counts(counts, previous, floors)])
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
             f"from the release before beyond {records[0]['spread']:.1%} in brackets.",
             "",
-            markdown_table(headers, found_rows),
+            markdown_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], rows),
             "",
         ]
     return lines
@@ -318,14 +287,6 @@ def markdown(records: list[dict]) -> str:
     for found in records:
         lines += markdown_one(found, releases=False)
     return "\n".join(lines).strip() or "No bisection is recorded yet."
-
-
-def text(found: dict) -> str:
-    return "\n".join(markdown_one(found))
-
-
-def write(path: Path, found: dict) -> None:
-    util.write_atomic(path, (json.dumps(found, indent=1, sort_keys=True) + "\n").encode())
 
 
 def read_all(folder: Path) -> list[dict]:

@@ -1,13 +1,8 @@
-"""How each operation's instruction count stands to its time, on every step of the commit-level history
-whose time was measured side by side (docs/commit-history-times.json).
+"""How each operation's instruction count stands to its time, on every step of the commit-level history whose
+time was measured side by side (docs/commit-history-times.json), in the operation history's agreement classes."""
 
-Each kept step names an environment, the benchmark that times the operation (in tree_map passes) and
-two commits.  Both commits' instructions are counted (judging/instructions.py, cached) and the step's
-instruction change is set beside its time change, in the words and the agreement classes that the
-operation history uses for the Python cost (operation_markdown.agreement), with the C and Python
-functions whose instructions moved most.
-"""
-
+import dataclasses
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +10,6 @@ from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
 from .. import git, settings
-from ..asvtools import operations
 from ..asvtools.results import stored, values
 from ..judging import instructions, pairs
 from ..util import markdown_table
@@ -24,23 +18,17 @@ from . import operation_history, operation_markdown
 METRIC = "instructions"  # how the tables name the metric
 BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
 TRACKING_BLOCK = "instruction-tracking"  # the agreement table alone, beside the cost's (docs/commit-history.md)
-
-
-def _labels() -> dict[str, str]:
-    """{entry of the benchmark that times an operation: the operation's label in the operation history}."""
-    found = {metrics.entry(*operation.timed): operation.label for operation in operations.OPERATIONS}
-    found[metrics.PASSES_TREE_AT] = operation_history.TREE_AT
-    return found
-
-
-LABELS = _labels()
+# {entry of the benchmark that times an operation: the operation's label in the operation history}
+LABELS = {metrics.entry(*tracked.timed): tracked.label for tracked in operation_history.TRACKED}
 # {entry of the benchmark that times an operation's Module side: the counted operation}
 COUNTED_BY_TIME = {metrics.entry(*op.timed[0]): name for name, op in COUNTED.items() if op.timed}
 
 
 @dataclass
 class InstructionStep:
-    env: str
+    """A step with its instruction counts; ``--data`` keeps its fields, ``measured`` as "time"."""
+
+    environment: str
     operation: str  # the operation history's label
     counted: str  # instruction_ops' name
     before: str  # commit
@@ -48,6 +36,8 @@ class InstructionStep:
     instructions: tuple[float, float]
     measured: pairs.Interval
     cause: str
+    subject: str = ""  # the after commit's
+    date: str = ""
 
     @property
     def relative(self) -> float:
@@ -61,11 +51,12 @@ def env_params(label: str) -> dict:
 
 def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
     """{operation label: its measured steps with their instruction counts}, counting what the cache lacks."""
-    commits = {}
-    for key in kept:
+    timed_steps = []
+    for key, value in kept.items():
         env, entry, before, after = (part.strip() for part in key.split("|"))
         if entry in COUNTED_BY_TIME:
-            commits.update(dict.fromkeys([(env, before), (env, after)]))
+            timed_steps.append((env, entry, before, after, value))
+    commits = dict.fromkeys((env, commit) for env, _, before, after, _ in timed_steps for commit in (before, after))
     # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
     timed = sorted(set(COUNTED_BY_TIME.values()))
     counts = {
@@ -73,80 +64,49 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
         for env, commit in commits
     }
     found = {}
-    for key, value in kept.items():
-        env, entry, before, after = (part.strip() for part in key.split("|"))
-        if entry not in COUNTED_BY_TIME or value.get("interval") is None:
+    for env, entry, before, after, value in timed_steps:
+        if value.get("interval") is None:
             continue
         name = COUNTED_BY_TIME[entry]
         b, a = counts[(env, before)][name]["module"], counts[(env, after)][name]["module"]
         per = "update" if name.startswith(("update", "tree_at")) else "call"
-        found.setdefault(LABELS[entry], []).append(
-            InstructionStep(
-                env,
-                LABELS[entry],
-                name,
-                before,
-                after,
-                (b["instructions"], a["instructions"]),
-                pairs.Interval(**value["interval"]),
-                instructions.cause(b, a, per),
-            )
+        counted, measured = (b["instructions"], a["instructions"]), pairs.Interval(**value["interval"])
+        step = InstructionStep(
+            env, LABELS[entry], name, before, after, counted, measured, instructions.cause(b, a, per)
         )
+        found.setdefault(step.operation, []).append(step)
     return found
 
 
 def data(found: dict[str, list[InstructionStep]], repo: Path) -> list[dict]:
-    """What the tables are made from, without the counts' cache or the history's repository: each step's counts,
-    cause and time, and its commit's subject and date (``--data``, committed beside the docs)."""
+    """The steps as ``--data`` keeps them beside the docs, without the counts' cache, with their commits' subjects."""
     subjects = git.commit_subjects(repo)
-    return [
-        {
-            "environment": step.env,
-            "operation": step.operation,
-            "counted": step.counted,
-            "before": step.before,
-            "after": step.after,
-            "instructions": list(step.instructions),
-            "time": vars(step.measured),
-            "cause": step.cause,
-            "subject": subjects.get(step.after, ("", ""))[0],
-            "date": subjects.get(step.after, ("", ""))[1],
-        }
-        for found_steps in found.values()
-        for step in found_steps
-    ]
+    rows = []
+    for step in itertools.chain(*found.values()):
+        subject, date = subjects.get(step.after, ("", ""))
+        row = dataclasses.asdict(dataclasses.replace(step, subject=subject, date=date))
+        row["time"] = row.pop("measured")
+        rows.append(row)
+    return rows
 
 
-def from_data(rows: list[dict]) -> tuple[dict[str, list[InstructionStep]], dict[str, tuple[str, str]]]:
-    """``data``'s steps again, by operation, with the subjects and dates of their commits."""
-    found, subjects = {}, {}
+def from_data(rows: list[dict]) -> dict[str, list[InstructionStep]]:
+    found = {}
     for row in rows:
-        step = InstructionStep(
-            row["environment"],
-            row["operation"],
-            row["counted"],
-            row["before"],
-            row["after"],
-            tuple(row["instructions"]),
-            pairs.Interval(**row["time"]),
-            row["cause"],
-        )
-        found.setdefault(step.operation, []).append(step)
-        subjects[step.after] = (row["subject"], row["date"])
-    return found, subjects
+        fields = {**row, "instructions": tuple(row["instructions"]), "measured": pairs.Interval(**row["time"])}
+        del fields["time"]
+        found.setdefault(row["operation"], []).append(InstructionStep(**fields))
+    return found
 
 
-def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[str, str]], project_url: str) -> str:
-    """The agreement table, then every step: its commit, instruction change, time and cause; ``subjects``:
-    {commit: (subject, date)}, git.commit_subjects of the history's repository."""
+def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
     rows = []
     for operation, found_steps in found.items():
-        for step in sorted(found_steps, key=lambda s: subjects.get(s.after, ("", ""))[1]):
-            subject, date = subjects.get(step.after, ("", ""))
-            pull = operation_markdown.pull_link(operation_history.pull_request_of(subject), project_url, "")
+        for step in sorted(found_steps, key=lambda s: s.date):
+            pull = operation_history.pull_request_of(step.subject)
             rows.append(
                 [
-                    f"`{step.after[:8]}` {date}" + (f" ({pull})" if pull else ""),
+                    operation_markdown.commit_cell(step.after[:8], step.date, pull, project_url),
                     operation,
                     f"{step.instructions[0]:,.0f} → {step.instructions[1]:,.0f} ({step.relative:+.1%})",
                     operation_markdown.interval_text(step.measured),
@@ -162,7 +122,7 @@ def markdown(found: dict[str, list[InstructionStep]], subjects: dict[str, tuple[
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
     """The agreement table, after how many steps whose time is decided move the way their count does."""
-    everything = [step for found_steps in found.values() for step in found_steps]
+    everything = list(itertools.chain(*found.values()))
     decided = [s for s in everything if s.measured.low > 0 or s.measured.high < 0]
     same_way = [s for s in decided if (s.measured.estimate > 0) == (s.relative > 0)]
     return (
@@ -172,17 +132,29 @@ def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
     )
 
 
+def marked_counts(counts: dict, previous: dict, floors: dict) -> list[str]:
+    """The counts of ``floors``' keys, each change from ``previous`` (which it updates) past its floor marked."""
+    cells = []
+    for key, floor in floors.items():
+        value, before = counts.get(key), previous.get(key)
+        cells.append("—" if value is None else f"{value:,.0f}")
+        if value is not None and before and abs(value / before - 1) > floor:
+            cells[-1] += f" ({value / before - 1:+.1%})"
+        if value is not None:
+            previous[key] = value
+    return cells
+
+
 JAX_BLOCK = "instruction-jax-history"  # the operations JAX's C++ serves, release by release (docs/instructions.md)
 JAX_OPERATIONS = ("flatten", "unflatten", "dispatch(jit)", "dispatch(filter_jit)")
 INSTRUCTIONS = "bench_instructions.Instructions"
 
 
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
-    """(JAX release, environment, {(operation, twin): instructions per call}) of each result of a JAX history
-    (scripts/bench --jax-history), in the history's order."""
+    """(JAX release, environment, {(operation, twin): count}) of each result of scripts/bench --jax-history."""
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
-    for result in stored(results):
+    for result in sorted(stored(results), key=lambda r: (order.get(r.commit_hash, len(order)), r.env_name)):
         counts = {
             (operation, twin): value
             for twin in ("module", "tuple")
@@ -190,31 +162,22 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
             if operation in JAX_OPERATIONS and value is not None
         }
         if counts:
-            found.append((order.get(result.commit_hash, len(order)), tags.get(result.commit_hash), result, counts))
-    found.sort(key=lambda item: (item[0], item[2].env_name))
-    return [(tag or result.commit_hash[:8], env_label(result.params), counts) for _, tag, result, counts in found]
-
-
-def env_label(params: dict) -> str:
-    return f"Python {params.get('python', '?')}"
+            release = tags.get(result.commit_hash) or result.commit_hash[:8]
+            found.append((release, f"Python {result.params.get('python', '?')}", counts))
+    return found
 
 
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
-    """Per environment, each release's instructions per call of the operations JAX's pytree and dispatch code
-    serves, Module and tuple twins, with the change from the release before wherever it passes the floor."""
-    rows, previous = [], {}
-    for release, env, counts in found:
-        cells = [env, release]
-        for key in ((op, twin) for op in JAX_OPERATIONS for twin in ("module", "tuple")):
-            value, before = counts.get(key), previous.get((env, key))
-            cell = "—" if value is None else f"{value:,.0f}"
-            floor = metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{key[1]}", repr(key[0])))
-            if value is not None and before and abs(value / before - 1) > floor:
-                cell += f" ({value / before - 1:+.1%})"
-            cells.append(cell)
-            if value is not None:
-                previous[(env, key)] = value
-        rows.append(cells)
+    """Each environment's releases, the Module and tuple twins, each change beyond its floor marked."""
+    floors = {
+        (op, twin): metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(op)))
+        for op in JAX_OPERATIONS
+        for twin in ("module", "tuple")
+    }
+    previous = {}
+    rows = [
+        [env, release, *marked_counts(counts, previous.setdefault(env, {}), floors)] for release, env, counts in found
+    ]
     header = ["environment", "JAX", *(f"{op}, {twin}" for op in JAX_OPERATIONS for twin in ("Module", "tuple"))]
     return (
         f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin, then the tuple twin); "

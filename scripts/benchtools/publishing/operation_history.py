@@ -1,28 +1,13 @@
-"""Every step of each operation's exact cost, at the commit that made it: its date, subject, pull request,
-cause and time.
-
-The operations are tree_at's update (bench_counts.PythonCost at the report's
-depth, the history the releases have) and the Module's own operations
-(asvtools/operations.py).  Steps come from asv's step detection over each
-environment's series, as the tree_at history's do, and count above the cost
-floor (metrics.COST_FLOOR).  On a commit-level history each step lands on the
-commit that made it; the pull request is the one its subject names.
-
-A step's cause is the profile diff of one call of the operation on each side
-(judging/explain.py, the operation's ``profiled`` benchmark); its time is the
-operation's tree_map passes re-measured side by side in pairs of fresh
-processes on each side (the confirm step, judging/confirm.py), with its
-interval, instead of the single samples that each commit's run gave.
-"""
+"""Every step of each operation's exact cost (tree_at's update and the Module's own operations), at the commit
+that made it: its pull request, its cause (the profile diff of one call on each side) and its time, re-measured
+side by side by the confirm step instead of the single samples of each commit's run."""
 
 import dataclasses
 import functools
 import itertools
 import json
 import os
-import re
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,11 +16,9 @@ from benchmarks import metrics
 from .. import util
 from ..asvtools import operations, shapes
 from ..errors import BadInput, Error
+from ..history import probes
 from ..judging import confirm, explain, pairs, steps
 
-# Upstream names a pull request at the end of a squashed merge's subject, or in a merge commit's; a rebased
-# pull request's commits name none.
-PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)\b")
 TREE_AT = "update one field: `eqx.tree_at` (bench_counts.PythonCost)"
 PULL_REQUESTS_FILE = Path(__file__).with_name("pull_requests.toml")
 
@@ -44,14 +27,13 @@ PULL_REQUESTS_FILE = Path(__file__).with_name("pull_requests.toml")
 class PullRequests:
     """What upstream's history does not say itself of its pull requests (pull_requests.toml)."""
 
-    module_speed_ups: tuple[int, ...]  # the Module speed-ups, as Equinox's issues name them
+    module_speed_ups: tuple[int, ...]  # as Equinox's issues name them
     rebased: dict[str, int]  # {subject of the commit that carries it: a rebased pull request}
     not_merged: dict[int, str]  # {pull request never merged: why}
 
 
 @functools.cache
 def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
-    """The pull requests of ``path``, checked; BadInput naming the file and what is wrong."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as error:
@@ -60,9 +42,7 @@ def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
     found = PullRequests(
         tuple(data["module_speed_ups"]), data["rebased"], {int(k): v for k, v in data["not_merged"].items()}
     )
-    strays = sorted(set(found.rebased.values()) - set(found.module_speed_ups)) + sorted(
-        set(found.not_merged) - set(found.module_speed_ups)
-    )
+    strays = sorted((set(found.rebased.values()) | set(found.not_merged)) - set(found.module_speed_ups))
     if strays:
         raise BadInput(f"{path}: pull requests {strays} are not among module_speed_ups")
     return found
@@ -70,22 +50,23 @@ def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
 
 @dataclass(frozen=True)
 class Tracked:
-    """An operation whose cost the history follows: where a row holds its cost, which benchmark times it
-    in tree_map passes (``timed``: name, params) and which one call of it is profiled."""
+    """An operation whose cost the history follows, its benchmark timed in tree_map passes and its profiled one."""
 
     label: str
-    cost: Callable
     timed: tuple[str, str]
     profiled: str
 
+    def cost(self, row) -> float | None:
+        return row.cost if self.label == TREE_AT else row.operations.get(self.label, (None,))[0]
 
-def module_cost(label: str):
-    return lambda row: row.operations.get(label, (None,))[0]
+    def passes(self, row) -> float | None:
+        """The row's single sample of the operation's time, in tree_map passes."""
+        return row.tree_map_passes[0] if self.label == TREE_AT else row.operations.get(self.label, (None,) * 3)[2]
 
 
 TRACKED = (
-    Tracked(TREE_AT, lambda row: row.cost, (metrics.PASSES_TREE_AT, ""), explain.PROFILED),
-    *(Tracked(op.label, module_cost(op.label), op.timed, op.profiled) for op in operations.OPERATIONS),
+    Tracked(TREE_AT, (metrics.PASSES_TREE_AT, ""), explain.PROFILED),
+    *(Tracked(op.label, op.timed, op.profiled) for op in operations.OPERATIONS),
 )
 BY_LABEL = {tracked.label: tracked for tracked in TRACKED}
 
@@ -112,8 +93,9 @@ class OperationStep:
 
 
 def pull_request_of(subject: str) -> int | None:
-    found = PULL_REQUEST.search(subject)
-    return int(found.group(1) or found.group(2)) if found else pull_requests().rebased.get(subject)
+    """The pull request the subject names, or, as a rebased pull request's commits name none, pull_requests.toml's."""
+    found = probes.pull_request(subject)
+    return int(found) if found else pull_requests().rebased.get(subject)
 
 
 def cost_series() -> dict[str, object]:
@@ -122,120 +104,67 @@ def cost_series() -> dict[str, object]:
 
 
 def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
-    """{operation: its cost's steps above the floor, in every environment, oldest first}; only the
-    operations these rows measured."""
+    """{operation these rows measured: its cost's steps above the floor, in every environment, oldest first}."""
     found = {}
-    for operation, value in cost_series().items():
-        if all(value(row) is None for row in rows):
+    for tracked in TRACKED:
+        if all(tracked.cost(row) is None for row in rows):
             continue
-        found[operation] = []
+        found[tracked.label] = []
         for env in dict.fromkeys(row.env for row in rows):
-            series = [row for row in rows if row.env == env and value(row) is not None]
-            pieces = steps.pieces([(i, value(row)) for i, row in enumerate(series)])
-            found[operation] += [
-                OperationStep(operation, env, series[s.rev_before], series[s.rev_after], (s.before, s.after))
+            series = [row for row in rows if row.env == env and tracked.cost(row) is not None]
+            pieces = steps.pieces([(i, tracked.cost(row)) for i, row in enumerate(series)])
+            found[tracked.label] += [
+                OperationStep(tracked.label, env, series[s.rev_before], series[s.rev_after], (s.before, s.after))
                 for s in steps.steps(pieces, metrics.COST_FLOOR)
             ]
     return found
 
 
-def passes_of(operation: str, row) -> float | None:
-    """The row's single-sample time of the operation's Module side, in tree_map passes."""
-    if operation == TREE_AT:
-        return row.tree_map_passes[0]
-    return row.operations.get(operation, (None, None, None))[2]
-
-
-def all_steps(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
-    return list(itertools.chain(*found.values()))
-
-
-def confirmed_cache(config: Path) -> Path:
-    """The steps' side-by-side times, kept beside the profiles, so that a rerun measures only new steps."""
-    return profile_cache(config) / "confirmed-steps.json"
-
-
 def step_key(step: OperationStep) -> str:
-    benchmark, params = BY_LABEL[step.operation].timed
-    return f"{step.env} | {metrics.entry(benchmark, params)} | {step.before.commit} | {step.after.commit}"
+    return f"{step.env} | {metrics.entry(*BY_LABEL[step.operation].timed)} | {step.before.commit} | {step.after.commit}"
 
 
 def largest_first(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
     """The steps in the order they are profiled and measured: a campaign stopped early has the largest."""
-    return sorted(all_steps(found), key=lambda step: -abs(step.relative))
+    return sorted(itertools.chain(*found.values()), key=lambda step: -abs(step.relative))
 
 
 def read_kept(path: Path) -> dict:
-    """The kept step times of ``path`` ({} when it does not exist yet), checked: BadInput names what is wrong."""
-    if not path.exists():
-        return {}
-    try:
-        kept = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise BadInput(f"{path}: not a readable JSON file of kept step times ({error})") from None
-    fields = {field.name for field in dataclasses.fields(pairs.Interval)}
-    for key, value in kept.items() if isinstance(kept, dict) else [(None, kept)]:
-        interval = value.get("interval", ...) if isinstance(value, dict) else ...
-        load = value.get("load") if isinstance(value, dict) else None
-        if not (
-            (interval is None or (isinstance(interval, dict) and set(interval) == fields))
-            and isinstance(load, list)
-            and len(load) == 2
-        ):
-            raise BadInput(f"{path}: {key!r} is not a kept step time ({{'interval': ..., 'load': [before, after]}})")
-    return kept
+    """The kept step times of ``path``, {} while it does not exist yet."""
+    return shapes.read_checked(path, "step-times", "kept step times") if path.exists() else {}
 
 
 def confirm_steps(
     found: dict[str, list[OperationStep]], config: Path, max_pairs: int | None, kept_in: Path | None = None
 ) -> None:
-    """Each step's time, re-measured side by side between its two commits: the operation's tree_map passes
-    in the confirm step's pairs of fresh interpreters, instead of the single samples of each commit's run.
-
-    The steps of one commit pair (one change often moves several operations) are measured together, in
-    one pair of environments, and each is kept, with the load average it was measured under, in
-    ``kept_in`` (default: ``confirmed_cache``) as soon as it is measured: a rerun, or one stopped
-    halfway, measures only the steps not yet kept.  With ``max_pairs`` None nothing is measured: the
-    steps get what is kept.
-    """
+    """Each step's time, measured again side by side by the confirm step, the steps of one commit pair together;
+    each kept with its load average in ``kept_in`` (default: beside the profiles) as soon as it is measured, so
+    that a rerun measures only what is not kept.  With ``max_pairs`` None the steps only get what is kept."""
     from ..judging.changes import Change
 
-    cache = kept_in or confirmed_cache(config)
+    cache = kept_in or profile_cache(config) / "confirmed-steps.json"
     kept = read_kept(cache)
-    groups = {}
+    groups = {}  # {(env, before, after): {step key: its change}}
     for step in largest_first(found) if max_pairs else []:
         if step_key(step) not in kept:
-            groups.setdefault((step.env, step.before.commit, step.after.commit), {})[step_key(step)] = step
-    for todo in groups.values():
-        changes = {}
-        for key, step in todo.items():
-            benchmark, params = BY_LABEL[step.operation].timed
-            before, after = (passes_of(step.operation, row) for row in (step.before, step.after))
-            changes[key] = Change(
-                benchmark,
-                params,
-                step.env,
-                before or 1.0,
-                after or 1.0,
-                step.before.commit,
-                step.after.commit,
-                single_commit=True,
-                unit="tree_map passes",
-            )
-        key_of = {id(change): key for key, change in changes.items()}
+            tracked, before, after = BY_LABEL[step.operation], step.before, step.after
+            passes = (tracked.passes(before) or 1.0, tracked.passes(after) or 1.0)
+            change = Change(*tracked.timed, step.env, *passes, before.commit, after.commit, True, "tree_map passes")
+            groups.setdefault((step.env, before.commit, after.commit), {})[step_key(step)] = change
+    for changes in groups.values():
         load = [os.getloadavg()[0]]  # before the next step, once the previous one is kept
 
-        def keep(confirmation, key_of=key_of, load=load):
+        def keep(confirmation, changes=changes, load=load):
             interval = confirmation.interval
             load.append(os.getloadavg()[0])
-            kept[key_of[id(confirmation.change)]] = {
+            kept[next(key for key, change in changes.items() if change is confirmation.change)] = {
                 "interval": None if interval is None else dataclasses.asdict(interval),
                 "load": load[-2:],
             }
             util.write_atomic(cache, json.dumps(kept, indent=1, sort_keys=True).encode())
 
         confirm.confirmations(config, list(changes.values()), max_pairs, measured=keep)
-    for step in all_steps(found):
+    for step in itertools.chain(*found.values()):
         if step_key(step) in kept:
             interval = kept[step_key(step)]["interval"]
             step.measured = None if interval is None else pairs.Interval(**interval)
@@ -247,12 +176,24 @@ def profile_cache(config: Path) -> Path:
     return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / explain.PROFILES
 
 
+def pair_key(step: OperationStep) -> tuple:
+    return tuple(sorted(step.after.env_params.items())), step.before.commit, step.after.commit
+
+
 def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, profile: bool) -> None:
-    """Each step's cause: one call of the operation profiled on each side, from the profile cache (or
-    profiled now, with ``profile``)."""
+    """Each step's cause, from the profile cache; with ``profile``, each commit pair's operations profiled now,
+    in one install of each commit, the largest steps first."""
     if config is None:
         return
-    failed = profile_together(largest_first(found), config) if profile else {}
+    wanted, failed = {}, {}
+    for step in largest_first(found) if profile else []:
+        wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
+    for key, names in wanted.items():
+        env_params, before, after = key
+        try:
+            explain.profile_commits(config, dict(env_params), {before: names, after: names}, profile_cache(config))
+        except Error as error:
+            failed[key] = str(error)
     for step in largest_first(found):
         why = failed.get(pair_key(step))
         try:
@@ -274,42 +215,18 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
             step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
 
 
-def pair_key(step: OperationStep) -> tuple:
-    """A step's environment and commit pair: what one install of each commit profiles together."""
-    return tuple(sorted(step.after.env_params.items())), step.before.commit, step.after.commit
-
-
-def profile_together(ordered: list[OperationStep], config: Path) -> dict[tuple, str]:
-    """Profile every operation that steps at a commit pair in one install of each commit, the pairs in the
-    order given; {pair_key: why} of the pairs that could not be profiled."""
-    wanted = {}
-    for step in ordered:
-        wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
-    failed = {}
-    for key, names in wanted.items():
-        env_params, before, after = key
-        try:
-            explain.profile_commits(config, dict(env_params), {before: names, after: names}, profile_cache(config))
-        except Error as error:
-            failed[key] = str(error)
-    return failed
-
-
 @dataclass(frozen=True)
 class PullRequestEffect:
     """What one commit that names a pull request did to each operation's cost, in one environment."""
 
-    pull_request: int
     env: str
     commit: object  # the report's CommitFigures of the commit
     costs: dict  # operation -> (cost at the previous measured commit, cost at this one)
 
 
-def pull_request_effects(rows: list, pulls: tuple[int, ...] | None = None) -> dict[int, list[PullRequestEffect]]:
-    """{pull request (default: the Module speed-ups): its commits' effects, per environment}; [] for one that no
-    commit's subject names."""
-    found = {pull: [] for pull in (pull_requests().module_speed_ups if pulls is None else pulls)}
-    series = cost_series()
+def pull_request_effects(rows: list) -> dict[int, list[PullRequestEffect]]:
+    """{Module speed-up: its commits' effects, per environment}; [] for one that no commit's subject names."""
+    found = {pull: [] for pull in pull_requests().module_speed_ups}
     for env in dict.fromkeys(row.env for row in rows):
         in_env = [row for row in rows if row.env == env]
         for i, row in enumerate(in_env):
@@ -317,9 +234,9 @@ def pull_request_effects(rows: list, pulls: tuple[int, ...] | None = None) -> di
             if pull not in found:
                 continue
             costs = {}
-            for operation, value in series.items():
-                earlier = [value(r) for r in in_env[:i] if value(r) is not None]
-                if earlier and value(row) is not None:
-                    costs[operation] = (earlier[-1], value(row))
-            found[pull].append(PullRequestEffect(pull, env, row, costs))
+            for tracked in TRACKED:
+                earlier = [tracked.cost(r) for r in in_env[:i] if tracked.cost(r) is not None]
+                if earlier and tracked.cost(row) is not None:
+                    costs[tracked.label] = (earlier[-1], tracked.cost(row))
+            found[pull].append(PullRequestEffect(env, row, costs))
     return found

@@ -1,5 +1,4 @@
-"""The operation history in words: how each step's measured time stands to its exact cost, every step's
-table, the README's summary of them, and what each Module-speed pull request did."""
+"""The operation history's Markdown: each step's table, the README's summary, the Module-speed pull requests."""
 
 import statistics
 
@@ -9,7 +8,7 @@ from ..util import markdown_table
 from .operation_history import TREE_AT, OperationStep, PullRequestEffect, pull_requests
 
 # How a step's time, measured side by side, stands to its exact cost: data, which time_cell words.
-AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
+AGREEMENTS = AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
     "as the cost says",
     "the cost's way, by less",
     "the cost's way, by more",
@@ -17,17 +16,13 @@ AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
     "no change resolved",
     "contradicts",
 )
-AGREEMENTS = (AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS)
 
 
 def agreement_label(found: str, metric: str = "cost") -> str:
-    """An agreement in the words of ``metric``: "as the instructions say", "the instructions' way, by less"."""
+    """An agreement in the words of ``metric``, the cost or a plural: "as the instructions say"."""
     if metric == "cost":
         return found
-    plural = metric.endswith("s")
-    says = f"as the {metric} {'say' if plural else 'says'}"
-    way = f"the {metric}{chr(39) if plural else chr(39) + 's'} way"
-    return found.replace("as the cost says", says).replace("the cost's way", way)
+    return found.replace("as the cost says", f"as the {metric} say").replace("the cost's way", f"the {metric}' way")
 
 
 def agreement(step) -> str | None:
@@ -46,21 +41,17 @@ def agreement(step) -> str | None:
     return MORE if abs(found.estimate) > abs(step.relative) else LESS
 
 
-def interval_text(found) -> str:
+def interval_text(found, more: str = "") -> str:
     """A measured change and its interval: "+12.0% (+8.0% to +16.0%)"."""
-    return f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%})"
+    return f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}{more})"
 
 
 def time_cell(step: OperationStep) -> str:
-    """The step's time change measured side by side, with its interval, and whether it agrees with the cost."""
-    found, agrees = step.measured, agreement(step)
+    found = step.measured
     if found is None:
         return "not measured side by side (scripts/overhead-report --confirm-steps)"
     load = f", load {step.measured_load[0]:.1f}–{step.measured_load[1]:.1f}" if step.measured_load else ""
-    text = (
-        f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval, "
-        f"{found.pairs} pairs{load})"
-    )
+    text = interval_text(found, f", {found.confidence:.1%} interval, {found.pairs} pairs{load}")
     cost = f"{step.relative:+.1%}"
     right = "(the time is right; see above)"
     return (
@@ -72,13 +63,13 @@ def time_cell(step: OperationStep) -> str:
             AS_COST: ": as the cost says",
             MORE: f": the cost's way, by more than its {cost} {right}",
             LESS: f": the cost's way, by less than its {cost} {right}",
-        }[agrees]
+        }[agreement(step)]
     )
 
 
 def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:
-    """How each operation's steps of an exact ``metric`` track its time: the measured steps counted by
-    agreement, and the median of time change ÷ metric change (1 where the metric's step is the time's)."""
+    """How each operation's steps of an exact ``metric`` track its time: counted by agreement, and the median
+    of time change ÷ metric change (1 where the metric's step is the time's)."""
     rows = []
     for operation, found_steps in found.items():
         measured = [step for step in found_steps if step.measured is not None]
@@ -103,20 +94,11 @@ def pull_link(pull: int | None, project_url: str, empty: str = "—") -> str:
     return f"[#{pull}]({project_url}/pull/{pull})" if pull else empty
 
 
-STEPS_HEADER = [
-    "environment",
-    "commit",
-    "date",
-    "subject",
-    "pull request",
-    "cost before → after (exact)",
-    "time, side by side",
-    "cause",
-]
+def commit_cell(label: str, date: str, pull: int | None, project_url: str) -> str:
+    return f"`{label}` {date}" + (f" ({pull_link(pull, project_url)})" if pull else "")
 
 
 def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
-    """Each operation's steps as a table: commit, date, subject, pull request, size, time and cause."""
     lines = [
         "## Every step of each operation's exact cost",
         "",
@@ -154,44 +136,36 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
             ]
             for step in found_steps
         ]
-        lines += [markdown_table(STEPS_HEADER, rows), ""]
+        header = ["environment", "commit", "date", "subject", "pull request", "cost before → after (exact)"]
+        lines += [markdown_table([*header, "time, side by side", "cause"], rows), ""]
     return "\n".join(lines)
 
 
 def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
-    """A small table for the README: each operation's steps, and its largest one with its commit, pull
-    request, size and time measured side by side."""
+    """The README's table: each operation's steps, and its largest one."""
     rows = []
     for operation, found_steps in found.items():
         if not found_steps:
             rows.append([operation, "0", "—", "—", "—"])
             continue
         largest = max(found_steps, key=lambda step: abs(step.relative))
-        pull = pull_link(largest.pull_request, project_url, "")
         rows.append(
             [
                 operation,
                 str(len(found_steps)),
-                f"`{largest.after.label}` {largest.after.commit_date}" + (f" ({pull})" if pull else ""),
+                commit_cell(largest.after.label, largest.after.commit_date, largest.pull_request, project_url),
                 f"{largest.relative:+.1%}",
                 "not measured" if largest.measured is None else interval_text(largest.measured),
             ]
         )
-    header = [
-        "operation",
-        f"steps above {metrics.COST_FLOOR:.0%}",
-        "the largest: commit, pull request",
-        "its cost (exact)",
-        "its time, side by side",
-    ]
-    return markdown_table(header, rows)
+    header = ["operation", f"steps above {metrics.COST_FLOOR:.0%}", "the largest: commit, pull request"]
+    return markdown_table([*header, "its cost (exact)", "its time, side by side"], rows)
 
 
 def pull_requests_markdown(
     found: dict[int, list[PullRequestEffect]], project_url: str, steps: dict[str, list[OperationStep]]
 ) -> str:
-    """Each Module-speed pull request: what it measurably did to each operation, "nothing" included, with the
-    time measured side by side where its commit made one of the operations' ``steps``."""
+    """What each Module-speed pull request did to each operation, "nothing" included, timed where it made a step."""
     by_commit = {(s.operation, s.env, s.after.commit): s for found_steps in steps.values() for s in found_steps}
     lines = ["## The Module-speed pull requests", ""]
     for pull, effects in found.items():

@@ -1,13 +1,14 @@
 """scripts/bisect's work: the commits of a history that change a package, counted release by release, then
 bisected between the releases whose counts differ; or every N-th of them counted (commands/bisect.py)."""
 
+import json
 import re
 import time
 from pathlib import Path
 
 from packaging.version import Version
 
-from .. import git
+from .. import git, util
 from ..errors import BadInput, Failed
 from ..history import probes, shards
 from ..judging import bisect
@@ -40,50 +41,45 @@ def repository(path: Path, project: str) -> Path:
 def commit_of(project: str, repo: Path, revision: str) -> bisect.Commit:
     source = probes.commit_source(project, repo, revision)
     subject, date = git.out("show", "-s", "--format=%s%x00%cs", source.commit, repo=repo).strip().split("\0")
-    return bisect.Commit(source, subject, date, probes.pull_request(subject))
+    return bisect.Commit(source, subject, date)
 
 
-def releases_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> list[bisect.Commit]:
+def releases_between(start: bisect.Commit, end: bisect.Commit) -> list[bisect.Commit]:
     """The release tags strictly between the ends' versions, by version; none where an end is no release."""
-    low, high = (Version(c.source.version) if c.source.version else None for c in (start, end))
-    if low is None or high is None:
+    project, repo = start.source.project, start.source.repo
+    if not (start.source.version and end.source.version):
         return []
-    found = []
-    for tag in git.tags(repo):
-        matched = probes.RELEASE_TAG[project].match(tag)
-        if matched and low < Version(matched.group(1)) < high:
-            found.append((Version(matched.group(1)), tag))
-    return [commit_of(project, repo, tag) for _, tag in sorted(found)]
+    low, high = Version(start.source.version), Version(end.source.version)
+    versions = {tag: Version(found[1]) for tag in git.tags(repo) if (found := probes.RELEASE_TAG[project].match(tag))}
+    return [commit_of(project, repo, tag) for tag in sorted(versions, key=versions.get) if low < versions[tag] < high]
 
 
-def commits_between(project: str, repo: Path, start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
-    """The first-parent commits after ``start`` up to ``end`` that change the project's package, oldest first,
-    framed by the two ends; and how many commits between changed nothing there."""
-    found, skipped = [], 0
-    for (commit, subject, date), files in first_parent_log(
-        repo, "%H%x00%s%x00%cs", start.source.commit, end.source.commit
-    ):
-        if commit == end.source.commit:
-            continue
-        if any(name.startswith(PACKAGE[project]) for name in files):
-            source = probes.Source(project, commit, repo)
-            found.append(bisect.Commit(source, subject, date, probes.pull_request(subject)))
-        else:
-            skipped += 1
-    return [start, *found, end], skipped
+def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
+    """The ends and the first-parent commits between that change the package; how many changed nothing there."""
+    project, repo = start.source.project, start.source.repo
+    log = [
+        entry
+        for entry in first_parent_log(repo, start.source.commit, end.source.commit)
+        if entry[0][0] != end.source.commit
+    ]
+    found = [
+        bisect.Commit(probes.Source(project, commit, repo), subject, date)
+        for (commit, subject, date), files in log
+        if any(name.startswith(PACKAGE[project]) for name in files)
+    ]
+    return [start, *found, end], len(log) - len(found)
 
 
 def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str]) -> list[tuple[str, str, list]]:
-    """(hash, subject, the ``identifiers`` its diff names) of the commits between the jaxlib releases ``before``
-    and ``after`` that change jaxlib's host runtime (some file of jaxlib/ outside ``ACCELERATOR_ONLY`` that is no
-    test and no build rule); those whose diff names a moved function first."""
+    """(hash, subject, the ``identifiers`` its diff names) of the jaxlib commits between two releases that change
+    its host runtime, outside ``ACCELERATOR_ONLY``, tests and build rules; those that name one first."""
     tags = git.tags(repo)
     ends = [tags.get(f"jax-v{version}") for version in (before, after)]
     if None in ends:
         return []
     found = []
     # newest first, as git log lists them
-    for (commit, subject), files in reversed(list(first_parent_log(repo, "%H%x00%s", ends[0], ends[1], "jaxlib/"))):
+    for (commit, subject, _), files in reversed(list(first_parent_log(repo, ends[0], ends[1], "jaxlib/"))):
         if any(host_runtime(name) for name in files):
             diff = git.out("show", "--format=", "-U0", commit, "--", "jaxlib/", repo=repo) if identifiers else ""
             named = [name for name in identifiers if re.search(rf"\b{re.escape(name)}\b", diff)]
@@ -91,12 +87,11 @@ def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str
     return sorted(found, key=lambda candidate: not candidate[2])
 
 
-def first_parent_log(repo: Path, fields: str, start: str, end: str, *paths: str):
-    """((``fields`` of each commit, split at NUL), the files it changes against its first parent) of the
-    first-parent commits after ``start`` up to ``end``, oldest first, touching ``paths`` where given."""
+def first_parent_log(repo: Path, start: str, end: str, *paths: str):
+    """((hash, subject, date), files changed) of each first-parent commit after ``start`` up to ``end``."""
     listed = git.out(
-        "log", "--first-parent", "-m", "--reverse", f"--format=%x01{fields}", "--name-only", f"^{start}", end, "--",
-        *paths, repo=repo,
+        "log", "--first-parent", "-m", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only", f"^{start}", end,
+        "--", *paths, repo=repo,
     )  # fmt: skip
     for entry in listed.split("\x01")[1:]:
         head, *files = entry.strip().split("\n")
@@ -109,17 +104,15 @@ def host_runtime(path: str) -> bool:
     return len(parts) > 1 and parts[1] not in ACCELERATOR_ONLY and not build
 
 
-def count_history(
-    search: bisect.Search, *, project: str, repo: Path, ends: list[bisect.Commit], every: int, shard: tuple | None
-) -> int:
-    """Count every ``every``-th commit between the ends that changes the package, and the ends (of ``shard``: I, N)."""
-    commits, skipped = commits_between(project, repo, *ends)
+def count_history(search: bisect.Search, ends: list[bisect.Commit], *, every: int, shard: tuple | None) -> int:
+    commits, skipped = commits_between(*ends)
     chosen = [*commits[:-1:every], commits[-1]]
     if shard:
         index, shards_count = shard
         chosen = shards.shard(chosen, shards_count, index)
     print(
-        f"{len(commits) - 2} commits change {', '.join(PACKAGE[project])} ({skipped} skipped); counting {len(chosen)}",
+        f"{len(commits) - 2} commits change {', '.join(PACKAGE[ends[0].source.project])} ({skipped} skipped); "
+        f"counting {len(chosen)}",
         flush=True,
     )
     for commit in chosen:
@@ -131,52 +124,50 @@ def count_history(
 
 def bisect_range(
     search: bisect.Search,
-    *,
-    project: str,
-    repo: Path,
-    jax_repo: Path,
     ends: list[bisect.Commit],
+    *,
+    jax_repo: Path,
     min_step: float,
     command: str,
     record_file: Path | None,
     readmes: list[Path],
     records: Path,
 ) -> int:
-    """The bisection: the releases between the ends, then the commits of each pair of releases more than
-    ``min_step`` apart; kept in ``record_file``, and every record of ``records`` written into ``readmes``."""
+    """The releases between the ends, then the commits of each pair of releases more than ``min_step`` apart."""
     started = time.monotonic()
-    releases = [ends[0], *releases_between(project, repo, *ends), ends[1]]
+    releases = [ends[0], *releases_between(*ends), ends[1]]
     points = [search.point(commit) for commit in releases]
     for point in points:
         print(bisections.point_line(point, search.key), flush=True)
     for end in (points[0], points[-1]):
         if end.value(*search.key) is None:
             raise Failed(f"{end.commit.source.label} counted nothing: {end.record.get('failed', 'no count')}")
-    pairs = []
+    pairs, steps = [], []
     for index, after in bisect.release_pairs(points, search.key, lambda b, a: abs(a / b - 1) > min_step):
-        commits, skipped = commits_between(project, repo, releases[index], releases[after])
+        commits, skipped = commits_between(releases[index], releases[after])
+        labels = releases[index].source.label, releases[after].source.label
         print(
-            f"bisecting {releases[index].source.label} → {releases[after].source.label}: "
-            f"{len(commits) - 2} commits change {', '.join(PACKAGE[project])}, {skipped} skipped",
+            f"bisecting {labels[0]} → {labels[1]}: "
+            f"{len(commits) - 2} commits change {', '.join(PACKAGE[ends[0].source.project])}, {skipped} skipped",
             flush=True,
         )
-        steps = search.steps(commits)
-        pairs.append({"from": index, "to": after, "commits": len(commits) - 2, "skipped": skipped, "steps": steps})
-    for step in (step for pair in pairs for step in pair["steps"]):
+        steps += search.steps(commits)
+        pairs.append({"from": labels[0], "to": labels[1], "commits": len(commits) - 2, "skipped": skipped})
+    for step in steps:
         search.confirm(step)
         search.split_jaxlib(step)
     record = bisections.record(
         search,
         points,
         pairs,
+        steps,
         command=command,
         candidates=lambda step, named: jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib, named),
         seconds=time.monotonic() - started,
-        probes_made=search.probes.made,
     )
-    print(bisections.text(record))
+    print("\n".join(bisections.markdown_one(record)))
     if record_file:
-        bisections.write(record_file, record)
+        util.write_atomic(record_file, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
     for readme in readmes:
         generated.write_blocks(readme, {bisections.BLOCK: bisections.markdown(bisections.read_all(records))})
     unconfirmed = [step for step in record["steps"] if not step["confirmation"].get("confirmed")]
