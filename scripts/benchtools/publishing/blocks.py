@@ -24,7 +24,6 @@ from .rows import (
     CommitFigures,
     HistoryStep,
     Interval,
-    history,
     latest_rows,
     measured,
     negligible_from,
@@ -368,22 +367,22 @@ def summary_operations(latest: list[CommitFigures]) -> list[str]:
     return ["", markdown_table([first, *(row.env for row in measured)], rows)]
 
 
-def full_markdown(
-    rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict | None = None
-) -> str:
+def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
+    """The rows of the environments measured at more than one commit."""
+    return [row for row in rows if sum(other.env == row.env for other in rows) > 1]
+
+
+def full_markdown(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict) -> str:
     """Every figure of the newest commit per environment, and the histories of the environments with one."""
-    told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
+    told = {row.env: found[row.env] for row in with_history(rows)}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 
-def operations_history_markdown(rows: list[CommitFigures], by_operation: dict | None = None) -> str:
+def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
     """Every step of each operation's cost (its commit, pull request, time and cause), then what each
     Module-speed pull request did to each operation: HISTORY_BLOCK."""
-    with_history = [row for row in rows if sum(other.env == row.env for other in rows) > 1]
-    if by_operation is None:
-        by_operation = operation_history.operation_steps(with_history)
-    pulls = operation_history.pull_request_effects(with_history)
+    pulls = operation_history.pull_request_effects(with_history(rows))
     return "\n".join(
         [
             operation_markdown.markdown(by_operation, settings.project_url()),
@@ -395,17 +394,16 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict | 
 def update_markdown(
     path: Path,
     rows: list[CommitFigures],
-    found: dict[str, list[HistoryStep]] | None = None,
-    by_operation: dict | None = None,
+    found: dict[str, list[HistoryStep]],
+    by_operation: dict,
     results: Path | None = None,
 ) -> list[str]:
     """Rewrite each generated block that PATH holds (FULL_BLOCK; SUMMARY_BLOCK unless the rows are a history of
     commits that ends after the newest release; where the rows have a history, HISTORY_BLOCK,
     HISTORY_SUMMARY_BLOCK and, with ``results``, the folder they came from, BUILD_TIME_BLOCK); the blocks
     rewritten."""
-    found = history(rows) if found is None else found
     blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
-    has_history = any(sum(other.env == row.env for other in rows) > 1 for row in rows)
+    has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest
     # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and
     # results without a history (one commit, as the summary comes from) leave the history's blocks.
@@ -414,7 +412,7 @@ def update_markdown(
     if has_history:
         blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
         blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_markdown.summary_markdown(
-            operation_history.operation_steps(rows) if by_operation is None else by_operation, settings.project_url()
+            by_operation, settings.project_url()
         )
         if results is not None:
             blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)

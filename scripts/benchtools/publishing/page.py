@@ -10,7 +10,7 @@ from benchmarks import metrics
 
 from ..errors import BadInput
 from ..util import markdown_table
-from . import blocks, operation_history, plots, templating
+from . import blocks, plots, templating
 from .blocks import fmt, timing_text
 from .markdown import markdown_html
 from .rows import (
@@ -22,13 +22,9 @@ from .rows import (
     WRAPPINGS,
     CommitFigures,
     HistoryStep,
-    attach_fresh,
-    history,
-    investigate,
     latest_rows,
-    load_rows,
+    load_report,
     measured,
-    read_headline,
 )
 
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
@@ -40,20 +36,13 @@ def html(markdown: str) -> Markup:
     return Markup(markdown_html(markdown))
 
 
-def html_page(
-    rows: list[CommitFigures],
-    site: Path,
-    found: dict[str, list[HistoryStep]] | None = None,
-    by_operation: dict | None = None,
-) -> Path:
+def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, site: Path) -> Path:
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
     site_index = linked(index)  # refused before anything is drawn
     out = site / "overhead"
     out.mkdir(exist_ok=True)
-    found = history(rows) if found is None else found
-    by_operation = operation_history.operation_steps(rows) if by_operation is None else by_operation
     latest = latest_rows(rows)
     page = templating.render(
         "overhead.html.j2",
@@ -203,23 +192,9 @@ def summary_sentence(row: CommitFigures) -> str:
 
 
 def write_page(
-    results: Path,
-    site: Path,
-    machine: str | None,
-    repo: Path,
-    config: Path | None = None,
-    headline: Path | None = None,
+    results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None, headline: Path | None = None
 ) -> Path:
-    """The report's page and plots, into SITE/overhead/, linked from the asv site in SITE.
-
-    With ``config``, the history's causes come from the profiles cached beside it (none are made here); with
-    ``headline``, a scripts/headline record, its figures over fresh processes are shown beside the run's.
-    """
-    rows = load_rows(results, repo, machine)
-    if headline is not None:
-        attach_fresh(rows, read_headline(headline))
-    found = history(rows)
-    by_operation = investigate(rows, found, config)
-    written = html_page(rows, site, found, by_operation)
+    """With ``config``, the history's causes come from the profiles cached beside it (none are made here)."""
+    written = html_page(*load_report(results, repo, machine, headline=headline, config=config), site)
     print(f"wrote {written}")
     return written

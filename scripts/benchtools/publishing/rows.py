@@ -168,11 +168,6 @@ def row_of(result, label: str) -> CommitFigures:
     return row
 
 
-def read_headline(path: Path) -> dict:
-    """A scripts/headline record, checked before attach_fresh reads it."""
-    return shapes.read_checked(path, "headline", "headline record")
-
-
 def attach_fresh(rows: list[CommitFigures], record: dict) -> int:
     """Give the rows of a scripts/headline record's commit, in its environments, the record's timing figures
     (median and second-run interval, in the benchmark's unit); how many figures were attached.  A record
@@ -345,3 +340,22 @@ def investigate(
         if same is not None:
             step.explanation, step.not_profiled, step.measured = same.explanation, same.not_profiled, same.measured
     return by_operation
+
+
+def load_report(
+    results: Path,
+    repo: Path,
+    machine: str | None,
+    latest: bool = False,
+    headline: Path | None = None,
+    config: Path | None = None,
+    profile: bool = False,
+    confirm_pairs: int | None = None,
+    step_times: Path | None = None,
+) -> tuple[list[CommitFigures], dict[str, list[HistoryStep]], dict]:
+    """The rows (with ``headline``'s figures attached), tree_at's history steps and every operation's steps."""
+    rows = load_rows(results, repo, machine, latest)
+    if headline is not None:
+        attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
+    found = history(rows)
+    return rows, found, investigate(rows, found, config, profile, confirm_pairs, step_times)
