@@ -20,13 +20,13 @@ from .rows import (
     REPORT_DEPTH,
     SEED_BENCHMARK,
     STEADY_BENCHMARK,
+    SWEEP_BENCHMARK,
     TRACING_BENCHMARK,
     CommitFigures,
     HistoryStep,
     Interval,
     latest_rows,
     measured,
-    negligible_from,
 )
 
 # The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
@@ -245,13 +245,15 @@ def _us(seconds: Interval, per: int = 1) -> str:
     return f"{micro.short('{:,.0f}' if micro.value >= 100 else '{:.3g}')} µs"
 
 
+def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]:
+    """The timing figure of ``benchmark`` (a tree_at method) and of its tuple twin, each None where not taken."""
+    return [measured(row, benchmark.replace("tree_at", twin), key) for twin in params.STRUCTURES]
+
+
 def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
     """A step's time with tree_at and with the tuple, and their ratio, as far as they were measured."""
     steps = params.SCAN_LENGTH if "scan" in wrapping else 1
-    tree_at, tuple_ = (
-        measured(row, STEADY_BENCHMARK.replace("tree_at", twin), f"{wrapping!r}, {REPORT_DEPTH}")
-        for twin in params.STRUCTURES
-    )
+    tree_at, tuple_ = twins(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}")
     ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
     figures = []
     if tree_at is not None and tuple_ is not None:
@@ -267,27 +269,27 @@ def dispatch_sentence(row: CommitFigures) -> str | None:
     parts = []
     for wrapping in ("jit", "filter_jit"):
         for wait, words in (("dispatch", "dispatched alone"), ("block_until_ready", "waited for")):
-            key = f"{wrapping!r}, {wait!r}"
-            tree_at, tuple_ = (
-                measured(row, DISPATCH_BENCHMARK.replace("tree_at", twin), key) for twin in params.STRUCTURES
-            )
+            tree_at, tuple_ = twins(row, DISPATCH_BENCHMARK, f"{wrapping!r}, {wait!r}")
             if tree_at is not None and tuple_ is not None:
                 parts.append(f"{LEAD_WRAPPINGS[wrapping]} {words}, {_us(tree_at)} against {_us(tuple_)}")
     return f"A call of the step, {'; '.join(parts)}." if parts else None
 
 
 def sweep_sentence(row: CommitFigures) -> str | None:
-    """Where the state-size sweep's compiled ratios fall below metrics.NEGLIGIBLE_RATIO, as measured."""
+    """Where the state-size sweep's compiled ratio falls below metrics.NEGLIGIBLE_RATIO and stays there, as far
+    as measured."""
     parts = []
     for wrapping in params.SWEEP_WRAPPINGS:
-        found = negligible_from(row, wrapping)
-        if found is None:
+        found = {size: measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}") for size in params.SWEEP_SIZES}
+        ratios = {size: ratio.value for size, ratio in found.items() if ratio is not None}
+        if not ratios:
             continue
-        crossing, largest = found
+        last_above = max((size for size, ratio in ratios.items() if ratio >= metrics.NEGLIGIBLE_RATIO), default=0)
+        crossing = min((size for size in ratios if size > last_above), default=None)
         where = (
             f"from {crossing:,} elements per leaf on"
             if crossing is not None
-            else f"at no size up to {largest:,} elements per leaf"
+            else f"at no size up to {max(ratios):,} elements per leaf"
         )
         parts.append(f"{LEAD_WRAPPINGS[wrapping]} {where}")
     if not parts:
@@ -309,10 +311,7 @@ def lead_paragraph(row: CommitFigures) -> str:
             f"A step of {CALLS_PER_STEP} updates to a depth-{REPORT_DEPTH} eqx.Module with eqx.tree_at, against "
             f"the same step rebuilding a plain tuple, takes: {'; '.join(steps)}."
         )
-    surgery = [
-        measured(row, EAGER_BENCHMARK.replace("tree_at", twin), f"{REPORT_DEPTH}, {CALLS_PER_STEP}")
-        for twin in params.STRUCTURES
-    ]
+    surgery = twins(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}")
     if surgery[0] is not None:
         calls = int(CALLS_PER_STEP)
         against = f" against {_us(surgery[1], calls)} for a tuple update" if surgery[1] else ""
@@ -336,8 +335,20 @@ def summary_markdown(rows: list[CommitFigures]) -> str:
     measures each over fresh processes with the interval a second run lies in."""
     latest = latest_rows(rows)
     header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
-    costs = markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))
-    return "\n".join([costs, *summary_operations(latest)])
+    lines = [markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))]
+    with_operations = [row for row in latest if row.operations]
+    if with_operations:
+        table = []
+        for op in operations.OPERATIONS:
+            cells = [op.label]
+            for row in with_operations:
+                module_cost, tuple_cost, *_ = row.operations.get(op.label, (None, None))
+                ratio = module_cost / tuple_cost if module_cost and tuple_cost else None
+                cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
+            table.append(cells)
+        first = f"Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's)"
+        lines += ["", markdown_table([first, *(row.env for row in with_operations)], table)]
+    return "\n".join(lines)
 
 
 def answer_markdown(rows: list[CommitFigures]) -> str:
@@ -348,23 +359,6 @@ def answer_markdown(rows: list[CommitFigures]) -> str:
         [f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "", "{:.2f}")] for row in latest_rows(rows)
     ]
     return "\n".join([summary_markdown(rows), "", markdown_table(header, passes)])
-
-
-def summary_operations(latest: list[CommitFigures]) -> list[str]:
-    """The Module's operations at the newest commit: each one's exact cost over its tuple twin's, per environment."""
-    measured = [row for row in latest if row.operations]
-    if not measured:
-        return []
-    rows = []
-    for op in operations.OPERATIONS:
-        cells = [op.label]
-        for row in measured:
-            module_cost, tuple_cost, *_ = row.operations.get(op.label, (None, None))
-            ratio = module_cost / tuple_cost if module_cost and tuple_cost else None
-            cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
-        rows.append(cells)
-    first = f"Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's)"
-    return ["", markdown_table([first, *(row.env for row in measured)], rows)]
 
 
 def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:

@@ -250,25 +250,6 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
     return series.at(row, fresh=True) or series.at(row)
 
 
-def negligible_from(row: CommitFigures, wrapping: str) -> tuple[int | None, int] | None:
-    """Where the state-size sweep's ratio under ``wrapping`` falls below metrics.NEGLIGIBLE_RATIO and stays
-    there: (the smallest such size, or None where the largest size is still above it; the largest size
-    measured), or None where the sweep was not measured under ``wrapping``."""
-    ratios = {}
-    for size in params.SWEEP_SIZES:
-        found = measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}")
-        if found is not None:
-            ratios[size] = found.value
-    if not ratios:
-        return None
-    crossing = None
-    for size in sorted(ratios, reverse=True):
-        if ratios[size] >= metrics.NEGLIGIBLE_RATIO:
-            break
-        crossing = size
-    return crossing, max(ratios)
-
-
 # ---- the history: the steps of tree_at's cost, with their time and their cause
 
 
