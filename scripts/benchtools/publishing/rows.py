@@ -1,5 +1,4 @@
-"""The overhead report's rows: each commit's figures in one environment, read from asv's results, each
-timing with its interval; scripts/headline's figures attached; and the steps of tree_at's cost across them."""
+"""The overhead report's rows: each commit's figures in one environment, each timing with its interval."""
 
 import itertools
 import math
@@ -42,7 +41,7 @@ FRESH_PROCESSES = "fresh processes"  # scripts/headline's median and the interva
 
 @dataclass(frozen=True)
 class Interval:
-    """A timing figure, the interval it is shown with, and where that interval comes from (SOURCES)."""
+    """A timing figure, the interval it is shown with, and where that interval comes from."""
 
     value: float
     low: float
@@ -112,10 +111,6 @@ class CommitFigures:
         return "yes" if not any(self.excess_equations) else f"NO (+{max(self.excess_equations)} equations)"
 
 
-def per_call_us(seconds):
-    return None if seconds is None else seconds / int(CALLS_PER_STEP) * 1e6
-
-
 def row_of(result, label: str) -> CommitFigures:
     row = CommitFigures(
         label, env_label(result.params), result.date or 0, commit=result.commit_hash, env_params=dict(result.params)
@@ -130,22 +125,17 @@ def row_of(result, label: str) -> CommitFigures:
         row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
     row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
     row.tree_map_passes = tuple(
-        only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
-        for twin in ("tree_at", "tuple")
+        only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}")) for twin in params.STRUCTURES
     )
-    tree_at = values(result, EAGER_BENCHMARK)
-    tuple_ = values(result, "bench_eager.EagerSurgery.time_tuple")
-    calls_tree_at = values(result, "bench_counts.PythonCalls.track_tree_at")
-    calls_tuple = values(result, "bench_counts.PythonCalls.track_tuple")
+    eager = [f"bench_eager.EagerSurgery.time_{twin}" for twin in params.STRUCTURES]
+    tree_at, tuple_ = (values(result, name) for name in eager)
+    calls_tree_at, calls_tuple = (values(result, f"bench_counts.PythonCalls.track_{t}") for t in params.STRUCTURES)
+    per_call = 1e6 / int(CALLS_PER_STEP)
     for depth in DEPTHS:
         key = (depth, CALLS_PER_STEP)
         if key in tree_at:
-            row.eager_us[depth] = (per_call_us(tree_at[key]), per_call_us(tuple_.get(key)))
-            scale = 1e6 / int(CALLS_PER_STEP)
-            row.eager_iqr[depth] = tuple(
-                spreads(result, f"bench_eager.EagerSurgery.time_{twin}", scale).get(key)
-                for twin in ("tree_at", "tuple")
-            )
+            row.eager_us[depth] = tuple(None if v is None else v * per_call for v in (tree_at[key], tuple_.get(key)))
+            row.eager_iqr[depth] = tuple(spreads(result, name, per_call).get(key) for name in eager)
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
     row.excess_equations = [
@@ -154,24 +144,23 @@ def row_of(result, label: str) -> CommitFigures:
     row.operations = operations.figures(result)
     intervals = {}
     for (benchmark, combo), value in entries(result).items():
-        params = ", ".join(combo)
-        name = metrics.entry(benchmark, params)
+        joined = ", ".join(combo)
+        name = metrics.entry(benchmark, joined)
         if value is None:
             continue
         if metrics.kind(name) not in metrics.TIMING_KINDS:
-            row.exact[benchmark, params] = value
+            row.exact[benchmark, joined] = value
             continue
         if benchmark not in intervals:
             intervals[benchmark] = confidence_intervals(result, benchmark)
         ci = intervals[benchmark].get(tuple(p.strip("'") for p in combo))
-        row.timings[benchmark, params] = one_run_interval(name, value, ci)
+        row.timings[benchmark, joined] = one_run_interval(name, value, ci)
     return row
 
 
 def attach_fresh(rows: list[CommitFigures], record: dict) -> int:
-    """Give the rows of a scripts/headline record's commit, in its environments, the record's timing figures
-    (median and second-run interval, in the benchmark's unit); how many figures were attached.  A record
-    from before the figures carried their interval (or with too few processes for one) attaches nothing."""
+    """Give the rows of a scripts/headline record's commit and environments its timing figures; how many.  A
+    record from before the figures carried their interval (or with too few processes for one) attaches none."""
     attached = 0
     for env in record.get("environments", []):
         wanted = {part.strip() for part in env["environment"].split(",")}
@@ -277,18 +266,13 @@ def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
     for env in dict.fromkeys(row.env for row in rows):
         series = [row for row in rows if row.env == env and row.cost is not None]
         pieces = steps.pieces([(i, row.cost) for i, row in enumerate(series)])
-        level_rows = {(p.left, p.right): series[p.left : p.right] for p in pieces}
         found[env] = []
         for before, after in itertools.pairwise(pieces):
             if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
                 continue
-            medians = tuple(
-                statistics.median(passes) if passes else None
-                for passes in (
-                    [r.tree_map_passes[0] for r in level_rows[(p.left, p.right)] if r.tree_map_passes[0] is not None]
-                    for p in (before, after)
-                )
-            )
+            levels = (series[p.left : p.right] for p in (before, after))
+            passes = ([r.tree_map_passes[0] for r in level if r.tree_map_passes[0] is not None] for level in levels)
+            medians = tuple(statistics.median(level) if level else None for level in passes)
             found[env].append(
                 HistoryStep(env, series[before.right - 1], series[after.left], (before.level, after.level), medians)
             )
@@ -303,11 +287,10 @@ def investigate(
     confirm_pairs: int | None = None,
     step_times: Path | None = None,
 ) -> dict:
-    """Every operation's steps (operation_history), each with its cause from the profiles (made now with
-    ``profile``, else those cached beside ``config``) and its time measured side by side (kept in
-    ``step_times``, by default beside ``config``; with ``confirm_pairs``, measured now where not kept);
-    tree_at's history steps take theirs
-    from its operation's, so that nothing is measured twice."""
+    """Every operation's steps, each with its cause from the profiles (made now with ``profile``, else those
+    cached beside ``config``) and its time measured side by side (kept in ``step_times``, by default beside
+    ``config``; with ``confirm_pairs``, measured now where not kept); tree_at's history steps take theirs from
+    its operation's, so that nothing is measured twice."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
