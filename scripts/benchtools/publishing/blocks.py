@@ -1,5 +1,4 @@
-"""The overhead report in Markdown: each commit's tables, the summary, the history's prose, and the
-generated blocks of README.md and docs/answer.md (publishing/generated.py) that hold them."""
+"""The overhead report in Markdown, and the generated blocks of README.md and docs/answer.md that hold it."""
 
 from pathlib import Path
 
@@ -45,15 +44,13 @@ INTERVAL_NOTE = (
 )
 
 
-def with_spread(value, spread, pattern: str) -> str:
-    """A figure and its interquartile range, "173.5 (IQR 160.1–190.2)": never a bare absolute time."""
-    if value is None or spread is None:
-        return fmt(value, pattern)
+def fmt(value, pattern: str = "{:.2f}", spread: tuple | None = None) -> str:
+    """A figure, with its interquartile range where asv kept one, "173.5 (IQR 160.1–190.2)"; or n/a."""
+    if value is None:
+        return "n/a"
+    if spread is None:
+        return pattern.format(value)
     return f"{pattern.format(value)} (IQR {pattern.format(spread[0])}–{pattern.format(spread[1])})"
-
-
-def fmt(value, pattern="{:.2f}"):
-    return "n/a" if value is None else pattern.format(value)
 
 
 def markdown(row: CommitFigures) -> str:
@@ -65,19 +62,11 @@ def markdown(row: CommitFigures) -> str:
     ratios += [[f"seed scenario, {w}", timing_text(row, SEED_BENCHMARK, repr(w))] for w in row.seed_ratios]
     depths = []
     for depth in DEPTHS:
-        tree_at_us, tuple_us = row.eager_us.get(depth, (None, None))
-        tree_at_iqr, tuple_iqr = row.eager_iqr.get(depth, (None, None))
-        overhead = None if None in (tree_at_us, tuple_us) else tree_at_us - tuple_us
-        calls = row.calls.get(depth, (None, None))
-        depths.append(
-            [
-                depth,
-                with_spread(tree_at_us, tree_at_iqr, "{:.1f}"),
-                with_spread(tuple_us, tuple_iqr, "{:.2f}"),
-                fmt(overhead, "{:.1f}"),
-                f"{fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')}",
-            ]
-        )
+        times = row.eager_us.get(depth, (None, None))
+        spreads = zip(times, ("{:.1f}", "{:.2f}"), row.eager_iqr.get(depth, (None, None)), strict=True)
+        overhead = None if None in times else times[0] - times[1]
+        calls = " / ".join(fmt(count, "{:.0f}") for count in row.calls.get(depth, (None, None)))
+        depths.append([depth, *(fmt(*spread) for spread in spreads), fmt(overhead, "{:.1f}"), calls])
     iqr = row.compile_iqr
     compile_iqr = "" if iqr is None else f" (tree_at's compile time: IQR {iqr[0]:.1f}–{iqr[1]:.1f} ms)"
     tuple_passes = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
@@ -120,17 +109,9 @@ def operations_table(row: CommitFigures) -> list[str]:
         return []
     rows = []
     for label, (module_cost, tuple_cost, module_passes, tuple_passes) in row.operations.items():
-        times = None if None in (module_cost, tuple_cost) or not tuple_cost else module_cost / tuple_cost
-        rows.append(
-            [
-                label,
-                fmt(module_cost, "{:,.0f}"),
-                fmt(tuple_cost, "{:,.0f}"),
-                f"{fmt(times, '{:.1f}')}×",
-                fmt(module_passes, "{:.2f}"),
-                fmt(tuple_passes, "{:.3f}"),
-            ]
-        )
+        times = None if module_cost is None or not tuple_cost else module_cost / tuple_cost
+        costs = [fmt(module_cost, "{:,.0f}"), fmt(tuple_cost, "{:,.0f}"), f"{fmt(times, '{:.1f}')}×"]
+        rows.append([label, *costs, fmt(module_passes, "{:.2f}"), fmt(tuple_passes, "{:.3f}")])
     header = ["operation", "cost, Module", "cost, tuple", "cost, Module ÷ tuple", "tree_map passes, Module"]
     return [
         f"What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} "
@@ -163,19 +144,15 @@ def step_sentence(step: HistoryStep) -> str:
             f"({step.passes[1] / step.passes[0] - 1:+.0%})"
         )
         if (step.passes[1] > step.passes[0]) != slower:
-            # Either can be wrong: the cost does not see work done in C (a builtin's calls), and these
-            # times are single samples of one run each, never measured side by side.
             passes += (
                 " (the timing disagrees with the exact cost: the cost counts no work done in C, and these "
                 "times are one run's samples, not measured side by side; which is right is not known)"
             )
     counts = ""
-    calls = (step.before.calls.get(REPORT_DEPTH, (None,))[0], step.after.calls.get(REPORT_DEPTH, (None,))[0])
-    if None not in calls and None not in (step.before.bytecodes, step.after.bytecodes):
-        counts = (
-            f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {step.before.bytecodes:,.0f} → "
-            f"{step.after.bytecodes:,.0f})"
-        )
+    calls = [row.calls.get(REPORT_DEPTH, (None,))[0] for row in (step.before, step.after)]
+    bytecodes = [step.before.bytecodes, step.after.bytecodes]
+    if None not in calls + bytecodes:
+        counts = f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {bytecodes[0]:,.0f} → {bytecodes[1]:,.0f})"
     cause = (
         f" Cause: {step.explanation.sentence()}."
         if step.explanation and step.explanation.rows
@@ -214,8 +191,7 @@ def timing_text(
     found = measured(row, benchmark, params)
     if found is None:
         return "n/a"
-    found = found.scaled(scale)
-    return found.short(pattern) if short else found.text(pattern)
+    return found.scaled(scale).short(pattern) if short else found.scaled(scale).text(pattern)
 
 
 NO_GPU = (
@@ -225,7 +201,6 @@ NO_GPU = (
 
 
 def gpu_note(latest: list[CommitFigures]) -> str | None:
-    """NO_GPU where none of the newest commit's results was measured on a GPU; None where one was."""
     return None if any(device.on_gpu(row.env_params) for row in latest) else NO_GPU
 
 
