@@ -51,15 +51,7 @@ def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by
         summary=summary_sentence(latest[0]),
         newest=latest[0].label,
         exact_summary=html(blocks.summary_markdown(rows)),
-        exact_tables=[
-            {
-                "kind": kind,
-                "figures": len(rows),
-                "changed": sum(1 for row in rows if row[-1] != UNCHANGED),
-                "html": html(markdown_table(header, rows)),
-            }
-            for kind, (header, rows) in exact_tables(rows).items()
-        ],
+        exact_tables=exact_tables(rows),
         fresh=html(fresh_table(latest)) if any(row.fresh for row in rows) else None,
         interval_note=blocks.INTERVAL_NOTE,
         timing_plots=plots.plot(rows, out),
@@ -131,15 +123,13 @@ def exact_value(value) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
 
 
-def exact_tables(rows: list[CommitFigures]) -> dict[str, tuple[list[str], list[list[str]]]]:
-    """{kind: (header, rows) of a table} of every exact figure of the newest commit, one column per environment,
-    and where each changed over the rows' commits; the kinds in benchmarks/metrics.py's order, timings left out."""
+def exact_tables(rows: list[CommitFigures]) -> list[dict]:
+    """Every exact figure of the newest commit, one column per environment, and where each changed over the rows'
+    commits: one table per kind, in benchmarks/metrics.py's order."""
     latest = latest_rows(rows)
     envs = [row.env for row in latest]
-    kinds = [kind for kind in metrics.KINDS if kind not in metrics.TIMING_KINDS]
     tables = {}
     for key in sorted({key for row in latest for key in row.exact}):
-        kind = metrics.kind(metrics.entry(*key))
         changes = []
         for env in envs:
             series = [(row.label, row.exact[key]) for row in rows if row.env == env and key in row.exact]
@@ -149,11 +139,18 @@ def exact_tables(rows: list[CommitFigures]) -> dict[str, tuple[list[str], list[l
                 if after != before
             ]
         cells = [exact_value(row.exact[key]) if key in row.exact else "n/a" for row in latest]
-        header = ["benchmark", "params", *envs, "changed over the commits shown"]
-        tables.setdefault(kind, (header, []))[1].append(
-            [f"`{key[0]}`", key[1] or "—", *cells, "; ".join(changes) or UNCHANGED]
-        )
-    return {kind: tables[kind] for kind in sorted(tables, key=lambda k: kinds.index(k) if k in kinds else len(kinds))}
+        figures = tables.setdefault(metrics.kind(metrics.entry(*key)), [])
+        figures.append([f"`{key[0]}`", key[1] or "—", *cells, "; ".join(changes) or UNCHANGED])
+    header = ["benchmark", "params", *envs, "changed over the commits shown"]
+    return [
+        {
+            "kind": kind,
+            "figures": len(figures),
+            "changed": sum(cells[-1] != UNCHANGED for cells in figures),
+            "html": html(markdown_table(header, figures)),
+        }
+        for kind, figures in sorted(tables.items(), key=lambda table: metrics.KINDS.index(table[0]))
+    ]
 
 
 def fresh_table(latest: list[CommitFigures]) -> str:
