@@ -1,5 +1,4 @@
-"""The overhead report's PNG plots (matplotlib): the timings across commits, each point with its interval;
-tree_at's cost and time across releases, its steps marked; each Module operation's cost."""
+"""The overhead report's PNG plots (matplotlib), each timing drawn with its interval."""
 
 import statistics
 from dataclasses import dataclass
@@ -33,17 +32,14 @@ MIN_PANEL_PX = (800, 180)  # the smallest rendered panel the browser test accept
 
 @dataclass(frozen=True)
 class Plot:
-    """A PNG of the page and how many panels it stacks (one per environment)."""
-
     name: str
-    panels: int
+    panels: int  # one per environment, or per operation
     timing_series: int = 0  # the timing series drawn, for the browser test to check
     with_interval: int = 0  # of them, those drawn with their interval
 
 
 def panels(count: int, labels: list, height: float = PANEL_INCHES[1]):
-    """A figure of ``count`` stacked panels, wide enough for ``labels``; matplotlib is imported here, to draw to
-    files only, since importing it takes a second."""
+    """``count`` stacked panels, wide enough for ``labels`` (matplotlib is imported here: it takes a second)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -62,8 +58,7 @@ def finish_panel(ax, title: str, ylabel: str) -> None:
 
 
 def save(fig, axes, labels: list, path: Path, counted=()) -> Plot:
-    """The stacked panels, the commits named under the last, as a PNG; the plot, with the series of the
-    ``counted`` axes and those of them drawn as error bars, read from the figure itself."""
+    """The panels as a PNG, the commits named under the last; the series of the ``counted`` axes counted."""
     import matplotlib.pyplot as plt
     from matplotlib.container import ErrorbarContainer
 
@@ -90,7 +85,7 @@ FRESH_OFFSET = 0.2  # scripts/headline's figure beside the asv run's at the same
 
 
 def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
-    """The asv run's figures of ``series`` at ``xs``, and scripts/headline's beside them, with their intervals."""
+    """The asv run's figures of ``series`` at ``xs``, and scripts/headline's beside them."""
     return tuple(
         [(x + FRESH_OFFSET * fresh, series.at(r, fresh)) for x, r in zip(xs, rows, strict=True) if series.at(r, fresh)]
         for fresh in (False, True)
@@ -142,10 +137,8 @@ def mark_step(ax, x: float, step, y: float, separator: str) -> None:
 
 
 def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
-    """PNG plots across releases: one panel per environment, one series per figure, each point with its
-    interval (INTERVAL_NOTE), scripts/headline's beside the run's where attached; a log axis, from 1 for the
-    ratios of twins, so that a change within the intervals never fills a panel; the legend outside; a plot
-    with nothing measured is left out."""
+    """One panel per environment, one series per figure; a log axis, from 1 for the ratios of twins, so that a
+    change within the intervals never fills a panel."""
     envs = sorted({row.env for row in rows})
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
@@ -172,8 +165,7 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
 
 
 def plot_operations(rows: list[CommitFigures], out: Path, name: str = "operations.png") -> list[Plot]:
-    """Each operation's exact cost across the commits, one panel per operation, one line per environment, each
-    step above the floor marked with its commit; nothing when no operation was measured at two commits."""
+    """Each operation's exact cost, one panel per operation, one line per environment, each step marked."""
     found = operation_history.operation_steps(rows)
     series = operation_history.cost_series()
     drawn = [op for op in found if len({row.commit for row in rows if series[op](row) is not None}) > 1]
@@ -195,7 +187,7 @@ def plot_operations(rows: list[CommitFigures], out: Path, name: str = "operation
 
 
 def plot_history(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
-    """tree_at's work (cost) and time (tree_map passes) across releases, steps marked; one PNG per environment."""
+    """tree_at's work (cost) and time (tree_map passes), steps marked; one PNG per environment."""
     passes = Series("time: tree_map passes per update", metrics.PASSES_TREE_AT, "")
     written = []
     for number, (env, found_steps) in enumerate(found.items()):

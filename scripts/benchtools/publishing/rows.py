@@ -165,13 +165,8 @@ def attach_fresh(rows: list[CommitFigures], record: dict) -> int:
     for env in record.get("environments", []):
         wanted = {part.strip() for part in env["environment"].split(",")}
         on = env.get("device", device.UNRECORDED)  # a record from before devices were recorded: the CPU
-        matching = [
-            row
-            for row in rows
-            if row.commit == record.get("commit")
-            and wanted <= {part.strip() for part in row.env.split(",")}
-            and device.of(row.env_params) == on
-        ]
+        matching = [row for row in rows if row.commit == record.get("commit") and device.of(row.env_params) == on]
+        matching = [row for row in matching if wanted <= {part.strip() for part in row.env.split(",")}]
         for figure in env["figures"]:
             if figure["exact"] or figure.get("interval") is None or "scale" not in figure:
                 continue
@@ -214,13 +209,12 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
 
 
 def latest_rows(rows: list[CommitFigures]) -> list[CommitFigures]:
-    """The rows of the newest commit, one per environment."""
     return [row for row in rows if row.label == rows[-1].label]
 
 
 @dataclass(frozen=True)
 class Series:
-    """One timing figure across the commits: a line of a plot, with its interval at every point."""
+    """One timing figure across the commits: a line of a plot."""
 
     label: str
     benchmark: str
@@ -244,8 +238,6 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
 
 @dataclass
 class HistoryStep:
-    """A step of tree_at's cost between two adjacent releases, with the time and counts on both sides."""
-
     env: str
     before: CommitFigures  # the last release at the old level
     after: CommitFigures  # the first release at the new level
