@@ -153,13 +153,8 @@ def step_sentence(step: HistoryStep) -> str:
     bytecodes = [step.before.bytecodes, step.after.bytecodes]
     if None not in calls + bytecodes:
         counts = f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {bytecodes[0]:,.0f} → {bytecodes[1]:,.0f})"
-    cause = (
-        f" Cause: {step.explanation.sentence()}."
-        if step.explanation and step.explanation.rows
-        else f" Cause: {step.not_profiled}."
-        if step.not_profiled
-        else ""
-    )
+    cause = step.explanation.sentence() if step.explanation and step.explanation.rows else step.not_profiled
+    cause = f" Cause: {cause}." if cause else ""
     return (
         f"{step.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
         f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} weighted instructions ({step.relative:+.1%}){counts}"
@@ -261,11 +256,9 @@ def sweep_sentence(row: CommitFigures) -> str | None:
             continue
         last_above = max((size for size, ratio in ratios.items() if ratio >= metrics.NEGLIGIBLE_RATIO), default=0)
         crossing = min((size for size in ratios if size > last_above), default=None)
-        where = (
-            f"from {crossing:,} elements per leaf on"
-            if crossing is not None
-            else f"at no size up to {max(ratios):,} elements per leaf"
-        )
+        where = f"at no size up to {max(ratios):,} elements per leaf"
+        if crossing is not None:
+            where = f"from {crossing:,} elements per leaf on"
         parts.append(f"{LEAD_WRAPPINGS[wrapping]} {where}")
     if not parts:
         return None

@@ -155,16 +155,11 @@ def exact_tables(rows: list[CommitFigures]) -> list[dict]:
 
 def fresh_table(latest: list[CommitFigures]) -> str:
     """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
-    rows = [
-        [
-            row.env,
-            label,
-            found.scaled(scale).short("{:.4g}"),
-            row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run",
-        ]
-        for row in latest
-        for key, (label, scale, found) in row.fresh.items()
-    ]
+    rows = []
+    for row in latest:
+        for key, (label, scale, found) in row.fresh.items():
+            run = row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run"
+            rows.append([row.env, label, found.scaled(scale).short("{:.4g}"), run])
     header = ["environment", "figure", "fresh processes: median (interval for a second run's)", "this run"]
     return markdown_table(header, rows)
 
