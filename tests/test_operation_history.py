@@ -321,13 +321,17 @@ def test_results_with_a_history_write_the_history_s_blocks(tmp_path):
         "<!-- overhead-summary:start -->\nthe newest release's\n<!-- overhead-summary:end -->\n"
     )
     # The newest commit is no release: the newest release's summary, which the README has, is left alone.
-    assert blocks.update_markdown(page, rows, report_rows.history(rows), operation_history.operation_steps(rows)) == [
+    assert blocks.update_markdown(
+        page, rows, report_rows.history(rows), operation_history.operation_steps(rows), None
+    ) == [
         "operation-history",
         "operation-history-summary",
     ]
     assert "\nthe newest release's\n" in page.read_text()
     rows[-1].release = True
-    assert blocks.update_markdown(page, rows, report_rows.history(rows), operation_history.operation_steps(rows)) == [
+    assert blocks.update_markdown(
+        page, rows, report_rows.history(rows), operation_history.operation_steps(rows), None
+    ) == [
         "overhead-summary",
         "operation-history",
         "operation-history-summary",

@@ -354,16 +354,10 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
 
 
 def update_markdown(
-    path: Path,
-    rows: list[CommitFigures],
-    found: dict[str, list[HistoryStep]],
-    by_operation: dict,
-    results: Path | None = None,
+    path: Path, rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, results: Path | None
 ) -> list[str]:
-    """Rewrite each generated block that PATH holds (FULL_BLOCK; SUMMARY_BLOCK unless the rows are a history of
-    commits that ends after the newest release; where the rows have a history, HISTORY_BLOCK,
-    HISTORY_SUMMARY_BLOCK and, with ``results``, the folder they came from, BUILD_TIME_BLOCK); the blocks
-    rewritten."""
+    """Rewrite each generated block that PATH holds; the blocks rewritten.  BUILD_TIME_BLOCK needs ``results``,
+    the folder the rows came from."""
     blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
     has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest
@@ -382,7 +376,6 @@ def update_markdown(
 
 
 def build_time_markdown(results: Path, rows: list[CommitFigures]) -> str:
-    """What building these rows' results took (BUILD_TIME_BLOCK)."""
     commits = {row.commit for row in rows}
     found = build_time.build_time([span for span in result_spans(results) if span[0] in commits])
     return build_time.markdown(found, f"the results of {len(commits)} commits")

@@ -87,8 +87,7 @@ def linked(index: Path) -> str:
 
 
 def history_table(rows: list[CommitFigures]) -> str:
-    """Every commit's figures in one table, each timing with the interval a second run's can be expected in
-    (blocks.INTERVAL_NOTE)."""
+    """Every commit's figures in one table, each timing with its interval (blocks.INTERVAL_NOTE)."""
     header = [
         "release",
         "environment",

@@ -118,16 +118,6 @@ def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
         draw_intervals(ax, fresh, label, **{**style, "marker": "D", "linestyle": "none"})
 
 
-def log_axis(ax) -> None:
-    """A log scale whose ticks read as plain numbers (2, 5, 10), not powers of ten; matplotlib's LogFormatter
-    thins the minor labels where the axis spans decades."""
-    from matplotlib.ticker import LogFormatter
-
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(LogFormatter())
-    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
-
-
 def mark_step(ax, x: float, step, y: float, separator: str) -> None:
     """A step's commit and size at ``x``: red where it made the operation slower, green where faster."""
     colour = "tab:red" if step.relative > 0 else "tab:green"
@@ -139,6 +129,8 @@ def mark_step(ax, x: float, step, y: float, separator: str) -> None:
 def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
     """One panel per environment, one series per figure; a log axis, from 1 for the ratios of twins, so that a
     change within the intervals never fills a panel."""
+    from matplotlib.ticker import LogFormatter
+
     envs = sorted({row.env for row in rows})
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
@@ -155,7 +147,11 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
         for ax, env in zip(axes[:, 0], shown, strict=True):
             for number, (s, (run, fresh)) in enumerate(zip(series, drawn[env], strict=True)):
                 draw_series(ax, s.label, run, fresh, marker="o", color=f"C{number}")  # one colour per series
-            log_axis(ax)
+            # Ticks that read as plain numbers (2, 5, 10), not powers of ten; LogFormatter thins the minor
+            # labels where the axis spans decades.
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(LogFormatter())
+            ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
             if name in RATIO_PLOTS:
                 lowest = min((i.low for both in drawn[env] for p in both for _, i in p), default=1.0)
                 ax.set_ylim(bottom=min(1.0, lowest / 1.1))
