@@ -221,7 +221,6 @@ def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]
 
 
 def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
-    """A step's time with tree_at and with the tuple, and their ratio, as far as they were measured."""
     steps = params.SCAN_LENGTH if "scan" in wrapping else 1
     tree_at, tuple_ = twins(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}")
     ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
@@ -235,7 +234,6 @@ def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
 
 
 def dispatch_sentence(row: CommitFigures) -> str | None:
-    """A jitted call's time before its result is waited for, and with the wait, as far as measured."""
     parts = []
     for wrapping in ("jit", "filter_jit"):
         for wait, words in (("dispatch", "dispatched alone"), ("block_until_ready", "waited for")):
@@ -269,9 +267,8 @@ def sweep_sentence(row: CommitFigures) -> str | None:
 
 
 def lead_paragraph(row: CommitFigures) -> str:
-    """The answer to the question users ask, for one environment on its device: what a step costs with
-    tree_at on an eqx.Module against a plain tuple, eager, under jit and inside scan, and whether the jaxprs
-    are the same.  Only what was measured is said: a figure the run did not take gets no words."""
+    """The answer to the question users ask (what a step costs with tree_at on an eqx.Module against a plain
+    tuple), for one environment on its device.  A figure the run did not take gets no words."""
     sentences = []
     steps = [figures for wrapping in LEAD_WRAPPINGS if (figures := _step_figures(row, wrapping))]
     if steps:
@@ -298,9 +295,8 @@ def lead_paragraph(row: CommitFigures) -> str:
 
 
 def summary_markdown(rows: list[CommitFigures]) -> str:
-    """One small table of the newest commit's exact costs: tree_at's, then each Module operation's over its
-    tuple twin's.  Its timings are one run's, so they are left to the headline (scripts/headline), which
-    measures each over fresh processes with the interval a second run lies in."""
+    """The newest commit's exact costs: tree_at's, then each Module operation's over its tuple twin's.  Its
+    timings are one run's, so they are left to the headline (scripts/headline)."""
     latest = latest_rows(rows)
     header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
     lines = [markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))]
@@ -320,8 +316,7 @@ def summary_markdown(rows: list[CommitFigures]) -> str:
 
 
 def answer_markdown(rows: list[CommitFigures]) -> str:
-    """The first answer (scripts/bench): the newest commit's exact costs (summary_markdown), then tree_at's
-    steady time in each environment, with its interval."""
+    """The first answer (scripts/bench): summary_markdown, then tree_at's steady time in each environment."""
     header = ["environment", f"one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady)"]
     passes = [
         [f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "", "{:.2f}")] for row in latest_rows(rows)
@@ -330,20 +325,19 @@ def answer_markdown(rows: list[CommitFigures]) -> str:
 
 
 def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
-    """The rows of the environments measured at more than one commit."""
+    """The rows of the environments measured at more than one commit: they have a history."""
     return [row for row in rows if sum(other.env == row.env for other in rows) > 1]
 
 
 def full_markdown(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict) -> str:
-    """Every figure of the newest commit per environment, and the histories of the environments with one."""
+    """Every figure of the newest commit per environment, and the histories."""
     told = {row.env: found[row.env] for row in with_history(rows)}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 
 def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
-    """Every step of each operation's cost (its commit, pull request, time and cause), then what each
-    Module-speed pull request did to each operation: HISTORY_BLOCK."""
+    """Every step of each operation's cost, then what each Module-speed pull request did to each operation."""
     pulls = operation_history.pull_request_effects(with_history(rows))
     return "\n".join(
         [

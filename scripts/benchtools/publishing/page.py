@@ -172,11 +172,8 @@ def summary_sentence(row: CommitFigures) -> str:
     if passes is not None:
         parts.append(f"takes {passes.text('{:.1f}')} tree_map passes, the steady unit of time")
     tracing = measured(row, TRACING_BENCHMARK, "")
-    sentence = f"{row.label} with {row.env}: "
-    if parts:
-        sentence += f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
-    else:
-        sentence += "no exact or steady figure was taken."
+    taken = f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
+    sentence = f"{row.label} with {row.env}: {taken if parts else 'no exact or steady figure was taken.'}"
     if tracing is not None:
         sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
     return sentence

@@ -82,6 +82,7 @@ TIMING_PLOTS = {
     "tracing.png": ("tracing: tree_at / tuple time (log)", [Series("tracing ratio", TRACING_BENCHMARK, "")]),
 }
 FRESH_OFFSET = 0.2  # scripts/headline's figure beside the asv run's at the same commit
+ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2}
 
 
 def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
@@ -94,20 +95,11 @@ def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
 
 def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style) -> None:
     """Points with their intervals as error bars (asv's single samples hollow), labelled with their source."""
-    single = all(i.source == SINGLE_SAMPLE for _, i in points)
-    sources = " / ".join(dict.fromkeys(i.source for _, i in points))
-    ax.errorbar(
-        [x for x, _ in points],
-        [i.value for _, i in points],
-        yerr=[[i.value - i.low for _, i in points], [i.high - i.value for _, i in points]],
-        capsize=3,
-        markersize=4,
-        linewidth=0.8,
-        elinewidth=1.2,
-        label=f"{label} ({sources})",
-        **({"mfc": "none"} if single else {}),
-        **style,
-    )
+    xs, found = zip(*points, strict=True)
+    yerr = [[i.value - i.low for i in found], [i.high - i.value for i in found]]
+    hollow = {"mfc": "none"} if all(i.source == SINGLE_SAMPLE for i in found) else {}
+    label = f"{label} ({' / '.join(dict.fromkeys(i.source for i in found))})"
+    ax.errorbar(xs, [i.value for i in found], yerr=yerr, label=label, **ERROR_BARS, **hollow, **style)
 
 
 def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
