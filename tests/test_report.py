@@ -12,6 +12,7 @@ from benchtools.publishing import blocks
 from benchtools.publishing import page as report_page
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
+from benchtools.publishing.operation_history import TREE_AT
 from tests.helpers import command, markdown_rows, numbers, track_result
 
 EAGER = "bench_eager.EagerSurgery.time_{}"
@@ -373,11 +374,13 @@ def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s()
 
 def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evidence():
     before, after = report_rows.CommitFigures("v0.12.1", "env", 0), report_rows.CommitFigures("v0.12.2", "env", 1)
-    step = report_rows.HistoryStep("env", before, after, (17231, 13491), (29.6, 40.8))
+    step = report_rows.HistoryStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 40.8))
     sentence = blocks.step_sentence(step)
     assert "faster" in sentence
     assert "counts no work done in C" in sentence and "which is right is not known" in sentence
-    agreeing = blocks.step_sentence(report_rows.HistoryStep("env", before, after, (17231, 13491), (29.6, 24.0)))
+    agreeing = blocks.step_sentence(
+        report_rows.HistoryStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 24.0))
+    )
     assert "disagrees" not in agreeing
 
 
@@ -423,7 +426,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
         operation_history.TREE_AT
     ]
     assert again.measured == operation_step.measured and again.measured_load == operation_step.measured_load
-    slower = report_rows.HistoryStep(env, rows[1], rows[0], (13491, 16499), (40.8, 25.1))
+    slower = report_rows.HistoryStep(TREE_AT, env, rows[1], rows[0], (13491, 16499), passes=(40.8, 25.1))
     slower.measured = pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)
     assert "contradicts" not in blocks.step_sentence(slower)  # +2% to +20%: slower, as the cost says
     faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)

@@ -14,7 +14,7 @@ from .. import git
 from ..asvtools import device, operations, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, stored, values
 from ..errors import BadInput
-from ..judging import explain, pairs, steps
+from ..judging import steps
 from ..project import env_label
 from . import operation_history
 
@@ -237,19 +237,11 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
 
 
 @dataclass
-class HistoryStep:
-    env: str
-    before: CommitFigures  # the last release at the old level
-    after: CommitFigures  # the first release at the new level
-    cost: tuple  # the levels of the cost (exact)
-    passes: tuple  # the median time of one update, in tree_map passes, over each level's releases
-    explanation: "explain.Explanation | None" = None
-    not_profiled: str = ""  # why there is no explanation
-    measured: "pairs.Interval | None" = None  # the time change, measured side by side (investigate)
+class HistoryStep(operation_history.OperationStep):
+    """A step of tree_at's cost between two adjacent releases (operation TREE_AT), investigated or not."""
 
-    @property
-    def relative(self) -> float:
-        return self.cost[1] / self.cost[0] - 1
+    not_profiled: str = ""  # no cause is told until investigate copies its operation step's
+    passes: tuple = (None, None)  # the median time of one update, in tree_map passes, over each level's releases
 
 
 def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
@@ -265,8 +257,9 @@ def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
             levels = (series[p.left : p.right] for p in (before, after))
             passes = ([r.tree_map_passes[0] for r in level if r.tree_map_passes[0] is not None] for level in levels)
             medians = tuple(statistics.median(level) if level else None for level in passes)
+            ends = series[before.right - 1], series[after.left]
             found[env].append(
-                HistoryStep(env, series[before.right - 1], series[after.left], (before.level, after.level), medians)
+                HistoryStep(operation_history.TREE_AT, env, *ends, (before.level, after.level), passes=medians)
             )
     return found
 
