@@ -22,6 +22,7 @@ from .rows import (
     WRAPPINGS,
     CommitFigures,
     HistoryStep,
+    investigate,
     latest_rows,
     load_report,
     measured,
@@ -183,6 +184,7 @@ def write_page(
     results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None, headline: Path | None = None
 ) -> Path:
     """With ``config``, the history's causes come from the profiles cached beside it (none are made here)."""
-    written = html_page(*load_report(results, repo, machine, headline=headline, config=config), site)
+    rows, found = load_report(results, repo, machine, headline=headline)
+    written = html_page(rows, found, investigate(rows, found, config), site)
     print(f"wrote {written}")
     return written

@@ -1,5 +1,6 @@
 """The overhead report's rows: each commit's figures in one environment, each timing with its interval."""
 
+import functools
 import itertools
 import math
 import statistics
@@ -138,23 +139,20 @@ def row_of(result, label: str) -> CommitFigures:
             row.eager_iqr[depth] = tuple(spreads(result, name, per_call).get(key) for name in eager)
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
-    row.excess_equations = [
-        v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations").values() if v is not None
-    ]
+    equations = values(result, "bench_counts.JaxprExcessEquations.track_excess_equations")
+    row.excess_equations = [v for v in equations.values() if v is not None]
     row.operations = operations.figures(result)
-    intervals = {}
+    intervals = functools.cache(functools.partial(confidence_intervals, result))
     for (benchmark, combo), value in entries(result).items():
         joined = ", ".join(combo)
         name = metrics.entry(benchmark, joined)
         if value is None:
             continue
-        if metrics.kind(name) not in metrics.TIMING_KINDS:
+        if metrics.kind(name) in metrics.TIMING_KINDS:
+            ci = intervals(benchmark).get(tuple(p.strip("'") for p in combo))
+            row.timings[benchmark, joined] = one_run_interval(name, value, ci)
+        else:
             row.exact[benchmark, joined] = value
-            continue
-        if benchmark not in intervals:
-            intervals[benchmark] = confidence_intervals(result, benchmark)
-        ci = intervals[benchmark].get(tuple(p.strip("'") for p in combo))
-        row.timings[benchmark, joined] = one_run_interval(name, value, ci)
     return row
 
 
@@ -292,19 +290,10 @@ def investigate(
 
 
 def load_report(
-    results: Path,
-    repo: Path,
-    machine: str | None,
-    latest: bool = False,
-    headline: Path | None = None,
-    config: Path | None = None,
-    profile: bool = False,
-    confirm_pairs: int | None = None,
-    step_times: Path | None = None,
-) -> tuple[list[CommitFigures], dict[str, list[HistoryStep]], dict]:
-    """The rows (with ``headline``'s figures attached), tree_at's history steps and every operation's steps."""
+    results: Path, repo: Path, machine: str | None, latest: bool = False, headline: Path | None = None
+) -> tuple[list[CommitFigures], dict[str, list[HistoryStep]]]:
+    """The rows, with ``headline``'s figures attached (a scripts/headline record), and tree_at's history steps."""
     rows = load_rows(results, repo, machine, latest)
     if headline is not None:
         attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
-    found = history(rows)
-    return rows, found, investigate(rows, found, config, profile, confirm_pairs, step_times)
+    return rows, history(rows)
