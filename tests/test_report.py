@@ -54,7 +54,7 @@ def test_eager_times_are_shown_with_their_interquartile_range():
     assert numbers(markdown_rows("\n".join(table))["v1"][column]) == pytest.approx(
         [200.0, 200 / grown, 200 * grown], abs=0.05
     )
-    assert f"takes {interval.short('{:.0f}')} µs" in blocks.lead_paragraph(row)
+    assert f"takes {interval.text('{:.0f}', short=True)} µs" in blocks.lead_paragraph(row)
 
 
 def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
@@ -497,7 +497,7 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     label, scale, jit = rows[1].fresh[report_rows.RATIO_BENCHMARK, "'jit'"]
     assert (jit.value, jit.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)
     assert (jit.low, jit.high) == headline.second_run_interval(values)
-    assert f"{jit.short()}× the tuple's time" in blocks.lead_paragraph(rows[1])
+    assert f"{jit.text(short=True)}× the tuple's time" in blocks.lead_paragraph(rows[1])
     drawn = drawn_figures(monkeypatch)
     plots = report_plots.plot(rows, tmp_path)
     assert all(p.with_interval == p.timing_series for p in plots)

@@ -186,7 +186,7 @@ def timing_text(
     found = measured(row, benchmark, params)
     if found is None:
         return "n/a"
-    return found.scaled(scale).short(pattern) if short else found.scaled(scale).text(pattern)
+    return found.scaled(scale).text(pattern, short)
 
 
 NO_GPU = (
@@ -212,7 +212,7 @@ LEAD_WRAPPINGS = {
 def _us(seconds: Interval, per: int = 1) -> str:
     """A time in µs with its interval: "1,410 (940–2,115) µs"."""
     micro = seconds.scaled(1e6 / per)
-    return f"{micro.short('{:,.0f}' if micro.value >= 100 else '{:.3g}')} µs"
+    return f"{micro.text('{:,.0f}' if micro.value >= 100 else '{:.3g}', short=True)} µs"
 
 
 def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]:
@@ -229,7 +229,7 @@ def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
         per = " per step" if steps > 1 else ""
         figures.append(f"{_us(tree_at, steps)} against {_us(tuple_, steps)}{per}")
     if ratio is not None:
-        figures.append(f"{ratio.short()}× the tuple's time")
+        figures.append(f"{ratio.text(short=True)}× the tuple's time")
     return f"{LEAD_WRAPPINGS[wrapping]}, {', '.join(figures)}" if figures else None
 
 

@@ -159,7 +159,7 @@ def fresh_table(latest: list[CommitFigures]) -> str:
     for row in latest:
         for key, (label, scale, found) in row.fresh.items():
             run = row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run"
-            rows.append([row.env, label, found.scaled(scale).short("{:.4g}"), run])
+            rows.append([row.env, label, found.scaled(scale).text("{:.4g}", short=True), run])
     header = ["environment", "figure", "fresh processes: median (interval for a second run's)", "this run"]
     return markdown_table(header, rows)
 

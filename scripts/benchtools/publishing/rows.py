@@ -49,14 +49,10 @@ class Interval:
     high: float
     source: str
 
-    def text(self, pattern: str = "{:.2f}") -> str:
-        return (
-            f"{pattern.format(self.value)} ({self.source}: {pattern.format(self.low)} to {pattern.format(self.high)})"
-        )
-
-    def short(self, pattern: str = "{:.2f}") -> str:
-        """The figure and its interval, for a table whose header names the source."""
-        return f"{pattern.format(self.value)} ({pattern.format(self.low)}–{pattern.format(self.high)})"
+    def text(self, pattern: str = "{:.2f}", short: bool = False) -> str:
+        """The figure and its interval; ``short``, without the source, where the text around names it."""
+        value, low, high = map(pattern.format, (self.value, self.low, self.high))
+        return f"{value} ({low}–{high})" if short else f"{value} ({self.source}: {low} to {high})"
 
     def scaled(self, scale: float) -> "Interval":
         return Interval(self.value * scale, self.low * scale, self.high * scale, self.source)
