@@ -244,8 +244,7 @@ def dispatch_sentence(row: CommitFigures) -> str | None:
 
 
 def sweep_sentence(row: CommitFigures) -> str | None:
-    """Where the state-size sweep's compiled ratio falls below metrics.NEGLIGIBLE_RATIO and stays there, as far
-    as measured."""
+    """Where the state-size sweep's compiled ratio falls below metrics.NEGLIGIBLE_RATIO and stays there."""
     parts = []
     for wrapping in params.SWEEP_WRAPPINGS:
         found = {size: measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}") for size in params.SWEEP_SIZES}
@@ -350,8 +349,7 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
 def update_markdown(
     path: Path, rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, results: Path | None
 ) -> list[str]:
-    """Rewrite each generated block that PATH holds; the blocks rewritten.  BUILD_TIME_BLOCK needs ``results``,
-    the folder the rows came from."""
+    """Rewrite each block that PATH holds; the blocks rewritten.  ``results``: the folder of the rows, or None."""
     blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
     has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest

@@ -1,5 +1,4 @@
-"""The overhead report's page: its plots and tables in SITE/overhead/index.html (templates/overhead.html.j2),
-linked from the asv site in SITE."""
+"""The overhead report's page, SITE/overhead/index.html (templates/overhead.html.j2), linked from asv's site."""
 
 import itertools
 from pathlib import Path
@@ -124,8 +123,7 @@ def exact_value(value) -> str:
 
 
 def exact_tables(rows: list[CommitFigures]) -> list[dict]:
-    """Every exact figure of the newest commit, one column per environment, and where each changed over the rows'
-    commits: one table per kind, in benchmarks/metrics.py's order."""
+    """Every exact figure of the newest commit per environment, and where it changed: a table per metrics kind."""
     latest = latest_rows(rows)
     envs = [row.env for row in latest]
     tables = {}

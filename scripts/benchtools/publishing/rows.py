@@ -266,10 +266,8 @@ def investigate(
     confirm_pairs: int | None = None,
     step_times: Path | None = None,
 ) -> dict:
-    """Every operation's steps, each with its cause from the profiles (made now with ``profile``, else those
-    cached beside ``config``) and its time measured side by side (kept in ``step_times``, by default beside
-    ``config``; with ``confirm_pairs``, measured now where not kept); tree_at's history steps take theirs from
-    its operation's, so that nothing is measured twice."""
+    """Every operation's steps with their causes and side-by-side times (operation_history); tree_at's history
+    steps take theirs from its operation's, so that nothing is measured twice."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
