@@ -24,7 +24,7 @@ def rows_with_costs(costs, subjects):
     """One environment's rows, one per commit, with the generated-__init__ construction cost given."""
     rows = []
     for i, (cost, subject) in enumerate(zip(costs, subjects, strict=True)):
-        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", commit=f"{i:040x}")
         row.subject, row.commit_date = subject, f"2026-01-{i + 1:02d}"
         if cost is not None:
             row.operations = {CONSTRUCTION: (cost, 174, None, None)}

@@ -373,7 +373,7 @@ def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s()
 
 
 def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evidence():
-    before, after = report_rows.CommitFigures("v0.12.1", "env", 0), report_rows.CommitFigures("v0.12.2", "env", 1)
+    before, after = report_rows.CommitFigures("v0.12.1", "env"), report_rows.CommitFigures("v0.12.2", "env")
     step = report_rows.HistoryStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 40.8))
     sentence = blocks.step_sentence(step)
     assert "faster" in sentence
@@ -391,7 +391,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     env = "Python 3.11, jax 0.4.33"
     rows = []
     for i, (label, cost, passes) in enumerate([("v0.12.1", 17231, 29.6), ("v0.12.2", 13491, 40.8)]):
-        row = report_rows.CommitFigures(label, env, i, commit="ba"[i] * 40)
+        row = report_rows.CommitFigures(label, env, commit="ba"[i] * 40)
         row.cost, row.tree_map_passes = cost, (passes, 0.05)
         rows.append(row)
     found = report_rows.history(rows)
@@ -442,7 +442,7 @@ def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_wi
     construction, access = operations.OPERATIONS[0].label, "attribute access"
     rows = []
     for i, (built, read) in enumerate([(11340, 64), (8640, 64), (8640, 1069)]):
-        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", commit=f"{i:040x}")
         row.operations = {construction: (built, 174, None, None), access: (read, 67, None, None)}
         rows.append(row)
     [image] = report_plots.plot_operations(rows, tmp_path)
@@ -510,9 +510,7 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     # A record from before the figures carried their interval attaches nothing.
     for figure in figures:
         figure.pop("interval", None)
-    assert (
-        report_rows.attach_fresh([report_rows.CommitFigures("v", rows[1].env, 0, commit=rows[1].commit)], record) == 0
-    )
+    assert report_rows.attach_fresh([report_rows.CommitFigures("v", rows[1].env, commit=rows[1].commit)], record) == 0
 
 
 def one_run(value: float) -> report_rows.Interval:
@@ -520,7 +518,7 @@ def one_run(value: float) -> report_rows.Interval:
 
 
 def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing_else():
-    row = report_rows.CommitFigures("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2", 0)
+    row = report_rows.CommitFigures("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2")
     row.env_params = {"python": "3.12", "device": "gpu-Stand-in-GPU", "driver": "cuda-13000", "jax": "0.11.2"}
     steady = report_rows.STEADY_BENCHMARK
     row.timings[steady, "'jit', 4"] = one_run(30e-6)
@@ -552,7 +550,7 @@ def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing
 
 def test_a_run_that_took_no_figure_of_the_question_says_so_and_the_cpu_has_no_gpu_record():
     row = report_rows.CommitFigures(
-        "v0.13.8", "Python 3.11, jax 0.10.2", 0, env_params={"python": "3.11", "jax": "0.10.2"}
+        "v0.13.8", "Python 3.11, jax 0.10.2", env_params={"python": "3.11", "jax": "0.10.2"}
     )
     lead = blocks.lead_paragraph(row)
     assert lead == (

@@ -75,7 +75,6 @@ class CommitFigures:
 
     label: str
     env: str
-    date: int
     ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
     compile_overhead_ms: float | None = None
     seed_ratios: dict = field(default_factory=dict)
@@ -109,9 +108,7 @@ class CommitFigures:
 
 
 def row_of(result, label: str) -> CommitFigures:
-    row = CommitFigures(
-        label, env_label(result.params), result.date or 0, commit=result.commit_hash, env_params=dict(result.params)
-    )
+    row = CommitFigures(label, env_label(result.params), commit=result.commit_hash, env_params=dict(result.params))
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
     row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
