@@ -100,30 +100,26 @@ def markdown(row: CommitFigures) -> str:
         f"and {timing_text(row, tuple_passes, '', '{:.3f}')} with a tuple.",
         "",
     ]
-    return "\n".join(lines + operations_table(row))
-
-
-def operations_table(row: CommitFigures) -> list[str]:
-    """The Module's own operations beside the tuple, when this result measured them."""
-    if not row.operations:
-        return []
-    rows = []
-    for label, (module_cost, tuple_cost, module_passes, tuple_passes) in row.operations.items():
+    if not row.operations:  # a result from before the Module's operations were measured
+        return "\n".join(lines)
+    table = []
+    for label, (module_cost, tuple_cost, *passes) in row.operations.items():
         times = None if module_cost is None or not tuple_cost else module_cost / tuple_cost
         costs = [fmt(module_cost, "{:,.0f}"), fmt(tuple_cost, "{:,.0f}"), f"{fmt(times, '{:.1f}')}×"]
-        rows.append([label, *costs, fmt(module_passes, "{:.2f}"), fmt(tuple_passes, "{:.3f}")])
+        table.append([label, *costs, fmt(passes[0], "{:.2f}"), fmt(passes[1], "{:.3f}")])
     header = ["operation", "cost, Module", "cost, tuple", "cost, Module ÷ tuple", "tree_map passes, Module"]
-    return [
+    lines += [
         f"What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} "
         f"with {operations.FIELDS} array fields per node:",
         "",
-        markdown_table([*header, "tree_map passes, tuple"], rows),
+        markdown_table([*header, "tree_map passes, tuple"], table),
         "",
         "The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). "
         "The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is "
         "not measured yet.",
         "",
     ]
+    return "\n".join(lines)
 
 
 def step_sentence(step: HistoryStep) -> str:
@@ -363,11 +359,9 @@ def update_markdown(
             by_operation, settings.project_url()
         )
         if results is not None:
-            blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)
+            commits = {row.commit for row in rows}
+            blocks[BUILD_TIME_BLOCK] = lambda: build_time.markdown(
+                build_time.build_time([span for span in result_spans(results) if span[0] in commits]),
+                f"the results of {len(commits)} commits",
+            )
     return generated.write_blocks(path, blocks)
-
-
-def build_time_markdown(results: Path, rows: list[CommitFigures]) -> str:
-    commits = {row.commit for row in rows}
-    found = build_time.build_time([span for span in result_spans(results) if span[0] in commits])
-    return build_time.markdown(found, f"the results of {len(commits)} commits")
