@@ -79,8 +79,7 @@ class CommitFigures:
     compile_overhead_ms: float | None = None
     seed_ratios: dict = field(default_factory=dict)
     eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
-    # The same figures' spread: asv's own q_25 and q_75 of the run's samples (None where asv kept none).
-    eager_iqr: dict = field(default_factory=dict)  # depth -> ((q_25, q_75) of tree_at, of tuple), µs
+    eager_iqr: dict = field(default_factory=dict)  # depth -> asv's (q_25, q_75) of tree_at's, of tuple's, or None
     compile_iqr: tuple | None = None  # (q_25, q_75) of tree_at's compile time, ms
     calls: dict = field(default_factory=dict)  # depth -> (tree_at calls, tuple calls)
     tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
@@ -222,9 +221,6 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
     """A timing figure of ``row``: scripts/headline's where attached, else the asv run's; None where not taken."""
     series = Series("", benchmark, params)
     return series.at(row, fresh=True) or series.at(row)
-
-
-# ---- the history: the steps of tree_at's cost, with their time and their cause
 
 
 @dataclass
