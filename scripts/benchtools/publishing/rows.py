@@ -265,13 +265,9 @@ def investigate(
     operation_history.explain_steps(by_operation, config, profile)
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
         operation_history.confirm_steps(by_operation, config, confirm_pairs, step_times)
-    investigated = {
-        (step.env, step.before.commit, step.after.commit): step
-        for step in by_operation.get(operation_history.TREE_AT, [])
-    }
+    investigated = {operation_history.step_key(step): step for step in by_operation.get(operation_history.TREE_AT, [])}
     for step in itertools.chain(*found.values()):
-        same = investigated.get((step.env, step.before.commit, step.after.commit))
-        if same is not None:
+        if (same := investigated.get(operation_history.step_key(step))) is not None:
             step.explanation, step.not_profiled, step.measured = same.explanation, same.not_profiled, same.measured
     return by_operation
 
