@@ -216,19 +216,6 @@ def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]
     return [measured(row, benchmark.replace("tree_at", twin), key) for twin in params.STRUCTURES]
 
 
-def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
-    steps = params.SCAN_LENGTH if "scan" in wrapping else 1
-    tree_at, tuple_ = twins(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}")
-    ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
-    figures = []
-    if tree_at is not None and tuple_ is not None:
-        per = " per step" if steps > 1 else ""
-        figures.append(f"{_us(tree_at, steps)} against {_us(tuple_, steps)}{per}")
-    if ratio is not None:
-        figures.append(f"{ratio.text(short=True)}× the tuple's time")
-    return f"{LEAD_WRAPPINGS[wrapping]}, {', '.join(figures)}" if figures else None
-
-
 def dispatch_sentence(row: CommitFigures) -> str | None:
     parts = []
     for wrapping in ("jit", "filter_jit"):
@@ -264,8 +251,19 @@ def sweep_sentence(row: CommitFigures) -> str | None:
 def lead_paragraph(row: CommitFigures) -> str:
     """The answer to the question users ask (what a step costs with tree_at on an eqx.Module against a plain
     tuple), for one environment on its device.  A figure the run did not take gets no words."""
-    sentences = []
-    steps = [figures for wrapping in LEAD_WRAPPINGS if (figures := _step_figures(row, wrapping))]
+    sentences, steps = [], []
+    for wrapping, words in LEAD_WRAPPINGS.items():  # a step's time with tree_at and the tuple, and their ratio
+        length = params.SCAN_LENGTH if "scan" in wrapping else 1
+        tree_at, tuple_ = twins(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}")
+        ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
+        figures = []
+        if tree_at is not None and tuple_ is not None:
+            per = " per step" if length > 1 else ""
+            figures.append(f"{_us(tree_at, length)} against {_us(tuple_, length)}{per}")
+        if ratio is not None:
+            figures.append(f"{ratio.text(short=True)}× the tuple's time")
+        if figures:
+            steps.append(f"{words}, {', '.join(figures)}")
     if steps:
         sentences.append(
             f"A step of {CALLS_PER_STEP} updates to a depth-{REPORT_DEPTH} eqx.Module with eqx.tree_at, against "
