@@ -438,6 +438,7 @@ def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_wi
     import matplotlib.image
 
     from benchtools.asvtools import operations
+    from benchtools.publishing import operation_history
 
     construction, access = operations.OPERATIONS[0].label, "attribute access"
     rows = []
@@ -445,11 +446,13 @@ def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_wi
         row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", commit=f"{i:040x}")
         row.operations = {construction: (built, 174, None, None), access: (read, 67, None, None)}
         rows.append(row)
-    [image] = report_plots.plot_operations(rows, tmp_path)
+    [image] = report_plots.plot_operations(rows, operation_history.operation_steps(rows), tmp_path)
     assert image.panels == 2
     width, height = matplotlib.image.imread(tmp_path / image.name).shape[1::-1]
     assert width >= report_plots.MIN_PANEL_PX[0] and height / image.panels >= report_plots.MIN_PANEL_PX[1]
-    assert report_plots.plot_operations(rows[:1], tmp_path / "none") == []  # one commit: no history to draw
+    assert (
+        report_plots.plot_operations(rows[:1], operation_history.operation_steps(rows[:1]), tmp_path / "none") == []
+    )  # one commit: no history to draw
 
 
 def test_commits_are_ordered_as_asv_orders_them_parents_first_whatever_their_dates(tmp_path):

@@ -64,7 +64,7 @@ def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by
             for step in itertools.chain(*found.values())
             if step.explanation is not None
         ],
-        operation_plots=plots.plot_operations(rows, out),
+        operation_plots=plots.plot_operations(rows, by_operation, out),
         operations_history=html(blocks.operations_history_markdown(rows, by_operation)),
         per_release=html(history_table(rows)),
         details=[(row, html("\n".join(blocks.markdown(row).splitlines()[1:]))) for row in latest],

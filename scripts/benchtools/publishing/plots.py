@@ -152,9 +152,9 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
     return written
 
 
-def plot_operations(rows: list[CommitFigures], out: Path, name: str = "operations.png") -> list[Plot]:
-    """Each operation's exact cost, one panel per operation, one line per environment, each step marked."""
-    found = operation_history.operation_steps(rows)
+def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str = "operations.png") -> list[Plot]:
+    """Each operation's exact cost, one panel per operation, one line per environment, each step of ``found``
+    (operation_history.operation_steps) marked."""
     series = operation_history.cost_series()
     drawn = [op for op in found if len({row.commit for row in rows if series[op](row) is not None}) > 1]
     if not drawn:
