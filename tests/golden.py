@@ -61,7 +61,7 @@ def fixed_rows() -> list[CommitFigures]:
     rows = []
     for number, (label, cost, construction) in enumerate(RELEASES):
         for env_number, env in enumerate(ENVS):
-            row = CommitFigures(label, env, number, commit=f"{number + 1:040x}", release=True)
+            row = CommitFigures(label, env, commit=f"{number + 1:040x}", release=True)
             row.subject, row.commit_date = f"Version {label}", f"2025-0{number + 1}-01"
             row.env_params = {"python": env.split(",")[0].split()[1]}
             row.cost, row.bytecodes = cost, cost - 2000

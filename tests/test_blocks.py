@@ -34,7 +34,7 @@ def test_a_document_gets_each_block_it_holds_and_keeps_the_rest(report, tmp_path
     names = [blocks.FULL_BLOCK, blocks.SUMMARY_BLOCK, blocks.HISTORY_BLOCK, blocks.HISTORY_SUMMARY_BLOCK]
     document = tmp_path / "doc.md"
     document.write_text("# Doc\n\n" + "".join(f"<!-- {name}:start -->\n<!-- {name}:end -->\n\n" for name in names))
-    assert sorted(blocks.update_markdown(document, rows, found, by_operation)) == sorted(names)
+    assert sorted(blocks.update_markdown(document, rows, found, by_operation, None)) == sorted(names)
     text = document.read_text()
     assert text.startswith("# Doc\n\n")
     summary = text.split(f"<!-- {blocks.SUMMARY_BLOCK}:start -->")[1].split(f"<!-- {blocks.SUMMARY_BLOCK}:end -->")[0]
@@ -42,4 +42,4 @@ def test_a_document_gets_each_block_it_holds_and_keeps_the_rest(report, tmp_path
     # The newest commit is no release: the README's summary stays the newest release's, for another folder.
     for row in rows:
         row.release = False
-    assert blocks.SUMMARY_BLOCK not in blocks.update_markdown(document, rows, found, by_operation)
+    assert blocks.SUMMARY_BLOCK not in blocks.update_markdown(document, rows, found, by_operation, None)

@@ -26,7 +26,7 @@ def rows_with_costs(costs, subjects):
     """One environment's rows, one per commit, with the generated-__init__ construction cost given."""
     rows = []
     for i, (cost, subject) in enumerate(zip(costs, subjects, strict=True)):
-        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", commit=f"{i:040x}")
         row.subject, row.commit_date = subject, f"2026-01-{i + 1:02d}"
         if cost is not None:
             row.operations = {CONSTRUCTION: (cost, 174, None, None)}
@@ -326,10 +326,21 @@ def test_results_with_a_history_write_the_history_s_blocks(tmp_path):
         "<!-- overhead-summary:start -->\nthe newest release's\n<!-- overhead-summary:end -->\n"
     )
     # The newest commit is no release: the newest release's summary, which the README has, is left alone.
-    assert blocks.update_markdown(page, rows) == ["operation-history", "operation-history-summary"]
+    assert blocks.update_markdown(
+        page, rows, report_rows.history(rows), operation_history.operation_steps(rows), None
+    ) == [
+        "operation-history",
+        "operation-history-summary",
+    ]
     assert "\nthe newest release's\n" in page.read_text()
     rows[-1].release = True
-    assert blocks.update_markdown(page, rows) == ["overhead-summary", "operation-history", "operation-history-summary"]
+    assert blocks.update_markdown(
+        page, rows, report_rows.history(rows), operation_history.operation_steps(rows), None
+    ) == [
+        "overhead-summary",
+        "operation-history",
+        "operation-history-summary",
+    ]
     text = squeezed(page.read_text())
     assert "the newest release's" not in text
     assert "perf: cache dataclass field names" in text and f"| {CONSTRUCTION} | 1 | `c1` 2026-01-02" in text

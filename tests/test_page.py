@@ -6,7 +6,8 @@ import json
 import pytest
 
 from benchtools.errors import BadInput
-from benchtools.publishing import page, plots, site
+from benchtools.publishing import operation_history, page, plots, site
+from benchtools.publishing.rows import history
 from tests.golden import assert_golden, fixed_rows
 
 PLANTED = '<img src=x onerror="window.__pwned=1">'
@@ -19,9 +20,14 @@ def asv_site(folder):
     return folder
 
 
+def html_page(rows, html):
+    """The page of ``rows``, their history's steps and every operation's steps, none investigated."""
+    return page.html_page(rows, history(rows), operation_history.operation_steps(rows), html)
+
+
 def test_the_overhead_page_matches_its_golden_file_and_is_linked_from_the_site(tmp_path):
     html = asv_site(tmp_path / "html")
-    written = page.html_page(fixed_rows(), html)
+    written = html_page(fixed_rows(), html)
     assert written == html / "overhead" / "index.html"
     assert_golden("overhead.html", written.read_text())
     assert sorted(p.name for p in written.parent.glob("*.png")) == [
@@ -42,7 +48,7 @@ def test_a_site_without_asv_s_regressions_link_is_refused(tmp_path):
     html.mkdir()
     (html / "index.html").write_text("<ul></ul>")
     with pytest.raises(BadInput, match="Regressions link"):
-        page.html_page(fixed_rows(), html)
+        html_page(fixed_rows(), html)
     assert not (html / "overhead").exists()  # refused before anything was drawn
 
 
@@ -53,7 +59,7 @@ def test_markup_in_a_row_reaches_the_page_as_text(tmp_path, monkeypatch):
     rows = fixed_rows()
     for row in rows:
         row.label, row.env = f"{row.label}{PLANTED}", f"{row.env}{PLANTED}"
-    text = page.html_page(rows, html).read_text()
+    text = html_page(rows, html).read_text()
     assert "<img src=x" not in text and "&lt;img src=x onerror=" in text
 
 

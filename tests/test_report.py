@@ -12,6 +12,7 @@ from benchtools.publishing import blocks
 from benchtools.publishing import page as report_page
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
+from benchtools.publishing.operation_history import TREE_AT
 from tests.helpers import command, markdown_rows, numbers, track_result
 
 EAGER = "bench_eager.EagerSurgery.time_{}"
@@ -53,7 +54,7 @@ def test_eager_times_are_shown_with_their_interquartile_range():
     assert numbers(markdown_rows("\n".join(table))["v1"][column]) == pytest.approx(
         [200.0, 200 / grown, 200 * grown], abs=0.05
     )
-    assert f"takes {interval.short('{:.0f}')} µs" in blocks.lead_paragraph(row)
+    assert f"takes {interval.text('{:.0f}', short=True)} µs" in blocks.lead_paragraph(row)
 
 
 def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
@@ -372,12 +373,14 @@ def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s()
 
 
 def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evidence():
-    before, after = report_rows.CommitFigures("v0.12.1", "env", 0), report_rows.CommitFigures("v0.12.2", "env", 1)
-    step = report_rows.HistoryStep("env", before, after, (17231, 13491), (29.6, 40.8))
+    before, after = report_rows.CommitFigures("v0.12.1", "env"), report_rows.CommitFigures("v0.12.2", "env")
+    step = report_rows.HistoryStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 40.8))
     sentence = blocks.step_sentence(step)
     assert "faster" in sentence
     assert "counts no work done in C" in sentence and "which is right is not known" in sentence
-    agreeing = blocks.step_sentence(report_rows.HistoryStep("env", before, after, (17231, 13491), (29.6, 24.0)))
+    agreeing = blocks.step_sentence(
+        report_rows.HistoryStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 24.0))
+    )
     assert "disagrees" not in agreeing
 
 
@@ -388,7 +391,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     env = "Python 3.11, jax 0.4.33"
     rows = []
     for i, (label, cost, passes) in enumerate([("v0.12.1", 17231, 29.6), ("v0.12.2", 13491, 40.8)]):
-        row = report_rows.CommitFigures(label, env, i, commit="ba"[i] * 40)
+        row = report_rows.CommitFigures(label, env, commit="ba"[i] * 40)
         row.cost, row.tree_map_passes = cost, (passes, 0.05)
         rows.append(row)
     found = report_rows.history(rows)
@@ -423,7 +426,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
         operation_history.TREE_AT
     ]
     assert again.measured == operation_step.measured and again.measured_load == operation_step.measured_load
-    slower = report_rows.HistoryStep(env, rows[1], rows[0], (13491, 16499), (40.8, 25.1))
+    slower = report_rows.HistoryStep(TREE_AT, env, rows[1], rows[0], (13491, 16499), passes=(40.8, 25.1))
     slower.measured = pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)
     assert "contradicts" not in blocks.step_sentence(slower)  # +2% to +20%: slower, as the cost says
     faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
@@ -435,18 +438,21 @@ def test_the_operations_plot_gives_each_operation_a_panel_and_marks_each_step_wi
     import matplotlib.image
 
     from benchtools.asvtools import operations
+    from benchtools.publishing import operation_history
 
     construction, access = operations.OPERATIONS[0].label, "attribute access"
     rows = []
     for i, (built, read) in enumerate([(11340, 64), (8640, 64), (8640, 1069)]):
-        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", i, commit=f"{i:040x}")
+        row = report_rows.CommitFigures(f"c{i}", "Python 3.11, jax 0.4.33", commit=f"{i:040x}")
         row.operations = {construction: (built, 174, None, None), access: (read, 67, None, None)}
         rows.append(row)
-    [image] = report_plots.plot_operations(rows, tmp_path)
+    [image] = report_plots.plot_operations(rows, operation_history.operation_steps(rows), tmp_path)
     assert image.panels == 2
     width, height = matplotlib.image.imread(tmp_path / image.name).shape[1::-1]
     assert width >= report_plots.MIN_PANEL_PX[0] and height / image.panels >= report_plots.MIN_PANEL_PX[1]
-    assert report_plots.plot_operations(rows[:1], tmp_path / "none") == []  # one commit: no history to draw
+    assert (
+        report_plots.plot_operations(rows[:1], operation_history.operation_steps(rows[:1]), tmp_path / "none") == []
+    )  # one commit: no history to draw
 
 
 def test_commits_are_ordered_as_asv_orders_them_parents_first_whatever_their_dates(tmp_path):
@@ -494,7 +500,7 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     label, scale, jit = rows[1].fresh[report_rows.RATIO_BENCHMARK, "'jit'"]
     assert (jit.value, jit.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)
     assert (jit.low, jit.high) == headline.second_run_interval(values)
-    assert f"{jit.short()}× the tuple's time" in blocks.lead_paragraph(rows[1])
+    assert f"{jit.text(short=True)}× the tuple's time" in blocks.lead_paragraph(rows[1])
     drawn = drawn_figures(monkeypatch)
     plots = report_plots.plot(rows, tmp_path)
     assert all(p.with_interval == p.timing_series for p in plots)
@@ -507,9 +513,7 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     # A record from before the figures carried their interval attaches nothing.
     for figure in figures:
         figure.pop("interval", None)
-    assert (
-        report_rows.attach_fresh([report_rows.CommitFigures("v", rows[1].env, 0, commit=rows[1].commit)], record) == 0
-    )
+    assert report_rows.attach_fresh([report_rows.CommitFigures("v", rows[1].env, commit=rows[1].commit)], record) == 0
 
 
 def one_run(value: float) -> report_rows.Interval:
@@ -517,7 +521,7 @@ def one_run(value: float) -> report_rows.Interval:
 
 
 def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing_else():
-    row = report_rows.CommitFigures("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2", 0)
+    row = report_rows.CommitFigures("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2")
     row.env_params = {"python": "3.12", "device": "gpu-Stand-in-GPU", "driver": "cuda-13000", "jax": "0.11.2"}
     steady = report_rows.STEADY_BENCHMARK
     row.timings[steady, "'jit', 4"] = one_run(30e-6)
@@ -549,7 +553,7 @@ def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing
 
 def test_a_run_that_took_no_figure_of_the_question_says_so_and_the_cpu_has_no_gpu_record():
     row = report_rows.CommitFigures(
-        "v0.13.8", "Python 3.11, jax 0.10.2", 0, env_params={"python": "3.11", "jax": "0.10.2"}
+        "v0.13.8", "Python 3.11, jax 0.10.2", env_params={"python": "3.11", "jax": "0.10.2"}
     )
     lead = blocks.lead_paragraph(row)
     assert lead == (

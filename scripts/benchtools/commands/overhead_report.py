@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
 from ..publishing.page import html_page
-from ..publishing.rows import attach_fresh, history, investigate, load_rows, read_headline
+from ..publishing.rows import investigate, load_report
 from . import common_args
 
 
@@ -48,14 +48,11 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    rows = load_rows(args.results, args.repo, args.machine, args.latest)
-    if args.headline:
-        attach_fresh(rows, read_headline(args.headline))
-    found = history(rows)
+    rows, found = load_report(args.results, args.repo, args.machine, args.latest, args.headline)
     max_pairs = args.confirm_max_pairs if args.confirm_steps else None
     by_operation = investigate(rows, found, args.config, args.explain, max_pairs, args.step_times)
     if args.html:
-        print(f"wrote {html_page(rows, args.html, found, by_operation)}")
+        print(f"wrote {html_page(rows, found, by_operation, args.html)}")
     for path in args.readme:
         update_markdown(path, rows, found, by_operation, args.results)
         print(f"updated {path}")

@@ -1,5 +1,4 @@
-"""The overhead report in Markdown: each commit's tables, the summary, the history's prose, and the
-generated blocks of README.md and docs/answer.md (publishing/generated.py) that hold them."""
+"""The overhead report in Markdown, and the generated blocks of README.md and docs/answer.md that hold it."""
 
 from pathlib import Path
 
@@ -20,14 +19,13 @@ from .rows import (
     REPORT_DEPTH,
     SEED_BENCHMARK,
     STEADY_BENCHMARK,
+    SWEEP_BENCHMARK,
     TRACING_BENCHMARK,
     CommitFigures,
     HistoryStep,
     Interval,
-    history,
     latest_rows,
     measured,
-    negligible_from,
 )
 
 # The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
@@ -46,15 +44,13 @@ INTERVAL_NOTE = (
 )
 
 
-def with_spread(value, spread, pattern: str) -> str:
-    """A figure and its interquartile range, "173.5 (IQR 160.1–190.2)": never a bare absolute time."""
-    if value is None or spread is None:
-        return fmt(value, pattern)
+def fmt(value, pattern: str = "{:.2f}", spread: tuple | None = None) -> str:
+    """A figure, with its interquartile range where asv kept one, "173.5 (IQR 160.1–190.2)"; or n/a."""
+    if value is None:
+        return "n/a"
+    if spread is None:
+        return pattern.format(value)
     return f"{pattern.format(value)} (IQR {pattern.format(spread[0])}–{pattern.format(spread[1])})"
-
-
-def fmt(value, pattern="{:.2f}"):
-    return "n/a" if value is None else pattern.format(value)
 
 
 def markdown(row: CommitFigures) -> str:
@@ -66,19 +62,11 @@ def markdown(row: CommitFigures) -> str:
     ratios += [[f"seed scenario, {w}", timing_text(row, SEED_BENCHMARK, repr(w))] for w in row.seed_ratios]
     depths = []
     for depth in DEPTHS:
-        tree_at_us, tuple_us = row.eager_us.get(depth, (None, None))
-        tree_at_iqr, tuple_iqr = row.eager_iqr.get(depth, (None, None))
-        overhead = None if None in (tree_at_us, tuple_us) else tree_at_us - tuple_us
-        calls = row.calls.get(depth, (None, None))
-        depths.append(
-            [
-                depth,
-                with_spread(tree_at_us, tree_at_iqr, "{:.1f}"),
-                with_spread(tuple_us, tuple_iqr, "{:.2f}"),
-                fmt(overhead, "{:.1f}"),
-                f"{fmt(calls[0], '{:.0f}')} / {fmt(calls[1], '{:.0f}')}",
-            ]
-        )
+        times = row.eager_us.get(depth, (None, None))
+        spreads = zip(times, ("{:.1f}", "{:.2f}"), row.eager_iqr.get(depth, (None, None)), strict=True)
+        overhead = None if None in times else times[0] - times[1]
+        calls = " / ".join(fmt(count, "{:.0f}") for count in row.calls.get(depth, (None, None)))
+        depths.append([depth, *(fmt(*spread) for spread in spreads), fmt(overhead, "{:.1f}"), calls])
     iqr = row.compile_iqr
     compile_iqr = "" if iqr is None else f" (tree_at's compile time: IQR {iqr[0]:.1f}–{iqr[1]:.1f} ms)"
     tuple_passes = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
@@ -112,38 +100,26 @@ def markdown(row: CommitFigures) -> str:
         f"and {timing_text(row, tuple_passes, '', '{:.3f}')} with a tuple.",
         "",
     ]
-    return "\n".join(lines + operations_table(row))
-
-
-def operations_table(row: CommitFigures) -> list[str]:
-    """The Module's own operations beside the tuple, when this result measured them."""
-    if not row.operations:
-        return []
-    rows = []
-    for label, (module_cost, tuple_cost, module_passes, tuple_passes) in row.operations.items():
-        times = None if None in (module_cost, tuple_cost) or not tuple_cost else module_cost / tuple_cost
-        rows.append(
-            [
-                label,
-                fmt(module_cost, "{:,.0f}"),
-                fmt(tuple_cost, "{:,.0f}"),
-                f"{fmt(times, '{:.1f}')}×",
-                fmt(module_passes, "{:.2f}"),
-                fmt(tuple_passes, "{:.3f}"),
-            ]
-        )
+    if not row.operations:  # a result from before the Module's operations were measured
+        return "\n".join(lines)
+    table = []
+    for label, (module_cost, tuple_cost, *passes) in row.operations.items():
+        times = None if module_cost is None or not tuple_cost else module_cost / tuple_cost
+        costs = [fmt(module_cost, "{:,.0f}"), fmt(tuple_cost, "{:,.0f}"), f"{fmt(times, '{:.1f}')}×"]
+        table.append([label, *costs, fmt(passes[0], "{:.2f}"), fmt(passes[1], "{:.3f}")])
     header = ["operation", "cost, Module", "cost, tuple", "cost, Module ÷ tuple", "tree_map passes, Module"]
-    return [
+    lines += [
         f"What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} "
         f"with {operations.FIELDS} array fields per node:",
         "",
-        markdown_table([*header, "tree_map passes, tuple"], rows),
+        markdown_table([*header, "tree_map passes, tuple"], table),
         "",
         "The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). "
         "The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is "
         "not measured yet.",
         "",
     ]
+    return "\n".join(lines)
 
 
 def step_sentence(step: HistoryStep) -> str:
@@ -164,26 +140,17 @@ def step_sentence(step: HistoryStep) -> str:
             f"({step.passes[1] / step.passes[0] - 1:+.0%})"
         )
         if (step.passes[1] > step.passes[0]) != slower:
-            # Either can be wrong: the cost does not see work done in C (a builtin's calls), and these
-            # times are single samples of one run each, never measured side by side.
             passes += (
                 " (the timing disagrees with the exact cost: the cost counts no work done in C, and these "
                 "times are one run's samples, not measured side by side; which is right is not known)"
             )
     counts = ""
-    calls = (step.before.calls.get(REPORT_DEPTH, (None,))[0], step.after.calls.get(REPORT_DEPTH, (None,))[0])
-    if None not in calls and None not in (step.before.bytecodes, step.after.bytecodes):
-        counts = (
-            f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {step.before.bytecodes:,.0f} → "
-            f"{step.after.bytecodes:,.0f})"
-        )
-    cause = (
-        f" Cause: {step.explanation.sentence()}."
-        if step.explanation and step.explanation.rows
-        else f" Cause: {step.not_profiled}."
-        if step.not_profiled
-        else ""
-    )
+    calls = [row.calls.get(REPORT_DEPTH, (None,))[0] for row in (step.before, step.after)]
+    bytecodes = [step.before.bytecodes, step.after.bytecodes]
+    if None not in calls + bytecodes:
+        counts = f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {bytecodes[0]:,.0f} → {bytecodes[1]:,.0f})"
+    cause = step.explanation.sentence() if step.explanation and step.explanation.rows else step.not_profiled
+    cause = f" Cause: {cause}." if cause else ""
     return (
         f"{step.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
         f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} weighted instructions ({step.relative:+.1%}){counts}"
@@ -215,8 +182,7 @@ def timing_text(
     found = measured(row, benchmark, params)
     if found is None:
         return "n/a"
-    found = found.scaled(scale)
-    return found.short(pattern) if short else found.text(pattern)
+    return found.scaled(scale).text(pattern, short)
 
 
 NO_GPU = (
@@ -226,7 +192,6 @@ NO_GPU = (
 
 
 def gpu_note(latest: list[CommitFigures]) -> str | None:
-    """NO_GPU where none of the newest commit's results was measured on a GPU; None where one was."""
     return None if any(device.on_gpu(row.env_params) for row in latest) else NO_GPU
 
 
@@ -243,53 +208,37 @@ LEAD_WRAPPINGS = {
 def _us(seconds: Interval, per: int = 1) -> str:
     """A time in µs with its interval: "1,410 (940–2,115) µs"."""
     micro = seconds.scaled(1e6 / per)
-    return f"{micro.short('{:,.0f}' if micro.value >= 100 else '{:.3g}')} µs"
+    return f"{micro.text('{:,.0f}' if micro.value >= 100 else '{:.3g}', short=True)} µs"
 
 
-def _step_figures(row: CommitFigures, wrapping: str) -> str | None:
-    """A step's time with tree_at and with the tuple, and their ratio, as far as they were measured."""
-    steps = params.SCAN_LENGTH if "scan" in wrapping else 1
-    tree_at, tuple_ = (
-        measured(row, STEADY_BENCHMARK.replace("tree_at", twin), f"{wrapping!r}, {REPORT_DEPTH}")
-        for twin in params.STRUCTURES
-    )
-    ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
-    figures = []
-    if tree_at is not None and tuple_ is not None:
-        per = " per step" if steps > 1 else ""
-        figures.append(f"{_us(tree_at, steps)} against {_us(tuple_, steps)}{per}")
-    if ratio is not None:
-        figures.append(f"{ratio.short()}× the tuple's time")
-    return f"{LEAD_WRAPPINGS[wrapping]}, {', '.join(figures)}" if figures else None
+def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]:
+    """The timing figure of ``benchmark`` (a tree_at method) and of its tuple twin, each None where not taken."""
+    return [measured(row, benchmark.replace("tree_at", twin), key) for twin in params.STRUCTURES]
 
 
 def dispatch_sentence(row: CommitFigures) -> str | None:
-    """A jitted call's time before its result is waited for, and with the wait, as far as measured."""
     parts = []
     for wrapping in ("jit", "filter_jit"):
         for wait, words in (("dispatch", "dispatched alone"), ("block_until_ready", "waited for")):
-            key = f"{wrapping!r}, {wait!r}"
-            tree_at, tuple_ = (
-                measured(row, DISPATCH_BENCHMARK.replace("tree_at", twin), key) for twin in params.STRUCTURES
-            )
+            tree_at, tuple_ = twins(row, DISPATCH_BENCHMARK, f"{wrapping!r}, {wait!r}")
             if tree_at is not None and tuple_ is not None:
                 parts.append(f"{LEAD_WRAPPINGS[wrapping]} {words}, {_us(tree_at)} against {_us(tuple_)}")
     return f"A call of the step, {'; '.join(parts)}." if parts else None
 
 
 def sweep_sentence(row: CommitFigures) -> str | None:
-    """Where the state-size sweep's compiled ratios fall below metrics.NEGLIGIBLE_RATIO, as measured."""
+    """Where the state-size sweep's compiled ratio falls below metrics.NEGLIGIBLE_RATIO and stays there."""
     parts = []
     for wrapping in params.SWEEP_WRAPPINGS:
-        found = negligible_from(row, wrapping)
-        if found is None:
+        found = {size: measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}") for size in params.SWEEP_SIZES}
+        ratios = {size: ratio.value for size, ratio in found.items() if ratio is not None}
+        if not ratios:
             continue
-        crossing, largest = found
-        where = (
-            f"from {crossing:,} elements per leaf on"
-            if crossing is not None
-            else f"at no size up to {largest:,} elements per leaf"
-        )
+        last_above = max((size for size, ratio in ratios.items() if ratio >= metrics.NEGLIGIBLE_RATIO), default=0)
+        crossing = min((size for size in ratios if size > last_above), default=None)
+        where = f"at no size up to {max(ratios):,} elements per leaf"
+        if crossing is not None:
+            where = f"from {crossing:,} elements per leaf on"
         parts.append(f"{LEAD_WRAPPINGS[wrapping]} {where}")
     if not parts:
         return None
@@ -300,20 +249,27 @@ def sweep_sentence(row: CommitFigures) -> str | None:
 
 
 def lead_paragraph(row: CommitFigures) -> str:
-    """The answer to the question users ask, for one environment on its device: what a step costs with
-    tree_at on an eqx.Module against a plain tuple, eager, under jit and inside scan, and whether the jaxprs
-    are the same.  Only what was measured is said: a figure the run did not take gets no words."""
-    sentences = []
-    steps = [figures for wrapping in LEAD_WRAPPINGS if (figures := _step_figures(row, wrapping))]
+    """The answer to the question users ask (what a step costs with tree_at on an eqx.Module against a plain
+    tuple), for one environment on its device.  A figure the run did not take gets no words."""
+    sentences, steps = [], []
+    for wrapping, words in LEAD_WRAPPINGS.items():  # a step's time with tree_at and the tuple, and their ratio
+        length = params.SCAN_LENGTH if "scan" in wrapping else 1
+        tree_at, tuple_ = twins(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}")
+        ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
+        figures = []
+        if tree_at is not None and tuple_ is not None:
+            per = " per step" if length > 1 else ""
+            figures.append(f"{_us(tree_at, length)} against {_us(tuple_, length)}{per}")
+        if ratio is not None:
+            figures.append(f"{ratio.text(short=True)}× the tuple's time")
+        if figures:
+            steps.append(f"{words}, {', '.join(figures)}")
     if steps:
         sentences.append(
             f"A step of {CALLS_PER_STEP} updates to a depth-{REPORT_DEPTH} eqx.Module with eqx.tree_at, against "
             f"the same step rebuilding a plain tuple, takes: {'; '.join(steps)}."
         )
-    surgery = [
-        measured(row, EAGER_BENCHMARK.replace("tree_at", twin), f"{REPORT_DEPTH}, {CALLS_PER_STEP}")
-        for twin in params.STRUCTURES
-    ]
+    surgery = twins(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}")
     if surgery[0] is not None:
         calls = int(CALLS_PER_STEP)
         against = f" against {_us(surgery[1], calls)} for a tuple update" if surgery[1] else ""
@@ -332,18 +288,28 @@ def lead_paragraph(row: CommitFigures) -> str:
 
 
 def summary_markdown(rows: list[CommitFigures]) -> str:
-    """One small table of the newest commit's exact costs: tree_at's, then each Module operation's over its
-    tuple twin's.  Its timings are one run's, so they are left to the headline (scripts/headline), which
-    measures each over fresh processes with the interval a second run lies in."""
+    """The newest commit's exact costs: tree_at's, then each Module operation's over its tuple twin's.  Its
+    timings are one run's, so they are left to the headline (scripts/headline)."""
     latest = latest_rows(rows)
     header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
-    costs = markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))
-    return "\n".join([costs, *summary_operations(latest)])
+    lines = [markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))]
+    with_operations = [row for row in latest if row.operations]
+    if with_operations:
+        table = []
+        for op in operations.OPERATIONS:
+            cells = [op.label]
+            for row in with_operations:
+                module_cost, tuple_cost, *_ = row.operations.get(op.label, (None, None))
+                ratio = module_cost / tuple_cost if module_cost and tuple_cost else None
+                cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
+            table.append(cells)
+        first = f"Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's)"
+        lines += ["", markdown_table([first, *(row.env for row in with_operations)], table)]
+    return "\n".join(lines)
 
 
 def answer_markdown(rows: list[CommitFigures]) -> str:
-    """The first answer (scripts/bench): the newest commit's exact costs (summary_markdown), then tree_at's
-    steady time in each environment, with its interval."""
+    """The first answer (scripts/bench): summary_markdown, then tree_at's steady time in each environment."""
     header = ["environment", f"one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady)"]
     passes = [
         [f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "", "{:.2f}")] for row in latest_rows(rows)
@@ -351,39 +317,21 @@ def answer_markdown(rows: list[CommitFigures]) -> str:
     return "\n".join([summary_markdown(rows), "", markdown_table(header, passes)])
 
 
-def summary_operations(latest: list[CommitFigures]) -> list[str]:
-    """The Module's operations at the newest commit: each one's exact cost over its tuple twin's, per environment."""
-    measured = [row for row in latest if row.operations]
-    if not measured:
-        return []
-    rows = []
-    for op in operations.OPERATIONS:
-        cells = [op.label]
-        for row in measured:
-            module_cost, tuple_cost, *_ = row.operations.get(op.label, (None, None))
-            ratio = module_cost / tuple_cost if module_cost and tuple_cost else None
-            cells.append(f"{fmt(module_cost, '{:,.0f}')} ({fmt(ratio, '{:.0f}')}×)")
-        rows.append(cells)
-    first = f"Module operation, depth {operations.DEPTH}, {operations.FIELDS} fields: exact cost (× the tuple's)"
-    return ["", markdown_table([first, *(row.env for row in measured)], rows)]
+def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
+    """The rows of the environments measured at more than one commit: they have a history."""
+    return [row for row in rows if sum(other.env == row.env for other in rows) > 1]
 
 
-def full_markdown(
-    rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict | None = None
-) -> str:
-    """Every figure of the newest commit per environment, and the histories of the environments with one."""
-    told = {env: s for env, s in found.items() if sum(row.env == env for row in rows) > 1}
+def full_markdown(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict) -> str:
+    """Every figure of the newest commit per environment, and the histories."""
+    told = {row.env: found[row.env] for row in with_history(rows)}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 
-def operations_history_markdown(rows: list[CommitFigures], by_operation: dict | None = None) -> str:
-    """Every step of each operation's cost (its commit, pull request, time and cause), then what each
-    Module-speed pull request did to each operation: HISTORY_BLOCK."""
-    with_history = [row for row in rows if sum(other.env == row.env for other in rows) > 1]
-    if by_operation is None:
-        by_operation = operation_history.operation_steps(with_history)
-    pulls = operation_history.pull_request_effects(with_history)
+def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
+    """Every step of each operation's cost, then what each Module-speed pull request did to each operation."""
+    pulls = operation_history.pull_request_effects(with_history(rows))
     return "\n".join(
         [
             operation_markdown.markdown(by_operation, settings.project_url()),
@@ -393,19 +341,11 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict | 
 
 
 def update_markdown(
-    path: Path,
-    rows: list[CommitFigures],
-    found: dict[str, list[HistoryStep]] | None = None,
-    by_operation: dict | None = None,
-    results: Path | None = None,
+    path: Path, rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, results: Path | None
 ) -> list[str]:
-    """Rewrite each generated block that PATH holds (FULL_BLOCK; SUMMARY_BLOCK unless the rows are a history of
-    commits that ends after the newest release; where the rows have a history, HISTORY_BLOCK,
-    HISTORY_SUMMARY_BLOCK and, with ``results``, the folder they came from, BUILD_TIME_BLOCK); the blocks
-    rewritten."""
-    found = history(rows) if found is None else found
+    """Rewrite each block that PATH holds; the blocks rewritten.  ``results``: the folder of the rows, or None."""
     blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
-    has_history = any(sum(other.env == row.env for other in rows) > 1 for row in rows)
+    has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest
     # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and
     # results without a history (one commit, as the summary comes from) leave the history's blocks.
@@ -414,15 +354,12 @@ def update_markdown(
     if has_history:
         blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
         blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_markdown.summary_markdown(
-            operation_history.operation_steps(rows) if by_operation is None else by_operation, settings.project_url()
+            by_operation, settings.project_url()
         )
         if results is not None:
-            blocks[BUILD_TIME_BLOCK] = lambda: build_time_markdown(results, rows)
+            commits = {row.commit for row in rows}
+            blocks[BUILD_TIME_BLOCK] = lambda: build_time.markdown(
+                build_time.build_time([span for span in result_spans(results) if span[0] in commits]),
+                f"the results of {len(commits)} commits",
+            )
     return generated.write_blocks(path, blocks)
-
-
-def build_time_markdown(results: Path, rows: list[CommitFigures]) -> str:
-    """What building these rows' results took (BUILD_TIME_BLOCK)."""
-    commits = {row.commit for row in rows}
-    found = build_time.build_time([span for span in result_spans(results) if span[0] in commits])
-    return build_time.markdown(found, f"the results of {len(commits)} commits")

@@ -1,5 +1,4 @@
-"""What building a history took, from asv's own timestamps in its results: one process's time per commit,
-the campaign's stops left out, and the longest shard of backfill.yml's matrix at this pace."""
+"""What building a history took, from asv's own timestamps in its results."""
 
 import itertools
 import math
@@ -19,7 +18,7 @@ class BuildTime:
     processes: int  # how many ran side by side at the most (shards on one machine)
 
     def sharded(self, shards: int) -> float:
-        """The longest shard's seconds at this pace: ceil(commits / shards) commits."""
+        """The longest shard's seconds at this pace."""
         return math.ceil(self.commits / shards) * self.per_commit
 
 
@@ -37,9 +36,8 @@ def chains(found_spans: list[tuple[str, str, float, float]]) -> list[list[tuple]
 
 
 def build_time(found_spans: list[tuple[str, str, float, float]]) -> BuildTime | None:
-    """From asv's stamps (asvtools.results.spans): each commit's time is from its first benchmark's start
-    to the next commit's of the same process (its benchmarks, then the next install), the last one's to its
-    end."""
+    """Each commit's time runs from its first benchmark's start to the next commit's of the same process (its
+    benchmarks, then the next install); the last one's to its end."""
     if not found_spans:
         return None
     per_commit, stops = [], 0

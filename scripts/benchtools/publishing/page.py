@@ -1,5 +1,4 @@
-"""The overhead report's page: its plots and tables in SITE/overhead/index.html (templates/overhead.html.j2),
-linked from the asv site in SITE."""
+"""The overhead report's page, SITE/overhead/index.html (templates/overhead.html.j2), linked from asv's site."""
 
 import itertools
 from pathlib import Path
@@ -10,7 +9,7 @@ from benchmarks import metrics
 
 from ..errors import BadInput
 from ..util import markdown_table
-from . import blocks, operation_history, plots, templating
+from . import blocks, plots, templating
 from .blocks import fmt, timing_text
 from .markdown import markdown_html
 from .rows import (
@@ -22,13 +21,10 @@ from .rows import (
     WRAPPINGS,
     CommitFigures,
     HistoryStep,
-    attach_fresh,
-    history,
     investigate,
     latest_rows,
-    load_rows,
+    load_report,
     measured,
-    read_headline,
 )
 
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
@@ -40,20 +36,13 @@ def html(markdown: str) -> Markup:
     return Markup(markdown_html(markdown))
 
 
-def html_page(
-    rows: list[CommitFigures],
-    site: Path,
-    found: dict[str, list[HistoryStep]] | None = None,
-    by_operation: dict | None = None,
-) -> Path:
+def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, site: Path) -> Path:
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
     site_index = linked(index)  # refused before anything is drawn
     out = site / "overhead"
     out.mkdir(exist_ok=True)
-    found = history(rows) if found is None else found
-    by_operation = operation_history.operation_steps(rows) if by_operation is None else by_operation
     latest = latest_rows(rows)
     page = templating.render(
         "overhead.html.j2",
@@ -62,15 +51,7 @@ def html_page(
         summary=summary_sentence(latest[0]),
         newest=latest[0].label,
         exact_summary=html(blocks.summary_markdown(rows)),
-        exact_tables=[
-            {
-                "kind": kind,
-                "figures": len(rows),
-                "changed": sum(1 for row in rows if row[-1] != UNCHANGED),
-                "html": html(markdown_table(header, rows)),
-            }
-            for kind, (header, rows) in exact_tables(rows).items()
-        ],
+        exact_tables=exact_tables(rows),
         fresh=html(fresh_table(latest)) if any(row.fresh for row in rows) else None,
         interval_note=blocks.INTERVAL_NOTE,
         timing_plots=plots.plot(rows, out),
@@ -83,7 +64,7 @@ def html_page(
             for step in itertools.chain(*found.values())
             if step.explanation is not None
         ],
-        operation_plots=plots.plot_operations(rows, out),
+        operation_plots=plots.plot_operations(rows, by_operation, out),
         operations_history=html(blocks.operations_history_markdown(rows, by_operation)),
         per_release=html(history_table(rows)),
         details=[(row, html("\n".join(blocks.markdown(row).splitlines()[1:]))) for row in latest],
@@ -106,8 +87,7 @@ def linked(index: Path) -> str:
 
 
 def history_table(rows: list[CommitFigures]) -> str:
-    """Every commit's figures in one table, each timing with the interval a second run's can be expected in
-    (blocks.INTERVAL_NOTE)."""
+    """Every commit's figures in one table, each timing with its interval (blocks.INTERVAL_NOTE)."""
     header = [
         "release",
         "environment",
@@ -142,15 +122,12 @@ def exact_value(value) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
 
 
-def exact_tables(rows: list[CommitFigures]) -> dict[str, tuple[list[str], list[list[str]]]]:
-    """{kind: (header, rows) of a table} of every exact figure of the newest commit, one column per environment,
-    and where each changed over the rows' commits; the kinds in benchmarks/metrics.py's order, timings left out."""
+def exact_tables(rows: list[CommitFigures]) -> list[dict]:
+    """Every exact figure of the newest commit per environment, and where it changed: a table per metrics kind."""
     latest = latest_rows(rows)
     envs = [row.env for row in latest]
-    kinds = [kind for kind in metrics.KINDS if kind not in metrics.TIMING_KINDS]
     tables = {}
     for key in sorted({key for row in latest for key in row.exact}):
-        kind = metrics.kind(metrics.entry(*key))
         changes = []
         for env in envs:
             series = [(row.label, row.exact[key]) for row in rows if row.env == env and key in row.exact]
@@ -160,25 +137,27 @@ def exact_tables(rows: list[CommitFigures]) -> dict[str, tuple[list[str], list[l
                 if after != before
             ]
         cells = [exact_value(row.exact[key]) if key in row.exact else "n/a" for row in latest]
-        header = ["benchmark", "params", *envs, "changed over the commits shown"]
-        tables.setdefault(kind, (header, []))[1].append(
-            [f"`{key[0]}`", key[1] or "—", *cells, "; ".join(changes) or UNCHANGED]
-        )
-    return {kind: tables[kind] for kind in sorted(tables, key=lambda k: kinds.index(k) if k in kinds else len(kinds))}
+        figures = tables.setdefault(metrics.kind(metrics.entry(*key)), [])
+        figures.append([f"`{key[0]}`", key[1] or "—", *cells, "; ".join(changes) or UNCHANGED])
+    header = ["benchmark", "params", *envs, "changed over the commits shown"]
+    return [
+        {
+            "kind": kind,
+            "figures": len(figures),
+            "changed": sum(cells[-1] != UNCHANGED for cells in figures),
+            "html": html(markdown_table(header, figures)),
+        }
+        for kind, figures in sorted(tables.items(), key=lambda table: metrics.KINDS.index(table[0]))
+    ]
 
 
 def fresh_table(latest: list[CommitFigures]) -> str:
     """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
-    rows = [
-        [
-            row.env,
-            label,
-            found.scaled(scale).short("{:.4g}"),
-            row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run",
-        ]
-        for row in latest
-        for key, (label, scale, found) in row.fresh.items()
-    ]
+    rows = []
+    for row in latest:
+        for key, (label, scale, found) in row.fresh.items():
+            run = row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run"
+            rows.append([row.env, label, found.scaled(scale).text("{:.4g}", short=True), run])
     header = ["environment", "figure", "fresh processes: median (interval for a second run's)", "this run"]
     return markdown_table(header, rows)
 
@@ -192,34 +171,18 @@ def summary_sentence(row: CommitFigures) -> str:
     if passes is not None:
         parts.append(f"takes {passes.text('{:.1f}')} tree_map passes, the steady unit of time")
     tracing = measured(row, TRACING_BENCHMARK, "")
-    sentence = f"{row.label} with {row.env}: "
-    if parts:
-        sentence += f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
-    else:
-        sentence += "no exact or steady figure was taken."
+    taken = f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
+    sentence = f"{row.label} with {row.env}: {taken if parts else 'no exact or steady figure was taken.'}"
     if tracing is not None:
         sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
     return sentence
 
 
 def write_page(
-    results: Path,
-    site: Path,
-    machine: str | None,
-    repo: Path,
-    config: Path | None = None,
-    headline: Path | None = None,
+    results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None, headline: Path | None = None
 ) -> Path:
-    """The report's page and plots, into SITE/overhead/, linked from the asv site in SITE.
-
-    With ``config``, the history's causes come from the profiles cached beside it (none are made here); with
-    ``headline``, a scripts/headline record, its figures over fresh processes are shown beside the run's.
-    """
-    rows = load_rows(results, repo, machine)
-    if headline is not None:
-        attach_fresh(rows, read_headline(headline))
-    found = history(rows)
-    by_operation = investigate(rows, found, config)
-    written = html_page(rows, site, found, by_operation)
+    """With ``config``, the history's causes come from the profiles cached beside it (none are made here)."""
+    rows, found = load_report(results, repo, machine, headline=headline)
+    written = html_page(rows, found, investigate(rows, found, config), site)
     print(f"wrote {written}")
     return written

@@ -1,5 +1,4 @@
-"""The overhead report's PNG plots (matplotlib): the timings across commits, each point with its interval;
-tree_at's cost and time across releases, its steps marked; each Module operation's cost."""
+"""The overhead report's PNG plots (matplotlib), each timing drawn with its interval."""
 
 import statistics
 from dataclasses import dataclass
@@ -33,116 +32,82 @@ MIN_PANEL_PX = (800, 180)  # the smallest rendered panel the browser test accept
 
 @dataclass(frozen=True)
 class Plot:
-    """A PNG of the page and how many panels it stacks (one per environment)."""
-
     name: str
-    panels: int
-    timing_series: int = 0  # the timing series drawn (interval_counts), for the browser test to check
+    panels: int  # one per environment, or per operation
+    timing_series: int = 0  # the timing series drawn, for the browser test to check
     with_interval: int = 0  # of them, those drawn with their interval
 
 
-def interval_counts(axes) -> tuple[int, int]:
-    """(series in the legends of ``axes``, those of them drawn as error bars): read from the figure itself."""
-    from matplotlib.container import ErrorbarContainer
+def panels(count: int, labels: list, height: float = PANEL_INCHES[1]):
+    """``count`` stacked panels, wide enough for ``labels`` (matplotlib is imported here: it takes a second)."""
+    import matplotlib
 
-    handles = [handle for ax in axes for handle in ax.get_legend_handles_labels()[0]]
-    return len(handles), sum(isinstance(h, ErrorbarContainer) and h.has_yerr for h in handles)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-
-def panel_width(labels: list) -> float:
-    return max(PANEL_INCHES[0], len(labels) * INCHES_PER_LABEL)
-
-
-def legend_outside(ax) -> None:
-    """The legend right of the panel, never over the data."""
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    width = max(PANEL_INCHES[0], len(labels) * INCHES_PER_LABEL)
+    return plt.subplots(count, 1, figsize=(width, height * count), sharex=True, squeeze=False)
 
 
 def finish_panel(ax, title: str, ylabel: str) -> None:
     ax.set_title(title, fontsize=9, loc="left")
     ax.set_ylabel(ylabel, fontsize=8)
     ax.grid(alpha=0.3)
-    legend_outside(ax)
+    if ax.get_legend_handles_labels()[0]:  # right of the panel, never over the data
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
 
 
-def save_panels(fig, axes, labels: list, path: Path, timing: bool = False) -> Plot:
-    """The stacked panels, the commits named under the last, as a PNG; the plot (its timing series counted)."""
+def save(fig, axes, labels: list, path: Path, counted=()) -> Plot:
+    """The panels as a PNG, the commits named under the last; the series of the ``counted`` axes counted."""
     import matplotlib.pyplot as plt
+    from matplotlib.container import ErrorbarContainer
 
     axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
     axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)  # room for scripts/headline's figure beside the run's
     fig.tight_layout()
     fig.savefig(path, dpi=PLOT_DPI, bbox_inches="tight")
     plt.close(fig)
-    return Plot(path.name, len(axes), *(interval_counts(axes[:, 0]) if timing else ()))
+    handles = [handle for ax in counted for handle in ax.get_legend_handles_labels()[0]]
+    with_interval = sum(isinstance(h, ErrorbarContainer) and h.has_yerr for h in handles)
+    return Plot(path.name, len(axes), len(handles), with_interval)
 
 
 RATIO_PLOTS = ("ratios.png", "tracing.png")  # ratios of twins: a log axis from 1, where there is no overhead
 TIMING_PLOTS = {
-    "ratios.png": (
-        "tree_at / tuple time (log)",
-        [Series(w, RATIO_BENCHMARK, f"'{w}'") for w in WRAPPINGS],
-    ),
+    "ratios.png": ("tree_at / tuple time (log)", [Series(w, RATIO_BENCHMARK, f"'{w}'") for w in WRAPPINGS]),
     "eager-per-call.png": (
         "eager µs per tree_at call (log)",
-        [
-            Series(
-                f"depth {d}",
-                EAGER_BENCHMARK,
-                f"{d}, {CALLS_PER_STEP}",
-                1e6 / int(CALLS_PER_STEP),
-            )
-            for d in DEPTHS
-        ],
+        [Series(f"depth {d}", EAGER_BENCHMARK, f"{d}, {CALLS_PER_STEP}", 1e6 / int(CALLS_PER_STEP)) for d in DEPTHS],
     ),
-    "tracing.png": (
-        "tracing: tree_at / tuple time (log)",
-        [Series("tracing ratio", TRACING_BENCHMARK, "")],
-    ),
+    "tracing.png": ("tracing: tree_at / tuple time (log)", [Series("tracing ratio", TRACING_BENCHMARK, "")]),
 }
 FRESH_OFFSET = 0.2  # scripts/headline's figure beside the asv run's at the same commit
+ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2}
 
 
-def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style):
-    """Points with their intervals as error bars (asv's single samples hollow), labelled with their source;
-    the errorbar container."""
-    xs = [x for x, _ in points]
-    values = [i.value for _, i in points]
-    single = all(i.source == SINGLE_SAMPLE for _, i in points)
-    sources = " / ".join(dict.fromkeys(i.source for _, i in points))
-    return ax.errorbar(
-        xs,
-        values,
-        yerr=[[i.value - i.low for _, i in points], [i.high - i.value for _, i in points]],
-        capsize=3,
-        markersize=4,
-        linewidth=0.8,
-        elinewidth=1.2,
-        label=f"{label} ({sources})",
-        **({"mfc": "none"} if single else {}),
-        **style,
+def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
+    """The asv run's figures of ``series`` at ``xs``, and scripts/headline's beside them."""
+    return tuple(
+        [(x + FRESH_OFFSET * fresh, series.at(r, fresh)) for x, r in zip(xs, rows, strict=True) if series.at(r, fresh)]
+        for fresh in (False, True)
     )
 
 
-def log_axis(ax) -> None:
-    """A log scale whose ticks read as plain numbers (2, 5, 10), not powers of ten; matplotlib's LogFormatter
-    thins the minor labels where the axis spans decades."""
-    from matplotlib.ticker import LogFormatter
+def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style) -> None:
+    """Points with their intervals as error bars (asv's single samples hollow), labelled with their source."""
+    xs, found = zip(*points, strict=True)
+    yerr = [[i.value - i.low for i in found], [i.high - i.value for i in found]]
+    hollow = {"mfc": "none"} if all(i.source == SINGLE_SAMPLE for i in found) else {}
+    label = f"{label} ({' / '.join(dict.fromkeys(i.source for i in found))})"
+    ax.errorbar(xs, [i.value for i in found], yerr=yerr, label=label, **ERROR_BARS, **hollow, **style)
 
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(LogFormatter())
-    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
 
-
-def pyplot():
-    """matplotlib's pyplot, drawing to files only (imported when a plot is drawn: it takes a second)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
+    """The run's points in ``style``, scripts/headline's as unjoined diamonds of the same colour."""
+    if run:
+        draw_intervals(ax, run, label, **style)
+    if fresh:
+        draw_intervals(ax, fresh, label, **{**style, "marker": "D", "linestyle": "none"})
 
 
 def mark_step(ax, x: float, step, y: float, separator: str) -> None:
@@ -154,66 +119,49 @@ def mark_step(ax, x: float, step, y: float, separator: str) -> None:
 
 
 def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
-    """PNG plots across releases: one panel per environment, one series per figure, each point with its
-    interval (INTERVAL_NOTE), scripts/headline's beside the run's where attached; a log axis, from 1 for the
-    ratios of twins, so that a change within the intervals never fills a panel; the legend outside; a plot
-    with nothing measured is left out."""
-    plt = pyplot()
+    """One panel per environment, one series per figure; a log axis, from 1 for the ratios of twins, so that a
+    change within the intervals never fills a panel."""
+    from matplotlib.ticker import LogFormatter
+
     envs = sorted({row.env for row in rows})
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
     written = []
     for name, (ylabel, series) in TIMING_PLOTS.items():
-        drawn = {
-            (env, s): [(position[r.label], s.at(r)) for r in rows if r.env == env and s.at(r) is not None]
-            for env in envs
-            for s in series
-        }
-        fresh = {
-            (env, s): [
-                (position[r.label] + FRESH_OFFSET, s.at(r, fresh=True))
-                for r in rows
-                if r.env == env and s.at(r, fresh=True) is not None
-            ]
-            for env in envs
-            for s in series
-        }
-        shown = [env for env in envs if any(drawn[env, s] or fresh[env, s] for s in series)]
+        drawn = {}
+        for env in envs:
+            at = [r for r in rows if r.env == env]
+            drawn[env] = [points(s, at, [position[r.label] for r in at]) for s in series]
+        shown = [env for env in envs if any(run or fresh for run, fresh in drawn[env])]
         if not shown:
             continue  # nothing measured: no empty plot, nor an empty panel
-        fig, axes = plt.subplots(
-            len(shown), 1, figsize=(panel_width(labels), PANEL_INCHES[1] * len(shown)), sharex=True, squeeze=False
-        )
+        fig, axes = panels(len(shown), labels)
         for ax, env in zip(axes[:, 0], shown, strict=True):
-            for number, s in enumerate(series):  # one colour per series: the run's dots, the headline's diamonds
-                if drawn[env, s]:
-                    draw_intervals(ax, drawn[env, s], s.label, marker="o", color=f"C{number}")
-                if fresh[env, s]:
-                    draw_intervals(ax, fresh[env, s], s.label, marker="D", color=f"C{number}", linestyle="none")
-            log_axis(ax)
+            for number, (s, (run, fresh)) in enumerate(zip(series, drawn[env], strict=True)):
+                draw_series(ax, s.label, run, fresh, marker="o", color=f"C{number}")  # one colour per series
+            # Ticks that read as plain numbers (2, 5, 10), not powers of ten; LogFormatter thins the minor
+            # labels where the axis spans decades.
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(LogFormatter())
+            ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
             if name in RATIO_PLOTS:
-                lowest = min((i.low for points in (drawn, fresh) for (e, _), p in points.items() if e == env
-                              for _, i in p), default=1.0)  # fmt: skip
+                lowest = min((i.low for both in drawn[env] for p in both for _, i in p), default=1.0)
                 ax.set_ylim(bottom=min(1.0, lowest / 1.1))
             finish_panel(ax, env, ylabel)
-        written.append(save_panels(fig, axes, labels, out / name, timing=True))
+        written.append(save(fig, axes, labels, out / name, counted=axes[:, 0]))
     return written
 
 
-def plot_operations(rows: list[CommitFigures], out: Path, name: str = "operations.png") -> list[Plot]:
-    """Each operation's exact cost across the commits, one panel per operation, one line per environment, each
-    step above the floor marked with its commit; nothing when no operation was measured at two commits."""
-    plt = pyplot()
-    found = operation_history.operation_steps(rows)
+def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str = "operations.png") -> list[Plot]:
+    """Each operation's exact cost, one panel per operation, one line per environment, each step of ``found``
+    (operation_history.operation_steps) marked."""
     series = operation_history.cost_series()
     drawn = [op for op in found if len({row.commit for row in rows if series[op](row) is not None}) > 1]
     if not drawn:
         return []
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
-    fig, axes = plt.subplots(
-        len(drawn), 1, figsize=(panel_width(labels), PANEL_INCHES[1] * len(drawn)), sharex=True, squeeze=False
-    )
+    fig, axes = panels(len(drawn), labels)
     for ax, operation in zip(axes[:, 0], drawn, strict=True):
         value = series[operation]
         for env in dict.fromkeys(row.env for row in rows):
@@ -223,36 +171,27 @@ def plot_operations(rows: list[CommitFigures], out: Path, name: str = "operation
         for step in {step.after.label: step for step in found[operation]}.values():
             mark_step(ax, position[step.after.label] - 0.5, step, 0.95, " ")
         finish_panel(ax, operation.replace("`", ""), "weighted instructions")
-    return [save_panels(fig, axes, labels, out / name)]
+    return [save(fig, axes, labels, out / name)]
 
 
 def plot_history(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
-    """tree_at's work (cost) and time (tree_map passes) across releases, steps marked; one PNG per environment."""
-    plt = pyplot()
+    """tree_at's work (cost) and time (tree_map passes), steps marked; one PNG per environment."""
+    passes = Series("time: tree_map passes per update", metrics.PASSES_TREE_AT, "")
     written = []
     for number, (env, found_steps) in enumerate(found.items()):
         series = [row for row in rows if row.env == env]
         if not any(row.cost is not None for row in series):
             continue
         labels = [row.label for row in series]
-        fig, cost_axis = plt.subplots(figsize=(panel_width(labels), PANEL_INCHES[1] * 1.5))
-        xs = range(len(series))
-        cost_axis.plot(
-            [x for x, r in zip(xs, series, strict=True) if r.cost is not None],
-            [r.cost for r in series if r.cost is not None],
-            marker="o",
-            color="tab:blue",
-            label="work: cost per update (weighted instructions)",
-        )
+        fig, axes = panels(1, labels, PANEL_INCHES[1] * 1.5)
+        cost_axis = axes[0, 0]
+        costs = [(x, r.cost) for x, r in enumerate(series) if r.cost is not None]
+        label = "work: cost per update (weighted instructions)"
+        cost_axis.plot(*zip(*costs, strict=True), marker="o", color="tab:blue", label=label)
         cost_axis.set_ylabel("weighted instructions per update", color="tab:blue")
         time_axis = cost_axis.twinx()
-        passes = Series("time: tree_map passes per update", metrics.PASSES_TREE_AT, "")
-        timed = [(x, passes.at(r)) for x, r in zip(xs, series, strict=True) if passes.at(r) is not None]
-        if timed:
-            draw_intervals(time_axis, timed, passes.label, marker="s", color="tab:orange", linestyle="--")
-        fresh = [(x + FRESH_OFFSET, passes.at(r, True)) for x, r in zip(xs, series, strict=True) if passes.at(r, True)]
-        if fresh:
-            draw_intervals(time_axis, fresh, passes.label, marker="D", color="tab:orange", linestyle="none")
+        timed, fresh = points(passes, series, range(len(series)))
+        draw_series(time_axis, passes.label, timed, fresh, marker="s", color="tab:orange", linestyle="--")
         time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
         # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells
         # the time; the limits hold every interval, so that a change within them never fills the panel.
@@ -267,24 +206,10 @@ def plot_history(rows: list[CommitFigures], found: dict[str, list[HistoryStep]],
             time_axis.set_ylim((low - margin) * scale, (high + margin) * scale)
         for step in found_steps:
             mark_step(cost_axis, labels.index(step.after.label) - 0.5, step, 0.97, "\n")
-        cost_axis.set_xticks(list(xs), labels, rotation=60, ha="right", fontsize=8)
-        cost_axis.set_xlim(-0.5, len(labels) - 0.5)
         cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
         handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
         # Below the panel: the right of it holds the time axis.
-        fig.legend(
-            handles,
-            [h.get_label() for h in handles],
-            fontsize=8,
-            loc="upper center",
-            bbox_to_anchor=(0.5, 0.0),
-            ncol=2,
-            frameon=False,
-        )
-        fig.tight_layout()
-        name = f"history-{number + 1}.png"
-        fig.savefig(out / name, dpi=PLOT_DPI, bbox_inches="tight")
-        plt.close(fig)
-        written.append(Plot(name, 1, *interval_counts([time_axis])))
+        fig.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
+        written.append(save(fig, axes, labels, out / f"history-{number + 1}.png", counted=[time_axis]))
     return written

@@ -1,6 +1,6 @@
-"""The overhead report's rows: each commit's figures in one environment, read from asv's results, each
-timing with its interval; scripts/headline's figures attached; and the steps of tree_at's cost across them."""
+"""The overhead report's rows: each commit's figures in one environment, each timing with its interval."""
 
+import functools
 import itertools
 import math
 import statistics
@@ -15,7 +15,7 @@ from .. import git
 from ..asvtools import device, operations, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, stored, values
 from ..errors import BadInput
-from ..judging import explain, pairs, steps
+from ..judging import steps
 from ..project import env_label
 from . import operation_history
 
@@ -42,21 +42,17 @@ FRESH_PROCESSES = "fresh processes"  # scripts/headline's median and the interva
 
 @dataclass(frozen=True)
 class Interval:
-    """A timing figure, the interval it is shown with, and where that interval comes from (SOURCES)."""
+    """A timing figure, the interval it is shown with, and where that interval comes from."""
 
     value: float
     low: float
     high: float
     source: str
 
-    def text(self, pattern: str = "{:.2f}") -> str:
-        return (
-            f"{pattern.format(self.value)} ({self.source}: {pattern.format(self.low)} to {pattern.format(self.high)})"
-        )
-
-    def short(self, pattern: str = "{:.2f}") -> str:
-        """The figure and its interval, for a table whose header names the source."""
-        return f"{pattern.format(self.value)} ({pattern.format(self.low)}–{pattern.format(self.high)})"
+    def text(self, pattern: str = "{:.2f}", short: bool = False) -> str:
+        """The figure and its interval; ``short``, without the source, where the text around names it."""
+        value, low, high = map(pattern.format, (self.value, self.low, self.high))
+        return f"{value} ({low}–{high})" if short else f"{value} ({self.source}: {low} to {high})"
 
     def scaled(self, scale: float) -> "Interval":
         return Interval(self.value * scale, self.low * scale, self.high * scale, self.source)
@@ -79,13 +75,11 @@ class CommitFigures:
 
     label: str
     env: str
-    date: int
     ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
     compile_overhead_ms: float | None = None
     seed_ratios: dict = field(default_factory=dict)
     eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
-    # The same figures' spread: asv's own q_25 and q_75 of the run's samples (None where asv kept none).
-    eager_iqr: dict = field(default_factory=dict)  # depth -> ((q_25, q_75) of tree_at, of tuple), µs
+    eager_iqr: dict = field(default_factory=dict)  # depth -> asv's (q_25, q_75) of tree_at's, of tuple's, or None
     compile_iqr: tuple | None = None  # (q_25, q_75) of tree_at's compile time, ms
     calls: dict = field(default_factory=dict)  # depth -> (tree_at calls, tuple calls)
     tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
@@ -112,14 +106,8 @@ class CommitFigures:
         return "yes" if not any(self.excess_equations) else f"NO (+{max(self.excess_equations)} equations)"
 
 
-def per_call_us(seconds):
-    return None if seconds is None else seconds / int(CALLS_PER_STEP) * 1e6
-
-
 def row_of(result, label: str) -> CommitFigures:
-    row = CommitFigures(
-        label, env_label(result.params), result.date or 0, commit=result.commit_hash, env_params=dict(result.params)
-    )
+    row = CommitFigures(label, env_label(result.params), commit=result.commit_hash, env_params=dict(result.params))
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
     row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
@@ -130,64 +118,45 @@ def row_of(result, label: str) -> CommitFigures:
         row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
     row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
     row.tree_map_passes = tuple(
-        only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
-        for twin in ("tree_at", "tuple")
+        only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}")) for twin in params.STRUCTURES
     )
-    tree_at = values(result, EAGER_BENCHMARK)
-    tuple_ = values(result, "bench_eager.EagerSurgery.time_tuple")
-    calls_tree_at = values(result, "bench_counts.PythonCalls.track_tree_at")
-    calls_tuple = values(result, "bench_counts.PythonCalls.track_tuple")
+    eager = [f"bench_eager.EagerSurgery.time_{twin}" for twin in params.STRUCTURES]
+    tree_at, tuple_ = (values(result, name) for name in eager)
+    calls_tree_at, calls_tuple = (values(result, f"bench_counts.PythonCalls.track_{t}") for t in params.STRUCTURES)
+    per_call = 1e6 / int(CALLS_PER_STEP)
     for depth in DEPTHS:
         key = (depth, CALLS_PER_STEP)
         if key in tree_at:
-            row.eager_us[depth] = (per_call_us(tree_at[key]), per_call_us(tuple_.get(key)))
-            scale = 1e6 / int(CALLS_PER_STEP)
-            row.eager_iqr[depth] = tuple(
-                spreads(result, f"bench_eager.EagerSurgery.time_{twin}", scale).get(key)
-                for twin in ("tree_at", "tuple")
-            )
+            row.eager_us[depth] = tuple(None if v is None else v * per_call for v in (tree_at[key], tuple_.get(key)))
+            row.eager_iqr[depth] = tuple(spreads(result, name, per_call).get(key) for name in eager)
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
-    row.excess_equations = [
-        v for v in values(result, "bench_counts.JaxprExcessEquations.track_excess_equations").values() if v is not None
-    ]
+    equations = values(result, "bench_counts.JaxprExcessEquations.track_excess_equations")
+    row.excess_equations = [v for v in equations.values() if v is not None]
     row.operations = operations.figures(result)
-    intervals = {}
+    intervals = functools.cache(functools.partial(confidence_intervals, result))
     for (benchmark, combo), value in entries(result).items():
-        params = ", ".join(combo)
-        name = metrics.entry(benchmark, params)
+        joined = ", ".join(combo)
+        name = metrics.entry(benchmark, joined)
         if value is None:
             continue
-        if metrics.kind(name) not in metrics.TIMING_KINDS:
-            row.exact[benchmark, params] = value
-            continue
-        if benchmark not in intervals:
-            intervals[benchmark] = confidence_intervals(result, benchmark)
-        ci = intervals[benchmark].get(tuple(p.strip("'") for p in combo))
-        row.timings[benchmark, params] = one_run_interval(name, value, ci)
+        if metrics.kind(name) in metrics.TIMING_KINDS:
+            ci = intervals(benchmark).get(tuple(p.strip("'") for p in combo))
+            row.timings[benchmark, joined] = one_run_interval(name, value, ci)
+        else:
+            row.exact[benchmark, joined] = value
     return row
 
 
-def read_headline(path: Path) -> dict:
-    """A scripts/headline record, checked before attach_fresh reads it."""
-    return shapes.read_checked(path, "headline", "headline record")
-
-
 def attach_fresh(rows: list[CommitFigures], record: dict) -> int:
-    """Give the rows of a scripts/headline record's commit, in its environments, the record's timing figures
-    (median and second-run interval, in the benchmark's unit); how many figures were attached.  A record
-    from before the figures carried their interval (or with too few processes for one) attaches nothing."""
+    """Give the rows of a scripts/headline record's commit and environments its timing figures; how many.  A
+    record from before the figures carried their interval (or with too few processes for one) attaches none."""
     attached = 0
     for env in record.get("environments", []):
         wanted = {part.strip() for part in env["environment"].split(",")}
         on = env.get("device", device.UNRECORDED)  # a record from before devices were recorded: the CPU
-        matching = [
-            row
-            for row in rows
-            if row.commit == record.get("commit")
-            and wanted <= {part.strip() for part in row.env.split(",")}
-            and device.of(row.env_params) == on
-        ]
+        matching = [row for row in rows if row.commit == record.get("commit") and device.of(row.env_params) == on]
+        matching = [row for row in matching if wanted <= {part.strip() for part in row.env.split(",")}]
         for figure in env["figures"]:
             if figure["exact"] or figure.get("interval") is None or "scale" not in figure:
                 continue
@@ -230,13 +199,12 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
 
 
 def latest_rows(rows: list[CommitFigures]) -> list[CommitFigures]:
-    """The rows of the newest commit, one per environment."""
     return [row for row in rows if row.label == rows[-1].label]
 
 
 @dataclass(frozen=True)
 class Series:
-    """One timing figure across the commits: a line of a plot, with its interval at every point."""
+    """One timing figure across the commits: a line of a plot."""
 
     label: str
     benchmark: str
@@ -255,44 +223,12 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
     return series.at(row, fresh=True) or series.at(row)
 
 
-def negligible_from(row: CommitFigures, wrapping: str) -> tuple[int | None, int] | None:
-    """Where the state-size sweep's ratio under ``wrapping`` falls below metrics.NEGLIGIBLE_RATIO and stays
-    there: (the smallest such size, or None where the largest size is still above it; the largest size
-    measured), or None where the sweep was not measured under ``wrapping``."""
-    ratios = {}
-    for size in params.SWEEP_SIZES:
-        found = measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}")
-        if found is not None:
-            ratios[size] = found.value
-    if not ratios:
-        return None
-    crossing = None
-    for size in sorted(ratios, reverse=True):
-        if ratios[size] >= metrics.NEGLIGIBLE_RATIO:
-            break
-        crossing = size
-    return crossing, max(ratios)
-
-
-# ---- the history: the steps of tree_at's cost, with their time and their cause
-
-
 @dataclass
-class HistoryStep:
-    """A step of tree_at's cost between two adjacent releases, with the time and counts on both sides."""
+class HistoryStep(operation_history.OperationStep):
+    """A step of tree_at's cost between two adjacent releases (operation TREE_AT), investigated or not."""
 
-    env: str
-    before: CommitFigures  # the last release at the old level
-    after: CommitFigures  # the first release at the new level
-    cost: tuple  # the levels of the cost (exact)
-    passes: tuple  # the median time of one update, in tree_map passes, over each level's releases
-    explanation: "explain.Explanation | None" = None
-    not_profiled: str = ""  # why there is no explanation
-    measured: "pairs.Interval | None" = None  # the time change, measured side by side (investigate)
-
-    @property
-    def relative(self) -> float:
-        return self.cost[1] / self.cost[0] - 1
+    not_profiled: str = ""  # no cause is told until investigate copies its operation step's
+    passes: tuple = (None, None)  # the median time of one update, in tree_map passes, over each level's releases
 
 
 def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
@@ -301,20 +237,16 @@ def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
     for env in dict.fromkeys(row.env for row in rows):
         series = [row for row in rows if row.env == env and row.cost is not None]
         pieces = steps.pieces([(i, row.cost) for i, row in enumerate(series)])
-        level_rows = {(p.left, p.right): series[p.left : p.right] for p in pieces}
         found[env] = []
         for before, after in itertools.pairwise(pieces):
             if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
                 continue
-            medians = tuple(
-                statistics.median(passes) if passes else None
-                for passes in (
-                    [r.tree_map_passes[0] for r in level_rows[(p.left, p.right)] if r.tree_map_passes[0] is not None]
-                    for p in (before, after)
-                )
-            )
+            levels = (series[p.left : p.right] for p in (before, after))
+            passes = ([r.tree_map_passes[0] for r in level if r.tree_map_passes[0] is not None] for level in levels)
+            medians = tuple(statistics.median(level) if level else None for level in passes)
+            ends = series[before.right - 1], series[after.left]
             found[env].append(
-                HistoryStep(env, series[before.right - 1], series[after.left], (before.level, after.level), medians)
+                HistoryStep(operation_history.TREE_AT, env, *ends, (before.level, after.level), passes=medians)
             )
     return found
 
@@ -327,21 +259,24 @@ def investigate(
     confirm_pairs: int | None = None,
     step_times: Path | None = None,
 ) -> dict:
-    """Every operation's steps (operation_history), each with its cause from the profiles (made now with
-    ``profile``, else those cached beside ``config``) and its time measured side by side (kept in
-    ``step_times``, by default beside ``config``; with ``confirm_pairs``, measured now where not kept);
-    tree_at's history steps take theirs
-    from its operation's, so that nothing is measured twice."""
+    """Every operation's steps with their causes and side-by-side times (operation_history); tree_at's history
+    steps take theirs from its operation's, so that nothing is measured twice."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
         operation_history.confirm_steps(by_operation, config, confirm_pairs, step_times)
-    investigated = {
-        (step.env, step.before.commit, step.after.commit): step
-        for step in by_operation.get(operation_history.TREE_AT, [])
-    }
+    investigated = {operation_history.step_key(step): step for step in by_operation.get(operation_history.TREE_AT, [])}
     for step in itertools.chain(*found.values()):
-        same = investigated.get((step.env, step.before.commit, step.after.commit))
-        if same is not None:
+        if (same := investigated.get(operation_history.step_key(step))) is not None:
             step.explanation, step.not_profiled, step.measured = same.explanation, same.not_profiled, same.measured
     return by_operation
+
+
+def load_report(
+    results: Path, repo: Path, machine: str | None, latest: bool = False, headline: Path | None = None
+) -> tuple[list[CommitFigures], dict[str, list[HistoryStep]]]:
+    """The rows, with ``headline``'s figures attached (a scripts/headline record), and tree_at's history steps."""
+    rows = load_rows(results, repo, machine, latest)
+    if headline is not None:
+        attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
+    return rows, history(rows)
