@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from benchtools.publishing import issue
-from benchtools.running import jobs, nights, replay, replay_record, workflow
+from benchtools.running import jobs, nights, replay_record, workflow
 from tests.helpers import NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
@@ -574,10 +574,7 @@ def test_a_runner_python_event_gives_setup_python_that_patch_release_and_asv_its
         season.read_events(events)
     if workflow.find_python("3.11.2") is None:
         pytest.skip("this machine has no Python 3.11.2 (Debian 12's /usr/bin/python3.11)")
-    options = replay.Options(
-        *(tmp_path, "a..b", tmp_path / "out", 1, None, "HEAD", tmp_path / "asv-env", [], [], False, None, None, "t"),
-        *(True, False, False, None),
-    )
+    options = SimpleNamespace(env_dir=tmp_path / "asv-env", output=tmp_path / "out", bench=[], jax=[])
     machine = jobs.Replay(options, api=None)
     machine.runner_patch = "3.11.2"
     context = {"runner": {"path": "/bin"}, "steps": {}}

@@ -1,17 +1,11 @@
-"""The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md).
-
-The jobs and their steps are read from the workflow's YAML (workflow.py), so that the replay and the workflow cannot
-drift apart; a step it cannot map stops the replay (``Unmappable``, exit 3) before that night runs. nights.py splits the
-range into nights, jobs.py runs a night's jobs, replay_record.py reads what they did into the record and its table; this
-module runs the nights.
-"""
+"""The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md), read from
+its YAML so that the replay and the workflow cannot drift apart."""
 
 import datetime
 import json
 import shutil
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git, util
@@ -36,59 +30,33 @@ from .workflow import installed_version, pinned_packages
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
 
 
-@dataclass
-class Options:
-    source: Path  # the upstream repository the commits come from
-    revisions: str
-    output: Path
-    per_night: int | None
-    workflow: Path | None
-    checkout: str  # "worktree" or "HEAD"
-    env_dir: Path
-    bench: list[str]
-    jax: list[str]
-    quick: bool
-    runner_python: str | None
-    docs: Path | None
-    table: str
-    base: bool
-    fail_fast: bool
-    keep_workspaces: bool
-    limit: int | None
-    every_day: bool = False  # one night per calendar day, days without a commit included
-    events: dict | None = None  # {night label: [season.EVENTS, ...]}
-
-
-# --- The replay ---------------------------------------------------------------------------------
-
-
-def replay(options: Options, log=sys.stderr) -> int:
-    """Every night of the range through the workflow's jobs (see scripts/replay --help); exit code."""
-    commits = first_parent_commits(options.source, options.revisions)
+def replay(options, log=sys.stderr) -> int:
+    """Every night of the range through the workflow's jobs; OPTIONS are scripts/replay's, checked."""
+    commits = first_parent_commits(options.upstream, options.range)
     if not commits:
-        raise BadInput(f"{options.revisions}: no commit in {options.source}")
+        raise BadInput(f"{options.range}: no commit in {options.upstream}")
     if options.every_day:
         days = split_days(commits)
         nights, labels = [c for _, c in days], [day for day, _ in days]
     else:
         nights = split_nights(commits, options.per_night)
         labels = [str(n) for n in range(1, len(nights) + 1)]
-    parents = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.source)
+    parents = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
     base = parents.strip()
-    if options.base and base:
-        subject = git.out("log", "-1", "--format=%ct%x00%s", base, repo=options.source).strip().split("\0", 1)
+    if not options.no_base and base:
+        subject = git.out("log", "-1", "--format=%ct%x00%s", base, repo=options.upstream).strip().split("\0", 1)
         date = datetime.datetime.fromtimestamp(int(subject[0]), datetime.UTC).isoformat(timespec="seconds")
         nights.insert(0, [Commit(base, date, subject[1])])
         labels.insert(0, "base")
     if options.limit:
         nights = nights[: options.limit]
-    tags = {commit: tag for tag, commit in git.tags(options.source).items()}
+    tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
         machine.prepare()
         record = {
-            "range": options.revisions,
-            "source": str(options.source),
+            "range": options.range,
+            "source": str(options.upstream),
             "per_night": options.per_night,
             "by": f"{options.per_night} commit(s)"
             if options.per_night
@@ -96,7 +64,7 @@ def replay(options: Options, log=sys.stderr) -> int:
             if options.every_day
             else "commit date (UTC)",
             "events": options.events,
-            "base": bool(options.base and base),
+            "base": bool(not options.no_base and base),
             "workflow": str(machine.workflow.path),
             "jobs": [job.name for job in machine.workflow.jobs],
             "project": machine.snapshot,
