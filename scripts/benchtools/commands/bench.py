@@ -90,12 +90,11 @@ def check(parser, args) -> None:
 
 def options(args) -> Options:
     """The run that the arguments select: --here, one of the selections, or the first answer."""
-    chosen = {field.name: getattr(args, field.name) for field in dataclasses.fields(Options) if field.name != "answer"}
-    if args.here is not None:
-        return Options(**{**chosen, "releases": DEFAULT_RELEASES})
-    if any((args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full)):
-        return Options(**{**chosen, "releases": args.releases or DEFAULT_RELEASES})
-    return Options(**{**chosen, "releases": ANSWER_RELEASES}, answer=True)
+    answer = args.here is None and not any(
+        (args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full)
+    )
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(Options) if f.name not in {"answer", "releases"}}
+    return Options(**given, releases=ANSWER_RELEASES if answer else args.releases or DEFAULT_RELEASES, answer=answer)
 
 
 def run(args, config) -> int:

@@ -1,8 +1,5 @@
-"""The replay's runner: one job of the nightly workflow, step by step, as GitHub's ubuntu-latest runs it.
-
-Each night's upstream, the results remote and the project's snapshot are the replay's own bare repositories; a `run:`
-step runs in bash with the runner's environment, an action as the step_* method of its name.
-"""
+"""The replay's runner: one job of the nightly workflow, step by step, as GitHub's ubuntu-latest runs it; an action
+runs as the step_* method of its name."""
 
 import os
 import re
@@ -128,7 +125,7 @@ class Replay:
 
     def advance(self, tip: str) -> None:
         """The replay's upstream at TIP: main there, and every tag that TIP's history holds."""
-        source = self.options.source
+        source = self.options.upstream
         tags = git.out("tag", "--merged", tip, repo=source).split()
         refspecs = [f"{tip}:refs/heads/main"] + [f"refs/tags/{t}:refs/tags/{t}" for t in tags]
         git.run("push", "-q", "--force", str(self.upstream), *refspecs, repo=source)
@@ -140,20 +137,6 @@ class Replay:
         name = f"ghs_replay_{job.name}"
         self.api.tokens[name] = bool(write)
         return name
-
-    def base_env(self) -> dict:
-        env = {k: v for k, v in os.environ.items() if k not in NOT_PASSED and not k.startswith(NOT_PASSED_PREFIXES)}
-        env.update(
-            PATH=str(self.runner_bin),
-            CI="true",
-            GITHUB_ACTIONS="true",
-            GITHUB_SERVER_URL=str(self.server),
-            GITHUB_REPOSITORY=REPOSITORY,
-            GITHUB_API_URL=self.api.url,
-            GITHUB_EVENT_NAME="workflow_dispatch" if self.options.quick else "schedule",
-            RUNNER_OS="Linux",
-        )
-        return env
 
     def run_job(self, job: Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
         context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
@@ -168,8 +151,16 @@ class Replay:
         workspace, temp = folder / "workspace", folder / "temp"
         workspace.mkdir()
         temp.mkdir()
-        env = dict(
-            self.base_env(),
+        env = {k: v for k, v in os.environ.items() if k not in NOT_PASSED and not k.startswith(NOT_PASSED_PREFIXES)}
+        env.update(
+            PATH=str(self.runner_bin),
+            CI="true",
+            GITHUB_ACTIONS="true",
+            GITHUB_SERVER_URL=str(self.server),
+            GITHUB_REPOSITORY=REPOSITORY,
+            GITHUB_API_URL=self.api.url,
+            GITHUB_EVENT_NAME=context["github"]["event_name"],
+            RUNNER_OS="Linux",
             GITHUB_WORKSPACE=str(workspace),
             RUNNER_TEMP=str(temp),
             GITHUB_RUN_ID=str(night["run_id"]),
@@ -285,12 +276,9 @@ class Replay:
             context["steps"][step.id] = {"outputs": {"python-path": executable, "python-version": version}}
         print(f"Python {version}: {executable}", file=log, flush=True)
 
-    def artifact(self, night: dict, name: str) -> Path:
-        return Path(night["artifacts"]) / name
-
     def step_upload_artifact(self, with_, step, context, workspace, night, log):
         name = with_.get("name") or "artifact"
-        target = self.artifact(night, name)
+        target = Path(night["artifacts"], name)
         if target.exists():
             print(f"an artifact named {name} already exists", file=log, flush=True)
             return 1
@@ -309,7 +297,7 @@ class Replay:
         print(f"uploaded {len(files)} file(s) as {name}", file=log, flush=True)
 
     def step_download_artifact(self, with_, step, context, workspace, night, log):
-        source = self.artifact(night, with_.get("name", ""))
+        source = Path(night["artifacts"], with_.get("name", ""))
         if not source.is_dir():
             print(f"no artifact named {with_.get('name')!r}", file=log, flush=True)
             return 1
@@ -320,7 +308,7 @@ class Replay:
         return self.step_upload_artifact(pages, step, context, workspace, night, log)
 
     def step_deploy_pages(self, with_, step, context, workspace, night, log):
-        source = self.artifact(night, "github-pages")
+        source = Path(night["artifacts"], "github-pages")
         if not source.is_dir():
             print("no github-pages artifact", file=log, flush=True)
             return 1

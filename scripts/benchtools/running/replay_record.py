@@ -1,8 +1,4 @@
-"""What a replayed night did, read from what its jobs left: commit states, the verdict, the issue action; the table.
-
-The replay (replay.py) runs the nights; this reads each night's results files, verdict and the stand-in's requests into
-the record, and writes the record as the Markdown table of docs/replay.md.
-"""
+"""What a replayed night did, read from what its jobs left: commit states, the verdict, the issue action; the table."""
 
 import json
 from dataclasses import dataclass
@@ -77,8 +73,7 @@ def verdict_summary(verdict: dict | None) -> dict | None:
 
 
 def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
-    """What the alert did to the issues, from the requests it made: none, opened, updated, reopened, commented on or
-    kept #N."""
+    """What the alert did to the issues, from the requests it made."""
     if alert is None or alert.result == "skipped":
         return "alert skipped"
     writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
@@ -145,12 +140,10 @@ def changes_cell(changes: list[dict]) -> str:
 
 
 def packages_note(packages: dict) -> str:
-    """What the runner's pinned Ubuntu packages were replayed as: this machine's own."""
     return "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in packages.items())
 
 
 def table(record: dict) -> str:
-    """The record as a Markdown table, one row a night."""
     jobs = record["jobs"]
     head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
     head += ["large improvements", "suspects", "issue"]
