@@ -9,13 +9,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git
 from ..errors import BadInput, Failed
 from ..project import ROOT
 from ..publishing import github
-from .replay_record import JobRun
 from .workflow import (
     SHELLS,
     Job,
@@ -38,6 +38,14 @@ PYTHONISH = re.compile(r"(python|pip|pydoc|idle|2to3|pyvenv|virtualenv)[0-9.]*(-
 # Variables of this machine's environment that a runner's job does not get.
 NOT_PASSED = ("PATH", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHON", "CI")
 NOT_PASSED_PREFIXES = ("GITHUB_", "RUNNER_", "GH_", "EQXB_", "ACTIONS_", "PYENV_", "CONDA")
+
+
+@dataclass
+class JobRun:
+    result: str  # success, failure or skipped
+    seconds: float = 0.0
+    exit: int | None = None
+    failed_step: str | None = None
 
 
 def runner_python(choice: str | None) -> tuple[str | None, str]:
