@@ -34,8 +34,7 @@ class Unmappable(Failed):
     """A workflow step, option or expression that the replay cannot run as GitHub would: exit 3."""
 
 
-# --- Expressions: the subset of GitHub's ${{ }} language that the workflows use -----------------
-
+# The subset of GitHub's ${{ }} expression language that the workflows use.
 TOKEN = re.compile(
     r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
     r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
@@ -162,9 +161,6 @@ def condition(text, context: dict, status: dict) -> bool:
     text = text_of(text).strip()
     inner = re.fullmatch(r"\$\{\{(.*)\}\}", text, flags=re.S)
     return truthy(evaluate(inner[1] if inner else text, context, status))
-
-
-# --- The workflow ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -352,9 +348,6 @@ def in_order(jobs: list[Job]) -> list[Job]:
         ordered.append(ready)
         done.add(ready.name)
     return ordered
-
-
-# --- Nights -----------------------------------------------------------------------------------
 
 
 def python_version(executable: str) -> tuple[str, str] | None:
