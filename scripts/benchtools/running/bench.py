@@ -230,12 +230,8 @@ def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
     for commit in hashes:
         objects = [f"{commit}{suffix}:{path}" for suffix in ("", "^") for path in PACKAGE_PATHS]
         listed = git.run("rev-parse", *objects, repo=repo, check=False)
-        trees = listed.stdout.split()
-        if (
-            listed.returncode == 0
-            and len(trees) == 2 * len(PACKAGE_PATHS)
-            and trees[: len(PACKAGE_PATHS)] == trees[len(PACKAGE_PATHS) :]
-        ):
+        trees, half = listed.stdout.split(), len(PACKAGE_PATHS)
+        if listed.returncode == 0 and len(trees) == 2 * half and trees[:half] == trees[half:]:
             found.append(commit)
     return found
 
@@ -248,16 +244,20 @@ def publish(target: Target, headline: Path | None = None) -> None:
     if target.history is not None:  # a release history: its hashes exist nowhere upstream
         linked = site.link_releases(target.html_dir, target.history["package"])
         print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
-    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        page.write_page(
-            target.results_dir, target.html_dir, target.args.machine, repo, config=target.config(), headline=headline
-        )
+        write_overhead_page(target, headline)
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
         if not isinstance(error, Error):
             traceback.print_exc()
         print(f"scripts/overhead-report: {error}", file=sys.stderr)
         print("warning: the overhead report was not written; see above", file=sys.stderr)
+
+
+def write_overhead_page(target: Target, headline: Path | None = None) -> None:
+    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
+    page.write_page(
+        target.results_dir, target.html_dir, target.args.machine, repo, config=target.config(), headline=headline
+    )
 
 
 # (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).

@@ -14,8 +14,7 @@ from .. import git
 from ..asvtools import publishable, runs, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
-from ..project import HISTORY_DIR
-from ..publishing import page, results_branch
+from ..publishing import results_branch
 from ..settings import upstream_url
 from . import bench
 
@@ -86,19 +85,13 @@ def stop(signum, _frame):
 
 
 def night(args, stage: list[str]) -> int:
-    upstream = args.upstream or upstream_url()
     remote = args.results_remote or results_branch.default_remote()
     options = bench.Options(
-        repo=upstream,
-        machine=args.machine,
-        output=args.output,
-        quick=args.quick,
-        bench=args.bench,
-        jax=args.jax,
+        repo=args.upstream or upstream_url(),
+        **{name: getattr(args, name) for name in ("machine", "output", "quick", "bench", "jax")},
         **({"env_dir": args.env_dir} if args.env_dir else {}),
     )
     target = bench.Target(options)
-
     checkout_results(args.output, remote, args.results_branch)
     # The site is rebuilt from every result, so that no run leaves a stale one behind.
     shutil.rmtree(target.html_dir, ignore_errors=True)
@@ -150,9 +143,8 @@ def refresh_overhead_page(target) -> None:
     """The site's overhead page again, now that the gate has profiled the causes of the steps."""
     if not (target.html_dir / "index.html").is_file():
         return
-    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        page.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
+        bench.write_overhead_page(target)
     except Error as error:
         print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
 

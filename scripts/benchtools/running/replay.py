@@ -164,9 +164,6 @@ def run_night(
     return night
 
 
-# --- What a night did -------------------------------------------------------------------------
-
-
 def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
     """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package its
     parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
@@ -258,9 +255,6 @@ def load_json(path: Path | None):
         return None
 
 
-# --- The table ----------------------------------------------------------------------------------
-
-
 def duration(seconds: float) -> str:
     minutes, rest = divmod(int(round(seconds)), 60)
     return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
@@ -276,17 +270,12 @@ def job_cell(run: dict) -> str:
 
 def changes_cell(changes: list[dict]) -> str:
     """Each change of a verdict's list as the table names it: benchmark (params), change, the commit it is placed at."""
-    cells = []
-    for c in changes:
-        name = f"{c['benchmark']}({c['params']})" if c.get("params") else str(c["benchmark"])
-        if isinstance(c.get("change"), float):
-            name += f" {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`"
-        cells.append(name)
-    return "; ".join(cells) or "–"
-
-
-def packages_note(packages: dict) -> str:
-    return "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in packages.items())
+    named = (
+        (f"{c['benchmark']}({c['params']})" if c.get("params") else str(c["benchmark"]))
+        + (f" {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`" if isinstance(c.get("change"), float) else "")
+        for c in changes
+    )
+    return "; ".join(named) or "–"
 
 
 def table(record: dict) -> str:
@@ -310,10 +299,7 @@ def table(record: dict) -> str:
             night["night"],
             *([", ".join(night.get("events") or []) or "–"] if season else []),
             f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
-            names("benchmarked"),
-            names("unchanged"),
-            names("skipped"),
-            names("failed", "partly failed"),
+            *(names(*wanted) for wanted in (["benchmarked"], ["unchanged"], ["skipped"], ["failed", "partly failed"])),
             verdict.get("summary") or "no verdict",
             counted,
             improved,
@@ -325,6 +311,8 @@ def table(record: dict) -> str:
         cells.append([str(cell).replace("|", "\\|") for cell in row])
     extras = " ".join(record["nightly_extras"][4:]) or "nothing more"
     changed = len(record["project"]["changed"])
+    pins = record.get("packages") or {}
+    packages = "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in pins.items())
     lines = [
         util.markdown_table(head + jobs + ["night"], cells),
         "",
@@ -334,7 +322,7 @@ def table(record: dict) -> str:
         f"`{record['project']['head'][:8]}` ({record['project']['checkout']}"
         f"{f', {changed} changed file(s)' if changed else ''}); "
         f"scripts/nightly also given --upstream, --env-dir and {extras}; the runner's python3: "
-        f"{record['runner_python']}; {packages_note(record.get('packages') or {})}"
+        f"{record['runner_python']}; {packages}"
         f"from {record['started']} to {record.get('finished', '')}.",
     ]
     if season:
