@@ -5,7 +5,7 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInput, Failed
@@ -185,8 +185,7 @@ class Job:
     if_: object
     env: dict
     permissions: object
-    timeout_minutes: float | None
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step]
 
 
 @dataclass
@@ -220,17 +219,9 @@ def read_workflow(path: Path) -> Workflow:
         if spec.get("runs-on", "ubuntu-latest") != "ubuntu-latest":
             raise Unmappable(f"{where}: runs-on {spec['runs-on']!r}; the replay models ubuntu-latest only")
         needs = spec.get("needs") or []
-        job = Job(
-            name,
-            [needs] if isinstance(needs, str) else list(needs),
-            spec.get("if"),
-            dict(spec.get("env") or {}),
-            spec.get("permissions"),
-            spec.get("timeout-minutes"),
-        )
-        for index, step in enumerate(spec.get("steps") or [], 1):
-            job.steps.append(read_step(where, index, step))
-        jobs.append(job)
+        steps = [read_step(where, index, step) for index, step in enumerate(spec.get("steps") or [], 1)]
+        needs = [needs] if isinstance(needs, str) else list(needs)
+        jobs.append(Job(name, needs, spec.get("if"), dict(spec.get("env") or {}), spec.get("permissions"), steps))
     names = {job.name for job in jobs}
     for job in jobs:
         for need in job.needs:
