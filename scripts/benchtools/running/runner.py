@@ -133,15 +133,9 @@ def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dic
     for stage in stages(args.answer):
         calls = []
         for number, (env_name, entry) in enumerate(envs, 1):
+            paths = {h: runs.result_path(target.results_dir, args.machine, h, env_name) for h in env_hashes[env_name]}
             pending = [
-                h
-                for h in env_hashes[env_name]
-                if needs_run(
-                    runs.result_path(target.results_dir, args.machine, h, env_name),
-                    args.machine,
-                    args.retry_failed,
-                    stage.benchmarks,
-                )
+                h for h, path in paths.items() if needs_run(path, args.machine, args.retry_failed, stage.benchmarks)
             ]
             print(
                 f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
