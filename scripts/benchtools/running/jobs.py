@@ -132,12 +132,8 @@ class Replay:
 
     def run_job(self, job: workflow.Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
         context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
-        status = {
-            "success": all(needs[n] == "success" for n in job.needs),
-            "failure": any(needs[n] == "failure" for n in job.needs),
-        }
         context = self.context(job, folder, context_needs)
-        if not workflow.condition(job.if_, context, status):
+        if not workflow.condition(job.if_, context, workflow.status([needs[n] for n in job.needs])):
             return JobRun("skipped")
         folder.mkdir(parents=True)
         workspace, temp = folder / "workspace", folder / "temp"
@@ -163,8 +159,7 @@ class Replay:
         run = JobRun("success")
         with (folder / "log.txt").open("w") as log:
             for step in job.steps:
-                step_status = {"success": run.result == "success", "failure": run.result == "failure"}
-                if not workflow.condition(step.if_, context, step_status):
+                if not workflow.condition(step.if_, context, workflow.status([run.result])):
                     print(f"## step {step.index} ({step.label}): skipped", file=log, flush=True)
                     continue
                 step_env = dict(env)

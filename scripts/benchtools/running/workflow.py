@@ -154,6 +154,11 @@ def substitute(text, context: dict) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", lambda m: text_of(evaluate(m[1], context)), text_of(text), flags=re.S)
 
 
+def status(results: list[str]) -> dict[str, bool]:
+    """success() and failure() after RESULTS: the needed jobs' for a job, the job's so far for a step."""
+    return {"success": all(r == "success" for r in results), "failure": any(r == "failure" for r in results)}
+
+
 def condition(text, context: dict, status: dict) -> bool:
     """An `if:`; absent, success() (GitHub's default)."""
     if text is None or text is True:
@@ -280,7 +285,7 @@ PROBE = {
 def check_expression(text, where: str, bare: bool = False) -> None:
     """Unmappable, naming WHERE, unless the replay can evaluate TEXT (an `if:` when BARE, else its ${{ }})."""
     try:
-        condition(text, PROBE, {"success": True, "failure": False}) if bare else substitute(text, PROBE)
+        condition(text, PROBE, status([])) if bare else substitute(text, PROBE)
     except Unmappable as error:
         raise Unmappable(f"{where}: {error}") from None
 
