@@ -39,8 +39,7 @@ GIT_ENV = git.isolated_env(
 
 
 def commit_for(repo: Path, equinox: str) -> str:
-    """The commit of HERE_REPO that stands for Equinox ``equinox``, made (empty, tagged v``equinox``) the first time
-    that version is measured."""
+    """The commit of HERE_REPO that stands for Equinox ``equinox``, made empty and tagged the first time."""
     tag = f"v{equinox}"
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
@@ -55,13 +54,9 @@ def commit_for(repo: Path, equinox: str) -> str:
 
 
 def runner_path() -> Path:
-    """A folder holding asv's benchmark runner (asv_runner, pure Python) and nothing else.
-
-    asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing environment
-    the caller's environment variables as they are, so this folder goes first on PYTHONPATH. It holds no other package
-    of .venv, which would shadow the JAX being measured; asv's own Python finds the same asv_runner there. A PYTHONPATH
-    of the caller's stays after it: outside .venv (scripts/door) it is where asv itself comes from.
-    """
+    """A folder holding asv_runner and nothing else, first on PYTHONPATH: the measured Python has no asv_runner, and
+    any other package of .venv would shadow the JAX being measured. The caller's PYTHONPATH stays after it: outside
+    .venv (scripts/door) it is where asv itself comes from."""
     link = HERE_RUNNER / "asv_runner"
     source = runs.runner_package()
     if not (link.is_symlink() and link.resolve() == source.resolve()):

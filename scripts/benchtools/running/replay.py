@@ -27,8 +27,7 @@ def replay(options, log=sys.stderr) -> int:
     if not commits:
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
     if options.every_day:
-        days = split_days(commits)
-        nights, labels = [c for _, c in days], [day for day, _ in days]
+        labels, nights = (list(column) for column in zip(*split_days(commits), strict=True))
     else:
         nights = split_nights(commits, options.per_night)
         labels = [str(n) for n in range(1, len(nights) + 1)]
@@ -40,20 +39,17 @@ def replay(options, log=sys.stderr) -> int:
         nights.insert(0, [Commit(base, date, subject[1])])
         labels.insert(0, "base")
     if options.limit:
-        nights = nights[: options.limit]
+        nights = nights[: options.limit]  # the labels of the nights cut stay unread
     tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
         machine.prepare()
+        by_date = "every day (UTC)" if options.every_day else "commit date (UTC)"
         record = {
             "range": options.range,
             "source": str(options.upstream),
             "per_night": options.per_night,
-            "by": f"{options.per_night} commit(s)"
-            if options.per_night
-            else "every day (UTC)"
-            if options.every_day
-            else "commit date (UTC)",
+            "by": f"{options.per_night} commit(s)" if options.per_night else by_date,
             "events": options.events,
             "base": bool(not options.no_base and base),
             "workflow": str(machine.workflow.path),
@@ -72,8 +68,7 @@ def replay(options, log=sys.stderr) -> int:
             "nights": [],
         }
         failed_any, tip = False, None
-        for index, night_commits in enumerate(nights):
-            label = labels[index]
+        for index, (label, night_commits) in enumerate(zip(labels, nights, strict=False)):
             tip = night_commits[-1].hash if night_commits else tip
             night = run_night(machine, index, label, night_commits, tags, tip, (options.events or {}).get(label, []))
             record["nights"].append(night)

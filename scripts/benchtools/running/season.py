@@ -112,11 +112,9 @@ def problems(record: dict) -> list[str]:
     for night in record["nights"]:
         after = night.get("issues_after", [])
         label, action = night["night"], night["issue"]
-        counted = night["verdict"].get("counted") if night.get("verdict") else None
-        failed = (night.get("verdict") or {}).get("status") == "failed" or night["jobs"].get("run", {}).get(
-            "result"
-        ) == "failure"
-        if action.startswith("opened") and not (counted or failed):
+        verdict = night.get("verdict") or {}
+        failed = verdict.get("status") == "failed" or night["jobs"].get("run", {}).get("result") == "failure"
+        if action.startswith("opened") and not (verdict.get("counted") or failed):
             found.append(f"night {label}: opened an issue that names no change")
         if action.startswith("updated"):
             number = int(action.split("#")[1])
