@@ -79,18 +79,17 @@ class Target:
 
     def __init__(self, args: Options):
         self.args = args
+        self.base, self.branch, self.history = UPSTREAM_CONFIG, "main", None
         if args.here is not None:
-            self.base, self.name, self.history = UPSTREAM_CONFIG, HERE, None
-            self.repo, self.branch = HERE_REPO, "main"
+            self.name, self.repo = HERE, HERE_REPO
         elif args.jax_history:
-            self.base, self.name = JAX_CONFIG, "jax-history"
-            self.repo, self.branch = HISTORY_DIR / "jax", "main"
+            self.base, self.name, self.repo = JAX_CONFIG, "jax-history", HISTORY_DIR / "jax"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
             self.history = dict(
                 package="jax", since=Version(reference_jax()), python=release_history.python_series(PYTHON)
             )
         elif args.repo:
-            self.base, self.branch, self.history = UPSTREAM_CONFIG, args.branch, None
+            self.branch = args.branch
             local = not util.is_remote(args.repo)
             self.repo = Path(args.repo).resolve() if local else args.repo
             if local and not (self.repo / ".git").exists() and not (self.repo / "objects").is_dir():
@@ -99,8 +98,7 @@ class Target:
             digest = hashlib.sha256(args.repo.encode()).hexdigest()[:8]
             self.name = "upstream" if args.repo.rstrip("/") == upstream_url() else f"repo-{stem}-{digest}"
         else:
-            self.base, self.name = UPSTREAM_CONFIG, ANSWER if args.answer else "releases"
-            self.repo, self.branch = HISTORY_DIR / "equinox", "main"
+            self.name, self.repo = ANSWER if args.answer else "releases", HISTORY_DIR / "equinox"
             self.history = dict(package="equinox")
         if args.quick:
             self.name += "-quick"
@@ -160,13 +158,9 @@ def releases(target: Target) -> list[tuple[release_history.Release, str]]:
 
 
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
-    """For the JAX history: the commits of the releases each Python runs, oldest first.
-
-    asv runs every commit in every environment, and its matrix and exclude rules can name an environment's Python and
-    requirements but not the benchmarked commit, so the commit cannot choose the Python there. Each environment gets its
-    own list instead: a release runs on the oldest of ``pythons`` (oldest first) whose requires_python admits it (old
-    jaxlibs have no wheels for new Pythons), and the newest release of one Python also runs on the next, so that the two
-    lines of the history share a point.
+    """For the JAX history: the commits each Python runs, since asv's matrix cannot name the benchmarked commit. A
+    release runs on the oldest of ``pythons`` whose requires_python admits it (old jaxlibs have no wheels for new
+    Pythons), and the newest release of one Python also on the next, so that the two lines of the history share a point.
     """
     taken: set[str] = set()
     by_python = {}
