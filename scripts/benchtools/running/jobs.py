@@ -124,10 +124,10 @@ class Replay:
 
     def token(self, job: workflow.Job) -> str:
         """The job's github.token: it may write issues when the job's permissions say issues: write."""
-        permissions = job.permissions if job.permissions is not None else {}
+        permissions = job.permissions
         write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
         name = f"ghs_replay_{job.name}"
-        self.api.tokens[name] = bool(write)
+        self.api.tokens[name] = write
         return name
 
     def run_job(self, job: workflow.Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
