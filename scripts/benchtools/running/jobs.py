@@ -99,7 +99,6 @@ class Replay:
         self.record_path = out / "replay.json"
         self.runner_patch = None  # the patch release setup-python gives since a python-X.Y.Z event
 
-    # Setting up: the replay's own upstream, results remote and project snapshot.
     def prepare(self) -> None:
         out = self.options.output
         if out.exists() and any(out.iterdir()):
@@ -109,7 +108,6 @@ class Replay:
             bare.parent.mkdir(parents=True, exist_ok=True)
             git.run("init", "-q", "--bare", "-b", "main", str(bare), repo=out)
         self.snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
-        # The workflow as the snapshot has it, unless --workflow names another.
         self.workflow = workflow.read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
         workflow.check_workflow(self.workflow)
         self.python, self.python_note = runner_python(self.options.runner_python)
