@@ -42,11 +42,9 @@ or a commit has no results; 2 for bad arguments or a range that cannot be had;
 import dataclasses
 
 from ..running import here
-from ..running.bench import BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
+from ..running.bench import ANSWER_RELEASES, BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
 from ..trial import headline
 from . import common_args
-
-ANSWER_RELEASES = "1"  # the first answer's: the newest release
 
 
 def add_arguments(parser, config) -> None:

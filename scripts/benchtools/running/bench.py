@@ -28,7 +28,7 @@ from ..settings import reference_jax, upstream_url
 from . import runner
 
 PYTHON = "3.13"
-DEFAULT_RELEASES = "3"
+DEFAULT_RELEASES, ANSWER_RELEASES = "3", "1"  # the first answer's: the newest release
 HERE = "here"  # the folder of --here's results and site: a user's own Python, its installed JAX and Equinox
 ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
 ENV_DIR = ROOT / ".asv" / "env"  # asv's environments, shared by every command that runs asv
@@ -64,7 +64,8 @@ class Options:
                 "--here measures the JAX and Equinox installed in one Python: it takes no RANGE, --repo, "
                 "--jax-history, --jax or --retry-failed"
             )
-        if self.answer and (self.repo or self.jax_history or self.quick or self.bench or self.releases != "1"):
+        selected = self.repo or self.jax_history or self.quick or self.bench or self.releases != ANSWER_RELEASES
+        if self.answer and selected:
             raise BadInput(
                 "the first answer is the newest release's exact and steady figures: it takes no "
                 "--repo, --jax-history, --quick, --bench or --releases"
