@@ -182,12 +182,13 @@ def numbers(cell: str) -> list[float]:
 
 
 def one_job_options(folder: Path, workflow_file: Path):
-    """The replay's options for running one job of ``workflow_file`` in ``folder``, its checkout this project's."""
-    from benchtools.running import replay
+    """scripts/replay's options, checked, for running one job of ``workflow_file`` in ``folder``, its checkout this
+    project's."""
+    from types import SimpleNamespace
 
-    return replay.Options(
-        source=folder,
-        revisions="",
+    return SimpleNamespace(
+        upstream=folder,
+        range="",
         output=folder,
         per_night=None,
         workflow=workflow_file,
@@ -199,7 +200,7 @@ def one_job_options(folder: Path, workflow_file: Path):
         runner_python=None,
         docs=None,
         table="",
-        base=False,
+        no_base=True,
         fail_fast=False,
         keep_workspaces=False,
         limit=None,

@@ -420,14 +420,14 @@ def test_publish_only_makes_the_site_and_report_from_the_branch_and_runs_no_benc
     """The workflows' `publish` job: the site for Pages from stored results alone."""
     import shutil
 
-    from benchtools.running.bench import Target
+    from benchtools.running.bench import Options, Target
     from tests.asv_sites import COUNT, TIMING
 
     make_site(tmp_path, {TIMING: [[1.0e-3, 2.0e-3]] * 3 + [[1.6e-3, 2.0e-3]] * 3, COUNT: [[100, 400]] * 6})
     upstream = (tmp_path / "repo").resolve()
     remote = bare(tmp_path / "results.git")
     work = tmp_path / "branch"
-    shutil.copytree(tmp_path / "results", work / "results" / Target._repo_name(str(upstream)))
+    shutil.copytree(tmp_path / "results", work / "results" / Target(Options(repo=str(upstream))).name)
     git(tmp_path, "init", "-q", "-b", "results", work)
     git(work, "add", "-A")
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
@@ -576,7 +576,7 @@ def test_the_publish_job_judges_the_runs_stored_commits_again_exact_metrics_only
     import shutil
 
     from benchtools.judging import verdicts
-    from benchtools.running.bench import Target
+    from benchtools.running.bench import Options, Target
     from tests.asv_sites import COST, COUNT, TIMING
 
     make_site(
@@ -591,7 +591,7 @@ def test_the_publish_job_judges_the_runs_stored_commits_again_exact_metrics_only
     hashes = git(upstream, "log", "--reverse", "--format=%H").split()
     remote = bare(tmp_path / "results.git")
     work = tmp_path / "branch"
-    folder = work / "results" / Target._repo_name(str(upstream))
+    folder = work / "results" / Target(Options(repo=str(upstream))).name
     shutil.copytree(tmp_path / "results", folder)
     tonight = [p for p in (folder / SITE_MACHINE).glob(f"{hashes[-1][:8]}-*.json")]
     moved = {p: p.read_bytes() for p in tonight}

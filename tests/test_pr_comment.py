@@ -34,7 +34,7 @@ class CommentJob(jobs.Replay):
         super().__init__(one_job_options(folder, PR_CHECK), api)
         spec = yaml.safe_load(PR_CHECK.read_text())["jobs"]["comment"]
         steps = [workflow.read_step("pr-check.yml: job comment", i, s) for i, s in enumerate(spec["steps"], 1)]
-        self.job = workflow.Job("comment", ["check"], spec["if"], {}, spec["permissions"], None, steps)
+        self.job = workflow.Job("comment", ["check"], spec["if"], {}, spec["permissions"], steps)
         self.workflow = workflow.Workflow(PR_CHECK, {}, {}, [self.job])
         self.runner_bin = jobs.make_runner_bin(folder / "bin", None)
         self.gh = folder / "gh"

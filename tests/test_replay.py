@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from benchtools.publishing import issue
-from benchtools.running import jobs, nights, replay, replay_record, workflow
+from benchtools.running import jobs, nights, replay, workflow
 from tests.helpers import NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
@@ -192,22 +192,22 @@ def test_the_runner_has_no_python_but_its_own(tmp_path):
 
 
 def test_the_issue_action_is_read_from_the_requests_the_alert_made():
-    ran = replay_record.JobRun("success")
+    ran = jobs.JobRun("success")
     issue = {"number": 1, "state": "open", "updated_at": "1", "labels": ["x"], "body": "", "title": "t"}
     state = {"issues": [issue]}
     get = {"method": "GET", "path": "/repos/o/r/issues"}
-    assert replay_record.issue_action([], {"issues": []}, ran) == "none"
-    assert replay_record.issue_action([get, {"method": "POST", "path": "/repos/o/r/issues"}], state, ran) == "opened #1"
+    assert replay.issue_action([], {"issues": []}, ran) == "none"
+    assert replay.issue_action([get, {"method": "POST", "path": "/repos/o/r/issues"}], state, ran) == "opened #1"
     patch = {"method": "PATCH", "path": "/repos/o/r/issues/1"}
-    assert replay_record.issue_action([get, patch], state, ran) == "updated #1"
+    assert replay.issue_action([get, patch], state, ran) == "updated #1"
     reopen = dict(patch, body={"body": "b", "state": "open"})
-    assert replay_record.issue_action([get, reopen], state, ran) == "reopened #1"
+    assert replay.issue_action([get, reopen], state, ran) == "reopened #1"
     comment = {"method": "POST", "path": "/repos/o/r/issues/1/comments"}
-    assert replay_record.issue_action([get, comment], state, ran) == "commented on #1"
-    assert replay_record.issue_action([get], state, ran) == "kept #1"
-    assert replay_record.issue_action([get], {"issues": [dict(issue, state="closed")]}, ran) == "kept (closed #1)"
-    assert replay_record.issue_action([], state, replay_record.JobRun("skipped")) == "alert skipped"
-    assert replay_record.issue_action([get], state, replay_record.JobRun("failure", exit=3)) == "alert failed (exit 3)"
+    assert replay.issue_action([get, comment], state, ran) == "commented on #1"
+    assert replay.issue_action([get], state, ran) == "kept #1"
+    assert replay.issue_action([get], {"issues": [dict(issue, state="closed")]}, ran) == "kept (closed #1)"
+    assert replay.issue_action([], state, jobs.JobRun("skipped")) == "alert skipped"
+    assert replay.issue_action([get], state, jobs.JobRun("failure", exit=3)) == "alert failed (exit 3)"
 
 
 def test_the_table_goes_between_its_markers_and_nothing_else_changes(tmp_path):
@@ -241,13 +241,13 @@ def test_the_table_goes_between_its_markers_and_nothing_else_changes(tmp_path):
             }
         ],
     }
-    replay_record.write_table(page, "a..b", record)
+    replay.write_table(page, "a..b", record)
     text = page.read_text()
     assert text.startswith("# Replay\n\nkept\n\n") and text.endswith("\n\nafter\n") and "old" not in text
     row = markdown_rows(text)["1"]
     assert row[:7] == ["1", "2 (2026-05-01 to 2026-05-02)", "`v1`", "–", "–", "`abcdef12`", "no regression counts"]
     assert row[-3:] == ["**failed** (exit 1, 1m15s)", "skipped", "1m20s"]
-    replay_record.write_table(page, "c..d", record)
+    replay.write_table(page, "c..d", record)
     assert page.read_text().count("replay-table:c..d:start") == 1
 
 
@@ -262,7 +262,7 @@ def test_the_table_names_each_change_with_its_params_and_lists_the_large_improve
         "improvements": [dict(rise, environment="e", change=-0.125, good="a" * 40, bad="b" * 40, unit="", cause=None)],
         "suspects": [],
     }
-    summary = replay_record.verdict_summary(verdict)
+    summary = replay.verdict_summary(verdict)
     assert summary["improvements"] == [
         dict(rise, environment="e", change=-0.125, good="a" * 40, bad="b" * 40, cause=None)
     ]
@@ -291,7 +291,7 @@ def test_the_table_names_each_change_with_its_params_and_lists_the_large_improve
     }
     assert (
         "| no regression counts | – | bench_instructions.Instructions.track_module('construct(default)') -12.5% at "
-        "`bbbbbbbb` | – | kept #1 |" in replay_record.table(record)
+        "`bbbbbbbb` | – | kept #1 |" in replay.table(record)
     )
 
 
@@ -574,10 +574,7 @@ def test_a_runner_python_event_gives_setup_python_that_patch_release_and_asv_its
         season.read_events(events)
     if workflow.find_python("3.11.2") is None:
         pytest.skip("this machine has no Python 3.11.2 (Debian 12's /usr/bin/python3.11)")
-    options = replay.Options(
-        *(tmp_path, "a..b", tmp_path / "out", 1, None, "HEAD", tmp_path / "asv-env", [], [], False, None, None, "t"),
-        *(True, False, False, None),
-    )
+    options = SimpleNamespace(env_dir=tmp_path / "asv-env", output=tmp_path / "out", bench=[], jax=[])
     machine = jobs.Replay(options, api=None)
     machine.runner_patch = "3.11.2"
     context = {"runner": {"path": "/bin"}, "steps": {}}

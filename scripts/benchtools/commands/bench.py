@@ -42,11 +42,9 @@ or a commit has no results; 2 for bad arguments or a range that cannot be had;
 import dataclasses
 
 from ..running import here
-from ..running.bench import BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
+from ..running.bench import ANSWER_RELEASES, BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
 from ..trial import headline
 from . import common_args
-
-ANSWER_RELEASES = "1"  # the first answer's: the newest release
 
 
 def add_arguments(parser, config) -> None:
@@ -90,12 +88,11 @@ def check(parser, args) -> None:
 
 def options(args) -> Options:
     """The run that the arguments select: --here, one of the selections, or the first answer."""
-    chosen = {field.name: getattr(args, field.name) for field in dataclasses.fields(Options) if field.name != "answer"}
-    if args.here is not None:
-        return Options(**{**chosen, "releases": DEFAULT_RELEASES})
-    if any((args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full)):
-        return Options(**{**chosen, "releases": args.releases or DEFAULT_RELEASES})
-    return Options(**{**chosen, "releases": ANSWER_RELEASES}, answer=True)
+    answer = args.here is None and not any(
+        (args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full)
+    )
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(Options) if f.name not in {"answer", "releases"}}
+    return Options(**given, releases=ANSWER_RELEASES if answer else args.releases or DEFAULT_RELEASES, answer=answer)
 
 
 def run(args, config) -> int:

@@ -77,30 +77,17 @@ def stop_on_sigterm(signum, _frame):
     raise SystemExit(128 + signum)
 
 
-def run(args, config) -> int:
+def check(parser, args) -> None:
     if not (args.upstream / "HEAD").exists() and not (args.upstream / ".git").exists():
         raise BadInput(f"--upstream {args.upstream}: not a git repository")
-    output = args.output.resolve()
-    options = replay.Options(
-        source=args.upstream.resolve(),
-        revisions=args.range,
-        output=output,
-        per_night=args.per_night,
-        workflow=args.workflow and args.workflow.resolve(),
-        checkout=args.checkout,
-        env_dir=(args.env_dir or output / "asv-env").resolve(),
-        bench=args.bench,
-        jax=args.jax,
-        quick=args.quick,
-        runner_python=args.runner_python,
-        docs=None if args.no_docs else args.docs.resolve(),
-        table=args.table or args.range,
-        base=not args.no_base,
-        fail_fast=args.fail_fast,
-        keep_workspaces=args.keep_workspaces,
-        limit=args.limit,
-        every_day=args.every_day,
-        events=season.read_events(args.events) if args.events else None,
-    )
+    args.upstream, args.output = args.upstream.resolve(), args.output.resolve()
+    args.workflow = args.workflow and args.workflow.resolve()
+    args.env_dir = (args.env_dir or args.output / "asv-env").resolve()
+    args.docs = None if args.no_docs else args.docs.resolve()
+    args.table = args.table or args.range
+    args.events = season.read_events(args.events) if args.events else None
+
+
+def run(args, config) -> int:
     signal.signal(signal.SIGTERM, stop_on_sigterm)
-    return replay.replay(options)
+    return replay.replay(args)

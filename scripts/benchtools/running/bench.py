@@ -13,6 +13,8 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from packaging.version import Version
+
 from benchmarks import metrics
 
 from .. import git, util
@@ -26,7 +28,7 @@ from ..settings import reference_jax, upstream_url
 from . import runner
 
 PYTHON = "3.13"
-DEFAULT_RELEASES = "3"
+DEFAULT_RELEASES, ANSWER_RELEASES = "3", "1"  # the first answer's: the newest release
 HERE = "here"  # the folder of --here's results and site: a user's own Python, its installed JAX and Equinox
 ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
 ENV_DIR = ROOT / ".asv" / "env"  # asv's environments, shared by every command that runs asv
@@ -49,15 +51,10 @@ class Options:
     env_dir: Path = ENV_DIR
     index: str | None = None
     bench: list[str] = dataclasses.field(default_factory=list)
-    include_unchanged: bool = False  # also the commits that leave the package as their parent had it
-    # The first answer: the newest release only, its exact figures and tree_at's steady one (runner.answer_benchmarks),
-    # into a folder of its own; the caller adds the headline's figures over fresh processes (bench's headline).
-    answer: bool = False
-    # A file whose BENCH_TIME_BLOCK gets what the run took (took_markdown); with --here, here.py's blocks.
+    include_unchanged: bool = False
+    answer: bool = False  # the newest release's exact and steady figures, then the caller's headline
     docs: Path | None = None
-    # scripts/bench --here: the Python (a path, or a name on PATH) whose installed JAX and Equinox are measured, through
-    # asv's existing-environment mode (running/here.py); None: asv's own virtualenvs.
-    here: str | None = None
+    here: str | None = None  # a Python whose installed JAX and Equinox are measured (running/here.py)
 
     def __post_init__(self):
         if self.range and not self.repo:
@@ -67,7 +64,8 @@ class Options:
                 "--here measures the JAX and Equinox installed in one Python: it takes no RANGE, --repo, "
                 "--jax-history, --jax or --retry-failed"
             )
-        if self.answer and (self.repo or self.jax_history or self.quick or self.bench or self.releases != "1"):
+        selected = self.repo or self.jax_history or self.quick or self.bench or self.releases != ANSWER_RELEASES
+        if self.answer and selected:
             raise BadInput(
                 "the first answer is the newest release's exact and steady figures: it takes no "
                 "--repo, --jax-history, --quick, --bench or --releases"
@@ -82,43 +80,32 @@ class Target:
 
     def __init__(self, args: Options):
         self.args = args
+        self.base, self.branch, self.history = UPSTREAM_CONFIG, "main", None
         if args.here is not None:
-            self.base, self.name, self.history = UPSTREAM_CONFIG, HERE, None
-            self.repo, self.branch = HERE_REPO, "main"
+            self.name, self.repo = HERE, HERE_REPO
         elif args.jax_history:
-            self.base, self.name = JAX_CONFIG, "jax-history"
-            self.repo, self.branch = HISTORY_DIR / "jax", "main"
+            self.base, self.name, self.repo = JAX_CONFIG, "jax-history", HISTORY_DIR / "jax"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
-            self.history = dict(package="jax", since=reference_jax(), python=PYTHON)
+            self.history = dict(
+                package="jax", since=Version(reference_jax()), python=release_history.python_series(PYTHON)
+            )
         elif args.repo:
-            self.base, self.branch, self.history = UPSTREAM_CONFIG, args.branch, None
-            self.repo = self._repo_location(args.repo)
-            self.name = self._repo_name(args.repo)
+            self.branch = args.branch
+            local = not util.is_remote(args.repo)
+            self.repo = Path(args.repo).resolve() if local else args.repo
+            if local and not (self.repo / ".git").exists() and not (self.repo / "objects").is_dir():
+                raise BadInput(f"--repo {args.repo}: not a git repository")
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(args.repo.rstrip("/")).name.removesuffix(".git"))
+            digest = hashlib.sha256(args.repo.encode()).hexdigest()[:8]
+            self.name = "upstream" if args.repo.rstrip("/") == upstream_url() else f"repo-{stem}-{digest}"
         else:
-            self.base, self.name = UPSTREAM_CONFIG, ANSWER if args.answer else "releases"
-            self.repo, self.branch = HISTORY_DIR / "equinox", "main"
+            self.name, self.repo = ANSWER if args.answer else "releases", HISTORY_DIR / "equinox"
             self.history = dict(package="equinox")
         if args.quick:
             self.name += "-quick"
         self.results_dir = args.output / "results" / self.name
         self.html_dir = args.output / "html" / self.name
         self.config_dir = args.output / ".asv" / "configs"
-
-    @staticmethod
-    def _repo_location(repo: str):
-        if util.is_remote(repo):
-            return repo
-        path = Path(repo).resolve()
-        if not (path / ".git").exists() and not (path / "objects").is_dir():
-            raise BadInput(f"--repo {repo}: not a git repository")
-        return path
-
-    @staticmethod
-    def _repo_name(repo: str) -> str:
-        if repo.rstrip("/") == upstream_url():
-            return "upstream"
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(repo.rstrip("/")).name.removesuffix(".git"))
-        return f"repo-{stem}-{hashlib.sha256(repo.encode()).hexdigest()[:8]}"
 
     def config(self, env: dict | None = None, suffix: str = "") -> Path:
         """The base configuration pointed at this target, restricted to one environment if given."""
@@ -143,11 +130,7 @@ class Target:
 
 
 def environments(target: Target) -> list[tuple[str, dict]]:
-    """(environment name, its matrix entry) for each environment to run.
-
-    An environment whose Python scripts/setup could not provide is left out, with one line that says why
-    (environments.present).
-    """
+    """(name, matrix entry) of each environment to run; one whose Python is missing is left out, saying why."""
     named = asv_envs.named_entries(readers.asv_config(target.config()))
     if target.args.jax:
         named = [(name, entry) for name, entry in named if entry.get(("req", "jax")) in target.args.jax]
@@ -165,32 +148,20 @@ def environments(target: Target) -> list[tuple[str, dict]]:
 
 def releases(target: Target) -> list[tuple[release_history.Release, str]]:
     """The selected releases of the target's history (built or updated first), with their commits, oldest first."""
-    from packaging.version import Version
-
-    history = dict(target.history)
-    if "since" in history:
-        history["since"] = Version(history["since"])
-    if "python" in history:
-        history["python"] = release_history.python_series(history["python"])
     options = release_history.Options(
         repo=target.repo,
         select=None if target.args.releases == "all" else target.args.releases,
         select_option="--releases",
-        **history,
+        **target.history,
+        **({"index": target.args.index} if target.args.index else {}),
     )
-    if target.args.index:
-        options.index = target.args.index
     return release_history.build(options)
 
 
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
-    """For the JAX history: the commits of the releases each Python runs, oldest first.
-
-    asv runs every commit in every environment, and its matrix and exclude rules can name an environment's Python and
-    requirements but not the benchmarked commit, so the commit cannot choose the Python there. Each environment gets its
-    own list instead: a release runs on the oldest of ``pythons`` (oldest first) whose requires_python admits it (old
-    jaxlibs have no wheels for new Pythons), and the newest release of one Python also runs on the next, so that the two
-    lines of the history share a point.
+    """For the JAX history: the commits each Python runs, since asv's matrix cannot name the benchmarked commit. A
+    release runs on the oldest of ``pythons`` whose requires_python admits it (old jaxlibs have no wheels for new
+    Pythons), and the newest release of one Python also on the next, so that the two lines of the history share a point.
     """
     taken: set[str] = set()
     by_python = {}
@@ -208,25 +179,17 @@ def range_hashes(target: Target, range_spec: str | None) -> list[str]:
 
 
 def quarantine_unreadable(target: Target) -> None:
-    """Move results files that a killed run left half-written into a quarantine, so that asv can load the rest."""
+    """Move results files that a killed run left half-written aside, never deleting them, so that asv loads the rest."""
     quarantine = target.args.output / ".asv" / "quarantine" / target.name
     for path, error in runs.unreadable(target.results_dir, target.args.machine):
-        move_aside(path, quarantine, error)
-
-
-def move_aside(path: Path, quarantine: Path, error: Exception) -> None:
-    """Move an unreadable PATH into QUARANTINE, never deleting it."""
-    quarantine.mkdir(parents=True, exist_ok=True)
-    destination = quarantine / f"{path.name}.{time.time_ns()}"
-    shutil.move(path, destination)
-    print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
+        quarantine.mkdir(parents=True, exist_ok=True)
+        destination = quarantine / f"{path.name}.{time.time_ns()}"
+        shutil.move(path, destination)
+        print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
 
 
 def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
-    """Tell scripts/regressions which results the latest run wrote (OUTPUT/.asv/last-run.json).
-
-    ``unchanged`` are the commits left out because the package is their parent's.
-    """
+    """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
     last_run = target.args.output / ".asv" / "last-run.json"
     last_run.parent.mkdir(parents=True, exist_ok=True)
     last_run.write_text(
@@ -256,21 +219,14 @@ def git_dir(target: Target) -> Path:
 
 
 def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
-    """The commits whose PACKAGE_PATHS are those of their first parent (docs, CI or examples only).
-
-    asv would install the same package and measure the same code again; a commit without a parent, or where a path
-    cannot be read, is kept.
-    """
+    """The commits whose PACKAGE_PATHS are their first parent's, which asv would measure again; a commit without a
+    parent, or where a path cannot be read, is kept."""
     found = []
     for commit in hashes:
         objects = [f"{commit}{suffix}:{path}" for suffix in ("", "^") for path in PACKAGE_PATHS]
         listed = git.run("rev-parse", *objects, repo=repo, check=False)
-        trees = listed.stdout.split()
-        if (
-            listed.returncode == 0
-            and len(trees) == 2 * len(PACKAGE_PATHS)
-            and trees[: len(PACKAGE_PATHS)] == trees[len(PACKAGE_PATHS) :]
-        ):
+        trees, half = listed.stdout.split(), len(PACKAGE_PATHS)
+        if listed.returncode == 0 and len(trees) == 2 * half and trees[:half] == trees[half:]:
             found.append(commit)
     return found
 
@@ -283,11 +239,8 @@ def publish(target: Target, headline: Path | None = None) -> None:
     if target.history is not None:  # a release history: its hashes exist nowhere upstream
         linked = site.link_releases(target.html_dir, target.history["package"])
         print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
-    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        page.write_page(
-            target.results_dir, target.html_dir, target.args.machine, repo, config=target.config(), headline=headline
-        )
+        write_overhead_page(target, headline)
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
         if not isinstance(error, Error):
             traceback.print_exc()
@@ -295,9 +248,14 @@ def publish(target: Target, headline: Path | None = None) -> None:
         print("warning: the overhead report was not written; see above", file=sys.stderr)
 
 
-# Measures the headline's figures over fresh processes once the suite has run: given the target, its environments and
-# the newest selected (release, commit), the record (which the page shows), its table, and whether it was measured now
-# (False: an earlier record of the same commit and environment was kept).
+def write_overhead_page(target: Target, headline: Path | None = None) -> None:
+    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
+    page.write_page(
+        target.results_dir, target.html_dir, target.args.machine, repo, config=target.config(), headline=headline
+    )
+
+
+# (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
 Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
 BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
 
@@ -307,28 +265,30 @@ def environment_folders(env_dir: Path) -> set[Path]:
     return {path for path in env_dir.iterdir() if path.is_dir()} if env_dir.is_dir() else set()
 
 
-def took_markdown(answer: bool, phases: dict[str, float], loads: tuple, created: int, commits: int, envs: int) -> str:
-    """One paragraph: what the run was, its wall time by phase, the environments it created, and the load."""
-    what = (
-        "the first answer (the newest release's exact and steady figures, and the headline)"
-        if answer
-        else f"{commits} commit(s)"
-    )
-    return (
-        f"`scripts/bench`, {what} in {envs} environment(s), took {sum(phases.values()) / 60:.1f} min of wall "
-        "time after scripts/setup: "
-        + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in phases.items())
-        + f"; {created} environment(s) were created in it. Load average before and after: {loads[0]:.2f} and "
-        f"{loads[1]:.2f}, on {os.cpu_count()} cores."
-    )
+class Clock:
+    """A run's wall time by phase and the load average around it: the paragraph of --docs' time block."""
+
+    def __init__(self):
+        self.started = self.last = time.monotonic()
+        self.load_before, self.phases = os.getloadavg()[0], {}
+
+    def phase(self, name: str) -> None:
+        now = time.monotonic()
+        self.phases[name] = self.phases.get(name, 0.0) + now - self.last
+        self.last = now
+
+    def took(self, what: str, before: str = "", after: str = "") -> str:
+        return (
+            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time after scripts/setup{before}: "
+            + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
+            + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
+            f"{os.cpu_count()} cores."
+        )
 
 
 def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
-    """The commits to benchmark, and those left out because they leave the package as their parent had it.
-
-    Every argument is checked (--jax, --releases, RANGE) before a results file is moved; only NEW and EXISTING read the
-    stored results, so they are resolved once the unreadable ones are out of the way.
-    """
+    """The commits to benchmark, and those left out as unchanged. Every argument is checked before a results file is
+    moved; only NEW and EXISTING read the stored results, so they are resolved once the unreadable ones are aside."""
     args = target.args
     reads_results = selected is None and args.range in ("NEW", "EXISTING")
     hashes = [commit for _release, commit in selected] if selected is not None else None
@@ -353,16 +313,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code."""
     if args.docs:
         generated.check_holds(args.docs, BENCH_TIME_BLOCK)
-    started = last = time.monotonic()
-    load_before, folders_before = os.getloadavg()[0], environment_folders(args.env_dir)
-    phases = {}
-
-    def phase(name: str) -> None:
-        nonlocal last
-        now = time.monotonic()
-        phases[name] = phases.get(name, 0.0) + now - last
-        last = now
-
+    clock, folders_before = Clock(), environment_folders(args.env_dir)
     target = Target(args)
     asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
     envs = environments(target)
@@ -375,28 +326,31 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     else:
         env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
-    phase("choosing the commits (the release history built or updated)")
+    clock.phase("choosing the commits (the release history built or updated)")
     print(
         f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
         file=sys.stderr,
     )
-    asv_failed, ran = runner.run_stages(target, envs, env_hashes, tags, phase)
+    asv_failed, ran = runner.run_stages(target, envs, env_hashes, tags, clock.phase)
     record = table = None
     measured = False
     if headline is not None and selected:
         record, table, measured = headline(target, envs, selected[-1])
-        phase("measuring the headline over fresh processes")
+        clock.phase("measuring the headline over fresh processes")
     site_is_stale = ran or measured or not (target.html_dir / "index.html").is_file()
     if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
         publish(target, record)
     record_last_run(target, hashes, unchanged)
-    phase("publishing the site")
+    clock.phase("publishing the site")
     created = len(environment_folders(args.env_dir) - folders_before)
-    loads = (load_before, os.getloadavg()[0])
-    took = took_markdown(args.answer, phases, loads, created, len(hashes), len(envs))
+    what = "the first answer (the newest release's exact and steady figures, and the headline)"
+    what = what if args.answer else f"{len(hashes)} commit(s)"
+    took = clock.took(
+        f"`scripts/bench`, {what} in {len(envs)} environment(s)", after=f"; {created} environment(s) were created in it"
+    )
     if args.docs:
         generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
-    print(f"\nSummary ({(time.monotonic() - started) / 60:.1f} min wall time)")
+    print(f"\nSummary ({(time.monotonic() - clock.started) / 60:.1f} min wall time)")
     incomplete = summary(target, envs, env_hashes, tags)
     if args.answer and any(target.results_dir.glob("*/*-*.json")):
         print("\n" + blocks.answer_markdown(rows.load_rows(target.results_dir, target.repo, args.machine, latest=True)))

@@ -1,10 +1,6 @@
-"""scripts/bench --here: the suite run in a user's own Python, on the JAX, jaxlib and Equinox installed there.
-
-asv's existing-environment mode (``--environment existing:PYTHON``) runs the benchmarks in that Python as it is: no
-virtualenv is built, nothing is installed, no registry is asked, so it works offline and on any backend the installed
-JAX has (a CUDA plugin included). asv files a result under a commit of the configuration's repository; here that is a
-commit made for the installed Equinox version in HERE_REPO (one per version, tagged as a release history tags it), so
-that the site and the report name the release.
+"""scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode, which installs
+nothing, so it works offline and on any backend the installed JAX has. asv files a result under a commit: here one made
+in HERE_REPO per installed Equinox version, tagged as a release history tags it, so that the site names the release.
 """
 
 import dataclasses
@@ -13,7 +9,6 @@ import os
 import platform
 import shutil
 import sys
-import time
 from pathlib import Path
 
 from .. import git, util
@@ -25,9 +20,7 @@ from ..project import HERE_RUNNER, asv_home
 from ..publishing import blocks, generated, rows
 from . import bench, runner
 
-# What a user asks (Equinox discussion #572), after the first answer's exact and steady figures: a step with tree_at
-# against its tuple twin under each wrapping, in seconds and as a ratio; the compiled step's ratio against the state's
-# size, and a jitted call's dispatch beside the call waited for. The sweep's seconds per call
+# What a user asks (Equinox discussion #572), after the first answer's figures. The sweep's seconds per call
 # (bench_sweep.StateSizeTime, 48 timings) say nothing the answer uses, so they wait for --bench bench_sweep.
 QUESTION = (
     "bench_steady.SteadyState",
@@ -35,7 +28,6 @@ QUESTION = (
     "bench_sweep.StateSizeRatio",
     "bench_sweep.Dispatch",
 )
-# --docs FILE: the blocks written there (publishing/generated.py): what the run took, and its answer.
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
 GIT_ENV = git.isolated_env(
@@ -46,17 +38,8 @@ GIT_ENV = git.isolated_env(
 )
 
 
-def python_path(name: str) -> Path:
-    """The Python that --here names: a path, or a name looked up on PATH; BadInput when there is none."""
-    found = shutil.which(name)
-    if found is None:
-        raise BadInput(f"--here {name}: no such Python (give a path, or a name on PATH)")
-    return Path(found).absolute()
-
-
 def commit_for(repo: Path, equinox: str) -> str:
-    """The commit of HERE_REPO that stands for Equinox ``equinox``, made (empty, tagged v``equinox``) the first time
-    that version is measured."""
+    """The commit of HERE_REPO that stands for Equinox ``equinox``, made empty and tagged the first time."""
     tag = f"v{equinox}"
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
@@ -71,13 +54,9 @@ def commit_for(repo: Path, equinox: str) -> str:
 
 
 def runner_path() -> Path:
-    """A folder holding asv's benchmark runner (asv_runner, pure Python) and nothing else.
-
-    asv runs its benchmark script with the measured Python, which has no asv_runner, and passes an existing environment
-    the caller's environment variables as they are, so this folder goes first on PYTHONPATH. It holds no other package
-    of .venv, which would shadow the JAX being measured; asv's own Python finds the same asv_runner there. A PYTHONPATH
-    of the caller's stays after it: outside .venv (scripts/door) it is where asv itself comes from.
-    """
+    """A folder holding asv_runner and nothing else, first on PYTHONPATH: the measured Python has no asv_runner, and
+    any other package of .venv would shadow the JAX being measured. The caller's PYTHONPATH stays after it: outside
+    .venv (scripts/door) it is where asv itself comes from."""
     link = HERE_RUNNER / "asv_runner"
     source = runs.runner_package()
     if not (link.is_symlink() and link.resolve() == source.resolve()):
@@ -87,52 +66,31 @@ def runner_path() -> Path:
     return HERE_RUNNER
 
 
-def benchmarks(described: dict) -> list[str]:
-    """asv's regexes for --here's benchmarks: the first answer's (runner.answer_benchmarks), then QUESTION's."""
-    exact, timed = runner.answer_benchmarks(described)
-    return discovery_regex(exact + timed) + [f"^{name}\\." for name in QUESTION]
-
-
-def machine_name(args: bench.Options, installed: device.Installed) -> str:
-    """--machine as given, or this host's name with the device: results from two devices never share a file."""
-    return args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.slug()}"
-
-
 def lead(target: bench.Target, machine: str, commit: str, stamped: dict[str, str]) -> str:
-    """The run's answer in the user's words (blocks.lead_paragraph), from the result of its commit whose params hold
-    ``stamped`` (other Pythons measured before may share the commit), and, on a CPU, that no GPU record exists yet."""
+    """The run's answer in the user's words, from its commit's result whose params hold ``stamped`` (other Pythons
+    measured before may share the commit)."""
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
     return "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
 
 
 def selection_markdown(args: bench.Options) -> str:
-    """--quick and the --bench regexes as one code span, so that Markdown keeps their backslashes; "" for the
-    default selection."""
+    """--quick and the --bench regexes as one code span, so that Markdown keeps their backslashes."""
     words = ["--quick"] * args.quick + args.bench
     return f" (`{' '.join(words)}`)" if words else ""
-
-
-def took_markdown(installed: device.Installed, phases: dict[str, float], loads: tuple, selection: str) -> str:
-    """One paragraph: what the run measured and where, its wall time by phase, and the load around it."""
-    return (
-        f"`scripts/bench --here`{selection} in Python {installed.python} with jax {installed.versions['jax']}, "
-        f"jaxlib {installed.versions['jaxlib']} and Equinox {installed.versions['equinox']}, on "
-        f"{installed.device}, took {sum(phases.values()) / 60:.1f} min of wall time after scripts/setup, and "
-        "built no virtualenv: "
-        + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in phases.items())
-        + f". Load average before and after: {loads[0]:.2f} and {loads[1]:.2f}, on {os.cpu_count()} cores."
-    )
 
 
 def here(args: bench.Options) -> int:
     """Run the suite in ``args.here``'s Python, publish its site; the exit code (bench's contract)."""
     if args.docs:
         generated.check_holds(args.docs, HERE_TIME_BLOCK)
-    started, load_before = time.monotonic(), os.getloadavg()[0]
-    python = python_path(args.here)
+    clock = bench.Clock()
+    if shutil.which(args.here) is None:
+        raise BadInput(f"--here {args.here}: no such Python (give a path, or a name on PATH)")
+    python = Path(shutil.which(args.here)).absolute()
     installed = device.probe(python)
-    machine = machine_name(args, installed)
+    # This host's name with the device, unless --machine is given: results from two devices never share a file.
+    machine = args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.slug()}"
     args = dataclasses.replace(args, machine=machine)
     target = bench.Target(args)
     equinox = installed.versions["equinox"]
@@ -152,27 +110,17 @@ def here(args: bench.Options) -> int:
     env_name = runs.existing_env_name(python)
     path = runs.result_path(target.results_dir, machine, commit, env_name)
     device.refuse_another(path, machine, installed.device)
-    cmd = util.asv(
-        "run",
-        "--config",
-        target.config(),
-        "--machine",
-        machine,
-        "--environment",
-        f"existing:{python}",
-        "--set-commit-hash",
-        commit,
-        "--show-stderr",
+    regexes = args.bench or (
+        discovery_regex(sum(runner.answer_benchmarks(json.loads(suite.description())), []))
+        + [f"^{name}\\." for name in QUESTION]
     )
-    if args.quick:
-        cmd.append("--quick")
-    for regex in args.bench or benchmarks(json.loads(suite.description())):
-        cmd += ["--bench", regex]
+    extra = ("--environment", f"existing:{python}", "--set-commit-hash", commit)
+    cmd = runner.run_command(target.config(), machine, args.quick, regexes, *extra)
     with exclusive(args.env_dir), asv_home() as env:
         runner.record_machine(machine, target.base, env)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runner_path()), env.get("PYTHONPATH")]))
         code = util.run(cmd, env=env).returncode
-    measured = time.monotonic()
+    clock.phase("choosing the benchmarks and running them with asv")
     if not path.exists():
         print(f"asv run exited {code} and saved no results", file=sys.stderr)
         return ExitCode.FAILED
@@ -186,11 +134,12 @@ def here(args: bench.Options) -> int:
     state, failures = runs.classify(path, machine)
     print(f"\n{env_name}: {state}" + (f", {failures} failed" if failures else ""))
     answer = lead(target, machine, commit, stamped)
-    phases = {
-        "choosing the benchmarks and running them with asv": measured - started,
-        "publishing the site": time.monotonic() - measured,
-    }
-    took = took_markdown(installed, phases, (load_before, os.getloadavg()[0]), selection_markdown(args))
+    clock.phase("publishing the site")
+    took = clock.took(
+        f"`scripts/bench --here`{selection_markdown(args)} in Python {installed.python} with jax {versions['jax']}, "
+        f"jaxlib {versions['jaxlib']} and Equinox {equinox}, on {installed.device}",
+        before=", and built no virtualenv",
+    )
     if args.docs:
         generated.write_blocks(args.docs, {HERE_TIME_BLOCK: took, HERE_ANSWER_BLOCK: answer})
     print(f"\n{answer}\n\n{took}\n")

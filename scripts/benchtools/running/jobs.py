@@ -1,8 +1,5 @@
-"""The replay's runner: one job of the nightly workflow, step by step, as GitHub's ubuntu-latest runs it.
-
-Each night's upstream, the results remote and the project's snapshot are the replay's own bare repositories; a `run:`
-step runs in bash with the runner's environment, an action as the step_* method of its name.
-"""
+"""The replay's runner: one job of the nightly workflow, step by step, as GitHub's ubuntu-latest runs it; an action
+runs as the step_* method of its name."""
 
 import os
 import re
@@ -12,27 +9,14 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git
 from ..errors import BadInput, Failed
 from ..project import ROOT
 from ..publishing import github
-from .replay_record import JobRun
-from .workflow import (
-    SHELLS,
-    Job,
-    Step,
-    Unmappable,
-    check_workflow,
-    condition,
-    find_python,
-    installed_version,
-    pinned_packages,
-    python_version,
-    read_workflow,
-    substitute,
-)
+from . import workflow
 
 WORKFLOW = Path(".github/workflows/nightly.yml")
 REPOSITORY = "replay/equinox-benchmarks"  # GITHUB_REPOSITORY in the replay's jobs
@@ -43,16 +27,24 @@ NOT_PASSED = ("PATH", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHON", "CI")
 NOT_PASSED_PREFIXES = ("GITHUB_", "RUNNER_", "GH_", "EQXB_", "ACTIONS_", "PYENV_", "CONDA")
 
 
+@dataclass
+class JobRun:
+    result: str  # success, failure or skipped
+    seconds: float = 0.0
+    exit: int | None = None
+    failed_step: str | None = None
+
+
 def runner_python(choice: str | None) -> tuple[str | None, str]:
     """ubuntu-latest's python3 (3.12) as this machine has it: (executable or None, what it is)."""
     if choice:
-        found = python_version(choice)
+        found = workflow.python_version(choice)
         if not found:
             raise BadInput(f"--runner-python {choice}: not a Python that runs")
         return found[0], f"Python {found[1]} ({found[0]}, --runner-python)"
-    executable = find_python("3.12")
+    executable = workflow.find_python("3.12")
     if executable:
-        return executable, f"Python {python_version(executable)[1]} ({executable})"
+        return executable, f"Python {workflow.python_version(executable)[1]} ({executable})"
     return None, "none: this machine has no Python 3.12, so python3 there says so and exits 3"
 
 
@@ -91,11 +83,8 @@ def nightly_extras(options, upstream: Path, runner_patch: str | None = None) -> 
         options.env_dir.with_name(f"{options.env_dir.name}-python-{runner_patch}") if runner_patch else options.env_dir
     )
     extras = ["--upstream", str(upstream), "--env-dir", str(env_dir)]
-    for regex in options.bench:
-        extras += ["--bench", regex]
-    for version in options.jax:
-        extras += ["--jax", version]
-    return extras
+    extras += [word for regex in options.bench for word in ("--bench", regex)]
+    return extras + [word for version in options.jax for word in ("--jax", version)]
 
 
 class Replay:
@@ -110,7 +99,6 @@ class Replay:
         self.record_path = out / "replay.json"
         self.runner_patch = None  # the patch release setup-python gives since a python-X.Y.Z event
 
-    # Setting up: the replay's own upstream, results remote and project snapshot.
     def prepare(self) -> None:
         out = self.options.output
         if out.exists() and any(out.iterdir()):
@@ -120,28 +108,35 @@ class Replay:
             bare.parent.mkdir(parents=True, exist_ok=True)
             git.run("init", "-q", "--bare", "-b", "main", str(bare), repo=out)
         self.snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
-        # The workflow as the snapshot has it, unless --workflow names another.
-        self.workflow = read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
-        check_workflow(self.workflow)
+        self.workflow = workflow.read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
+        workflow.check_workflow(self.workflow)
         self.python, self.python_note = runner_python(self.options.runner_python)
         self.runner_bin = make_runner_bin(out / "runner" / "bin", self.python)
 
     def advance(self, tip: str) -> None:
         """The replay's upstream at TIP: main there, and every tag that TIP's history holds."""
-        source = self.options.source
+        source = self.options.upstream
         tags = git.out("tag", "--merged", tip, repo=source).split()
         refspecs = [f"{tip}:refs/heads/main"] + [f"refs/tags/{t}:refs/tags/{t}" for t in tags]
         git.run("push", "-q", "--force", str(self.upstream), *refspecs, repo=source)
 
-    def token(self, job: Job) -> str:
+    def token(self, job: workflow.Job) -> str:
         """The job's github.token: it may write issues when the job's permissions say issues: write."""
-        permissions = job.permissions if job.permissions is not None else {}
+        permissions = job.permissions
         write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
         name = f"ghs_replay_{job.name}"
-        self.api.tokens[name] = bool(write)
+        self.api.tokens[name] = write
         return name
 
-    def base_env(self) -> dict:
+    def run_job(self, job: workflow.Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
+        context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
+        context = self.context(job, folder, context_needs)
+        if not workflow.condition(job.if_, context, workflow.status([needs[n] for n in job.needs])):
+            return JobRun("skipped")
+        folder.mkdir(parents=True)
+        workspace, temp = folder / "workspace", folder / "temp"
+        workspace.mkdir()
+        temp.mkdir()
         env = {k: v for k, v in os.environ.items() if k not in NOT_PASSED and not k.startswith(NOT_PASSED_PREFIXES)}
         env.update(
             PATH=str(self.runner_bin),
@@ -150,26 +145,8 @@ class Replay:
             GITHUB_SERVER_URL=str(self.server),
             GITHUB_REPOSITORY=REPOSITORY,
             GITHUB_API_URL=self.api.url,
-            GITHUB_EVENT_NAME="workflow_dispatch" if self.options.quick else "schedule",
+            GITHUB_EVENT_NAME=context["github"]["event_name"],
             RUNNER_OS="Linux",
-        )
-        return env
-
-    def run_job(self, job: Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
-        context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
-        status = {
-            "success": all(needs[n] == "success" for n in job.needs),
-            "failure": any(needs[n] == "failure" for n in job.needs),
-        }
-        context = self.context(job, folder, context_needs)
-        if not condition(job.if_, context, status):
-            return JobRun("skipped")
-        folder.mkdir(parents=True)
-        workspace, temp = folder / "workspace", folder / "temp"
-        workspace.mkdir()
-        temp.mkdir()
-        env = dict(
-            self.base_env(),
             GITHUB_WORKSPACE=str(workspace),
             RUNNER_TEMP=str(temp),
             GITHUB_RUN_ID=str(night["run_id"]),
@@ -180,14 +157,13 @@ class Replay:
         run = JobRun("success")
         with (folder / "log.txt").open("w") as log:
             for step in job.steps:
-                step_status = {"success": run.result == "success", "failure": run.result == "failure"}
-                if not condition(step.if_, context, step_status):
+                if not workflow.condition(step.if_, context, workflow.status([run.result])):
                     print(f"## step {step.index} ({step.label}): skipped", file=log, flush=True)
                     continue
                 step_env = dict(env)
                 for scope in (self.workflow.env, job.env, step.env):
                     for name, value in scope.items():
-                        context["env"][name] = step_env[name] = substitute(value, context)
+                        context["env"][name] = step_env[name] = workflow.substitute(value, context)
                 print(f"## step {step.index} ({step.label})", file=log, flush=True)
                 code = self.step(step, context, step_env, workspace, night, log)
                 context["env"] = {k: v for k, v in context["env"].items() if k in self.workflow.env or k in job.env}
@@ -204,7 +180,7 @@ class Replay:
         run.seconds = round(time.monotonic() - started, 1)
         return run
 
-    def context(self, job: Job, folder: Path, needs: dict) -> dict:
+    def context(self, job: workflow.Job, folder: Path, needs: dict) -> dict:
         inputs = dict(self.workflow.inputs, quick=True) if self.options.quick else {}
         return {
             "inputs": inputs,
@@ -220,26 +196,26 @@ class Replay:
             "runner": {"temp": str(folder / "temp"), "os": "Linux", "path": str(self.runner_bin)},
         }
 
-    def step(self, step: Step, context: dict, env: dict, workspace: Path, night: dict, log) -> int:
+    def step(self, step: workflow.Step, context: dict, env: dict, workspace: Path, night: dict, log) -> int:
         if step.run is not None:
             return self.step_run(step, context, env, workspace, log)
-        with_ = {k: substitute(v, context) for k, v in step.with_.items()}
+        with_ = {k: workflow.substitute(v, context) for k, v in step.with_.items()}
         try:
             return getattr(self, f"step_{step.action}")(with_, step, context, workspace, night, log) or 0
         except (OSError, Failed) as error:
-            if isinstance(error, Unmappable):
+            if isinstance(error, workflow.Unmappable):
                 raise
             print(f"{step.label}: {error}", file=log, flush=True)
             return 1
 
-    def step_run(self, step: Step, context: dict, env: dict, workspace: Path, log) -> int:
-        packages = pinned_packages(step.run)
+    def step_run(self, step: workflow.Step, context: dict, env: dict, workspace: Path, log) -> int:
+        packages = workflow.pinned_packages(step.run)
         if packages is not None:
-            here = {package: installed_version(package) for package in packages}
+            here = {package: workflow.installed_version(package) for package in packages}
             for package, pinned in packages.items():
                 print(f"replay: {package}={pinned} is this machine's {package} {here[package]}", file=log, flush=True)
             return 0 if all(here.values()) else 1
-        script = substitute(step.run, context)
+        script = workflow.substitute(step.run, context)
         extras = " ".join(shlex.quote(a) for a in nightly_extras(self.options, self.upstream, self.runner_patch))
         script = re.sub(r"(?<![\w/.-])scripts/nightly(?=\s)", lambda m: f"{m[0]} {extras}", script)
         path = workspace.parent / f"step-{step.index}.sh"
@@ -247,7 +223,7 @@ class Replay:
         print(f"$ {script}", file=log, flush=True)
         timeout = step.timeout_minutes * 60 if step.timeout_minutes else None
         process = subprocess.Popen(
-            [*SHELLS[step.shell], str(path)],
+            [*workflow.SHELLS[step.shell], str(path)],
             cwd=workspace,
             env=env,
             stdout=log,
@@ -272,9 +248,9 @@ class Replay:
     def step_setup_python(self, with_, step, context, workspace, night, log):
         version = with_.get("python-version", "")
         patch = self.runner_patch if self.runner_patch and self.runner_patch.startswith(f"{version}.") else None
-        executable = find_python(patch or version)
+        executable = workflow.find_python(patch or version)
         if executable is None:
-            raise Unmappable(f"actions/setup-python {version!r}: this machine has no Python {version}")
+            raise workflow.Unmappable(f"actions/setup-python {version!r}: this machine has no Python {version}")
         minor = ".".join(version.split(".")[:2])
         folder = workspace.parent / f"python-{step.index}" / "bin"
         folder.mkdir(parents=True)
@@ -285,15 +261,11 @@ class Replay:
             context["steps"][step.id] = {"outputs": {"python-path": executable, "python-version": version}}
         print(f"Python {version}: {executable}", file=log, flush=True)
 
-    def artifact(self, night: dict, name: str) -> Path:
-        return Path(night["artifacts"]) / name
-
     def step_upload_artifact(self, with_, step, context, workspace, night, log):
         name = with_.get("name") or "artifact"
-        target = self.artifact(night, name)
+        target = Path(night["artifacts"], name)
         if target.exists():
-            print(f"an artifact named {name} already exists", file=log, flush=True)
-            return 1
+            raise Failed(f"an artifact named {name} already exists")
         paths = [workspace / p.strip() for p in with_.get("path", "").splitlines() if p.strip()]
         files = [(p, f) for p in paths for f in ([p] if p.is_file() else sorted(p.rglob("*")) if p.is_dir() else [])]
         files = [(p, f) for p, f in files if f.is_file()]
@@ -309,10 +281,9 @@ class Replay:
         print(f"uploaded {len(files)} file(s) as {name}", file=log, flush=True)
 
     def step_download_artifact(self, with_, step, context, workspace, night, log):
-        source = self.artifact(night, with_.get("name", ""))
+        source = Path(night["artifacts"], with_.get("name", ""))
         if not source.is_dir():
-            print(f"no artifact named {with_.get('name')!r}", file=log, flush=True)
-            return 1
+            raise Failed(f"no artifact named {with_.get('name')!r}")
         shutil.copytree(source, workspace / with_.get("path", "."), dirs_exist_ok=True)
 
     def step_upload_pages_artifact(self, with_, step, context, workspace, night, log):
@@ -320,10 +291,9 @@ class Replay:
         return self.step_upload_artifact(pages, step, context, workspace, night, log)
 
     def step_deploy_pages(self, with_, step, context, workspace, night, log):
-        source = self.artifact(night, "github-pages")
+        source = Path(night["artifacts"], "github-pages")
         if not source.is_dir():
-            print("no github-pages artifact", file=log, flush=True)
-            return 1
+            raise Failed("no github-pages artifact")
         shutil.rmtree(self.pages, ignore_errors=True)
         shutil.copytree(source, self.pages)
         if step.id:

@@ -14,8 +14,7 @@ from .. import git
 from ..asvtools import publishable, runs, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
-from ..project import HISTORY_DIR
-from ..publishing import page, results_branch
+from ..publishing import results_branch
 from ..settings import upstream_url
 from . import bench
 
@@ -46,12 +45,12 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
 
 
 def nightly(args) -> int:
-    """The night (see scripts/nightly --help); whatever fails, the verdict says which stage and why."""
-    # The stage running now, named in the verdict of a failed night; "" once the verdict is written, so that a later
-    # failure (the site's copy, say) exits non-zero without turning a judged night into a failed one.
+    """The night; whatever fails, the verdict says which stage and why."""
+    # The stage running now; "" once the verdict is written, so that a later failure (the site's copy, say) exits
+    # non-zero without turning a judged night into a failed one.
     stage = ["scripts/nightly"]
-    # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind. Both are
-    # caught here, whatever the process inherited: a shell starts a background job with SIGINT ignored.
+    # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind, whatever
+    # the process inherited (a shell starts a background job with SIGINT ignored).
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         return night(args, stage)
@@ -78,7 +77,7 @@ def nightly(args) -> int:
 
 
 class Stopped(BaseException):
-    """SIGINT or SIGTERM, raised where the night is, so that it ends as a failed night with its verdict written."""
+    """SIGINT or SIGTERM, raised where the night is."""
 
 
 def stop(signum, _frame):
@@ -86,19 +85,13 @@ def stop(signum, _frame):
 
 
 def night(args, stage: list[str]) -> int:
-    upstream = args.upstream or upstream_url()
     remote = args.results_remote or results_branch.default_remote()
     options = bench.Options(
-        repo=upstream,
-        machine=args.machine,
-        output=args.output,
-        quick=args.quick,
-        bench=args.bench,
-        jax=args.jax,
+        repo=args.upstream or upstream_url(),
+        **{name: getattr(args, name) for name in ("machine", "output", "quick", "bench", "jax")},
         **({"env_dir": args.env_dir} if args.env_dir else {}),
     )
     target = bench.Target(options)
-
     checkout_results(args.output, remote, args.results_branch)
     # The site is rebuilt from every result, so that no run leaves a stale one behind.
     shutil.rmtree(target.html_dir, ignore_errors=True)
@@ -147,18 +140,16 @@ def night(args, stage: list[str]) -> int:
 
 
 def refresh_overhead_page(target) -> None:
-    """Write the site's overhead page again, now that the gate has profiled the causes of the steps."""
+    """The site's overhead page again, now that the gate has profiled the causes of the steps."""
     if not (target.html_dir / "index.html").is_file():
         return
-    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     try:
-        page.write_page(target.results_dir, target.html_dir, target.args.machine, repo, config=target.config())
+        bench.write_overhead_page(target)
     except Error as error:
         print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
 
 
 def publish_stored(target) -> int:
-    """The site of the results the branch holds, made without running a benchmark; the latest-run record."""
     if not any(target.results_dir.glob("*/*-*.json")):
         raise BadInput(f"the results branch holds no results in {target.results_dir.name}/: nothing to publish")
     bench.publish(target)
@@ -168,23 +159,16 @@ def publish_stored(target) -> int:
 
 @dataclass(frozen=True)
 class Scope:
-    """What the gate judges tonight: ``compare`` (BEFORE, AFTER) or asv's step detection (None), confirmed or not; or
-    ``nothing``, the reason why nothing is judged."""
-
-    compare: tuple[str, str] | None = None
+    compare: tuple[str, str] | None = None  # (BEFORE, AFTER), or None: asv's step detection
     confirmed: bool = True
-    nothing: str | None = None
+    nothing: str | None = None  # why nothing is judged
     unchanged: list[str] = dataclasses.field(default_factory=list)  # left out: the package their parent's
 
 
 def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
-    """The baseline against the newest commit benchmarked tonight, confirmed, when that commit descends from it.
-
-    The first night (no baseline) is asv's step detection over what it ran. A night that benchmarked nothing new, or
-    only commits that do not descend from the baseline (a dispatched range of older ones), judges nothing: asv's step
-    detection over the whole branch would count every old step again, unconfirmed, and a comparison from the baseline to
-    an older commit would read history backwards.
-    """
+    """The baseline against the newest commit benchmarked tonight, confirmed, when that commit descends from it; the
+    first night, asv's step detection. Otherwise nothing: a step detection over the whole branch would count every old
+    step again, unconfirmed, and a comparison with an older commit would read history backwards."""
     last_run = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
     record = (
@@ -208,11 +192,8 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
 
 
 def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -> Scope:
-    """The baseline against the newest commit whose results run RUN_ID stored, read from the results branch alone.
-
-    The branch's tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message; the results files it
-    added are that run's commits, and the baseline is the newest commit with results before them.
-    """
+    """The baseline against the newest commit whose results run RUN_ID stored, read from the results branch alone: the
+    tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message."""
     message = git.out("log", "-1", "--format=%B", repo=output)
     if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{message}\n":
         return Scope(nothing=f"run {run_id} stored no results")
@@ -246,7 +227,7 @@ def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -
 
 
 def exact_only(verdict: gate.Verdict) -> gate.Verdict:
-    """VERDICT with its timing rows left out: what is judged where no re-measuring side by side can be done."""
+    """VERDICT without its timing rows, which no side-by-side re-measuring confirmed."""
     return dataclasses.replace(
         verdict,
         counted=[c for c in verdict.counted if c.kind not in metrics.TIMING_KINDS],
@@ -256,17 +237,13 @@ def exact_only(verdict: gate.Verdict) -> gate.Verdict:
 
 
 def fail(args, stage: str, code: int, message: str) -> None:
-    """The report and verdict of a night that could not be judged: a failure to be told, never a quiet night.
-
-    Written into OUTPUT only once OUTPUT is a results checkout this command made: a folder it refused to take over is
-    left as it was.
-    """
+    """The report and verdict of a night that could not be judged: a failure to be told, never a quiet night."""
     document = verdicts.failure(stage, code, message)
     write_report(args, f"No report: {document['summary']}\n", document)
 
 
 def write_report(args, text: str, document: dict) -> None:
-    """The Markdown report to --report and the verdict to --verdict, the one the alert reads."""
+    """The report and the verdict, written into OUTPUT only once it is a results checkout this command made."""
     ours = is_results_checkout(args.output)
     if ours or not args.report.is_relative_to(args.output):
         args.report.parent.mkdir(parents=True, exist_ok=True)
@@ -278,7 +255,6 @@ def write_report(args, text: str, document: dict) -> None:
 
 
 def summarize(text: str) -> None:
-    """Append TEXT to the GitHub Actions job summary, when there is one."""
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a") as out:

@@ -1,102 +1,57 @@
-"""The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md).
-
-The jobs and their steps are read from the workflow's YAML (workflow.py), so that the replay and the workflow cannot
-drift apart; a step it cannot map stops the replay (``Unmappable``, exit 3) before that night runs. nights.py splits the
-range into nights, jobs.py runs a night's jobs, replay_record.py reads what they did into the record and its table; this
-module runs the nights.
-"""
+"""The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md), read from
+its YAML so that the replay and the workflow cannot drift apart; what each night did, as the record and its table."""
 
 import datetime
 import json
 import shutil
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git, util
 from ..asvtools import runs
 from ..errors import BadInput
-from ..publishing import github
+from ..publishing import generated, github
 from . import season
-from .jobs import REPOSITORY, Replay, nightly_extras
+from .jobs import REPOSITORY, JobRun, Replay, nightly_extras
 from .nights import Commit, first_parent_commits, split_days, split_nights
-from .replay_record import (
-    JobRun,
-    commit_states,
-    find_file,
-    issue_action,
-    load_json,
-    verdict_summary,
-    write_table,
-)
 from .workflow import installed_version, pinned_packages
 
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
 
 
-@dataclass
-class Options:
-    source: Path  # the upstream repository the commits come from
-    revisions: str
-    output: Path
-    per_night: int | None
-    workflow: Path | None
-    checkout: str  # "worktree" or "HEAD"
-    env_dir: Path
-    bench: list[str]
-    jax: list[str]
-    quick: bool
-    runner_python: str | None
-    docs: Path | None
-    table: str
-    base: bool
-    fail_fast: bool
-    keep_workspaces: bool
-    limit: int | None
-    every_day: bool = False  # one night per calendar day, days without a commit included
-    events: dict | None = None  # {night label: [season.EVENTS, ...]}
-
-
-# --- The replay ---------------------------------------------------------------------------------
-
-
-def replay(options: Options, log=sys.stderr) -> int:
-    """Every night of the range through the workflow's jobs (see scripts/replay --help); exit code."""
-    commits = first_parent_commits(options.source, options.revisions)
+def replay(options, log=sys.stderr) -> int:
+    """Every night of the range through the workflow's jobs; OPTIONS are scripts/replay's, checked."""
+    commits = first_parent_commits(options.upstream, options.range)
     if not commits:
-        raise BadInput(f"{options.revisions}: no commit in {options.source}")
+        raise BadInput(f"{options.range}: no commit in {options.upstream}")
     if options.every_day:
-        days = split_days(commits)
-        nights, labels = [c for _, c in days], [day for day, _ in days]
+        labels, nights = (list(column) for column in zip(*split_days(commits), strict=True))
     else:
         nights = split_nights(commits, options.per_night)
         labels = [str(n) for n in range(1, len(nights) + 1)]
-    parents = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.source)
+    parents = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
     base = parents.strip()
-    if options.base and base:
-        subject = git.out("log", "-1", "--format=%ct%x00%s", base, repo=options.source).strip().split("\0", 1)
+    if not options.no_base and base:
+        subject = git.out("log", "-1", "--format=%ct%x00%s", base, repo=options.upstream).strip().split("\0", 1)
         date = datetime.datetime.fromtimestamp(int(subject[0]), datetime.UTC).isoformat(timespec="seconds")
         nights.insert(0, [Commit(base, date, subject[1])])
         labels.insert(0, "base")
     if options.limit:
-        nights = nights[: options.limit]
-    tags = {commit: tag for tag, commit in git.tags(options.source).items()}
+        nights = nights[: options.limit]  # the labels of the nights cut stay unread
+    tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
         machine.prepare()
+        by_date = "every day (UTC)" if options.every_day else "commit date (UTC)"
         record = {
-            "range": options.revisions,
-            "source": str(options.source),
+            "range": options.range,
+            "source": str(options.upstream),
             "per_night": options.per_night,
-            "by": f"{options.per_night} commit(s)"
-            if options.per_night
-            else "every day (UTC)"
-            if options.every_day
-            else "commit date (UTC)",
+            "by": f"{options.per_night} commit(s)" if options.per_night else by_date,
             "events": options.events,
-            "base": bool(options.base and base),
+            "base": bool(not options.no_base and base),
             "workflow": str(machine.workflow.path),
             "jobs": [job.name for job in machine.workflow.jobs],
             "project": machine.snapshot,
@@ -113,8 +68,7 @@ def replay(options: Options, log=sys.stderr) -> int:
             "nights": [],
         }
         failed_any, tip = False, None
-        for index, night_commits in enumerate(nights):
-            label = labels[index]
+        for index, (label, night_commits) in enumerate(zip(labels, nights, strict=False)):
             tip = night_commits[-1].hash if night_commits else tip
             night = run_night(machine, index, label, night_commits, tags, tip, (options.events or {}).get(label, []))
             record["nights"].append(night)
@@ -203,3 +157,184 @@ def run_night(
             for name in ("workspace", "temp"):
                 shutil.rmtree(folder / job.name / name, ignore_errors=True)
     return night
+
+
+def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
+    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package its
+    parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
+    failed_by_verdict = {f["commit"] for f in (verdict or {}).get("failed_commits") or []}
+    unchanged = set((verdict or {}).get("unchanged_commits") or [])
+    states = []
+    for commit in commits:
+        files = [r for r in results if r["commit"] == commit.hash]
+        ran, failed = sum(r["ran"] for r in files), sum(r["failed"] for r in files)
+        if not files:
+            state = "unchanged" if commit.hash in unchanged else "skipped"
+        elif failed == ran:
+            state = "failed"
+        elif failed or commit.hash in failed_by_verdict:
+            state = "partly failed"
+        else:
+            state = "benchmarked"
+        states.append(
+            {
+                "commit": commit.hash,
+                "name": tags.get(commit.hash) or commit.hash[:8],
+                "date": commit.date,
+                "subject": commit.subject,
+                "state": state,
+                "benchmarks": ran,
+                "failed_benchmarks": failed,
+            }
+        )
+    return states
+
+
+def verdict_summary(verdict: dict | None) -> dict | None:
+    if verdict is None:
+        return None
+    suspects = verdict.get("suspects") or []
+    return {
+        "status": verdict.get("status"),
+        "regression": verdict.get("regression"),
+        "summary": verdict.get("summary"),
+        **{
+            name: [
+                {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
+                for c in verdict.get(name) or []
+            ]
+            for name in ("counted", "improvements")
+        },
+        "suspects": [{"benchmark": s.get("benchmark"), "verdict": s.get("verdict")} for s in suspects],
+        "failed_commits": [f.get("commit") for f in verdict.get("failed_commits") or []],
+    }
+
+
+def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
+    """What the alert did to the issues, from the requests it made."""
+    if alert is None or alert.result == "skipped":
+        return "alert skipped"
+    writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
+    if writes:
+        last = writes[-1]
+        if last["path"].endswith("/comments"):
+            return f"commented on #{last['path'].split('/')[-2]}"
+        if last["method"] == "PATCH":
+            verb = "reopened" if (last.get("body") or {}).get("state") == "open" else "updated"
+            return f"{verb} #{last['path'].rsplit('/', 1)[-1]}"
+        return f"opened #{len(state['issues'])}"
+    if alert.result == "failure":
+        return f"alert failed (exit {alert.exit})"
+    if not calls:
+        return "none"
+    issues = sorted(state["issues"], key=lambda i: i["number"], reverse=True)
+    for wanted, note in (("open", "kept #{}"), ("closed", "kept (closed #{})")):
+        found = [i for i in issues if i["state"] == wanted]
+        if found:
+            return note.format(found[0]["number"])
+    return "none"
+
+
+def find_file(folders: list[Path], name: str) -> Path | None:
+    for folder in folders:
+        found = sorted(folder.glob(f"**/{name}")) if folder.is_dir() else []
+        if found:
+            return found[0]
+    return None
+
+
+def load_json(path: Path | None):
+    try:
+        return json.loads(path.read_text()) if path else None
+    except (OSError, ValueError):
+        return None
+
+
+def duration(seconds: float) -> str:
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
+
+
+def job_cell(run: dict) -> str:
+    if run["result"] in ("skipped", "cancelled"):
+        return run["result"]
+    if run["result"] == "failure":
+        return f"**failed** (exit {run['exit']}, {duration(run['seconds'])})"
+    return duration(run["seconds"])
+
+
+def changes_cell(changes: list[dict]) -> str:
+    """Each change of a verdict's list as the table names it: benchmark (params), change, the commit it is placed at."""
+    named = (
+        (f"{c['benchmark']}({c['params']})" if c.get("params") else str(c["benchmark"]))
+        + (f" {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`" if isinstance(c.get("change"), float) else "")
+        for c in changes
+    )
+    return "; ".join(named) or "–"
+
+
+def table(record: dict) -> str:
+    jobs = record["jobs"]
+    head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
+    head += ["large improvements", "suspects", "issue"]
+    season = record.get("events") is not None
+    if season:
+        head.insert(1, "events")
+    cells = []
+    for night in record["nights"]:
+        states = night.get("commits") or []
+
+        def names(*wanted, states=states):
+            return " ".join(f"`{c['name']}`" for c in states if c["state"] in wanted) or "–"
+
+        verdict = night.get("verdict") or {}
+        counted, improved = (changes_cell(verdict.get(name) or []) for name in ("counted", "improvements"))
+        suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in verdict.get("suspects") or []) or "–"
+        row = [
+            night["night"],
+            *([", ".join(night.get("events") or []) or "–"] if season else []),
+            f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
+            *(names(*wanted) for wanted in (["benchmarked"], ["unchanged"], ["skipped"], ["failed", "partly failed"])),
+            verdict.get("summary") or "no verdict",
+            counted,
+            improved,
+            suspects,
+            night["issue"],
+            *(job_cell(night["jobs"][name]) for name in jobs),
+            duration(night["seconds"]),
+        ]
+        cells.append([str(cell).replace("|", "\\|") for cell in row])
+    extras = " ".join(record["nightly_extras"][4:]) or "nothing more"
+    changed = len(record["project"]["changed"])
+    pins = record.get("packages") or {}
+    packages = "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in pins.items())
+    lines = [
+        util.markdown_table(head + jobs + ["night"], cells),
+        "",
+        f"Range `{record['range']}` of `{Path(record['source']).name}`, nights by {record['by']}"
+        f"{', after a base night on the commit before it' if record['base'] else ''}; "
+        f"workflow `{Path(record['workflow']).name}`, jobs {', '.join(jobs)}; the project at "
+        f"`{record['project']['head'][:8]}` ({record['project']['checkout']}"
+        f"{f', {changed} changed file(s)' if changed else ''}); "
+        f"scripts/nightly also given --upstream, --env-dir and {extras}; the runner's python3: "
+        f"{record['runner_python']}; {packages}"
+        f"from {record['started']} to {record.get('finished', '')}.",
+    ]
+    if season:
+        problems = record.get("season_problems") or []
+        lines += [
+            "",
+            "The season's goals (scripts/benchtools/running/season.py): "
+            + ("every one held." if not problems else "broken: " + "; ".join(problems) + "."),
+        ]
+    return "\n".join(lines)
+
+
+def write_table(page: Path, name: str, record: dict) -> None:
+    """The table between NAME's markers in PAGE (publishing/generated.py), which are added at its end when missing."""
+    block = f"replay-table:{name}"
+    start, end = generated.markers(block)
+    text = page.read_text() if page.exists() else "# Replay\n"
+    if start not in text or end not in text:
+        util.write_atomic(page, (text.rstrip("\n") + f"\n\n{start}\n{end}\n").encode())
+    generated.write_blocks(page, {block: table(record)})

@@ -1,7 +1,4 @@
-"""asv's runs of scripts/bench: which benchmarks, in which stages and under which lock; the devices stamped after.
-
-bench.py chooses what to run and reports it; this runs it, as asv's run command hands its runs to its runner module.
-"""
+"""asv's runs of scripts/bench: which benchmarks, in which stages and under which lock; the devices stamped after."""
 
 import concurrent.futures
 import dataclasses
@@ -26,12 +23,8 @@ STEADY_UNIT = "tree_map passes"
 
 
 def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
-    """The first answer's benchmarks, by asv's name, from the suite's description: (the exact ones, the timed ones).
-
-    Exact: every figure of a kind of benchmarks/metrics.py that is no timing; no load moves them, so they may be
-    measured beside other runs. Timed: tree_at's steady time (metrics.PASSES_TREE_AT, with its tuple twin), and any
-    benchmark that mixes a timing with exact figures; these are measured alone.
-    """
+    """The first answer's benchmarks by asv's name: (the exact ones, which no load moves, so they may be measured beside
+    other runs; the timed ones, measured alone: tree_at's steady time with its twin, and any that mixes a timing in)."""
     steady_class = metrics.PASSES_TREE_AT.rsplit(".", 1)[0]
     exact, timed = [], []
     for name, benchmark in described.items():
@@ -49,18 +42,14 @@ def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
 
 @dataclasses.dataclass(frozen=True)
 class Stage:
-    """asv runs, one per environment, of the same benchmarks: a phase of the run (its name in the summary)."""
-
     phase: str
     # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only, for figures that no load
     # moves; else one after another, each holding every environment, so that a timing runs beside nothing of ours.
     overlapping: bool
-    benchmarks: tuple[str, ...] = ()  # asv's benchmark names; empty: --bench's regexes, or every benchmark
+    benchmarks: tuple[str, ...] = ()  # empty: --bench's regexes, or every benchmark
 
 
 def stages(answer: bool) -> list[Stage]:
-    """For the first answer its exact figures first, overlapping (creating the environments), then its timings alone;
-    otherwise every benchmark, one environment at a time."""
     if not answer:
         return [Stage("running asv (creating and installing its environments)", overlapping=False)]
     exact, timed = answer_benchmarks(json.loads(suite.description()))
@@ -75,7 +64,6 @@ def stages(answer: bool) -> list[Stage]:
 
 
 def needs_run(path, machine: str, retry_failed: bool, names: tuple[str, ...] = ()) -> bool:
-    """No results yet, results without some of ``names``, or (``retry_failed``) results where something failed."""
     if not path.exists():
         return True
     if names and not set(names) <= runs.result_keys(path, machine):
@@ -83,16 +71,21 @@ def needs_run(path, machine: str, retry_failed: bool, names: tuple[str, ...] = (
     return retry_failed and runs.classify(path, machine) != ("ran", 0)
 
 
+def run_command(config, machine: str, quick: bool, regexes: list[str], *extra: str) -> list:
+    """``asv run`` of REGEXES' benchmarks on MACHINE, its output shown."""
+    cmd = util.asv("run", "--config", config, "--machine", machine, "--show-stderr", *extra) + ["--quick"] * quick
+    return cmd + [word for regex in regexes for word in ("--bench", regex)]
+
+
 def record_machine(machine: str, config, env: dict) -> None:
-    """Describe this machine as ``machine`` in the machine file of ``env``'s HOME, for asv run to read."""
     util.checked(
         util.asv("machine", "--yes", "--machine", machine, "--config", config), stdout=subprocess.DEVNULL, env=env
     )
 
 
 def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str]]) -> None:
-    """Stamp the results this run measured (``ran``, per environment) with the device their environment's JAX runs on;
-    results it did not measure (restored from the results branch, say) are left byte for byte."""
+    """Stamp the results this run measured with their environment's device; the others (restored from the results
+    branch, say) are left byte for byte."""
     machine = target.args.machine
     for number, (env_name, entry) in enumerate(envs, 1):
         paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, [])]
@@ -110,20 +103,15 @@ def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str
 
 
 def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> Callable:
-    """One ``asv run`` of the stage's benchmarks over the ``pending`` commits in one environment: a call that runs it
-    under the stage's lock and gives (the environment, asv's exit code).
-
-    Each run describes the machine in a HOME of its own (project.asv_home): asv rewrites its machine file in place on
-    every run, so overlapping runs must not share one. Overlapping runs' lines get their number, since they interleave.
-    """
+    """A call that runs the stage over ``pending`` in one environment, under the stage's lock: (environment, exit code).
+    Each run has a HOME of its own (project.asv_home): asv rewrites its machine file in place on every run."""
     args = target.args
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
     hashfile.write_text("\n".join(pending) + "\n")
     config = target.config(entry, f"-{number}")
-    cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", "--no-interleave-rounds")
-    cmd += ["--skip-existing-successful", f"HASHFILE:{hashfile}"] + ["--quick"] * args.quick
-    for regex in args.bench or discovery_regex(list(stage.benchmarks)):
-        cmd += ["--bench", regex]
+    regexes = args.bench or discovery_regex(list(stage.benchmarks))
+    extra = ("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}")
+    cmd = run_command(config, args.machine, args.quick, regexes, *extra)
 
     def run() -> tuple[str, int]:
         lock = one_environment(args.env_dir, env_name) if stage.overlapping else exclusive(args.env_dir)
@@ -139,22 +127,15 @@ def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pendi
 
 
 def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
-    """Every stage's runs in every environment, each commit's results stamped with their device; whether an asv run
-    failed, and the commits run in each environment. ``phase(name)`` marks the end of each stage."""
+    """Every stage in every environment: whether an asv run failed, and the commits run in each environment."""
     args = target.args
     asv_failed, ran = False, {}
     for stage in stages(args.answer):
         calls = []
         for number, (env_name, entry) in enumerate(envs, 1):
+            paths = {h: runs.result_path(target.results_dir, args.machine, h, env_name) for h in env_hashes[env_name]}
             pending = [
-                h
-                for h in env_hashes[env_name]
-                if needs_run(
-                    runs.result_path(target.results_dir, args.machine, h, env_name),
-                    args.machine,
-                    args.retry_failed,
-                    stage.benchmarks,
-                )
+                h for h, path in paths.items() if needs_run(path, args.machine, args.retry_failed, stage.benchmarks)
             ]
             print(
                 f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"

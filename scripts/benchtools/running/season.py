@@ -1,10 +1,8 @@
 """A season: what happens between a replay's nights (scripts/replay --events), and what the alarm must keep.
 
-Maintainers close, reopen and clear the alert's issue or open one of their own with its label; a run is cancelled;
-GitHub's API answers 502. Each event acts on the stand-in of GitHub's API (or on the night's jobs) before the night it
-is scripted for. ``problems`` reads the record afterwards against the season's goals: every issue that opens names a
-change (a regression that counts, or a failure), no issue is edited without a change in the report it holds, a failure
-always reaches an open issue of the alert's, and nothing a maintainer wrote is overwritten.
+The season's goals: every issue that opens names a change (a regression that counts, or a failure), no issue is edited
+without a change in the report it holds, a failure always reaches an open issue of the alert's, and nothing a
+maintainer wrote is overwritten.
 """
 
 import re
@@ -29,7 +27,6 @@ RUNNER_PYTHON = re.compile(r"python-(\d+\.\d+\.\d+)")
 
 
 def runner_python(events: list[str]) -> str | None:
-    """The patch release a python-X.Y.Z event gives the night's setup-python, or None."""
     found = [m[1] for m in map(RUNNER_PYTHON.fullmatch, events) if m]
     return found[-1] if found else None
 
@@ -39,7 +36,6 @@ MAINTAINER = "a-maintainer"
 
 
 def read_events(path: Path) -> dict[str, list[str]]:
-    """{night label: [event, ...]} from PATH (JSON); BadInput naming an event that EVENTS lacks."""
     events = shapes.read_checked(path, "replay-events", "season's events (--events)")
     unknown = sorted(
         {e for listed in events.values() for e in listed if e not in EVENTS and not RUNNER_PYTHON.fullmatch(e)}
@@ -50,7 +46,7 @@ def read_events(path: Path) -> dict[str, list[str]]:
 
 
 def alerts(state: dict, wanted: str) -> list[dict]:
-    """The alert's issues in state WANTED, newest first (as the alert itself tells them: issue.is_alerts)."""
+    """The alert's issues in state WANTED, newest first."""
     found = [
         i
         for i in state["issues"]
@@ -111,16 +107,14 @@ def snapshot(state: dict) -> list[dict]:
 
 
 def problems(record: dict) -> list[str]:
-    """Where the record breaks the season's goals (see the module's docstring), one line each."""
+    """Where the record breaks the season's goals, one line each."""
     found, before, maintainers = [], [], {}
     for night in record["nights"]:
         after = night.get("issues_after", [])
         label, action = night["night"], night["issue"]
-        counted = night["verdict"].get("counted") if night.get("verdict") else None
-        failed = (night.get("verdict") or {}).get("status") == "failed" or night["jobs"].get("run", {}).get(
-            "result"
-        ) == "failure"
-        if action.startswith("opened") and not (counted or failed):
+        verdict = night.get("verdict") or {}
+        failed = verdict.get("status") == "failed" or night["jobs"].get("run", {}).get("result") == "failure"
+        if action.startswith("opened") and not (verdict.get("counted") or failed):
             found.append(f"night {label}: opened an issue that names no change")
         if action.startswith("updated"):
             number = int(action.split("#")[1])

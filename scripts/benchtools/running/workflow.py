@@ -1,15 +1,11 @@
-"""The nightly workflow's YAML as the replay runs it: its jobs and steps, and the ``${{ }}`` expressions.
-
-``read_workflow`` reads the jobs, their ``needs`` and ``if``, their steps, and checks that the replay can run each one
-(``check_workflow``); a step it cannot map (an action it does not know, an option of one that it does not model, a
-context it has no value for) is ``Unmappable`` (exit 3).
-"""
+"""The nightly workflow's YAML as the replay runs it: its jobs and steps, and the ``${{ }}`` expressions; whatever the
+replay cannot run as GitHub would is ``Unmappable`` (exit 3), found before the first night."""
 
 import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInput, Failed
@@ -38,8 +34,7 @@ class Unmappable(Failed):
     """A workflow step, option or expression that the replay cannot run as GitHub would: exit 3."""
 
 
-# --- Expressions: the subset of GitHub's ${{ }} language that the workflows use -----------------
-
+# The subset of GitHub's ${{ }} expression language that the workflows use.
 TOKEN = re.compile(
     r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
     r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
@@ -72,55 +67,41 @@ def equal(a, b) -> bool:
     return a == b
 
 
+# The binary operators, loosest first. GitHub's && and || return an operand, as JavaScript's do.
+BINARY = (
+    {"||": lambda a, b: a if truthy(a) else b},
+    {"&&": lambda a, b: b if truthy(a) else a},
+    {"==": equal, "!=": lambda a, b: not equal(a, b)},
+)
+
+
 def evaluate(text: str, context: dict, status: dict | None = None):
     """The value of expression TEXT (without ${{ }}); STATUS gives success() and failure()."""
-    items = tokens(text)
-    at = [0]
-
-    def peek():
-        return items[at[0]] if at[0] < len(items) else (None, None)
+    items = [*tokens(text), (None, None)]
+    at = 0
 
     def take(value=None):
-        kind, token = peek()
+        nonlocal at
+        kind, token = items[at]
         if value is not None and token != value:
             raise Unmappable(f"expression {text!r}: expected {value!r}")
-        at[0] += 1
+        at += 1
         return kind, token
 
-    def chained(operand, operator, combine):
-        """``operand (operator operand)*``, folded left by ``combine``: one level of precedence."""
-
-        def parse():
-            value = operand()
-            while peek()[1] == operator:
-                take()
-                value = combine(value, operand())
-            return value
-
-        return parse
-
-    # GitHub's && and || return an operand, as JavaScript's do: the first falsy or truthy one.
-    both = chained(lambda: comparison(), "&&", lambda value, other: other if truthy(value) else value)
-    either = chained(both, "||", lambda value, other: value if truthy(value) else other)
-
-    def comparison():
-        value = unary()
-        while peek()[1] in ("==", "!="):
-            _, op = take()
-            other = unary()
-            value = equal(value, other) if op == "==" else not equal(value, other)
+    def binary(level=0):
+        if level == len(BINARY):
+            return unary()
+        value = binary(level + 1)
+        while items[at][1] in BINARY[level]:
+            value = BINARY[level][take()[1]](value, binary(level + 1))
         return value
 
     def unary():
-        if peek()[1] == "!":
-            take()
-            return not truthy(unary())
-        return primary()
-
-    def primary():
         kind, token = take()
+        if token == "!":
+            return not truthy(unary())
         if token == "(":
-            value = either()
+            value = binary()
             take(")")
             return value
         if kind == "str":
@@ -131,7 +112,7 @@ def evaluate(text: str, context: dict, status: dict | None = None):
             raise Unmappable(f"expression {text!r}: unexpected {token!r}")
         if token in ("true", "false", "null"):
             return {"true": True, "false": False, "null": None}[token]
-        if peek()[1] == "(":
+        if items[at][1] == "(":
             if token not in STATUS or status is None:
                 raise Unmappable(f"expression {text!r}: the replay has no function {token}()")
             take("(")
@@ -139,9 +120,9 @@ def evaluate(text: str, context: dict, status: dict | None = None):
             return {"always": True, "cancelled": False, **status}[token]
         return lookup(token, context, text)
 
-    value = either()
-    if at[0] != len(items):
-        raise Unmappable(f"expression {text!r}: cannot read it at {items[at[0]][1]!r}")
+    value = binary()
+    if at != len(items) - 1:
+        raise Unmappable(f"expression {text!r}: cannot read it at {items[at][1]!r}")
     return value
 
 
@@ -173,6 +154,11 @@ def substitute(text, context: dict) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", lambda m: text_of(evaluate(m[1], context)), text_of(text), flags=re.S)
 
 
+def status(results: list[str]) -> dict[str, bool]:
+    """success() and failure() after RESULTS: the needed jobs' for a job, the job's so far for a step."""
+    return {"success": all(r == "success" for r in results), "failure": any(r == "failure" for r in results)}
+
+
 def condition(text, context: dict, status: dict) -> bool:
     """An `if:`; absent, success() (GitHub's default)."""
     if text is None or text is True:
@@ -180,9 +166,6 @@ def condition(text, context: dict, status: dict) -> bool:
     text = text_of(text).strip()
     inner = re.fullmatch(r"\$\{\{(.*)\}\}", text, flags=re.S)
     return truthy(evaluate(inner[1] if inner else text, context, status))
-
-
-# --- The workflow ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -207,8 +190,7 @@ class Job:
     if_: object
     env: dict
     permissions: object
-    timeout_minutes: float | None
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step]
 
 
 @dataclass
@@ -242,17 +224,9 @@ def read_workflow(path: Path) -> Workflow:
         if spec.get("runs-on", "ubuntu-latest") != "ubuntu-latest":
             raise Unmappable(f"{where}: runs-on {spec['runs-on']!r}; the replay models ubuntu-latest only")
         needs = spec.get("needs") or []
-        job = Job(
-            name,
-            [needs] if isinstance(needs, str) else list(needs),
-            spec.get("if"),
-            dict(spec.get("env") or {}),
-            spec.get("permissions"),
-            spec.get("timeout-minutes"),
-        )
-        for index, step in enumerate(spec.get("steps") or [], 1):
-            job.steps.append(read_step(where, index, step))
-        jobs.append(job)
+        steps = [read_step(where, index, step) for index, step in enumerate(spec.get("steps") or [], 1)]
+        needs = [needs] if isinstance(needs, str) else list(needs)
+        jobs.append(Job(name, needs, spec.get("if"), dict(spec.get("env") or {}), spec.get("permissions"), steps))
     names = {job.name for job in jobs}
     for job in jobs:
         for need in job.needs:
@@ -280,6 +254,10 @@ def read_step(where: str, index: int, step: dict) -> Step:
             raise Unmappable(f"{where}: {name} with {', '.join(sorted(extra))}, which the replay does not model")
     if step.get("shell") not in SHELLS:
         raise Unmappable(f"{where}: shell {step['shell']!r}; the replay runs bash only")
+    if not isinstance(step.get("continue-on-error", False), bool):
+        raise Unmappable(
+            f"{where}: continue-on-error {step['continue-on-error']!r}; the replay models true or false only"
+        )
     return Step(
         index,
         label,
@@ -291,14 +269,8 @@ def read_step(where: str, index: int, step: dict) -> Step:
         step.get("if"),
         step.get("timeout-minutes"),
         step.get("shell"),
-        continue_on_error(where, step.get("continue-on-error", False)),
+        step.get("continue-on-error", False),
     )
-
-
-def continue_on_error(where: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise Unmappable(f"{where}: continue-on-error {value!r}; the replay models true or false only")
-    return value
 
 
 # What check_workflow evaluates every expression against: each context a job gets, with every key of the strict
@@ -313,19 +285,17 @@ PROBE = {
 def check_expression(text, where: str, bare: bool = False) -> None:
     """Unmappable, naming WHERE, unless the replay can evaluate TEXT (an `if:` when BARE, else its ${{ }})."""
     try:
-        condition(text, PROBE, {"success": True, "failure": False}) if bare else substitute(text, PROBE)
+        condition(text, PROBE, status([])) if bare else substitute(text, PROBE)
     except Unmappable as error:
         raise Unmappable(f"{where}: {error}") from None
 
 
 def pinned_packages(script: str | None) -> dict[str, str] | None:
-    """``{package: version}`` of a step that only installs pinned Ubuntu packages, else None."""
     found = APT_INSTALL.fullmatch((script or "").strip())
     return dict(pin.split("=", 1) for pin in found["packages"].split()) if found else None
 
 
 def installed_version(package: str) -> str | None:
-    """This machine's installed version of a Debian package, or None."""
     try:
         result = subprocess.run(
             ["dpkg-query", "-W", "-f", "${db:Status-Abbrev}${Version}", package], capture_output=True, text=True
@@ -365,7 +335,6 @@ def check_workflow(workflow: Workflow) -> None:
 
 
 def in_order(jobs: list[Job]) -> list[Job]:
-    """The jobs with every job after those it needs, otherwise as written; BadInput for a cycle."""
     done, ordered, pending = set(), [], list(jobs)
     while pending:
         ready = next((job for job in pending if set(job.needs) <= done), None)
@@ -377,11 +346,7 @@ def in_order(jobs: list[Job]) -> list[Job]:
     return ordered
 
 
-# --- Nights -----------------------------------------------------------------------------------
-
-
 def python_version(executable: str) -> tuple[str, str] | None:
-    """(sys.executable, its version) of an interpreter that runs, else None."""
     try:
         result = subprocess.run(
             [executable, "-c", "import platform, sys; print(sys.executable); print(platform.python_version())"],
