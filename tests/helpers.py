@@ -23,7 +23,7 @@ SCRIPTS = ROOT / "scripts"
 BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
 NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
-PRIMARY_JAX = settings.reference_jax()  # the JAX of the primary environment
+PRIMARY_JAX = settings.load().reference_jax  # the JAX of the primary environment
 PY313_VERSION = "3.13.5"  # the CPython scripts/setup builds
 # The cheap exact benchmark a replay runs in the primary environment.
 REPLAY_BENCH = "bench_counts.PythonCost"

@@ -5,7 +5,6 @@ asv.conf.json (against Equinox upstream) and asv.jax.conf.json (against JAX rele
 reference Equinox), npm reads package-lock.json; the tools read them here.
 """
 
-import copy
 import functools
 import json
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ PACKAGE_LOCK = ROOT / "package-lock.json"
 
 @dataclass(frozen=True)
 class Configuration:
-    upstream: dict  # asv.conf.json as asv reads it: never changed (upstream_config() gives a copy to change)
+    upstream: dict  # asv.conf.json as asv reads it: never changed (a caller changes its own copy)
     jax: dict  # asv.jax.conf.json, likewise
     upstream_url: str
     project_url: str  # Equinox's home page
@@ -70,32 +69,6 @@ def _requirement(config: dict, path, name: str) -> list[str]:
     if not versions or not all(isinstance(v, str) and v for v in versions):
         raise BadInput(f"{path}: matrix.req.{name} must name one or more versions, not {value!r}")
     return versions
-
-
-def upstream_config() -> dict:
-    """asv.conf.json, as asv reads it: a copy, which the caller may change."""
-    return copy.deepcopy(load().upstream)
-
-
-def jax_config() -> dict:
-    """asv.jax.conf.json, as asv reads it: a copy, which the caller may change."""
-    return copy.deepcopy(load().jax)
-
-
-def upstream_url() -> str:
-    return load().upstream_url
-
-
-def project_url() -> str:
-    return load().project_url
-
-
-def reference_jax() -> str:
-    return load().reference_jax
-
-
-def reference_equinox() -> str:
-    return load().reference_equinox
 
 
 @functools.cache

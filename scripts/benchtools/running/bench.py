@@ -15,14 +15,13 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from .. import git, util
+from .. import git, settings, util
 from ..asvtools import environments as asv_envs
 from ..asvtools import readers, runs
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 from ..publishing import blocks, generated, page, rows, site
-from ..settings import reference_jax, upstream_url
 from . import runner
 
 PYTHON = "3.13"
@@ -89,7 +88,7 @@ class Target:
             self.base, self.name = JAX_CONFIG, "jax-history"
             self.repo, self.branch = HISTORY_DIR / "jax", "main"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
-            self.history = dict(package="jax", since=reference_jax(), python=PYTHON)
+            self.history = dict(package="jax", since=settings.load().reference_jax, python=PYTHON)
         elif args.repo:
             self.base, self.branch, self.history = UPSTREAM_CONFIG, args.branch, None
             self.repo = self._repo_location(args.repo)
@@ -115,7 +114,7 @@ class Target:
 
     @staticmethod
     def _repo_name(repo: str) -> str:
-        if repo.rstrip("/") == upstream_url():
+        if repo.rstrip("/") == settings.load().upstream_url:
             return "upstream"
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(repo.rstrip("/")).name.removesuffix(".git"))
         return f"repo-{stem}-{hashlib.sha256(repo.encode()).hexdigest()[:8]}"

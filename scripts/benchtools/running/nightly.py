@@ -10,13 +10,12 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from .. import git
+from .. import git, settings
 from ..asvtools import publishable, runs, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..project import HISTORY_DIR
 from ..publishing import page, results_branch
-from ..settings import upstream_url
 from . import bench
 
 # Set in the checkouts this script makes: it resets them, so it refuses any other folder.
@@ -86,7 +85,7 @@ def stop(signum, _frame):
 
 
 def night(args, stage: list[str]) -> int:
-    upstream = args.upstream or upstream_url()
+    upstream = args.upstream or settings.load().upstream_url
     remote = args.results_remote or results_branch.default_remote()
     options = bench.Options(
         repo=upstream,
