@@ -13,7 +13,7 @@ from benchmarks import metrics, params
 
 from .. import git
 from ..asvtools import device, operations, shapes
-from ..asvtools.results import confidence_intervals, entries, only, spreads, stored, values
+from ..asvtools.results import entries, only, stat_pairs, stored, values
 from ..errors import BadInput
 from ..judging import explain, pairs, steps
 from ..project import env_label
@@ -127,7 +127,9 @@ def row_of(result, label: str) -> CommitFigures:
     compile_tuple = values(result, "bench_trace.Compile.time_tuple").get((CALLS_PER_STEP,))
     if compile_tree_at is not None and compile_tuple is not None:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
-        row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
+        row.compile_iqr = stat_pairs(result, "bench_trace.Compile.time_tree_at", "q_25", "q_75", 1e3).get(
+            (CALLS_PER_STEP,)
+        )
     row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
     row.tree_map_passes = tuple(
         only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}"))
@@ -143,7 +145,7 @@ def row_of(result, label: str) -> CommitFigures:
             row.eager_us[depth] = (per_call_us(tree_at[key]), per_call_us(tuple_.get(key)))
             scale = 1e6 / int(CALLS_PER_STEP)
             row.eager_iqr[depth] = tuple(
-                spreads(result, f"bench_eager.EagerSurgery.time_{twin}", scale).get(key)
+                stat_pairs(result, f"bench_eager.EagerSurgery.time_{twin}", "q_25", "q_75", scale).get(key)
                 for twin in ("tree_at", "tuple")
             )
         if (depth,) in calls_tree_at:
@@ -162,7 +164,7 @@ def row_of(result, label: str) -> CommitFigures:
             row.exact[benchmark, params] = value
             continue
         if benchmark not in intervals:
-            intervals[benchmark] = confidence_intervals(result, benchmark)
+            intervals[benchmark] = stat_pairs(result, benchmark, "ci_99_a", "ci_99_b")
         ci = intervals[benchmark].get(tuple(p.strip("'") for p in combo))
         row.timings[benchmark, params] = one_run_interval(name, value, ci)
     return row
