@@ -72,7 +72,7 @@ class Installed:
 
 
 def as_value(text: str) -> str:
-    """``text`` as a param value publishable.ENV_VALUE takes: "gpu-NVIDIA-H200"."""
+    """``text`` as a param value the stored schema takes (a version's letters): "gpu-NVIDIA-H200"."""
     return re.sub(r"[^A-Za-z0-9._+!-]+", "-", text).strip("-")[:100]
 
 
