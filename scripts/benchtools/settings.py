@@ -71,17 +71,12 @@ def _requirement(config: dict, path, name: str) -> list[str]:
     return versions
 
 
-@functools.cache
-def _locked_versions(lock_file: Path) -> dict[str, str]:
+def site_packages() -> dict[str, str]:
+    """{npm package: the version package-lock.json installs} of package.json's dependencies."""
     try:
-        lock = json.loads(lock_file.read_text(encoding="utf-8"))
+        lock = json.loads(PACKAGE_LOCK.read_text(encoding="utf-8"))
         return {
             name: lock["packages"][f"node_modules/{name}"]["version"] for name in lock["packages"][""]["dependencies"]
         }
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise BadInput(f"{lock_file} does not give package.json's dependencies' versions ({error!r})") from None
-
-
-def site_packages() -> dict[str, str]:
-    """{npm package: the version package-lock.json installs} of package.json's dependencies: a copy."""
-    return dict(_locked_versions(PACKAGE_LOCK))
+        raise BadInput(f"{PACKAGE_LOCK} does not give package.json's dependencies' versions ({error!r})") from None

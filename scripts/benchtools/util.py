@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
+from unittest import mock
 
 import requests
 from urllib3.util.retry import Retry
@@ -107,20 +108,10 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 @contextlib.contextmanager
 def environ(**values: str | None):
     """os.environ with ``values`` set (None: removed) inside."""
-
-    def put(settings: dict[str, str | None]) -> None:
-        for name, value in settings.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-    saved = {name: os.environ.get(name) for name in values}
-    try:
-        put(values)
+    with mock.patch.dict(os.environ, {name: value for name, value in values.items() if value is not None}):
+        for name in [name for name, value in values.items() if value is None]:
+            os.environ.pop(name, None)
         yield
-    finally:
-        put(saved)
 
 
 @contextlib.contextmanager

@@ -123,23 +123,17 @@ def value_at(results_root: Path, machine: str, commit: str, name: str, params: t
     return None
 
 
-def environment_python(config: Path) -> Path:
-    from asv import environment
-
-    (env,) = environment.get_environments(readers.asv_config(config), None, verbose=False)
-    return private.env_python(env)
-
-
-def installed_python(config: Path, commit: str) -> Path:
-    """The Python of the configuration's one environment, with COMMIT installed by asv's own steps."""
+def environment_python(config: Path, install: str | None = None) -> Path:
+    """The Python of the configuration's one environment; with INSTALL, that commit installed by asv's own steps."""
     from asv import environment
     from asv.repo import get_repo
 
     conf = readers.asv_config(config)
     (env,) = environment.get_environments(conf, None, verbose=False)
-    with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
-        env.create()
-        env.install_project(conf, get_repo(conf), commit)
+    if install is not None:
+        with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
+            env.create()
+            env.install_project(conf, get_repo(conf), install)
     return private.env_python(env)
 
 

@@ -124,7 +124,9 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         target = bench.Target(trial_options(args, repo, args.output / "calibration"))
         ((_name, entry),) = bench.environments(target)
         asv_envs.setup_pythons_first_on_path()
-        python = runs.installed_python(target.config(entry, suffix="-calibration"), git_(repo, "rev-parse", release))
+        python = runs.environment_python(
+            target.config(entry, suffix="-calibration"), install=git_(repo, "rev-parse", release)
+        )
     for percent in args.c_slowdowns:
         tag = f"trial-c{percent:g}"
         pads[tag] = calibrate_pads(percent, python)
