@@ -133,31 +133,22 @@ def _in_matrix(value: dict, matrix: dict, path: Path, what: str) -> None:
         )
 
 
-def _every_value(path: Path, machine: str) -> None:
-    """The results file at PATH read by asv's own readers, as publish calls them."""
-    from asv import results
+KINDS = {"benchmarks": "asv benchmark list", "machine": "asv machine file", "result": "asv results file"}
 
+
+def read_as_asv(kind: str, path: Path, machine: str) -> None:
+    """The stored file at PATH read by asv's own readers, as publish calls them."""
+    from asv import results, util
+
+    if kind != "result":
+        util.load_json(str(path), api_version=2 if kind == "benchmarks" else 1)
+        return
     loaded = results.Results.load(str(path), machine)
     for key in loaded.get_all_result_keys():
         params = loaded.get_result_params(key)
         loaded.get_result_value(key, params)
         loaded.get_result_stats(key, params)
         loaded.get_result_samples(key, params)
-
-
-KINDS = {"benchmarks": "asv benchmark list", "machine": "asv machine file", "result": "asv results file"}
-# asv's own readers of each kind, (path, machine), as publish calls them.
-ASV_READERS = {
-    "benchmarks": lambda path, _: _load_json(path, api_version=2),
-    "machine": lambda path, _: _load_json(path, api_version=1),
-    "result": _every_value,
-}
-
-
-def _load_json(path: Path, api_version: int):
-    from asv import util
-
-    return util.load_json(str(path), api_version=api_version)
 
 
 def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, commit: str | None = None) -> bytes:
@@ -216,7 +207,7 @@ def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, comm
     if kind == "result" and matrix is not None:
         _in_matrix(value, matrix, path, what)
     try:
-        ASV_READERS[kind](path, machine)
+        read_as_asv(kind, path, machine)
     except RecursionError:
         raise BadInput(f"{what} is corrupt: {path} (nested too deeply)") from None
     except Exception as error:  # noqa: BLE001 - whatever asv's reader cannot read is bad input

@@ -48,7 +48,7 @@ def unreadable(results_dir: Path, machine: str) -> list[tuple[Path, Exception]]:
     for path in [described] * described.exists() + sorted((results_dir / machine).glob("*.json")):
         kind = "benchmarks" if path == described else "machine" if path.name == "machine.json" else "result"
         try:
-            publishable.ASV_READERS[kind](path, machine)
+            publishable.read_as_asv(kind, path, machine)
         except Exception as error:  # noqa: BLE001 - whatever asv cannot load is set aside
             found.append((path, error))
     return found
