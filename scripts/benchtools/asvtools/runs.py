@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import BadInput
 from . import private, publishable, readers
 from .lock import exclusive
-from .results import combinations, failed_benchmarks
+from .results import combinations, failed_benchmarks, stored
 
 
 def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir: Path) -> list[str]:
@@ -82,15 +82,8 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
 
 
 def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    from asv import results
-
-    if not (results_dir / machine).is_dir():
-        return None
-    found = {}
-    for result in results.iter_results_for_machine(str(results_dir), machine):
-        if result.commit_hash not in leave_out:
-            found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
-    return max(found, key=found.get, default=None)
+    found = [result.commit_hash for result in stored(results_dir, machine) if result.commit_hash not in leave_out]
+    return found[-1] if found else None
 
 
 def summaries(folder: Path) -> list[dict]:
