@@ -66,10 +66,6 @@ class Installed:
     def params(self) -> dict[str, str]:
         return {DEVICE: self.device} | ({DRIVER: self.driver} if self.driver is not None else {})
 
-    def slug(self) -> str:
-        """For a machine name: "cpu", "gpu-nvidia-h200"."""
-        return self.device.lower()
-
 
 def as_value(text: str) -> str:
     """``text`` as a param value the stored schema takes (a version's letters): "gpu-NVIDIA-H200"."""

@@ -25,9 +25,8 @@ LARGEST = 1e100
 # What asv writes beside a number, in the one column where it means something: NaN, a skipped benchmark; the
 # bounds of a single sample's confidence interval, which get_weight reads.
 NON_FINITE = {"result": "NaN", "stats_ci_99_a": "-Infinity", "stats_ci_99_b": "Infinity"}
-# The columns of one value per combination of params.
-PER_PARAM = ("result", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number")
-PER_PARAM += ("stats_repeat", "samples")
+# The columns of one value per benchmark; every other holds one per combination of params.
+PER_BENCHMARK = ("params", "version", "started_at", "duration", "profile")
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 RESULT_NAME = re.compile(r"(?P<hash8>[0-9a-f]{8})-(?P<env>[A-Za-z0-9_.+-]+)\.json")
@@ -81,7 +80,7 @@ def _cells(value: dict) -> None:
         combinations = math.prod(map(len, cells["params"]))
         for name, cell in cells.items():
             _non_finite(cell, f"{where}.{name}", NON_FINITE.get(name))
-            if name in PER_PARAM and cell is not None and len(cell) != combinations:
+            if name not in PER_BENCHMARK and cell is not None and len(cell) != combinations:
                 raise Unpublishable(f"{where}.{name}: {len(cell)} values, not one per combination of params")
 
 

@@ -95,7 +95,7 @@ def benchmarks(described: dict) -> list[str]:
 
 def machine_name(args: bench.Options, installed: device.Installed) -> str:
     """--machine as given, or this host's name with the device: results from two devices never share a file."""
-    return args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.slug()}"
+    return args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.device.lower()}"
 
 
 def lead(target: bench.Target, machine: str, commit: str, stamped: dict[str, str]) -> str:
