@@ -2,6 +2,7 @@
 upstream bundle, and stand-ins the tests of several modules use."""
 
 import contextlib
+import functools
 import io
 import json
 import re
@@ -9,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +25,7 @@ SCRIPTS = ROOT / "scripts"
 BUNDLE = ROOT.parent / "shared" / "upstream" / "equinox.bundle"
 NEEDS_BUNDLE = pytest.mark.skipif(not BUNDLE.is_file(), reason="the upstream bundle is not in ../shared/upstream")
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
-PRIMARY_JAX = settings.reference_jax()  # the JAX of the primary environment
+PRIMARY_JAX = settings.load().reference_jax  # the JAX of the primary environment
 PY313_VERSION = "3.13.5"  # the CPython scripts/setup builds
 # The cheap exact benchmark a replay runs in the primary environment.
 REPLAY_BENCH = "bench_counts.PythonCost"
@@ -205,3 +207,17 @@ def one_job_options(folder: Path, workflow_file: Path):
         keep_workspaces=False,
         limit=None,
     )
+
+
+@functools.cache
+def asv_layout() -> dict:
+    """What asv's Results.save writes: its top-level ``keys`` and its ``result_columns``, from asv itself."""
+    from asv import results, runner
+
+    saved = results.Results({"machine": "m"}, {}, "0" * 40, 0, "3", "e", {})
+    benchmark = {"name": "b", "version": "1", "params": []}
+    saved.add_result(benchmark, runner.BenchmarkResult([1.0], [[1.0]], [1], 0, "", None))
+    with tempfile.TemporaryDirectory(prefix="asv-layout-") as tmp:
+        saved.save(tmp)
+        data = json.loads((Path(tmp) / results.get_filename("m", "0" * 40, "e")).read_bytes())
+    return {"keys": frozenset(data), "result_columns": tuple(data["result_columns"])}

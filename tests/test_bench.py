@@ -385,7 +385,7 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
     stage = runner.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
     entered, threads = {}, []
 
-    def asv_runs(cmd, *_prefix, env):
+    def asv_runs(cmd, prefix=None, env=None):
         assert "bench_counts\\.PythonCalls\\.track_tree_at" in " ".join(map(str, cmd))
         attempts = {
             "other environment": lock.one_environment(options.env_dir, other),
@@ -401,7 +401,7 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
         else:
             assert not entered["other environment"].wait(1)
         assert not entered["same environment"].is_set() and not entered["all environments"].is_set()
-        return subprocess.CompletedProcess(cmd, 0) if not _prefix else 0
+        return subprocess.CompletedProcess(cmd, 0)
 
     def hold(context, event):
         with context:
@@ -409,7 +409,6 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
 
     monkeypatch.setattr(runner, "record_machine", lambda *_args: None)
     monkeypatch.setattr(util, "run", asv_runs)
-    monkeypatch.setattr(util, "run_prefixed", asv_runs)
     assert runner.asv_run(target, stage, 1, name, entry, ["c" * 40])() == (name, 0)
     for thread in threads:
         thread.join(60)

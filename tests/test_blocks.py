@@ -24,7 +24,8 @@ def test_each_block_matches_its_golden_file(report):
     assert_golden(f"{blocks.SUMMARY_BLOCK}.md", blocks.summary_markdown(rows))
     assert_golden(f"{blocks.HISTORY_BLOCK}.md", blocks.operations_history_markdown(rows, by_operation))
     assert_golden(
-        f"{blocks.HISTORY_SUMMARY_BLOCK}.md", operation_markdown.summary_markdown(by_operation, settings.project_url())
+        f"{blocks.HISTORY_SUMMARY_BLOCK}.md",
+        operation_markdown.summary_markdown(by_operation, settings.load().project_url),
     )
     assert_golden("answer.md", blocks.answer_markdown(rows))
 

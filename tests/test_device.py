@@ -42,7 +42,7 @@ def test_a_gpu_is_named_with_its_kind_count_and_driver():
     found = device.Installed("3.12", {}, "gpu", "Stand-in GPU", 2, "PJRT C API\ncuda 13000")
     # Each as a value the results branch and the site take: letters, digits and ._+!- only.
     assert found.params() == {device.DEVICE: "gpu-Stand-in-GPU-x2", device.DRIVER: "PJRT-C-API-cuda-13000"}
-    assert found.slug() == "gpu-stand-in-gpu-x2"
+    assert found.device.lower() == "gpu-stand-in-gpu-x2"
     assert device.on_gpu(found.params()) and not device.on_gpu({})
     # A result from before devices were recorded ran in the suite's own virtualenvs: PyPI's jaxlib, the CPU.
     assert device.of({}) == device.UNRECORDED == "cpu"

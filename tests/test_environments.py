@@ -40,7 +40,7 @@ def test_asv_conf_resolves_to_three_possible_environments():
 def test_asv_jax_conf_has_one_environment_per_python():
     entries = matrix("asv.jax.conf.json")
     assert sorted(e["python"] for e in entries) == ["3.11", "3.13"]
-    assert all(e["equinox"] == settings.reference_equinox() for e in entries)
+    assert all(e["equinox"] == settings.load().reference_equinox for e in entries)
 
 
 def test_a_missing_313_drops_its_environment_with_the_reason(tmp_path, monkeypatch, capsys):

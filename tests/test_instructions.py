@@ -423,7 +423,7 @@ def test_the_jax_history_marks_each_change_beyond_the_floor_per_environment():
         [("v0.4.33", "Python 3.11", counts), ("v0.4.38", "Python 3.11", moved), ("v0.10.2", "Python 3.13", counts)]
     )
     table = squeezed(table).splitlines()
-    assert table[0].startswith(f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin")
+    assert table[0].startswith(f"Instructions per call, Equinox {settings.load().reference_equinox} (the Module twin")
     assert table[5].startswith("| Python 3.11 | v0.4.38 | 80,000 (+29.0%) | 9,040 | — |")
     assert table[6].startswith("| Python 3.13 | v0.10.2 | 62,000 | 9,000 |")  # a new environment starts afresh
 

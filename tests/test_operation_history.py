@@ -95,7 +95,7 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     assert step.explanation is not None and step.explanation.rows, step.not_profiled
     fewer = [row for row in step.explanation.rows if row.calls[1] < row.calls[0]]
     assert any("dataclasses.fields" in row.function for row in fewer), step.explanation.rows
-    text = operation_markdown.markdown(found, settings.project_url())
+    text = operation_markdown.markdown(found, settings.load().project_url)
     assert f"`{cached[:8]}`" in text and step.after.commit_date in text
     assert "`dataclasses.fields`" in text and "calls per operation" in text
 

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from benchtools import cli
-from benchtools.asvtools import publishable
 from tests.asv_sites import COUNT, ENV, MACHINE, TIMING, make_site
+from tests.helpers import asv_layout
 
 CASES = {"merge": 300, "places": 200, "gate": 200}
 SETTINGS = settings(
@@ -78,7 +78,7 @@ markup = st.builds(
     st.sampled_from(["<", ">", "&", '"', "\\", "\n", "`", "<img src=x onerror=alert(1)>", "<script>"]),
     st.text(max_size=6),
 )
-ASV_COLUMNS = list(publishable.asv_layout()["result_columns"])
+ASV_COLUMNS = list(asv_layout()["result_columns"])
 env = st.sampled_from(["env", "virtualenv-py3.11-jax0.4.33"])
 
 

@@ -12,12 +12,13 @@ import json
 import math
 from pathlib import Path, PurePath
 
+import fastjsonschema
 import pytest
 from asv import results, runner
 
-from benchtools.asvtools import publishable
+from benchtools.asvtools import publishable, shapes
 from benchtools.errors import BadInput
-from tests.helpers import command
+from tests.helpers import asv_layout, command
 
 MACHINE = "m"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -107,8 +108,11 @@ def test_what_asv_writes_is_accepted_nan_and_infinite_bounds_included(written, t
 
 def test_the_columns_are_asv_own():
     """The rule of each column covers exactly the columns asv's Results.save writes, derived from asv."""
-    layout = publishable.asv_layout()
-    assert set(layout["result_columns"]) == set(publishable.COLUMNS)
+    layout = asv_layout()
+    stored = json.loads((shapes.SCHEMAS / "stored.schema.json").read_text())["definitions"]
+    assert set(layout["result_columns"]) == set(stored["cells"]["properties"])
+    assert set(layout["result_columns"]) == set(stored["result"]["properties"]["result_columns"]["items"]["enum"])
+    assert layout["keys"] == set(stored["result"]["properties"])
     assert {"result", "stats_ci_99_a", "samples", "profile"} <= set(layout["result_columns"])
     assert {"commit_hash", "env_name", "date", "results", "durations"} <= layout["keys"]
 
@@ -197,9 +201,9 @@ def test_values_so_large_that_step_detection_never_returns_are_refused(written, 
     [
         (lambda data: column(data, "params").__setitem__(1, [["'jit'", MARKUP]]), f"[{NAME!r}].params[0][1]"),
         (lambda data: data["results"].__setitem__(f"bench_x.T.{MARKUP}", data["results"].pop(NAME)), "benchmark name"),
-        (lambda data: data["params"].update({MARKUP: "1"}), "params key"),
-        (lambda data: data["params"].update({"cpu": "<script>window.__pwned=1</script>"}), "params['cpu']"),
-        (lambda data: data["env_vars"].update({"X": '"&quot;'}), "env_vars['X']"),
+        (lambda data: data["params"].update({MARKUP: "1"}), "params: the key"),
+        (lambda data: data["params"].update({"cpu": "<script>window.__pwned=1</script>"}), "params.cpu"),
+        (lambda data: data["env_vars"].update({"X": '"&quot;'}), "env_vars.X"),
         (lambda data: data.update(python="3.11\\x3c"), "python"),
     ],
     ids=["params value", "benchmark name", "machine param key", "machine param value", "env var", "python"],
@@ -233,14 +237,16 @@ def test_machine_json_fields_are_text(written, tmp_path):
 def test_markup_in_benchmarks_json_names_and_params_is_refused(written, tmp_path):
     listed = tmp_path / "src" / "benchmarks.json"
     listed.write_text(json.dumps({"version": 2, NAME: {**BENCHMARK, "type": "time", "params": [[MARKUP]]}}))
-    refused_by_merge(tmp_path, str(listed), f"[{NAME!r}].params[0][0]")
+    refused_by_merge(tmp_path, str(listed), f"{NAME}.params[0][0]")
 
 
 def test_the_allowed_text_holds_what_asv_writes_for_this_suite():
-    for text in ["'jit'", "Intel(R) Xeon(R) CPU @ 2.20GHz", "Linux 6.18.44-fc-v657", "[1, 2]", "x=1", "a/b:c"]:
-        assert publishable.SAFE_TEXT.fullmatch(text), text
-    for text in ["<", ">", "&", '"', "\\", "\n", "\t", "`", "é"]:
-        assert not publishable.SAFE_TEXT.fullmatch(text), text
+    text = shapes.validator("stored#/definitions/text")
+    for allowed in ["'jit'", "Intel(R) Xeon(R) CPU @ 2.20GHz", "Linux 6.18.44-fc-v657", "[1, 2]", "x=1", "a/b:c"]:
+        text(allowed)
+    for markup in ["<", ">", "&", '"', "\\", "\n", "\t", "`", "é"]:
+        with pytest.raises(fastjsonschema.JsonSchemaValueException):
+            text(markup)
 
 
 def test_a_results_file_naming_what_the_suite_lacks_is_refused(written):

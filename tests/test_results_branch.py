@@ -178,7 +178,7 @@ INVALID = {
     "another commit": (lambda d: {**d, "commit_hash": "b" * 40}, "not a full hash that starts with"),
     "another machine": (lambda d: {**d, "params": {**d["params"], "machine": "evil"}}, "machine 'evil'"),
     "another environment": (lambda d: {**d, "env_name": "other"}, "does not give its name"),
-    "a string value": (lambda d: {**d, "results": {"b.T.t": [["x"], [], "1"]}}, "not a number"),
+    "a string value": (lambda d: {**d, "results": {"b.T.t": [["x"], [], "1"]}}, "expected a number or null"),
     "no version": (lambda d: {k: v for k, v in d.items() if k != "version"}, "'version' is missing"),
 }
 

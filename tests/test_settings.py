@@ -17,18 +17,18 @@ from tests.helpers import ROOT
 def test_the_reference_jax_is_the_oldest_of_asv_conf_jsons_matrix():
     releases = settings.load().jax_releases
     assert list(releases) == sorted(releases, key=Version) and len(releases) >= 2
-    assert settings.reference_jax() == releases[0]
-    assert settings.upstream_config()["matrix"]["req"]["jax"].count(settings.reference_jax()) == 1
+    assert settings.load().reference_jax == releases[0]
+    assert settings.load().upstream["matrix"]["req"]["jax"].count(settings.load().reference_jax) == 1
 
 
 def test_the_reference_equinox_is_the_one_asv_jax_conf_json_holds_fixed():
-    assert settings.reference_equinox() == settings.jax_config()["matrix"]["req"]["equinox"]
-    assert re.fullmatch(r"\d+\.\d+\.\d+", settings.reference_equinox())
+    assert settings.load().reference_equinox == settings.load().jax["matrix"]["req"]["equinox"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", settings.load().reference_equinox)
 
 
 def test_the_upstream_and_its_page_come_from_asv_conf_json():
-    assert settings.upstream_url().endswith(".git")
-    assert settings.upstream_url().startswith(settings.project_url())
+    assert settings.load().upstream_url.endswith(".git")
+    assert settings.load().upstream_url.startswith(settings.load().project_url)
 
 
 def test_the_configuration_is_read_once(monkeypatch):
@@ -37,7 +37,7 @@ def test_the_configuration_is_read_once(monkeypatch):
     monkeypatch.setattr(settings.util, "load_asv_config", lambda path: read.append(path) or real(path))
     settings.load.cache_clear()
     try:
-        settings.reference_jax(), settings.upstream_url(), settings.load().jax_releases, settings.reference_equinox()
+        settings.load(), settings.load(), settings.load().jax_releases
     finally:
         settings.load.cache_clear()
     assert read == [settings.UPSTREAM_CONFIG, settings.JAX_CONFIG]
@@ -50,9 +50,9 @@ def test_the_newest_python_is_the_newest_of_asv_conf_jsons_pythons():
 
 
 def test_a_caller_changing_its_copy_changes_nothing_for_the_next():
-    settings.upstream_config()["repo"] = "elsewhere"
-    settings.upstream_config()["matrix"]["req"]["jax"].clear()
-    assert settings.upstream_url() != "elsewhere" and settings.load().jax_releases
+    copied = {**settings.load().upstream}
+    copied["repo"] = "elsewhere"
+    assert settings.load().upstream["repo"] == settings.load().upstream_url != "elsewhere"
     settings.site_packages().clear()
     assert settings.site_packages()
 

@@ -84,7 +84,7 @@ def test_write_all_passes_other_errors_on_after_undoing(monkeypatch, tmp_path):
 
 
 def test_a_prefixed_run_gives_every_line_of_both_streams_its_prefix_and_the_exit_code(capsys):
-    code = util.run_prefixed(["sh", "-c", "echo out; echo err >&2; echo last; exit 3"], "[2] ")
+    code = util.run(["sh", "-c", "echo out; echo err >&2; echo last; exit 3"], prefix="[2] ").returncode
     assert code == 3
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("[2] $ sh -c")

@@ -47,8 +47,7 @@ def asv_home():
         yield env
 
 
-MACHINE_FIELDS = ("machine", "arch", "cpu", "os", "ram", "num_cpu")  # asv's Machine.fields
-MACHINE_PARAMS = (*MACHINE_FIELDS[:1], "python", *MACHINE_FIELDS[1:])
+MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu")  # asv's Machine.fields, and the Python
 
 
 def env_label(params: dict) -> str:

@@ -5,7 +5,6 @@ asv.conf.json (against Equinox upstream) and asv.jax.conf.json (against JAX rele
 reference Equinox), npm reads package-lock.json; the tools read them here.
 """
 
-import copy
 import functools
 import json
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ PACKAGE_LOCK = ROOT / "package-lock.json"
 
 @dataclass(frozen=True)
 class Configuration:
-    upstream: dict  # asv.conf.json as asv reads it: never changed (upstream_config() gives a copy to change)
+    upstream: dict  # asv.conf.json as asv reads it: never changed (a caller changes its own copy)
     jax: dict  # asv.jax.conf.json, likewise
     upstream_url: str
     project_url: str  # Equinox's home page
@@ -72,43 +71,12 @@ def _requirement(config: dict, path, name: str) -> list[str]:
     return versions
 
 
-def upstream_config() -> dict:
-    """asv.conf.json, as asv reads it: a copy, which the caller may change."""
-    return copy.deepcopy(load().upstream)
-
-
-def jax_config() -> dict:
-    """asv.jax.conf.json, as asv reads it: a copy, which the caller may change."""
-    return copy.deepcopy(load().jax)
-
-
-def upstream_url() -> str:
-    return load().upstream_url
-
-
-def project_url() -> str:
-    return load().project_url
-
-
-def reference_jax() -> str:
-    return load().reference_jax
-
-
-def reference_equinox() -> str:
-    return load().reference_equinox
-
-
-@functools.cache
-def _locked_versions(lock_file: Path) -> dict[str, str]:
+def site_packages() -> dict[str, str]:
+    """{npm package: the version package-lock.json installs} of package.json's dependencies."""
     try:
-        lock = json.loads(lock_file.read_text(encoding="utf-8"))
+        lock = json.loads(PACKAGE_LOCK.read_text(encoding="utf-8"))
         return {
             name: lock["packages"][f"node_modules/{name}"]["version"] for name in lock["packages"][""]["dependencies"]
         }
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise BadInput(f"{lock_file} does not give package.json's dependencies' versions ({error!r})") from None
-
-
-def site_packages() -> dict[str, str]:
-    """{npm package: the version package-lock.json installs} of package.json's dependencies: a copy."""
-    return dict(_locked_versions(PACKAGE_LOCK))
+        raise BadInput(f"{PACKAGE_LOCK} does not give package.json's dependencies' versions ({error!r})") from None

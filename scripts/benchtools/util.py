@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
+from unittest import mock
 
 import requests
 from urllib3.util.retry import Retry
@@ -73,27 +74,19 @@ def asv(*args) -> list[str]:
     return [sys.executable, "-m", "asv", *map(str, args)]
 
 
-def run(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """``subprocess.run(cmd)``, echoed on stderr first."""
-    print("$", " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
-    return subprocess.run([str(part) for part in cmd], **kwargs)
-
-
-def run_prefixed(cmd, prefix: str, **kwargs) -> int:
-    """``run(cmd)``'s exit code, each line of its output on stderr after ``prefix``, so that commands running at
-    once can be told apart."""
-    print(prefix + "$ " + " ".join(str(part) for part in cmd), file=sys.stderr, flush=True)
+def run(cmd, prefix: str | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd)``, echoed on stderr first; with PREFIX, each line of its output too goes to stderr
+    after PREFIX, so that commands running at once can be told apart."""
+    cmd = [str(part) for part in cmd]
+    print(f"{prefix or ''}$ {' '.join(cmd)}", file=sys.stderr, flush=True)
+    if prefix is None:
+        return subprocess.run(cmd, **kwargs)
     with subprocess.Popen(
-        [str(part) for part in cmd],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        **kwargs,
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", **kwargs
     ) as process:
         for line in process.stdout:
             print(prefix + line, end="", file=sys.stderr, flush=True)
-    return process.returncode
+    return subprocess.CompletedProcess(cmd, process.returncode)
 
 
 def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
@@ -107,20 +100,10 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 @contextlib.contextmanager
 def environ(**values: str | None):
     """os.environ with ``values`` set (None: removed) inside."""
-
-    def put(settings: dict[str, str | None]) -> None:
-        for name, value in settings.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-    saved = {name: os.environ.get(name) for name in values}
-    try:
-        put(values)
+    with mock.patch.dict(os.environ, {name: value for name, value in values.items() if value is not None}):
+        for name in [name for name, value in values.items() if value is None]:
+            os.environ.pop(name, None)
         yield
-    finally:
-        put(saved)
 
 
 @contextlib.contextmanager

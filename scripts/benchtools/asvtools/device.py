@@ -66,13 +66,9 @@ class Installed:
     def params(self) -> dict[str, str]:
         return {DEVICE: self.device} | ({DRIVER: self.driver} if self.driver is not None else {})
 
-    def slug(self) -> str:
-        """For a machine name: "cpu", "gpu-nvidia-h200"."""
-        return self.device.lower()
-
 
 def as_value(text: str) -> str:
-    """``text`` as a param value publishable.ENV_VALUE takes: "gpu-NVIDIA-H200"."""
+    """``text`` as a param value the stored schema takes (a version's letters): "gpu-NVIDIA-H200"."""
     return re.sub(r"[^A-Za-z0-9._+!-]+", "-", text).strip("-")[:100]
 
 

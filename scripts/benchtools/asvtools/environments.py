@@ -40,11 +40,10 @@ def named_entries(conf) -> list[tuple[str, dict]]:
     environment.get_environments, which leaves out an environment whose Python is missing here."""
     from asv import environment
 
-    named = []
-    for entry in environment.iter_matrix(conf.environment_type, conf.pythons, conf):
-        python, requirements, tagged_env_vars = private.matrix_entry_parts(entry)
-        named.append((environment.get_env_name(conf.environment_type, python, requirements, tagged_env_vars), entry))
-    return named
+    return [
+        (environment.get_env_name(conf.environment_type, *private.matrix_entry_parts(entry)), entry)
+        for entry in environment.iter_matrix(conf.environment_type, conf.pythons, conf)
+    ]
 
 
 def present(named: list[tuple[str, dict]], prog: str) -> list[tuple[str, dict]]:
@@ -71,8 +70,8 @@ def restrict(config: dict, entry: dict) -> dict:
 def stored_matrix(configs) -> dict[str, tuple[str, dict[str, str]]]:
     """{asv's environment name: (its Python, its requirements)} of every environment of these configurations:
     the only environments whose results the results branch takes."""
-    matrix = {}
-    for path in configs:
-        for name, entry in named_entries(readers.asv_config(path)):
-            matrix[name] = (python_of(entry), requirements_of(entry))
-    return matrix
+    return {
+        name: (python_of(entry), requirements_of(entry))
+        for path in configs
+        for name, entry in named_entries(readers.asv_config(path))
+    }

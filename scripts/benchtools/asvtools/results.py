@@ -28,22 +28,14 @@ def values(result, key) -> dict[tuple, float | None]:
 
 
 def stat_pairs(result, key, low: str, high: str, scale: float = 1.0):
-    """{param tuple: (stats[low], stats[high]) * scale}; asv keeps stats of time benchmarks only."""
+    """{param tuple: (stats[low], stats[high]) * scale}: ("q_25", "q_75"), the interquartile range of the run's
+    samples; ("ci_99_a", "ci_99_b"), asv's 99% confidence interval of the median.  asv keeps stats of time
+    benchmarks only."""
     return {
         combo: (stats[low] * scale, stats[high] * scale)
         for combo, _, stats in combinations(result, key)
         if stats and stats.get(low) is not None and stats.get(high) is not None
     }
-
-
-def spreads(result, key, scale: float = 1.0):
-    """{param tuple: (q_25, q_75) * scale}: the interquartile range of the run's samples."""
-    return stat_pairs(result, key, "q_25", "q_75", scale)
-
-
-def confidence_intervals(result, key, scale: float = 1.0):
-    """{param tuple: (ci_99_a, ci_99_b) * scale}: asv's 99% confidence interval of the median."""
-    return stat_pairs(result, key, "ci_99_a", "ci_99_b", scale)
 
 
 def entries(result) -> dict[tuple[str, tuple], float | None]:

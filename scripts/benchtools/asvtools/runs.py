@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import BadInput
 from . import private, publishable, readers
 from .lock import exclusive
-from .results import combinations, failed_benchmarks
+from .results import combinations, failed_benchmarks, stored
 
 
 def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir: Path) -> list[str]:
@@ -48,7 +48,7 @@ def unreadable(results_dir: Path, machine: str) -> list[tuple[Path, Exception]]:
     for path in [described] * described.exists() + sorted((results_dir / machine).glob("*.json")):
         kind = "benchmarks" if path == described else "machine" if path.name == "machine.json" else "result"
         try:
-            publishable.ASV_READERS[kind](path, machine)
+            publishable.read_as_asv(kind, path, machine)
         except Exception as error:  # noqa: BLE001 - whatever asv cannot load is set aside
             found.append((path, error))
     return found
@@ -82,15 +82,8 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
 
 
 def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    from asv import results
-
-    if not (results_dir / machine).is_dir():
-        return None
-    found = {}
-    for result in results.iter_results_for_machine(str(results_dir), machine):
-        if result.commit_hash not in leave_out:
-            found[result.commit_hash] = max(result.date or 0, found.get(result.commit_hash, 0))
-    return max(found, key=found.get, default=None)
+    found = [result.commit_hash for result in stored(results_dir, machine) if result.commit_hash not in leave_out]
+    return found[-1] if found else None
 
 
 def summaries(folder: Path) -> list[dict]:
@@ -123,23 +116,17 @@ def value_at(results_root: Path, machine: str, commit: str, name: str, params: t
     return None
 
 
-def environment_python(config: Path) -> Path:
-    from asv import environment
-
-    (env,) = environment.get_environments(readers.asv_config(config), None, verbose=False)
-    return private.env_python(env)
-
-
-def installed_python(config: Path, commit: str) -> Path:
-    """The Python of the configuration's one environment, with COMMIT installed by asv's own steps."""
+def environment_python(config: Path, install: str | None = None) -> Path:
+    """The Python of the configuration's one environment; with INSTALL, that commit installed by asv's own steps."""
     from asv import environment
     from asv.repo import get_repo
 
     conf = readers.asv_config(config)
     (env,) = environment.get_environments(conf, None, verbose=False)
-    with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
-        env.create()
-        env.install_project(conf, get_repo(conf), commit)
+    if install is not None:
+        with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
+            env.create()
+            env.install_project(conf, get_repo(conf), install)
     return private.env_python(env)
 
 

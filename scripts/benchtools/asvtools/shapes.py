@@ -3,6 +3,7 @@ line naming the file and the first wrong field.  The schemas leave open what the
 
 import functools
 import json
+import re
 from pathlib import Path
 
 import fastjsonschema
@@ -36,9 +37,9 @@ def read_json(path: Path, what: str):
     return parse(read_bytes(path, what), path, what)
 
 
-def parse(data: bytes, path: Path, what: str, parse_float=None):
+def parse(data: bytes, path: Path, what: str, parse_float=None, parse_int=None):
     try:
-        return json.loads(data, parse_float=parse_float)
+        return json.loads(data, parse_float=parse_float, parse_int=parse_int)
     except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         raise BadInput(f"{what} is corrupt: {path} ({error})") from None
     except RecursionError:
@@ -63,18 +64,24 @@ def shown(value) -> str:
         return type(value).__name__
 
 
-def problem(error: fastjsonschema.JsonSchemaValueException) -> str:
-    """ERROR in one line: where (results.b.T.t[2], or the top level), and what was expected there."""
-    where = error.name.removeprefix("data").removeprefix(".")[:120] or "the top level"
+def problem(error: fastjsonschema.JsonSchemaValueException, prefix: str = "") -> str:
+    """ERROR in one line: where (PREFIX, then results.b.T.t[2], or the top level), and what was expected there."""
+    rest = error.name.removeprefix("data")[:120]
+    where = prefix + rest if prefix else rest.removeprefix(".") or "the top level"
     if error.rule == "required":
         missing = next(key for key in error.rule_definition if key not in error.value)
         return f"{where}: the key {missing!r} is missing"
     if error.rule == "type":
         types = [error.rule_definition] if isinstance(error.rule_definition, str) else error.rule_definition
         return f"{where}: expected {' or '.join(TYPE_WORDS[t] for t in types)}, found {shown(error.value)}"
+    if error.rule == "pattern" and "description" in error.definition:
+        return f"{where}: {shown(error.value)} may hold only {error.definition['description']}"
     if error.rule == "propertyNames":
-        pattern = error.rule_definition.get("pattern", "")[:60]
-        return f"{where}: every key must match {pattern}, found the keys {shown(list(error.value))}"
+        pattern = error.rule_definition.get("pattern", "")
+        if "description" in error.rule_definition:
+            wrong = next(key for key in error.value if not re.search(pattern, key))
+            return f"{where}: the key {shown(wrong)} may hold only {error.rule_definition['description']}"
+        return f"{where}: every key must match {pattern[:60]}, found the keys {shown(list(error.value))}"
     return f"{where}: {error.message.removeprefix(error.name).strip()[:200]}"
 
 

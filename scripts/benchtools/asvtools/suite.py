@@ -33,7 +33,7 @@ def description() -> bytes:
     if cached.is_file():
         return cached.read_bytes()
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp, asv_home() as env:
-        config = settings.upstream_config()
+        config = {**settings.load().upstream}
         config.update(
             results_dir=f"{tmp}/results",
             html_dir=f"{tmp}/html",

@@ -94,14 +94,12 @@ def listed(kind: Callable, what: str) -> Callable[[str], list]:
     return values
 
 
-def add_confirm(parser) -> None:
-    parser.add_argument(
-        "--no-confirm", action="store_true", help="judge the stored timings alone, never re-measured side by side"
-    )
-    add_confirm_max_pairs(parser)
-
-
-def add_confirm_max_pairs(parser) -> None:
+def add_confirm(parser, optional: bool = True) -> None:
+    """--confirm-max-pairs, and --no-confirm where confirming is OPTIONAL."""
+    if optional:
+        parser.add_argument(
+            "--no-confirm", action="store_true", help="judge the stored timings alone, never re-measured side by side"
+        )
     pairs_of = at_least(pairs.MIN_PAIRS, "pairs")
     parser.add_argument(
         "--confirm-max-pairs", type=pairs_of, default=pairs.MAX_PAIRS, metavar="N", help="per suspect (%(default)s)"

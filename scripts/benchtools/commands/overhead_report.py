@@ -36,7 +36,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--confirm-steps", action="store_true", help="with --config: measure each step's time side by side"
     )
-    common_args.add_confirm_max_pairs(parser)
+    common_args.add_confirm(parser, optional=False)
     parser.add_argument(
         "--step-times", type=Path, metavar="FILE", help="the steps' kept times (default: beside the profiles)"
     )

@@ -334,8 +334,8 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
     pulls = operation_history.pull_request_effects(with_history(rows))
     return "\n".join(
         [
-            operation_markdown.markdown(by_operation, settings.project_url()),
-            operation_markdown.pull_requests_markdown(pulls, settings.project_url(), by_operation),
+            operation_markdown.markdown(by_operation, settings.load().project_url),
+            operation_markdown.pull_requests_markdown(pulls, settings.load().project_url, by_operation),
         ]
     )
 
@@ -354,7 +354,7 @@ def update_markdown(
     if has_history:
         blocks[HISTORY_BLOCK] = lambda: operations_history_markdown(rows, by_operation)
         blocks[HISTORY_SUMMARY_BLOCK] = lambda: operation_markdown.summary_markdown(
-            by_operation, settings.project_url()
+            by_operation, settings.load().project_url
         )
         if results is not None:
             commits = {row.commit for row in rows}

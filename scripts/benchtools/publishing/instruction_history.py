@@ -180,7 +180,7 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     ]
     header = ["environment", "JAX", *(f"{op}, {twin}" for op in JAX_OPERATIONS for twin in ("Module", "tuple"))]
     return (
-        f"Instructions per call, Equinox {settings.reference_equinox()} (the Module twin, then the tuple twin); "
+        f"Instructions per call, Equinox {settings.load().reference_equinox} (the Module twin, then the tuple twin); "
         "a change from the release before beyond its floor (twice its measured spread, "
         "benchmarks/instruction_spread.json) is given in brackets.\n\n" + markdown_table(header, rows)
     )

@@ -13,7 +13,7 @@ from benchmarks import metrics, params
 
 from .. import git
 from ..asvtools import device, operations, shapes
-from ..asvtools.results import confidence_intervals, entries, only, spreads, stored, values
+from ..asvtools.results import entries, only, stat_pairs, stored, values
 from ..errors import BadInput
 from ..judging import steps
 from ..project import env_label
@@ -115,7 +115,9 @@ def row_of(result, label: str) -> CommitFigures:
     compile_tuple = values(result, "bench_trace.Compile.time_tuple").get((CALLS_PER_STEP,))
     if compile_tree_at is not None and compile_tuple is not None:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
-        row.compile_iqr = spreads(result, "bench_trace.Compile.time_tree_at", 1e3).get((CALLS_PER_STEP,))
+        row.compile_iqr = stat_pairs(result, "bench_trace.Compile.time_tree_at", "q_25", "q_75", 1e3).get(
+            (CALLS_PER_STEP,)
+        )
     row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
     row.tree_map_passes = tuple(
         only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}")) for twin in params.STRUCTURES
@@ -128,13 +130,13 @@ def row_of(result, label: str) -> CommitFigures:
         key = (depth, CALLS_PER_STEP)
         if key in tree_at:
             row.eager_us[depth] = tuple(None if v is None else v * per_call for v in (tree_at[key], tuple_.get(key)))
-            row.eager_iqr[depth] = tuple(spreads(result, name, per_call).get(key) for name in eager)
+            row.eager_iqr[depth] = tuple(stat_pairs(result, name, "q_25", "q_75", per_call).get(key) for name in eager)
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
     equations = values(result, "bench_counts.JaxprExcessEquations.track_excess_equations")
     row.excess_equations = [v for v in equations.values() if v is not None]
     row.operations = operations.figures(result)
-    intervals = functools.cache(functools.partial(confidence_intervals, result))
+    intervals = functools.cache(lambda benchmark: stat_pairs(result, benchmark, "ci_99_a", "ci_99_b"))
     for (benchmark, combo), value in entries(result).items():
         joined = ", ".join(combo)
         name = metrics.entry(benchmark, joined)

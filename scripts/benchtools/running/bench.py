@@ -17,14 +17,13 @@ from packaging.version import Version
 
 from benchmarks import metrics
 
-from .. import git, util
+from .. import git, settings, util
 from ..asvtools import environments as asv_envs
 from ..asvtools import readers, runs
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 from ..publishing import blocks, generated, page, rows, site
-from ..settings import reference_jax, upstream_url
 from . import runner
 
 PYTHON = "3.13"
@@ -87,7 +86,9 @@ class Target:
             self.base, self.name, self.repo = JAX_CONFIG, "jax-history", HISTORY_DIR / "jax"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
             self.history = dict(
-                package="jax", since=Version(reference_jax()), python=release_history.python_series(PYTHON)
+                package="jax",
+                since=Version(settings.load().reference_jax),
+                python=release_history.python_series(PYTHON),
             )
         elif args.repo:
             self.branch = args.branch
@@ -97,7 +98,7 @@ class Target:
                 raise BadInput(f"--repo {args.repo}: not a git repository")
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(args.repo.rstrip("/")).name.removesuffix(".git"))
             digest = hashlib.sha256(args.repo.encode()).hexdigest()[:8]
-            self.name = "upstream" if args.repo.rstrip("/") == upstream_url() else f"repo-{stem}-{digest}"
+            self.name = "upstream" if args.repo.rstrip("/") == settings.load().upstream_url else f"repo-{stem}-{digest}"
         else:
             self.name, self.repo = ANSWER if args.answer else "releases", HISTORY_DIR / "equinox"
             self.history = dict(package="equinox")

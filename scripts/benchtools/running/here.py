@@ -90,7 +90,7 @@ def here(args: bench.Options) -> int:
     python = Path(shutil.which(args.here)).absolute()
     installed = device.probe(python)
     # This host's name with the device, unless --machine is given: results from two devices never share a file.
-    machine = args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.slug()}"
+    machine = args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.device.lower()}"
     args = dataclasses.replace(args, machine=machine)
     target = bench.Target(args)
     equinox = installed.versions["equinox"]

@@ -39,7 +39,7 @@ def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: 
     listing = git.out("log", "--all", "--format=%H %ct", repo=repo)
     dates = {commit: int(stamp) * 1000 for commit, stamp in (line.split() for line in listing.splitlines())}
     written = probe_results.write(results_dir, machine, found, json.loads(suite.description()), dates)
-    config = settings.jax_config()
+    config = {**settings.load().jax}
     config.update(
         repo=str(repo),
         branches=["main"],

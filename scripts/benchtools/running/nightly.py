@@ -10,12 +10,11 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from .. import git
+from .. import git, settings
 from ..asvtools import publishable, runs, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..publishing import results_branch
-from ..settings import upstream_url
 from . import bench
 
 # Set in the checkouts this script makes: it resets them, so it refuses any other folder.
@@ -87,7 +86,7 @@ def stop(signum, _frame):
 def night(args, stage: list[str]) -> int:
     remote = args.results_remote or results_branch.default_remote()
     options = bench.Options(
-        repo=args.upstream or upstream_url(),
+        repo=args.upstream or settings.load().upstream_url,
         **{name: getattr(args, name) for name in ("machine", "output", "quick", "bench", "jax")},
         **({"env_dir": args.env_dir} if args.env_dir else {}),
     )

@@ -121,7 +121,7 @@ def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pendi
                 return env_name, util.run(cmd, env=env).returncode
             # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them; the
             # benchmarks' processes do not inherit the flag.
-            return env_name, util.run_prefixed([cmd[0], "-u", *cmd[1:]], f"[{number}] ", env=env)
+            return env_name, util.run([cmd[0], "-u", *cmd[1:]], prefix=f"[{number}] ", env=env).returncode
 
     return run
 

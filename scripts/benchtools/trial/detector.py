@@ -11,7 +11,7 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from .. import git
+from .. import git, settings
 from ..asvtools import environments as asv_envs
 from ..asvtools import runs
 from ..asvtools.sides import log
@@ -20,7 +20,6 @@ from ..history import release_history
 from ..judging import confirm, finding, gate, pairs
 from ..project import HISTORY_DIR, ROOT
 from ..running import bench
-from ..settings import reference_jax
 from ..util import markdown_table
 from .pads import PAD, pad_signature, tree_at_of
 
@@ -85,7 +84,7 @@ def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
 def trial_options(args, repo: Path, output: Path) -> bench.Options:
     return bench.Options(
         repo=str(repo),
-        jax=[reference_jax()],
+        jax=[settings.load().reference_jax],
         machine=args.machine,
         output=output,
         range=f"v{args.release}^..trial",
@@ -125,12 +124,14 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         target = bench.Target(trial_options(args, repo, args.output / "calibration"))
         ((_name, entry),) = bench.environments(target)
         asv_envs.setup_pythons_first_on_path()
-        python = runs.installed_python(target.config(entry, suffix="-calibration"), git_(repo, "rev-parse", release))
+        python = runs.environment_python(
+            target.config(entry, suffix="-calibration"), install=git_(repo, "rev-parse", release)
+        )
     for percent in args.c_slowdowns:
         tag = f"trial-c{percent:g}"
         pads[tag] = calibrate_pads(percent, python)
         variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
-        log(f"calibration: +{percent:g}% of a tree_at call on JAX {reference_jax()} = {pads[tag]} pads")
+        log(f"calibration: +{percent:g}% of a tree_at call on JAX {settings.load().reference_jax} = {pads[tag]} pads")
     for variant in variants:
         git_(repo, "checkout", "-q", release, "--", ".")
         tree_file = repo / "equinox" / "_tree.py"

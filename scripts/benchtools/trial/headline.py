@@ -19,13 +19,13 @@ from packaging.version import Version
 
 from benchmarks import metrics, params
 
+from .. import settings
 from ..asvtools import device, private, shapes
 from ..asvtools import environments as asv_envs
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
-from ..settings import reference_equinox
 from ..util import markdown_table
 from .campaign import STAMP, Campaign, prepared
 
@@ -79,7 +79,7 @@ FIGURES = (
 
 @dataclass
 class Options:
-    release: str = field(default_factory=reference_equinox)
+    release: str = field(default_factory=lambda: settings.load().reference_equinox)
     jax: list[str] = field(default_factory=list)  # empty: every environment the release runs in
     processes: int = 10
     record: Path = Path("headline.json")

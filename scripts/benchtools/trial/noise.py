@@ -17,12 +17,12 @@ from pathlib import Path
 
 from benchmarks import metrics
 
+from .. import settings
 from ..asvtools import environments as asv_envs
 from ..asvtools import shapes
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..judging import confirm, pairs
 from ..running import bench
-from ..settings import reference_equinox, reference_jax
 from ..util import markdown_table
 from .campaign import Campaign, prepared
 
@@ -35,8 +35,8 @@ FRESH, PAIRED = "fresh", "paired"
 
 @dataclass
 class Options:
-    release: str = field(default_factory=reference_equinox)
-    jax: str = field(default_factory=reference_jax)
+    release: str = field(default_factory=lambda: settings.load().reference_equinox)
+    jax: str = field(default_factory=lambda: settings.load().reference_jax)
     pairs: int = 16
     benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
     suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
