@@ -1,18 +1,13 @@
 """Merge asv results folders into DEST without ever overwriting a result.
 
-Files are matched by their path below each SRC (an asv results folder, or a
-folder of them).  A file DEST lacks is copied (written beside, then linked into
-place); the same content is nothing to do; other content is a conflict: DEST's
-copy is kept and reported.  A merge is all or nothing: every file is checked
-first (valid as asv's own readers load it, at [NAME/]MACHINE/<hash8>-<env>.json
-with a matching machine, commit and environment; no link, no other file), and
-an I/O error at any step removes what the merge placed.  Hidden files are left
-out.  machine.json and benchmarks.json may differ without a conflict: DEST's is
-kept, or with --benchmarks-from-sources a source's that differs replaces it.
+Files are matched by their path below each SRC: one DEST lacks is copied, the same content is
+nothing to do, other content is a conflict (DEST's copy kept). machine.json and benchmarks.json may
+differ without a conflict. All or nothing: every file is checked first
+(docs/automation.md#the-results-branch).
 
-Exit status: 0 when everything merged; 1 when a conflict was reported (the rest
-merged); 2 for bad arguments, an invalid file or a link; 3 when a file could not
-be read or written; after 2 or 3 nothing is changed.
+Exit status: 0 when everything merged; 1 when a conflict was reported (the rest merged); 2 for bad
+arguments, an invalid file or a link; 3 when a file could not be read or written; after 2 or 3
+nothing is changed.
 """
 
 from pathlib import Path

@@ -1,19 +1,14 @@
 """Store results on the results branch: merge results folders into it, commit, push.
 
-Each SRC is a results/ folder (scripts/nightly's OUTPUT/results, a backfill
-shard's), merged as scripts/merge-results merges, into a fresh clone of the
-branch: a result on the branch is never changed; every file is checked first.
-benchmarks.json is made by asv from this repository's benchmarks/, never taken
-from a SRC.  The branch is created without history where the remote lacks it.
-The push is never forced: refused because another run moved the branch, the
-merge is redone on the new tip after a random pause, up to --attempts pushes.
-GITHUB_TOKEN, when set, goes to GitHub as git's Authorization header, never to
-disk or a command line.  With --machine, a SRC holding another machine's folder
-is refused.  A link or submodule on the branch or in a SRC stops the push.
+Each SRC is merged as scripts/merge-results merges, into a fresh clone of the branch (created where
+the remote lacks it); benchmarks.json is this repository's, never a SRC's. The push is never forced:
+refused because another run moved the branch, it is redone on the new tip, up to --attempts pushes.
+GITHUB_TOKEN, where set, is git's Authorization header. What is checked:
+docs/automation.md#the-results-branch.
 
-Exit status: 0 when pushed or nothing was new; 1 when a conflict was reported
-(the rest is pushed); 2 for bad arguments, an invalid file, another machine's
-results or a link; 3 when git failed or the push kept being refused.
+Exit status: 0 when pushed or nothing was new; 1 when a conflict was reported (the rest is pushed);
+2 for bad arguments, an invalid file, another machine's results or a link; 3 when git failed or the
+push kept being refused.
 """
 
 from pathlib import Path
