@@ -128,7 +128,7 @@ def took_markdown(installed: device.Installed, phases: dict[str, float], loads: 
 def here(args: bench.Options) -> int:
     """Run the suite in ``args.here``'s Python, publish its site; the exit code (bench's contract)."""
     if args.docs:
-        generated.check_holds(args.docs, HERE_TIME_BLOCK)
+        generated.write_blocks(args.docs, {HERE_TIME_BLOCK: ""}, write=False)
     started, load_before = time.monotonic(), os.getloadavg()[0]
     python = python_path(args.here)
     installed = device.probe(python)
