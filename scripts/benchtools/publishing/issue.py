@@ -80,14 +80,13 @@ def transitions_markdown() -> str:
     return markdown_table(header, rows)
 
 
-def report_of(body: str | None) -> str:
-    """What comes before the body's last MARKER: a report quotes upstream code's text, which may hold one."""
-    report, found, _ = lf(body).rpartition(MARKER)
-    return (report if found else lf(body)).strip()
-
-
-def lf(body: str | None) -> str:  # GitHub's web editor saves a body with CRLF
-    return (body or "").replace("\r\n", "\n")
+def split_body(body: str | None) -> tuple[str, str | None]:
+    """(the report, the key in the alert's mark) on either side of the body's last MARKER: a report quotes
+    upstream code's text, which may hold a MARKER or a planted key."""
+    text = (body or "").replace("\r\n", "\n")  # GitHub's web editor saves a body with CRLF
+    report, found, mark = text.rpartition(MARKER)
+    key = KEY_MARK.search(mark)
+    return (report if found else text).strip(), key and key[1]
 
 
 def change_key(change: dict) -> tuple:
@@ -99,12 +98,6 @@ def regression_key(verdict: dict) -> str:
     counted = sorted(change_key(c) for c in verdict.get("counted", []))
     failure = (verdict["status"], verdict.get("stage"), verdict.get("message")) if verdict["status"] == FAILED else ()
     return hashlib.sha256(json.dumps([counted, failure]).encode()).hexdigest()[:16]
-
-
-def key_of(body: str | None) -> str | None:
-    """The key in the alert's mark after the body's last MARKER: a key in the report above it may be planted."""
-    found = KEY_MARK.search(lf(body).rpartition(MARKER)[2])
-    return found[1] if found else None
 
 
 def cut(text: str, limit: int) -> str:
@@ -135,7 +128,7 @@ def issue_body(verdict: dict, report: str) -> str:
 
 def is_alerts(issue: dict, author: str) -> bool:
     login = (issue.get("user") or {}).get("login")
-    return login == author and (issue.get("body") is None or key_of(issue.get("body")) is not None)
+    return login == author and (issue.get("body") is None or split_body(issue.get("body"))[1] is not None)
 
 
 def previous_state(api: github.Client, label: str, author: str, key: str, verdict: NightNews):
@@ -147,16 +140,16 @@ def previous_state(api: github.Client, label: str, author: str, key: str, verdic
         issue = ours[0]
         body = issue.get("body")
         if state == "closed":
-            return (Previous.CLOSED_SAME if key_of(body) == key else Previous.CLOSED_OTHER), issue
+            return (Previous.CLOSED_SAME if split_body(body)[1] == key else Previous.CLOSED_OTHER), issue
         if not (body or "").strip():
             return Previous.OPEN_CLEARED, issue
         # The same news by its key alone: a maintainer's note above the report, or CRLF endings, change nothing.
-        if key_of(body) == key:
+        if split_body(body)[1] == key:
             return Previous.OPEN_SAME, issue
-        holds_failure = report_of(body).startswith("# Benchmark regressions: no report")
+        holds_failure = split_body(body)[0].startswith("# Benchmark regressions: no report")
         if verdict is NightNews.FAILURE and not holds_failure:
             told = [c for c in api.comments(issue["number"]) if (c.get("user") or {}).get("login") == author]
-            if told and key_of(told[-1].get("body")) == key:
+            if told and split_body(told[-1].get("body"))[1] == key:
                 return Previous.OPEN_SAME, issue
         return (Previous.OPEN_FAILURE if holds_failure else Previous.OPEN_REGRESSION), issue
     return Previous.NONE, None
