@@ -14,10 +14,11 @@ from pathlib import Path
 
 from ..errors import ExitCode
 from ..publishing.results_branch import merge
+from . import common_args
 
 
 def add_arguments(parser, config) -> None:
-    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results folders to merge from")
+    parser.add_argument("sources", nargs="+", type=common_args.folder, metavar="SRC", help="results folders to merge")
     parser.add_argument("dest", type=Path, metavar="DEST", help="the results folder to merge into (created if missing)")
     parser.add_argument(
         "--benchmarks-from-sources", action="store_true", help="replace DEST's benchmarks.json by a source's"
@@ -26,8 +27,6 @@ def add_arguments(parser, config) -> None:
 
 def check(parser, args) -> None:
     for source in args.sources:
-        if not source.is_dir():
-            parser.error(f"SRC {source}: not a folder")
         if args.dest.resolve().is_relative_to(source.resolve()):
             parser.error(f"DEST {args.dest} lies inside SRC {source}")
     if args.dest.exists() and not args.dest.is_dir():

@@ -11,25 +11,17 @@ Exit status: 0 when pushed or nothing was new; 1 when a conflict was reported (t
 push kept being refused.
 """
 
-from pathlib import Path
-
 from ..publishing.results_branch import store
 from . import common_args
 
 
 def add_arguments(parser, config) -> None:
-    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results/ folders to store")
+    parser.add_argument("sources", nargs="+", type=common_args.folder, metavar="SRC", help="results/ folders to store")
     common_args.add_results_branch(parser)
     parser.add_argument("--machine", help="the only asv machine whose results may be stored (default: any)")
     parser.add_argument(
         "--attempts", type=common_args.at_least(1), default=30, help="pushes to try while others move the branch"
     )
-
-
-def check(parser, args) -> None:
-    for source in args.sources:
-        if not source.is_dir():
-            parser.error(f"SRC {source}: not a folder")
 
 
 def run(args, config) -> int:
