@@ -1,8 +1,5 @@
-"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over GitHub's REST API.
-
-Only the alert's own issues are read as its state or written: its author's (``--author``), holding its
-marker, or cleared by a maintainer (GitHub answers ``"body": null``).  A maintainer's own issue is never edited.
-"""
+"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over GitHub's REST API.  Only
+the alert's own issues are its state: its author's, holding its marker, or cleared (GitHub's ``"body": null``)."""
 
 import enum
 import hashlib
@@ -126,19 +123,14 @@ def issue_body(verdict: dict, report: str) -> str:
     return body
 
 
-def is_alerts(issue: dict, author: str) -> bool:
-    login = (issue.get("user") or {}).get("login")
-    return login == author and (issue.get("body") is None or split_body(issue.get("body"))[1] is not None)
-
-
 def previous_state(api: github.Client, label: str, author: str, key: str, verdict: NightNews):
     """(Previous, the issue it is about or None): the alert's newest open issue, else its newest closed one."""
     for state in ("open", "closed"):
-        ours = [i for i in api.issues(label, state) if is_alerts(i, author)]
-        if not ours:
+        ours = (i for i in api.issues(label, state) if (i["user"] or {}).get("login") == author)
+        issue = next((i for i in ours if i["body"] is None or split_body(i["body"])[1]), None)
+        if issue is None:
             continue
-        issue = ours[0]
-        body = issue.get("body")
+        body = issue["body"]
         if state == "closed":
             return (Previous.CLOSED_SAME if split_body(body)[1] == key else Previous.CLOSED_OTHER), issue
         if not (body or "").strip():
@@ -228,13 +220,8 @@ def open_or_update(args) -> int:
 
 def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     """The run job's verdict and report, checked against the exact metrics judged again where no upstream code
-    ran (--exact-verdict, --exact-report: the publish job's scripts/nightly --rejudge-run).
-
-    Where the two count the same exact rows, the night is the run job's (only it has confirmed timings), and
-    its report is the re-judgement's unless timing rows count too; where they differ, or the re-judgement is
-    missing or failed, the night is a failure that says so, with the re-judgement's report.  A failed run job's
-    night is the re-judgement's regressions when it counts some, with the failure below them.
-    """
+    ran (--exact-verdict): the same exact rows keep the run job's night (only it has confirmed timings), others
+    make it a failure; a failed run job's night is the re-judgement's regressions when it counts some."""
     exact = verdicts.read(args.exact_verdict) if args.exact_verdict.exists() else None
     if document["status"] == FAILED:
         # The run job's failure is upstream code's to write, and must not hide what the trusted side counted.
