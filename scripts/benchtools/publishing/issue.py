@@ -204,12 +204,10 @@ def open_or_update(args) -> int:
         api.ensure_label(args.label, "d73a4a", "A benchmark got worse (scripts/regressions)")
         created = api.create_issue(args.title, body, args.label)
         print(f"opened issue #{created.get('number')} {created.get('html_url') or ''}".strip())
-    elif action is Action.EDIT:
-        api.request("PATCH", f"/issues/{number}", body={"body": body})
-        print(f"updated issue #{number}")
-    elif action is Action.REOPEN:
-        api.request("PATCH", f"/issues/{number}", body={"body": body, "state": "open"})
-        print(f"reopened issue #{number}: {document['summary']}")
+    elif action in (Action.EDIT, Action.REOPEN):
+        reopen = {"state": "open"} if action is Action.REOPEN else {}
+        api.request("PATCH", f"/issues/{number}", body={"body": body, **reopen})
+        print(f"reopened issue #{number}: {document['summary']}" if reopen else f"updated issue #{number}")
     elif action is Action.COMMENT:
         api.comment(number, body)
         print(f"commented on issue #{number}: {document['summary']}")
