@@ -12,7 +12,6 @@ from ..errors import BadInput
 from ..util import markdown_table
 from . import blocks, operation_history, plots, templating
 from .blocks import fmt, timing_text
-from .markdown import markdown_html
 from .rows import (
     CALLS_PER_STEP,
     EAGER_BENCHMARK,
@@ -36,8 +35,8 @@ NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overh
 
 
 def html(markdown: str) -> Markup:
-    """The report's Markdown as HTML for the page: publishing/markdown.py escapes every text it holds."""
-    return Markup(markdown_html(markdown))
+    """The report's Markdown as HTML for the page: templating.markdown_html escapes every text it holds."""
+    return Markup(templating.markdown_html(markdown))
 
 
 def html_page(
