@@ -183,8 +183,7 @@ class StandIn:
                 pass
 
             def answer(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 code, document = owner.handle(self.command, self.path, self.headers.get("Authorization"), raw)
                 data = json.dumps(document).encode()
                 self.send_response(code)
