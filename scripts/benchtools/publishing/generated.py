@@ -22,11 +22,10 @@ def write_blocks(path: Path, bodies: dict[str, object], write: bool = True) -> l
     for name, body in bodies.items():
         start, end = markers(name)
         found = re.search(re.escape(start) + ".*?" + re.escape(end), text, re.S)
-        if found:
-            written.append(name)
+        written += [name] if found else []
         if found and write:
-            content = body() if callable(body) else body
-            text = text[: found.start()] + f"{start}\n\n{content.strip()}\n\n{end}" + text[found.end() :]
+            content = (body() if callable(body) else body).strip()
+            text = text[: found.start()] + f"{start}\n\n{content}\n\n{end}" + text[found.end() :]
     if not written:
         wanted = " or ".join(" ... ".join(markers(name)) for name in bodies)
         raise BadInput(f"{path} has no block to write: it needs {wanted}")
