@@ -241,9 +241,7 @@ def store(args) -> int:
                     f"{source / relative}: machine {relative.parts[-2]!r}, not {args.machine!r} (--machine); "
                     "nothing pushed"
                 )
-    # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
-    description = suite.description()
-    # Its environments, from its asv configurations: a stored environment is one of them, as asv names it.
+    description = suite.description()  # by asv, from benchmarks/ alone
     matrix = environments.stored_matrix([UPSTREAM_CONFIG, JAX_CONFIG])
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
         clone = Path(tmp)
