@@ -123,11 +123,15 @@ def issue_body(verdict: dict, report: str) -> str:
     return body
 
 
+def is_alerts(issue: dict, author: str) -> bool:  # season.py tells the alert's issues so too
+    login = (issue.get("user") or {}).get("login")
+    return login == author and (issue.get("body") is None or split_body(issue.get("body"))[1] is not None)
+
+
 def previous_state(api: github.Client, label: str, author: str, key: str, verdict: NightNews):
     """(Previous, the issue it is about or None): the alert's newest open issue, else its newest closed one."""
     for state in ("open", "closed"):
-        ours = (i for i in api.issues(label, state) if (i["user"] or {}).get("login") == author)
-        issue = next((i for i in ours if i["body"] is None or split_body(i["body"])[1]), None)
+        issue = next((i for i in api.issues(label, state) if is_alerts(i, author)), None)
         if issue is None:
             continue
         body = issue["body"]
