@@ -238,3 +238,15 @@ def test_every_process_is_a_fresh_interpreter_whatever_the_configuration_says():
     side.benchmarks = SimpleNamespace(benchmark_dir="benchmarks")
     side.open()
     assert type(side.spawner) is runner.Spawner and LAUNCH_METHOD == "spawn"
+
+
+def test_a_floor_under_one_percent_shows_its_figure_not_a_rounded_one():
+    from benchmarks import metrics
+
+    def text(kind, threshold):
+        return render.threshold_text(SimpleNamespace(thresholds=lambda change: threshold), SimpleNamespace(kind=kind))
+
+    assert text(metrics.COST, 0.0064) == "+0.64% (floor)"
+    assert text(metrics.INSTRUCTIONS, 0.005) == "+0.5% (floor)"
+    assert text(metrics.COST, 0.01) == "+1% (floor)"
+    assert text(metrics.TIME, 0.05) == "+5%"

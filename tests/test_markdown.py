@@ -1,4 +1,4 @@
-"""benchtools/publishing/markdown.py: the report's Markdown as HTML, with no tag, script or link planted in its text.
+"""benchtools/publishing/templating.py: the report's Markdown as HTML, with no tag, script or link planted in its text.
 
 The HTML is read back with the standard library's parser, so the checks are
 of the elements and attributes a browser would build, not of the wording.
@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from benchtools.publishing.markdown import markdown_html
+from benchtools.publishing.templating import markdown_html
 from benchtools.util import markdown_table
 
 # The elements the report's Markdown makes: headings, paragraphs, lists, pipe tables, code spans, links.

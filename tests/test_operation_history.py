@@ -62,7 +62,7 @@ def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_
     text = squeezed(operation_markdown.markdown({CONSTRUCTION: [step]}, "https://example.org/p"))
     [line] = [line for line in text.splitlines() if "`c2`" in line]
     assert "x \\| y" in line and "| — |" in line  # no pull request named
-    from benchtools.publishing.markdown import markdown_html
+    from benchtools.publishing.templating import markdown_html
 
     steps_table = text.split("| environment | commit |", 1)[1].split("\n\n", 1)[0]
     html = markdown_html("| environment | commit |" + steps_table)

@@ -491,7 +491,7 @@ def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_
     }
     assert all(c["change"] > 0 for c in counted) and rise["issue"] == "opened #1"
     [opened] = record["issues"]
-    assert issue.key_of(opened["body"]) == issue.regression_key({"status": "judged", "counted": counted})
+    assert issue.split_body(opened["body"])[1] == issue.regression_key({"status": "judged", "counted": counted})
     # A quiet night's alert asks GitHub nothing: the issue stays as the rise's night opened it.
     assert not quiet["verdict"]["counted"] and quiet["issue"] == "none"
     assert not revert["verdict"]["counted"] and revert["issue"] == "none"

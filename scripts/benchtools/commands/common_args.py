@@ -66,6 +66,12 @@ def add_thresholds(parser) -> None:
     parser.add_argument("--time-threshold", type=threshold, help=f"the same, of a time or memory (listed) {configured}")
 
 
+def folder(text: str) -> Path:
+    if not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: not a folder")
+    return Path(text)
+
+
 def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
 
     def whole_number(text: str) -> int:

@@ -1,28 +1,24 @@
 """Merge asv results folders into DEST without ever overwriting a result.
 
-Files are matched by their path below each SRC (an asv results folder, or a
-folder of them).  A file DEST lacks is copied (written beside, then linked into
-place); the same content is nothing to do; other content is a conflict: DEST's
-copy is kept and reported.  A merge is all or nothing: every file is checked
-first (valid as asv's own readers load it, at [NAME/]MACHINE/<hash8>-<env>.json
-with a matching machine, commit and environment; no link, no other file), and
-an I/O error at any step removes what the merge placed.  Hidden files are left
-out.  machine.json and benchmarks.json may differ without a conflict: DEST's is
-kept, or with --benchmarks-from-sources a source's that differs replaces it.
+Files are matched by their path below each SRC: one DEST lacks is copied, the same content is
+nothing to do, other content is a conflict (DEST's copy kept). machine.json and benchmarks.json may
+differ without a conflict. All or nothing: every file is checked first
+(docs/automation.md#the-results-branch).
 
-Exit status: 0 when everything merged; 1 when a conflict was reported (the rest
-merged); 2 for bad arguments, an invalid file or a link; 3 when a file could not
-be read or written; after 2 or 3 nothing is changed.
+Exit status: 0 when everything merged; 1 when a conflict was reported (the rest merged); 2 for bad
+arguments, an invalid file or a link; 3 when a file could not be read or written; after 2 or 3
+nothing is changed.
 """
 
 from pathlib import Path
 
 from ..errors import ExitCode
 from ..publishing.results_branch import merge
+from . import common_args
 
 
 def add_arguments(parser, config) -> None:
-    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results folders to merge from")
+    parser.add_argument("sources", nargs="+", type=common_args.folder, metavar="SRC", help="results folders to merge")
     parser.add_argument("dest", type=Path, metavar="DEST", help="the results folder to merge into (created if missing)")
     parser.add_argument(
         "--benchmarks-from-sources", action="store_true", help="replace DEST's benchmarks.json by a source's"
@@ -31,8 +27,6 @@ def add_arguments(parser, config) -> None:
 
 def check(parser, args) -> None:
     for source in args.sources:
-        if not source.is_dir():
-            parser.error(f"SRC {source}: not a folder")
         if args.dest.resolve().is_relative_to(source.resolve()):
             parser.error(f"DEST {args.dest} lies inside SRC {source}")
     if args.dest.exists() and not args.dest.is_dir():

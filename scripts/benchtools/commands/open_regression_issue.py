@@ -1,23 +1,13 @@
 """Open, edit, reopen or comment on the one GitHub issue that carries the latest regression report.
 
-VERDICT is the gate's verdict as JSON (scripts/regressions --verdict); the
-decision is read from it alone, never from a report's wording: judged with no
-regression, no issue is touched; judged with a regression, the issue carries
-REPORT; failed, the issue says the night could not be judged.  A missing or
-malformed verdict is bad input, never "no regression"; with
---missing-verdict-fails, a missing VERDICT is a failed night.  What happens to
-the alert's own issues (author --author and the alert's marker) is the table
-in docs/automation.md, which --write-table writes from the code
-(publishing/issue.py).  With --exact-verdict, the run job's verdict must count
-the same exact regressions as the re-judgement, or the night is a failure.
+What it does is read from VERDICT alone (scripts/regressions --verdict), never from the report's
+wording, as the table of docs/automation.md#the-alarms-life says. A missing or malformed verdict is
+bad input, never "no regression". Through GitHub's REST API (GITHUB_API_URL; the token from GH_TOKEN
+or GITHUB_TOKEN; the repository from --repo or GITHUB_REPOSITORY).
 
-Through GitHub's REST API (GITHUB_API_URL; the token from GH_TOKEN or
-GITHUB_TOKEN, never printed; the repository from --repo or GITHUB_REPOSITORY);
-a 5xx answer or a rate limit is asked again up to 3 times.
-
-Exit status: 0 when the issue is up to date or there is no regression; 2 for a
-missing or malformed verdict or report, a missing token or repository; 3 when
-the API answers an error or cannot be reached.
+Exit status: 0 when the issue is up to date or there is no regression; 2 for a missing or malformed
+verdict or report, a missing token or repository; 3 when the API answers an error or cannot be
+reached.
 """
 
 from pathlib import Path

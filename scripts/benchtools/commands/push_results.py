@@ -1,40 +1,27 @@
 """Store results on the results branch: merge results folders into it, commit, push.
 
-Each SRC is a results/ folder (scripts/nightly's OUTPUT/results, a backfill
-shard's), merged as scripts/merge-results merges, into a fresh clone of the
-branch: a result on the branch is never changed; every file is checked first.
-benchmarks.json is made by asv from this repository's benchmarks/, never taken
-from a SRC.  The branch is created without history where the remote lacks it.
-The push is never forced: refused because another run moved the branch, the
-merge is redone on the new tip after a random pause, up to --attempts pushes.
-GITHUB_TOKEN, when set, goes to GitHub as git's Authorization header, never to
-disk or a command line.  With --machine, a SRC holding another machine's folder
-is refused.  A link or submodule on the branch or in a SRC stops the push.
+Each SRC is merged as scripts/merge-results merges, into a fresh clone of the branch (created where
+the remote lacks it); benchmarks.json is this repository's, never a SRC's. The push is never forced:
+refused because another run moved the branch, it is redone on the new tip, up to --attempts pushes.
+GITHUB_TOKEN, where set, is git's Authorization header. What is checked:
+docs/automation.md#the-results-branch.
 
-Exit status: 0 when pushed or nothing was new; 1 when a conflict was reported
-(the rest is pushed); 2 for bad arguments, an invalid file, another machine's
-results or a link; 3 when git failed or the push kept being refused.
+Exit status: 0 when pushed or nothing was new; 1 when a conflict was reported (the rest is pushed);
+2 for bad arguments, an invalid file, another machine's results or a link; 3 when git failed or the
+push kept being refused.
 """
-
-from pathlib import Path
 
 from ..publishing.results_branch import store
 from . import common_args
 
 
 def add_arguments(parser, config) -> None:
-    parser.add_argument("sources", nargs="+", type=Path, metavar="SRC", help="results/ folders to store")
+    parser.add_argument("sources", nargs="+", type=common_args.folder, metavar="SRC", help="results/ folders to store")
     common_args.add_results_branch(parser)
     parser.add_argument("--machine", help="the only asv machine whose results may be stored (default: any)")
     parser.add_argument(
         "--attempts", type=common_args.at_least(1), default=30, help="pushes to try while others move the branch"
     )
-
-
-def check(parser, args) -> None:
-    for source in args.sources:
-        if not source.is_dir():
-            parser.error(f"SRC {source}: not a folder")
 
 
 def run(args, config) -> int:

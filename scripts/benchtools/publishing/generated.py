@@ -12,14 +12,9 @@ def markers(name: str) -> tuple[str, str]:
     return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
 
 
-def check_holds(path: Path, name: str) -> None:
-    """BadInput unless PATH holds the block NAME: checked before a long run that will write it."""
-    write_blocks(path, {name: ""}, write=False)
-
-
 def write_blocks(path: Path, bodies: dict[str, object], write: bool = True) -> list[str]:
     """Rewrite each block of BODIES (name: text, or a function giving it) that PATH holds; the names written.
-    BadInput, PATH unchanged, when it holds none of them."""
+    BadInput, PATH unchanged, when it holds none of them: with WRITE false, the check before a long run."""
     if not path.is_file():
         raise BadInput(f"{path}: no such file")
     text = path.read_text(encoding="utf-8")
@@ -27,11 +22,10 @@ def write_blocks(path: Path, bodies: dict[str, object], write: bool = True) -> l
     for name, body in bodies.items():
         start, end = markers(name)
         found = re.search(re.escape(start) + ".*?" + re.escape(end), text, re.S)
-        if found:
-            written.append(name)
+        written += [name] if found else []
         if found and write:
-            content = body() if callable(body) else body
-            text = text[: found.start()] + f"{start}\n\n{content.strip()}\n\n{end}" + text[found.end() :]
+            content = (body() if callable(body) else body).strip()
+            text = text[: found.start()] + f"{start}\n\n{content}\n\n{end}" + text[found.end() :]
     if not written:
         wanted = " or ".join(" ... ".join(markers(name)) for name in bodies)
         raise BadInput(f"{path} has no block to write: it needs {wanted}")

@@ -1,6 +1,5 @@
-"""GitHub's REST API for issues, with the token in the Authorization header only (never logged, never on a
-command line); and ``StandIn``, a local server that answers only the requests the client makes (400 to any
-other), so that what the alert asks of GitHub is what is tested."""
+"""GitHub's REST API for issues, the token in the Authorization header only; and ``StandIn``, a local server
+that answers only the requests the client makes (400 to any other), so that what the alert asks is tested."""
 
 import itertools
 import json
@@ -27,8 +26,6 @@ COMMENT = {"body": (str, type(None)), "user": USER}
 
 
 class Client:
-    """One repository's issues and labels, through the REST API."""
-
     def __init__(self, api_url: str, repo: str, token: str):
         if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo or ""):
             raise BadInput(f"repository {repo!r}: not OWNER/NAME (--repo or GITHUB_REPOSITORY)")
@@ -122,8 +119,7 @@ class Client:
         query = {"labels": label, "state": state, "sort": "created", "direction": "desc"}
         return [issue for issue in self.listing("/issues", query, ISSUE) if "pull_request" not in issue]
 
-    def comments(self, number: int) -> list[dict]:
-        """The issue's comments, oldest first."""
+    def comments(self, number: int) -> list[dict]:  # oldest first
         return self.listing(f"/issues/{int(number)}/comments", {}, COMMENT)
 
     def ensure_label(self, name: str, color: str, description: str) -> None:
@@ -153,13 +149,11 @@ NOT_FOUND = 404, {"message": "Not Found"}
 class StandIn:
     """GitHub's issues API for some repositories, on 127.0.0.1, in memory; ``with StandIn(...) as api``.
 
-    ``tokens`` maps each accepted token to whether it may write issues (a job's ``permissions: issues:
-    write``): another token is refused (401), a write with a read-only one too (403).  Each entry of
-    ``state["failures"]`` ([status, message]) answers one request before any is handled; with "after" as a
-    third item, the next write is done, then answered so (GitHub may create an issue and answer 502).  An
-    issue's ``user`` is the login that wrote it (every token writes as BOT).  A new issue with a label the
-    repository lacks is refused (422), where GitHub would create the label silently, so that the client's own
-    label creation is tested.
+    ``tokens`` maps each accepted token to whether it may write issues: another is refused (401), a write with
+    a read-only one too (403).  Each ``state["failures"]`` entry ([status, message]) answers one request; with
+    "after" as a third item, the next write is done, then answered so (GitHub may create an issue and answer
+    502).  A new issue with a label the repository lacks is refused (422), where GitHub would create the label
+    silently, so that the client's own label creation is tested.
     """
 
     def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None):
@@ -169,8 +163,7 @@ class StandIn:
         self._state = {"issues": [], "labels": [], "calls": [], "failures": []}
         self.clock = 0
 
-    def state(self) -> dict:
-        """The issues, the labels and every call made (method, path, query, JSON body): a copy."""
+    def state(self) -> dict:  # a copy: the issues, the labels, every call made (method, path, query, JSON body)
         with self.lock:
             return json.loads(json.dumps(self._state))
 
@@ -190,8 +183,7 @@ class StandIn:
                 pass
 
             def answer(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 code, document = owner.handle(self.command, self.path, self.headers.get("Authorization"), raw)
                 data = json.dumps(document).encode()
                 self.send_response(code)
@@ -206,14 +198,11 @@ class StandIn:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 
-    def __exit__(self, *exc):
-        self.stop()
+    def stop(self, *exc) -> None:  # twice is harmless: a test stops it inside its with
+        self.server.shutdown()
+        self.server.server_close()
 
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
+    __exit__ = stop
 
     def tick(self) -> str:
         self.clock += 1

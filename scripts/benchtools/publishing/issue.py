@@ -1,8 +1,5 @@
-"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over GitHub's REST API.
-
-Only the alert's own issues are read as its state or written: its author's (``--author``), holding its
-marker, or cleared by a maintainer (GitHub answers ``"body": null``).  A maintainer's own issue is never edited.
-"""
+"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over GitHub's REST API.  Only
+the alert's own issues are its state: its author's, holding its marker, or cleared (GitHub's ``"body": null``)."""
 
 import enum
 import hashlib
@@ -80,14 +77,13 @@ def transitions_markdown() -> str:
     return markdown_table(header, rows)
 
 
-def report_of(body: str | None) -> str:
-    """What comes before the body's last MARKER: a report quotes upstream code's text, which may hold one."""
-    report, found, _ = lf(body).rpartition(MARKER)
-    return (report if found else lf(body)).strip()
-
-
-def lf(body: str | None) -> str:  # GitHub's web editor saves a body with CRLF
-    return (body or "").replace("\r\n", "\n")
+def split_body(body: str | None) -> tuple[str, str | None]:
+    """(the report, the key in the alert's mark) on either side of the body's last MARKER: a report quotes
+    upstream code's text, which may hold a MARKER or a planted key."""
+    text = (body or "").replace("\r\n", "\n")  # GitHub's web editor saves a body with CRLF
+    report, found, mark = text.rpartition(MARKER)
+    key = KEY_MARK.search(mark)
+    return (report if found else text).strip(), key and key[1]
 
 
 def change_key(change: dict) -> tuple:
@@ -99,12 +95,6 @@ def regression_key(verdict: dict) -> str:
     counted = sorted(change_key(c) for c in verdict.get("counted", []))
     failure = (verdict["status"], verdict.get("stage"), verdict.get("message")) if verdict["status"] == FAILED else ()
     return hashlib.sha256(json.dumps([counted, failure]).encode()).hexdigest()[:16]
-
-
-def key_of(body: str | None) -> str | None:
-    """The key in the alert's mark after the body's last MARKER: a key in the report above it may be planted."""
-    found = KEY_MARK.search(lf(body).rpartition(MARKER)[2])
-    return found[1] if found else None
 
 
 def cut(text: str, limit: int) -> str:
@@ -133,30 +123,29 @@ def issue_body(verdict: dict, report: str) -> str:
     return body
 
 
-def is_alerts(issue: dict, author: str) -> bool:
+def is_alerts(issue: dict, author: str) -> bool:  # season.py tells the alert's issues so too
     login = (issue.get("user") or {}).get("login")
-    return login == author and (issue.get("body") is None or key_of(issue.get("body")) is not None)
+    return login == author and (issue.get("body") is None or split_body(issue.get("body"))[1] is not None)
 
 
 def previous_state(api: github.Client, label: str, author: str, key: str, verdict: NightNews):
     """(Previous, the issue it is about or None): the alert's newest open issue, else its newest closed one."""
     for state in ("open", "closed"):
-        ours = [i for i in api.issues(label, state) if is_alerts(i, author)]
-        if not ours:
+        issue = next((i for i in api.issues(label, state) if is_alerts(i, author)), None)
+        if issue is None:
             continue
-        issue = ours[0]
-        body = issue.get("body")
+        body = issue["body"]
         if state == "closed":
-            return (Previous.CLOSED_SAME if key_of(body) == key else Previous.CLOSED_OTHER), issue
+            return (Previous.CLOSED_SAME if split_body(body)[1] == key else Previous.CLOSED_OTHER), issue
         if not (body or "").strip():
             return Previous.OPEN_CLEARED, issue
         # The same news by its key alone: a maintainer's note above the report, or CRLF endings, change nothing.
-        if key_of(body) == key:
+        if split_body(body)[1] == key:
             return Previous.OPEN_SAME, issue
-        holds_failure = report_of(body).startswith("# Benchmark regressions: no report")
+        holds_failure = split_body(body)[0].startswith("# Benchmark regressions: no report")
         if verdict is NightNews.FAILURE and not holds_failure:
             told = [c for c in api.comments(issue["number"]) if (c.get("user") or {}).get("login") == author]
-            if told and key_of(told[-1].get("body")) == key:
+            if told and split_body(told[-1].get("body"))[1] == key:
                 return Previous.OPEN_SAME, issue
         return (Previous.OPEN_FAILURE if holds_failure else Previous.OPEN_REGRESSION), issue
     return Previous.NONE, None
@@ -219,12 +208,10 @@ def open_or_update(args) -> int:
         api.ensure_label(args.label, "d73a4a", "A benchmark got worse (scripts/regressions)")
         created = api.create_issue(args.title, body, args.label)
         print(f"opened issue #{created.get('number')} {created.get('html_url') or ''}".strip())
-    elif action is Action.EDIT:
-        api.request("PATCH", f"/issues/{number}", body={"body": body})
-        print(f"updated issue #{number}")
-    elif action is Action.REOPEN:
-        api.request("PATCH", f"/issues/{number}", body={"body": body, "state": "open"})
-        print(f"reopened issue #{number}: {document['summary']}")
+    elif action in (Action.EDIT, Action.REOPEN):
+        reopen = {"state": "open"} if action is Action.REOPEN else {}
+        api.request("PATCH", f"/issues/{number}", body={"body": body, **reopen})
+        print(f"reopened issue #{number}: {document['summary']}" if reopen else f"updated issue #{number}")
     elif action is Action.COMMENT:
         api.comment(number, body)
         print(f"commented on issue #{number}: {document['summary']}")
@@ -235,13 +222,8 @@ def open_or_update(args) -> int:
 
 def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     """The run job's verdict and report, checked against the exact metrics judged again where no upstream code
-    ran (--exact-verdict, --exact-report: the publish job's scripts/nightly --rejudge-run).
-
-    Where the two count the same exact rows, the night is the run job's (only it has confirmed timings), and
-    its report is the re-judgement's unless timing rows count too; where they differ, or the re-judgement is
-    missing or failed, the night is a failure that says so, with the re-judgement's report.  A failed run job's
-    night is the re-judgement's regressions when it counts some, with the failure below them.
-    """
+    ran (--exact-verdict): the same exact rows keep the run job's night (only it has confirmed timings), others
+    make it a failure; a failed run job's night is the re-judgement's regressions when it counts some."""
     exact = verdicts.read(args.exact_verdict) if args.exact_verdict.exists() else None
     if document["status"] == FAILED:
         # The run job's failure is upstream code's to write, and must not hide what the trusted side counted.

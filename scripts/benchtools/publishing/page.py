@@ -11,7 +11,6 @@ from ..errors import BadInput
 from ..util import markdown_table
 from . import blocks, plots, templating
 from .blocks import fmt, timing_text
-from .markdown import markdown_html
 from .rows import (
     CALLS_PER_STEP,
     EAGER_BENCHMARK,
@@ -32,8 +31,8 @@ NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overh
 
 
 def html(markdown: str) -> Markup:
-    """The report's Markdown as HTML for the page: publishing/markdown.py escapes every text it holds."""
-    return Markup(markdown_html(markdown))
+    """The report's Markdown as HTML for the page: templating.markdown_html escapes every text it holds."""
+    return Markup(templating.markdown_html(markdown))
 
 
 def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, site: Path) -> Path:

@@ -19,16 +19,15 @@ RESULTS_BRANCH = "results"  # the default branch that holds the results
 METADATA = ("machine.json", "benchmarks.json")
 # Results commits are made by the workflow, not by whoever runs it.
 IDENTITY = {
-    "GIT_AUTHOR_NAME": "equinox-benchmarks",
-    "GIT_AUTHOR_EMAIL": "equinox-benchmarks@users.noreply.github.com",
-    "GIT_COMMITTER_NAME": "equinox-benchmarks",
-    "GIT_COMMITTER_EMAIL": "equinox-benchmarks@users.noreply.github.com",
+    f"GIT_{who}_{what}": value
+    for who in ("AUTHOR", "COMMITTER")
+    for what, value in (("NAME", "equinox-benchmarks"), ("EMAIL", "equinox-benchmarks@users.noreply.github.com"))
 }
 
 
 def source_files(source: Path) -> list[Path]:
-    """Everything below SOURCE but folders, relative paths sorted, hidden files left out; links and other
-    non-files too, so that validation refuses them rather than leaving them out unsaid."""
+    """Everything below SOURCE but folders and hidden files, relative, sorted: links to folders too, so that
+    validation refuses them rather than leaving them out unsaid."""
     found = []
     for folder, folders, files in os.walk(source, followlinks=False):
         folders[:] = [name for name in folders if not name.startswith(".")]
@@ -43,15 +42,19 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
     """Merge (scripts/merge-results --help), say what happened, and whether a conflict was reported.
 
     Where a source's benchmarks.json differs, BENCHMARKS says which DEST holds: "dest" its own, "sources" the
-    source's; with "left out", the sources' are checked, then left out.  SUITE and MATRIX, where given, are
-    what a stored file may name (publishable.stored_file).  All or nothing: every file and every place in DEST
-    it would go is checked before any is written, and util.write_all writes them at once, so that an I/O
-    error too leaves DEST as it was (Failed, exit 3).
+    source's; with "left out", the sources' are checked, then left out.  SUITE and MATRIX: what a stored file
+    may name (publishable.stored_file).  Every file and every place in DEST it would go is checked before
+    util.write_all writes them at once, so that an I/O error too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
-    incoming = [
-        (relative, checked(source, relative, suite, matrix)) for source in sources for relative in source_files(source)
-    ]
+    incoming = []
+    for source in sources:
+        for relative in source_files(source):
+            path = plain_place(source, relative, "so not stored (nor anything below it)")
+            try:
+                incoming.append((relative, publishable.stored_file(path, relative, suite=suite, matrix=matrix)))
+            except OSError as error:
+                raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
     for relative, _ in incoming:
         plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
     # DEST's benchmarks.json files as they were, so that a source holding that
@@ -92,16 +95,6 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
     return bool(outcome["conflict"])
 
 
-def checked(source: Path, relative: PurePath, suite=None, matrix=None) -> bytes:
-    """SOURCE/RELATIVE's bytes once publishable.stored_file accepts them; BadInput for a link on its way or an
-    unreadable file."""
-    path = plain_place(source, relative, "so not stored (nor anything below it)")
-    try:
-        return publishable.stored_file(path, relative, suite=suite, matrix=matrix)
-    except OSError as error:
-        raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
-
-
 def plain_place(base: Path, relative: PurePath, refused: str) -> Path:
     """BASE/RELATIVE, once each part of it that exists is a plain folder, and the file a plain file; else
     BadInput naming it, then REFUSED.  A merge never reads or writes through a link: it could point anywhere."""
@@ -130,8 +123,8 @@ def read_dest(target: Path) -> bytes | None:
 
 
 def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
-    """git ARGS in CWD as the workflow, with GITHUB_TOKEN in git's Authorization header where set; with CHECK, a
-    failure is Failed (exit 3: git, the network or the remote failed, not the user's input) in one line."""
+    """git ARGS as the workflow, GITHUB_TOKEN in git's Authorization header where set; with CHECK, a failure is
+    Failed in one line (exit 3: git, the network or the remote failed, not the user's input)."""
     env = dict(os.environ, **IDENTITY, GIT_TERMINAL_PROMPT="0")
     token = os.environ.get("GITHUB_TOKEN")
     if token:
@@ -170,8 +163,7 @@ def reason(stderr: str) -> str:
 
 
 def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
-    """``git ls-remote`` of BRANCH on REMOTE; BadInput when there is no such remote, Failed when it cannot be
-    reached."""
+    """``git ls-remote`` of BRANCH on REMOTE; BadInput when there is no such remote, Failed when unreachable."""
     listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
         error = BadInput if any(words in listed.stderr for words in NO_SUCH_REMOTE) else Failed
@@ -185,9 +177,9 @@ WHAT = {"120000": "a link", "160000": "a submodule"}
 
 
 def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
-    """Point the clone at the remote branch's tip and return it; None when the remote has no such branch.  The
-    tip must hold plain files only: its tree is checked before checkout (a submodule checks out as a folder),
-    the clone on disk after; the merge would write through a link."""
+    """The clone at the remote branch's tip, its hash; None without such a branch.  Plain files only (the merge
+    would write through a link): the tree checked before checkout (a submodule checks out as a folder), the
+    clone on disk after."""
     if not git.lists_branch(branches(remote, branch).stdout, branch):
         return None
 
@@ -235,9 +227,9 @@ RACE = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock 
 
 
 def store(args) -> int:
-    """Merge the sources into a fresh clone of the branch, commit and push; a push refused because another run
-    moved the branch (or was moving it: RACE) is redone on the new tip after a random pause (so that runs
-    that collided do not collide again).  A push refused while the branch stayed put is Failed."""
+    """Merge the sources into a fresh clone of the branch, commit and push.  A push refused because another run
+    moved the branch (or was moving it: RACE) is redone on the new tip after a random pause, so that runs that
+    collided do not collide again; one refused while the branch stayed put is Failed."""
     remote = args.results_remote or default_remote()
     if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
         remote = str(Path(remote).resolve())
@@ -249,9 +241,7 @@ def store(args) -> int:
                     f"{source / relative}: machine {relative.parts[-2]!r}, not {args.machine!r} (--machine); "
                     "nothing pushed"
                 )
-    # This repository's suite, described by asv from benchmarks/ alone: what a stored result may name.
-    description = suite.description()
-    # Its environments, from its asv configurations: a stored environment is one of them, as asv names it.
+    description = suite.description()  # by asv, from benchmarks/ alone
     matrix = environments.stored_matrix([UPSTREAM_CONFIG, JAX_CONFIG])
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
         clone = Path(tmp)

@@ -13,20 +13,20 @@ from ..project import ROOT
 from . import templating
 
 NODE_MODULES = ROOT / "node_modules"
-# What asv 0.6's index.html loads from CDNs: (its address, with {version} for the version; the npm package of
-# package.json that holds the same library; the file in node_modules).  The versions are package-lock.json's.
+# What asv 0.6's index.html loads from CDNs: (its address, with {version} for the version of the npm package
+# of package.json that holds the same library, as package-lock.json has it; the file in node_modules/PACKAGE).
 # fmt: off
 CDN_ASSETS = (
-    ("https://code.jquery.com/jquery-{version}.min.js", "jquery", "jquery/dist/jquery.min.js"),
-    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.min.js", "flot", "flot/jquery.flot.js"),
-    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.time.min.js", "flot", "flot/jquery.flot.time.js"),  # noqa: E501 (addresses)
-    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.selection.min.js", "flot", "flot/jquery.flot.selection.js"),  # noqa: E501 (addresses)
-    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.categories.min.js", "flot", "flot/jquery.flot.categories.js"),  # noqa: E501 (addresses)
-    ("https://cdn.jsdelivr.net/npm/flot-orderbars@{version}/js/jquery.flot.orderBars.js", "flot-orderbars", "flot-orderbars/js/jquery.flot.orderBars.js"),  # noqa: E501 (addresses)
-    ("https://cdnjs.cloudflare.com/ajax/libs/stupidtable/{version}/stupidtable.min.js", "stupid-table-plugin", "stupid-table-plugin/stupidtable.min.js"),  # noqa: E501 (addresses)
-    ("https://cdnjs.cloudflare.com/ajax/libs/blueimp-md5/{version}/js/md5.min.js", "blueimp-md5", "blueimp-md5/js/md5.min.js"),  # noqa: E501 (addresses)
-    ("https://cdn.jsdelivr.net/npm/bootstrap@{version}/dist/js/bootstrap.min.js", "bootstrap", "bootstrap/dist/js/bootstrap.min.js"),  # noqa: E501 (addresses)
-    ("https://cdn.jsdelivr.net/npm/bootstrap@{version}/dist/css/bootstrap.min.css", "bootstrap", "bootstrap/dist/css/bootstrap.min.css"),  # noqa: E501 (addresses)
+    ("https://code.jquery.com/jquery-{version}.min.js", "jquery/dist/jquery.min.js"),
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.min.js", "flot/jquery.flot.js"),
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.time.min.js", "flot/jquery.flot.time.js"),
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.selection.min.js", "flot/jquery.flot.selection.js"),  # noqa: E501 (addresses)
+    ("https://cdnjs.cloudflare.com/ajax/libs/flot/{version}/jquery.flot.categories.min.js", "flot/jquery.flot.categories.js"),  # noqa: E501 (addresses)
+    ("https://cdn.jsdelivr.net/npm/flot-orderbars@{version}/js/jquery.flot.orderBars.js", "flot-orderbars/js/jquery.flot.orderBars.js"),  # noqa: E501 (addresses)
+    ("https://cdnjs.cloudflare.com/ajax/libs/stupidtable/{version}/stupidtable.min.js", "stupid-table-plugin/stupidtable.min.js"),  # noqa: E501 (addresses)
+    ("https://cdnjs.cloudflare.com/ajax/libs/blueimp-md5/{version}/js/md5.min.js", "blueimp-md5/js/md5.min.js"),
+    ("https://cdn.jsdelivr.net/npm/bootstrap@{version}/dist/js/bootstrap.min.js", "bootstrap/dist/js/bootstrap.min.js"),
+    ("https://cdn.jsdelivr.net/npm/bootstrap@{version}/dist/css/bootstrap.min.css", "bootstrap/dist/css/bootstrap.min.css"),  # noqa: E501 (addresses)
 )
 # fmt: on
 
@@ -38,7 +38,7 @@ ASV_VERSIONS = {"stupid-table-plugin": "1.0.1"}
 def assets() -> dict[str, str]:
     """{CDN address in asv's index.html: the same library's file in node_modules}."""
     versions = {**settings.site_packages(), **ASV_VERSIONS}
-    return {url.format(version=versions[package]): file for url, package, file in CDN_ASSETS}
+    return {url.format(version=versions[file.split("/")[0]]): file for url, file in CDN_ASSETS}
 
 
 # A script or stylesheet tag that loads from another host.

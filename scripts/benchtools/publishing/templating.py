@@ -1,9 +1,12 @@
-"""The project's HTML pages, each made from a Jinja2 template in templates/, with autoescape on: a value
-reaches a page escaped unless it arrives as Markup (HTML that publishing/markdown.py made safe)."""
+"""The project's HTML pages, each made from a Jinja2 template in templates/ with autoescape on: a value reaches
+a page escaped unless it arrives as Markup, such as markdown_html's.  The report's Markdown carries names read
+from stored results, which code the nightly ran could have planted: markdown_html writes every tag in it as
+text, links only to an https address, loads no image, and takes no attribute from it but a link's."""
 
 from pathlib import Path
 
 import jinja2
+from markdown_it import MarkdownIt
 
 ENVIRONMENT = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -11,7 +14,30 @@ ENVIRONMENT = jinja2.Environment(
     undefined=jinja2.StrictUndefined,  # a value the page names but was not given is an error, not a blank
     keep_trailing_newline=True,
 )
+RENDERER = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+RENDERER.validateLink = lambda url: url.startswith("https://")
 
 
 def render(template: str, **context) -> str:
     return ENVIRONMENT.get_template(template).render(**context)
+
+
+def markdown_html(text: str) -> str:
+    """TEXT (Markdown) as HTML; a fenced block's info string, which would become a class, is dropped."""
+    tokens = RENDERER.parse(text)
+    for token in tokens:
+        if token.type == "fence":
+            token.info = ""
+        # markdown-it asks validateLink only of a destination it read: an empty one (``[x]()``, ``[x]( )``)
+        # becomes a link to "", which a browser opens as the page itself.  Such a link is reduced to its text.
+        kept, dropping = [], False
+        for child in token.children or []:
+            if child.type == "link_open" and not RENDERER.validateLink(child.attrGet("href") or ""):
+                dropping = True
+            elif child.type == "link_close" and dropping:
+                dropping = False  # CommonMark links do not nest: this closes the dropped one
+            else:
+                kept.append(child)
+        if token.children:
+            token.children = kept
+    return RENDERER.renderer.render(tokens, RENDERER.options, {})

@@ -83,7 +83,7 @@ def selection_markdown(args: bench.Options) -> str:
 def here(args: bench.Options) -> int:
     """Run the suite in ``args.here``'s Python, publish its site; the exit code (bench's contract)."""
     if args.docs:
-        generated.check_holds(args.docs, HERE_TIME_BLOCK)
+        generated.write_blocks(args.docs, {HERE_TIME_BLOCK: ""}, write=False)
     clock = bench.Clock()
     if shutil.which(args.here) is None:
         raise BadInput(f"--here {args.here}: no such Python (give a path, or a name on PATH)")

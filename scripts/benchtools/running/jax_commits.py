@@ -16,7 +16,7 @@ from .. import git, settings, util
 from ..asvtools import probe_results, suite
 from ..history.probes import Probes
 from ..project import ROOT
-from ..publishing import bisections, markdown, site, templating
+from ..publishing import bisections, site, templating
 
 NAME = "jax-commits"
 TITLE = "Instruction counts over JAX commits"
@@ -54,7 +54,7 @@ def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: 
     path.write_text(json.dumps(config, indent=2))
     util.checked(util.asv("publish", "--config", path))
     site.localize(html_dir)
-    body = Markup(markdown.markdown_html(bisections.markdown(bisections.read_all(records_dir))))
+    body = Markup(templating.markdown_html(bisections.markdown(bisections.read_all(records_dir))))
     util.write_atomic(html_dir / "steps.html", templating.render("steps.html.j2", title=TITLE, body=body).encode())
     print(f"{html_dir}: {written} JAX commits' counts published; the steps: {html_dir / 'steps.html'}")
     return html_dir

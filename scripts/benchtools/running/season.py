@@ -97,8 +97,8 @@ def snapshot(state: dict) -> list[dict]:
             "number": i["number"],
             "user": i.get("user", github.BOT),
             "state": i["state"],
-            "report": issue.report_of(i["body"]),
-            "key": issue.key_of(i["body"]),
+            "report": issue.split_body(i["body"])[0],
+            "key": issue.split_body(i["body"])[1],
             "body": i["body"] if i.get("user", github.BOT) != github.BOT else None,
             "comments": len(i.get("comments", [])),
         }
