@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..errors import ExitCode
 from ..judging import gate, render, verdicts
+from ..judging.sources import Source
 from ..project import ROOT
 from . import common_args
 
@@ -54,21 +55,17 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    verdict = gate.judge(
-        gate.GateOptions(
-            output=args.output,
-            config=args.config,
-            results=args.results,
-            html=args.html,
-            machine=args.machine,
-            threshold=args.threshold,
-            time_threshold=args.time_threshold,
-            explain=args.explain,
-            confirm=not args.no_confirm,
-            max_pairs=args.confirm_max_pairs,
-        ),
-        args.compare,
+    source = Source(
+        output=args.output,
+        config=args.config,
+        results=args.results,
+        html=args.html,
+        machine=args.machine,
+        threshold=args.threshold,
+        time_threshold=args.time_threshold,
     )
+    confirm, max_pairs = not args.no_confirm, args.confirm_max_pairs
+    verdict = gate.judge(source, args.compare, explain=args.explain, confirm=confirm, max_pairs=max_pairs)
     print(render.markdown(verdict), end="", flush=True)
     if args.verdict:
         verdicts.write(args.verdict, verdicts.data(verdict))

@@ -10,15 +10,13 @@ from ..asvtools import shapes
 from ..errors import BadInput
 from ..project import ROOT
 from . import steps
-from .changes import Thresholds
+from .changes import Thresholds, finite_non_negative
 
 
 class Source:
-    """The results, site and thresholds the gate reads: the latest run in ``output``, a configuration, or folders.
-
-    ``overrides`` maps a kind of metric to a threshold that replaces the
-    configuration's for that whole kind (None: keep them).
-    """
+    """The results, site and thresholds the gate reads, each read once: the latest run in ``output``, a
+    configuration, or folders.  ``threshold`` and ``time_threshold`` replace the thresholds of every ratio and
+    every time metric."""
 
     def __init__(
         self,
@@ -28,8 +26,12 @@ class Source:
         results: Path | None = None,
         html: Path | None = None,
         machine: str | None = None,
-        overrides: dict | None = None,
+        threshold: float | None = None,
+        time_threshold: float | None = None,
     ):
+        for name, value in (("threshold", threshold), ("time_threshold", time_threshold)):
+            if value is not None:
+                finite_non_negative(value, f"--{name.replace('_', '-')}")
         last_run = {}
         if config is None and not (results and html):
             last_run = shapes.read_checked(
@@ -44,7 +46,8 @@ class Source:
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
-        self.thresholds = Thresholds(regexes, overrides or {}, config or "")
+        overrides = {metrics.RATIO: threshold, metrics.TIME: time_threshold}
+        self.thresholds = Thresholds(regexes, overrides, config or "")
         for key, given in (("results_dir", results), ("html_dir", html)):
             if not (given or last_run.get(key) or conf.get(key)):
                 raise BadInput(f"asv configuration {config}: no {key}")
