@@ -2,7 +2,6 @@
 How changes are found is finding.py's; what is checked again before one counts, recheck.py's."""
 
 import shlex
-import subprocess
 from dataclasses import dataclass, field
 
 from benchmarks import metrics
@@ -27,7 +26,8 @@ class Verdict:
     counted: list[Change]
     improved: list[Change]
     confirmations: list[confirming.Confirmation] | None
-    not_alerting: list[Change] = field(default_factory=list)  # timing changes beyond a threshold that never alerts
+    # The timing changes of benchmarks that never alert (metrics.py) beyond their threshold, worst first.
+    not_alerting: list[Change] = field(default_factory=list)
     # Instruction rises that do not count: both commits counted again side by side tonight stay within the floor
     # (a Recount), or their operation's time, re-measured side by side, was decided faster (a Confirmation).
     overruled: list[tuple[Change, "confirming.Confirmation | recheck.Recount"]] = field(default_factory=list)
@@ -94,6 +94,7 @@ def judge(
     finding.attach_diagnostics(source, counted + improved, changes)
     if explain:
         errors += recheck.attach_explanations(source, recheck.to_explain(counted, improved))
+    beyond = [c for c in changes if c.kind in metrics.TIMING_KINDS and c.after > c.before * (1 + source.thresholds(c))]
     return Verdict(
         source=source,
         mode=mode,
@@ -101,7 +102,7 @@ def judge(
         counted=counted,
         improved=improved,
         confirmations=confirmations,
-        not_alerting=beyond_threshold_not_alerting(source, changes),
+        not_alerting=sorted((c for c in beyond if not metrics.alerts(c.entry)), key=lambda c: -c.ratio),
         overruled=overruled,
         unjudged=unjudged,
         failed=finding.failed_commits(source, judged_commits),
@@ -118,29 +119,9 @@ def find_command(source: Source, change: Change) -> str | None:
     return shlex.join([*command, f"{change.good}..{change.bad}", regex])
 
 
-def beyond_threshold_not_alerting(source: Source, changes: list[Change]) -> list[Change]:
-    """The timing changes of benchmarks that do not alert (metrics.py) beyond their threshold, worst first."""
-    found = [
-        c
-        for c in changes
-        if c.kind in metrics.TIMING_KINDS
-        and not metrics.alerts(c.entry)
-        and c.after > c.before * (1 + source.thresholds(c))
-    ]
-    return sorted(found, key=lambda c: -c.ratio)
-
-
 def could_decide(change: Change) -> bool:
     """Whether a timing change that does not alert could decide once its noise is known: a ratio of twins timed
     in one process could (scripts/timing-noise has not measured its minimum detectable effect yet); an absolute
     time of one run cannot, since fresh processes move it by more than its threshold on identical code
     (docs/timing-noise.md), beyond what the confirm step resolves."""
     return change.kind != metrics.TIME
-
-
-def bisect(verdict: Verdict) -> None:
-    """Run `asv find` for each counted regression that spans several commits (--bisect), echoing each command."""
-    for command in dict.fromkeys(find_command(verdict.source, c) for c in verdict.counted):
-        if command:
-            print(f"\n$ {command}", flush=True)
-            subprocess.run(shlex.split(command), check=False)
