@@ -41,8 +41,7 @@ def recount(
     here, in one environment, and the rise counts only where these two counts still differ beyond its floor.  A
     rise that cannot be counted again counts as stored, its error said.
     """
-    rises = [c for c in counted if c.kind == metrics.INSTRUCTIONS]
-    if rises and source.config is None:
+    if source.config is None and any(c.kind == metrics.INSTRUCTIONS for c in counted):
         return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
     kept, overruled, errors = [], [], []
     names = sorted(COUNTED_OPERATIONS)
