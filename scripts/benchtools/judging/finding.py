@@ -50,7 +50,8 @@ def step_changes(source: Source) -> list[Change]:
     data = shapes.read_checked(path, "regressions", "asv regressions file")
     changes = []
     for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
-        if params_of_graph(graph).get("machine", source.machine) != source.machine:
+        graph_params = params_of_graph(graph)
+        if graph_params.get("machine", source.machine) != source.machine:
             continue  # asv lists every machine's steps; another machine's are not this verdict's
         name, params = split_entry(entry)
         env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
@@ -87,7 +88,7 @@ def step_changes(source: Source) -> list[Change]:
                     single_commit=before_rev is None,
                     unit=source.units.get(name, ""),
                     latest=last_value,
-                    env_params=params_of_graph(graph),
+                    env_params=graph_params,
                     graph=(graph, index, rev_before, after_rev),
                     # The step lies at the first commit at the new level; these in between have no value.
                     unmeasured=[
@@ -114,11 +115,11 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
     params grew, or an environment that one side lacks, still has the rest
     of its combinations judged.  BadInput when nothing at all was compared.
     """
-    before_commit, after_commit = source.resolve(before_name), source.resolve(after_name)
-    revision = source.revision_of_hash
+    good, bad = source.resolve(before_name), source.resolve(after_name)
+    single_commit = source.revision_of_hash.get(bad, -1) - source.revision_of_hash.get(good, -2) == 1
     # An environment is its asv name on its device: the same Python measures a CPU or a GPU, as its JAX finds.
-    before_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(before_commit)}
-    after_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(after_commit)}
+    before_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(good)}
+    after_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(bad)}
     changes, unjudged = [], []
     for env_name in sorted(before_by_env.keys() - after_by_env.keys()):
         unjudged.append(Unjudged("", "", env_label(before_by_env[env_name].params), GONE))
@@ -126,7 +127,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
         unjudged.append(Unjudged("", "", env_label(after_by_env[env_name].params), NEW))
     for env_name in sorted(before_by_env.keys() & after_by_env.keys()):
         before_result, after_result = before_by_env[env_name], after_by_env[env_name]
-        env = env_label(before_result.params)
+        env, env_params = env_label(before_result.params), dict(before_result.params)
         before_names, after_names = set(before_result.get_all_result_keys()), set(after_result.get_all_result_keys())
         unjudged += [Unjudged(name, "", env, GONE) for name in sorted(before_names - after_names)]
         unjudged += [Unjudged(name, "", env, NEW) for name in sorted(after_names - before_names)]
@@ -134,6 +135,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
             before_values, after_values = values_by_combo(before_result, name), values_by_combo(after_result, name)
             unjudged += [Unjudged(name, combo, env, GONE) for combo in before_values if combo not in after_values]
             unjudged += [Unjudged(name, combo, env, NEW) for combo in after_values if combo not in before_values]
+            unit = source.units.get(name, "")
             for combo in (c for c in before_values if c in after_values):
                 before, after = before_values[combo], after_values[combo]
                 missing = [side for side, value in (("before", before), ("after", after)) if not is_measured(value)]
@@ -141,18 +143,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
                     unjudged.append(Unjudged(name, combo, env, f"{NOT_MEASURED} ({' and '.join(missing)})"))
                     continue
                 changes.append(
-                    Change(
-                        name,
-                        combo,
-                        env,
-                        before,
-                        after,
-                        before_commit,
-                        after_commit,
-                        single_commit=revision.get(after_commit, -1) - revision.get(before_commit, -2) == 1,
-                        unit=source.units.get(name, ""),
-                        env_params=dict(before_result.params),
-                    )
+                    Change(name, combo, env, before, after, good, bad, single_commit, unit, env_params=env_params)
                 )
     if not changes:
         raise BadInput(
@@ -233,7 +224,6 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
     found = []
     for graph, graph_params in graphs.items():
         env = ", ".join(f"{k} {v}" for k, v in sorted(graph_params.items()) if k in varying) or "—"
-        env_params = graph_params
         points = source.series(graph, index)
         present = [value for _rev, value in sorted(points) if value is not None]
         for step in steps.steps(steps.pieces(points)):
@@ -250,7 +240,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
                         single_commit=step.rev_after - step.rev_before == 1,
                         unit=source.units.get(metrics.COST_TREE_AT, ""),
                         latest=present[-1] if present else None,
-                        env_params=env_params,
+                        env_params=graph_params,
                         graph=(graph, index, step.rev_before, step.rev_after),
                     )
                 )

@@ -108,15 +108,9 @@ def data(verdict: Verdict) -> dict:
 def overrule_data(why) -> dict:
     if isinstance(why, Recount):
         return {"recount": {"before": number(why.before), "after": number(why.after), "environment": why.environment}}
+    bounds = {key: number(getattr(why.interval, key)) for key in ("estimate", "low", "high")}
     return {
-        "time": {
-            "benchmark": why.change.benchmark,
-            "params": why.change.params,
-            "estimate": number(why.interval.estimate),
-            "low": number(why.interval.low),
-            "high": number(why.interval.high),
-            "pairs": why.interval.pairs,
-        }
+        "time": {"benchmark": why.change.benchmark, "params": why.change.params, **bounds, "pairs": why.interval.pairs}
     }
 
 
