@@ -114,16 +114,12 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
         twin = twin_of(row)
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
         if key not in done:
-            cache = source.asv_dir / explain.PROFILES
+            where = (source.config, row.env_params, row.good, row.bad, source.asv_dir / explain.PROFILES)
             try:
                 if counted is not None:
-                    done[key] = instructions.explain(
-                        source.config, row.env_params, row.good, row.bad, cache, counted, twin, cached_only
-                    )
+                    done[key] = instructions.explain(*where, counted, twin, cached_only)
                 else:
-                    done[key] = explain.explain(
-                        source.config, row.env_params, row.good, row.bad, cache, cached_only=cached_only
-                    )
+                    done[key] = explain.explain(*where, cached_only=cached_only)
             except Error as error:
                 done[key] = None
                 errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")

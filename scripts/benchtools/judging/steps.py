@@ -58,12 +58,8 @@ def steps(found: list[Piece], floor: float = 0.0) -> list[Step]:
 
 
 def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int, value_before: float) -> Step:
-    """The levels of the pieces on both sides of asv's jump (``rev_before`` → ``rev_after``).
-
-    asv's own value before is kept (it is the level of the piece that ends at
-    ``rev_before``).  Should the unweighted pieces here join what asv's
-    weighted ones split, the value at ``rev_after`` itself stands in.
-    """
+    """The levels of the pieces on both sides of asv's jump, asv's own value before kept; should the unweighted
+    pieces here join what asv's weighted ones split, the value at ``rev_after`` itself stands in."""
     after_piece = next((piece for piece in pieces(points) if piece.left <= rev_after < piece.right), None)
     if after_piece is None or after_piece.left <= rev_before:
         after = dict(points).get(rev_after)
