@@ -113,13 +113,12 @@ def function_amounts(before: dict, after: dict, shown: int) -> list[tuple[str, s
     """The first ``shown`` of ``function_changes``, each side's amount as text: "under N" where that side did not
     keep the function, N its least kept count."""
     floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
-    return [
-        (
-            function,
-            *(f"{v:,.0f}" if v is not None else f"under {floor:,.0f}" for v, floor in zip((b, a), floors, strict=True)),
-        )
-        for function, b, a in function_changes(before, after)[:shown]
-    ]
+
+    def amount(value: float | None, floor: float) -> str:
+        return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
+
+    changed = function_changes(before, after)[:shown]
+    return [(function, amount(b, floors[0]), amount(a, floors[1])) for function, b, a in changed]
 
 
 @dataclass
