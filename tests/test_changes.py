@@ -4,7 +4,8 @@ import pytest
 
 from benchmarks import metrics
 from benchtools.errors import BadInput
-from benchtools.judging import changes, gate
+from benchtools.judging import changes
+from benchtools.judging.sources import Source
 from tests.helpers import EXAMPLES
 
 
@@ -31,12 +32,11 @@ def test_the_gate_judges_by_the_registry():
 
 
 def test_a_whole_kind_can_be_overridden_but_not_negative():
-    location = gate.GateOptions(threshold=0.2)
-    thresholds = changes.Thresholds(metrics.asv_thresholds(), location.overrides)
+    thresholds = changes.Thresholds(metrics.asv_thresholds(), {metrics.RATIO: 0.2, metrics.TIME: None})
     ratio = changes.Change("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", "", "", 1, 1, "", "x", True, "")
     count = changes.Change(
         "bench_counts.JaxprExcessEquations.track_excess_equations", "'jit', 8", "", 1, 1, "", "x", True, ""
     )
     assert thresholds(ratio) == 0.2 and thresholds(count) == 0.0
     with pytest.raises(BadInput, match="threshold"):
-        gate.GateOptions(time_threshold=-0.1)
+        Source(time_threshold=-0.1)

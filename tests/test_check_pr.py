@@ -15,6 +15,7 @@ from benchtools.commands import check_pr
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
 from benchtools.judging.changes import Change
+from benchtools.judging.sources import Source
 from benchtools.running import pr_check
 from tests.asv_sites import (
     BYTECODES,
@@ -45,7 +46,7 @@ def judged(tmp_path, changed: dict) -> gate.Verdict:
     """The gate's verdict, v0 → v1, on a real published site whose second commit holds ``changed``'s values."""
     series = {name: [values[0], changed.get(name, values[1])] for name, values in FLAT.items()}
     config = make_site(tmp_path, series)
-    return gate.judge(gate.GateOptions(config=config, machine=MACHINE, confirm=False), ("v0", "v1"))
+    return gate.judge(Source(config=config, machine=MACHINE), ("v0", "v1"), confirm=False)
 
 
 def sections(summary: pr_summary.Summary) -> dict[tuple[str, str], str]:

@@ -99,7 +99,7 @@ def test_the_weight_is_checked_on_each_module_operation_against_tree_at_s_own_sc
         )
     result.save(str(folder))
     (tmp_path / "repo").mkdir()
-    by_env = cost_fit.operation_checks(folder, tmp_path / "repo")
+    _, by_env = cost_fit.read(folder, tmp_path / "repo")
     [(label, checks)] = by_env["Python 3.11, jax 0.4.33"]
     [check] = checks  # the custom __init__ has a time but no cost: not checked
     assert label == "aaaaaaaa" and check.label.startswith("construction, generated")

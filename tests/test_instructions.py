@@ -16,6 +16,7 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 from benchtools import settings
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, instructions, pairs, recheck, render, verdicts
+from benchtools.judging.sources import Source
 from benchtools.publishing import instruction_history, operation_markdown
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
 from tests.helpers import ROOT, command, needs_valgrind, squeezed
@@ -78,7 +79,7 @@ def confirmed_judge(config, monkeypatch, time_change: float, compare=None):
         return [confirm.Confirmation(s, pairs.decide(found), found, 1.0) for s in suspects]
 
     monkeypatch.setattr(confirm, "confirmations", measured)
-    verdict = gate.judge(gate.GateOptions(config=config, machine=MACHINE), compare)
+    verdict = gate.judge(Source(config=config, machine=MACHINE), compare)
     return verdict, asked
 
 
@@ -157,7 +158,7 @@ def test_a_night_whose_python_patch_changed_and_whose_code_did_not_counts_nothin
             CONSTRUCTION_PASSES: [[30.0]] * 4,
         },
     )
-    stored = gate.judge(gate.GateOptions(config=config, machine=MACHINE, confirm=False), ("v1", "v3"))
+    stored = gate.judge(Source(config=config, machine=MACHINE), ("v1", "v3"), confirm=False)
     assert [c.benchmark for c in stored.counted] == [INSTRUCTIONS] * len(stored.counted) and stored.counted
     asked = recounted_in(monkeypatch, lambda commit: tonight)
     verdict, _ = confirmed_judge(config, monkeypatch, 0.0, ("v1", "v3"))

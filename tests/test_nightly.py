@@ -302,7 +302,7 @@ def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places,
     from benchtools.judging import gate
     from benchtools.running import bench, nightly
 
-    def judge(location, compare=None):
+    def judge(source, compare=None, **options):
         raise {
             "bad input": errors.BadInput("asv site index is corrupt: x/index.json"),
             "failed": errors.Failed("git failed"),
@@ -311,6 +311,7 @@ def test_a_gate_that_fails_makes_the_nightly_fail_and_its_report_says_so(places,
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
     monkeypatch.setattr(bench, "bench", lambda options: 0)
     monkeypatch.setattr(gate, "judge", judge)
+    monkeypatch.setattr(nightly, "Source", lambda **where: where)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     report = places.tmp / "report.md"
     status = cli.run(
@@ -345,7 +346,8 @@ def test_a_failure_after_the_verdict_is_written_keeps_the_judged_verdict(places,
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
     monkeypatch.setattr(nightly, "is_results_checkout", lambda output: True)
     monkeypatch.setattr(bench, "bench", lambda options: 0)
-    monkeypatch.setattr(gate, "judge", lambda options, compare=None: SimpleNamespace())
+    monkeypatch.setattr(gate, "judge", lambda source, compare=None, **options: SimpleNamespace())
+    monkeypatch.setattr(nightly, "Source", lambda **where: where)
     monkeypatch.setattr(nightly.render, "markdown", lambda verdict: "# Benchmark regressions\n")
     monkeypatch.setattr(nightly.verdicts, "data", lambda verdict: judged)
 
@@ -377,7 +379,8 @@ def test_the_first_night_benchmarks_the_tip_even_when_it_left_the_package_unchan
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
     monkeypatch.setattr(nightly, "is_results_checkout", lambda output: True)
     monkeypatch.setattr(bench, "bench", lambda options: ran.append(options) or 0)
-    monkeypatch.setattr(gate, "judge", lambda options, compare=None: SimpleNamespace())
+    monkeypatch.setattr(gate, "judge", lambda source, compare=None, **options: SimpleNamespace())
+    monkeypatch.setattr(nightly, "Source", lambda **where: where)
     monkeypatch.setattr(nightly.render, "markdown", lambda verdict: "# Benchmark regressions\n")
     judged = {"schema": 1, "status": "judged", "regression": False, "summary": "no regression counts"}
     monkeypatch.setattr(nightly.verdicts, "data", lambda verdict: judged)
@@ -554,11 +557,12 @@ def test_publish_only_never_explains_so_runs_no_upstream_code(places, monkeypatc
 
     asked = []
 
-    def judge(options, compare=None):
-        asked.append(options.explain)
+    def judge(source, compare=None, *, explain, **options):
+        asked.append(explain)
         raise RuntimeError("stop here")
 
     monkeypatch.setattr(nightly, "checkout_results", lambda *args: None)
+    monkeypatch.setattr(nightly, "Source", lambda **where: where)
     monkeypatch.setattr(nightly, "publish_stored", lambda target: 0)
     monkeypatch.setattr(runs, "newest_with_results", lambda results, machine: None)
     monkeypatch.setattr(gate, "judge", judge)

@@ -15,16 +15,7 @@ all three metrics and no Module operation to check.
 from benchmarks import metrics
 
 from ..errors import BadInput
-from ..judging.cost_fit import (
-    BYTECODES,
-    CALLS,
-    PASSES,
-    fit,
-    load_points,
-    markdown,
-    operation_checks,
-    operations_markdown,
-)
+from ..judging import cost_fit
 from ..publishing import generated
 from . import common_args
 
@@ -38,14 +29,13 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    by_env = load_points(args.results, args.repo, args.machine)
+    by_env, checks = cost_fit.read(args.results, args.repo, args.machine)
     if not by_env:
-        raise BadInput(f"no commit in {args.results} has {CALLS}, {BYTECODES} and {PASSES}")
-    checks = operation_checks(args.results, args.repo, args.machine)
+        raise BadInput(f"no commit in {args.results} has {cost_fit.CALLS}, {cost_fit.BYTECODES} and {cost_fit.PASSES}")
     fits, fitted = [], False
     for env, points in by_env.items():
         try:
-            fits.append(markdown(fit(points, args.weight), env))
+            fits.append(cost_fit.markdown(cost_fit.fit(points, args.weight), env))
             fitted = True
         except BadInput as error:
             if not checks:  # nothing else to show: the folder cannot answer
@@ -53,7 +43,7 @@ def run(args, config) -> int:
             fits.append(f"## Cost fit: {env}\n\nNot fitted: {error}.\n")
     blocks = {"fit-cost": "\n".join(fits)} if fitted else {}
     if checks:
-        blocks["fit-cost-operations"] = operations_markdown(checks)
+        blocks["fit-cost-operations"] = cost_fit.operations_markdown(checks)
     print("\n".join(fits + ([blocks["fit-cost-operations"]] if checks else [])))
     if args.docs:
         # A folder that cannot fit the weight leaves the fit a richer folder published.

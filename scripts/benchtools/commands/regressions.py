@@ -10,27 +10,24 @@ Kinds of metric (benchmarks/metrics.py), in the report's order:
                  above 1%; its calls and bytecodes never count alone;
   ratio          two timings taken side by side in one process;
   time           absolute times and memory: listed, never counted.
-A ratio or time counts when after > before * (1 + its threshold): the asv
-configuration's regressions_thresholds, as asv's step detection reads them
-(scripts/bench writes them from benchmarks/metrics.py); --threshold and
---time-threshold replace them for a whole kind.  Each row gives the step's own
-size and how much of it is still there at the newest commit.  Large
-improvements are listed too.  --explain gives each exact change's cause (one
-update profiled in both commits; for instructions, the functions whose own
-instructions moved).  A regression over several commits comes with its
-`asv find` command (--bisect runs it).  Every timing suspect is re-measured side
-by side before it counts (fresh processes in balanced order, a paired 99%
-interval), which needs the run's configuration and repository; --no-confirm
-judges the stored results alone (docs/gate.md).
+A ratio or time counts when after > before * (1 + its threshold), the asv
+configuration's regressions_thresholds (scripts/bench writes them from
+benchmarks/metrics.py).  Large improvements are listed too.  Every timing
+suspect is re-measured side by side before it counts (fresh processes in
+balanced order, a paired 99% interval), which needs the run's configuration
+and repository (docs/gate.md).
 
 Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad input
 (a missing or corrupt file, an unknown commit, what confirming needs).
 """
 
+import shlex
+import subprocess
 from pathlib import Path
 
 from ..errors import ExitCode
 from ..judging import gate, render, verdicts
+from ..judging.sources import Source
 from ..project import ROOT
 from . import common_args
 
@@ -54,24 +51,23 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    verdict = gate.judge(
-        gate.GateOptions(
-            output=args.output,
-            config=args.config,
-            results=args.results,
-            html=args.html,
-            machine=args.machine,
-            threshold=args.threshold,
-            time_threshold=args.time_threshold,
-            explain=args.explain,
-            confirm=not args.no_confirm,
-            max_pairs=args.confirm_max_pairs,
-        ),
-        args.compare,
+    source = Source(
+        output=args.output,
+        config=args.config,
+        results=args.results,
+        html=args.html,
+        machine=args.machine,
+        threshold=args.threshold,
+        time_threshold=args.time_threshold,
     )
+    confirm, max_pairs = not args.no_confirm, args.confirm_max_pairs
+    verdict = gate.judge(source, args.compare, explain=args.explain, confirm=confirm, max_pairs=max_pairs)
     print(render.markdown(verdict), end="", flush=True)
     if args.verdict:
         verdicts.write(args.verdict, verdicts.data(verdict))
-    if args.bisect:
-        gate.bisect(verdict)
+    if args.bisect:  # `asv find` for each counted regression over several commits, each command echoed
+        for command in dict.fromkeys(gate.find_command(source, c) for c in verdict.counted):
+            if command:
+                print(f"\n$ {command}", flush=True)
+                subprocess.run(shlex.split(command), check=False)
     return ExitCode.FOUND if verdict.regression else ExitCode.OK

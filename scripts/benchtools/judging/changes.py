@@ -49,10 +49,7 @@ class Change:
     def __post_init__(self):
         self.entry = metrics.entry(self.benchmark, self.params)
         self.kind = metrics.kind(self.entry)
-        if self.before == 0:
-            self.ratio = float("inf") if self.after > 0 else 1.0
-        else:
-            self.ratio = self.after / self.before
+        self.ratio = self.after / self.before if self.before != 0 else (math.inf if self.after > 0 else 1.0)
 
 
 class Thresholds:
@@ -64,21 +61,16 @@ class Thresholds:
                 (re.compile(regex), finite_non_negative(value, f"threshold of {regex!r}"))
                 for regex, value in regexes.items()
             ]
-        except (re.error, TypeError, ValueError, AttributeError) as error:
-            raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}") from None
-        except BadInput as error:
+        except (re.error, TypeError, ValueError, AttributeError, BadInput) as error:
             raise BadInput(f"regressions_thresholds in the asv configuration {where} is invalid: {error}") from None
         self.overrides = overrides
 
     def __call__(self, change: Change) -> float:
-        if change.kind == metrics.DETERMINISTIC:
-            return 0.0
-        if change.kind == metrics.COST:
-            return metrics.COST_FLOOR
+        fixed = {metrics.DETERMINISTIC: 0.0, metrics.COST: metrics.COST_FLOOR, metrics.DIAGNOSTIC: math.inf}
+        if change.kind in fixed:
+            return fixed[change.kind]
         if change.kind == metrics.INSTRUCTIONS:
             return metrics.threshold(change.entry)  # its operation's floor, from its measured spread
-        if change.kind == metrics.DIAGNOSTIC:
-            return float("inf")
         if self.overrides.get(change.kind) is not None:
             return self.overrides[change.kind]
         # As asv.plugins.regressions._GraphDataFilter._get_threshold.
@@ -91,6 +83,4 @@ class Thresholds:
 
     def counts(self, change: Change) -> bool:
         """Only an alerting benchmark's change counts (metrics.py); a cost that went down never does."""
-        if not metrics.alerts(change.entry):
-            return False
-        return change.after > change.before * (1 + self(change))
+        return metrics.alerts(change.entry) and change.after > change.before * (1 + self(change))

@@ -1,17 +1,11 @@
-"""The confirm step: every timing suspect re-measured side by side, on asv's own machinery.
+"""The confirm step: every timing suspect re-measured side by side, on asv's own machinery (docs/gate.md).
 
-Each commit gets its own asv environment (asv's Environment.create and
-install_project); benchmark processes run in balanced order A B, B A, ... and
-give one value each (a track_ value, or the median of a time_ benchmark's
-samples); ``pairs`` turns them into a verdict.  Every process is a fresh
-interpreter (asv's "spawn" launch method), with its own hash seed and memory
-layout, as pyperf's workers are: forks of one server per side share the
-server's, which move the timings, so their pairs were not independent and
-the interval was too narrow (docs/timing-noise.md).
-asv's own ``--interleave-rounds`` keeps one value of a track_ benchmark per
-run, not per process, and reinstalls the commit at every switch, hence this
-loop over asv's private one-process call (asvtools/private.py, which checks
-that asv is the version pyproject.toml pins).  docs/gate.md has the design.
+Each commit gets its own asv environment; benchmark processes run in balanced order A B, B A, ... and give one
+value each, which ``pairs`` turns into a verdict.  Every process is a fresh interpreter (asv's "spawn"), with its
+own hash seed and memory layout, as pyperf's workers are: forks of one server share the server's, so their pairs
+were not independent and the interval was too narrow (docs/timing-noise.md).  asv's ``--interleave-rounds``
+keeps one value of a track_ benchmark per run, not per process, and reinstalls the commit at every switch, hence
+this loop over asv's private one-process call (asvtools/private.py checks asv's version).
 """
 
 import random
@@ -28,16 +22,10 @@ from ..asvtools.sides import install_errors, log, param_index, prepare
 from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
 
-# Which changes are suspects.
-
 
 def suspect_threshold(change, thresholds) -> float:
-    """The increase beyond which a timing change is a suspect.
-
-    metrics.py's ``suspect`` where a rule declares one (lower than its
-    threshold, because confirmation removes the false alarms), else the
-    gate's threshold; a --threshold / --time-threshold override wins.
-    """
+    """The increase beyond which a timing change is a suspect: metrics.py's ``suspect`` where a rule declares one
+    (lower than its threshold, as confirming removes the false alarms), else the gate's; an override wins."""
     if thresholds.overrides.get(change.kind) is not None:
         return thresholds.overrides[change.kind]
     declared = metrics.suspect_threshold(change.entry)
@@ -72,12 +60,9 @@ class Confirmation:
 def measure_pairs(
     sides: dict, name: str, index: int | None, paired_seeds: random.Random | None = None
 ) -> Callable[[int, int], list[tuple[float, float]]]:
-    """The ``measure`` of ``sequential``: one batch of pairs, each value a fresh interpreter.
-
-    With ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED
-    drawn from it, a new one each pair (scripts/timing-noise --hash-seed
-    paired: whether that narrows the spread); otherwise each draws its own.
-    """
+    """The ``measure`` of ``sequential``: one batch of pairs, each value a fresh interpreter.  With
+    ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED drawn from it (scripts/timing-noise
+    --hash-seed paired); otherwise each draws its own."""
 
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         for side in sides.values():
@@ -97,26 +82,9 @@ def measure_pairs(
 
 
 def env_root(config: Path, conf: dict | None = None) -> Path:
-    """Where the confirm step keeps its two environments: confirm-env/{before,after} beside the config's env_dir
-    (``conf``: the configuration, where the caller has it loaded)."""
+    """confirm-env/{before,after} beside the config's env_dir (``conf``: the configuration, where loaded)."""
     env_dir = Path((util.load_asv_config(config) if conf is None else conf).get("env_dir", "env"))
     return (Path(config).parent / env_dir).resolve().parent / "confirm-env"
-
-
-def check_can_confirm(config: Path | None, conf: dict | None = None) -> None:
-    """Exit 2 (BadInput) naming what is missing when suspects cannot be re-measured (``conf``: the
-    configuration, where the caller has it loaded)."""
-    if config is None:
-        raise BadInput(
-            "confirming timing suspects needs the asv configuration of the run (the latest "
-            "scripts/bench run's .asv/last-run.json, --output or --config), not only --results and "
-            "--html; or pass --no-confirm for the unconfirmed quick look"
-        )
-    if not Path(config).is_file():
-        raise BadInput(f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm")
-    repo = (util.load_asv_config(config) if conf is None else conf).get("repo", "")
-    if not (util.is_remote(repo) or Path(repo).exists()):
-        raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
 
 
 def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirmation:
@@ -145,21 +113,26 @@ def confirmations(
     measured: Callable[[Confirmation], None] | None = None,
     conf: dict | None = None,
 ) -> list[Confirmation]:
-    """Each suspect's verdict, measuring both commits side by side.
-
-    Suspects are grouped per (before, after, environment), so that the two
-    environments are installed once per group.  The night's error rate is
-    shared by all of them (pairs.look_confidence).  ``measured`` is called
-    with each confirmation as soon as it is measured, so that a caller can
-    keep it before the next one starts.  ``conf``: the configuration, where the caller has it loaded.
-    """
+    """Each suspect's verdict, both commits installed once per (before, after, environment) and measured side by
+    side; the night's error rate is shared by all of them (pairs.look_confidence).  ``measured`` gets each
+    confirmation as soon as it is measured, so that a caller can keep it before the next one starts."""
     if not suspects_:
         return []
-    check_can_confirm(config, conf)
+    if config is None:
+        raise BadInput(
+            "confirming timing suspects needs the asv configuration of the run (the latest "
+            "scripts/bench run's .asv/last-run.json, --output or --config), not only --results and "
+            "--html; or pass --no-confirm for the unconfirmed quick look"
+        )
+    if not Path(config).is_file():
+        raise BadInput(f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm")
     config = Path(config).resolve()  # prepare reads it from the config's own folder
+    conf = util.load_asv_config(config) if conf is None else conf
+    repo = conf.get("repo", "")
+    if not (util.is_remote(repo) or Path(repo).exists()):
+        raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
     root = root or env_root(config, conf)
-    results = {}
-    groups = {}
+    results, groups = {}, {}
     for change in suspects_:
         if not change.good:
             results[id(change)] = Confirmation(change, UNDECIDED, None, 0.0, note="no earlier commit to compare with")

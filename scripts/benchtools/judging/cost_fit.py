@@ -28,21 +28,14 @@ class Point:
 
 @dataclass
 class Fit:
-    weight: float  # the weight in use
-    best_weight: float  # the weight that fits best
+    weight: float
+    best_weight: float
     best_error: float  # the largest relative error over the versions, at best_weight
     bytecodes_error: float  # ... with bytecodes alone
     calls_error: float  # ... with calls alone
     scale: float  # tree_map passes per weighted instruction, at ``weight``
     versions: list  # [(labels, calls, bytecodes, median passes, relative error)]
     points: list  # [(Point, relative error)]
-
-
-def versions(points: list[Point]) -> dict[tuple[float, float], list[Point]]:
-    grouped = {}
-    for point in points:
-        grouped.setdefault((point.calls, point.bytecodes), []).append(point)
-    return grouped
 
 
 def least_squares(columns: list[list[float]], y: list[float]) -> list[float]:
@@ -59,7 +52,9 @@ def largest_error(predicted: list[float], y: list[float]) -> float:
 
 
 def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
-    grouped = versions(points)
+    grouped = {}
+    for point in points:
+        grouped.setdefault((point.calls, point.bytecodes), []).append(point)
     if len(grouped) < 2:
         raise BadInput(f"{len(grouped)} code version(s) with all three metrics: at least 2 are needed to fit")
     keys = list(grouped)
@@ -120,31 +115,35 @@ def markdown(result: Fit, title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_points(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[Point]]:
-    """{environment: [Point per commit, oldest first]} from an asv results folder."""
+def read(results: Path, repo: Path, machine: str | None = None) -> tuple[dict, dict]:
+    """Per environment, oldest first: tree_at's [Point] per commit, and each commit's (label, [OperationCheck]),
+    a Module side's time predicted as its cost x the same result's tree_at passes per weighted instruction."""
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}")
-    depth = str(params.DEFAULT_DEPTH)
-    found = {}
+    depth = (str(params.DEFAULT_DEPTH),)
     tags = git.tag_of_commit(repo)
+    points, checks = {}, {}
     for result in stored(results, machine):
-        calls = values(result, CALLS).get((depth,))
-        bytecodes = values(result, BYTECODES).get((depth,))
-        passes = only(values(result, PASSES))
+        label, env = tags.get(result.commit_hash, result.commit_hash[:8]), env_label(result.params)
+        calls, bytecodes = values(result, CALLS).get(depth), values(result, BYTECODES).get(depth)
+        passes, tree_at_cost = only(values(result, PASSES)), values(result, metrics.COST_TREE_AT).get(depth)
         if None not in (calls, bytecodes, passes):
-            found.setdefault(env_label(result.params), []).append(
-                Point(tags.get(result.commit_hash, result.commit_hash[:8]), calls, bytecodes, passes)
-            )
-    return found
-
-
-# ---- does the weight fitted on tree_at tell the Module operations' time?
+            points.setdefault(env, []).append(Point(label, calls, bytecodes, passes))
+        if None in (tree_at_cost, passes):
+            continue
+        found = [
+            OperationCheck(op.label, cost, op_passes, cost * passes / tree_at_cost)
+            for op in operations.OPERATIONS
+            for cost, _, op_passes, _ in [op.figures(result)]
+            if cost and op_passes
+        ]
+        if found:
+            checks.setdefault(env, []).append((label, found))
+    return points, checks
 
 
 @dataclass(frozen=True)
 class OperationCheck:
-    """One Module operation in one result: its cost, its time, and the time tree_at's scale predicts."""
-
     label: str
     cost: float
     passes: float
@@ -155,31 +154,7 @@ class OperationCheck:
         return self.predicted / self.passes - 1
 
 
-def operation_checks(results: Path, repo: Path, machine: str | None = None) -> dict[str, list[tuple]]:
-    """{environment: [(commit label, [OperationCheck])]}, oldest first: each Module side's time predicted
-    as its cost x the same result's tree_at passes per weighted instruction (PythonCost at depth 4)."""
-    depth = str(params.DEFAULT_DEPTH)
-    tags = git.tag_of_commit(repo)
-    found = {}
-    for result in stored(results, machine):
-        tree_at_cost, tree_at_passes = values(result, metrics.COST_TREE_AT).get((depth,)), only(values(result, PASSES))
-        if None in (tree_at_cost, tree_at_passes):
-            continue
-        scale = tree_at_passes / tree_at_cost
-        checks = [
-            OperationCheck(op.label, cost, passes, cost * scale)
-            for op in operations.OPERATIONS
-            for cost, _, passes, _ in [op.figures(result)]
-            if cost and passes
-        ]
-        if checks:
-            label = tags.get(result.commit_hash, result.commit_hash[:8])
-            found.setdefault(env_label(result.params), []).append((label, checks))
-    return found
-
-
 def operations_markdown(by_env: dict[str, list[tuple]]) -> str:
-    """Per environment, the newest commit's operations, and the largest error over every commit."""
     lines = [
         "## The weight on the Module's operations",
         "",

@@ -1,11 +1,9 @@
-"""How the gate finds changes: asv's steps in a site, or two commits' results compared; and what it adds to them
-(the large improvements, each exact change placed at its commit, a cost's diagnostics, the failed benchmarks).
-
-docs/gate.md tells how changes are found and when they count.
-"""
+"""How the gate finds changes (docs/gate.md): asv's steps in a site, or two commits' results compared; and what it
+adds to them (the large improvements, each exact change placed at its commit, a cost's diagnostics)."""
 
 import itertools
 import math
+import re
 from dataclasses import dataclass
 
 from benchmarks import metrics, params
@@ -16,17 +14,10 @@ from ..errors import BadInput
 from ..project import env_label
 from . import steps
 from .changes import Change
-from .sources import (
-    Source,
-    params_of_graph,
-    previous_revision,
-    series,
-    split_entry,
-)
+from .sources import Source, params_of_graph, split_entry
 
 LARGE_IMPROVEMENT = 0.10  # tree_at's cost down by this much or more is listed and explained
 DIAGNOSTICS = ("bench_counts.PythonCalls", "bench_counts.BytecodeInstructions")
-
 
 STEP_MODE = "asv step detection"
 
@@ -36,8 +27,7 @@ NEW, GONE, NOT_MEASURED = "only after", "only before", "not measured"
 
 @dataclass(frozen=True)
 class Unjudged:
-    """What a comparison could not judge: a whole environment (no benchmark), a benchmark (no params), or one
-    combination of params."""
+    """What a comparison could not judge: an environment (no benchmark), a benchmark (no params), or one combo."""
 
     benchmark: str
     params: str
@@ -47,7 +37,7 @@ class Unjudged:
 
 @dataclass(frozen=True)
 class FailedCommit:
-    """A commit whose results hold benchmarks that failed (no value): they are no value, regression or pass."""
+    """A commit whose results hold benchmarks that failed (no value): no value, regression or pass."""
 
     commit: str
     env: str
@@ -60,7 +50,8 @@ def step_changes(source: Source) -> list[Change]:
     data = shapes.read_checked(path, "regressions", "asv regressions file")
     changes = []
     for entry, graph, env_params, index, last_value, _best, jumps in data.get("regressions", []):
-        if params_of_graph(graph).get("machine", source.machine) != source.machine:
+        graph_params = params_of_graph(graph)
+        if graph_params.get("machine", source.machine) != source.machine:
             continue  # asv lists every machine's steps; another machine's are not this verdict's
         name, params = split_entry(entry)
         env = env_label(env_params) or "—"  # asv lists the params that differ: none with one environment
@@ -69,18 +60,21 @@ def step_changes(source: Source) -> list[Change]:
             raise BadInput(
                 f"asv regressions file {path} names revision {unknown[0]}, which the site's index.json lacks"
             )
-        points = series(source, graph, index)
+        points = source.series(graph, index)
+        measured = {rev for rev, value in points if value is not None}
         for before_rev, after_rev, before, _best_after in jumps:
             bad = source.hash_of_revision[after_rev]
-            rev_before = before_rev if before_rev is not None else previous_revision(points, after_rev)
-            good = source.hash_of_revision.get(rev_before, "") if rev_before is not None else ""
+            # Else the last revision before the jump that has a value.
+            rev_before = (
+                before_rev if before_rev is not None else max((r for r in measured if r < after_rev), default=None)
+            )
+            good = source.hash_of_revision.get(rev_before, "")
             step = steps.true_step(points, rev_before if rev_before is not None else after_rev - 1, after_rev, before)
             if not (is_measured(step.before) and is_measured(step.after)):
                 raise BadInput(
                     f"asv regressions file {path}: {entry[:80]} steps from {step.before!r} to {step.after!r} at "
                     f"revision {after_rev}, which is not a number: the step cannot be judged"
                 )
-            measured = {rev for rev, value in points if value is not None}
             between = [] if rev_before is None else range(rev_before + 1, after_rev)
             changes.append(
                 Change(
@@ -94,7 +88,7 @@ def step_changes(source: Source) -> list[Change]:
                     single_commit=before_rev is None,
                     unit=source.units.get(name, ""),
                     latest=last_value,
-                    env_params=params_of_graph(graph),
+                    env_params=graph_params,
                     graph=(graph, index, rev_before, after_rev),
                     # The step lies at the first commit at the new level; these in between have no value.
                     unmeasured=[
@@ -121,11 +115,11 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
     params grew, or an environment that one side lacks, still has the rest
     of its combinations judged.  BadInput when nothing at all was compared.
     """
-    before_commit, after_commit = source.resolve(before_name), source.resolve(after_name)
-    revision = source.revision_of_hash
+    good, bad = source.resolve(before_name), source.resolve(after_name)
+    single_commit = source.revision_of_hash.get(bad, -1) - source.revision_of_hash.get(good, -2) == 1
     # An environment is its asv name on its device: the same Python measures a CPU or a GPU, as its JAX finds.
-    before_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(before_commit)}
-    after_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(after_commit)}
+    before_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(good)}
+    after_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(bad)}
     changes, unjudged = [], []
     for env_name in sorted(before_by_env.keys() - after_by_env.keys()):
         unjudged.append(Unjudged("", "", env_label(before_by_env[env_name].params), GONE))
@@ -133,7 +127,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
         unjudged.append(Unjudged("", "", env_label(after_by_env[env_name].params), NEW))
     for env_name in sorted(before_by_env.keys() & after_by_env.keys()):
         before_result, after_result = before_by_env[env_name], after_by_env[env_name]
-        env = env_label(before_result.params)
+        env, env_params = env_label(before_result.params), dict(before_result.params)
         before_names, after_names = set(before_result.get_all_result_keys()), set(after_result.get_all_result_keys())
         unjudged += [Unjudged(name, "", env, GONE) for name in sorted(before_names - after_names)]
         unjudged += [Unjudged(name, "", env, NEW) for name in sorted(after_names - before_names)]
@@ -141,6 +135,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
             before_values, after_values = values_by_combo(before_result, name), values_by_combo(after_result, name)
             unjudged += [Unjudged(name, combo, env, GONE) for combo in before_values if combo not in after_values]
             unjudged += [Unjudged(name, combo, env, NEW) for combo in after_values if combo not in before_values]
+            unit = source.units.get(name, "")
             for combo in (c for c in before_values if c in after_values):
                 before, after = before_values[combo], after_values[combo]
                 missing = [side for side, value in (("before", before), ("after", after)) if not is_measured(value)]
@@ -148,18 +143,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
                     unjudged.append(Unjudged(name, combo, env, f"{NOT_MEASURED} ({' and '.join(missing)})"))
                     continue
                 changes.append(
-                    Change(
-                        name,
-                        combo,
-                        env,
-                        before,
-                        after,
-                        before_commit,
-                        after_commit,
-                        single_commit=revision.get(after_commit, -1) - revision.get(before_commit, -2) == 1,
-                        unit=source.units.get(name, ""),
-                        env_params=dict(before_result.params),
-                    )
+                    Change(name, combo, env, before, after, good, bad, single_commit, unit, env_params=env_params)
                 )
     if not changes:
         raise BadInput(
@@ -200,7 +184,7 @@ def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]
                 diagnostic_graph = graph.rsplit("/", 1)[0] + f"/{name}.json"
                 if not (source.html / diagnostic_graph).is_file():
                     continue
-                points = dict(series(source, diagnostic_graph, index))
+                points = dict(source.series(diagnostic_graph, index))
                 before, after = points.get(rev_before), points.get(rev_after)
             else:
                 twin_change = next(
@@ -240,8 +224,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
     found = []
     for graph, graph_params in graphs.items():
         env = ", ".join(f"{k} {v}" for k, v in sorted(graph_params.items()) if k in varying) or "—"
-        env_params = graph_params
-        points = series(source, graph, index)
+        points = source.series(graph, index)
         present = [value for _rev, value in sorted(points) if value is not None]
         for step in steps.steps(steps.pieces(points)):
             if step.relative <= -LARGE_IMPROVEMENT:
@@ -257,7 +240,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
                         single_commit=step.rev_after - step.rev_before == 1,
                         unit=source.units.get(metrics.COST_TREE_AT, ""),
                         latest=present[-1] if present else None,
-                        env_params=env_params,
+                        env_params=graph_params,
                         graph=(graph, index, step.rev_before, step.rev_after),
                     )
                 )
@@ -267,12 +250,11 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
 def place_exact_steps(source: Source, rows: list[Change]) -> None:
     """Each exact change of a comparison that spans several commits, narrowed to the commit that made it.
 
-    A night benchmarks every commit between the two it compares, so an exact
-    metric's values at those commits are in the results: where they hold the
-    old level and then the new one, the change moves to the last commit at the
-    old level and the first at the new one, naming the commits between that
-    have no value (failed).  A change that passed through a third level keeps
-    its span (the bisect command covers it); timings are never narrowed.
+    A night benchmarks every commit between the two it compares, so an exact metric's values at those commits
+    are in the results: where they hold the old level and then the new one, the change moves to the last commit
+    at the old level and the first at the new one, naming the commits between that have no value (failed).  A
+    change that passed through a third level keeps its span (the bisect command covers it); timings are never
+    narrowed.
     """
     revision = source.revision_of_hash
 
@@ -293,22 +275,15 @@ def place_exact_steps(source: Source, rows: list[Change]) -> None:
         # An instruction count repeats within its spread, the other exact metrics to the last digit.
         spread = metrics.INSTRUCTIONS_SPREAD if change.kind == metrics.INSTRUCTIONS else 0.0
 
-        def level(value, change=change, spread=spread):
-            """ "before", "after", or None: which of the change's two levels ``value`` is at."""
-            for name, at in (("before", change.before), ("after", change.after)):
-                if value is not None and abs(value - at) <= spread * abs(at):
-                    return name
-            return None
+        def mark(value, change=change, spread=spread) -> str:
+            """b or a: at the change's level before or after; - no value; x another level."""
+            if value is None:
+                return "-"
+            levels = (("b", change.before), ("a", change.after))
+            return next((m for m, at in levels if abs(value - at) <= spread * abs(at)), "x")
 
-        values = [value_at(commit, change) for commit in commits]
-        measured = [(commit, level(value)) for commit, value in zip(commits, values, strict=True)]
-        levels = [found for _, found in measured if found is not None]
-        at_a_level = len(levels) == sum(value is not None for value in values)
-        in_order = levels == ["before"] * levels.count("before") + ["after"] * levels.count("after")
-        if not at_a_level or set(levels) != {"before", "after"} or not in_order:
-            continue
-        good = max(i for i, (_, found) in enumerate(measured) if found == "before")
-        bad = min(i for i, (_, found) in enumerate(measured) if found == "after")
-        change.good, change.bad = measured[good][0], measured[bad][0]
-        change.unmeasured = [commit for commit, _ in measured[good + 1 : bad]]
-        change.single_commit = True
+        marks = "".join(mark(value_at(commit, change)) for commit in commits)
+        if re.fullmatch(r"[b-]*b-*a[a-]*", marks):
+            good, bad = marks.rindex("b"), marks.index("a")
+            change.good, change.bad, change.unmeasured = commits[good], commits[bad], commits[good + 1 : bad]
+            change.single_commit = True

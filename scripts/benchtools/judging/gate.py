@@ -1,99 +1,41 @@
-"""The regression gate: the changes of a run or a comparison, judged against their thresholds.
-
-``judge`` computes a ``Verdict``; ``render.markdown`` writes it as a report.  How changes are found is
-finding.py's; what is checked again before one counts, recheck.py's.  docs/gate.md tells how changes are
-found and when they count.
-"""
+"""The regression gate: the changes of a run or a comparison, judged against their thresholds (docs/gate.md).
+How changes are found is finding.py's; what is checked again before one counts, recheck.py's."""
 
 import shlex
-import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from benchmarks import metrics
 
 from ..errors import BadInput
-from ..project import ROOT, VENV
-from . import confirm, pairs
-from .changes import Change, finite_non_negative
-from .finding import (
-    STEP_MODE,
-    FailedCommit,
-    Unjudged,
-    attach_diagnostics,
-    compare_changes,
-    failed_commits,
-    improvements,
-    place_exact_steps,
-    step_changes,
-)
-from .recheck import Recount, attach_explanations, recount, time_checks, to_explain
+from ..project import VENV
+from . import confirm as confirming
+from . import finding, pairs, recheck
+from .changes import Change
 from .sources import Source
-
-
-@dataclass
-class GateOptions:
-    """What the gate reads and how it judges: the latest run in ``output``, a configuration, or folders.
-
-    ``threshold`` and ``time_threshold``, when given, replace the thresholds
-    of every ratio and every time metric.
-    """
-
-    output: Path = ROOT
-    config: Path | None = None
-    results: Path | None = None
-    html: Path | None = None
-    machine: str | None = None
-    threshold: float | None = None
-    time_threshold: float | None = None
-    explain: bool = False
-    confirm: bool = True  # re-measure timing suspects side by side (confirm.py); False: --no-confirm
-    max_pairs: int = pairs.MAX_PAIRS
-    overrides: dict = field(init=False)  # {kind of metric: the threshold that replaces its own, or None}
-
-    def __post_init__(self):
-        for name in ("threshold", "time_threshold"):
-            value = getattr(self, name)
-            if value is not None:
-                finite_non_negative(value, f"--{name.replace('_', '-')}")
-        self.overrides = {metrics.RATIO: self.threshold, metrics.TIME: self.time_threshold}
-
-    def source(self) -> Source:
-        """What the options name, read once: every stop below reads this, never the files again."""
-        return Source(
-            output=self.output,
-            config=self.config,
-            results=self.results,
-            html=self.html,
-            machine=self.machine,
-            overrides=self.overrides,
-        )
 
 
 @dataclass
 class Verdict:
     """What the gate found, as data: ``render.markdown`` is its report, and every consumer reads this.
-
-    ``confirmations`` is None when timing changes were judged unconfirmed
-    (--no-confirm); otherwise each timing suspect's confirmation, in which
-    case the timing rows of ``counted`` are those confirmed slower.
-    """
+    ``confirmations`` is None when timing changes were judged unconfirmed (--no-confirm); otherwise the timing
+    rows of ``counted`` are those confirmed slower."""
 
     source: Source
-    mode: str  # how the changes were found: STEP_MODE, or "BEFORE → AFTER"
+    mode: str  # how the changes were found: finding.STEP_MODE, or "BEFORE → AFTER"
     changes: list[Change]
     counted: list[Change]
     improved: list[Change]
-    confirmations: list[confirm.Confirmation] | None
-    not_alerting: list[Change] = field(default_factory=list)  # timing changes beyond a threshold that never alerts
+    confirmations: list[confirming.Confirmation] | None
+    # The timing changes of benchmarks that never alert (metrics.py) beyond their threshold, worst first.
+    not_alerting: list[Change] = field(default_factory=list)
     # Instruction rises that do not count: both commits counted again side by side tonight stay within the floor
     # (a Recount), or their operation's time, re-measured side by side, was decided faster (a Confirmation).
-    overruled: list[tuple[Change, "confirm.Confirmation | Recount"]] = field(default_factory=list)
-    unjudged: list[Unjudged] = field(default_factory=list)
-    failed: list[FailedCommit] = field(default_factory=list)
+    overruled: list[tuple[Change, "confirming.Confirmation | recheck.Recount"]] = field(default_factory=list)
+    unjudged: list[finding.Unjudged] = field(default_factory=list)
+    failed: list[finding.FailedCommit] = field(default_factory=list)
     explain_errors: list[str] = field(default_factory=list)
     # Instruction falls that, both commits counted again side by side, are no large improvement: another runner's.
-    not_improved: list[tuple[Change, "Recount"]] = field(default_factory=list)
+    not_improved: list[tuple[Change, "recheck.Recount"]] = field(default_factory=list)
 
     @property
     def regression(self) -> bool:
@@ -101,44 +43,43 @@ class Verdict:
 
     @property
     def explained(self) -> list[Change]:
-        return to_explain(self.counted, self.improved)
+        return recheck.to_explain(self.counted, self.improved)
 
 
-def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdict:
-    """The gate as a function: the verdict on the latest run's steps, or on BEFORE → AFTER.
-
-    With ``options.explain``, the counted deterministic and cost regressions
-    and the large improvements carry their explanation (explain.py).
-    """
-    source = options.source()
+def judge(
+    source: Source,
+    compare: tuple[str, str] | None = None,
+    *,
+    explain: bool = False,
+    confirm: bool = True,
+    max_pairs: int = pairs.MAX_PAIRS,
+) -> Verdict:
+    """The verdict on the latest run's steps, or on BEFORE → AFTER.  ``confirm``: re-measure timing suspects side
+    by side (False: --no-confirm); ``explain``: profile the cause of each exact change and large improvement."""
     if not source.hash_of_revision:
         raise BadInput(f"asv site index {source.html / 'index.json'} lists no commit: nothing to judge")
     if compare:
-        changes, unjudged = compare_changes(source, *compare)
+        changes, unjudged = finding.compare_changes(source, *compare)
         # The two commits compared, as every change holds them until place_exact_steps narrows some (there is one).
         mode, judged_commits = f"{compare[0]} → {compare[1]}", [changes[0].good, changes[0].bad]
     else:
-        changes, unjudged = step_changes(source), []
-        mode, judged_commits = STEP_MODE, source.run_commits
-    improved = improvements(source, changes, compared=compare is not None)
+        changes, unjudged = finding.step_changes(source), []
+        mode, judged_commits = finding.STEP_MODE, source.run_commits
+    improved = finding.improvements(source, changes, compared=compare is not None)
     counted = source.thresholds.counted(changes)
     overruled, errors, not_improved = [], [], []
-    if options.confirm and compare:
-        counted, overruled, errors = recount(source, counted)
+    if confirm and compare:
+        counted, overruled, errors = recheck.recount(source, counted)
         # A fall is counted again too, so that a new runner's falls are not listed as improvements; the counts are
         # the ones explaining an improvement reads.
-        improved, not_improved, also = recount(source, improved, holds=Recount.improves)
+        improved, not_improved, also = recheck.recount(source, improved, holds=recheck.Recount.improves)
         errors += also
     confirmations = None
-    if options.confirm:
-        timing_suspects = confirm.suspects(changes, source.thresholds)
-        checks = time_checks(counted, changes)
-        confirmations = confirm.confirmations(
-            source.config,
-            timing_suspects + [check for _, check in checks],
-            max_pairs=options.max_pairs,
-            conf=source.conf,
-        )
+    if confirm:
+        timing_suspects = confirming.suspects(changes, source.thresholds)
+        checks = recheck.time_checks(counted, changes)
+        suspects = timing_suspects + [check for _, check in checks]
+        confirmations = confirming.confirmations(source.config, suspects, max_pairs=max_pairs, conf=source.conf)
         by_change = {id(c.change): c for c in confirmations}
         slower = [by_change[id(c)].change for c in timing_suspects if by_change[id(c)].verdict == pairs.SLOWER]
         for _, check in checks:
@@ -149,10 +90,11 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
         counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS and id(c) not in overruled_ids] + slower
     if compare:
         # The overruled rises too: the publish job's re-judgement places them, and the alert matches them by commit.
-        place_exact_steps(source, counted + improved + [rise for rise, _ in overruled])
-    attach_diagnostics(source, counted + improved, changes)
-    if options.explain:
-        errors += attach_explanations(source, to_explain(counted, improved))
+        finding.place_exact_steps(source, counted + improved + [rise for rise, _ in overruled])
+    finding.attach_diagnostics(source, counted + improved, changes)
+    if explain:
+        errors += recheck.attach_explanations(source, recheck.to_explain(counted, improved))
+    beyond = [c for c in changes if c.kind in metrics.TIMING_KINDS and c.after > c.before * (1 + source.thresholds(c))]
     return Verdict(
         source=source,
         mode=mode,
@@ -160,10 +102,10 @@ def judge(options: GateOptions, compare: tuple[str, str] | None = None) -> Verdi
         counted=counted,
         improved=improved,
         confirmations=confirmations,
-        not_alerting=beyond_threshold_not_alerting(source, changes),
+        not_alerting=sorted((c for c in beyond if not metrics.alerts(c.entry)), key=lambda c: -c.ratio),
         overruled=overruled,
         unjudged=unjudged,
-        failed=failed_commits(source, judged_commits),
+        failed=finding.failed_commits(source, judged_commits),
         explain_errors=errors,
         not_improved=not_improved,
     )
@@ -173,30 +115,8 @@ def find_command(source: Source, change: Change) -> str | None:
     if change.single_commit or not change.good or source.config is None:
         return None
     regex = "^" + change.benchmark.replace(".", r"\.") + "$"
-    return shlex.join(
-        [
-            str(VENV / "bin" / "asv"),
-            "find",
-            "--config",
-            str(source.config),
-            "--machine",
-            source.machine,
-            f"{change.good}..{change.bad}",
-            regex,
-        ]
-    )
-
-
-def beyond_threshold_not_alerting(source: Source, changes: list[Change]) -> list[Change]:
-    """The timing changes of benchmarks that do not alert (metrics.py) beyond their threshold, worst first."""
-    found = [
-        c
-        for c in changes
-        if c.kind in metrics.TIMING_KINDS
-        and not metrics.alerts(c.entry)
-        and c.after > c.before * (1 + source.thresholds(c))
-    ]
-    return sorted(found, key=lambda c: -c.ratio)
+    command = [str(VENV / "bin" / "asv"), "find", "--config", str(source.config), "--machine", source.machine]
+    return shlex.join([*command, f"{change.good}..{change.bad}", regex])
 
 
 def could_decide(change: Change) -> bool:
@@ -205,11 +125,3 @@ def could_decide(change: Change) -> bool:
     time of one run cannot, since fresh processes move it by more than its threshold on identical code
     (docs/timing-noise.md), beyond what the confirm step resolves."""
     return change.kind != metrics.TIME
-
-
-def bisect(verdict: Verdict) -> None:
-    """Run `asv find` for each counted regression that spans several commits (--bisect), echoing each command."""
-    for command in dict.fromkeys(find_command(verdict.source, c) for c in verdict.counted):
-        if command:
-            print(f"\n$ {command}", flush=True)
-            subprocess.run(shlex.split(command), check=False)

@@ -1,13 +1,9 @@
 """Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python.
 
-A commit is installed once in the environment that profiles use (explain.PROFILE_ENVS, asv's own
-machinery through asvtools/sides.prepare), and one valgrind process counts the operations asked for
-(benchmarks/callgrind.py) with that environment's Python.  Counts are kept per (environment,
-commit) as JSON under the output's .asv/profiles/instructions/, so that a rerun counts nothing it
-has counted; a count is exact, so the machine's load does not matter.
-
-``cause`` words a step as the functions whose own instructions per call changed most:
-"`builtin_dir`: 69,012 → 0 instructions per construction; ...".
+Each commit is installed once in the profiles' environment (explain.PROFILE_ENVS) and counted by one valgrind
+process (benchmarks/callgrind.py).  Counts are kept per (environment, commit) under the output's
+.asv/profiles/instructions/, so that a rerun counts nothing twice; a count is exact, so the machine's load does
+not matter.
 """
 
 import hashlib
@@ -29,9 +25,12 @@ SHOWN = 3  # functions named in a cause
 BUILTIN_SHARE = 0.01  # a builtin is named when its C work moved by this share of the operation's count
 
 
-def cached(cache_dir: Path, env_name: str, commit: str, names: list[str]) -> Path:
-    recipe = hashlib.sha256("\n".join(names).encode()).hexdigest()[:12]
-    return cache_dir / FOLDER / env_name / f"{commit}-{recipe}.json"
+def kept(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> tuple[str, Path, Path]:
+    """(environment name, its configuration, where the count of ``names`` at ``commit`` is kept)."""
+    cache_dir = Path(cache_dir).resolve()
+    env_name, env_conf = explain_module.env_config(Path(config).resolve(), env_params, cache_dir / "configs")
+    recipe = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:12]
+    return env_name, env_conf, cache_dir / FOLDER / env_name / f"{commit}-{recipe}.json"
 
 
 def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict:
@@ -42,12 +41,10 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
     A count depends a little on what else its process built (the allocator's state), so the two sides
     of a step are counted with the same ``names``: they are kept per set of names.
     """
-    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
-    env_name, env_conf = explain_module.env_config(config, env_params, cache_dir / "configs")
-    path = cached(cache_dir, env_name, commit, sorted(names))
+    env_name, env_conf, path = kept(config, env_params, commit, names, cache_dir)
     if not path.is_file():
         sides.log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
-        root = cache_dir.parent / explain_module.PROFILE_ENVS
+        root = Path(cache_dir).resolve().parent / explain_module.PROFILE_ENVS
         failure = f"cannot install {commit[:8]} in {env_name} to count instructions"
         with sides.installed(env_conf, "counted", commit, [], root, failure=failure) as side:
             python = side.env.find_executable("python")
@@ -64,15 +61,13 @@ def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cac
 
 
 def environment_path(counts: Path) -> Path:
-    """Where the environment that made a kept count is kept (callgrind.environment), beside it."""
     return counts.with_name(counts.stem + ".environment.json")
 
 
 def environment_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict | None:
-    """The counting environment of ``counts_at``'s kept count, or None for a count kept before it was recorded."""
-    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
-    env_name, _ = explain_module.env_config(config, env_params, cache_dir / "configs")
-    path = environment_path(cached(cache_dir, env_name, commit, sorted(names)))
+    """The counting environment (callgrind.environment) kept beside ``counts_at``'s count, or None for a count
+    kept before it was recorded."""
+    path = environment_path(kept(config, env_params, commit, names, cache_dir)[2])
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -119,7 +114,7 @@ def function_amounts(before: dict, after: dict, shown: int) -> list[tuple[str, s
     keep the function, N its least kept count."""
     floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
 
-    def amount(value, floor):
+    def amount(value: float | None, floor: float) -> str:
         return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
 
     changed = function_changes(before, after)[:shown]
@@ -171,9 +166,11 @@ def explain(
 ) -> Explanation | None:
     """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
     (every operation in one process); None when ``cached_only`` and a side is not counted yet."""
-    config, cache_dir, names = Path(config).resolve(), Path(cache_dir).resolve(), sorted(OPERATIONS)
-    env_name, _ = explain_module.env_config(config, env_params, cache_dir / "configs")
-    if cached_only and not all(cached(cache_dir, env_name, c, names).is_file() for c in (before, after)):
+    names = sorted(OPERATIONS)
+    (env_name, _, kept_before), (_, _, kept_after) = (
+        kept(config, env_params, c, names, cache_dir) for c in (before, after)
+    )
+    if cached_only and not (kept_before.is_file() and kept_after.is_file()):
         return None
     counts = [counts_at(config, env_params, commit, names, cache_dir) for commit in (before, after)]
     return Explanation(env_name, before, after, operation, twin, tuple(side[operation][twin] for side in counts))

@@ -16,6 +16,7 @@ runs every measured process in a fresh interpreter (confirm.py).
 """
 
 import functools
+import itertools
 import math
 import statistics
 from collections.abc import Callable, Sequence
@@ -74,11 +75,7 @@ def signed_rank_cdf(n: int) -> tuple[float, ...]:
         for w, count in enumerate(counts):
             grown[w + k] += count
         counts = grown
-    total, running, cdf = 2**n, 0, []
-    for count in counts:
-        running += count
-        cdf.append(running / total)
-    return tuple(cdf)
+    return tuple(running / 2**n for running in itertools.accumulate(counts))
 
 
 def interval(before: Sequence[float], after: Sequence[float], confidence: float) -> Interval:
@@ -144,9 +141,8 @@ def sequential(
         measured = measure(len(before), count)
         if len(measured) != count:
             raise ValueError(f"measure gave {len(measured)} pairs, not the {count} asked for")
-        for b, a in measured:
-            before.append(b)
-            after.append(a)
+        before.extend(b for b, _ in measured)
+        after.extend(a for _, a in measured)
         found = interval(before, after, confidence)
         verdict = decide(found)
         if verdict != UNDECIDED or len(before) >= max_pairs:

@@ -1,6 +1,5 @@
-"""What the gate checks again before a change counts or is listed: each instruction change counted again
-side by side (``recount``), each instruction rise's time re-measured (``time_checks``), and the causes
-(``attach_explanations``)."""
+"""What the gate checks again before a change counts or is listed: instruction changes counted again side by side,
+each instruction rise's time, and the causes."""
 
 import ast
 import math
@@ -34,18 +33,15 @@ class Recount:
 def recount(
     source: Source, counted: list[Change], holds=Recount.counts
 ) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
-    """The counted rows without the instruction rises that do not survive a recount (``holds``: that the
-    recount still rises beyond the floor; ``Recount.improves`` for the listed falls), those rises with their
-    recount, and the errors met.
+    """The counted rows without the instruction rises that do not survive a recount (``holds``; ``Recount.improves``
+    for the listed falls), those rises with their recount, and the errors met.
 
-    A night compares tonight's count with the baseline's, stored by an earlier night, maybe on another runner
-    image, Python patch release or valgrind, each of which moves every count (docs/instructions.md).  So both
-    commits are counted again here, each in a fresh process of one environment, every operation as the
-    benchmark counts them, and the rise counts only where these two counts still differ beyond its floor.  A
+    A night compares tonight's count with one an earlier night stored, maybe on another runner image, Python patch
+    release or valgrind, each of which moves every count (docs/instructions.md): so both commits are counted again
+    here, in one environment, and the rise counts only where these two counts still differ beyond its floor.  A
     rise that cannot be counted again counts as stored, its error said.
     """
-    rises = [c for c in counted if c.kind == metrics.INSTRUCTIONS]
-    if rises and source.config is None:
+    if source.config is None and any(c.kind == metrics.INSTRUCTIONS for c in counted):
         return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
     kept, overruled, errors = [], [], []
     names = sorted(COUNTED_OPERATIONS)
@@ -87,26 +83,12 @@ def time_checks(counted: list[Change], changes: list[Change]) -> list[tuple[Chan
         operation = COUNTED_OPERATIONS.get(split_params(rise.params)[0]) if rise.params else None
         if operation is None or operation.timed is None:
             continue
-        benchmark, params_ = operation.timed[0 if rise.benchmark.endswith("track_module") else 1]
+        benchmark, params_ = operation.timed[0 if twin_of(rise) == "module" else 1]
         recorded = next((c for c in changes if (c.benchmark, c.params, c.env) == (benchmark, params_, rise.env)), None)
         before, after, unit = (recorded.before, recorded.after, recorded.unit) if recorded else (math.nan,) * 2 + ("",)
-        checks.append(
-            (
-                rise,
-                Change(
-                    benchmark,
-                    params_,
-                    rise.env,
-                    before,
-                    after,
-                    rise.good,
-                    rise.bad,
-                    rise.single_commit,
-                    unit,
-                    env_params=rise.env_params,
-                ),
-            )
-        )
+        check = Change(benchmark, params_, rise.env, before, after, rise.good, rise.bad, rise.single_commit, unit)
+        check.env_params = rise.env_params
+        checks.append((rise, check))
     return checks
 
 
@@ -116,14 +98,12 @@ def split_params(params: str) -> list[str]:
 
 
 def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
-    """The changes whose cause is profiled: counted deterministic and cost regressions, large improvements."""
     return [c for c in counted if c.kind in metrics.EXACT_KINDS] + improved
 
 
 def attach_explanations(source: Source, rows: list[Change], cached_only: bool = False) -> list[str]:
-    """Each row's cause at its two commits, once per (environment, commits, what is explained): an
-    instruction count's from where its instructions went (instructions.explain), any other's from one
-    tree_at update profiled (explain.explain); the errors met."""
+    """Each row's cause at its two commits, once per (environment, commits, what is explained): an instruction
+    count's from where its instructions went, any other's from one tree_at update profiled; the errors met."""
     if source.config is None:
         raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
     errors, done = [], {}
@@ -134,16 +114,12 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
         twin = twin_of(row)
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
         if key not in done:
-            cache = source.asv_dir / explain.PROFILES
+            where = (source.config, row.env_params, row.good, row.bad, source.asv_dir / explain.PROFILES)
             try:
                 if counted is not None:
-                    done[key] = instructions.explain(
-                        source.config, row.env_params, row.good, row.bad, cache, counted, twin, cached_only
-                    )
+                    done[key] = instructions.explain(*where, counted, twin, cached_only)
                 else:
-                    done[key] = explain.explain(
-                        source.config, row.env_params, row.good, row.bad, cache, cached_only=cached_only
-                    )
+                    done[key] = explain.explain(*where, cached_only=cached_only)
             except Error as error:
                 done[key] = None
                 errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")

@@ -1,6 +1,8 @@
 """What the gate reads: a run's results and site, its thresholds, its commits by revision and tag."""
 
+import json
 from pathlib import Path
+from urllib.parse import unquote
 
 from benchmarks import metrics
 
@@ -9,16 +11,13 @@ from ..asvtools import results as asv_results
 from ..asvtools import shapes
 from ..errors import BadInput
 from ..project import ROOT
-from . import steps
-from .changes import Thresholds
+from .changes import Thresholds, finite_non_negative
 
 
 class Source:
-    """The results, site and thresholds the gate reads: the latest run in ``output``, a configuration, or folders.
-
-    ``overrides`` maps a kind of metric to a threshold that replaces the
-    configuration's for that whole kind (None: keep them).
-    """
+    """The results, site and thresholds the gate reads, each read once: the latest run in ``output``, a
+    configuration, or folders.  ``threshold`` and ``time_threshold`` replace the thresholds of every ratio and
+    every time metric."""
 
     def __init__(
         self,
@@ -28,8 +27,12 @@ class Source:
         results: Path | None = None,
         html: Path | None = None,
         machine: str | None = None,
-        overrides: dict | None = None,
+        threshold: float | None = None,
+        time_threshold: float | None = None,
     ):
+        for name, value in (("threshold", threshold), ("time_threshold", time_threshold)):
+            if value is not None:
+                finite_non_negative(value, f"--{name.replace('_', '-')}")
         last_run = {}
         if config is None and not (results and html):
             last_run = shapes.read_checked(
@@ -44,13 +47,19 @@ class Source:
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
-        self.thresholds = Thresholds(regexes, overrides or {}, config or "")
+        overrides = {metrics.RATIO: threshold, metrics.TIME: time_threshold}
+        self.thresholds = Thresholds(regexes, overrides, config or "")
         for key, given in (("results_dir", results), ("html_dir", html)):
             if not (given or last_run.get(key) or conf.get(key)):
                 raise BadInput(f"asv configuration {config}: no {key}")
         self.results = results or Path(last_run.get("results_dir") or conf["results_dir"])
         self.html = html or Path(last_run.get("html_dir") or conf["html_dir"])
-        self.machine = machine or last_run.get("machine") or self._only_machine()
+        self.machine = machine or last_run.get("machine")
+        if not self.machine:
+            machines = [p.name for p in self.results.iterdir() if p.is_dir()] if self.results.is_dir() else []
+            if len(machines) != 1:
+                raise BadInput(f"name the machine with --machine; {self.results} holds {machines or 'none'}")
+            self.machine = machines[0]
         self.run_commits = list(last_run.get("commits", []))  # the commits the latest run benchmarked
         self.run_unchanged = list(last_run.get("unchanged", []))  # those it left out: the package unchanged
         self.index = shapes.read_checked(self.html / "index.json", "index", "asv site index")
@@ -68,12 +77,6 @@ class Source:
             self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items() if rev in self.hash_of_revision
         }
 
-    def _only_machine(self) -> str:
-        machines = [p.name for p in self.results.iterdir() if p.is_dir()] if self.results.is_dir() else []
-        if len(machines) != 1:
-            raise BadInput(f"name the machine with --machine; {self.results} holds {machines or 'none'}")
-        return machines[0]
-
     def results_of(self, commit: str, missing_ok: bool = False) -> list:
         """The asv results of ``commit`` on the machine, read once; BadInput for none unless ``missing_ok``."""
         if commit not in self.loaded:
@@ -82,6 +85,21 @@ class Source:
             folder = self.results / self.machine
             raise BadInput(f"no results for commit {self.label(commit)} on machine {self.machine!r} in {folder}")
         return self.loaded[commit]
+
+    def series(self, graph: str, index: int | None) -> list[tuple[int, float | None]]:
+        """(revision, value) of one series of a site's graph file (``index``: the flat parameter index)."""
+        path = self.html / graph
+        points = []
+        for revision, value in shapes.read_checked(path, "graph", "asv graph file"):
+            if index is not None and isinstance(value, list):
+                value = value[index] if index < len(value) else None
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise BadInput(
+                    f"asv graph file has the wrong shape: {path}: revision {revision}: {json.dumps(value)[:60]} is "
+                    "not a number"
+                )
+            points.append((int(revision), value))
+        return points
 
     def label(self, commit: str) -> str:
         return self.tag_of_hash.get(commit, commit[:8])
@@ -116,20 +134,4 @@ def split_entry(entry: str) -> tuple[str, str]:
 
 def params_of_graph(graph: str) -> dict[str, str]:
     """The parameters in a site's graph path (graphs/arch-x86_64/.../jax-0.4.33/.../NAME.json)."""
-    from urllib.parse import unquote
-
     return dict(unquote(part).split("-", 1) for part in graph.split("/")[1:-1] if "-" in part)
-
-
-def series(source: Source, graph: str, index: int | None) -> list[tuple[int, float | None]]:
-    path = source.html / graph
-    try:
-        return steps.graph_points(shapes.read_checked(path, "graph", "asv graph file"), index)
-    except ValueError as error:
-        raise BadInput(f"asv graph file has the wrong shape: {path}: {error}") from None
-
-
-def previous_revision(points: list, revision: int) -> int | None:
-    """The last revision before ``revision`` that has a value."""
-    earlier = [rev for rev, value in points if rev < revision and value is not None]
-    return max(earlier, default=None)

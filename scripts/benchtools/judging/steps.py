@@ -1,17 +1,11 @@
 """The steps of a benchmark's series: asv's own step detection, read back with the levels on both sides.
 
-asv's ``regressions.json`` records each upward jump as (revision before,
-revision after, value before, best value after the jump until the end): the
-last number is not the level right after the jump, and a step that later
-releases undid looks smaller than it was.  The levels are in the series
-itself: ``asv.step_detect.detect_steps`` (the function asv ran to find the
-jump) splits the site's graph of the benchmark into constant pieces, and the
-piece that starts at the jump's revision holds the level right after it.
-For a deterministic metric (a count, the cost) every piece is exact.
+asv's ``regressions.json`` records each jump with the best value after it until the end, not the level right
+after it, so a step that later releases undid looks smaller than it was.  ``asv.step_detect.detect_steps`` (what
+asv ran to find the jump) splits the series into constant pieces: the one that starts at the jump holds the level.
 """
 
 import itertools
-import json
 from dataclasses import dataclass
 
 from ..asvtools import results
@@ -24,9 +18,6 @@ class Piece:
     left: int
     right: int
     level: float
-
-    def holds(self, revision: int) -> bool:
-        return self.left <= revision < self.right
 
 
 @dataclass(frozen=True)
@@ -66,28 +57,11 @@ def steps(found: list[Piece], floor: float = 0.0) -> list[Step]:
     return changes
 
 
-def graph_points(data: list, index: int | None) -> list[tuple[int, float | None]]:
-    """(revision, value) of one series of a site's graph file, read (``index``: the flat parameter index)."""
-    points = []
-    for revision, value in data:
-        if index is not None and isinstance(value, list):
-            value = value[index] if index < len(value) else None
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ValueError(f"revision {revision}: {json.dumps(value)[:60]} is not a number")
-        points.append((int(revision), value))
-    return points
-
-
 def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int, value_before: float) -> Step:
-    """The levels of the pieces on both sides of asv's jump (``rev_before`` → ``rev_after``).
-
-    asv's own value before is kept (it is the level of the piece that ends at
-    ``rev_before``).  Should the unweighted pieces here join what asv's
-    weighted ones split, the value at ``rev_after`` itself stands in.
-    """
-    found = pieces(points)
-    after_piece = next((piece for piece in found if piece.holds(rev_after)), None)
-    if after_piece is None or after_piece.holds(rev_before):
+    """The levels of the pieces on both sides of asv's jump, asv's own value before kept; should the unweighted
+    pieces here join what asv's weighted ones split, the value at ``rev_after`` itself stands in."""
+    after_piece = next((piece for piece in pieces(points) if piece.left <= rev_after < piece.right), None)
+    if after_piece is None or after_piece.left <= rev_before:
         after = dict(points).get(rev_after)
     else:
         after = after_piece.level

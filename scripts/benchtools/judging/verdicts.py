@@ -1,10 +1,5 @@
-"""The gate's verdict as data (JSON): what every consumer reads, never the Markdown's wording.
-
-``data`` turns a ``gate.Verdict`` into a document, ``failure`` is the
-document of a night that could not be judged (the benchmark run or the gate
-itself failed), and ``read`` checks a document before anyone acts on it.
-docs/gate.md describes the fields.
-"""
+"""The gate's verdict as data (JSON, its fields in docs/gate.md): what every consumer reads, never the Markdown's
+wording."""
 
 import json
 import math
@@ -24,7 +19,7 @@ JUDGED, FAILED = "judged", "failed"
 
 
 def number(value):
-    """A float for JSON, which has no NaN or infinity: None stands for them."""
+    """A float for JSON, None standing for NaN and infinity."""
     return float(value) if value is not None and math.isfinite(value) else None
 
 
@@ -53,7 +48,6 @@ def change_data(change: Change, threshold: float | None = None) -> dict:
 
 
 def confirmation_data(found) -> dict:
-    """A confirm.Confirmation's verdict and interval (none: the suspect was not measured)."""
     interval = found.interval
     return {
         "verdict": found.verdict,
@@ -64,7 +58,6 @@ def confirmation_data(found) -> dict:
 
 
 def data(verdict: Verdict) -> dict:
-    """The verdict's document: status, whether a regression counts, and every row the report shows."""
     source, thresholds = verdict.source, verdict.source.thresholds
     suspects = None
     if verdict.confirmations is not None:
@@ -113,19 +106,11 @@ def data(verdict: Verdict) -> dict:
 
 
 def overrule_data(why) -> dict:
-    """Why an instruction rise does not count: its two commits counted again side by side (``recount``), or its
-    operation's time re-measured side by side (``time``)."""
     if isinstance(why, Recount):
         return {"recount": {"before": number(why.before), "after": number(why.after), "environment": why.environment}}
+    bounds = {key: number(getattr(why.interval, key)) for key in ("estimate", "low", "high")}
     return {
-        "time": {
-            "benchmark": why.change.benchmark,
-            "params": why.change.params,
-            "estimate": number(why.interval.estimate),
-            "low": number(why.interval.low),
-            "high": number(why.interval.high),
-            "pairs": why.interval.pairs,
-        }
+        "time": {"benchmark": why.change.benchmark, "params": why.change.params, **bounds, "pairs": why.interval.pairs}
     }
 
 
@@ -168,15 +153,11 @@ def write(path: Path, document: dict) -> None:
 
 
 def read(path: Path) -> dict:
-    """A verdict document as ``write`` writes it, checked whole; BadInput naming the file for anything else.
-
-    A missing verdict is no verdict. Only what ``write`` produces is read: UTF-8 without a byte-order mark,
-    JSON without NaN or infinities, the whole shape of its status, every counted row of a kind that
-    metrics.py declares, and ``regression`` true exactly when a row counts (false for a failed night).
-    """
+    """A verdict document exactly as ``write`` writes it, checked whole (a missing verdict is no verdict); BadInput
+    naming the file for anything else."""
     raw = shapes.read_bytes(path, "gate verdict")
     try:
-        document = json.loads(raw.decode("utf-8"), parse_constant=refuse_constant)
+        document = json.loads(raw.decode("utf-8"), parse_constant=refuse_constant)  # NaN and infinity are no JSON
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise BadInput(f"gate verdict is corrupt: {path} ({error})") from None
     # schemas/verdict.schema.json: what every document holds, then the whole shape that ``data`` or ``failure``
@@ -207,5 +188,4 @@ def read(path: Path) -> dict:
 
 
 def refuse_constant(name: str):
-    """json's parse_constant: NaN and the infinities are no JSON, and ``write`` never writes them."""
     raise ValueError(f"{name} is not JSON")

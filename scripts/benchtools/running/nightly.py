@@ -14,6 +14,7 @@ from .. import git, settings
 from ..asvtools import publishable, runs, shapes
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
+from ..judging.sources import Source
 from ..publishing import results_branch
 from . import bench
 
@@ -117,15 +118,15 @@ def night(args, stage: list[str]) -> int:
             verdicts.nothing_judged(scope.nothing, str(target.results_dir), args.machine, scope.unchanged),
         )
     else:
-        options = gate.GateOptions(
-            output=args.output,
+        verdict = gate.judge(
+            Source(output=args.output),
+            scope.compare,
             # Explaining installs and profiles both commits of a step: upstream code, which the publish job (whose site
             # Pages deploys) must never run.
             explain=not args.publish_only,
             confirm=scope.confirmed and not args.no_confirm,
             max_pairs=args.confirm_max_pairs,
         )
-        verdict = gate.judge(options, scope.compare)
         if args.rejudge_run:
             verdict = exact_only(verdict)
         stage[0] = "scripts/nightly"

@@ -25,6 +25,7 @@ from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_summary
 from ..judging.recheck import split_params
+from ..judging.sources import Source
 from ..project import ROOT
 from . import bench
 
@@ -201,8 +202,10 @@ def check(request: Request) -> Outcome:
     if failures:
         raise Failed(f"{request.name}: {'; '.join(failures)}; see asv's log above")
     verdict = gate.judge(
-        gate.GateOptions(output=target.args.output, confirm=not request.no_confirm, max_pairs=request.max_pairs),
+        Source(output=target.args.output),
         (sides.base, sides.head),
+        confirm=not request.no_confirm,
+        max_pairs=request.max_pairs,
     )
     outcome = Outcome(request, sides, verdict, environments=sorted({c.env for c in verdict.changes}))
     if not request.no_confirm:

@@ -17,7 +17,8 @@ from ..asvtools import runs
 from ..asvtools.sides import log
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
-from ..judging import confirm, finding, gate, pairs
+from ..judging import confirm, finding, pairs
+from ..judging.sources import Source
 from ..project import HISTORY_DIR, ROOT
 from ..running import bench
 from ..util import markdown_table
@@ -165,7 +166,7 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts unconfirmed; and the
     confirm step's verdicts on the timing suspects (none with --no-confirm)."""
     try:
-        source = gate.GateOptions(output=output, threshold=args.threshold, time_threshold=args.time_threshold).source()
+        source = Source(output=output, threshold=args.threshold, time_threshold=args.time_threshold)
         changes, _unjudged = finding.compare_changes(source, base, tag)
         suspects = [] if args.no_confirm else confirm.suspects(changes, source.thresholds)
         found = confirm.confirmations(source.config, suspects, args.confirm_max_pairs)
