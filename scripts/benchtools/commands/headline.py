@@ -25,9 +25,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--processes", type=common_args.at_least(2, "processes"), default=defaults.processes, help="(%(default)s)"
     )
-    record = ROOT / ".cache/headline/record.json"
-    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
-    parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
+    common_args.add_record(parser, ROOT / ".cache/headline/record.json")
     compare = parser.add_mutually_exclusive_group()
     compare.add_argument(
         "--agree-with", type=Path, metavar="RECORD", help="measure nothing: whether --record's run and RECORD's agree"
@@ -48,10 +46,11 @@ def run(args, config) -> int:
             what, block = f"{args.record.name} and {args.agree_with.name}", "headline-runs"
         text = headline.agreement_table(first, second, what)
     else:
-        options = headline.Options(
-            release=args.release, jax=args.jax, processes=args.processes, record=args.record, env_dir=args.env_dir
+        record = (
+            headline.read(args.record)
+            if args.from_record
+            else headline.campaign(common_args.options(headline.Options, args))
         )
-        record = headline.read(args.record) if args.from_record else headline.campaign(options)
         block, text = "headline", headline.table(record)
     print(text)
     if args.docs:

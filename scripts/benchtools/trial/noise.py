@@ -21,7 +21,7 @@ from ..asvtools import environments as asv_envs
 from ..asvtools import shapes
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..judging import confirm, pairs
-from ..running import bench
+from ..running.bench import ENV_DIR
 from ..settings import reference_equinox, reference_jax
 from ..util import markdown_table
 from .campaign import Campaign, prepared
@@ -38,10 +38,10 @@ class Options:
     release: str = field(default_factory=reference_equinox)
     jax: str = field(default_factory=reference_jax)
     pairs: int = 16
-    benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
+    bench: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
     suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
     record: Path = Path("timing-noise.json")
-    env_dir: Path = bench.ENV_DIR
+    env_dir: Path = ENV_DIR
     seed: int = 0  # of the resampling, so that a record's figures can be recomputed
     hash_seed: str = FRESH  # FRESH: each process draws its own (the confirm step's way); PAIRED: a pair shares one
 
@@ -162,7 +162,7 @@ def campaign(options: Options) -> dict:
     with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
         measured = []
         for name in sorted(suite["before"].benchmarks):
-            if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.benchmarks or [""]):
+            if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.bench or [""]):
                 continue
             listed = suite["before"].benchmarks[name]
             combos = [", ".join(c) for c in itertools.product(*listed["params"])] if listed["params"] else [""]
