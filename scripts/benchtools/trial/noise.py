@@ -1,9 +1,6 @@
-"""Timing noise between fresh processes, measured A/A (scripts/timing-noise): the confirm step's own measurement of
-identical code on both sides, and what its log ratios d give: the A/A interval, the minimum detectable effect (MDE)
-and a night's false-alarm rate, the latter two by running ``pairs.sequential`` on d resampled (centred on 0).
-
-Resampling treats the pairs as independent draws, which they are when each process is a fresh interpreter; the A/A
-intervals check that on the measurements themselves.
+"""Timing noise between fresh processes, measured A/A: the MDE and a night's false-alarm rate come from running
+``pairs.sequential`` on the log ratios resampled, centred on 0. Resampling treats the pairs as independent draws, which
+they are when each process is a fresh interpreter; the A/A intervals check that on the measurements themselves.
 """
 
 import itertools
@@ -64,15 +61,12 @@ class Measured:
 
 
 def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> list[list[float]]:
-    """``simulations`` runs of MAX_PAIRS log ratios drawn from the measured ones, centred on 0."""
     centre = statistics.median(log_ratios)
     centred = [d - centre for d in log_ratios]
     return [[rng.choice(centred) for _ in range(pairs.MAX_PAIRS)] for _ in range(simulations)]
 
 
 def called_slower(run: list[float], shift: float, suspects: int) -> bool:
-    """Whether the confirm step calls a resampled run slower, each log ratio plus ``shift``."""
-
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         return [(1.0, math.exp(d + shift)) for d in run[first : first + count]]
 
@@ -80,18 +74,14 @@ def called_slower(run: list[float], shift: float, suspects: int) -> bool:
 
 
 def power(runs: list[list[float]], effect: float, suspects: int) -> float:
-    """The share of the resampled runs that the confirm step calls slower with a slowdown of ``effect`` added."""
     return sum(called_slower(run, math.log1p(effect), suspects) for run in runs) / len(runs)
 
 
 def minimum_detectable_effect(
     log_ratios: list[float], suspects: int, simulations: int = SIMULATIONS, seed: int = 0
 ) -> float | None:
-    """The smallest relative slowdown called slower in POWER of the runs (to 0.1 point); None: above LARGEST_EFFECT.
-
-    Every effect tried is added to the same resampled runs, so that the power grows with the effect and the search has
-    one answer.
-    """
+    """None: above LARGEST_EFFECT. Every effect tried is added to the same resampled runs, so that the power grows
+    with the effect and the search has one answer."""
     runs = resampled(log_ratios, simulations, random.Random(seed))
     if power(runs, LARGEST_EFFECT, suspects) < POWER:
         return None
@@ -106,7 +96,6 @@ def minimum_detectable_effect(
 
 
 def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed: int = 0) -> float:
-    """The share of simulated nights of ``suspects`` suspects, nothing changed, that call any suspect slower."""
     rng = random.Random(seed)
     alarms = 0
     for _night in range(nights):
@@ -188,7 +177,6 @@ def read(path: Path) -> dict:
 
 
 def docs_block(record: dict) -> str:
-    """The block of docs/timing-noise.md that a record's table goes to: one per hash-seed design."""
     return "timing-noise" if record["hash_seed"] == FRESH else f"timing-noise-{record['hash_seed']}"
 
 
