@@ -6,7 +6,7 @@ import os
 import shutil
 import statistics
 import subprocess
-from dataclasses import dataclass
+from collections import Counter, namedtuple
 from pathlib import Path
 
 from benchmarks import metrics
@@ -87,11 +87,8 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
     )
 
 
-@dataclass(frozen=True)
-class Variant:
-    tag: str
-    row: str  # its row in the tables: every A/A copy shares one
-    base: str  # the tag it is compared with
+# row: its row in the tables, every A/A copy's the same; base: the tag it is compared with
+Variant = namedtuple("Variant", "tag row base")
 
 
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
@@ -195,24 +192,22 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
     for row in rows:
         comparisons = confirmed[row]
         verdicts = [v for one in comparisons for v in one]
-        tally = {name: sum(v.verdict == name for v in verdicts) for name in pairs.VERDICTS}
+        timed = [v for v in verdicts if v.interval]
         key = [
             next((v for v in one if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
             for one in comparisons
         ]
         key_verdicts = [v.verdict if v else "not suspect" for v in key]
         estimates = [v.interval.estimate for v in key if v and v.interval]
-        pair_counts = [v.interval.pairs for v in verdicts if v.interval]
-        seconds = [v.seconds for v in verdicts if v.interval]
         found.append(
             [
                 row,
                 f"{sum(any(v.verdict == pairs.SLOWER for v in one) for one in comparisons)}/{len(comparisons)}",
                 " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
                 f"{statistics.median(estimates):+.1%}" if estimates else "n/a",
-                f"{tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]}",
-                f"{statistics.fmean(pair_counts) if pair_counts else 0:.1f}",
-                f"{statistics.fmean(seconds) if seconds else 0:.0f}",
+                " / ".join(str(sum(v.verdict == name for v in verdicts)) for name in pairs.VERDICTS),
+                f"{statistics.fmean([v.interval.pairs for v in timed]) if timed else 0:.1f}",
+                f"{statistics.fmean([v.seconds for v in timed]) if timed else 0:.0f}",
             ]
         )
     head = ["variant", "comparisons slower", "tree_at in tree_map passes: slower / same / undecided / not suspect"]
@@ -224,7 +219,7 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
 def campaign(args) -> str:
     repo, release, variants = build_repository(args)
     rows = list(dict.fromkeys(variant.row for variant in variants))
-    flags = {row: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for row in rows}
+    flags = {row: Counter() for row in rows}
     slowdowns = {row: [] for row in rows}
     aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
     confirmed = {row: [] for row in rows}  # per comparison, the confirm step's verdicts
@@ -259,8 +254,7 @@ def campaign(args) -> str:
                 for change, _threshold, counted in judged
                 if counted
             }
-            for kind in kinds:
-                flags[variant.row][kind] += 1
+            flags[variant.row].update(kinds)
             flags[variant.row]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
             flags[variant.row]["any"] += bool(kinds)
             if variant.row == AA:
