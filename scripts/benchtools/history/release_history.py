@@ -358,7 +358,6 @@ class Options:  # scripts/release-history's
     python: tuple[int, int] | None = None
     select: str | None = None
     admits: tuple[int, int] | None = None  # of the selected releases, only those that admit this Python
-    print_: str | None = None
     select_option: str = "--select"  # how messages name the option that gave ``select``
 
 

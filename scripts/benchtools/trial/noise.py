@@ -154,8 +154,7 @@ def campaign(options: Options) -> dict:
             if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.bench or [""]):
                 continue
             listed = suite["before"].benchmarks[name]
-            combos = [", ".join(c) for c in itertools.product(*listed["params"])] if listed["params"] else [""]
-            for combo in combos:
+            for combo in [", ".join(c) for c in itertools.product(*listed["params"])]:  # no params: [""]
                 started = time.monotonic()
                 index = param_index(listed, combo)
                 seeds = random.Random(options.seed) if options.hash_seed == PAIRED else None
