@@ -180,21 +180,29 @@ class Probes:
             util.write_atomic(kept, json.dumps(names).encode())
         return json.loads(kept.read_text())
 
-    def venv(self, folder: Path, packages: list[list[str]], then: list[list[str]] = ()) -> str:
-        python = folder / "bin" / "python"
-        if python.exists():
-            return str(python)
+    @contextlib.contextmanager
+    def placed(self, folder: Path):
+        """A folder to make ``folder``'s content in, which becomes ``folder`` only when complete."""
         with tempfile.TemporaryDirectory(dir=self.cache, prefix=f".{folder.name}.") as work:
             made = Path(work) / folder.name
-            _checked([self.python, "-m", "venv", made])
-            pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
-            for arguments in packages:
-                _checked([*pip, "install", *arguments])
-            for arguments in then:
-                _checked([*pip, *arguments])
+            yield made
             folder.parent.mkdir(parents=True, exist_ok=True)
-            # virtualenvs hold their own path: made in place, under a name that appears only when complete
-            _place(made, folder)
+            try:
+                made.rename(folder)
+            except OSError:  # another process may have placed an equal one there first
+                if not folder.is_dir():
+                    raise
+
+    def venv(self, folder: Path, packages: list[list[str]], then: list[list[str]] = ()) -> str:
+        python = folder / "bin" / "python"
+        if not python.exists():
+            with self.placed(folder) as made:
+                _checked([self.python, "-m", "venv", made])
+                pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
+                for arguments in packages:
+                    _checked([*pip, "install", *arguments])
+                for arguments in then:
+                    _checked([*pip, *arguments])
         return str(python)
 
     def builder(self) -> str:
@@ -210,42 +218,33 @@ class Probes:
 
     def target(self, jax: Source, equinox: Source) -> Path:
         folder = self.cache / "targets" / f"py{self.series}" / f"jax-{jax.key}-equinox-{equinox.key}"
-        if folder.is_dir():
-            return folder
-        wheels = [self.wheel(source) for source in (jax, equinox)]
-        with tempfile.TemporaryDirectory(dir=self.cache, prefix=".target.") as work:
-            made = Path(work) / "site"
-            _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            _place(made, folder)
+        if not folder.is_dir():
+            wheels = [self.wheel(source) for source in (jax, equinox)]
+            with self.placed(folder) as made:
+                _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
         return folder
 
     def wheel(self, source: Source) -> Path:
         folder = self.cache / "wheels" / source.project / source.key
-        found = sorted(folder.glob("*.whl")) if folder.is_dir() else []
-        if found:
-            return found[0]
-        with tempfile.TemporaryDirectory(dir=self.cache, prefix=".wheel.") as work:
-            out = Path(work) / "out"
-            if source.commit is None:
-                get = ["download", "--no-deps", "--only-binary=:all:", f"{source.project}=={source.version}"]
-                _checked([self.builder(), "-m", "pip", "-q", *get, "-d", out])
-            else:
-                tree = Path(work) / source.project  # setup.py names what it builds after its folder
-                tree.mkdir()
-                archive = Path(work) / "source.tar"
-                git.run("archive", f"--output={archive}", source.commit, repo=source.repo)
-                shutil.unpack_archive(archive, tree, filter="data")
-                build = ["wheel", "--no-deps", "--no-build-isolation", "-w", out, tree]
-                # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
-                env = {**os.environ, "GIT_CEILING_DIRECTORIES": work}
-                if source.version:
-                    env.update(JAX_RELEASE="1")
-                _checked([self.builder(), "-m", "pip", "-q", *build], env=env)
-            [built] = out.glob("*.whl")
-            folder.mkdir(parents=True, exist_ok=True)
-            shutil.move(built, folder / built.name)
-        return folder / built.name
+        if not folder.is_dir():
+            with self.placed(folder) as made:
+                if source.commit is None:
+                    get = ["download", "--no-deps", "--only-binary=:all:", f"{source.project}=={source.version}"]
+                    _checked([self.builder(), "-m", "pip", "-q", *get, "-d", made])
+                else:
+                    work = made.parent
+                    tree = work / source.project  # setup.py names what it builds after its folder
+                    tree.mkdir()
+                    git.run("archive", f"--output={work / 'source.tar'}", source.commit, repo=source.repo)
+                    shutil.unpack_archive(work / "source.tar", tree, filter="data")
+                    build = ["wheel", "--no-deps", "--no-build-isolation", "-w", made, tree]
+                    # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
+                    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(work)}
+                    if source.version:
+                        env.update(JAX_RELEASE="1")
+                    _checked([self.builder(), "-m", "pip", "-q", *build], env=env)
+        [built] = folder.glob("*.whl")
+        return built
 
 
 def _checked(cmd, **kwargs) -> subprocess.CompletedProcess:
@@ -254,11 +253,3 @@ def _checked(cmd, **kwargs) -> subprocess.CompletedProcess:
         said = " ".join((done.stderr or done.stdout).split()[-80:])
         raise Failed(f"{Path(str(cmd[0])).name} {' '.join(map(str, cmd[1:3]))} exited {done.returncode}: {said}")
     return done
-
-
-def _place(made: Path, folder: Path) -> None:
-    try:  # another process may have placed an equal one there first
-        made.rename(folder)
-    except OSError:
-        if not folder.is_dir():
-            raise
