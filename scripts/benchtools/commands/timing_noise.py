@@ -11,7 +11,6 @@ to install or run.
 
 from ..project import ROOT
 from ..publishing import generated
-from ..running import bench
 from ..trial import noise
 from . import common_args
 
@@ -34,7 +33,7 @@ def add_arguments(parser, config) -> None:
     )
     common_args.add_bench(parser, "only the alerting timing benchmarks whose name matches REGEX; repeatable")
     common_args.add_record(parser, ROOT / ".cache/timing-noise/record.json")
-    common_args.add_env_dir(parser, bench.Options().env_dir)
+    common_args.add_env_dir(parser, defaults.env_dir)
     common_args.add_docs(parser, "timing-noise (timing-noise-paired for --hash-seed paired)")
 
 

@@ -23,7 +23,6 @@ from ..errors import BadInput, Failed
 from ..project import HISTORY_DIR, ROOT
 
 DEFAULT_INDEX = "https://pypi.org/pypi"
-# Where the benchmarked equinox history starts unless --since says otherwise.
 DEFAULT_SINCE = {"equinox": Version("0.10.11")}
 TIMEOUT = 60  # seconds, for each network operation
 
@@ -126,8 +125,6 @@ def write_import_stream(out, releases, parent, cache, name):
     out.write(b"done\n")
 
 
-# The history is append-only: the parameters that decide which releases it holds are fixed when it
-# is made, and a release committed once stays, even if the index later yanks or removes it.
 PARAMETERS_KEY = "releasehistory.parameters"
 GONE_NOTES = "refs/notes/gone"
 RELEASE_MESSAGE = re.compile(
