@@ -1,6 +1,7 @@
 """The options several commands share, each declared once (as asv's ``commands/common_args.py``)."""
 
 import argparse
+import dataclasses
 import platform
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +35,18 @@ def add_bench(parser, help: str = "only benchmarks matching REGEX (asv run -b); 
 def add_jax(parser) -> None:
     parser.add_argument(
         "--jax", action="append", default=[], metavar="VERSION", help="only the environment with this JAX (repeatable)"
+    )
+
+
+def add_record(parser, default: Path) -> None:
+    parser.add_argument("--record", type=Path, default=default, metavar="FILE", help="the JSON record (%(default)s)")
+    parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
+
+
+def options(cls, args):
+    """``cls``, a dataclass of options, filled from the parsed ``args`` of the same names."""
+    return cls(
+        **{field.name: getattr(args, field.name) for field in dataclasses.fields(cls) if hasattr(args, field.name)}
     )
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from ..project import ROOT
 from ..publishing import generated
-from ..running import bench
 from ..trial import headline, noise
 from . import common_args
 
@@ -25,32 +24,26 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--processes", type=common_args.at_least(2, "processes"), default=defaults.processes, help="(%(default)s)"
     )
-    record = ROOT / ".cache/headline/record.json"
-    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
-    parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
+    common_args.add_record(parser, ROOT / ".cache/headline/record.json")
     compare = parser.add_mutually_exclusive_group()
     compare.add_argument(
         "--agree-with", type=Path, metavar="RECORD", help="measure nothing: whether --record's run and RECORD's agree"
     )
     compare.add_argument("--timing-noise", type=Path, metavar="RECORD", help="measure nothing: its two sides, as runs")
-    common_args.add_env_dir(parser, bench.Options().env_dir)
+    common_args.add_env_dir(parser, defaults.env_dir)
     common_args.add_docs(parser, "headline (headline-runs with --agree-with, headline-agreement with --timing-noise)")
 
 
 def run(args, config) -> int:
-    if args.timing_noise or args.agree_with:
-        if args.timing_noise:
-            first, second = headline.timing_noise_runs(noise.read(args.timing_noise))
-            what, block = f"the two sides of {args.timing_noise.name}", "headline-agreement"
-        else:
-            first = headline.timing_values(headline.read(args.record))
-            second = headline.timing_values(headline.read(args.agree_with))
-            what, block = f"{args.record.name} and {args.agree_with.name}", "headline-runs"
-        text = headline.agreement_table(first, second, what)
+    if args.timing_noise:
+        runs = headline.timing_noise_runs(noise.read(args.timing_noise))
+        block = "headline-agreement"
+        text = headline.agreement_table(*runs, f"the two sides of {args.timing_noise.name}")
+    elif args.agree_with:
+        runs = [headline.timing_values(headline.read(path)) for path in (args.record, args.agree_with)]
+        block, text = "headline-runs", headline.agreement_table(*runs, f"{args.record.name} and {args.agree_with.name}")
     else:
-        options = headline.Options(
-            release=args.release, jax=args.jax, processes=args.processes, record=args.record, env_dir=args.env_dir
-        )
+        options = common_args.options(headline.Options, args)
         record = headline.read(args.record) if args.from_record else headline.campaign(options)
         block, text = "headline", headline.table(record)
     print(text)

@@ -9,12 +9,12 @@ refs/notes/gone); a built release whose sha256 changed is refused; --since,
 belongs to this script: what is not its releases is discarded.
 """
 
-import dataclasses
 from pathlib import Path
 
 from packaging.version import Version
 
 from ..history.release_history import DEFAULT_SINCE, Options, build, python_series
+from . import common_args
 
 EXAMPLES = """\
 examples:
@@ -59,8 +59,7 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    fields = {field.name for field in dataclasses.fields(Options)}
-    selected = build(Options(**{name: value for name, value in vars(args).items() if name in fields}))
+    selected = build(common_args.options(Options, args))
     if args.print_ == "tags":
         print("\n".join(r.tag for r, _commit in selected))
     elif args.print_ == "hashes":

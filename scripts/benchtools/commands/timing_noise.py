@@ -9,11 +9,8 @@ Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
 to install or run.
 """
 
-from pathlib import Path
-
 from ..project import ROOT
 from ..publishing import generated
-from ..running import bench
 from ..trial import noise
 from . import common_args
 
@@ -35,27 +32,13 @@ def add_arguments(parser, config) -> None:
         help="fresh: a PYTHONHASHSEED each process, as the confirm step; paired: one a pair (%(default)s)",
     )
     common_args.add_bench(parser, "only the alerting timing benchmarks whose name matches REGEX; repeatable")
-    record = ROOT / ".cache/timing-noise/record.json"
-    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
-    parser.add_argument(
-        "--from-record", action="store_true", help="measure nothing: print the table of the existing --record"
-    )
-    common_args.add_env_dir(parser, bench.Options().env_dir)
+    common_args.add_record(parser, ROOT / ".cache/timing-noise/record.json")
+    common_args.add_env_dir(parser, defaults.env_dir)
     common_args.add_docs(parser, "timing-noise (timing-noise-paired for --hash-seed paired)")
 
 
 def run(args, config) -> int:
-    options = noise.Options(
-        release=args.release,
-        jax=args.jax,
-        pairs=args.pairs,
-        benchmarks=args.bench,
-        suspects=args.suspects,
-        record=args.record,
-        env_dir=args.env_dir,
-        hash_seed=args.hash_seed,
-    )
-    record = noise.read(args.record) if args.from_record else noise.campaign(options)
+    record = noise.read(args.record) if args.from_record else noise.campaign(common_args.options(noise.Options, args))
     text = noise.table(record)
     print(text)
     if args.docs:

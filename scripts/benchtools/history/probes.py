@@ -1,17 +1,9 @@
-"""A JAX or Equinox commit as an environment, and its instruction counts there: a bisection's probe.
+"""A JAX or Equinox commit's instruction counts: a bisection's probe.
 
-An environment is two layers, so that a commit costs seconds and not a virtualenv: a base virtualenv per (Python,
-jaxlib release), kept, with the runtime dependencies of the jax release of that version and Equinox's; and a folder per
-(jax, Equinox) of their wheels installed with ``--no-deps --target``, which the counting process finds first on its
-path (benchmarks/callgrind.py).
-
-The jaxlib: a jax release tag runs with the jaxlib of its own version, as pip pairs them; any other commit with the
-oldest jaxlib release at or after its ``_minimum_jaxlib_version`` that imports and runs a jitted function with it. So a
-bisection between releases varies jax's Python alone until the commit that prepares the next release and raises the
-minimum.
-
-A probe's record, a failure with its reason included, is kept as JSON as soon as it is made, and read back instead of
-probing again.
+An environment is two layers, so that a commit costs seconds and not a virtualenv: a kept base virtualenv per (Python,
+jaxlib) with the runtime dependencies, and a folder per (jax, Equinox) of their wheels installed ``--no-deps --target``.
+A jax release runs with its own jaxlib, as pip pairs them; any other commit with the oldest jaxlib at or after its
+``_minimum_jaxlib_version`` that imports: so a bisection varies jax's Python alone until the minimum is raised.
 """
 
 from __future__ import annotations
@@ -49,8 +41,6 @@ PYPI_JSON = "https://pypi.org/pypi/{}/json"
 
 @dataclass(frozen=True)
 class Source:
-    """A commit of a package's bundle (``repo`` set) or a PyPI release (``version``)."""
-
     project: str
     commit: str | None = None  # the full hash, in ``repo``
     repo: Path | None = None
@@ -66,13 +56,11 @@ class Source:
 
 
 def pull_request(subject: str) -> str | None:
-    """The upstream pull request a commit's subject names: "… (#123)" or "Merge pull request #123 …"."""
     found = PULL_REQUEST.search(subject)
     return next((number for number in found.groups() if number), None) if found else None
 
 
 def commit_source(project: str, repo: Path, revision: str) -> Source:
-    """A release tag's source carries its version."""
     commit = git.out("rev-parse", "--verify", "--quiet", git.END, f"{revision}^{{commit}}", repo=repo, check=False)
     if not commit.strip():
         raise BadInput(f"{revision!r} is no commit of {repo}")
@@ -108,10 +96,7 @@ class Probes:
             raise BadInput(f"{self.python} is no Python interpreter that runs here")
         self.series = done.stdout.decode().strip()
 
-    # ---- records
-
     def path_folder(self, equinox: str) -> Path:
-        """Where the records of every jax counted with Equinox ``equinox`` (its Source.key) are kept."""
         recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
         return self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox}" / recipe
 
@@ -120,11 +105,8 @@ class Probes:
         return self.path_folder(equinox.key) / f"jax-{jax.key}{chosen}-{run}.json"
 
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
-        """The record of counting ``names`` with ``jax`` and ``equinox``: read back when kept, else made and kept.
-
-        ``run`` numbers fresh processes of the same environment (a confirmation counts runs 1 and 2);
-        ``jaxlib`` replaces the rule's choice (a step that crosses a change of jaxlib is split so).
-        """
+        """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a
+        confirmation counts 1 and 2); ``jaxlib`` replaces the rule's choice (for a step that crosses a change of it)."""
         path = self.path(jax, equinox, run, jaxlib)
         if path.is_file():
             try:
@@ -140,7 +122,6 @@ class Probes:
         return record
 
     def count(self, jax: Source, equinox: Source, run: int, jaxlib: str | None) -> dict:
-        """{"jaxlib", "tried", "counts"} or {"failed", "tried"}: the counting itself, in a fresh process."""
         self.builder()
         try:
             target = self.target(jax, equinox)
@@ -179,10 +160,7 @@ class Probes:
         why = "no jaxlib release admits it" if not candidates else "it imports with none of the jaxlibs tried"
         return {"failed": f"import: {why}", "tried": tried}
 
-    # ---- environments
-
     def releases(self) -> list[str]:
-        """jaxlib's releases with a wheel for this Python on this platform, oldest first; asked of PyPI once."""
         if not self.jaxlib_releases:
             tag = f"cp{self.series.replace('.', '')}"
             files = self.pypi_releases("jaxlib")
@@ -195,7 +173,6 @@ class Probes:
         return self.jaxlib_releases
 
     def pypi_releases(self, package: str) -> dict[str, list[str]]:
-        """{version: its files' names}, asked of PyPI once and kept."""
         kept = self.cache / f"{package}-releases.json"
         if not kept.is_file():
             releases = release_history.fetch_json(PYPI_JSON.format(package))["releases"]
@@ -203,22 +180,29 @@ class Probes:
             util.write_atomic(kept, json.dumps(names).encode())
         return json.loads(kept.read_text())
 
-    def venv(self, folder: Path, packages: list[list[str]], then: list[list[str]] = ()) -> str:
-        """``folder``'s Python, the virtualenv made first with each pip install of ``packages``, then ``then``."""
-        python = folder / "bin" / "python"
-        if python.exists():
-            return str(python)
+    @contextlib.contextmanager
+    def placed(self, folder: Path):
+        """A folder to make ``folder``'s content in, which becomes ``folder`` only when complete."""
         with tempfile.TemporaryDirectory(dir=self.cache, prefix=f".{folder.name}.") as work:
             made = Path(work) / folder.name
-            _checked([self.python, "-m", "venv", made])
-            pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
-            for arguments in packages:
-                _checked([*pip, "install", *arguments])
-            for arguments in then:
-                _checked([*pip, *arguments])
+            yield made
             folder.parent.mkdir(parents=True, exist_ok=True)
-            # virtualenvs hold their own path: made in place, under a name that appears only when complete
-            _place(made, folder)
+            try:
+                made.rename(folder)
+            except OSError:  # another process may have placed an equal one there first
+                if not folder.is_dir():
+                    raise
+
+    def venv(self, folder: Path, packages: list[list[str]], then: list[list[str]] = ()) -> str:
+        python = folder / "bin" / "python"
+        if not python.exists():
+            with self.placed(folder) as made:
+                _checked([self.python, "-m", "venv", made])
+                pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
+                for arguments in packages:
+                    _checked([*pip, "install", *arguments])
+                for arguments in then:
+                    _checked([*pip, *arguments])
         return str(python)
 
     def builder(self) -> str:
@@ -234,58 +218,38 @@ class Probes:
 
     def target(self, jax: Source, equinox: Source) -> Path:
         folder = self.cache / "targets" / f"py{self.series}" / f"jax-{jax.key}-equinox-{equinox.key}"
-        if folder.is_dir():
-            return folder
-        wheels = [self.wheel(source) for source in (jax, equinox)]
-        with tempfile.TemporaryDirectory(dir=self.cache, prefix=".target.") as work:
-            made = Path(work) / "site"
-            _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            _place(made, folder)
+        if not folder.is_dir():
+            wheels = [self.wheel(source) for source in (jax, equinox)]
+            with self.placed(folder) as made:
+                _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
         return folder
 
     def wheel(self, source: Source) -> Path:
-        """Built from its commit's tree, or a PyPI release's, kept per source."""
         folder = self.cache / "wheels" / source.project / source.key
-        found = sorted(folder.glob("*.whl")) if folder.is_dir() else []
-        if found:
-            return found[0]
-        with tempfile.TemporaryDirectory(dir=self.cache, prefix=".wheel.") as work:
-            out = Path(work) / "out"
-            if source.commit is None:
-                get = ["download", "--no-deps", "--only-binary=:all:", f"{source.project}=={source.version}"]
-                _checked([self.builder(), "-m", "pip", "-q", *get, "-d", out])
-            else:
-                tree = Path(work) / source.project  # setup.py names what it builds after its folder
-                tree.mkdir()
-                archive = Path(work) / "source.tar"
-                git.run("archive", f"--output={archive}", source.commit, repo=source.repo)
-                shutil.unpack_archive(archive, tree, filter="data")
-                build = ["wheel", "--no-deps", "--no-build-isolation", "-w", out, tree]
-                # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
-                env = {**os.environ, "GIT_CEILING_DIRECTORIES": work}
-                if source.version:
-                    env.update(JAX_RELEASE="1")
-                _checked([self.builder(), "-m", "pip", "-q", *build], env=env)
-            [built] = out.glob("*.whl")
-            folder.mkdir(parents=True, exist_ok=True)
-            shutil.move(built, folder / built.name)
-        return folder / built.name
+        if not folder.is_dir():
+            with self.placed(folder) as made:
+                if source.commit is None:
+                    get = ["download", "--no-deps", "--only-binary=:all:", f"{source.project}=={source.version}"]
+                    _checked([self.builder(), "-m", "pip", "-q", *get, "-d", made])
+                else:
+                    work = made.parent
+                    tree = work / source.project  # setup.py names what it builds after its folder
+                    tree.mkdir()
+                    git.run("archive", f"--output={work / 'source.tar'}", source.commit, repo=source.repo)
+                    shutil.unpack_archive(work / "source.tar", tree, filter="data")
+                    build = ["wheel", "--no-deps", "--no-build-isolation", "-w", made, tree]
+                    # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
+                    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(work)}
+                    if source.version:
+                        env.update(JAX_RELEASE="1")
+                    _checked([self.builder(), "-m", "pip", "-q", *build], env=env)
+        [built] = folder.glob("*.whl")
+        return built
 
 
 def _checked(cmd, **kwargs) -> subprocess.CompletedProcess:
-    """Failed naming the command and its last words on a non-zero exit."""
     done = util.run(cmd, capture_output=True, text=True, errors="replace", **kwargs)
     if done.returncode != 0:
         said = " ".join((done.stderr or done.stdout).split()[-80:])
         raise Failed(f"{Path(str(cmd[0])).name} {' '.join(map(str, cmd[1:3]))} exited {done.returncode}: {said}")
     return done
-
-
-def _place(made: Path, folder: Path) -> None:
-    """Rename ``made`` to ``folder``, unless another process placed an equal one there first."""
-    try:
-        made.rename(folder)
-    except OSError:
-        if not folder.is_dir():
-            raise

@@ -1,11 +1,11 @@
-"""A git repository of a package's PyPI releases: one commit and tag per sdist, append-only."""
+"""A git repository of a package's PyPI releases: one commit and tag per sdist, made by git fast-import, append-only."""
 
 import argparse
 import dataclasses
 import datetime
 import hashlib
 import re
-import sys
+import tarfile
 import tempfile
 import urllib.parse
 from pathlib import Path
@@ -18,12 +18,11 @@ from packaging.version import InvalidVersion, Version
 from .. import git as git_
 from .. import util
 from ..asvtools import lock
+from ..asvtools.sides import log
 from ..errors import BadInput, Failed
 from ..project import HISTORY_DIR, ROOT
-from . import release_repo
 
 DEFAULT_INDEX = "https://pypi.org/pypi"
-# Where the benchmarked equinox history starts unless --since says otherwise.
 DEFAULT_SINCE = {"equinox": Version("0.10.11")}
 TIMEOUT = 60  # seconds, for each network operation
 
@@ -45,12 +44,155 @@ class Release:
         return requires_python_admits(self.requires_python, python, self.version)
 
 
-def log(message):
-    print(message, file=sys.stderr, flush=True)
+NAME, EMAIL = "PyPI release history", "release-history@localhost"
+# Set in the repositories this script creates: it resets and cleans its repository, so it refuses to touch any other.
+OWNER_KEY = "releasehistory.package"
+# Nothing but this script may shape the commits: not the user's git config (signing, autocrlf, default branch...) nor
+# the caller's GIT_* variables. Release commits take their author and dates from the import stream; this identity
+# names the reflog's entries and the notes of releases gone.
+GIT_ENV = git_.isolated_env(
+    GIT_COMMITTER_NAME=NAME, GIT_COMMITTER_EMAIL=EMAIL, GIT_AUTHOR_NAME=NAME, GIT_AUTHOR_EMAIL=EMAIL
+)
+
+
+def git(repo, *args, input=None, stdin=None, check=True):
+    return git_.out(*args, repo=repo, env=GIT_ENV, input=input, stdin=stdin, check=check)
+
+
+def check_repo(repo, package):
+    if (repo / ".git").exists():
+        owner = git(repo, "config", "--local", "--get", OWNER_KEY, check=False).strip()
+        if owner != package:
+            raise BadInput(
+                f"{repo} is a git repository but not a release history of {package} "
+                f"(its {OWNER_KEY} is {owner or 'unset'}); choose another --repo"
+            )
+        return True
+    if repo.exists() and (not repo.is_dir() or any(repo.iterdir())):
+        raise BadInput(f"{repo} exists and is not a release history; choose another --repo")
+    return False
+
+
+def sdist_files(path):
+    tops = set()
+    try:
+        with tarfile.open(path) as tar:
+            for member in tar:
+                if member.isdir():
+                    continue
+                top, _, inner = member.name.removeprefix("./").partition("/")
+                tops.add(top)
+                if not inner or len(tops) > 1:
+                    raise BadInput(f"{path.name} is not a single top-level folder: it has {member.name}")
+                if {"", ".", "..", ".git"} & set(inner.split("/")):
+                    raise BadInput(f"{path.name} contains an unsafe path: {member.name}")
+                if member.issym():
+                    yield inner, b"120000", member.linkname.encode("utf-8", "surrogateescape")
+                elif member.isfile() or member.islnk():
+                    # git keeps only the owner's execute bit.
+                    mode = b"100755" if member.mode & 0o100 else b"100644"
+                    yield inner, mode, tar.extractfile(member).read()
+                else:
+                    raise BadInput(f"{path.name} contains {member.name}, neither a file nor a link")
+    except (tarfile.TarError, OSError, EOFError, KeyError) as e:
+        raise BadInput(f"cannot read {path}: {e}") from None
+
+
+def write_data(out, data):
+    out.write(b"data %d\n%s\n" % (len(data), data))
+
+
+def quote(path):
+    # fast-import accepts C-style quoting for any path, and needs it for some.
+    raw = path.encode("utf-8", "surrogateescape")
+    return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+
+
+def write_import_stream(out, releases, parent, cache, name):
+    for mark, release in enumerate(releases, start=1):
+        signature = f"{NAME} <{EMAIL}> {int(release.uploaded.timestamp())} +0000"
+        out.write(f"commit refs/heads/main\nmark :{mark}\nauthor {signature}\ncommitter {signature}\n".encode())
+        message = f"{name} {release.version}\n\nsdist: {release.filename}\nsha256: {release.sha256}\n"
+        write_data(out, message.encode())
+        if mark == 1 and parent:
+            out.write(f"from {parent}\n".encode())
+        out.write(b"deleteall\n")
+        for path, mode, content in sdist_files(cache / release.filename):
+            out.write(b"M %s inline %s\n" % (mode, quote(path)))
+            write_data(out, content)
+        out.write(f"reset refs/tags/{release.tag}\nfrom :{mark}\n\n".encode())
+    # With --done, a stream cut short (the script killed) updates no ref.
+    out.write(b"done\n")
+
+
+PARAMETERS_KEY = "releasehistory.parameters"
+GONE_NOTES = "refs/notes/gone"
+RELEASE_MESSAGE = re.compile(
+    r"(?P<name>\S+) (?P<version>\S+)\n\nsdist: (?P<filename>\S+)\nsha256: (?P<sha256>[0-9a-f]{64})\n?"
+)
+
+
+def check_parameters(repo, parameters, built, history):
+    """BadInput if other --since, --until or --python would rewrite REPO's history rather than extend it: new
+    parameters are taken when the history they select holds every built release and adds releases only after them."""
+    recorded = git(repo, "config", "--local", "--get", PARAMETERS_KEY, check=False).strip()
+    if not recorded or recorded == parameters:
+        return
+    order = [r.version for r in history]
+    kept = [version for _commit, version, _sha256 in built if version in order]
+    dropped = [str(version) for _commit, version, _sha256 in built if version not in order]
+    inserted = [str(version) for version in order[: len(kept)] if version not in kept]
+    if dropped or inserted:
+        change = (
+            f"would drop {' '.join(dropped)}" if dropped else f"would insert {' '.join(inserted)} before built releases"
+        )
+        raise BadInput(
+            f"{repo} holds a history built with {recorded}; {parameters} {change}: a history is "
+            "append-only, so its commits cannot change; choose another --repo"
+        )
+
+
+def built_releases(repo, chain):
+    """(commit, version, sha256) of each release commit of main, oldest first, up to the first that is not one."""
+    built = []
+    for commit in chain:
+        match = RELEASE_MESSAGE.fullmatch(git(repo, "show", "-s", "--format=%B", commit).strip() + "\n")
+        if not match:
+            break
+        try:
+            built.append((commit, Version(match["version"]), match["sha256"]))
+        except InvalidVersion:
+            break
+    return built
+
+
+def check_built(built, history, url):
+    published = {r.version: r for r in history}
+    gone = []
+    for commit, version, sha256 in built:
+        release = published.get(version)
+        if release is None:
+            gone.append((commit, version))
+        elif release.sha256 != sha256:
+            raise BadInput(
+                f"{url} now publishes sha256 {release.sha256} for {version}, whose sdist was built "
+                f"into this history with sha256 {sha256}: a release's file changed; nothing was changed"
+            )
+    return gone
+
+
+def record_gone(repo, commit, version):
+    note = (
+        f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases "
+        "keep their hashes, and no longer selected\n"
+    )
+    if git(repo, "notes", "--ref", GONE_NOTES, "show", commit, check=False) == note:
+        return
+    git(repo, "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
+    log(f"warning: {note.strip()}")
 
 
 def python_series(text):
-    """Parse --python: a Python version series X.Y, as (X, Y)."""
     match = re.fullmatch(r"([0-9]+)\.([0-9]+)", text)
     if not match:
         raise argparse.ArgumentTypeError(f"{text!r} is not a Python version X.Y, such as 3.11")
@@ -213,7 +355,6 @@ class Options:  # scripts/release-history's
     python: tuple[int, int] | None = None
     select: str | None = None
     admits: tuple[int, int] | None = None  # of the selected releases, only those that admit this Python
-    print_: str | None = None
     select_option: str = "--select"  # how messages name the option that gave ``select``
 
 
@@ -250,17 +391,17 @@ def build(args: Options) -> list[tuple[Release, str]]:
 
 def update(repo, package, name, url, history, cache, parameters):
     """Append to repo (made if missing) the releases of history it lacks; return its tags.  Under the repo's lock."""
-    exists = release_repo.check_repo(repo, package)
+    exists = check_repo(repo, package)
     chain, tags, built = [], {}, []
     if exists:
-        if release_repo.git(repo, "for-each-ref", "refs/heads/main"):
-            chain = release_repo.git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
-        tags = git_.tags(repo, env=release_repo.GIT_ENV)
+        if git(repo, "for-each-ref", "refs/heads/main"):
+            chain = git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
+        tags = git_.tags(repo, env=GIT_ENV)
         # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
-        built = release_repo.built_releases(repo, chain)
-        release_repo.check_parameters(repo, parameters, built, history)
+        built = built_releases(repo, chain)
+        check_parameters(repo, parameters, built, history)
     kept = len(built)
-    gone = release_repo.check_built(built, history, url)
+    gone = check_built(built, history, url)
     built_versions = {version for _commit, version, _sha256 in built}
     pending = [r for r in history if r.version not in built_versions]
     with tempfile.TemporaryFile() as stream:
@@ -268,15 +409,15 @@ def update(repo, package, name, url, history, cache, parameters):
         with lock.held(lock.beside(cache), f"another scripts/release-history using the sdist cache {cache}"):
             for release in pending:
                 fetch_sdist(release, cache)
-            release_repo.write_import_stream(stream, pending, built[-1][0] if built else None, cache, name)
+            write_import_stream(stream, pending, built[-1][0] if built else None, cache, name)
         stream.seek(0)
 
         if not exists:
             repo.mkdir(parents=True, exist_ok=True)
-            release_repo.git(repo, "init", "-q", "-b", "main")
-            release_repo.git(repo, "config", release_repo.OWNER_KEY, package)
-        release_repo.git(repo, "config", release_repo.PARAMETERS_KEY, parameters)
-        release_repo.git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
+            git(repo, "init", "-q", "-b", "main")
+            git(repo, "config", OWNER_KEY, package)
+        git(repo, "config", PARAMETERS_KEY, parameters)
+        git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
         # Tags follow the built releases; a commit that is not one (an interrupted or edited state) goes.
         wanted = {f"v{version}": commit for commit, version, _sha256 in built}
         updates = [f"delete refs/tags/{t}\n" for t in tags if t not in wanted]
@@ -285,16 +426,16 @@ def update(repo, package, name, url, history, cache, parameters):
             log(f"removing {len(chain) - kept} commit(s) of {repo} that are not releases it built")
             updates.append(f"update refs/heads/main {built[-1][0]}\n" if built else "delete refs/heads/main\n")
         if updates:
-            release_repo.git(repo, "update-ref", "--stdin", input="".join(updates))
+            git(repo, "update-ref", "--stdin", input="".join(updates))
         for commit, version in gone:
-            release_repo.record_gone(repo, commit, version)
+            record_gone(repo, commit, version)
         if pending:
-            release_repo.git(repo, "fast-import", "--quiet", "--done", stdin=stream)
+            git(repo, "fast-import", "--quiet", "--done", stdin=stream)
 
-    if release_repo.git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all"):
-        release_repo.git(repo, "reset", "--hard", "-q")
-        release_repo.git(repo, "clean", "-fdxq")
+    if git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all"):
+        git(repo, "reset", "--hard", "-q")
+        git(repo, "clean", "-fdxq")
 
     added = f", {len(pending)} added: {' '.join(str(r.version) for r in pending)}" if pending else ""
     log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
-    return git_.tags(repo, env=release_repo.GIT_ENV)
+    return git_.tags(repo, env=GIT_ENV)

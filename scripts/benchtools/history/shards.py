@@ -6,7 +6,6 @@ from ..errors import BadInput
 
 
 def read_commits(lines, name: str) -> list[str]:
-    """The commits of a list, one per line, blank lines ignored."""
     try:
         commits = [line.strip() for line in lines if line.strip()]
     except UnicodeDecodeError as error:
@@ -23,5 +22,4 @@ def read_commits(lines, name: str) -> list[str]:
 
 
 def shard(commits: list[str], shards: int, index: int) -> list[str]:
-    """Shard ``index`` of ``shards``: commit i goes to shard i mod ``shards``, in the list's order."""
     return commits[index::shards]

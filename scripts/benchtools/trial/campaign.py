@@ -31,18 +31,15 @@ class Campaign:
 
     @classmethod
     def of(cls, release: str, jax: list[str], env_dir: Path, path: Path) -> "Campaign":
-        """The campaign of ``release`` in the environments of ``jax`` (empty: every one it runs in)."""
         target = bench.Target(bench.Options(releases=release, jax=jax, env_dir=env_dir))
         [(_release, commit)] = bench.releases(target)
         return cls(target, release, commit, path)
 
     def environments(self, suffix: str) -> Iterator[tuple[dict, Path]]:
-        """(matrix entry, its configuration named with ``suffix``) of each chosen environment."""
         for _env_name, entry in bench.environments(self.target):
             yield entry, self.target.config(entry, suffix)
 
     def opened(self, schema: int, fields: dict, listed: str) -> dict:
-        """The record, with an empty list ``listed`` for what is measured."""
         return {
             "schema": schema,
             "release": self.release,
@@ -65,6 +62,5 @@ class Campaign:
 
 @contextlib.contextmanager
 def prepared(config: Path, label: str, commits: dict[str, str], names: list[str], root: Path, lock: Path):
-    """sides.prepare's sides of ``commits`` in ``root``, held under ``lock``'s run lock while inside."""
     with exclusive(lock):
         yield sides.prepare(config, label, commits, names, root)

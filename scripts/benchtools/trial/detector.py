@@ -6,7 +6,7 @@ import os
 import shutil
 import statistics
 import subprocess
-from dataclasses import dataclass
+from collections import Counter, namedtuple
 from pathlib import Path
 
 from benchmarks import metrics
@@ -50,13 +50,8 @@ def inject(source: str, calls: int) -> str:
 
 
 def inject_c_work(source: str, pads: int) -> str:
-    """tree_at made slower by work done in C alone: the same Python calls, the same bytecodes.
-
-    tree_at becomes a ``functools.partial`` of itself holding ``pads`` unused keyword arguments, which its new
-    ``**_detector_trial_pad`` absorbs. At each call, C code copies them into the call's keyword dict, matches each
-    against the parameter names and stores it in the ``**`` dict: work that grows with ``pads`` and runs no bytecode and
-    no Python call (a partial is not a Python function, and tree_at's body is untouched).
-    """
+    """tree_at made slower by work in C alone: a ``functools.partial`` of itself holding ``pads`` unused keyword
+    arguments, which C copies, matches and stores in its new ``**`` dict at each call, running no bytecode."""
     return (
         pad_signature(source) + "\n\nimport functools as _detector_trial_functools\n\n"
         f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n"
@@ -64,12 +59,8 @@ def inject_c_work(source: str, pads: int) -> str:
 
 
 def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
-    """How many pads slow one tree_at call (the suite's default update) by ``percent`` (pads.pads_for).
-
-    Measured in a child process of ``python``, the trial's own asv environment with the release installed, so that
-    this process, which forks asv later, never imports JAX: a pad's share of a tree_at call depends on the JAX and the
-    Equinox it is measured on.
-    """
+    """pads.pads_for in a child of ``python`` (the trial's asv environment): this process, which forks asv later,
+    must never import JAX, and a pad's share of a call depends on the JAX and Equinox measured."""
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
     done = subprocess.run(
         [str(python), "-c", code],
@@ -96,19 +87,13 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
     )
 
 
-@dataclass(frozen=True)
-class Variant:
-    tag: str
-    row: str  # its row in the tables: every A/A copy shares one
-    base: str  # the tag it is compared with
+# row: its row in the tables, every A/A copy's the same; base: the tag it is compared with
+Variant = namedtuple("Variant", "tag row base")
 
 
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
-    """The trial repository, the release's tag, and the variants committed after it, in order.
-
-    The A/A copies form a chain, each compared with the one before (the first with the release), as the nightly compares
-    consecutive commits; every other variant is compared with the release.
-    """
+    """The A/A copies form a chain, each compared with the one before (the first with the release), as the nightly
+    compares consecutive commits; every other variant is compared with the release."""
     release_history.build(release_history.Options(repo=HISTORY))
     release = f"v{args.release}"
     if release not in git_(HISTORY, "tag").split():
@@ -146,20 +131,6 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         git_(repo, *IDENTITY, "commit", "-qm", f"{args.release}, {label}")
         git_(repo, "tag", "-f", variant.tag)
     return repo, release, variants
-
-
-def run_trial(args, repo: Path, number: int) -> Path:
-    output = args.output / f"trial-{number}"
-    shutil.rmtree(output, ignore_errors=True)
-    log(f"=== trial {number}/{args.trials}")
-    try:
-        status = bench.bench(trial_options(args, repo, output))
-    except Error as error:
-        raise Error(f"trial {number}: scripts/bench failed: {error}", error.code) from None
-    if status != ExitCode.OK:
-        # Any status but 0, scripts/bench's 1 included, means the trial has no complete measurement.
-        raise Failed(f"trial {number}: scripts/bench exited {int(status)}; see above")
-    return output
 
 
 def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
@@ -223,24 +194,22 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
     for row in rows:
         comparisons = confirmed[row]
         verdicts = [v for one in comparisons for v in one]
-        tally = {name: sum(v.verdict == name for v in verdicts) for name in pairs.VERDICTS}
+        timed = [v for v in verdicts if v.interval]
         key = [
             next((v for v in one if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
             for one in comparisons
         ]
         key_verdicts = [v.verdict if v else "not suspect" for v in key]
         estimates = [v.interval.estimate for v in key if v and v.interval]
-        pair_counts = [v.interval.pairs for v in verdicts if v.interval]
-        seconds = [v.seconds for v in verdicts if v.interval]
         found.append(
             [
                 row,
                 f"{sum(any(v.verdict == pairs.SLOWER for v in one) for one in comparisons)}/{len(comparisons)}",
                 " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
                 f"{statistics.median(estimates):+.1%}" if estimates else "n/a",
-                f"{tally[pairs.SLOWER]} / {tally[pairs.SAME]} / {tally[pairs.UNDECIDED]}",
-                f"{statistics.fmean(pair_counts) if pair_counts else 0:.1f}",
-                f"{statistics.fmean(seconds) if seconds else 0:.0f}",
+                " / ".join(str(sum(v.verdict == name for v in verdicts)) for name in pairs.VERDICTS),
+                f"{statistics.fmean([v.interval.pairs for v in timed]) if timed else 0:.1f}",
+                f"{statistics.fmean([v.seconds for v in timed]) if timed else 0:.0f}",
             ]
         )
     head = ["variant", "comparisons slower", "tree_at in tree_map passes: slower / same / undecided / not suspect"]
@@ -252,45 +221,42 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
 def campaign(args) -> str:
     repo, release, variants = build_repository(args)
     rows = list(dict.fromkeys(variant.row for variant in variants))
-    flags = {row: dict.fromkeys((*TRIAL_KINDS, "timing", "any"), 0) for row in rows}
+    flags = {row: Counter() for row in rows}
     slowdowns = {row: [] for row in rows}
     aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
     confirmed = {row: [] for row in rows}  # per comparison, the confirm step's verdicts
     record = []
     for number in range(1, args.trials + 1):
-        output = run_trial(args, repo, number)
+        output = args.output / f"trial-{number}"
+        shutil.rmtree(output, ignore_errors=True)
+        log(f"=== trial {number}/{args.trials}")
+        try:
+            status = bench.bench(trial_options(args, repo, output))
+        except Error as error:
+            raise Error(f"trial {number}: scripts/bench failed: {error}", error.code) from None
+        if status != ExitCode.OK:  # scripts/bench's 1 included: the trial has no complete measurement
+            raise Failed(f"trial {number}: scripts/bench exited {int(status)}; see above")
         for variant in variants:
             judged, found = compare(args, output, variant.base, variant.tag)
             confirmed[variant.row].append(found)
             where = {"trial": number, "variant": variant.row, "tag": variant.tag, "base": variant.base}
+            interval_keys = ("estimate", "low", "high", "pairs")
             record += [
-                {
-                    **where,
-                    **{key: getattr(v.change, key) for key in CHANGE_KEYS[:3]},
-                    "verdict": v.verdict,
-                    **{key: v.interval and getattr(v.interval, key) for key in ("estimate", "low", "high", "pairs")},
-                    "seconds": v.seconds,
-                    "before_values": v.before,
-                    "after_values": v.after,
-                }
+                {**where, **{key: getattr(v.change, key) for key in CHANGE_KEYS[:3]}, "verdict": v.verdict}
+                | {key: v.interval and getattr(v.interval, key) for key in interval_keys}
+                | {"seconds": v.seconds, "before_values": v.before, "after_values": v.after}
                 for v in found
             ]
             record += [
-                {
-                    **where,
-                    **{key: getattr(change, key) for key in CHANGE_KEYS},
-                    "threshold": threshold,
-                    "counted": counted,
-                }
-                for change, threshold, counted in judged
+                {**where, **{key: getattr(change, key) for key in CHANGE_KEYS}, "threshold": threshold, "counted": n}
+                for change, threshold, n in judged
             ]
             kinds = {
                 metrics.DETERMINISTIC if change.kind in metrics.EXACT_KINDS else change.kind
                 for change, _threshold, counted in judged
                 if counted
             }
-            for kind in kinds:
-                flags[variant.row][kind] += 1
+            flags[variant.row].update(kinds)
             flags[variant.row]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
             flags[variant.row]["any"] += bool(kinds)
             if variant.row == AA:

@@ -1,10 +1,6 @@
-"""The headline figures over fresh processes (scripts/headline): each one's median, and the interval a second run's
-median lies in.
-
-One asv run gives each timing figure from one process, and one process is one draw: two fresh runs of v0.13.8 gave a jit
-ratio of 2.25 and 1.15 (issue 18). So, as pyperf does, each figure is measured in fresh interpreters (the confirm step's
-measurement, judging/confirm.py), the figures interleaved so that the machine's drift spreads over all of them. The
-interval holds if the two runs' processes are exchangeable: whether they are is what two real runs check.
+"""The headline figures over fresh processes: one process is one draw (two fresh runs of v0.13.8 gave a jit ratio of
+2.25 and 1.15, issue 18), so, as pyperf does, each figure is measured in fresh interpreters, interleaved so that the
+machine's drift spreads over all. The interval holds if two runs' processes are exchangeable, as two real runs check.
 """
 
 import calendar
@@ -93,9 +89,8 @@ def below_probability(n: int, k: int, above: int) -> float:
     """P(at least ``above`` of a second run's n values exceed the k-th largest of the first run's n), if the 2n values
     are exchangeable: that count is negative hypergeometric, P(U = u) = C(u+k-1, u) C(2n-u-k, n-u) / C(2n, n).
     """
-    return sum(math.comb(u + k - 1, u) * math.comb(2 * n - u - k, n - u) for u in range(above, n + 1)) / math.comb(
-        2 * n, n
-    )
+    below = sum(math.comb(u + k - 1, u) * math.comb(2 * n - u - k, n - u) for u in range(above, n + 1))
+    return below / math.comb(2 * n, n)
 
 
 def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float] | None:
@@ -173,9 +168,7 @@ def campaign(options: Options) -> dict:
             side.open()
             try:
                 for process in range(options.processes):
-                    for figure in FIGURES:
-                        if figure.exact and process > 0:
-                            continue
+                    for figure in [f for f in FIGURES if process == 0 or not f.exact]:  # exact: measured once
                         values[figure].append(side.value(figure.benchmark, indexes[figure]) * figure.scale)
                     log(f"headline: {label}: {process + 1} of {options.processes} processes")
             finally:
@@ -203,13 +196,6 @@ def read(path: Path) -> dict:
     return shapes.read_checked(path, "headline", "headline record")
 
 
-def took(record: dict) -> str:
-    if "finished" not in record:
-        return ""
-    started, finished = (calendar.timegm(time.strptime(record[key], STAMP)) for key in ("started", "finished"))
-    return f"; the run took {(finished - started) / 60:.1f} min, its environments' installs included"
-
-
 def newest_jax_first(env: dict):
     jax = Version(env["environment"].rsplit("jax ", 1)[-1])
     return tuple(-part for part in jax.release), env["environment"]
@@ -218,12 +204,16 @@ def newest_jax_first(env: dict):
 def table(record: dict) -> str:
     pattern = {f.label: f.pattern for f in FIGURES}
     kind = {f.label: f.kind for f in FIGURES}
+    took = ""
+    if "finished" in record:
+        started, finished = (calendar.timegm(time.strptime(record[key], STAMP)) for key in ("started", "finished"))
+        took = f"; the run took {(finished - started) / 60:.1f} min, its environments' installs included"
     lines = [
         f"Equinox {record['release']}, each timing figure the median of {record['processes']} fresh interpreters "
         f"({record['launch_method']}); the interval holds a second run's median with at least "
         f"{record['confidence']:.0%} if the two runs' processes are alike. Load average before and after: "
         f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}"
-        f"{took(record)}. Kind: *exact* is "
+        f"{took}. Kind: *exact* is "
         "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
         "by tens of % between runs on a shared machine.",
     ]
@@ -246,9 +236,6 @@ def table(record: dict) -> str:
     return "\n".join(lines)
 
 
-# ---- whether two runs agree: each run's median in the other's interval
-
-
 def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
     return {
         (env["environment"], figure["label"]): figure["values"]
@@ -259,7 +246,7 @@ def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
 
 
 def timing_noise_runs(record: dict) -> tuple[dict, dict]:
-    """A timing-noise record's two sides as two runs: the same release installed twice, fresh processes each."""
+    """The same release installed twice, fresh processes each."""
     runs = ({}, {})
     for row in record["benchmarks"]:
         short = row["benchmark"].split(".", 1)[1]
@@ -270,9 +257,6 @@ def timing_noise_runs(record: dict) -> tuple[dict, dict]:
 
 
 def agreement_table(first: dict, second: dict, what: str) -> str:
-    """For each figure both runs measured: their medians and intervals, and whether each median lies in the other run's
-    interval ("—" when a run has too few values for one)."""
-
     def shown(interval):
         return "too few values" if interval is None else f"{interval[0]:.3g} to {interval[1]:.3g}"
 

@@ -1,5 +1,5 @@
-"""The A/A spread of the instruction counts (scripts/instruction-spread): identical code counted in fresh valgrind
-processes, each run kept as soon as it is counted."""
+"""The A/A spread of the instruction counts: identical code counted in fresh valgrind processes, each run kept as soon
+as it is counted."""
 
 import json
 import os
@@ -20,8 +20,6 @@ INSTRUCTIONS = "bench_instructions.Instructions"
 
 
 def count_runs(kept: Path, runs: int, python: str) -> dict:
-    """The counts of ``runs`` runs in PYTHON's environment (``data``), counting those not kept; a kept run recorded
-    in another environment is bad input."""
     kept.mkdir(parents=True, exist_ok=True)
     found = []
     try:
@@ -110,7 +108,6 @@ def markdown(found: dict) -> str:
 
 
 def across_markdown(found: dict, other: dict) -> str:
-    """Each twin's median count in these runs and in ``other``'s environment, and how far it moved."""
     moved = []
     rows = []
     for name in OPERATIONS:
@@ -137,7 +134,7 @@ def across_markdown(found: dict, other: dict) -> str:
 
 
 def wide(found: dict) -> list[tuple[str, str]]:
-    """The alerting twins whose spread over the runs exceeds the floor in force: identical code would count."""
+    """Identical code would count."""
     return [
         (name, twin)
         for name in OPERATIONS

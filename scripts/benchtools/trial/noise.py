@@ -1,9 +1,6 @@
-"""Timing noise between fresh processes, measured A/A (scripts/timing-noise): the confirm step's own measurement of
-identical code on both sides, and what its log ratios d give: the A/A interval, the minimum detectable effect (MDE)
-and a night's false-alarm rate, the latter two by running ``pairs.sequential`` on d resampled (centred on 0).
-
-Resampling treats the pairs as independent draws, which they are when each process is a fresh interpreter; the A/A
-intervals check that on the measurements themselves.
+"""Timing noise between fresh processes, measured A/A: the MDE and a night's false-alarm rate come from running
+``pairs.sequential`` on the log ratios resampled, centred on 0. Resampling treats the pairs as independent draws, which
+they are when each process is a fresh interpreter; the A/A intervals check that on the measurements themselves.
 """
 
 import itertools
@@ -22,7 +19,7 @@ from ..asvtools import environments as asv_envs
 from ..asvtools import shapes
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..judging import confirm, pairs
-from ..running import bench
+from ..running.bench import ENV_DIR
 from ..util import markdown_table
 from .campaign import Campaign, prepared
 
@@ -38,10 +35,10 @@ class Options:
     release: str = field(default_factory=lambda: settings.load().reference_equinox)
     jax: str = field(default_factory=lambda: settings.load().reference_jax)
     pairs: int = 16
-    benchmarks: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
+    bench: list[str] = field(default_factory=list)  # regexes of names; empty: every alerting timing one
     suspects: int = 10  # the night the MDE and the false-alarm rate are also given for
     record: Path = Path("timing-noise.json")
-    env_dir: Path = bench.ENV_DIR
+    env_dir: Path = ENV_DIR
     seed: int = 0  # of the resampling, so that a record's figures can be recomputed
     hash_seed: str = FRESH  # FRESH: each process draws its own (the confirm step's way); PAIRED: a pair shares one
 
@@ -64,15 +61,12 @@ class Measured:
 
 
 def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> list[list[float]]:
-    """``simulations`` runs of MAX_PAIRS log ratios drawn from the measured ones, centred on 0."""
     centre = statistics.median(log_ratios)
     centred = [d - centre for d in log_ratios]
     return [[rng.choice(centred) for _ in range(pairs.MAX_PAIRS)] for _ in range(simulations)]
 
 
 def called_slower(run: list[float], shift: float, suspects: int) -> bool:
-    """Whether the confirm step calls a resampled run slower, each log ratio plus ``shift``."""
-
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         return [(1.0, math.exp(d + shift)) for d in run[first : first + count]]
 
@@ -80,18 +74,14 @@ def called_slower(run: list[float], shift: float, suspects: int) -> bool:
 
 
 def power(runs: list[list[float]], effect: float, suspects: int) -> float:
-    """The share of the resampled runs that the confirm step calls slower with a slowdown of ``effect`` added."""
     return sum(called_slower(run, math.log1p(effect), suspects) for run in runs) / len(runs)
 
 
 def minimum_detectable_effect(
     log_ratios: list[float], suspects: int, simulations: int = SIMULATIONS, seed: int = 0
 ) -> float | None:
-    """The smallest relative slowdown called slower in POWER of the runs (to 0.1 point); None: above LARGEST_EFFECT.
-
-    Every effect tried is added to the same resampled runs, so that the power grows with the effect and the search has
-    one answer.
-    """
+    """None: above LARGEST_EFFECT. Every effect tried is added to the same resampled runs, so that the power grows
+    with the effect and the search has one answer."""
     runs = resampled(log_ratios, simulations, random.Random(seed))
     if power(runs, LARGEST_EFFECT, suspects) < POWER:
         return None
@@ -106,7 +96,6 @@ def minimum_detectable_effect(
 
 
 def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed: int = 0) -> float:
-    """The share of simulated nights of ``suspects`` suspects, nothing changed, that call any suspect slower."""
     rng = random.Random(seed)
     alarms = 0
     for _night in range(nights):
@@ -162,11 +151,10 @@ def campaign(options: Options) -> dict:
     with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
         measured = []
         for name in sorted(suite["before"].benchmarks):
-            if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.benchmarks or [""]):
+            if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.bench or [""]):
                 continue
             listed = suite["before"].benchmarks[name]
-            combos = [", ".join(c) for c in itertools.product(*listed["params"])] if listed["params"] else [""]
-            for combo in combos:
+            for combo in [", ".join(c) for c in itertools.product(*listed["params"])]:  # no params: [""]
                 started = time.monotonic()
                 index = param_index(listed, combo)
                 seeds = random.Random(options.seed) if options.hash_seed == PAIRED else None
@@ -188,7 +176,6 @@ def read(path: Path) -> dict:
 
 
 def docs_block(record: dict) -> str:
-    """The block of docs/timing-noise.md that a record's table goes to: one per hash-seed design."""
     return "timing-noise" if record["hash_seed"] == FRESH else f"timing-noise-{record['hash_seed']}"
 
 

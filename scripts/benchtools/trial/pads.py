@@ -78,7 +78,6 @@ def pads_for(percent: float, probe: int) -> int:
 
 
 def pads_on_line(percent: float, near: int, at_near: float, at_twice: float) -> int:
-    """The pads that make ``percent``, on the straight line through (near, at_near) and (2 near, at_twice)."""
     per_pad = (at_twice - at_near) / near
     if not per_pad > 0:
         raise Error(
