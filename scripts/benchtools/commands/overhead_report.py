@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
 from ..publishing.page import html_page
-from ..publishing.rows import investigate, load_report
+from ..publishing.rows import history, investigate, load_report
 from . import common_args
 
 
@@ -48,15 +48,15 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    rows, found = load_report(args.results, args.repo, args.machine, args.latest, args.headline)
+    rows = load_report(args.results, args.repo, args.machine, args.latest, args.headline)
     max_pairs = args.confirm_max_pairs if args.confirm_steps else None
-    by_operation = investigate(rows, found, args.config, args.explain, max_pairs, args.step_times)
+    by_operation = investigate(rows, args.config, args.explain, max_pairs, args.step_times)
     if args.html:
-        print(f"wrote {html_page(rows, found, by_operation, args.html)}")
+        print(f"wrote {html_page(rows, by_operation, args.html)}")
     for path in args.readme:
-        update_markdown(path, rows, found, by_operation, args.results)
+        update_markdown(path, rows, by_operation, args.results)
         print(f"updated {path}")
     if not (args.html or args.readme):
         print("\n".join(markdown(row) for row in rows))
-        print(history_markdown(found))
+        print(history_markdown(history(rows, by_operation)))
     return 0

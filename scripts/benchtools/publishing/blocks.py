@@ -22,8 +22,8 @@ from .rows import (
     SWEEP_BENCHMARK,
     TRACING_BENCHMARK,
     CommitFigures,
-    HistoryStep,
     Interval,
+    history,
     latest_rows,
     measured,
 )
@@ -122,7 +122,7 @@ def markdown(row: CommitFigures) -> str:
     return "\n".join(lines)
 
 
-def step_sentence(step: HistoryStep) -> str:
+def step_sentence(step: operation_history.OperationStep) -> str:
     """One step of tree_at's cost in a sentence: its size, its time, its counts and its cause."""
     slower = step.relative > 0
     passes = ""
@@ -130,9 +130,9 @@ def step_sentence(step: HistoryStep) -> str:
         found = step.measured
         passes = (
             f"; its time, measured side by side in {found.pairs} pairs of fresh processes, "
-            f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval)"
+            + operation_markdown.interval_text(found, f", {found.confidence:.1%} interval")
         )
-        if (found.high < 0) if slower else (found.low > 0):
+        if operation_markdown.agreement(step) == operation_markdown.CONTRADICTS:
             passes += " (the time contradicts the exact cost: the cost counts no work done in C)"
     elif None not in step.passes:
         passes = (
@@ -158,7 +158,7 @@ def step_sentence(step: HistoryStep) -> str:
     )
 
 
-def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
+def history_markdown(found: dict[str, list[operation_history.OperationStep]]) -> str:
     lines = []
     for env, found_steps in found.items():
         lines += [f"### History of tree_at's cost ({env})", ""]
@@ -322,8 +322,9 @@ def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
     return [row for row in rows if sum(other.env == row.env for other in rows) > 1]
 
 
-def full_markdown(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict) -> str:
+def full_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
     """Every figure of the newest commit per environment, and the histories."""
+    found = history(rows, by_operation)
     told = {row.env: found[row.env] for row in with_history(rows)}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
@@ -340,11 +341,9 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
     )
 
 
-def update_markdown(
-    path: Path, rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, results: Path | None
-) -> list[str]:
+def update_markdown(path: Path, rows: list[CommitFigures], by_operation: dict, results: Path | None) -> list[str]:
     """Rewrite each block that PATH holds; the blocks rewritten.  ``results``: the folder of the rows, or None."""
-    blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
+    blocks = {FULL_BLOCK: lambda: full_markdown(rows, by_operation)}
     has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest
     # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and

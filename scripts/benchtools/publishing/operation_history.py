@@ -7,6 +7,7 @@ import functools
 import itertools
 import json
 import os
+import statistics
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +83,7 @@ class OperationStep:
     not_profiled: str = "not profiled"  # why there is no explanation
     measured: "pairs.Interval | None" = None  # the time change, measured side by side
     measured_load: tuple[float, float] | None = None  # the 1-minute load average before and after measuring
+    passes: tuple = (None, None)  # the median single sample of its time, in tree_map passes, over each level
 
     @property
     def relative(self) -> float:
@@ -98,11 +100,6 @@ def pull_request_of(subject: str) -> int | None:
     return int(found) if found else pull_requests().rebased.get(subject)
 
 
-def cost_series() -> dict[str, object]:
-    """{operation: the row's exact cost of its Module side}, tree_at's own history first."""
-    return {tracked.label: tracked.cost for tracked in TRACKED}
-
-
 def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
     """{operation these rows measured: its cost's steps above the floor, in every environment, oldest first}."""
     found = {}
@@ -113,10 +110,16 @@ def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
         for env in dict.fromkeys(row.env for row in rows):
             series = [row for row in rows if row.env == env and tracked.cost(row) is not None]
             pieces = steps.pieces([(i, tracked.cost(row)) for i, row in enumerate(series)])
-            found[tracked.label] += [
-                OperationStep(tracked.label, env, series[s.rev_before], series[s.rev_after], (s.before, s.after))
-                for s in steps.steps(pieces, metrics.COST_FLOOR)
-            ]
+            for before, after in itertools.pairwise(pieces):
+                if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
+                    continue
+                levels = (series[p.left : p.right] for p in (before, after))
+                passes = ([tracked.passes(r) for r in level if tracked.passes(r) is not None] for level in levels)
+                medians = tuple(statistics.median(level) if level else None for level in passes)
+                ends = series[before.right - 1], series[after.left]
+                found[tracked.label].append(
+                    OperationStep(tracked.label, env, *ends, (before.level, after.level), passes=medians)
+                )
     return found
 
 

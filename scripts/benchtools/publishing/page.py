@@ -20,7 +20,7 @@ from .rows import (
     TRACING_BENCHMARK,
     WRAPPINGS,
     CommitFigures,
-    HistoryStep,
+    history,
     investigate,
     latest_rows,
     load_report,
@@ -36,7 +36,8 @@ def html(markdown: str) -> Markup:
     return Markup(markdown_html(markdown))
 
 
-def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, site: Path) -> Path:
+def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path:
+    found = history(rows, by_operation)
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
@@ -182,7 +183,7 @@ def write_page(
     results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None, headline: Path | None = None
 ) -> Path:
     """With ``config``, the history's causes come from the profiles cached beside it (none are made here)."""
-    rows, found = load_report(results, repo, machine, headline=headline)
-    written = html_page(rows, found, investigate(rows, found, config), site)
+    rows = load_report(results, repo, machine, headline=headline)
+    written = html_page(rows, investigate(rows, config), site)
     print(f"wrote {written}")
     return written

@@ -17,7 +17,6 @@ from .rows import (
     TRACING_BENCHMARK,
     WRAPPINGS,
     CommitFigures,
-    HistoryStep,
     Interval,
     Series,
 )
@@ -155,15 +154,15 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
 def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str = "operations.png") -> list[Plot]:
     """Each operation's exact cost, one panel per operation, one line per environment, each step of ``found``
     (operation_history.operation_steps) marked."""
-    series = operation_history.cost_series()
-    drawn = [op for op in found if len({row.commit for row in rows if series[op](row) is not None}) > 1]
+    costs = {op: operation_history.BY_LABEL[op].cost for op in found}
+    drawn = [op for op in found if len({row.commit for row in rows if costs[op](row) is not None}) > 1]
     if not drawn:
         return []
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
     fig, axes = panels(len(drawn), labels)
     for ax, operation in zip(axes[:, 0], drawn, strict=True):
-        value = series[operation]
+        value = costs[operation]
         for env in dict.fromkeys(row.env for row in rows):
             points = [(position[r.label], value(r)) for r in rows if r.env == env and value(r) is not None]
             ax.plot(*zip(*points, strict=True), marker="o", markersize=3, label=env)
@@ -174,7 +173,9 @@ def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str
     return [save(fig, axes, labels, out / name)]
 
 
-def plot_history(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
+def plot_history(
+    rows: list[CommitFigures], found: dict[str, list[operation_history.OperationStep]], out: Path
+) -> list[Plot]:
     """tree_at's work (cost) and time (tree_map passes), steps marked; one PNG per environment."""
     passes = Series("time: tree_map passes per update", metrics.PASSES_TREE_AT, "")
     written = []

@@ -1,9 +1,7 @@
 """The overhead report's rows: each commit's figures in one environment, each timing with its interval."""
 
 import functools
-import itertools
 import math
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +13,6 @@ from .. import git
 from ..asvtools import device, operations, shapes
 from ..asvtools.results import confidence_intervals, entries, only, spreads, stored, values
 from ..errors import BadInput
-from ..judging import steps
 from ..project import env_label
 from . import operation_history
 
@@ -223,60 +220,32 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
     return series.at(row, fresh=True) or series.at(row)
 
 
-@dataclass
-class HistoryStep(operation_history.OperationStep):
-    """A step of tree_at's cost between two adjacent releases (operation TREE_AT), investigated or not."""
-
-    not_profiled: str = ""  # no cause is told until investigate copies its operation step's
-    passes: tuple = (None, None)  # the median time of one update, in tree_map passes, over each level's releases
-
-
-def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
-    """{environment: the steps of tree_at's cost above its floor}, from asv's step detection over the releases."""
-    found = {}
-    for env in dict.fromkeys(row.env for row in rows):
-        series = [row for row in rows if row.env == env and row.cost is not None]
-        pieces = steps.pieces([(i, row.cost) for i, row in enumerate(series)])
-        found[env] = []
-        for before, after in itertools.pairwise(pieces):
-            if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
-                continue
-            levels = (series[p.left : p.right] for p in (before, after))
-            passes = ([r.tree_map_passes[0] for r in level if r.tree_map_passes[0] is not None] for level in levels)
-            medians = tuple(statistics.median(level) if level else None for level in passes)
-            ends = series[before.right - 1], series[after.left]
-            found[env].append(
-                HistoryStep(operation_history.TREE_AT, env, *ends, (before.level, after.level), passes=medians)
-            )
-    return found
+def history(rows: list[CommitFigures], by_operation: dict) -> dict[str, list[operation_history.OperationStep]]:
+    """{environment: tree_at's steps (operation_history's)}, every environment of the rows."""
+    found = by_operation.get(operation_history.TREE_AT, [])
+    return {env: [step for step in found if step.env == env] for env in dict.fromkeys(row.env for row in rows)}
 
 
 def investigate(
     rows: list[CommitFigures],
-    found: dict[str, list[HistoryStep]],
     config: Path | None,
     profile: bool = False,
     confirm_pairs: int | None = None,
     step_times: Path | None = None,
 ) -> dict:
-    """Every operation's steps with their causes and side-by-side times (operation_history); tree_at's history
-    steps take theirs from its operation's, so that nothing is measured twice."""
+    """Every operation's steps with their causes and side-by-side times (operation_history)."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
         operation_history.confirm_steps(by_operation, config, confirm_pairs, step_times)
-    investigated = {operation_history.step_key(step): step for step in by_operation.get(operation_history.TREE_AT, [])}
-    for step in itertools.chain(*found.values()):
-        if (same := investigated.get(operation_history.step_key(step))) is not None:
-            step.explanation, step.not_profiled, step.measured = same.explanation, same.not_profiled, same.measured
     return by_operation
 
 
 def load_report(
     results: Path, repo: Path, machine: str | None, latest: bool = False, headline: Path | None = None
-) -> tuple[list[CommitFigures], dict[str, list[HistoryStep]]]:
-    """The rows, with ``headline``'s figures attached (a scripts/headline record), and tree_at's history steps."""
+) -> list[CommitFigures]:
+    """The rows, with ``headline``'s figures attached (a scripts/headline record)."""
     rows = load_rows(results, repo, machine, latest)
     if headline is not None:
         attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
-    return rows, history(rows)
+    return rows
