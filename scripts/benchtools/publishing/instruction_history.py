@@ -108,7 +108,7 @@ def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
                 [
                     operation_markdown.commit_cell(step.after[:8], step.date, pull, project_url),
                     operation,
-                    f"{step.instructions[0]:,.0f} → {step.instructions[1]:,.0f} ({step.relative:+.1%})",
+                    operation_markdown.change_text(*step.instructions),
                     operation_markdown.interval_text(step.measured),
                     operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC),
                     step.cause.replace("|", "\\|"),
