@@ -143,7 +143,6 @@ class Search:
 
 
 def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]:
-    """Each step's part of ``total`` (the change from the first end to the last)."""
     return [(step.after.value(*key) - step.before.value(*key)) / total if total else 0.0 for step in steps]
 
 

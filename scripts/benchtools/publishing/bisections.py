@@ -242,7 +242,6 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
 
 
 def releases_table(records: list[dict]) -> list[str]:
-    """The release-level history the bisections start from, each change beyond the spread marked."""
     operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
     floors = dict.fromkeys([(op, twin) for op in operations for twin in TWINS], records[0]["spread"])
     groups = {}

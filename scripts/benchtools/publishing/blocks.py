@@ -123,7 +123,6 @@ def markdown(row: CommitFigures) -> str:
 
 
 def step_sentence(step: operation_history.OperationStep) -> str:
-    """One step of tree_at's cost in a sentence: its size, its time, its counts and its cause."""
     slower = step.relative > 0
     passes = ""
     if step.measured is not None:
@@ -178,7 +177,6 @@ def history_markdown(found: dict[str, list[operation_history.OperationStep]]) ->
 def timing_text(
     row: CommitFigures, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
 ) -> str:
-    """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
     found = measured(row, benchmark, params)
     if found is None:
         return "n/a"
@@ -212,7 +210,6 @@ def _us(seconds: Interval, per: int = 1) -> str:
 
 
 def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]:
-    """The timing figure of ``benchmark`` (a tree_at method) and of its tuple twin, each None where not taken."""
     return [measured(row, benchmark.replace("tree_at", twin), key) for twin in params.STRUCTURES]
 
 
@@ -309,7 +306,6 @@ def summary_markdown(rows: list[CommitFigures]) -> str:
 
 
 def answer_markdown(rows: list[CommitFigures]) -> str:
-    """The first answer (scripts/bench): summary_markdown, then tree_at's steady time in each environment."""
     header = ["environment", f"one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady)"]
     passes = [
         [f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "", "{:.2f}")] for row in latest_rows(rows)
@@ -318,12 +314,10 @@ def answer_markdown(rows: list[CommitFigures]) -> str:
 
 
 def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
-    """The rows of the environments measured at more than one commit: they have a history."""
     return [row for row in rows if sum(other.env == row.env for other in rows) > 1]
 
 
 def full_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
-    """Every figure of the newest commit per environment, and the histories."""
     found = history(rows, by_operation)
     told = {row.env: found[row.env] for row in with_history(rows)}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
@@ -331,7 +325,6 @@ def full_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
 
 
 def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
-    """Every step of each operation's cost, then what each Module-speed pull request did to each operation."""
     pulls = operation_history.pull_request_effects(with_history(rows))
     return "\n".join(
         [

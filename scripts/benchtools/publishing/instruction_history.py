@@ -50,7 +50,6 @@ def env_params(label: str) -> dict:
 
 
 def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
-    """{operation label: its measured steps with their instruction counts}, counting what the cache lacks."""
     timed_steps = []
     for key, value in kept.items():
         env, entry, before, after = (part.strip() for part in key.split("|"))
@@ -121,7 +120,6 @@ def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
 
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
-    """The agreement table, after how many steps whose time is decided move the way their count does."""
     everything = list(itertools.chain(*found.values()))
     decided = [s for s in everything if s.measured.low > 0 or s.measured.high < 0]
     same_way = [s for s in decided if (s.measured.estimate > 0) == (s.relative > 0)]
@@ -151,7 +149,6 @@ INSTRUCTIONS = "bench_instructions.Instructions"
 
 
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
-    """(JAX release, environment, {(operation, twin): count}) of each result of scripts/bench --jax-history."""
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
     for result in sorted(stored(results), key=lambda r: (order.get(r.commit_hash, len(order)), r.env_name)):
@@ -168,7 +165,6 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
 
 
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
-    """Each environment's releases, the Module and tuple twins, each change beyond its floor marked."""
     floors = {
         (op, twin): metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(op)))
         for op in JAX_OPERATIONS

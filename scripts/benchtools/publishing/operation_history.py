@@ -61,7 +61,6 @@ class Tracked:
         return row.cost if self.label == TREE_AT else row.operations.get(self.label, (None,))[0]
 
     def passes(self, row) -> float | None:
-        """The row's single sample of the operation's time, in tree_map passes."""
         return row.tree_map_passes[0] if self.label == TREE_AT else row.operations.get(self.label, (None,) * 3)[2]
 
 
@@ -101,7 +100,6 @@ def pull_request_of(subject: str) -> int | None:
 
 
 def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
-    """{operation these rows measured: its cost's steps above the floor, in every environment, oldest first}."""
     found = {}
     for tracked in TRACKED:
         if all(tracked.cost(row) is None for row in rows):
@@ -133,7 +131,6 @@ def largest_first(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
 
 
 def read_kept(path: Path) -> dict:
-    """The kept step times of ``path``, {} while it does not exist yet."""
     return shapes.read_checked(path, "step-times", "kept step times") if path.exists() else {}
 
 
@@ -175,7 +172,6 @@ def confirm_steps(
 
 
 def profile_cache(config: Path) -> Path:
-    """Where the profiles of a configuration's commits are kept: its output's .asv/profiles."""
     return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / explain.PROFILES
 
 
@@ -220,8 +216,6 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
 
 @dataclass(frozen=True)
 class PullRequestEffect:
-    """What one commit that names a pull request did to each operation's cost, in one environment."""
-
     env: str
     commit: object  # the report's CommitFigures of the commit
     costs: dict  # operation -> (cost at the previous measured commit, cost at this one)

@@ -147,7 +147,6 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
 
 
 def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
-    """The README's table: each operation's steps, and its largest one."""
     rows = []
     for operation, found_steps in found.items():
         if not found_steps:

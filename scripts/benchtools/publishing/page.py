@@ -76,7 +76,6 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
 
 
 def linked(index: Path) -> str:
-    """asv's index.html with the overhead link beside its Regressions link (once)."""
     text = index.read_text(encoding="utf-8")
     if NAV_LINK in text:
         return text
@@ -88,7 +87,6 @@ def linked(index: Path) -> str:
 
 
 def history_table(rows: list[CommitFigures]) -> str:
-    """Every commit's figures in one table, each timing with its interval (blocks.INTERVAL_NOTE)."""
     header = [
         "release",
         "environment",
@@ -153,7 +151,6 @@ def exact_tables(rows: list[CommitFigures]) -> list[dict]:
 
 
 def fresh_table(latest: list[CommitFigures]) -> str:
-    """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
     rows = []
     for row in latest:
         for key, (label, scale, found) in row.fresh.items():
@@ -164,7 +161,6 @@ def fresh_table(latest: list[CommitFigures]) -> str:
 
 
 def summary_sentence(row: CommitFigures) -> str:
-    """For the maintainers: the exact cost and tree_at's steady time, then tracing, each as far as measured."""
     parts = []
     if row.cost is not None:
         parts.append(f"does {row.cost:,.0f} weighted instructions of Python work (exact)")

@@ -57,7 +57,6 @@ def finish_panel(ax, title: str, ylabel: str) -> None:
 
 
 def save(fig, axes, labels: list, path: Path, counted=()) -> Plot:
-    """The panels as a PNG, the commits named under the last; the series of the ``counted`` axes counted."""
     import matplotlib.pyplot as plt
     from matplotlib.container import ErrorbarContainer
 
@@ -85,7 +84,6 @@ ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2
 
 
 def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
-    """The asv run's figures of ``series`` at ``xs``, and scripts/headline's beside them."""
     return tuple(
         [(x + FRESH_OFFSET * fresh, series.at(r, fresh)) for x, r in zip(xs, rows, strict=True) if series.at(r, fresh)]
         for fresh in (False, True)
@@ -102,7 +100,6 @@ def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style
 
 
 def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
-    """The run's points in ``style``, scripts/headline's as unjoined diamonds of the same colour."""
     if run:
         draw_intervals(ax, run, label, **style)
     if fresh:
@@ -110,7 +107,6 @@ def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
 
 
 def mark_step(ax, x: float, step, y: float, separator: str) -> None:
-    """A step's commit and size at ``x``: red where it made the operation slower, green where faster."""
     colour = "tab:red" if step.relative > 0 else "tab:green"
     ax.axvline(x, color=colour, alpha=0.5)
     ax.text(x + 0.1, y, f"{step.after.label}{separator}{step.relative:+.0%}", transform=ax.get_xaxis_transform(),
@@ -152,8 +148,6 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
 
 
 def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str = "operations.png") -> list[Plot]:
-    """Each operation's exact cost, one panel per operation, one line per environment, each step of ``found``
-    (operation_history.operation_steps) marked."""
     costs = {op: operation_history.BY_LABEL[op].cost for op in found}
     drawn = [op for op in found if len({row.commit for row in rows if costs[op](row) is not None}) > 1]
     if not drawn:
@@ -176,7 +170,6 @@ def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str
 def plot_history(
     rows: list[CommitFigures], found: dict[str, list[operation_history.OperationStep]], out: Path
 ) -> list[Plot]:
-    """tree_at's work (cost) and time (tree_map passes), steps marked; one PNG per environment."""
     passes = Series("time: tree_map passes per update", metrics.PASSES_TREE_AT, "")
     written = []
     for number, (env, found_steps) in enumerate(found.items()):

@@ -39,8 +39,6 @@ FRESH_PROCESSES = "fresh processes"  # scripts/headline's median and the interva
 
 @dataclass(frozen=True)
 class Interval:
-    """A timing figure, the interval it is shown with, and where that interval comes from."""
-
     value: float
     low: float
     high: float
@@ -68,8 +66,6 @@ def one_run_interval(name: str, value: float, ci: tuple | None) -> Interval:
 
 @dataclass
 class CommitFigures:
-    """The overhead figures of one commit in one environment; None where not measured."""
-
     label: str
     env: str
     ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
@@ -201,8 +197,6 @@ def latest_rows(rows: list[CommitFigures]) -> list[CommitFigures]:
 
 @dataclass(frozen=True)
 class Series:
-    """One timing figure across the commits: a line of a plot."""
-
     label: str
     benchmark: str
     params: str  # as asv names them: "'jit'", "4, 8", "" without params
@@ -221,7 +215,6 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
 
 
 def history(rows: list[CommitFigures], by_operation: dict) -> dict[str, list[operation_history.OperationStep]]:
-    """{environment: tree_at's steps (operation_history's)}, every environment of the rows."""
     found = by_operation.get(operation_history.TREE_AT, [])
     return {env: [step for step in found if step.env == env] for env in dict.fromkeys(row.env for row in rows)}
 
@@ -233,7 +226,6 @@ def investigate(
     confirm_pairs: int | None = None,
     step_times: Path | None = None,
 ) -> dict:
-    """Every operation's steps with their causes and side-by-side times (operation_history)."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
@@ -244,7 +236,6 @@ def investigate(
 def load_report(
     results: Path, repo: Path, machine: str | None, latest: bool = False, headline: Path | None = None
 ) -> list[CommitFigures]:
-    """The rows, with ``headline``'s figures attached (a scripts/headline record)."""
     rows = load_rows(results, repo, machine, latest)
     if headline is not None:
         attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
