@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
 from ..publishing.page import html_page
-from ..publishing.rows import history, investigate, load_report
+from ..publishing.rows import history, investigate, load_rows
 from . import common_args
 
 
@@ -34,7 +34,7 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    rows = load_report(args.results, args.repo, args.machine, args.latest, args.headline)
+    rows = load_rows(args.results, args.repo, args.machine, args.latest, args.headline)
     max_pairs = args.confirm_max_pairs if args.confirm_steps else None
     by_operation = investigate(rows, args.config, args.explain, max_pairs, args.step_times)
     if args.html:

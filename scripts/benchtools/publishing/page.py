@@ -23,7 +23,7 @@ from .rows import (
     history,
     investigate,
     latest_rows,
-    load_report,
+    load_rows,
     measured,
 )
 
@@ -179,7 +179,7 @@ def write_page(
     results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None, headline: Path | None = None
 ) -> Path:
     """With ``config``, the history's causes come from the profiles cached beside it (none are made here)."""
-    rows = load_report(results, repo, machine, headline=headline)
+    rows = load_rows(results, repo, machine, headline=headline)
     written = html_page(rows, investigate(rows, config), site)
     print(f"wrote {written}")
     return written

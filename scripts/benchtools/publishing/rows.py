@@ -173,7 +173,10 @@ def newest_first(result) -> tuple:
     return descending(result.params.get("python")), descending(result.params.get("jax"))
 
 
-def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[CommitFigures]:
+def load_rows(
+    results: Path, repo: Path, machine: str | None = None, latest: bool = False, headline: Path | None = None
+) -> list[CommitFigures]:
+    """The rows, with ``headline``'s figures attached (a scripts/headline record)."""
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
     found = stored(results, machine)
@@ -188,6 +191,8 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
     for row in rows:
         row.subject, row.commit_date = subjects.get(row.commit, ("", ""))
         row.release = row.commit in tags
+    if headline is not None:
+        attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
     return rows
 
 
@@ -231,12 +236,3 @@ def investigate(
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
         operation_history.confirm_steps(by_operation, config, confirm_pairs, step_times)
     return by_operation
-
-
-def load_report(
-    results: Path, repo: Path, machine: str | None, latest: bool = False, headline: Path | None = None
-) -> list[CommitFigures]:
-    rows = load_rows(results, repo, machine, latest)
-    if headline is not None:
-        attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
-    return rows
