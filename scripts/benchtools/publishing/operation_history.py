@@ -184,15 +184,14 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
     in one install of each commit, the largest steps first."""
     if config is None:
         return
-    wanted, failed = {}, {}
+    wanted, failed, cache = {}, {}, profile_cache(config)
     for step in largest_first(found) if profile else []:
         wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
-    for key, names in wanted.items():
-        env_params, before, after = key
+    for (env_params, before, after), names in wanted.items():
         try:
-            explain.profile_commits(config, dict(env_params), {before: names, after: names}, profile_cache(config))
+            explain.profile_commits(config, dict(env_params), {before: names, after: names}, cache)
         except Error as error:
-            failed[key] = str(error)
+            failed[env_params, before, after] = str(error)
     for step in largest_first(found):
         why = failed.get(pair_key(step))
         try:
@@ -201,7 +200,7 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
                 step.after.env_params,
                 step.before.commit,
                 step.after.commit,
-                profile_cache(config),
+                cache,
                 # A pair that failed to profile is not installed again for each of its steps.
                 cached_only=not profile or why is not None,
                 profiled=BY_LABEL[step.operation].profiled,
