@@ -53,7 +53,7 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     timed_steps = []
     for key, value in kept.items():
         env, entry, before, after = (part.strip() for part in key.split("|"))
-        if entry in COUNTED_BY_TIME:
+        if entry in COUNTED_BY_TIME and value.get("interval") is not None:  # a step never measured is not counted
             timed_steps.append((env, entry, before, after, value))
     commits = dict.fromkeys((env, commit) for env, _, before, after, _ in timed_steps for commit in (before, after))
     # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
@@ -64,8 +64,6 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     }
     found = {}
     for env, entry, before, after, value in timed_steps:
-        if value.get("interval") is None:
-            continue
         name = COUNTED_BY_TIME[entry]
         b, a = counts[(env, before)][name]["module"], counts[(env, after)][name]["module"]
         per = "update" if name.startswith(("update", "tree_at")) else "call"
