@@ -13,14 +13,14 @@ from tests.golden import assert_golden, fixed_rows
 def report():
     """The fixed rows, their history's steps and every operation's steps, as scripts/overhead-report has them."""
     rows = fixed_rows()
-    found = history(rows)
-    return rows, found, investigate(rows, found, None)
+    by_operation = investigate(rows, None)
+    return rows, history(rows, by_operation), by_operation
 
 
 def test_each_block_matches_its_golden_file(report):
     rows, found, by_operation = report
     assert [step.after.label for steps in found.values() for step in steps] == ["v0.13.8", "v0.13.8"]
-    assert_golden(f"{blocks.FULL_BLOCK}.md", blocks.full_markdown(rows, found, by_operation))
+    assert_golden(f"{blocks.FULL_BLOCK}.md", blocks.full_markdown(rows, by_operation))
     assert_golden(f"{blocks.SUMMARY_BLOCK}.md", blocks.summary_markdown(rows))
     assert_golden(f"{blocks.HISTORY_BLOCK}.md", blocks.operations_history_markdown(rows, by_operation))
     assert_golden(
@@ -35,7 +35,7 @@ def test_a_document_gets_each_block_it_holds_and_keeps_the_rest(report, tmp_path
     names = [blocks.FULL_BLOCK, blocks.SUMMARY_BLOCK, blocks.HISTORY_BLOCK, blocks.HISTORY_SUMMARY_BLOCK]
     document = tmp_path / "doc.md"
     document.write_text("# Doc\n\n" + "".join(f"<!-- {name}:start -->\n<!-- {name}:end -->\n\n" for name in names))
-    assert sorted(blocks.update_markdown(document, rows, found, by_operation, None)) == sorted(names)
+    assert sorted(blocks.update_markdown(document, rows, by_operation, None)) == sorted(names)
     text = document.read_text()
     assert text.startswith("# Doc\n\n")
     summary = text.split(f"<!-- {blocks.SUMMARY_BLOCK}:start -->")[1].split(f"<!-- {blocks.SUMMARY_BLOCK}:end -->")[0]
@@ -43,4 +43,4 @@ def test_a_document_gets_each_block_it_holds_and_keeps_the_rest(report, tmp_path
     # The newest commit is no release: the README's summary stays the newest release's, for another folder.
     for row in rows:
         row.release = False
-    assert blocks.SUMMARY_BLOCK not in blocks.update_markdown(document, rows, found, by_operation, None)
+    assert blocks.SUMMARY_BLOCK not in blocks.update_markdown(document, rows, by_operation, None)

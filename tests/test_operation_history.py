@@ -282,7 +282,7 @@ def test_step_times_kept_in_a_file_of_their_own_are_read_without_the_run_s_confi
     assert not (tmp_path / "out").exists()  # nothing kept beside the run: all in the file
     # Another machine, without the run's configuration or its .asv folder: the page shows what was kept.
     monkeypatch.setattr(confirm, "confirmations", lambda *args, **kwargs: pytest.fail("measured again"))
-    [step] = report_rows.investigate(rows, report_rows.history(rows), None, step_times=kept)[CONSTRUCTION]
+    [step] = report_rows.investigate(rows, None, step_times=kept)[CONSTRUCTION]
     assert step.measured.estimate == -0.2 and len(step.measured_load) == 2
     for bad, named in (
         ("{", "kept step times is corrupt"),
@@ -326,17 +326,13 @@ def test_results_with_a_history_write_the_history_s_blocks(tmp_path):
         "<!-- overhead-summary:start -->\nthe newest release's\n<!-- overhead-summary:end -->\n"
     )
     # The newest commit is no release: the newest release's summary, which the README has, is left alone.
-    assert blocks.update_markdown(
-        page, rows, report_rows.history(rows), operation_history.operation_steps(rows), None
-    ) == [
+    assert blocks.update_markdown(page, rows, operation_history.operation_steps(rows), None) == [
         "operation-history",
         "operation-history-summary",
     ]
     assert "\nthe newest release's\n" in page.read_text()
     rows[-1].release = True
-    assert blocks.update_markdown(
-        page, rows, report_rows.history(rows), operation_history.operation_steps(rows), None
-    ) == [
+    assert blocks.update_markdown(page, rows, operation_history.operation_steps(rows), None) == [
         "overhead-summary",
         "operation-history",
         "operation-history-summary",

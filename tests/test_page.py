@@ -6,8 +6,8 @@ import json
 import pytest
 
 from benchtools.errors import BadInput
-from benchtools.publishing import operation_history, page, plots, site
-from benchtools.publishing.rows import history
+from benchtools.publishing import page, plots, site
+from benchtools.publishing.rows import investigate
 from tests.golden import assert_golden, fixed_rows
 
 PLANTED = '<img src=x onerror="window.__pwned=1">'
@@ -21,8 +21,8 @@ def asv_site(folder):
 
 
 def html_page(rows, html):
-    """The page of ``rows``, their history's steps and every operation's steps, none investigated."""
-    return page.html_page(rows, history(rows), operation_history.operation_steps(rows), html)
+    """The page of ``rows`` and every operation's steps, investigated without a configuration (nothing profiled)."""
+    return page.html_page(rows, investigate(rows, None), html)
 
 
 def test_the_overhead_page_matches_its_golden_file_and_is_linked_from_the_site(tmp_path):

@@ -12,7 +12,7 @@ from benchtools.publishing import blocks
 from benchtools.publishing import page as report_page
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
-from benchtools.publishing.operation_history import TREE_AT
+from benchtools.publishing.operation_history import TREE_AT, OperationStep
 from tests.helpers import command, markdown_rows, numbers, track_result
 
 EAGER = "bench_eager.EagerSurgery.time_{}"
@@ -300,7 +300,7 @@ def test_three_identical_releases_with_noisy_samples_show_no_change_outside_the_
             rows.append(row)
     drawn = drawn_figures(monkeypatch)
     plots = report_plots.plot(rows, tmp_path)
-    history = report_plots.plot_history(rows, report_rows.history(rows), tmp_path)
+    history = report_plots.plot_history(rows, report_rows.history(rows, report_rows.investigate(rows, None)), tmp_path)
     assert [p.name for p in plots] == list(report_plots.TIMING_PLOTS)
     assert len(drawn) == len(plots) + len(history) == len(plots) + len(ENVS)
     for image in [*plots, *history]:
@@ -374,13 +374,11 @@ def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s()
 
 def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evidence():
     before, after = report_rows.CommitFigures("v0.12.1", "env"), report_rows.CommitFigures("v0.12.2", "env")
-    step = report_rows.HistoryStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 40.8))
+    step = OperationStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 40.8))
     sentence = blocks.step_sentence(step)
     assert "faster" in sentence
     assert "counts no work done in C" in sentence and "which is right is not known" in sentence
-    agreeing = blocks.step_sentence(
-        report_rows.HistoryStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 24.0))
-    )
+    agreeing = blocks.step_sentence(OperationStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 24.0)))
     assert "disagrees" not in agreeing
 
 
@@ -394,7 +392,6 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
         row = report_rows.CommitFigures(label, env, commit="ba"[i] * 40)
         row.cost, row.tree_map_passes = cost, (passes, 0.05)
         rows.append(row)
-    found = report_rows.history(rows)
     asked = []
 
     def measured(config, changes, max_pairs, measured):
@@ -409,7 +406,8 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
 
     monkeypatch.setattr(confirm, "confirmations", measured)
     monkeypatch.setattr(explain, "explain", lambda *args, **kwargs: None)  # no profile cached
-    by_operation = report_rows.investigate(rows, found, tmp_path / "conf.json", confirm_pairs=22)
+    by_operation = report_rows.investigate(rows, tmp_path / "conf.json", confirm_pairs=22)
+    found = report_rows.history(rows, by_operation)
     # tree_at's step is measured once, for its operation's history and for the tree_at history alike.
     assert asked == [(metrics.PASSES_TREE_AT, "", "b" * 40, "a" * 40, env, 29.6, 40.8, 22)]
     [faster] = found[env]
@@ -422,11 +420,9 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     assert operation_markdown.agreement(operation_step) == operation_markdown.AS_COST
     # Kept: a rerun measures nothing.
     monkeypatch.setattr(confirm, "confirmations", lambda *args: pytest.fail("measured again"))
-    [again] = report_rows.investigate(rows, report_rows.history(rows), tmp_path / "conf.json", confirm_pairs=22)[
-        operation_history.TREE_AT
-    ]
+    [again] = report_rows.investigate(rows, tmp_path / "conf.json", confirm_pairs=22)[operation_history.TREE_AT]
     assert again.measured == operation_step.measured and again.measured_load == operation_step.measured_load
-    slower = report_rows.HistoryStep(TREE_AT, env, rows[1], rows[0], (13491, 16499), passes=(40.8, 25.1))
+    slower = OperationStep(TREE_AT, env, rows[1], rows[0], (13491, 16499), passes=(40.8, 25.1))
     slower.measured = pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)
     assert "contradicts" not in blocks.step_sentence(slower)  # +2% to +20%: slower, as the cost says
     faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)

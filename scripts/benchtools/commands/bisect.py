@@ -1,17 +1,9 @@
 """Find the commit where an operation's instruction count stepped, in JAX's history or in Equinox's.
 
-Counts OPERATION (benchmarks/instruction_ops.py) at both ends, then at every
-release between, then bisects the commits between neighbouring releases whose
-counts differ by more than --spread: each step is placed at one commit (or, over
-several, as a drift), confirmed by counting both its commits again, and
-explained by the functions whose own instructions moved.  Across two jaxlibs
-the earlier commit is counted on the later jaxlib too, and the jaxlib/ commits
-between the two releases are listed as candidates.  Each commit runs in an
-environment of its own kept under --cache (history/probes.py); every count is
-kept, and a rerun counts nothing twice.  --record FILE keeps the bisection as
-JSON; --readme FILE writes every record of --records (docs/bisections.md).
-
-Exit 1 when a step found does not confirm.
+Counts OPERATION at both ends and every release between, then bisects the commits between neighbouring
+releases apart by more than --spread; each step is confirmed by counting again, and across two jaxlibs split in
+two. Every count is kept under --cache. --record FILE keeps the bisection as JSON; --readme FILE writes every
+record of --records. Exit 1 when a step found does not confirm.
 """
 
 import shlex
@@ -29,42 +21,28 @@ from . import common_args
 
 
 def add_arguments(parser, config) -> None:
-    parser.add_argument(
-        "start", metavar="FROM", help="the earlier version: a release tag (jax-v0.7.2, v0.13.3), a hash"
-    )
+    parser.add_argument("start", metavar="FROM", help="the earlier version: a tag (jax-v0.7.2, v0.13.3), a hash")
     parser.add_argument("end", metavar="TO", help="the later version")
-    parser.add_argument(
-        "--project", choices=sorted(bisection.PACKAGE), default=probes.JAX_PROJECT, help="whose history"
-    )
+    parser.add_argument("--project", choices=sorted(bisection.PACKAGE), default=probes.JAX_PROJECT)
     parser.add_argument("--operation", choices=sorted(OPERATIONS), default="dispatch(jit)", help="what is counted")
     parser.add_argument("--twin", choices=TWINS, default="module", help="the Module twin or its tuple twin")
     parser.add_argument("--equinox", default=config.reference_equinox, help="the Equinox held fixed (%(default)s)")
     parser.add_argument("--jax", help=f"with --project equinox: the JAX held fixed (jax-v{config.reference_jax})")
-    parser.add_argument(
-        "--python", default=f"python{config.pythons[0]}", help="the environments' interpreter (%(default)s)"
-    )
+    parser.add_argument("--python", default=f"python{config.pythons[0]}", help="the interpreter (%(default)s)")
     fraction = common_args.fraction
-    parser.add_argument(
-        "--spread", type=fraction, default=metrics.INSTRUCTIONS_SPREAD, help="the change that is a step (%(default)s)"
-    )
-    parser.add_argument(
-        "--min-step", type=fraction, metavar="FRACTION", help="bisect only releases apart by more (default: --spread)"
-    )
+    parser.add_argument("--spread", type=fraction, default=metrics.INSTRUCTIONS_SPREAD, help="a step (%(default)s)")
+    parser.add_argument("--min-step", type=fraction, metavar="FRACTION", help="bisect releases apart by more")
     for project in bisection.PACKAGE:
         clone = bisection.CLONES / f"{project}.git"
         parser.add_argument(f"--{project}-repo", type=Path, default=clone, metavar="DIR", help="(%(default)s)")
     parser.add_argument("--cache", type=Path, default=ROOT / ".asv" / "bisect", metavar="DIR", help="kept probes")
-    parser.add_argument(
-        "--every", type=common_args.at_least(1), metavar="N", help="count every N-th commit that changes the package"
-    )
+    parser.add_argument("--every", type=common_args.at_least(1), metavar="N", help="count every N-th commit instead")
     parser.add_argument("--shard", metavar="I/N", help="with --every: count only shard I of N (as scripts/shard)")
-    parser.add_argument(
-        "--publish", action="store_true", help="then publish every JAX commit counted as asv's site (html/jax-commits)"
-    )
+    parser.add_argument("--publish", action="store_true", help="then publish the JAX commits counted as asv's site")
     common_args.add_machine(parser)
     parser.add_argument("--record", type=Path, metavar="FILE", help="keep the bisection as JSON in FILE")
     parser.add_argument(
-        "--records", type=Path, default=ROOT / "docs" / "bisections", metavar="DIR", help="records for --readme"
+        "--records", type=Path, default=ROOT / "docs" / "bisections", metavar="DIR", help="for --readme"
     )
     common_args.add_readme(parser, f"rewrite FILE's generated block {bisections.BLOCK} from --records' records")
 

@@ -1,14 +1,8 @@
 """How each operation's instruction count tracks its time, on the commit-level history's measured steps.
 
-For every step of --step-times (an environment, an operation's benchmark, two
-commits, the time change measured side by side), counts the operation's
-instructions at both commits under valgrind in the profiles' environment of
---config (kept, so a rerun counts nothing twice), and prints or writes into
---readme FILE each step beside its time with its agreement and the functions
-whose own instructions moved most, and the agreements per operation.  --data
-FILE keeps what those tables are made from, so that --from FILE makes them
-again.  --jax-history RESULTS tables a JAX history's counts (Equinox held at
-{reference_equinox}), release by release, each change beyond the floor marked.
+Counts both commits of each --step-times step under valgrind (kept: a rerun counts nothing twice). --data FILE
+keeps what the tables are made from, --from FILE makes them again; --jax-history RESULTS tables a JAX history's
+counts (Equinox held at {reference_equinox}), each change beyond the floor marked.
 """
 
 import json
@@ -32,12 +26,8 @@ def add_arguments(parser, config) -> None:
     )
     parser.add_argument("--jax-history", type=Path, metavar="RESULTS", help="a JAX history's counts, into their block")
     parser.add_argument("--jax-repo", type=Path, default=HISTORY_DIR / "jax", metavar="DIR", help="(%(default)s)")
-    parser.add_argument(
-        "--data", type=Path, metavar="FILE", help="with --config, also write what the steps' tables are made from"
-    )
-    parser.add_argument(
-        "--from", dest="source", type=Path, metavar="FILE", help="the tables from a --data FILE, counting nothing"
-    )
+    parser.add_argument("--data", type=Path, metavar="FILE", help="with --config, keep what the tables are made of")
+    parser.add_argument("--from", dest="source", type=Path, metavar="FILE", help="the tables from a --data FILE")
 
 
 def check(parser, args) -> None:

@@ -1,22 +1,14 @@
-"""Answer "what does tree_at cost over a tuple?" for each benchmarked release.
+"""Answer "what does tree_at cost over a tuple?" for each benchmarked release, each timing with its interval.
 
-Reads asv results (scripts/bench's releases by default) and gives, per commit
-and environment, the tree_at / tuple time ratio per wrapping, the eager
-overhead per call against depth, tracing and compile overhead, and whether the
-two steps' jaxprs are identical, each timing with its interval (--headline
-RECORD adds scripts/headline's figures over fresh processes); then the history
-of tree_at's cost: every step above its 1% floor, with the time on both sides
-and its cause (the functions whose calls changed, from profiles; --explain
-makes the missing ones).  Without options it prints Markdown; --html DIR
-writes a page with plots and links it from the site; --readme FILE rewrites
-FILE's generated blocks.
+Then every step of tree_at's cost above its floor, with its time and its cause. Prints Markdown; --html DIR
+writes the page with plots; --readme FILE rewrites FILE's generated blocks.
 """
 
 from pathlib import Path
 
 from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
 from ..publishing.page import html_page
-from ..publishing.rows import investigate, load_report
+from ..publishing.rows import history, investigate, load_rows
 from . import common_args
 
 
@@ -30,16 +22,10 @@ def add_arguments(parser, config) -> None:
         f"rewrite FILE's generated blocks {SUMMARY_BLOCK} and {FULL_BLOCK}; repeatable (README.md, docs/answer.md)",
     )
     parser.add_argument("--config", type=Path, metavar="PATH", help="the results' asv configuration (the causes)")
-    parser.add_argument(
-        "--explain", action="store_true", help="with --config: profile the releases around each step not yet profiled"
-    )
-    parser.add_argument(
-        "--confirm-steps", action="store_true", help="with --config: measure each step's time side by side"
-    )
+    parser.add_argument("--explain", action="store_true", help="with --config: profile each step not yet profiled")
+    parser.add_argument("--confirm-steps", action="store_true", help="with --config: time each step side by side")
     common_args.add_confirm(parser, optional=False)
-    parser.add_argument(
-        "--step-times", type=Path, metavar="FILE", help="the steps' kept times (default: beside the profiles)"
-    )
+    parser.add_argument("--step-times", type=Path, metavar="FILE", help="the steps' kept times (beside the profiles)")
 
 
 def check(parser, args) -> None:
@@ -48,15 +34,15 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    rows, found = load_report(args.results, args.repo, args.machine, args.latest, args.headline)
+    rows = load_rows(args.results, args.repo, args.machine, args.latest, args.headline)
     max_pairs = args.confirm_max_pairs if args.confirm_steps else None
-    by_operation = investigate(rows, found, args.config, args.explain, max_pairs, args.step_times)
+    by_operation = investigate(rows, args.config, args.explain, max_pairs, args.step_times)
     if args.html:
-        print(f"wrote {html_page(rows, found, by_operation, args.html)}")
+        print(f"wrote {html_page(rows, by_operation, args.html)}")
     for path in args.readme:
-        update_markdown(path, rows, found, by_operation, args.results)
+        update_markdown(path, rows, by_operation, args.results)
         print(f"updated {path}")
     if not (args.html or args.readme):
         print("\n".join(markdown(row) for row in rows))
-        print(history_markdown(found))
+        print(history_markdown(history(rows, by_operation)))
     return 0

@@ -70,7 +70,9 @@ class Search:
     flat: list[float] = field(default_factory=list)  # |change| across each interval found within the spread
     used: dict[str, dict] = field(default_factory=dict)  # every probe record it read or made, by its file
 
-    def probe(self, jax: Source, equinox: Source, **options) -> dict:
+    def probe(self, source: Source, **options) -> dict:
+        """The record of ``source`` counted with the other project held fixed."""
+        jax, equinox = (source, self.equinox) if source.project == "jax" else (self.jax, source)
         record = self.probes.probe(jax, equinox, **options)
         self.used[str(self.probes.path(jax, equinox, **options))] = record
         return record
@@ -78,12 +80,8 @@ class Search:
     def point(self, commit: Commit) -> Point:
         key = commit.source.key
         if key not in self.points:
-            jax, equinox = self.sides(commit.source)
-            self.points[key] = Point(commit, self.probe(jax, equinox))
+            self.points[key] = Point(commit, self.probe(commit.source))
         return self.points[key]
-
-    def sides(self, source: Source) -> tuple[Source, Source]:
-        return (source, self.equinox) if source.project == "jax" else (self.jax, source)
 
     def value(self, commit: Commit) -> float | None:
         return self.point(commit).value(self.operation, self.twin)
@@ -118,8 +116,7 @@ class Search:
         runs = {"before": [step.before.value(*self.key)], "after": [step.after.value(*self.key)]}
         for run in CONFIRMING_RUNS:
             for side, point in (("before", step.before), ("after", step.after)):
-                jax, equinox = self.sides(point.commit.source)
-                again = Point(point.commit, self.probe(jax, equinox, run=run))
+                again = Point(point.commit, self.probe(point.commit.source, run=run))
                 runs[side].append(again.value(*self.key))
         if None in runs["before"] + runs["after"]:
             step.confirmation = {"runs": runs, "confirmed": False, "why": "a count again failed"}
@@ -137,13 +134,12 @@ class Search:
         """Where the sides ran on different jaxlibs: the earlier jax on the later jaxlib, the step's two parts."""
         if step.before.jaxlib == step.after.jaxlib or step.before.commit.source.project != "jax":
             return
-        record = self.probe(step.before.commit.source, self.equinox, jaxlib=step.after.jaxlib)
+        record = self.probe(step.before.commit.source, jaxlib=step.after.jaxlib)
         middle = Point(step.before.commit, record).value(*self.key)
         step.jaxlib_split = {"jaxlib": step.after.jaxlib, "count": middle, "failed": record.get("failed")}
 
 
 def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]:
-    """Each step's part of ``total`` (the change from the first end to the last)."""
     return [(step.after.value(*key) - step.before.value(*key)) / total if total else 0.0 for step in steps]
 
 

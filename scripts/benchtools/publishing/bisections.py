@@ -13,6 +13,7 @@ from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
 from ..util import markdown_table
 from .instruction_history import marked_counts
+from .operation_markdown import change_text, pull_link
 
 BLOCK = "bisections"
 LIBRARY_VERSION = re.compile(r"lts_\d+::")
@@ -132,20 +133,12 @@ def short(function: str) -> str:
     return "".join(kept)
 
 
-def link(project: str, number: str | None) -> str:
-    return f"[#{number}]({UPSTREAM[project]}/pull/{number})" if number else ""
-
-
-def change(before: float, after: float) -> str:
-    return f"{before:,.0f} → {after:,.0f} ({after / before - 1:+.1%})"
-
-
 def step_lines(project: str, entry: dict) -> list[str]:
     before, after = entry["before"], entry["after"]
-    pr = link(project, after["pull_request"])
+    pr = pull_link(after["pull_request"], UPSTREAM[project], "")
     where = "at" if entry["kind"] == "step" else "spread over the commits after"
     lines = [
-        f"**{change(before['count'], after['count'])}, {entry['share']:.0%} of the change,** {where} "
+        f"**{change_text(before['count'], after['count'])}, {entry['share']:.0%} of the change,** {where} "
         f"`{after['commit'][:10]}` ({after['date']}) {pr} “{after['subject']}”, after `{before['commit'][:10]}`"
         + (f" ({entry['between']} commits between that could not be counted)." if entry["between"] else ".")
     ]
@@ -162,8 +155,8 @@ def step_lines(project: str, entry: dict) -> list[str]:
         else:
             lines.append(
                 f"- jaxlib changed too ({before['jaxlib']} → {after['jaxlib']}): the earlier jax on jaxlib "
-                f"{after['jaxlib']} counts {middle:,.0f}, so jaxlib carries {change(before['count'], middle)} and "
-                f"jax's Python {change(middle, after['count'])}."
+                f"{after['jaxlib']} counts {middle:,.0f}, so jaxlib carries {change_text(before['count'], middle)} and "
+                f"jax's Python {change_text(middle, after['count'])}."
             )
     if "jaxlib_candidates" in entry:
         listed = entry["jaxlib_candidates"]
@@ -249,7 +242,6 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
 
 
 def releases_table(records: list[dict]) -> list[str]:
-    """The release-level history the bisections start from, each change beyond the spread marked."""
     operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
     floors = dict.fromkeys([(op, twin) for op in operations for twin in TWINS], records[0]["spread"])
     groups = {}

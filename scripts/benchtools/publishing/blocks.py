@@ -22,8 +22,8 @@ from .rows import (
     SWEEP_BENCHMARK,
     TRACING_BENCHMARK,
     CommitFigures,
-    HistoryStep,
     Interval,
+    history,
     latest_rows,
     measured,
 )
@@ -122,17 +122,16 @@ def markdown(row: CommitFigures) -> str:
     return "\n".join(lines)
 
 
-def step_sentence(step: HistoryStep) -> str:
-    """One step of tree_at's cost in a sentence: its size, its time, its counts and its cause."""
+def step_sentence(step: operation_history.OperationStep) -> str:
     slower = step.relative > 0
     passes = ""
     if step.measured is not None:
         found = step.measured
         passes = (
             f"; its time, measured side by side in {found.pairs} pairs of fresh processes, "
-            f"{found.estimate:+.1%} ({found.low:+.1%} to {found.high:+.1%}, {found.confidence:.1%} interval)"
+            + operation_markdown.interval_text(found, f", {found.confidence:.1%} interval")
         )
-        if (found.high < 0) if slower else (found.low > 0):
+        if operation_markdown.agreement(step) == operation_markdown.CONTRADICTS:
             passes += " (the time contradicts the exact cost: the cost counts no work done in C)"
     elif None not in step.passes:
         passes = (
@@ -158,7 +157,7 @@ def step_sentence(step: HistoryStep) -> str:
     )
 
 
-def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
+def history_markdown(found: dict[str, list[operation_history.OperationStep]]) -> str:
     lines = []
     for env, found_steps in found.items():
         lines += [f"### History of tree_at's cost ({env})", ""]
@@ -178,7 +177,6 @@ def history_markdown(found: dict[str, list[HistoryStep]]) -> str:
 def timing_text(
     row: CommitFigures, benchmark: str, params: str, pattern: str = "{:.2f}", scale: float = 1.0, short: bool = False
 ) -> str:
-    """A timing figure with its interval: scripts/headline's where attached, else the asv run's; or n/a."""
     found = measured(row, benchmark, params)
     if found is None:
         return "n/a"
@@ -212,7 +210,6 @@ def _us(seconds: Interval, per: int = 1) -> str:
 
 
 def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]:
-    """The timing figure of ``benchmark`` (a tree_at method) and of its tuple twin, each None where not taken."""
     return [measured(row, benchmark.replace("tree_at", twin), key) for twin in params.STRUCTURES]
 
 
@@ -309,7 +306,6 @@ def summary_markdown(rows: list[CommitFigures]) -> str:
 
 
 def answer_markdown(rows: list[CommitFigures]) -> str:
-    """The first answer (scripts/bench): summary_markdown, then tree_at's steady time in each environment."""
     header = ["environment", f"one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady)"]
     passes = [
         [f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "", "{:.2f}")] for row in latest_rows(rows)
@@ -318,19 +314,17 @@ def answer_markdown(rows: list[CommitFigures]) -> str:
 
 
 def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
-    """The rows of the environments measured at more than one commit: they have a history."""
     return [row for row in rows if sum(other.env == row.env for other in rows) > 1]
 
 
-def full_markdown(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict) -> str:
-    """Every figure of the newest commit per environment, and the histories."""
+def full_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
+    found = history(rows, by_operation)
     told = {row.env: found[row.env] for row in with_history(rows)}
     histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 
 def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
-    """Every step of each operation's cost, then what each Module-speed pull request did to each operation."""
     pulls = operation_history.pull_request_effects(with_history(rows))
     return "\n".join(
         [
@@ -340,11 +334,9 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
     )
 
 
-def update_markdown(
-    path: Path, rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, results: Path | None
-) -> list[str]:
+def update_markdown(path: Path, rows: list[CommitFigures], by_operation: dict, results: Path | None) -> list[str]:
     """Rewrite each block that PATH holds; the blocks rewritten.  ``results``: the folder of the rows, or None."""
-    blocks = {FULL_BLOCK: lambda: full_markdown(rows, found, by_operation)}
+    blocks = {FULL_BLOCK: lambda: full_markdown(rows, by_operation)}
     has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest
     # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and

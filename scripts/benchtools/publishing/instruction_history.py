@@ -50,11 +50,10 @@ def env_params(label: str) -> dict:
 
 
 def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
-    """{operation label: its measured steps with their instruction counts}, counting what the cache lacks."""
     timed_steps = []
     for key, value in kept.items():
         env, entry, before, after = (part.strip() for part in key.split("|"))
-        if entry in COUNTED_BY_TIME:
+        if entry in COUNTED_BY_TIME and value.get("interval") is not None:  # a step never measured is not counted
             timed_steps.append((env, entry, before, after, value))
     commits = dict.fromkeys((env, commit) for env, _, before, after, _ in timed_steps for commit in (before, after))
     # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
@@ -65,8 +64,6 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     }
     found = {}
     for env, entry, before, after, value in timed_steps:
-        if value.get("interval") is None:
-            continue
         name = COUNTED_BY_TIME[entry]
         b, a = counts[(env, before)][name]["module"], counts[(env, after)][name]["module"]
         per = "update" if name.startswith(("update", "tree_at")) else "call"
@@ -108,7 +105,7 @@ def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
                 [
                     operation_markdown.commit_cell(step.after[:8], step.date, pull, project_url),
                     operation,
-                    f"{step.instructions[0]:,.0f} → {step.instructions[1]:,.0f} ({step.relative:+.1%})",
+                    operation_markdown.change_text(*step.instructions),
                     operation_markdown.interval_text(step.measured),
                     operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC),
                     step.cause.replace("|", "\\|"),
@@ -121,7 +118,6 @@ def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
 
 
 def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
-    """The agreement table, after how many steps whose time is decided move the way their count does."""
     everything = list(itertools.chain(*found.values()))
     decided = [s for s in everything if s.measured.low > 0 or s.measured.high < 0]
     same_way = [s for s in decided if (s.measured.estimate > 0) == (s.relative > 0)]
@@ -151,7 +147,6 @@ INSTRUCTIONS = "bench_instructions.Instructions"
 
 
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
-    """(JAX release, environment, {(operation, twin): count}) of each result of scripts/bench --jax-history."""
     order, tags = git.topological_order(repo), git.tag_of_commit(repo)
     found = []
     for result in sorted(stored(results), key=lambda r: (order.get(r.commit_hash, len(order)), r.env_name)):
@@ -168,7 +163,6 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
 
 
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
-    """Each environment's releases, the Module and tuple twins, each change beyond its floor marked."""
     floors = {
         (op, twin): metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(op)))
         for op in JAX_OPERATIONS

@@ -7,6 +7,7 @@ import functools
 import itertools
 import json
 import os
+import statistics
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +61,6 @@ class Tracked:
         return row.cost if self.label == TREE_AT else row.operations.get(self.label, (None,))[0]
 
     def passes(self, row) -> float | None:
-        """The row's single sample of the operation's time, in tree_map passes."""
         return row.tree_map_passes[0] if self.label == TREE_AT else row.operations.get(self.label, (None,) * 3)[2]
 
 
@@ -82,6 +82,7 @@ class OperationStep:
     not_profiled: str = "not profiled"  # why there is no explanation
     measured: "pairs.Interval | None" = None  # the time change, measured side by side
     measured_load: tuple[float, float] | None = None  # the 1-minute load average before and after measuring
+    passes: tuple = (None, None)  # the median single sample of its time, in tree_map passes, over each level
 
     @property
     def relative(self) -> float:
@@ -98,13 +99,7 @@ def pull_request_of(subject: str) -> int | None:
     return int(found) if found else pull_requests().rebased.get(subject)
 
 
-def cost_series() -> dict[str, object]:
-    """{operation: the row's exact cost of its Module side}, tree_at's own history first."""
-    return {tracked.label: tracked.cost for tracked in TRACKED}
-
-
 def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
-    """{operation these rows measured: its cost's steps above the floor, in every environment, oldest first}."""
     found = {}
     for tracked in TRACKED:
         if all(tracked.cost(row) is None for row in rows):
@@ -113,10 +108,16 @@ def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
         for env in dict.fromkeys(row.env for row in rows):
             series = [row for row in rows if row.env == env and tracked.cost(row) is not None]
             pieces = steps.pieces([(i, tracked.cost(row)) for i, row in enumerate(series)])
-            found[tracked.label] += [
-                OperationStep(tracked.label, env, series[s.rev_before], series[s.rev_after], (s.before, s.after))
-                for s in steps.steps(pieces, metrics.COST_FLOOR)
-            ]
+            for before, after in itertools.pairwise(pieces):
+                if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
+                    continue
+                levels = (series[p.left : p.right] for p in (before, after))
+                passes = ([tracked.passes(r) for r in level if tracked.passes(r) is not None] for level in levels)
+                medians = tuple(statistics.median(level) if level else None for level in passes)
+                ends = series[before.right - 1], series[after.left]
+                found[tracked.label].append(
+                    OperationStep(tracked.label, env, *ends, (before.level, after.level), passes=medians)
+                )
     return found
 
 
@@ -130,7 +131,6 @@ def largest_first(found: dict[str, list[OperationStep]]) -> list[OperationStep]:
 
 
 def read_kept(path: Path) -> dict:
-    """The kept step times of ``path``, {} while it does not exist yet."""
     return shapes.read_checked(path, "step-times", "kept step times") if path.exists() else {}
 
 
@@ -172,7 +172,6 @@ def confirm_steps(
 
 
 def profile_cache(config: Path) -> Path:
-    """Where the profiles of a configuration's commits are kept: its output's .asv/profiles."""
     return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / explain.PROFILES
 
 
@@ -185,15 +184,14 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
     in one install of each commit, the largest steps first."""
     if config is None:
         return
-    wanted, failed = {}, {}
+    wanted, failed, cache = {}, {}, profile_cache(config)
     for step in largest_first(found) if profile else []:
         wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
-    for key, names in wanted.items():
-        env_params, before, after = key
+    for (env_params, before, after), names in wanted.items():
         try:
-            explain.profile_commits(config, dict(env_params), {before: names, after: names}, profile_cache(config))
+            explain.profile_commits(config, dict(env_params), {before: names, after: names}, cache)
         except Error as error:
-            failed[key] = str(error)
+            failed[env_params, before, after] = str(error)
     for step in largest_first(found):
         why = failed.get(pair_key(step))
         try:
@@ -202,7 +200,7 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
                 step.after.env_params,
                 step.before.commit,
                 step.after.commit,
-                profile_cache(config),
+                cache,
                 # A pair that failed to profile is not installed again for each of its steps.
                 cached_only=not profile or why is not None,
                 profiled=BY_LABEL[step.operation].profiled,
@@ -217,8 +215,6 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
 
 @dataclass(frozen=True)
 class PullRequestEffect:
-    """What one commit that names a pull request did to each operation's cost, in one environment."""
-
     env: str
     commit: object  # the report's CommitFigures of the commit
     costs: dict  # operation -> (cost at the previous measured commit, cost at this one)

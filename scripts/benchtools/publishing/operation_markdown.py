@@ -90,6 +90,11 @@ def cause_cell(step: OperationStep) -> str:
     return step.not_profiled
 
 
+def change_text(before: float, after: float) -> str:
+    """An exact figure's change: "12,000 → 16,000 (+33.3%)"."""
+    return f"{before:,.0f} → {after:,.0f} ({after / before - 1:+.1%})"
+
+
 def pull_link(pull: int | None, project_url: str, empty: str = "—") -> str:
     return f"[#{pull}]({project_url}/pull/{pull})" if pull else empty
 
@@ -130,7 +135,7 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
                 step.after.commit_date or "—",
                 step.after.subject.replace("|", "\\|") or "—",
                 pull_link(step.pull_request, project_url),
-                f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} ({step.relative:+.1%})",
+                change_text(*step.cost),
                 time_cell(step),
                 cause_cell(step),
             ]
@@ -142,7 +147,6 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
 
 
 def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
-    """The README's table: each operation's steps, and its largest one."""
     rows = []
     for operation, found_steps in found.items():
         if not found_steps:

@@ -19,10 +19,10 @@ from .rows import (
     TRACING_BENCHMARK,
     WRAPPINGS,
     CommitFigures,
-    HistoryStep,
+    history,
     investigate,
     latest_rows,
-    load_report,
+    load_rows,
     measured,
 )
 
@@ -35,7 +35,8 @@ def html(markdown: str) -> Markup:
     return Markup(templating.markdown_html(markdown))
 
 
-def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by_operation: dict, site: Path) -> Path:
+def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path:
+    found = history(rows, by_operation)
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
@@ -74,7 +75,6 @@ def html_page(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], by
 
 
 def linked(index: Path) -> str:
-    """asv's index.html with the overhead link beside its Regressions link (once)."""
     text = index.read_text(encoding="utf-8")
     if NAV_LINK in text:
         return text
@@ -86,7 +86,6 @@ def linked(index: Path) -> str:
 
 
 def history_table(rows: list[CommitFigures]) -> str:
-    """Every commit's figures in one table, each timing with its interval (blocks.INTERVAL_NOTE)."""
     header = [
         "release",
         "environment",
@@ -151,7 +150,6 @@ def exact_tables(rows: list[CommitFigures]) -> list[dict]:
 
 
 def fresh_table(latest: list[CommitFigures]) -> str:
-    """The newest commit's figures over fresh processes (scripts/headline), with the asv run's beside them."""
     rows = []
     for row in latest:
         for key, (label, scale, found) in row.fresh.items():
@@ -162,7 +160,6 @@ def fresh_table(latest: list[CommitFigures]) -> str:
 
 
 def summary_sentence(row: CommitFigures) -> str:
-    """For the maintainers: the exact cost and tree_at's steady time, then tracing, each as far as measured."""
     parts = []
     if row.cost is not None:
         parts.append(f"does {row.cost:,.0f} weighted instructions of Python work (exact)")
@@ -181,7 +178,7 @@ def write_page(
     results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None, headline: Path | None = None
 ) -> Path:
     """With ``config``, the history's causes come from the profiles cached beside it (none are made here)."""
-    rows, found = load_report(results, repo, machine, headline=headline)
-    written = html_page(rows, found, investigate(rows, found, config), site)
+    rows = load_rows(results, repo, machine, headline=headline)
+    written = html_page(rows, investigate(rows, config), site)
     print(f"wrote {written}")
     return written

@@ -17,7 +17,6 @@ from .rows import (
     TRACING_BENCHMARK,
     WRAPPINGS,
     CommitFigures,
-    HistoryStep,
     Interval,
     Series,
 )
@@ -58,7 +57,6 @@ def finish_panel(ax, title: str, ylabel: str) -> None:
 
 
 def save(fig, axes, labels: list, path: Path, counted=()) -> Plot:
-    """The panels as a PNG, the commits named under the last; the series of the ``counted`` axes counted."""
     import matplotlib.pyplot as plt
     from matplotlib.container import ErrorbarContainer
 
@@ -86,7 +84,6 @@ ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2
 
 
 def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
-    """The asv run's figures of ``series`` at ``xs``, and scripts/headline's beside them."""
     return tuple(
         [(x + FRESH_OFFSET * fresh, series.at(r, fresh)) for x, r in zip(xs, rows, strict=True) if series.at(r, fresh)]
         for fresh in (False, True)
@@ -103,7 +100,6 @@ def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style
 
 
 def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
-    """The run's points in ``style``, scripts/headline's as unjoined diamonds of the same colour."""
     if run:
         draw_intervals(ax, run, label, **style)
     if fresh:
@@ -111,7 +107,6 @@ def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
 
 
 def mark_step(ax, x: float, step, y: float, separator: str) -> None:
-    """A step's commit and size at ``x``: red where it made the operation slower, green where faster."""
     colour = "tab:red" if step.relative > 0 else "tab:green"
     ax.axvline(x, color=colour, alpha=0.5)
     ax.text(x + 0.1, y, f"{step.after.label}{separator}{step.relative:+.0%}", transform=ax.get_xaxis_transform(),
@@ -153,17 +148,15 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
 
 
 def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str = "operations.png") -> list[Plot]:
-    """Each operation's exact cost, one panel per operation, one line per environment, each step of ``found``
-    (operation_history.operation_steps) marked."""
-    series = operation_history.cost_series()
-    drawn = [op for op in found if len({row.commit for row in rows if series[op](row) is not None}) > 1]
+    costs = {op: operation_history.BY_LABEL[op].cost for op in found}
+    drawn = [op for op in found if len({row.commit for row in rows if costs[op](row) is not None}) > 1]
     if not drawn:
         return []
     labels = list(dict.fromkeys(row.label for row in rows))
     position = {label: i for i, label in enumerate(labels)}
     fig, axes = panels(len(drawn), labels)
     for ax, operation in zip(axes[:, 0], drawn, strict=True):
-        value = series[operation]
+        value = costs[operation]
         for env in dict.fromkeys(row.env for row in rows):
             points = [(position[r.label], value(r)) for r in rows if r.env == env and value(r) is not None]
             ax.plot(*zip(*points, strict=True), marker="o", markersize=3, label=env)
@@ -174,8 +167,9 @@ def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str
     return [save(fig, axes, labels, out / name)]
 
 
-def plot_history(rows: list[CommitFigures], found: dict[str, list[HistoryStep]], out: Path) -> list[Plot]:
-    """tree_at's work (cost) and time (tree_map passes), steps marked; one PNG per environment."""
+def plot_history(
+    rows: list[CommitFigures], found: dict[str, list[operation_history.OperationStep]], out: Path
+) -> list[Plot]:
     passes = Series("time: tree_map passes per update", metrics.PASSES_TREE_AT, "")
     written = []
     for number, (env, found_steps) in enumerate(found.items()):

@@ -1,9 +1,7 @@
 """The overhead report's rows: each commit's figures in one environment, each timing with its interval."""
 
 import functools
-import itertools
 import math
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +13,6 @@ from .. import git
 from ..asvtools import device, operations, shapes
 from ..asvtools.results import entries, only, stat_pairs, stored, values
 from ..errors import BadInput
-from ..judging import steps
 from ..project import env_label
 from . import operation_history
 
@@ -42,8 +39,6 @@ FRESH_PROCESSES = "fresh processes"  # scripts/headline's median and the interva
 
 @dataclass(frozen=True)
 class Interval:
-    """A timing figure, the interval it is shown with, and where that interval comes from."""
-
     value: float
     low: float
     high: float
@@ -71,8 +66,6 @@ def one_run_interval(name: str, value: float, ci: tuple | None) -> Interval:
 
 @dataclass
 class CommitFigures:
-    """The overhead figures of one commit in one environment; None where not measured."""
-
     label: str
     env: str
     ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
@@ -182,7 +175,10 @@ def newest_first(result) -> tuple:
     return descending(result.params.get("python")), descending(result.params.get("jax"))
 
 
-def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[CommitFigures]:
+def load_rows(
+    results: Path, repo: Path, machine: str | None = None, latest: bool = False, headline: Path | None = None
+) -> list[CommitFigures]:
+    """The rows, with ``headline``'s figures attached (a scripts/headline record)."""
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
     found = stored(results, machine)
@@ -197,6 +193,8 @@ def load_rows(results: Path, repo: Path, machine: str | None = None, latest: boo
     for row in rows:
         row.subject, row.commit_date = subjects.get(row.commit, ("", ""))
         row.release = row.commit in tags
+    if headline is not None:
+        attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
     return rows
 
 
@@ -206,8 +204,6 @@ def latest_rows(rows: list[CommitFigures]) -> list[CommitFigures]:
 
 @dataclass(frozen=True)
 class Series:
-    """One timing figure across the commits: a line of a plot."""
-
     label: str
     benchmark: str
     params: str  # as asv names them: "'jit'", "4, 8", "" without params
@@ -225,60 +221,20 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
     return series.at(row, fresh=True) or series.at(row)
 
 
-@dataclass
-class HistoryStep(operation_history.OperationStep):
-    """A step of tree_at's cost between two adjacent releases (operation TREE_AT), investigated or not."""
-
-    not_profiled: str = ""  # no cause is told until investigate copies its operation step's
-    passes: tuple = (None, None)  # the median time of one update, in tree_map passes, over each level's releases
-
-
-def history(rows: list[CommitFigures]) -> dict[str, list[HistoryStep]]:
-    """{environment: the steps of tree_at's cost above its floor}, from asv's step detection over the releases."""
-    found = {}
-    for env in dict.fromkeys(row.env for row in rows):
-        series = [row for row in rows if row.env == env and row.cost is not None]
-        pieces = steps.pieces([(i, row.cost) for i, row in enumerate(series)])
-        found[env] = []
-        for before, after in itertools.pairwise(pieces):
-            if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
-                continue
-            levels = (series[p.left : p.right] for p in (before, after))
-            passes = ([r.tree_map_passes[0] for r in level if r.tree_map_passes[0] is not None] for level in levels)
-            medians = tuple(statistics.median(level) if level else None for level in passes)
-            ends = series[before.right - 1], series[after.left]
-            found[env].append(
-                HistoryStep(operation_history.TREE_AT, env, *ends, (before.level, after.level), passes=medians)
-            )
-    return found
+def history(rows: list[CommitFigures], by_operation: dict) -> dict[str, list[operation_history.OperationStep]]:
+    found = by_operation.get(operation_history.TREE_AT, [])
+    return {env: [step for step in found if step.env == env] for env in dict.fromkeys(row.env for row in rows)}
 
 
 def investigate(
     rows: list[CommitFigures],
-    found: dict[str, list[HistoryStep]],
     config: Path | None,
     profile: bool = False,
     confirm_pairs: int | None = None,
     step_times: Path | None = None,
 ) -> dict:
-    """Every operation's steps with their causes and side-by-side times (operation_history); tree_at's history
-    steps take theirs from its operation's, so that nothing is measured twice."""
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
     if config is not None or step_times is not None:  # the times measured before, with confirm_pairs the others
         operation_history.confirm_steps(by_operation, config, confirm_pairs, step_times)
-    investigated = {operation_history.step_key(step): step for step in by_operation.get(operation_history.TREE_AT, [])}
-    for step in itertools.chain(*found.values()):
-        if (same := investigated.get(operation_history.step_key(step))) is not None:
-            step.explanation, step.not_profiled, step.measured = same.explanation, same.not_profiled, same.measured
     return by_operation
-
-
-def load_report(
-    results: Path, repo: Path, machine: str | None, latest: bool = False, headline: Path | None = None
-) -> tuple[list[CommitFigures], dict[str, list[HistoryStep]]]:
-    """The rows, with ``headline``'s figures attached (a scripts/headline record), and tree_at's history steps."""
-    rows = load_rows(results, repo, machine, latest)
-    if headline is not None:
-        attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
-    return rows, history(rows)

@@ -27,7 +27,6 @@ ACCELERATOR_ONLY = {"mosaic", "gpu", "cuda", "rocm", "triton", "tools"}
 
 
 def repository(path: Path, project: str) -> Path:
-    """``path``, cloned from the shared bundle first where it is missing."""
     if (path / "HEAD").is_file() or (path / ".git").exists():
         return path
     bundle = BUNDLES / f"{project}.bundle"
@@ -133,7 +132,6 @@ def bisect_range(
     readmes: list[Path],
     records: Path,
 ) -> int:
-    """The releases between the ends, then the commits of each pair of releases more than ``min_step`` apart."""
     started = time.monotonic()
     releases = [ends[0], *releases_between(*ends), ends[1]]
     points = [search.point(commit) for commit in releases]
