@@ -101,11 +101,11 @@ def add_confirm(parser) -> None:
     add_confirm_max_pairs(parser)
 
 
-def add_confirm_max_pairs(parser) -> None:
+def add_confirm_max_pairs(
+    parser, default: int | None = pairs.MAX_PAIRS, help: str = "per suspect (%(default)s)"
+) -> None:
     pairs_of = at_least(pairs.MIN_PAIRS, "pairs")
-    parser.add_argument(
-        "--confirm-max-pairs", type=pairs_of, default=pairs.MAX_PAIRS, metavar="N", help="per suspect (%(default)s)"
-    )
+    parser.add_argument("--confirm-max-pairs", type=pairs_of, default=default, metavar="N", help=help)
 
 
 def add_env_dir(parser, default: Path | None, where: str = "default: %(default)s") -> None:

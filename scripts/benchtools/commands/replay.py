@@ -59,6 +59,7 @@ def add_arguments(parser, config) -> None:
     common_args.add_env_dir(parser, None, "shared by every night; default: OUTPUT/asv-env")
     common_args.add_bench(parser, "only benchmarks matching REGEX, given to scripts/nightly; repeatable")
     common_args.add_jax(parser)
+    common_args.add_confirm_max_pairs(parser, None, "given to scripts/nightly (default: its own)")
     parser.add_argument("--quick", action="store_true", help="dispatch the workflow with its quick input")
     parser.add_argument(
         "--runner-python", metavar="PYTHON", help="the runner's python3 for jobs without setup-python (default: 3.12)"

@@ -84,7 +84,10 @@ def nightly_extras(options, upstream: Path, runner_patch: str | None = None) -> 
     )
     extras = ["--upstream", str(upstream), "--env-dir", str(env_dir)]
     extras += [word for regex in options.bench for word in ("--bench", regex)]
-    return extras + [word for version in options.jax for word in ("--jax", version)]
+    extras += [word for version in options.jax for word in ("--jax", version)]
+    if options.confirm_max_pairs is not None:
+        extras += ["--confirm-max-pairs", str(options.confirm_max_pairs)]
+    return extras
 
 
 class Replay:
