@@ -279,7 +279,7 @@ class Clock:
 
     def took(self, what: str, before: str = "", after: str = "") -> str:
         return (
-            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time after scripts/setup{before}: "
+            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
             + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
             + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
             f"{os.cpu_count()} cores."
@@ -346,7 +346,9 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     what = "the first answer (the newest release's exact and steady figures, and the headline)"
     what = what if args.answer else f"{len(hashes)} commit(s)"
     took = clock.took(
-        f"`scripts/bench`, {what} in {len(envs)} environment(s)", after=f"; {created} environment(s) were created in it"
+        f"`scripts/bench`, {what} in {len(envs)} environment(s)",
+        before=" after scripts/setup",
+        after=f"; {created} environment(s) were created in it",
     )
     if args.docs:
         generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
