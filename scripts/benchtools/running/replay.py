@@ -22,7 +22,6 @@ RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
 
 
 def replay(options, log=sys.stderr) -> int:
-    """Every night of the range through the workflow's jobs; OPTIONS are scripts/replay's, checked."""
     commits = first_parent_commits(options.upstream, options.range)
     if not commits:
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
@@ -75,12 +74,11 @@ def replay(options, log=sys.stderr) -> int:
             # Every issue as the stand-in holds it, so that what the alerts wrote can be read after the replay.
             record["issues"] = machine.api.state()["issues"]
             record["finished"] = now()
-            write_record(machine.record_path, record)
-            if options.docs:
-                write_table(options.docs, options.table, record)
             if options.events is not None:
                 record["season_problems"] = season.problems(record)
-                write_record(machine.record_path, record)
+            util.write_atomic(machine.record_path, (json.dumps(record, indent=1) + "\n").encode())
+            if options.docs:
+                write_table(options.docs, options.table, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
             print(
                 f"replay: night {label} ({len(night_commits)} commit(s), tip {night['tip'][:8]}): "
@@ -98,10 +96,6 @@ def replay(options, log=sys.stderr) -> int:
 
 def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-
-
-def write_record(path: Path, record: dict) -> None:
-    util.write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
 
 
 def run_night(
