@@ -68,7 +68,6 @@ def check(parser, args) -> None:
 
 
 def options(args) -> Options:
-    """The run that the arguments select: --here, one of the selections, or the first answer."""
     answer = args.here is None and not any(
         (args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full)
     )

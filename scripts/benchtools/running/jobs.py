@@ -117,7 +117,6 @@ class Replay:
         self.runner_bin = make_runner_bin(out / "runner" / "bin", self.python)
 
     def advance(self, tip: str) -> None:
-        """The replay's upstream at TIP: main there, and every tag that TIP's history holds."""
         source = self.options.upstream
         tags = git.out("tag", "--merged", tip, repo=source).split()
         refspecs = [f"{tip}:refs/heads/main"] + [f"refs/tags/{t}:refs/tags/{t}" for t in tags]

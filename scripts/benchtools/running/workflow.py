@@ -306,7 +306,6 @@ def installed_version(package: str) -> str | None:
 
 
 def check_workflow(workflow: Workflow) -> None:
-    """Every expression and setup-python version of WORKFLOW, checked before the first night runs."""
     for value in workflow.env.values():
         check_expression(value, f"{workflow.path.name}: env")
     for job in workflow.jobs:
@@ -335,14 +334,12 @@ def check_workflow(workflow: Workflow) -> None:
 
 
 def in_order(jobs: list[Job]) -> list[Job]:
-    done, ordered, pending = set(), [], list(jobs)
+    ordered, pending = [], list(jobs)
     while pending:
-        ready = next((job for job in pending if set(job.needs) <= done), None)
+        ready = next((job for job in pending if set(job.needs) <= {done.name for done in ordered}), None)
         if ready is None:
             raise BadInput(f"the jobs {', '.join(job.name for job in pending)} need each other")
-        pending.remove(ready)
-        ordered.append(ready)
-        done.add(ready.name)
+        ordered.append(pending.pop(pending.index(ready)))
     return ordered
 
 
