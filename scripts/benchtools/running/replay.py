@@ -187,11 +187,8 @@ def commit_states(commits: list[Commit], results: list[dict], verdict: dict | No
 def verdict_summary(verdict: dict | None) -> dict | None:
     if verdict is None:
         return None
-    suspects = verdict.get("suspects") or []
     return {
-        "status": verdict.get("status"),
-        "regression": verdict.get("regression"),
-        "summary": verdict.get("summary"),
+        **{key: verdict.get(key) for key in ("status", "regression", "summary")},
         **{
             name: [
                 {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
@@ -199,7 +196,7 @@ def verdict_summary(verdict: dict | None) -> dict | None:
             ]
             for name in ("counted", "improvements")
         },
-        "suspects": [{"benchmark": s.get("benchmark"), "verdict": s.get("verdict")} for s in suspects],
+        "suspects": [{key: s.get(key) for key in ("benchmark", "verdict")} for s in verdict.get("suspects") or []],
         "failed_commits": [f.get("commit") for f in verdict.get("failed_commits") or []],
     }
 
