@@ -79,6 +79,7 @@ def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_use
     assert "Python 3.11, jax 0.10.2, jaxlib 0.10.2, Equinox 0.13.8, on cpu" in ran.stderr
     assert "valgrind is not installed here: the instruction counts (bench_instructions) are skipped" in ran.stderr
     assert not [path for path in env_dir.iterdir() if path.is_dir()]  # no virtualenv was built: the lock alone
+    assert " min of wall time, and built no virtualenv: " in ran.stdout  # no scripts/setup needed: none named
     (path,) = (tmp_path / "results" / "here-quick").glob("*-cpu/*-existing-*.json")
     stored = json.loads(path.read_text())
     assert {k: stored["params"][k] for k in ("device", "python", "jax", "jaxlib")} == {

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchtools.judging import pairs
 from benchtools.publishing import issue
 from benchtools.running import jobs, nights, replay, workflow
 from tests.helpers import NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
@@ -476,8 +477,11 @@ def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_
         upstream,
         tmp_path / "out",
         *("--per-night", 1, "--bench", "bench_instructions", "--env-dir", asv_env_dir, "--no-docs"),
+        # The fewest pairs a look takes: each rise's time is re-measured, not for as long as a night would.
+        *("--confirm-max-pairs", pairs.START_PAIRS),
     )
     assert result.returncode == 0, result.stderr[-3000:]
+    assert record["nightly_extras"][-2:] == ["--confirm-max-pairs", str(pairs.START_PAIRS)]
     base, rise, quiet, revert = record["nights"]
     assert [c["commit"] for c in rise["commits"] + revert["commits"]] == [RISE, REVERT]
     for night in record["nights"]:
@@ -574,7 +578,9 @@ def test_a_runner_python_event_gives_setup_python_that_patch_release_and_asv_its
         season.read_events(events)
     if workflow.find_python("3.11.2") is None:
         pytest.skip("this machine has no Python 3.11.2 (Debian 12's /usr/bin/python3.11)")
-    options = SimpleNamespace(env_dir=tmp_path / "asv-env", output=tmp_path / "out", bench=[], jax=[])
+    options = SimpleNamespace(
+        env_dir=tmp_path / "asv-env", output=tmp_path / "out", bench=[], jax=[], confirm_max_pairs=None
+    )
     machine = jobs.Replay(options, api=None)
     machine.runner_patch = "3.11.2"
     context = {"runner": {"path": "/bin"}, "steps": {}}

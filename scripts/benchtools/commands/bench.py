@@ -1,42 +1,23 @@
 """Run the tree_at benchmark suite with asv, then publish asv's HTML site.
 
-On a fresh clone this sets everything up: .venv (scripts/setup), the release
-history (scripts/release-history) when one is needed, and asv's virtualenvs.
 What is benchmarked, each into a results and site folder of its own:
 
-  default          the first answer: the newest Equinox release in every
-                   environment of asv.conf.json, its exact figures (every
-                   benchmark that is no timing, benchmarks/metrics.py; these
-                   runs overlap, one per core) and tree_at's steady time
-                   (tree_map passes), then the headline over fresh processes
-                   (scripts/headline).  Folder: answer.  RANGE, --releases,
-                   --repo, --jax-history, --bench, --quick or --full selects
-                   one of the runs below instead.
-  --full           Equinox releases from PyPI (the 3 newest, or --releases),
-                   every benchmark, with JAX {jax_releases} on Python
-                   {pythons}; the oldest JAX, {reference_jax}, runs every release
-                   from 0.10.11 on.  Folder: releases.
-  --repo PATH|URL  any git repository of Equinox, RANGE of its commits.
-                   Folder: upstream for asv.conf.json's repo, else repo-NAME.
-  --jax-history    JAX releases from PyPI (--releases picks them) with Equinox
-                   held at {reference_equinox} (asv.jax.conf.json), each on the oldest
-                   of Python {pythons} that it supports.  Folder: jax-history.
-  --here [PYTHON]  the JAX and Equinox installed in PYTHON, on its device (a GPU
-                   too), through asv's existing-environment mode: no virtualenv,
-                   no registry.  The device goes into every result's params and
-                   the machine name.  Folder: here (docs/here.md).
+  default          the first answer: the newest Equinox release in every environment of
+                   asv.conf.json, its exact figures and tree_at's steady time, then the
+                   headline (scripts/headline).  Folder: answer.
+  --full           Equinox releases from PyPI (the 3 newest, or --releases), every
+                   benchmark, with JAX {jax_releases} on Python {pythons}.
+                   Folder: releases.
+  --repo PATH|URL  any git repository of Equinox, RANGE of its commits.  Folder: upstream
+                   for asv.conf.json's repo, else repo-NAME.
+  --jax-history    JAX releases from PyPI, Equinox held at {reference_equinox}.
+                   Folder: jax-history.
+  --here [PYTHON]  the JAX and Equinox installed in PYTHON, on its device (a GPU too): no
+                   virtualenv, no registry.  Folder: here (docs/here.md).
 
-Python {newest_python} is the one scripts/setup builds; where it could not,
-those environments are left out with one line that says why.  --quick runs
-each benchmark once, into NAME-quick.  A commit with results for an environment
-on this machine is not run again there, so a run resumes where it stopped;
-results files a killed run left unreadable go to .asv/quarantine.  The summary
-counts, per environment, the commits that ran, failed and skipped.
-
-Exit status: 0 when every selected commit has results, even where a release
-failed as a whole; 1 when a benchmark failed in a commit where the others ran,
-or a commit has no results; 2 for bad arguments or a range that cannot be had;
-3 when the index, a download or asv fails.
+Python {newest_python} is the one scripts/setup builds; where it could not, its environments
+are left out, saying why.  A commit with results for an environment is not run again there,
+so a run resumes where it stopped.  Exit 1: a benchmark failed in a commit whose others ran, or a commit has no results.
 """
 
 import dataclasses
@@ -87,7 +68,6 @@ def check(parser, args) -> None:
 
 
 def options(args) -> Options:
-    """The run that the arguments select: --here, one of the selections, or the first answer."""
     answer = args.here is None and not any(
         (args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full)
     )

@@ -113,16 +113,16 @@ def listed(kind: Callable, what: str) -> Callable[[str], list]:
     return values
 
 
-def add_confirm(parser, optional: bool = True) -> None:
+def add_confirm(
+    parser, optional: bool = True, default: int | None = pairs.MAX_PAIRS, help: str = "per suspect (%(default)s)"
+) -> None:
     """--confirm-max-pairs, and --no-confirm where confirming is OPTIONAL."""
     if optional:
         parser.add_argument(
             "--no-confirm", action="store_true", help="judge the stored timings alone, never re-measured side by side"
         )
     pairs_of = at_least(pairs.MIN_PAIRS, "pairs")
-    parser.add_argument(
-        "--confirm-max-pairs", type=pairs_of, default=pairs.MAX_PAIRS, metavar="N", help="per suspect (%(default)s)"
-    )
+    parser.add_argument("--confirm-max-pairs", type=pairs_of, default=default, metavar="N", help=help)
 
 
 def add_env_dir(parser, default: Path | None, where: str = "default: %(default)s") -> None:

@@ -1,33 +1,16 @@
 """Benchmark the upstream Equinox commits that the results branch lacks, publish the site, report regressions.
 
-  1. OUTPUT becomes a checkout of the results branch of --results-remote
-     (only read: results a killed run left in OUTPUT stay, and are not run again).
-  2. scripts/bench --repo UPSTREAM --machine MACHINE --output OUTPUT RANGE
-     benchmarks the commits of RANGE without results and publishes the site of
-     every result into OUTPUT/html.  NEW is every commit after the newest with
-     results; on a branch without results for this machine, the tip alone.
-  3. scripts/regressions --explain writes the report (Markdown) to --report,
-     stdout and the job summary, and the verdict (JSON) to --verdict, which
-     scripts/open-regression-issue decides from.  It compares the baseline (the
-     newest commit with results before this run) with the newest new commit,
-     re-measuring the baseline here, side by side, for every timing suspect; the
-     first night reports asv's step detection; a night with nothing new after
-     the baseline judges nothing, saying why.
-  4. --site copies the site into a folder for GitHub Pages.
+OUTPUT becomes a checkout of the results branch (results a killed run left there stay, and
+are not run again); scripts/bench benchmarks RANGE's commits without results (NEW: those
+after the newest with results; the tip alone the first time) and publishes the site; the gate
+compares the baseline with the newest new commit, re-measuring timing suspects side by side,
+and writes --report and --verdict.  --publish-only runs no benchmark; with --rejudge-run it
+judges that run's stored results again, exact metrics only.  It never writes the results
+branch.
 
---publish-only runs no benchmark: the site is published from the branch alone,
-and nothing is judged unless --rejudge-run names the run whose stored results
-to judge again, exact metrics only, where no upstream code runs.  It never
-writes the results branch (scripts/push-results does, in a job that runs no
-benchmarked code).  The machine name is fixed (github-actions) so that results
-from different runners line up.
-
-Exit status: 0 when every commit has results (a regression is in the report);
-1 when a benchmark failed; 2 for bad arguments, a missing repository, or bad
-results or site files; 3 when a command or a remote failed, or a signal stopped
-it; 4 on a crash.  Whenever no report could be made, the verdict's status is
-"failed" with the stage, code and message, the report starts "No report:", and
-the exit status is not 0.
+Exit 0 when every commit has results (a regression is in the report); 1 when a benchmark
+failed; 3 too when a signal stopped it.  Whenever no report could be made, the verdict's
+status is "failed", the report starts "No report:", and the exit status is not 0.
 """
 
 from pathlib import Path

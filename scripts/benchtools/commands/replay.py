@@ -1,28 +1,13 @@
 """Replay upstream history night by night through the nightly workflow's own jobs, on this machine.
 
-RANGE of --upstream is taken as its first-parent commits, oldest first, and
-split into nights: --per-night K commits, one per commit date in UTC
-(--by-date, the default), or one per calendar day (--every-day).  Unless
---no-base, a first night, "base", holds the commit before the range, so that
-the first real night has a baseline.  The replay owns OUTPUT (a new folder):
-a bare upstream, the results remote, the snapshot of this repository that
-every job checks out, each night's jobs, logs and artifacts (nights/NNN/), the
-deployed site (pages/) and the record (replay.json, written after every night).
-Each night the upstream's main moves to the night's last commit, then each job
-of the workflow runs in the order its `needs` give, when its `if:` holds, step
-by step as GitHub runs it (actions are mapped: checkout, setup-python, the
-artifacts, deploy-pages), and the alert goes to a stand-in of GitHub's issues
-API on 127.0.0.1.  A step it cannot map stops it before the first night
-(exit 3).  docs/replay.md has the table of substitutions.
+RANGE's first-parent commits are split into nights, after a base night on the commit before
+RANGE.  Each night, every job of the workflow runs step by step as GitHub runs it, its
+actions mapped and its alert sent to a stand-in of GitHub's issues API on 127.0.0.1.  OUTPUT
+(a new folder) keeps each night's jobs, logs and artifacts, the deployed site and the record
+(replay.json), whose table goes to --docs.
 
-The record lists, per night, each commit benchmarked, skipped or failed, the
-verdict, the issue action and each job's result and time; the table goes to
---docs between the markers of --table.
-
-Exit status: 0 when every job passed or was skipped by its `if:`; 1 when a job
-failed; 2 for bad arguments or an OUTPUT that is not new; 3 when a step cannot
-be mapped, or git or the stand-in failed; 4 on a crash; 143 on SIGTERM, which
-kills the running step's process group (replay.json keeps the nights done).
+Exit 1: a job failed; 3 too when a step cannot be mapped (found before the first night); 143
+on SIGTERM, which kills the running step's process group (replay.json keeps the nights done).
 """
 
 import signal
@@ -59,6 +44,7 @@ def add_arguments(parser, config) -> None:
     common_args.add_env_dir(parser, None, "shared by every night; default: OUTPUT/asv-env")
     common_args.add_bench(parser, "only benchmarks matching REGEX, given to scripts/nightly; repeatable")
     common_args.add_jax(parser)
+    common_args.add_confirm(parser, optional=False, default=None, help="given to scripts/nightly (default: its own)")
     parser.add_argument("--quick", action="store_true", help="dispatch the workflow with its quick input")
     parser.add_argument(
         "--runner-python", metavar="PYTHON", help="the runner's python3 for jobs without setup-python (default: 3.12)"

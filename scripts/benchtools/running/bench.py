@@ -35,8 +35,6 @@ ENV_DIR = ROOT / ".asv" / "env"  # asv's environments, shared by every command t
 
 @dataclasses.dataclass
 class Options:
-    """One run of scripts/bench (see --help): what to benchmark, where, and how."""
-
     range: str | None = None
     quick: bool = False
     releases: str = DEFAULT_RELEASES
@@ -75,8 +73,6 @@ class Options:
 
 
 class Target:
-    """What one invocation benchmarks: a base asv configuration, a repository, a folder name."""
-
     def __init__(self, args: Options):
         self.args = args
         self.base, self.branch, self.history = UPSTREAM_CONFIG, "main", None
@@ -109,7 +105,6 @@ class Target:
         self.config_dir = args.output / ".asv" / "configs"
 
     def config(self, env: dict | None = None, suffix: str = "") -> Path:
-        """The base configuration pointed at this target, restricted to one environment if given."""
         config = util.load_asv_config(self.base)
         config.update(
             repo=str(self.repo),
@@ -148,7 +143,6 @@ def environments(target: Target) -> list[tuple[str, dict]]:
 
 
 def releases(target: Target) -> list[tuple[release_history.Release, str]]:
-    """The selected releases of the target's history (built or updated first), with their commits, oldest first."""
     options = release_history.Options(
         repo=target.repo,
         select=None if target.args.releases == "all" else target.args.releases,
@@ -173,10 +167,6 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
         by_python[python] = [commit for commit in admitted if commit in own or commit in bridge]
         taken |= set(own)
     return by_python
-
-
-def range_hashes(target: Target, range_spec: str | None) -> list[str]:
-    return runs.range_hashes(target.config(), target.branch, range_spec, target.results_dir)
 
 
 def quarantine_unreadable(target: Target) -> None:
@@ -262,13 +252,10 @@ BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
 
 
 def environment_folders(env_dir: Path) -> set[Path]:
-    """asv's environments (where the first answer's headline measures too), as folders."""
     return {path for path in env_dir.iterdir() if path.is_dir()} if env_dir.is_dir() else set()
 
 
 class Clock:
-    """A run's wall time by phase and the load average around it: the paragraph of --docs' time block."""
-
     def __init__(self):
         self.started = self.last = time.monotonic()
         self.load_before, self.phases = os.getloadavg()[0], {}
@@ -280,7 +267,7 @@ class Clock:
 
     def took(self, what: str, before: str = "", after: str = "") -> str:
         return (
-            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time after scripts/setup{before}: "
+            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
             + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
             + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
             f"{os.cpu_count()} cores."
@@ -292,12 +279,13 @@ def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
     moved; only NEW and EXISTING read the stored results, so they are resolved once the unreadable ones are aside."""
     args = target.args
     reads_results = selected is None and args.range in ("NEW", "EXISTING")
-    hashes = [commit for _release, commit in selected] if selected is not None else None
-    if selected is None and not reads_results:
-        hashes = range_hashes(target, args.range)
+    if selected is not None:
+        hashes = [commit for _release, commit in selected]
+    elif not reads_results:
+        hashes = runs.range_hashes(target.config(), target.branch, args.range, target.results_dir)
     quarantine_unreadable(target)
     if reads_results:
-        hashes = range_hashes(target, args.range)
+        hashes = runs.range_hashes(target.config(), target.branch, args.range, target.results_dir)
     if selected is not None or args.include_unchanged:
         return hashes, []
     unchanged = unchanged_package(git_dir(target), hashes)
@@ -347,7 +335,9 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     what = "the first answer (the newest release's exact and steady figures, and the headline)"
     what = what if args.answer else f"{len(hashes)} commit(s)"
     took = clock.took(
-        f"`scripts/bench`, {what} in {len(envs)} environment(s)", after=f"; {created} environment(s) were created in it"
+        f"`scripts/bench`, {what} in {len(envs)} environment(s)",
+        before=" after scripts/setup",
+        after=f"; {created} environment(s) were created in it",
     )
     if args.docs:
         generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
@@ -363,7 +353,6 @@ def bench(args: Options, headline: Headline | None = None) -> int:
 
 
 def print_places(target: Target) -> None:
-    """Where the results and the site are, and how to serve the site."""
     print(f"  results: {target.results_dir}")
     if (target.html_dir / "index.html").is_file():
         print(f"  site:    {target.html_dir / 'index.html'}")

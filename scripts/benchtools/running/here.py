@@ -39,7 +39,6 @@ GIT_ENV = git.isolated_env(
 
 
 def commit_for(repo: Path, equinox: str) -> str:
-    """The commit of HERE_REPO that stands for Equinox ``equinox``, made empty and tagged the first time."""
     tag = f"v{equinox}"
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
@@ -81,7 +80,6 @@ def selection_markdown(args: bench.Options) -> str:
 
 
 def here(args: bench.Options) -> int:
-    """Run the suite in ``args.here``'s Python, publish its site; the exit code (bench's contract)."""
     if args.docs:
         generated.write_blocks(args.docs, {HERE_TIME_BLOCK: ""}, write=False)
     clock = bench.Clock()

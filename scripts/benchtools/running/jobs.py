@@ -84,7 +84,10 @@ def nightly_extras(options, upstream: Path, runner_patch: str | None = None) -> 
     )
     extras = ["--upstream", str(upstream), "--env-dir", str(env_dir)]
     extras += [word for regex in options.bench for word in ("--bench", regex)]
-    return extras + [word for version in options.jax for word in ("--jax", version)]
+    extras += [word for version in options.jax for word in ("--jax", version)]
+    if options.confirm_max_pairs is not None:
+        extras += ["--confirm-max-pairs", str(options.confirm_max_pairs)]
+    return extras
 
 
 class Replay:
@@ -114,7 +117,6 @@ class Replay:
         self.runner_bin = make_runner_bin(out / "runner" / "bin", self.python)
 
     def advance(self, tip: str) -> None:
-        """The replay's upstream at TIP: main there, and every tag that TIP's history holds."""
         source = self.options.upstream
         tags = git.out("tag", "--merged", tip, repo=source).split()
         refspecs = [f"{tip}:refs/heads/main"] + [f"refs/tags/{t}:refs/tags/{t}" for t in tags]

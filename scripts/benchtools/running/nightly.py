@@ -23,7 +23,6 @@ OWNER_KEY = "nightly.results-checkout"
 
 
 def is_results_checkout(output: Path) -> bool:
-    """Whether OUTPUT is a checkout that scripts/nightly made (and so may write into)."""
     return (output / ".git").exists() and git.out("config", OWNER_KEY, repo=output, check=False).strip() == "true"
 
 
@@ -45,7 +44,6 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
 
 
 def nightly(args) -> int:
-    """The night; whatever fails, the verdict says which stage and why."""
     # The stage running now; "" once the verdict is written, so that a later failure (the site's copy, say) exits
     # non-zero without turning a judged night into a failed one.
     stage = ["scripts/nightly"]
@@ -127,8 +125,9 @@ def night(args, stage: list[str]) -> int:
             confirm=scope.confirmed and not args.no_confirm,
             max_pairs=args.confirm_max_pairs,
         )
-        if args.rejudge_run:
-            verdict = exact_only(verdict)
+        if args.rejudge_run:  # its timing rows go: no side-by-side re-measuring confirmed them
+            counted = [c for c in verdict.counted if c.kind not in metrics.TIMING_KINDS]
+            verdict = dataclasses.replace(verdict, counted=counted, not_alerting=[], confirmations=None)
         stage[0] = "scripts/nightly"
         write_report(args, render.markdown(verdict), verdicts.data(verdict))
     stage[0] = ""
@@ -224,16 +223,6 @@ def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -
             nothing=f"run {run_id}'s newest commit {newest[:8]} does not descend from the baseline {baseline[:8]}"
         )
     return Scope(compare=(baseline, newest), confirmed=False)
-
-
-def exact_only(verdict: gate.Verdict) -> gate.Verdict:
-    """VERDICT without its timing rows, which no side-by-side re-measuring confirmed."""
-    return dataclasses.replace(
-        verdict,
-        counted=[c for c in verdict.counted if c.kind not in metrics.TIMING_KINDS],
-        not_alerting=[],
-        confirmations=None,
-    )
 
 
 def fail(args, stage: str, code: int, message: str) -> None:

@@ -121,7 +121,7 @@ def rev(repo: Path, name: str) -> str:
 
 def resolve(target: bench.Target, request: Request) -> Sides:
     """Base and head of the request, in the target's repository (fetched first when it is a remote)."""
-    bench.range_hashes(target, None)  # asv's mirror of a remote repository, made or fetched
+    runs.range_hashes(target.config(), target.branch, None, target.results_dir)  # asv's mirror, made or fetched
     repo = bench.git_dir(target)
     if request.base:
         base_ref, head_ref = request.base, request.head

@@ -22,7 +22,6 @@ RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
 
 
 def replay(options, log=sys.stderr) -> int:
-    """Every night of the range through the workflow's jobs; OPTIONS are scripts/replay's, checked."""
     commits = first_parent_commits(options.upstream, options.range)
     if not commits:
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
@@ -75,12 +74,11 @@ def replay(options, log=sys.stderr) -> int:
             # Every issue as the stand-in holds it, so that what the alerts wrote can be read after the replay.
             record["issues"] = machine.api.state()["issues"]
             record["finished"] = now()
-            write_record(machine.record_path, record)
-            if options.docs:
-                write_table(options.docs, options.table, record)
             if options.events is not None:
                 record["season_problems"] = season.problems(record)
-                write_record(machine.record_path, record)
+            util.write_atomic(machine.record_path, (json.dumps(record, indent=1) + "\n").encode())
+            if options.docs:
+                write_table(options.docs, options.table, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
             print(
                 f"replay: night {label} ({len(night_commits)} commit(s), tip {night['tip'][:8]}): "
@@ -98,10 +96,6 @@ def replay(options, log=sys.stderr) -> int:
 
 def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-
-
-def write_record(path: Path, record: dict) -> None:
-    util.write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
 
 
 def run_night(
@@ -193,11 +187,8 @@ def commit_states(commits: list[Commit], results: list[dict], verdict: dict | No
 def verdict_summary(verdict: dict | None) -> dict | None:
     if verdict is None:
         return None
-    suspects = verdict.get("suspects") or []
     return {
-        "status": verdict.get("status"),
-        "regression": verdict.get("regression"),
-        "summary": verdict.get("summary"),
+        **{key: verdict.get(key) for key in ("status", "regression", "summary")},
         **{
             name: [
                 {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
@@ -205,13 +196,12 @@ def verdict_summary(verdict: dict | None) -> dict | None:
             ]
             for name in ("counted", "improvements")
         },
-        "suspects": [{"benchmark": s.get("benchmark"), "verdict": s.get("verdict")} for s in suspects],
+        "suspects": [{key: s.get(key) for key in ("benchmark", "verdict")} for s in verdict.get("suspects") or []],
         "failed_commits": [f.get("commit") for f in verdict.get("failed_commits") or []],
     }
 
 
 def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
-    """What the alert did to the issues, from the requests it made."""
     if alert is None or alert.result == "skipped":
         return "alert skipped"
     writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]

@@ -72,7 +72,6 @@ def needs_run(path, machine: str, retry_failed: bool, names: tuple[str, ...] = (
 
 
 def run_command(config, machine: str, quick: bool, regexes: list[str], *extra: str) -> list:
-    """``asv run`` of REGEXES' benchmarks on MACHINE, its output shown."""
     cmd = util.asv("run", "--config", config, "--machine", machine, "--show-stderr", *extra) + ["--quick"] * quick
     return cmd + [word for regex in regexes for word in ("--bench", regex)]
 
@@ -127,7 +126,6 @@ def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pendi
 
 
 def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
-    """Every stage in every environment: whether an asv run failed, and the commits run in each environment."""
     args = target.args
     asv_failed, ran = False, {}
     for stage in stages(args.answer):

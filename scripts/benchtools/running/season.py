@@ -46,7 +46,6 @@ def read_events(path: Path) -> dict[str, list[str]]:
 
 
 def alerts(state: dict, wanted: str) -> list[dict]:
-    """The alert's issues in state WANTED, newest first."""
     found = [
         i
         for i in state["issues"]
@@ -91,7 +90,6 @@ def apply(api: github.StandIn, events: list[str]) -> list[str]:
 
 
 def snapshot(state: dict) -> list[dict]:
-    """Every issue as the night left it: number, author, state, the report its body holds, its key, comments."""
     return [
         {
             "number": i["number"],
@@ -107,7 +105,6 @@ def snapshot(state: dict) -> list[dict]:
 
 
 def problems(record: dict) -> list[str]:
-    """Where the record breaks the season's goals, one line each."""
     found, before, maintainers = [], [], {}
     for night in record["nights"]:
         after = night.get("issues_after", [])

@@ -172,15 +172,20 @@ def condition(text, context: dict, status: dict) -> bool:
 class Step:
     index: int
     label: str
-    id: str | None
     action: str | None  # the handler's name for a `uses:`, None for a `run:`
     with_: dict
-    run: str | None
     env: dict
-    if_: object
-    timeout_minutes: float | None
-    shell: str | None
+    id: str | None = None
+    run: str | None = None
+    if_: object = None
+    timeout_minutes: float | None = None
+    shell: str | None = None
     continue_on_error: bool = False  # a failure of the step does not fail the job
+
+
+# A step's YAML keys that Step holds as they are, under their field names.
+STEP_FIELDS = {key: key.replace("-", "_") for key in ("id", "run", "timeout-minutes", "shell", "continue-on-error")}
+STEP_FIELDS["if"] = "if_"
 
 
 @dataclass
@@ -258,19 +263,8 @@ def read_step(where: str, index: int, step: dict) -> Step:
         raise Unmappable(
             f"{where}: continue-on-error {step['continue-on-error']!r}; the replay models true or false only"
         )
-    return Step(
-        index,
-        label,
-        step.get("id"),
-        action,
-        dict(step.get("with") or {}),
-        step.get("run"),
-        dict(step.get("env") or {}),
-        step.get("if"),
-        step.get("timeout-minutes"),
-        step.get("shell"),
-        step.get("continue-on-error", False),
-    )
+    given = {field: step[key] for key, field in STEP_FIELDS.items() if key in step}
+    return Step(index, label, action, dict(step.get("with") or {}), dict(step.get("env") or {}), **given)
 
 
 # What check_workflow evaluates every expression against: each context a job gets, with every key of the strict
@@ -306,7 +300,6 @@ def installed_version(package: str) -> str | None:
 
 
 def check_workflow(workflow: Workflow) -> None:
-    """Every expression and setup-python version of WORKFLOW, checked before the first night runs."""
     for value in workflow.env.values():
         check_expression(value, f"{workflow.path.name}: env")
     for job in workflow.jobs:
@@ -335,14 +328,12 @@ def check_workflow(workflow: Workflow) -> None:
 
 
 def in_order(jobs: list[Job]) -> list[Job]:
-    done, ordered, pending = set(), [], list(jobs)
+    ordered, pending = [], list(jobs)
     while pending:
-        ready = next((job for job in pending if set(job.needs) <= done), None)
+        ready = next((job for job in pending if set(job.needs) <= {done.name for done in ordered}), None)
         if ready is None:
             raise BadInput(f"the jobs {', '.join(job.name for job in pending)} need each other")
-        pending.remove(ready)
-        ordered.append(ready)
-        done.add(ready.name)
+        ordered.append(pending.pop(pending.index(ready)))
     return ordered
 
 
