@@ -23,6 +23,7 @@ import, or a command failed: a failure is never "no change".
 import dataclasses
 from pathlib import Path
 
+from .. import util
 from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
 from ..project import ROOT
@@ -75,30 +76,29 @@ def run(args, config) -> int:
         return ExitCode.OK
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())
-    args.env_dir, args.max_pairs = args.env_dir.resolve(), args.confirm_max_pairs
+    args.output, args.env_dir, args.max_pairs = args.output.resolve(), args.env_dir.resolve(), args.confirm_max_pairs
     request = pr_check.Request(
         **{field.name: getattr(args, field.name) for field in dataclasses.fields(pr_check.Request)}
     )
     try:
-        outcome = pr_check.check(request)
+        summary = pr_check.check(request)
     except Error as error:
         tell_failure(args, request, error)
         raise
-    return tell(args, outcome)
+    return tell(args, request, summary)
 
 
-def tell(args, outcome: pr_check.Outcome) -> ExitCode:
-    """The outcome as its summary (stdout, --summary, the job summary), --verdict and --record; the exit code."""
-    summary = pr_check.summary_of(outcome)
+def tell(args, request: pr_check.Request, summary: pr_summary.Summary) -> ExitCode:
+    """The summary to stdout, --summary and the job summary, --verdict and --record; the exit code."""
     text = pr_render.fitted(summary)
     print(text, end="")
     if args.summary:
-        pr_check.write_text(args.summary, text)
+        util.write_atomic(args.summary, text.encode())
     nightly.summarize(text)
     if args.verdict:
-        verdicts.write(args.verdict, pr_summary.data(summary, outcome.verdict))
+        verdicts.write(args.verdict, pr_summary.data(summary))
     if args.record:
-        pr_proof.append(args.record, pr_proof.entry(outcome, summary))
+        pr_proof.append(args.record, pr_proof.entry(request, summary))
     return ExitCode.FOUND if summary.regression else ExitCode.OK
 
 
@@ -109,7 +109,7 @@ def tell_failure(args, request: pr_check.Request, error: Error) -> None:
     # Where the reviewer looks: the comment (from --summary) and the job summary say why, not only the log.
     text = pr_render.failed(request.name, error)
     if args.summary:
-        pr_check.write_text(args.summary, text)
+        util.write_atomic(args.summary, text.encode())
     nightly.summarize(text)
     if args.record:
         pr_proof.append(args.record, pr_proof.failed_entry(request, error))

@@ -156,6 +156,8 @@ class Summary:
     load: tuple[float, float] = (0.0, 0.0)
     base: str = ""
     head: str = ""
+    touched: list[str] = field(default_factory=list)  # the package's paths that differ between base and head
+    verdict: Verdict | None = None  # the gate's, None when there was nothing to measure
 
     def section(self, name: str) -> list[PlacedChange]:
         return [row for row in self.rows if row.section == name]
@@ -258,18 +260,15 @@ def summarize(
         list(verdict.unjudged),
         list(verdict.failed),
         confirmed=verdict.confirmations is not None,
+        verdict=verdict,
         **facts,
     )
 
 
-def nothing_to_measure(title: str, why: str, **facts) -> Summary:
-    return Summary(title, [], nothing_to_measure=why, **facts)
-
-
-def row_data(row: PlacedChange, thresholds=None) -> dict:
+def row_data(row: PlacedChange, thresholds) -> dict:
     found = row.confirmation
     return {
-        **verdicts.change_data(row.change, thresholds(row.change) if thresholds else None),
+        **verdicts.change_data(row.change, thresholds(row.change)),
         "operation": row.words.operation,
         "section": row.section,
         "exact": is_exact(row.change),
@@ -280,10 +279,14 @@ def row_data(row: PlacedChange, thresholds=None) -> dict:
     }
 
 
-def data(summary: Summary, verdict: Verdict | None) -> dict:
+def data(summary: Summary) -> dict:
     """The verdict file: the gate's document (the shape the alert reads), plus what merging does: the faster
     and slower measures, the untouched count and each section's count."""
-    facts = {
+    verdict = summary.verdict
+    nothing = f"nothing to measure: {summary.nothing_to_measure}"
+    thresholds = verdict.source.thresholds if verdict else None
+    return {
+        **(verdicts.data(verdict) if verdict else {**verdicts.nothing_judged(nothing, "", ""), "summary": nothing}),
         "check": {
             "title": summary.title,
             "base": summary.base,
@@ -293,21 +296,6 @@ def data(summary: Summary, verdict: Verdict | None) -> dict:
             "load": [round(value, 2) for value in summary.load],
         },
         "sections": summary.counts(),
-    }
-    if verdict is None:
-        return {
-            **verdicts.nothing_judged(f"nothing to measure: {summary.nothing_to_measure}", "", ""),
-            "summary": f"nothing to measure: {summary.nothing_to_measure}",
-            **facts,
-            "faster": [],
-            "slower": [],
-            "untouched": 0,
-            "remeasured": [],
-        }
-    thresholds = verdict.source.thresholds
-    return {
-        **verdicts.data(verdict),
-        **facts,
         "faster": [row_data(row, thresholds) for row in summary.section(FASTER)],
         "slower": [row_data(row, thresholds) for row in summary.section(SLOWER_)],
         "untouched": len(summary.section(UNCHANGED)),

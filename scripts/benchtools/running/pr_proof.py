@@ -20,7 +20,7 @@ from ..project import ROOT
 from ..publishing import generated, operation_history
 from ..util import markdown_table
 from . import bench
-from .pr_check import Outcome, Request, target_of
+from .pr_check import Request, target_of
 
 BLOCK = "pull-requests"
 TIMES = ROOT / "docs" / "commit-history-times.json"
@@ -38,19 +38,18 @@ def merged_as(repo: Path, branch: str, number: int | None) -> str | None:
     return None
 
 
-def entry(outcome: Outcome, summary: pr_summary.Summary) -> dict:
+def entry(request: Request, summary: pr_summary.Summary) -> dict:
     """One check in the record: what it compared, its sections' counts, each change, its time and load."""
-    request, sides = outcome.request, outcome.sides
     repo = bench.git_dir(target_of(request))
     return {
         **request_data(request),
-        "base": sides.base,
-        "head": sides.head,
+        "base": summary.base,
+        "head": summary.head,
         "merged_as": merged_as(repo, request.branch, request.number) if not request.merge else None,
-        "touched": sides.touched,
+        "touched": summary.touched,
         "environments": summary.environments,
-        "seconds": round(outcome.seconds, 1),
-        "load": [round(value, 2) for value in outcome.load],
+        "seconds": round(summary.seconds, 1),
+        "load": [round(value, 2) for value in summary.load],
         "sections": summary.counts(),
         "not_comparable": len(summary.unjudged),
         "regression": summary.regression,
