@@ -164,7 +164,7 @@ def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
             cause="`a.very.long.function.name`: 1 → 2 calls per update; " * 20,
         )
         for i in range(3_000)
-        for section in [pr_summary.SECTIONS[i % len(pr_summary.SECTIONS)]]
+        for section in [list(pr_summary.SECTIONS)[i % len(pr_summary.SECTIONS)]]
     ]
     summary = pr_summary.Summary("#9", rows, base="a" * 40, head="b" * 40)
     text = pr_render.fitted(summary)

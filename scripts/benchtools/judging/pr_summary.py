@@ -1,11 +1,5 @@
-"""What merging a pull request does, as data: each measure of the gate's comparison in one section.
-
-``summarize`` places every change of a ``gate.Verdict`` (BASE → HEAD) in
-exactly one section, and every benchmark it could not compare in another, so
-that nothing is left out; pr_render.py writes the Markdown, and ``data``
-the verdict file.  Kinds, thresholds and alerting come from
-benchmarks/metrics.py alone: an exact kind is any kind that is not a timing.
-"""
+"""What merging a pull request does, as data: every measure of the gate's comparison (BASE → HEAD) in exactly one
+section, so that nothing is left out.  An exact kind is any kind benchmarks/metrics.py does not declare a timing."""
 
 from dataclasses import dataclass, field
 
@@ -20,7 +14,7 @@ from .confirm import Confirmation
 from .gate import Verdict
 from .pairs import FLOOR, SAME, SAME_BELOW, SLOWER
 
-# The sections, in the order the summary shows them; the first two are "what changed", slower first.
+# The sections, in the order the summary shows them, with what each holds; the first two are "what changed".
 FASTER, SLOWER_ = "faster", "slower"
 UNCHANGED = "unchanged"
 BELOW_FLOOR = "changed below its floor"
@@ -29,17 +23,20 @@ TIMING_SAME = "timings re-measured: no change"
 TIMING_UNDECIDED = "timings re-measured: undecided"
 TIMING_UNCONFIRMED = "timings not re-measured"
 NOT_ALERTING = "timings that never alert"
-SECTIONS = (
-    SLOWER_,
-    FASTER,
-    UNCHANGED,
-    BELOW_FLOOR,
-    NOT_COUNTED,
-    TIMING_SAME,
-    TIMING_UNDECIDED,
-    TIMING_UNCONFIRMED,
-    NOT_ALERTING,
-)
+SECTIONS = {
+    SLOWER_: "",
+    FASTER: "",
+    UNCHANGED: "The same value on both sides.",
+    BELOW_FLOOR: f"An exact cost that moved by less than its +{metrics.COST_FLOOR:.0%} floor: real, but below "
+    "anything a timing can see.",
+    NOT_COUNTED: "Counts that explain a cost (Python calls, bytecodes) and never count on their own.",
+    TIMING_SAME: "Timings re-measured side by side whose whole interval lies within ±2%.",
+    TIMING_UNDECIDED: "Timings re-measured side by side whose interval decides neither way.",
+    TIMING_UNCONFIRMED: "Alerting timings compared from one run of each side and not re-measured (within their "
+    "suspect threshold): no claim either way.",
+    NOT_ALERTING: "Timings that never alert (benchmarks/metrics.py): absolute times, and ratios whose "
+    "minimum detectable effect is not measured yet. Shown, never counted.",
+}
 CHANGED = (SLOWER_, FASTER)
 
 # Benchmarks that are no Module operation but that users know by another name.
@@ -232,37 +229,23 @@ def changed_exact(verdict: Verdict) -> list[Change]:
     return [c for c in verdict.changes if is_exact(c) and section_of(c, verdict, counted, {}) in CHANGED]
 
 
-def summarize(
-    verdict: Verdict,
-    title: str,
-    causes: dict | None = None,
-    faster_confirmations: list[Confirmation] = (),
-    **facts,
-) -> Summary:
+def summarize(verdict: Verdict, title: str, causes: dict | None = None, faster_confirmations=(), **facts) -> Summary:
     """Every change of ``verdict`` in its section, changes first by operation (Module's own first)."""
-    causes = causes or {}
     counted = {id(c) for c in verdict.counted}
     confirmed = {id(found.change): found for found in [*(verdict.confirmations or []), *faster_confirmations]}
-    rows = []
-    for change in verdict.changes:
-        row = PlacedChange(
+    rows = [
+        PlacedChange(
             change,
             section_of(change, verdict, counted, confirmed),
             words(change.benchmark, change.params),
             confirmed.get(id(change)),
-            causes.get((change.benchmark, change.params, change.env)),
+            (causes or {}).get((change.benchmark, change.params, change.env)),
         )
-        rows.append(row)
-    rows.sort(key=lambda r: (SECTIONS.index(r.section), r.words.rank, r.change.env, r.change.ratio))
-    return Summary(
-        title,
-        rows,
-        list(verdict.unjudged),
-        list(verdict.failed),
-        confirmed=verdict.confirmations is not None,
-        verdict=verdict,
-        **facts,
-    )
+        for change in verdict.changes
+    ]
+    rows.sort(key=lambda r: (list(SECTIONS).index(r.section), r.words.rank, r.change.env, r.change.ratio))
+    confirmed = verdict.confirmations is not None
+    return Summary(title, rows, list(verdict.unjudged), list(verdict.failed), confirmed, verdict=verdict, **facts)
 
 
 def row_data(row: PlacedChange, thresholds) -> dict:
