@@ -27,6 +27,7 @@ from .. import util
 from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
 from ..project import ROOT
+from ..publishing import generated
 from ..running import nightly, pr_check, pr_proof
 from . import common_args
 
@@ -72,7 +73,7 @@ def run(args, config) -> int:
         text = pr_proof.table(pr_proof.read(args.from_record))
         print(text)
         if args.docs:
-            pr_proof.write_docs(args.docs, text)
+            generated.write_blocks(args.docs, {pr_proof.BLOCK: text})
         return ExitCode.OK
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())

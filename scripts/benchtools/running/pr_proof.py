@@ -1,10 +1,7 @@
-"""The proof on real pull requests: a record of checks, and its table for docs/pull-requests.md.
+"""The record of checks of real pull requests (scripts/check-pr --record), and its table for docs/pull-requests.md.
 
-scripts/check-pr --record FILE appends each check as it ends (a stopped campaign keeps every check done); --from-record
-FILE prints the table and --docs writes it. For a pull request that was squashed onto the branch (its subject ends in
-"(#N)"), each changed Module operation is set beside the time of that squashed commit measured side by side in
-docs/commit-history-times.json (scripts/overhead-report's campaign), where that time is decided (its interval excludes
-no change): the check's direction agrees with it or not.
+A pull request squashed onto the branch ("(#N)" ends its subject) has each changed Module operation set beside that
+commit's side-by-side time in docs/commit-history-times.json, where the time is decided: the two agree or not.
 """
 
 import json
@@ -15,9 +12,9 @@ from benchmarks import metrics
 from .. import git, util
 from ..asvtools import operations, shapes
 from ..errors import Error
-from ..judging import pr_summary
+from ..judging import pr_render, pr_summary
 from ..project import ROOT
-from ..publishing import generated, operation_history
+from ..publishing import operation_history
 from ..util import markdown_table
 from . import bench
 from .pr_check import Request, target_of
@@ -39,7 +36,6 @@ def merged_as(repo: Path, branch: str, number: int | None) -> str | None:
 
 
 def entry(request: Request, summary: pr_summary.Summary) -> dict:
-    """One check in the record: what it compared, its sections' counts, each change, its time and load."""
     repo = bench.git_dir(target_of(request))
     return {
         **request_data(request),
@@ -128,14 +124,7 @@ def agreement(change: dict, interval: dict | None) -> str:
     return f"{word}: time {interval['estimate']:+.1%} ({interval['low']:+.1%} to {interval['high']:+.1%})"
 
 
-def change_cell(change: dict) -> str:
-    relative = change["after"] / change["before"] - 1 if change["before"] else float("inf")
-    return f"{change['operation']} {relative:+.1%}"
-
-
 def table(record: list[dict], times_path: Path = TIMES) -> str:
-    """Each check as a row: what merging does, each changed operation with the history's time beside it, the check's
-    time and load."""
     times = operation_history.read_kept(times_path)
     head = ["pull request", "mode, JAX", "base → head", "what merging does", "changes; against the history's time"]
     head += ["check took", "load before → after"]
@@ -143,42 +132,29 @@ def table(record: list[dict], times_path: Path = TIMES) -> str:
     for found in record:
         where = f"{found['mode']}, {', '.join(found['jax']) or 'every environment'}"
         if found.get("failure"):
-            rows.append([found["title"], where, "—", f"failed: {cell(found['failure'])}", "—", "—", "—"])
+            rows.append(
+                [found["title"], where, "—", f"failed: {pr_render.cell(found['failure'], None)}", "—", "—", "—"]
+            )
             continue
-        sides = f"`{found['base'][:8]}` → `{found['head'][:8]}`"
         if found.get("nothing_to_measure"):
             does = f"nothing to measure ({found['nothing_to_measure']})"
         else:
-            counts = found["sections"]
-            main = (pr_summary.FASTER, pr_summary.SLOWER_, pr_summary.UNCHANGED)
-            more = [f"{count} {name}" for name, count in counts.items() if name not in main and count]
-            does = (
-                f"{counts[pr_summary.FASTER]} faster, {counts[pr_summary.SLOWER_]} slower, "
-                f"{counts[pr_summary.UNCHANGED]} unchanged" + (f" ({'; '.join(more)})" if more else "")
-            )
+            does, more = pr_render.counted(found["sections"])
+            does += f" ({'; '.join(more)})" if more else ""
         merged = found.get("merged_as")
-        cells = []
         headline = [change for change in found["changes"] if change.get("headline")]
-        for change in headline:
-            text = change_cell(change)
-            if merged:
-                text += f" ({agreement(change, history_time(times, change, merged))})"
-            cells.append(text)
-        others = len(found["changes"]) - len(headline)
-        shown = "; ".join(cells) or "—"
-        if others:
-            shown += f"; and {others} other measure(s) (other params or benchmarks)"
-        if merged:
-            shown += f". Squashed as `{merged[:8]}`"
-        load = found["load"]
+        shown = (
+            "; ".join(
+                f"{c['operation']} {c['after'] / c['before'] - 1 if c['before'] else float('inf'):+.1%}"
+                + (f" ({agreement(c, history_time(times, c, merged))})" if merged else "")
+                for c in headline
+            )
+            or "—"
+        )
+        if len(found["changes"]) > len(headline):
+            shown += f"; and {len(found['changes']) - len(headline)} other measure(s) (other params or benchmarks)"
+        shown = pr_render.cell(shown + (f". Squashed as `{merged[:8]}`" if merged else ""), None)
+        sides, load = f"`{found['base'][:8]}` → `{found['head'][:8]}`", found["load"]
         took = f"{found['seconds'] / 60:.1f} min"
-        rows.append([found["title"], where, sides, does, cell(shown), took, f"{load[0]:.2f} → {load[1]:.2f}"])
+        rows.append([found["title"], where, sides, does, shown, took, f"{load[0]:.2f} → {load[1]:.2f}"])
     return markdown_table(head, rows) + "\n"
-
-
-def cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
-def write_docs(path: Path, text: str) -> None:
-    generated.write_blocks(path, {BLOCK: text})
