@@ -6,6 +6,7 @@ line numbers move between releases.  Summaries are cached per (environment, prof
 """
 
 import ast
+import contextlib
 import json
 import pstats
 import re
@@ -36,9 +37,6 @@ class FunctionChange:
     cumulative_us: tuple[float, float]
 
 
-# ---- the environment of a change
-
-
 def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path]:
     """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone."""
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
@@ -62,9 +60,6 @@ def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path
             path.write_text(json.dumps(raw, indent=2))
             return name, path
     raise Failed(f"no environment of {config} has {env_params}")
-
-
-# ---- one profile
 
 
 def module_of(filename: str) -> str:
@@ -138,7 +133,6 @@ def merged(entries: Iterable[tuple]) -> dict[str, list[float]]:
 
 
 def summarize(profile: Path) -> dict[str, list[float]]:
-    """A cProfile file's summary (``merged``)."""
     cache = {}
     return merged(
         (key_of(filename, line, name, cache), calls, cumulative * 1e6, own * 1e6)
@@ -147,7 +141,6 @@ def summarize(profile: Path) -> dict[str, list[float]]:
 
 
 def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = PROFILED) -> Path:
-    """Where the summary of ``profiled`` at ``commit`` is kept: tree_at's update beside the others' folders."""
     if profiled == PROFILED:
         return cache_dir / env_name / f"{commit}.json"
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
@@ -165,24 +158,22 @@ def profile(config: Path, env_name: str, commit: str, cache_dir: Path, profiled:
     sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
     names = sorted({n for n, _ in split.values()})
     failure = f"cannot install {commit[:8]} in {env_name} to profile it"
-    with sides.installed(config, "profiled", commit, names, cache_dir.parent / PROFILE_ENVS, failure=failure) as side:
+    root = cache_dir.parent / PROFILE_ENVS
+    with sides.installed(config, "profiled", commit, names, root, failure=failure) as side, contextlib.closing(side):
         side.open()
-        try:
-            # The environment's files are this commit's until the next install: summarized at once.
-            for name, (benchmark, params) in split.items():
-                if benchmark not in side.benchmarks:
-                    raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
-                index = sides.param_index(side.benchmarks[benchmark], params)
-                if index == -1:
-                    raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
-                with tempfile.TemporaryDirectory() as scratch:
-                    output = Path(scratch) / "call.prof"
-                    output.write_bytes(side.profile(benchmark, index))
-                    summary = summarize(output)
-                cached = cached_profile(cache_dir, env_name, commit, name)
-                util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
-        finally:
-            side.close()
+        # The environment's files are this commit's until the next install: summarized at once.
+        for name, (benchmark, params) in split.items():
+            if benchmark not in side.benchmarks:
+                raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
+            index = sides.param_index(side.benchmarks[benchmark], params)
+            if index == -1:
+                raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
+            with tempfile.TemporaryDirectory() as scratch:
+                output = Path(scratch) / "call.prof"
+                output.write_bytes(side.profile(benchmark, index))
+                summary = summarize(output)
+            cached = cached_profile(cache_dir, env_name, commit, name)
+            util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
 
 
 def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]], cache_dir: Path) -> None:
@@ -192,9 +183,6 @@ def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]],
     env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
     for commit, names in wanted.items():
         profile(env_conf, env_name, commit, cache_dir, sorted(names))
-
-
-# ---- the difference
 
 
 def diff(before: dict, after: dict) -> list[FunctionChange]:

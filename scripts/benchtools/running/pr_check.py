@@ -82,7 +82,6 @@ def target_of(request: Request) -> bench.Target:
 
 
 def rev(repo: Path, name: str) -> str:
-    """The commit NAME names in REPO; BadInput naming it when there is none."""
     found = git.run("rev-parse", "--verify", "--quiet", git.END, f"{name}^{{commit}}", repo=repo, check=False)
     if found.returncode != 0:
         raise BadInput(f"{repo} has no commit {name!r}")
@@ -90,7 +89,7 @@ def rev(repo: Path, name: str) -> str:
 
 
 def resolve(target: bench.Target, request: Request) -> Sides:
-    """Base and head of the request, in the target's repository (fetched first when it is a remote)."""
+    """Base and head in the target's repository, fetched first when it is a remote."""
     bench.range_hashes(target, None)  # asv's mirror of a remote repository, made or fetched
     repo = bench.git_dir(target)
     if request.base:
@@ -114,9 +113,8 @@ def resolve(target: bench.Target, request: Request) -> Sides:
 
 
 def benchmarks_to_run(confirmed: bool) -> list[str]:
-    """The suite's benchmarks a check runs, by name: every exact one (any kind benchmarks/metrics.py does not declare a
-    timing) and, when timings are confirmed, the alerting timings, which alone can become suspects; a timing that never
-    alerts is never counted, so it is not run."""
+    """Every exact benchmark and, when timings are confirmed, the alerting timings: a timing that never alerts is never
+    counted, so it is not run."""
     described = json.loads(suite.description())
     return sorted(
         name
@@ -127,7 +125,6 @@ def benchmarks_to_run(confirmed: bool) -> list[str]:
 
 
 def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[str, dict]]) -> list[str]:
-    """Each side that measured nothing in an environment (it did not build, install or import), in words."""
     found = []
     for env_name, _entry in environments:
         for side, commit in (("base", sides.base), ("head", sides.head)):
