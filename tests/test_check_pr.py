@@ -235,7 +235,7 @@ def test_a_side_that_fails_writes_a_failed_verdict_and_says_why_in_the_summary(t
     args = cli.parse(
         "check-pr", ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
     )
-    check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), error)
+    check_pr.tell(args, pr_check.Request(upstream=str(tmp_path), number=5), None, error)
     document = verdicts.read(verdict_file)
     assert document["status"] == verdicts.FAILED and document["exit"] == 3 and document["regression"] is False
     assert summary.read_text().startswith(pr_render.MARKER) and "did not build" in summary.read_text()

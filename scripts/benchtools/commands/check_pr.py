@@ -84,33 +84,23 @@ def run(args, config) -> int:
     try:
         summary = pr_check.check(request)
     except Error as error:
-        tell_failure(args, request, error)
+        tell(args, request, None, error)
         raise
     return tell(args, request, summary)
 
 
-def tell(args, request: pr_check.Request, summary: pr_summary.Summary) -> ExitCode:
-    """The summary to stdout, --summary and the job summary, --verdict and --record; the exit code."""
-    text = pr_render.fitted(summary)
-    print(text, end="")
+def tell(args, request: pr_check.Request, summary: pr_summary.Summary | None, error: Error | None = None) -> ExitCode:
+    """The summary, or why the check failed (``error``), where a reviewer looks: stdout, --summary (the comment) and
+    the job summary; --verdict and --record; the exit code."""
+    text = pr_render.failed(request.name, error) if error else pr_render.fitted(summary)
+    if not error:
+        print(text, end="")
     if args.summary:
         util.write_atomic(args.summary, text.encode())
     nightly.summarize(text)
     if args.verdict:
-        verdicts.write(args.verdict, pr_summary.data(summary))
+        document = verdicts.failure("scripts/check-pr", error.code, str(error)) if error else pr_summary.data(summary)
+        verdicts.write(args.verdict, document)
     if args.record:
-        pr_proof.append(args.record, pr_proof.entry(request, summary))
-    return ExitCode.FOUND if summary.regression else ExitCode.OK
-
-
-def tell_failure(args, request: pr_check.Request, error: Error) -> None:
-    """A check that failed, told where a good one is: --verdict (status failed), the summary, --record."""
-    if args.verdict:
-        verdicts.write(args.verdict, verdicts.failure("scripts/check-pr", error.code, str(error)))
-    # Where the reviewer looks: the comment (from --summary) and the job summary say why, not only the log.
-    text = pr_render.failed(request.name, error)
-    if args.summary:
-        util.write_atomic(args.summary, text.encode())
-    nightly.summarize(text)
-    if args.record:
-        pr_proof.append(args.record, pr_proof.failed_entry(request, error))
+        pr_proof.append(args.record, pr_proof.entry(request, summary, error))
+    return ExitCode.FOUND if summary and summary.regression else ExitCode.OK

@@ -35,10 +35,16 @@ def merged_as(repo: Path, branch: str, number: int | None) -> str | None:
     return None
 
 
-def entry(request: Request, summary: pr_summary.Summary) -> dict:
+def entry(request: Request, summary: pr_summary.Summary | None, error: Error | None = None) -> dict:
+    """One check in the record: of a failed one (``error``), what was asked and why it failed."""
+    asked = dict(
+        title=request.name, number=request.number, merge=request.merge, mode=request.mode, jax=list(request.jax)
+    )
+    if error is not None:
+        return {**asked, "failure": f"exit {int(error.code)}: {error}", "changes": []}
     repo = bench.git_dir(target_of(request))
     return {
-        **request_data(request),
+        **asked,
         "base": summary.base,
         "head": summary.head,
         "merged_as": merged_as(repo, request.branch, request.number) if not request.merge else None,
@@ -67,20 +73,6 @@ def entry(request: Request, summary: pr_summary.Summary) -> dict:
         ],
         "failure": None,
     }
-
-
-def request_data(request: Request) -> dict:
-    return {
-        "title": request.name,
-        "number": request.number,
-        "merge": request.merge,
-        "mode": request.mode,
-        "jax": list(request.jax),
-    }
-
-
-def failed_entry(request: Request, error: Error) -> dict:
-    return {**request_data(request), "failure": f"exit {int(error.code)}: {error}", "changes": []}
 
 
 def read(path: Path) -> list[dict]:
