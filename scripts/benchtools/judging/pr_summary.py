@@ -72,26 +72,18 @@ COUNTED_WORDS = {
 }
 
 
-def counted_words(benchmark: str, params: str) -> Words | None:
-    """An instruction count (bench_instructions) in the words of its operation, beside that operation's other
-    measures; None for any other benchmark."""
-    if not benchmark.startswith(INSTRUCTIONS + ".track_"):
-        return None
-    name = params.strip("'")
-    twin = "" if benchmark.endswith("track_module") else ", tuple twin"
-    timed = COUNTED[name].timed if name in COUNTED else None
-    for number, operation in enumerate(operations.OPERATIONS):
-        if timed and metrics.entry(*timed[0]) == metrics.entry(*operation.timed):
-            return Words(f"{operation.label}{twin}{INSTRUCTIONS_SUFFIX}", (0, number, 0))
-    return Words(f"{COUNTED_WORDS.get(name, name)}{twin}{INSTRUCTIONS_SUFFIX}", (1, 0, 0))
-
-
 def words(benchmark: str, params: str) -> Words:
     """The operation in the words users know (asvtools/operations.py), the Module's own first, default params
-    first; any other benchmark by the name KNOWN gives it, else by its class and method."""
-    found = counted_words(benchmark, params)
-    if found is not None:
-        return found
+    first; an instruction count beside its operation's other measures; any other benchmark by the name KNOWN gives
+    it, else by its class and method."""
+    if benchmark.startswith(INSTRUCTIONS + ".track_"):
+        name = params.strip("'")
+        twin = "" if benchmark.endswith("track_module") else ", tuple twin"
+        timed = COUNTED[name].timed if name in COUNTED else None
+        for number, operation in enumerate(operations.OPERATIONS):
+            if timed and metrics.entry(*timed[0]) == metrics.entry(*operation.timed):
+                return Words(f"{operation.label}{twin}{INSTRUCTIONS_SUFFIX}", (0, number, 0))
+        return Words(f"{COUNTED_WORDS.get(name, name)}{twin}{INSTRUCTIONS_SUFFIX}", (1, 0, 0))
     for number, operation in enumerate(operations.OPERATIONS):
         for module_class, side_params in ((operation.cost, "cost_params"), (operation.time, "time_params")):
             for side, twin in ((operation.module, ""), (operation.tuple_, ", tuple twin")):

@@ -21,7 +21,7 @@ from ..asvtools import runs, suite
 from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_summary
-from ..judging.recheck import split_params
+from ..judging.recheck import split_params, twin_of
 from ..project import ROOT
 from . import bench
 
@@ -130,11 +130,9 @@ def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[s
         for side, commit in (("base", sides.base), ("head", sides.head)):
             path = runs.result_path(target.results_dir, target.args.machine, commit, env_name)
             state, _failures = runs.classify(path, target.args.machine)
-            if state in ("failed", "missing"):
-                what = (
-                    "has no results" if state == "missing" else "measured nothing (it did not build, install or import)"
-                )
-                found.append(f"the {side} {commit[:8]} {what} in {env_name}")
+            what = {"missing": "has no results", "failed": "measured nothing (it did not build, install or import)"}
+            if state in what:
+                found.append(f"the {side} {commit[:8]} {what[state]} in {env_name}")
     return found
 
 
@@ -196,11 +194,10 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
     for change in changes:
         key = (change.benchmark, change.params, change.env)
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
-            twin = "module" if change.benchmark.endswith("track_module") else "tuple"
             counted = split_params(change.params)[0]
             try:
                 found[key] = instructions.explain(
-                    source.config, change.env_params, change.good, change.bad, cache, counted, twin
+                    source.config, change.env_params, change.good, change.bad, cache, counted, twin_of(change)
                 ).sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"

@@ -91,7 +91,7 @@ def append(path: Path, found: dict) -> None:
 def history_time(times: dict, change: dict, merged: str) -> dict | None:
     """The side-by-side time of the squashed commit MERGED for the changed operation, from the history."""
     by_label = {operation.label: operation for operation in operations.OPERATIONS}
-    # An operation's instruction count is set beside the same operation's time (pr_summary.counted_words).
+    # An operation's instruction count is set beside the same operation's time (pr_summary.words).
     operation = by_label.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
     if operation is None:
         return None
