@@ -11,7 +11,7 @@ import json
 import pstats
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,10 +55,8 @@ def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path
                 if value and not util.is_remote(value) and not Path(value).is_absolute():
                     raw[key] = str((config.parent / value).resolve())
             environments.restrict(raw, entry)
-            out_dir.mkdir(parents=True, exist_ok=True)
-            path = out_dir / f"{name}.conf.json"
-            path.write_text(json.dumps(raw, indent=2))
-            return name, path
+            util.write_atomic(out_dir / f"{name}.conf.json", json.dumps(raw, indent=2).encode())
+            return name, out_dir / f"{name}.conf.json"
     raise Failed(f"no environment of {config} has {env_params}")
 
 
@@ -73,35 +71,24 @@ def module_of(filename: str) -> str:
     else:
         stdlib = [i for i, part in enumerate(parts) if re.fullmatch(r"python3\.\d+", part)]
         relative = parts[stdlib[-1] + 1 :] if stdlib else (path.name,)
-    module = ".".join(relative)
-    return re.sub(r"(\.__init__)?\.py$", "", module)
+    return re.sub(r"(\.__init__)?\.py$", "", ".".join(relative))
 
 
-def definitions(source: str) -> list[tuple[int, int, str]]:
-    """(first line, last line, qualified name) of every function, first lines counting decorators."""
-    found = []
-
-    def visit(node, prefix):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                name = prefix + child.name
-                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                found.append((start, child.end_lineno, name))
-                visit(child, name + ".<locals>.")
-            elif isinstance(child, ast.ClassDef):
-                visit(child, prefix + child.name + ".")
-            else:
-                visit(child, prefix)
-
-    visit(ast.parse(source), "")
-    return found
+def definitions(node: ast.AST, prefix: str = "") -> Iterator[tuple[int, int, str]]:
+    """(first line, last line, qualified name) of every function under ``node``, first lines counting decorators."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield min([child.lineno] + [d.lineno for d in child.decorator_list]), child.end_lineno, prefix + child.name
+            yield from definitions(child, f"{prefix}{child.name}.<locals>.")
+        else:
+            yield from definitions(child, f"{prefix}{child.name}." if isinstance(child, ast.ClassDef) else prefix)
 
 
 def qualified(filename: str, line: int, name: str, cache: dict) -> str:
     """``name``'s qualified name, from the function that starts at ``line`` or the innermost one around it."""
     if filename not in cache:
         try:
-            cache[filename] = definitions(Path(filename).read_text(encoding="utf-8"))
+            cache[filename] = list(definitions(ast.parse(Path(filename).read_text(encoding="utf-8"))))
         except (OSError, SyntaxError, ValueError):
             cache[filename] = []
     around = [d for d in cache[filename] if d[0] <= line <= d[1]]

@@ -60,25 +60,20 @@ def failed(title: str, error: Exception) -> str:
     return f"{MARKER}\n**The benchmark check of {title} failed**: no verdict.\n\n{as_text(reason)}\n"
 
 
-def counted(counts: dict[str, int]) -> tuple[str, list[str]]:
-    """What merging does in words: faster, slower and unchanged; then each other section that is not empty."""
+def counted(counts: dict[str, int]) -> tuple[str, str]:
+    """What merging does in words: faster, slower and unchanged; then, in parentheses, every other count but 0."""
+    more = [f"{count} {name}" for name, count in counts.items() if name not in (FASTER, SLOWER_, UNCHANGED) and count]
     main = f"{counts[FASTER]} faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged"
-    return main, [
-        f"{count} {name}" for name, count in counts.items() if name not in (FASTER, SLOWER_, UNCHANGED) and count
-    ]
+    return main, f" ({'; '.join(more)})" if more else ""
 
 
 def first_line(summary: Summary) -> str:
     if summary.nothing_to_measure:
         return f"**{summary.title}: nothing to measure** ({summary.nothing_to_measure})"
-    main, more = counted(summary.counts())
+    failed_commits = {"commit(s) with failed benchmarks": len(summary.failed)}
+    main, more = counted({**summary.counts(), "not comparable": len(summary.unjudged), **failed_commits})
     broken = summary.broken()
-    head = f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{main}**"
-    if summary.unjudged:
-        more.append(f"{len(summary.unjudged)} not comparable")
-    if summary.failed:
-        more.append(f"{len(summary.failed)} commit(s) with failed benchmarks")
-    return head + (f" ({'; '.join(more)})" if more else "")
+    return f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{main}**{more}"
 
 
 def about(summary: Summary) -> str:

@@ -57,9 +57,8 @@ def still_there(change: Change) -> str:
     """How much of a step is left at the newest commit (asv's latest against the level before the step)."""
     if change.latest is None:
         return "—"
-    if change.before == 0:
-        return f"{human(change.latest, change.unit)}"
-    return f"{human(change.latest, change.unit)} ({change.latest / change.before - 1:+.1%} vs before)"
+    versus = f" ({change.latest / change.before - 1:+.1%} vs before)" if change.before else ""
+    return human(change.latest, change.unit) + versus
 
 
 def diagnostics_text(change: Change) -> str:

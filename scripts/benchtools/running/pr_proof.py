@@ -128,11 +128,8 @@ def table(record: list[dict], times_path: Path = TIMES) -> str:
                 [found["title"], where, "—", f"failed: {pr_render.cell(found['failure'], None)}", "—", "—", "—"]
             )
             continue
-        if found.get("nothing_to_measure"):
-            does = f"nothing to measure ({found['nothing_to_measure']})"
-        else:
-            does, more = pr_render.counted(found["sections"])
-            does += f" ({'; '.join(more)})" if more else ""
+        nothing = found.get("nothing_to_measure")
+        does = f"nothing to measure ({nothing})" if nothing else "".join(pr_render.counted(found["sections"]))
         merged = found.get("merged_as")
         headline = [change for change in found["changes"] if change.get("headline")]
         shown = (
