@@ -112,23 +112,15 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
             lines += collapsed(
                 "changes", "More changes", changed[TABLE_ROWS:], [], lambda kept: measures_table(kept, True)
             )
-    elif summary.broken():
-        lines += [
-            "",
-            "No measure changed beyond its threshold, but merging breaks benchmarks (below): they fail on "
-            "the head and not on the base, so they measure nothing.",
-        ]
     else:
-        lines += ["", "No measure changed beyond its threshold."]
+        why = "merging breaks benchmarks (below): they fail on the head and not on the base, so they measure nothing"
+        lines += ["", f"No measure changed beyond its threshold{f', but {why}' if summary.broken() else ''}."]
     if summary.failed:
         lines += [
             "",
             "**Benchmarks that failed** (no value; one that fails on the head and not on the base fails the check):",
             "",
-            *(
-                f"- `{f.commit[:8]}` in {f.env}: {', '.join(f'`{name}`' for name in f.benchmarks)}"
-                for f in summary.failed
-            ),
+            *(f"- `{f.commit[:8]}` in {f.env}: {', '.join(f'`{n}`' for n in f.benchmarks)}" for f in summary.failed),
         ]
     for name, holds in SECTIONS.items():
         if name not in CHANGED and summary.section(name):

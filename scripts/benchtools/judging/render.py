@@ -166,37 +166,6 @@ def environment_text(environment: dict | None) -> str:
     return re.sub(r"[^\w .:;,()/+=-]", "?", said)
 
 
-def recounted_section(source: Source, recounted: list[tuple[Change, Recount]]) -> list[str]:
-    """The instruction rises that vanished when both commits were counted again side by side tonight: the stored
-    counts came from two environments (or two draws of the spread), and what moved the baseline's count."""
-    return section(
-        "Instruction changes that do not count: counted again side by side, they are gone",
-        "The stored counts of the two commits rose beyond the floor (or fell by "
-        f"{LARGE_IMPROVEMENT:.0%} or more), but each commit counted again tonight, in one environment, differs by "
-        "less: the change came from where the counts were made (another runner image, Python patch release or "
-        "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
-        "environment moved its stored count.",
-        markdown_table(
-            ["benchmark", "params", "environment", "stored", "counted again tonight"]
-            + ["the baseline's count, stored → tonight", "tonight's counting environment"],
-            (
-                [
-                    f"`{c.benchmark}`",
-                    c.params,
-                    c.env,
-                    f"{human(c.before, c.unit)} → {human(c.after, c.unit)} ({percent(c)})",
-                ]
-                + [f"{why.before:,.0f} → {why.after:,.0f} ({why.after / why.before - 1:+.2%})"]
-                + [
-                    f"{c.before:,.0f} → {why.before:,.0f} ({why.before / c.before - 1:+.2%})",
-                    environment_text(why.environment),
-                ]
-                for c, why in recounted
-            ),
-        ),
-    )
-
-
 def nothing_judged(reason: str) -> str:
     """The report of a night with nothing to judge: why, and that nothing counts."""
     return f"{HEADING} (nothing judged)\n\nNothing was judged tonight: {reason}.\n\n{NOTHING_COUNTS}\n"
@@ -240,17 +209,30 @@ def markdown(verdict: Verdict) -> str:
         )
         commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
         if commands:
-            lines += [
-                "",
-                "To find the first bad commit of a change that spans several commits:",
-                "",
-                "```sh",
-                *commands,
-                "```",
-            ]
+            lines += ["", "To find the first bad commit of a change that spans several commits:", ""]
+            lines += ["```sh", *commands, "```"]
     recounted = [(c, why) for c, why in verdict.overruled if isinstance(why, Recount)] + verdict.not_improved
     if recounted:
-        lines += recounted_section(source, recounted)
+        lines += section(
+            "Instruction changes that do not count: counted again side by side, they are gone",
+            "The stored counts of the two commits rose beyond the floor (or fell by "
+            f"{LARGE_IMPROVEMENT:.0%} or more), but each commit counted again tonight, in one environment, differs by "
+            "less: the change came from where the counts were made (another runner image, Python patch release or "
+            "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
+            "environment moved its stored count.",
+            markdown_table(
+                ["benchmark", "params", "environment", "stored", "counted again tonight"]
+                + ["the baseline's count, stored → tonight", "tonight's counting environment"],
+                (
+                    [f"`{c.benchmark}`", c.params, c.env]
+                    + [f"{human(c.before, c.unit)} → {human(c.after, c.unit)} ({percent(c)})"]
+                    + [f"{why.before:,.0f} → {why.after:,.0f} ({why.after / why.before - 1:+.2%})"]
+                    + [f"{c.before:,.0f} → {why.before:,.0f} ({why.before / c.before - 1:+.2%})"]
+                    + [environment_text(why.environment)]
+                    for c, why in recounted
+                ),
+            ),
+        )
     faster = [(c, why) for c, why in verdict.overruled if not isinstance(why, Recount)]
     if faster:
         lines += section(
@@ -262,10 +244,8 @@ def markdown(verdict: Verdict) -> str:
                 ["benchmark", "params", "environment", "instructions", "time, side by side", "pairs"],
                 (
                     [f"`{c.benchmark}`", c.params, c.env, percent(c)]
-                    + [
-                        f"{t.interval.estimate:+.1%} ({t.interval.low:+.1%} to {t.interval.high:+.1%})",
-                        t.interval.pairs,
-                    ]
+                    + [f"{t.interval.estimate:+.1%} ({t.interval.low:+.1%} to {t.interval.high:+.1%})"]
+                    + [t.interval.pairs]
                     for c, t in faster
                 ),
             ),

@@ -144,13 +144,14 @@ def check(request: Request) -> pr_summary.Summary:
     started, load_before = time.monotonic(), os.getloadavg()[0]
     target = target_of(request)
     sides = resolve(target, request)
-    facts = dict(base=sides.base, head=sides.head, touched=sides.touched)
+
+    def facts() -> dict:
+        took = dict(seconds=time.monotonic() - started, load=(load_before, os.getloadavg()[0]))
+        return dict(base=sides.base, head=sides.head, touched=sides.touched, **took)
+
     if not sides.touched:
         why = f"it changes nothing in {' or '.join(bench.PACKAGE_PATHS)}"
-        load = (load_before, os.getloadavg()[0])
-        return pr_summary.Summary(
-            request.name, [], nothing_to_measure=why, seconds=time.monotonic() - started, load=load, **facts
-        )
+        return pr_summary.Summary(request.name, [], nothing_to_measure=why, **facts())
     regexes = discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
     print(
         f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} ({sides.head_ref})",
@@ -173,16 +174,8 @@ def check(request: Request) -> pr_summary.Summary:
     if not request.no_confirm:
         faster = confirm.confirmations(verdict.source.config, pr_summary.faster_suspects(verdict), request.max_pairs)
     found = causes(verdict, pr_summary.changed_exact(verdict))
-    return pr_summary.summarize(
-        verdict,
-        request.name,
-        found,
-        faster,
-        environments=sorted({c.env for c in verdict.changes}),
-        seconds=time.monotonic() - started,
-        load=(load_before, os.getloadavg()[0]),
-        **facts,
-    )
+    environments = sorted({c.env for c in verdict.changes})
+    return pr_summary.summarize(verdict, request.name, found, faster, environments=environments, **facts())
 
 
 def causes(verdict: gate.Verdict, changes: list) -> dict:
