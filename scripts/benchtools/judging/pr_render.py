@@ -27,7 +27,6 @@ def how_sure(row: PlacedChange) -> str:
     """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
     minimum detectable effect."""
     if row.change.kind == metrics.INSTRUCTIONS:
-        # Not the same every run: fresh processes of identical code were measured to differ, up to the spread.
         return f"counted; identical code varies up to ±{metrics.INSTRUCTIONS_SPREAD:.1%} between processes (measured)"
     if is_exact(row.change):
         return "counted, the same every run"
@@ -67,29 +66,6 @@ def counted(counts: dict[str, int]) -> tuple[str, str]:
     return main, f" ({'; '.join(more)})" if more else ""
 
 
-def first_line(summary: Summary) -> str:
-    if summary.nothing_to_measure:
-        return f"**{summary.title}: nothing to measure** ({summary.nothing_to_measure})"
-    failed_commits = {"commit(s) with failed benchmarks": len(summary.failed)}
-    main, more = counted({**summary.counts(), "not comparable": len(summary.unjudged), **failed_commits})
-    broken = summary.broken()
-    return f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{main}**{more}"
-
-
-def about(summary: Summary) -> str:
-    timing = (
-        f"every alerting timing suspect re-measured side by side (slower or faster: the whole interval beyond "
-        f"±{FLOOR:.0%}); timings that never alert are not run"
-        if summary.confirmed
-        else "exact measures only (--no-confirm)"
-    )
-    return (
-        f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`, benchmarked in one job in "
-        f"{', '.join(summary.environments) or 'no environment'}; {timing}. The check took "
-        f"{summary.seconds / 60:.1f} min, load average {summary.load[0]:.2f} before and {summary.load[1]:.2f} after."
-    )
-
-
 def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
     """The summary as Markdown, at most ``shown[section]`` rows of each list ("changes": of the table)."""
     shown = shown or {}
@@ -100,11 +76,28 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
         note = f"… and {left_out} more, left out here to fit a comment: the verdict file (--verdict) holds every one."
         return details(f"{title} ({len(rows)})", [*intro, table(rows[:keep]), *(["", note] if left_out else [])])
 
-    lines = [MARKER, first_line(summary), ""]
     if summary.nothing_to_measure:
-        lines.append(f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`: no benchmark was run.")
-        return "\n".join(lines) + "\n"
-    lines.append(about(summary))
+        return (
+            f"{MARKER}\n**{summary.title}: nothing to measure** ({summary.nothing_to_measure})\n\n"
+            f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`: no benchmark was run.\n"
+        )
+    failed_commits = {"commit(s) with failed benchmarks": len(summary.failed)}
+    main, more = counted({**summary.counts(), "not comparable": len(summary.unjudged), **failed_commits})
+    broken = summary.broken()
+    timing = (
+        f"every alerting timing suspect re-measured side by side (slower or faster: the whole interval beyond "
+        f"±{FLOOR:.0%}); timings that never alert are not run"
+        if summary.confirmed
+        else "exact measures only (--no-confirm)"
+    )
+    lines = [
+        MARKER,
+        f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{main}**{more}",
+        "",
+        f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`, benchmarked in one job in "
+        f"{', '.join(summary.environments) or 'no environment'}; {timing}. The check took "
+        f"{summary.seconds / 60:.1f} min, load average {summary.load[0]:.2f} before and {summary.load[1]:.2f} after.",
+    ]
     changed = [row for row in summary.rows if row.section in CHANGED]
     if changed:
         lines += ["", measures_table(changed[:TABLE_ROWS], changes=True)]
@@ -114,7 +107,7 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
             )
     else:
         why = "merging breaks benchmarks (below): they fail on the head and not on the base, so they measure nothing"
-        lines += ["", f"No measure changed beyond its threshold{f', but {why}' if summary.broken() else ''}."]
+        lines += ["", f"No measure changed beyond its threshold{f', but {why}' if broken else ''}."]
     if summary.failed:
         lines += [
             "",

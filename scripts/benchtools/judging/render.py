@@ -72,18 +72,6 @@ def diagnostics_text(change: Change) -> str:
     )
 
 
-CHANGE_HEADER = ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"]
-
-
-def change_cells(source: Source, c: Change) -> list[str]:
-    threshold = f"+{source.thresholds(c):.0%}" + (" (floor)" if c.kind in (metrics.COST, metrics.INSTRUCTIONS) else "")
-    return [c.kind, f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)] + [
-        percent(c),
-        "any increase" if c.kind == metrics.DETERMINISTIC else threshold,
-        where(source, c),
-    ]
-
-
 def explanations_section(source: Source, rows: list[Change], errors: list[str]) -> list[str]:
     lines = section(
         "What changed in the code that ran",
@@ -91,15 +79,10 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
         "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
         "change of cumulative time first.",
     ) + [""]
-    seen = set()
-    for row in rows:
-        e = row.explanation
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
+    for e in {id(r.explanation): r.explanation for r in rows if r.explanation is not None}.values():
         explained = [r for r in rows if r.explanation is e]
         what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
-        env = f" ({row.env})" if row.env != "—" else ""
+        env = f" ({explained[0].env})" if explained[0].env != "—" else ""
         method = [e.method, ""] if e.method else []
         lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "", *method]
         lines += [*e.markdown(), ""]
@@ -127,8 +110,19 @@ def section(title: str, *paragraphs: str) -> list[str]:
     return ["", f"## {title}", *(line for paragraph in paragraphs for line in ("", paragraph))]
 
 
-def changes_table(source: Source, changes: list[Change]) -> str:
-    return markdown_table(CHANGE_HEADER, (change_cells(source, c) for c in changes))
+def changes_table(source: Source, changes: list[Change], newest: bool = False) -> str:
+    """Each change, and with ``newest`` how much of it the newest commit still has and its diagnostics."""
+    header = ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"]
+    rows = []
+    for c in changes:
+        floor = " (floor)" if c.kind in (metrics.COST, metrics.INSTRUCTIONS) else ""
+        threshold = "any increase" if c.kind == metrics.DETERMINISTIC else f"+{source.thresholds(c):.0%}{floor}"
+        rows.append(
+            [c.kind, f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)]
+            + [percent(c), threshold, where(source, c)]
+            + ([still_there(c), diagnostics_text(c)] if newest else [])
+        )
+    return markdown_table(header + (["at the newest commit", "diagnostics"] if newest else []), rows)
 
 
 def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
@@ -201,12 +195,7 @@ def markdown(verdict: Verdict) -> str:
     if not counted:
         lines.append(NOTHING_COUNTS)
     else:
-        lines.append(
-            markdown_table(
-                [*CHANGE_HEADER, "at the newest commit", "diagnostics"],
-                ([*change_cells(source, c), still_there(c), diagnostics_text(c)] for c in counted),
-            )
-        )
+        lines.append(changes_table(source, counted, newest=True))
         commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
         if commands:
             lines += ["", "To find the first bad commit of a change that spans several commits:", ""]
