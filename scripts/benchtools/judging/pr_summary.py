@@ -104,9 +104,7 @@ def profiled(change: Change) -> str | None:
     for operation in operations.OPERATIONS:
         if change.benchmark in (f"{operation.cost}.{operation.module.method}", operation.timed[0]):
             return operation.profiled
-    if change.benchmark in (metrics.COST_TREE_AT, metrics.PASSES_TREE_AT):
-        return explain.PROFILED
-    return None
+    return explain.PROFILED if change.benchmark in (metrics.COST_TREE_AT, metrics.PASSES_TREE_AT) else None
 
 
 @dataclass
@@ -126,8 +124,7 @@ class PlacedChange:
         found = self.confirmation.interval if self.confirmation else None
         if found is None:
             return None
-        half = found.estimate - found.low if found.estimate >= 0 else found.high - found.estimate
-        return FLOOR + half
+        return FLOOR + (found.estimate - found.low if found.estimate >= 0 else found.high - found.estimate)
 
 
 @dataclass
@@ -157,14 +154,9 @@ class Summary:
     def broken(self) -> list[tuple[str, str]]:
         """(environment, benchmark) of each benchmark that failed on the head and not on the base: merging
         breaks it, and a benchmark that no longer runs must not pass as unchanged."""
-        on_base = {(f.env, name) for f in self.failed if f.commit == self.base for name in f.benchmarks}
-        return [
-            (f.env, name)
-            for f in self.failed
-            if f.commit == self.head
-            for name in f.benchmarks
-            if (f.env, name) not in on_base
-        ]
+        on_base = {(f.env, n) for f in self.failed if f.commit == self.base for n in f.benchmarks}
+        on_head = [(f.env, n) for f in self.failed if f.commit == self.head for n in f.benchmarks]
+        return [pair for pair in on_head if pair not in on_base]
 
     @property
     def regression(self) -> bool:
@@ -250,7 +242,7 @@ def row_data(row: PlacedChange, thresholds) -> dict:
         "cause": row.cause,
         "confirmation": None
         if found is None
-        else {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde) if row.mde is not None else None},
+        else {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde)},
     }
 
 
