@@ -78,9 +78,7 @@ def run(args, config) -> int:
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())
     args.output, args.env_dir, args.max_pairs = args.output.resolve(), args.env_dir.resolve(), args.confirm_max_pairs
-    request = pr_check.Request(
-        **{field.name: getattr(args, field.name) for field in dataclasses.fields(pr_check.Request)}
-    )
+    request = pr_check.Request(**{f.name: getattr(args, f.name) for f in dataclasses.fields(pr_check.Request)})
     try:
         summary = pr_check.check(request)
     except Error as error:

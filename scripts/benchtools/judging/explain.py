@@ -1,9 +1,6 @@
-"""What changed in the code that ran: one call (``PROFILED``: one eager tree_at update) profiled in two commits.
-
-Profiled as ``asv profile`` profiles it, in an environment of the profiles' own (PROFILE_ENVS) so that profiling waits
-for no scripts/bench run; functions are keyed by module and qualified name, read from the installed source, because
-line numbers move between releases.  Summaries are cached per (environment, profiled benchmark, commit).
-"""
+"""What changed in the code that ran: one call (``PROFILED``) profiled in two commits as ``asv profile`` profiles it,
+in environments of the profiles' own (PROFILE_ENVS), so that profiling waits for no scripts/bench run.  Functions are
+keyed by module and qualified name, read from the installed source: line numbers move between releases."""
 
 import ast
 import contextlib
@@ -136,9 +133,7 @@ def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = 
 def profile(config: Path, env_name: str, commit: str, cache_dir: Path, profiled: Iterable[str]) -> None:
     """Cache the summary of each of ``profiled`` at ``commit`` not cached yet, in the one environment of ``config``:
     the commit installed once, each benchmark called in a fresh process."""
-    missing = [
-        name for name in dict.fromkeys(profiled) if not cached_profile(cache_dir, env_name, commit, name).is_file()
-    ]
+    missing = [n for n in dict.fromkeys(profiled) if not cached_profile(cache_dir, env_name, commit, n).is_file()]
     if not missing:
         return
     split = {name: split_entry(name) for name in missing}
@@ -231,13 +226,7 @@ class Explanation:
 
 
 def explain(
-    config: Path,
-    env_params: dict,
-    before: str,
-    after: str,
-    cache_dir: Path,
-    cached_only: bool = False,
-    profiled: str = PROFILED,
+    config: Path, env_params: dict, before: str, after: str, cache_dir: Path, cached_only=False, profiled=PROFILED
 ) -> Explanation | None:
     """One call of ``profiled`` profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not
     cached."""

@@ -1,14 +1,11 @@
-"""Check a pull request before it merges: its base and head benchmarked in one asv run per environment, judged BASE →
-HEAD by the gate (timing suspects confirmed side by side unless ``no_confirm``), each changed exact measure explained.
+"""Check a pull request before it merges: base and head benchmarked in one asv run per environment, then judged.
 
 Pull request N is refs/pull/N/head against its merge base with the branch, or with ``merge`` GitHub's test merge
-refs/pull/N/merge against its first parent; asv's mirror of a remote repository holds GitHub's refs/pull/*.
-"""
+refs/pull/N/merge against its first parent; asv's mirror of a remote repository holds GitHub's refs/pull/*."""
 
 import dataclasses
 import json
 import os
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -18,7 +15,7 @@ from benchmarks import metrics
 
 from .. import git
 from ..asvtools import runs, suite
-from ..asvtools.sides import discovery_regex
+from ..asvtools.sides import discovery_regex, log
 from ..errors import BadInput, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_summary
 from ..judging.recheck import split_params, twin_of
@@ -92,14 +89,10 @@ def resolve(target: bench.Target, request: Request) -> Sides:
     """Base and head in the target's repository, fetched first when it is a remote."""
     bench.range_hashes(target, None)  # asv's mirror of a remote repository, made or fetched
     repo = bench.git_dir(target)
-    if request.base:
-        base_ref, head_ref = request.base, request.head
-        base, head = rev(repo, base_ref), rev(repo, head_ref)
-    elif request.merge:
-        head_ref = f"refs/pull/{request.number}/merge"
-        head = rev(repo, head_ref)
-        base_ref = f"{head_ref}^1"
-        base = rev(repo, base_ref)
+    if request.base or request.merge:
+        head_ref = request.head if request.base else f"refs/pull/{request.number}/merge"
+        base_ref = request.base or f"{head_ref}^1"
+        head, base = rev(repo, head_ref), rev(repo, base_ref)
     else:
         head_ref = request.head or f"refs/pull/{request.number}/head"
         head = rev(repo, head_ref)
@@ -153,11 +146,7 @@ def check(request: Request) -> pr_summary.Summary:
         why = f"it changes nothing in {' or '.join(bench.PACKAGE_PATHS)}"
         return pr_summary.Summary(request.name, [], nothing_to_measure=why, **facts())
     regexes = discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
-    print(
-        f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} ({sides.head_ref})",
-        file=sys.stderr,
-        flush=True,
-    )
+    log(f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} ({sides.head_ref})")
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
         hashfile.write_text(f"{sides.base}\n{sides.head}\n")
@@ -181,8 +170,7 @@ def check(request: Request) -> pr_summary.Summary:
 def causes(verdict: gate.Verdict, changes: list) -> dict:
     """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}; each commit installed once
     per environment."""
-    source = verdict.source
-    wanted, found = {}, {}
+    source, wanted, found = verdict.source, {}, {}
     cache = source.asv_dir / explain.PROFILES
     for change in changes:
         key = (change.benchmark, change.params, change.env)
@@ -195,21 +183,21 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
             except Failed as error:
                 found[key] = f"not counted ({error})"
         elif profiled := pr_summary.profiled(change):
-            wanted.setdefault(tuple(sorted(change.env_params.items())), []).append((change, profiled))
+            wanted.setdefault(tuple(sorted(change.env_params.items())), []).append((key, change, profiled))
     for env_params, rows in wanted.items():
-        names = {profiled for _change, profiled in rows}
-        first = rows[0][0]
+        names = {profiled for *_, profiled in rows}
+        good, bad = rows[0][1].good, rows[0][1].bad  # a check's changes are all between its base and head
         try:
-            explain.profile_commits(source.config, dict(env_params), {first.good: names, first.bad: names}, cache)
+            explain.profile_commits(source.config, dict(env_params), {good: names, bad: names}, cache)
         except Failed as error:
-            found.update({(c.benchmark, c.params, c.env): f"not profiled ({error})" for c, _ in rows})
+            found.update({key: f"not profiled ({error})" for key, *_ in rows})
             continue
-        for change, profiled in rows:
+        for key, change, profiled in rows:
             explained = explain.explain(
-                source.config, change.env_params, change.good, change.bad, cache, cached_only=True, profiled=profiled
+                source.config, change.env_params, good, bad, cache, cached_only=True, profiled=profiled
             )
             per = "update" if profiled == explain.PROFILED else "call"
-            found[change.benchmark, change.params, change.env] = (
+            found[key] = (
                 (explained.sentence(per) or f"no function's number of calls per {per} changed") if explained else None
             )
     return found

@@ -1,8 +1,6 @@
-"""The record of checks of real pull requests (scripts/check-pr --record), and its table for docs/pull-requests.md.
-
-A pull request squashed onto the branch ("(#N)" ends its subject) has each changed Module operation set beside that
-commit's side-by-side time in docs/commit-history-times.json, where the time is decided: the two agree or not.
-"""
+"""The record of checks of real pull requests (scripts/check-pr --record), and its table for docs/pull-requests.md,
+where each changed Module operation of a squashed pull request is set beside that commit's decided time in
+docs/commit-history-times.json."""
 
 import json
 from pathlib import Path
@@ -95,8 +93,7 @@ def history_time(times: dict, change: dict, merged: str) -> dict | None:
     operation = by_label.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
     if operation is None:
         return None
-    benchmark, params = operation.timed
-    suffix = f"| {metrics.entry(benchmark, params)} | "
+    suffix = f"| {metrics.entry(*operation.timed)} | "
     for key, value in times.items():
         environment, _, rest = key.partition(" | ")
         if environment == change["environment"] and f"| {rest}".startswith(suffix) and key.endswith(f"| {merged}"):
@@ -110,9 +107,7 @@ def agreement(change: dict, interval: dict | None) -> str:
         return "no time in the history"
     if interval["low"] <= 0 <= interval["high"]:
         return f"time undecided ({interval['estimate']:+.1%})"
-    check_faster = change["after"] < change["before"]
-    time_faster = interval["high"] < 0
-    word = "agrees" if check_faster == time_faster else "**differs**"
+    word = "agrees" if (change["after"] < change["before"]) == (interval["high"] < 0) else "**differs**"
     return f"{word}: time {interval['estimate']:+.1%} ({interval['low']:+.1%} to {interval['high']:+.1%})"
 
 
@@ -124,9 +119,8 @@ def table(record: list[dict], times_path: Path = TIMES) -> str:
     for found in record:
         where = f"{found['mode']}, {', '.join(found['jax']) or 'every environment'}"
         if found.get("failure"):
-            rows.append(
-                [found["title"], where, "—", f"failed: {pr_render.cell(found['failure'], None)}", "—", "—", "—"]
-            )
+            failure = pr_render.cell(found["failure"], None)
+            rows.append([found["title"], where, "—", f"failed: {failure}", "—", "—", "—"])
             continue
         nothing = found.get("nothing_to_measure")
         does = f"nothing to measure ({nothing})" if nothing else "".join(pr_render.counted(found["sections"]))
