@@ -42,8 +42,7 @@ def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path
     for name, entry in environments.named_entries(conf):
         described = {**environments.requirements_of(entry), "python": environments.python_of(entry)}
         if all(described.get(key, value) == value for key, value in wanted.items()):
-            missing = environments.setup_python_missing(described["python"])
-            if missing:
+            if missing := environments.setup_python_missing(described["python"]):
                 raise Failed(f"cannot profile in {name}: Python {described['python']} environments skipped: {missing}")
             raw = util.load_asv_config(config)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.

@@ -117,23 +117,9 @@ def benchmarks_to_run(confirmed: bool) -> list[str]:
     )
 
 
-def side_failures(target: bench.Target, sides: Sides, environments: list[tuple[str, dict]]) -> list[str]:
-    found = []
-    for env_name, _entry in environments:
-        for side, commit in (("base", sides.base), ("head", sides.head)):
-            path = runs.result_path(target.results_dir, target.args.machine, commit, env_name)
-            state, _failures = runs.classify(path, target.args.machine)
-            what = {"missing": "has no results", "failed": "measured nothing (it did not build, install or import)"}
-            if state in what:
-                found.append(f"the {side} {commit[:8]} {what[state]} in {env_name}")
-    return found
-
-
 def check(request: Request) -> pr_summary.Summary:
-    """Benchmark both sides in each environment, judge, and explain what changed.
-
-    Failed (exit 3) when a side could not be measured in an environment: a failure is never "no change".
-    """
+    """Benchmark both sides in each environment, judge, and explain what changed; Failed (exit 3) when a side could not
+    be measured in an environment: a failure is never "no change"."""
     started, load_before = time.monotonic(), os.getloadavg()[0]
     target = target_of(request)
     sides = resolve(target, request)
@@ -152,7 +138,13 @@ def check(request: Request) -> pr_summary.Summary:
         hashfile.write_text(f"{sides.base}\n{sides.head}\n")
         # Both sides in one asv run per environment: one job, one machine, one load.
         bench.bench(dataclasses.replace(target.args, bench=regexes, range=f"HASHFILE:{hashfile}"))
-    failures = side_failures(target, sides, bench.environments(target))
+    what = {"missing": "has no results", "failed": "measured nothing (it did not build, install or import)"}
+    failures = []
+    for env_name, _entry in bench.environments(target):
+        for side, commit in (("base", sides.base), ("head", sides.head)):
+            path = runs.result_path(target.results_dir, target.args.machine, commit, env_name)
+            if (state := runs.classify(path, target.args.machine)[0]) in what:
+                failures.append(f"the {side} {commit[:8]} {what[state]} in {env_name}")
     if failures:
         raise Failed(f"{request.name}: {'; '.join(failures)}; see asv's log above")
     verdict = gate.judge(
