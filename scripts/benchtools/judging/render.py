@@ -83,9 +83,8 @@ def explanations_section(source: Source, rows: list[Change], errors: list[str]) 
         explained = [r for r in rows if r.explanation is e]
         what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
         env = f" ({explained[0].env})" if explained[0].env != "—" else ""
-        method = [e.method, ""] if e.method else []
-        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "", *method]
-        lines += [*e.markdown(), ""]
+        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, ""]
+        lines += [*([e.method, ""] if e.method else []), *e.markdown(), ""]
     lines += [f"Not profiled: {error}" for error in errors]
     return lines
 
