@@ -88,12 +88,8 @@ def qualified(filename: str, line: int, name: str, cache: dict) -> str:
         except (OSError, SyntaxError, ValueError):
             cache[filename] = []
     around = [d for d in cache[filename] if d[0] <= line <= d[1]]
-    exact = [d for d in around if d[0] == line and d[2].rsplit(".", 1)[-1] == name]
-    if exact:
-        return exact[0][2]
-    if around:
-        return max(around)[2] + ".<locals>." + name
-    return name
+    exact = next((d[2] for d in around if d[0] == line and d[2].rsplit(".", 1)[-1] == name), None)
+    return exact or (max(around)[2] + ".<locals>." + name if around else name)
 
 
 def key_of(filename: str, line: int, name: str, cache: dict) -> str:

@@ -87,7 +87,7 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
     timing = (
         f"every alerting timing suspect re-measured side by side (slower or faster: the whole interval beyond "
         f"±{FLOOR:.0%}); timings that never alert are not run"
-        if summary.confirmed
+        if summary.verdict and summary.verdict.confirmations is not None
         else "exact measures only (--no-confirm)"
     )
     lines = [

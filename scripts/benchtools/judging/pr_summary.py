@@ -135,7 +135,6 @@ class Summary:
     rows: list[PlacedChange]
     unjudged: list = field(default_factory=list)  # finding.Unjudged
     failed: list = field(default_factory=list)  # finding.FailedCommit
-    confirmed: bool = False
     environments: list[str] = field(default_factory=list)
     nothing_to_measure: str | None = None  # why, when the change touches no package path
     seconds: float = 0.0
@@ -228,8 +227,7 @@ def summarize(verdict: Verdict, title: str, causes: dict | None = None, faster_c
         for change in verdict.changes
     ]
     rows.sort(key=lambda r: (list(SECTIONS).index(r.section), r.words.rank, r.change.env, r.change.ratio))
-    confirmed = verdict.confirmations is not None
-    return Summary(title, rows, list(verdict.unjudged), list(verdict.failed), confirmed, verdict=verdict, **facts)
+    return Summary(title, rows, list(verdict.unjudged), list(verdict.failed), verdict=verdict, **facts)
 
 
 def row_data(row: PlacedChange, thresholds) -> dict:

@@ -26,11 +26,10 @@ def merged_as(repo: Path, branch: str, number: int | None) -> str | None:
     if number is None:
         return None
     listing = git.out("log", "--format=%H%x00%s", git.END, branch, repo=repo, check=False)
-    for line in listing.splitlines():
-        commit, _, subject = line.partition("\0")
-        if operation_history.pull_request_of(subject) == number:
-            return commit
-    return None
+    subjects = (line.partition("\0") for line in listing.splitlines())
+    return next(
+        (commit for commit, _, subject in subjects if operation_history.pull_request_of(subject) == number), None
+    )
 
 
 def entry(request: Request, summary: pr_summary.Summary | None, error: Error | None = None) -> dict:
