@@ -165,7 +165,7 @@ def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
             cause="`a.very.long.function.name`: 1 → 2 calls per update; " * 20,
         )
         for i in range(3_000)
-        for section in [pr_summary.SECTIONS[i % len(pr_summary.SECTIONS)]]
+        for section in [list(pr_summary.SECTIONS)[i % len(pr_summary.SECTIONS)]]
     ]
     summary = pr_summary.Summary("#9", rows, base="a" * 40, head="b" * 40)
     text = pr_render.fitted(summary)
@@ -181,7 +181,7 @@ def test_the_verdict_file_is_the_gates_shape_plus_what_merging_does(tmp_path):
     passes = next(c for c in verdict.changes if c.benchmark == PASSES)
     faster = [confirmation(passes, -0.20, -0.05, pairs.SAME)]
     summary = pr_summary.summarize(verdict, "#3", faster_confirmations=faster, base="a" * 40, head="b" * 40)
-    document = pr_summary.data(summary, verdict)
+    document = pr_summary.data(summary)
     path = tmp_path / "verdict.json"
     verdicts.write(path, document)
     read = verdicts.read(path)  # what scripts/open-regression-issue reads, checked as it checks it
@@ -218,12 +218,14 @@ def test_the_exit_code_is_the_verdicts(tmp_path, capsys, code, regression):
     written. (pr_check.check itself runs on real pull requests below.)"""
     verdict = judged(tmp_path, {EQUATIONS: [1]} if regression else {COST: [2900, 12000]})
     request = pr_check.Request(upstream=str(tmp_path), number=5)
-    sides = pr_check.Sides("a" * 40, "b" * 40, "merge base", "refs/pull/5/head", ["equinox/_module.py"])
+    summary_of_check = pr_summary.summarize(
+        verdict, request.name, base="a" * 40, head="b" * 40, touched=["equinox/_module.py"]
+    )
     summary, verdict_file = tmp_path / "summary.md", tmp_path / "verdict.json"
     args = cli.parse(
         "check-pr", ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
     )
-    assert check_pr.tell(args, pr_check.Outcome(request, sides, verdict)) == code
+    assert check_pr.tell(args, request, summary_of_check) == code
     assert summary.read_text() == capsys.readouterr().out
     assert verdicts.read(verdict_file)["regression"] is regression
 
@@ -234,7 +236,7 @@ def test_a_side_that_fails_writes_a_failed_verdict_and_says_why_in_the_summary(t
     args = cli.parse(
         "check-pr", ["5", "--upstream", str(tmp_path), "--summary", str(summary), "--verdict", str(verdict_file)]
     )
-    check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), error)
+    check_pr.tell(args, pr_check.Request(upstream=str(tmp_path), number=5), None, error)
     document = verdicts.read(verdict_file)
     assert document["status"] == verdicts.FAILED and document["exit"] == 3 and document["regression"] is False
     assert summary.read_text().startswith(pr_render.MARKER) and "did not build" in summary.read_text()

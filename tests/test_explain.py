@@ -132,8 +132,9 @@ def test_the_diff_lists_the_functions_whose_calls_changed_largest_time_first():
         "builtins.isinstance",
         "equinox._tree._DistinctTuple.__init__",
     ]
-    assert explain.sentence(rows, most=1) == "`jax.tree_util.tree_map`: 3 → 5 calls per update"
-    table = explain.markdown(rows, before, after)
+    explained = explain.Explanation("env", "a", "b", rows, before, after)
+    assert explained.sentence(most=1) == "`jax.tree_util.tree_map`: 3 → 5 calls per update"
+    table = explained.markdown()
     assert table[0] == "Function calls per update, all functions: 44 → 56."
     assert "| `equinox._tree._DistinctTuple.__init__` | 0 → 2 | 0 → 1 |" in table
 
@@ -142,6 +143,6 @@ def test_a_function_replaced_by_another_is_told_as_a_move_after_the_net_changes(
     before = {"m.old_flatten": [20, 200.0, 5.0], "m.Module.__getattribute__": [0, 0.0, 0.0]}
     after = {"m.new_flatten": [20, 190.0, 5.0], "m.Module.__getattribute__": [49, 85.0, 40.0]}
     rows = explain.diff(before, after)
-    assert explain.sentence(rows) == (
+    assert explain.Explanation("env", "a", "b", rows, before, after).sentence() == (
         "`m.Module.__getattribute__`: 0 → 49 calls per update; `m.old_flatten` replaced by `m.new_flatten` (20 calls)"
     )

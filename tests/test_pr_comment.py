@@ -118,7 +118,7 @@ def test_a_side_that_fails_to_build_says_why_in_the_comment_and_the_job_summary(
     job_summary, summary = tmp_path / "step-summary.md", tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(job_summary))
     args = cli.parse("check-pr", ["5", "--upstream", str(tmp_path), "--summary", str(summary)])
-    check_pr.tell_failure(args, pr_check.Request(upstream=str(tmp_path), number=5), Failed(reason))
+    check_pr.tell(args, pr_check.Request(upstream=str(tmp_path), number=5), None, Failed(reason))
     assert reason in job_summary.read_text()
     result, posted = comment_job.run(tmp_path, "failure", {"summary.md": summary.read_text()})
     assert result == "success" and posted is not None

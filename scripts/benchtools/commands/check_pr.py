@@ -23,9 +23,11 @@ import, or a command failed: a failure is never "no change".
 import dataclasses
 from pathlib import Path
 
+from .. import util
 from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
 from ..project import ROOT
+from ..publishing import generated
 from ..running import nightly, pr_check, pr_proof
 from . import common_args
 
@@ -71,45 +73,32 @@ def run(args, config) -> int:
         text = pr_proof.table(pr_proof.read(args.from_record))
         print(text)
         if args.docs:
-            pr_proof.write_docs(args.docs, text)
+            generated.write_blocks(args.docs, {pr_proof.BLOCK: text})
         return ExitCode.OK
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())
-    args.env_dir, args.max_pairs = args.env_dir.resolve(), args.confirm_max_pairs
-    request = pr_check.Request(
-        **{field.name: getattr(args, field.name) for field in dataclasses.fields(pr_check.Request)}
-    )
+    args.output, args.env_dir, args.max_pairs = args.output.resolve(), args.env_dir.resolve(), args.confirm_max_pairs
+    request = pr_check.Request(**{f.name: getattr(args, f.name) for f in dataclasses.fields(pr_check.Request)})
     try:
-        outcome = pr_check.check(request)
+        summary = pr_check.check(request)
     except Error as error:
-        tell_failure(args, request, error)
+        tell(args, request, None, error)
         raise
-    return tell(args, outcome)
+    return tell(args, request, summary)
 
 
-def tell(args, outcome: pr_check.Outcome) -> ExitCode:
-    """The outcome as its summary (stdout, --summary, the job summary), --verdict and --record; the exit code."""
-    summary = pr_check.summary_of(outcome)
-    text = pr_render.fitted(summary)
-    print(text, end="")
+def tell(args, request: pr_check.Request, summary: pr_summary.Summary | None, error: Error | None = None) -> ExitCode:
+    """The summary, or why the check failed (``error``), where a reviewer looks: stdout, --summary (the comment) and
+    the job summary; --verdict and --record; the exit code."""
+    text = pr_render.failed(request.name, error) if error else pr_render.fitted(summary)
+    if not error:
+        print(text, end="")
     if args.summary:
-        pr_check.write_text(args.summary, text)
+        util.write_atomic(args.summary, text.encode())
     nightly.summarize(text)
     if args.verdict:
-        verdicts.write(args.verdict, pr_summary.data(summary, outcome.verdict))
+        document = verdicts.failure("scripts/check-pr", error.code, str(error)) if error else pr_summary.data(summary)
+        verdicts.write(args.verdict, document)
     if args.record:
-        pr_proof.append(args.record, pr_proof.entry(outcome, summary))
-    return ExitCode.FOUND if summary.regression else ExitCode.OK
-
-
-def tell_failure(args, request: pr_check.Request, error: Error) -> None:
-    """A check that failed, told where a good one is: --verdict (status failed), the summary, --record."""
-    if args.verdict:
-        verdicts.write(args.verdict, verdicts.failure("scripts/check-pr", error.code, str(error)))
-    # Where the reviewer looks: the comment (from --summary) and the job summary say why, not only the log.
-    text = pr_render.failed(request.name, error)
-    if args.summary:
-        pr_check.write_text(args.summary, text)
-    nightly.summarize(text)
-    if args.record:
-        pr_proof.append(args.record, pr_proof.failed_entry(request, error))
+        pr_proof.append(args.record, pr_proof.entry(request, summary, error))
+    return ExitCode.FOUND if summary and summary.regression else ExitCode.OK

@@ -1,31 +1,14 @@
-"""What changed in the code that ran: one tree_at update profiled in two commits, function by function.
-
-Each commit is profiled on asv's own machinery, as ``asv profile`` profiles
-it: the commit installed in an asv environment of the profiles' own, and the
-benchmark run once, then called once more under cProfile, in a fresh process
-(``PROFILED``: one eager update, whose setup and timed call have warmed the
-caches).  Every benchmark profiled at one commit shares one install.  The
-two profiles are compared by function, keyed by module and qualified name (line numbers move
-between releases; the qualified name is read from the source file installed
-for that commit, right after profiling it): the functions whose number of
-calls per update changed, largest change of cumulative time first.
-
-Any other benchmark of one call can be profiled the same way (``profiled``):
-the overhead report profiles each Module operation's ``…Time`` benchmark
-(asvtools/operations.py) to explain a step of that operation's cost.
-
-Profiles are cached per (environment, profiled benchmark, commit) as JSON
-summaries under the output's .asv/profiles/, so that a rerun profiles nothing
-it has profiled; they are made in .asv/profile-env/, so that profiling waits
-for no scripts/bench run in the output's own environments.
-"""
+"""What changed in the code that ran: one call (``PROFILED``) profiled in two commits as ``asv profile`` profiles it,
+in environments of the profiles' own (PROFILE_ENVS), so that profiling waits for no scripts/bench run.  Functions are
+keyed by module and qualified name, read from the installed source: line numbers move between releases."""
 
 import ast
+import contextlib
 import json
 import pstats
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,9 +34,6 @@ class FunctionChange:
     cumulative_us: tuple[float, float]
 
 
-# ---- the environment of a change
-
-
 def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path]:
     """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone."""
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
@@ -62,8 +42,7 @@ def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path
     for name, entry in environments.named_entries(conf):
         described = {**environments.requirements_of(entry), "python": environments.python_of(entry)}
         if all(described.get(key, value) == value for key, value in wanted.items()):
-            missing = environments.setup_python_missing(described["python"])
-            if missing:
+            if missing := environments.setup_python_missing(described["python"]):
                 raise Failed(f"cannot profile in {name}: Python {described['python']} environments skipped: {missing}")
             raw = util.load_asv_config(config)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
@@ -72,14 +51,9 @@ def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path
                 if value and not util.is_remote(value) and not Path(value).is_absolute():
                     raw[key] = str((config.parent / value).resolve())
             environments.restrict(raw, entry)
-            out_dir.mkdir(parents=True, exist_ok=True)
-            path = out_dir / f"{name}.conf.json"
-            path.write_text(json.dumps(raw, indent=2))
-            return name, path
+            util.write_atomic(out_dir / f"{name}.conf.json", json.dumps(raw, indent=2).encode())
+            return name, out_dir / f"{name}.conf.json"
     raise Failed(f"no environment of {config} has {env_params}")
-
-
-# ---- one profile
 
 
 def module_of(filename: str) -> str:
@@ -93,44 +67,29 @@ def module_of(filename: str) -> str:
     else:
         stdlib = [i for i, part in enumerate(parts) if re.fullmatch(r"python3\.\d+", part)]
         relative = parts[stdlib[-1] + 1 :] if stdlib else (path.name,)
-    module = ".".join(relative)
-    return re.sub(r"(\.__init__)?\.py$", "", module)
+    return re.sub(r"(\.__init__)?\.py$", "", ".".join(relative))
 
 
-def definitions(source: str) -> list[tuple[int, int, str]]:
-    """(first line, last line, qualified name) of every function, first lines counting decorators."""
-    found = []
-
-    def visit(node, prefix):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                name = prefix + child.name
-                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                found.append((start, child.end_lineno, name))
-                visit(child, name + ".<locals>.")
-            elif isinstance(child, ast.ClassDef):
-                visit(child, prefix + child.name + ".")
-            else:
-                visit(child, prefix)
-
-    visit(ast.parse(source), "")
-    return found
+def definitions(node: ast.AST, prefix: str = "") -> Iterator[tuple[int, int, str]]:
+    """(first line, last line, qualified name) of every function under ``node``, first lines counting decorators."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield min([child.lineno] + [d.lineno for d in child.decorator_list]), child.end_lineno, prefix + child.name
+            yield from definitions(child, f"{prefix}{child.name}.<locals>.")
+        else:
+            yield from definitions(child, f"{prefix}{child.name}." if isinstance(child, ast.ClassDef) else prefix)
 
 
 def qualified(filename: str, line: int, name: str, cache: dict) -> str:
     """``name``'s qualified name, from the function that starts at ``line`` or the innermost one around it."""
     if filename not in cache:
         try:
-            cache[filename] = definitions(Path(filename).read_text(encoding="utf-8"))
+            cache[filename] = list(definitions(ast.parse(Path(filename).read_text(encoding="utf-8"))))
         except (OSError, SyntaxError, ValueError):
             cache[filename] = []
     around = [d for d in cache[filename] if d[0] <= line <= d[1]]
-    exact = [d for d in around if d[0] == line and d[2].rsplit(".", 1)[-1] == name]
-    if exact:
-        return exact[0][2]
-    if around:
-        return max(around)[2] + ".<locals>." + name
-    return name
+    exact = next((d[2] for d in around if d[0] == line and d[2].rsplit(".", 1)[-1] == name), None)
+    return exact or (max(around)[2] + ".<locals>." + name if around else name)
 
 
 def key_of(filename: str, line: int, name: str, cache: dict) -> str:
@@ -144,71 +103,54 @@ def stable(key: str) -> str:
     return re.sub(r" at 0x[0-9a-f]+", "", key)
 
 
-def normalized(summary: dict) -> dict:
-    merged = {}
-    for key, (calls, cumulative, own) in summary.items():
-        entry = merged.setdefault(stable(key), [0, 0.0, 0.0])
-        entry[0] += calls
-        entry[1] += cumulative
-        entry[2] += own
-    return merged
-
-
-def summarize(profile: Path) -> dict[str, list[float]]:
-    """{function: [calls, cumulative µs, own µs]} of a cProfile file, summed over functions that share a key."""
-    stats = pstats.Stats(str(profile)).stats
-    cache = {}
+def merged(entries: Iterable[tuple]) -> dict[str, list[float]]:
+    """{function: [calls, cumulative µs, own µs]} of (key, calls, cumulative, own) entries, summed per stable key."""
     summary = {}
-    for (filename, line, name), (_primitive, calls, own, cumulative, _callers) in stats.items():
-        key = key_of(filename, line, name, cache)
-        entry = summary.setdefault(key, [0, 0.0, 0.0])
-        entry[0] += calls
-        entry[1] += cumulative * 1e6
-        entry[2] += own * 1e6
+    for key, *values in entries:
+        summary[stable(key)] = [a + b for a, b in zip(summary.get(stable(key), [0, 0.0, 0.0]), values, strict=True)]
     return summary
 
 
+def summarize(profile: Path) -> dict[str, list[float]]:
+    cache = {}
+    return merged(
+        (key_of(filename, line, name, cache), calls, cumulative * 1e6, own * 1e6)
+        for (filename, line, name), (_primitive, calls, own, cumulative, _) in pstats.Stats(str(profile)).stats.items()
+    )
+
+
 def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = PROFILED) -> Path:
-    """Where the summary of ``profiled`` at ``commit`` is kept: tree_at's update beside the others' folders."""
     if profiled == PROFILED:
         return cache_dir / env_name / f"{commit}.json"
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
 
 
-def profiles(
-    config: Path, env_name: str, commit: str, cache_dir: Path, profiled: Iterable[str] = (PROFILED,)
-) -> dict[str, dict[str, list[float]]]:
-    """{benchmark: the summary of one profiled call of it at ``commit``} in the environment of ``config`` (a
-    configuration of that environment alone), cached; those not cached are profiled together, the commit
-    installed once in an environment of the profiles' own (PROFILE_ENVS), each in a fresh process."""
-    wanted = list(dict.fromkeys(profiled))
-    missing = [name for name in wanted if not cached_profile(cache_dir, env_name, commit, name).is_file()]
-    if missing:
-        root = cache_dir.parent / PROFILE_ENVS
-        split = {name: split_entry(name) for name in missing}
-        sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
-        names = sorted({n for n, _ in split.values()})
-        failure = f"cannot install {commit[:8]} in {env_name} to profile it"
-        # The configuration's one environment: env_config restricted it to the one wanted.
-        with sides.installed(config, "profiled", commit, names, root, failure=failure) as side:
-            side.open()
-            try:
-                # The environment's files are this commit's until the next install: summarized at once.
-                for name, (benchmark, params) in split.items():
-                    if benchmark not in side.benchmarks:
-                        raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
-                    index = sides.param_index(side.benchmarks[benchmark], params)
-                    if index == -1:
-                        raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
-                    with tempfile.TemporaryDirectory() as scratch:
-                        output = Path(scratch) / "call.prof"
-                        output.write_bytes(side.profile(benchmark, index))
-                        summary = summarize(output)
-                    cached = cached_profile(cache_dir, env_name, commit, name)
-                    util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
-            finally:
-                side.close()
-    return {name: json.loads(cached_profile(cache_dir, env_name, commit, name).read_text()) for name in wanted}
+def profile(config: Path, env_name: str, commit: str, cache_dir: Path, profiled: Iterable[str]) -> None:
+    """Cache the summary of each of ``profiled`` at ``commit`` not cached yet, in the one environment of ``config``:
+    the commit installed once, each benchmark called in a fresh process."""
+    missing = [n for n in dict.fromkeys(profiled) if not cached_profile(cache_dir, env_name, commit, n).is_file()]
+    if not missing:
+        return
+    split = {name: split_entry(name) for name in missing}
+    sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
+    names = sorted({n for n, _ in split.values()})
+    failure = f"cannot install {commit[:8]} in {env_name} to profile it"
+    root = cache_dir.parent / PROFILE_ENVS
+    with sides.installed(config, "profiled", commit, names, root, failure=failure) as side, contextlib.closing(side):
+        side.open()
+        # The environment's files are this commit's until the next install: summarized at once.
+        for name, (benchmark, params) in split.items():
+            if benchmark not in side.benchmarks:
+                raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
+            index = sides.param_index(side.benchmarks[benchmark], params)
+            if index == -1:
+                raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
+            with tempfile.TemporaryDirectory() as scratch:
+                output = Path(scratch) / "call.prof"
+                output.write_bytes(side.profile(benchmark, index))
+                summary = summarize(output)
+            cached = cached_profile(cache_dir, env_name, commit, name)
+            util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
 
 
 def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]], cache_dir: Path) -> None:
@@ -217,13 +159,10 @@ def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]],
     config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
     env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
     for commit, names in wanted.items():
-        profiles(env_conf, env_name, commit, cache_dir, sorted(names))
+        profile(env_conf, env_name, commit, cache_dir, sorted(names))
 
 
-# ---- the difference
-
-
-def diff(before: dict, after: dict, shown: int | None = None) -> list[FunctionChange]:
+def diff(before: dict, after: dict) -> list[FunctionChange]:
     """The functions whose calls per update changed, largest change of cumulative time first."""
     rows = []
     for key in before.keys() | after.keys():
@@ -231,57 +170,7 @@ def diff(before: dict, after: dict, shown: int | None = None) -> list[FunctionCh
         if int(b[0]) != int(a[0]):
             rows.append(FunctionChange(key, (int(b[0]), int(a[0])), (b[1], a[1])))
     rows.sort(key=lambda r: (-abs(r.cumulative_us[1] - r.cumulative_us[0]), -abs(r.calls[1] - r.calls[0]), r.function))
-    return rows[:shown]
-
-
-def totals(summary: dict) -> int:
-    return int(sum(entry[0] for entry in summary.values()))
-
-
-def markdown(rows: list[FunctionChange], before: dict, after: dict, shown: int = SHOWN) -> list[str]:
-    lines = [f"Function calls per update, all functions: {totals(before):,} → {totals(after):,}.", ""]
-    if not rows:
-        return lines + ["No function's number of calls changed."]
-    if len(rows) > shown:
-        lines[0] += f" {len(rows)} functions changed; the {shown} with the largest change of time:"
-        rows = rows[:shown]
-    return (
-        lines
-        + markdown_table(
-            ["function", "calls per update", "cumulative µs per update (cProfile)"],
-            (
-                [f"`{r.function}`", f"{r.calls[0]:,} → {r.calls[1]:,}"]
-                + [f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f}"]
-                for r in rows
-            ),
-        ).splitlines()
-    )
-
-
-def moves(rows: list[FunctionChange]) -> list[tuple[FunctionChange, FunctionChange]]:
-    """Pairs (gone, new) of a function that vanished and one that appeared with as many calls: a rename or a move."""
-    appeared = [r for r in rows if r.calls[0] == 0]
-    pairs = []
-    for gone in (r for r in rows if r.calls[1] == 0):
-        new = next((r for r in appeared if r.calls[1] == gone.calls[0]), None)
-        if new is not None:
-            appeared.remove(new)
-            pairs.append((gone, new))
-    return pairs
-
-
-def sentence(rows: list[FunctionChange], most: int = 3, per: str = "update") -> str:
-    """The largest changes in plain words, renames apart: "`jax.tree_util.tree_map`: 3 → 5 calls per update; …";
-    ``per`` names what was profiled once (an update, or a call of another operation)."""
-    pairs = moves(rows)
-    moved = {id(r) for pair in pairs for r in pair}
-    changed = [r for r in rows if id(r) not in moved]
-    words = [f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per {per}" for r in changed[:most]]
-    words += [
-        f"`{gone.function}` replaced by `{new.function}` ({gone.calls[0]:,} calls)"
-        for gone, new in pairs[: max(1, most - len(words))]
-    ]
-    return "; ".join(words)
+    return rows
 
 
 @dataclass
@@ -295,27 +184,53 @@ class Explanation:
 
     method = ""  # how it was found, when not as the report's section says (instructions.Explanation)
 
-    def markdown(self) -> list[str]:
-        return markdown(self.rows, self.before_summary, self.after_summary)
+    def markdown(self, shown: int = SHOWN) -> list[str]:
+        calls = [int(sum(entry[0] for entry in side.values())) for side in (self.before_summary, self.after_summary)]
+        lines = [f"Function calls per update, all functions: {calls[0]:,} → {calls[1]:,}.", ""]
+        if not self.rows:
+            return lines + ["No function's number of calls changed."]
+        if len(self.rows) > shown:
+            lines[0] += f" {len(self.rows)} functions changed; the {shown} with the largest change of time:"
+        table = markdown_table(
+            ["function", "calls per update", "cumulative µs per update (cProfile)"],
+            (
+                [f"`{r.function}`", f"{r.calls[0]:,} → {r.calls[1]:,}"]
+                + [f"{r.cumulative_us[0]:.0f} → {r.cumulative_us[1]:.0f}"]
+                for r in self.rows[:shown]
+            ),
+        )
+        return lines + table.splitlines()
 
-    def sentence(self, per: str = "update") -> str:
-        return sentence(self.rows, per=per)
+    def sentence(self, per: str = "update", most: int = 3) -> str:
+        """The largest changes in plain words, then a function that vanished and one that appeared with as many calls
+        (a rename or a move); ``per`` names what was profiled once (an update, or a call of another operation)."""
+        appeared, pairs = [r for r in self.rows if r.calls[0] == 0], []
+        for gone in (r for r in self.rows if r.calls[1] == 0):
+            new = next((r for r in appeared if r.calls[1] == gone.calls[0]), None)
+            if new is not None:
+                appeared.remove(new)
+                pairs.append((gone, new))
+        moved = {id(r) for pair in pairs for r in pair}
+        changed = [r for r in self.rows if id(r) not in moved]
+        words = [f"`{r.function}`: {r.calls[0]:,} → {r.calls[1]:,} calls per {per}" for r in changed[:most]]
+        words += [
+            f"`{gone.function}` replaced by `{new.function}` ({gone.calls[0]:,} calls)"
+            for gone, new in pairs[: max(1, most - len(words))]
+        ]
+        return "; ".join(words)
 
 
 def explain(
-    config: Path,
-    env_params: dict,
-    before: str,
-    after: str,
-    cache_dir: Path,
-    cached_only: bool = False,
-    profiled: str = PROFILED,
+    config: Path, env_params: dict, before: str, after: str, cache_dir: Path, cached_only=False, profiled=PROFILED
 ) -> Explanation | None:
-    """One call of ``profiled`` (tree_at's update) profiled at ``before`` and at ``after``, compared; None when
-    ``cached_only`` and not cached."""
+    """One call of ``profiled`` profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not
+    cached."""
     config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()  # asv runs from another folder
     env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
-    if cached_only and not all(cached_profile(cache_dir, env_name, c, profiled).is_file() for c in (before, after)):
+    paths = [cached_profile(cache_dir, env_name, commit, profiled) for commit in (before, after)]
+    if cached_only and not all(path.is_file() for path in paths):
         return None
-    summaries = [normalized(profiles(env_conf, env_name, c, cache_dir, [profiled])[profiled]) for c in (before, after)]
+    for commit in (before, after):
+        profile(env_conf, env_name, commit, cache_dir, [profiled])
+    summaries = [merged((key, *values) for key, values in json.loads(path.read_text()).items()) for path in paths]
     return Explanation(env_name, before, after, diff(*summaries), *summaries)

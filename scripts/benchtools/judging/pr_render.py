@@ -1,34 +1,13 @@
-"""A pull request's check as Markdown, for a reviewer: a rendering of ``pr_summary.Summary``, computing nothing.
-
-The first line says what merging does; a short table gives what changed,
-with how sure each figure is and its cause; everything else sits in
-collapsed sections, each with its count, so that nothing is left out.  The
-whole fits a GitHub comment (COMMENT_BYTES): where it would not, the longest
-lists are cut, and each cut says how many rows the verdict file holds beyond
-it.
-"""
+"""A pull request's check as Markdown for a reviewer, computing nothing: the first line says what merging does, a short
+table what changed, every other section is collapsed with its count.  Where the whole would not fit a GitHub comment
+(COMMENT_BYTES), the longest lists are cut, each cut saying how many rows the verdict file holds beyond it."""
 
 from benchmarks import metrics
 
 from ..util import markdown_table
 from .pairs import FLOOR
-from .pr_summary import (
-    BELOW_FLOOR,
-    CHANGED,
-    FASTER,
-    NOT_ALERTING,
-    NOT_COUNTED,
-    SECTIONS,
-    SLOWER_,
-    TIMING_SAME,
-    TIMING_UNCONFIRMED,
-    TIMING_UNDECIDED,
-    UNCHANGED,
-    PlacedChange,
-    Summary,
-    is_exact,
-)
-from .render import as_text, human, percent
+from .pr_summary import CHANGED, FASTER, SECTIONS, SLOWER_, UNCHANGED, PlacedChange, Summary, is_exact
+from .render import as_text, details, human, percent, unjudged_table
 
 # The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
 # over 65,536 characters, and the job adds the run's link. "→ — ±" take 2 or 3 bytes each.
@@ -38,30 +17,16 @@ TABLE_ROWS = 20  # changes shown in the table itself; the rest in a collapsed se
 FIRST_CUT = COMMENT_BYTES // 64  # rows of one list tried first: a row is longer than 64 characters
 CELL = 300  # characters of one cell at most (a cause names functions, which can be long)
 
-WHAT_EACH_SECTION_HOLDS = {
-    UNCHANGED: "The same value on both sides.",
-    BELOW_FLOOR: f"An exact cost that moved by less than its +{metrics.COST_FLOOR:.0%} floor: real, but below "
-    "anything a timing can see.",
-    NOT_COUNTED: "Counts that explain a cost (Python calls, bytecodes) and never count on their own.",
-    TIMING_SAME: "Timings re-measured side by side whose whole interval lies within ±2%.",
-    TIMING_UNDECIDED: "Timings re-measured side by side whose interval decides neither way.",
-    TIMING_UNCONFIRMED: "Alerting timings compared from one run of each side and not re-measured (within their "
-    "suspect threshold): no claim either way.",
-    NOT_ALERTING: "Timings that never alert (benchmarks/metrics.py): absolute times, and ratios whose "
-    "minimum detectable effect is not measured yet. Shown, never counted.",
-}
 
-
-def cell(text: str) -> str:
+def cell(text: str, most: int | None = CELL) -> str:
     text = " ".join(str(text).split()).replace("|", "\\|")
-    return text if len(text) <= CELL else text[: CELL - 1] + "…"
+    return text if most is None or len(text) <= most else text[: most - 1] + "…"
 
 
 def how_sure(row: PlacedChange) -> str:
     """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
     minimum detectable effect."""
     if row.change.kind == metrics.INSTRUCTIONS:
-        # Not the same every run: fresh processes of identical code were measured to differ, up to the spread.
         return f"counted; identical code varies up to ±{metrics.INSTRUCTIONS_SPREAD:.1%} between processes (measured)"
     if is_exact(row.change):
         return "counted, the same every run"
@@ -75,35 +40,17 @@ def how_sure(row: PlacedChange) -> str:
     )
 
 
-def changes_table(rows: list[PlacedChange]) -> list[str]:
-    """The changes: each with its cause."""
-    return measures_table(rows, "cause", lambda r: cell(r.cause or "—"))
-
-
-def rows_table(rows: list[PlacedChange]) -> list[str]:
-    """Any other section: each with the benchmark that measured it."""
-    return measures_table(rows, "benchmark", lambda r: f"`{cell(r.change.benchmark)}`")
-
-
-def measures_table(rows: list[PlacedChange], last: str, last_cell) -> list[str]:
+def measures_table(rows: list[PlacedChange], changes: bool = False) -> str:
+    """The changes, each with its cause; any other section's rows, each with the benchmark that measured it."""
     return markdown_table(
-        ["operation", "environment", "base", "head", "change", "how sure", last],
+        ["operation", "environment", "base", "head", "change", "how sure", "cause" if changes else "benchmark"],
         (
             [cell(r.words.operation), cell(r.change.env), cell(human(r.change.before, r.change.unit))]
-            + [cell(human(r.change.after, r.change.unit)), percent(r.change), cell(how_sure(r)), last_cell(r)]
+            + [cell(human(r.change.after, r.change.unit)), percent(r.change), cell(how_sure(r))]
+            + [cell(r.cause or "—") if changes else f"`{cell(r.change.benchmark)}`"]
             for r in rows
         ),
-    ).splitlines()
-
-
-def details(title: str, count: int, body: list[str]) -> list[str]:
-    return ["", "<details>", f"<summary>{title} ({count})</summary>", "", *body, "", "</details>"]
-
-
-def cut_note(left_out: int) -> list[str]:
-    if not left_out:
-        return []
-    return ["", f"… and {left_out} more, left out here to fit a comment: the verdict file (--verdict) holds every one."]
+    )
 
 
 def failed(title: str, error: Exception) -> str:
@@ -112,110 +59,74 @@ def failed(title: str, error: Exception) -> str:
     return f"{MARKER}\n**The benchmark check of {title} failed**: no verdict.\n\n{as_text(reason)}\n"
 
 
-def first_line(summary: Summary) -> str:
-    if summary.nothing_to_measure:
-        return f"**{summary.title}: nothing to measure** ({summary.nothing_to_measure})"
-    counts = summary.counts()
-    broken = summary.broken()
-    head = (
-        f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{counts[FASTER]} "
-        f"faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged**"
-    )
-    more = [f"{counts[name]} {name}" for name in SECTIONS if name not in (FASTER, SLOWER_, UNCHANGED) and counts[name]]
-    if summary.unjudged:
-        more.append(f"{len(summary.unjudged)} not comparable")
-    if summary.failed:
-        more.append(f"{len(summary.failed)} commit(s) with failed benchmarks")
-    return head + (f" ({'; '.join(more)})" if more else "")
-
-
-def about(summary: Summary) -> str:
-    timing = (
-        f"every alerting timing suspect re-measured side by side (slower or faster: the whole interval beyond "
-        f"±{FLOOR:.0%}); timings that never alert are not run"
-        if summary.confirmed
-        else "exact measures only (--no-confirm)"
-    )
-    return (
-        f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`, benchmarked in one job in "
-        f"{', '.join(summary.environments) or 'no environment'}; {timing}. The check took "
-        f"{summary.seconds / 60:.1f} min, load average {summary.load[0]:.2f} before and {summary.load[1]:.2f} after."
-    )
+def counted(counts: dict[str, int]) -> tuple[str, str]:
+    """What merging does in words: faster, slower and unchanged; then, in parentheses, every other count but 0."""
+    more = [f"{count} {name}" for name, count in counts.items() if name not in (FASTER, SLOWER_, UNCHANGED) and count]
+    main = f"{counts[FASTER]} faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged"
+    return main, f" ({'; '.join(more)})" if more else ""
 
 
 def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
     """The summary as Markdown, at most ``shown[section]`` rows of each list ("changes": of the table)."""
     shown = shown or {}
 
-    def limit(name: str, rows: list) -> tuple[list, int]:
+    def collapsed(name: str, title: str, rows: list, intro: list[str], table) -> list[str]:
         keep = shown.get(name, len(rows))
-        return rows[:keep], len(rows) - min(keep, len(rows))
+        left_out = max(0, len(rows) - keep)
+        note = f"… and {left_out} more, left out here to fit a comment: the verdict file (--verdict) holds every one."
+        return details(f"{title} ({len(rows)})", [*intro, table(rows[:keep]), *(["", note] if left_out else [])])
 
-    lines = [MARKER, first_line(summary), ""]
     if summary.nothing_to_measure:
-        lines.append(f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`: no benchmark was run.")
-        return "\n".join(lines) + "\n"
-    lines.append(about(summary))
+        return (
+            f"{MARKER}\n**{summary.title}: nothing to measure** ({summary.nothing_to_measure})\n\n"
+            f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`: no benchmark was run.\n"
+        )
+    failed_commits = {"commit(s) with failed benchmarks": len(summary.failed)}
+    main, more = counted({**summary.counts(), "not comparable": len(summary.unjudged), **failed_commits})
+    broken = summary.broken()
+    timing = (
+        f"every alerting timing suspect re-measured side by side (slower or faster: the whole interval beyond "
+        f"±{FLOOR:.0%}); timings that never alert are not run"
+        if summary.verdict and summary.verdict.confirmations is not None
+        else "exact measures only (--no-confirm)"
+    )
+    lines = [
+        MARKER,
+        f"**Merging {summary.title}: {f'{len(broken)} benchmark(s) broken, ' if broken else ''}{main}**{more}",
+        "",
+        f"Base `{summary.base[:8]}`, head `{summary.head[:8]}`, benchmarked in one job in "
+        f"{', '.join(summary.environments) or 'no environment'}; {timing}. The check took "
+        f"{summary.seconds / 60:.1f} min, load average {summary.load[0]:.2f} before and {summary.load[1]:.2f} after.",
+    ]
     changed = [row for row in summary.rows if row.section in CHANGED]
     if changed:
-        in_table, rest = changed[:TABLE_ROWS], changed[TABLE_ROWS:]
-        lines += ["", *changes_table(in_table)]
-        if rest:
-            kept, left_out = limit("changes", rest)
-            lines += details("More changes", len(rest), [*changes_table(kept), *cut_note(left_out)])
-    elif summary.broken():
-        lines += [
-            "",
-            "No measure changed beyond its threshold, but merging breaks benchmarks (below): they fail on "
-            "the head and not on the base, so they measure nothing.",
-        ]
+        lines += ["", measures_table(changed[:TABLE_ROWS], changes=True)]
+        if changed[TABLE_ROWS:]:
+            lines += collapsed(
+                "changes", "More changes", changed[TABLE_ROWS:], [], lambda kept: measures_table(kept, True)
+            )
     else:
-        lines += ["", "No measure changed beyond its threshold."]
+        why = "merging breaks benchmarks (below): they fail on the head and not on the base, so they measure nothing"
+        lines += ["", f"No measure changed beyond its threshold{f', but {why}' if broken else ''}."]
     if summary.failed:
         lines += [
             "",
             "**Benchmarks that failed** (no value; one that fails on the head and not on the base fails the check):",
             "",
-            *(
-                f"- `{f.commit[:8]}` in {f.env}: {', '.join(f'`{name}`' for name in f.benchmarks)}"
-                for f in summary.failed
-            ),
+            *(f"- `{f.commit[:8]}` in {f.env}: {', '.join(f'`{n}`' for n in f.benchmarks)}" for f in summary.failed),
         ]
-    for name in SECTIONS:
-        if name in CHANGED:
-            continue
-        rows = summary.section(name)
-        if rows:
-            kept, left_out = limit(name, rows)
-            lines += details(
-                name.capitalize(),
-                len(rows),
-                [WHAT_EACH_SECTION_HOLDS[name], "", *rows_table(kept), *cut_note(left_out)],
-            )
+    for name, holds in SECTIONS.items():
+        if name not in CHANGED and summary.section(name):
+            lines += collapsed(name, name.capitalize(), summary.section(name), [holds, ""], measures_table)
     if summary.unjudged:
-        kept, left_out = limit("unjudged", summary.unjudged)
-        lines += details(
+        lines += collapsed(
+            "unjudged",
             "Not comparable",
-            len(summary.unjudged),
-            [
-                "Measured on one side only, or without a value (failed or skipped): judged neither way.",
-                "",
-                markdown_table(
-                    ["benchmark", "params", "environment", "why"],
-                    (
-                        [f"`{cell(u.benchmark)}`" if u.benchmark else "every benchmark", cell(u.params or "—")]
-                        + [cell(u.env), cell(u.reason)]
-                        for u in kept
-                    ),
-                ),
-                *cut_note(left_out),
-            ],
+            summary.unjudged,
+            ["Measured on one side only, or without a value (failed or skipped): judged neither way.", ""],
+            lambda kept: unjudged_table(kept, cell),
         )
     return "\n".join(lines) + "\n"
-
-
-def size(text: str) -> int:
-    return len(text.encode())
 
 
 def fitted(summary: Summary, limit: int = COMMENT_BYTES) -> str:
@@ -225,10 +136,10 @@ def fitted(summary: Summary, limit: int = COMMENT_BYTES) -> str:
     lengths["unjudged"] = len(summary.unjudged)
     shown = {name: min(length, FIRST_CUT) for name, length in lengths.items()}
     text = markdown(summary, shown)
-    while size(text) > limit:
+    while len(text.encode()) > limit:
         longest = max(shown, key=shown.get)
         if shown[longest] == 0:
-            raise ValueError(f"the summary is {size(text)} bytes with every list cut: over {limit}")
+            raise ValueError(f"the summary is {len(text.encode())} bytes with every list cut: over {limit}")
         shown[longest] //= 2
         text = markdown(summary, shown)
     return text

@@ -1,11 +1,5 @@
-"""What merging a pull request does, as data: each measure of the gate's comparison in one section.
-
-``summarize`` places every change of a ``gate.Verdict`` (BASE → HEAD) in
-exactly one section, and every benchmark it could not compare in another, so
-that nothing is left out; pr_render.py writes the Markdown, and ``data``
-the verdict file.  Kinds, thresholds and alerting come from
-benchmarks/metrics.py alone: an exact kind is any kind that is not a timing.
-"""
+"""What merging a pull request does, as data: every measure of the gate's comparison (BASE → HEAD) in exactly one
+section, so that nothing is left out.  An exact kind is any kind benchmarks/metrics.py does not declare a timing."""
 
 from dataclasses import dataclass, field
 
@@ -20,7 +14,7 @@ from .confirm import Confirmation
 from .gate import Verdict
 from .pairs import FLOOR, SAME, SAME_BELOW, SLOWER
 
-# The sections, in the order the summary shows them; the first two are "what changed", slower first.
+# The sections, in the order the summary shows them, with what each holds; the first two are "what changed".
 FASTER, SLOWER_ = "faster", "slower"
 UNCHANGED = "unchanged"
 BELOW_FLOOR = "changed below its floor"
@@ -29,17 +23,20 @@ TIMING_SAME = "timings re-measured: no change"
 TIMING_UNDECIDED = "timings re-measured: undecided"
 TIMING_UNCONFIRMED = "timings not re-measured"
 NOT_ALERTING = "timings that never alert"
-SECTIONS = (
-    SLOWER_,
-    FASTER,
-    UNCHANGED,
-    BELOW_FLOOR,
-    NOT_COUNTED,
-    TIMING_SAME,
-    TIMING_UNDECIDED,
-    TIMING_UNCONFIRMED,
-    NOT_ALERTING,
-)
+SECTIONS = {
+    SLOWER_: "",
+    FASTER: "",
+    UNCHANGED: "The same value on both sides.",
+    BELOW_FLOOR: f"An exact cost that moved by less than its +{metrics.COST_FLOOR:.0%} floor: real, but below "
+    "anything a timing can see.",
+    NOT_COUNTED: "Counts that explain a cost (Python calls, bytecodes) and never count on their own.",
+    TIMING_SAME: "Timings re-measured side by side whose whole interval lies within ±2%.",
+    TIMING_UNDECIDED: "Timings re-measured side by side whose interval decides neither way.",
+    TIMING_UNCONFIRMED: "Alerting timings compared from one run of each side and not re-measured (within their "
+    "suspect threshold): no claim either way.",
+    NOT_ALERTING: "Timings that never alert (benchmarks/metrics.py): absolute times, and ratios whose "
+    "minimum detectable effect is not measured yet. Shown, never counted.",
+}
 CHANGED = (SLOWER_, FASTER)
 
 # Benchmarks that are no Module operation but that users know by another name.
@@ -75,26 +72,18 @@ COUNTED_WORDS = {
 }
 
 
-def counted_words(benchmark: str, params: str) -> Words | None:
-    """An instruction count (bench_instructions) in the words of its operation, beside that operation's other
-    measures; None for any other benchmark."""
-    if not benchmark.startswith(INSTRUCTIONS + ".track_"):
-        return None
-    name = params.strip("'")
-    twin = "" if benchmark.endswith("track_module") else ", tuple twin"
-    timed = COUNTED[name].timed if name in COUNTED else None
-    for number, operation in enumerate(operations.OPERATIONS):
-        if timed and metrics.entry(*timed[0]) == metrics.entry(*operation.timed):
-            return Words(f"{operation.label}{twin}{INSTRUCTIONS_SUFFIX}", (0, number, 0))
-    return Words(f"{COUNTED_WORDS.get(name, name)}{twin}{INSTRUCTIONS_SUFFIX}", (1, 0, 0))
-
-
 def words(benchmark: str, params: str) -> Words:
     """The operation in the words users know (asvtools/operations.py), the Module's own first, default params
-    first; any other benchmark by the name KNOWN gives it, else by its class and method."""
-    found = counted_words(benchmark, params)
-    if found is not None:
-        return found
+    first; an instruction count beside its operation's other measures; any other benchmark by the name KNOWN gives
+    it, else by its class and method."""
+    if benchmark.startswith(INSTRUCTIONS + ".track_"):
+        name = params.strip("'")
+        twin = "" if benchmark.endswith("track_module") else ", tuple twin"
+        timed = COUNTED[name].timed if name in COUNTED else None
+        for number, operation in enumerate(operations.OPERATIONS):
+            if timed and metrics.entry(*timed[0]) == metrics.entry(*operation.timed):
+                return Words(f"{operation.label}{twin}{INSTRUCTIONS_SUFFIX}", (0, number, 0))
+        return Words(f"{COUNTED_WORDS.get(name, name)}{twin}{INSTRUCTIONS_SUFFIX}", (1, 0, 0))
     for number, operation in enumerate(operations.OPERATIONS):
         for module_class, side_params in ((operation.cost, "cost_params"), (operation.time, "time_params")):
             for side, twin in ((operation.module, ""), (operation.tuple_, ", tuple twin")):
@@ -115,9 +104,7 @@ def profiled(change: Change) -> str | None:
     for operation in operations.OPERATIONS:
         if change.benchmark in (f"{operation.cost}.{operation.module.method}", operation.timed[0]):
             return operation.profiled
-    if change.benchmark in (metrics.COST_TREE_AT, metrics.PASSES_TREE_AT):
-        return explain.PROFILED
-    return None
+    return explain.PROFILED if change.benchmark in (metrics.COST_TREE_AT, metrics.PASSES_TREE_AT) else None
 
 
 @dataclass
@@ -137,8 +124,7 @@ class PlacedChange:
         found = self.confirmation.interval if self.confirmation else None
         if found is None:
             return None
-        half = found.estimate - found.low if found.estimate >= 0 else found.high - found.estimate
-        return FLOOR + half
+        return FLOOR + (found.estimate - found.low if found.estimate >= 0 else found.high - found.estimate)
 
 
 @dataclass
@@ -149,13 +135,14 @@ class Summary:
     rows: list[PlacedChange]
     unjudged: list = field(default_factory=list)  # finding.Unjudged
     failed: list = field(default_factory=list)  # finding.FailedCommit
-    confirmed: bool = False
     environments: list[str] = field(default_factory=list)
     nothing_to_measure: str | None = None  # why, when the change touches no package path
     seconds: float = 0.0
     load: tuple[float, float] = (0.0, 0.0)
     base: str = ""
     head: str = ""
+    touched: list[str] = field(default_factory=list)  # the package's paths that differ between base and head
+    verdict: Verdict | None = None  # the gate's, None when there was nothing to measure
 
     def section(self, name: str) -> list[PlacedChange]:
         return [row for row in self.rows if row.section == name]
@@ -166,14 +153,9 @@ class Summary:
     def broken(self) -> list[tuple[str, str]]:
         """(environment, benchmark) of each benchmark that failed on the head and not on the base: merging
         breaks it, and a benchmark that no longer runs must not pass as unchanged."""
-        on_base = {(f.env, name) for f in self.failed if f.commit == self.base for name in f.benchmarks}
-        return [
-            (f.env, name)
-            for f in self.failed
-            if f.commit == self.head
-            for name in f.benchmarks
-            if (f.env, name) not in on_base
-        ]
+        on_base = {(f.env, n) for f in self.failed if f.commit == self.base for n in f.benchmarks}
+        on_head = [(f.env, n) for f in self.failed if f.commit == self.head for n in f.benchmarks]
+        return [pair for pair in on_head if pair not in on_base]
 
     @property
     def regression(self) -> bool:
@@ -230,60 +212,46 @@ def changed_exact(verdict: Verdict) -> list[Change]:
     return [c for c in verdict.changes if is_exact(c) and section_of(c, verdict, counted, {}) in CHANGED]
 
 
-def summarize(
-    verdict: Verdict,
-    title: str,
-    causes: dict | None = None,
-    faster_confirmations: list[Confirmation] = (),
-    **facts,
-) -> Summary:
+def summarize(verdict: Verdict, title: str, causes: dict | None = None, faster_confirmations=(), **facts) -> Summary:
     """Every change of ``verdict`` in its section, changes first by operation (Module's own first)."""
-    causes = causes or {}
     counted = {id(c) for c in verdict.counted}
     confirmed = {id(found.change): found for found in [*(verdict.confirmations or []), *faster_confirmations]}
-    rows = []
-    for change in verdict.changes:
-        row = PlacedChange(
+    rows = [
+        PlacedChange(
             change,
             section_of(change, verdict, counted, confirmed),
             words(change.benchmark, change.params),
             confirmed.get(id(change)),
-            causes.get((change.benchmark, change.params, change.env)),
+            (causes or {}).get((change.benchmark, change.params, change.env)),
         )
-        rows.append(row)
-    rows.sort(key=lambda r: (SECTIONS.index(r.section), r.words.rank, r.change.env, r.change.ratio))
-    return Summary(
-        title,
-        rows,
-        list(verdict.unjudged),
-        list(verdict.failed),
-        confirmed=verdict.confirmations is not None,
-        **facts,
-    )
+        for change in verdict.changes
+    ]
+    rows.sort(key=lambda r: (list(SECTIONS).index(r.section), r.words.rank, r.change.env, r.change.ratio))
+    return Summary(title, rows, list(verdict.unjudged), list(verdict.failed), verdict=verdict, **facts)
 
 
-def nothing_to_measure(title: str, why: str, **facts) -> Summary:
-    return Summary(title, [], nothing_to_measure=why, **facts)
-
-
-def row_data(row: PlacedChange, thresholds=None) -> dict:
+def row_data(row: PlacedChange, thresholds) -> dict:
     found = row.confirmation
     return {
-        **verdicts.change_data(row.change, thresholds(row.change) if thresholds else None),
+        **verdicts.change_data(row.change, thresholds(row.change)),
         "operation": row.words.operation,
         "section": row.section,
         "exact": is_exact(row.change),
         "cause": row.cause,
         "confirmation": None
         if found is None
-        else {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde) if row.mde is not None else None},
+        else {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde)},
     }
 
 
-def data(summary: Summary, verdict: Verdict | None) -> dict:
+def data(summary: Summary) -> dict:
     """The verdict file: the gate's document (the shape the alert reads), plus what merging does: the faster
     and slower measures, the untouched count and each section's count."""
-    facts = {
+    verdict = summary.verdict
+    nothing = f"nothing to measure: {summary.nothing_to_measure}"
+    thresholds = verdict.source.thresholds if verdict else None
+    return {
+        **(verdicts.data(verdict) if verdict else {**verdicts.nothing_judged(nothing, "", ""), "summary": nothing}),
         "check": {
             "title": summary.title,
             "base": summary.base,
@@ -293,21 +261,6 @@ def data(summary: Summary, verdict: Verdict | None) -> dict:
             "load": [round(value, 2) for value in summary.load],
         },
         "sections": summary.counts(),
-    }
-    if verdict is None:
-        return {
-            **verdicts.nothing_judged(f"nothing to measure: {summary.nothing_to_measure}", "", ""),
-            "summary": f"nothing to measure: {summary.nothing_to_measure}",
-            **facts,
-            "faster": [],
-            "slower": [],
-            "untouched": 0,
-            "remeasured": [],
-        }
-    thresholds = verdict.source.thresholds
-    return {
-        **verdicts.data(verdict),
-        **facts,
         "faster": [row_data(row, thresholds) for row in summary.section(FASTER)],
         "slower": [row_data(row, thresholds) for row in summary.section(SLOWER_)],
         "untouched": len(summary.section(UNCHANGED)),

@@ -43,26 +43,22 @@ def percent(change: Change) -> str:
 
 
 def where(source: Source, change: Change) -> str:
-    return place(source, change) + (
-        f" ({', '.join(source.label(c) for c in change.unmeasured)} between: no value)" if change.unmeasured else ""
-    )
-
-
-def place(source: Source, change: Change) -> str:
-    return (
+    place = (
         source.label(change.bad)
         if change.single_commit or not change.good
         else f"{source.label(change.good)}..{source.label(change.bad)}"
     )
+    if change.unmeasured:
+        return f"{place} ({', '.join(source.label(c) for c in change.unmeasured)} between: no value)"
+    return place
 
 
 def still_there(change: Change) -> str:
     """How much of a step is left at the newest commit (asv's latest against the level before the step)."""
     if change.latest is None:
         return "—"
-    if change.before == 0:
-        return f"{human(change.latest, change.unit)}"
-    return f"{human(change.latest, change.unit)} ({change.latest / change.before - 1:+.1%} vs before)"
+    versus = f" ({change.latest / change.before - 1:+.1%} vs before)" if change.before else ""
+    return human(change.latest, change.unit) + versus
 
 
 def threshold_text(source: Source, change: Change) -> str:
@@ -85,71 +81,56 @@ def diagnostics_text(change: Change) -> str:
     )
 
 
-CHANGE_HEADER = ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"]
-
-
-def change_cells(source: Source, c: Change) -> list[str]:
-    """The cells of CHANGE_HEADER."""
-    return [
-        c.kind,
-        f"`{c.benchmark}`",
-        c.params or "—",
-        c.env,
-        human(c.before, c.unit),
-        human(c.after, c.unit),
-        percent(c),
-        threshold_text(source, c),
-        where(source, c),
-    ]
-
-
 def explanations_section(source: Source, rows: list[Change], errors: list[str]) -> list[str]:
-    lines = [
-        "",
-        "## What changed in the code that ran",
-        "",
+    lines = section(
+        "What changed in the code that ran",
         f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
         "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
         "change of cumulative time first.",
-        "",
-    ]
-    seen = set()
-    for row in rows:
-        e = row.explanation
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
+    ) + [""]
+    for e in {id(r.explanation): r.explanation for r in rows if r.explanation is not None}.values():
         explained = [r for r in rows if r.explanation is e]
         what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
-        env = f" ({row.env})" if row.env != "—" else ""
-        method = [e.method, ""] if e.method else []
-        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, "", *method]
-        lines += [*e.markdown(), ""]
+        env = f" ({explained[0].env})" if explained[0].env != "—" else ""
+        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, ""]
+        lines += [*([e.method, ""] if e.method else []), *e.markdown(), ""]
     lines += [f"Not profiled: {error}" for error in errors]
     return lines
 
 
-def unjudged_section(unjudged: list[Unjudged]) -> list[str]:
-    return [
-        "",
-        "## Not compared",
-        "",
-        "What one commit measured and the other did not (a benchmark, params or environment added or removed "
-        "between them), or measured without a value (failed or skipped): judged neither way.",
-        "",
-        markdown_table(
-            ["benchmark", "params", "environment", "why"],
-            (
-                [f"`{u.benchmark}`" if u.benchmark else "every benchmark", u.params or ("—" if u.benchmark else "all")]
-                + [u.env, u.reason]
-                for u in unjudged
-            ),
+def unjudged_table(unjudged: list[Unjudged], cell: Callable[[str], str] = str) -> str:
+    return markdown_table(
+        ["benchmark", "params", "environment", "why"],
+        (
+            [f"`{cell(u.benchmark)}`" if u.benchmark else "every benchmark"]
+            + [cell(u.params or ("—" if u.benchmark else "all")), cell(u.env), cell(u.reason)]
+            for u in unjudged
         ),
-    ]
+    )
 
 
-def not_alerting_rows(source: Source, changes: list[Change]) -> list[str]:
-    return markdown_table(CHANGE_HEADER, (change_cells(source, c) for c in changes)).splitlines()
+def details(summary: str, body: list[str]) -> list[str]:
+    return ["", "<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>"]
+
+
+def section(title: str, *paragraphs: str) -> list[str]:
+    """A "## title" section, each paragraph (a table, a list) after a blank line."""
+    return ["", f"## {title}", *(line for paragraph in paragraphs for line in ("", paragraph))]
+
+
+def changes_table(source: Source, changes: list[Change], newest: bool = False) -> str:
+    """Each change, and with ``newest`` how much of it the newest commit still has and its diagnostics."""
+    header = ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"]
+    rows = []
+    for c in changes:
+        floor = " (floor)" if c.kind in (metrics.COST, metrics.INSTRUCTIONS) else ""
+        threshold = "any increase" if c.kind == metrics.DETERMINISTIC else f"+{source.thresholds(c):.0%}{floor}"
+        rows.append(
+            [c.kind, f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)]
+            + [percent(c), threshold, where(source, c)]
+            + ([still_there(c), diagnostics_text(c)] if newest else [])
+        )
+    return markdown_table(header + (["at the newest commit", "diagnostics"] if newest else []), rows)
 
 
 def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
@@ -157,36 +138,25 @@ def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
     collapsed, the single runs' absolute times, with why none of them is a finding."""
     deciding = [c for c in changes if could_decide(c)]
     noise = [c for c in changes if not could_decide(c)]
-    lines = [
-        "",
-        "## Beyond their threshold, not alerting",
-        "",
+    lines = section(
+        "Beyond their threshold, not alerting",
         "Timings that do not alert (benchmarks/metrics.py): shown for a look, never confirmed and never counted.",
-        "",
-    ]
-    if deciding:
-        lines += [
-            "Ratios of twins timed in one process, whose minimum detectable effect is not measured yet "
-            "(scripts/timing-noise): these could decide once it is.",
-            "",
-            *not_alerting_rows(source, deciding),
-        ]
-    else:
-        lines.append("No ratio beyond its threshold.")
+        "Ratios of twins timed in one process, whose minimum detectable effect is not measured yet "
+        "(scripts/timing-noise): these could decide once it is.\n\n" + changes_table(source, deciding)
+        if deciding
+        else "No ratio beyond its threshold.",
+    )
     if noise:
-        lines += [
-            "",
-            "<details>",
-            f"<summary>{len(noise)} absolute time(s) of one run beyond their threshold: not findings</summary>",
-            "",
-            "Not findings: an absolute time of one run is a single draw, and fresh processes move it by more "
-            "than its threshold on identical code (docs/timing-noise.md), by more than the confirm step can "
-            "resolve; only a ratio or an exact metric above can show a change.",
-            "",
-            *not_alerting_rows(source, noise),
-            "",
-            "</details>",
-        ]
+        lines += details(
+            f"{len(noise)} absolute time(s) of one run beyond their threshold: not findings",
+            [
+                "Not findings: an absolute time of one run is a single draw, and fresh processes move it by more "
+                "than its threshold on identical code (docs/timing-noise.md), by more than the confirm step can "
+                "resolve; only a ratio or an exact metric above can show a change.",
+                "",
+                changes_table(source, noise),
+            ],
+        )
     return lines
 
 
@@ -196,38 +166,6 @@ def environment_text(environment: dict | None) -> str:
         return "not recorded"
     said = "; ".join(f"{key} {value}" for key, value in sorted(environment.items()) if value)
     return re.sub(r"[^\w .:;,()/+=-]", "?", said)
-
-
-def recounted_section(source: Source, recounted: list[tuple[Change, Recount]]) -> list[str]:
-    """The instruction rises that vanished when both commits were counted again side by side tonight: the stored
-    counts came from two environments (or two draws of the spread), and what moved the baseline's count."""
-    return [
-        "",
-        "## Instruction changes that do not count: counted again side by side, they are gone",
-        "",
-        "The stored counts of the two commits rose beyond the floor (or fell by "
-        f"{LARGE_IMPROVEMENT:.0%} or more), but each commit counted again tonight, in one environment, differs by "
-        "less: the change came from where the counts were made (another runner image, Python patch release or "
-        "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
-        "environment moved its stored count.",
-        "",
-        markdown_table(
-            ["benchmark", "params", "environment", "stored", "counted again tonight"]
-            + ["the baseline's count, stored → tonight", "tonight's counting environment"],
-            (
-                [
-                    f"`{c.benchmark}`",
-                    c.params,
-                    c.env,
-                    f"{human(c.before, c.unit)} → {human(c.after, c.unit)} ({percent(c)})",
-                    f"{why.before:,.0f} → {why.after:,.0f} ({why.after / why.before - 1:+.2%})",
-                    f"{c.before:,.0f} → {why.before:,.0f} ({why.before / c.before - 1:+.2%})",
-                    environment_text(why.environment),
-                ]
-                for c, why in recounted
-            ),
-        ),
-    ]
 
 
 def nothing_judged(reason: str) -> str:
@@ -265,51 +203,54 @@ def markdown(verdict: Verdict) -> str:
     if not counted:
         lines.append(NOTHING_COUNTS)
     else:
-        lines += markdown_table(
-            [*CHANGE_HEADER, "at the newest commit", "diagnostics"],
-            ([*change_cells(source, c), still_there(c), diagnostics_text(c)] for c in counted),
-        ).splitlines()
+        lines.append(changes_table(source, counted, newest=True))
         commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
         if commands:
-            lines += [
-                "",
-                "To find the first bad commit of a change that spans several commits:",
-                "",
-                "```sh",
-                *commands,
-                "```",
-            ]
+            lines += ["", "To find the first bad commit of a change that spans several commits:", ""]
+            lines += ["```sh", *commands, "```"]
     recounted = [(c, why) for c, why in verdict.overruled if isinstance(why, Recount)] + verdict.not_improved
     if recounted:
-        lines += recounted_section(source, recounted)
+        lines += section(
+            "Instruction changes that do not count: counted again side by side, they are gone",
+            "The stored counts of the two commits rose beyond the floor (or fell by "
+            f"{LARGE_IMPROVEMENT:.0%} or more), but each commit counted again tonight, in one environment, differs by "
+            "less: the change came from where the counts were made (another runner image, Python patch release or "
+            "valgrind changes every count), not from the code. The baseline's column says how far tonight's "
+            "environment moved its stored count.",
+            markdown_table(
+                ["benchmark", "params", "environment", "stored", "counted again tonight"]
+                + ["the baseline's count, stored → tonight", "tonight's counting environment"],
+                (
+                    [f"`{c.benchmark}`", c.params, c.env]
+                    + [f"{human(c.before, c.unit)} → {human(c.after, c.unit)} ({percent(c)})"]
+                    + [f"{why.before:,.0f} → {why.after:,.0f} ({why.after / why.before - 1:+.2%})"]
+                    + [f"{c.before:,.0f} → {why.before:,.0f} ({why.before / c.before - 1:+.2%})"]
+                    + [environment_text(why.environment)]
+                    for c, why in recounted
+                ),
+            ),
+        )
     faster = [(c, why) for c, why in verdict.overruled if not isinstance(why, Recount)]
     if faster:
-        lines += [
-            "",
-            "## Instruction rises that do not count: their time was decided faster",
-            "",
+        lines += section(
+            "Instruction rises that do not count: their time was decided faster",
             "Each operation's instruction count rose beyond its floor, but its time in tree_map passes, "
             "re-measured side by side between the same commits, is faster by more than "
             f"{FLOOR:.0%} over its whole interval (the work moved to cheaper instructions).",
-            "",
             markdown_table(
                 ["benchmark", "params", "environment", "instructions", "time, side by side", "pairs"],
                 (
                     [f"`{c.benchmark}`", c.params, c.env, percent(c)]
-                    + [
-                        f"{t.interval.estimate:+.1%} ({t.interval.low:+.1%} to {t.interval.high:+.1%})",
-                        t.interval.pairs,
-                    ]
+                    + [f"{t.interval.estimate:+.1%} ({t.interval.low:+.1%} to {t.interval.high:+.1%})"]
+                    + [t.interval.pairs]
                     for c, t in faster
                 ),
             ),
-        ]
+        )
     if improved:
-        lines += [
-            "",
-            f"## Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
+        lines += section(
+            f"Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
             f"{LARGE_IMPROVEMENT:.0%} or more)",
-            "",
             markdown_table(
                 ["benchmark", "params", "environment", "before", "after", "change", "where"]
                 + ["at the newest commit", "diagnostics"],
@@ -319,17 +260,14 @@ def markdown(verdict: Verdict) -> str:
                     for c in improved
                 ),
             ),
-        ]
+        )
     if verdict.not_alerting:
         lines += not_alerting_section(source, verdict.not_alerting)
     if verdict.failed:
-        lines += [
-            "",
-            "## Commits with failed benchmarks",
-            "",
+        lines += section(
+            "Commits with failed benchmarks",
             "A benchmark that failed at a commit (it did not build, install, import or run) has no value there: "
             "it is neither a regression nor a pass. The run's log has each error.",
-            "",
             markdown_table(
                 ["commit", "environment", "failed"],
                 (
@@ -337,7 +275,7 @@ def markdown(verdict: Verdict) -> str:
                     for f in verdict.failed
                 ),
             ),
-        ]
+        )
     if source.run_unchanged:
         lines += [
             "",
@@ -345,7 +283,12 @@ def markdown(verdict: Verdict) -> str:
             f"{', '.join(source.label(c) for c in source.run_unchanged)}.",
         ]
     if verdict.unjudged:
-        lines += unjudged_section(verdict.unjudged)
+        lines += section(
+            "Not compared",
+            "What one commit measured and the other did not (a benchmark, params or environment added or removed "
+            "between them), or measured without a value (failed or skipped): judged neither way.",
+            unjudged_table(verdict.unjudged),
+        )
     if any(c.explanation for c in verdict.explained) or verdict.explain_errors:
         lines += explanations_section(source, verdict.explained, verdict.explain_errors)
     text = "\n".join(lines) + "\n"
@@ -354,10 +297,23 @@ def markdown(verdict: Verdict) -> str:
 
 def confirmations_section(found: list[Confirmation], label: Callable[[str], str] = lambda commit: commit[:8]) -> str:
     """The Markdown section listing every suspect with its verdict, estimate, interval and pairs."""
-    lines = [
-        "",
-        "## Timing suspects, re-measured side by side",
-        "",
+    rows = []
+    for v in found:
+        c = v.change
+        span = f"{label(c.good)} → {label(c.bad)}" if c.good else label(c.bad)
+        i = v.interval
+        figures = (
+            [f"{i.estimate:+.1%}", f"{i.low:+.1%} to {i.high:+.1%}", f"{i.confidence:.3%}", i.pairs] if i else ["—"] * 4
+        )
+        verdict = f"**{v.verdict}**" if v.verdict == SLOWER else v.verdict
+        if v.note:
+            verdict += f" ({v.note})"
+        rows.append(
+            [verdict, c.kind, f"`{c.benchmark}`", c.params or "—", c.env, span] + [*figures, f"{v.seconds:.0f}"]
+        )
+    header = ["verdict", "kind", "benchmark", "params", "environment", "commits", "change", "interval"]
+    lines = section(
+        "Timing suspects, re-measured side by side",
         f"Each alerting timing change beyond its suspect threshold, measured again in fresh interpreters of "
         f"both commits in balanced order (A B B A …); Hodges-Lehmann estimate of ln(after / before) with its "
         f"exact signed-rank interval. Slower: the whole interval above +{FLOOR:.0%}; "
@@ -365,28 +321,6 @@ def confirmations_section(found: list[Confirmation], label: Callable[[str], str]
         f"of pairs. Each interval's confidence shares a {NIGHT_FALSE_ALARM:.0%} chance of a false alarm a night "
         "among every look at every suspect, so it is wider the more suspects the night has. "
         "Only slower counts.",
-        "",
-    ]
-    if not found:
-        lines.append("No timing suspect.")
-        return "\n".join(lines) + "\n"
-    rows = []
-    for v in found:
-        c = v.change
-        span = f"{label(c.good)} → {label(c.bad)}" if c.good else label(c.bad)
-        if v.interval is None:
-            estimate = interval_text = confidence = pairs = "—"
-        else:
-            estimate = f"{v.interval.estimate:+.1%}"
-            interval_text = f"{v.interval.low:+.1%} to {v.interval.high:+.1%}"
-            confidence = f"{v.interval.confidence:.3%}"
-            pairs = str(v.interval.pairs)
-        verdict = f"**{v.verdict}**" if v.verdict == SLOWER else v.verdict
-        if v.note:
-            verdict += f" ({v.note})"
-        rows.append(
-            [verdict, c.kind, f"`{c.benchmark}`", c.params or "—", c.env, span]
-            + [estimate, interval_text, confidence, pairs, f"{v.seconds:.0f}"]
-        )
-    header = ["verdict", "kind", "benchmark", "params", "environment", "commits", "change", "interval"]
-    return "\n".join([*lines, markdown_table([*header, "confidence", "pairs", "s"], rows)]) + "\n"
+        markdown_table([*header, "confidence", "pairs", "s"], rows) if found else "No timing suspect.",
+    )
+    return "\n".join(lines) + "\n"
