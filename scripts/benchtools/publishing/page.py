@@ -3,8 +3,6 @@
 import itertools
 from pathlib import Path
 
-from markupsafe import Markup
-
 from benchmarks import metrics
 
 from ..errors import BadInput
@@ -25,14 +23,10 @@ from .rows import (
     load_rows,
     measured,
 )
+from .templating import markdown_html as html
 
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
-
-
-def html(markdown: str) -> Markup:
-    """The report's Markdown as HTML for the page: templating.markdown_html escapes every text it holds."""
-    return Markup(templating.markdown_html(markdown))
 
 
 def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path:

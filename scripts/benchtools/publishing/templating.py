@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jinja2
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 
 ENVIRONMENT = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -22,7 +23,7 @@ def render(template: str, **context) -> str:
     return ENVIRONMENT.get_template(template).render(**context)
 
 
-def markdown_html(text: str) -> str:
+def markdown_html(text: str) -> Markup:
     """TEXT (Markdown) as HTML; a fenced block's info string, which would become a class, is dropped."""
     tokens = RENDERER.parse(text)
     for token in tokens:
@@ -40,4 +41,4 @@ def markdown_html(text: str) -> str:
                 kept.append(child)
         if token.children:
             token.children = kept
-    return RENDERER.renderer.render(tokens, RENDERER.options, {})
+    return Markup(RENDERER.renderer.render(tokens, RENDERER.options, {}))

@@ -8,8 +8,6 @@ beside a page of the recorded bisections' steps (``steps.html``), each with its 
 import json
 from pathlib import Path
 
-from markupsafe import Markup
-
 from benchmarks import metrics
 
 from .. import git, settings, util
@@ -54,7 +52,7 @@ def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: 
     path.write_text(json.dumps(config, indent=2))
     util.checked(util.asv("publish", "--config", path))
     site.localize(html_dir)
-    body = Markup(templating.markdown_html(bisections.markdown(bisections.read_all(records_dir))))
+    body = templating.markdown_html(bisections.markdown(bisections.read_all(records_dir)))
     util.write_atomic(html_dir / "steps.html", templating.render("steps.html.j2", title=TITLE, body=body).encode())
     print(f"{html_dir}: {written} JAX commits' counts published; the steps: {html_dir / 'steps.html'}")
     return html_dir
