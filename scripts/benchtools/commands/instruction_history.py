@@ -1,8 +1,6 @@
 """How each operation's instruction count tracks its time, on the commit-level history's measured steps.
 
-Counts both commits of each --step-times step under valgrind (kept: a rerun counts nothing twice). --data FILE
-keeps what the tables are made from, --from FILE makes them again; --jax-history RESULTS tables a JAX history's
-counts (Equinox held at {reference_equinox}), each change beyond the floor marked.
+Counts both commits of each --step-times step under valgrind (kept: a rerun counts nothing twice).
 """
 
 import json

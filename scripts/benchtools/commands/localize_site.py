@@ -1,11 +1,7 @@
-"""Make an asv site self-contained: serve the scripts and styles it loads from CDNs from the site
-itself.
+"""Make an asv site self-contained: serve the scripts and styles it loads from CDNs from the site itself.
 
-The files come from package.json's npm packages (node_modules/, installed by scripts/setup). A CDN
-address it does not know is an error, so that an asv upgrade that adds one is noticed.
-
-Exit status: 0 on success (also when already localized), 2 when the site, a package or a known
-address is missing.
+The files come from package.json's npm packages (scripts/setup); a CDN address it does not know is an
+error, so that an asv upgrade that adds one is noticed.
 """
 
 from pathlib import Path

@@ -1,13 +1,7 @@
 """Merge asv results folders into DEST without ever overwriting a result.
 
-Files are matched by their path below each SRC: one DEST lacks is copied, the same content is
-nothing to do, other content is a conflict (DEST's copy kept). machine.json and benchmarks.json may
-differ without a conflict. All or nothing: every file is checked first
-(docs/automation.md#the-results-branch).
-
-Exit status: 0 when everything merged; 1 when a conflict was reported (the rest merged); 2 for bad
-arguments, an invalid file or a link; 3 when a file could not be read or written; after 2 or 3
-nothing is changed.
+A file DEST lacks is copied, the same content is nothing to do, other content is a conflict (exit 1,
+DEST's copy kept, the rest merged). All or nothing: every file is checked first.
 """
 
 from pathlib import Path

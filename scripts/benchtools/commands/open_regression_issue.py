@@ -1,13 +1,7 @@
 """Open, edit, reopen or comment on the one GitHub issue that carries the latest regression report.
 
-What it does is read from VERDICT alone (scripts/regressions --verdict), never from the report's
-wording, as the table of docs/automation.md#the-alarms-life says. A missing or malformed verdict is
-bad input, never "no regression". Through GitHub's REST API (GITHUB_API_URL; the token from GH_TOKEN
-or GITHUB_TOKEN; the repository from --repo or GITHUB_REPOSITORY).
-
-Exit status: 0 when the issue is up to date or there is no regression; 2 for a missing or malformed
-verdict or report, a missing token or repository; 3 when the API answers an error or cannot be
-reached.
+What it does is read from VERDICT alone (scripts/regressions --verdict), never from the report's wording;
+a missing or malformed verdict is bad input, never "no regression". The token is GH_TOKEN or GITHUB_TOKEN.
 """
 
 from pathlib import Path

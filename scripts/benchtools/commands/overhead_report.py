@@ -1,8 +1,6 @@
 """Answer "what does tree_at cost over a tuple?" for each benchmarked release, each timing with its interval.
 
-Then every step of tree_at's cost above its floor, with its time and its cause. Prints Markdown; --html DIR
-writes the page with plots; --readme FILE rewrites FILE's generated blocks.
-"""
+Then every step of tree_at's cost above its floor, with its time and its cause."""
 
 from pathlib import Path
 

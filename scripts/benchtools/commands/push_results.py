@@ -1,14 +1,8 @@
 """Store results on the results branch: merge results folders into it, commit, push.
 
-Each SRC is merged as scripts/merge-results merges, into a fresh clone of the branch (created where
-the remote lacks it); benchmarks.json is this repository's, never a SRC's. The push is never forced:
-refused because another run moved the branch, it is redone on the new tip, up to --attempts pushes.
-GITHUB_TOKEN, where set, is git's Authorization header. What is checked:
-docs/automation.md#the-results-branch.
-
-Exit status: 0 when pushed or nothing was new; 1 when a conflict was reported (the rest is pushed);
-2 for bad arguments, an invalid file, another machine's results or a link; 3 when git failed or the
-push kept being refused.
+Each SRC is merged as scripts/merge-results merges, into a fresh clone of the branch; benchmarks.json is
+this repository's. The push is never forced: refused because another run moved the branch, it is redone on
+the new tip, up to --attempts pushes. Exit 1: a conflict was reported (the rest is pushed).
 """
 
 from ..publishing.results_branch import store
