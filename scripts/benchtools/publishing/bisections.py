@@ -12,7 +12,7 @@ from ..errors import BadInput
 from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
 from ..util import markdown_table
-from .instruction_history import marked_counts
+from .instruction_history import marked_table
 from .operation_markdown import change_text, pull_link
 
 BLOCK = "bisections"
@@ -251,17 +251,19 @@ def releases_table(records: list[dict]) -> list[str]:
             group[release["label"]] = release
     lines = []
     for (project, python, fixed), releases in groups.items():
-        previous, rows = {}, []
-        for label in sorted(releases, key=_version_key):
-            counts = {
-                (op, twin): n for op, twins in releases[label].get("counts", {}).items() for twin, n in twins.items()
-            }
-            rows.append([label, releases[label]["jaxlib"] or "—", *marked_counts(counts, previous, floors)])
+        rows = [
+            (
+                None,
+                [label, releases[label]["jaxlib"] or "—"],
+                {(op, twin): n for op, twins in releases[label].get("counts", {}).items() for twin, n in twins.items()},
+            )
+            for label in sorted(releases, key=_version_key)
+        ]
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
             f"from the release before beyond {records[0]['spread']:.1%} in brackets.",
             "",
-            markdown_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], rows),
+            marked_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], floors, rows),
             "",
         ]
     return lines

@@ -128,17 +128,22 @@ def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
     )
 
 
-def marked_counts(counts: dict, previous: dict, floors: dict) -> list[str]:
-    """The counts of ``floors``' keys, each change from ``previous`` (which it updates) past its floor marked."""
-    cells = []
-    for key, floor in floors.items():
-        value, before = counts.get(key), previous.get(key)
-        cells.append("—" if value is None else f"{value:,.0f}")
-        if value is not None and before and abs(value / before - 1) > floor:
-            cells[-1] += f" ({value / before - 1:+.1%})"
-        if value is not None:
-            previous[key] = value
-    return cells
+def marked_table(header: list[str], floors: dict, rows) -> str:
+    """ROWS ((group, leading cells, counts)) with the counts of ``floors``' keys, each change from the group's
+    row before past its floor marked."""
+    previous, table = {}, []
+    for group, leading, counts in rows:
+        before = previous.setdefault(group, {})
+        cells = []
+        for key, floor in floors.items():
+            value, last = counts.get(key), before.get(key)
+            cells.append("—" if value is None else f"{value:,.0f}")
+            if value is not None and last and abs(value / last - 1) > floor:
+                cells[-1] += f" ({value / last - 1:+.1%})"
+            if value is not None:
+                before[key] = value
+        table.append([*leading, *cells])
+    return markdown_table(header, table)
 
 
 JAX_BLOCK = "instruction-jax-history"  # the operations JAX's C++ serves, release by release (docs/instructions.md)
@@ -168,13 +173,10 @@ def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
         for op in JAX_OPERATIONS
         for twin in ("module", "tuple")
     }
-    previous = {}
-    rows = [
-        [env, release, *marked_counts(counts, previous.setdefault(env, {}), floors)] for release, env, counts in found
-    ]
     header = ["environment", "JAX", *(f"{op}, {twin}" for op in JAX_OPERATIONS for twin in ("Module", "tuple"))]
+    table = marked_table(header, floors, [(env, [env, release], counts) for release, env, counts in found])
     return (
         f"Instructions per call, Equinox {settings.load().reference_equinox} (the Module twin, then the tuple twin); "
         "a change from the release before beyond its floor (twice its measured spread, "
-        "benchmarks/instruction_spread.json) is given in brackets.\n\n" + markdown_table(header, rows)
+        "benchmarks/instruction_spread.json) is given in brackets.\n\n" + table
     )
