@@ -2,7 +2,8 @@
 
 Each SRC is merged as scripts/merge-results merges, into a fresh clone of the branch; benchmarks.json is
 this repository's. The push is never forced: refused because another run moved the branch, it is redone on
-the new tip, up to --attempts pushes. Exit 1: a conflict was reported (the rest is pushed).
+the new tip, up to --attempts pushes. GITHUB_TOKEN, where set, is git's Authorization header. Exit 1: a
+conflict was reported (the rest is pushed).
 """
 
 from ..publishing.results_branch import store

@@ -335,7 +335,6 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
 
 
 def update_markdown(path: Path, rows: list[CommitFigures], by_operation: dict, results: Path | None) -> list[str]:
-    """Rewrite each block that PATH holds; the blocks rewritten.  ``results``: the folder of the rows, or None."""
     blocks = {FULL_BLOCK: lambda: full_markdown(rows, by_operation)}
     has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest

@@ -18,7 +18,6 @@ class BuildTime:
     processes: int  # how many ran side by side at the most (shards on one machine)
 
     def sharded(self, shards: int) -> float:
-        """The longest shard's seconds at this pace."""
         return math.ceil(self.commits / shards) * self.per_commit
 
 

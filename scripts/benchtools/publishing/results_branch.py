@@ -163,7 +163,6 @@ def reason(stderr: str) -> str:
 
 
 def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
-    """``git ls-remote`` of BRANCH on REMOTE; BadInput when there is no such remote, Failed when unreachable."""
     listed = git_("ls-remote", "--exit-code", "--heads", git.END, remote, f"refs/heads/{branch}", check=False)
     if listed.returncode not in (0, 2):
         error = BadInput if any(words in listed.stderr for words in NO_SUCH_REMOTE) else Failed

@@ -178,7 +178,6 @@ def newest_first(result) -> tuple:
 def load_rows(
     results: Path, repo: Path, machine: str | None = None, latest: bool = False, headline: Path | None = None
 ) -> list[CommitFigures]:
-    """The rows, with ``headline``'s figures attached (a scripts/headline record)."""
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
     found = stored(results, machine)

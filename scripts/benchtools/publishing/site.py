@@ -106,7 +106,6 @@ COMMIT_PAGE = "commit.html"
 
 
 def link_releases(site: Path, package: str) -> int:
-    """Point the site's commit links at each release's upstream page; returns how many releases are linked."""
     index_file, index = read_index(site)
     revision_to_hash = index.get("revision_to_hash", {})
     pages = {
