@@ -216,8 +216,8 @@ class Series:
 
 def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None:
     """A timing figure of ``row``: scripts/headline's where attached, else the asv run's; None where not taken."""
-    series = Series("", benchmark, params)
-    return series.at(row, fresh=True) or series.at(row)
+    key = benchmark, params
+    return row.fresh[key][2] if key in row.fresh else row.timings.get(key)
 
 
 def history(rows: list[CommitFigures], by_operation: dict) -> dict[str, list[operation_history.OperationStep]]:
