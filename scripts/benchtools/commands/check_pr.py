@@ -1,23 +1,9 @@
 """Check a pull request of Equinox before it merges: what merging does to each operation, and how sure.
 
-  scripts/check-pr N --upstream URL|PATH            pull request N: its head against its merge base with main
-  scripts/check-pr N --merge --upstream URL|PATH    GitHub's test merge refs/pull/N/merge against main under it
-  scripts/check-pr --base REF --head REF --upstream URL|PATH    any two commits
-  scripts/check-pr --head REF --upstream URL|PATH   a ref against its merge base with main
-
-A change that touches neither equinox/ nor pyproject.toml needs no measure
-(exit 0).  Otherwise both sides are benchmarked once in each environment of
-asv.conf.json (--jax narrows them); the gate compares them and re-measures
-every timing suspect side by side before it counts (--no-confirm: the exact
-measures alone); each changed exact measure gets its cause.  The summary goes
-to stdout, --summary FILE and the job summary, and always fits a GitHub
-comment; a failed check says why there.  Results are kept under OUTPUT, so a
-second check of the same commits runs nothing again.  --record FILE appends the
-check to a record; --from-record FILE --docs PAGE writes its table.
-
-Exit status: 0 when no regression counts; 1 when one does, or a benchmark fails
-on the head alone; 2 for bad input; 3 when a side fails to build, install or
-import, or a command failed: a failure is never "no change".
+N is refs/pull/N/head against its merge base with --branch, with --merge GitHub's test merge against its first
+parent; --head alone is a ref against its merge base, --base and --head any two commits.  The summary always fits a
+GitHub comment.  Exit 1 when a regression counts or a benchmark fails on the head alone; 3 when a side fails to
+build, install or import: a failure is never "no change".
 """
 
 import dataclasses
