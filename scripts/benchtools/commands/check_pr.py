@@ -14,7 +14,7 @@ from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
 from ..project import ROOT
 from ..publishing import generated
-from ..running import nightly, pr_check, pr_proof
+from ..running import nightly, pr_check
 from . import common_args
 
 
@@ -38,7 +38,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--verdict", type=Path, metavar="FILE", help="write the verdict as JSON to FILE")
     parser.add_argument("--record", type=Path, metavar="FILE", help="append this check to the JSON record FILE")
     parser.add_argument("--from-record", type=Path, metavar="FILE", help="check nothing: print FILE's table")
-    common_args.add_docs(parser, pr_proof.BLOCK)
+    common_args.add_docs(parser, pr_check.BLOCK)
 
 
 def check(parser, args) -> None:
@@ -56,10 +56,10 @@ def check(parser, args) -> None:
 
 def run(args, config) -> int:
     if args.from_record is not None:
-        text = pr_proof.table(pr_proof.read(args.from_record))
+        text = pr_check.table(pr_check.read(args.from_record))
         print(text)
         if args.docs:
-            generated.write_blocks(args.docs, {pr_proof.BLOCK: text})
+            generated.write_blocks(args.docs, {pr_check.BLOCK: text})
         return ExitCode.OK
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())
@@ -86,5 +86,5 @@ def tell(args, request: pr_check.Request, summary: pr_summary.Summary | None, er
         document = verdicts.failure("scripts/check-pr", error.code, str(error)) if error else pr_summary.data(summary)
         verdicts.write(args.verdict, document)
     if args.record:
-        pr_proof.append(args.record, pr_proof.entry(request, summary, error))
+        pr_check.append(args.record, pr_check.entry(request, summary, error))
     return ExitCode.FOUND if summary and summary.regression else ExitCode.OK
