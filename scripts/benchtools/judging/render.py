@@ -118,16 +118,18 @@ def section(title: str, *paragraphs: str) -> list[str]:
     return ["", f"## {title}", *(line for paragraph in paragraphs for line in ("", paragraph))]
 
 
-def changes_table(source: Source, changes: list[Change], newest: bool = False) -> str:
-    """Each change, and with ``newest`` how much of it the newest commit still has and its diagnostics."""
-    header = ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"]
+def changes_table(source: Source, changes: list[Change], newest: bool = False, judged: bool = True) -> str:
+    """Each change: ``judged``, with its kind and threshold; with ``newest``, how much of it the newest commit still
+    has and its diagnostics."""
+    header = ["benchmark", "params", "environment", "before", "after", "change"]
+    header = ["kind", *header, "threshold", "where"] if judged else [*header, "where"]
     rows = []
     for c in changes:
-        floor = " (floor)" if c.kind in (metrics.COST, metrics.INSTRUCTIONS) else ""
-        threshold = "any increase" if c.kind == metrics.DETERMINISTIC else f"+{source.thresholds(c):.0%}{floor}"
+        measured = [f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)]
+        measured += [percent(c)]
         rows.append(
-            [c.kind, f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)]
-            + [percent(c), threshold, where(source, c)]
+            ([c.kind, *measured, threshold_text(source, c)] if judged else measured)
+            + [where(source, c)]
             + ([still_there(c), diagnostics_text(c)] if newest else [])
         )
     return markdown_table(header + (["at the newest commit", "diagnostics"] if newest else []), rows)
@@ -251,15 +253,7 @@ def markdown(verdict: Verdict) -> str:
         lines += section(
             f"Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
             f"{LARGE_IMPROVEMENT:.0%} or more)",
-            markdown_table(
-                ["benchmark", "params", "environment", "before", "after", "change", "where"]
-                + ["at the newest commit", "diagnostics"],
-                (
-                    [f"`{c.benchmark}`", c.params, c.env, human(c.before, c.unit), human(c.after, c.unit)]
-                    + [percent(c), where(source, c), still_there(c), diagnostics_text(c)]
-                    for c in improved
-                ),
-            ),
+            changes_table(source, improved, newest=True, judged=False),
         )
     if verdict.not_alerting:
         lines += not_alerting_section(source, verdict.not_alerting)
