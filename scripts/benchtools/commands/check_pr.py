@@ -74,8 +74,6 @@ def run(args, config) -> int:
 
 
 def tell(args, request: pr_check.Request, summary: pr_summary.Summary | None, error: Error | None = None) -> ExitCode:
-    """The summary, or why the check failed (``error``), where a reviewer looks: stdout, --summary (the comment) and
-    the job summary; --verdict and --record; the exit code."""
     text = pr_render.failed(request.name, error) if error else pr_render.fitted(summary)
     if not error:
         print(text, end="")

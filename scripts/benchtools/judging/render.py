@@ -114,7 +114,6 @@ def details(summary: str, body: list[str]) -> list[str]:
 
 
 def section(title: str, *paragraphs: str) -> list[str]:
-    """A "## title" section, each paragraph (a table, a list) after a blank line."""
     return ["", f"## {title}", *(line for paragraph in paragraphs for line in ("", paragraph))]
 
 
@@ -171,12 +170,10 @@ def environment_text(environment: dict | None) -> str:
 
 
 def nothing_judged(reason: str) -> str:
-    """The report of a night with nothing to judge: why, and that nothing counts."""
     return f"{HEADING} (nothing judged)\n\nNothing was judged tonight: {reason}.\n\n{NOTHING_COUNTS}\n"
 
 
 def markdown(verdict: Verdict) -> str:
-    """The gate's Markdown report of ``verdict``: what counts, the large improvements, their causes, the suspects."""
     source, counted, improved = verdict.source, verdict.counted, verdict.improved
     confirmed = verdict.confirmations is not None
     timing_rule = (
@@ -290,7 +287,6 @@ def markdown(verdict: Verdict) -> str:
 
 
 def confirmations_section(found: list[Confirmation], label: Callable[[str], str] = lambda commit: commit[:8]) -> str:
-    """The Markdown section listing every suspect with its verdict, estimate, interval and pairs."""
     rows = []
     for v in found:
         c = v.change

@@ -30,8 +30,6 @@ EXACT, CONFIRMED = "exact", "confirmed"  # the two modes, each with a results fo
 
 @dataclass
 class Request:
-    """One check (see scripts/check-pr --help)."""
-
     upstream: str
     number: int | None = None
     merge: bool = False
@@ -218,7 +216,6 @@ def merged_as(repo: Path, branch: str, number: int | None) -> str | None:
 
 
 def entry(request: Request, summary: pr_summary.Summary | None, error: Error | None = None) -> dict:
-    """One check in the record: of a failed one (``error``), what was asked and why it failed."""
     asked = dict(
         title=request.name, number=request.number, merge=request.merge, mode=request.mode, jax=list(request.jax)
     )
@@ -258,7 +255,6 @@ def entry(request: Request, summary: pr_summary.Summary | None, error: Error | N
 
 
 def read(path: Path) -> list[dict]:
-    """The record of checks at PATH (schemas/pull-requests.schema.json); BadInput naming what is wrong."""
     return shapes.read_checked(path, "pull-requests", "record of pull-request checks")
 
 
@@ -286,7 +282,6 @@ def history_time(times: dict, change: dict, merged: str) -> dict | None:
 
 
 def agreement(change: dict, interval: dict | None) -> str:
-    """The check's direction against the history's time: agrees, differs, or why it cannot say."""
     if interval is None:
         return "no time in the history"
     if interval["low"] <= 0 <= interval["high"]:
