@@ -306,22 +306,21 @@ def test_pull_request_1140_checked_end_to_end_then_judged_as_the_nightly_judges(
 
 
 def test_the_proof_sets_each_change_beside_the_historys_decided_time(tmp_path):
-    from benchtools.running import pr_proof
 
     faster = {"before": 100.0, "after": 90.0}
     decided_faster = {"estimate": -0.2, "low": -0.3, "high": -0.1}
-    assert pr_proof.agreement(faster, decided_faster).startswith("agrees")
-    assert pr_proof.agreement({"before": 100.0, "after": 110.0}, decided_faster).startswith("**differs**")
-    assert pr_proof.agreement(faster, {"estimate": 0.01, "low": -0.05, "high": 0.06}).startswith("time undecided")
-    assert pr_proof.agreement(faster, None) == "no time in the history"
+    assert pr_check.agreement(faster, decided_faster).startswith("agrees")
+    assert pr_check.agreement({"before": 100.0, "after": 110.0}, decided_faster).startswith("**differs**")
+    assert pr_check.agreement(faster, {"estimate": 0.01, "low": -0.05, "high": 0.06}).startswith("time undecided")
+    assert pr_check.agreement(faster, None) == "no time in the history"
     record = tmp_path / "record.json"
     failed = {"title": "#5", "number": 5, "merge": False, "mode": "exact", "jax": ["0.4.33"], "changes": []}
-    pr_proof.append(record, {**failed, "failure": "exit 3: the head measured nothing"})
-    pr_proof.append(record, {**failed, "failure": "exit 3: again"})  # the same check replaces the earlier one
-    assert [entry["failure"] for entry in pr_proof.read(record)] == ["exit 3: again"]
+    pr_check.append(record, {**failed, "failure": "exit 3: the head measured nothing"})
+    pr_check.append(record, {**failed, "failure": "exit 3: again"})  # the same check replaces the earlier one
+    assert [entry["failure"] for entry in pr_check.read(record)] == ["exit 3: again"]
     times = tmp_path / "times.json"
     times.write_text("{}")
-    (row,) = [line for line in pr_proof.table(pr_proof.read(record), times).splitlines() if line.startswith("| #5")]
+    (row,) = [line for line in pr_check.table(pr_check.read(record), times).splitlines() if line.startswith("| #5")]
     assert "failed: exit 3: again" in row
 
 

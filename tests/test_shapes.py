@@ -11,7 +11,7 @@ import pytest
 from benchtools.asvtools import shapes
 from benchtools.errors import BadInput, ExitCode
 from benchtools.judging import verdicts
-from benchtools.running import pr_proof, season
+from benchtools.running import pr_check, season
 from tests.helpers import ROOT
 
 SCHEMAS = sorted(path.name.removesuffix(".schema.json") for path in shapes.SCHEMAS.glob("*.schema.json"))
@@ -137,11 +137,11 @@ def test_the_verdict_schema_branches_on_the_status_the_gate_writes():
 
 
 def test_the_record_of_pull_request_checks_is_read_against_its_schema(tmp_path):
-    assert pr_proof.read(ROOT / "docs" / "pull-requests.json")  # the real record
+    assert pr_check.read(ROOT / "docs" / "pull-requests.json")  # the real record
     path = tmp_path / "record.json"
     path.write_text(json.dumps([{"title": "t", "mode": "m"}]))
     with pytest.raises(BadInput, match="'jax'") as error:
-        pr_proof.read(path)
+        pr_check.read(path)
     assert str(path) in str(error.value)
 
 

@@ -1,23 +1,9 @@
 """Check a pull request of Equinox before it merges: what merging does to each operation, and how sure.
 
-  scripts/check-pr N --upstream URL|PATH            pull request N: its head against its merge base with main
-  scripts/check-pr N --merge --upstream URL|PATH    GitHub's test merge refs/pull/N/merge against main under it
-  scripts/check-pr --base REF --head REF --upstream URL|PATH    any two commits
-  scripts/check-pr --head REF --upstream URL|PATH   a ref against its merge base with main
-
-A change that touches neither equinox/ nor pyproject.toml needs no measure
-(exit 0).  Otherwise both sides are benchmarked once in each environment of
-asv.conf.json (--jax narrows them); the gate compares them and re-measures
-every timing suspect side by side before it counts (--no-confirm: the exact
-measures alone); each changed exact measure gets its cause.  The summary goes
-to stdout, --summary FILE and the job summary, and always fits a GitHub
-comment; a failed check says why there.  Results are kept under OUTPUT, so a
-second check of the same commits runs nothing again.  --record FILE appends the
-check to a record; --from-record FILE --docs PAGE writes its table.
-
-Exit status: 0 when no regression counts; 1 when one does, or a benchmark fails
-on the head alone; 2 for bad input; 3 when a side fails to build, install or
-import, or a command failed: a failure is never "no change".
+N is refs/pull/N/head against its merge base with --branch, with --merge GitHub's test merge against its first
+parent; --head alone is a ref against its merge base, --base and --head any two commits.  The summary always fits a
+GitHub comment.  Exit 1 when a regression counts or a benchmark fails on the head alone; 3 when a side fails to
+build, install or import: a failure is never "no change".
 """
 
 import dataclasses
@@ -28,7 +14,7 @@ from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
 from ..project import ROOT
 from ..publishing import generated
-from ..running import nightly, pr_check, pr_proof
+from ..running import nightly, pr_check
 from . import common_args
 
 
@@ -52,7 +38,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--verdict", type=Path, metavar="FILE", help="write the verdict as JSON to FILE")
     parser.add_argument("--record", type=Path, metavar="FILE", help="append this check to the JSON record FILE")
     parser.add_argument("--from-record", type=Path, metavar="FILE", help="check nothing: print FILE's table")
-    common_args.add_docs(parser, pr_proof.BLOCK)
+    common_args.add_docs(parser, pr_check.BLOCK)
 
 
 def check(parser, args) -> None:
@@ -70,10 +56,10 @@ def check(parser, args) -> None:
 
 def run(args, config) -> int:
     if args.from_record is not None:
-        text = pr_proof.table(pr_proof.read(args.from_record))
+        text = pr_check.table(pr_check.read(args.from_record))
         print(text)
         if args.docs:
-            generated.write_blocks(args.docs, {pr_proof.BLOCK: text})
+            generated.write_blocks(args.docs, {pr_check.BLOCK: text})
         return ExitCode.OK
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())
@@ -88,8 +74,6 @@ def run(args, config) -> int:
 
 
 def tell(args, request: pr_check.Request, summary: pr_summary.Summary | None, error: Error | None = None) -> ExitCode:
-    """The summary, or why the check failed (``error``), where a reviewer looks: stdout, --summary (the comment) and
-    the job summary; --verdict and --record; the exit code."""
     text = pr_render.failed(request.name, error) if error else pr_render.fitted(summary)
     if not error:
         print(text, end="")
@@ -100,5 +84,5 @@ def tell(args, request: pr_check.Request, summary: pr_summary.Summary | None, er
         document = verdicts.failure("scripts/check-pr", error.code, str(error)) if error else pr_summary.data(summary)
         verdicts.write(args.verdict, document)
     if args.record:
-        pr_proof.append(args.record, pr_proof.entry(request, summary, error))
+        pr_check.append(args.record, pr_check.entry(request, summary, error))
     return ExitCode.FOUND if summary and summary.regression else ExitCode.OK

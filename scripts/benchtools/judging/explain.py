@@ -27,8 +27,6 @@ SHOWN = 8  # rows of the table
 
 @dataclass(frozen=True)
 class FunctionChange:
-    """A function whose calls per update differ between two profiles, with its cumulative time on each side."""
-
     function: str
     calls: tuple[int, int]
     cumulative_us: tuple[float, float]
@@ -94,27 +92,24 @@ def qualified(filename: str, line: int, name: str, cache: dict) -> str:
 
 def key_of(filename: str, line: int, name: str, cache: dict) -> str:
     if filename == "~":  # a C function: "<built-in method builtins.isinstance>", "<method 'append' of ...>"
-        return stable(re.sub(r"^<built-in (?:method|function) (.*)>$", r"\1", name))
+        return re.sub(r"^<built-in (?:method|function) (.*)>$", r"\1", name)
     return f"{module_of(filename)}.{qualified(filename, line, name, cache)}"
 
 
-def stable(key: str) -> str:
-    """A key without the memory addresses that C functions' names carry ("__new__ of type object at 0x7f…")."""
-    return re.sub(r" at 0x[0-9a-f]+", "", key)
-
-
 def merged(entries: Iterable[tuple]) -> dict[str, list[float]]:
-    """{function: [calls, cumulative µs, own µs]} of (key, calls, cumulative, own) entries, summed per stable key."""
+    """{function: [calls, cumulative µs, own µs]} of (key, calls, cumulative, own) entries, summed per key without the
+    memory addresses that C functions' names carry ("__new__ of type object at 0x7f…")."""
     summary = {}
     for key, *values in entries:
-        summary[stable(key)] = [a + b for a, b in zip(summary.get(stable(key), [0, 0.0, 0.0]), values, strict=True)]
+        stable = re.sub(r" at 0x[0-9a-f]+", "", key)
+        summary[stable] = [a + b for a, b in zip(summary.get(stable, [0, 0.0, 0.0]), values, strict=True)]
     return summary
 
 
 def summarize(profile: Path) -> dict[str, list[float]]:
-    cache = {}
+    sources = {}
     return merged(
-        (key_of(filename, line, name, cache), calls, cumulative * 1e6, own * 1e6)
+        (key_of(filename, line, name, sources), calls, cumulative * 1e6, own * 1e6)
         for (filename, line, name), (_primitive, calls, own, cumulative, _) in pstats.Stats(str(profile)).stats.items()
     )
 
@@ -163,7 +158,6 @@ def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]],
 
 
 def diff(before: dict, after: dict) -> list[FunctionChange]:
-    """The functions whose calls per update changed, largest change of cumulative time first."""
     rows = []
     for key in before.keys() | after.keys():
         b, a = before.get(key, [0, 0.0, 0.0]), after.get(key, [0, 0.0, 0.0])

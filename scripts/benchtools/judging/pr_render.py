@@ -41,7 +41,6 @@ def how_sure(row: PlacedChange) -> str:
 
 
 def measures_table(rows: list[PlacedChange], changes: bool = False) -> str:
-    """The changes, each with its cause; any other section's rows, each with the benchmark that measured it."""
     return markdown_table(
         ["operation", "environment", "base", "head", "change", "how sure", "cause" if changes else "benchmark"],
         (
@@ -54,13 +53,11 @@ def measures_table(rows: list[PlacedChange], changes: bool = False) -> str:
 
 
 def failed(title: str, error: Exception) -> str:
-    """The summary of a check that could not finish: why, where the reviewer looks (the comment, the job summary)."""
     reason = " ".join(str(error).split())[:2000]
     return f"{MARKER}\n**The benchmark check of {title} failed**: no verdict.\n\n{as_text(reason)}\n"
 
 
 def counted(counts: dict[str, int]) -> tuple[str, str]:
-    """What merging does in words: faster, slower and unchanged; then, in parentheses, every other count but 0."""
     more = [f"{count} {name}" for name, count in counts.items() if name not in (FASTER, SLOWER_, UNCHANGED) and count]
     main = f"{counts[FASTER]} faster, {counts[SLOWER_]} slower, {counts[UNCHANGED]} unchanged"
     return main, f" ({'; '.join(more)})" if more else ""

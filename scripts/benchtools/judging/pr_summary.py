@@ -109,8 +109,6 @@ def profiled(change: Change) -> str | None:
 
 @dataclass
 class PlacedChange:
-    """One measure placed in a section: the change, its words, how sure, and (for a change) its cause."""
-
     change: Change
     section: str
     words: Words
@@ -129,8 +127,6 @@ class PlacedChange:
 
 @dataclass
 class Summary:
-    """Every measure of one check in its section, what could not be compared, and the failed commits."""
-
     title: str
     rows: list[PlacedChange]
     unjudged: list = field(default_factory=list)  # finding.Unjudged
@@ -213,7 +209,6 @@ def changed_exact(verdict: Verdict) -> list[Change]:
 
 
 def summarize(verdict: Verdict, title: str, causes: dict | None = None, faster_confirmations=(), **facts) -> Summary:
-    """Every change of ``verdict`` in its section, changes first by operation (Module's own first)."""
     counted = {id(c) for c in verdict.counted}
     confirmed = {id(found.change): found for found in [*(verdict.confirmations or []), *faster_confirmations]}
     rows = [

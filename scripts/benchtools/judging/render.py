@@ -114,20 +114,21 @@ def details(summary: str, body: list[str]) -> list[str]:
 
 
 def section(title: str, *paragraphs: str) -> list[str]:
-    """A "## title" section, each paragraph (a table, a list) after a blank line."""
     return ["", f"## {title}", *(line for paragraph in paragraphs for line in ("", paragraph))]
 
 
-def changes_table(source: Source, changes: list[Change], newest: bool = False) -> str:
-    """Each change, and with ``newest`` how much of it the newest commit still has and its diagnostics."""
-    header = ["kind", "benchmark", "params", "environment", "before", "after", "change", "threshold", "where"]
+def changes_table(source: Source, changes: list[Change], newest: bool = False, judged: bool = True) -> str:
+    """Each change: ``judged``, with its kind and threshold; with ``newest``, how much of it the newest commit still
+    has and its diagnostics."""
+    header = ["benchmark", "params", "environment", "before", "after", "change"]
+    header = ["kind", *header, "threshold", "where"] if judged else [*header, "where"]
     rows = []
     for c in changes:
-        floor = " (floor)" if c.kind in (metrics.COST, metrics.INSTRUCTIONS) else ""
-        threshold = "any increase" if c.kind == metrics.DETERMINISTIC else f"+{source.thresholds(c):.0%}{floor}"
+        measured = [f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)]
+        measured += [percent(c)]
         rows.append(
-            [c.kind, f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)]
-            + [percent(c), threshold, where(source, c)]
+            ([c.kind, *measured, threshold_text(source, c)] if judged else measured)
+            + [where(source, c)]
             + ([still_there(c), diagnostics_text(c)] if newest else [])
         )
     return markdown_table(header + (["at the newest commit", "diagnostics"] if newest else []), rows)
@@ -169,12 +170,10 @@ def environment_text(environment: dict | None) -> str:
 
 
 def nothing_judged(reason: str) -> str:
-    """The report of a night with nothing to judge: why, and that nothing counts."""
     return f"{HEADING} (nothing judged)\n\nNothing was judged tonight: {reason}.\n\n{NOTHING_COUNTS}\n"
 
 
 def markdown(verdict: Verdict) -> str:
-    """The gate's Markdown report of ``verdict``: what counts, the large improvements, their causes, the suspects."""
     source, counted, improved = verdict.source, verdict.counted, verdict.improved
     confirmed = verdict.confirmations is not None
     timing_rule = (
@@ -251,15 +250,7 @@ def markdown(verdict: Verdict) -> str:
         lines += section(
             f"Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
             f"{LARGE_IMPROVEMENT:.0%} or more)",
-            markdown_table(
-                ["benchmark", "params", "environment", "before", "after", "change", "where"]
-                + ["at the newest commit", "diagnostics"],
-                (
-                    [f"`{c.benchmark}`", c.params, c.env, human(c.before, c.unit), human(c.after, c.unit)]
-                    + [percent(c), where(source, c), still_there(c), diagnostics_text(c)]
-                    for c in improved
-                ),
-            ),
+            changes_table(source, improved, newest=True, judged=False),
         )
     if verdict.not_alerting:
         lines += not_alerting_section(source, verdict.not_alerting)
@@ -296,7 +287,6 @@ def markdown(verdict: Verdict) -> str:
 
 
 def confirmations_section(found: list[Confirmation], label: Callable[[str], str] = lambda commit: commit[:8]) -> str:
-    """The Markdown section listing every suspect with its verdict, estimate, interval and pairs."""
     rows = []
     for v in found:
         c = v.change
