@@ -1,12 +1,6 @@
 """Measure the timing noise between fresh processes: each alerting timing benchmark's A/A pairs and its MDE.
 
-One release is installed twice, in the confirm step's two asv environments, and
-each alerting timing benchmark (--bench narrows them) is measured in --pairs
-A/A pairs as the confirm step measures a suspect.  The record is rewritten
-after each benchmark; --from-record prints it without measuring.
-
-Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
-to install or run.
+--from-record prints the record without measuring.
 """
 
 from ..project import ROOT
