@@ -16,12 +16,13 @@ from benchmarks import metrics
 
 from .. import settings
 from ..asvtools import environments as asv_envs
-from ..asvtools import shapes
+from ..asvtools import shapes, sides
+from ..asvtools.lock import exclusive
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..judging import confirm, pairs
 from ..running.bench import ENV_DIR
 from ..util import markdown_table
-from .campaign import Campaign, prepared
+from .campaign import Campaign
 
 POWER = 0.9  # "calls it slower 9 times in 10"
 SIMULATIONS = 400
@@ -148,7 +149,8 @@ def campaign(options: Options) -> dict:
     }
     record = run.opened(SCHEMA, fields, "benchmarks")
     # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
-    with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
+    with exclusive(root):
+        suite = sides.prepare(config, label, {"before": run.commit, "after": run.commit}, [], root)
         measured = []
         for name in sorted(suite["before"].benchmarks):
             if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.bench or [""]):
