@@ -40,16 +40,12 @@ class Release:
     def tag(self):
         return f"v{self.version}"
 
-    def admits(self, python):
-        return requires_python_admits(self.requires_python, python, self.version)
-
 
 NAME, EMAIL = "PyPI release history", "release-history@localhost"
 # Set in the repositories this script creates: it resets and cleans its repository, so it refuses to touch any other.
 OWNER_KEY = "releasehistory.package"
-# Nothing but this script may shape the commits: not the user's git config (signing, autocrlf, default branch...) nor
-# the caller's GIT_* variables. Release commits take their author and dates from the import stream; this identity
-# names the reflog's entries and the notes of releases gone.
+# Release commits take their author and dates from the import stream; this identity names the reflog's entries and
+# the notes of releases gone.
 GIT_ENV = git_.isolated_env(
     GIT_COMMITTER_NAME=NAME, GIT_COMMITTER_EMAIL=EMAIL, GIT_AUTHOR_NAME=NAME, GIT_AUTHOR_EMAIL=EMAIL
 )
@@ -380,7 +376,7 @@ def build(args: Options) -> list[tuple[Release, str]]:
         raise BadInput(f"{url} lists no final release with an sdist ({bounds})")
     selected = select(history, args.select, args.select_option)
     if args.admits:
-        selected = [r for r in selected if r.admits(args.admits)]
+        selected = [r for r in selected if requires_python_admits(r.requires_python, args.admits, r.version)]
 
     # One build of a repository at a time: a second waits, then finds the releases the first added.
     parameters = f"since={since or ''} until={args.until or ''} python={python or ''}"
