@@ -99,7 +99,6 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 
 @contextlib.contextmanager
 def environ(**values: str | None):
-    """os.environ with ``values`` set (None: removed) inside."""
     with mock.patch.dict(os.environ, {name: value for name, value in values.items() if value is not None}):
         for name in [name for name, value in values.items() if value is None]:
             os.environ.pop(name, None)
