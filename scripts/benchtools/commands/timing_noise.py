@@ -36,5 +36,6 @@ def run(args, config) -> int:
     text = noise.table(record)
     print(text)
     if args.docs:
-        generated.write_blocks(args.docs, {noise.docs_block(record): text})
+        block = "timing-noise" if record["hash_seed"] == noise.FRESH else f"timing-noise-{record['hash_seed']}"
+        generated.write_blocks(args.docs, {block: text})
     return 0

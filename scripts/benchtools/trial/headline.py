@@ -181,13 +181,7 @@ def campaign(options: Options) -> dict:
 
 def figure_record(figure: Figure, values: list[float]) -> dict:
     """A timing's median, interval and scale are recorded for readers that cannot compute them (the overhead page)."""
-    found = {
-        "label": figure.label,
-        "benchmark": figure.benchmark,
-        "params": figure.params,
-        "exact": figure.exact,
-        "values": values,
-    }
+    found = {key: getattr(figure, key) for key in ("label", "benchmark", "params", "exact")} | {"values": values}
     if not figure.exact:
         found.update(scale=figure.scale, median=statistics.median(values), interval=second_run_interval(values))
     return found

@@ -177,10 +177,6 @@ def read(path: Path) -> dict:
     return shapes.read_checked(path, "timing-noise", "timing-noise record")
 
 
-def docs_block(record: dict) -> str:
-    return "timing-noise" if record["hash_seed"] == FRESH else f"timing-noise-{record['hash_seed']}"
-
-
 def percent(value: float | None) -> str:
     return f"above +{LARGEST_EFFECT:.0%}" if value is None else f"+{value:.1%}"
 
