@@ -319,25 +319,21 @@ def fetch_sdist(release, cache):
                 return
         log(f"{target} does not have the published sha256; downloading it again")
     log(f"downloading {release.url}")
-    digest = hashlib.sha256()
+    try:
+        answer = util.http_session().get(release.url, timeout=TIMEOUT)
+        answer.raise_for_status()
+    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
+        raise Failed(f"download of {release.url} was cut off: {e}") from None
+    except requests.RequestException as e:
+        raise Failed(f"cannot download {release.url}: {e}") from None
+    digest = hashlib.sha256(answer.content).hexdigest()
+    if digest != release.sha256:
+        raise BadInput(
+            f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
+            f"the index publishes {release.sha256}, the file has {digest}"
+        )
     # Only a complete, verified file may ever bear the final name.
-    with util.atomic_output(target) as placed:
-        try:
-            with util.http_session().get(release.url, stream=True, timeout=TIMEOUT) as answer:
-                answer.raise_for_status()
-                for chunk in answer.iter_content(1 << 16):
-                    digest.update(chunk)
-                    placed.file.write(chunk)
-        except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
-            raise Failed(f"download of {release.url} was cut off: {e}") from None
-        except requests.RequestException as e:
-            raise Failed(f"cannot download {release.url}: {e}") from None
-        digest = digest.hexdigest()
-        if digest != release.sha256:
-            raise BadInput(
-                f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
-                f"the index publishes {release.sha256}, the file has {digest}"
-            )
+    util.write_atomic(target, answer.content)
 
 
 @dataclasses.dataclass
