@@ -56,10 +56,6 @@ class Measured:
     def log_ratios(self) -> list[float]:
         return [math.log(a / b) for b, a in zip(self.before, self.after, strict=True)]
 
-    @property
-    def entry(self) -> str:
-        return metrics.entry(self.benchmark, self.params)
-
 
 def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> list[list[float]]:
     centre = statistics.median(log_ratios)
@@ -107,7 +103,7 @@ def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed
 
 def analysis(measured: Measured, suspects: int, seed: int) -> dict:
     found = pairs.interval(measured.before, measured.after, pairs.look_confidence(1))
-    threshold = metrics.threshold(measured.entry)
+    threshold = metrics.threshold(metrics.entry(measured.benchmark, measured.params))
     d = measured.log_ratios
     lag1 = statistics.correlation(d[:-1], d[1:]) if len(d) > 2 and statistics.pstdev(d) > 0 else None
     mde = {str(m): minimum_detectable_effect(d, m, seed=seed) for m in (1, suspects)}
@@ -165,7 +161,7 @@ def campaign(options: Options) -> dict:
                 measured.append(m)
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
-                log(f"timing-noise: {m.entry}: sd {analysed['sd_log_ratio']:.2%}")
+                log(f"timing-noise: {metrics.entry(name, combo)}: sd {analysed['sd_log_ratio']:.2%}")
                 run.write(record)
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
