@@ -375,13 +375,13 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
     # same environment, or one that holds them all, never.
     from benchtools import util
     from benchtools.asvtools import environments as asv_envs
-    from benchtools.asvtools import lock, readers
+    from benchtools.asvtools import lock
 
     options = bench_module.Options(
         releases="1", answer=True, output=tmp_path, env_dir=tmp_path / "env", machine=MACHINE
     )
     target = bench_module.Target(options)
-    (name, entry), (other, _) = asv_envs.named_entries(readers.asv_config(target.config()))[:2]
+    (name, entry), (other, _) = asv_envs.named_entries(asv_envs.asv_config(target.config()))[:2]
     stage = runner.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
     entered, threads = {}, []
 

@@ -99,7 +99,7 @@ def test_a_run_stamps_the_results_it_measured_and_leaves_the_others_byte_for_byt
     restored = paths["b" * 40].read_bytes()
     # The environment's Python is this one, with JAX: its device is asked for real.
     monkeypatch.setattr(bench.Target, "config", lambda self, entry=None, suffix="": tmp_path / "asv.conf.json")
-    monkeypatch.setattr(bench.readers, "asv_config", lambda path: None)
+    monkeypatch.setattr(bench.asv_envs, "asv_config", lambda path: None)
     monkeypatch.setattr(
         environment, "get_environments", lambda conf, names, verbose: [SimpleNamespace(_path=sys.prefix)]
     )

@@ -27,7 +27,6 @@ def run(
     check: bool = True,
     error: type[Error] = Failed,
 ) -> subprocess.CompletedProcess:
-    """``git [-C repo] ARGS`` (run in ``cwd``), text in and out; with ``check``, a non-zero exit raises ``error``."""
     command = ["git", *(["-C", str(repo)] if repo is not None else []), *map(str, args)]
     result = subprocess.run(
         command,
@@ -50,14 +49,8 @@ def out(*args, **kwargs) -> str:
 
 def tags(repo: Path, env: dict | None = None) -> dict[str, str]:
     """{tag name: commit hash} of a repository, an annotated tag peeled to its commit; {} where there is none."""
-    listing = out(
-        "for-each-ref",
-        "--format=%(refname:strip=2) %(objectname) %(*objectname)",
-        "refs/tags",
-        repo=repo,
-        env=env,
-        check=False,
-    )
+    shown = "--format=%(refname:strip=2) %(objectname) %(*objectname)"
+    listing = out("for-each-ref", shown, "refs/tags", repo=repo, env=env, check=False)
     return {name: peeled or target for name, target, peeled in (line.split(" ") for line in listing.splitlines())}
 
 

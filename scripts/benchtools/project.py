@@ -51,10 +51,7 @@ MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu")  #
 
 
 def env_label(params: dict) -> str:
-    """An asv result's environment as its Python and pinned requirements ("Python 3.11, jax 0.4.33").
-
-    The Python is kept: the environments of one configuration can differ by it alone.
-    """
+    """ "Python 3.11, jax 0.4.33": the Python is kept, the environments of one configuration can differ by it alone."""
     python = params.get("python")
     pinned = [f"{k} {v}" for k, v in sorted(params.items()) if v and k not in MACHINE_PARAMS]
     return ", ".join(([f"Python {python}"] if python else []) + pinned)

@@ -1,9 +1,5 @@
-"""The project's configuration, read once, at the door (``cli.run``), into one typed object.
-
-Each fact has one home, the file whose consumer must agree with it: asv reads the matrices of
-asv.conf.json (against Equinox upstream) and asv.jax.conf.json (against JAX releases, Equinox held at the
-reference Equinox), npm reads package-lock.json; the tools read them here.
-"""
+"""The project's configuration, read once at the door (``cli.run``). Each fact has one home, the file whose
+consumer must agree with it (asv's asv.conf.json and asv.jax.conf.json, npm's package-lock.json)."""
 
 import functools
 import json

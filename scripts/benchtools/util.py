@@ -11,7 +11,6 @@ import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from types import SimpleNamespace
 from unittest import mock
 
 import requests
@@ -99,27 +98,10 @@ def checked(cmd, **kwargs) -> subprocess.CompletedProcess:
 
 @contextlib.contextmanager
 def environ(**values: str | None):
-    """os.environ with ``values`` set (None: removed) inside."""
     with mock.patch.dict(os.environ, {name: value for name, value in values.items() if value is not None}):
         for name in [name for name, value in values.items() if value is None]:
             os.environ.pop(name, None)
         yield
-
-
-@contextlib.contextmanager
-def atomic_output(path: Path):
-    """A binary file (the yielded ``file``) that appears at PATH only complete, or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            yield SimpleNamespace(file=out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
 
 
 def write_atomic(path: Path, data: bytes, replace: bool = True) -> bool:

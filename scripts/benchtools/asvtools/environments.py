@@ -5,7 +5,7 @@ import os
 import sys
 
 from ..project import SETUP_PYTHONS
-from . import private, readers
+from . import private
 
 # The Pythons that scripts/setup provides (python3.13); any other comes from the machine.
 SETUP_PROVIDES = ("3.13",)
@@ -33,6 +33,13 @@ def python_of(entry: dict) -> str:
 def requirements_of(entry: dict) -> dict[str, str]:
     """{"jax": "0.4.33", ...}; "" for an unpinned one."""
     return {name: version for (kind, name), version in entry.items() if kind == "req"}
+
+
+def asv_config(path):
+    """asv's own reader of a configuration, for the layers above asvtools/, which import no asv."""
+    from asv import config
+
+    return config.Config.load(str(path))
 
 
 def named_entries(conf) -> list[tuple[str, dict]]:
@@ -73,5 +80,5 @@ def stored_matrix(configs) -> dict[str, tuple[str, dict[str, str]]]:
     return {
         name: (python_of(entry), requirements_of(entry))
         for path in configs
-        for name, entry in named_entries(readers.asv_config(path))
+        for name, entry in named_entries(asv_config(path))
     }

@@ -1,9 +1,5 @@
-"""Locks (fcntl) on what two runs must not share: two asv runs in one environment rebuild the project under
-each other.  The kernel drops a lock when its holder exits, however it exits, so a killed run leaves none.
-
-A run that measures time holds the whole folder of asv's environments (``exclusive``), so that nothing runs
-beside it; a run of exact figures holds its own environment only, and the folder shared (``one_environment``).
-"""
+"""fcntl locks, which the kernel drops however their holder exits: two asv runs in one environment rebuild the
+project under each other.  A timing run holds all of asv's environments; an exact run its own, the folder shared."""
 
 import contextlib
 import fcntl
@@ -13,7 +9,6 @@ from pathlib import Path
 
 @contextlib.contextmanager
 def held(lock_file: Path, what: str, shared: bool = False):
-    """Hold the lock on ``lock_file`` (never truncated), saying in one line that it waits for ``what``."""
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     with open(lock_file, "a") as lock:

@@ -23,7 +23,6 @@ def _known(value) -> float | None:
 
 
 def values(result, key) -> dict[tuple, float | None]:
-    """{param tuple: value} of one benchmark, with parameters as plain strings; NaN and None as None."""
     return {combo: _known(value) for combo, value, _ in combinations(result, key)}
 
 
@@ -58,7 +57,6 @@ def only(mapping):
 
 
 def failed_benchmarks(result) -> list[str]:
-    """The benchmarks of one asv result that failed: asv stored no value (None) for any of their params."""
     return [
         key
         for key in sorted(result.get_all_result_keys())

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import BadInput
-from . import private, publishable, readers
+from . import environments, private, publishable
 from .lock import exclusive
 from .results import combinations, failed_benchmarks, stored
 
@@ -18,7 +18,7 @@ def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir:
     from asv import util as asv_util
     from asv.repo import NoSuchNameError, get_repo
 
-    conf = readers.asv_config(config)
+    conf = environments.asv_config(config)
     with contextlib.chdir(config.parent):  # asv keeps its mirror of a remote repository beside the configuration
         try:
             repo = get_repo(conf)
@@ -121,7 +121,7 @@ def environment_python(config: Path, install: str | None = None) -> Path:
     from asv import environment
     from asv.repo import get_repo
 
-    conf = readers.asv_config(config)
+    conf = environments.asv_config(config)
     (env,) = environment.get_environments(conf, None, verbose=False)
     if install is not None:
         with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):

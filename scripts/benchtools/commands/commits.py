@@ -1,15 +1,6 @@
 """Print the commits of an Equinox repository that a backfill should benchmark, oldest first.
 
---range RANGE is read as `asv run RANGE` reads it (ALL, A..B, B^!); --releases
-SPEC picks release tags as scripts/release-history --select does.  An empty
-value counts as not given; with neither, every release.  The hashes are full,
-so that every shard runs the same commits even if the branch moves:
-
-  scripts/commits --releases '>=0.12' > hashes.txt
-  scripts/shard --shards 4 --index 0 hashes.txt > slice.txt
-
-Exit status: 0 on success; 2 for a repository that cannot be read, a range that
-git refuses or that selects nothing, or an unknown release.
+--range is read as `asv run RANGE` reads it; --releases as scripts/release-history --select. Neither: every release.
 """
 
 from ..history import upstream

@@ -44,7 +44,6 @@ def add_record(parser, default: Path) -> None:
 
 
 def options(cls, args):
-    """``cls``, a dataclass of options, filled from the parsed ``args`` of the same names."""
     return cls(
         **{field.name: getattr(args, field.name) for field in dataclasses.fields(cls) if hasattr(args, field.name)}
     )
@@ -116,7 +115,6 @@ def listed(kind: Callable, what: str) -> Callable[[str], list]:
 def add_confirm(
     parser, optional: bool = True, default: int | None = pairs.MAX_PAIRS, help: str = "per suspect (%(default)s)"
 ) -> None:
-    """--confirm-max-pairs, and --no-confirm where confirming is OPTIONAL."""
     if optional:
         parser.add_argument(
             "--no-confirm", action="store_true", help="judge the stored timings alone, never re-measured side by side"

@@ -1,13 +1,7 @@
 """Measure the regression gate: its false-alarm rate, and the smallest tree_at slowdown it catches.
 
-Each trial benchmarks, in one scripts/bench run, a release followed by A/A
-copies of it (identical code), copies whose tree_at makes K extra Python calls
-(--calls), and copies slowed by P% in C alone (--c-slowdowns, calibrated in the
-trial's asv environment); the gate compares each with its base.  Every change
-seen goes to OUTPUT/changes.json, to re-score at other thresholds.
-
-Exit status: 0 when the trials ran; 2 on bad input; 3 when a trial's benchmark
-run failed.
+Each trial benchmarks a release beside A/A, Python-slowed (--calls) and C-slowed (--c-slowdowns) copies of it in one
+scripts/bench run; every change seen goes to OUTPUT/changes.json.
 """
 
 from ..project import ROOT

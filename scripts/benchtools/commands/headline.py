@@ -1,12 +1,6 @@
 """Measure the headline figures over fresh processes: each one's median and the interval a second run lies in.
 
-Each figure of the README's headline is measured in --processes fresh
-interpreters of one release, in every environment (--jax narrows them);
---agree-with and --timing-noise compare two records instead.  The record is
-rewritten after each environment; --from-record prints it without measuring.
-
-Exit status: 0 when the campaign ran; 2 on bad input; 3 when a benchmark failed
-to install or run.
+--agree-with and --timing-noise compare two records instead; --from-record prints the record without measuring.
 """
 
 from pathlib import Path

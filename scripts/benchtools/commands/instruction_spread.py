@@ -1,10 +1,5 @@
 """The A/A spread of the instruction counts: identical code counted in fresh valgrind processes.
 
-Counts every operation of benchmarks/instruction_ops.py --runs times in fresh
-processes of --python, each run kept under --kept with the environment that
-counted it.  --data FILE writes the counts the table is made from
-(benchmarks/instruction_spread.json sets the floors, metrics.py); --from FILE
-tables them again; --across FILE sets another environment's counts beside them.
 Exit 1 when an alerting twin's spread exceeds its floor.
 """
 

@@ -1,12 +1,6 @@
 """Build or update a git repository with one commit per PyPI release of a package, for asv to benchmark.
 
-One commit per final release with an sdist within --since/--until (and --python),
-in upload order, tagged v<VERSION>, so that the same releases give the same
-hashes on every machine.  A rerun appends the releases uploaded since.  The
-history is append-only: a release the index later yanks stays (noted in
-refs/notes/gone); a built release whose sha256 changed is refused; --since,
---until and --python are fixed when the repository is made.  The repository
-belongs to this script: what is not its releases is discarded.
+Append-only: the same releases give the same hashes on every machine; the repository belongs to this script.
 """
 
 from pathlib import Path
@@ -23,11 +17,7 @@ examples:
   scripts/release-history --print hashes --select '>=0.12' > hashes.txt && asv run HASHFILE:hashes.txt
       benchmark the releases from 0.12 on
   scripts/release-history --package jax --since 0.4.33 --python 3.11 --repo .cache/history/jax-py3.11
-      a jax history that stops where jax drops Python 3.11
-
-exit status: 0 on success; 2 for bad arguments, an unknown version in --select,
-or a sha256 mismatch; 3 when the index or a download fails; no commit is made
-in either case."""
+      a jax history that stops where jax drops Python 3.11"""
 
 
 def add_arguments(parser, config) -> None:

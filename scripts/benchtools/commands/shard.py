@@ -1,14 +1,6 @@
 """Split a list of commits into shards, for a backfill that runs them in parallel jobs.
 
-Reads commits, one per line, from FILE or stdin.  Commit i goes to shard i mod N
-(round-robin: a commit's cost changes along a history, so interleaving keeps
-the shards' times close); each shard keeps the list's order.
-
-  scripts/shard --shards 4 --index 2 hashes.txt > slice.txt
-  scripts/shard --shards 4 --indices hashes.txt    (the non-empty shards, JSON)
-
-Exit status: 0 on success; 2 for bad arguments, an empty list or a commit
-listed twice.
+Commit i goes to shard i mod N (round-robin, so that the shards' times stay close); each keeps the list's order.
 """
 
 import argparse

@@ -96,13 +96,11 @@ class Probes:
             raise BadInput(f"{self.python} is no Python interpreter that runs here")
         self.series = done.stdout.decode().strip()
 
-    def path_folder(self, equinox: str) -> Path:
-        recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
-        return self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox}" / recipe
-
     def path(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> Path:
+        recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
         chosen = f"-jaxlib-{jaxlib}" if jaxlib else ""
-        return self.path_folder(equinox.key) / f"jax-{jax.key}{chosen}-{run}.json"
+        folder = self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox.key}" / recipe
+        return folder / f"jax-{jax.key}{chosen}-{run}.json"
 
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
         """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a

@@ -40,16 +40,12 @@ class Release:
     def tag(self):
         return f"v{self.version}"
 
-    def admits(self, python):
-        return requires_python_admits(self.requires_python, python, self.version)
-
 
 NAME, EMAIL = "PyPI release history", "release-history@localhost"
 # Set in the repositories this script creates: it resets and cleans its repository, so it refuses to touch any other.
 OWNER_KEY = "releasehistory.package"
-# Nothing but this script may shape the commits: not the user's git config (signing, autocrlf, default branch...) nor
-# the caller's GIT_* variables. Release commits take their author and dates from the import stream; this identity
-# names the reflog's entries and the notes of releases gone.
+# Release commits take their author and dates from the import stream; this identity names the reflog's entries and
+# the notes of releases gone.
 GIT_ENV = git_.isolated_env(
     GIT_COMMITTER_NAME=NAME, GIT_COMMITTER_EMAIL=EMAIL, GIT_AUTHOR_NAME=NAME, GIT_AUTHOR_EMAIL=EMAIL
 )
@@ -323,25 +319,21 @@ def fetch_sdist(release, cache):
                 return
         log(f"{target} does not have the published sha256; downloading it again")
     log(f"downloading {release.url}")
-    digest = hashlib.sha256()
+    try:
+        answer = util.http_session().get(release.url, timeout=TIMEOUT)
+        answer.raise_for_status()
+    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
+        raise Failed(f"download of {release.url} was cut off: {e}") from None
+    except requests.RequestException as e:
+        raise Failed(f"cannot download {release.url}: {e}") from None
+    digest = hashlib.sha256(answer.content).hexdigest()
+    if digest != release.sha256:
+        raise BadInput(
+            f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
+            f"the index publishes {release.sha256}, the file has {digest}"
+        )
     # Only a complete, verified file may ever bear the final name.
-    with util.atomic_output(target) as placed:
-        try:
-            with util.http_session().get(release.url, stream=True, timeout=TIMEOUT) as answer:
-                answer.raise_for_status()
-                for chunk in answer.iter_content(1 << 16):
-                    digest.update(chunk)
-                    placed.file.write(chunk)
-        except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
-            raise Failed(f"download of {release.url} was cut off: {e}") from None
-        except requests.RequestException as e:
-            raise Failed(f"cannot download {release.url}: {e}") from None
-        digest = digest.hexdigest()
-        if digest != release.sha256:
-            raise BadInput(
-                f"sha256 mismatch for {release.filename} downloaded from {release.url}: "
-                f"the index publishes {release.sha256}, the file has {digest}"
-            )
+    util.write_atomic(target, answer.content)
 
 
 @dataclasses.dataclass
@@ -380,7 +372,7 @@ def build(args: Options) -> list[tuple[Release, str]]:
         raise BadInput(f"{url} lists no final release with an sdist ({bounds})")
     selected = select(history, args.select, args.select_option)
     if args.admits:
-        selected = [r for r in selected if r.admits(args.admits)]
+        selected = [r for r in selected if requires_python_admits(r.requires_python, args.admits, r.version)]
 
     # One build of a repository at a time: a second waits, then finds the releases the first added.
     parameters = f"since={since or ''} until={args.until or ''} python={python or ''}"

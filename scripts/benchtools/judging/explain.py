@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import util
-from ..asvtools import environments, readers, sides
+from ..asvtools import environments, sides
 from ..errors import Failed
 from ..project import ROOT
 from ..util import markdown_table
@@ -35,7 +35,7 @@ class FunctionChange:
 def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path]:
     """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone."""
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
-    conf = readers.asv_config(config)
+    conf = environments.asv_config(config)
     wanted = {key: str(value) for key, value in env_params.items()}
     for name, entry in environments.named_entries(conf):
         described = {**environments.requirements_of(entry), "python": environments.python_of(entry)}

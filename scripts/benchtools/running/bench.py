@@ -19,7 +19,7 @@ from benchmarks import metrics
 
 from .. import git, settings, util
 from ..asvtools import environments as asv_envs
-from ..asvtools import readers, runs
+from ..asvtools import runs
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG
@@ -127,7 +127,7 @@ class Target:
 
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(name, matrix entry) of each environment to run; one whose Python is missing is left out, saying why."""
-    named = asv_envs.named_entries(readers.asv_config(target.config()))
+    named = asv_envs.named_entries(asv_envs.asv_config(target.config()))
     if target.args.jax:
         named = [(name, entry) for name, entry in named if entry.get(("req", "jax")) in target.args.jax]
         if not named:

@@ -1,8 +1,6 @@
-"""A measuring campaign (scripts/headline, scripts/timing-noise): one release measured in chosen asv environments.
-Its JSON record is written whole after each step, so that a stopped campaign keeps what it measured, and stamped
-with the load it ran under."""
+"""One release measured in chosen asv environments (scripts/headline, scripts/timing-noise); the record is written
+whole after each step, so that a stopped campaign keeps what it measured."""
 
-import contextlib
 import json
 import os
 import time
@@ -11,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import util
-from ..asvtools import sides
-from ..asvtools.lock import exclusive
 from ..running import bench
 
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
@@ -58,9 +54,3 @@ class Campaign:
         record["finished"] = now()
         self.write(record)
         return record
-
-
-@contextlib.contextmanager
-def prepared(config: Path, label: str, commits: dict[str, str], names: list[str], root: Path, lock: Path):
-    with exclusive(lock):
-        yield sides.prepare(config, label, commits, names, root)

@@ -16,14 +16,15 @@ from packaging.version import Version
 from benchmarks import metrics, params
 
 from .. import settings
-from ..asvtools import device, private, shapes
+from ..asvtools import device, private, shapes, sides
 from ..asvtools import environments as asv_envs
+from ..asvtools.lock import exclusive
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
 from ..util import markdown_table
-from .campaign import STAMP, Campaign, prepared
+from .campaign import STAMP, Campaign
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -157,8 +158,8 @@ def campaign(options: Options) -> dict:
         found = {"environment": label, "figures": []}
         record["environments"].append(found)
         names = sorted({f.benchmark for f in FIGURES})
-        with prepared(config, label, {side_name: run.commit}, names, root, lock) as sides:
-            [side] = sides.values()
+        with exclusive(lock):
+            [side] = sides.prepare(config, label, {side_name: run.commit}, names, root).values()
             found["device"] = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
             indexes = {f: param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
@@ -180,13 +181,7 @@ def campaign(options: Options) -> dict:
 
 def figure_record(figure: Figure, values: list[float]) -> dict:
     """A timing's median, interval and scale are recorded for readers that cannot compute them (the overhead page)."""
-    found = {
-        "label": figure.label,
-        "benchmark": figure.benchmark,
-        "params": figure.params,
-        "exact": figure.exact,
-        "values": values,
-    }
+    found = {key: getattr(figure, key) for key in ("label", "benchmark", "params", "exact")} | {"values": values}
     if not figure.exact:
         found.update(scale=figure.scale, median=statistics.median(values), interval=second_run_interval(values))
     return found

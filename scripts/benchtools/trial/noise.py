@@ -16,12 +16,13 @@ from benchmarks import metrics
 
 from .. import settings
 from ..asvtools import environments as asv_envs
-from ..asvtools import shapes
+from ..asvtools import shapes, sides
+from ..asvtools.lock import exclusive
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..judging import confirm, pairs
 from ..running.bench import ENV_DIR
 from ..util import markdown_table
-from .campaign import Campaign, prepared
+from .campaign import Campaign
 
 POWER = 0.9  # "calls it slower 9 times in 10"
 SIMULATIONS = 400
@@ -54,10 +55,6 @@ class Measured:
     @property
     def log_ratios(self) -> list[float]:
         return [math.log(a / b) for b, a in zip(self.before, self.after, strict=True)]
-
-    @property
-    def entry(self) -> str:
-        return metrics.entry(self.benchmark, self.params)
 
 
 def resampled(log_ratios: list[float], simulations: int, rng: random.Random) -> list[list[float]]:
@@ -106,7 +103,7 @@ def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed
 
 def analysis(measured: Measured, suspects: int, seed: int) -> dict:
     found = pairs.interval(measured.before, measured.after, pairs.look_confidence(1))
-    threshold = metrics.threshold(measured.entry)
+    threshold = metrics.threshold(metrics.entry(measured.benchmark, measured.params))
     d = measured.log_ratios
     lag1 = statistics.correlation(d[:-1], d[1:]) if len(d) > 2 and statistics.pstdev(d) > 0 else None
     mde = {str(m): minimum_detectable_effect(d, m, seed=seed) for m in (1, suspects)}
@@ -148,7 +145,8 @@ def campaign(options: Options) -> dict:
     }
     record = run.opened(SCHEMA, fields, "benchmarks")
     # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
-    with prepared(config, label, {"before": run.commit, "after": run.commit}, [], root, root) as suite:
+    with exclusive(root):
+        suite = sides.prepare(config, label, {"before": run.commit, "after": run.commit}, [], root)
         measured = []
         for name in sorted(suite["before"].benchmarks):
             if not metrics.alerting_timing(name) or not any(re.search(r, name) for r in options.bench or [""]):
@@ -163,7 +161,7 @@ def campaign(options: Options) -> dict:
                 measured.append(m)
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
-                log(f"timing-noise: {m.entry}: sd {analysed['sd_log_ratio']:.2%}")
+                log(f"timing-noise: {metrics.entry(name, combo)}: sd {analysed['sd_log_ratio']:.2%}")
                 run.write(record)
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
@@ -173,10 +171,6 @@ def campaign(options: Options) -> dict:
 
 def read(path: Path) -> dict:
     return shapes.read_checked(path, "timing-noise", "timing-noise record")
-
-
-def docs_block(record: dict) -> str:
-    return "timing-noise" if record["hash_seed"] == FRESH else f"timing-noise-{record['hash_seed']}"
 
 
 def percent(value: float | None) -> str:
