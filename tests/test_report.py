@@ -529,6 +529,7 @@ def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing
     for size, ratio in zip([10**k for k in range(8)], [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03, 1.01], strict=True):
         row.timings[report_rows.SWEEP_BENCHMARK, f"'jit', {size}"] = one_run(ratio)
         row.timings[report_rows.SWEEP_BENCHMARK, f"'filter_jit', {size}"] = one_run(ratio + 0.5)
+        row.timings[report_rows.SWEEP_BENCHMARK, f"'jit_scan', {size}"] = one_run(1.0)
     dispatch = report_rows.DISPATCH_BENCHMARK
     row.timings[dispatch, "'jit', 'dispatch'"] = one_run(40e-6)
     row.timings[dispatch.replace("tree_at", "tuple"), "'jit', 'dispatch'"] = one_run(10e-6)
@@ -542,6 +543,8 @@ def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing
     assert "trace to identical jaxprs" in lead
     assert "below 1.05× under jax.jit from 1,000,000 elements per leaf on; " in lead
     assert "under eqx.filter_jit at no size up to 10,000,000 elements per leaf" in lead
+    # Below at the smallest size already: every size, not "from 1 elements per leaf on".
+    assert "inside a jitted lax.scan at every size measured, from 1 to 10,000,000 elements per leaf" in lead
     # Nothing the run did not take: no eager, no scan, no filter_jit step, no n/a.
     assert "eager" not in lead and "inside lax.scan" not in lead and "n/a" not in lead
     assert blocks.gpu_note([row]) is None

@@ -234,7 +234,9 @@ def sweep_sentence(row: CommitFigures) -> str | None:
         last_above = max((size for size, ratio in ratios.items() if ratio >= metrics.NEGLIGIBLE_RATIO), default=0)
         crossing = min((size for size in ratios if size > last_above), default=None)
         where = f"at no size up to {max(ratios):,} elements per leaf"
-        if crossing is not None:
+        if crossing == min(ratios):
+            where = f"at every size measured, from {crossing:,} to {max(ratios):,} elements per leaf"
+        elif crossing is not None:
             where = f"from {crossing:,} elements per leaf on"
         parts.append(f"{LEAD_WRAPPINGS[wrapping]} {where}")
     if not parts:
