@@ -204,9 +204,9 @@ class Replay:
         with_ = {k: workflow.substitute(v, context) for k, v in step.with_.items()}
         try:
             return getattr(self, f"step_{step.action}")(with_, step, context, workspace, night, log) or 0
+        except workflow.Unmappable:
+            raise
         except (OSError, Failed) as error:
-            if isinstance(error, workflow.Unmappable):
-                raise
             print(f"{step.label}: {error}", file=log, flush=True)
             return 1
 
@@ -235,14 +235,12 @@ class Replay:
         try:
             return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
             print(f"## timed out after {step.timeout_minutes} min", file=log, flush=True)
             return 124
-        except BaseException:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            raise
+        finally:
+            if process.returncode is None:  # timed out, or the replay was stopped
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
 
     def step_checkout(self, with_, step, context, workspace, night, log):
         git.run("clone", "-q", str(self.project), str(workspace), repo=workspace.parent)
