@@ -37,7 +37,7 @@ class Unmappable(Failed):
 # The subset of GitHub's ${{ }} expression language that the workflows use.
 TOKEN = re.compile(
     r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
-    r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
+    r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|(?P<unreadable>\S+))"
 )
 # Contexts whose every key the replay must know (an unknown one is unmappable); the others give null.
 STRICT = {"github", "runner"}
@@ -45,15 +45,10 @@ STATUS = ("success", "failure", "always", "cancelled")
 
 
 def tokens(text: str) -> list[tuple[str, str]]:
-    found, at = [], 0
-    text = text.rstrip()
-    while at < len(text):
-        match = TOKEN.match(text, at)
-        if not match or match.end() == at:
-            raise Unmappable(f"expression {text!r}: cannot read it at {text[at:]!r}")
-        kind = match.lastgroup
-        found.append((kind, match[kind]))
-        at = match.end()
+    found = [(match.lastgroup, match[match.lastgroup]) for match in TOKEN.finditer(text)]
+    for kind, token in found:
+        if kind == "unreadable":
+            raise Unmappable(f"expression {text!r}: cannot read it at {token!r}")
     return found
 
 
