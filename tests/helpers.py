@@ -198,6 +198,7 @@ def one_job_options(folder: Path, workflow_file: Path):
         env_dir=folder,
         bench=[],
         jax=[],
+        confirm_max_pairs=None,
         quick=False,
         runner_python=None,
         docs=None,
