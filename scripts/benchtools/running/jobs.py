@@ -122,14 +122,6 @@ class Replay:
         refspecs = [f"{tip}:refs/heads/main"] + [f"refs/tags/{t}:refs/tags/{t}" for t in tags]
         git.run("push", "-q", "--force", str(self.upstream), *refspecs, repo=source)
 
-    def token(self, job: workflow.Job) -> str:
-        """The job's github.token: it may write issues when the job's permissions say issues: write."""
-        permissions = job.permissions
-        write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
-        name = f"ghs_replay_{job.name}"
-        self.api.tokens[name] = write
-        return name
-
     def run_job(self, job: workflow.Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
         context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
         context = self.context(job, folder, context_needs)
@@ -184,13 +176,17 @@ class Replay:
 
     def context(self, job: workflow.Job, folder: Path, needs: dict) -> dict:
         inputs = dict(self.workflow.inputs, quick=True) if self.options.quick else {}
+        # The job's github.token may write issues when the job's permissions say issues: write.
+        token, permissions = f"ghs_replay_{job.name}", job.permissions
+        write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
+        self.api.tokens[token] = write
         return {
             "inputs": inputs,
             "needs": needs,
             "steps": {},
             "env": dict(self.workflow.env, **job.env),
             "github": {
-                "token": self.token(job),
+                "token": token,
                 "event_name": "workflow_dispatch" if self.options.quick else "schedule",
                 "repository": REPOSITORY,
                 "server_url": str(self.server),
