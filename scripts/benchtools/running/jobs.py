@@ -263,15 +263,12 @@ class Replay:
         if target.exists():
             raise Failed(f"an artifact named {name} already exists")
         paths = [workspace / p.strip() for p in with_.get("path", "").splitlines() if p.strip()]
-        files = [(p, f) for p in paths for f in ([p] if p.is_file() else sorted(p.rglob("*")) if p.is_dir() else [])]
-        files = [(p, f) for p, f in files if f.is_file()]
+        files = [file for p in paths for file in ([p] if p.is_file() else sorted(p.rglob("*"))) if file.is_file()]
         if not files:
             print(f"no files found at {with_.get('path')}", file=log, flush=True)
             return 1 if with_.get("if-no-files-found") == "error" else 0
-        root = Path(os.path.commonpath([str(p) for p in paths]))
-        if len(paths) == 1 and paths[0].is_file():
-            root = paths[0].parent
-        for _, file in files:
+        root = paths[0].parent if len(paths) == 1 and paths[0].is_file() else Path(os.path.commonpath(paths))
+        for file in files:
             (target / file.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(file, target / file.relative_to(root))
         print(f"uploaded {len(files)} file(s) as {name}", file=log, flush=True)
