@@ -232,7 +232,13 @@ def read_workflow(path: Path) -> Workflow:
         for need in job.needs:
             if need not in names:
                 raise BadInput(f"{path.name}: job {job.name} needs {need!r}, which is no job")
-    return Workflow(path, dict(document.get("env") or {}), inputs, in_order(jobs))
+    ordered = []
+    while jobs:
+        ready = next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)
+        if ready is None:
+            raise BadInput(f"the jobs {', '.join(job.name for job in jobs)} need each other")
+        ordered.append(jobs.pop(jobs.index(ready)))
+    return Workflow(path, dict(document.get("env") or {}), inputs, ordered)
 
 
 def read_step(where: str, index: int, step: dict) -> Step:
@@ -320,16 +326,6 @@ def check_workflow(workflow: Workflow) -> None:
                     raise Unmappable(f"{here}: this machine lacks the package {package} (scripts/setup installs it)")
             if step.action == "setup_python" and find_python(str(step.with_.get("python-version", ""))) is None:
                 raise Unmappable(f"{here}: this machine has no Python {step.with_.get('python-version')}")
-
-
-def in_order(jobs: list[Job]) -> list[Job]:
-    ordered, pending = [], list(jobs)
-    while pending:
-        ready = next((job for job in pending if set(job.needs) <= {done.name for done in ordered}), None)
-        if ready is None:
-            raise BadInput(f"the jobs {', '.join(job.name for job in pending)} need each other")
-        ordered.append(pending.pop(pending.index(ready)))
-    return ordered
 
 
 def python_version(executable: str) -> tuple[str, str] | None:
