@@ -113,26 +113,23 @@ def evaluate(text: str, context: dict, status: dict | None = None):
             take("(")
             take(")")
             return {"always": True, "cancelled": False, **status}[token]
-        return lookup(token, context, text)
+        head, *keys = token.split(".")
+        missing = Unmappable(f"expression {text!r}: the replay has no value for {token}")
+        if head not in context:
+            raise missing
+        value = context[head]
+        for key in keys:
+            if isinstance(value, dict) and key in value:
+                value = value[key]
+            elif head in STRICT:
+                raise missing
+            else:
+                return None
+        return value
 
     value = binary()
     if at != len(items) - 1:
         raise Unmappable(f"expression {text!r}: cannot read it at {items[at][1]!r}")
-    return value
-
-
-def lookup(path: str, context: dict, text: str):
-    head, *rest = path.split(".")
-    if head not in context:
-        raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
-    value = context[head]
-    for key in rest:
-        if isinstance(value, dict) and key in value:
-            value = value[key]
-        elif head in STRICT:
-            raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
-        else:
-            return None
     return value
 
 
