@@ -23,8 +23,7 @@ RUNNER_PYTHON = re.compile(r"python-(\d+\.\d+\.\d+)")
 
 
 def runner_python(events: list[str]) -> str | None:
-    found = [m[1] for m in map(RUNNER_PYTHON.fullmatch, events) if m]
-    return found[-1] if found else None
+    return next((m[1] for m in map(RUNNER_PYTHON.fullmatch, reversed(events)) if m), None)  # the night's last
 
 
 LABEL = "benchmark-regression"
