@@ -1,12 +1,7 @@
 """Benchmark the upstream Equinox commits that the results branch lacks, publish the site, report regressions.
 
-OUTPUT becomes a checkout of the results branch (results a killed run left there stay, and
-are not run again); scripts/bench benchmarks RANGE's commits without results (NEW: those
-after the newest with results; the tip alone the first time) and publishes the site; the gate
-compares the baseline with the newest new commit, re-measuring timing suspects side by side,
-and writes --report and --verdict.  --publish-only runs no benchmark; with --rejudge-run it
-judges that run's stored results again, exact metrics only.  It never writes the results
-branch.
+OUTPUT becomes a checkout of the results branch, whose commits with results are not run again; the gate
+compares the baseline with the newest new commit (docs/automation.md#the-nightly).  It never writes the results branch.
 
 Exit 0 when every commit has results (a regression is in the report); 1 when a benchmark
 failed; 3 too when a signal stopped it.  Whenever no report could be made, the verdict's

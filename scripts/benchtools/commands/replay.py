@@ -1,10 +1,7 @@
 """Replay upstream history night by night through the nightly workflow's own jobs, on this machine.
 
-RANGE's first-parent commits are split into nights, after a base night on the commit before
-RANGE.  Each night, every job of the workflow runs step by step as GitHub runs it, its
-actions mapped and its alert sent to a stand-in of GitHub's issues API on 127.0.0.1.  OUTPUT
-(a new folder) keeps each night's jobs, logs and artifacts, the deployed site and the record
-(replay.json), whose table goes to --docs.
+Its alerts go to a stand-in of GitHub's issues API on 127.0.0.1; docs/replay.md says what a night is and what OUTPUT
+records.
 
 Exit 1: a job failed; 3 too when a step cannot be mapped (found before the first night); 143
 on SIGTERM, which kills the running step's process group (replay.json keeps the nights done).

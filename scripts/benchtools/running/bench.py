@@ -128,16 +128,15 @@ class Target:
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(name, matrix entry) of each environment to run; one whose Python is missing is left out, saying why."""
     named = asv_envs.named_entries(asv_envs.asv_config(target.config()))
+    jax = f"JAX {', '.join(target.args.jax)}"
     if target.args.jax:
         named = [(name, entry) for name, entry in named if entry.get(("req", "jax")) in target.args.jax]
         if not named:
-            raise BadInput(f"no environment has JAX {', '.join(target.args.jax)}")
+            raise BadInput(f"no environment has {jax}")
     chosen = asv_envs.present(named, "scripts/bench")
     if not chosen:
         raise Failed(
-            "no environment to run"
-            + (f" with JAX {', '.join(target.args.jax)}" if target.args.jax else "")
-            + ": its Python is missing (see above)"
+            f"no environment to run{f' with {jax}' if target.args.jax else ''}: its Python is missing (see above)"
         )
     return chosen
 

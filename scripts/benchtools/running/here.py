@@ -5,18 +5,17 @@ in HERE_REPO per installed Equinox version, tagged as a release history tags it,
 
 import dataclasses
 import json
-import os
 import platform
 import shutil
 import sys
 from pathlib import Path
 
-from .. import git, util
+from .. import git
 from ..asvtools import device, runs, suite
 from ..asvtools.lock import exclusive
 from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, ExitCode
-from ..project import HERE_RUNNER, asv_home
+from ..project import HERE_RUNNER
 from ..publishing import blocks, generated, rows
 from . import bench, runner
 
@@ -113,11 +112,9 @@ def here(args: bench.Options) -> int:
         + [f"^{name}\\." for name in QUESTION]
     )
     extra = ("--environment", f"existing:{python}", "--set-commit-hash", commit)
-    cmd = runner.run_command(target.config(), machine, args.quick, regexes, *extra)
-    with exclusive(args.env_dir), asv_home() as env:
-        runner.record_machine(machine, target.base, env)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runner_path()), env.get("PYTHONPATH")]))
-        code = util.run(cmd, env=env).returncode
+    code = runner.run_asv(
+        target, target.config(), exclusive(args.env_dir), regexes, *extra, pythonpath=str(runner_path())
+    )
     clock.phase("choosing the benchmarks and running them with asv")
     if not path.exists():
         print(f"asv run exited {code} and saved no results", file=sys.stderr)

@@ -20,20 +20,12 @@ NAME = "jax-commits"
 TITLE = "Instruction counts over JAX commits"
 
 
-def kept_records(kept: Probes, equinox: str) -> list[dict]:
-    """Every first-run record of a JAX commit in ``kept`` with Equinox at ``equinox``, counted with its names."""
-    found = []
-    for path in sorted(kept.path_folder(equinox).glob("jax-*-0.json")):
-        record = json.loads(path.read_text())
-        if len(record["jax"]) == 40:
-            found.append(record)
-    return found
-
-
 def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: str, output: Path = ROOT) -> Path:
     """Write the results and publish the site; the site's folder."""
     results_dir, html_dir = output / "results" / NAME, output / "html" / NAME
-    found = kept_records(kept, equinox)
+    # Every first-run record of a JAX commit (a 40-hex hash, not a release) with Equinox at EQUINOX.
+    records = (json.loads(path.read_text()) for path in sorted(kept.path_folder(equinox).glob("jax-*-0.json")))
+    found = [record for record in records if len(record["jax"]) == 40]
     listing = git.out("log", "--all", "--format=%H %ct", repo=repo)
     dates = {commit: int(stamp) * 1000 for commit, stamp in (line.split() for line in listing.splitlines())}
     written = probe_results.write(results_dir, machine, found, json.loads(suite.description()), dates)

@@ -122,14 +122,6 @@ class Replay:
         refspecs = [f"{tip}:refs/heads/main"] + [f"refs/tags/{t}:refs/tags/{t}" for t in tags]
         git.run("push", "-q", "--force", str(self.upstream), *refspecs, repo=source)
 
-    def token(self, job: workflow.Job) -> str:
-        """The job's github.token: it may write issues when the job's permissions say issues: write."""
-        permissions = job.permissions
-        write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
-        name = f"ghs_replay_{job.name}"
-        self.api.tokens[name] = write
-        return name
-
     def run_job(self, job: workflow.Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
         context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
         context = self.context(job, folder, context_needs)
@@ -184,13 +176,17 @@ class Replay:
 
     def context(self, job: workflow.Job, folder: Path, needs: dict) -> dict:
         inputs = dict(self.workflow.inputs, quick=True) if self.options.quick else {}
+        # The job's github.token may write issues when the job's permissions say issues: write.
+        token, permissions = f"ghs_replay_{job.name}", job.permissions
+        write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
+        self.api.tokens[token] = write
         return {
             "inputs": inputs,
             "needs": needs,
             "steps": {},
             "env": dict(self.workflow.env, **job.env),
             "github": {
-                "token": self.token(job),
+                "token": token,
                 "event_name": "workflow_dispatch" if self.options.quick else "schedule",
                 "repository": REPOSITORY,
                 "server_url": str(self.server),
@@ -204,9 +200,9 @@ class Replay:
         with_ = {k: workflow.substitute(v, context) for k, v in step.with_.items()}
         try:
             return getattr(self, f"step_{step.action}")(with_, step, context, workspace, night, log) or 0
+        except workflow.Unmappable:
+            raise
         except (OSError, Failed) as error:
-            if isinstance(error, workflow.Unmappable):
-                raise
             print(f"{step.label}: {error}", file=log, flush=True)
             return 1
 
@@ -235,14 +231,12 @@ class Replay:
         try:
             return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
             print(f"## timed out after {step.timeout_minutes} min", file=log, flush=True)
             return 124
-        except BaseException:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            raise
+        finally:
+            if process.returncode is None:  # timed out, or the replay was stopped
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
 
     def step_checkout(self, with_, step, context, workspace, night, log):
         git.run("clone", "-q", str(self.project), str(workspace), repo=workspace.parent)
@@ -269,15 +263,12 @@ class Replay:
         if target.exists():
             raise Failed(f"an artifact named {name} already exists")
         paths = [workspace / p.strip() for p in with_.get("path", "").splitlines() if p.strip()]
-        files = [(p, f) for p in paths for f in ([p] if p.is_file() else sorted(p.rglob("*")) if p.is_dir() else [])]
-        files = [(p, f) for p, f in files if f.is_file()]
+        files = [file for p in paths for file in ([p] if p.is_file() else sorted(p.rglob("*"))) if file.is_file()]
         if not files:
             print(f"no files found at {with_.get('path')}", file=log, flush=True)
             return 1 if with_.get("if-no-files-found") == "error" else 0
-        root = Path(os.path.commonpath([str(p) for p in paths]))
-        if len(paths) == 1 and paths[0].is_file():
-            root = paths[0].parent
-        for _, file in files:
+        root = paths[0].parent if len(paths) == 1 and paths[0].is_file() else Path(os.path.commonpath(paths))
+        for file in files:
             (target / file.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(file, target / file.relative_to(root))
         print(f"uploaded {len(files)} file(s) as {name}", file=log, flush=True)

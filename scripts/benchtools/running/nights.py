@@ -1,6 +1,7 @@
 """A range of upstream history as nights: its first-parent commits, dated in UTC, split every K or by date."""
 
 import datetime
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,13 +34,7 @@ def split_nights(commits: list[Commit], per_night: int | None = None) -> list[li
     """Every PER_NIGHT commits a night, or, without it, one night per commit date (UTC)."""
     if per_night:
         return [commits[i : i + per_night] for i in range(0, len(commits), per_night)]
-    nights: list[list[Commit]] = []
-    for commit in commits:
-        if nights and nights[-1][-1].date[:10] == commit.date[:10]:
-            nights[-1].append(commit)
-        else:
-            nights.append([commit])
-    return nights
+    return [list(night) for _day, night in itertools.groupby(commits, key=lambda commit: commit.date[:10])]
 
 
 def split_days(commits: list[Commit]) -> list[tuple[str, list[Commit]]]:
@@ -53,6 +48,3 @@ def split_days(commits: list[Commit]) -> list[tuple[str, list[Commit]]]:
     first, last = (datetime.date.fromisoformat(commits[i].date[:10]) for i in (0, -1))
     days = [(first + datetime.timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
     return [(day, by_day.get(day, [])) for day in days]
-
-
-# --- Pythons ----------------------------------------------------------------------------------

@@ -30,12 +30,10 @@ def replay(options, log=sys.stderr) -> int:
     else:
         nights = split_nights(commits, options.per_night)
         labels = [str(n) for n in range(1, len(nights) + 1)]
-    parents = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
-    base = parents.strip()
+    base = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
+    base = base.strip()
     if not options.no_base and base:
-        subject = git.out("log", "-1", "--format=%ct%x00%s", base, repo=options.upstream).strip().split("\0", 1)
-        date = datetime.datetime.fromtimestamp(int(subject[0]), datetime.UTC).isoformat(timespec="seconds")
-        nights.insert(0, [Commit(base, date, subject[1])])
+        nights.insert(0, first_parent_commits(options.upstream, f"{base}^!"))  # the base commit alone
         labels.insert(0, "base")
     if options.limit:
         nights = nights[: options.limit]  # the labels of the nights cut stay unread

@@ -71,9 +71,18 @@ def needs_run(path, machine: str, retry_failed: bool, names: tuple[str, ...] = (
     return retry_failed and runs.classify(path, machine) != ("ran", 0)
 
 
-def run_command(config, machine: str, quick: bool, regexes: list[str], *extra: str) -> list:
-    cmd = util.asv("run", "--config", config, "--machine", machine, "--show-stderr", *extra) + ["--quick"] * quick
-    return cmd + [word for regex in regexes for word in ("--bench", regex)]
+def run_asv(target, config, lock, regexes: list[str], *extra: str, prefix=None, pythonpath=None) -> int:
+    """asv run under LOCK, with a HOME of its own (project.asv_home): asv rewrites its machine file in place on every
+    run. With PREFIX, asv's own Python is unbuffered (-u), so that its lines come through the pipe as it writes them;
+    the benchmarks' processes do not inherit the flag."""
+    args = target.args
+    cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", *extra)
+    cmd += ["--quick"] * args.quick + [word for regex in regexes for word in ("--bench", regex)]
+    with lock, asv_home() as env:
+        record_machine(args.machine, target.base, env)
+        if pythonpath:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+        return util.run(cmd if prefix is None else [cmd[0], "-u", *cmd[1:]], prefix=prefix, env=env).returncode
 
 
 def record_machine(machine: str, config, env: dict) -> None:
@@ -102,27 +111,16 @@ def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str
 
 
 def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> Callable:
-    """A call that runs the stage over ``pending`` in one environment, under the stage's lock: (environment, exit code).
-    Each run has a HOME of its own (project.asv_home): asv rewrites its machine file in place on every run."""
-    args = target.args
+    """A call that runs the stage over ``pending`` in one environment under its lock: (environment, exit code)."""
+    env_dir = target.args.env_dir
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
     hashfile.write_text("\n".join(pending) + "\n")
     config = target.config(entry, f"-{number}")
-    regexes = args.bench or discovery_regex(list(stage.benchmarks))
+    regexes = target.args.bench or discovery_regex(list(stage.benchmarks))
     extra = ("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}")
-    cmd = run_command(config, args.machine, args.quick, regexes, *extra)
-
-    def run() -> tuple[str, int]:
-        lock = one_environment(args.env_dir, env_name) if stage.overlapping else exclusive(args.env_dir)
-        with lock, asv_home() as env:
-            record_machine(args.machine, target.base, env)
-            if not stage.overlapping:
-                return env_name, util.run(cmd, env=env).returncode
-            # asv's own Python unbuffered (-u), so that its lines come through the pipe as it writes them; the
-            # benchmarks' processes do not inherit the flag.
-            return env_name, util.run([cmd[0], "-u", *cmd[1:]], prefix=f"[{number}] ", env=env).returncode
-
-    return run
+    lock = one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir)
+    prefix = f"[{number}] " if stage.overlapping else None
+    return lambda: (env_name, run_asv(target, config, lock, regexes, *extra, prefix=prefix))
 
 
 def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:

@@ -1,9 +1,5 @@
-"""A season: what happens between a replay's nights (scripts/replay --events), and what the alarm must keep.
-
-The season's goals: every issue that opens names a change (a regression that counts, or a failure), no issue is edited
-without a change in the report it holds, a failure always reaches an open issue of the alert's, and nothing a
-maintainer wrote is overwritten.
-"""
+"""A season: what happens between a replay's nights (scripts/replay --events), and the goals the alarm must keep
+(problems() checks each: docs/replay.md)."""
 
 import re
 from pathlib import Path
@@ -27,12 +23,17 @@ RUNNER_PYTHON = re.compile(r"python-(\d+\.\d+\.\d+)")
 
 
 def runner_python(events: list[str]) -> str | None:
-    found = [m[1] for m in map(RUNNER_PYTHON.fullmatch, events) if m]
-    return found[-1] if found else None
+    return next((m[1] for m in map(RUNNER_PYTHON.fullmatch, reversed(events)) if m), None)  # the night's last
 
 
 LABEL = "benchmark-regression"
 MAINTAINER = "a-maintainer"
+# An event that edits the alert's newest issue in WANTED state: (wanted, key, new value).
+MAINTAINER_EDITS = {
+    "close": ("open", "state", "closed"),
+    "reopen": ("closed", "state", "open"),
+    "clear": ("open", "body", None),
+}
 
 
 def read_events(path: Path) -> dict[str, list[str]]:
@@ -58,12 +59,9 @@ def apply(api: github.StandIn, events: list[str]) -> list[str]:
     """The events that act on GitHub, done on the stand-in; what each did, in words."""
     state, done = api.state(), []
     for event in events:
-        if event == "close" and alerts(state, "open"):
-            alerts(state, "open")[0]["state"] = "closed"
-        elif event == "reopen" and alerts(state, "closed"):
-            alerts(state, "closed")[0]["state"] = "open"
-        elif event == "clear" and alerts(state, "open"):
-            alerts(state, "open")[0]["body"] = None
+        if event in MAINTAINER_EDITS and alerts(state, MAINTAINER_EDITS[event][0]):
+            wanted, key, value = MAINTAINER_EDITS[event]
+            alerts(state, wanted)[0][key] = value
         elif event == "maintainer-issue":
             if LABEL not in state["labels"]:
                 state["labels"].append(LABEL)

@@ -37,7 +37,7 @@ class Unmappable(Failed):
 # The subset of GitHub's ${{ }} expression language that the workflows use.
 TOKEN = re.compile(
     r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
-    r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
+    r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|(?P<unreadable>\S+))"
 )
 # Contexts whose every key the replay must know (an unknown one is unmappable); the others give null.
 STRICT = {"github", "runner"}
@@ -45,15 +45,10 @@ STATUS = ("success", "failure", "always", "cancelled")
 
 
 def tokens(text: str) -> list[tuple[str, str]]:
-    found, at = [], 0
-    text = text.rstrip()
-    while at < len(text):
-        match = TOKEN.match(text, at)
-        if not match or match.end() == at:
-            raise Unmappable(f"expression {text!r}: cannot read it at {text[at:]!r}")
-        kind = match.lastgroup
-        found.append((kind, match[kind]))
-        at = match.end()
+    found = [(match.lastgroup, match[match.lastgroup]) for match in TOKEN.finditer(text)]
+    for kind, token in found:
+        if kind == "unreadable":
+            raise Unmappable(f"expression {text!r}: cannot read it at {token!r}")
     return found
 
 
@@ -118,26 +113,23 @@ def evaluate(text: str, context: dict, status: dict | None = None):
             take("(")
             take(")")
             return {"always": True, "cancelled": False, **status}[token]
-        return lookup(token, context, text)
+        head, *keys = token.split(".")
+        missing = Unmappable(f"expression {text!r}: the replay has no value for {token}")
+        if head not in context:
+            raise missing
+        value = context[head]
+        for key in keys:
+            if isinstance(value, dict) and key in value:
+                value = value[key]
+            elif head in STRICT:
+                raise missing
+            else:
+                return None
+        return value
 
     value = binary()
     if at != len(items) - 1:
         raise Unmappable(f"expression {text!r}: cannot read it at {items[at][1]!r}")
-    return value
-
-
-def lookup(path: str, context: dict, text: str):
-    head, *rest = path.split(".")
-    if head not in context:
-        raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
-    value = context[head]
-    for key in rest:
-        if isinstance(value, dict) and key in value:
-            value = value[key]
-        elif head in STRICT:
-            raise Unmappable(f"expression {text!r}: the replay has no value for {path}")
-        else:
-            return None
     return value
 
 
@@ -237,7 +229,13 @@ def read_workflow(path: Path) -> Workflow:
         for need in job.needs:
             if need not in names:
                 raise BadInput(f"{path.name}: job {job.name} needs {need!r}, which is no job")
-    return Workflow(path, dict(document.get("env") or {}), inputs, in_order(jobs))
+    ordered = []
+    while jobs:
+        ready = next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)
+        if ready is None:
+            raise BadInput(f"the jobs {', '.join(job.name for job in jobs)} need each other")
+        ordered.append(jobs.pop(jobs.index(ready)))
+    return Workflow(path, dict(document.get("env") or {}), inputs, ordered)
 
 
 def read_step(where: str, index: int, step: dict) -> Step:
@@ -325,16 +323,6 @@ def check_workflow(workflow: Workflow) -> None:
                     raise Unmappable(f"{here}: this machine lacks the package {package} (scripts/setup installs it)")
             if step.action == "setup_python" and find_python(str(step.with_.get("python-version", ""))) is None:
                 raise Unmappable(f"{here}: this machine has no Python {step.with_.get('python-version')}")
-
-
-def in_order(jobs: list[Job]) -> list[Job]:
-    ordered, pending = [], list(jobs)
-    while pending:
-        ready = next((job for job in pending if set(job.needs) <= {done.name for done in ordered}), None)
-        if ready is None:
-            raise BadInput(f"the jobs {', '.join(job.name for job in pending)} need each other")
-        ordered.append(pending.pop(pending.index(ready)))
-    return ordered
 
 
 def python_version(executable: str) -> tuple[str, str] | None:
