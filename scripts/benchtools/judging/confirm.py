@@ -23,21 +23,10 @@ from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
 
 
-def suspect_threshold(change, thresholds) -> float:
-    """The increase beyond which a timing change is a suspect: metrics.py's ``suspect`` where a rule declares one
-    (lower than its threshold, as confirming removes the false alarms), else the gate's; an override wins."""
-    if thresholds.overrides.get(change.kind) is not None:
-        return thresholds.overrides[change.kind]
-    declared = metrics.suspect_threshold(change.entry)
-    return thresholds(change) if declared is None else min(declared, thresholds(change))
-
-
 def suspects(changes: Iterable, thresholds) -> list:
     """The alerting timing changes to confirm, worst first."""
     found = [
-        c
-        for c in changes
-        if metrics.alerting_timing(c.entry) and c.after > c.before * (1 + suspect_threshold(c, thresholds))
+        c for c in changes if metrics.alerting_timing(c.entry) and c.after > c.before * (1 + thresholds.suspect(c))
     ]
     return sorted(found, key=lambda c: -c.ratio)
 

@@ -13,6 +13,8 @@ from ..errors import BadInput
 from ..project import ROOT
 from .changes import Thresholds, finite_non_negative
 
+PROFILES = "profiles"  # the profile cache's folder, under a run's .asv folder
+
 
 class Source:
     """The results, site and thresholds the gate reads, each read once: the latest run in ``output``, a
@@ -40,7 +42,8 @@ class Source:
             )
             config = Path(last_run["config"])
         self.config = config
-        self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
+        asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
+        self.profiles = asv_dir / PROFILES  # the profile cache, shared by explaining and counting again
         # The one reading of the configuration: the confirm step and the profiles take it from here.
         conf = shapes.check(util.load_asv_config(config), "asv-config", config, "asv configuration") if config else {}
         self.conf = conf
