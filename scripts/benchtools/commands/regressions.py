@@ -36,15 +36,8 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    source = Source(
-        output=args.output,
-        config=args.config,
-        results=args.results,
-        html=args.html,
-        machine=args.machine,
-        threshold=args.threshold,
-        time_threshold=args.time_threshold,
-    )
+    read = ("output", "config", "results", "html", "machine", "threshold", "time_threshold")
+    source = Source(**{name: getattr(args, name) for name in read})
     confirm, max_pairs = not args.no_confirm, args.confirm_max_pairs
     verdict = gate.judge(source, args.compare, explain=args.explain, confirm=confirm, max_pairs=max_pairs)
     print(render.markdown(verdict), end="", flush=True)

@@ -1,11 +1,8 @@
-"""The confirm step: every timing suspect re-measured side by side, on asv's own machinery (docs/gate.md).
+"""The confirm step: every timing suspect re-measured side by side, in balanced order A B, B A, ... (docs/gate.md).
 
-Each commit gets its own asv environment; benchmark processes run in balanced order A B, B A, ... and give one
-value each, which ``pairs`` turns into a verdict.  Every process is a fresh interpreter (asv's "spawn"), with its
-own hash seed and memory layout, as pyperf's workers are: forks of one server share the server's, so their pairs
-were not independent and the interval was too narrow (docs/timing-noise.md).  asv's ``--interleave-rounds``
-keeps one value of a track_ benchmark per run, not per process, and reinstalls the commit at every switch, hence
-this loop over asv's private one-process call (asvtools/private.py checks asv's version).
+Every value is a fresh interpreter (asv's "spawn"): forks of one server share its hash seed and memory layout, so
+their pairs were not independent (docs/timing-noise.md).  asv's ``--interleave-rounds`` keeps one value of a track_
+benchmark per run and reinstalls at every switch, hence this loop over asv's private one-process call.
 """
 
 import random

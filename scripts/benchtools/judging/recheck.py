@@ -34,13 +34,8 @@ def recount(
     source: Source, counted: list[Change], holds=Recount.counts
 ) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
     """The counted rows without the instruction rises that do not survive a recount (``holds``; ``Recount.improves``
-    for the listed falls), those rises with their recount, and the errors met.
-
-    A night compares tonight's count with one an earlier night stored, maybe on another runner image, Python patch
-    release or valgrind, each of which moves every count (docs/instructions.md): so both commits are counted again
-    here, in one environment, and the rise counts only where these two counts still differ beyond its floor.  A
-    rise that cannot be counted again counts as stored, its error said.
-    """
+    for the listed falls), those rises with their recount, and the errors met.  A stored count may come from another
+    runner image, Python or valgrind, each of which moves every count (docs/instructions.md), hence the recount."""
     if source.config is None and any(c.kind == metrics.INSTRUCTIONS for c in counted):
         return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
     kept, overruled, errors = [], [], []

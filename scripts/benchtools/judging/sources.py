@@ -18,8 +18,7 @@ PROFILES = "profiles"  # the profile cache's folder, under a run's .asv folder
 
 class Source:
     """The results, site and thresholds the gate reads, each read once: the latest run in ``output``, a
-    configuration, or folders.  ``threshold`` and ``time_threshold`` replace the thresholds of every ratio and
-    every time metric."""
+    configuration, or folders."""
 
     def __init__(
         self,
@@ -44,7 +43,6 @@ class Source:
         self.config = config
         asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
         self.profiles = asv_dir / PROFILES  # the profile cache, shared by explaining and counting again
-        # The one reading of the configuration: the confirm step and the profiles take it from here.
         conf = shapes.check(util.load_asv_config(config), "asv-config", config, "asv configuration") if config else {}
         self.conf = conf
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
@@ -75,7 +73,7 @@ class Source:
             for name, described in self.benchmarks.items()
             if isinstance(described, dict) and isinstance(described.get("unit"), str)
         }
-        self.loaded = {}  # {commit: its asv results}, each file read once
+        self.loaded = {}  # {commit: its asv results}
         self.tag_of_hash = {
             self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items() if rev in self.hash_of_revision
         }
