@@ -46,9 +46,8 @@ class Confirmation:
 def measure_pairs(
     sides: dict, name: str, index: int | None, paired_seeds: random.Random | None = None
 ) -> Callable[[int, int], list[tuple[float, float]]]:
-    """The ``measure`` of ``sequential``: one batch of pairs, each value a fresh interpreter.  With
-    ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED drawn from it (scripts/timing-noise
-    --hash-seed paired); otherwise each draws its own."""
+    """The ``measure`` of ``sequential``.  With ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED
+    drawn from it (scripts/timing-noise --hash-seed paired); otherwise each draws its own."""
 
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         for side in sides.values():
@@ -99,8 +98,7 @@ def confirmations(
     measured: Callable[[Confirmation], None] | None = None,
     conf: dict | None = None,
 ) -> list[Confirmation]:
-    """Each suspect's verdict, both commits installed once per (before, after, environment) and measured side by
-    side; the night's error rate is shared by all of them (pairs.look_confidence).  ``measured`` gets each
+    """Each suspect's verdict, both commits installed once per (before, after, environment); ``measured`` gets each
     confirmation as soon as it is measured, so that a caller can keep it before the next one starts."""
     if not suspects_:
         return []

@@ -102,10 +102,8 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
     before_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(good)}
     after_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(bad)}
     changes, unjudged = [], []
-    for env_name in sorted(before_by_env.keys() - after_by_env.keys()):
-        unjudged.append(Unjudged("", "", env_label(before_by_env[env_name].params), GONE))
-    for env_name in sorted(after_by_env.keys() - before_by_env.keys()):
-        unjudged.append(Unjudged("", "", env_label(after_by_env[env_name].params), NEW))
+    for only, other, reason in ((before_by_env, after_by_env, GONE), (after_by_env, before_by_env, NEW)):
+        unjudged += [Unjudged("", "", env_label(only[e].params), reason) for e in sorted(only.keys() - other.keys())]
     for env_name in sorted(before_by_env.keys() & after_by_env.keys()):
         before_result, after_result = before_by_env[env_name], after_by_env[env_name]
         env, env_params = env_label(before_result.params), dict(before_result.params)
