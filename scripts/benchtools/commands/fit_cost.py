@@ -1,15 +1,8 @@
-"""Fit the cost metric's call weight to the measured time of tree_at, release by release.
+"""Fit the cost metric's call weight to the measured time of tree_at, release by release, and check it on the
+Module's operations where the results hold them.
 
-bench_counts.PythonCost weighs one update's Python work as bytecodes +
-CALL_WEIGHT x calls (benchmarks/metrics.py).  From a results folder's counts and
-times in tree_map passes at depth 4 it prints the weight k that fits the time
-best (passes = s x (bytecodes + k x calls), least squares on the relative error
-over distinct code versions), the error of bytecodes alone, calls alone and
-the fit, and, with --weight, each version's and commit's error.  Where the
-results hold the Module's own operations, it checks the weight on them too.
-
-Exit status: 0, or 2 when the folder holds fewer than two code versions with
-all three metrics and no Module operation to check.
+Exit status: 0, or 2 when the folder holds fewer than two code versions with all three metrics and no Module
+operation to check.
 """
 
 from benchmarks import metrics

@@ -1,24 +1,9 @@
 """The regression gate: report what got worse as Markdown, and fail when it is beyond a threshold.
 
-It reads the latest scripts/bench run's results and the steps asv's step
-detection found in them; --compare A B compares two commits or tags instead.
-Kinds of metric (benchmarks/metrics.py), in the report's order:
-  deterministic  jaxpr equations, copied bytes: any increase counts;
-  instructions   machine instructions per operation (valgrind): above 1%,
-                 unless the time, re-measured side by side, is faster;
-  cost           the exact Python cost of one update (bytecodes + 16 x calls):
-                 above 1%; its calls and bytecodes never count alone;
-  ratio          two timings taken side by side in one process;
-  time           absolute times and memory: listed, never counted.
-A ratio or time counts when after > before * (1 + its threshold), the asv
-configuration's regressions_thresholds (scripts/bench writes them from
-benchmarks/metrics.py).  Large improvements are listed too.  Every timing
-suspect is re-measured side by side before it counts (fresh processes in
-balanced order, a paired 99% interval), which needs the run's configuration
-and repository (docs/gate.md).
+It judges the steps of the latest scripts/bench run, or --compare A B; every timing suspect is re-measured side by
+side before it counts (docs/gate.md says what counts, by kind of metric).
 
-Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad input
-(a missing or corrupt file, an unknown commit, what confirming needs).
+Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad input.
 """
 
 import shlex
@@ -51,15 +36,8 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    source = Source(
-        output=args.output,
-        config=args.config,
-        results=args.results,
-        html=args.html,
-        machine=args.machine,
-        threshold=args.threshold,
-        time_threshold=args.time_threshold,
-    )
+    read = ("output", "config", "results", "html", "machine", "threshold", "time_threshold")
+    source = Source(**{name: getattr(args, name) for name in read})
     confirm, max_pairs = not args.no_confirm, args.confirm_max_pairs
     verdict = gate.judge(source, args.compare, explain=args.explain, confirm=confirm, max_pairs=max_pairs)
     print(render.markdown(verdict), end="", flush=True)

@@ -77,6 +77,14 @@ class Thresholds:
         matching = [value for regex, value in self.regexes if regex.match(change.entry)]
         return max(matching, default=ASV_DEFAULT_THRESHOLD)
 
+    def suspect(self, change: Change) -> float:
+        """The increase beyond which a timing change is a suspect: metrics.py's ``suspect`` where a rule declares one
+        (lower than its threshold, as confirming removes the false alarms), else the gate's; an override wins."""
+        if self.overrides.get(change.kind) is not None:
+            return self.overrides[change.kind]
+        declared = metrics.suspect_threshold(change.entry)
+        return self(change) if declared is None else min(declared, self(change))
+
     def counted(self, changes: list[Change]) -> list[Change]:
         """The changes that count, by kind (metrics.KINDS' order), then worst first."""
         return sorted((c for c in changes if self.counts(c)), key=lambda c: (metrics.KINDS.index(c.kind), -c.ratio))

@@ -1,11 +1,8 @@
-"""The confirm step: every timing suspect re-measured side by side, on asv's own machinery (docs/gate.md).
+"""The confirm step: every timing suspect re-measured side by side, in balanced order A B, B A, ... (docs/gate.md).
 
-Each commit gets its own asv environment; benchmark processes run in balanced order A B, B A, ... and give one
-value each, which ``pairs`` turns into a verdict.  Every process is a fresh interpreter (asv's "spawn"), with its
-own hash seed and memory layout, as pyperf's workers are: forks of one server share the server's, so their pairs
-were not independent and the interval was too narrow (docs/timing-noise.md).  asv's ``--interleave-rounds``
-keeps one value of a track_ benchmark per run, not per process, and reinstalls the commit at every switch, hence
-this loop over asv's private one-process call (asvtools/private.py checks asv's version).
+Every value is a fresh interpreter (asv's "spawn"): forks of one server share its hash seed and memory layout, so
+their pairs were not independent (docs/timing-noise.md).  asv's ``--interleave-rounds`` keeps one value of a track_
+benchmark per run and reinstalls at every switch, hence this loop over asv's private one-process call.
 """
 
 import random
@@ -23,21 +20,10 @@ from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
 
 
-def suspect_threshold(change, thresholds) -> float:
-    """The increase beyond which a timing change is a suspect: metrics.py's ``suspect`` where a rule declares one
-    (lower than its threshold, as confirming removes the false alarms), else the gate's; an override wins."""
-    if thresholds.overrides.get(change.kind) is not None:
-        return thresholds.overrides[change.kind]
-    declared = metrics.suspect_threshold(change.entry)
-    return thresholds(change) if declared is None else min(declared, thresholds(change))
-
-
 def suspects(changes: Iterable, thresholds) -> list:
     """The alerting timing changes to confirm, worst first."""
     found = [
-        c
-        for c in changes
-        if metrics.alerting_timing(c.entry) and c.after > c.before * (1 + suspect_threshold(c, thresholds))
+        c for c in changes if metrics.alerting_timing(c.entry) and c.after > c.before * (1 + thresholds.suspect(c))
     ]
     return sorted(found, key=lambda c: -c.ratio)
 
@@ -60,9 +46,8 @@ class Confirmation:
 def measure_pairs(
     sides: dict, name: str, index: int | None, paired_seeds: random.Random | None = None
 ) -> Callable[[int, int], list[tuple[float, float]]]:
-    """The ``measure`` of ``sequential``: one batch of pairs, each value a fresh interpreter.  With
-    ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED drawn from it (scripts/timing-noise
-    --hash-seed paired); otherwise each draws its own."""
+    """The ``measure`` of ``sequential``.  With ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED
+    drawn from it (scripts/timing-noise --hash-seed paired); otherwise each draws its own."""
 
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         for side in sides.values():
@@ -113,8 +98,7 @@ def confirmations(
     measured: Callable[[Confirmation], None] | None = None,
     conf: dict | None = None,
 ) -> list[Confirmation]:
-    """Each suspect's verdict, both commits installed once per (before, after, environment) and measured side by
-    side; the night's error rate is shared by all of them (pairs.look_confidence).  ``measured`` gets each
+    """Each suspect's verdict, both commits installed once per (before, after, environment); ``measured`` gets each
     confirmation as soon as it is measured, so that a caller can keep it before the next one starts."""
     if not suspects_:
         return []

@@ -58,8 +58,7 @@ def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
     if len(grouped) < 2:
         raise BadInput(f"{len(grouped)} code version(s) with all three metrics: at least 2 are needed to fit")
     keys = list(grouped)
-    calls = [c for c, _ in keys]
-    bytecodes = [b for _, b in keys]
+    calls, bytecodes = (list(column) for column in zip(*keys, strict=True))
     y = [statistics.median(p.passes for p in grouped[key]) for key in keys]
     a, b = least_squares([bytecodes, calls], y)
     best = [a * byt + b * c for byt, c in zip(bytecodes, calls, strict=True)]
@@ -116,8 +115,7 @@ def markdown(result: Fit, title: str = "") -> str:
 
 
 def read(results: Path, repo: Path, machine: str | None = None) -> tuple[dict, dict]:
-    """Per environment, oldest first: tree_at's [Point] per commit, and each commit's (label, [OperationCheck]),
-    a Module side's time predicted as its cost x the same result's tree_at passes per weighted instruction."""
+    """Per environment, oldest first: tree_at's [Point] per commit, and each commit's (label, [OperationCheck])."""
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}")
     depth = (str(params.DEFAULT_DEPTH),)

@@ -20,7 +20,6 @@ from ..util import markdown_table
 from .sources import split_entry
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
-PROFILES = "profiles"  # the cache's folder, under a run's .asv folder
 PROFILE_ENVS = "profile-env"  # the environments profiles are made in, beside the cache
 SHOWN = 8  # rows of the table
 

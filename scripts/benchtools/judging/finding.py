@@ -62,6 +62,7 @@ def step_changes(source: Source) -> list[Change]:
             )
         points = source.series(graph, index)
         measured = {rev for rev, value in points if value is not None}
+        series = {"unit": source.units.get(name, ""), "latest": last_value, "env_params": graph_params}
         for before_rev, after_rev, before, _best_after in jumps:
             bad = source.hash_of_revision[after_rev]
             # Else the last revision before the jump that has a value.
@@ -75,28 +76,12 @@ def step_changes(source: Source) -> list[Change]:
                     f"asv regressions file {path}: {entry[:80]} steps from {step.before!r} to {step.after!r} at "
                     f"revision {after_rev}, which is not a number: the step cannot be judged"
                 )
-            between = [] if rev_before is None else range(rev_before + 1, after_rev)
+            # The step lies at the first commit at the new level; those in between have no value.
+            between = [] if rev_before is None else set(range(rev_before + 1, after_rev)) - measured
+            unmeasured = [source.hash_of_revision[r] for r in sorted(between) if r in source.hash_of_revision]
+            at = {"graph": (graph, index, rev_before, after_rev), "single_commit": before_rev is None}
             changes.append(
-                Change(
-                    name,
-                    params,
-                    env,
-                    step.before,
-                    step.after,
-                    good,
-                    bad,
-                    single_commit=before_rev is None,
-                    unit=source.units.get(name, ""),
-                    latest=last_value,
-                    env_params=graph_params,
-                    graph=(graph, index, rev_before, after_rev),
-                    # The step lies at the first commit at the new level; these in between have no value.
-                    unmeasured=[
-                        source.hash_of_revision[r]
-                        for r in between
-                        if r in source.hash_of_revision and r not in measured
-                    ],
-                )
+                Change(name, params, env, step.before, step.after, good, bad, unmeasured=unmeasured, **at, **series)
             )
     return changes
 
@@ -109,22 +94,16 @@ def values_by_combo(result, name: str) -> dict[str, float | None]:
 
 
 def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
-    """Every benchmark and params that both commits measured, compared; and what could not be, with why.
-
-    Benchmarks, params and environments are matched by name, so a suite whose
-    params grew, or an environment that one side lacks, still has the rest
-    of its combinations judged.  BadInput when nothing at all was compared.
-    """
+    """Every benchmark and params that both commits measured (matched by name, so that a suite whose params grew
+    still has the rest judged), compared; and what could not be, with why.  BadInput when nothing was compared."""
     good, bad = source.resolve(before_name), source.resolve(after_name)
     single_commit = source.revision_of_hash.get(bad, -1) - source.revision_of_hash.get(good, -2) == 1
     # An environment is its asv name on its device: the same Python measures a CPU or a GPU, as its JAX finds.
     before_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(good)}
     after_by_env = {(r.env_name, device.of(r.params)): r for r in source.results_of(bad)}
     changes, unjudged = [], []
-    for env_name in sorted(before_by_env.keys() - after_by_env.keys()):
-        unjudged.append(Unjudged("", "", env_label(before_by_env[env_name].params), GONE))
-    for env_name in sorted(after_by_env.keys() - before_by_env.keys()):
-        unjudged.append(Unjudged("", "", env_label(after_by_env[env_name].params), NEW))
+    for only, other, reason in ((before_by_env, after_by_env, GONE), (after_by_env, before_by_env, NEW)):
+        unjudged += [Unjudged("", "", env_label(only[e].params), reason) for e in sorted(only.keys() - other.keys())]
     for env_name in sorted(before_by_env.keys() & after_by_env.keys()):
         before_result, after_result = before_by_env[env_name], after_by_env[env_name]
         env, env_params = env_label(before_result.params), dict(before_result.params)
@@ -226,36 +205,22 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
         env = ", ".join(f"{k} {v}" for k, v in sorted(graph_params.items()) if k in varying) or "—"
         points = source.series(graph, index)
         present = [value for _rev, value in sorted(points) if value is not None]
+        series = {"unit": source.units.get(metrics.COST_TREE_AT, ""), "latest": present[-1] if present else None}
         for step in steps.steps(steps.pieces(points)):
             if step.relative <= -LARGE_IMPROVEMENT:
+                good, bad = source.hash_of_revision.get(step.rev_before, ""), source.hash_of_revision[step.rev_after]
+                at = {"graph": (graph, index, step.rev_before, step.rev_after), "env_params": graph_params}
+                single = step.rev_after - step.rev_before == 1
                 found.append(
-                    Change(
-                        metrics.COST_TREE_AT,
-                        depth,
-                        env,
-                        step.before,
-                        step.after,
-                        source.hash_of_revision.get(step.rev_before, ""),
-                        source.hash_of_revision[step.rev_after],
-                        single_commit=step.rev_after - step.rev_before == 1,
-                        unit=source.units.get(metrics.COST_TREE_AT, ""),
-                        latest=present[-1] if present else None,
-                        env_params=graph_params,
-                        graph=(graph, index, step.rev_before, step.rev_after),
-                    )
+                    Change(metrics.COST_TREE_AT, depth, env, step.before, step.after, good, bad, single, **at, **series)
                 )
     return found
 
 
 def place_exact_steps(source: Source, rows: list[Change]) -> None:
-    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it.
-
-    A night benchmarks every commit between the two it compares, so an exact metric's values at those commits
-    are in the results: where they hold the old level and then the new one, the change moves to the last commit
-    at the old level and the first at the new one, naming the commits between that have no value (failed).  A
-    change that passed through a third level keeps its span (the bisect command covers it); timings are never
-    narrowed.
-    """
+    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it, from the
+    values at the commits between (a night benchmarks them all).  A change that passed through a third level keeps
+    its span (the bisect command covers it); timings are never narrowed."""
     revision = source.revision_of_hash
 
     def value_at(commit: str, change: Change):

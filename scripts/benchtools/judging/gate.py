@@ -16,9 +16,8 @@ from .sources import Source
 
 @dataclass
 class Verdict:
-    """What the gate found, as data: ``render.markdown`` is its report, and every consumer reads this.
-    ``confirmations`` is None when timing changes were judged unconfirmed (--no-confirm); otherwise the timing
-    rows of ``counted`` are those confirmed slower."""
+    """What the gate found.  ``confirmations`` is None under --no-confirm; otherwise the timing rows of ``counted``
+    are those confirmed slower."""
 
     source: Source
     mode: str  # how the changes were found: finding.STEP_MODE, or "BEFORE → AFTER"
@@ -120,8 +119,6 @@ def find_command(source: Source, change: Change) -> str | None:
 
 
 def could_decide(change: Change) -> bool:
-    """Whether a timing change that does not alert could decide once its noise is known: a ratio of twins timed
-    in one process could (scripts/timing-noise has not measured its minimum detectable effect yet); an absolute
-    time of one run cannot, since fresh processes move it by more than its threshold on identical code
-    (docs/timing-noise.md), beyond what the confirm step resolves."""
+    """Whether a timing change that does not alert could decide once its noise is known: an absolute time cannot, as
+    fresh processes move it by more than its threshold on identical code (docs/timing-noise.md)."""
     return change.kind != metrics.TIME

@@ -1,9 +1,5 @@
 """Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python.
-
-Each commit is installed once in the profiles' environment (explain.PROFILE_ENVS) and counted by one valgrind
-process (benchmarks/callgrind.py).  Counts are kept per (environment, commit) under the output's
-.asv/profiles/instructions/, so that a rerun counts nothing twice; a count is exact, so the machine's load does
-not matter.
+A count is exact, whatever the machine's load, so it is kept per (environment, commit) and never made twice.
 """
 
 import hashlib
@@ -34,13 +30,9 @@ def kept(config: Path, env_params: dict, commit: str, names: list[str], cache_di
 
 
 def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict:
-    """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit`` in the environment of
-    ``env_params``, counted together in one process unless kept, and kept; ``Failed`` when the commit
-    cannot be installed or valgrind cannot count here.
-
-    A count depends a little on what else its process built (the allocator's state), so the two sides
-    of a step are counted with the same ``names``: they are kept per set of names.
-    """
+    """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, counted in one process unless
+    kept; ``Failed`` when the commit cannot be installed or valgrind cannot count here.  A count depends a little on
+    what else its process built (the allocator's state): both sides of a step are counted with the same ``names``."""
     env_name, env_conf, path = kept(config, env_params, commit, names, cache_dir)
     if not path.is_file():
         sides.log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
@@ -96,29 +88,22 @@ def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]
 
 
 def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> str:
-    """The work that moved, in words: first each Python builtin whose C work moved ("`builtin_dir` with all it
-    called: 69,012 → 0 instructions per call"), then the functions whose own instructions moved most."""
-    words = [
-        f"`{builtin}` with all it called: {b:,.0f} → {a:,.0f} instructions per {per}"
-        for builtin, b, a in builtin_changes(before, after)
-    ]
-    words += [
-        f"`{function}`: {b} → {a} instructions per {per}"
-        for function, b, a in function_amounts(before, after, max(shown - len(words), 1))
-    ]
-    return "; ".join(words)
+    """The work that moved, in words ("`builtin_dir` with all it called: 69,012 → 0 instructions per call; ...")."""
+    functions = max(shown - len(builtin_changes(before, after)), 1)
+    return "; ".join(f"{what}: {amounts} instructions per {per}" for what, amounts in moved(before, after, functions))
 
 
-def function_amounts(before: dict, after: dict, shown: int) -> list[tuple[str, str, str]]:
-    """The first ``shown`` of ``function_changes``, each side's amount as text: "under N" where that side did not
-    keep the function, N its least kept count."""
+def moved(before: dict, after: dict, functions: int) -> list[tuple[str, str]]:
+    """(what, "before → after"): each Python builtin whose C work moved, then the first ``functions`` of
+    ``function_changes``, "under N" where a side did not keep the function, N its least kept count."""
     floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
 
     def amount(value: float | None, floor: float) -> str:
         return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
 
-    changed = function_changes(before, after)[:shown]
-    return [(function, amount(b, floors[0]), amount(a, floors[1])) for function, b, a in changed]
+    rows = [(f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}") for name, b, a in builtin_changes(before, after)]
+    changed = function_changes(before, after)[:functions]
+    return rows + [(f"`{name}`", f"{amount(b, floors[0])} → {amount(a, floors[1])}") for name, b, a in changed]
 
 
 @dataclass
@@ -144,10 +129,7 @@ class Explanation:
             f"{after['instructions']:,.0f}.",
             "",
         ]
-        rows = [
-            [f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}"] for name, b, a in builtin_changes(*self.counts)
-        ]
-        rows += [[f"`{function}`", f"{b} → {a}"] for function, b, a in function_amounts(before, after, shown)]
+        rows = moved(before, after, shown)
         return lines + markdown_table(["function", "own instructions per call"], rows).splitlines()
 
     def sentence(self, per: str = "call") -> str:

@@ -1,18 +1,7 @@
-"""The confirm step's statistics: paired log ratios, their interval, the verdict, the sequential looks.
-
-Per pair d = ln(after / before) (every metric is oriented bigger-is-worse);
-the Hodges-Lehmann estimate of d (the median of the Walsh averages) with the
-exact interval of the Wilcoxon signed-rank test, which covers the true shift
-for any symmetric distribution of d whatever its tails; sequential as
-Chromium's Pinpoint: START_PAIRS pairs, STEP_PAIRS more while undecided, at
-most MAX_PAIRS.  docs/gate.md says why these and not a t interval.
-
-The error rate holds for a whole night (NIGHT_FALSE_ALARM), not per look:
-each of the LOOKS looks at each of a night's suspects spends an equal share
-of it (Bonferroni's bound, the simplest alpha-spending rule), so the
-interval of a look is at ``look_confidence(suspects)``, wider the more
-suspects a night has.  The bound assumes independent pairs: the confirm step
-runs every measured process in a fresh interpreter (confirm.py).
+"""The confirm step's statistics: per pair d = ln(after / before), the Hodges-Lehmann estimate of d with the exact
+Wilcoxon signed-rank interval (it holds for any symmetric d, whatever its tails), looked at sequentially as Chromium's
+Pinpoint does.  docs/gate.md says why these and not a t interval.  The error rate holds for a whole night, split
+equally over every look at every suspect (Bonferroni); that assumes independent pairs, hence fresh interpreters.
 """
 
 import functools
@@ -42,13 +31,8 @@ def looks(max_pairs: int = MAX_PAIRS, start: int = START_PAIRS, step: int = STEP
 def look_confidence(
     suspects: int, max_pairs: int = MAX_PAIRS, start: int = START_PAIRS, step: int = STEP_PAIRS
 ) -> float:
-    """The two-sided confidence of each look's interval, for a night of ``suspects`` suspects.
-
-    Calling a suspect slower is the interval's lower end above FLOOR, a
-    one-sided error of (1 - confidence) / 2 when nothing changed; spread over
-    every look of every suspect, the night's errors add up to at most
-    NIGHT_FALSE_ALARM.
-    """
+    """The two-sided confidence of each look's interval: calling a suspect slower is a one-sided error of
+    (1 - confidence) / 2, so that over every look of every suspect the night's errors add up to NIGHT_FALSE_ALARM."""
     if suspects < 1:
         raise ValueError("a night with suspects has at least one")
     return 1 - 2 * NIGHT_FALSE_ALARM / (suspects * looks(max_pairs, start, step))
@@ -79,14 +63,9 @@ def signed_rank_cdf(n: int) -> tuple[float, ...]:
 
 
 def interval(before: Sequence[float], after: Sequence[float], confidence: float) -> Interval:
-    """The Hodges-Lehmann estimate of d = ln(after / before) and its exact signed-rank interval, as relative changes.
-
-    The interval is [A(k+1), A(M-k)] of the M = n(n+1)/2 sorted Walsh
-    averages, k the largest with P(W <= k) <= (1 - confidence) / 2; it
-    covers the true shift with at least ``confidence`` for any symmetric
-    distribution of d, whatever its tails.  Too few pairs for the confidence
-    (P(W = 0) = 2**-n above its tail) give an unbounded interval.
-    """
+    """The Hodges-Lehmann estimate of d = ln(after / before) and its exact signed-rank interval, as relative changes:
+    [A(k+1), A(M-k)] of the M sorted Walsh averages, k the largest with P(W <= k) <= (1 - confidence) / 2.  Too few
+    pairs for the confidence (P(W = 0) = 2**-n above its tail) give an unbounded interval."""
     if len(before) != len(after) or len(before) < 2:
         raise ValueError("a paired interval needs at least two pairs of equal length")
     if any(not (value > 0) for value in (*before, *after)):
@@ -128,12 +107,8 @@ def sequential(
     start: int = START_PAIRS,
     step: int = STEP_PAIRS,
 ) -> tuple[str, Interval, list, list]:
-    """Measure pairs until decided or at the cap: (verdict, interval, befores, afters).
-
-    ``measure(first, count)`` returns ``count`` (before, after) values for
-    pairs ``first`` onwards, in balanced_order(first, count).  Every look's
-    interval is at look_confidence(suspects, max_pairs, start, step).
-    """
+    """Measure pairs until decided or at the cap: (verdict, interval, befores, afters).  ``measure(first, count)``
+    returns ``count`` (before, after) values for pairs ``first`` onwards, in balanced_order(first, count)."""
     confidence = look_confidence(suspects, max_pairs, start, step)
     before, after = [], []
     count = min(start, max_pairs)

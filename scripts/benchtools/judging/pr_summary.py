@@ -8,7 +8,7 @@ from benchmarks import params as params_
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
 from ..asvtools import operations
-from . import confirm, explain, verdicts
+from . import explain, verdicts
 from .changes import Change
 from .confirm import Confirmation
 from .gate import Verdict
@@ -164,7 +164,7 @@ def faster_suspects(verdict: Verdict) -> list[Change]:
     found = [
         c
         for c in verdict.changes
-        if metrics.alerting_timing(c.entry) and c.after < c.before * (1 - confirm.suspect_threshold(c, thresholds))
+        if metrics.alerting_timing(c.entry) and c.after < c.before * (1 - thresholds.suspect(c))
     ]
     return sorted(found, key=lambda c: c.ratio)
 

@@ -34,18 +34,12 @@ def recount(
     source: Source, counted: list[Change], holds=Recount.counts
 ) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
     """The counted rows without the instruction rises that do not survive a recount (``holds``; ``Recount.improves``
-    for the listed falls), those rises with their recount, and the errors met.
-
-    A night compares tonight's count with one an earlier night stored, maybe on another runner image, Python patch
-    release or valgrind, each of which moves every count (docs/instructions.md): so both commits are counted again
-    here, in one environment, and the rise counts only where these two counts still differ beyond its floor.  A
-    rise that cannot be counted again counts as stored, its error said.
-    """
+    for the listed falls), those rises with their recount, and the errors met.  A stored count may come from another
+    runner image, Python or valgrind, each of which moves every count (docs/instructions.md), hence the recount."""
     if source.config is None and any(c.kind == metrics.INSTRUCTIONS for c in counted):
         return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
     kept, overruled, errors = [], [], []
     names = sorted(COUNTED_OPERATIONS)
-    cache = source.asv_dir / explain.PROFILES
     for change in counted:
         if change.kind != metrics.INSTRUCTIONS:
             kept.append(change)
@@ -53,14 +47,16 @@ def recount(
         operation, twin = split_params(change.params)[0], twin_of(change)
         try:
             before, after = (
-                instructions.counts_at(source.config, change.env_params, commit, names, cache)[operation][twin]
+                instructions.counts_at(source.config, change.env_params, commit, names, source.profiles)[operation][
+                    twin
+                ]
                 for commit in (change.good, change.bad)
             )
         except Error as error:
             errors.append(f"{change.entry} could not be counted again, so it counts as stored: {error}")
             kept.append(change)
             continue
-        environment = instructions.environment_at(source.config, change.env_params, change.bad, names, cache)
+        environment = instructions.environment_at(source.config, change.env_params, change.bad, names, source.profiles)
         again = Recount(before["instructions"], after["instructions"], environment)
         if holds(again, change):
             kept.append(change)
@@ -114,7 +110,7 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
         twin = twin_of(row)
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
         if key not in done:
-            where = (source.config, row.env_params, row.good, row.bad, source.asv_dir / explain.PROFILES)
+            where = (source.config, row.env_params, row.good, row.bad, source.profiles)
             try:
                 if counted is not None:
                     done[key] = instructions.explain(*where, counted, twin, cached_only)

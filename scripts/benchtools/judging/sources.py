@@ -13,11 +13,12 @@ from ..errors import BadInput
 from ..project import ROOT
 from .changes import Thresholds, finite_non_negative
 
+PROFILES = "profiles"  # the profile cache's folder, under a run's .asv folder
+
 
 class Source:
     """The results, site and thresholds the gate reads, each read once: the latest run in ``output``, a
-    configuration, or folders.  ``threshold`` and ``time_threshold`` replace the thresholds of every ratio and
-    every time metric."""
+    configuration, or folders."""
 
     def __init__(
         self,
@@ -40,8 +41,8 @@ class Source:
             )
             config = Path(last_run["config"])
         self.config = config
-        self.asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
-        # The one reading of the configuration: the confirm step and the profiles take it from here.
+        asv_dir = config.parent.parent if config and config.parent.name == "configs" else output / ".asv"
+        self.profiles = asv_dir / PROFILES  # the profile cache, shared by explaining and counting again
         conf = shapes.check(util.load_asv_config(config), "asv-config", config, "asv configuration") if config else {}
         self.conf = conf
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
@@ -72,7 +73,7 @@ class Source:
             for name, described in self.benchmarks.items()
             if isinstance(described, dict) and isinstance(described.get("unit"), str)
         }
-        self.loaded = {}  # {commit: its asv results}, each file read once
+        self.loaded = {}  # {commit: its asv results}
         self.tag_of_hash = {
             self.hash_of_revision[rev]: tag for tag, rev in self.index["tags"].items() if rev in self.hash_of_revision
         }

@@ -1,8 +1,5 @@
-"""The steps of a benchmark's series: asv's own step detection, read back with the levels on both sides.
-
-asv's ``regressions.json`` records each jump with the best value after it until the end, not the level right
-after it, so a step that later releases undid looks smaller than it was.  ``asv.step_detect.detect_steps`` (what
-asv ran to find the jump) splits the series into constant pieces: the one that starts at the jump holds the level.
+"""The steps of a benchmark's series, with the levels on both sides: asv's ``regressions.json`` records the best
+value after a jump, not the level right after it, so a step that later releases undid would look smaller.
 """
 
 import itertools

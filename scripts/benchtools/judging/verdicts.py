@@ -160,9 +160,7 @@ def read(path: Path) -> dict:
         document = json.loads(raw.decode("utf-8"), parse_constant=refuse_constant)  # NaN and infinity are no JSON
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise BadInput(f"gate verdict is corrupt: {path} ({error})") from None
-    # schemas/verdict.schema.json: what every document holds, then the whole shape that ``data`` or ``failure``
-    # writes, so that a document some other writer made (four keys, a counted row without its commits) is
-    # refused rather than read as a quiet night.
+    # Checked whole, so that another writer's document (a counted row without its commits) is not a quiet night.
     shapes.check(document, "verdict#/definitions/common", path, "gate verdict")
     if document["schema"] != SCHEMA or document["status"] not in (JUDGED, FAILED):
         raise BadInput(

@@ -19,6 +19,7 @@ from ..asvtools import operations, shapes
 from ..errors import BadInput, Error
 from ..history import probes
 from ..judging import confirm, explain, pairs, steps
+from ..judging.sources import PROFILES
 
 TREE_AT = "update one field: `eqx.tree_at` (bench_counts.PythonCost)"
 PULL_REQUESTS_FILE = Path(__file__).with_name("pull_requests.toml")
@@ -172,7 +173,7 @@ def confirm_steps(
 
 
 def profile_cache(config: Path) -> Path:
-    return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / explain.PROFILES
+    return (config.parent.parent if config.parent.name == "configs" else config.parent / ".asv") / PROFILES
 
 
 def pair_key(step: OperationStep) -> tuple:

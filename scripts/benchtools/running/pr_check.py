@@ -166,14 +166,13 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
     """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}; each commit installed once
     per environment."""
     source, wanted, found = verdict.source, {}, {}
-    cache = source.asv_dir / explain.PROFILES
     for change in changes:
         key = (change.benchmark, change.params, change.env)
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
             counted = split_params(change.params)[0]
             try:
                 found[key] = instructions.explain(
-                    source.config, change.env_params, change.good, change.bad, cache, counted, twin_of(change)
+                    source.config, change.env_params, change.good, change.bad, source.profiles, counted, twin_of(change)
                 ).sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"
@@ -183,13 +182,13 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
         names = {profiled for *_, profiled in rows}
         good, bad = rows[0][1].good, rows[0][1].bad  # a check's changes are all between its base and head
         try:
-            explain.profile_commits(source.config, dict(env_params), {good: names, bad: names}, cache)
+            explain.profile_commits(source.config, dict(env_params), {good: names, bad: names}, source.profiles)
         except Failed as error:
             found.update({key: f"not profiled ({error})" for key, *_ in rows})
             continue
         for key, change, profiled in rows:
             explained = explain.explain(
-                source.config, change.env_params, good, bad, cache, cached_only=True, profiled=profiled
+                source.config, change.env_params, good, bad, source.profiles, cached_only=True, profiled=profiled
             )
             per = "update" if profiled == explain.PROFILED else "call"
             found[key] = (
