@@ -24,7 +24,14 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("start", metavar="FROM", help="the earlier version: a tag (jax-v0.7.2, v0.13.3), a hash")
     parser.add_argument("end", metavar="TO", help="the later version")
     parser.add_argument("--project", choices=sorted(bisection.PACKAGE), default=probes.JAX_PROJECT)
-    parser.add_argument("--operation", choices=sorted(OPERATIONS), default="dispatch(jit)", help="what is counted")
+    # A metavar, not the choices: Python 3.11.2's argparse strips parentheses from a wrapped usage line.
+    parser.add_argument(
+        "--operation",
+        choices=sorted(OPERATIONS),
+        default="dispatch(jit)",
+        metavar="OPERATION",
+        help=f"what is counted: {', '.join(sorted(OPERATIONS))} (default: %(default)s)",
+    )
     parser.add_argument("--twin", choices=TWINS, default="module", help="the Module twin or its tuple twin")
     parser.add_argument("--equinox", default=config.reference_equinox, help="the Equinox held fixed (%(default)s)")
     parser.add_argument("--jax", help=f"with --project equinox: the JAX held fixed (jax-v{config.reference_jax})")

@@ -234,7 +234,8 @@ class Probes:
                     tree = work / source.project  # setup.py names what it builds after its folder
                     tree.mkdir()
                     git.run("archive", f"--output={work / 'source.tar'}", source.commit, repo=source.repo)
-                    shutil.unpack_archive(work / "source.tar", tree, filter="data")
+                    # Our own git archive, so no extraction filter: Debian 12's Python 3.11.2 has no filter argument.
+                    shutil.unpack_archive(work / "source.tar", tree)
                     build = ["wheel", "--no-deps", "--no-build-isolation", "-w", made, tree]
                     # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
                     env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(work)}

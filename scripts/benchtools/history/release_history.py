@@ -40,6 +40,9 @@ class Release:
     def tag(self):
         return f"v{self.version}"
 
+    def admits(self, python):
+        return requires_python_admits(self.requires_python, python, self.version)
+
 
 NAME, EMAIL = "PyPI release history", "release-history@localhost"
 # Set in the repositories this script creates: it resets and cleans its repository, so it refuses to touch any other.
@@ -372,7 +375,7 @@ def build(args: Options) -> list[tuple[Release, str]]:
         raise BadInput(f"{url} lists no final release with an sdist ({bounds})")
     selected = select(history, args.select, args.select_option)
     if args.admits:
-        selected = [r for r in selected if requires_python_admits(r.requires_python, args.admits, r.version)]
+        selected = [r for r in selected if r.admits(args.admits)]
 
     # One build of a repository at a time: a second waits, then finds the releases the first added.
     parameters = f"since={since or ''} until={args.until or ''} python={python or ''}"
