@@ -96,11 +96,13 @@ class Probes:
             raise BadInput(f"{self.python} is no Python interpreter that runs here")
         self.series = done.stdout.decode().strip()
 
-    def path(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> Path:
+    def path_folder(self, equinox: str) -> Path:
         recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
+        return self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox}" / recipe
+
+    def path(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> Path:
         chosen = f"-jaxlib-{jaxlib}" if jaxlib else ""
-        folder = self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox.key}" / recipe
-        return folder / f"jax-{jax.key}{chosen}-{run}.json"
+        return self.path_folder(equinox.key) / f"jax-{jax.key}{chosen}-{run}.json"
 
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
         """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a
