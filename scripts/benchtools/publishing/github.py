@@ -1,7 +1,6 @@
 """GitHub's REST API for issues, the token in the Authorization header only; and ``StandIn``, a local server
 that answers only the requests the client makes (400 to any other), so that what the alert asks is tested."""
 
-import itertools
 import json
 import re
 import threading
@@ -12,6 +11,7 @@ import requests
 from urllib3.exceptions import MaxRetryError
 
 from .. import util
+from ..asvtools import shapes
 from ..errors import BadInput, Failed
 
 DEFAULT_API = "https://api.github.com"
@@ -19,10 +19,6 @@ TIMEOUT_S = 30
 # GitHub's largest page; a list longer than MAX_PAGES of them is no list the alert's repository holds.
 PER_PAGE = 100
 MAX_PAGES = 100
-# What the alert reads of an issue and of a comment: anything else is GitHub's answer gone wrong (Failed, exit 3).
-USER = (dict, type(None))
-ISSUE = {"number": int, "state": str, "body": (str, type(None)), "user": USER}
-COMMENT = {"body": (str, type(None)), "user": USER}
 
 
 class Client:
@@ -97,17 +93,16 @@ class Client:
                 print(f"{where} was done before its error; not asked again", flush=True)
                 return made
 
-    def listing(self, path: str, query: dict, shape: dict) -> list[dict]:
-        """Every page of a list, each item checked against SHAPE: a page shorter than PER_PAGE is the last."""
+    def listing(self, path: str, query: dict, shape: str) -> list[dict]:
+        """Every page of a list, each checked against schemas/github.schema.json's SHAPE (else Failed, exit 3): a
+        page shorter than PER_PAGE is the last."""
         found, where = [], f"GitHub API GET /repos/{self.repo}{path}"
         for page in range(1, MAX_PAGES + 1):
             items = self.request("GET", path, {**query, "per_page": PER_PAGE, "page": page})
-            if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-                raise Failed(f"{where}: the answer is not a list of objects")
-            for item, (key, types) in itertools.product(items, shape.items()):
-                value = item.get(key)
-                if key not in item or not isinstance(value, types) or isinstance(value, bool):
-                    raise Failed(f"{where}: an item's {key!r} is {json.dumps(value)[:40]}, not what GitHub sends")
+            try:
+                shapes.check(items, f"github#/definitions/{shape}", where, "GitHub's answer")
+            except BadInput as error:
+                raise Failed(str(error)) from None
             found += items
             if len(items) < PER_PAGE:
                 return found
@@ -117,10 +112,10 @@ class Client:
         """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), not by
         update: a comment on an old closed issue does not make it the newest."""
         query = {"labels": label, "state": state, "sort": "created", "direction": "desc"}
-        return [issue for issue in self.listing("/issues", query, ISSUE) if "pull_request" not in issue]
+        return [issue for issue in self.listing("/issues", query, "issues") if "pull_request" not in issue]
 
     def comments(self, number: int) -> list[dict]:  # oldest first
-        return self.listing(f"/issues/{int(number)}/comments", {}, COMMENT)
+        return self.listing(f"/issues/{int(number)}/comments", {}, "comments")
 
     def ensure_label(self, name: str, color: str, description: str) -> None:
         path = f"/labels/{urllib.parse.quote(name, safe='')}"
