@@ -180,30 +180,6 @@ def step_lines(project: str, entry: dict) -> list[str]:
     return lines
 
 
-def summary(records: list[dict]) -> list[str]:
-    lines = []
-    for found in records:
-        what = f"`{found['operation']}`, {found['twin']} twin, {found['releases'][0]['label']} → "
-        what += found["releases"][-1]["label"]
-        confirmed = [entry for entry in found["steps"] if entry["confirmation"].get("confirmed")]
-        if not confirmed:
-            lines.append(
-                f"- {what}: no step confirmed; {len(found['steps'])} found in single counts did not lie apart "
-                "when both sides were counted again."
-            )
-            continue
-        parts = []
-        for entry in confirmed:
-            before, after = entry["before"], entry["after"]
-            if "jaxlib_candidates" in entry:
-                where = f"jaxlib {before['jaxlib']} → {after['jaxlib']}"
-            else:
-                where = f"`{after['commit'][:10]}` “{after['subject']}”"
-            parts.append(f"{after['count'] / before['count'] - 1:+.1%} at {where}")
-        lines.append(f"- {what}: " + "; ".join(parts) + ".")
-    return lines
-
-
 def markdown_one(found: dict, releases: bool = True) -> list[str]:
     project, key = found["project"], f"{found['operation']}, {found['twin']} twin"
     first, last = found["releases"][0], found["releases"][-1]
@@ -241,7 +217,37 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
     return lines
 
 
-def releases_table(records: list[dict]) -> list[str]:
+def _version_key(label: str):
+    try:
+        return (0, Version(label))
+    except InvalidVersion:
+        return (1, label)
+
+
+def markdown(records: list[dict]) -> str:
+    if not records:
+        return "No bisection is recorded yet."
+    lines = []
+    for found in records:
+        what = f"`{found['operation']}`, {found['twin']} twin, {found['releases'][0]['label']} → "
+        what += found["releases"][-1]["label"]
+        confirmed = [entry for entry in found["steps"] if entry["confirmation"].get("confirmed")]
+        if not confirmed:
+            lines.append(
+                f"- {what}: no step confirmed; {len(found['steps'])} found in single counts did not lie apart "
+                "when both sides were counted again."
+            )
+            continue
+        parts = []
+        for entry in confirmed:
+            before, after = entry["before"], entry["after"]
+            if "jaxlib_candidates" in entry:
+                where = f"jaxlib {before['jaxlib']} → {after['jaxlib']}"
+            else:
+                where = f"`{after['commit'][:10]}` “{after['subject']}”"
+            parts.append(f"{after['count'] / before['count'] - 1:+.1%} at {where}")
+        lines.append(f"- {what}: " + "; ".join(parts) + ".")
+    lines.append("")
     operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
     floors = dict.fromkeys([(op, twin) for op in operations for twin in TWINS], records[0]["spread"])
     groups = {}
@@ -249,7 +255,6 @@ def releases_table(records: list[dict]) -> list[str]:
         for release in found["releases"]:
             group = groups.setdefault((found["project"], found["python"], found["fixed"]["version"]), {})
             group[release["label"]] = release
-    lines = []
     for (project, python, fixed), releases in groups.items():
         rows = [
             (
@@ -266,21 +271,9 @@ def releases_table(records: list[dict]) -> list[str]:
             marked_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], floors, rows),
             "",
         ]
-    return lines
-
-
-def _version_key(label: str):
-    try:
-        return (0, Version(label))
-    except InvalidVersion:
-        return (1, label)
-
-
-def markdown(records: list[dict]) -> str:
-    lines = [*summary(records), "", *releases_table(records)] if records else []
     for found in records:
         lines += markdown_one(found, releases=False)
-    return "\n".join(lines).strip() or "No bisection is recorded yet."
+    return "\n".join(lines).strip()
 
 
 def read_all(folder: Path) -> list[dict]:
