@@ -18,9 +18,7 @@ from .rows import (
     WRAPPINGS,
     CommitFigures,
     history,
-    investigate,
     latest_rows,
-    load_rows,
     measured,
 )
 from .templating import markdown_html as html
@@ -166,13 +164,3 @@ def summary_sentence(row: CommitFigures) -> str:
     if tracing is not None:
         sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
     return sentence
-
-
-def write_page(
-    results: Path, site: Path, machine: str | None, repo: Path, config: Path | None = None, headline: Path | None = None
-) -> Path:
-    """With ``config``, the history's causes come from the profiles cached beside it (none are made here)."""
-    rows = load_rows(results, repo, machine, headline=headline)
-    written = html_page(rows, investigate(rows, config), site)
-    print(f"wrote {written}")
-    return written

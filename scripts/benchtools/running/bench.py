@@ -240,9 +240,9 @@ def publish(target: Target, headline: Path | None = None) -> None:
 
 def write_overhead_page(target: Target, headline: Path | None = None) -> None:
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
-    page.write_page(
-        target.results_dir, target.html_dir, target.args.machine, repo, config=target.config(), headline=headline
-    )
+    found = rows.load_rows(target.results_dir, repo, target.args.machine, headline=headline)
+    # The history's causes come from the profiles cached beside the configuration: none are made here.
+    print(f"wrote {page.html_page(found, rows.investigate(found, target.config()), target.html_dir)}")
 
 
 # (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
