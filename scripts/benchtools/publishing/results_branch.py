@@ -38,19 +38,22 @@ def source_files(source: Path) -> list[Path]:
     return sorted(found)
 
 
-def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None, matrix=None) -> bool:
+def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None, matrix=None, machine=None) -> bool:
     """Merge (scripts/merge-results --help), say what happened, and whether a conflict was reported.
 
     Where a source's benchmarks.json differs, BENCHMARKS says which DEST holds: "dest" its own, "sources" the
     source's; with "left out", the sources' are checked, then left out.  SUITE and MATRIX: what a stored file
-    may name (publishable.stored_file).  Every file and every place in DEST it would go is checked before
-    util.write_all writes them at once, so that an I/O error too leaves DEST as it was (Failed, exit 3).
+    may name (publishable.stored_file); MACHINE, the one machine whose folder a source may hold.  Every file and
+    every place in DEST it would go is checked before util.write_all writes them at once, so that an I/O error
+    too leaves DEST as it was (Failed, exit 3).
     """
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
     incoming = []
     for source in sources:
         for relative in source_files(source):
             path = plain_place(source, relative, "so not stored (nor anything below it)")
+            if machine is not None and publishable.kind_of(relative) != "benchmarks" and relative.parts[-2] != machine:
+                raise BadInput(f"{path}: machine {relative.parts[-2]!r}, not {machine!r} (--machine); nothing pushed")
             try:
                 incoming.append((relative, publishable.stored_file(path, relative, suite=suite, matrix=matrix)))
             except OSError as error:
@@ -222,23 +225,19 @@ def store(args) -> int:
     if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
         remote = str(Path(remote).resolve())
     sources = [s.resolve() for s in args.sources]
-    for source in sources if args.machine is not None else []:
-        for relative in source_files(source):
-            if publishable.kind_of(relative) != "benchmarks" and relative.parts[-2] != args.machine:
-                raise BadInput(
-                    f"{source / relative}: machine {relative.parts[-2]!r}, not {args.machine!r} (--machine); "
-                    "nothing pushed"
-                )
     description = suite.description()  # by asv, from benchmarks/ alone
     matrix = environments.stored_matrix([UPSTREAM_CONFIG, JAX_CONFIG])
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
         clone = Path(tmp)
+        results = clone / "results"
         git_("init", "--quiet", "--initial-branch", args.results_branch, cwd=clone)
         tip = fetch_branch(clone, remote, args.results_branch)
         for attempt in range(1, args.attempts + 1):
-            problems = merge(sources, clone / "results", benchmarks="left out", suite=description, matrix=matrix)
+            problems = merge(
+                sources, results, benchmarks="left out", suite=description, matrix=matrix, machine=args.machine
+            )
             # Each results folder holds this repository's benchmarks.json, never a source's.
-            folders = [f for f in (clone / "results").iterdir() if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
+            folders = [f for f in results.iterdir() if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
             util.write_all(
                 (f / "benchmarks.json", description, True)
                 for f in sorted(folders)
