@@ -148,12 +148,10 @@ def step_sentence(step: operation_history.OperationStep) -> str:
     bytecodes = [step.before.bytecodes, step.after.bytecodes]
     if None not in calls + bytecodes:
         counts = f" (calls {calls[0]:,.0f} → {calls[1]:,.0f}, bytecodes {bytecodes[0]:,.0f} → {bytecodes[1]:,.0f})"
-    cause = step.explanation.sentence() if step.explanation and step.explanation.rows else step.not_profiled
-    cause = f" Cause: {cause}." if cause else ""
     return (
         f"{step.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
         f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} weighted instructions ({step.relative:+.1%}){counts}"
-        f"{passes}.{cause}"
+        f"{passes}. Cause: {operation_markdown.cause_cell(step)}."
     )
 
 
