@@ -147,7 +147,7 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
     return written
 
 
-def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str = "operations.png") -> list[Plot]:
+def plot_operations(rows: list[CommitFigures], found: dict, out: Path) -> list[Plot]:
     costs = {op: operation_history.BY_LABEL[op].cost for op in found}
     drawn = [op for op in found if len({row.commit for row in rows if costs[op](row) is not None}) > 1]
     if not drawn:
@@ -164,7 +164,7 @@ def plot_operations(rows: list[CommitFigures], found: dict, out: Path, name: str
         for step in {step.after.label: step for step in found[operation]}.values():
             mark_step(ax, position[step.after.label] - 0.5, step, 0.95, " ")
         finish_panel(ax, operation.replace("`", ""), "weighted instructions")
-    return [save(fig, axes, labels, out / name)]
+    return [save(fig, axes, labels, out / "operations.png")]
 
 
 def plot_history(
