@@ -52,23 +52,21 @@ def nightly(args) -> int:
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         return night(args, stage)
-    except (KeyboardInterrupt, Stopped) as error:
-        why = "SIGINT" if isinstance(error, KeyboardInterrupt) else str(error)
+    except (KeyboardInterrupt, Stopped, Exception) as error:
+        if isinstance(error, Error):
+            code, message = error.code, str(error)
+        elif isinstance(error, Exception):
+            code, message = ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}"
+        else:
+            why = "SIGINT" if isinstance(error, KeyboardInterrupt) else str(error)
+            code, message = ExitCode.FAILED, f"stopped by {why} (a cancel, or the step's timeout)"
         if stage[0]:
-            fail(args, stage[0], ExitCode.FAILED, f"stopped by {why} (a cancel, or the step's timeout)")
-        print(f"{stage[0] or 'scripts/nightly'}: stopped by {why}", file=sys.stderr)
-        return ExitCode.FAILED
-    except Error as error:
-        if stage[0]:
-            fail(args, stage[0], error.code, str(error))
-        if stage[0] in ("scripts/nightly", ""):
+            fail(args, stage[0], code, message)
+        # A crash goes up with its traceback, and scripts/nightly's own errors to its door, which tells them.
+        if isinstance(error, Exception) and (not isinstance(error, Error) or stage[0] in ("scripts/nightly", "")):
             raise
-        print(f"{stage[0]}: {error}", file=sys.stderr)
-        return error.code
-    except Exception as error:
-        if stage[0]:
-            fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
-        raise
+        print(f"{stage[0] or 'scripts/nightly'}: {message}", file=sys.stderr)
+        return code
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
