@@ -14,7 +14,7 @@ from ..errors import BadInput
 from ..publishing import generated, github
 from . import season
 from .jobs import REPOSITORY, JobRun, Replay, nightly_extras
-from .nights import Commit, first_parent_commits, split_days, split_nights
+from .nights import Commit, first_parent_commits, split_nights
 from .workflow import installed_version, pinned_packages
 
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
@@ -25,18 +25,12 @@ def replay(options, log=sys.stderr) -> int:
     commits = first_parent_commits(options.upstream, options.range)
     if not commits:
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
-    if options.every_day:
-        labels, nights = (list(column) for column in zip(*split_days(commits), strict=True))
-    else:
-        nights = split_nights(commits, options.per_night)
-        labels = [str(n) for n in range(1, len(nights) + 1)]
+    nights = split_nights(commits, options.per_night, options.every_day)
     base = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
     base = base.strip()
     if not options.no_base and base:
-        nights.insert(0, first_parent_commits(options.upstream, f"{base}^!"))  # the base commit alone
-        labels.insert(0, "base")
-    if options.limit:
-        nights = nights[: options.limit]  # the labels of the nights cut stay unread
+        nights.insert(0, ("base", first_parent_commits(options.upstream, f"{base}^!")))  # the base commit alone
+    nights = nights[: options.limit or None]
     tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
@@ -65,7 +59,7 @@ def replay(options, log=sys.stderr) -> int:
             "nights": [],
         }
         failed_any, tip = False, None
-        for index, (label, night_commits) in enumerate(zip(labels, nights, strict=False)):
+        for index, (label, night_commits) in enumerate(nights):
             tip = night_commits[-1].hash if night_commits else tip
             night = run_night(machine, index, label, night_commits, tags, tip, (options.events or {}).get(label, []))
             record["nights"].append(night)
