@@ -124,9 +124,8 @@ def run_night(
     state = machine.api.state()
     alert = results.get("alert")
     # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
-    verdict_path = find_file([artifacts / RUN_VERDICT, folder / "run" / "temp"], "verdict.json")
-    verdict = load_json(verdict_path)
-    exact = load_json(find_file([artifacts / EXACT_VERDICT], "verdict.json"))
+    verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
+    exact = read_verdict(artifacts / EXACT_VERDICT)[1]
     run_results = runs.summaries(artifacts / "results")
     night.update(
         commits=commit_states(commits, run_results, verdict, tags),
@@ -217,19 +216,15 @@ def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
     return "none"
 
 
-def find_file(folders: list[Path], name: str) -> Path | None:
+def read_verdict(*folders: Path) -> tuple[Path | None, dict | None]:
+    """The first verdict.json found in FOLDERS, and what it holds (None where it cannot be read)."""
     for folder in folders:
-        found = sorted(folder.glob(f"**/{name}")) if folder.is_dir() else []
-        if found:
-            return found[0]
-    return None
-
-
-def load_json(path: Path | None):
-    try:
-        return json.loads(path.read_text()) if path else None
-    except (OSError, ValueError):
-        return None
+        for path in sorted(folder.glob("**/verdict.json")) if folder.is_dir() else []:
+            try:
+                return path, json.loads(path.read_text())
+            except (OSError, ValueError):
+                return path, None
+    return None, None
 
 
 def duration(seconds: float) -> str:

@@ -289,14 +289,12 @@ def check_workflow(workflow: Workflow) -> None:
         check_expression(value, f"{workflow.path.name}: env")
     for job in workflow.jobs:
         where = f"{workflow.path.name}: job {job.name}"
-        if job.if_ is not None:
-            check_expression(job.if_, f"{where}: if", bare=True)
+        check_expression(job.if_, f"{where}: if", bare=True)
         for value in job.env.values():
             check_expression(value, f"{where}: env")
         for step in job.steps:
             here = f"{where}, step {step.index} ({step.label})"
-            if step.if_ is not None:
-                check_expression(step.if_, f"{here}: if", bare=True)
+            check_expression(step.if_, f"{here}: if", bare=True)
             for value in [step.run, *step.env.values(), *step.with_.values()]:
                 check_expression(value, here)
             packages = pinned_packages(step.run)
