@@ -112,7 +112,7 @@ class Replay:
             git.run("init", "-q", "--bare", "-b", "main", str(bare), repo=out)
         self.snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
         self.workflow = workflow.read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
-        workflow.check_workflow(self.workflow)
+        self.packages = workflow.check_workflow(self.workflow)
         self.python, self.python_note = runner_python(self.options.runner_python)
         self.runner_bin = make_runner_bin(out / "runner" / "bin", self.python)
 

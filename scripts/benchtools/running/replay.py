@@ -15,7 +15,6 @@ from ..publishing import generated, github
 from . import season
 from .jobs import REPOSITORY, JobRun, Replay, nightly_extras
 from .nights import Commit, first_parent_commits, split_nights
-from .workflow import installed_version, pinned_packages
 
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
@@ -47,12 +46,7 @@ def replay(options, log=sys.stderr) -> int:
             "jobs": [job.name for job in machine.workflow.jobs],
             "project": machine.snapshot,
             "runner_python": machine.python_note,
-            "packages": {
-                package: {"pinned": pinned, "here": installed_version(package)}
-                for job in machine.workflow.jobs
-                for step in job.steps
-                for package, pinned in (pinned_packages(step.run) or {}).items()
-            },
+            "packages": machine.packages,
             "nightly_extras": nightly_extras(options, machine.upstream),
             "quick": options.quick,
             "started": now(),

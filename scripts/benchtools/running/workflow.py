@@ -284,7 +284,9 @@ def installed_version(package: str) -> str | None:
     return result.stdout[3:] if result.returncode == 0 and result.stdout.startswith("ii ") else None
 
 
-def check_workflow(workflow: Workflow) -> None:
+def check_workflow(workflow: Workflow) -> dict[str, dict]:
+    """Unmappable for what the replay cannot run; each pinned Ubuntu package, as pinned and as this machine has it."""
+    pins = {}
     for value in workflow.env.values():
         check_expression(value, f"{workflow.path.name}: env")
     for job in workflow.jobs:
@@ -303,11 +305,13 @@ def check_workflow(workflow: Workflow) -> None:
                     f"{here}: uses sudo; the replay maps only "
                     "`sudo apt-get update && sudo apt-get install NAME=VERSION`"
                 )
-            for package in packages or {}:
-                if installed_version(package) is None:
+            for package, pinned in (packages or {}).items():
+                pins[package] = {"pinned": pinned, "here": installed_version(package)}
+                if pins[package]["here"] is None:
                     raise Unmappable(f"{here}: this machine lacks the package {package} (scripts/setup installs it)")
             if step.action == "setup_python" and find_python(str(step.with_.get("python-version", ""))) is None:
                 raise Unmappable(f"{here}: this machine has no Python {step.with_.get('python-version')}")
+    return pins
 
 
 def python_version(executable: str) -> tuple[str, str] | None:
