@@ -202,11 +202,10 @@ def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
         return f"alert failed (exit {alert.exit})"
     if not calls:
         return "none"
-    issues = sorted(state["issues"], key=lambda i: i["number"], reverse=True)
     for wanted, note in (("open", "kept #{}"), ("closed", "kept (closed #{})")):
-        found = [i for i in issues if i["state"] == wanted]
-        if found:
-            return note.format(found[0]["number"])
+        numbers = [i["number"] for i in state["issues"] if i["state"] == wanted]
+        if numbers:
+            return note.format(max(numbers))
     return "none"
 
 
@@ -246,11 +245,9 @@ def changes_cell(changes: list[dict]) -> str:
 
 def table(record: dict) -> str:
     jobs = record["jobs"]
-    head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
-    head += ["large improvements", "suspects", "issue"]
     season = record.get("events") is not None
-    if season:
-        head.insert(1, "events")
+    head = ["night", *["events"] * season, "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict"]
+    head += ["counted", "large improvements", "suspects", "issue"]
     cells = []
     for night in record["nights"]:
         states = night.get("commits") or []
