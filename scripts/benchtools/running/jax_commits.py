@@ -35,8 +35,7 @@ def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: 
         regressions_thresholds=metrics.asv_thresholds(),
     )
     path = output / ".asv" / "configs" / f"{NAME}.conf.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2))
+    util.write_atomic(path, json.dumps(config, indent=2).encode())
     util.checked(util.asv("publish", "--config", path))
     site.localize(html_dir)
     body = templating.markdown_html(bisections.markdown(bisections.read_all(records_dir)))
