@@ -84,14 +84,13 @@ def night(args, stage: list[str]) -> int:
     remote = args.results_remote or results_branch.default_remote()
     options = bench.Options(
         repo=args.upstream or settings.load().upstream_url,
-        **{name: getattr(args, name) for name in ("machine", "output", "quick", "bench", "jax")},
+        **{name: getattr(args, name) for name in ("machine", "output", "quick", "bench", "jax", "range")},
         **({"env_dir": args.env_dir} if args.env_dir else {}),
     )
     target = bench.Target(options)
     checkout_results(args.output, remote, args.results_branch)
     # The site is rebuilt from every result, so that no run leaves a stale one behind.
     shutil.rmtree(target.html_dir, ignore_errors=True)
-    options.range = args.range
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None
