@@ -207,15 +207,13 @@ def read_workflow(path: Path) -> Workflow:
             raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
         if spec.get("runs-on", "ubuntu-latest") != "ubuntu-latest":
             raise Unmappable(f"{where}: runs-on {spec['runs-on']!r}; the replay models ubuntu-latest only")
-        needs = spec.get("needs") or []
         steps = [read_step(where, index, step) for index, step in enumerate(spec.get("steps") or [], 1)]
+        needs = spec.get("needs") or []
         needs = [needs] if isinstance(needs, str) else list(needs)
+        for need in needs:
+            if need not in document["jobs"]:
+                raise BadInput(f"{path.name}: job {name} needs {need!r}, which is no job")
         jobs.append(Job(name, needs, spec.get("if"), dict(spec.get("env") or {}), spec.get("permissions"), steps))
-    names = {job.name for job in jobs}
-    for job in jobs:
-        for need in job.needs:
-            if need not in names:
-                raise BadInput(f"{path.name}: job {job.name} needs {need!r}, which is no job")
     ordered = []
     while jobs:
         ready = next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)
