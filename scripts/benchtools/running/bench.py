@@ -180,21 +180,15 @@ def quarantine_unreadable(target: Target) -> None:
 
 def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
     """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
-    last_run = target.args.output / ".asv" / "last-run.json"
-    last_run.parent.mkdir(parents=True, exist_ok=True)
-    last_run.write_text(
-        json.dumps(
-            {
-                "config": str(target.config()),
-                "results_dir": str(target.results_dir),
-                "html_dir": str(target.html_dir),
-                "machine": target.args.machine,
-                "commits": hashes,
-                "unchanged": list(unchanged),
-            },
-            indent=2,
-        )
-    )
+    record = {
+        "config": str(target.config()),
+        "results_dir": str(target.results_dir),
+        "html_dir": str(target.html_dir),
+        "machine": target.args.machine,
+        "commits": hashes,
+        "unchanged": list(unchanged),
+    }
+    util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
 
 
 # What a commit must change to be benchmarked: the package's code and its build and dependency declaration.

@@ -1,9 +1,5 @@
-"""The JAX commit history as asv's site: every kept probe of a JAX commit as asv results, published.
-
-The probes are the bisections' and the history's (scripts/bisect), read from the cache; each becomes a results file
-(asvtools/probe_results.py), and asv publishes them over the JAX repository's ``main`` with the suite's thresholds,
-beside a page of the recorded bisections' steps (``steps.html``), each with its commit's subject and pull request.
-"""
+"""The JAX commit history as asv's site: every kept probe of a JAX commit (scripts/bisect's) as asv results, beside
+a page of the recorded bisections' steps (``steps.html``), each with its commit's subject and pull request."""
 
 import json
 from pathlib import Path
@@ -21,7 +17,6 @@ TITLE = "Instruction counts over JAX commits"
 
 
 def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: str, output: Path = ROOT) -> Path:
-    """Write the results and publish the site; the site's folder."""
     results_dir, html_dir = output / "results" / NAME, output / "html" / NAME
     # Every first-run record of a JAX commit (a 40-hex hash, not a release) with Equinox at EQUINOX.
     records = (json.loads(path.read_text()) for path in sorted(kept.path_folder(equinox).glob("jax-*-0.json")))
@@ -40,8 +35,7 @@ def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: 
         regressions_thresholds=metrics.asv_thresholds(),
     )
     path = output / ".asv" / "configs" / f"{NAME}.conf.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2))
+    util.write_atomic(path, json.dumps(config, indent=2).encode())
     util.checked(util.asv("publish", "--config", path))
     site.localize(html_dir)
     body = templating.markdown_html(bisections.markdown(bisections.read_all(records_dir)))

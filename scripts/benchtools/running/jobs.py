@@ -112,7 +112,7 @@ class Replay:
             git.run("init", "-q", "--bare", "-b", "main", str(bare), repo=out)
         self.snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
         self.workflow = workflow.read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
-        workflow.check_workflow(self.workflow)
+        self.packages = workflow.check_workflow(self.workflow)
         self.python, self.python_note = runner_python(self.options.runner_python)
         self.runner_bin = make_runner_bin(out / "runner" / "bin", self.python)
 
@@ -123,8 +123,7 @@ class Replay:
         git.run("push", "-q", "--force", str(self.upstream), *refspecs, repo=source)
 
     def run_job(self, job: workflow.Job, night: dict, folder: Path, needs: dict[str, str]) -> JobRun:
-        context_needs = {name: {"result": needs[name], "outputs": {}} for name in job.needs}
-        context = self.context(job, folder, context_needs)
+        context = self.context(job, folder, needs)
         if not workflow.condition(job.if_, context, workflow.status([needs[n] for n in job.needs])):
             return JobRun("skipped")
         folder.mkdir(parents=True)
@@ -174,7 +173,7 @@ class Replay:
         run.seconds = round(time.monotonic() - started, 1)
         return run
 
-    def context(self, job: workflow.Job, folder: Path, needs: dict) -> dict:
+    def context(self, job: workflow.Job, folder: Path, needs: dict[str, str]) -> dict:
         inputs = dict(self.workflow.inputs, quick=True) if self.options.quick else {}
         # The job's github.token may write issues when the job's permissions say issues: write.
         token, permissions = f"ghs_replay_{job.name}", job.permissions
@@ -182,7 +181,7 @@ class Replay:
         self.api.tokens[token] = write
         return {
             "inputs": inputs,
-            "needs": needs,
+            "needs": {name: {"result": needs[name], "outputs": {}} for name in job.needs},
             "steps": {},
             "env": dict(self.workflow.env, **job.env),
             "github": {

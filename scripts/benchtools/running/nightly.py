@@ -52,23 +52,21 @@ def nightly(args) -> int:
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         return night(args, stage)
-    except (KeyboardInterrupt, Stopped) as error:
-        why = "SIGINT" if isinstance(error, KeyboardInterrupt) else str(error)
+    except (KeyboardInterrupt, Stopped, Exception) as error:
+        if isinstance(error, Error):
+            code, message = error.code, str(error)
+        elif isinstance(error, Exception):
+            code, message = ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}"
+        else:
+            why = "SIGINT" if isinstance(error, KeyboardInterrupt) else str(error)
+            code, message = ExitCode.FAILED, f"stopped by {why} (a cancel, or the step's timeout)"
         if stage[0]:
-            fail(args, stage[0], ExitCode.FAILED, f"stopped by {why} (a cancel, or the step's timeout)")
-        print(f"{stage[0] or 'scripts/nightly'}: stopped by {why}", file=sys.stderr)
-        return ExitCode.FAILED
-    except Error as error:
-        if stage[0]:
-            fail(args, stage[0], error.code, str(error))
-        if stage[0] in ("scripts/nightly", ""):
+            fail(args, stage[0], code, message)
+        # A crash goes up with its traceback, and scripts/nightly's own errors to its door, which tells them.
+        if isinstance(error, Exception) and (not isinstance(error, Error) or stage[0] in ("scripts/nightly", "")):
             raise
-        print(f"{stage[0]}: {error}", file=sys.stderr)
-        return error.code
-    except Exception as error:
-        if stage[0]:
-            fail(args, stage[0], ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}")
-        raise
+        print(f"{stage[0] or 'scripts/nightly'}: {message}", file=sys.stderr)
+        return code
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
@@ -86,14 +84,13 @@ def night(args, stage: list[str]) -> int:
     remote = args.results_remote or results_branch.default_remote()
     options = bench.Options(
         repo=args.upstream or settings.load().upstream_url,
-        **{name: getattr(args, name) for name in ("machine", "output", "quick", "bench", "jax")},
+        **{name: getattr(args, name) for name in ("machine", "output", "quick", "bench", "jax", "range")},
         **({"env_dir": args.env_dir} if args.env_dir else {}),
     )
     target = bench.Target(options)
     checkout_results(args.output, remote, args.results_branch)
     # The site is rebuilt from every result, so that no run leaves a stale one behind.
     shutil.rmtree(target.html_dir, ignore_errors=True)
-    options.range = args.range
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
         print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
         options.range = None

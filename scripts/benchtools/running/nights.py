@@ -30,21 +30,18 @@ def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
     return commits
 
 
-def split_nights(commits: list[Commit], per_night: int | None = None) -> list[list[Commit]]:
-    """Every PER_NIGHT commits a night, or, without it, one night per commit date (UTC)."""
+def split_nights(commits: list[Commit], per_night: int | None = None, every_day: bool = False):
+    """(label, commits) of each night: every PER_NIGHT commits, or one per UTC calendar day from the first commit's to
+    the last's (EVERY_DAY: days without a commit included, as a nightly meets them), else one per commit date."""
+    if every_day:
+        by_day: dict[str, list[Commit]] = {}
+        for commit in commits:
+            by_day.setdefault(commit.date[:10], []).append(commit)
+        first, last = (datetime.date.fromisoformat(commits[i].date[:10]) for i in (0, -1))
+        days = [(first + datetime.timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+        return [(day, by_day.get(day, [])) for day in days]
     if per_night:
-        return [commits[i : i + per_night] for i in range(0, len(commits), per_night)]
-    return [list(night) for _day, night in itertools.groupby(commits, key=lambda commit: commit.date[:10])]
-
-
-def split_days(commits: list[Commit]) -> list[tuple[str, list[Commit]]]:
-    """One night per UTC calendar day from the first commit's to the last's: (day, its commits), days without a commit
-    included, as a nightly meets them."""
-    if not commits:
-        return []
-    by_day: dict[str, list[Commit]] = {}
-    for commit in commits:
-        by_day.setdefault(commit.date[:10], []).append(commit)
-    first, last = (datetime.date.fromisoformat(commits[i].date[:10]) for i in (0, -1))
-    days = [(first + datetime.timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
-    return [(day, by_day.get(day, [])) for day in days]
+        nights = [commits[i : i + per_night] for i in range(0, len(commits), per_night)]
+    else:
+        nights = [list(night) for _day, night in itertools.groupby(commits, key=lambda commit: commit.date[:10])]
+    return [(str(number), night) for number, night in enumerate(nights, 1)]

@@ -14,8 +14,7 @@ from ..errors import BadInput
 from ..publishing import generated, github
 from . import season
 from .jobs import REPOSITORY, JobRun, Replay, nightly_extras
-from .nights import Commit, first_parent_commits, split_days, split_nights
-from .workflow import installed_version, pinned_packages
+from .nights import Commit, first_parent_commits, split_nights
 
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
@@ -25,18 +24,12 @@ def replay(options, log=sys.stderr) -> int:
     commits = first_parent_commits(options.upstream, options.range)
     if not commits:
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
-    if options.every_day:
-        labels, nights = (list(column) for column in zip(*split_days(commits), strict=True))
-    else:
-        nights = split_nights(commits, options.per_night)
-        labels = [str(n) for n in range(1, len(nights) + 1)]
+    nights = split_nights(commits, options.per_night, options.every_day)
     base = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
     base = base.strip()
     if not options.no_base and base:
-        nights.insert(0, first_parent_commits(options.upstream, f"{base}^!"))  # the base commit alone
-        labels.insert(0, "base")
-    if options.limit:
-        nights = nights[: options.limit]  # the labels of the nights cut stay unread
+        nights.insert(0, ("base", first_parent_commits(options.upstream, f"{base}^!")))  # the base commit alone
+    nights = nights[: options.limit or None]
     tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
@@ -53,19 +46,14 @@ def replay(options, log=sys.stderr) -> int:
             "jobs": [job.name for job in machine.workflow.jobs],
             "project": machine.snapshot,
             "runner_python": machine.python_note,
-            "packages": {
-                package: {"pinned": pinned, "here": installed_version(package)}
-                for job in machine.workflow.jobs
-                for step in job.steps
-                for package, pinned in (pinned_packages(step.run) or {}).items()
-            },
+            "packages": machine.packages,
             "nightly_extras": nightly_extras(options, machine.upstream),
             "quick": options.quick,
             "started": now(),
             "nights": [],
         }
         failed_any, tip = False, None
-        for index, (label, night_commits) in enumerate(zip(labels, nights, strict=False)):
+        for index, (label, night_commits) in enumerate(nights):
             tip = night_commits[-1].hash if night_commits else tip
             night = run_night(machine, index, label, night_commits, tags, tip, (options.events or {}).get(label, []))
             record["nights"].append(night)
@@ -130,9 +118,8 @@ def run_night(
     state = machine.api.state()
     alert = results.get("alert")
     # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
-    verdict_path = find_file([artifacts / RUN_VERDICT, folder / "run" / "temp"], "verdict.json")
-    verdict = load_json(verdict_path)
-    exact = load_json(find_file([artifacts / EXACT_VERDICT], "verdict.json"))
+    verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
+    exact = read_verdict(artifacts / EXACT_VERDICT)[1]
     run_results = runs.summaries(artifacts / "results")
     night.update(
         commits=commit_states(commits, run_results, verdict, tags),
@@ -215,27 +202,22 @@ def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
         return f"alert failed (exit {alert.exit})"
     if not calls:
         return "none"
-    issues = sorted(state["issues"], key=lambda i: i["number"], reverse=True)
     for wanted, note in (("open", "kept #{}"), ("closed", "kept (closed #{})")):
-        found = [i for i in issues if i["state"] == wanted]
-        if found:
-            return note.format(found[0]["number"])
+        numbers = [i["number"] for i in state["issues"] if i["state"] == wanted]
+        if numbers:
+            return note.format(max(numbers))
     return "none"
 
 
-def find_file(folders: list[Path], name: str) -> Path | None:
+def read_verdict(*folders: Path) -> tuple[Path | None, dict | None]:
+    """The first verdict.json found in FOLDERS, and what it holds (None where it cannot be read)."""
     for folder in folders:
-        found = sorted(folder.glob(f"**/{name}")) if folder.is_dir() else []
-        if found:
-            return found[0]
-    return None
-
-
-def load_json(path: Path | None):
-    try:
-        return json.loads(path.read_text()) if path else None
-    except (OSError, ValueError):
-        return None
+        for path in sorted(folder.glob("**/verdict.json")) if folder.is_dir() else []:
+            try:
+                return path, json.loads(path.read_text())
+            except (OSError, ValueError):
+                return path, None
+    return None, None
 
 
 def duration(seconds: float) -> str:
@@ -263,11 +245,9 @@ def changes_cell(changes: list[dict]) -> str:
 
 def table(record: dict) -> str:
     jobs = record["jobs"]
-    head = ["night", "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict", "counted"]
-    head += ["large improvements", "suspects", "issue"]
     season = record.get("events") is not None
-    if season:
-        head.insert(1, "events")
+    head = ["night", *["events"] * season, "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict"]
+    head += ["counted", "large improvements", "suspects", "issue"]
     cells = []
     for night in record["nights"]:
         states = night.get("commits") or []

@@ -1,6 +1,8 @@
 """The nightly workflow's YAML as the replay runs it: its jobs and steps, and the ``${{ }}`` expressions; whatever the
 replay cannot run as GitHub would is ``Unmappable`` (exit 3), found before the first night."""
 
+import ast
+import functools
 import os
 import re
 import shutil
@@ -34,22 +36,16 @@ class Unmappable(Failed):
     """A workflow step, option or expression that the replay cannot run as GitHub would: exit 3."""
 
 
-# The subset of GitHub's ${{ }} expression language that the workflows use.
+# The subset of GitHub's ${{ }} expression language that the workflows use, read as a Python expression: each name a
+# placeholder, `!` as `~`, which binds as tightly as GitHub's `!` (Python's `not` binds looser than ==).
 TOKEN = re.compile(
     r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
     r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|(?P<unreadable>\S+))"
 )
+AS_PYTHON = {"&&": "and", "||": "or", "!": "~", "true": "True", "false": "False", "null": "None"}
 # Contexts whose every key the replay must know (an unknown one is unmappable); the others give null.
 STRICT = {"github", "runner"}
 STATUS = ("success", "failure", "always", "cancelled")
-
-
-def tokens(text: str) -> list[tuple[str, str]]:
-    found = [(match.lastgroup, match[match.lastgroup]) for match in TOKEN.finditer(text)]
-    for kind, token in found:
-        if kind == "unreadable":
-            raise Unmappable(f"expression {text!r}: cannot read it at {token!r}")
-    return found
 
 
 def truthy(value) -> bool:
@@ -62,75 +58,66 @@ def equal(a, b) -> bool:
     return a == b
 
 
-# The binary operators, loosest first. GitHub's && and || return an operand, as JavaScript's do.
-BINARY = (
-    {"||": lambda a, b: a if truthy(a) else b},
-    {"&&": lambda a, b: b if truthy(a) else a},
-    {"==": equal, "!=": lambda a, b: not equal(a, b)},
-)
+# GitHub's && and || return an operand, as JavaScript's do; its == compares strings ignoring case.
+OPERATORS = {
+    ast.Or: lambda a, b: a if truthy(a) else b,
+    ast.And: lambda a, b: b if truthy(a) else a,
+    ast.Eq: equal,
+    ast.NotEq: lambda a, b: not equal(a, b),
+}
 
 
 def evaluate(text: str, context: dict, status: dict | None = None):
     """The value of expression TEXT (without ${{ }}); STATUS gives success() and failure()."""
-    items = [*tokens(text), (None, None)]
-    at = 0
+    names, words = [], []
+    for match in TOKEN.finditer(text):
+        kind, token = match.lastgroup, match[match.lastgroup]
+        if kind == "unreadable":
+            raise Unmappable(f"expression {text!r}: cannot read it at {token!r}")
+        if kind == "name" and token not in AS_PYTHON:
+            names.append(token)
+            token = f"_{len(names) - 1}"
+        words.append(repr(token[1:-1].replace("''", "'")) if kind == "str" else AS_PYTHON.get(token, token))
+    try:
+        tree = ast.parse(" ".join(words), mode="eval").body
+    except SyntaxError:
+        raise Unmappable(f"expression {text!r}: cannot read it") from None
 
-    def take(value=None):
-        nonlocal at
-        kind, token = items[at]
-        if value is not None and token != value:
-            raise Unmappable(f"expression {text!r}: expected {value!r}")
-        at += 1
-        return kind, token
-
-    def binary(level=0):
-        if level == len(BINARY):
-            return unary()
-        value = binary(level + 1)
-        while items[at][1] in BINARY[level]:
-            value = BINARY[level][take()[1]](value, binary(level + 1))
-        return value
-
-    def unary():
-        kind, token = take()
-        if token == "!":
-            return not truthy(unary())
-        if token == "(":
-            value = binary()
-            take(")")
-            return value
-        if kind == "str":
-            return token[1:-1].replace("''", "'")
-        if kind == "num":
-            return float(token) if "." in token else int(token)
-        if kind != "name":
-            raise Unmappable(f"expression {text!r}: unexpected {token!r}")
-        if token in ("true", "false", "null"):
-            return {"true": True, "false": False, "null": None}[token]
-        if items[at][1] == "(":
-            if token not in STATUS or status is None:
-                raise Unmappable(f"expression {text!r}: the replay has no function {token}()")
-            take("(")
-            take(")")
-            return {"always": True, "cancelled": False, **status}[token]
+    def value(node):
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.BoolOp):
+            return functools.reduce(OPERATORS[type(node.op)], map(value, node.values))
+        if isinstance(node, ast.Compare):  # left to right, as GitHub reads a == b == c
+            pairs = zip(node.ops, node.comparators, strict=True)
+            return functools.reduce(
+                lambda a, pair: OPERATORS[type(pair[0])](a, value(pair[1])), pairs, value(node.left)
+            )
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            return not truthy(value(node.operand))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            function = names[int(node.func.id[1:])]
+            if function not in STATUS or status is None or node.args:
+                raise Unmappable(f"expression {text!r}: the replay has no function {function}()")
+            return {"always": True, "cancelled": False, **status}[function]
+        if not isinstance(node, ast.Name):
+            raise Unmappable(f"expression {text!r}: cannot read it")
+        token = names[int(node.id[1:])]
         head, *keys = token.split(".")
         missing = Unmappable(f"expression {text!r}: the replay has no value for {token}")
         if head not in context:
             raise missing
-        value = context[head]
+        found = context[head]
         for key in keys:
-            if isinstance(value, dict) and key in value:
-                value = value[key]
+            if isinstance(found, dict) and key in found:
+                found = found[key]
             elif head in STRICT:
                 raise missing
             else:
                 return None
-        return value
+        return found
 
-    value = binary()
-    if at != len(items) - 1:
-        raise Unmappable(f"expression {text!r}: cannot read it at {items[at][1]!r}")
-    return value
+    return value(tree)
 
 
 def text_of(value) -> str:
@@ -220,15 +207,13 @@ def read_workflow(path: Path) -> Workflow:
             raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
         if spec.get("runs-on", "ubuntu-latest") != "ubuntu-latest":
             raise Unmappable(f"{where}: runs-on {spec['runs-on']!r}; the replay models ubuntu-latest only")
-        needs = spec.get("needs") or []
         steps = [read_step(where, index, step) for index, step in enumerate(spec.get("steps") or [], 1)]
+        needs = spec.get("needs") or []
         needs = [needs] if isinstance(needs, str) else list(needs)
+        for need in needs:
+            if need not in document["jobs"]:
+                raise BadInput(f"{path.name}: job {name} needs {need!r}, which is no job")
         jobs.append(Job(name, needs, spec.get("if"), dict(spec.get("env") or {}), spec.get("permissions"), steps))
-    names = {job.name for job in jobs}
-    for job in jobs:
-        for need in job.needs:
-            if need not in names:
-                raise BadInput(f"{path.name}: job {job.name} needs {need!r}, which is no job")
     ordered = []
     while jobs:
         ready = next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)
@@ -297,19 +282,19 @@ def installed_version(package: str) -> str | None:
     return result.stdout[3:] if result.returncode == 0 and result.stdout.startswith("ii ") else None
 
 
-def check_workflow(workflow: Workflow) -> None:
+def check_workflow(workflow: Workflow) -> dict[str, dict]:
+    """Unmappable for what the replay cannot run; each pinned Ubuntu package, as pinned and as this machine has it."""
+    pins = {}
     for value in workflow.env.values():
         check_expression(value, f"{workflow.path.name}: env")
     for job in workflow.jobs:
         where = f"{workflow.path.name}: job {job.name}"
-        if job.if_ is not None:
-            check_expression(job.if_, f"{where}: if", bare=True)
+        check_expression(job.if_, f"{where}: if", bare=True)
         for value in job.env.values():
             check_expression(value, f"{where}: env")
         for step in job.steps:
             here = f"{where}, step {step.index} ({step.label})"
-            if step.if_ is not None:
-                check_expression(step.if_, f"{here}: if", bare=True)
+            check_expression(step.if_, f"{here}: if", bare=True)
             for value in [step.run, *step.env.values(), *step.with_.values()]:
                 check_expression(value, here)
             packages = pinned_packages(step.run)
@@ -318,11 +303,13 @@ def check_workflow(workflow: Workflow) -> None:
                     f"{here}: uses sudo; the replay maps only "
                     "`sudo apt-get update && sudo apt-get install NAME=VERSION`"
                 )
-            for package in packages or {}:
-                if installed_version(package) is None:
+            for package, pinned in (packages or {}).items():
+                pins[package] = {"pinned": pinned, "here": installed_version(package)}
+                if pins[package]["here"] is None:
                     raise Unmappable(f"{here}: this machine lacks the package {package} (scripts/setup installs it)")
             if step.action == "setup_python" and find_python(str(step.with_.get("python-version", ""))) is None:
                 raise Unmappable(f"{here}: this machine has no Python {step.with_.get('python-version')}")
+    return pins
 
 
 def python_version(executable: str) -> tuple[str, str] | None:
