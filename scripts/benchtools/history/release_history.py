@@ -165,21 +165,6 @@ def built_releases(repo, chain):
     return built
 
 
-def check_built(built, history, url):
-    published = {r.version: r for r in history}
-    gone = []
-    for commit, version, sha256 in built:
-        release = published.get(version)
-        if release is None:
-            gone.append((commit, version))
-        elif release.sha256 != sha256:
-            raise BadInput(
-                f"{url} now publishes sha256 {release.sha256} for {version}, whose sdist was built "
-                f"into this history with sha256 {sha256}: a release's file changed; nothing was changed"
-            )
-    return gone
-
-
 def record_gone(repo, commit, version):
     note = (
         f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases "
@@ -198,13 +183,20 @@ def python_series(text):
     return int(match[1]), int(match[2])
 
 
-def fetch_json(url):
+def fetch(url):
     try:
         answer = util.http_session().get(url, timeout=TIMEOUT)
         answer.raise_for_status()
-        return answer.json()
+    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
+        raise Failed(f"download of {url} was cut off: {e}") from None
     except requests.RequestException as e:
         raise Failed(f"cannot fetch {url}: {e}") from None
+    return answer
+
+
+def fetch_json(url):
+    try:
+        return fetch(url).json()
     except (ValueError, RecursionError) as e:
         raise Failed(f"{url} did not return JSON: {e}") from None
 
@@ -322,13 +314,7 @@ def fetch_sdist(release, cache):
                 return
         log(f"{target} does not have the published sha256; downloading it again")
     log(f"downloading {release.url}")
-    try:
-        answer = util.http_session().get(release.url, timeout=TIMEOUT)
-        answer.raise_for_status()
-    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
-        raise Failed(f"download of {release.url} was cut off: {e}") from None
-    except requests.RequestException as e:
-        raise Failed(f"cannot download {release.url}: {e}") from None
+    answer = fetch(release.url)
     digest = hashlib.sha256(answer.content).hexdigest()
     if digest != release.sha256:
         raise BadInput(
@@ -395,8 +381,13 @@ def update(repo, package, name, url, history, cache, parameters):
         # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
         built = built_releases(repo, chain)
         check_parameters(repo, parameters, built, history)
-    kept = len(built)
-    gone = check_built(built, history, url)
+    published = {r.version: r for r in history}
+    for _commit, version, sha256 in built:
+        if version in published and published[version].sha256 != sha256:
+            raise BadInput(
+                f"{url} now publishes sha256 {published[version].sha256} for {version}, whose sdist was built "
+                f"into this history with sha256 {sha256}: a release's file changed; nothing was changed"
+            )
     built_versions = {version for _commit, version, _sha256 in built}
     pending = [r for r in history if r.version not in built_versions]
     with tempfile.TemporaryFile() as stream:
@@ -417,13 +408,14 @@ def update(repo, package, name, url, history, cache, parameters):
         wanted = {f"v{version}": commit for commit, version, _sha256 in built}
         updates = [f"delete refs/tags/{t}\n" for t in tags if t not in wanted]
         updates += [f"update refs/tags/{t} {commit}\n" for t, commit in wanted.items() if tags.get(t) != commit]
-        if kept < len(chain):
-            log(f"removing {len(chain) - kept} commit(s) of {repo} that are not releases it built")
+        if len(built) < len(chain):
+            log(f"removing {len(chain) - len(built)} commit(s) of {repo} that are not releases it built")
             updates.append(f"update refs/heads/main {built[-1][0]}\n" if built else "delete refs/heads/main\n")
         if updates:
             git(repo, "update-ref", "--stdin", input="".join(updates))
-        for commit, version in gone:
-            record_gone(repo, commit, version)
+        for commit, version, _sha256 in built:
+            if version not in published:
+                record_gone(repo, commit, version)
         if pending:
             git(repo, "fast-import", "--quiet", "--done", stdin=stream)
 
@@ -432,5 +424,5 @@ def update(repo, package, name, url, history, cache, parameters):
         git(repo, "clean", "-fdxq")
 
     added = f", {len(pending)} added: {' '.join(str(r.version) for r in pending)}" if pending else ""
-    log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
+    log(f"{name} history in {repo}: {describe(history)}, {len(built)} already present{added}")
     return git_.tags(repo, env=GIT_ENV)
