@@ -132,10 +132,9 @@ def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tup
         measured = [env["environment"] for env in record["environments"]]
         if record.get("finished") and record.get("commit") == commit and measured == [label_of(entry)]:
             return path, table(record), False
-    jax = asv_envs.requirements_of(entry).get("jax")
     options = Options(
         release=str(release.version),
-        jax=[jax],
+        jax=[asv_envs.requirements_of(entry).get("jax")],
         processes=FEWEST_PROCESSES,
         record=path,
         env_dir=target.args.env_dir,
