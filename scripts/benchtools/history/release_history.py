@@ -41,7 +41,33 @@ class Release:
         return f"v{self.version}"
 
     def admits(self, python):
-        return requires_python_admits(self.requires_python, python, self.version)
+        """Whether requires_python admits some version X.Y.z of the series python, (X, Y); missing, empty or invalid
+        admits all.
+
+        The versions of the series a specifier admits, if any, start at X.Y.0 or just at or after a version its clauses
+        name (X.Y.z itself or X.Y.(z+1), as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
+        """
+        if self.requires_python is None or self.requires_python == "":
+            return True
+        try:
+            if not isinstance(self.requires_python, str):
+                raise InvalidSpecifier("not a string")
+            specifier = SpecifierSet(self.requires_python)
+        except InvalidSpecifier as e:
+            log(
+                f"warning: {self.version}: requires_python {self.requires_python!r} is not a valid "
+                f"version specifier ({e}); keeping the release"
+            )
+            return True
+        micros = {0}
+        for clause in specifier:
+            try:
+                named = Version(clause.version.removesuffix(".*")).release + (0, 0)
+            except InvalidVersion:
+                continue  # '===' may name anything
+            if named[:2] == python:
+                micros |= {named[2], named[2] + 1}
+        return any(specifier.contains(Version(f"{python[0]}.{python[1]}.{micro}")) for micro in sorted(micros))
 
 
 NAME, EMAIL = "PyPI release history", "release-history@localhost"
@@ -218,55 +244,24 @@ def release_history(metadata, since, until, python=None, base=""):
             continue
         # Old releases may have several sdists (.tar.gz and .zip): pick one the same way everywhere.
         sdist = min(sdists, key=lambda f: (f["upload_time_iso_8601"], f["filename"]))
-        if python and not requires_python_admits(sdist.get("requires_python"), python, version):
-            unsupported.append(version)
-            continue
         uploaded = datetime.datetime.fromisoformat(sdist["upload_time_iso_8601"])
         if uploaded.tzinfo is None:
             # Index times are UTC; reading them in the local zone would change the hashes.
             uploaded = uploaded.replace(tzinfo=datetime.UTC)
-        history.append(
-            Release(
-                version=version,
-                filename=sdist["filename"],
-                url=urllib.parse.urljoin(base, sdist["url"]),
-                sha256=sdist["digests"]["sha256"],
-                uploaded=uploaded,
-                requires_python=sdist.get("requires_python"),
-            )
+        release = Release(
+            version=version,
+            filename=sdist["filename"],
+            url=urllib.parse.urljoin(base, sdist["url"]),
+            sha256=sdist["digests"]["sha256"],
+            uploaded=uploaded,
+            requires_python=sdist.get("requires_python"),
         )
+        if python and not release.admits(python):
+            unsupported.append(version)
+        else:
+            history.append(release)
     history.sort(key=lambda r: (r.uploaded, r.version))
     return history, sorted(unsupported)
-
-
-def requires_python_admits(requires_python, python, version):
-    """Whether a release's requires_python admits some version X.Y.z of the series python, (X, Y); missing, empty or
-    invalid admits all.
-
-    The versions of the series a specifier admits, if any, start at X.Y.0 or just at or after a version its clauses
-    name (X.Y.z itself or X.Y.(z+1), as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
-    """
-    if requires_python is None or requires_python == "":
-        return True
-    try:
-        if not isinstance(requires_python, str):
-            raise InvalidSpecifier("not a string")
-        specifier = SpecifierSet(requires_python)
-    except InvalidSpecifier as e:
-        log(
-            f"warning: {version}: requires_python {requires_python!r} is not a valid "
-            f"version specifier ({e}); keeping the release"
-        )
-        return True
-    micros = {0}
-    for clause in specifier:
-        try:
-            named = Version(clause.version.removesuffix(".*")).release + (0, 0)
-        except InvalidVersion:
-            continue  # '===' may name anything
-        if named[:2] == python:
-            micros |= {named[2], named[2] + 1}
-    return any(specifier.contains(Version(f"{python[0]}.{python[1]}.{micro}")) for micro in sorted(micros))
 
 
 def describe(history):
