@@ -127,12 +127,6 @@ def write_data(out, data):
     out.write(b"data %d\n%s\n" % (len(data), data))
 
 
-def quote(path):
-    # fast-import accepts C-style quoting for any path, and needs it for some.
-    raw = path.encode("utf-8", "surrogateescape")
-    return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
-
-
 def write_import_stream(out, releases, parent, cache, name):
     for mark, release in enumerate(releases, start=1):
         signature = f"{NAME} <{EMAIL}> {int(release.uploaded.timestamp())} +0000"
@@ -143,7 +137,10 @@ def write_import_stream(out, releases, parent, cache, name):
             out.write(f"from {parent}\n".encode())
         out.write(b"deleteall\n")
         for path, mode, content in sdist_files(cache / release.filename):
-            out.write(b"M %s inline %s\n" % (mode, quote(path)))
+            # fast-import accepts C-style quoting for any path, and needs it for some.
+            raw = path.encode("utf-8", "surrogateescape")
+            quoted = raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+            out.write(b'M %s inline "%s"\n' % (mode, quoted))
             write_data(out, content)
         out.write(f"reset refs/tags/{release.tag}\nfrom :{mark}\n\n".encode())
     # With --done, a stream cut short (the script killed) updates no ref.
