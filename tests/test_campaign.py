@@ -46,8 +46,8 @@ def test_a_campaign_opens_its_record_with_the_release_and_writes_it_at_each_step
     stand_ins(monkeypatch, tmp_path)
     run = campaign.Campaign.of("1.2.3", ["1.0"], tmp_path / "env", tmp_path / "record.json")
     assert run.commit == "c" * 40
-    [(entry, config)] = run.environments("-x")
-    assert config == tmp_path / "conf-x.json" and entry[("req", "jax")] == "1.0"
+    [(label, config)] = run.environments("-x")
+    assert config == tmp_path / "conf-x.json" and label == "Python 3.11, jax 1.0"
     record = run.opened(7, {"a": 1}, "rows")
     assert list(record) == ["schema", "release", "commit", "a", "started", "load_before", "rows"]
     assert (record["schema"], record["release"], record["rows"]) == (7, "1.2.3", [])

@@ -743,6 +743,11 @@ def test_select_releases():
         history_module.select(history, "0")
 
 
+def requiring(spec):
+    uploaded = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
+    return history_module.Release(Version("1"), "pkg-1.tar.gz", "", "0" * 64, uploaded, requires_python=spec)
+
+
 @pytest.mark.parametrize(
     "spec,admits",
     [
@@ -756,14 +761,14 @@ def test_select_releases():
     ],
 )
 def test_supports_python(spec, admits):
-    assert history_module.requires_python_admits(spec, (3, 11), Version("1")) is admits
+    assert requiring(spec).admits((3, 11)) is admits
 
 
 def test_requires_python_missing_or_invalid_admits():
-    assert history_module.requires_python_admits(None, (3, 11), Version("1"))
-    assert history_module.requires_python_admits("", (3, 11), Version("1"))
-    assert history_module.requires_python_admits("not a spec", (3, 11), Version("1"))
-    assert not history_module.requires_python_admits(">=3.12", (3, 11), Version("1"))
+    assert requiring(None).admits((3, 11))
+    assert requiring("").admits((3, 11))
+    assert requiring("not a spec").admits((3, 11))
+    assert not requiring(">=3.12").admits((3, 11))
 
 
 def test_concurrent_builds_into_one_cache_wait_and_all_succeed(three, tmp_path):

@@ -66,11 +66,11 @@ def asv_params(values: tuple) -> str:
     return ", ".join(value if value.isdigit() else repr(value) for value in values)
 
 
-def _construction(init: str, label: str) -> Operation:
-    cost, time = (init, FIELDS, DEPTH), (init,)
-    return Operation(
-        label, "bench_construct", "Construction", Side("track_module", cost, time), Side("track_tuple", cost, time)
-    )
+TWIN_METHODS = ("track_module", "track_tuple")
+
+
+def _twins(label: str, source: str, stem: str, cost: tuple, time: tuple = (), methods=TWIN_METHODS) -> Operation:
+    return Operation(label, source, stem, *(Side(method, cost, time) for method in methods))
 
 
 WAY_LABELS = {"tree_at": "`eqx.tree_at`", "replace": "`dataclasses.replace`", "construct": "new Modules"}
@@ -86,29 +86,17 @@ def _update(way: str) -> Operation:
     )
 
 
-def _flatten(direction: str) -> Operation:
-    return Operation(
-        direction,
-        "bench_flatten",
-        "Flatten",
-        Side(f"track_{direction}_module", (FIELDS, DEPTH), ()),
-        Side(f"track_{direction}_tuple", (FIELDS, DEPTH), ()),
-    )
-
-
 OPERATIONS = (
-    _construction("default", "construction, generated `__init__`"),
-    _construction("custom", "construction, custom `__init__`"),
-    *(_update(way) for way in params.UPDATE_WAYS if way != "tuple"),
-    Operation(
-        "attribute access",
-        "bench_access",
-        "Access",
-        Side("track_module", (DEPTH,), ()),
-        Side("track_tuple", (DEPTH,), ()),
+    *(
+        _twins(f"construction, {kind} `__init__`", "bench_construct", "Construction", (init, FIELDS, DEPTH), (init,))
+        for init, kind in (("default", "generated"), ("custom", "custom"))
     ),
-    _flatten("flatten"),
-    _flatten("unflatten"),
+    *(_update(way) for way in params.UPDATE_WAYS if way != "tuple"),
+    _twins("attribute access", "bench_access", "Access", (DEPTH,)),
+    *(
+        _twins(way, "bench_flatten", "Flatten", (FIELDS, DEPTH), methods=(f"track_{way}_module", f"track_{way}_tuple"))
+        for way in ("flatten", "unflatten")
+    ),
 )
 
 

@@ -84,22 +84,6 @@ def _cells(value: dict) -> None:
                 raise Unpublishable(f"{where}.{name}: {len(cell)} values, not one per combination of params")
 
 
-def _in_suite(value: dict, suite, path: Path, what: str) -> None:
-    """Every benchmark and param of the results file VALUE is one the suite's benchmarks.json SUITE has."""
-    listed = json.loads(suite) if isinstance(suite, (bytes, str)) else suite
-    for key, row in value["results"].items():
-        described = listed.get(key) if key != "version" else None
-        if not isinstance(described, dict):
-            raise BadInput(f"{what} {path}: benchmark {key[:60]!r}, which this suite does not have")
-        params = dict(zip(value["result_columns"], row, strict=False)).get("params") or []
-        known = described.get("params") or []
-        if len(params) != len(known) or any(not set(p) <= set(k) for p, k in zip(params, known, strict=True)):
-            raise BadInput(
-                f"{what} {path}: {key[:60]!r} has params {json.dumps(params)[:100]}, "
-                f"which this suite does not have (it has {json.dumps(known)[:100]})"
-            )
-
-
 def kind_of(relative: PurePath) -> str:
     """What a file below a results folder (or a folder of them) is; BadInput for what a results branch lacks."""
     parts = relative.parts
@@ -113,23 +97,6 @@ def kind_of(relative: PurePath) -> str:
         f"{relative}: not where a results folder keeps its files "
         "([NAME/]benchmarks.json, [NAME/]MACHINE/machine.json, [NAME/]MACHINE/<hash8>-<env>.json)"
     )
-
-
-def _in_matrix(value: dict, matrix: dict, path: Path, what: str) -> None:
-    """The results file VALUE is of an environment of MATRIX ({env_name: (python, requirements)}), as asv names it."""
-    expected = matrix.get(value["env_name"])
-    if expected is None:
-        raise BadInput(
-            f"{what} {path}: environment {value['env_name'][:80]!r}, which no asv configuration of this suite has"
-        )
-    python, requirements = expected
-    pinned = {key: value["params"].get(key) for key in requirements}
-    if value["python"] != python or value["requirements"] != requirements or pinned != requirements:
-        raise BadInput(
-            f"{what} {path}: environment {value['env_name'][:80]!r} with Python {value['python'][:20]!r} and "
-            f"requirements {json.dumps(value['requirements'])[:120]}, not the configuration's {python} and "
-            f"{json.dumps(requirements)[:120]}"
-        )
 
 
 KINDS = {"benchmarks": "asv benchmark list", "machine": "asv machine file", "result": "asv results file"}
@@ -202,9 +169,32 @@ def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, comm
     if kind == "machine" and value["machine"] != machine:
         raise BadInput(f"{what} {path} names machine {value['machine']!r}, not its folder's {machine!r}")
     if kind == "result" and suite is not None:
-        _in_suite(value, suite, path, what)
+        listed = json.loads(suite) if isinstance(suite, (bytes, str)) else suite
+        for key, row in value["results"].items():
+            described = listed.get(key) if key != "version" else None
+            if not isinstance(described, dict):
+                raise BadInput(f"{what} {path}: benchmark {key[:60]!r}, which this suite does not have")
+            params = dict(zip(value["result_columns"], row, strict=False)).get("params") or []
+            known = described.get("params") or []
+            if len(params) != len(known) or any(not set(p) <= set(k) for p, k in zip(params, known, strict=True)):
+                raise BadInput(
+                    f"{what} {path}: {key[:60]!r} has params {json.dumps(params)[:100]}, "
+                    f"which this suite does not have (it has {json.dumps(known)[:100]})"
+                )
     if kind == "result" and matrix is not None:
-        _in_matrix(value, matrix, path, what)
+        expected = matrix.get(value["env_name"])
+        if expected is None:
+            raise BadInput(
+                f"{what} {path}: environment {value['env_name'][:80]!r}, which no asv configuration of this suite has"
+            )
+        python, requirements = expected
+        pinned = {key: value["params"].get(key) for key in requirements}
+        if value["python"] != python or value["requirements"] != requirements or pinned != requirements:
+            raise BadInput(
+                f"{what} {path}: environment {value['env_name'][:80]!r} with Python {value['python'][:20]!r} and "
+                f"requirements {json.dumps(value['requirements'])[:120]}, not the configuration's {python} and "
+                f"{json.dumps(requirements)[:120]}"
+            )
     try:
         read_as_asv(kind, path, machine)
     except RecursionError:

@@ -6,14 +6,12 @@ GitHub comment.  Exit 1 when a regression counts or a benchmark fails on the hea
 build, install or import: a failure is never "no change".
 """
 
-import dataclasses
 from pathlib import Path
 
 from .. import util
 from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
 from ..project import ROOT
-from ..publishing import generated
 from ..running import nightly, pr_check
 from . import common_args
 
@@ -56,15 +54,12 @@ def check(parser, args) -> None:
 
 def run(args, config) -> int:
     if args.from_record is not None:
-        text = pr_check.table(pr_check.read(args.from_record))
-        print(text)
-        if args.docs:
-            generated.write_blocks(args.docs, {pr_check.BLOCK: text})
+        common_args.show(pr_check.table(pr_check.read(args.from_record)), args.docs, pr_check.BLOCK)
         return ExitCode.OK
     if Path(args.upstream).exists():
         args.upstream = str(Path(args.upstream).resolve())
     args.output, args.env_dir, args.max_pairs = args.output.resolve(), args.env_dir.resolve(), args.confirm_max_pairs
-    request = pr_check.Request(**{f.name: getattr(args, f.name) for f in dataclasses.fields(pr_check.Request)})
+    request = common_args.options(pr_check.Request, args)
     try:
         summary = pr_check.check(request)
     except Error as error:

@@ -10,6 +10,7 @@ from ..errors import BadInput
 from ..judging import pairs
 from ..judging.changes import finite_non_negative
 from ..project import HISTORY_DIR, ROOT
+from ..publishing import generated
 from ..publishing.results_branch import RESULTS_BRANCH
 
 
@@ -131,6 +132,20 @@ def add_docs(parser, block: str) -> None:
     parser.add_argument(
         "--docs", type=Path, metavar="FILE", help=f"also write the output into FILE's generated block {block}"
     )
+
+
+def show(text: str, docs: Path | None, block: str) -> None:
+    print(text)
+    if docs:
+        generated.write_blocks(docs, {block: text})
+
+
+def write_readmes(paths: list[Path], blocks: dict[str, str]) -> None:
+    for path in paths:
+        generated.write_blocks(path, blocks)
+        print(f"updated {path}")
+    if not paths:
+        print("\n\n".join(blocks.values()))
 
 
 def add_results_branch(parser) -> None:

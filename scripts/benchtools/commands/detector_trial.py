@@ -5,7 +5,6 @@ scripts/bench run; every change seen goes to OUTPUT/changes.json.
 """
 
 from ..project import ROOT
-from ..publishing import generated
 from ..trial import detector
 from . import common_args
 
@@ -31,8 +30,5 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    text = detector.campaign(args)
-    print(text)
-    if args.docs:
-        generated.write_blocks(args.docs, {"detector-trial": text})
+    common_args.show(detector.campaign(args), args.docs, "detector-trial")
     return 0

@@ -6,7 +6,6 @@
 from pathlib import Path
 
 from ..project import ROOT
-from ..publishing import generated
 from ..trial import headline, noise
 from . import common_args
 
@@ -40,7 +39,5 @@ def run(args, config) -> int:
         options = common_args.options(headline.Options, args)
         record = headline.read(args.record) if args.from_record else headline.campaign(options)
         block, text = "headline", headline.table(record)
-    print(text)
-    if args.docs:
-        generated.write_blocks(args.docs, {block: text})
+    common_args.show(text, args.docs, block)
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from .. import util
 from ..errors import BadInput
 from ..project import HISTORY_DIR, ROOT
-from ..publishing import generated, instruction_history, operation_history
+from ..publishing import instruction_history, operation_history
 from . import common_args
 
 
@@ -71,9 +71,5 @@ def run(args, config) -> int:
                 f"{args.jax_history}: no instruction counts (scripts/bench --jax-history --bench bench_instructions)"
             )
         blocks[instruction_history.JAX_BLOCK] = instruction_history.jax_markdown(history)
-    for path in args.readme:
-        generated.write_blocks(path, blocks)
-        print(f"updated {path}")
-    if not args.readme:
-        print("\n\n".join(blocks.values()))
+    common_args.write_readmes(args.readme, blocks)
     return 0

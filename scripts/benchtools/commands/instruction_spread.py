@@ -9,7 +9,6 @@ from pathlib import Path
 
 from .. import util
 from ..project import ROOT
-from ..publishing import generated
 from ..trial import instruction_spread as spread
 from . import common_args
 
@@ -37,9 +36,5 @@ def run(args, config) -> int:
     blocks = {spread.BLOCK: spread.markdown(found)}
     if args.across:
         blocks[spread.ACROSS_BLOCK] = spread.across_markdown(found, spread.read_data(args.across))
-    for path in args.readme:
-        generated.write_blocks(path, blocks)
-        print(f"updated {path}")
-    if not args.readme:
-        print("\n\n".join(blocks.values()))
+    common_args.write_readmes(args.readme, blocks)
     return 1 if spread.wide(found) else 0

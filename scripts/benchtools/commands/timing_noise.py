@@ -4,7 +4,6 @@
 """
 
 from ..project import ROOT
-from ..publishing import generated
 from ..trial import noise
 from . import common_args
 
@@ -33,9 +32,6 @@ def add_arguments(parser, config) -> None:
 
 def run(args, config) -> int:
     record = noise.read(args.record) if args.from_record else noise.campaign(common_args.options(noise.Options, args))
-    text = noise.table(record)
-    print(text)
-    if args.docs:
-        block = "timing-noise" if record["hash_seed"] == noise.FRESH else f"timing-noise-{record['hash_seed']}"
-        generated.write_blocks(args.docs, {block: text})
+    block = "timing-noise" if record["hash_seed"] == noise.FRESH else f"timing-noise-{record['hash_seed']}"
+    common_args.show(noise.table(record), args.docs, block)
     return 0

@@ -163,9 +163,8 @@ class Probes:
     def releases(self) -> list[str]:
         if not self.jaxlib_releases:
             tag = f"cp{self.series.replace('.', '')}"
-            files = self.pypi_releases("jaxlib")
             found = []
-            for version, wheels in files.items():
+            for version, wheels in self.pypi_releases("jaxlib").items():
                 with contextlib.suppress(InvalidVersion):  # a legacy version is no release to pair with
                     if not Version(version).is_prerelease and any(tag in w and "manylinux" in w for w in wheels):
                         found.append(version)

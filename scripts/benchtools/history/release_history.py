@@ -41,7 +41,33 @@ class Release:
         return f"v{self.version}"
 
     def admits(self, python):
-        return requires_python_admits(self.requires_python, python, self.version)
+        """Whether requires_python admits some version X.Y.z of the series python, (X, Y); missing, empty or invalid
+        admits all.
+
+        The versions of the series a specifier admits, if any, start at X.Y.0 or just at or after a version its clauses
+        name (X.Y.z itself or X.Y.(z+1), as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
+        """
+        if self.requires_python is None or self.requires_python == "":
+            return True
+        try:
+            if not isinstance(self.requires_python, str):
+                raise InvalidSpecifier("not a string")
+            specifier = SpecifierSet(self.requires_python)
+        except InvalidSpecifier as e:
+            log(
+                f"warning: {self.version}: requires_python {self.requires_python!r} is not a valid "
+                f"version specifier ({e}); keeping the release"
+            )
+            return True
+        micros = {0}
+        for clause in specifier:
+            try:
+                named = Version(clause.version.removesuffix(".*")).release + (0, 0)
+            except InvalidVersion:
+                continue  # '===' may name anything
+            if named[:2] == python:
+                micros |= {named[2], named[2] + 1}
+        return any(specifier.contains(Version(f"{python[0]}.{python[1]}.{micro}")) for micro in sorted(micros))
 
 
 NAME, EMAIL = "PyPI release history", "release-history@localhost"
@@ -101,12 +127,6 @@ def write_data(out, data):
     out.write(b"data %d\n%s\n" % (len(data), data))
 
 
-def quote(path):
-    # fast-import accepts C-style quoting for any path, and needs it for some.
-    raw = path.encode("utf-8", "surrogateescape")
-    return b'"%s"' % raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
-
-
 def write_import_stream(out, releases, parent, cache, name):
     for mark, release in enumerate(releases, start=1):
         signature = f"{NAME} <{EMAIL}> {int(release.uploaded.timestamp())} +0000"
@@ -117,7 +137,10 @@ def write_import_stream(out, releases, parent, cache, name):
             out.write(f"from {parent}\n".encode())
         out.write(b"deleteall\n")
         for path, mode, content in sdist_files(cache / release.filename):
-            out.write(b"M %s inline %s\n" % (mode, quote(path)))
+            # fast-import accepts C-style quoting for any path, and needs it for some.
+            raw = path.encode("utf-8", "surrogateescape")
+            quoted = raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+            out.write(b'M %s inline "%s"\n' % (mode, quoted))
             write_data(out, content)
         out.write(f"reset refs/tags/{release.tag}\nfrom :{mark}\n\n".encode())
     # With --done, a stream cut short (the script killed) updates no ref.
@@ -165,21 +188,6 @@ def built_releases(repo, chain):
     return built
 
 
-def check_built(built, history, url):
-    published = {r.version: r for r in history}
-    gone = []
-    for commit, version, sha256 in built:
-        release = published.get(version)
-        if release is None:
-            gone.append((commit, version))
-        elif release.sha256 != sha256:
-            raise BadInput(
-                f"{url} now publishes sha256 {release.sha256} for {version}, whose sdist was built "
-                f"into this history with sha256 {sha256}: a release's file changed; nothing was changed"
-            )
-    return gone
-
-
 def record_gone(repo, commit, version):
     note = (
         f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases "
@@ -198,13 +206,20 @@ def python_series(text):
     return int(match[1]), int(match[2])
 
 
-def fetch_json(url):
+def fetch(url):
     try:
         answer = util.http_session().get(url, timeout=TIMEOUT)
         answer.raise_for_status()
-        return answer.json()
+    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
+        raise Failed(f"download of {url} was cut off: {e}") from None
     except requests.RequestException as e:
         raise Failed(f"cannot fetch {url}: {e}") from None
+    return answer
+
+
+def fetch_json(url):
+    try:
+        return fetch(url).json()
     except (ValueError, RecursionError) as e:
         raise Failed(f"{url} did not return JSON: {e}") from None
 
@@ -226,55 +241,24 @@ def release_history(metadata, since, until, python=None, base=""):
             continue
         # Old releases may have several sdists (.tar.gz and .zip): pick one the same way everywhere.
         sdist = min(sdists, key=lambda f: (f["upload_time_iso_8601"], f["filename"]))
-        if python and not requires_python_admits(sdist.get("requires_python"), python, version):
-            unsupported.append(version)
-            continue
         uploaded = datetime.datetime.fromisoformat(sdist["upload_time_iso_8601"])
         if uploaded.tzinfo is None:
             # Index times are UTC; reading them in the local zone would change the hashes.
             uploaded = uploaded.replace(tzinfo=datetime.UTC)
-        history.append(
-            Release(
-                version=version,
-                filename=sdist["filename"],
-                url=urllib.parse.urljoin(base, sdist["url"]),
-                sha256=sdist["digests"]["sha256"],
-                uploaded=uploaded,
-                requires_python=sdist.get("requires_python"),
-            )
+        release = Release(
+            version=version,
+            filename=sdist["filename"],
+            url=urllib.parse.urljoin(base, sdist["url"]),
+            sha256=sdist["digests"]["sha256"],
+            uploaded=uploaded,
+            requires_python=sdist.get("requires_python"),
         )
+        if python and not release.admits(python):
+            unsupported.append(version)
+        else:
+            history.append(release)
     history.sort(key=lambda r: (r.uploaded, r.version))
     return history, sorted(unsupported)
-
-
-def requires_python_admits(requires_python, python, version):
-    """Whether a release's requires_python admits some version X.Y.z of the series python, (X, Y); missing, empty or
-    invalid admits all.
-
-    The versions of the series a specifier admits, if any, start at X.Y.0 or just at or after a version its clauses
-    name (X.Y.z itself or X.Y.(z+1), as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
-    """
-    if requires_python is None or requires_python == "":
-        return True
-    try:
-        if not isinstance(requires_python, str):
-            raise InvalidSpecifier("not a string")
-        specifier = SpecifierSet(requires_python)
-    except InvalidSpecifier as e:
-        log(
-            f"warning: {version}: requires_python {requires_python!r} is not a valid "
-            f"version specifier ({e}); keeping the release"
-        )
-        return True
-    micros = {0}
-    for clause in specifier:
-        try:
-            named = Version(clause.version.removesuffix(".*")).release + (0, 0)
-        except InvalidVersion:
-            continue  # '===' may name anything
-        if named[:2] == python:
-            micros |= {named[2], named[2] + 1}
-    return any(specifier.contains(Version(f"{python[0]}.{python[1]}.{micro}")) for micro in sorted(micros))
 
 
 def describe(history):
@@ -322,13 +306,7 @@ def fetch_sdist(release, cache):
                 return
         log(f"{target} does not have the published sha256; downloading it again")
     log(f"downloading {release.url}")
-    try:
-        answer = util.http_session().get(release.url, timeout=TIMEOUT)
-        answer.raise_for_status()
-    except requests.exceptions.ChunkedEncodingError as e:  # fewer bytes than its Content-Length said
-        raise Failed(f"download of {release.url} was cut off: {e}") from None
-    except requests.RequestException as e:
-        raise Failed(f"cannot download {release.url}: {e}") from None
+    answer = fetch(release.url)
     digest = hashlib.sha256(answer.content).hexdigest()
     if digest != release.sha256:
         raise BadInput(
@@ -395,8 +373,13 @@ def update(repo, package, name, url, history, cache, parameters):
         # Append-only: the releases already committed stay, with their hashes, whatever the index says now.
         built = built_releases(repo, chain)
         check_parameters(repo, parameters, built, history)
-    kept = len(built)
-    gone = check_built(built, history, url)
+    published = {r.version: r for r in history}
+    for _commit, version, sha256 in built:
+        if version in published and published[version].sha256 != sha256:
+            raise BadInput(
+                f"{url} now publishes sha256 {published[version].sha256} for {version}, whose sdist was built "
+                f"into this history with sha256 {sha256}: a release's file changed; nothing was changed"
+            )
     built_versions = {version for _commit, version, _sha256 in built}
     pending = [r for r in history if r.version not in built_versions]
     with tempfile.TemporaryFile() as stream:
@@ -417,13 +400,14 @@ def update(repo, package, name, url, history, cache, parameters):
         wanted = {f"v{version}": commit for commit, version, _sha256 in built}
         updates = [f"delete refs/tags/{t}\n" for t in tags if t not in wanted]
         updates += [f"update refs/tags/{t} {commit}\n" for t, commit in wanted.items() if tags.get(t) != commit]
-        if kept < len(chain):
-            log(f"removing {len(chain) - kept} commit(s) of {repo} that are not releases it built")
+        if len(built) < len(chain):
+            log(f"removing {len(chain) - len(built)} commit(s) of {repo} that are not releases it built")
             updates.append(f"update refs/heads/main {built[-1][0]}\n" if built else "delete refs/heads/main\n")
         if updates:
             git(repo, "update-ref", "--stdin", input="".join(updates))
-        for commit, version in gone:
-            record_gone(repo, commit, version)
+        for commit, version, _sha256 in built:
+            if version not in published:
+                record_gone(repo, commit, version)
         if pending:
             git(repo, "fast-import", "--quiet", "--done", stdin=stream)
 
@@ -432,5 +416,5 @@ def update(repo, package, name, url, history, cache, parameters):
         git(repo, "clean", "-fdxq")
 
     added = f", {len(pending)} added: {' '.join(str(r.version) for r in pending)}" if pending else ""
-    log(f"{name} history in {repo}: {describe(history)}, {kept} already present{added}")
+    log(f"{name} history in {repo}: {describe(history)}, {len(built)} already present{added}")
     return git_.tags(repo, env=GIT_ENV)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import util
+from ..asvtools import environments as asv_envs
 from ..running import bench
 
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
@@ -16,6 +17,10 @@ STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 def now() -> str:
     return time.strftime(STAMP, time.gmtime())
+
+
+def label_of(entry: dict) -> str:
+    return f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
 
 
 @dataclass(frozen=True)
@@ -31,9 +36,9 @@ class Campaign:
         [(_release, commit)] = bench.releases(target)
         return cls(target, release, commit, path)
 
-    def environments(self, suffix: str) -> Iterator[tuple[dict, Path]]:
+    def environments(self, suffix: str) -> Iterator[tuple[str, Path]]:
         for _env_name, entry in bench.environments(self.target):
-            yield entry, self.target.config(entry, suffix)
+            yield label_of(entry), self.target.config(entry, suffix)
 
     def opened(self, schema: int, fields: dict, listed: str) -> dict:
         return {

@@ -24,7 +24,7 @@ from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
 from ..util import markdown_table
-from .campaign import STAMP, Campaign
+from .campaign import STAMP, Campaign, label_of
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -116,10 +116,6 @@ def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> 
 FEWEST_PROCESSES = next(n for n in itertools.count(2) if second_run_interval(list(range(n))) is not None)
 
 
-def label_of(entry: dict) -> str:
-    return f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
-
-
 def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str, bool]:
     """scripts/bench's first answer: the ``newest`` (release, commit) in the newest JAX's environment of ``envs``, in
     FEWEST_PROCESSES processes; its record (kept and reused while it holds this commit and environment), its table, and
@@ -132,10 +128,9 @@ def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tup
         measured = [env["environment"] for env in record["environments"]]
         if record.get("finished") and record.get("commit") == commit and measured == [label_of(entry)]:
             return path, table(record), False
-    jax = asv_envs.requirements_of(entry).get("jax")
     options = Options(
         release=str(release.version),
-        jax=[jax],
+        jax=[asv_envs.requirements_of(entry).get("jax")],
         processes=FEWEST_PROCESSES,
         record=path,
         env_dir=target.args.env_dir,
@@ -148,8 +143,7 @@ def campaign(options: Options) -> dict:
     run = Campaign.of(options.release, options.jax, options.env_dir, options.record)
     fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": LAUNCH_METHOD}
     record = run.opened(SCHEMA, fields, "environments")
-    for entry, config in run.environments("-headline"):
-        label = label_of(entry)
+    for label, config in run.environments("-headline"):
         if options.in_run_environments:  # asvtools.sides.prepare keeps an environment in ROOT/SIDE
             root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
         else:

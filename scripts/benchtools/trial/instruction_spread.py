@@ -39,24 +39,13 @@ def count_runs(kept: Path, runs: int, python: str) -> dict:
                 raise BadInput(f"{path}: not a kept run of instruction counts ({error})") from None
             if run.get("environment", here) != here:
                 raise BadInput(f"{path}: counted in another environment ({run['environment']}), not in {here}")
-            found.append(run)
+            counts = {name: {twin: run["counts"][name][twin]["instructions"] for twin in TWINS} for name in OPERATIONS}
+            found.append({"seconds": round(run["seconds"], 1), "load": run["load"], "counts": counts})
     except callgrind.Unavailable as error:
         raise Failed(f"cannot count instructions here: {error}") from None
     except RuntimeError as error:
         raise Failed(str(error)) from None
-    return {
-        "environment": here,
-        "runs": [
-            {
-                "seconds": round(run["seconds"], 1),
-                "load": run["load"],
-                "counts": {
-                    name: {twin: run["counts"][name][twin]["instructions"] for twin in TWINS} for name in OPERATIONS
-                },
-            }
-            for run in found
-        ],
-    }
+    return {"environment": here, "runs": found}
 
 
 def read_data(path: Path) -> dict:

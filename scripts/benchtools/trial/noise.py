@@ -15,7 +15,6 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import settings
-from ..asvtools import environments as asv_envs
 from ..asvtools import shapes, sides
 from ..asvtools.lock import exclusive
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
@@ -131,8 +130,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
 
 def campaign(options: Options) -> dict:
     run = Campaign.of(options.release, [options.jax], options.env_dir, options.record)
-    [(entry, config)] = run.environments("-timing-noise")
-    label = f"Python {asv_envs.python_of(entry)}, jax {options.jax}"
+    [(label, config)] = run.environments("-timing-noise")
     root = confirm.env_root(config)
     fields = {
         "environment": label,
