@@ -169,10 +169,11 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
     for change in changes:
         key = (change.benchmark, change.params, change.env)
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
-            counted = split_params(change.params)[0]
+            counted, twin = split_params(change.params)[0], twin_of(change)
             try:
+                env = explain.env_config(source.config, change.env_params, source.profiles)
                 found[key] = instructions.explain(
-                    source.config, change.env_params, change.good, change.bad, source.profiles, counted, twin_of(change)
+                    env, change.good, change.bad, source.profiles, counted, twin
                 ).sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"
