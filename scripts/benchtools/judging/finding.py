@@ -206,7 +206,8 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
         points = source.series(graph, index)
         present = [value for _rev, value in sorted(points) if value is not None]
         series = {"unit": source.units.get(metrics.COST_TREE_AT, ""), "latest": present[-1] if present else None}
-        for step in steps.steps(steps.pieces(points)):
+        for before, after in itertools.pairwise(steps.pieces(points)):
+            step = steps.Step(before.right - 1, after.left, before.level, after.level)
             if step.relative <= -LARGE_IMPROVEMENT:
                 good, bad = source.hash_of_revision.get(step.rev_before, ""), source.hash_of_revision[step.rev_after]
                 at = {"graph": (graph, index, step.rev_before, step.rev_after), "env_params": graph_params}
