@@ -14,7 +14,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
-from ..asvtools import operations, runs, shapes, suite
+from ..asvtools import runs, shapes, suite
 from ..asvtools.sides import discovery_regex, log
 from ..errors import BadInput, Error, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_render, pr_summary
@@ -258,15 +258,13 @@ def append(path: Path, found: dict) -> None:
 
 def history_time(times: dict, change: dict, merged: str) -> dict | None:
     """The side-by-side time of the squashed commit MERGED for the changed operation, from the history."""
-    by_label = {operation.label: operation for operation in operations.OPERATIONS}
     # An operation's instruction count is set beside the same operation's time (pr_summary.words).
-    operation = by_label.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
+    operation = operation_history.BY_LABEL.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
     if operation is None:
         return None
-    suffix = f"| {metrics.entry(*operation.timed)} | "
     for key, value in times.items():
-        environment, _, rest = key.partition(" | ")
-        if environment == change["environment"] and f"| {rest}".startswith(suffix) and key.endswith(f"| {merged}"):
+        environment, entry, _before, after = key.split(" | ")
+        if (environment, entry, after) == (change["environment"], metrics.entry(*operation.timed), merged):
             return value.get("interval")
     return None
 
