@@ -98,7 +98,6 @@ def confirmations(
     config: Path | None,
     suspects_: list,
     max_pairs: int = MAX_PAIRS,
-    root: Path | None = None,
     measured: Callable[[Confirmation], None] | None = None,
     conf: dict | None = None,
 ) -> list[Confirmation]:
@@ -119,7 +118,7 @@ def confirmations(
     repo = conf.get("repo", "")
     if not (util.is_remote(repo) or Path(repo).exists()):
         raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
-    root = root or env_root(config, conf)
+    root = env_root(config, conf)
     results, groups = {}, {}
     for change in suspects_:
         if not change.good:
