@@ -110,11 +110,11 @@ def test_the_profiler_picks_the_environment_by_its_python(tmp_path, monkeypatch)
     fake_python313(tmp_path / "bin" / "python3.13")
     for python in ("3.11", "3.13"):
         name, path = explain.env_config(
-            ROOT / "asv.jax.conf.json", {"machine": "m", "python": python, "equinox": "0.13.8"}, tmp_path / "configs"
+            ROOT / "asv.jax.conf.json", {"machine": "m", "python": python, "equinox": "0.13.8"}, tmp_path
         )
         assert f"-py{python}-" in name
         assert config.Config.load(str(path)).pythons == [python]
     (tmp_path / "bin" / "python3.13").unlink()
     (tmp_path / "skipped-3.13").write_text("no apt-get\n")
     with pytest.raises(Failed, match="Python 3.13 environments skipped: no apt-get"):
-        explain.env_config(ROOT / "asv.jax.conf.json", {"python": "3.13"}, tmp_path / "configs")
+        explain.env_config(ROOT / "asv.jax.conf.json", {"python": "3.13"}, tmp_path)

@@ -15,7 +15,7 @@ from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
 from benchtools import settings
 from benchtools.errors import Failed
-from benchtools.judging import confirm, gate, instructions, pairs, recheck, render, verdicts
+from benchtools.judging import confirm, explain, gate, instructions, pairs, recheck, render, verdicts
 from benchtools.judging.sources import Source
 from benchtools.publishing import instruction_history, operation_markdown
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
@@ -134,11 +134,12 @@ def recounted_in(monkeypatch, count_at):
     processes (tests/test_explain.py installs and counts commits for real); the commits asked, in order."""
     asked = []
 
-    def counts_at(config, env_params, commit, names, cache_dir):
+    def counts_at(env, commit, names, cache_dir):
         asked.append(commit)
         assert names == sorted(OPERATIONS)  # both sides count every operation, as the benchmark does
         return {name: {"module": {"instructions": count}} for name, count in count_at(commit).items()}
 
+    monkeypatch.setattr(explain, "env_config", lambda config, env_params, cache_dir: ("counting-env", config))
     monkeypatch.setattr(instructions, "counts_at", counts_at)
     monkeypatch.setattr(instructions, "environment_at", lambda *_: measured(SPREAD_COUNTS)[1])
     return asked

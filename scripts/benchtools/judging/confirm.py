@@ -20,12 +20,16 @@ from ..errors import BadInput, Failed
 from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faster, sequential
 
 
-def suspects(changes: Iterable, thresholds) -> list:
-    """The alerting timing changes to confirm, worst first."""
+def suspects(changes: Iterable, thresholds, faster: bool = False) -> list:
+    """The alerting timing changes to confirm, risen (or with ``faster`` fallen) beyond their suspect threshold,
+    largest change first."""
+    sign = -1 if faster else 1
     found = [
-        c for c in changes if metrics.alerting_timing(c.entry) and c.after > c.before * (1 + thresholds.suspect(c))
+        c
+        for c in changes
+        if metrics.alerting_timing(c.entry) and sign * c.after > sign * c.before * (1 + sign * thresholds.suspect(c))
     ]
-    return sorted(found, key=lambda c: -c.ratio)
+    return sorted(found, key=lambda c: -sign * c.ratio)
 
 
 @dataclass
@@ -94,7 +98,6 @@ def confirmations(
     config: Path | None,
     suspects_: list,
     max_pairs: int = MAX_PAIRS,
-    root: Path | None = None,
     measured: Callable[[Confirmation], None] | None = None,
     conf: dict | None = None,
 ) -> list[Confirmation]:
@@ -115,7 +118,7 @@ def confirmations(
     repo = conf.get("repo", "")
     if not (util.is_remote(repo) or Path(repo).exists()):
         raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
-    root = root or env_root(config, conf)
+    root = env_root(config, conf)
     results, groups = {}, {}
     for change in suspects_:
         if not change.good:

@@ -31,8 +31,10 @@ class FunctionChange:
     cumulative_us: tuple[float, float]
 
 
-def env_config(config: Path, env_params: dict, out_dir: Path) -> tuple[str, Path]:
-    """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone."""
+def env_config(config: Path, env_params: dict, cache_dir: Path) -> tuple[str, Path]:
+    """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone
+    kept under ``cache_dir``: resolved once by each caller and passed down, as profiling and counting both read it."""
+    config, out_dir = Path(config).resolve(), Path(cache_dir).resolve() / "configs"  # asv runs from another folder
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
     conf = environments.asv_config(config)
     wanted = {key: str(value) for key, value in env_params.items()}
@@ -129,7 +131,7 @@ def profile(config: Path, env_name: str, commit: str, cache_dir: Path, profiled:
     sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
     names = sorted({n for n, _ in split.values()})
     failure = f"cannot install {commit[:8]} in {env_name} to profile it"
-    root = cache_dir.parent / PROFILE_ENVS
+    root = Path(cache_dir).resolve().parent / PROFILE_ENVS  # asv runs from another folder
     with sides.installed(config, "profiled", commit, names, root, failure=failure) as side, contextlib.closing(side):
         side.open()
         # The environment's files are this commit's until the next install: summarized at once.
@@ -150,8 +152,7 @@ def profile(config: Path, env_name: str, commit: str, cache_dir: Path, profiled:
 def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]], cache_dir: Path) -> None:
     """Profile what ``wanted`` ({commit: the benchmarks to profile there}) names and the cache lacks, each
     commit installed once (a step's two commits, and every operation that moved there, together)."""
-    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()
-    env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
+    env_name, env_conf = env_config(config, env_params, cache_dir)
     for commit, names in wanted.items():
         profile(env_conf, env_name, commit, cache_dir, sorted(names))
 
@@ -218,8 +219,7 @@ def explain(
 ) -> Explanation | None:
     """One call of ``profiled`` profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not
     cached."""
-    config, cache_dir = Path(config).resolve(), Path(cache_dir).resolve()  # asv runs from another folder
-    env_name, env_conf = env_config(config, env_params, cache_dir / "configs")
+    env_name, env_conf = env_config(config, env_params, cache_dir)
     paths = [cached_profile(cache_dir, env_name, commit, profiled) for commit in (before, after)]
     if cached_only and not all(path.is_file() for path in paths):
         return None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from benchmarks import metrics, params
 
 from ..asvtools import device, shapes
-from ..asvtools.results import failed_benchmarks
+from ..asvtools.results import combinations, failed_benchmarks
 from ..errors import BadInput
 from ..project import env_label
 from . import steps
@@ -88,9 +88,7 @@ def step_changes(source: Source) -> list[Change]:
 
 def values_by_combo(result, name: str) -> dict[str, float | None]:
     """{params as "a, b": value} of one benchmark in one asv result; None for a failed, NaN for a skipped value."""
-    params = result.get_result_params(name)
-    values = result.get_result_value(name, params)
-    return {", ".join(combo): value for combo, value in zip(itertools.product(*params), values, strict=False)}
+    return {", ".join(combo): value for combo, value, _ in combinations(result, name, plain=False)}
 
 
 def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
@@ -206,7 +204,8 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
         points = source.series(graph, index)
         present = [value for _rev, value in sorted(points) if value is not None]
         series = {"unit": source.units.get(metrics.COST_TREE_AT, ""), "latest": present[-1] if present else None}
-        for step in steps.steps(steps.pieces(points)):
+        for before, after in itertools.pairwise(steps.pieces(points)):
+            step = steps.Step(before.right - 1, after.left, before.level, after.level)
             if step.relative <= -LARGE_IMPROVEMENT:
                 good, bad = source.hash_of_revision.get(step.rev_before, ""), source.hash_of_revision[step.rev_after]
                 at = {"graph": (graph, index, step.rev_before, step.rev_after), "env_params": graph_params}

@@ -79,13 +79,13 @@ def judge(
         checks = recheck.time_checks(counted, changes)
         suspects = timing_suspects + [check for _, check in checks]
         confirmations = confirming.confirmations(source.config, suspects, max_pairs=max_pairs, conf=source.conf)
-        by_change = {id(c.change): c for c in confirmations}
-        slower = [by_change[id(c)].change for c in timing_suspects if by_change[id(c)].verdict == pairs.SLOWER]
-        for _, check in checks:
-            by_change[id(check)].note = by_change[id(check)].note or "the time of an instruction rise"
-        faster = [(rise, by_change[id(check)]) for rise, check in checks if by_change[id(check)].faster]
-        overruled += faster
-        overruled_ids = {id(rise) for rise, _ in faster}
+        # In the order of the suspects: the timing suspects', then each instruction rise's time.
+        slower = [c.change for c in confirmations[: len(timing_suspects)] if c.verdict == pairs.SLOWER]
+        for (rise, _), timed in zip(checks, confirmations[len(timing_suspects) :], strict=True):
+            timed.note = timed.note or "the time of an instruction rise"
+            if timed.faster:
+                overruled.append((rise, timed))
+        overruled_ids = {id(rise) for rise, _ in overruled}
         counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS and id(c) not in overruled_ids] + slower
     if compare:
         # The overruled rises too: the publish job's re-judgement places them, and the alert matches them by commit.

@@ -21,19 +21,17 @@ SHOWN = 3  # functions named in a cause
 BUILTIN_SHARE = 0.01  # a builtin is named when its C work moved by this share of the operation's count
 
 
-def kept(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> tuple[str, Path, Path]:
-    """(environment name, its configuration, where the count of ``names`` at ``commit`` is kept)."""
-    cache_dir = Path(cache_dir).resolve()
-    env_name, env_conf = explain_module.env_config(Path(config).resolve(), env_params, cache_dir / "configs")
+def kept(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> Path:
+    """Where the count of ``names`` at ``commit`` in ``env`` (explain.env_config's) is kept."""
     recipe = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:12]
-    return env_name, env_conf, cache_dir / FOLDER / env_name / f"{commit}-{recipe}.json"
+    return Path(cache_dir) / FOLDER / env[0] / f"{commit}-{recipe}.json"
 
 
-def counts_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict:
+def counts_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> dict:
     """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, counted in one process unless
     kept; ``Failed`` when the commit cannot be installed or valgrind cannot count here.  A count depends a little on
     what else its process built (the allocator's state): both sides of a step are counted with the same ``names``."""
-    env_name, env_conf, path = kept(config, env_params, commit, names, cache_dir)
+    (env_name, env_conf), path = env, kept(env, commit, names, cache_dir)
     if not path.is_file():
         sides.log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
         root = Path(cache_dir).resolve().parent / explain_module.PROFILE_ENVS
@@ -56,10 +54,10 @@ def environment_path(counts: Path) -> Path:
     return counts.with_name(counts.stem + ".environment.json")
 
 
-def environment_at(config: Path, env_params: dict, commit: str, names: list[str], cache_dir: Path) -> dict | None:
+def environment_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> dict | None:
     """The counting environment (callgrind.environment) kept beside ``counts_at``'s count, or None for a count
     kept before it was recorded."""
-    path = environment_path(kept(config, env_params, commit, names, cache_dir)[2])
+    path = environment_path(kept(env, commit, names, cache_dir))
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -137,22 +135,12 @@ class Explanation:
 
 
 def explain(
-    config: Path,
-    env_params: dict,
-    before: str,
-    after: str,
-    cache_dir: Path,
-    operation: str,
-    twin: str,
-    cached_only: bool = False,
+    env: tuple[str, Path], before: str, after: str, cache_dir: Path, operation: str, twin: str, cached_only=False
 ) -> Explanation | None:
     """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
     (every operation in one process); None when ``cached_only`` and a side is not counted yet."""
     names = sorted(OPERATIONS)
-    (env_name, _, kept_before), (_, _, kept_after) = (
-        kept(config, env_params, c, names, cache_dir) for c in (before, after)
-    )
-    if cached_only and not (kept_before.is_file() and kept_after.is_file()):
+    if cached_only and not all(kept(env, commit, names, cache_dir).is_file() for commit in (before, after)):
         return None
-    counts = [counts_at(config, env_params, commit, names, cache_dir) for commit in (before, after)]
-    return Explanation(env_name, before, after, operation, twin, tuple(side[operation][twin] for side in counts))
+    counts = [counts_at(env, commit, names, cache_dir)[operation][twin] for commit in (before, after)]
+    return Explanation(env[0], before, after, operation, twin, tuple(counts))

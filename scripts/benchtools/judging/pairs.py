@@ -23,19 +23,17 @@ SLOWER, SAME, UNDECIDED = "slower", "same", "undecided"
 VERDICTS = (SLOWER, SAME, UNDECIDED)
 
 
-def looks(max_pairs: int = MAX_PAIRS, start: int = START_PAIRS, step: int = STEP_PAIRS) -> int:
-    """How many times ``sequential`` looks at most: at start pairs, then every step more, up to max_pairs."""
-    return 1 + max(0, math.ceil((max_pairs - start) / step))
+def looks(max_pairs: int = MAX_PAIRS) -> int:
+    """How many times ``sequential`` looks at most: at START_PAIRS, then every STEP_PAIRS more, up to max_pairs."""
+    return 1 + max(0, math.ceil((max_pairs - START_PAIRS) / STEP_PAIRS))
 
 
-def look_confidence(
-    suspects: int, max_pairs: int = MAX_PAIRS, start: int = START_PAIRS, step: int = STEP_PAIRS
-) -> float:
+def look_confidence(suspects: int, max_pairs: int = MAX_PAIRS) -> float:
     """The two-sided confidence of each look's interval: calling a suspect slower is a one-sided error of
     (1 - confidence) / 2, so that over every look of every suspect the night's errors add up to NIGHT_FALSE_ALARM."""
     if suspects < 1:
         raise ValueError("a night with suspects has at least one")
-    return 1 - 2 * NIGHT_FALSE_ALARM / (suspects * looks(max_pairs, start, step))
+    return 1 - 2 * NIGHT_FALSE_ALARM / (suspects * looks(max_pairs))
 
 
 @dataclass(frozen=True)
@@ -101,17 +99,13 @@ def balanced_order(first: int, count: int) -> list[tuple[str, str]]:
 
 
 def sequential(
-    measure: Callable[[int, int], list[tuple[float, float]]],
-    max_pairs: int = MAX_PAIRS,
-    suspects: int = 1,
-    start: int = START_PAIRS,
-    step: int = STEP_PAIRS,
+    measure: Callable[[int, int], list[tuple[float, float]]], max_pairs: int = MAX_PAIRS, suspects: int = 1
 ) -> tuple[str, Interval, list, list]:
     """Measure pairs until decided or at the cap: (verdict, interval, befores, afters).  ``measure(first, count)``
     returns ``count`` (before, after) values for pairs ``first`` onwards, in balanced_order(first, count)."""
-    confidence = look_confidence(suspects, max_pairs, start, step)
+    confidence = look_confidence(suspects, max_pairs)
     before, after = [], []
-    count = min(start, max_pairs)
+    count = min(START_PAIRS, max_pairs)
     while True:
         measured = measure(len(before), count)
         if len(measured) != count:
@@ -122,4 +116,4 @@ def sequential(
         verdict = decide(found)
         if verdict != UNDECIDED or len(before) >= max_pairs:
             return verdict, found, before, after
-        count = min(step, max_pairs - len(before))
+        count = min(STEP_PAIRS, max_pairs - len(before))

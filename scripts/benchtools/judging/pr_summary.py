@@ -158,17 +158,6 @@ class Summary:
         return bool(self.section(SLOWER_) or self.broken())
 
 
-def faster_suspects(verdict: Verdict) -> list[Change]:
-    """The alerting timing changes that fell beyond their suspect threshold: re-measured as the slower ones are."""
-    thresholds = verdict.source.thresholds
-    found = [
-        c
-        for c in verdict.changes
-        if metrics.alerting_timing(c.entry) and c.after < c.before * (1 - thresholds.suspect(c))
-    ]
-    return sorted(found, key=lambda c: c.ratio)
-
-
 def timing_section(found: Confirmation) -> str:
     """A re-measured timing's section: slower as the gate decides; faster when the whole interval lies below
     -FLOOR; no change when it lies within ±SAME_BELOW; undecided otherwise."""

@@ -46,17 +46,16 @@ def recount(
             continue
         operation, twin = split_params(change.params)[0], twin_of(change)
         try:
+            env = explain.env_config(source.config, change.env_params, source.profiles)
             before, after = (
-                instructions.counts_at(source.config, change.env_params, commit, names, source.profiles)[operation][
-                    twin
-                ]
+                instructions.counts_at(env, commit, names, source.profiles)[operation][twin]
                 for commit in (change.good, change.bad)
             )
         except Error as error:
             errors.append(f"{change.entry} could not be counted again, so it counts as stored: {error}")
             kept.append(change)
             continue
-        environment = instructions.environment_at(source.config, change.env_params, change.bad, names, source.profiles)
+        environment = instructions.environment_at(env, change.bad, names, source.profiles)
         again = Recount(before["instructions"], after["instructions"], environment)
         if holds(again, change):
             kept.append(change)
@@ -110,11 +109,14 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
         twin = twin_of(row)
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
         if key not in done:
-            where = (source.config, row.env_params, row.good, row.bad, source.profiles)
             try:
                 if counted is not None:
-                    done[key] = instructions.explain(*where, counted, twin, cached_only)
+                    env = explain.env_config(source.config, row.env_params, source.profiles)
+                    done[key] = instructions.explain(
+                        env, row.good, row.bad, source.profiles, counted, twin, cached_only
+                    )
                 else:
+                    where = (source.config, row.env_params, row.good, row.bad, source.profiles)
                     done[key] = explain.explain(*where, cached_only=cached_only)
             except Error as error:
                 done[key] = None

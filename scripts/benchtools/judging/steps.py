@@ -2,7 +2,6 @@
 value after a jump, not the level right after it, so a step that later releases undid would look smaller.
 """
 
-import itertools
 from dataclasses import dataclass
 
 from ..asvtools import results
@@ -42,16 +41,6 @@ def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
         Piece(revisions[left], revisions[right - 1] + 1, level)
         for left, right, level, _min, _err in results.detect_steps(values)
     ]
-
-
-def steps(found: list[Piece], floor: float = 0.0) -> list[Step]:
-    """Every change between adjacent pieces whose size is more than ``floor`` (relative), up or down."""
-    changes = []
-    for before, after in itertools.pairwise(found):
-        step = Step(before.right - 1, after.left, before.level, after.level)
-        if abs(step.relative) > floor:
-            changes.append(step)
-    return changes
 
 
 def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int, value_before: float) -> Step:

@@ -11,7 +11,7 @@ from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
 from .. import git, settings
 from ..asvtools.results import stored, values
-from ..judging import instructions, pairs
+from ..judging import explain, instructions, pairs
 from ..util import markdown_table
 from . import operation_history, operation_markdown
 
@@ -58,10 +58,8 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     commits = dict.fromkeys((env, commit) for env, _, before, after, _ in timed_steps for commit in (before, after))
     # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
     timed = sorted(set(COUNTED_BY_TIME.values()))
-    counts = {
-        (env, commit): instructions.counts_at(config, env_params(env), commit, timed, cache_dir)
-        for env, commit in commits
-    }
+    resolved = {env: explain.env_config(config, env_params(env), cache_dir) for env, _ in commits}
+    counts = {(env, commit): instructions.counts_at(resolved[env], commit, timed, cache_dir) for env, commit in commits}
     found = {}
     for env, entry, before, after, value in timed_steps:
         name = COUNTED_BY_TIME[entry]

@@ -14,7 +14,7 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import git, util
-from ..asvtools import operations, runs, shapes, suite
+from ..asvtools import runs, shapes, suite
 from ..asvtools.sides import discovery_regex, log
 from ..errors import BadInput, Error, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_render, pr_summary
@@ -55,15 +55,6 @@ class Request:
         return f"#{self.number}" + (" (test merge)" if self.merge else "")
 
 
-@dataclass
-class Sides:
-    base: str  # full hashes
-    head: str
-    base_ref: str  # how each was found
-    head_ref: str
-    touched: list[str]  # the package's paths (bench.PACKAGE_PATHS) that differ between them
-
-
 def target_of(request: Request) -> bench.Target:
     return bench.Target(
         bench.Options(
@@ -86,8 +77,9 @@ def rev(repo: Path, name: str) -> str:
     return found.stdout.strip()
 
 
-def resolve(target: bench.Target, request: Request) -> Sides:
-    """Base and head in the target's repository, fetched first when it is a remote."""
+def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]]:
+    """Base and head (full hashes) in the target's repository, fetched first when it is a remote, and the package's
+    paths (bench.PACKAGE_PATHS) that differ between them."""
     runs.range_hashes(target.config(), target.branch, None, target.results_dir)  # asv's mirror, made or fetched
     repo = bench.git_dir(target)
     if request.base or request.merge:
@@ -102,8 +94,8 @@ def resolve(target: bench.Target, request: Request) -> Sides:
         if found.returncode != 0:
             raise BadInput(f"{head_ref} ({head[:8]}) shares no commit with {request.branch}")
         base, base_ref = found.stdout.strip(), f"merge base with {request.branch}"
-    touched = git.out("diff", "--name-only", base, head, "--", *bench.PACKAGE_PATHS, repo=repo).split()
-    return Sides(base, head, base_ref, head_ref, touched)
+    log(f"check-pr: {request.name}: base {base[:8]} ({base_ref}), head {head[:8]} ({head_ref})")
+    return base, head, git.out("diff", "--name-only", base, head, "--", *bench.PACKAGE_PATHS, repo=repo).split()
 
 
 def benchmarks_to_run(confirmed: bool) -> list[str]:
@@ -123,26 +115,25 @@ def check(request: Request) -> pr_summary.Summary:
     be measured in an environment: a failure is never "no change"."""
     started, load_before = time.monotonic(), os.getloadavg()[0]
     target = target_of(request)
-    sides = resolve(target, request)
+    base, head, touched = resolve(target, request)
 
     def facts() -> dict:
         took = dict(seconds=time.monotonic() - started, load=(load_before, os.getloadavg()[0]))
-        return dict(base=sides.base, head=sides.head, touched=sides.touched, **took)
+        return dict(base=base, head=head, touched=touched, **took)
 
-    if not sides.touched:
+    if not touched:
         why = f"it changes nothing in {' or '.join(bench.PACKAGE_PATHS)}"
         return pr_summary.Summary(request.name, [], nothing_to_measure=why, **facts())
     regexes = discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
-    log(f"check-pr: {request.name}: base {sides.base[:8]} ({sides.base_ref}), head {sides.head[:8]} ({sides.head_ref})")
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
-        hashfile.write_text(f"{sides.base}\n{sides.head}\n")
+        hashfile.write_text(f"{base}\n{head}\n")
         # Both sides in one asv run per environment: one job, one machine, one load.
         bench.bench(dataclasses.replace(target.args, bench=regexes, range=f"HASHFILE:{hashfile}"))
     what = {"missing": "has no results", "failed": "measured nothing (it did not build, install or import)"}
     failures = []
     for env_name, _entry in bench.environments(target):
-        for side, commit in (("base", sides.base), ("head", sides.head)):
+        for side, commit in (("base", base), ("head", head)):
             path = runs.result_path(target.results_dir, target.args.machine, commit, env_name)
             if (state := runs.classify(path, target.args.machine)[0]) in what:
                 failures.append(f"the {side} {commit[:8]} {what[state]} in {env_name}")
@@ -150,13 +141,12 @@ def check(request: Request) -> pr_summary.Summary:
         raise Failed(f"{request.name}: {'; '.join(failures)}; see asv's log above")
     verdict = gate.judge(
         Source(output=target.args.output),
-        (sides.base, sides.head),
+        (base, head),
         confirm=not request.no_confirm,
         max_pairs=request.max_pairs,
     )
-    faster = []
-    if not request.no_confirm:
-        faster = confirm.confirmations(verdict.source.config, pr_summary.faster_suspects(verdict), request.max_pairs)
+    faster = [] if request.no_confirm else confirm.suspects(verdict.changes, verdict.source.thresholds, faster=True)
+    faster = confirm.confirmations(verdict.source.config, faster, request.max_pairs)
     found = causes(verdict, pr_summary.changed_exact(verdict))
     environments = sorted({c.env for c in verdict.changes})
     return pr_summary.summarize(verdict, request.name, found, faster, environments=environments, **facts())
@@ -169,10 +159,11 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
     for change in changes:
         key = (change.benchmark, change.params, change.env)
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
-            counted = split_params(change.params)[0]
+            counted, twin = split_params(change.params)[0], twin_of(change)
             try:
+                env = explain.env_config(source.config, change.env_params, source.profiles)
                 found[key] = instructions.explain(
-                    source.config, change.env_params, change.good, change.bad, source.profiles, counted, twin_of(change)
+                    env, change.good, change.bad, source.profiles, counted, twin
                 ).sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"
@@ -267,15 +258,13 @@ def append(path: Path, found: dict) -> None:
 
 def history_time(times: dict, change: dict, merged: str) -> dict | None:
     """The side-by-side time of the squashed commit MERGED for the changed operation, from the history."""
-    by_label = {operation.label: operation for operation in operations.OPERATIONS}
     # An operation's instruction count is set beside the same operation's time (pr_summary.words).
-    operation = by_label.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
+    operation = operation_history.BY_LABEL.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
     if operation is None:
         return None
-    suffix = f"| {metrics.entry(*operation.timed)} | "
     for key, value in times.items():
-        environment, _, rest = key.partition(" | ")
-        if environment == change["environment"] and f"| {rest}".startswith(suffix) and key.endswith(f"| {merged}"):
+        environment, entry, _before, after = key.split(" | ")
+        if (environment, entry, after) == (change["environment"], metrics.entry(*operation.timed), merged):
             return value.get("interval")
     return None
 
