@@ -190,18 +190,22 @@ def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]
     return [measured(row, benchmark.replace("tree_at", twin), key) for twin in params.STRUCTURES]
 
 
+def against(row: CommitFigures, benchmark: str, key: str, per: int = 1) -> str | None:
+    """tree_at's time against its tuple twin's, "30 (15–60) µs against 20 (10–40) µs"; None where one is missing."""
+    tree_at, tuple_ = twins(row, benchmark, key)
+    return None if None in (tree_at, tuple_) else f"{microseconds(tree_at, per)} against {microseconds(tuple_, per)}"
+
+
 def lead_paragraph(row: CommitFigures) -> str:
     """The answer to the question users ask (what a step costs with tree_at on an eqx.Module against a plain
     tuple), for one environment on its device.  A figure the run did not take gets no words."""
     sentences, steps, calls = [], [], []
     for wrapping, words in LEAD_WRAPPINGS.items():  # a step's time with tree_at and the tuple, and their ratio
         length = params.SCAN_LENGTH if "scan" in wrapping else 1
-        tree_at, tuple_ = twins(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}")
         ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
         figures = []
-        if tree_at is not None and tuple_ is not None:
-            per = " per step" if length > 1 else ""
-            figures.append(f"{microseconds(tree_at, length)} against {microseconds(tuple_, length)}{per}")
+        if times := against(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}", length):
+            figures.append(times + (" per step" if length > 1 else ""))
         if ratio is not None:
             figures.append(f"{ratio.text(short=True)}× the tuple's time")
         if figures:
@@ -214,10 +218,8 @@ def lead_paragraph(row: CommitFigures) -> str:
     tree_at, tuple_ = twins(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}")
     if tree_at is not None:
         per_call = int(CALLS_PER_STEP)
-        against = f" against {microseconds(tuple_, per_call)} for a tuple update" if tuple_ else ""
-        sentences.append(
-            f"One eager tree_at call, the surgery alone, takes {microseconds(tree_at, per_call)}{against}."
-        )
+        beside = f" against {microseconds(tuple_, per_call)} for a tuple update" if tuple_ else ""
+        sentences.append(f"One eager tree_at call, the surgery alone, takes {microseconds(tree_at, per_call)}{beside}.")
     if row.excess_equations:
         sentences.append(
             "Under every tracing wrapping the two steps trace to identical jaxprs: the compiled program is the same."
@@ -226,11 +228,8 @@ def lead_paragraph(row: CommitFigures) -> str:
         )
     for wrapping in ("jit", "filter_jit"):
         for wait, words in (("dispatch", "dispatched alone"), ("block_until_ready", "waited for")):
-            tree_at, tuple_ = twins(row, DISPATCH_BENCHMARK, f"{wrapping!r}, {wait!r}")
-            if tree_at is not None and tuple_ is not None:
-                calls.append(
-                    f"{LEAD_WRAPPINGS[wrapping]} {words}, {microseconds(tree_at)} against {microseconds(tuple_)}"
-                )
+            if times := against(row, DISPATCH_BENCHMARK, f"{wrapping!r}, {wait!r}"):
+                calls.append(f"{LEAD_WRAPPINGS[wrapping]} {words}, {times}")
     if calls:
         sentences.append(f"A call of the step, {'; '.join(calls)}.")
     if sweep := sweep_sentence(row):

@@ -223,7 +223,11 @@ def history(rows: list[CommitFigures], by_operation: dict) -> dict[str, list[ope
 
 
 def investigate(
-    rows: list[CommitFigures], config: Path | None, profile=False, confirm_pairs=None, step_times=None
+    rows: list[CommitFigures],
+    config: Path | None,
+    profile: bool = False,
+    confirm_pairs: int | None = None,
+    step_times: Path | None = None,
 ) -> dict:
     by_operation = operation_history.operation_steps(rows)
     operation_history.explain_steps(by_operation, config, profile)
