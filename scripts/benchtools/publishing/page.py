@@ -25,17 +25,17 @@ from .templating import markdown_html as html
 
 NAV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
 NAV_LINK = '<li id="nav-li-overhead"><a href="overhead/index.html">tree_at overhead</a></li>'
+UNCHANGED = "—"  # the last cell of an exact figure that did not change over the commits shown
 
 
 def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path:
-    found = history(rows, by_operation)
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
     site_index = linked(index)  # refused before anything is drawn
     out = site / "overhead"
     out.mkdir(exist_ok=True)
-    latest = latest_rows(rows)
+    found, latest = history(rows, by_operation), latest_rows(rows)
     page = templating.render(
         "overhead.html.j2",
         leads=[blocks.lead_paragraph(row) for row in latest],
@@ -59,7 +59,7 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
         operation_plots=plots.plot_operations(rows, by_operation, out),
         operations_history=html(blocks.operations_history_markdown(rows, by_operation)),
         per_release=html(history_table(rows)),
-        details=[(row, html("\n".join(blocks.markdown(row).splitlines()[1:]))) for row in latest],
+        details=[(row, html(blocks.markdown(row).split("\n", 1)[1])) for row in latest],
     )
     (out / "index.html").write_text(page, encoding="utf-8")
     index.write_text(site_index, encoding="utf-8")
@@ -78,16 +78,8 @@ def linked(index: Path) -> str:
 
 
 def history_table(rows: list[CommitFigures]) -> str:
-    header = [
-        "release",
-        "environment",
-        *WRAPPINGS,
-        f"eager µs/call, depth {REPORT_DEPTH}",
-        "tree_map passes/call",
-        "tracing",
-        "compile ms (one run)",
-        "jaxprs identical",
-    ]
+    header = ["release", "environment", *WRAPPINGS, f"eager µs/call, depth {REPORT_DEPTH}", "tree_map passes/call"]
+    header += ["tracing", "compile ms (one run)", "jaxprs identical"]
     per_call = 1e6 / int(CALLS_PER_STEP)
     cells = [
         [
@@ -105,9 +97,6 @@ def history_table(rows: list[CommitFigures]) -> str:
     return markdown_table(header, cells)
 
 
-UNCHANGED = "—"  # the last cell of an exact figure that did not change over the commits shown
-
-
 def exact_value(value) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
 
@@ -115,11 +104,10 @@ def exact_value(value) -> str:
 def exact_tables(rows: list[CommitFigures]) -> list[dict]:
     """Every exact figure of the newest commit per environment, and where it changed: a table per metrics kind."""
     latest = latest_rows(rows)
-    envs = [row.env for row in latest]
     tables = {}
     for key in sorted({key for row in latest for key in row.exact}):
         changes = []
-        for env in envs:
+        for env in (row.env for row in latest):
             series = [(row.label, row.exact[key]) for row in rows if row.env == env and key in row.exact]
             changes += [
                 f"{label} ({env}): {exact_value(before)} → {exact_value(after)}"
@@ -129,7 +117,7 @@ def exact_tables(rows: list[CommitFigures]) -> list[dict]:
         cells = [exact_value(row.exact[key]) if key in row.exact else "n/a" for row in latest]
         figures = tables.setdefault(metrics.kind(metrics.entry(*key)), [])
         figures.append([f"`{key[0]}`", key[1] or "—", *cells, "; ".join(changes) or UNCHANGED])
-    header = ["benchmark", "params", *envs, "changed over the commits shown"]
+    header = ["benchmark", "params", *(row.env for row in latest), "changed over the commits shown"]
     return [
         {
             "kind": kind,
@@ -142,25 +130,23 @@ def exact_tables(rows: list[CommitFigures]) -> list[dict]:
 
 
 def fresh_table(latest: list[CommitFigures]) -> str:
-    rows = []
+    cells = []
     for row in latest:
         for key, (label, scale, found) in row.fresh.items():
             run = row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run"
-            rows.append([row.env, label, found.scaled(scale).text("{:.4g}", short=True), run])
+            cells.append([row.env, label, found.scaled(scale).text("{:.4g}", short=True), run])
     header = ["environment", "figure", "fresh processes: median (interval for a second run's)", "this run"]
-    return markdown_table(header, rows)
+    return markdown_table(header, cells)
 
 
 def summary_sentence(row: CommitFigures) -> str:
     parts = []
     if row.cost is not None:
         parts.append(f"does {row.cost:,.0f} weighted instructions of Python work (exact)")
-    passes = measured(row, metrics.PASSES_TREE_AT, "")
-    if passes is not None:
+    if (passes := measured(row, metrics.PASSES_TREE_AT, "")) is not None:
         parts.append(f"takes {passes.text('{:.1f}')} tree_map passes, the steady unit of time")
-    tracing = measured(row, TRACING_BENCHMARK, "")
     taken = f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
     sentence = f"{row.label} with {row.env}: {taken if parts else 'no exact or steady figure was taken.'}"
-    if tracing is not None:
+    if (tracing := measured(row, TRACING_BENCHMARK, "")) is not None:
         sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
     return sentence

@@ -30,7 +30,6 @@ STEADY_BENCHMARK = "bench_steady.SteadyState.time_tree_at"  # a whole step's tim
 SWEEP_BENCHMARK = "bench_sweep.StateSizeRatio.track_overhead_ratio"
 DISPATCH_BENCHMARK = "bench_sweep.Dispatch.time_tree_at"  # a jitted call, waited for or not (and time_tuple)
 
-
 # Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
 SINGLE_SAMPLE = "a single sample"  # a track value: one process's, with no spread of its own
 ONE_RUN = "one run"  # a time benchmark: asv's samples, all from one run
@@ -51,17 +50,6 @@ class Interval:
 
     def scaled(self, scale: float) -> "Interval":
         return Interval(self.value * scale, self.low * scale, self.high * scale, self.source)
-
-
-def one_run_interval(name: str, value: float, ci: tuple | None) -> Interval:
-    """A timing figure of one asv run (``name`` as metrics.entry writes it) with the interval a second run's
-    figure can be expected in: its threshold (benchmarks/metrics.py) on either side, widened to asv's 99%
-    confidence interval ``ci`` where asv kept samples; without them the figure is a single sample."""
-    grown = 1 + metrics.threshold(name)
-    low, high = value / grown, value * grown
-    if ci is None or not all(map(math.isfinite, ci)):  # asv's interval of a single sample is infinite
-        return Interval(value, low, high, SINGLE_SAMPLE)
-    return Interval(value, min(low, ci[0]), max(high, ci[1]), ONE_RUN)
 
 
 @dataclass
@@ -104,42 +92,51 @@ def row_of(result, label: str) -> CommitFigures:
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
     row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
-    compile_tree_at = values(result, "bench_trace.Compile.time_tree_at").get((CALLS_PER_STEP,))
-    compile_tuple = values(result, "bench_trace.Compile.time_tuple").get((CALLS_PER_STEP,))
+    row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
+
+    def twins(benchmark: str) -> list[dict]:  # tree_at's values and its tuple twin's
+        return [values(result, benchmark.format(twin)) for twin in params.STRUCTURES]
+
+    compile_tree_at, compile_tuple = (found.get((CALLS_PER_STEP,)) for found in twins("bench_trace.Compile.time_{}"))
     if compile_tree_at is not None and compile_tuple is not None:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
-        row.compile_iqr = stat_pairs(result, "bench_trace.Compile.time_tree_at", "q_25", "q_75", 1e3).get(
-            (CALLS_PER_STEP,)
-        )
-    row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
-    row.tree_map_passes = tuple(
-        only(values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{twin}")) for twin in params.STRUCTURES
-    )
-    eager = [f"bench_eager.EagerSurgery.time_{twin}" for twin in params.STRUCTURES]
-    tree_at, tuple_ = (values(result, name) for name in eager)
-    calls_tree_at, calls_tuple = (values(result, f"bench_counts.PythonCalls.track_{t}") for t in params.STRUCTURES)
+        iqr = stat_pairs(result, "bench_trace.Compile.time_tree_at", "q_25", "q_75", 1e3)
+        row.compile_iqr = iqr.get((CALLS_PER_STEP,))
+    row.tree_map_passes = tuple(map(only, twins("bench_overhead.EagerSurgeryInTreeMapPasses.track_{}")))
+    tree_at, tuple_ = twins("bench_eager.EagerSurgery.time_{}")
+    calls_tree_at, calls_tuple = twins("bench_counts.PythonCalls.track_{}")
     per_call = 1e6 / int(CALLS_PER_STEP)
     for depth in DEPTHS:
         key = (depth, CALLS_PER_STEP)
         if key in tree_at:
             row.eager_us[depth] = tuple(None if v is None else v * per_call for v in (tree_at[key], tuple_.get(key)))
-            row.eager_iqr[depth] = tuple(stat_pairs(result, name, "q_25", "q_75", per_call).get(key) for name in eager)
+            iqr = [
+                stat_pairs(result, f"bench_eager.EagerSurgery.time_{t}", "q_25", "q_75", per_call)
+                for t in params.STRUCTURES
+            ]
+            row.eager_iqr[depth] = tuple(found.get(key) for found in iqr)
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
     equations = values(result, "bench_counts.JaxprExcessEquations.track_excess_equations")
     row.excess_equations = [v for v in equations.values() if v is not None]
     row.operations = operations.figures(result)
-    intervals = functools.cache(lambda benchmark: stat_pairs(result, benchmark, "ci_99_a", "ci_99_b"))
+    ci_99 = functools.cache(lambda benchmark: stat_pairs(result, benchmark, "ci_99_a", "ci_99_b"))
     for (benchmark, combo), value in entries(result).items():
         joined = ", ".join(combo)
         name = metrics.entry(benchmark, joined)
         if value is None:
             continue
-        if metrics.kind(name) in metrics.TIMING_KINDS:
-            ci = intervals(benchmark).get(tuple(p.strip("'") for p in combo))
-            row.timings[benchmark, joined] = one_run_interval(name, value, ci)
-        else:
+        if metrics.kind(name) not in metrics.TIMING_KINDS:
             row.exact[benchmark, joined] = value
+            continue
+        # The interval a second run's figure can be expected in: the metric's threshold (benchmarks/metrics.py)
+        # on either side, widened to asv's 99% confidence interval where asv kept samples.
+        grown = 1 + metrics.threshold(name)
+        interval = Interval(value, value / grown, value * grown, SINGLE_SAMPLE)
+        ci = ci_99(benchmark).get(tuple(p.strip("'") for p in combo))
+        if ci is not None and all(map(math.isfinite, ci)):  # asv's interval of a single sample is infinite
+            interval = Interval(value, min(interval.low, ci[0]), max(interval.high, ci[1]), ONE_RUN)
+        row.timings[benchmark, joined] = interval
     return row
 
 
@@ -159,20 +156,20 @@ def attach_fresh(rows: list[CommitFigures], record: dict) -> int:
             found = Interval(figure["median"] / scale, *(v / scale for v in figure["interval"]), FRESH_PROCESSES)
             for row in matching:
                 row.fresh[figure["benchmark"], figure["params"]] = (figure["label"], scale, found)
-                attached += 1
+            attached += len(matching)
     return attached
+
+
+def descending(version: str | None) -> tuple:
+    try:
+        return tuple(-part for part in Version(version or "0").release)
+    except InvalidVersion:
+        return ()
 
 
 def newest_first(result) -> tuple:
     """Sort key within one commit: the newest Python, then the newest JAX, first, so that reports lead with them."""
-
-    def descending(version) -> tuple:
-        try:
-            return tuple(-part for part in Version(version or "0").release)
-        except InvalidVersion:
-            return ()
-
-    return descending(result.params.get("python")), descending(result.params.get("jax"))
+    return tuple(descending(result.params.get(name)) for name in ("python", "jax"))
 
 
 def load_rows(
@@ -210,7 +207,7 @@ class Series:
 
     def at(self, row: CommitFigures, fresh: bool = False) -> Interval | None:
         key = self.benchmark, self.params
-        found = (row.fresh[key][2] if key in row.fresh else None) if fresh else row.timings.get(key)
+        found = row.fresh.get(key, (None, None, None))[2] if fresh else row.timings.get(key)
         return None if found is None else found.scaled(self.scale)
 
 
