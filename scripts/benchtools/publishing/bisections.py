@@ -185,7 +185,8 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
     ]
     if releases:
         rows = [
-            [r["label"], r["jaxlib"] or "—", count_text(r["count"]).replace("—", "failed")] for r in found["releases"]
+            [r["label"], r["jaxlib"] or "—", "failed" if r["count"] is None else f"{r['count']:,.0f}"]
+            for r in found["releases"]
         ]
         lines += [markdown_table(["release", "jaxlib", "instructions per call"], rows), ""]
     lines += [
@@ -202,8 +203,8 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
 
 
 def summary_line(found: dict) -> str:
-    what = f"`{found['operation']}`, {found['twin']} twin, {found['releases'][0]['label']} → "
-    what += found["releases"][-1]["label"]
+    first, last = found["releases"][0], found["releases"][-1]
+    what = f"`{found['operation']}`, {found['twin']} twin, {first['label']} → {last['label']}"
     confirmed = [entry for entry in found["steps"] if entry["confirmation"].get("confirmed")]
     if not confirmed:
         return (
@@ -240,12 +241,11 @@ def markdown(records: list[dict]) -> str:
         for release in found["releases"]:
             groups[found["project"], found["python"], found["fixed"]["version"]][release["label"]] = release
     for (project, python, fixed), releases in groups.items():
-        rows = [
-            (None, [label, releases[label]["jaxlib"] or "—"], {
-                (op, twin): n for op, twins in releases[label].get("counts", {}).items() for twin, n in twins.items()
-            })
-            for label in sorted(releases, key=version_order)
-        ]  # fmt: skip
+        rows = []
+        for label in sorted(releases, key=version_order):
+            counts = releases[label].get("counts", {})
+            counted = {(op, twin): n for op, twins in counts.items() for twin, n in twins.items()}
+            rows.append((None, [label, releases[label]["jaxlib"] or "—"], counted))
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
             f"from the release before beyond {spread:.1%} in brackets.",
