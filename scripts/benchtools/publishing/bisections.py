@@ -1,6 +1,8 @@
-"""A bisection (judging/bisect.py) as a record, and as text and docs/bisections.md's block written from the
-records alone, so that the page can be rebuilt from the repository."""
+"""A bisection (judging/bisect.py) as a record, and docs/bisections.md's block written from the records alone, so
+that the page can be rebuilt from the repository."""
 
+import collections
+import itertools
 import json
 import re
 import statistics
@@ -16,7 +18,6 @@ from .instruction_history import marked_table
 from .operation_markdown import change_text, pull_link
 
 BLOCK = "bisections"
-LIBRARY_VERSION = re.compile(r"lts_\d+::")
 TWINS = ("module", "tuple")
 SHOWN_FUNCTIONS = 6
 SHOWN_CANDIDATES = 12
@@ -48,11 +49,9 @@ def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
 
 def record(search: bisect.Search, points, pairs, steps, command, candidates, seconds) -> dict:
     key = search.key
-    ends = [points[0].value(*key), points[-1].value(*key)]
-    step_shares = bisect.shares(steps, ends[1] - ends[0], key)
-    project = points[0].commit.source.project
+    total = points[-1].value(*key) - points[0].value(*key)
     found = []
-    for step, share in zip(steps, step_shares, strict=True):
+    for step, share in zip(steps, bisect.shares(steps, total, key), strict=True):
         before, after = (merged(point.twin(*key)) for point in (step.before, step.after))
         entry = {
             "before": commit_fields(step.before, key),
@@ -70,7 +69,9 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
             listed = candidates(step, moved_identifiers(entry["functions"]))
             entry["jaxlib_candidates"] = {"count": len(listed), "commits": listed}
         found.append(entry)
+    project = points[0].commit.source.project
     fixed = search.equinox if project == "jax" else search.jax
+    seconds_each = [probe.get("seconds", 0) for probe in search.used.values()]
     return {
         "project": project,
         "operation": search.operation,
@@ -87,31 +88,26 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
         "commits_counted": len(search.points),
         "probes": len(search.used),
         "probes_made": search.probes.made,
-        "probe_seconds": round(statistics.median(r.get("seconds", 0) for r in search.used.values()), 1),
-        "counting_seconds": round(sum(r.get("seconds", 0) for r in search.used.values())),
+        "probe_seconds": round(statistics.median(seconds_each), 1),
+        "counting_seconds": round(sum(seconds_each)),
     }
 
 
 def merged(twin: dict) -> dict:
     """A twin's functions as ``short`` names them, without their inline namespace's version (``absl::lts_20250512``):
     the same function in two jaxlib builds is one row."""
-    functions = {}
+    functions = collections.defaultdict(float)
     for name, count in twin["functions"].items():
-        plain = LIBRARY_VERSION.sub("", short(name))
-        functions[plain] = functions.get(plain, 0.0) + count
-    return {**twin, "functions": functions}
+        functions[re.sub(r"lts_\d+::", "", short(name))] += count
+    return {**twin, "functions": dict(functions)}
 
 
 def moved_identifiers(functions: list) -> list[str]:
     """The C++ member names (``FlattenImpl``, ``Lookup``) of the moved functions that belong to a namespace:
     what a candidate commit's diff may name; libc's and CPython's own functions name no commit of jaxlib."""
-    found = []
-    for name, *_ in functions:
-        matched = re.search(r"::(\w+)(?:<…>)?$", name)
-        # jaxlib's own functions are CamelCase (Google's style); a lowercase name (find, size) is a library's
-        if matched and matched.group(1) not in found and re.search("[A-Z]", matched.group(1)):
-            found.append(matched.group(1))
-    return found
+    members = (re.search(r"::(\w+)(?:<…>)?$", name) for name, *_ in functions)
+    # jaxlib's own functions are CamelCase (Google's style); a lowercase name (find, size) is a library's
+    return list(dict.fromkeys(m.group(1) for m in members if m and re.search("[A-Z]", m.group(1))))
 
 
 def jaxlib_carries(entry: dict, spread: float) -> bool:
@@ -122,42 +118,37 @@ def jaxlib_carries(entry: dict, spread: float) -> bool:
 
 def short(function: str) -> str:
     """A C++ function without its template arguments: ``raw_hash_set<…>::find_large<…>``."""
-    depth, kept = 0, []
-    for character in function:
-        depth += character == "<"
-        if depth == 0:
-            kept.append(character)
-        elif depth == 1 and character == "<":
-            kept.append("<…>")
-        depth -= character == ">"
-    return "".join(kept)
+    while (inner_removed := re.sub(r"<[^<>]*>", "\0", function)) != function:  # the innermost first
+        function = inner_removed
+    return function.replace("\0", "<…>")
+
+
+def count_text(count: float | None) -> str:
+    return "—" if count is None else f"{count:,.0f}"
 
 
 def step_lines(project: str, entry: dict) -> list[str]:
-    before, after = entry["before"], entry["after"]
-    pr = pull_link(after["pull_request"], UPSTREAM[project], "")
+    before, after, split = entry["before"], entry["after"], entry["jaxlib_split"]
     where = "at" if entry["kind"] == "step" else "spread over the commits after"
     lines = [
         f"**{change_text(before['count'], after['count'])}, {entry['share']:.0%} of the change,** {where} "
-        f"`{after['commit'][:10]}` ({after['date']}) {pr} “{after['subject']}”, after `{before['commit'][:10]}`"
+        f"`{after['commit'][:10]}` ({after['date']}) {pull_link(after['pull_request'], UPSTREAM[project], '')} "
+        f"“{after['subject']}”, after `{before['commit'][:10]}`"
         + (f" ({entry['between']} commits between that could not be counted)." if entry["between"] else ".")
     ]
-    runs = entry["confirmation"].get("runs", {})
-    if runs:
+    if runs := entry["confirmation"].get("runs", {}):
         said = "confirmed" if entry["confirmation"].get("confirmed") else "**not confirmed**"
         counts = {side: ", ".join(f"{v:,.0f}" for v in runs[side] if v is not None) for side in ("before", "after")}
         lines.append(f"- Counted again in fresh processes: {said}; before {counts['before']}; after {counts['after']}.")
-    split = entry["jaxlib_split"]
-    if split:
-        middle = split.get("count")
-        if middle is None:
-            lines.append(f"- jaxlib {before['jaxlib']} → {after['jaxlib']}: the earlier jax did not run on the later.")
-        else:
-            lines.append(
-                f"- jaxlib changed too ({before['jaxlib']} → {after['jaxlib']}): the earlier jax on jaxlib "
-                f"{after['jaxlib']} counts {middle:,.0f}, so jaxlib carries {change_text(before['count'], middle)} and "
-                f"jax's Python {change_text(middle, after['count'])}."
-            )
+    middle = split.get("count")
+    if split and middle is None:
+        lines.append(f"- jaxlib {before['jaxlib']} → {after['jaxlib']}: the earlier jax did not run on the later.")
+    elif split:
+        lines.append(
+            f"- jaxlib changed too ({before['jaxlib']} → {after['jaxlib']}): the earlier jax on jaxlib "
+            f"{after['jaxlib']} counts {middle:,.0f}, so jaxlib carries {change_text(before['count'], middle)} and "
+            f"jax's Python {change_text(middle, after['count'])}."
+        )
     if "jaxlib_candidates" in entry:
         listed = entry["jaxlib_candidates"]
         shown = f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else ""
@@ -172,23 +163,17 @@ def step_lines(project: str, entry: dict) -> list[str]:
             f"candidates{shown}: {candidates}."
         )
     rows = [[f"`{name}` with all it called", f"{b:,.0f}", f"{a:,.0f}"] for name, b, a in entry["builtins"]]
-    rows += [
-        [f"`{short(name)}`", "—" if b is None else f"{b:,.0f}", "—" if a is None else f"{a:,.0f}"]
-        for name, b, a in entry["functions"]
-    ]
-    lines += ["", markdown_table(["function", "own instructions per call, before", "after"], rows)]
-    return lines
+    rows += [[f"`{short(name)}`", count_text(b), count_text(a)] for name, b, a in entry["functions"]]
+    return [*lines, "", markdown_table(["function", "own instructions per call, before", "after"], rows)]
 
 
 def markdown_one(found: dict, releases: bool = True) -> list[str]:
-    project, key = found["project"], f"{found['operation']}, {found['twin']} twin"
-    first, last = found["releases"][0], found["releases"][-1]
-    flat = found.get("flat")
+    first, last, flat = found["releases"][0], found["releases"][-1], found.get("flat")
     within = (
         "" if flat is None else f" (across the intervals the search found flat, counts differed by up to {flat:.2%})"
     )
     lines = [
-        f"### {key}: {first['label']} → {last['label']}",
+        f"### {found['operation']}, {found['twin']} twin: {first['label']} → {last['label']}",
         "",
         f"{found['fixed']['project'].capitalize()} {found['fixed']['version']}, Python {found['python']}; "
         f"a step is a change beyond {found['spread']:.1%}{within}. Made by `{found['command']}`. It rests on "
@@ -204,20 +189,40 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
             for r in found["releases"]
         ]
         lines += [markdown_table(["release", "jaxlib", "instructions per call"], rows), ""]
-    for pair in found["pairs"]:
-        lines.append(
-            f"- {pair['from']} → {pair['to']}: {pair['commits']} first-parent commits change the package "
-            f"({pair['skipped']} that do not were skipped)."
-        )
+    lines += [
+        f"- {pair['from']} → {pair['to']}: {pair['commits']} first-parent commits change the package "
+        f"({pair['skipped']} that do not were skipped)."
+        for pair in found["pairs"]
+    ]
     lines.append("")
     if not found["steps"]:
         lines.append("No pair of releases lies apart: nothing to bisect.")
     for entry in found["steps"]:
-        lines += [*step_lines(project, entry), ""]
+        lines += [*step_lines(found["project"], entry), ""]
     return lines
 
 
-def _version_key(label: str):
+def summary_line(found: dict) -> str:
+    first, last = found["releases"][0], found["releases"][-1]
+    what = f"`{found['operation']}`, {found['twin']} twin, {first['label']} → {last['label']}"
+    confirmed = [entry for entry in found["steps"] if entry["confirmation"].get("confirmed")]
+    if not confirmed:
+        return (
+            f"- {what}: no step confirmed; {len(found['steps'])} found in single counts did not lie apart "
+            "when both sides were counted again."
+        )
+    parts = []
+    for entry in confirmed:
+        before, after = entry["before"], entry["after"]
+        if "jaxlib_candidates" in entry:
+            where = f"jaxlib {before['jaxlib']} → {after['jaxlib']}"
+        else:
+            where = f"`{after['commit'][:10]}` “{after['subject']}”"
+        parts.append(f"{after['count'] / before['count'] - 1:+.1%} at {where}")
+    return f"- {what}: " + "; ".join(parts) + "."
+
+
+def version_order(label: str) -> tuple:
     try:
         return (0, Version(label))
     except InvalidVersion:
@@ -227,46 +232,23 @@ def _version_key(label: str):
 def markdown(records: list[dict]) -> str:
     if not records:
         return "No bisection is recorded yet."
-    lines = []
-    for found in records:
-        what = f"`{found['operation']}`, {found['twin']} twin, {found['releases'][0]['label']} → "
-        what += found["releases"][-1]["label"]
-        confirmed = [entry for entry in found["steps"] if entry["confirmation"].get("confirmed")]
-        if not confirmed:
-            lines.append(
-                f"- {what}: no step confirmed; {len(found['steps'])} found in single counts did not lie apart "
-                "when both sides were counted again."
-            )
-            continue
-        parts = []
-        for entry in confirmed:
-            before, after = entry["before"], entry["after"]
-            if "jaxlib_candidates" in entry:
-                where = f"jaxlib {before['jaxlib']} → {after['jaxlib']}"
-            else:
-                where = f"`{after['commit'][:10]}` “{after['subject']}”"
-            parts.append(f"{after['count'] / before['count'] - 1:+.1%} at {where}")
-        lines.append(f"- {what}: " + "; ".join(parts) + ".")
-    lines.append("")
+    spread = records[0]["spread"]
+    lines = [*map(summary_line, records), ""]
     operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
-    floors = dict.fromkeys([(op, twin) for op in operations for twin in TWINS], records[0]["spread"])
-    groups = {}
+    floors = dict.fromkeys(itertools.product(operations, TWINS), spread)
+    groups = collections.defaultdict(dict)  # {(project, python, the other side's version): {release: its fields}}
     for found in records:
         for release in found["releases"]:
-            group = groups.setdefault((found["project"], found["python"], found["fixed"]["version"]), {})
-            group[release["label"]] = release
+            groups[found["project"], found["python"], found["fixed"]["version"]][release["label"]] = release
     for (project, python, fixed), releases in groups.items():
-        rows = [
-            (
-                None,
-                [label, releases[label]["jaxlib"] or "—"],
-                {(op, twin): n for op, twins in releases[label].get("counts", {}).items() for twin, n in twins.items()},
-            )
-            for label in sorted(releases, key=_version_key)
-        ]
+        rows = []
+        for label in sorted(releases, key=version_order):
+            counts = releases[label].get("counts", {})
+            counted = {(op, twin): n for op, twins in counts.items() for twin, n in twins.items()}
+            rows.append((None, [label, releases[label]["jaxlib"] or "—"], counted))
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
-            f"from the release before beyond {records[0]['spread']:.1%} in brackets.",
+            f"from the release before beyond {spread:.1%} in brackets.",
             "",
             marked_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], floors, rows),
             "",

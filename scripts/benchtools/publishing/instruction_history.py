@@ -2,6 +2,7 @@
 time was measured side by side (docs/commit-history-times.json), in the operation history's agreement classes."""
 
 import dataclasses
+import functools
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
-from .. import git, settings
+from .. import git, settings, util
 from ..asvtools.results import stored, values
 from ..judging import explain, instructions, pairs
 from ..util import markdown_table
@@ -26,7 +27,7 @@ COUNTED_BY_TIME = {metrics.entry(*op.timed[0]): name for name, op in COUNTED.ite
 
 @dataclass
 class InstructionStep:
-    """A step with its instruction counts; ``--data`` keeps its fields, ``measured`` as "time"."""
+    """A step with its instruction counts, as ``--data`` keeps it."""
 
     environment: str
     operation: str  # the operation history's label
@@ -34,10 +35,14 @@ class InstructionStep:
     before: str  # commit
     after: str
     instructions: tuple[float, float]
-    measured: pairs.Interval
+    time: pairs.Interval  # measured side by side
     cause: str
     subject: str = ""  # the after commit's
     date: str = ""
+
+    @property
+    def measured(self) -> pairs.Interval:
+        return self.time
 
     @property
     def relative(self) -> float:
@@ -50,25 +55,27 @@ def env_params(label: str) -> dict:
 
 
 def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
-    timed_steps = []
-    for key, value in kept.items():
-        env, entry, before, after = (part.strip() for part in key.split("|"))
-        if entry in COUNTED_BY_TIME and value.get("interval") is not None:  # a step never measured is not counted
-            timed_steps.append((env, entry, before, after, value))
-    commits = dict.fromkeys((env, commit) for env, _, before, after, _ in timed_steps for commit in (before, after))
     # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
     timed = sorted(set(COUNTED_BY_TIME.values()))
-    resolved = {env: explain.env_config(config, env_params(env), cache_dir) for env, _ in commits}
-    counts = {(env, commit): instructions.counts_at(resolved[env], commit, timed, cache_dir) for env, commit in commits}
+
+    @functools.cache
+    def environment(env: str) -> tuple[str, Path]:
+        return explain.env_config(config, util.load_asv_config(config), env_params(env), cache_dir)
+
+    @functools.cache
+    def module_counts(env: str, commit: str) -> dict:
+        return instructions.counts_at(environment(env), commit, timed, cache_dir)
+
     found = {}
-    for env, entry, before, after, value in timed_steps:
+    for key, value in kept.items():
+        env, entry, before, after = (part.strip() for part in key.split("|"))
+        if entry not in COUNTED_BY_TIME or value.get("interval") is None:  # a step never measured is not counted
+            continue
         name = COUNTED_BY_TIME[entry]
-        b, a = counts[(env, before)][name]["module"], counts[(env, after)][name]["module"]
-        per = "update" if name.startswith(("update", "tree_at")) else "call"
+        b, a = (module_counts(env, commit)[name]["module"] for commit in (before, after))
+        cause = instructions.cause(b, a, "update" if name.startswith(("update", "tree_at")) else "call")
         counted, measured = (b["instructions"], a["instructions"]), pairs.Interval(**value["interval"])
-        step = InstructionStep(
-            env, LABELS[entry], name, before, after, counted, measured, instructions.cause(b, a, per)
-        )
+        step = InstructionStep(env, LABELS[entry], name, before, after, counted, measured, cause)
         found.setdefault(step.operation, []).append(step)
     return found
 
@@ -79,18 +86,16 @@ def data(found: dict[str, list[InstructionStep]], repo: Path) -> list[dict]:
     rows = []
     for step in itertools.chain(*found.values()):
         subject, date = subjects.get(step.after, ("", ""))
-        row = dataclasses.asdict(dataclasses.replace(step, subject=subject, date=date))
-        row["time"] = row.pop("measured")
-        rows.append(row)
+        rows.append(dataclasses.asdict(dataclasses.replace(step, subject=subject, date=date)))
     return rows
 
 
 def from_data(rows: list[dict]) -> dict[str, list[InstructionStep]]:
     found = {}
     for row in rows:
-        fields = {**row, "instructions": tuple(row["instructions"]), "measured": pairs.Interval(**row["time"])}
-        del fields["time"]
-        found.setdefault(row["operation"], []).append(InstructionStep(**fields))
+        time = pairs.Interval(**row["time"])
+        step = InstructionStep(**{**row, "instructions": tuple(row["instructions"]), "time": time})
+        found.setdefault(step.operation, []).append(step)
     return found
 
 

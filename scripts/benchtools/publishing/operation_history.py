@@ -208,10 +208,10 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
             )
         except Error as error:
             why = str(error)
-        if step.explanation is None and why:
-            step.not_profiled = f"not profiled ({why})"
-        elif step.explanation is None:
-            step.not_profiled = "not profiled yet (scripts/overhead-report --explain)"
+        if step.explanation is None:
+            step.not_profiled = (
+                f"not profiled ({why})" if why else "not profiled yet (scripts/overhead-report --explain)"
+            )
 
 
 @dataclass(frozen=True)
@@ -225,15 +225,11 @@ def pull_request_effects(rows: list) -> dict[int, list[PullRequestEffect]]:
     """{Module speed-up: its commits' effects, per environment}; [] for one that no commit's subject names."""
     found = {pull: [] for pull in pull_requests().module_speed_ups}
     for env in dict.fromkeys(row.env for row in rows):
-        in_env = [row for row in rows if row.env == env]
-        for i, row in enumerate(in_env):
-            pull = pull_request_of(row.subject)
-            if pull not in found:
-                continue
-            costs = {}
-            for tracked in TRACKED:
-                earlier = [tracked.cost(r) for r in in_env[:i] if tracked.cost(r) is not None]
-                if earlier and tracked.cost(row) is not None:
-                    costs[tracked.label] = (earlier[-1], tracked.cost(row))
-            found[pull].append(PullRequestEffect(env, row, costs))
+        last = {}  # {operation: its cost at the last commit that has one}
+        for row in (row for row in rows if row.env == env):
+            costs = {tracked.label: tracked.cost(row) for tracked in TRACKED if tracked.cost(row) is not None}
+            if (pull := pull_request_of(row.subject)) in found:
+                effect = {operation: (last[operation], cost) for operation, cost in costs.items() if operation in last}
+                found[pull].append(PullRequestEffect(env, row, effect))
+            last.update(costs)
     return found

@@ -51,20 +51,16 @@ def time_cell(step: OperationStep) -> str:
     if found is None:
         return "not measured side by side (scripts/overhead-report --confirm-steps)"
     load = f", load {step.measured_load[0]:.1f}–{step.measured_load[1]:.1f}" if step.measured_load else ""
-    text = interval_text(found, f", {found.confidence:.1%} interval, {found.pairs} pairs{load}")
-    cost = f"{step.relative:+.1%}"
-    right = "(the time is right; see above)"
-    return (
-        text
-        + {
-            CONTRADICTS: f": **contradicts** the cost's {cost} {right}",
-            UNDECIDED: f": undecided, the interval holds both no change and the cost's {cost}",
-            NO_CHANGE: f": no change resolved, less than the cost's {cost} {right}",
-            AS_COST: ": as the cost says",
-            MORE: f": the cost's way, by more than its {cost} {right}",
-            LESS: f": the cost's way, by less than its {cost} {right}",
-        }[agreement(step)]
-    )
+    cost, right = f"{step.relative:+.1%}", "(the time is right; see above)"
+    verdict = {
+        CONTRADICTS: f"**contradicts** the cost's {cost} {right}",
+        UNDECIDED: f"undecided, the interval holds both no change and the cost's {cost}",
+        NO_CHANGE: f"no change resolved, less than the cost's {cost} {right}",
+        AS_COST: "as the cost says",
+        MORE: f"the cost's way, by more than its {cost} {right}",
+        LESS: f"the cost's way, by less than its {cost} {right}",
+    }[agreement(step)]
+    return f"{interval_text(found, f', {found.confidence:.1%} interval, {found.pairs} pairs{load}')}: {verdict}"
 
 
 def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:

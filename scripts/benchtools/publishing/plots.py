@@ -7,19 +7,8 @@ from pathlib import Path
 from benchmarks import metrics
 
 from . import operation_history
-from .rows import (
-    CALLS_PER_STEP,
-    DEPTHS,
-    EAGER_BENCHMARK,
-    RATIO_BENCHMARK,
-    REPORT_DEPTH,
-    SINGLE_SAMPLE,
-    TRACING_BENCHMARK,
-    WRAPPINGS,
-    CommitFigures,
-    Interval,
-    Series,
-)
+from . import rows as report_rows
+from .rows import CALLS_PER_STEP, CommitFigures, Series
 
 # The plots' size: panels about 1,000 px wide and 260 px tall at PLOT_DPI, text at 8 pt or more, so that
 # they stay readable in the page's 1,200 px column; the browser test checks the rendered size.
@@ -27,6 +16,26 @@ PLOT_DPI = 100
 PANEL_INCHES = (10.0, 2.6)
 INCHES_PER_LABEL = 0.4  # wider panels for long histories, so that the release labels do not overlap
 MIN_PANEL_PX = (800, 180)  # the smallest rendered panel the browser test accepts
+RATIO_PLOTS = ("ratios.png", "tracing.png")  # ratios of twins: a log axis from 1, where there is no overhead
+TIMING_PLOTS = {
+    "ratios.png": (
+        "tree_at / tuple time (log)",
+        [Series(w, report_rows.RATIO_BENCHMARK, f"'{w}'") for w in report_rows.WRAPPINGS],
+    ),
+    "eager-per-call.png": (
+        "eager µs per tree_at call (log)",
+        [
+            Series(f"depth {d}", report_rows.EAGER_BENCHMARK, f"{d}, {CALLS_PER_STEP}", 1e6 / int(CALLS_PER_STEP))
+            for d in report_rows.DEPTHS
+        ],
+    ),
+    "tracing.png": (
+        "tracing: tree_at / tuple time (log)",
+        [Series("tracing ratio", report_rows.TRACING_BENCHMARK, "")],
+    ),
+}
+FRESH_OFFSET = 0.2  # scripts/headline's figure beside the asv run's at the same commit
+ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2}
 
 
 @dataclass(frozen=True)
@@ -70,40 +79,26 @@ def save(fig, axes, labels: list, path: Path, counted=()) -> Plot:
     return Plot(path.name, len(axes), len(handles), with_interval)
 
 
-RATIO_PLOTS = ("ratios.png", "tracing.png")  # ratios of twins: a log axis from 1, where there is no overhead
-TIMING_PLOTS = {
-    "ratios.png": ("tree_at / tuple time (log)", [Series(w, RATIO_BENCHMARK, f"'{w}'") for w in WRAPPINGS]),
-    "eager-per-call.png": (
-        "eager µs per tree_at call (log)",
-        [Series(f"depth {d}", EAGER_BENCHMARK, f"{d}, {CALLS_PER_STEP}", 1e6 / int(CALLS_PER_STEP)) for d in DEPTHS],
-    ),
-    "tracing.png": ("tracing: tree_at / tuple time (log)", [Series("tracing ratio", TRACING_BENCHMARK, "")]),
-}
-FRESH_OFFSET = 0.2  # scripts/headline's figure beside the asv run's at the same commit
-ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2}
-
-
 def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
+    """The run's points and scripts/headline's, (x, interval) each."""
     return tuple(
         [(x + FRESH_OFFSET * fresh, series.at(r, fresh)) for x, r in zip(xs, rows, strict=True) if series.at(r, fresh)]
         for fresh in (False, True)
     )
 
 
-def draw_intervals(ax, points: list[tuple[float, Interval]], label: str, **style) -> None:
-    """Points with their intervals as error bars (asv's single samples hollow), labelled with their source."""
-    xs, found = zip(*points, strict=True)
-    yerr = [[i.value - i.low for i in found], [i.high - i.value for i in found]]
-    hollow = {"mfc": "none"} if all(i.source == SINGLE_SAMPLE for i in found) else {}
-    label = f"{label} ({' / '.join(dict.fromkeys(i.source for i in found))})"
-    ax.errorbar(xs, [i.value for i in found], yerr=yerr, label=label, **ERROR_BARS, **hollow, **style)
-
-
 def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
-    if run:
-        draw_intervals(ax, run, label, **style)
-    if fresh:
-        draw_intervals(ax, fresh, label, **{**style, "marker": "D", "linestyle": "none"})
+    """The run's points and headline's fresh ones (diamonds) with their intervals as error bars, asv's single
+    samples hollow, each labelled with its source."""
+    for drawn, marks in ((run, {}), (fresh, {"marker": "D", "linestyle": "none"})):
+        if not drawn:
+            continue
+        xs, found = zip(*drawn, strict=True)
+        yerr = [[i.value - i.low for i in found], [i.high - i.value for i in found]]
+        hollow = {"mfc": "none"} if all(i.source == report_rows.SINGLE_SAMPLE for i in found) else {}
+        label_with_source = f"{label} ({' / '.join(dict.fromkeys(i.source for i in found))})"
+        values = [i.value for i in found]
+        ax.errorbar(xs, values, yerr=yerr, label=label_with_source, **ERROR_BARS, **hollow, **{**style, **marks})
 
 
 def mark_step(ax, x: float, step, y: float, separator: str) -> None:
@@ -120,13 +115,12 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
 
     envs = sorted({row.env for row in rows})
     labels = list(dict.fromkeys(row.label for row in rows))
-    position = {label: i for i, label in enumerate(labels)}
     written = []
     for name, (ylabel, series) in TIMING_PLOTS.items():
         drawn = {}
         for env in envs:
             at = [r for r in rows if r.env == env]
-            drawn[env] = [points(s, at, [position[r.label] for r in at]) for s in series]
+            drawn[env] = [points(s, at, [labels.index(r.label) for r in at]) for s in series]
         shown = [env for env in envs if any(run or fresh for run, fresh in drawn[env])]
         if not shown:
             continue  # nothing measured: no empty plot, nor an empty panel
@@ -153,16 +147,15 @@ def plot_operations(rows: list[CommitFigures], found: dict, out: Path) -> list[P
     if not drawn:
         return []
     labels = list(dict.fromkeys(row.label for row in rows))
-    position = {label: i for i, label in enumerate(labels)}
     fig, axes = panels(len(drawn), labels)
     for ax, operation in zip(axes[:, 0], drawn, strict=True):
         value = costs[operation]
         for env in dict.fromkeys(row.env for row in rows):
-            points = [(position[r.label], value(r)) for r in rows if r.env == env and value(r) is not None]
-            ax.plot(*zip(*points, strict=True), marker="o", markersize=3, label=env)
+            at = [(labels.index(r.label), value(r)) for r in rows if r.env == env and value(r) is not None]
+            ax.plot(*zip(*at, strict=True), marker="o", markersize=3, label=env)
         # One mark per commit: every environment that has the step has it there.
         for step in {step.after.label: step for step in found[operation]}.values():
-            mark_step(ax, position[step.after.label] - 0.5, step, 0.95, " ")
+            mark_step(ax, labels.index(step.after.label) - 0.5, step, 0.95, " ")
         finish_panel(ax, operation.replace("`", ""), "weighted instructions")
     return [save(fig, axes, labels, out / "operations.png")]
 
@@ -200,7 +193,7 @@ def plot_history(
             time_axis.set_ylim((low - margin) * scale, (high + margin) * scale)
         for step in found_steps:
             mark_step(cost_axis, labels.index(step.after.label) - 0.5, step, 0.97, "\n")
-        cost_axis.set_title(f"tree_at at depth {REPORT_DEPTH}, {env}", fontsize=9)
+        cost_axis.set_title(f"tree_at at depth {report_rows.REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
         handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
         # Below the panel: the right of it holds the time axis.
