@@ -9,7 +9,7 @@ from pathlib import Path
 from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
-from .. import git, settings
+from .. import git, settings, util
 from ..asvtools.results import stored, values
 from ..judging import explain, instructions, pairs
 from ..util import markdown_table
@@ -58,7 +58,8 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     commits = dict.fromkeys((env, commit) for env, _, before, after, _ in timed_steps for commit in (before, after))
     # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
     timed = sorted(set(COUNTED_BY_TIME.values()))
-    resolved = {env: explain.env_config(config, env_params(env), cache_dir) for env, _ in commits}
+    conf = util.load_asv_config(config)
+    resolved = {env: explain.env_config(config, conf, env_params(env), cache_dir) for env, _ in commits}
     counts = {(env, commit): instructions.counts_at(resolved[env], commit, timed, cache_dir) for env, commit in commits}
     found = {}
     for env, entry, before, after, value in timed_steps:
