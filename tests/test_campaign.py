@@ -29,8 +29,14 @@ def stand_ins(monkeypatch, tmp_path, commit="c" * 40):
     entry = {("python", None): "3.11", ("req", "jax"): "1.0"}
     monkeypatch.setattr(bench, "releases", lambda target: [("1.2.3", commit)])
     monkeypatch.setattr(bench, "environments", lambda target: [("env", entry)])
-    monkeypatch.setattr(bench.Target, "config", lambda self, entry, suffix: tmp_path / f"conf{suffix}.json")
-    monkeypatch.setattr(confirm, "env_root", lambda config: tmp_path / "confirm-env")
+
+    def config(self, entry, suffix):
+        path = tmp_path / f"conf{suffix}.json"
+        path.write_text("{}")  # a configuration that the campaign loads once
+        return path
+
+    monkeypatch.setattr(bench.Target, "config", config)
+    monkeypatch.setattr(confirm, "env_root", lambda config, conf: tmp_path / "confirm-env")
     prepared = []
     side = SimpleNamespace(benchmarks={metrics.PASSES_TREE_AT: {"params": []}})
 

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from benchtools import cli
+from benchtools import cli, util
 from benchtools.asvtools import sides
 from benchtools.asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, param_index
 from benchtools.errors import ExitCode
@@ -98,7 +98,7 @@ def test_a_configuration_named_by_a_relative_path_is_found_from_any_folder(tmp_p
     monkeypatch.setattr(confirm, "prepare", prepare)
     change = changes.Change(TIMING, "'jit'", "env", 1.0, 1.1, "a" * 40, "b" * 40, True, "")
     with pytest.raises(Exception, match="stop here"):
-        confirm.confirmations(config.relative_to(config.parent), [change])
+        confirm.confirmations(config.relative_to(config.parent), util.load_asv_config(config), [change])
     assert given == [config.resolve()]  # prepare reads it after changing into the configuration's folder
 
 
@@ -181,7 +181,7 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
         return changes.Change(benchmark, params, env, 1.0, 1.1, release, commits[after], True, "")
 
     suspects = [change(PASSES, "", "slowed"), change(PASSES, "", "aa")]
-    found = confirm.confirmations(config, suspects, max_pairs=pairs.START_PAIRS)
+    found = confirm.confirmations(config, util.load_asv_config(config), suspects, max_pairs=pairs.START_PAIRS)
     passes, aa = found
     assert passes.verdict == pairs.SLOWER and passes.interval.estimate > 0.3, passes
     assert aa.verdict != pairs.SLOWER, aa

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from benchtools import cli, settings
+from benchtools import cli, settings, util
 from benchtools.asvtools import environments
 from benchtools.commands import bench as bench_command
 from benchtools.errors import BadInput, Failed
@@ -108,13 +108,15 @@ def test_the_profiler_picks_the_environment_by_its_python(tmp_path, monkeypatch)
     monkeypatch.setattr(environments, "SETUP_PYTHONS", tmp_path)
     monkeypatch.setenv("PATH", os.environ["PATH"])  # env_config puts setup's Pythons first
     fake_python313(tmp_path / "bin" / "python3.13")
+    jax_config = ROOT / "asv.jax.conf.json"
+    conf = util.load_asv_config(jax_config)
     for python in ("3.11", "3.13"):
         name, path = explain.env_config(
-            ROOT / "asv.jax.conf.json", {"machine": "m", "python": python, "equinox": "0.13.8"}, tmp_path
+            jax_config, conf, {"machine": "m", "python": python, "equinox": "0.13.8"}, tmp_path
         )
         assert f"-py{python}-" in name
         assert config.Config.load(str(path)).pythons == [python]
     (tmp_path / "bin" / "python3.13").unlink()
     (tmp_path / "skipped-3.13").write_text("no apt-get\n")
     with pytest.raises(Failed, match="Python 3.13 environments skipped: no apt-get"):
-        explain.env_config(ROOT / "asv.jax.conf.json", {"python": "3.13"}, tmp_path)
+        explain.env_config(jax_config, conf, {"python": "3.13"}, tmp_path)

@@ -78,8 +78,9 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     monkeypatch.setattr(bench, "releases", lambda target: [("0.13.8", "c" * 40)])
     entry = {("python", None): "3.11", ("req", "jax"): "0.4.33"}
     monkeypatch.setattr(bench, "environments", lambda target: [("env", entry)])
+    (tmp_path / "conf.json").write_text("{}")  # a configuration that the campaign loads once
     monkeypatch.setattr(bench.Target, "config", lambda self, entry, suffix: tmp_path / "conf.json")
-    monkeypatch.setattr(confirm, "env_root", lambda config: tmp_path / "confirm-env")
+    monkeypatch.setattr(confirm, "env_root", lambda config, conf: tmp_path / "confirm-env")
     prepared = []
     monkeypatch.setattr(
         sides, "prepare", lambda config, label, commits, names, root: prepared.append((commits, root)) or {"": side}

@@ -73,7 +73,7 @@ def confirmed_judge(config, monkeypatch, time_change: float, compare=None):
     by one whose time changed by ``time_change`` (tests/test_confirm.py measures for real)."""
     asked = []
 
-    def measured(config_, suspects, max_pairs=pairs.MAX_PAIRS, **_):
+    def measured(config_, conf, suspects, max_pairs=pairs.MAX_PAIRS, **_):
         asked.extend(suspects)
         found = pairs.Interval(time_change, time_change - 0.03, time_change + 0.03, 12, 0.01, 0.999)
         return [confirm.Confirmation(s, pairs.decide(found), found, 1.0) for s in suspects]
@@ -139,7 +139,7 @@ def recounted_in(monkeypatch, count_at):
         assert names == sorted(OPERATIONS)  # both sides count every operation, as the benchmark does
         return {name: {"module": {"instructions": count}} for name, count in count_at(commit).items()}
 
-    monkeypatch.setattr(explain, "env_config", lambda config, env_params, cache_dir: ("counting-env", config))
+    monkeypatch.setattr(explain, "env_config", lambda config, conf, env_params, cache_dir: ("counting-env", config))
     monkeypatch.setattr(instructions, "counts_at", counts_at)
     monkeypatch.setattr(instructions, "environment_at", lambda *_: measured(SPREAD_COUNTS)[1])
     return asked

@@ -149,7 +149,7 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     found = operation_history.operation_steps(rows)
     profiled, measured_steps, calls = [], [], []
 
-    def profile(config, env_params, before, after, cache, cached_only, profiled_benchmark):
+    def profile(env, before, after, cache, cached_only, profiled_benchmark):
         profiled.append((before, after, profiled_benchmark, cached_only))
         if cached_only:
             return None  # nothing cached
@@ -160,13 +160,15 @@ def test_each_operation_s_step_is_profiled_by_its_own_one_call_and_measured_by_i
     )
     installs = []
 
-    def profile_commits(config, env_params, wanted, cache):
+    def profile_commits(env, wanted, cache):
         installs.append(wanted)
         raise Failed("cannot install")
 
     monkeypatch.setattr(explain, "profile_commits", profile_commits)
+    monkeypatch.setattr(explain, "env_config", lambda config, conf, env_params, cache: ("env", config))
+    (tmp_path / "conf.json").write_text("{}")
 
-    def confirmations(config, changes, max_pairs, measured):
+    def confirmations(config, conf, changes, max_pairs, measured):
         calls.append(len(changes))
         found = []
         for change in changes:
@@ -238,7 +240,7 @@ def test_a_confirm_run_stopped_halfway_keeps_each_step_measured_before_it(monkey
     access, construction = "bench_access.AccessInTreeMapPasses.track_module", CONSTRUCTION_PASSES
     asked = []
 
-    def killed_after_the_first(config, changes, max_pairs, measured):
+    def killed_after_the_first(config, conf, changes, max_pairs, measured):
         asked.append([change.benchmark for change in changes])
         interval = pairs.Interval(8.0, 7.0, 9.0, 12, 0.1, 0.99)
         measured(confirm.Confirmation(changes[0], pairs.SLOWER, interval, 1.0))
@@ -246,11 +248,12 @@ def test_a_confirm_run_stopped_halfway_keeps_each_step_measured_before_it(monkey
 
     monkeypatch.setattr(confirm, "confirmations", killed_after_the_first)
     config = tmp_path / "conf.json"
+    config.write_text("{}")
     with pytest.raises(KeyboardInterrupt):
         operation_history.confirm_steps(found, config, 12)
     assert asked == [[access, construction]]
 
-    def the_rest(config, changes, max_pairs, measured):
+    def the_rest(config, conf, changes, max_pairs, measured):
         asked.append([change.benchmark for change in changes])
         interval = pairs.Interval(-0.2, -0.25, -0.15, 12, 0.05, 0.99)
         measured(confirm.Confirmation(changes[0], pairs.SAME, interval, 1.0))
@@ -272,14 +275,16 @@ def test_step_times_kept_in_a_file_of_their_own_are_read_without_the_run_s_confi
     rows[1].operations = {CONSTRUCTION: (8640, 174, 24.0, 0.5)}
     kept = tmp_path / "docs" / "commit-history-times.json"
 
-    def measured(config, changes, max_pairs, measured):
+    def measured(config, conf, changes, max_pairs, measured):
         interval = pairs.Interval(-0.2, -0.25, -0.15, 12, 0.05, 0.99)
         measured(confirm.Confirmation(changes[0], pairs.SAME, interval, 1.0))
 
     monkeypatch.setattr(confirm, "confirmations", measured)
     found = operation_history.operation_steps(rows)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "conf.json").write_text("{}")
     operation_history.confirm_steps(found, tmp_path / "out" / "conf.json", 12, kept)
-    assert not (tmp_path / "out").exists()  # nothing kept beside the run: all in the file
+    assert not (tmp_path / "out" / ".asv").exists()  # nothing kept beside the run: all in the file
     # Another machine, without the run's configuration or its .asv folder: the page shows what was kept.
     monkeypatch.setattr(confirm, "confirmations", lambda *args, **kwargs: pytest.fail("measured again"))
     [step] = report_rows.investigate(rows, None, step_times=kept)[CONSTRUCTION]

@@ -394,7 +394,7 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
         rows.append(row)
     asked = []
 
-    def measured(config, changes, max_pairs, measured):
+    def measured(config, conf, changes, max_pairs, measured):
         asked.extend((c.benchmark, c.params, c.good, c.bad, c.env, c.before, c.after, max_pairs) for c in changes)
         found = [
             confirm.Confirmation(c, pairs.SLOWER, pairs.Interval(-0.19, -0.23, -0.15, 22, 0.05, 0.995), 1.0)
@@ -406,6 +406,8 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
 
     monkeypatch.setattr(confirm, "confirmations", measured)
     monkeypatch.setattr(explain, "explain", lambda *args, **kwargs: None)  # no profile cached
+    monkeypatch.setattr(explain, "env_config", lambda config, conf, env_params, cache: ("env", config))
+    (tmp_path / "conf.json").write_text("{}")
     by_operation = report_rows.investigate(rows, tmp_path / "conf.json", confirm_pairs=22)
     found = report_rows.history(rows, by_operation)
     # tree_at's step is measured once, for its operation's history and for the tree_at history alike.

@@ -1,6 +1,7 @@
 """asv's environments as scripts/bench and the profiler use them.  asv finds a Python by looking for
 ``pythonX.Y`` on PATH, so the folder where scripts/setup links the Pythons it builds goes first."""
 
+import copy
 import os
 import sys
 
@@ -35,11 +36,12 @@ def requirements_of(entry: dict) -> dict[str, str]:
     return {name: version for (kind, name), version in entry.items() if kind == "req"}
 
 
-def asv_config(path):
-    """asv's own reader of a configuration, for the layers above asvtools/, which import no asv."""
-    from asv import config
+def asv_config(config):
+    """asv's Config of a configuration: a path, read by asv's own reader, or one already loaded
+    (util.load_asv_config), for the layers above asvtools/, which import no asv."""
+    from asv import config as asv
 
-    return config.Config.load(str(path))
+    return asv.Config.from_json(copy.deepcopy(config)) if isinstance(config, dict) else asv.Config.load(str(config))
 
 
 def named_entries(conf) -> list[tuple[str, dict]]:

@@ -70,9 +70,9 @@ def measure_pairs(
     return measure
 
 
-def env_root(config: Path, conf: dict | None = None) -> Path:
-    """confirm-env/{before,after} beside the config's env_dir (``conf``: the configuration, where loaded)."""
-    env_dir = Path((util.load_asv_config(config) if conf is None else conf).get("env_dir", "env"))
+def env_root(config: Path, conf: dict) -> Path:
+    """confirm-env/{before,after} beside the env_dir of ``conf`` (``config`` as loaded)."""
+    env_dir = Path(conf.get("env_dir", "env"))
     return (Path(config).parent / env_dir).resolve().parent / "confirm-env"
 
 
@@ -96,10 +96,10 @@ def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirma
 
 def confirmations(
     config: Path | None,
+    conf: dict,
     suspects_: list,
     max_pairs: int = MAX_PAIRS,
     measured: Callable[[Confirmation], None] | None = None,
-    conf: dict | None = None,
 ) -> list[Confirmation]:
     """Each suspect's verdict, both commits installed once per (before, after, environment); ``measured`` gets each
     confirmation as soon as it is measured, so that a caller can keep it before the next one starts."""
@@ -114,7 +114,6 @@ def confirmations(
     if not Path(config).is_file():
         raise BadInput(f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm")
     config = Path(config).resolve()  # prepare reads it from the config's own folder
-    conf = util.load_asv_config(config) if conf is None else conf
     repo = conf.get("repo", "")
     if not (util.is_remote(repo) or Path(repo).exists()):
         raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")

@@ -4,6 +4,7 @@ keyed by module and qualified name, read from the installed source: line numbers
 
 import ast
 import contextlib
+import copy
 import json
 import pstats
 import re
@@ -31,19 +32,19 @@ class FunctionChange:
     cumulative_us: tuple[float, float]
 
 
-def env_config(config: Path, env_params: dict, cache_dir: Path) -> tuple[str, Path]:
+def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> tuple[str, Path]:
     """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone
-    kept under ``cache_dir``: resolved once by each caller and passed down, as profiling and counting both read it."""
+    kept under ``cache_dir``: resolved once by each caller and passed down, as profiling and counting both read it.
+    ``conf`` is ``config`` as loaded at the door."""
     config, out_dir = Path(config).resolve(), Path(cache_dir).resolve() / "configs"  # asv runs from another folder
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
-    conf = environments.asv_config(config)
     wanted = {key: str(value) for key, value in env_params.items()}
-    for name, entry in environments.named_entries(conf):
+    for name, entry in environments.named_entries(environments.asv_config(conf)):
         described = {**environments.requirements_of(entry), "python": environments.python_of(entry)}
         if all(described.get(key, value) == value for key, value in wanted.items()):
             if missing := environments.setup_python_missing(described["python"]):
                 raise Failed(f"cannot profile in {name}: Python {described['python']} environments skipped: {missing}")
-            raw = util.load_asv_config(config)
+            raw = copy.deepcopy(conf)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
             for key in ("env_dir", "results_dir", "html_dir", "benchmark_dir", "repo"):
                 value = raw.get(key)
@@ -149,10 +150,10 @@ def profile(config: Path, env_name: str, commit: str, cache_dir: Path, profiled:
             util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
 
 
-def profile_commits(config: Path, env_params: dict, wanted: dict[str, set[str]], cache_dir: Path) -> None:
-    """Profile what ``wanted`` ({commit: the benchmarks to profile there}) names and the cache lacks, each
-    commit installed once (a step's two commits, and every operation that moved there, together)."""
-    env_name, env_conf = env_config(config, env_params, cache_dir)
+def profile_commits(env: tuple[str, Path], wanted: dict[str, set[str]], cache_dir: Path) -> None:
+    """Profile, in ``env`` (env_config's), what ``wanted`` ({commit: the benchmarks to profile there}) names and the
+    cache lacks, each commit installed once (a step's two commits, and every operation that moved there, together)."""
+    env_name, env_conf = env
     for commit, names in wanted.items():
         profile(env_conf, env_name, commit, cache_dir, sorted(names))
 
@@ -215,11 +216,11 @@ class Explanation:
 
 
 def explain(
-    config: Path, env_params: dict, before: str, after: str, cache_dir: Path, cached_only=False, profiled=PROFILED
+    env: tuple[str, Path], before: str, after: str, cache_dir: Path, cached_only=False, profiled=PROFILED
 ) -> Explanation | None:
-    """One call of ``profiled`` profiled at ``before`` and at ``after``, compared; None when ``cached_only`` and not
-    cached."""
-    env_name, env_conf = env_config(config, env_params, cache_dir)
+    """One call of ``profiled`` profiled in ``env`` (env_config's) at ``before`` and at ``after``, compared; None
+    when ``cached_only`` and not cached."""
+    env_name, env_conf = env
     paths = [cached_profile(cache_dir, env_name, commit, profiled) for commit in (before, after)]
     if cached_only and not all(path.is_file() for path in paths):
         return None

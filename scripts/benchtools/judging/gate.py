@@ -78,7 +78,7 @@ def judge(
         timing_suspects = confirming.suspects(changes, source.thresholds)
         checks = recheck.time_checks(counted, changes)
         suspects = timing_suspects + [check for _, check in checks]
-        confirmations = confirming.confirmations(source.config, suspects, max_pairs=max_pairs, conf=source.conf)
+        confirmations = confirming.confirmations(source.config, source.conf, suspects, max_pairs=max_pairs)
         # In the order of the suspects: the timing suspects', then each instruction rise's time.
         slower = [c.change for c in confirmations[: len(timing_suspects)] if c.verdict == pairs.SLOWER]
         for (rise, _), timed in zip(checks, confirmations[len(timing_suspects) :], strict=True):

@@ -46,7 +46,7 @@ def recount(
             continue
         operation, twin = split_params(change.params)[0], twin_of(change)
         try:
-            env = explain.env_config(source.config, change.env_params, source.profiles)
+            env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
             before, after = (
                 instructions.counts_at(env, commit, names, source.profiles)[operation][twin]
                 for commit in (change.good, change.bad)
@@ -110,14 +110,13 @@ def attach_explanations(source: Source, rows: list[Change], cached_only: bool = 
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
         if key not in done:
             try:
+                env = explain.env_config(source.config, source.conf, row.env_params, source.profiles)
                 if counted is not None:
-                    env = explain.env_config(source.config, row.env_params, source.profiles)
                     done[key] = instructions.explain(
                         env, row.good, row.bad, source.profiles, counted, twin, cached_only
                     )
                 else:
-                    where = (source.config, row.env_params, row.good, row.bad, source.profiles)
-                    done[key] = explain.explain(*where, cached_only=cached_only)
+                    done[key] = explain.explain(env, row.good, row.bad, source.profiles, cached_only=cached_only)
             except Error as error:
                 done[key] = None
                 errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")

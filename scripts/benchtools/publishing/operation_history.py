@@ -152,6 +152,7 @@ def confirm_steps(
             passes = (tracked.passes(before) or 1.0, tracked.passes(after) or 1.0)
             change = Change(*tracked.timed, step.env, *passes, before.commit, after.commit, True, "tree_map passes")
             groups.setdefault((step.env, before.commit, after.commit), {})[step_key(step)] = change
+    conf = util.load_asv_config(config) if groups else {}
     for changes in groups.values():
         load = [os.getloadavg()[0]]  # before the next step, once the previous one is kept
 
@@ -164,7 +165,7 @@ def confirm_steps(
             }
             util.write_atomic(cache, json.dumps(kept, indent=1, sort_keys=True).encode())
 
-        confirm.confirmations(config, list(changes.values()), max_pairs, measured=keep)
+        confirm.confirmations(config, conf, list(changes.values()), max_pairs, measured=keep)
     for step in itertools.chain(*found.values()):
         if step_key(step) in kept:
             interval = kept[step_key(step)]["interval"]
@@ -186,19 +187,20 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
     if config is None:
         return
     wanted, failed, cache = {}, {}, profile_cache(config)
+    conf = util.load_asv_config(config) if found else {}
     for step in largest_first(found) if profile else []:
         wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
     for (env_params, before, after), names in wanted.items():
         try:
-            explain.profile_commits(config, dict(env_params), {before: names, after: names}, cache)
+            env = explain.env_config(config, conf, dict(env_params), cache)
+            explain.profile_commits(env, {before: names, after: names}, cache)
         except Error as error:
             failed[env_params, before, after] = str(error)
     for step in largest_first(found):
         why = failed.get(pair_key(step))
         try:
             step.explanation = explain.explain(
-                config,
-                step.after.env_params,
+                explain.env_config(config, conf, step.after.env_params, cache),
                 step.before.commit,
                 step.after.commit,
                 cache,

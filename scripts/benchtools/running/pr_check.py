@@ -146,7 +146,7 @@ def check(request: Request) -> pr_summary.Summary:
         max_pairs=request.max_pairs,
     )
     faster = [] if request.no_confirm else confirm.suspects(verdict.changes, verdict.source.thresholds, faster=True)
-    faster = confirm.confirmations(verdict.source.config, faster, request.max_pairs)
+    faster = confirm.confirmations(verdict.source.config, verdict.source.conf, faster, request.max_pairs)
     found = causes(verdict, pr_summary.changed_exact(verdict))
     environments = sorted({c.env for c in verdict.changes})
     return pr_summary.summarize(verdict, request.name, found, faster, environments=environments, **facts())
@@ -161,7 +161,7 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
             counted, twin = split_params(change.params)[0], twin_of(change)
             try:
-                env = explain.env_config(source.config, change.env_params, source.profiles)
+                env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
                 found[key] = instructions.explain(
                     env, change.good, change.bad, source.profiles, counted, twin
                 ).sentence()
@@ -173,14 +173,13 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
         names = {profiled for *_, profiled in rows}
         good, bad = rows[0][1].good, rows[0][1].bad  # a check's changes are all between its base and head
         try:
-            explain.profile_commits(source.config, dict(env_params), {good: names, bad: names}, source.profiles)
+            env = explain.env_config(source.config, source.conf, dict(env_params), source.profiles)
+            explain.profile_commits(env, {good: names, bad: names}, source.profiles)
         except Failed as error:
             found.update({key: f"not profiled ({error})" for key, *_ in rows})
             continue
-        for key, change, profiled in rows:
-            explained = explain.explain(
-                source.config, change.env_params, good, bad, source.profiles, cached_only=True, profiled=profiled
-            )
+        for key, _change, profiled in rows:
+            explained = explain.explain(env, good, bad, source.profiles, cached_only=True, profiled=profiled)
             per = "update" if profiled == explain.PROFILED else "call"
             found[key] = (
                 (explained.sentence(per) or f"no function's number of calls per {per} changed") if explained else None

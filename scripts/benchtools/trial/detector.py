@@ -140,7 +140,7 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
         source = Source(output=output, threshold=args.threshold, time_threshold=args.time_threshold)
         changes, _unjudged = finding.compare_changes(source, base, tag)
         suspects = [] if args.no_confirm else confirm.suspects(changes, source.thresholds)
-        found = confirm.confirmations(source.config, suspects, args.confirm_max_pairs)
+        found = confirm.confirmations(source.config, source.conf, suspects, args.confirm_max_pairs)
     except Error as error:
         raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found

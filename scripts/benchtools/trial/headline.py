@@ -15,7 +15,7 @@ from packaging.version import Version
 
 from benchmarks import metrics, params
 
-from .. import settings
+from .. import settings, util
 from ..asvtools import device, private, shapes, sides
 from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive
@@ -147,7 +147,7 @@ def campaign(options: Options) -> dict:
         if options.in_run_environments:  # asvtools.sides.prepare keeps an environment in ROOT/SIDE
             root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
         else:
-            root = lock = confirm.env_root(config)
+            root = lock = confirm.env_root(config, util.load_asv_config(config))
             side_name = "before"
         found = {"environment": label, "figures": []}
         record["environments"].append(found)

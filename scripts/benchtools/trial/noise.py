@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchmarks import metrics
 
-from .. import settings
+from .. import settings, util
 from ..asvtools import shapes, sides
 from ..asvtools.lock import exclusive
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
@@ -131,7 +131,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
 def campaign(options: Options) -> dict:
     run = Campaign.of(options.release, [options.jax], options.env_dir, options.record)
     [(label, config)] = run.environments("-timing-noise")
-    root = confirm.env_root(config)
+    root = confirm.env_root(config, util.load_asv_config(config))
     fields = {
         "environment": label,
         "launch_method": LAUNCH_METHOD,
