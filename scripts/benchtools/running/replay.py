@@ -33,7 +33,7 @@ def replay(options, log=sys.stderr) -> int:
     tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
-        machine.prepare()
+        prepared = machine.prepare()
         by_date = "every day (UTC)" if options.every_day else "commit date (UTC)"
         record = {
             "range": options.range,
@@ -42,11 +42,7 @@ def replay(options, log=sys.stderr) -> int:
             "by": f"{options.per_night} commit(s)" if options.per_night else by_date,
             "events": options.events,
             "base": bool(not options.no_base and base),
-            "workflow": str(machine.workflow.path),
-            "jobs": [job.name for job in machine.workflow.jobs],
-            "project": machine.snapshot,
-            "runner_python": machine.python_note,
-            "packages": machine.packages,
+            **prepared,
             "nightly_extras": nightly_extras(options, machine.upstream),
             "quick": options.quick,
             "started": now(),
@@ -62,7 +58,7 @@ def replay(options, log=sys.stderr) -> int:
             record["finished"] = now()
             if options.events is not None:
                 record["season_problems"] = season.problems(record)
-            util.write_atomic(machine.record_path, (json.dumps(record, indent=1) + "\n").encode())
+            util.write_atomic(options.output / "replay.json", (json.dumps(record, indent=1) + "\n").encode())
             if options.docs:
                 write_table(options.docs, options.table, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
@@ -70,13 +66,12 @@ def replay(options, log=sys.stderr) -> int:
                 f"replay: night {label} ({len(night_commits)} commit(s), tip {night['tip'][:8]}): "
                 f"{', '.join(failed) + ' failed' if failed else 'every job passed'}; {night['issue']}",
                 file=log,
-                flush=True,
             )
             failed_any = failed_any or bool(failed)
             if failed and options.fail_fast:
                 print("replay: stopping (--fail-fast)", file=log)
                 break
-    print(f"replay: record in {machine.record_path}", file=log)
+    print(f"replay: record in {options.output / 'replay.json'}", file=log)
     return 1 if failed_any else 0
 
 
@@ -112,7 +107,7 @@ def run_night(
         if "run-dies" in events and job.name == "run":
             results[job.name] = JobRun("failure", exit=143, failed_step="its runner died (scripted)")
             continue
-        print(f"replay: night {label}: job {job.name}", file=machine.log, flush=True)
+        print(f"replay: night {label}: job {job.name}", file=machine.log)
         results[job.name] = machine.run_job(job, night, folder / job.name, {n: results[n].result for n in job.needs})
     seconds = round(time.monotonic() - started, 1)
     state = machine.api.state()

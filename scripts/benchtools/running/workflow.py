@@ -53,9 +53,7 @@ def truthy(value) -> bool:
 
 
 def equal(a, b) -> bool:
-    if isinstance(a, str) and isinstance(b, str):
-        return a.lower() == b.lower()
-    return a == b
+    return a.lower() == b.lower() if isinstance(a, str) and isinstance(b, str) else a == b
 
 
 # GitHub's && and || return an operand, as JavaScript's do; its == compares strings ignoring case.
@@ -121,10 +119,8 @@ def evaluate(text: str, context: dict, status: dict | None = None):
 
 
 def text_of(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    if value is None or isinstance(value, bool):
+        return "" if value is None else str(value).lower()
     return str(value)
 
 
@@ -326,9 +322,9 @@ def python_version(executable: str) -> tuple[str, str] | None:
     return (lines[0], lines[1]) if result.returncode == 0 and len(lines) == 2 else None
 
 
-def find_python(version: str) -> str | None:
-    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the Python 3.13 that
-    scripts/setup builds, pyenv's, and /usr's."""
+def find_python(version: str) -> tuple[str, str] | None:
+    """This machine's interpreter of VERSION ("3.11", "3.13.5"), as python_version gives it: pythonX.Y on PATH first,
+    then the Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
     minor = ".".join(version.split(".")[:2])
     cache = Path(os.environ.get("EQXB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser())
     cache = cache / "equinox-benchmarks" if not os.environ.get("EQXB_CACHE") else cache
@@ -336,9 +332,8 @@ def find_python(version: str) -> str | None:
     for pattern in (f"{cache}/cpython-{minor}*/bin", os.path.expanduser(f"~/.pyenv/versions/{minor}*/bin")):
         candidates += [f"{folder}/python{minor}" for folder in sorted(Path("/").glob(pattern.lstrip("/")))]
     candidates += [f"/usr/local/bin/python{minor}", f"/usr/bin/python{minor}"]
-    for candidate in candidates:
-        if candidate and os.path.exists(candidate):
-            found = python_version(candidate)
-            if found and (found[1] == version or found[1].startswith(version + ".")):
-                return found[0]
+    for candidate in filter(os.path.exists, filter(None, candidates)):
+        found = python_version(candidate)
+        if found and (found[1] == version or found[1].startswith(version + ".")):
+            return found
     return None
