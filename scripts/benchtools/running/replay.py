@@ -25,10 +25,10 @@ def replay(options, log=sys.stderr) -> int:
     if not commits:
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
     nights = split_nights(commits, options.per_night, options.every_day)
-    base = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
-    base = base.strip()
-    if not options.no_base and base:
-        nights.insert(0, ("base", first_parent_commits(options.upstream, f"{base}^!")))  # the base commit alone
+    before = git.out("rev-list", "--first-parent", "-n1", "--skip=1", commits[0].hash, repo=options.upstream).strip()
+    base = bool(before) and not options.no_base
+    if base:
+        nights.insert(0, ("base", first_parent_commits(options.upstream, f"{before}^!")))  # the commit alone
     nights = nights[: options.limit or None]
     tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
@@ -41,7 +41,7 @@ def replay(options, log=sys.stderr) -> int:
             "per_night": options.per_night,
             "by": f"{options.per_night} commit(s)" if options.per_night else by_date,
             "events": options.events,
-            "base": bool(not options.no_base and base),
+            "base": base,
             **prepared,
             "nightly_extras": nightly_extras(options, machine.upstream),
             "quick": options.quick,
@@ -103,33 +103,30 @@ def run_night(
     for job in machine.workflow.jobs:
         if "cancel" in events:  # a cancelled run: no job of it runs, and nothing it would have done is done
             results[job.name] = JobRun("cancelled")
-            continue
-        if "run-dies" in events and job.name == "run":
+        elif "run-dies" in events and job.name == "run":
             results[job.name] = JobRun("failure", exit=143, failed_step="its runner died (scripted)")
-            continue
-        print(f"replay: night {label}: job {job.name}", file=machine.log)
-        results[job.name] = machine.run_job(job, night, folder / job.name, {n: results[n].result for n in job.needs})
+        else:
+            print(f"replay: night {label}: job {job.name}", file=machine.log)
+            needs = {name: results[name].result for name in job.needs}
+            results[job.name] = machine.run_job(job, night, folder / job.name, needs)
     seconds = round(time.monotonic() - started, 1)
     state = machine.api.state()
-    alert = results.get("alert")
+    calls = state["calls"][calls_before:]
     # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
     verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
     exact = read_verdict(artifacts / EXACT_VERDICT)[1]
-    run_results = runs.summaries(artifacts / "results")
     night.update(
-        commits=commit_states(commits, run_results, verdict, tags),
+        commits=commit_states(commits, runs.summaries(artifacts / "results"), verdict, tags),
         verdict=verdict_summary(verdict),
         verdict_from=str(verdict_path) if verdict_path else None,
         exact_verdict=verdict_summary(exact),
-        issue=issue_action(state["calls"][calls_before:], state, alert) if "cancel" not in events else "cancelled",
+        issue="cancelled" if "cancel" in events else issue_action(calls, state, results.get("alert")),
         issues_after=season.snapshot(state),
         seconds=seconds,
         jobs={name: vars(run) for name, run in results.items()},
     )
-    if not machine.options.keep_workspaces:
-        for job in machine.workflow.jobs:
-            for name in ("workspace", "temp"):
-                shutil.rmtree(folder / job.name / name, ignore_errors=True)
+    for kept in [] if machine.options.keep_workspaces else [*folder.glob("*/workspace"), *folder.glob("*/temp")]:
+        shutil.rmtree(kept, ignore_errors=True)
     return night
 
 
@@ -167,13 +164,11 @@ def commit_states(commits: list[Commit], results: list[dict], verdict: dict | No
 def verdict_summary(verdict: dict | None) -> dict | None:
     if verdict is None:
         return None
+    change_keys = ("benchmark", "params", "environment", "change", "good", "bad", "cause")
     return {
         **{key: verdict.get(key) for key in ("status", "regression", "summary")},
         **{
-            name: [
-                {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
-                for c in verdict.get(name) or []
-            ]
+            name: [{k: c.get(k) for k in change_keys} for c in verdict.get(name) or []]
             for name in ("counted", "improvements")
         },
         "suspects": [{key: s.get(key) for key in ("benchmark", "verdict")} for s in verdict.get("suspects") or []],
