@@ -35,32 +35,16 @@ class JobRun:
     failed_step: str | None = None
 
 
-def runner_python(choice: str | None) -> tuple[str | None, str]:
-    """ubuntu-latest's python3 (3.12) as this machine has it: (executable or None, what it is)."""
-    found = workflow.python_version(choice) if choice else workflow.find_python("3.12")
-    if choice and not found:
-        raise BadInput(f"--runner-python {choice}: not a Python that runs")
-    if not found:
-        return None, "none: this machine has no Python 3.12, so python3 there says so and exits 3"
-    return found[0], f"Python {found[1]} ({found[0]}{', --runner-python' if choice else ''})"
-
-
 def make_runner_bin(folder: Path, python: str | None) -> Path:
     """A PATH folder: every program on this machine's PATH but its Pythons, and python3 the runner's."""
     folder.mkdir(parents=True, exist_ok=True)
     for directory in os.environ.get("PATH", "").split(os.pathsep):
-        place = Path(directory)
-        if not directory or "/.pyenv/" in directory or (place.parent / "pyvenv.cfg").exists():
+        if not directory or "/.pyenv/" in directory or (Path(directory).parent / "pyvenv.cfg").exists():
             continue
-        try:
-            entries = sorted(place.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
+        for entry in sorted(Path(directory).glob("*")):  # glob, unlike iterdir, passes over a folder it cannot read
             target = folder / entry.name
-            if PYTHONISH.fullmatch(entry.name) or os.path.lexists(target):
-                continue
-            if entry.is_file() and os.access(entry, os.X_OK):
+            program = entry.is_file() and os.access(entry, os.X_OK) and not PYTHONISH.fullmatch(entry.name)
+            if program and not os.path.lexists(target):
                 target.symlink_to(entry.resolve())
     if python:
         (folder / "python3").symlink_to(python)
@@ -107,13 +91,18 @@ class Replay:
         snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
         self.workflow = workflow.read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
         packages = workflow.check_workflow(self.workflow)
-        python, python_note = runner_python(self.options.runner_python)
-        self.runner_bin = make_runner_bin(out / "runner" / "bin", python)
+        # ubuntu-latest's python3, 3.12, as this machine has it, for the jobs that do not set up a Python.
+        choice = self.options.runner_python
+        python = workflow.python_version(choice) if choice else workflow.find_python("3.12")
+        if choice and not python:
+            raise BadInput(f"--runner-python {choice}: not a Python that runs")
+        self.runner_bin = make_runner_bin(out / "runner" / "bin", python and python[0])
+        note = f"Python {python[1]} ({python[0]}{', --runner-python' if choice else ''})" if python else None
         return {
             "workflow": str(self.workflow.path),
             "jobs": [job.name for job in self.workflow.jobs],
             "project": snapshot,
-            "runner_python": python_note,
+            "runner_python": note or "none: this machine has no Python 3.12, so python3 there says so and exits 3",
             "packages": packages,
         }
 
@@ -292,24 +281,18 @@ class Replay:
 
 
 def snapshot_project(checkout: str, bare: Path, folder: Path) -> dict:
-    """This repository as each job's actions/checkout gets it, pushed to BARE: HEAD, or the working tree (HEAD with
-    every change and untracked file that git does not ignore), one commit in FOLDER."""
-    head = git.out("rev-parse", "HEAD", repo=ROOT).strip()
-    if checkout == "HEAD":
-        git.run("clone", "-q", "--no-local", str(ROOT), str(folder), repo=ROOT)
-        changed = []
-    else:
-        names = git.out("ls-files", "-z", "--cached", "--others", "--exclude-standard", repo=ROOT).split("\0")
-        folder.mkdir(parents=True)
-        for name in filter(None, names):
-            source = ROOT / name
-            if source.is_file() or source.is_symlink():  # a file deleted in the working tree is left out
-                (folder / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, folder / name, follow_symlinks=False)
+    """This repository as each job's actions/checkout gets it, pushed to BARE and cloned into FOLDER: HEAD, or the
+    working tree (HEAD with every change and untracked file that git does not ignore) committed on HEAD."""
+    head = commit = git.out("rev-parse", "HEAD", repo=ROOT).strip()
+    changed = []
+    if checkout != "HEAD":
         changed = [line[3:] for line in git.out("status", "--porcelain", repo=ROOT).splitlines()]
-        git.run("init", "-q", "-b", "main", repo=folder)
-        git.run("add", "-A", repo=folder)
+        # Through an index of its own, as `git stash create` does, so that the repository's is left as it is.
+        env = dict(os.environ, GIT_INDEX_FILE=str(folder.with_name("snapshot.index")))
+        git.run("add", "-A", repo=ROOT, env=env)
+        tree = git.out("write-tree", repo=ROOT, env=env).strip()
         identity = ["-c", "user.name=replay", "-c", "user.email=replay@localhost"]
-        git.run(*identity, "commit", "-q", "-m", f"working tree of {head[:8]}", repo=folder)
-    git.run("push", "-q", "--force", str(bare), "HEAD:refs/heads/main", repo=folder)
+        commit = git.out(*identity, "commit-tree", "-p", head, "-m", f"working tree of {head[:8]}", tree, repo=ROOT)
+    git.run("push", "-q", "--no-verify", "--force", str(bare), f"{commit.strip()}:refs/heads/main", repo=ROOT)
+    git.run("clone", "-q", str(bare), str(folder), repo=ROOT)
     return {"checkout": checkout, "head": head, "changed": changed}
