@@ -18,6 +18,8 @@ from .nights import Commit, first_parent_commits, split_nights
 
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
+# The table's columns of commits, each with the states of the commits it names.
+COLUMNS = {s: [s] for s in ("benchmarked", "unchanged", "skipped")} | {"failed": ["failed", "partly failed"]}
 
 
 def replay(options, log=sys.stderr) -> int:
@@ -234,29 +236,23 @@ def changes_cell(changes: list[dict]) -> str:
 
 
 def table(record: dict) -> str:
-    jobs = record["jobs"]
-    season = record.get("events") is not None
-    head = ["night", *["events"] * season, "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict"]
-    head += ["counted", "large improvements", "suspects", "issue"]
+    jobs, season = record["jobs"], record.get("events") is not None
+    head = ["night", *["events"] * season, "commits (UTC)", *COLUMNS, "verdict", "counted", "large improvements"]
+    head += ["suspects", "issue", *jobs, "night"]
     cells = []
     for night in record["nights"]:
-        states = night.get("commits") or []
-
-        def names(*wanted, states=states):
-            return " ".join(f"`{c['name']}`" for c in states if c["state"] in wanted) or "–"
-
-        verdict = night.get("verdict") or {}
-        counted, improved = (changes_cell(verdict.get(name) or []) for name in ("counted", "improvements"))
-        suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in verdict.get("suspects") or []) or "–"
+        commits, verdict = night.get("commits") or [], night.get("verdict") or {}
         row = [
             night["night"],
             *([", ".join(night.get("events") or []) or "–"] if season else []),
-            f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
-            *(names(*wanted) for wanted in (["benchmarked"], ["unchanged"], ["skipped"], ["failed", "partly failed"])),
+            f"{len(commits)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
+            *(
+                " ".join(f"`{c['name']}`" for c in commits if c["state"] in wanted) or "–"
+                for wanted in COLUMNS.values()
+            ),
             verdict.get("summary") or "no verdict",
-            counted,
-            improved,
-            suspects,
+            *(changes_cell(verdict.get(name) or []) for name in ("counted", "improvements")),
+            ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in verdict.get("suspects") or []) or "–",
             night["issue"],
             *(job_cell(night["jobs"][name]) for name in jobs),
             duration(night["seconds"]),
@@ -267,7 +263,7 @@ def table(record: dict) -> str:
     pins = record.get("packages") or {}
     packages = "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in pins.items())
     lines = [
-        util.markdown_table(head + jobs + ["night"], cells),
+        util.markdown_table(head, cells),
         "",
         f"Range `{record['range']}` of `{Path(record['source']).name}`, nights by {record['by']}"
         f"{', after a base night on the commit before it' if record['base'] else ''}; "
