@@ -86,8 +86,7 @@ class Replay:
         if out.exists() and any(out.iterdir()):
             raise BadInput(f"--output {out}: not empty (a replay starts in a new folder)")
         for bare in (self.upstream, self.server / f"{REPOSITORY}.git", self.project):
-            bare.parent.mkdir(parents=True, exist_ok=True)
-            git.run("init", "-q", "--bare", "-b", "main", str(bare), repo=out)
+            git.run("init", "-q", "--bare", "-b", "main", str(bare))  # and the folders above it
         snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
         self.workflow = workflow.read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
         packages = workflow.check_workflow(self.workflow)
