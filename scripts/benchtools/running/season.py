@@ -98,9 +98,9 @@ def snapshot(state: dict) -> list[dict]:
 
 
 def problems(record: dict) -> list[str]:
-    found, before, maintainers = [], [], {}
+    found, before, maintainers = [], {}, {}
     for night in record["nights"]:
-        after = night.get("issues_after", [])
+        after = {i["number"]: i for i in night.get("issues_after", [])}
         label, action = night["night"], night["issue"]
         verdict = night.get("verdict") or {}
         failed = verdict.get("status") == "failed" or night["jobs"].get("run", {}).get("result") == "failure"
@@ -108,17 +108,14 @@ def problems(record: dict) -> list[str]:
             found.append(f"night {label}: opened an issue that names no change")
         if action.startswith("updated"):
             number = int(action.split("#")[1])
-            old = next((i for i in before if i["number"] == number), None)
-            new = next((i for i in after if i["number"] == number), None)
+            old, new = before.get(number), after.get(number)
             if old and new and (old["report"], old["key"]) == (new["report"], new["key"]):
                 found.append(f"night {label}: edited #{number} without a change in its report")
         if failed and "alert" in night["jobs"] and night["jobs"]["alert"]["result"] != "skipped":
-            if not any(i["user"] == github.BOT and i["state"] == "open" for i in after):
+            if not any(i["user"] == github.BOT and i["state"] == "open" for i in after.values()):
                 found.append(f"night {label}: a failure that reached no open issue")
-        for i in after:
-            if i["user"] != github.BOT:
-                maintainers.setdefault(i["number"], i["body"])
-                if i["body"] != maintainers[i["number"]]:
-                    found.append(f"night {label}: the maintainer's issue #{i['number']} was overwritten")
+        for number, i in after.items():
+            if i["user"] != github.BOT and maintainers.setdefault(number, i["body"]) != i["body"]:
+                found.append(f"night {label}: the maintainer's issue #{number} was overwritten")
         before = after
     return found
