@@ -32,7 +32,7 @@ def replay(options, log=sys.stderr) -> int:
     if base:
         nights.insert(0, ("base", first_parent_commits(options.upstream, f"{before}^!")))  # the commit alone
     nights = nights[: options.limit or None]
-    tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
+    tags = git.tag_of_commit(options.upstream)
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
         prepared = machine.prepare()
