@@ -2,6 +2,7 @@
 its YAML so that the replay and the workflow cannot drift apart; what each night did, as the record and its table."""
 
 import datetime
+import itertools
 import json
 import shutil
 import sys
@@ -127,8 +128,9 @@ def run_night(
         seconds=seconds,
         jobs={name: vars(run) for name, run in results.items()},
     )
-    for kept in [] if machine.options.keep_workspaces else [*folder.glob("*/workspace"), *folder.glob("*/temp")]:
-        shutil.rmtree(kept, ignore_errors=True)
+    if not machine.options.keep_workspaces:
+        for job, name in itertools.product(machine.workflow.jobs, ("workspace", "temp")):
+            shutil.rmtree(folder / job.name / name, ignore_errors=True)
     return night
 
 
