@@ -35,35 +35,16 @@ class JobRun:
     failed_step: str | None = None
 
 
-def runner_python(choice: str | None) -> tuple[str | None, str]:
-    """ubuntu-latest's python3 (3.12) as this machine has it: (executable or None, what it is)."""
-    if choice:
-        found = workflow.python_version(choice)
-        if not found:
-            raise BadInput(f"--runner-python {choice}: not a Python that runs")
-        return found[0], f"Python {found[1]} ({found[0]}, --runner-python)"
-    executable = workflow.find_python("3.12")
-    if executable:
-        return executable, f"Python {workflow.python_version(executable)[1]} ({executable})"
-    return None, "none: this machine has no Python 3.12, so python3 there says so and exits 3"
-
-
 def make_runner_bin(folder: Path, python: str | None) -> Path:
     """A PATH folder: every program on this machine's PATH but its Pythons, and python3 the runner's."""
     folder.mkdir(parents=True, exist_ok=True)
     for directory in os.environ.get("PATH", "").split(os.pathsep):
-        place = Path(directory)
-        if not directory or "/.pyenv/" in directory or (place.parent / "pyvenv.cfg").exists():
+        if not directory or "/.pyenv/" in directory or (Path(directory).parent / "pyvenv.cfg").exists():
             continue
-        try:
-            entries = sorted(place.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
+        for entry in sorted(Path(directory).glob("*")):  # glob, unlike iterdir, passes over a folder it cannot read
             target = folder / entry.name
-            if PYTHONISH.fullmatch(entry.name) or os.path.lexists(target):
-                continue
-            if entry.is_file() and os.access(entry, os.X_OK):
+            program = entry.is_file() and os.access(entry, os.X_OK) and not PYTHONISH.fullmatch(entry.name)
+            if program and not os.path.lexists(target):
                 target.symlink_to(entry.resolve())
     if python:
         (folder / "python3").symlink_to(python)
@@ -93,28 +74,36 @@ def nightly_extras(options, upstream: Path, runner_patch: str | None = None) -> 
 class Replay:
     def __init__(self, options, api: github.StandIn, log=sys.stderr):
         self.options, self.api, self.log = options, api, log
-        out = options.output
-        self.upstream = out / "upstream.git"
-        self.server = out / "github"  # GITHUB_SERVER_URL: the results remote is SERVER/REPOSITORY.git
-        self.results_remote = self.server / f"{REPOSITORY}.git"
-        self.project = out / "project.git"
-        self.pages = out / "pages"
-        self.record_path = out / "replay.json"
+        self.upstream = options.output / "upstream.git"
+        self.server = options.output / "github"  # GITHUB_SERVER_URL: the results remote is SERVER/REPOSITORY.git
+        self.project = options.output / "project.git"
         self.runner_patch = None  # the patch release setup-python gives since a python-X.Y.Z event
 
-    def prepare(self) -> None:
+    def prepare(self) -> dict:
+        """The output folder, its bare repositories and the runner's PATH made, the workflow read and checked: what
+        the record says of them."""
         out = self.options.output
         if out.exists() and any(out.iterdir()):
             raise BadInput(f"--output {out}: not empty (a replay starts in a new folder)")
-        out.mkdir(parents=True, exist_ok=True)
-        for bare in (self.upstream, self.results_remote, self.project):
-            bare.parent.mkdir(parents=True, exist_ok=True)
-            git.run("init", "-q", "--bare", "-b", "main", str(bare), repo=out)
-        self.snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
+        for bare in (self.upstream, self.server / f"{REPOSITORY}.git", self.project):
+            git.run("init", "-q", "--bare", "-b", "main", str(bare))  # and the folders above it
+        snapshot = snapshot_project(self.options.checkout, self.project, out / "snapshot")
         self.workflow = workflow.read_workflow(self.options.workflow or out / "snapshot" / WORKFLOW)
-        self.packages = workflow.check_workflow(self.workflow)
-        self.python, self.python_note = runner_python(self.options.runner_python)
-        self.runner_bin = make_runner_bin(out / "runner" / "bin", self.python)
+        packages = workflow.check_workflow(self.workflow)
+        # ubuntu-latest's python3, 3.12, as this machine has it, for the jobs that do not set up a Python.
+        choice = self.options.runner_python
+        python = workflow.python_version(choice) if choice else workflow.find_python("3.12")
+        if choice and not python:
+            raise BadInput(f"--runner-python {choice}: not a Python that runs")
+        self.runner_bin = make_runner_bin(out / "runner" / "bin", python and python[0])
+        note = f"Python {python[1]} ({python[0]}{', --runner-python' if choice else ''})" if python else None
+        return {
+            "workflow": str(self.workflow.path),
+            "jobs": [job.name for job in self.workflow.jobs],
+            "project": snapshot,
+            "runner_python": note or "none: this machine has no Python 3.12, so python3 there says so and exits 3",
+            "packages": packages,
+        }
 
     def advance(self, tip: str) -> None:
         source = self.options.upstream
@@ -126,9 +115,8 @@ class Replay:
         context = self.context(job, folder, needs)
         if not workflow.condition(job.if_, context, workflow.status([needs[n] for n in job.needs])):
             return JobRun("skipped")
-        folder.mkdir(parents=True)
         workspace, temp = folder / "workspace", folder / "temp"
-        workspace.mkdir()
+        workspace.mkdir(parents=True)
         temp.mkdir()
         env = {k: v for k, v in os.environ.items() if k not in NOT_PASSED and not k.startswith(NOT_PASSED_PREFIXES)}
         env.update(
@@ -146,29 +134,26 @@ class Replay:
             GITHUB_STEP_SUMMARY=str(folder / "summary.md"),
             GITHUB_JOB=job.name,
         )
-        started = time.monotonic()
-        run = JobRun("success")
-        with (folder / "log.txt").open("w") as log:
+        started, run = time.monotonic(), JobRun("success")
+        # Line-buffered, so that each line the replay writes comes before the output of the step it announces.
+        with (folder / "log.txt").open("w", buffering=1) as log:
             for step in job.steps:
+                heading = f"## step {step.index} ({step.label})"
                 if not workflow.condition(step.if_, context, workflow.status([run.result])):
-                    print(f"## step {step.index} ({step.label}): skipped", file=log, flush=True)
+                    print(f"{heading}: skipped", file=log)
                     continue
-                step_env = dict(env)
-                for scope in (self.workflow.env, job.env, step.env):
-                    for name, value in scope.items():
-                        context["env"][name] = step_env[name] = workflow.substitute(value, context)
-                print(f"## step {step.index} ({step.label})", file=log, flush=True)
-                code = self.step(step, context, step_env, workspace, night, log)
+                for name, value in {**self.workflow.env, **job.env, **step.env}.items():
+                    context["env"][name] = workflow.substitute(value, context)
+                print(heading, file=log)
+                code = self.step(step, context, {**env, **context["env"]}, workspace, night, log)
                 context["env"] = {k: v for k, v in context["env"].items() if k in self.workflow.env or k in job.env}
                 if step.id:
-                    context["steps"].setdefault(step.id, {"outputs": {}})["outcome"] = (
-                        "success" if code == 0 else "failure"
-                    )
-                if code != 0 and step.continue_on_error:
-                    print(f"## step {step.index} failed: exit {code}; continue-on-error", file=log, flush=True)
-                elif code != 0 and run.result == "success":
+                    context["steps"].setdefault(step.id, {"outputs": {}})["outcome"] = "failure" if code else "success"
+                if code and step.continue_on_error:
+                    print(f"## step {step.index} failed: exit {code}; continue-on-error", file=log)
+                elif code and run.result == "success":
                     run.result, run.exit, run.failed_step = "failure", code, step.label
-                    print(f"## step {step.index} failed: exit {code}", file=log, flush=True)
+                    print(f"## step {step.index} failed: exit {code}", file=log)
                 env["PATH"] = context["runner"]["path"]
         run.seconds = round(time.monotonic() - started, 1)
         return run
@@ -202,7 +187,7 @@ class Replay:
         except workflow.Unmappable:
             raise
         except (OSError, Failed) as error:
-            print(f"{step.label}: {error}", file=log, flush=True)
+            print(f"{step.label}: {error}", file=log)
             return 1
 
     def step_run(self, step: workflow.Step, context: dict, env: dict, workspace: Path, log) -> int:
@@ -210,14 +195,14 @@ class Replay:
         if packages is not None:
             here = {package: workflow.installed_version(package) for package in packages}
             for package, pinned in packages.items():
-                print(f"replay: {package}={pinned} is this machine's {package} {here[package]}", file=log, flush=True)
+                print(f"replay: {package}={pinned} is this machine's {package} {here[package]}", file=log)
             return 0 if all(here.values()) else 1
         script = workflow.substitute(step.run, context)
         extras = " ".join(shlex.quote(a) for a in nightly_extras(self.options, self.upstream, self.runner_patch))
         script = re.sub(r"(?<![\w/.-])scripts/nightly(?=\s)", lambda m: f"{m[0]} {extras}", script)
         path = workspace.parent / f"step-{step.index}.sh"
         path.write_text(script + "\n")
-        print(f"$ {script}", file=log, flush=True)
+        print(f"$ {script}", file=log)
         timeout = step.timeout_minutes * 60 if step.timeout_minutes else None
         process = subprocess.Popen(
             [*workflow.SHELLS[step.shell], str(path)],
@@ -230,7 +215,7 @@ class Replay:
         try:
             return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            print(f"## timed out after {step.timeout_minutes} min", file=log, flush=True)
+            print(f"## timed out after {step.timeout_minutes} min", file=log)
             return 124
         finally:
             if process.returncode is None:  # timed out, or the replay was stopped
@@ -243,18 +228,19 @@ class Replay:
     def step_setup_python(self, with_, step, context, workspace, night, log):
         version = with_.get("python-version", "")
         patch = self.runner_patch if self.runner_patch and self.runner_patch.startswith(f"{version}.") else None
-        executable = workflow.find_python(patch or version)
-        if executable is None:
+        found = workflow.find_python(patch or version)
+        if found is None:
             raise workflow.Unmappable(f"actions/setup-python {version!r}: this machine has no Python {version}")
         minor = ".".join(version.split(".")[:2])
         folder = workspace.parent / f"python-{step.index}" / "bin"
         folder.mkdir(parents=True)
+        executable = found[0]
         for name in ("python", "python3", f"python{minor}"):
             (folder / name).symlink_to(executable)
         context["runner"]["path"] = f"{folder}:{context['runner']['path']}"
         if step.id:
             context["steps"][step.id] = {"outputs": {"python-path": executable, "python-version": version}}
-        print(f"Python {version}: {executable}", file=log, flush=True)
+        print(f"Python {version}: {executable}", file=log)
 
     def step_upload_artifact(self, with_, step, context, workspace, night, log):
         name = with_.get("name") or "artifact"
@@ -264,13 +250,13 @@ class Replay:
         paths = [workspace / p.strip() for p in with_.get("path", "").splitlines() if p.strip()]
         files = [file for p in paths for file in ([p] if p.is_file() else sorted(p.rglob("*"))) if file.is_file()]
         if not files:
-            print(f"no files found at {with_.get('path')}", file=log, flush=True)
+            print(f"no files found at {with_.get('path')}", file=log)
             return 1 if with_.get("if-no-files-found") == "error" else 0
         root = paths[0].parent if len(paths) == 1 and paths[0].is_file() else Path(os.path.commonpath(paths))
         for file in files:
             (target / file.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(file, target / file.relative_to(root))
-        print(f"uploaded {len(files)} file(s) as {name}", file=log, flush=True)
+        print(f"uploaded {len(files)} file(s) as {name}", file=log)
 
     def step_download_artifact(self, with_, step, context, workspace, night, log):
         source = Path(night["artifacts"], with_.get("name", ""))
@@ -286,31 +272,26 @@ class Replay:
         source = Path(night["artifacts"], "github-pages")
         if not source.is_dir():
             raise Failed("no github-pages artifact")
-        shutil.rmtree(self.pages, ignore_errors=True)
-        shutil.copytree(source, self.pages)
+        pages = self.options.output / "pages"
+        shutil.rmtree(pages, ignore_errors=True)
+        shutil.copytree(source, pages)
         if step.id:
-            context["steps"][step.id] = {"outputs": {"page_url": self.pages.as_uri() + "/"}}
+            context["steps"][step.id] = {"outputs": {"page_url": pages.as_uri() + "/"}}
 
 
 def snapshot_project(checkout: str, bare: Path, folder: Path) -> dict:
-    """This repository as each job's actions/checkout gets it, pushed to BARE: HEAD, or the working tree (HEAD with
-    every change and untracked file that git does not ignore), one commit in FOLDER."""
-    head = git.out("rev-parse", "HEAD", repo=ROOT).strip()
-    if checkout == "HEAD":
-        git.run("clone", "-q", "--no-local", str(ROOT), str(folder), repo=ROOT)
-        changed = []
-    else:
-        names = git.out("ls-files", "-z", "--cached", "--others", "--exclude-standard", repo=ROOT).split("\0")
-        folder.mkdir(parents=True)
-        for name in filter(None, names):
-            source = ROOT / name
-            if source.is_file() or source.is_symlink():  # a file deleted in the working tree is left out
-                (folder / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, folder / name, follow_symlinks=False)
+    """This repository as each job's actions/checkout gets it, pushed to BARE and cloned into FOLDER: HEAD, or the
+    working tree (HEAD with every change and untracked file that git does not ignore) committed on HEAD."""
+    head = commit = git.out("rev-parse", "HEAD", repo=ROOT).strip()
+    changed = []
+    if checkout != "HEAD":
         changed = [line[3:] for line in git.out("status", "--porcelain", repo=ROOT).splitlines()]
-        git.run("init", "-q", "-b", "main", repo=folder)
-        git.run("add", "-A", repo=folder)
+        # Through an index of its own, as `git stash create` does, so that the repository's is left as it is.
+        env = dict(os.environ, GIT_INDEX_FILE=str(folder.with_name("snapshot.index")))
+        git.run("add", "-A", repo=ROOT, env=env)
+        tree = git.out("write-tree", repo=ROOT, env=env).strip()
         identity = ["-c", "user.name=replay", "-c", "user.email=replay@localhost"]
-        git.run(*identity, "commit", "-q", "-m", f"working tree of {head[:8]}", repo=folder)
-    git.run("push", "-q", "--force", str(bare), "HEAD:refs/heads/main", repo=folder)
+        commit = git.out(*identity, "commit-tree", "-p", head, "-m", f"working tree of {head[:8]}", tree, repo=ROOT)
+    git.run("push", "-q", "--no-verify", "--force", str(bare), f"{commit.strip()}:refs/heads/main", repo=ROOT)
+    git.run("clone", "-q", str(bare), str(folder), repo=ROOT)
     return {"checkout": checkout, "head": head, "changed": changed}

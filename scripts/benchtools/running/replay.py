@@ -2,6 +2,7 @@
 its YAML so that the replay and the workflow cannot drift apart; what each night did, as the record and its table."""
 
 import datetime
+import itertools
 import json
 import shutil
 import sys
@@ -18,6 +19,8 @@ from .nights import Commit, first_parent_commits, split_nights
 
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
+# The table's columns of commits, each with the states of the commits it names.
+COLUMNS = {s: [s] for s in ("benchmarked", "unchanged", "skipped")} | {"failed": ["failed", "partly failed"]}
 
 
 def replay(options, log=sys.stderr) -> int:
@@ -25,15 +28,15 @@ def replay(options, log=sys.stderr) -> int:
     if not commits:
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
     nights = split_nights(commits, options.per_night, options.every_day)
-    base = git.out("rev-list", "--first-parent", "-n", "1", "--skip", "1", commits[0].hash, repo=options.upstream)
-    base = base.strip()
-    if not options.no_base and base:
-        nights.insert(0, ("base", first_parent_commits(options.upstream, f"{base}^!")))  # the base commit alone
+    before = git.out("rev-list", "--first-parent", "-n1", "--skip=1", commits[0].hash, repo=options.upstream).strip()
+    base = bool(before) and not options.no_base
+    if base:
+        nights.insert(0, ("base", first_parent_commits(options.upstream, f"{before}^!")))  # the commit alone
     nights = nights[: options.limit or None]
-    tags = {commit: tag for tag, commit in git.tags(options.upstream).items()}
+    tags = git.tag_of_commit(options.upstream)
     with github.StandIn(repos=[REPOSITORY], tokens={}) as api:
         machine = Replay(options, api, log)
-        machine.prepare()
+        prepared = machine.prepare()
         by_date = "every day (UTC)" if options.every_day else "commit date (UTC)"
         record = {
             "range": options.range,
@@ -41,12 +44,8 @@ def replay(options, log=sys.stderr) -> int:
             "per_night": options.per_night,
             "by": f"{options.per_night} commit(s)" if options.per_night else by_date,
             "events": options.events,
-            "base": bool(not options.no_base and base),
-            "workflow": str(machine.workflow.path),
-            "jobs": [job.name for job in machine.workflow.jobs],
-            "project": machine.snapshot,
-            "runner_python": machine.python_note,
-            "packages": machine.packages,
+            "base": base,
+            **prepared,
             "nightly_extras": nightly_extras(options, machine.upstream),
             "quick": options.quick,
             "started": now(),
@@ -62,7 +61,7 @@ def replay(options, log=sys.stderr) -> int:
             record["finished"] = now()
             if options.events is not None:
                 record["season_problems"] = season.problems(record)
-            util.write_atomic(machine.record_path, (json.dumps(record, indent=1) + "\n").encode())
+            util.write_atomic(options.output / "replay.json", (json.dumps(record, indent=1) + "\n").encode())
             if options.docs:
                 write_table(options.docs, options.table, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
@@ -70,13 +69,12 @@ def replay(options, log=sys.stderr) -> int:
                 f"replay: night {label} ({len(night_commits)} commit(s), tip {night['tip'][:8]}): "
                 f"{', '.join(failed) + ' failed' if failed else 'every job passed'}; {night['issue']}",
                 file=log,
-                flush=True,
             )
             failed_any = failed_any or bool(failed)
             if failed and options.fail_fast:
                 print("replay: stopping (--fail-fast)", file=log)
                 break
-    print(f"replay: record in {machine.record_path}", file=log)
+    print(f"replay: record in {options.output / 'replay.json'}", file=log)
     return 1 if failed_any else 0
 
 
@@ -108,33 +106,31 @@ def run_night(
     for job in machine.workflow.jobs:
         if "cancel" in events:  # a cancelled run: no job of it runs, and nothing it would have done is done
             results[job.name] = JobRun("cancelled")
-            continue
-        if "run-dies" in events and job.name == "run":
+        elif "run-dies" in events and job.name == "run":
             results[job.name] = JobRun("failure", exit=143, failed_step="its runner died (scripted)")
-            continue
-        print(f"replay: night {label}: job {job.name}", file=machine.log, flush=True)
-        results[job.name] = machine.run_job(job, night, folder / job.name, {n: results[n].result for n in job.needs})
+        else:
+            print(f"replay: night {label}: job {job.name}", file=machine.log)
+            needs = {name: results[name].result for name in job.needs}
+            results[job.name] = machine.run_job(job, night, folder / job.name, needs)
     seconds = round(time.monotonic() - started, 1)
     state = machine.api.state()
-    alert = results.get("alert")
+    calls = state["calls"][calls_before:]
     # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
     verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
     exact = read_verdict(artifacts / EXACT_VERDICT)[1]
-    run_results = runs.summaries(artifacts / "results")
     night.update(
-        commits=commit_states(commits, run_results, verdict, tags),
+        commits=commit_states(commits, runs.summaries(artifacts / "results"), verdict, tags),
         verdict=verdict_summary(verdict),
         verdict_from=str(verdict_path) if verdict_path else None,
         exact_verdict=verdict_summary(exact),
-        issue=issue_action(state["calls"][calls_before:], state, alert) if "cancel" not in events else "cancelled",
+        issue="cancelled" if "cancel" in events else issue_action(calls, state, results.get("alert")),
         issues_after=season.snapshot(state),
         seconds=seconds,
         jobs={name: vars(run) for name, run in results.items()},
     )
     if not machine.options.keep_workspaces:
-        for job in machine.workflow.jobs:
-            for name in ("workspace", "temp"):
-                shutil.rmtree(folder / job.name / name, ignore_errors=True)
+        for job, name in itertools.product(machine.workflow.jobs, ("workspace", "temp")):
+            shutil.rmtree(folder / job.name / name, ignore_errors=True)
     return night
 
 
@@ -172,13 +168,11 @@ def commit_states(commits: list[Commit], results: list[dict], verdict: dict | No
 def verdict_summary(verdict: dict | None) -> dict | None:
     if verdict is None:
         return None
+    change_keys = ("benchmark", "params", "environment", "change", "good", "bad", "cause")
     return {
         **{key: verdict.get(key) for key in ("status", "regression", "summary")},
         **{
-            name: [
-                {k: c.get(k) for k in ("benchmark", "params", "environment", "change", "good", "bad", "cause")}
-                for c in verdict.get(name) or []
-            ]
+            name: [{k: c.get(k) for k in change_keys} for c in verdict.get(name) or []]
             for name in ("counted", "improvements")
         },
         "suspects": [{key: s.get(key) for key in ("benchmark", "verdict")} for s in verdict.get("suspects") or []],
@@ -244,29 +238,23 @@ def changes_cell(changes: list[dict]) -> str:
 
 
 def table(record: dict) -> str:
-    jobs = record["jobs"]
-    season = record.get("events") is not None
-    head = ["night", *["events"] * season, "commits (UTC)", "benchmarked", "unchanged", "skipped", "failed", "verdict"]
-    head += ["counted", "large improvements", "suspects", "issue"]
+    jobs, season = record["jobs"], record.get("events") is not None
+    head = ["night", *["events"] * season, "commits (UTC)", *COLUMNS, "verdict", "counted", "large improvements"]
+    head += ["suspects", "issue", *jobs, "night"]
     cells = []
     for night in record["nights"]:
-        states = night.get("commits") or []
-
-        def names(*wanted, states=states):
-            return " ".join(f"`{c['name']}`" for c in states if c["state"] in wanted) or "–"
-
-        verdict = night.get("verdict") or {}
-        counted, improved = (changes_cell(verdict.get(name) or []) for name in ("counted", "improvements"))
-        suspects = ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in verdict.get("suspects") or []) or "–"
+        commits, verdict = night.get("commits") or [], night.get("verdict") or {}
         row = [
             night["night"],
             *([", ".join(night.get("events") or []) or "–"] if season else []),
-            f"{len(states)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
-            *(names(*wanted) for wanted in (["benchmarked"], ["unchanged"], ["skipped"], ["failed", "partly failed"])),
+            f"{len(commits)} ({' to '.join(sorted({d[:10] for d in night['dates']}))})",
+            *(
+                " ".join(f"`{c['name']}`" for c in commits if c["state"] in wanted) or "–"
+                for wanted in COLUMNS.values()
+            ),
             verdict.get("summary") or "no verdict",
-            counted,
-            improved,
-            suspects,
+            *(changes_cell(verdict.get(name) or []) for name in ("counted", "improvements")),
+            ", ".join(f"{s['benchmark']}: {s['verdict']}" for s in verdict.get("suspects") or []) or "–",
             night["issue"],
             *(job_cell(night["jobs"][name]) for name in jobs),
             duration(night["seconds"]),
@@ -277,7 +265,7 @@ def table(record: dict) -> str:
     pins = record.get("packages") or {}
     packages = "".join(f"{name} {pin['pinned']} as this machine's {pin['here']}; " for name, pin in pins.items())
     lines = [
-        util.markdown_table(head + jobs + ["night"], cells),
+        util.markdown_table(head, cells),
         "",
         f"Range `{record['range']}` of `{Path(record['source']).name}`, nights by {record['by']}"
         f"{', after a base night on the commit before it' if record['base'] else ''}; "

@@ -20,12 +20,6 @@ EVENTS = {
     "machine's interpreter of that patch release), and asv's environments are made afresh with it",
 }
 RUNNER_PYTHON = re.compile(r"python-(\d+\.\d+\.\d+)")
-
-
-def runner_python(events: list[str]) -> str | None:
-    return next((m[1] for m in map(RUNNER_PYTHON.fullmatch, reversed(events)) if m), None)  # the night's last
-
-
 LABEL = "benchmark-regression"
 MAINTAINER = "a-maintainer"
 # An event that edits the alert's newest issue in WANTED state: (wanted, key, new value).
@@ -36,32 +30,36 @@ MAINTAINER_EDITS = {
 }
 
 
+def runner_python(events: list[str]) -> str | None:
+    return next((m[1] for m in map(RUNNER_PYTHON.fullmatch, reversed(events)) if m), None)  # the night's last
+
+
 def read_events(path: Path) -> dict[str, list[str]]:
     events = shapes.read_checked(path, "replay-events", "season's events (--events)")
-    unknown = sorted(
-        {e for listed in events.values() for e in listed if e not in EVENTS and not RUNNER_PYTHON.fullmatch(e)}
-    )
+    listed = (event for night in events.values() for event in night)
+    unknown = sorted(event for event in listed if event not in EVENTS and not RUNNER_PYTHON.fullmatch(event))
     if unknown:
         raise BadInput(f"--events {path}: {unknown[0]!r} is no event ({', '.join(EVENTS)})")
     return events
 
 
-def alerts(state: dict, wanted: str) -> list[dict]:
-    found = [
-        i
-        for i in state["issues"]
-        if i["state"] == wanted and issue.is_alerts({**i, "user": {"login": i.get("user", github.BOT)}}, github.BOT)
-    ]
-    return sorted(found, key=lambda i: i["number"], reverse=True)
-
-
 def apply(api: github.StandIn, events: list[str]) -> list[str]:
-    """The events that act on GitHub, done on the stand-in; what each did, in words."""
+    """The events that act on GitHub, done on the stand-in (the replay does cancel, run-dies and python-X.Y.Z
+    itself); what each did, in words."""
     state, done = api.state(), []
     for event in events:
-        if event in MAINTAINER_EDITS and alerts(state, MAINTAINER_EDITS[event][0]):
+        if event in MAINTAINER_EDITS:
             wanted, key, value = MAINTAINER_EDITS[event]
-            alerts(state, wanted)[0][key] = value
+            alerts = [
+                i
+                for i in state["issues"]
+                if i["state"] == wanted
+                and issue.is_alerts({**i, "user": {"login": i.get("user", github.BOT)}}, github.BOT)
+            ]
+            if not alerts:
+                done.append(f"{event}: nothing to act on")
+                continue
+            max(alerts, key=lambda i: i["number"])[key] = value
         elif event == "maintainer-issue":
             if LABEL not in state["labels"]:
                 state["labels"].append(LABEL)
@@ -79,9 +77,6 @@ def apply(api: github.StandIn, events: list[str]) -> list[str]:
             )
         elif event == "502":
             state.setdefault("failures", []).append([502, "Bad Gateway"])
-        elif event not in ("cancel", "run-dies") and not RUNNER_PYTHON.fullmatch(event):  # the replay acts on these
-            done.append(f"{event}: nothing to act on")
-            continue
         done.append(event)
     api.save(state)
     return done
@@ -103,9 +98,9 @@ def snapshot(state: dict) -> list[dict]:
 
 
 def problems(record: dict) -> list[str]:
-    found, before, maintainers = [], [], {}
+    found, before, maintainers = [], {}, {}
     for night in record["nights"]:
-        after = night.get("issues_after", [])
+        after = {i["number"]: i for i in night.get("issues_after", [])}
         label, action = night["night"], night["issue"]
         verdict = night.get("verdict") or {}
         failed = verdict.get("status") == "failed" or night["jobs"].get("run", {}).get("result") == "failure"
@@ -113,17 +108,14 @@ def problems(record: dict) -> list[str]:
             found.append(f"night {label}: opened an issue that names no change")
         if action.startswith("updated"):
             number = int(action.split("#")[1])
-            old = next((i for i in before if i["number"] == number), None)
-            new = next((i for i in after if i["number"] == number), None)
+            old, new = before.get(number), after.get(number)
             if old and new and (old["report"], old["key"]) == (new["report"], new["key"]):
                 found.append(f"night {label}: edited #{number} without a change in its report")
         if failed and "alert" in night["jobs"] and night["jobs"]["alert"]["result"] != "skipped":
-            if not any(i["user"] == github.BOT and i["state"] == "open" for i in after):
+            if not any(i["user"] == github.BOT and i["state"] == "open" for i in after.values()):
                 found.append(f"night {label}: a failure that reached no open issue")
-        for i in after:
-            if i["user"] != github.BOT:
-                maintainers.setdefault(i["number"], i["body"])
-                if i["body"] != maintainers[i["number"]]:
-                    found.append(f"night {label}: the maintainer's issue #{i['number']} was overwritten")
+        for number, i in after.items():
+            if i["user"] != github.BOT and maintainers.setdefault(number, i["body"]) != i["body"]:
+                found.append(f"night {label}: the maintainer's issue #{number} was overwritten")
         before = after
     return found

@@ -53,9 +53,7 @@ def truthy(value) -> bool:
 
 
 def equal(a, b) -> bool:
-    if isinstance(a, str) and isinstance(b, str):
-        return a.lower() == b.lower()
-    return a == b
+    return a.lower() == b.lower() if isinstance(a, str) and isinstance(b, str) else a == b
 
 
 # GitHub's && and || return an operand, as JavaScript's do; its == compares strings ignoring case.
@@ -89,10 +87,10 @@ def evaluate(text: str, context: dict, status: dict | None = None):
         if isinstance(node, ast.BoolOp):
             return functools.reduce(OPERATORS[type(node.op)], map(value, node.values))
         if isinstance(node, ast.Compare):  # left to right, as GitHub reads a == b == c
-            pairs = zip(node.ops, node.comparators, strict=True)
-            return functools.reduce(
-                lambda a, pair: OPERATORS[type(pair[0])](a, value(pair[1])), pairs, value(node.left)
-            )
+            found = value(node.left)
+            for operator, right in zip(node.ops, node.comparators, strict=True):
+                found = OPERATORS[type(operator)](found, value(right))
+            return found
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             return not truthy(value(node.operand))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -104,27 +102,20 @@ def evaluate(text: str, context: dict, status: dict | None = None):
             raise Unmappable(f"expression {text!r}: cannot read it")
         token = names[int(node.id[1:])]
         head, *keys = token.split(".")
-        missing = Unmappable(f"expression {text!r}: the replay has no value for {token}")
-        if head not in context:
-            raise missing
-        found = context[head]
+        missing = object()
+        found = context.get(head, missing)
         for key in keys:
-            if isinstance(found, dict) and key in found:
-                found = found[key]
-            elif head in STRICT:
-                raise missing
-            else:
-                return None
-        return found
+            found = found.get(key, missing) if isinstance(found, dict) else missing
+        if found is missing and (head in STRICT or head not in context):
+            raise Unmappable(f"expression {text!r}: the replay has no value for {token}")
+        return None if found is missing else found
 
     return value(tree)
 
 
 def text_of(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    if value is None or isinstance(value, bool):
+        return "" if value is None else str(value).lower()
     return str(value)
 
 
@@ -140,9 +131,7 @@ def status(results: list[str]) -> dict[str, bool]:
 
 def condition(text, context: dict, status: dict) -> bool:
     """An `if:`; absent, success() (GitHub's default)."""
-    if text is None or text is True:
-        text = "success()"
-    text = text_of(text).strip()
+    text = "success()" if text is None or text is True else text_of(text).strip()
     inner = re.fullmatch(r"\$\{\{(.*)\}\}", text, flags=re.S)
     return truthy(evaluate(inner[1] if inner else text, context, status))
 
@@ -195,8 +184,7 @@ def read_workflow(path: Path) -> Workflow:
         raise BadInput(f"workflow {path}: cannot be read ({error})") from None
     if not isinstance(document, dict) or not isinstance(document.get("jobs"), dict):
         raise BadInput(f"workflow {path}: no jobs")
-    # PyYAML reads the key `on` as True.
-    on = document.get("on", document.get(True)) or {}
+    on = document.get("on", document.get(True)) or {}  # PyYAML reads the key `on` as True
     dispatch = (on.get("workflow_dispatch") or {}) if isinstance(on, dict) else {}
     inputs = {name: spec.get("default") for name, spec in (dispatch.get("inputs") or {}).items()}
     jobs = []
@@ -259,12 +247,13 @@ PROBE = {
 }
 
 
-def check_expression(text, where: str, bare: bool = False) -> None:
-    """Unmappable, naming WHERE, unless the replay can evaluate TEXT (an `if:` when BARE, else its ${{ }})."""
-    try:
-        condition(text, PROBE, status([])) if bare else substitute(text, PROBE)
-    except Unmappable as error:
-        raise Unmappable(f"{where}: {error}") from None
+def check_expressions(where: str, texts, bare: bool = False) -> None:
+    """Unmappable, naming WHERE, unless the replay can evaluate each of TEXTS (`if:`s when BARE, else their ${{ }})."""
+    for text in texts:
+        try:
+            condition(text, PROBE, status([])) if bare else substitute(text, PROBE)
+        except Unmappable as error:
+            raise Unmappable(f"{where}: {error}") from None
 
 
 def pinned_packages(script: str | None) -> dict[str, str] | None:
@@ -285,18 +274,15 @@ def installed_version(package: str) -> str | None:
 def check_workflow(workflow: Workflow) -> dict[str, dict]:
     """Unmappable for what the replay cannot run; each pinned Ubuntu package, as pinned and as this machine has it."""
     pins = {}
-    for value in workflow.env.values():
-        check_expression(value, f"{workflow.path.name}: env")
+    check_expressions(f"{workflow.path.name}: env", workflow.env.values())
     for job in workflow.jobs:
         where = f"{workflow.path.name}: job {job.name}"
-        check_expression(job.if_, f"{where}: if", bare=True)
-        for value in job.env.values():
-            check_expression(value, f"{where}: env")
+        check_expressions(f"{where}: if", [job.if_], bare=True)
+        check_expressions(f"{where}: env", job.env.values())
         for step in job.steps:
             here = f"{where}, step {step.index} ({step.label})"
-            check_expression(step.if_, f"{here}: if", bare=True)
-            for value in [step.run, *step.env.values(), *step.with_.values()]:
-                check_expression(value, here)
+            check_expressions(f"{here}: if", [step.if_], bare=True)
+            check_expressions(here, [step.run, *step.env.values(), *step.with_.values()])
             packages = pinned_packages(step.run)
             if step.run is not None and "sudo" in step.run and packages is None:
                 raise Unmappable(
@@ -314,21 +300,17 @@ def check_workflow(workflow: Workflow) -> dict[str, dict]:
 
 def python_version(executable: str) -> tuple[str, str] | None:
     try:
-        result = subprocess.run(
-            [executable, "-c", "import platform, sys; print(sys.executable); print(platform.python_version())"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        script = "import platform, sys; print(sys.executable); print(platform.python_version())"
+        result = subprocess.run([executable, "-c", script], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = result.stdout.split()
     return (lines[0], lines[1]) if result.returncode == 0 and len(lines) == 2 else None
 
 
-def find_python(version: str) -> str | None:
-    """This machine's interpreter of VERSION ("3.11", "3.13.5"): pythonX.Y on PATH first, then the Python 3.13 that
-    scripts/setup builds, pyenv's, and /usr's."""
+def find_python(version: str) -> tuple[str, str] | None:
+    """This machine's interpreter of VERSION ("3.11", "3.13.5"), as python_version gives it: pythonX.Y on PATH first,
+    then the Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
     minor = ".".join(version.split(".")[:2])
     cache = Path(os.environ.get("EQXB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser())
     cache = cache / "equinox-benchmarks" if not os.environ.get("EQXB_CACHE") else cache
@@ -336,9 +318,8 @@ def find_python(version: str) -> str | None:
     for pattern in (f"{cache}/cpython-{minor}*/bin", os.path.expanduser(f"~/.pyenv/versions/{minor}*/bin")):
         candidates += [f"{folder}/python{minor}" for folder in sorted(Path("/").glob(pattern.lstrip("/")))]
     candidates += [f"/usr/local/bin/python{minor}", f"/usr/bin/python{minor}"]
-    for candidate in candidates:
-        if candidate and os.path.exists(candidate):
-            found = python_version(candidate)
-            if found and (found[1] == version or found[1].startswith(version + ".")):
-                return found[0]
+    for candidate in filter(os.path.exists, filter(None, candidates)):
+        found = python_version(candidate)
+        if found and (found[1] == version or found[1].startswith(version + ".")):
+            return found
     return None
