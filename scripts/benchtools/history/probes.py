@@ -174,7 +174,7 @@ class Probes:
     def pypi_releases(self, package: str) -> dict[str, list[str]]:
         kept = self.cache / f"{package}-releases.json"
         if not kept.is_file():
-            releases = release_history.fetch_json(PYPI_JSON.format(package))["releases"]
+            releases = release_history.fetch(PYPI_JSON.format(package), as_json=True)["releases"]
             names = {version: [file["filename"] for file in files] for version, files in releases.items()}
             util.write_atomic(kept, json.dumps(names).encode())
         return json.loads(kept.read_text())
