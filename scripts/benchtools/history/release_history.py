@@ -267,17 +267,14 @@ def update(repo, package, name, url, history, cache, parameters):
             updates.append(f"update refs/heads/main {last}\n" if built else "delete refs/heads/main\n")
         if updates:
             git(repo, "update-ref", "--stdin", input="".join(updates))
-        for version, (commit, _sha256) in built.items():
+        for version in [version for version in built if version not in published]:
             note = (
                 f"{version}: no longer in the index's history (yanked or removed); kept, so that later releases "
-                "keep their hashes, and no longer selected\n"
+                "keep their hashes, and no longer selected"
             )
-            if (
-                version not in published
-                and git(repo, "notes", "--ref", GONE_NOTES, "show", commit, check=False) != note
-            ):
-                git(repo, "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note.strip(), commit)
-                log(f"warning: {note.strip()}")
+            if git(repo, "notes", "--ref", GONE_NOTES, "show", built[version][0], check=False).strip() != note:
+                git(repo, "notes", "--ref", GONE_NOTES, "add", "-f", "-m", note, built[version][0])
+                log(f"warning: {note}")
         if pending:
             git(repo, "fast-import", "--quiet", "--done", stdin=stream)
 
