@@ -33,13 +33,9 @@ for name in PACKAGES:
         found["missing"].append(name)
 if "jax" in found["versions"] and "jaxlib" in found["versions"]:
     import jax
-    devices = jax.devices()
-    found.update(
-        backend=jax.default_backend(),
-        kind=devices[0].device_kind,
-        count=len(devices),
-        platform_version=str(getattr(devices[0].client, "platform_version", "")),
-    )
+    first, count = jax.devices()[0], len(jax.devices())
+    version = str(getattr(first.client, "platform_version", ""))
+    found.update(backend=jax.default_backend(), kind=first.device_kind, count=count, platform_version=version)
 print(json.dumps(found))
 """
 
@@ -87,8 +83,7 @@ def probe(python: Path | str, env: dict | None = None, needs: tuple[str, ...] = 
     if found is None:
         last = (ran.stderr.strip().splitlines() or ["no output"])[-1]
         raise Failed(f"{python} could not report its JAX devices: {last}")
-    missing = [name for name in found.pop("missing") if name in needs]
-    if missing:
+    if missing := [name for name in found.pop("missing") if name in needs]:
         raise BadInput(
             f"{python} has no {', '.join(missing)} installed; install them there "
             f"(pip install {' '.join(missing)}) or name another Python"
@@ -110,8 +105,8 @@ def on_gpu(params: dict) -> bool:
 
 
 def refuse_another(path: Path, machine: str, device: str) -> None:
-    """BadInput when the asv results file at ``path`` holds another device's figures: asv merges a run into the
-    file of the same machine, commit and environment, so a second device's run would mix its figures in."""
+    """asv merges a run into the results file of the same machine, commit and environment: another device's run
+    would mix its figures in."""
     from asv import results
 
     if path.exists() and (recorded := of(results.Results.load(str(path), machine).params)) != device:

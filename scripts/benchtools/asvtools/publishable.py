@@ -38,14 +38,12 @@ class Unpublishable(ValueError):
 
 
 def _within(parse):
-    """json's parse_float or parse_int, refusing a number beyond ±LARGEST (1e400 is no infinity: asv writes
-    Infinity)."""
+    """json's parse_float or parse_int refusing a number beyond ±LARGEST (1e400 is no infinity: asv writes Infinity)."""
 
     def number(text: str):
-        value = parse(text)
-        if not -LARGEST <= value <= LARGEST:
-            raise Unpublishable(f"{text[:40]} is not a number within ±{LARGEST:g}")
-        return value
+        if -LARGEST <= (value := parse(text)) <= LARGEST:
+            return value
+        raise Unpublishable(f"{text[:40]} is not a number within ±{LARGEST:g}")
 
     return number
 
@@ -182,8 +180,7 @@ def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, comm
                     f"which this suite does not have (it has {json.dumps(known)[:100]})"
                 )
     if kind == "result" and matrix is not None:
-        expected = matrix.get(value["env_name"])
-        if expected is None:
+        if (expected := matrix.get(value["env_name"])) is None:
             raise BadInput(
                 f"{what} {path}: environment {value['env_name'][:80]!r}, which no asv configuration of this suite has"
             )

@@ -82,8 +82,7 @@ def classify(path: Path, machine: str) -> tuple[str, int]:
 
 
 def newest_with_results(results_dir: Path, machine: str, leave_out=()) -> str | None:
-    found = [result.commit_hash for result in stored(results_dir, machine) if result.commit_hash not in leave_out]
-    return found[-1] if found else None
+    return next((r.commit_hash for r in reversed(stored(results_dir, machine)) if r.commit_hash not in leave_out), None)
 
 
 def summaries(folder: Path) -> list[dict]:
@@ -104,8 +103,7 @@ def summaries(folder: Path) -> list[dict]:
 
 
 def value_at(results_root: Path, machine: str, commit: str, name: str, params: tuple) -> float | None:
-    """One benchmark's value at ``params`` (as asv names them) in the results of one commit, under any folder of
-    RESULTS_ROOT."""
+    """One benchmark's value at ``params`` (asv's names) in one commit's results, in any folder of RESULTS_ROOT."""
     from asv import results
 
     for results_dir in results_root.iterdir():

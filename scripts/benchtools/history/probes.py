@@ -150,8 +150,7 @@ class Probes:
             except callgrind.Killed as error:  # the run was stopped, not the commit: nothing is recorded
                 raise Failed(f"counting {jax.label} with jaxlib {jaxlib}: {error}") from None
             except callgrind.CrashedAfterCounting as error:  # every window counted; kept, with how it ended
-                said = str(error)
-                ended = f"{said[:200]} … {said[-1500:]}"
+                ended = f"{str(error)[:200]} … {str(error)[-1500:]}"
                 return {"jaxlib": jaxlib, "tried": tried, "counts": error.counts, "crashed_after_counting": ended}
             except RuntimeError as error:
                 said = str(error)  # its first line names the exit, the rest is valgrind's and Python's last words
@@ -174,35 +173,32 @@ class Probes:
     def pypi_releases(self, package: str) -> dict[str, list[str]]:
         kept = self.cache / f"{package}-releases.json"
         if not kept.is_file():
-            releases = release_history.fetch_json(PYPI_JSON.format(package))["releases"]
+            releases = release_history.fetch(PYPI_JSON.format(package), as_json=True)["releases"]
             names = {version: [file["filename"] for file in files] for version, files in releases.items()}
             util.write_atomic(kept, json.dumps(names).encode())
         return json.loads(kept.read_text())
 
-    @contextlib.contextmanager
-    def placed(self, folder: Path):
-        """A folder to make ``folder``'s content in, which becomes ``folder`` only when complete."""
-        with tempfile.TemporaryDirectory(dir=self.cache, prefix=f".{folder.name}.") as work:
-            made = Path(work) / folder.name
-            yield made
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                made.rename(folder)
-            except OSError:  # another process may have placed an equal one there first
-                if not folder.is_dir():
-                    raise
+    def placed(self, folder: Path, make) -> Path:
+        """FOLDER, made by MAKE(a work folder) where missing: it appears only complete."""
+        if not folder.is_dir():
+            with tempfile.TemporaryDirectory(dir=self.cache, prefix=f".{folder.name}.") as work:
+                make(Path(work) / folder.name)
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    (Path(work) / folder.name).rename(folder)
+                except OSError:  # another process may have placed an equal one there first
+                    if not folder.is_dir():
+                        raise
+        return folder
 
     def venv(self, folder: Path, packages: list[list[str]], then: list[list[str]] = ()) -> str:
-        python = folder / "bin" / "python"
-        if not python.exists():
-            with self.placed(folder) as made:
-                _checked([self.python, "-m", "venv", made])
-                pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
-                for arguments in packages:
-                    _checked([*pip, "install", *arguments])
-                for arguments in then:
-                    _checked([*pip, *arguments])
-        return str(python)
+        def make(made: Path):
+            _checked([self.python, "-m", "venv", made])
+            pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
+            for arguments in [["install", *arguments] for arguments in packages] + list(then):
+                _checked([*pip, *arguments])
+
+        return str(self.placed(folder, make) / "bin" / "python")
 
     def builder(self) -> str:
         return self.venv(self.cache / "envs" / f"builder-py{self.series}", [["-U", "pip", *BUILDER_PACKAGES]])
@@ -216,34 +212,32 @@ class Probes:
         )
 
     def target(self, jax: Source, equinox: Source) -> Path:
-        folder = self.cache / "targets" / f"py{self.series}" / f"jax-{jax.key}-equinox-{equinox.key}"
-        if not folder.is_dir():
+        def make(made: Path):
             wheels = [self.wheel(source) for source in (jax, equinox)]
-            with self.placed(folder) as made:
-                _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
-        return folder
+            _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
+
+        return self.placed(self.cache / "targets" / f"py{self.series}" / f"jax-{jax.key}-equinox-{equinox.key}", make)
 
     def wheel(self, source: Source) -> Path:
-        folder = self.cache / "wheels" / source.project / source.key
-        if not folder.is_dir():
-            with self.placed(folder) as made:
-                if source.commit is None:
-                    get = ["download", "--no-deps", "--only-binary=:all:", f"{source.project}=={source.version}"]
-                    _checked([self.builder(), "-m", "pip", "-q", *get, "-d", made])
-                else:
-                    work = made.parent
-                    tree = work / source.project  # setup.py names what it builds after its folder
-                    tree.mkdir()
-                    git.run("archive", f"--output={work / 'source.tar'}", source.commit, repo=source.repo)
-                    # Our own git archive, so no extraction filter: Debian 12's Python 3.11.2 has no filter argument.
-                    shutil.unpack_archive(work / "source.tar", tree)
-                    build = ["wheel", "--no-deps", "--no-build-isolation", "-w", made, tree]
-                    # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
-                    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(work)}
-                    if source.version:
-                        env.update(JAX_RELEASE="1")
-                    _checked([self.builder(), "-m", "pip", "-q", *build], env=env)
-        [built] = folder.glob("*.whl")
+        def make(made: Path):
+            if source.commit is None:
+                get = ["download", "--no-deps", "--only-binary=:all:", f"{source.project}=={source.version}"]
+                _checked([self.builder(), "-m", "pip", "-q", *get, "-d", made])
+                return
+            work = made.parent
+            tree = work / source.project  # setup.py names what it builds after its folder
+            tree.mkdir()
+            git.run("archive", f"--output={work / 'source.tar'}", source.commit, repo=source.repo)
+            # Our own git archive, so no extraction filter: Debian 12's Python 3.11.2 has no filter argument.
+            shutil.unpack_archive(work / "source.tar", tree)
+            build = ["wheel", "--no-deps", "--no-build-isolation", "-w", made, tree]
+            # No git above the tree (the suite's own) may lend jax's version its hash; a release is its version.
+            env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(work)}
+            if source.version:
+                env.update(JAX_RELEASE="1")
+            _checked([self.builder(), "-m", "pip", "-q", *build], env=env)
+
+        [built] = self.placed(self.cache / "wheels" / source.project / source.key, make).glob("*.whl")
         return built
 
 
