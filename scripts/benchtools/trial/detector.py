@@ -1,12 +1,14 @@
 """The detector trial: planted slowdowns and A/A copies of a release, judged by the gate, counted."""
 
-import ast
 import json
 import os
 import shutil
 import statistics
 import subprocess
-from collections import Counter, namedtuple
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from benchmarks import metrics
@@ -22,7 +24,7 @@ from ..judging.sources import Source
 from ..project import HISTORY_DIR, ROOT
 from ..running import bench
 from ..util import markdown_table
-from .pads import PAD, pad_signature, tree_at_of
+from .pads import inject, inject_c_work
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
@@ -30,32 +32,22 @@ MARKER = "DETECTOR_TRIAL"
 AA = "A/A copy"
 NOISIEST_SHOWN = 10
 IDENTITY = ("-c", "user.name=detector-trial", "-c", "user.email=detector-trial@localhost")
+# A change's fields in changes.json; a verdict's, the first 3.
+CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
+# The trial's columns: a cost change is a deterministic finding; diagnostics never count.
+TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
+
+
+@dataclass(frozen=True)
+class Variant:
+    tag: str
+    row: str  # its row in the tables, every A/A copy's the same
+    base: str  # the tag it is compared with
+    edit: Callable[[str], str] | None = None  # of equinox/_tree.py; None for an A/A copy
 
 
 def git_(repo: Path, *args) -> str:
     return git.out(*args, repo=repo).strip()
-
-
-def inject(source: str, calls: int) -> str:
-    """tree_at's source with `calls` no-op Python calls made before its body."""
-    function = tree_at_of(source)
-    first = function.body[0]
-    has_docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
-    after = first.end_lineno if has_docstring else first.lineno - 1
-    indent = " " * function.body[-1].col_offset
-    lines = source.splitlines(keepends=True)
-    lines.insert(after, f"{indent}for _ in range({calls}):\n{indent}    _detector_trial_noop()\n")
-    lines.insert(function.lineno - 1 - len(function.decorator_list), "def _detector_trial_noop():\n    pass\n\n\n")
-    return "".join(lines)
-
-
-def inject_c_work(source: str, pads: int) -> str:
-    """tree_at made slower by work in C alone: a ``functools.partial`` of itself holding ``pads`` unused keyword
-    arguments, which C copies, matches and stores in its new ``**`` dict at each call, running no bytecode."""
-    return (
-        pad_signature(source) + "\n\nimport functools as _detector_trial_functools\n\n"
-        f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n"
-    )
 
 
 def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
@@ -87,10 +79,6 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
     )
 
 
-# row: its row in the tables, every A/A copy's the same; base: the tag it is compared with
-Variant = namedtuple("Variant", "tag row base")
-
-
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
     """The A/A copies form a chain, each compared with the one before (the first with the release), as the nightly
     compares consecutive commits; every other variant is compared with the release."""
@@ -104,8 +92,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     git_(repo, "checkout", "-q", "-B", "trial", release)
     copies = [f"trial-aa{number}" for number in range(1, args.aa_copies + 1)]
     variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies][:-1], strict=True)]
-    variants += [Variant(f"trial-{k}", f"+{k} calls", release) for k in args.calls]
-    pads = {}
+    variants += [Variant(f"trial-{k}", f"+{k} calls", release, partial(inject, calls=k)) for k in args.calls]
     if args.c_slowdowns:  # the Python of the asv environment the trials run in, with the release installed
         target = bench.Target(trial_options(args, repo, args.output / "calibration"))
         ((_name, entry),) = bench.environments(target)
@@ -114,17 +101,15 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
             target.config(entry, suffix="-calibration"), install=git_(repo, "rev-parse", release)
         )
     for percent in args.c_slowdowns:
-        tag = f"trial-c{percent:g}"
-        pads[tag] = calibrate_pads(percent, python)
-        variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
-        log(f"calibration: +{percent:g}% of a tree_at call on JAX {settings.load().reference_jax} = {pads[tag]} pads")
+        pads = calibrate_pads(percent, python)
+        log(f"calibration: +{percent:g}% of a tree_at call on JAX {settings.load().reference_jax} = {pads} pads")
+        row = f"+{percent:g}% in C ({pads} pads)"
+        variants.append(Variant(f"trial-c{percent:g}", row, release, partial(inject_c_work, pads=pads)))
+    tree_file = repo / "equinox" / "_tree.py"
     for variant in variants:
         git_(repo, "checkout", "-q", release, "--", ".")
-        tree_file = repo / "equinox" / "_tree.py"
-        if variant.tag in pads:
-            tree_file.write_text(inject_c_work(tree_file.read_text(), pads[variant.tag]))
-        elif variant.row != AA:
-            tree_file.write_text(inject(tree_file.read_text(), int(variant.tag.removeprefix("trial-"))))
+        if variant.edit:
+            tree_file.write_text(variant.edit(tree_file.read_text()))
         label = f"{variant.row} ({variant.tag})"
         (repo / MARKER).write_text(f"{label}\n")
         git_(repo, "add", "-A")
@@ -144,12 +129,6 @@ def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
     except Error as error:
         raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
     return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
-
-
-# A change's fields in changes.json; a verdict's, the first 3.
-CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
-# The trial's columns: a cost change is a deterministic finding; diagnostics never count.
-TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
 
 
 def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> str:
