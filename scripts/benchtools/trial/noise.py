@@ -70,7 +70,7 @@ def called_slower(run: list[float], shift: float, suspects: int) -> bool:
 
 
 def power(runs: list[list[float]], effect: float, suspects: int) -> float:
-    return sum(called_slower(run, math.log1p(effect), suspects) for run in runs) / len(runs)
+    return statistics.fmean(called_slower(run, math.log1p(effect), suspects) for run in runs)
 
 
 def minimum_detectable_effect(
@@ -93,11 +93,9 @@ def minimum_detectable_effect(
 
 def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed: int = 0) -> float:
     rng = random.Random(seed)
-    alarms = 0
-    for _night in range(nights):
-        drawn = [resampled(rng.choice(measured).log_ratios, 1, rng)[0] for _ in range(suspects)]
-        alarms += any(called_slower(run, 0.0, suspects) for run in drawn)
-    return alarms / nights
+    # Each night's suspects are all drawn before any is judged, so that the draws do not depend on the verdicts.
+    drawn = ([resampled(rng.choice(measured).log_ratios, 1, rng)[0] for _ in range(suspects)] for _ in range(nights))
+    return sum(any(called_slower(run, 0.0, suspects) for run in night) for night in drawn) / nights
 
 
 def analysis(measured: Measured, suspects: int, seed: int) -> dict:
