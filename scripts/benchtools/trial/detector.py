@@ -5,7 +5,6 @@ import os
 import shutil
 import statistics
 import subprocess
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -118,20 +117,34 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     return repo, release, variants
 
 
-def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
-    """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts unconfirmed; and the
-    confirm step's verdicts on the timing suspects (none with --no-confirm)."""
+@dataclass(frozen=True)
+class Comparison:  # a variant against its base, in one trial
+    judged: list  # the gate's changes, each with its threshold and whether it counts unconfirmed
+    confirmed: list  # the confirm step's verdicts on the timing suspects (none with --no-confirm)
+    slowdown: float | None  # of one tree_at update, in tree_map passes (CALIBRATION)
+
+
+def compare(args, repo: Path, output: Path, variant: Variant) -> Comparison:
     try:
         source = Source(output=output, threshold=args.threshold, time_threshold=args.time_threshold)
-        changes, _unjudged = finding.compare_changes(source, base, tag)
+        changes, _unjudged = finding.compare_changes(source, variant.base, variant.tag)
         suspects = [] if args.no_confirm else confirm.suspects(changes, source.thresholds)
         found = confirm.confirmations(source.config, suspects, args.confirm_max_pairs)
     except Error as error:
-        raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
-    return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
+        raise Error(f"scripts/regressions failed on {variant.tag}: {error}", error.code) from None
+    judged = [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes]
+    base, slowed = (
+        runs.value_at(output / "results", args.machine, git_(repo, "rev-parse", tag), *CALIBRATION)
+        for tag in (variant.base, variant.tag)
+    )
+    return Comparison(judged, found, slowed / base - 1 if base and slowed else None)
 
 
-def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> str:
+def median_percent(values: list[float]) -> str:
+    return f"{statistics.median(values):+.1%}" if values else "n/a"
+
+
+def tables(args, compared: dict[str, list[Comparison]]) -> str:
     """The Markdown tables; every count is over a row's comparisons (trials x copies for the A/A row)."""
     thresholds = (
         "the asv configuration's thresholds"
@@ -139,11 +152,25 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
         else f"--threshold {args.threshold or 'from the asv configuration'}, "
         f"--time-threshold {args.time_threshold or 'from the asv configuration'}"
     )
-    flagged = [
-        [row, f"{statistics.median(slowdowns[row]):+.1%}" if slowdowns[row] else "n/a"]
-        + [f"{flags[row][kind]}/{len(confirmed[row])}" for kind in (*TRIAL_KINDS, "timing", "any")]
-        for row in rows
-    ]
+    flagged = []
+    for row, comparisons in compared.items():
+        kinds = [
+            {
+                metrics.DETERMINISTIC if c.kind in metrics.EXACT_KINDS else c.kind
+                for c, _t, counted in one.judged
+                if counted
+            }
+            for one in comparisons
+        ]
+        counts = [sum(kind in k for k in kinds) for kind in TRIAL_KINDS]
+        counts += [sum(bool(k & {metrics.RATIO, metrics.TIME}) for k in kinds), sum(map(bool, kinds))]
+        slowdowns = [one.slowdown for one in comparisons if one.slowdown is not None]
+        flagged.append([row, median_percent(slowdowns), *(f"{n}/{len(comparisons)}" for n in counts)])
+    aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
+    for change, threshold, _counted in (judged for one in compared.get(AA, []) for judged in one.judged):
+        if change.kind in (metrics.RATIO, metrics.TIME):
+            key = (change.kind, change.benchmark, change.params)
+            aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
     # Closest first: the share of its threshold that a metric's largest A/A increase used up.
     noisiest = sorted(aa_noise.items(), key=lambda item: (item[1][0] - 1) / max(item[1][1], 1e-9), reverse=True)
     noise = [
@@ -170,22 +197,21 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
         "where it was confirmed.\n"
     )
     found = []
-    for row in rows:
-        comparisons = confirmed[row]
-        verdicts = [v for one in comparisons for v in one]
+    for row, comparisons in compared.items():
+        verdicts = [v for one in comparisons for v in one.confirmed]
         timed = [v for v in verdicts if v.interval]
         key = [
-            next((v for v in one if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
+            next((v for v in one.confirmed if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
             for one in comparisons
         ]
         key_verdicts = [v.verdict if v else "not suspect" for v in key]
-        estimates = [v.interval.estimate for v in key if v and v.interval]
+        slower = sum(any(v.verdict == pairs.SLOWER for v in one.confirmed) for one in comparisons)
         found.append(
             [
                 row,
-                f"{sum(any(v.verdict == pairs.SLOWER for v in one) for one in comparisons)}/{len(comparisons)}",
+                f"{slower}/{len(comparisons)}",
                 " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
-                f"{statistics.median(estimates):+.1%}" if estimates else "n/a",
+                median_percent([v.interval.estimate for v in key if v and v.interval]),
                 " / ".join(str(sum(v.verdict == name for v in verdicts)) for name in pairs.VERDICTS),
                 f"{statistics.fmean([v.interval.pairs for v in timed]) if timed else 0:.1f}",
                 f"{statistics.fmean([v.seconds for v in timed]) if timed else 0:.0f}",
@@ -198,12 +224,8 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
 
 
 def campaign(args) -> str:
-    repo, release, variants = build_repository(args)
-    rows = list(dict.fromkeys(variant.row for variant in variants))
-    flags = {row: Counter() for row in rows}
-    slowdowns = {row: [] for row in rows}
-    aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
-    confirmed = {row: [] for row in rows}  # per comparison, the confirm step's verdicts
+    repo, _release, variants = build_repository(args)
+    compared = {variant.row: [] for variant in variants}
     record = []
     for number in range(1, args.trials + 1):
         output = args.output / f"trial-{number}"
@@ -216,39 +238,20 @@ def campaign(args) -> str:
         if status != ExitCode.OK:  # scripts/bench's 1 included: the trial has no complete measurement
             raise Failed(f"trial {number}: scripts/bench exited {int(status)}; see above")
         for variant in variants:
-            judged, found = compare(args, output, variant.base, variant.tag)
-            confirmed[variant.row].append(found)
+            one = compare(args, repo, output, variant)
+            compared[variant.row].append(one)
             where = {"trial": number, "variant": variant.row, "tag": variant.tag, "base": variant.base}
             interval_keys = ("estimate", "low", "high", "pairs")
             record += [
                 {**where, **{key: getattr(v.change, key) for key in CHANGE_KEYS[:3]}, "verdict": v.verdict}
                 | {key: v.interval and getattr(v.interval, key) for key in interval_keys}
                 | {"seconds": v.seconds, "before_values": v.before, "after_values": v.after}
-                for v in found
+                for v in one.confirmed
             ]
             record += [
                 {**where, **{key: getattr(change, key) for key in CHANGE_KEYS}, "threshold": threshold, "counted": n}
-                for change, threshold, n in judged
+                for change, threshold, n in one.judged
             ]
-            kinds = {
-                metrics.DETERMINISTIC if change.kind in metrics.EXACT_KINDS else change.kind
-                for change, _threshold, counted in judged
-                if counted
-            }
-            flags[variant.row].update(kinds)
-            flags[variant.row]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
-            flags[variant.row]["any"] += bool(kinds)
-            if variant.row == AA:
-                for change, threshold, _counted in judged:
-                    if change.kind in (metrics.RATIO, metrics.TIME):
-                        key = (change.kind, change.benchmark, change.params)
-                        aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
-            base_passes, variant_passes = (
-                runs.value_at(output / "results", args.machine, git_(repo, "rev-parse", tag), *CALIBRATION)
-                for tag in (variant.base, variant.tag)
-            )
-            if base_passes and variant_passes:
-                slowdowns[variant.row].append(variant_passes / base_passes - 1)
             # Written after every comparison, so that a long campaign stopped early keeps what it measured.
             (args.output / "changes.json").write_text(json.dumps(record, indent=1))
-    return tables(args, rows, flags, slowdowns, aa_noise, confirmed)
+    return tables(args, compared)
