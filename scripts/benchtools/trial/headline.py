@@ -138,23 +138,21 @@ def campaign(options: Options) -> dict:
     run = Campaign.of(options.release, options.jax, options.env_dir, options.record)
     fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": LAUNCH_METHOD}
     record = run.opened(SCHEMA, fields, "environments")
+    names = sorted({f.benchmark for f in FIGURES})
     for label, config in run.environments("-headline"):
         if options.in_run_environments:  # asvtools.sides.prepare keeps an environment in ROOT/SIDE
             root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
         else:
             root = lock = confirm.env_root(config)
             side_name = "before"
-        found = {"environment": label, "figures": []}
-        record["environments"].append(found)
-        names = sorted({f.benchmark for f in FIGURES})
+        values = {f: [] for f in FIGURES}
         with exclusive(lock):
             [side] = sides.prepare(config, label, {side_name: run.commit}, names, root).values()
-            found["device"] = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
+            measured_on = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
             indexes = {f: param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
             if missing:
                 raise BadInput(f"the suite has no params for {', '.join(missing)}: benchmarks/params.py changed")
-            values = {f: [] for f in FIGURES}
             side.open()
             try:
                 for process in range(options.processes):
@@ -163,7 +161,8 @@ def campaign(options: Options) -> dict:
                     log(f"headline: {label}: {process + 1} of {options.processes} processes")
             finally:
                 side.close()
-        found["figures"] = [figure_record(f, values[f]) for f in FIGURES]
+        figures = [figure_record(f, values[f]) for f in FIGURES]
+        record["environments"].append({"environment": label, "figures": figures, "device": measured_on})
         run.write(record)
     return run.finish(record)
 
