@@ -114,10 +114,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
         "seconds": round(measured.seconds, 1),
         "sd_log_ratio": statistics.stdev(d),
         "lag1_correlation": lag1,
-        "aa_estimate": found.estimate,
-        "aa_low": found.low,
-        "aa_high": found.high,
-        "aa_confidence": found.confidence,
+        **{f"aa_{key}": getattr(found, key) for key in ("estimate", "low", "high", "confidence")},
         "aa_covers_zero": found.low <= 0 <= found.high,
         "aa_verdict": verdict,
         "threshold": threshold,
@@ -133,9 +130,7 @@ def campaign(options: Options) -> dict:
     fields = {
         "environment": label,
         "launch_method": LAUNCH_METHOD,
-        "hash_seed": options.hash_seed,
-        "pairs": options.pairs,
-        "suspects": options.suspects,
+        **{key: getattr(options, key) for key in ("hash_seed", "pairs", "suspects")},
         "power": POWER,
         "night_false_alarm_bound": pairs.NIGHT_FALSE_ALARM,
     }
