@@ -223,15 +223,15 @@ def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
     }
 
 
-def timing_noise_runs(record: dict) -> tuple[dict, dict]:
+def timing_noise_runs(record: dict) -> list[dict]:
     """The same release installed twice, fresh processes each."""
-    runs = ({}, {})
-    for row in record["benchmarks"]:
-        short = row["benchmark"].split(".", 1)[1]
-        label = f"{short}({row['params']})" if row["params"] else short
-        for run, side in zip(runs, ("before_values", "after_values"), strict=True):
-            run[record["environment"], label] = row[side]
-    return runs
+    return [
+        {
+            (record["environment"], metrics.entry(row["benchmark"].split(".", 1)[1], row["params"])): row[side]
+            for row in record["benchmarks"]
+        }
+        for side in ("before_values", "after_values")
+    ]
 
 
 def agreement_table(first: dict, second: dict, what: str) -> str:
