@@ -178,7 +178,7 @@ def test_the_tables_count_every_comparison_of_a_row(capsys):
         [verdict("bench_trace.Trace.time_tuple", pairs.UNDECIDED, 0.3)],
     ]
     slowdowns = [0.01, -0.02, None, None]
-    compared = [detector.Comparison([], found, slow) for found, slow in zip(comparisons, slowdowns, strict=True)]
+    compared = [detector.Comparison([], set(), found, slow) for found, slow in zip(comparisons, slowdowns, strict=True)]
     text = detector.tables(args, {detector.AA: compared})
     rows = [cells for cells in table_cells(text) if cells[0] == detector.AA]
     assert rows[0][2:4] == ["0/4", "0/4"]

@@ -120,6 +120,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
 @dataclass(frozen=True)
 class Comparison:  # a variant against its base, in one trial
     judged: list  # the gate's changes, each with its threshold and whether it counts unconfirmed
+    flagged: set  # the kinds of those that count, a cost change as a deterministic finding
     confirmed: list  # the confirm step's verdicts on the timing suspects (none with --no-confirm)
     slowdown: float | None  # of one tree_at update, in tree_map passes (CALIBRATION)
 
@@ -133,11 +134,12 @@ def compare(args, repo: Path, output: Path, variant: Variant) -> Comparison:
     except Error as error:
         raise Error(f"scripts/regressions failed on {variant.tag}: {error}", error.code) from None
     judged = [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes]
+    flagged = {metrics.DETERMINISTIC if c.kind in metrics.EXACT_KINDS else c.kind for c, _t, counts in judged if counts}
     base, slowed = (
         runs.value_at(output / "results", args.machine, git_(repo, "rev-parse", tag), *CALIBRATION)
         for tag in (variant.base, variant.tag)
     )
-    return Comparison(judged, found, slowed / base - 1 if base and slowed else None)
+    return Comparison(judged, flagged, found, slowed / base - 1 if base and slowed else None)
 
 
 def median_percent(values: list[float]) -> str:
@@ -152,20 +154,32 @@ def tables(args, compared: dict[str, list[Comparison]]) -> str:
         else f"--threshold {args.threshold or 'from the asv configuration'}, "
         f"--time-threshold {args.time_threshold or 'from the asv configuration'}"
     )
-    flagged = []
+    flagged, found = [], []
     for row, comparisons in compared.items():
-        kinds = [
-            {
-                metrics.DETERMINISTIC if c.kind in metrics.EXACT_KINDS else c.kind
-                for c, _t, counted in one.judged
-                if counted
-            }
-            for one in comparisons
-        ]
+        kinds = [one.flagged for one in comparisons]
         counts = [sum(kind in k for k in kinds) for kind in TRIAL_KINDS]
         counts += [sum(bool(k & {metrics.RATIO, metrics.TIME}) for k in kinds), sum(map(bool, kinds))]
         slowdowns = [one.slowdown for one in comparisons if one.slowdown is not None]
         flagged.append([row, median_percent(slowdowns), *(f"{n}/{len(comparisons)}" for n in counts)])
+        verdicts = [v for one in comparisons for v in one.confirmed]
+        timed = [v for v in verdicts if v.interval]
+        key = [
+            next((v for v in one.confirmed if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
+            for one in comparisons
+        ]
+        key_verdicts = [v.verdict if v else "not suspect" for v in key]
+        slower = sum(any(v.verdict == pairs.SLOWER for v in one.confirmed) for one in comparisons)
+        found.append(
+            [
+                row,
+                f"{slower}/{len(comparisons)}",
+                " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
+                median_percent([v.interval.estimate for v in key if v and v.interval]),
+                " / ".join(str(sum(v.verdict == name for v in verdicts)) for name in pairs.VERDICTS),
+                f"{statistics.fmean([v.interval.pairs for v in timed]) if timed else 0:.1f}",
+                f"{statistics.fmean([v.seconds for v in timed]) if timed else 0:.0f}",
+            ]
+        )
     aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
     for change, threshold, _counted in (judged for one in compared.get(AA, []) for judged in one.judged):
         if change.kind in (metrics.RATIO, metrics.TIME):
@@ -196,27 +210,6 @@ def tables(args, compared: dict[str, list[Comparison]]) -> str:
         f'false alarm); "{CALIBRATION[0].split(".", 1)[1]}": that metric\'s verdict, and its median estimate '
         "where it was confirmed.\n"
     )
-    found = []
-    for row, comparisons in compared.items():
-        verdicts = [v for one in comparisons for v in one.confirmed]
-        timed = [v for v in verdicts if v.interval]
-        key = [
-            next((v for v in one.confirmed if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
-            for one in comparisons
-        ]
-        key_verdicts = [v.verdict if v else "not suspect" for v in key]
-        slower = sum(any(v.verdict == pairs.SLOWER for v in one.confirmed) for one in comparisons)
-        found.append(
-            [
-                row,
-                f"{slower}/{len(comparisons)}",
-                " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
-                median_percent([v.interval.estimate for v in key if v and v.interval]),
-                " / ".join(str(sum(v.verdict == name for v in verdicts)) for name in pairs.VERDICTS),
-                f"{statistics.fmean([v.interval.pairs for v in timed]) if timed else 0:.1f}",
-                f"{statistics.fmean([v.seconds for v in timed]) if timed else 0:.0f}",
-            ]
-        )
     head = ["variant", "comparisons slower", "tree_at in tree_map passes: slower / same / undecided / not suspect"]
     head += ["its estimate (median)", "suspects: slower / same / undecided", "pairs per suspect (mean)"]
     lines.append(markdown_table([*head, "s per suspect (mean)"], found))
