@@ -177,8 +177,9 @@ def test_the_tables_count_every_comparison_of_a_row(capsys):
         [verdict(passes, pairs.SLOWER, 0.05)],
         [verdict("bench_trace.Trace.time_tuple", pairs.UNDECIDED, 0.3)],
     ]
-    flags = {detector.AA: dict.fromkeys((*detector.TRIAL_KINDS, "timing", "any"), 0)}
-    text = detector.tables(args, [detector.AA], flags, {detector.AA: [0.01, -0.02]}, {}, {detector.AA: comparisons})
+    slowdowns = [0.01, -0.02, None, None]
+    compared = [detector.Comparison([], set(), found, slow) for found, slow in zip(comparisons, slowdowns, strict=True)]
+    text = detector.tables(args, {detector.AA: compared})
     rows = [cells for cells in table_cells(text) if cells[0] == detector.AA]
     assert rows[0][2:4] == ["0/4", "0/4"]
     # 1 of 4 comparisons had a slower verdict; the key metric: 1 slower, 1 same, 2 not suspect; median +2%.

@@ -1,12 +1,13 @@
 """The detector trial: planted slowdowns and A/A copies of a release, judged by the gate, counted."""
 
-import ast
 import json
 import os
 import shutil
 import statistics
 import subprocess
-from collections import Counter, namedtuple
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from benchmarks import metrics
@@ -22,7 +23,7 @@ from ..judging.sources import Source
 from ..project import HISTORY_DIR, ROOT
 from ..running import bench
 from ..util import markdown_table
-from .pads import PAD, pad_signature, tree_at_of
+from .pads import inject, inject_c_work
 
 HISTORY = HISTORY_DIR / "equinox"
 CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
@@ -30,32 +31,22 @@ MARKER = "DETECTOR_TRIAL"
 AA = "A/A copy"
 NOISIEST_SHOWN = 10
 IDENTITY = ("-c", "user.name=detector-trial", "-c", "user.email=detector-trial@localhost")
+# A change's fields in changes.json; a verdict's, the first 3.
+CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
+# The trial's columns: a cost change is a deterministic finding; diagnostics never count.
+TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
+
+
+@dataclass(frozen=True)
+class Variant:
+    tag: str
+    row: str  # its row in the tables, every A/A copy's the same
+    base: str  # the tag it is compared with
+    edit: Callable[[str], str] | None = None  # of equinox/_tree.py; None for an A/A copy
 
 
 def git_(repo: Path, *args) -> str:
     return git.out(*args, repo=repo).strip()
-
-
-def inject(source: str, calls: int) -> str:
-    """tree_at's source with `calls` no-op Python calls made before its body."""
-    function = tree_at_of(source)
-    first = function.body[0]
-    has_docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
-    after = first.end_lineno if has_docstring else first.lineno - 1
-    indent = " " * function.body[-1].col_offset
-    lines = source.splitlines(keepends=True)
-    lines.insert(after, f"{indent}for _ in range({calls}):\n{indent}    _detector_trial_noop()\n")
-    lines.insert(function.lineno - 1 - len(function.decorator_list), "def _detector_trial_noop():\n    pass\n\n\n")
-    return "".join(lines)
-
-
-def inject_c_work(source: str, pads: int) -> str:
-    """tree_at made slower by work in C alone: a ``functools.partial`` of itself holding ``pads`` unused keyword
-    arguments, which C copies, matches and stores in its new ``**`` dict at each call, running no bytecode."""
-    return (
-        pad_signature(source) + "\n\nimport functools as _detector_trial_functools\n\n"
-        f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n"
-    )
 
 
 def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
@@ -87,10 +78,6 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
     )
 
 
-# row: its row in the tables, every A/A copy's the same; base: the tag it is compared with
-Variant = namedtuple("Variant", "tag row base")
-
-
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
     """The A/A copies form a chain, each compared with the one before (the first with the release), as the nightly
     compares consecutive commits; every other variant is compared with the release."""
@@ -104,8 +91,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     git_(repo, "checkout", "-q", "-B", "trial", release)
     copies = [f"trial-aa{number}" for number in range(1, args.aa_copies + 1)]
     variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies][:-1], strict=True)]
-    variants += [Variant(f"trial-{k}", f"+{k} calls", release) for k in args.calls]
-    pads = {}
+    variants += [Variant(f"trial-{k}", f"+{k} calls", release, partial(inject, calls=k)) for k in args.calls]
     if args.c_slowdowns:  # the Python of the asv environment the trials run in, with the release installed
         target = bench.Target(trial_options(args, repo, args.output / "calibration"))
         ((_name, entry),) = bench.environments(target)
@@ -114,17 +100,15 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
             target.config(entry, suffix="-calibration"), install=git_(repo, "rev-parse", release)
         )
     for percent in args.c_slowdowns:
-        tag = f"trial-c{percent:g}"
-        pads[tag] = calibrate_pads(percent, python)
-        variants.append(Variant(tag, f"+{percent:g}% in C ({pads[tag]} pads)", release))
-        log(f"calibration: +{percent:g}% of a tree_at call on JAX {settings.load().reference_jax} = {pads[tag]} pads")
+        pads = calibrate_pads(percent, python)
+        log(f"calibration: +{percent:g}% of a tree_at call on JAX {settings.load().reference_jax} = {pads} pads")
+        row = f"+{percent:g}% in C ({pads} pads)"
+        variants.append(Variant(f"trial-c{percent:g}", row, release, partial(inject_c_work, pads=pads)))
+    tree_file = repo / "equinox" / "_tree.py"
     for variant in variants:
         git_(repo, "checkout", "-q", release, "--", ".")
-        tree_file = repo / "equinox" / "_tree.py"
-        if variant.tag in pads:
-            tree_file.write_text(inject_c_work(tree_file.read_text(), pads[variant.tag]))
-        elif variant.row != AA:
-            tree_file.write_text(inject(tree_file.read_text(), int(variant.tag.removeprefix("trial-"))))
+        if variant.edit:
+            tree_file.write_text(variant.edit(tree_file.read_text()))
         label = f"{variant.row} ({variant.tag})"
         (repo / MARKER).write_text(f"{label}\n")
         git_(repo, "add", "-A")
@@ -133,26 +117,36 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     return repo, release, variants
 
 
-def compare(args, output: Path, base: str, tag: str) -> tuple[list, list]:
-    """The gate's changes from ``base`` to a variant, each with its threshold and whether it counts unconfirmed; and the
-    confirm step's verdicts on the timing suspects (none with --no-confirm)."""
+@dataclass(frozen=True)
+class Comparison:  # a variant against its base, in one trial
+    judged: list  # the gate's changes, each with its threshold and whether it counts unconfirmed
+    flagged: set  # the kinds of those that count, a cost change as a deterministic finding
+    confirmed: list  # the confirm step's verdicts on the timing suspects (none with --no-confirm)
+    slowdown: float | None  # of one tree_at update, in tree_map passes (CALIBRATION)
+
+
+def compare(args, repo: Path, output: Path, variant: Variant) -> Comparison:
     try:
         source = Source(output=output, threshold=args.threshold, time_threshold=args.time_threshold)
-        changes, _unjudged = finding.compare_changes(source, base, tag)
+        changes, _unjudged = finding.compare_changes(source, variant.base, variant.tag)
         suspects = [] if args.no_confirm else confirm.suspects(changes, source.thresholds)
         found = confirm.confirmations(source.config, source.conf, suspects, args.confirm_max_pairs)
     except Error as error:
-        raise Error(f"scripts/regressions failed on {tag}: {error}", error.code) from None
-    return [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes], found
+        raise Error(f"scripts/regressions failed on {variant.tag}: {error}", error.code) from None
+    judged = [(change, source.thresholds(change), source.thresholds.counts(change)) for change in changes]
+    flagged = {metrics.DETERMINISTIC if c.kind in metrics.EXACT_KINDS else c.kind for c, _t, counts in judged if counts}
+    base, slowed = (
+        runs.value_at(output / "results", args.machine, git_(repo, "rev-parse", tag), *CALIBRATION)
+        for tag in (variant.base, variant.tag)
+    )
+    return Comparison(judged, flagged, found, slowed / base - 1 if base and slowed else None)
 
 
-# A change's fields in changes.json; a verdict's, the first 3.
-CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
-# The trial's columns: a cost change is a deterministic finding; diagnostics never count.
-TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
+def median_percent(values: list[float]) -> str:
+    return f"{statistics.median(values):+.1%}" if values else "n/a"
 
 
-def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, confirmed: dict) -> str:
+def tables(args, compared: dict[str, list[Comparison]]) -> str:
     """The Markdown tables; every count is over a row's comparisons (trials x copies for the A/A row)."""
     thresholds = (
         "the asv configuration's thresholds"
@@ -160,11 +154,37 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
         else f"--threshold {args.threshold or 'from the asv configuration'}, "
         f"--time-threshold {args.time_threshold or 'from the asv configuration'}"
     )
-    flagged = [
-        [row, f"{statistics.median(slowdowns[row]):+.1%}" if slowdowns[row] else "n/a"]
-        + [f"{flags[row][kind]}/{len(confirmed[row])}" for kind in (*TRIAL_KINDS, "timing", "any")]
-        for row in rows
-    ]
+    flagged, found = [], []
+    for row, comparisons in compared.items():
+        kinds = [one.flagged for one in comparisons]
+        counts = [sum(kind in k for k in kinds) for kind in TRIAL_KINDS]
+        counts += [sum(bool(k & {metrics.RATIO, metrics.TIME}) for k in kinds), sum(map(bool, kinds))]
+        slowdowns = [one.slowdown for one in comparisons if one.slowdown is not None]
+        flagged.append([row, median_percent(slowdowns), *(f"{n}/{len(comparisons)}" for n in counts)])
+        verdicts = [v for one in comparisons for v in one.confirmed]
+        timed = [v for v in verdicts if v.interval]
+        key = [
+            next((v for v in one.confirmed if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
+            for one in comparisons
+        ]
+        key_verdicts = [v.verdict if v else "not suspect" for v in key]
+        slower = sum(any(v.verdict == pairs.SLOWER for v in one.confirmed) for one in comparisons)
+        found.append(
+            [
+                row,
+                f"{slower}/{len(comparisons)}",
+                " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
+                median_percent([v.interval.estimate for v in key if v and v.interval]),
+                " / ".join(str(sum(v.verdict == name for v in verdicts)) for name in pairs.VERDICTS),
+                f"{statistics.fmean([v.interval.pairs for v in timed]) if timed else 0:.1f}",
+                f"{statistics.fmean([v.seconds for v in timed]) if timed else 0:.0f}",
+            ]
+        )
+    aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
+    for change, threshold, _counted in (judged for one in compared.get(AA, []) for judged in one.judged):
+        if change.kind in (metrics.RATIO, metrics.TIME):
+            key = (change.kind, change.benchmark, change.params)
+            aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
     # Closest first: the share of its threshold that a metric's largest A/A increase used up.
     noisiest = sorted(aa_noise.items(), key=lambda item: (item[1][0] - 1) / max(item[1][1], 1e-9), reverse=True)
     noise = [
@@ -190,28 +210,6 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
         f'false alarm); "{CALIBRATION[0].split(".", 1)[1]}": that metric\'s verdict, and its median estimate '
         "where it was confirmed.\n"
     )
-    found = []
-    for row in rows:
-        comparisons = confirmed[row]
-        verdicts = [v for one in comparisons for v in one]
-        timed = [v for v in verdicts if v.interval]
-        key = [
-            next((v for v in one if (v.change.benchmark, v.change.params) == (CALIBRATION[0], "")), None)
-            for one in comparisons
-        ]
-        key_verdicts = [v.verdict if v else "not suspect" for v in key]
-        estimates = [v.interval.estimate for v in key if v and v.interval]
-        found.append(
-            [
-                row,
-                f"{sum(any(v.verdict == pairs.SLOWER for v in one) for one in comparisons)}/{len(comparisons)}",
-                " / ".join(str(key_verdicts.count(name)) for name in (*pairs.VERDICTS, "not suspect")),
-                f"{statistics.median(estimates):+.1%}" if estimates else "n/a",
-                " / ".join(str(sum(v.verdict == name for v in verdicts)) for name in pairs.VERDICTS),
-                f"{statistics.fmean([v.interval.pairs for v in timed]) if timed else 0:.1f}",
-                f"{statistics.fmean([v.seconds for v in timed]) if timed else 0:.0f}",
-            ]
-        )
     head = ["variant", "comparisons slower", "tree_at in tree_map passes: slower / same / undecided / not suspect"]
     head += ["its estimate (median)", "suspects: slower / same / undecided", "pairs per suspect (mean)"]
     lines.append(markdown_table([*head, "s per suspect (mean)"], found))
@@ -219,12 +217,8 @@ def tables(args, rows: list[str], flags: dict, slowdowns: dict, aa_noise: dict, 
 
 
 def campaign(args) -> str:
-    repo, release, variants = build_repository(args)
-    rows = list(dict.fromkeys(variant.row for variant in variants))
-    flags = {row: Counter() for row in rows}
-    slowdowns = {row: [] for row in rows}
-    aa_noise = {}  # (kind, benchmark, params): (largest A/A ratio, its threshold)
-    confirmed = {row: [] for row in rows}  # per comparison, the confirm step's verdicts
+    repo, _release, variants = build_repository(args)
+    compared = {variant.row: [] for variant in variants}
     record = []
     for number in range(1, args.trials + 1):
         output = args.output / f"trial-{number}"
@@ -237,39 +231,20 @@ def campaign(args) -> str:
         if status != ExitCode.OK:  # scripts/bench's 1 included: the trial has no complete measurement
             raise Failed(f"trial {number}: scripts/bench exited {int(status)}; see above")
         for variant in variants:
-            judged, found = compare(args, output, variant.base, variant.tag)
-            confirmed[variant.row].append(found)
+            one = compare(args, repo, output, variant)
+            compared[variant.row].append(one)
             where = {"trial": number, "variant": variant.row, "tag": variant.tag, "base": variant.base}
             interval_keys = ("estimate", "low", "high", "pairs")
             record += [
                 {**where, **{key: getattr(v.change, key) for key in CHANGE_KEYS[:3]}, "verdict": v.verdict}
                 | {key: v.interval and getattr(v.interval, key) for key in interval_keys}
                 | {"seconds": v.seconds, "before_values": v.before, "after_values": v.after}
-                for v in found
+                for v in one.confirmed
             ]
             record += [
                 {**where, **{key: getattr(change, key) for key in CHANGE_KEYS}, "threshold": threshold, "counted": n}
-                for change, threshold, n in judged
+                for change, threshold, n in one.judged
             ]
-            kinds = {
-                metrics.DETERMINISTIC if change.kind in metrics.EXACT_KINDS else change.kind
-                for change, _threshold, counted in judged
-                if counted
-            }
-            flags[variant.row].update(kinds)
-            flags[variant.row]["timing"] += bool(kinds & {metrics.RATIO, metrics.TIME})
-            flags[variant.row]["any"] += bool(kinds)
-            if variant.row == AA:
-                for change, threshold, _counted in judged:
-                    if change.kind in (metrics.RATIO, metrics.TIME):
-                        key = (change.kind, change.benchmark, change.params)
-                        aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
-            base_passes, variant_passes = (
-                runs.value_at(output / "results", args.machine, git_(repo, "rev-parse", tag), *CALIBRATION)
-                for tag in (variant.base, variant.tag)
-            )
-            if base_passes and variant_passes:
-                slowdowns[variant.row].append(variant_passes / base_passes - 1)
             # Written after every comparison, so that a long campaign stopped early keeps what it measured.
             (args.output / "changes.json").write_text(json.dumps(record, indent=1))
-    return tables(args, rows, flags, slowdowns, aa_noise, confirmed)
+    return tables(args, compared)

@@ -102,15 +102,10 @@ def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> 
     when its upper middle value does: a conservative reading of the median); below the k-th smallest likewise, by
     symmetry.
     """
-    n = len(values)
-    ordered = sorted(values)
-    above = math.ceil(n / 2)
-    found = None
-    for k in range(1, n // 2 + 1):
-        if 1 - 2 * below_probability(n, k, above) < confidence:
-            break
-        found = (ordered[k - 1], ordered[n - k])
-    return found
+    n, ordered = len(values), sorted(values)
+    # The interval narrows as k grows, so the coverage falls: the last k that holds is the narrowest.
+    held = [k for k in range(1, n // 2 + 1) if 1 - 2 * below_probability(n, k, math.ceil(n / 2)) >= confidence]
+    return (ordered[held[-1] - 1], ordered[n - held[-1]]) if held else None
 
 
 FEWEST_PROCESSES = next(n for n in itertools.count(2) if second_run_interval(list(range(n))) is not None)
@@ -143,23 +138,21 @@ def campaign(options: Options) -> dict:
     run = Campaign.of(options.release, options.jax, options.env_dir, options.record)
     fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": LAUNCH_METHOD}
     record = run.opened(SCHEMA, fields, "environments")
+    names = sorted({f.benchmark for f in FIGURES})
     for label, config in run.environments("-headline"):
         if options.in_run_environments:  # asvtools.sides.prepare keeps an environment in ROOT/SIDE
             root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
         else:
             root = lock = confirm.env_root(config, util.load_asv_config(config))
             side_name = "before"
-        found = {"environment": label, "figures": []}
-        record["environments"].append(found)
-        names = sorted({f.benchmark for f in FIGURES})
+        values = {f: [] for f in FIGURES}
         with exclusive(lock):
             [side] = sides.prepare(config, label, {side_name: run.commit}, names, root).values()
-            found["device"] = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
+            measured_on = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
             indexes = {f: param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
             missing = [f.label for f, index in indexes.items() if index == -1]
             if missing:
                 raise BadInput(f"the suite has no params for {', '.join(missing)}: benchmarks/params.py changed")
-            values = {f: [] for f in FIGURES}
             side.open()
             try:
                 for process in range(options.processes):
@@ -168,7 +161,8 @@ def campaign(options: Options) -> dict:
                     log(f"headline: {label}: {process + 1} of {options.processes} processes")
             finally:
                 side.close()
-        found["figures"] = [figure_record(f, values[f]) for f in FIGURES]
+        figures = [figure_record(f, values[f]) for f in FIGURES]
+        record["environments"].append({"environment": label, "figures": figures, "device": measured_on})
         run.write(record)
     return run.finish(record)
 
@@ -191,38 +185,33 @@ def newest_jax_first(env: dict):
 
 
 def table(record: dict) -> str:
-    pattern = {f.label: f.pattern for f in FIGURES}
-    kind = {f.label: f.kind for f in FIGURES}
+    figures = {f.label: f for f in FIGURES}
     took = ""
     if "finished" in record:
         started, finished = (calendar.timegm(time.strptime(record[key], STAMP)) for key in ("started", "finished"))
         took = f"; the run took {(finished - started) / 60:.1f} min, its environments' installs included"
-    lines = [
-        f"Equinox {record['release']}, each timing figure the median of {record['processes']} fresh interpreters "
-        f"({record['launch_method']}); the interval holds a second run's median with at least "
-        f"{record['confidence']:.0%} if the two runs' processes are alike. Load average before and after: "
-        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}"
-        f"{took}. Kind: *exact* is "
-        "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
-        "by tens of % between runs on a shared machine.",
-    ]
     rows = []
     for env in sorted(record["environments"], key=newest_jax_first):
         # A record from before the device was recorded was measured in asv's own environments: the CPU.
         where = [env["environment"], env.get("device", device.UNRECORDED)]
-        for figure in sorted(env["figures"], key=lambda f: KINDS.index(kind.get(f["label"], ORIENTATION))):
-            shown = pattern.get(figure["label"], "{:.2f}")
-            values = figure["values"]
-            if figure["exact"]:
-                rows.append([*where, figure["label"], shown.format(values[0]), "—", EXACT])
+        known = [(figures.get(f["label"], Figure(f["label"], "", "")), f) for f in env["figures"]]
+        for figure, found in sorted(known, key=lambda pair: KINDS.index(pair[0].kind)):
+            values = found["values"]
+            if found["exact"]:
+                rows.append([*where, figure.label, figure.pattern.format(values[0]), "—", EXACT])
                 continue
             interval = second_run_interval(values, record["confidence"])
-            within = "too few processes" if interval is None else " to ".join(shown.format(v) for v in interval)
-            middle = shown.format(statistics.median(values))
-            rows.append([*where, figure["label"], middle, within, kind.get(figure["label"], ORIENTATION)])
+            within = "too few processes" if interval is None else " to ".join(map(figure.pattern.format, interval))
+            rows.append([*where, figure.label, figure.pattern.format(statistics.median(values)), within, figure.kind])
     head = ["environment", "device", "figure", "value", "a second run's median lies in", "kind"]
-    lines += ["", markdown_table(head, rows)]
-    return "\n".join(lines)
+    return (
+        f"Equinox {record['release']}, each timing figure the median of {record['processes']} fresh interpreters "
+        f"({record['launch_method']}); the interval holds a second run's median with at least "
+        f"{record['confidence']:.0%} if the two runs' processes are alike. Load average before and after: "
+        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}{took}. Kind: *exact* is "
+        "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
+        f"by tens of % between runs on a shared machine.\n\n{markdown_table(head, rows)}"
+    )
 
 
 def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
@@ -234,15 +223,15 @@ def timing_values(record: dict) -> dict[tuple[str, str], list[float]]:
     }
 
 
-def timing_noise_runs(record: dict) -> tuple[dict, dict]:
+def timing_noise_runs(record: dict) -> list[dict]:
     """The same release installed twice, fresh processes each."""
-    runs = ({}, {})
-    for row in record["benchmarks"]:
-        short = row["benchmark"].split(".", 1)[1]
-        label = f"{short}({row['params']})" if row["params"] else short
-        for run, side in zip(runs, ("before_values", "after_values"), strict=True):
-            run[record["environment"], label] = row[side]
-    return runs
+    return [
+        {
+            (record["environment"], metrics.entry(row["benchmark"].split(".", 1)[1], row["params"])): row[side]
+            for row in record["benchmarks"]
+        }
+        for side in ("before_values", "after_values")
+    ]
 
 
 def agreement_table(first: dict, second: dict, what: str) -> str:

@@ -1,6 +1,7 @@
 """The A/A spread of the instruction counts: identical code counted in fresh valgrind processes, each run kept as soon
 as it is counted."""
 
+import itertools
 import json
 import os
 import statistics
@@ -17,6 +18,7 @@ from ..util import markdown_table
 BLOCK = "instruction-spread"
 ACROSS_BLOCK = "instruction-environments"
 INSTRUCTIONS = "bench_instructions.Instructions"
+COUNTED = list(itertools.product(OPERATIONS, TWINS))  # (operation, twin), in the tables' order
 
 
 def count_runs(kept: Path, runs: int, python: str) -> dict:
@@ -51,10 +53,8 @@ def count_runs(kept: Path, runs: int, python: str) -> dict:
 def read_data(path: Path) -> dict:
     try:
         found = json.loads(path.read_text())
-        for run in found["runs"]:
-            for name in OPERATIONS:
-                for twin in TWINS:
-                    float(run["counts"][name][twin])
+        for run, (name, twin) in itertools.product(found["runs"], COUNTED):
+            float(run["counts"][name][twin])
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise BadInput(f"{path}: not the counts of scripts/instruction-spread --data ({error!r})") from None
     if len(found["runs"]) < 2:
@@ -72,19 +72,20 @@ def environment_text(environment: dict | None) -> str:
     return ", ".join(environment[key] for key in ("python", "valgrind", "cpu", "image") if environment.get(key))
 
 
-def entry(name: str, twin: str) -> str:
-    return metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(name))
+def floor(name: str, twin: str) -> float | None:
+    """Above which a twin's rise counts; None: it never counts (the tuple twins)."""
+    rule = metrics.rule(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(name)))
+    return rule.threshold if rule.alerts else None
 
 
 def markdown(found: dict) -> str:
     seconds = sorted(run["seconds"] for run in found["runs"])
     loads = [value for run in found["runs"] for value in run["load"]]
     rows = []
-    for name in OPERATIONS:
-        for twin in TWINS:
-            low, high = min(counts(found, name, twin)), max(counts(found, name, twin))
-            shown = f"{metrics.threshold(entry(name, twin)):.3%}" if twin == "module" else "does not alert"
-            rows.append([name, twin, f"{low:,.0f}", f"{high:,.0f}", f"{high / low - 1:.3%}", shown])
+    for name, twin in COUNTED:
+        low, high = min(counts(found, name, twin)), max(counts(found, name, twin))
+        shown = "does not alert" if floor(name, twin) is None else f"{floor(name, twin):.3%}"
+        rows.append([name, twin, f"{low:,.0f}", f"{high:,.0f}", f"{high / low - 1:.3%}", shown])
     head = ["operation", "twin", "instructions per call, smallest", "largest", "spread", "floor"]
     return (
         f"{len(found['runs'])} fresh processes of identical code (one Equinox and JAX), each counting every "
@@ -97,28 +98,25 @@ def markdown(found: dict) -> str:
 
 
 def across_markdown(found: dict, other: dict) -> str:
-    moved = []
-    rows = []
-    for name in OPERATIONS:
-        for twin in TWINS:
-            here, there = (statistics.median(counts(d, name, twin)) for d in (found, other))
-            change = there / here - 1
-            # Either way round: which of the two environments a night meets first is chance.
-            beyond = twin == "module" and abs(change) > metrics.threshold(entry(name, twin))
-            moved += [name] if beyond else []
-            rows.append(
-                [name, twin, f"{here:,.0f}", f"{there:,.0f}", f"{change:+.3%}", "beyond its floor" if beyond else "—"]
-            )
+    rows, moved = [], 0
+    for name, twin in COUNTED:
+        here, there = (statistics.median(counts(d, name, twin)) for d in (found, other))
+        change = there / here - 1
+        # Either way round: which of the two environments a night meets first is chance.
+        beyond = floor(name, twin) is not None and abs(change) > floor(name, twin)
+        moved += beyond
+        rows.append(
+            [name, twin, f"{here:,.0f}", f"{there:,.0f}", f"{change:+.3%}", "beyond its floor" if beyond else "—"]
+        )
+    head = ["operation", "twin", "median, first", "median, second", "change", ""]
     return (
         f"The same code counted in two environments: {len(found['runs'])} processes in "
         f"{environment_text(found['environment'])}, {len(other['runs'])} in {environment_text(other['environment'])}. "
-        f"Compared across them, {len(moved)} of {len(OPERATIONS)} Module twins moved beyond their floor, with no "
+        f"Compared across them, {moved} of {len(OPERATIONS)} Module twins moved beyond their floor, with no "
         "line of code changed (a night that met the two environments in the other order would see a rise where "
         "this table shows a fall); so the gate never compares two environments' counts: it counts both commits "
-        "again, side by side, in tonight's.\n\n"
-        # Its last column's head is empty, as "| |": markdown_table would write "|  |".
-        + "| operation | twin | median, first | median, second | change | |\n|---|---|---|---|---|---|\n"
-        + "\n".join(f"| {' | '.join(row)} |" for row in rows)
+        "again, side by side, in tonight's.\n\n" + markdown_table(head, rows).replace(" |  |\n", " | |\n", 1)
+        # Its last column's head is empty, written "| |" (as the docs hold it), where markdown_table writes "|  |".
     )
 
 
@@ -126,8 +124,7 @@ def wide(found: dict) -> list[tuple[str, str]]:
     """Identical code would count."""
     return [
         (name, twin)
-        for name in OPERATIONS
-        for twin in TWINS
-        if metrics.alerts(entry(name, twin))
-        and max(counts(found, name, twin)) / min(counts(found, name, twin)) - 1 > metrics.threshold(entry(name, twin))
+        for name, twin in COUNTED
+        if floor(name, twin) is not None
+        and max(counts(found, name, twin)) / min(counts(found, name, twin)) - 1 > floor(name, twin)
     ]

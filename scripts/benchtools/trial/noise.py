@@ -70,7 +70,7 @@ def called_slower(run: list[float], shift: float, suspects: int) -> bool:
 
 
 def power(runs: list[list[float]], effect: float, suspects: int) -> float:
-    return sum(called_slower(run, math.log1p(effect), suspects) for run in runs) / len(runs)
+    return statistics.fmean(called_slower(run, math.log1p(effect), suspects) for run in runs)
 
 
 def minimum_detectable_effect(
@@ -93,11 +93,9 @@ def minimum_detectable_effect(
 
 def night_false_alarm(measured: list[Measured], suspects: int, nights: int, seed: int = 0) -> float:
     rng = random.Random(seed)
-    alarms = 0
-    for _night in range(nights):
-        drawn = [resampled(rng.choice(measured).log_ratios, 1, rng)[0] for _ in range(suspects)]
-        alarms += any(called_slower(run, 0.0, suspects) for run in drawn)
-    return alarms / nights
+    # Each night's suspects are all drawn before any is judged, so that the draws do not depend on the verdicts.
+    drawn = ([resampled(rng.choice(measured).log_ratios, 1, rng)[0] for _ in range(suspects)] for _ in range(nights))
+    return sum(any(called_slower(run, 0.0, suspects) for run in night) for night in drawn) / nights
 
 
 def analysis(measured: Measured, suspects: int, seed: int) -> dict:
@@ -116,10 +114,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
         "seconds": round(measured.seconds, 1),
         "sd_log_ratio": statistics.stdev(d),
         "lag1_correlation": lag1,
-        "aa_estimate": found.estimate,
-        "aa_low": found.low,
-        "aa_high": found.high,
-        "aa_confidence": found.confidence,
+        **{f"aa_{key}": getattr(found, key) for key in ("estimate", "low", "high", "confidence")},
         "aa_covers_zero": found.low <= 0 <= found.high,
         "aa_verdict": verdict,
         "threshold": threshold,
@@ -135,9 +130,7 @@ def campaign(options: Options) -> dict:
     fields = {
         "environment": label,
         "launch_method": LAUNCH_METHOD,
-        "hash_seed": options.hash_seed,
-        "pairs": options.pairs,
-        "suspects": options.suspects,
+        **{key: getattr(options, key) for key in ("hash_seed", "pairs", "suspects")},
         "power": POWER,
         "night_false_alarm_bound": pairs.NIGHT_FALSE_ALARM,
     }
@@ -176,16 +169,8 @@ def percent(value: float | None) -> str:
 
 
 def table(record: dict) -> str:
-    m = str(record["suspects"])
+    m, benchmarks = str(record["suspects"]), record["benchmarks"]
     confidence = pairs.look_confidence(1)
-    lines = [
-        f"Equinox {record['release']} against itself, {record['environment']}, {record['pairs']} A/A pairs of "
-        f"fresh interpreters ({record['launch_method']}, hash seeds {record['hash_seed']}) per benchmark; "
-        f"load average before and after: "
-        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}. MDE: the slowdown that "
-        f"the confirm step calls slower in {record['power']:.0%} of {SIMULATIONS} resampled runs, on a night of "
-        f"1 suspect and of {m}.",
-    ]
     head = ["benchmark", "params", "sd of ln(after/before)", "A/A estimate", f"A/A interval ({confidence:.2%})"]
     head += ["A/A verdict", "MDE, 1 suspect", f"MDE, {m} suspects", "threshold", "alerts", "s per pair"]
     rows = [
@@ -194,21 +179,24 @@ def table(record: dict) -> str:
         + [percent(row["mde"]["1"]), percent(row["mde"][m]), f"+{row['threshold']:.0%}"]
         + ["yes" if row["reaches_threshold"] else "**MDE above the threshold**"]
         + [f"{row['seconds'] / row['pairs']:.1f}"]
-        for row in record["benchmarks"]
+        for row in benchmarks
     ]
-    lines += ["", markdown_table(head, rows)]
-    covered = sum(row["aa_covers_zero"] for row in record["benchmarks"])
-    alarms = sum(row["aa_verdict"] == pairs.SLOWER for row in record["benchmarks"])
-    lines += [
-        "",
-        f"A/A intervals that cover 0: {covered} of {len(record['benchmarks'])}. A/A pairs that the confirm step, "
-        f"judging them as measured, calls slower (a false alarm): {alarms} of {len(record['benchmarks'])}.",
-    ]
+    text = (
+        f"Equinox {record['release']} against itself, {record['environment']}, {record['pairs']} A/A pairs of "
+        f"fresh interpreters ({record['launch_method']}, hash seeds {record['hash_seed']}) per benchmark; "
+        f"load average before and after: "
+        f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}. MDE: the slowdown that "
+        f"the confirm step calls slower in {record['power']:.0%} of {SIMULATIONS} resampled runs, on a night of "
+        f"1 suspect and of {m}.\n\n{markdown_table(head, rows)}\n\n"
+        f"A/A intervals that cover 0: {sum(row['aa_covers_zero'] for row in benchmarks)} of {len(benchmarks)}. "
+        "A/A pairs that the confirm step, judging them as measured, calls slower (a false alarm): "
+        f"{sum(row['aa_verdict'] == pairs.SLOWER for row in benchmarks)} of {len(benchmarks)}."
+    )
     if "night_false_alarm" in record:
         rates = record["night_false_alarm"]
-        lines.append(
-            f"Simulated nights on which nothing changed that confirm any suspect slower: {rates['1']:.2%} with 1 "
+        text += (
+            f"\nSimulated nights on which nothing changed that confirm any suspect slower: {rates['1']:.2%} with 1 "
             f"suspect, {rates[m]:.2%} with {m} (2,000 nights each; the bound is "
             f"{record['night_false_alarm_bound']:.0%})."
         )
-    return "\n".join(lines)
+    return text

@@ -1,4 +1,4 @@
-"""The detector trial's timing-only slowdown: tree_at padded with unused keyword arguments.
+"""The detector trial's slowdowns of tree_at: extra Python calls, or unused keyword arguments (work in C alone).
 
 Imported by the calibration child in the trial's own asv environment (detector.calibrate_pads), whose Python holds
 JAX and Equinox but not asv: so this module needs only the standard library, ``errors`` and the suite.
@@ -18,24 +18,36 @@ def tree_at_of(source: str) -> ast.FunctionDef:
     return found
 
 
-def pad_signature(source: str) -> str:
-    """The module's source with ``**_detector_trial_pad`` added to tree_at's parameters, and nothing else."""
+def inject(source: str, calls: int) -> str:
+    """tree_at's source with `calls` no-op Python calls made before its body."""
+    function = tree_at_of(source)
+    first = function.body[0]
+    has_docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
+    after = first.end_lineno if has_docstring else first.lineno - 1
+    indent = " " * function.body[-1].col_offset
+    lines = source.splitlines(keepends=True)
+    lines.insert(after, f"{indent}for _ in range({calls}):\n{indent}    _detector_trial_noop()\n")
+    lines.insert(function.lineno - 1 - len(function.decorator_list), "def _detector_trial_noop():\n    pass\n\n\n")
+    return "".join(lines)
+
+
+def inject_c_work(source: str, pads: int) -> str:
+    """tree_at made slower by work in C alone: a ``functools.partial`` of itself holding ``pads`` unused keyword
+    arguments, which C copies, matches and stores in its new ``**`` dict at each call, running no bytecode."""
     function = tree_at_of(source)
     if function.args.kwarg is not None:
         raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
-    # The parameter, default or annotation that ends last: **PAD goes right after it.
+    # **PAD goes right after the parameter, default or annotation that ends last; end_col_offset counts UTF-8 bytes.
     last = max(
-        (node for node in ast.walk(function.args) if hasattr(node, "end_lineno")),
-        key=lambda node: (node.end_lineno, node.end_col_offset),
+        (n for n in ast.walk(function.args) if hasattr(n, "end_lineno")), key=lambda n: (n.end_lineno, n.end_col_offset)
     )
     lines = source.splitlines(keepends=True)
-    line = lines[last.end_lineno - 1]
-    # end_col_offset counts UTF-8 bytes.
-    encoded = line.encode()
-    lines[last.end_lineno - 1] = (
-        encoded[: last.end_col_offset] + f", **{PAD}".encode() + encoded[last.end_col_offset :]
-    ).decode()
-    return "".join(lines)
+    line, end = lines[last.end_lineno - 1].encode(), last.end_col_offset
+    lines[last.end_lineno - 1] = (line[:end] + f", **{PAD}".encode() + line[end:]).decode()
+    return (
+        "".join(lines) + "\n\nimport functools as _detector_trial_functools\n\n"
+        f"tree_at = _detector_trial_functools.partial(tree_at, **{{f'{PAD}{{i}}': None for i in range({pads})}})\n"
+    )
 
 
 def pads_for(percent: float, probe: int) -> int:
@@ -46,15 +58,13 @@ def pads_for(percent: float, probe: int) -> int:
     in a small dict than in a big one: so a first estimate from ``probe`` pads is refined by a straight line through n
     and 2n pads, n near the answer (extrapolating from ``probe`` alone, 3% came out as +4.4% in the suite).
     """
-    import functools
     import inspect
 
     import equinox._tree as equinox_tree
 
     from benchmarks import instruments, params, workloads
 
-    namespace = dict(vars(equinox_tree))
-    exec(compile(pad_signature(inspect.getsource(equinox_tree.tree_at)), "<detector-trial>", "exec"), namespace)
+    source = inspect.getsource(equinox_tree.tree_at)
     state = workloads.build_state("tree_at", params.DEFAULT_STATE_SIZE, params.DEFAULT_DEPTH)
     value = workloads.leaves(state)[1]
 
@@ -62,10 +72,12 @@ def pads_for(percent: float, probe: int) -> int:
         return s.child.child.child.a
 
     def slowdown(pads: int, seconds: float) -> float:
-        padded = functools.partial(namespace["tree_at"], **{f"{PAD}{i}": None for i in range(pads)})
+        namespace = dict(vars(equinox_tree))
+        exec(compile(inject_c_work(source, pads), "<detector-trial>", "exec"), namespace)
+        padded, plain = namespace["tree_at"], equinox_tree.tree_at
         return (
             instruments.interleaved_ratio(
-                lambda: padded(where, state, value), lambda: equinox_tree.tree_at(where, state, value), seconds=seconds
+                lambda: padded(where, state, value), lambda: plain(where, state, value), seconds=seconds
             )
             - 1
         )
