@@ -117,11 +117,9 @@ def issue_body(verdict: dict, report: str) -> str:
         said = render.as_text(cut(report, (MAX_BODY - len(head)) // 3))
         report = f"{head}\n\nIts report:\n\n{said}" if report else head
     body = f"{report}{MARKER}<!-- benchmark alert: {regression_key(verdict)} -->\n"
-    if os.environ.get("GITHUB_RUN_ID"):
-        body += (
-            f"\nReported by [run {os.environ['GITHUB_RUN_ID']}]({os.environ['GITHUB_SERVER_URL']}/"
-            f"{os.environ['GITHUB_REPOSITORY']}/actions/runs/{os.environ['GITHUB_RUN_ID']}).\n"
-        )
+    if run := os.environ.get("GITHUB_RUN_ID"):
+        url = f"{os.environ['GITHUB_SERVER_URL']}/{os.environ['GITHUB_REPOSITORY']}/actions/runs/{run}"
+        body += f"\nReported by [run {run}]({url}).\n"
     return body
 
 
