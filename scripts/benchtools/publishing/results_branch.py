@@ -51,8 +51,7 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
                 incoming.append((relative, publishable.stored_file(path, relative, suite=suite, matrix=matrix)))
             except OSError as error:
                 raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
-    for relative, _ in incoming:
-        plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
+            plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
     # DEST's benchmarks.json files as they were, so that a source holding that same old copy does not undo another
     # source's newer one.
