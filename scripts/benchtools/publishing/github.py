@@ -6,6 +6,7 @@ import re
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote
 
 import requests
 from urllib3.exceptions import MaxRetryError
@@ -34,13 +35,8 @@ class Client:
             raise BadInput(f"GITHUB_API_URL {api_url!r}: not an http(s) URL with a host")
         self.api_url, self.repo = api_url.rstrip("/"), repo
         self.session = util.http_session()
-        self.session.headers.update(
-            {
-                "Accept": "application/vnd.github+json",
-                "X-GitHub-Api-Version": "2022-11-28",
-                "Authorization": f"Bearer {token}",
-            }
-        )
+        self.session.headers.update({"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"})
+        self.session.headers["Authorization"] = f"Bearer {token}"
 
     def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None, landed=None):
         """The decoded JSON answer; None for 404 on a GET (absent); Failed (one line) for anything else.
@@ -50,13 +46,11 @@ class Client:
         5xx (it created the issue, then answered 502): before a POST is asked again, LANDED (a function)
         returns what the first one made, or None when it made nothing.
         """
-        where = f"{method} /repos/{self.repo}{path}"
-        retry = util.RETRY
+        where, retry = f"{method} /repos/{self.repo}{path}", util.RETRY
         while True:
             try:
-                answer = self.session.request(
-                    method, f"{self.api_url}/repos/{self.repo}{path}", params=query, json=body, timeout=TIMEOUT_S
-                )
+                url = f"{self.api_url}/repos/{self.repo}{path}"
+                answer = self.session.request(method, url, params=query, json=body, timeout=TIMEOUT_S)
             except requests.RequestException as error:
                 reason = type(error).__name__
                 raise Failed(f"GitHub API {where}: cannot reach {self.api_url} or read its answer ({reason})") from None
@@ -78,9 +72,8 @@ class Client:
                 or "Retry-After" in answer.headers
                 or answer.headers.get("X-RateLimit-Remaining") == "0"
             )
-            transient = answer.status_code in util.RETRY.status_forcelist
-            asked_again = transient and method in util.RETRY.allowed_methods  # by the session, already
-            if asked_again or not (limited or transient):
+            transient = answer.status_code in retry.status_forcelist
+            if transient and method in retry.allowed_methods or not (limited or transient):  # the session asked again
                 raise Failed(failure)
             try:
                 retry = retry.increment(method, answer.url, response=answer.raw)
@@ -88,22 +81,21 @@ class Client:
                 raise Failed(failure) from None
             print(f"{failure}; asking again", flush=True)
             retry.sleep(answer.raw)
-            made = landed() if landed is not None else None
+            made = landed and landed()
             if made is not None:
                 print(f"{where} was done before its error; not asked again", flush=True)
                 return made
 
-    def listing(self, path: str, query: dict, shape: str) -> list[dict]:
+    def listing(self, path: str, shape: str, **query) -> list[dict]:
         """Every page of a list, each checked against schemas/github.schema.json's SHAPE (else Failed, exit 3): a
         page shorter than PER_PAGE is the last."""
         found, where = [], f"GitHub API GET /repos/{self.repo}{path}"
         for page in range(1, MAX_PAGES + 1):
             items = self.request("GET", path, {**query, "per_page": PER_PAGE, "page": page})
             try:
-                shapes.check(items, f"github#/definitions/{shape}", where, "GitHub's answer")
+                found += shapes.check(items, f"github#/definitions/{shape}", where, "GitHub's answer")
             except BadInput as error:
                 raise Failed(str(error)) from None
-            found += items
             if len(items) < PER_PAGE:
                 return found
         raise Failed(f"{where}: more than {MAX_PAGES} pages of {PER_PAGE}")
@@ -111,11 +103,11 @@ class Client:
     def issues(self, label: str, state: str) -> list[dict]:
         """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), not by
         update: a comment on an old closed issue does not make it the newest."""
-        query = {"labels": label, "state": state, "sort": "created", "direction": "desc"}
-        return [issue for issue in self.listing("/issues", query, "issues") if "pull_request" not in issue]
+        found = self.listing("/issues", "issues", labels=label, state=state, sort="created", direction="desc")
+        return [issue for issue in found if "pull_request" not in issue]
 
     def comments(self, number: int) -> list[dict]:  # oldest first
-        return self.listing(f"/issues/{int(number)}/comments", {}, "comments")
+        return self.listing(f"/issues/{int(number)}/comments", "comments")
 
     def ensure_label(self, name: str, color: str, description: str) -> None:
         path = f"/labels/{urllib.parse.quote(name, safe='')}"
@@ -171,7 +163,7 @@ class StandIn:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def __enter__(self):
-        owner = self
+        handle = self.handle
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # quiet: the calls are in the state
@@ -179,7 +171,7 @@ class StandIn:
 
             def answer(self):
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                code, document = owner.handle(self.command, self.path, self.headers.get("Authorization"), raw)
+                code, document = handle(self.command, self.path, self.headers.get("Authorization"), raw)
                 data = json.dumps(document).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
@@ -202,14 +194,6 @@ class StandIn:
     def tick(self) -> str:
         self.clock += 1
         return f"2026-12-31T{self.clock // 3600 % 24:02d}:{self.clock // 60 % 60:02d}:{self.clock % 60:02d}Z"
-
-    def render(self, repo: str, issue: dict) -> dict:
-        return {
-            **{k: issue[k] for k in ("number", "title", "body", "state", "updated_at")},
-            "user": {"login": issue.get("user", BOT)},
-            "labels": [{"name": name} for name in issue["labels"]],
-            "html_url": f"https://github.com/{repo}/issues/{issue['number']}",
-        }
 
     def handle(self, method: str, target: str, authorization: str | None, raw: bytes) -> tuple[int, object]:
         url = urllib.parse.urlsplit(target)
@@ -236,56 +220,53 @@ class StandIn:
                 return code, {"message": message}
             return self.route(found[1], method, found[2], query, body or {})
 
-    def route(self, repo, method, path, query, body) -> tuple[int, object]:
-        state = self._state
-        size = int(query.get("per_page", 30))  # GitHub's pages: page and per_page, 1 and 30 by default
-        page = slice((int(query.get("page", 1)) - 1) * size, int(query.get("page", 1)) * size)
-        if (method, path) == ("GET", "/issues"):
-            label, wanted = query.get("labels"), query.get("state", "open")
-            found = [
-                i for i in state["issues"] if (label is None or label in i["labels"]) and wanted in (i["state"], "all")
-            ]
-            by = "number" if query.get("sort") == "created" else "updated_at"
-            found.sort(key=lambda i: i[by], reverse=query.get("direction", "desc") == "desc")
-            return 200, [self.render(repo, i) for i in found[page]]
-        if (method, path) == ("POST", "/issues"):
-            missing = [name for name in body.get("labels", []) if name not in state["labels"]]
-            if missing or not body.get("title"):
-                return 422, {"message": "Validation Failed", "missing": missing}
-            issue = {
-                "number": len(state["issues"]) + 1,
-                "title": body["title"],
-                "body": body.get("body", ""),
-                "labels": list(body.get("labels", [])),
-                "state": "open",
-                "updated_at": self.tick(),
-                "user": BOT,
-                "comments": [],
+    def route(self, repo: str, method: str, path: str, query: dict, body: dict) -> tuple[int, object]:
+        issues, labels = self._state["issues"], self._state["labels"]
+        size, page = int(query.get("per_page", 30)), int(query.get("page", 1))  # GitHub's defaults
+        pages = slice((page - 1) * size, page * size)
+
+        def render(issue: dict) -> dict:
+            return {
+                **{k: issue[k] for k in ("number", "title", "body", "state", "updated_at")},
+                "user": {"login": issue.get("user", BOT)},
+                "labels": [{"name": name} for name in issue["labels"]],
+                "html_url": f"https://github.com/{repo}/issues/{issue['number']}",
             }
-            state["issues"].append(issue)
-            return 201, self.render(repo, issue)
-        number = re.fullmatch(r"/issues/(\d+)(/comments)?", path)
-        if number and (method, bool(number[2])) in (("GET", True), ("POST", True), ("PATCH", False)):
-            issue = next((i for i in state["issues"] if i["number"] == int(number[1])), None)
-            if issue is None:
+
+        parts = path.strip("/").split("/")
+        number = parts[1] if parts[0] == "issues" and len(parts) > 1 else None
+        issue = next((i for i in issues if str(i["number"]) == number), None)
+        match method, parts:
+            case "GET", ["issues"]:
+                label, wanted = query.get("labels"), query.get("state", "open")
+                found = [i for i in issues if label in (None, *i["labels"]) and wanted in (i["state"], "all")]
+                by = "number" if query.get("sort") == "created" else "updated_at"
+                found.sort(key=lambda i: i[by], reverse=query.get("direction", "desc") == "desc")
+                return 200, [render(i) for i in found[pages]]
+            case "POST", ["issues"]:
+                missing = [name for name in body.get("labels", []) if name not in labels]
+                if missing or not body.get("title"):
+                    return 422, {"message": "Validation Failed", "missing": missing}
+                issue = {"number": len(issues) + 1, "title": body["title"], "body": body.get("body", "")}
+                issue.update(labels=body.get("labels", []), state="open", updated_at=self.tick(), user=BOT, comments=[])
+                issues.append(issue)
+                return 201, render(issues[-1])
+            case ("GET" | "POST", ["issues", _, "comments"]) | ("PATCH", ["issues", _]) if issue is None:
                 return NOT_FOUND
-            comments = issue.setdefault("comments", [])
-            if method == "GET":
-                return 200, comments[page]
-            if method == "POST" and isinstance(body.get("body"), str):
-                comments.append({"body": body["body"], "user": {"login": BOT}})
+            case "GET", ["issues", _, "comments"]:
+                return 200, issue.setdefault("comments", [])[pages]
+            case "POST", ["issues", _, "comments"] if isinstance(body.get("body"), str):
+                issue.setdefault("comments", []).append({"body": body["body"], "user": {"login": BOT}})
                 issue["updated_at"] = self.tick()
-                return 201, comments[-1]
-            if method == "PATCH":
+                return 201, issue["comments"][-1]
+            case "PATCH", ["issues", _]:
                 issue.update({k: body[k] for k in ("body", "title", "state") if k in body}, updated_at=self.tick())
-                return 200, self.render(repo, issue)
-        label = re.fullmatch(r"/labels/([^/]+)", path)
-        if method == "GET" and label:
-            name = urllib.parse.unquote(label[1])
-            return (200, {"name": name}) if name in state["labels"] else NOT_FOUND
-        if (method, path) == ("POST", "/labels"):
-            if not body.get("name") or body["name"] in state["labels"]:
-                return 422, {"message": "Validation Failed"}
-            state["labels"].append(body["name"])
-            return 201, {"name": body["name"]}
+                return 200, render(issue)
+            case "GET", ["labels", name]:
+                return (200, {"name": unquote(name)}) if unquote(name) in labels else NOT_FOUND
+            case "POST", ["labels"]:
+                if not body.get("name") or body["name"] in labels:
+                    return 422, {"message": "Validation Failed"}
+                labels.append(body["name"])
+                return 201, {"name": body["name"]}
         return 400, {"message": f"the stand-in does not answer {method} {path}"}

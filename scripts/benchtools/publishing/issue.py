@@ -22,6 +22,8 @@ CUT_NOTE = "\n\n… (cut: the full report is in the run's summary)"
 MAX_SUMMARY = 2000
 # Separates the report from the alert's marker and the link to the run: what follows the last one is the alert's own.
 MARKER = "\n<!-- end of regression report -->\n"
+# A failure's issue starts with it.
+NO_REPORT = "# Benchmark regressions: no report"
 # The alert's mark on what it writes, with the key of what it reports (regression_key).
 KEY_MARK = re.compile(r"<!-- benchmark alert: ([0-9a-f]{16}) -->")
 
@@ -108,18 +110,16 @@ def issue_body(verdict: dict, report: str) -> str:
         report = cut(report, MAX_BODY).strip()
     else:
         head = (
-            "# Benchmark regressions: no report\n\nThe nightly could not make a regression report, so regressions "
+            f"{NO_REPORT}\n\nThe nightly could not make a regression report, so regressions "
             f"may go unseen. What failed:\n\n{render.as_text(cut(verdict['summary'], MAX_SUMMARY))}"
         )
         # A third of what is left: each of the report's two fences is at most one longer than the report.
         said = render.as_text(cut(report, (MAX_BODY - len(head)) // 3))
         report = f"{head}\n\nIts report:\n\n{said}" if report else head
     body = f"{report}{MARKER}<!-- benchmark alert: {regression_key(verdict)} -->\n"
-    if os.environ.get("GITHUB_RUN_ID"):
-        body += (
-            f"\nReported by [run {os.environ['GITHUB_RUN_ID']}]({os.environ['GITHUB_SERVER_URL']}/"
-            f"{os.environ['GITHUB_REPOSITORY']}/actions/runs/{os.environ['GITHUB_RUN_ID']}).\n"
-        )
+    if run := os.environ.get("GITHUB_RUN_ID"):
+        url = f"{os.environ['GITHUB_SERVER_URL']}/{os.environ['GITHUB_REPOSITORY']}/actions/runs/{run}"
+        body += f"\nReported by [run {run}]({url}).\n"
     return body
 
 
@@ -134,15 +134,15 @@ def previous_state(api: github.Client, label: str, author: str, key: str, verdic
         issue = next((i for i in api.issues(label, state) if is_alerts(i, author)), None)
         if issue is None:
             continue
-        body = issue["body"]
-        if state == "closed":
-            return (Previous.CLOSED_SAME if split_body(body)[1] == key else Previous.CLOSED_OTHER), issue
-        if not (body or "").strip():
-            return Previous.OPEN_CLEARED, issue
         # The same news by its key alone: a maintainer's note above the report, or CRLF endings, change nothing.
-        if split_body(body)[1] == key:
+        report, held = split_body(issue["body"])
+        if state == "closed":
+            return (Previous.CLOSED_SAME if held == key else Previous.CLOSED_OTHER), issue
+        if held is None:  # is_alerts: no key is a body cleared
+            return Previous.OPEN_CLEARED, issue
+        if held == key:
             return Previous.OPEN_SAME, issue
-        holds_failure = split_body(body)[0].startswith("# Benchmark regressions: no report")
+        holds_failure = report.startswith(NO_REPORT)
         if verdict is NightNews.FAILURE and not holds_failure:
             told = [c for c in api.comments(issue["number"]) if (c.get("user") or {}).get("login") == author]
             if told and split_body(told[-1].get("body"))[1] == key:
@@ -177,12 +177,8 @@ def checked_report(document: dict, path) -> str:
 
 def open_or_update(args) -> int:
     if args.missing_verdict_fails and not args.verdict.exists():
-        document = verdicts.failure(
-            "the run job",
-            None,
-            f"it left no verdict ({args.verdict.name}): it was killed, timed out, or failed before the nightly "
-            "started (its setup, or the upload)",
-        )
+        why = f"it left no verdict ({args.verdict.name}): it was killed, timed out, or failed before the nightly "
+        document = verdicts.failure("the run job", None, why + "started (its setup, or the upload)")
     else:
         document = verdicts.read(args.verdict)
     # A missing token or repository is found on a quiet night too.
@@ -233,11 +229,8 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
         failed = f"The run job failed too, so its timings were not judged. What it said:\n\n{said}"
         return exact, f"{checked_report(exact, args.exact_report)}\n\n{failed}"
     if exact is None:
-        return verdicts.failure(
-            "the publish job",
-            None,
-            "it left no re-judgement of the exact metrics (the results were not stored, or it failed)",
-        ), report
+        why = "it left no re-judgement of the exact metrics (the results were not stored, or it failed)"
+        return verdicts.failure("the publish job", None, why), report
     exact_report = checked_report(exact, args.exact_report)
     if exact["status"] == FAILED:
         return exact, exact_report
@@ -248,25 +241,20 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     # Only the run job counts an instruction rise's two commits again side by side and re-measures its time: a
     # rise it overruled so counts in the re-judgement (made from the stored counts, without timings) and not in
     # the run job's verdict, which is no disagreement.  Only the gate's own overrule is taken: an instruction
-    # count's, of a row the re-judgement counts.
-    claimed = {change_key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
+    # count's, of a row the re-judgement counts.  {its key: whether the run job counted it again}
+    claimed = {change_key(c): "recount" in c for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
     overruled = [r for r in rows(exact) if r in claimed]
-    expected = [r for r in rows(exact) if r not in overruled]
-    if rows(document) != expected:
+    if rows(document) != [r for r in rows(exact) if r not in claimed]:
         named = ", ".join(f"{b} ({p})" for b, p, *_ in rows(exact)) or "none"
-        return verdicts.failure(
-            "the cross-check",
-            None,
-            f"the run job's verdict counts {len(rows(document))} exact regression(s), the re-judgement where no "
-            f"upstream code ran counts {len(rows(exact))}: {named}. The run job's verdict is not used",
-        ), exact_report
-    recounted = {change_key(c) for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS and "recount" in c}
+        why = f"the run job's verdict counts {len(rows(document))} exact regression(s), the re-judgement where no "
+        why += f"upstream code ran counts {len(rows(exact))}: {named}. The run job's verdict is not used"
+        return verdicts.failure("the cross-check", None, why), exact_report
     for again, why in (
         (True, "whose two commits the run job counted again side by side and found within the floor (the stored "
          "counts came from two environments)"),
         (False, "whose time the run job re-measured side by side and decided faster"),
     ):  # fmt: skip
-        named = ", ".join(f"{b} ({p})" for b, p, *_ in (r for r in overruled if (r in recounted) == again))
+        named = ", ".join(f"{r[0]} ({r[1]})" for r in overruled if claimed[r] == again)
         if named:
             exact_report += f"\n\nNot counted: {named}, {why}."
     timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])

@@ -27,15 +27,9 @@ IDENTITY = {
 
 def source_files(source: Path) -> list[Path]:
     """Everything below SOURCE but folders and hidden files, relative, sorted: links to folders too, so that
-    validation refuses them rather than leaving them out unsaid."""
-    found = []
-    for folder, folders, files in os.walk(source, followlinks=False):
-        folders[:] = [name for name in folders if not name.startswith(".")]
-        links = [name for name in folders if os.path.islink(os.path.join(folder, name))]
-        for name in files + links:
-            if not name.startswith("."):
-                found.append((Path(folder) / name).relative_to(source))
-    return sorted(found)
+    validation refuses them rather than leaving them out unsaid (rglob does not follow them)."""
+    found = (p.relative_to(source) for p in source.rglob("*") if p.is_symlink() or not p.is_dir())
+    return sorted(path for path in found if not any(part.startswith(".") for part in path.parts))
 
 
 def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None, matrix=None, machine=None) -> bool:
@@ -47,7 +41,6 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
     every place in DEST it would go is checked before util.write_all writes them at once, so that an I/O error
     too leaves DEST as it was (Failed, exit 3).
     """
-    outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
     incoming = []
     for source in sources:
         for relative in source_files(source):
@@ -58,36 +51,36 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
                 incoming.append((relative, publishable.stored_file(path, relative, suite=suite, matrix=matrix)))
             except OSError as error:
                 raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
-    for relative, _ in incoming:
-        plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
-    # DEST's benchmarks.json files as they were, so that a source holding that
-    # same old copy does not undo another source's newer one.
+            plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
+    outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
+    # DEST's benchmarks.json files as they were, so that a source holding that same old copy does not undo another
+    # source's newer one.
     originals = {}
-    planned: dict[Path, tuple[bytes, bool]] = {}  # what DEST will hold where this merge writes: data, replace
-    added = []  # (relative, target) of each file written only where DEST lacks one
+    planned: dict[Path, tuple[bytes, bool, PurePath]] = {}  # what DEST will hold where this merge writes
     for relative, data in incoming:
         target = dest / relative
         held = planned[target][0] if target in planned else read_dest(target)
-        if relative.name == "benchmarks.json" and benchmarks == "left out":
-            outcome.setdefault("benchmarks.json left out", []).append(relative)
+        suite_file = relative.name == "benchmarks.json"
+        if suite_file and benchmarks == "left out":
+            what = "benchmarks.json left out"
         elif held == data:
-            outcome["identical"].append(relative)
-        elif relative.name == "benchmarks.json" and benchmarks == "sources":
-            original = originals.setdefault(relative, read_dest(target))
-            if data != original:
-                planned[target] = (data, True)
-            outcome["copied" if data != original else "metadata kept"].append(relative)
+            what = "identical"
+        elif suite_file and benchmarks == "sources":
+            newer = data != originals.setdefault(relative, read_dest(target))
+            if newer:
+                planned[target] = (data, True, relative)
+            what = "copied" if newer else "metadata kept"
         elif held is None:
-            planned[target] = (data, False)
-            added.append((relative, target))
-        elif relative.name in METADATA:
-            outcome["metadata kept"].append(relative)
+            planned[target] = (data, False, relative)
+            continue
         else:
-            outcome["conflict"].append(relative)
-    written = dict(zip(planned, util.write_all((t, d, r) for t, (d, r) in planned.items()), strict=True))
-    for relative, target in added:  # a file that appeared in DEST meanwhile is kept, never replaced
-        kept = "metadata kept" if relative.name in METADATA else "conflict"
-        outcome["copied" if written[target] else kept].append(relative)
+            what = "metadata kept" if relative.name in METADATA else "conflict"
+        outcome.setdefault(what, []).append(relative)
+    placed = util.write_all((target, data, replace) for target, (data, replace, _) in planned.items())
+    for (_, replace, relative), written in zip(planned.values(), placed, strict=True):
+        if not replace:  # a file that appeared in DEST meanwhile is kept, never replaced
+            kept = "metadata kept" if relative.name in METADATA else "conflict"
+            outcome["copied" if written else kept].append(relative)
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -129,15 +122,10 @@ def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess
     """git ARGS as the workflow, GITHUB_TOKEN in git's Authorization header where set; with CHECK, a failure is
     Failed in one line (exit 3: git, the network or the remote failed, not the user's input)."""
     env = dict(os.environ, **IDENTITY, GIT_TERMINAL_PROMPT="0")
-    token = os.environ.get("GITHUB_TOKEN")
-    if token:
+    if token := os.environ.get("GITHUB_TOKEN"):
         server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-        basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-        env.update(
-            GIT_CONFIG_COUNT="1",
-            GIT_CONFIG_KEY_0=f"http.{server}/.extraheader",
-            GIT_CONFIG_VALUE_0=f"AUTHORIZATION: basic {basic}",
-        )
+        header = "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{token}".encode()).decode()
+        env.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0=f"http.{server}/.extraheader", GIT_CONFIG_VALUE_0=header)
     done = git.run(*args, cwd=cwd, env=env, input=input, check=False)
     if check and done.returncode != 0:
         raise Failed(f"git {' '.join(map(str, args))} failed: {reason(done.stderr)}")
@@ -189,9 +177,9 @@ def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
     for entry in filter(None, listing.split("\0")):
         mode, path = entry.split(" ", 1)[0], entry.split("\t", 1)[1]
         if mode not in PLAIN_MODES:
+            what = f"{path}, {WHAT.get(mode, f'mode {mode}')}, not a plain file; nothing pushed"
             raise BadInput(
-                f"the results branch {branch} of {remote} holds {path}, {WHAT.get(mode, f'mode {mode}')}, not a "
-                "plain file; nothing pushed (a results branch holds plain files only)"
+                f"the results branch {branch} of {remote} holds {what} (a results branch holds plain files only)"
             )
     git_("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=clone)
     return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
@@ -238,11 +226,8 @@ def store(args) -> int:
             )
             # Each results folder holds this repository's benchmarks.json, never a source's.
             folders = [f for f in results.iterdir() if f.is_dir() and any(p.is_dir() for p in f.iterdir())]
-            util.write_all(
-                (f / "benchmarks.json", description, True)
-                for f in sorted(folders)
-                if read_dest(f / "benchmarks.json") != description
-            )
+            stale = [f / "benchmarks.json" for f in sorted(folders) if read_dest(f / "benchmarks.json") != description]
+            util.write_all((path, description, True) for path in stale)
             git_("add", "--all", "results", cwd=clone)
             if git_("diff", "--cached", "--quiet", cwd=clone, check=False).returncode == 0:
                 print(f"Nothing new for {remote} {args.results_branch}")
@@ -250,10 +235,8 @@ def store(args) -> int:
             git_("commit", "--quiet", "--no-verify", "--file", "-", cwd=clone, input=commit_message(clone))
             pushed = git_("push", "--quiet", remote, f"HEAD:refs/heads/{args.results_branch}", cwd=clone, check=False)
             if pushed.returncode == 0:
-                print(
-                    f"Pushed to {remote} {args.results_branch}: "
-                    f"{git_('log', '-1', '--format=%h %s', cwd=clone).stdout.strip()}"
-                )
+                told = git_("log", "-1", "--format=%h %s", cwd=clone).stdout.strip()
+                print(f"Pushed to {remote} {args.results_branch}: {told}")
                 return int(problems)
             why = reason(pushed.stderr)
             print(f"push attempt {attempt}/{args.attempts} refused: {why}", file=sys.stderr, flush=True)
@@ -268,7 +251,5 @@ def store(args) -> int:
                 git_("read-tree", "--empty", cwd=clone)
             if attempt < args.attempts:
                 time.sleep(random.uniform(0, min(2.0, 0.1 * 2**attempt)))
-    raise Failed(
-        f"could not push to {remote} {args.results_branch}: {args.attempts} pushes refused, "
-        "each while another run pushed"
-    )
+    refused = f"{args.attempts} pushes refused, each while another run pushed"
+    raise Failed(f"could not push to {remote} {args.results_branch}: {refused}")
