@@ -409,7 +409,7 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
 
     monkeypatch.setattr(runner, "record_machine", lambda *_args: None)
     monkeypatch.setattr(util, "run", asv_runs)
-    assert runner.asv_run(target, stage, 1, name, entry, ["c" * 40])() == (name, 0)
+    assert runner.asv_run(target, stage, 1, name, entry, ["c" * 40]) == 0
     for thread in threads:
         thread.join(60)
     assert all(event.is_set() for event in entered.values())

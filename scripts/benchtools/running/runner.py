@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 
 from benchmarks import metrics
 
@@ -25,18 +24,15 @@ STEADY_UNIT = "tree_map passes"
 def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
     """The first answer's benchmarks by asv's name: (the exact ones, which no load moves, so they may be measured beside
     other runs; the timed ones, measured alone: tree_at's steady time with its twin, and any that mixes a timing in)."""
-    steady_class = metrics.PASSES_TREE_AT.rsplit(".", 1)[0]
-    exact, timed = [], []
-    for name, benchmark in described.items():
-        if name == "version":
-            continue
-        kinds = {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
-        if not kinds & set(metrics.TIMING_KINDS):
-            exact.append(name)
-        elif kinds - set(metrics.TIMING_KINDS) or (
-            benchmark["unit"] == STEADY_UNIT and name.startswith(steady_class + ".")
-        ):
-            timed.append(name)
+    steady_class, timing = metrics.PASSES_TREE_AT.rsplit(".", 1)[0] + ".", set(metrics.TIMING_KINDS)
+    kinds = {
+        name: {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
+        for name, benchmark in described.items()
+        if name != "version"
+    }
+    steady = {name for name in kinds if described[name]["unit"] == STEADY_UNIT and name.startswith(steady_class)}
+    exact = [name for name, found in kinds.items() if not found & timing]
+    timed = [name for name, found in kinds.items() if found & timing and (found - timing or name in steady)]
     return sorted(exact), sorted(timed)
 
 
@@ -63,14 +59,6 @@ def stages(answer: bool) -> list[Stage]:
     ]
 
 
-def needs_run(path, machine: str, retry_failed: bool, names: tuple[str, ...] = ()) -> bool:
-    if not path.exists():
-        return True
-    if names and not set(names) <= runs.result_keys(path, machine):
-        return True
-    return retry_failed and runs.classify(path, machine) != ("ran", 0)
-
-
 def run_asv(target, config, lock, regexes: list[str], *extra: str, prefix=None, pythonpath=None) -> int:
     """asv run under LOCK, with a HOME of its own (project.asv_home): asv rewrites its machine file in place on every
     run. With PREFIX, asv's own Python is unbuffered (-u), so that its lines come through the pipe as it writes them;
@@ -91,12 +79,66 @@ def record_machine(machine: str, config, env: dict) -> None:
     )
 
 
-def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str]]) -> None:
+def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> int:
+    """The stage over ``pending`` in one environment, under the stage's lock; asv's exit code."""
+    hashfile = target.config_dir / f"{target.name}-{number}.hashes"
+    hashfile.write_text("\n".join(pending) + "\n")
+    env_dir = target.args.env_dir
+    return run_asv(
+        target,
+        target.config(entry, f"-{number}"),
+        one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir),
+        target.args.bench or discovery_regex(list(stage.benchmarks)),
+        *("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}"),
+        prefix=f"[{number}] " if stage.overlapping else None,
+    )
+
+
+def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
+    """Each stage over the commits each environment lacks; whether asv failed, and {environment: commits run}."""
+    args, asv_failed, ran = target.args, False, {}
+    for stage in stages(args.answer):
+        calls = []
+        for number, (env_name, entry) in enumerate(envs, 1):
+            pending = [h for h in env_hashes[env_name] if needs_run(target, env_name, h, stage.benchmarks)]
+            print(
+                f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
+                f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
+                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if pending:
+                calls.append((number, env_name, entry, pending))
+                ran.setdefault(env_name, {}).update(dict.fromkeys(pending))
+        workers = min(os.cpu_count() or 1, len(calls)) if stage.overlapping else 1
+        with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
+            running = {pool.submit(asv_run, target, stage, *call): call[1] for call in calls}
+            for future, env_name in running.items():
+                code = future.result()
+                if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the results all the same
+                    asv_failed = True
+                    print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
+        phase(stage.phase)
+    if ran:
+        record_devices(target, envs, ran)
+    return asv_failed, ran
+
+
+def needs_run(target, env_name: str, commit: str, names: tuple[str, ...]) -> bool:
+    args = target.args
+    path = runs.result_path(target.results_dir, args.machine, commit, env_name)
+    if not path.exists() or (names and not set(names) <= runs.result_keys(path, args.machine)):
+        return True
+    return args.retry_failed and runs.classify(path, args.machine) != ("ran", 0)
+
+
+def record_devices(target, envs: list[tuple[str, dict]], ran: dict) -> None:
     """Stamp the results this run measured with their environment's device; the others (restored from the results
     branch, say) are left byte for byte."""
     machine = target.args.machine
     for number, (env_name, entry) in enumerate(envs, 1):
-        paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, [])]
+        paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, ())]
         paths = [path for path in paths if path.exists()]
         if not paths:
             continue
@@ -108,48 +150,3 @@ def record_devices(target, envs: list[tuple[str, dict]], ran: dict[str, list[str
             continue
         for path in paths:
             device.stamp(path, machine, measured_on)
-
-
-def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> Callable:
-    """A call that runs the stage over ``pending`` in one environment under its lock: (environment, exit code)."""
-    env_dir = target.args.env_dir
-    hashfile = target.config_dir / f"{target.name}-{number}.hashes"
-    hashfile.write_text("\n".join(pending) + "\n")
-    config = target.config(entry, f"-{number}")
-    regexes = target.args.bench or discovery_regex(list(stage.benchmarks))
-    extra = ("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}")
-    lock = one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir)
-    prefix = f"[{number}] " if stage.overlapping else None
-    return lambda: (env_name, run_asv(target, config, lock, regexes, *extra, prefix=prefix))
-
-
-def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
-    args = target.args
-    asv_failed, ran = False, {}
-    for stage in stages(args.answer):
-        calls = []
-        for number, (env_name, entry) in enumerate(envs, 1):
-            paths = {h: runs.result_path(target.results_dir, args.machine, h, env_name) for h in env_hashes[env_name]}
-            pending = [
-                h for h, path in paths.items() if needs_run(path, args.machine, args.retry_failed, stage.benchmarks)
-            ]
-            print(
-                f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
-                f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
-                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
-                file=sys.stderr,
-                flush=True,
-            )
-            if pending:
-                calls.append(asv_run(target, stage, number, env_name, entry, pending))
-                ran.setdefault(env_name, []).extend(h for h in pending if h not in ran[env_name])
-        workers = min(os.cpu_count() or 1, len(calls)) if stage.overlapping else 1
-        with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
-            for env_name, code in pool.map(lambda call: call(), calls):
-                if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the results all the same
-                    asv_failed = True
-                    print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
-        phase(stage.phase)
-    if ran:
-        record_devices(target, envs, ran)
-    return asv_failed, ran
