@@ -28,9 +28,10 @@ from . import runner
 
 PYTHON = "3.13"
 DEFAULT_RELEASES, ANSWER_RELEASES = "3", "1"  # the first answer's: the newest release
-HERE = "here"  # the folder of --here's results and site: a user's own Python, its installed JAX and Equinox
-ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
 ENV_DIR = ROOT / ".asv" / "env"  # asv's environments, shared by every command that runs asv
+# What a commit must change to be benchmarked: the package's code and its build and dependency declaration.
+PACKAGE_PATHS = ("equinox", "pyproject.toml")
+BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
 
 
 @dataclasses.dataclass
@@ -73,19 +74,17 @@ class Options:
 
 
 class Target:
+    """What a run measures (a repository, its branch, the release history it follows) and where its files go."""
+
     def __init__(self, args: Options):
-        self.args = args
-        self.base, self.branch, self.history = UPSTREAM_CONFIG, "main", None
-        if args.here is not None:
-            self.name, self.repo = HERE, HERE_REPO
+        self.args, self.base, self.branch, self.history = args, UPSTREAM_CONFIG, "main", None
+        if args.here is not None:  # a user's own Python, its installed JAX and Equinox
+            self.name, self.repo = "here", HERE_REPO
         elif args.jax_history:
             self.base, self.name, self.repo = JAX_CONFIG, "jax-history", HISTORY_DIR / "jax"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
-            self.history = dict(
-                package="jax",
-                since=Version(settings.load().reference_jax),
-                python=release_history.python_series(PYTHON),
-            )
+            since, python = Version(settings.load().reference_jax), release_history.python_series(PYTHON)
+            self.history = dict(package="jax", since=since, python=python)
         elif args.repo:
             self.branch = args.branch
             local = not util.is_remote(args.repo)
@@ -96,10 +95,9 @@ class Target:
             digest = hashlib.sha256(args.repo.encode()).hexdigest()[:8]
             self.name = "upstream" if args.repo.rstrip("/") == settings.load().upstream_url else f"repo-{stem}-{digest}"
         else:
-            self.name, self.repo = ANSWER if args.answer else "releases", HISTORY_DIR / "equinox"
+            self.name, self.repo = "answer" if args.answer else "releases", HISTORY_DIR / "equinox"
             self.history = dict(package="equinox")
-        if args.quick:
-            self.name += "-quick"
+        self.name += "-quick" * args.quick
         self.results_dir = args.output / "results" / self.name
         self.html_dir = args.output / "html" / self.name
         self.config_dir = args.output / ".asv" / "configs"
@@ -125,6 +123,15 @@ class Target:
         return path
 
 
+def git_dir(target: Target) -> Path:
+    """The git repository of the target's commits: the path given, or asv's mirror of a remote one."""
+    return (
+        target.repo
+        if isinstance(target.repo, Path)
+        else target.config_dir / util.load_asv_config(target.base)["project"]
+    )
+
+
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(name, matrix entry) of each environment to run; one whose Python is missing is left out, saying why."""
     named = asv_envs.named_entries(asv_envs.asv_config(target.config()))
@@ -142,14 +149,16 @@ def environments(target: Target) -> list[tuple[str, dict]]:
 
 
 def releases(target: Target) -> list[tuple[release_history.Release, str]]:
-    options = release_history.Options(
-        repo=target.repo,
-        select=None if target.args.releases == "all" else target.args.releases,
-        select_option="--releases",
-        **target.history,
-        **({"index": target.args.index} if target.args.index else {}),
+    args = target.args
+    return release_history.build(
+        release_history.Options(
+            repo=target.repo,
+            select=None if args.releases == "all" else args.releases,
+            select_option="--releases",
+            **target.history,
+            **({"index": args.index} if args.index else {}),
+        )
     )
-    return release_history.build(options)
 
 
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
@@ -157,14 +166,12 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
     release runs on the oldest of ``pythons`` whose requires_python admits it (old jaxlibs have no wheels for new
     Pythons), and the newest release of one Python also on the next, so that the two lines of the history share a point.
     """
-    taken: set[str] = set()
-    by_python = {}
+    taken, by_python = set(), {}
     for python in pythons:
         admitted = [commit for release, commit in selected if release.admits(release_history.python_series(python))]
-        own = [commit for commit in admitted if commit not in taken]
         bridge = [commit for commit in admitted if commit in taken][-1:]
-        by_python[python] = [commit for commit in admitted if commit in own or commit in bridge]
-        taken |= set(own)
+        by_python[python] = [commit for commit in admitted if commit not in taken or commit in bridge]
+        taken |= set(admitted)
     return by_python
 
 
@@ -178,93 +185,10 @@ def quarantine_unreadable(target: Target) -> None:
         print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
 
 
-def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
-    """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
-    record = {
-        "config": str(target.config()),
-        "results_dir": str(target.results_dir),
-        "html_dir": str(target.html_dir),
-        "machine": target.args.machine,
-        "commits": hashes,
-        "unchanged": list(unchanged),
-    }
-    util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
-
-
-# What a commit must change to be benchmarked: the package's code and its build and dependency declaration.
-PACKAGE_PATHS = ("equinox", "pyproject.toml")
-
-
-def git_dir(target: Target) -> Path:
-    """The git repository of the target's commits: the path given, or asv's mirror of a remote one."""
-    if isinstance(target.repo, Path):
-        return target.repo
-    return target.config_dir / util.load_asv_config(target.base)["project"]
-
-
 def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
-    """The commits whose PACKAGE_PATHS are their first parent's, which asv would measure again; a commit without a
-    parent, or where a path cannot be read, is kept."""
-    found = []
-    for commit in hashes:
-        objects = [f"{commit}{suffix}:{path}" for suffix in ("", "^") for path in PACKAGE_PATHS]
-        listed = git.run("rev-parse", *objects, repo=repo, check=False)
-        trees, half = listed.stdout.split(), len(PACKAGE_PATHS)
-        if listed.returncode == 0 and len(trees) == 2 * half and trees[:half] == trees[half:]:
-            found.append(commit)
-    return found
-
-
-def publish(target: Target, headline: Path | None = None) -> None:
-    """asv's site, self-contained, with the overhead report's page (with the ``headline`` record's figures)."""
-    util.checked(util.asv("publish", "--config", target.config()))
-    replaced = site.localize(target.html_dir)
-    print(f"{target.html_dir}: {replaced} CDN address(es) now served from vendor/")
-    if target.history is not None:  # a release history: its hashes exist nowhere upstream
-        linked = site.link_releases(target.html_dir, target.history["package"])
-        print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
-    try:
-        write_overhead_page(target, headline)
-    except Exception as error:  # noqa: BLE001 - the site stands without the report page
-        if not isinstance(error, Error):
-            traceback.print_exc()
-        print(f"scripts/overhead-report: {error}", file=sys.stderr)
-        print("warning: the overhead report was not written; see above", file=sys.stderr)
-
-
-def write_overhead_page(target: Target, headline: Path | None = None) -> None:
-    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
-    found = rows.load_rows(target.results_dir, repo, target.args.machine, headline=headline)
-    # The history's causes come from the profiles cached beside the configuration: none are made here.
-    print(f"wrote {page.html_page(found, rows.investigate(found, target.config()), target.html_dir)}")
-
-
-# (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
-Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
-BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
-
-
-def environment_folders(env_dir: Path) -> set[Path]:
-    return {path for path in env_dir.iterdir() if path.is_dir()} if env_dir.is_dir() else set()
-
-
-class Clock:
-    def __init__(self):
-        self.started = self.last = time.monotonic()
-        self.load_before, self.phases = os.getloadavg()[0], {}
-
-    def phase(self, name: str) -> None:
-        now = time.monotonic()
-        self.phases[name] = self.phases.get(name, 0.0) + now - self.last
-        self.last = now
-
-    def took(self, what: str, before: str = "", after: str = "") -> str:
-        return (
-            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
-            + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
-            + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
-            f"{os.cpu_count()} cores."
-        )
+    """The commits whose PACKAGE_PATHS are their first parent's, which asv would measure again (a root is kept)."""
+    differs = [git.run("diff", "--quiet", f"{h}^", h, "--", *PACKAGE_PATHS, repo=repo, check=False) for h in hashes]
+    return [h for h, diff in zip(hashes, differs, strict=True) if diff.returncode == 0]
 
 
 def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
@@ -291,6 +215,67 @@ def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
     return [h for h in hashes if h not in unchanged], unchanged
 
 
+def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
+    """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
+    record = {
+        "config": str(target.config()),
+        "results_dir": str(target.results_dir),
+        "html_dir": str(target.html_dir),
+        "machine": target.args.machine,
+        "commits": hashes,
+        "unchanged": list(unchanged),
+    }
+    util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
+
+
+def publish(target: Target, headline: Path | None = None) -> None:
+    """asv's site, self-contained, with the overhead report's page (with the ``headline`` record's figures)."""
+    util.checked(util.asv("publish", "--config", target.config()))
+    print(f"{target.html_dir}: {site.localize(target.html_dir)} CDN address(es) now served from vendor/")
+    if target.history is not None:  # a release history: its hashes exist nowhere upstream
+        linked = site.link_releases(target.html_dir, target.history["package"])
+        print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
+    try:
+        write_overhead_page(target, headline)
+    except Exception as error:  # noqa: BLE001 - the site stands without the report page
+        if not isinstance(error, Error):
+            traceback.print_exc()
+        print(f"scripts/overhead-report: {error}", file=sys.stderr)
+        print("warning: the overhead report was not written; see above", file=sys.stderr)
+
+
+def write_overhead_page(target: Target, headline: Path | None = None) -> None:
+    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
+    found = rows.load_rows(target.results_dir, repo, target.args.machine, headline=headline)
+    # The history's causes come from the profiles cached beside the configuration: none are made here.
+    print(f"wrote {page.html_page(found, rows.investigate(found, target.config()), target.html_dir)}")
+
+
+class Clock:
+    """Wall time by phase, and the load around it, for the time paragraph of a run."""
+
+    def __init__(self):
+        self.started = self.last = time.monotonic()
+        self.load_before, self.phases = os.getloadavg()[0], {}
+
+    def phase(self, name: str) -> None:
+        now = time.monotonic()
+        self.phases[name] = self.phases.get(name, 0.0) + now - self.last
+        self.last = now
+
+    def took(self, what: str, before: str = "", after: str = "") -> str:
+        return (
+            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
+            + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
+            + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
+            f"{os.cpu_count()} cores."
+        )
+
+
+# (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
+Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
+
+
 def bench(args: Options, headline: Headline | None = None) -> int:
     """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code."""
     if args.docs:
@@ -301,12 +286,11 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     envs = environments(target)
     selected = releases(target) if target.history is not None else None
     hashes, unchanged = chosen_commits(target, selected)
+    env_hashes = {name: hashes for name, _ in envs}
     if args.jax_history:
         pythons = sorted({asv_envs.python_of(entry) for _, entry in envs}, key=release_history.python_series)
         by_python = hashes_by_python(selected, pythons)
         env_hashes = {name: by_python[asv_envs.python_of(entry)] for name, entry in envs}
-    else:
-        env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
     clock.phase("choosing the commits (the release history built or updated)")
     print(
@@ -314,29 +298,26 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         file=sys.stderr,
     )
     asv_failed, ran = runner.run_stages(target, envs, env_hashes, tags, clock.phase)
-    record = table = None
-    measured = False
+    record, table, measured = None, None, False
     if headline is not None and selected:
         record, table, measured = headline(target, envs, selected[-1])
         clock.phase("measuring the headline over fresh processes")
-    site_is_stale = ran or measured or not (target.html_dir / "index.html").is_file()
-    if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
+    has_results = any(target.results_dir.glob("*/*-*.json"))
+    if has_results and (ran or measured or not (target.html_dir / "index.html").is_file()):  # the site is stale
         publish(target, record)
     record_last_run(target, hashes, unchanged)
     clock.phase("publishing the site")
-    created = len(environment_folders(args.env_dir) - folders_before)
     what = "the first answer (the newest release's exact and steady figures, and the headline)"
-    what = what if args.answer else f"{len(hashes)} commit(s)"
     took = clock.took(
-        f"`scripts/bench`, {what} in {len(envs)} environment(s)",
+        f"`scripts/bench`, {what if args.answer else f'{len(hashes)} commit(s)'} in {len(envs)} environment(s)",
         before=" after scripts/setup",
-        after=f"; {created} environment(s) were created in it",
+        after=f"; {len(environment_folders(args.env_dir) - folders_before)} environment(s) were created in it",
     )
     if args.docs:
         generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
     print(f"\nSummary ({(time.monotonic() - clock.started) / 60:.1f} min wall time)")
     incomplete = summary(target, envs, env_hashes, tags)
-    if args.answer and any(target.results_dir.glob("*/*-*.json")):
+    if args.answer and has_results:
         print("\n" + blocks.answer_markdown(rows.load_rows(target.results_dir, target.repo, args.machine, latest=True)))
     if table is not None:
         print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
@@ -345,27 +326,30 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     return ExitCode.FOUND if asv_failed or incomplete else ExitCode.OK
 
 
-def print_places(target: Target) -> None:
-    print(f"  results: {target.results_dir}")
-    if (target.html_dir / "index.html").is_file():
-        print(f"  site:    {target.html_dir / 'index.html'}")
-        print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
+def environment_folders(env_dir: Path) -> set[Path]:
+    return {path for path in env_dir.iterdir() if path.is_dir()} if env_dir.is_dir() else set()
 
 
 def summary(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict) -> int:
     """Each environment's commits by state, printed; how many failed in part or have no results."""
     incomplete = 0
     for env_name, _ in envs:
-        by_state = {}
+        by_state = {state: [] for state in ("ran", "failed", "skipped", "missing")}
         for h in env_hashes[env_name]:
             path = runs.result_path(target.results_dir, target.args.machine, h, env_name)
             state, failures = runs.classify(path, target.args.machine)
-            name = tags.get(h, h[:8]) + (f"({failures} failed)" if state == "ran" and failures else "")
-            incomplete += bool(state == "ran" and failures) + (state == "missing")
-            by_state.setdefault(state, []).append(name)
+            partial = state == "ran" and failures
+            incomplete += bool(partial) + (state == "missing")
+            by_state[state].append(tags.get(h, h[:8]) + (f"({failures} failed)" if partial else ""))
         print(f"  {env_name}:")
-        for state in ("ran", "failed", "skipped", "missing"):
-            names = by_state.get(state, [])
+        for state, names in by_state.items():
             if names:
                 print(f"    {state:8} {len(names):3}  {' '.join(names)}")
     return incomplete
+
+
+def print_places(target: Target) -> None:
+    print(f"  results: {target.results_dir}")
+    if (target.html_dir / "index.html").is_file():
+        print(f"  site:    {target.html_dir / 'index.html'}")
+        print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
