@@ -187,13 +187,13 @@ def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
     output, machine = target.args.output, target.args.machine
     if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{git.out('log', '-1', '--format=%B', repo=output)}\n":
         return Scope(nothing=f"run {run_id} stored no results")
-    # The tip's parent, when it has one: the checkout is shallow.
+    # The tip's parent, when it has one, which diff-tree compares the tip with: the checkout is shallow.
     results_branch.git_(
         "fetch", "--quiet", "--deepen", "1", git.END, remote, f"refs/heads/{branch}", cwd=output, check=False
     )
-    parent = git.run("rev-parse", "--verify", "--quiet", "HEAD~1", repo=output, check=False).returncode == 0
+    # With --root, a tip without a parent shows every file it holds as added.
     added = git.out(
-        "diff-tree", "-r", "--name-only", "--diff-filter=A", "HEAD~1" if parent else "--root", "HEAD", repo=output
+        "diff-tree", "--no-commit-id", "-r", "--name-only", "--diff-filter=A", "--root", "HEAD", repo=output
     )
     # The branch holds what push-results checked: its results files are read as they are.
     commits = {
