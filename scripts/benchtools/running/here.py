@@ -17,7 +17,7 @@ from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, ExitCode
 from ..project import HERE_RUNNER
 from ..publishing import blocks, generated, rows
-from . import bench, runner
+from . import bench
 
 # What a user asks (Equinox discussion #572), after the first answer's figures. The sweep's seconds per call
 # (bench_sweep.StateSizeTime, 48 timings) say nothing the answer uses, so they wait for --bench bench_sweep.
@@ -95,11 +95,11 @@ def here(args: bench.Options) -> int:
     path = runs.result_path(target.results_dir, machine, commit, env_name)
     device.refuse_another(path, machine, installed.device)
     regexes = args.bench or (
-        discovery_regex(sum(runner.answer_benchmarks(json.loads(suite.description())), []))
+        discovery_regex(sum(bench.answer_benchmarks(json.loads(suite.description())), []))
         + [f"^{name}\\." for name in QUESTION]
     )
     extra = ("--environment", f"existing:{python}", "--set-commit-hash", commit)
-    code = runner.run_asv(
+    code = bench.run_asv(
         target, target.config(), exclusive(args.env_dir), regexes, *extra, pythonpath=str(runner_path())
     )
     clock.phase("choosing the benchmarks and running them with asv")
