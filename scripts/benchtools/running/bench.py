@@ -131,11 +131,9 @@ class Target:
 
 def git_dir(target: Target) -> Path:
     """The git repository of the target's commits: the path given, or asv's mirror of a remote one."""
-    return (
-        target.repo
-        if isinstance(target.repo, Path)
-        else target.config_dir / util.load_asv_config(target.base)["project"]
-    )
+    if isinstance(target.repo, Path):
+        return target.repo
+    return target.config_dir / util.load_asv_config(target.base)["project"]
 
 
 def environments(target: Target) -> list[tuple[str, dict]]:
