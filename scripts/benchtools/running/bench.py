@@ -256,9 +256,13 @@ def write_overhead_page(target: Target, headline: Path | None = None) -> None:
 
 
 class Clock:
-    """Wall time by phase, and the load around it, for the time paragraph of a run."""
+    """Wall time by phase, and the load around it: a run's time paragraph, written into the --docs file's BLOCK, which
+    is looked for before anything runs."""
 
-    def __init__(self):
+    def __init__(self, docs: Path | None, block: str):
+        if docs:
+            generated.write_blocks(docs, {block: ""}, write=False)
+        self.docs, self.block = docs, block
         self.started = self.last = time.monotonic()
         self.load_before, self.phases = os.getloadavg()[0], {}
 
@@ -267,13 +271,18 @@ class Clock:
         self.phases[name] = self.phases.get(name, 0.0) + now - self.last
         self.last = now
 
-    def took(self, what: str, before: str = "", after: str = "") -> str:
-        return (
+    def finish(self, what: str, before: str = "", after: str = "", beside: dict | None = None) -> str:
+        """The paragraph, once the site is published (the last phase), written with BESIDE's blocks into the docs."""
+        self.phase("publishing the site")
+        took = (
             f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
             + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
             + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
             f"{os.cpu_count()} cores."
         )
+        if self.docs:
+            generated.write_blocks(self.docs, {self.block: took, **(beside or {})})
+        return took
 
 
 # (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
@@ -282,9 +291,7 @@ Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Relea
 
 def bench(args: Options, headline: Headline | None = None) -> int:
     """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code."""
-    if args.docs:
-        generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: ""}, write=False)
-    clock, folders_before = Clock(), environment_folders(args.env_dir)
+    clock, folders_before = Clock(args.docs, BENCH_TIME_BLOCK), environment_folders(args.env_dir)
     target = Target(args)
     asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
     envs = environments(target)
@@ -310,15 +317,12 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     if has_results and (ran or measured or not (target.html_dir / "index.html").is_file()):  # the site is stale
         publish(target, record)
     record_last_run(target, hashes, unchanged)
-    clock.phase("publishing the site")
     what = "the first answer (the newest release's exact and steady figures, and the headline)"
-    took = clock.took(
+    took = clock.finish(
         f"`scripts/bench`, {what if args.answer else f'{len(hashes)} commit(s)'} in {len(envs)} environment(s)",
         before=" after scripts/setup",
         after=f"; {len(environment_folders(args.env_dir) - folders_before)} environment(s) were created in it",
     )
-    if args.docs:
-        generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
     print(f"\nSummary ({(time.monotonic() - clock.started) / 60:.1f} min wall time)")
     incomplete = summary(target, envs, env_hashes, tags)
     if args.answer and has_results:

@@ -16,7 +16,7 @@ from ..asvtools.lock import exclusive
 from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, ExitCode
 from ..project import HERE_RUNNER
-from ..publishing import blocks, generated, rows
+from ..publishing import blocks, rows
 from . import bench
 
 # What a user asks (Equinox discussion #572), after the first answer's figures. The sweep's seconds per call
@@ -66,9 +66,7 @@ def selection_markdown(args: bench.Options) -> str:
 
 
 def here(args: bench.Options) -> int:
-    if args.docs:
-        generated.write_blocks(args.docs, {HERE_TIME_BLOCK: ""}, write=False)
-    clock = bench.Clock()
+    clock = bench.Clock(args.docs, HERE_TIME_BLOCK)
     if shutil.which(args.here) is None:
         raise BadInput(f"--here {args.here}: no such Python (give a path, or a name on PATH)")
     python = Path(shutil.which(args.here)).absolute()
@@ -119,14 +117,12 @@ def here(args: bench.Options) -> int:
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
     answer = "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
-    clock.phase("publishing the site")
-    took = clock.took(
+    took = clock.finish(
         f"`scripts/bench --here`{selection_markdown(args)} in Python {installed.python} with jax {versions['jax']}, "
         f"jaxlib {versions['jaxlib']} and Equinox {versions['equinox']}, on {installed.device}",
         before=", and built no virtualenv",
+        beside={HERE_ANSWER_BLOCK: answer},
     )
-    if args.docs:
-        generated.write_blocks(args.docs, {HERE_TIME_BLOCK: took, HERE_ANSWER_BLOCK: answer})
     print(f"\n{answer}\n\n{took}\n")
     bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
