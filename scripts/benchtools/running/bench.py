@@ -401,7 +401,7 @@ def stages(answer: bool) -> list[Stage]:
     ]
 
 
-def run_asv(target, config, lock, regexes: list[str], *extra: str, prefix=None, pythonpath=None) -> int:
+def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefix=None, pythonpath=None) -> int:
     """asv run under LOCK, with a HOME of its own (project.asv_home): asv rewrites its machine file in place on every
     run. With PREFIX, asv's own Python is unbuffered (-u), so that its lines come through the pipe as it writes them;
     the benchmarks' processes do not inherit the flag."""
@@ -421,7 +421,7 @@ def record_machine(machine: str, config, env: dict) -> None:
     )
 
 
-def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> int:
+def asv_run(target: Target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> int:
     """The stage over ``pending`` in one environment, under the stage's lock; asv's exit code."""
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
     hashfile.write_text("\n".join(pending) + "\n")
@@ -436,7 +436,7 @@ def asv_run(target, stage: Stage, number: int, env_name: str, entry: dict, pendi
     )
 
 
-def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
+def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
     """Each stage over the commits each environment lacks; whether asv failed, and {environment: commits run}."""
     args, asv_failed, ran = target.args, False, {}
     for stage in stages(args.answer):
@@ -467,7 +467,7 @@ def run_stages(target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dic
     return asv_failed, ran
 
 
-def needs_run(target, env_name: str, commit: str, names: tuple[str, ...]) -> bool:
+def needs_run(target: Target, env_name: str, commit: str, names: tuple[str, ...]) -> bool:
     args = target.args
     path = runs.result_path(target.results_dir, args.machine, commit, env_name)
     if not path.exists() or (names and not set(names) <= runs.result_keys(path, args.machine)):
@@ -475,7 +475,7 @@ def needs_run(target, env_name: str, commit: str, names: tuple[str, ...]) -> boo
     return args.retry_failed and runs.classify(path, args.machine) != ("ran", 0)
 
 
-def record_devices(target, envs: list[tuple[str, dict]], ran: dict) -> None:
+def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> None:
     """Stamp the results this run measured with their environment's device; the others (restored from the results
     branch, say) are left byte for byte."""
     machine = target.args.machine

@@ -165,7 +165,8 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     record = (
         shapes.read_checked(last_run, "last-run", "the latest scripts/bench run record") if last_run.is_file() else {}
     )
-    newest, unchanged = (record.get("commits") or [None])[-1], record.get("unchanged", [])
+    commits, unchanged = record.get("commits", []), record.get("unchanged", [])
+    newest = commits[-1] if commits else None
     if baseline is None:
         return Scope()
     if newest in (None, baseline):
