@@ -23,7 +23,6 @@ from packaging.version import Version
 from benchtools import cli, project
 from benchtools.history import release_history
 from benchtools.running import bench as bench_module
-from benchtools.running import runner
 from tests.helpers import PRIMARY_JAX, ROOT, bench, git, script, tool
 
 MACHINE = "bench-tests"
@@ -305,7 +304,7 @@ def test_the_first_answer_runs_every_exact_benchmark_and_of_the_timings_tree_at_
     from benchtools.asvtools import suite
 
     described = json.loads(suite.description())
-    exact, timed = runner.answer_benchmarks(described)
+    exact, timed = bench_module.answer_benchmarks(described)
     assert not set(exact) & set(timed)
     for name, benchmark in described.items():
         if name == "version":
@@ -329,17 +328,17 @@ def test_a_benchmark_that_mixes_a_timing_with_exact_figures_is_measured_alone(mo
         "a.B.track_exact": {"unit": "calls", "params": []},
         "a.B.time_other": {"unit": "seconds", "params": []},
     }
-    assert runner.answer_benchmarks(described) == (["a.B.track_exact"], ["a.B.track_mixed"])
+    assert bench_module.answer_benchmarks(described) == (["a.B.track_exact"], ["a.B.track_mixed"])
 
 
 def test_the_first_answer_overlaps_its_exact_runs_and_times_alone_after_them():
     from benchtools.asvtools import suite
 
-    exact, timed = runner.answer_benchmarks(json.loads(suite.description()))
-    first, second = runner.stages(answer=True)
+    exact, timed = bench_module.answer_benchmarks(json.loads(suite.description()))
+    first, second = bench_module.stages(answer=True)
     assert (first.overlapping, first.benchmarks) == (True, tuple(exact))
     assert (second.overlapping, second.benchmarks) == (False, tuple(timed))
-    assert [stage.overlapping for stage in runner.stages(answer=False)] == [False]
+    assert [stage.overlapping for stage in bench_module.stages(answer=False)] == [False]
 
 
 def test_runs_in_other_environments_overlap_and_a_run_that_holds_them_all_waits(tmp_path):
@@ -382,7 +381,7 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
     )
     target = bench_module.Target(options)
     (name, entry), (other, _) = asv_envs.named_entries(asv_envs.asv_config(target.config()))[:2]
-    stage = runner.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
+    stage = bench_module.Stage("a stage", overlapping, ("bench_counts.PythonCalls.track_tree_at",))
     entered, threads = {}, []
 
     def asv_runs(cmd, prefix=None, env=None):
@@ -407,9 +406,9 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
         with context:
             event.set()
 
-    monkeypatch.setattr(runner, "record_machine", lambda *_args: None)
+    monkeypatch.setattr(bench_module, "record_machine", lambda *_args: None)
     monkeypatch.setattr(util, "run", asv_runs)
-    assert runner.asv_run(target, stage, 1, name, entry, ["c" * 40])() == (name, 0)
+    assert bench_module.asv_run(target, stage, 1, name, entry, ["c" * 40]) == 0
     for thread in threads:
         thread.join(60)
     assert all(event.is_set() for event in entered.values())
@@ -588,7 +587,7 @@ def test_concurrent_machine_records_are_each_runs_own(tmp_path, monkeypatch):
             homes.append(Path(env["HOME"]))
             assert env["XDG_CACHE_HOME"] == (os.environ.get("XDG_CACHE_HOME") or str(home / ".cache"))
             assert (Path(env["HOME"]) / ".gitconfig").read_text() == "[user]\n\tname = The User\n"
-            runner.record_machine(MACHINE, ROOT / "asv.conf.json", env)
+            bench_module.record_machine(MACHINE, ROOT / "asv.conf.json", env)
             written[number] = json.loads((Path(env["HOME"]) / ".asv-machine.json").read_text())
 
     threads = [threading.Thread(target=record, args=(number,)) for number in range(3)]

@@ -87,7 +87,7 @@ def test_a_run_stamps_the_results_it_measured_and_leaves_the_others_byte_for_byt
     from asv import environment
 
     from benchtools.asvtools import runs
-    from benchtools.running import bench, runner
+    from benchtools.running import bench
 
     target = bench.Target(bench.Options(output=tmp_path, machine=MACHINE, releases="2"))
     env_name = "virtualenv-py3.11-jax0.4.33"
@@ -104,6 +104,6 @@ def test_a_run_stamps_the_results_it_measured_and_leaves_the_others_byte_for_byt
         environment, "get_environments", lambda conf, names, verbose: [SimpleNamespace(_path=sys.prefix)]
     )
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
-    runner.record_devices(target, [(env_name, {})], {env_name: ["a" * 40]})
+    bench.record_devices(target, [(env_name, {})], {env_name: ["a" * 40]})
     assert results.Results.load(str(paths["a" * 40]), MACHINE).params[device.DEVICE] == "cpu"
     assert paths["b" * 40].read_bytes() == restored  # restored from the results branch, say: not this run's

@@ -1,12 +1,15 @@
-"""Running the suite with asv over releases, a repository or JAX's history, and publishing its site."""
+"""The suite run with asv over releases, a repository or JAX's history, in stages under locks; its site published."""
 
+import concurrent.futures
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import platform
 import re
 import shutil
+import subprocess
 import sys
 import time
 import traceback
@@ -18,19 +21,23 @@ from packaging.version import Version
 from benchmarks import metrics
 
 from .. import git, settings, util
+from ..asvtools import device, runs, suite
 from ..asvtools import environments as asv_envs
-from ..asvtools import runs
+from ..asvtools.lock import exclusive, one_environment
+from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
-from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG
+from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, asv_home
 from ..publishing import blocks, generated, page, rows, site
-from . import runner
 
 PYTHON = "3.13"
 DEFAULT_RELEASES, ANSWER_RELEASES = "3", "1"  # the first answer's: the newest release
-HERE = "here"  # the folder of --here's results and site: a user's own Python, its installed JAX and Equinox
-ANSWER = "answer"  # the first answer's folder: the newest release, its exact and steady figures (Options.answer)
 ENV_DIR = ROOT / ".asv" / "env"  # asv's environments, shared by every command that runs asv
+# What a commit must change to be benchmarked: the package's code and its build and dependency declaration.
+PACKAGE_PATHS = ("equinox", "pyproject.toml")
+BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
+# The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
+STEADY_UNIT = "tree_map passes"
 
 
 @dataclasses.dataclass
@@ -73,19 +80,17 @@ class Options:
 
 
 class Target:
+    """What a run measures (a repository, its branch, the release history it follows) and where its files go."""
+
     def __init__(self, args: Options):
-        self.args = args
-        self.base, self.branch, self.history = UPSTREAM_CONFIG, "main", None
-        if args.here is not None:
-            self.name, self.repo = HERE, HERE_REPO
+        self.args, self.base, self.branch, self.history = args, UPSTREAM_CONFIG, "main", None
+        if args.here is not None:  # a user's own Python, its installed JAX and Equinox
+            self.name, self.repo = "here", HERE_REPO
         elif args.jax_history:
             self.base, self.name, self.repo = JAX_CONFIG, "jax-history", HISTORY_DIR / "jax"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
-            self.history = dict(
-                package="jax",
-                since=Version(settings.load().reference_jax),
-                python=release_history.python_series(PYTHON),
-            )
+            since, python = Version(settings.load().reference_jax), release_history.python_series(PYTHON)
+            self.history = dict(package="jax", since=since, python=python)
         elif args.repo:
             self.branch = args.branch
             local = not util.is_remote(args.repo)
@@ -96,10 +101,9 @@ class Target:
             digest = hashlib.sha256(args.repo.encode()).hexdigest()[:8]
             self.name = "upstream" if args.repo.rstrip("/") == settings.load().upstream_url else f"repo-{stem}-{digest}"
         else:
-            self.name, self.repo = ANSWER if args.answer else "releases", HISTORY_DIR / "equinox"
+            self.name, self.repo = "answer" if args.answer else "releases", HISTORY_DIR / "equinox"
             self.history = dict(package="equinox")
-        if args.quick:
-            self.name += "-quick"
+        self.name += "-quick" * args.quick
         self.results_dir = args.output / "results" / self.name
         self.html_dir = args.output / "html" / self.name
         self.config_dir = args.output / ".asv" / "configs"
@@ -125,6 +129,13 @@ class Target:
         return path
 
 
+def git_dir(target: Target) -> Path:
+    """The git repository of the target's commits: the path given, or asv's mirror of a remote one."""
+    if isinstance(target.repo, Path):
+        return target.repo
+    return target.config_dir / util.load_asv_config(target.base)["project"]
+
+
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(name, matrix entry) of each environment to run; one whose Python is missing is left out, saying why."""
     named = asv_envs.named_entries(asv_envs.asv_config(target.config()))
@@ -142,14 +153,16 @@ def environments(target: Target) -> list[tuple[str, dict]]:
 
 
 def releases(target: Target) -> list[tuple[release_history.Release, str]]:
-    options = release_history.Options(
-        repo=target.repo,
-        select=None if target.args.releases == "all" else target.args.releases,
-        select_option="--releases",
-        **target.history,
-        **({"index": target.args.index} if target.args.index else {}),
+    args = target.args
+    return release_history.build(
+        release_history.Options(
+            repo=target.repo,
+            select=None if args.releases == "all" else args.releases,
+            select_option="--releases",
+            **target.history,
+            **({"index": args.index} if args.index else {}),
+        )
     )
-    return release_history.build(options)
 
 
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
@@ -157,14 +170,12 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
     release runs on the oldest of ``pythons`` whose requires_python admits it (old jaxlibs have no wheels for new
     Pythons), and the newest release of one Python also on the next, so that the two lines of the history share a point.
     """
-    taken: set[str] = set()
-    by_python = {}
+    taken, by_python = set(), {}
     for python in pythons:
         admitted = [commit for release, commit in selected if release.admits(release_history.python_series(python))]
-        own = [commit for commit in admitted if commit not in taken]
         bridge = [commit for commit in admitted if commit in taken][-1:]
-        by_python[python] = [commit for commit in admitted if commit in own or commit in bridge]
-        taken |= set(own)
+        by_python[python] = [commit for commit in admitted if commit not in taken or commit in bridge]
+        taken |= set(admitted)
     return by_python
 
 
@@ -178,93 +189,10 @@ def quarantine_unreadable(target: Target) -> None:
         print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
 
 
-def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
-    """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
-    record = {
-        "config": str(target.config()),
-        "results_dir": str(target.results_dir),
-        "html_dir": str(target.html_dir),
-        "machine": target.args.machine,
-        "commits": hashes,
-        "unchanged": list(unchanged),
-    }
-    util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
-
-
-# What a commit must change to be benchmarked: the package's code and its build and dependency declaration.
-PACKAGE_PATHS = ("equinox", "pyproject.toml")
-
-
-def git_dir(target: Target) -> Path:
-    """The git repository of the target's commits: the path given, or asv's mirror of a remote one."""
-    if isinstance(target.repo, Path):
-        return target.repo
-    return target.config_dir / util.load_asv_config(target.base)["project"]
-
-
 def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
-    """The commits whose PACKAGE_PATHS are their first parent's, which asv would measure again; a commit without a
-    parent, or where a path cannot be read, is kept."""
-    found = []
-    for commit in hashes:
-        objects = [f"{commit}{suffix}:{path}" for suffix in ("", "^") for path in PACKAGE_PATHS]
-        listed = git.run("rev-parse", *objects, repo=repo, check=False)
-        trees, half = listed.stdout.split(), len(PACKAGE_PATHS)
-        if listed.returncode == 0 and len(trees) == 2 * half and trees[:half] == trees[half:]:
-            found.append(commit)
-    return found
-
-
-def publish(target: Target, headline: Path | None = None) -> None:
-    """asv's site, self-contained, with the overhead report's page (with the ``headline`` record's figures)."""
-    util.checked(util.asv("publish", "--config", target.config()))
-    replaced = site.localize(target.html_dir)
-    print(f"{target.html_dir}: {replaced} CDN address(es) now served from vendor/")
-    if target.history is not None:  # a release history: its hashes exist nowhere upstream
-        linked = site.link_releases(target.html_dir, target.history["package"])
-        print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
-    try:
-        write_overhead_page(target, headline)
-    except Exception as error:  # noqa: BLE001 - the site stands without the report page
-        if not isinstance(error, Error):
-            traceback.print_exc()
-        print(f"scripts/overhead-report: {error}", file=sys.stderr)
-        print("warning: the overhead report was not written; see above", file=sys.stderr)
-
-
-def write_overhead_page(target: Target, headline: Path | None = None) -> None:
-    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
-    found = rows.load_rows(target.results_dir, repo, target.args.machine, headline=headline)
-    # The history's causes come from the profiles cached beside the configuration: none are made here.
-    print(f"wrote {page.html_page(found, rows.investigate(found, target.config()), target.html_dir)}")
-
-
-# (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
-Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
-BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
-
-
-def environment_folders(env_dir: Path) -> set[Path]:
-    return {path for path in env_dir.iterdir() if path.is_dir()} if env_dir.is_dir() else set()
-
-
-class Clock:
-    def __init__(self):
-        self.started = self.last = time.monotonic()
-        self.load_before, self.phases = os.getloadavg()[0], {}
-
-    def phase(self, name: str) -> None:
-        now = time.monotonic()
-        self.phases[name] = self.phases.get(name, 0.0) + now - self.last
-        self.last = now
-
-    def took(self, what: str, before: str = "", after: str = "") -> str:
-        return (
-            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
-            + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
-            + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
-            f"{os.cpu_count()} cores."
-        )
+    """The commits whose PACKAGE_PATHS are their first parent's, which asv would measure again (a root is kept)."""
+    differs = [git.run("diff", "--quiet", f"{h}^", h, "--", *PACKAGE_PATHS, repo=repo, check=False) for h in hashes]
+    return [h for h, diff in zip(hashes, differs, strict=True) if diff.returncode == 0]
 
 
 def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
@@ -291,58 +219,141 @@ def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
     return [h for h in hashes if h not in unchanged], unchanged
 
 
+def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
+    """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
+    record = {
+        "config": str(target.config()),
+        "results_dir": str(target.results_dir),
+        "html_dir": str(target.html_dir),
+        "machine": target.args.machine,
+        "commits": hashes,
+        "unchanged": list(unchanged),
+    }
+    util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
+
+
+def publish(target: Target, headline: Path | None = None) -> None:
+    """asv's site, self-contained, with the overhead report's page (with the ``headline`` record's figures)."""
+    util.checked(util.asv("publish", "--config", target.config()))
+    print(f"{target.html_dir}: {site.localize(target.html_dir)} CDN address(es) now served from vendor/")
+    if target.history is not None:  # a release history: its hashes exist nowhere upstream
+        linked = site.link_releases(target.html_dir, target.history["package"])
+        print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
+    try:
+        write_overhead_page(target, headline)
+    except Exception as error:  # noqa: BLE001 - the site stands without the report page
+        if not isinstance(error, Error):
+            traceback.print_exc()
+        print(f"scripts/overhead-report: {error}", file=sys.stderr)
+        print("warning: the overhead report was not written; see above", file=sys.stderr)
+
+
+def write_overhead_page(target: Target, headline: Path | None = None) -> None:
+    repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
+    found = rows.load_rows(target.results_dir, repo, target.args.machine, headline=headline)
+    # The history's causes come from the profiles cached beside the configuration: none are made here.
+    print(f"wrote {page.html_page(found, rows.investigate(found, target.config()), target.html_dir)}")
+
+
+class Clock:
+    """Wall time by phase, and the load around it: a run's time paragraph, written into the --docs file's BLOCK, which
+    is looked for before anything runs."""
+
+    def __init__(self, docs: Path | None, block: str):
+        if docs:
+            generated.write_blocks(docs, {block: ""}, write=False)
+        self.docs, self.block = docs, block
+        self.started = self.last = time.monotonic()
+        self.load_before, self.phases = os.getloadavg()[0], {}
+
+    def phase(self, name: str) -> None:
+        now = time.monotonic()
+        self.phases[name] = self.phases.get(name, 0.0) + now - self.last
+        self.last = now
+
+    def finish(self, what: str, before: str = "", after: str = "", beside: dict | None = None) -> str:
+        """The paragraph, once the site is published (the last phase), written with BESIDE's blocks into the docs."""
+        self.phase("publishing the site")
+        took = (
+            f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
+            + ", ".join(f"{seconds:.0f} s {phase}" for phase, seconds in self.phases.items())
+            + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
+            f"{os.cpu_count()} cores."
+        )
+        if self.docs:
+            generated.write_blocks(self.docs, {self.block: took, **(beside or {})})
+        return took
+
+
+# (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
+Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
+
+
 def bench(args: Options, headline: Headline | None = None) -> int:
     """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code."""
-    if args.docs:
-        generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: ""}, write=False)
-    clock, folders_before = Clock(), environment_folders(args.env_dir)
+    clock, folders_before = Clock(args.docs, BENCH_TIME_BLOCK), environment_folders(args.env_dir)
     target = Target(args)
     asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
     envs = environments(target)
     selected = releases(target) if target.history is not None else None
     hashes, unchanged = chosen_commits(target, selected)
+    env_hashes = {name: hashes for name, _ in envs}
     if args.jax_history:
         pythons = sorted({asv_envs.python_of(entry) for _, entry in envs}, key=release_history.python_series)
         by_python = hashes_by_python(selected, pythons)
         env_hashes = {name: by_python[asv_envs.python_of(entry)] for name, entry in envs}
-    else:
-        env_hashes = {name: hashes for name, _ in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
     clock.phase("choosing the commits (the release history built or updated)")
     print(
         f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
         file=sys.stderr,
     )
-    asv_failed, ran = runner.run_stages(target, envs, env_hashes, tags, clock.phase)
-    record = table = None
-    measured = False
+    asv_failed, ran = run_stages(target, envs, env_hashes, tags, clock.phase)
+    record, table, measured = None, None, False
     if headline is not None and selected:
         record, table, measured = headline(target, envs, selected[-1])
         clock.phase("measuring the headline over fresh processes")
-    site_is_stale = ran or measured or not (target.html_dir / "index.html").is_file()
-    if site_is_stale and any(target.results_dir.glob("*/*-*.json")):
+    has_results = any(target.results_dir.glob("*/*-*.json"))
+    if has_results and (ran or measured or not (target.html_dir / "index.html").is_file()):  # the site is stale
         publish(target, record)
     record_last_run(target, hashes, unchanged)
-    clock.phase("publishing the site")
-    created = len(environment_folders(args.env_dir) - folders_before)
     what = "the first answer (the newest release's exact and steady figures, and the headline)"
-    what = what if args.answer else f"{len(hashes)} commit(s)"
-    took = clock.took(
-        f"`scripts/bench`, {what} in {len(envs)} environment(s)",
+    took = clock.finish(
+        f"`scripts/bench`, {what if args.answer else f'{len(hashes)} commit(s)'} in {len(envs)} environment(s)",
         before=" after scripts/setup",
-        after=f"; {created} environment(s) were created in it",
+        after=f"; {len(environment_folders(args.env_dir) - folders_before)} environment(s) were created in it",
     )
-    if args.docs:
-        generated.write_blocks(args.docs, {BENCH_TIME_BLOCK: took})
     print(f"\nSummary ({(time.monotonic() - clock.started) / 60:.1f} min wall time)")
     incomplete = summary(target, envs, env_hashes, tags)
-    if args.answer and any(target.results_dir.glob("*/*-*.json")):
+    if args.answer and has_results:
         print("\n" + blocks.answer_markdown(rows.load_rows(target.results_dir, target.repo, args.machine, latest=True)))
     if table is not None:
         print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
     print(f"\n{took}\n")
     print_places(target)
     return ExitCode.FOUND if asv_failed or incomplete else ExitCode.OK
+
+
+def environment_folders(env_dir: Path) -> set[Path]:
+    return {path for path in env_dir.iterdir() if path.is_dir()} if env_dir.is_dir() else set()
+
+
+def summary(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict) -> int:
+    """Each environment's commits by state, printed; how many failed in part or have no results."""
+    incomplete = 0
+    for env_name, _ in envs:
+        by_state = {state: [] for state in ("ran", "failed", "skipped", "missing")}
+        for h in env_hashes[env_name]:
+            path = runs.result_path(target.results_dir, target.args.machine, h, env_name)
+            state, failures = runs.classify(path, target.args.machine)
+            partial = state == "ran" and failures
+            incomplete += bool(partial) + (state == "missing")
+            by_state[state].append(tags.get(h, h[:8]) + (f"({failures} failed)" if partial else ""))
+        print(f"  {env_name}:")
+        for state, names in by_state.items():
+            if names:
+                print(f"    {state:8} {len(names):3}  {' '.join(names)}")
+    return incomplete
 
 
 def print_places(target: Target) -> None:
@@ -352,20 +363,132 @@ def print_places(target: Target) -> None:
         print(f"  serve:   {' '.join(map(str, util.asv('preview', '--config', target.config())))}")
 
 
-def summary(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict) -> int:
-    """Each environment's commits by state, printed; how many failed in part or have no results."""
-    incomplete = 0
-    for env_name, _ in envs:
-        by_state = {}
-        for h in env_hashes[env_name]:
-            path = runs.result_path(target.results_dir, target.args.machine, h, env_name)
-            state, failures = runs.classify(path, target.args.machine)
-            name = tags.get(h, h[:8]) + (f"({failures} failed)" if state == "ran" and failures else "")
-            incomplete += bool(state == "ran" and failures) + (state == "missing")
-            by_state.setdefault(state, []).append(name)
-        print(f"  {env_name}:")
-        for state in ("ran", "failed", "skipped", "missing"):
-            names = by_state.get(state, [])
-            if names:
-                print(f"    {state:8} {len(names):3}  {' '.join(names)}")
-    return incomplete
+def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
+    """The first answer's benchmarks by asv's name: (the exact ones, which no load moves, so they may be measured beside
+    other runs; the timed ones, measured alone: tree_at's steady time with its twin, and any that mixes a timing in)."""
+    steady_class, timing = metrics.PASSES_TREE_AT.rsplit(".", 1)[0] + ".", set(metrics.TIMING_KINDS)
+    kinds = {
+        name: {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
+        for name, benchmark in described.items()
+        if name != "version"
+    }
+    steady = {name for name in kinds if described[name]["unit"] == STEADY_UNIT and name.startswith(steady_class)}
+    exact = [name for name, found in kinds.items() if not found & timing]
+    timed = [name for name, found in kinds.items() if found & timing and (found - timing or name in steady)]
+    return sorted(exact), sorted(timed)
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    phase: str
+    # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only, for figures that no load
+    # moves; else one after another, each holding every environment, so that a timing runs beside nothing of ours.
+    overlapping: bool
+    benchmarks: tuple[str, ...] = ()  # empty: --bench's regexes, or every benchmark
+
+
+def stages(answer: bool) -> list[Stage]:
+    if not answer:
+        return [Stage("running asv (creating and installing its environments)", overlapping=False)]
+    exact, timed = answer_benchmarks(json.loads(suite.description()))
+    return [
+        Stage(
+            f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time",
+            overlapping=True,
+            benchmarks=tuple(exact),
+        ),
+        Stage("timing tree_at's steady figures, one environment at a time", overlapping=False, benchmarks=tuple(timed)),
+    ]
+
+
+def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefix=None, pythonpath=None) -> int:
+    """asv run under LOCK, with a HOME of its own (project.asv_home): asv rewrites its machine file in place on every
+    run. With PREFIX, asv's own Python is unbuffered (-u), so that its lines come through the pipe as it writes them;
+    the benchmarks' processes do not inherit the flag."""
+    args = target.args
+    cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", *extra)
+    cmd += ["--quick"] * args.quick + [word for regex in regexes for word in ("--bench", regex)]
+    with lock, asv_home() as env:
+        record_machine(args.machine, target.base, env)
+        if pythonpath:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+        return util.run(cmd if prefix is None else [cmd[0], "-u", *cmd[1:]], prefix=prefix, env=env).returncode
+
+
+def record_machine(machine: str, config, env: dict) -> None:
+    util.checked(
+        util.asv("machine", "--yes", "--machine", machine, "--config", config), stdout=subprocess.DEVNULL, env=env
+    )
+
+
+def asv_run(target: Target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> int:
+    """The stage over ``pending`` in one environment, under the stage's lock; asv's exit code."""
+    hashfile = target.config_dir / f"{target.name}-{number}.hashes"
+    hashfile.write_text("\n".join(pending) + "\n")
+    env_dir = target.args.env_dir
+    return run_asv(
+        target,
+        target.config(entry, f"-{number}"),
+        one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir),
+        target.args.bench or discovery_regex(list(stage.benchmarks)),
+        *("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}"),
+        prefix=f"[{number}] " if stage.overlapping else None,
+    )
+
+
+def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
+    """Each stage over the commits each environment lacks; whether asv failed, and {environment: commits run}."""
+    args, asv_failed, ran = target.args, False, {}
+    for stage in stages(args.answer):
+        calls = []
+        for number, (env_name, entry) in enumerate(envs, 1):
+            pending = [h for h in env_hashes[env_name] if needs_run(target, env_name, h, stage.benchmarks)]
+            print(
+                f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
+                f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
+                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if pending:
+                calls.append((number, env_name, entry, pending))
+                ran.setdefault(env_name, {}).update(dict.fromkeys(pending))
+        workers = min(os.cpu_count() or 1, len(calls)) if stage.overlapping else 1
+        with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
+            running = {pool.submit(asv_run, target, stage, *call): call[1] for call in calls}
+            for future, env_name in running.items():
+                code = future.result()
+                if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the results all the same
+                    asv_failed = True
+                    print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
+        phase(stage.phase)
+    if ran:
+        record_devices(target, envs, ran)
+    return asv_failed, ran
+
+
+def needs_run(target: Target, env_name: str, commit: str, names: tuple[str, ...]) -> bool:
+    args = target.args
+    path = runs.result_path(target.results_dir, args.machine, commit, env_name)
+    if not path.exists() or (names and not set(names) <= runs.result_keys(path, args.machine)):
+        return True
+    return args.retry_failed and runs.classify(path, args.machine) != ("ran", 0)
+
+
+def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> None:
+    """Stamp the results this run measured with their environment's device; the others (restored from the results
+    branch, say) are left byte for byte."""
+    machine = target.args.machine
+    for number, (env_name, entry) in enumerate(envs, 1):
+        paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, ())]
+        paths = [path for path in paths if path.exists()]
+        if not paths:
+            continue
+        python = runs.environment_python(target.config(entry, f"-{number}"))
+        try:
+            measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
+        except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
+            print(f"warning: the device of {env_name} is not recorded: {error}", file=sys.stderr)
+            continue
+        for path in paths:
+            device.stamp(path, machine, measured_on)

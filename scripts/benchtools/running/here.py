@@ -16,8 +16,8 @@ from ..asvtools.lock import exclusive
 from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, ExitCode
 from ..project import HERE_RUNNER
-from ..publishing import blocks, generated, rows
-from . import bench, runner
+from ..publishing import blocks, rows
+from . import bench
 
 # What a user asks (Equinox discussion #572), after the first answer's figures. The sweep's seconds per call
 # (bench_sweep.StateSizeTime, 48 timings) say nothing the answer uses, so they wait for --bench bench_sweep.
@@ -29,11 +29,9 @@ QUESTION = (
 )
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
+IDENTITY = {"NAME": "scripts/bench --here", "EMAIL": "here@localhost"}
 GIT_ENV = git.isolated_env(
-    GIT_AUTHOR_NAME="scripts/bench --here",
-    GIT_AUTHOR_EMAIL="here@localhost",
-    GIT_COMMITTER_NAME="scripts/bench --here",
-    GIT_COMMITTER_EMAIL="here@localhost",
+    **{f"GIT_{role}_{key}": value for role in ("AUTHOR", "COMMITTER") for key, value in IDENTITY.items()}
 )
 
 
@@ -42,34 +40,23 @@ def commit_for(repo: Path, equinox: str) -> str:
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
         git.run("init", "-q", "-b", "main", repo=repo, env=GIT_ENV)
-    found = git.run("rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}", repo=repo, env=GIT_ENV, check=False)
-    if found.returncode == 0:
-        return found.stdout.strip()
-    message = f"Equinox {equinox}, as installed in the Python that scripts/bench --here measured"
-    git.run("commit", "-q", "--allow-empty", "-m", message, repo=repo, env=GIT_ENV)
-    git.run("tag", tag, repo=repo, env=GIT_ENV)
-    return git.out("rev-parse", "HEAD", repo=repo, env=GIT_ENV).strip()
+    if tag not in git.tags(repo, env=GIT_ENV):
+        message = f"Equinox {equinox}, as installed in the Python that scripts/bench --here measured"
+        git.run("commit", "-q", "--allow-empty", "-m", message, repo=repo, env=GIT_ENV)
+        git.run("tag", tag, repo=repo, env=GIT_ENV)
+    return git.tags(repo, env=GIT_ENV)[tag]
 
 
 def runner_path() -> Path:
     """A folder holding asv_runner and nothing else, first on PYTHONPATH: the measured Python has no asv_runner, and
     any other package of .venv would shadow the JAX being measured. The caller's PYTHONPATH stays after it: outside
     .venv (scripts/door) it is where asv itself comes from."""
-    link = HERE_RUNNER / "asv_runner"
-    source = runs.runner_package()
+    link, source = HERE_RUNNER / "asv_runner", runs.runner_package()
     if not (link.is_symlink() and link.resolve() == source.resolve()):
         HERE_RUNNER.mkdir(parents=True, exist_ok=True)
         link.unlink(missing_ok=True)
         link.symlink_to(source, target_is_directory=True)
     return HERE_RUNNER
-
-
-def lead(target: bench.Target, machine: str, commit: str, stamped: dict[str, str]) -> str:
-    """The run's answer in the user's words, from its commit's result whose params hold ``stamped`` (other Pythons
-    measured before may share the commit)."""
-    found = rows.load_rows(target.results_dir, target.repo, machine)
-    row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
-    return "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
 
 
 def selection_markdown(args: bench.Options) -> str:
@@ -79,21 +66,19 @@ def selection_markdown(args: bench.Options) -> str:
 
 
 def here(args: bench.Options) -> int:
-    if args.docs:
-        generated.write_blocks(args.docs, {HERE_TIME_BLOCK: ""}, write=False)
-    clock = bench.Clock()
+    clock = bench.Clock(args.docs, HERE_TIME_BLOCK)
     if shutil.which(args.here) is None:
         raise BadInput(f"--here {args.here}: no such Python (give a path, or a name on PATH)")
     python = Path(shutil.which(args.here)).absolute()
     installed = device.probe(python)
+    versions = installed.versions
     # This host's name with the device, unless --machine is given: results from two devices never share a file.
-    machine = args.machine if args.machine != bench.Options.machine else f"{platform.node()}-{installed.device.lower()}"
-    args = dataclasses.replace(args, machine=machine)
-    target = bench.Target(args)
-    equinox = installed.versions["equinox"]
+    if args.machine == bench.Options.machine:
+        args = dataclasses.replace(args, machine=f"{platform.node()}-{installed.device.lower()}")
+    machine, target = args.machine, bench.Target(args)
     print(
-        f"Measuring in {python}: Python {installed.python}, jax {installed.versions['jax']}, "
-        f"jaxlib {installed.versions['jaxlib']}, Equinox {equinox}, on {installed.device}"
+        f"Measuring in {python}: Python {installed.python}, jax {versions['jax']}, jaxlib {versions['jaxlib']}, "
+        f"Equinox {versions['equinox']}, on {installed.device}"
         + (f" ({installed.driver})" if installed.driver else "")
         + f"; machine {machine!r}",
         file=sys.stderr,
@@ -103,16 +88,16 @@ def here(args: bench.Options) -> int:
             "valgrind is not installed here: the instruction counts (bench_instructions) are skipped, each saying why",
             file=sys.stderr,
         )
-    commit = commit_for(target.repo, equinox)
+    commit = commit_for(target.repo, versions["equinox"])
     env_name = runs.existing_env_name(python)
     path = runs.result_path(target.results_dir, machine, commit, env_name)
     device.refuse_another(path, machine, installed.device)
     regexes = args.bench or (
-        discovery_regex(sum(runner.answer_benchmarks(json.loads(suite.description())), []))
+        discovery_regex(sum(bench.answer_benchmarks(json.loads(suite.description())), []))
         + [f"^{name}\\." for name in QUESTION]
     )
     extra = ("--environment", f"existing:{python}", "--set-commit-hash", commit)
-    code = runner.run_asv(
+    code = bench.run_asv(
         target, target.config(), exclusive(args.env_dir), regexes, *extra, pythonpath=str(runner_path())
     )
     clock.phase("choosing the benchmarks and running them with asv")
@@ -121,22 +106,23 @@ def here(args: bench.Options) -> int:
         return ExitCode.FAILED
     # asv records an existing environment's Python as its path, and no versions: the Python's version and the installed
     # JAX go beside the device, so that the report names the environment as it names asv's own.
-    versions = {name: installed.versions[name] for name in ("jax", "jaxlib")}
-    stamped = {**installed.params(), "python": installed.python, **versions}
+    stamped = {**installed.params(), "python": installed.python, "jax": versions["jax"], "jaxlib": versions["jaxlib"]}
     device.stamp(path, machine, stamped)
     bench.publish(target)
     bench.record_last_run(target, [commit])
     state, failures = runs.classify(path, machine)
     print(f"\n{env_name}: {state}" + (f", {failures} failed" if failures else ""))
-    answer = lead(target, machine, commit, stamped)
-    clock.phase("publishing the site")
-    took = clock.took(
+    # The run's answer in the user's words, from its commit's result whose params hold ``stamped`` (other Pythons
+    # measured before may share the commit).
+    found = rows.load_rows(target.results_dir, target.repo, machine)
+    row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
+    answer = "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
+    took = clock.finish(
         f"`scripts/bench --here`{selection_markdown(args)} in Python {installed.python} with jax {versions['jax']}, "
-        f"jaxlib {versions['jaxlib']} and Equinox {equinox}, on {installed.device}",
+        f"jaxlib {versions['jaxlib']} and Equinox {versions['equinox']}, on {installed.device}",
         before=", and built no virtualenv",
+        beside={HERE_ANSWER_BLOCK: answer},
     )
-    if args.docs:
-        generated.write_blocks(args.docs, {HERE_TIME_BLOCK: took, HERE_ANSWER_BLOCK: answer})
     print(f"\n{answer}\n\n{took}\n")
     bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest

@@ -5,7 +5,6 @@ import os
 import shutil
 import signal
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import metrics
@@ -43,6 +42,14 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
         print(f"{remote} has no branch {branch} yet: starting without results", file=sys.stderr)
 
 
+class Stopped(BaseException):
+    """SIGINT or SIGTERM, raised where the night is."""
+
+
+def stop(signum, _frame):
+    raise Stopped(signal.Signals(signum).name)
+
+
 def nightly(args) -> int:
     # The stage running now; "" once the verdict is written, so that a later failure (the site's copy, say) exits
     # non-zero without turning a judged night into a failed one.
@@ -52,16 +59,16 @@ def nightly(args) -> int:
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         return night(args, stage)
-    except (KeyboardInterrupt, Stopped, Exception) as error:
-        if isinstance(error, Error):
+    except (Stopped, Exception) as error:
+        if isinstance(error, Stopped):
+            code, message = ExitCode.FAILED, f"stopped by {error} (a cancel, or the step's timeout)"
+        elif isinstance(error, Error):
             code, message = error.code, str(error)
-        elif isinstance(error, Exception):
-            code, message = ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}"
         else:
-            why = "SIGINT" if isinstance(error, KeyboardInterrupt) else str(error)
-            code, message = ExitCode.FAILED, f"stopped by {why} (a cancel, or the step's timeout)"
-        if stage[0]:
-            fail(args, stage[0], code, message)
+            code, message = ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}"
+        if stage[0]:  # a night that could not be judged is a failure to be told, never a quiet night
+            document = verdicts.failure(stage[0], code, message)
+            write_report(args, f"No report: {document['summary']}\n", document)
         # A crash goes up with its traceback, and scripts/nightly's own errors to its door, which tells them.
         if isinstance(error, Exception) and (not isinstance(error, Error) or stage[0] in ("scripts/nightly", "")):
             raise
@@ -70,14 +77,6 @@ def nightly(args) -> int:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-
-
-class Stopped(BaseException):
-    """SIGINT or SIGTERM, raised where the night is."""
-
-
-def stop(signum, _frame):
-    raise Stopped(signal.Signals(signum).name)
 
 
 def night(args, stage: list[str]) -> int:
@@ -102,16 +101,12 @@ def night(args, stage: list[str]) -> int:
     status = publish_stored(target) if args.publish_only else bench.bench(options)
     stage[0] = "the regression gate"
     if args.rejudge_run:
-        scope = rejudge_scope(target, args.output, args.rejudge_run, remote, args.results_branch)
+        scope = rejudge_scope(target, args.rejudge_run, remote, args.results_branch)
     else:
         scope = gate_scope(args.output, baseline, bench.git_dir(target))
     if scope.nothing:
-        stage[0] = "scripts/nightly"
-        write_report(
-            args,
-            render.nothing_judged(scope.nothing),
-            verdicts.nothing_judged(scope.nothing, str(target.results_dir), args.machine, scope.unchanged),
-        )
+        text = render.nothing_judged(scope.nothing)
+        document = verdicts.nothing_judged(scope.nothing, str(target.results_dir), args.machine, scope.unchanged)
     else:
         verdict = gate.judge(
             Source(output=args.output),
@@ -125,8 +120,9 @@ def night(args, stage: list[str]) -> int:
         if args.rejudge_run:  # its timing rows go: no side-by-side re-measuring confirmed them
             counted = [c for c in verdict.counted if c.kind not in metrics.TIMING_KINDS]
             verdict = dataclasses.replace(verdict, counted=counted, not_alerting=[], confirmations=None)
-        stage[0] = "scripts/nightly"
-        write_report(args, render.markdown(verdict), verdicts.data(verdict))
+        text, document = render.markdown(verdict), verdicts.data(verdict)
+    stage[0] = "scripts/nightly"
+    write_report(args, text, document)
     stage[0] = ""
     refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
@@ -137,12 +133,11 @@ def night(args, stage: list[str]) -> int:
 
 def refresh_overhead_page(target) -> None:
     """The site's overhead page again, now that the gate has profiled the causes of the steps."""
-    if not (target.html_dir / "index.html").is_file():
-        return
-    try:
-        bench.write_overhead_page(target)
-    except Error as error:
-        print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
+    if (target.html_dir / "index.html").is_file():
+        try:
+            bench.write_overhead_page(target)
+        except Error as error:
+            print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
 
 
 def publish_stored(target) -> int:
@@ -153,7 +148,7 @@ def publish_stored(target) -> int:
     return ExitCode.OK
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Scope:
     compare: tuple[str, str] | None = None  # (BEFORE, AFTER), or None: asv's step detection
     confirmed: bool = True
@@ -174,45 +169,45 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     newest = commits[-1] if commits else None
     if baseline is None:
         return Scope()
-    if newest is None or newest == baseline:
+    if newest in (None, baseline):
         return Scope(
             nothing=f"no commit after the baseline {baseline[:8]} was benchmarked tonight", unchanged=unchanged
         )
     if not git.is_ancestor(repo, baseline, newest):
         return Scope(
-            unchanged=unchanged,
             nothing=f"tonight's newest commit {newest[:8]} does not descend from the baseline {baseline[:8]} "
             "(a range of older commits): their steps are on the site, not compared",
+            unchanged=unchanged,
         )
     return Scope(compare=(baseline, newest))
 
 
-def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -> Scope:
+def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
     """The baseline against the newest commit whose results run RUN_ID stored, read from the results branch alone: the
     tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message."""
-    message = git.out("log", "-1", "--format=%B", repo=output)
-    if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{message}\n":
+    output, machine = target.args.output, target.args.machine
+    if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{git.out('log', '-1', '--format=%B', repo=output)}\n":
         return Scope(nothing=f"run {run_id} stored no results")
-    # The tip's parent, when it has one: the checkout is shallow.
+    # The tip's parent, when it has one, which diff-tree compares the tip with: the checkout is shallow.
     results_branch.git_(
         "fetch", "--quiet", "--deepen", "1", git.END, remote, f"refs/heads/{branch}", cwd=output, check=False
     )
-    parent = git.run("rev-parse", "--verify", "--quiet", "HEAD~1", repo=output, check=False).returncode == 0
-    since = ["HEAD~1"] if parent else ["--root"]
-    listed = git.out("diff-tree", "-r", "--name-only", "--diff-filter=A", *since, "HEAD", repo=output).split()
+    # With --root, a tip without a parent shows every file it holds as added.
+    added = git.out(
+        "diff-tree", "--no-commit-id", "-r", "--name-only", "--diff-filter=A", "--root", "HEAD", repo=output
+    )
     # The branch holds what push-results checked: its results files are read as they are.
-    machine_dir = target.results_dir / target.args.machine
     commits = {
         shapes.read_json(output / name, "asv results file").get("commit_hash")
-        for name in listed
-        if (output / name).parent == machine_dir and publishable.RESULT_NAME.fullmatch(Path(name).name)
+        for name in added.split()
+        if (output / name).parent == target.results_dir / machine and publishable.RESULT_NAME.fullmatch(Path(name).name)
     }
     if not commits:
-        return Scope(nothing=f"run {run_id} stored no results for machine {target.args.machine!r}")
+        return Scope(nothing=f"run {run_id} stored no results for machine {machine!r}")
     repo = bench.git_dir(target)
     order = git.topological_order(repo)
     newest = max(commits, key=lambda commit: order.get(commit, -1))
-    baseline = runs.newest_with_results(target.results_dir, target.args.machine, leave_out=commits)
+    baseline = runs.newest_with_results(target.results_dir, machine, leave_out=commits)
     if baseline is None:
         return Scope(nothing=f"no results before run {run_id}'s to compare them with")
     if not git.is_ancestor(repo, baseline, newest):
@@ -220,12 +215,6 @@ def rejudge_scope(target, output: Path, run_id: str, remote: str, branch: str) -
             nothing=f"run {run_id}'s newest commit {newest[:8]} does not descend from the baseline {baseline[:8]}"
         )
     return Scope(compare=(baseline, newest), confirmed=False)
-
-
-def fail(args, stage: str, code: int, message: str) -> None:
-    """The report and verdict of a night that could not be judged: a failure to be told, never a quiet night."""
-    document = verdicts.failure(stage, code, message)
-    write_report(args, f"No report: {document['summary']}\n", document)
 
 
 def write_report(args, text: str, document: dict) -> None:
@@ -241,7 +230,6 @@ def write_report(args, text: str, document: dict) -> None:
 
 
 def summarize(text: str) -> None:
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with open(summary, "a") as out:
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a") as out:
             out.write(text + "\n")
