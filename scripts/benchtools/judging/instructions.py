@@ -16,15 +16,15 @@ from ..errors import Failed
 from ..util import markdown_table
 from . import explain as explain_module
 
-FOLDER = "instructions"  # under the profile cache
 SHOWN = 3  # functions named in a cause
 BUILTIN_SHARE = 0.01  # a builtin is named when its C work moved by this share of the operation's count
+ENVIRONMENT_SUFFIX = ".environment.json"  # the counting environment (callgrind.environment), kept beside its count
 
 
 def kept(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> Path:
     """Where the count of ``names`` at ``commit`` in ``env`` (explain.env_config's) is kept."""
     recipe = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:12]
-    return Path(cache_dir) / FOLDER / env[0] / f"{commit}-{recipe}.json"
+    return Path(cache_dir) / "instructions" / env[0] / f"{commit}-{recipe}.json"
 
 
 def counts_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> dict:
@@ -45,19 +45,14 @@ def counts_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: P
                 raise Failed(f"cannot count instructions here: {error}") from None
             except RuntimeError as error:
                 raise Failed(f"counting instructions at {commit[:8]} failed: {error}") from None
-        util.write_atomic(environment_path(path), json.dumps(counted_in, sort_keys=True).encode())
+        util.write_atomic(path.with_suffix(ENVIRONMENT_SUFFIX), json.dumps(counted_in, sort_keys=True).encode())
         util.write_atomic(path, json.dumps(counted, indent=0, sort_keys=True).encode())
     return json.loads(path.read_text())
 
 
-def environment_path(counts: Path) -> Path:
-    return counts.with_name(counts.stem + ".environment.json")
-
-
 def environment_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> dict | None:
-    """The counting environment (callgrind.environment) kept beside ``counts_at``'s count, or None for a count
-    kept before it was recorded."""
-    path = environment_path(kept(env, commit, names, cache_dir))
+    """``counts_at``'s counting environment, or None for a count kept before it was recorded."""
+    path = kept(env, commit, names, cache_dir).with_suffix(ENVIRONMENT_SUFFIX)
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -65,43 +60,40 @@ def function_changes(before: dict, after: dict) -> list[tuple[str, float | None,
     """(function, before, after) own instructions per call, largest change first, of one twin's counts; None
     where the function is not among that side's costliest (callgrind.TOP_FUNCTIONS), counted as that side's
     least kept count."""
-    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
-    found = []
-    for function in before["functions"].keys() | after["functions"].keys():
-        b, a = (side["functions"].get(function) for side in (before, after))
-        change = (a if a is not None else floors[1]) - (b if b is not None else floors[0])
-        found.append((abs(change), function, b, a))
-    return [(function, b, a) for _, function, b, a in sorted(found, key=lambda row: (-row[0], row[1]))]
+    (b, floor_b), (a, floor_a) = ((side["functions"], least_kept(side)) for side in (before, after))
+    moved = {name: abs(a.get(name, floor_a) - b.get(name, floor_b)) for name in b.keys() | a.keys()}
+    return [(name, b.get(name), a.get(name)) for name in sorted(moved, key=lambda name: (-moved[name], name))]
 
 
 def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]:
     """(builtin, before, after) instructions per call of each Python builtin with all the C work it called,
     those that moved by at least BUILTIN_SHARE of the operation's count, largest change first."""
-    found = []
-    for builtin in before.get("builtins", {}).keys() | after.get("builtins", {}).keys():
-        b, a = (side.get("builtins", {}).get(builtin, 0.0) for side in (before, after))
-        if abs(a - b) >= BUILTIN_SHARE * before["instructions"]:
-            found.append((builtin, b, a))
-    return sorted(found, key=lambda row: (-abs(row[2] - row[1]), row[0]))
+    b, a = before.get("builtins", {}), after.get("builtins", {})
+    found = [(name, b.get(name, 0.0), a.get(name, 0.0)) for name in b.keys() | a.keys()]
+    moved = [row for row in found if abs(row[2] - row[1]) >= BUILTIN_SHARE * before["instructions"]]
+    return sorted(moved, key=lambda row: (-abs(row[2] - row[1]), row[0]))
+
+
+def least_kept(side: dict) -> float:
+    return min(side["functions"].values(), default=0.0)
+
+
+def moved(before: dict, after: dict, functions: int) -> list[tuple[str, str]]:
+    """(what, "before → after"): each Python builtin whose C work moved, then the first ``functions`` of
+    ``function_changes``, "under N" where a side did not keep the function, N its least kept count."""
+
+    def amount(value: float | None, side: dict) -> str:
+        return f"{value:,.0f}" if value is not None else f"under {least_kept(side):,.0f}"
+
+    rows = [(f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}") for name, b, a in builtin_changes(before, after)]
+    changed = function_changes(before, after)[:functions]
+    return rows + [(f"`{name}`", f"{amount(b, before)} → {amount(a, after)}") for name, b, a in changed]
 
 
 def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> str:
     """The work that moved, in words ("`builtin_dir` with all it called: 69,012 → 0 instructions per call; ...")."""
     functions = max(shown - len(builtin_changes(before, after)), 1)
     return "; ".join(f"{what}: {amounts} instructions per {per}" for what, amounts in moved(before, after, functions))
-
-
-def moved(before: dict, after: dict, functions: int) -> list[tuple[str, str]]:
-    """(what, "before → after"): each Python builtin whose C work moved, then the first ``functions`` of
-    ``function_changes``, "under N" where a side did not keep the function, N its least kept count."""
-    floors = [min(side["functions"].values(), default=0.0) for side in (before, after)]
-
-    def amount(value: float | None, floor: float) -> str:
-        return f"{value:,.0f}" if value is not None else f"under {floor:,.0f}"
-
-    rows = [(f"`{name}` with all it called", f"{b:,.0f} → {a:,.0f}") for name, b, a in builtin_changes(before, after)]
-    changed = function_changes(before, after)[:functions]
-    return rows + [(f"`{name}`", f"{amount(b, floors[0])} → {amount(a, floors[1])}") for name, b, a in changed]
 
 
 @dataclass
@@ -122,13 +114,12 @@ class Explanation:
 
     def markdown(self, shown: int = 8) -> list[str]:
         before, after = self.counts
-        lines = [
+        title = (
             f"Instructions per call of `{self.operation}` ({self.twin}): {before['instructions']:,.0f} → "
-            f"{after['instructions']:,.0f}.",
-            "",
-        ]
+            f"{after['instructions']:,.0f}."
+        )
         rows = moved(before, after, shown)
-        return lines + markdown_table(["function", "own instructions per call"], rows).splitlines()
+        return [title, "", *markdown_table(["function", "own instructions per call"], rows).splitlines()]
 
     def sentence(self, per: str = "call") -> str:
         return cause(*self.counts, per=per)

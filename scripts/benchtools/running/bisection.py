@@ -53,17 +53,23 @@ def releases_between(start: bisect.Commit, end: bisect.Commit) -> list[bisect.Co
     return [commit_of(project, repo, tag) for tag in sorted(versions, key=versions.get) if low < versions[tag] < high]
 
 
-def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list, int]:
+def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tuple[str, str, str, list[str]]]:
+    """(hash, subject, date, files changed) of each first-parent commit after ``start`` up to ``end``, oldest first."""
+    listed = git.out(
+        "log", "--first-parent", "-m", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only", f"^{start}", end,
+        "--", *paths, repo=repo,
+    )  # fmt: skip
+    entries = (entry.strip().split("\n") for entry in listed.split("\x01")[1:])
+    return [(*head.split("\0"), files) for head, *files in entries]
+
+
+def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bisect.Commit], int]:
     """The ends and the first-parent commits between that change the package; how many changed nothing there."""
     project, repo = start.source.project, start.source.repo
-    log = [
-        entry
-        for entry in first_parent_log(repo, start.source.commit, end.source.commit)
-        if entry[0][0] != end.source.commit
-    ]
+    log = [row for row in first_parent_log(repo, start.source.commit, end.source.commit) if row[0] != end.source.commit]
     found = [
         bisect.Commit(probes.Source(project, commit, repo), subject, date)
-        for (commit, subject, date), files in log
+        for commit, subject, date, files in log
         if any(name.startswith(PACKAGE[project]) for name in files)
     ]
     return [start, *found, end], len(log) - len(found)
@@ -77,24 +83,12 @@ def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str
     if None in ends:
         return []
     found = []
-    # newest first, as git log lists them
-    for (commit, subject, _), files in reversed(list(first_parent_log(repo, ends[0], ends[1], "jaxlib/"))):
-        if any(host_runtime(name) for name in files):
+    for commit, subject, _date, files in reversed(first_parent_log(repo, *ends, "jaxlib/")):  # newest first
+        if any(map(host_runtime, files)):
             diff = git.out("show", "--format=", "-U0", commit, "--", "jaxlib/", repo=repo) if identifiers else ""
             named = [name for name in identifiers if re.search(rf"\b{re.escape(name)}\b", diff)]
             found.append((commit, subject, named))
     return sorted(found, key=lambda candidate: not candidate[2])
-
-
-def first_parent_log(repo: Path, start: str, end: str, *paths: str):
-    """((hash, subject, date), files changed) of each first-parent commit after ``start`` up to ``end``."""
-    listed = git.out(
-        "log", "--first-parent", "-m", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only", f"^{start}", end,
-        "--", *paths, repo=repo,
-    )  # fmt: skip
-    for entry in listed.split("\x01")[1:]:
-        head, *files = entry.strip().split("\n")
-        yield tuple(head.split("\0")), files
 
 
 def host_runtime(path: str) -> bool:
@@ -103,20 +97,21 @@ def host_runtime(path: str) -> bool:
     return len(parts) > 1 and parts[1] not in ACCELERATOR_ONLY and not build
 
 
+def changing(commits: list[bisect.Commit]) -> str:
+    """How many commits between ``commits_between``'s ends change the package."""
+    return f"{len(commits) - 2} commits change {', '.join(PACKAGE[commits[0].source.project])}"
+
+
 def count_history(search: bisect.Search, ends: list[bisect.Commit], *, every: int, shard: tuple | None) -> int:
     commits, skipped = commits_between(*ends)
     chosen = [*commits[:-1:every], commits[-1]]
     if shard:
-        index, shards_count = shard
-        chosen = shards.shard(chosen, shards_count, index)
-    print(
-        f"{len(commits) - 2} commits change {', '.join(PACKAGE[ends[0].source.project])} ({skipped} skipped); "
-        f"counting {len(chosen)}",
-        flush=True,
-    )
+        index, count = shard
+        chosen = shards.shard(chosen, count, index)
+    print(f"{changing(commits)} ({skipped} skipped); counting {len(chosen)}", flush=True)
     for commit in chosen:
         print(bisections.point_line(search.point(commit), search.key), flush=True)
-    failed = [c for c in chosen if search.point(c).value(*search.key) is None]
+    failed = [c for c in chosen if search.value(c) is None]
     print(f"{len(chosen) - len(failed)} commits counted, {len(failed)} failed (kept with their reasons)")
     return 0
 
@@ -144,29 +139,21 @@ def bisect_range(
     for index, after in bisect.release_pairs(points, search.key, lambda b, a: abs(a / b - 1) > min_step):
         commits, skipped = commits_between(releases[index], releases[after])
         labels = releases[index].source.label, releases[after].source.label
-        print(
-            f"bisecting {labels[0]} → {labels[1]}: "
-            f"{len(commits) - 2} commits change {', '.join(PACKAGE[ends[0].source.project])}, {skipped} skipped",
-            flush=True,
-        )
+        print(f"bisecting {labels[0]} → {labels[1]}: {changing(commits)}, {skipped} skipped", flush=True)
         steps += search.steps(commits)
         pairs.append({"from": labels[0], "to": labels[1], "commits": len(commits) - 2, "skipped": skipped})
     for step in steps:
         search.confirm(step)
         search.split_jaxlib(step)
-    record = bisections.record(
-        search,
-        points,
-        pairs,
-        steps,
-        command=command,
-        candidates=lambda step, named: jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib, named),
-        seconds=time.monotonic() - started,
-    )
+
+    def candidates(step: bisect.Step, named: list[str]) -> list:
+        return jaxlib_candidates(jax_repo, step.before.jaxlib, step.after.jaxlib, named)
+
+    seconds = time.monotonic() - started
+    record = bisections.record(search, points, pairs, steps, command=command, candidates=candidates, seconds=seconds)
     print("\n".join(bisections.markdown_one(record)))
     if record_file:
         util.write_atomic(record_file, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
     for readme in readmes:
         generated.write_blocks(readme, {bisections.BLOCK: bisections.markdown(bisections.read_all(records))})
-    unconfirmed = [step for step in record["steps"] if not step["confirmation"].get("confirmed")]
-    return 1 if unconfirmed else 0
+    return 1 if any(not step["confirmation"].get("confirmed") for step in record["steps"]) else 0

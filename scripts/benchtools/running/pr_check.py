@@ -9,6 +9,7 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 from benchmarks import metrics
@@ -26,6 +27,10 @@ from ..util import markdown_table
 from . import bench
 
 EXACT, CONFIRMED = "exact", "confirmed"  # the two modes, each with a results folder of its own
+# The record of real checks (--record) and its table for docs/pull-requests.md, each changed operation of a squashed
+# pull request set beside that commit's decided time in docs/commit-history-times.json.
+BLOCK = "pull-requests"
+TIMES = ROOT / "docs" / "commit-history-times.json"
 
 
 @dataclass
@@ -54,20 +59,18 @@ class Request:
             return f"{self.base}..{self.head}" if self.base else self.head
         return f"#{self.number}" + (" (test merge)" if self.merge else "")
 
-
-def target_of(request: Request) -> bench.Target:
-    return bench.Target(
-        bench.Options(
-            repo=request.upstream,
-            branch=request.branch,
-            machine=request.machine,
-            output=request.output / request.mode,
-            jax=request.jax,
-            env_dir=request.env_dir,
+    def target(self) -> bench.Target:
+        options = bench.Options(
+            repo=self.upstream,
+            branch=self.branch,
+            machine=self.machine,
+            output=self.output / self.mode,
+            jax=self.jax,
+            env_dir=self.env_dir,
             quick=True,
             include_unchanged=True,  # a side whose last commit changed no package path is still a side
         )
-    )
+        return bench.Target(options)
 
 
 def rev(repo: Path, name: str) -> str:
@@ -89,8 +92,7 @@ def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]
     else:
         head_ref = request.head or f"refs/pull/{request.number}/head"
         head = rev(repo, head_ref)
-        branch = rev(repo, request.branch)
-        found = git.run("merge-base", git.END, branch, head, repo=repo, check=False)
+        found = git.run("merge-base", git.END, rev(repo, request.branch), head, repo=repo, check=False)
         if found.returncode != 0:
             raise BadInput(f"{head_ref} ({head[:8]}) shares no commit with {request.branch}")
         base, base_ref = found.stdout.strip(), f"merge base with {request.branch}"
@@ -98,79 +100,73 @@ def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]
     return base, head, git.out("diff", "--name-only", base, head, "--", *bench.PACKAGE_PATHS, repo=repo).split()
 
 
-def benchmarks_to_run(confirmed: bool) -> list[str]:
-    """Every exact benchmark and, when timings are confirmed, the alerting timings: a timing that never alerts is never
-    counted, so it is not run."""
-    described = json.loads(suite.description())
-    return sorted(
-        name
-        for name in described
-        if name != "version"
-        and (metrics.kind(name) not in metrics.TIMING_KINDS or (confirmed and metrics.alerting_timing(name)))
-    )
-
-
 def check(request: Request) -> pr_summary.Summary:
     """Benchmark both sides in each environment, judge, and explain what changed; Failed (exit 3) when a side could not
     be measured in an environment: a failure is never "no change"."""
     started, load_before = time.monotonic(), os.getloadavg()[0]
-    target = target_of(request)
+    target = request.target()
     base, head, touched = resolve(target, request)
-
-    def facts() -> dict:
-        took = dict(seconds=time.monotonic() - started, load=(load_before, os.getloadavg()[0]))
-        return dict(base=base, head=head, touched=touched, **took)
-
-    if not touched:
+    if touched:
+        summary = measure(target, request, base, head)
+    else:
         why = f"it changes nothing in {' or '.join(bench.PACKAGE_PATHS)}"
-        return pr_summary.Summary(request.name, [], nothing_to_measure=why, **facts())
-    regexes = discovery_regex(benchmarks_to_run(confirmed=not request.no_confirm))
+        summary = pr_summary.Summary(request.name, [], nothing_to_measure=why)
+    took = dict(seconds=time.monotonic() - started, load=(load_before, os.getloadavg()[0]))
+    return dataclasses.replace(summary, base=base, head=head, touched=touched, **took)
+
+
+def measure(target: bench.Target, request: Request, base: str, head: str) -> pr_summary.Summary:
+    confirmed = not request.no_confirm
+    # Every exact benchmark and, when timings are confirmed, the alerting timings: a timing that never alerts is never
+    # counted, so it is not run.
+    wanted = [
+        name
+        for name in sorted(json.loads(suite.description()))
+        if name != "version"
+        and (metrics.kind(name) not in metrics.TIMING_KINDS or (confirmed and metrics.alerting_timing(name)))
+    ]
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
         hashfile.write_text(f"{base}\n{head}\n")
         # Both sides in one asv run per environment: one job, one machine, one load.
-        bench.bench(dataclasses.replace(target.args, bench=regexes, range=f"HASHFILE:{hashfile}"))
+        bench.bench(dataclasses.replace(target.args, bench=discovery_regex(wanted), range=f"HASHFILE:{hashfile}"))
     what = {"missing": "has no results", "failed": "measured nothing (it did not build, install or import)"}
     failures = []
     for env_name, _entry in bench.environments(target):
         for side, commit in (("base", base), ("head", head)):
-            path = runs.result_path(target.results_dir, target.args.machine, commit, env_name)
-            if (state := runs.classify(path, target.args.machine)[0]) in what:
+            path = runs.result_path(target.results_dir, request.machine, commit, env_name)
+            if (state := runs.classify(path, request.machine)[0]) in what:
                 failures.append(f"the {side} {commit[:8]} {what[state]} in {env_name}")
     if failures:
         raise Failed(f"{request.name}: {'; '.join(failures)}; see asv's log above")
     verdict = gate.judge(
-        Source(output=target.args.output),
-        (base, head),
-        confirm=not request.no_confirm,
-        max_pairs=request.max_pairs,
+        Source(output=target.args.output), (base, head), confirm=confirmed, max_pairs=request.max_pairs
     )
-    faster = [] if request.no_confirm else confirm.suspects(verdict.changes, verdict.source.thresholds, faster=True)
+    faster = confirm.suspects(verdict.changes, verdict.source.thresholds, faster=True) if confirmed else []
     faster = confirm.confirmations(verdict.source.config, verdict.source.conf, faster, request.max_pairs)
-    found = causes(verdict, pr_summary.changed_exact(verdict))
+    found = causes(verdict.source, pr_summary.changed_exact(verdict))
     environments = sorted({c.env for c in verdict.changes})
-    return pr_summary.summarize(verdict, request.name, found, faster, environments=environments, **facts())
+    return pr_summary.summarize(verdict, request.name, found, faster, environments=environments)
 
 
-def causes(verdict: gate.Verdict, changes: list) -> dict:
+def causes(source: Source, changes: list) -> dict:
     """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}; each commit installed once
     per environment."""
-    source, wanted, found = verdict.source, {}, {}
+    found, profiled = {}, {}
     for change in changes:
         key = (change.benchmark, change.params, change.env)
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
-            counted, twin = split_params(change.params)[0], twin_of(change)
+            operation, twin = split_params(change.params)[0], twin_of(change)
             try:
                 env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
-                found[key] = instructions.explain(
-                    env, change.good, change.bad, source.profiles, counted, twin
-                ).sentence()
+                step = instructions.explain(env, change.good, change.bad, source.profiles, operation, twin)
+                found[key] = step.sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"
-        elif profiled := pr_summary.profiled(change):
-            wanted.setdefault(tuple(sorted(change.env_params.items())), []).append((key, change, profiled))
-    for env_params, rows in wanted.items():
-        names = {profiled for *_, profiled in rows}
+        elif name := pr_summary.profiled(change):
+            profiled.setdefault(tuple(sorted(change.env_params.items())), []).append((key, change, name))
+    for env_params, rows in profiled.items():
+        names = {name for *_, name in rows}
         good, bad = rows[0][1].good, rows[0][1].bad  # a check's changes are all between its base and head
         try:
             env = explain.env_config(source.config, source.conf, dict(env_params), source.profiles)
@@ -178,19 +174,13 @@ def causes(verdict: gate.Verdict, changes: list) -> dict:
         except Failed as error:
             found.update({key: f"not profiled ({error})" for key, *_ in rows})
             continue
-        for key, _change, profiled in rows:
-            explained = explain.explain(env, good, bad, source.profiles, cached_only=True, profiled=profiled)
-            per = "update" if profiled == explain.PROFILED else "call"
+        for key, _change, name in rows:
+            explained = explain.explain(env, good, bad, source.profiles, cached_only=True, profiled=name)
+            per = "update" if name == explain.PROFILED else "call"
             found[key] = (
                 (explained.sentence(per) or f"no function's number of calls per {per} changed") if explained else None
             )
     return found
-
-
-# The record of real checks (--record) and its table for docs/pull-requests.md, each changed operation of a squashed
-# pull request set beside that commit's decided time in docs/commit-history-times.json.
-BLOCK = "pull-requests"
-TIMES = ROOT / "docs" / "commit-history-times.json"
 
 
 def merged_as(repo: Path, branch: str, number: int | None) -> str | None:
@@ -210,7 +200,7 @@ def entry(request: Request, summary: pr_summary.Summary | None, error: Error | N
     )
     if error is not None:
         return {**asked, "failure": f"exit {int(error.code)}: {error}", "changes": []}
-    repo = bench.git_dir(target_of(request))
+    repo = bench.git_dir(request.target())
     return {
         **asked,
         "base": summary.base,
@@ -250,8 +240,8 @@ def read(path: Path) -> list[dict]:
 def append(path: Path, found: dict) -> None:
     """Add one check to the record at PATH, replacing an earlier check of the same pull request and mode."""
     record = read(path) if path.exists() else []
-    key = (found["title"], found["mode"], tuple(found["jax"]))
-    record = [e for e in record if (e["title"], e["mode"], tuple(e["jax"])) != key] + [found]
+    key = itemgetter("title", "mode", "jax")
+    record = [e for e in record if key(e) != key(found)] + [found]
     util.write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
 
 
@@ -261,11 +251,9 @@ def history_time(times: dict, change: dict, merged: str) -> dict | None:
     operation = operation_history.BY_LABEL.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
     if operation is None:
         return None
-    for key, value in times.items():
-        environment, entry, _before, after = key.split(" | ")
-        if (environment, entry, after) == (change["environment"], metrics.entry(*operation.timed), merged):
-            return value.get("interval")
-    return None
+    wanted = (change["environment"], metrics.entry(*operation.timed), merged)  # a key is "env | entry | before | after"
+    kept = (value for key, value in times.items() if itemgetter(0, 1, 3)(key.split(" | ")) == wanted)
+    return next(kept, {}).get("interval")
 
 
 def agreement(change: dict, interval: dict | None) -> str:
@@ -280,30 +268,25 @@ def agreement(change: dict, interval: dict | None) -> str:
 def table(record: list[dict], times_path: Path = TIMES) -> str:
     times = operation_history.read_kept(times_path)
     head = ["pull request", "mode, JAX", "base → head", "what merging does", "changes; against the history's time"]
-    head += ["check took", "load before → after"]
-    rows = []
-    for found in record:
-        where = f"{found['mode']}, {', '.join(found['jax']) or 'every environment'}"
-        if found.get("failure"):
-            failure = pr_render.cell(found["failure"], None)
-            rows.append([found["title"], where, "—", f"failed: {failure}", "—", "—", "—"])
-            continue
-        nothing = found.get("nothing_to_measure")
-        does = f"nothing to measure ({nothing})" if nothing else "".join(pr_render.counted(found["sections"]))
-        merged = found.get("merged_as")
-        headline = [change for change in found["changes"] if change.get("headline")]
-        shown = (
-            "; ".join(
-                f"{c['operation']} {c['after'] / c['before'] - 1 if c['before'] else float('inf'):+.1%}"
-                + (f" ({agreement(c, history_time(times, c, merged))})" if merged else "")
-                for c in headline
-            )
-            or "—"
-        )
-        if len(found["changes"]) > len(headline):
-            shown += f"; and {len(found['changes']) - len(headline)} other measure(s) (other params or benchmarks)"
-        shown = pr_render.cell(shown + (f". Squashed as `{merged[:8]}`" if merged else ""), None)
-        sides, load = f"`{found['base'][:8]}` → `{found['head'][:8]}`", found["load"]
-        took = f"{found['seconds'] / 60:.1f} min"
-        rows.append([found["title"], where, sides, does, shown, took, f"{load[0]:.2f} → {load[1]:.2f}"])
-    return markdown_table(head, rows) + "\n"
+    return markdown_table([*head, "check took", "load before → after"], [row(found, times) for found in record]) + "\n"
+
+
+def row(found: dict, times: dict) -> list[str]:
+    where = f"{found['mode']}, {', '.join(found['jax']) or 'every environment'}"
+    if found.get("failure"):
+        return [found["title"], where, "—", f"failed: {pr_render.cell(found['failure'], None)}", "—", "—", "—"]
+    nothing, merged = found.get("nothing_to_measure"), found.get("merged_as")
+    does = f"nothing to measure ({nothing})" if nothing else "".join(pr_render.counted(found["sections"]))
+    headline = [change for change in found["changes"] if change.get("headline")]
+    shown = [
+        f"{c['operation']} {c['after'] / c['before'] - 1 if c['before'] else float('inf'):+.1%}"
+        + (f" ({agreement(c, history_time(times, c, merged))})" if merged else "")
+        for c in headline
+    ] or ["—"]
+    if len(found["changes"]) > len(headline):
+        shown.append(f"and {len(found['changes']) - len(headline)} other measure(s) (other params or benchmarks)")
+    squashed = f". Squashed as `{merged[:8]}`" if merged else ""
+    sides, (before, after) = f"`{found['base'][:8]}` → `{found['head'][:8]}`", found["load"]
+    changes = pr_render.cell("; ".join(shown) + squashed, None)
+    took, load = f"{found['seconds'] / 60:.1f} min", f"{before:.2f} → {after:.2f}"
+    return [found["title"], where, sides, does, changes, took, load]
