@@ -113,7 +113,7 @@ def summarize(profile: Path) -> dict[str, list[float]]:
     )
 
 
-def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = PROFILED) -> Path:
+def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str) -> Path:
     if profiled == PROFILED:
         return cache_dir / env_name / f"{commit}.json"
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"

@@ -95,10 +95,12 @@ def values_by_combo(result, name: str) -> dict[str, float | None]:
     return {", ".join(combo): value for combo, value, _ in combinations(result, name, plain=False)}
 
 
-def one_sided(before: dict, after: dict):
-    """(key, value, reason) of each key that one side lacks: the gone, then the new, each in its side's order."""
-    for only, other, reason in ((before, after, GONE), (after, before, NEW)):
-        yield from ((key, value, reason) for key, value in only.items() if key not in other)
+def matched(before: dict, after: dict) -> tuple[dict, list[tuple]]:
+    """{key: (before, after)} of the keys both sides have, in ``before``'s order; and (key, value, reason) of each
+    key one side lacks: the gone, then the new."""
+    gone = [(key, value, GONE) for key, value in before.items() if key not in after]
+    new = [(key, value, NEW) for key, value in after.items() if key not in before]
+    return {key: (value, after[key]) for key, value in before.items() if key in after}, gone + new
 
 
 def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
@@ -112,18 +114,17 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
         found = {(r.env_name, device.of(r.params)): r for r in source.results_of(commit)}
         return {key: found[key] for key in sorted(found)}
 
-    before_envs, after_envs = by_environment(good), by_environment(bad)
-    unjudged = [Unjudged("", "", env_label(r.params), reason) for _, r, reason in one_sided(before_envs, after_envs)]
+    environments, lacking = matched(by_environment(good), by_environment(bad))
+    unjudged = [Unjudged("", "", env_label(result.params), reason) for _, result, reason in lacking]
     changes = []
-    for before_result, after_result in ((r, after_envs[key]) for key, r in before_envs.items() if key in after_envs):
-        env, env_params = env_label(before_result.params), dict(before_result.params)
-        names = [dict.fromkeys(sorted(r.get_all_result_keys())) for r in (before_result, after_result)]
-        unjudged += [Unjudged(name, "", env, reason) for name, _, reason in one_sided(*names)]
-        for name in (n for n in names[0] if n in names[1]):
-            before_values, after_values = values_by_combo(before_result, name), values_by_combo(after_result, name)
-            unjudged += [Unjudged(name, combo, env, why) for combo, _, why in one_sided(before_values, after_values)]
-            for combo in (c for c in before_values if c in after_values):
-                before, after = before_values[combo], after_values[combo]
+    for results in environments.values():
+        env, env_params = env_label(results[0].params), dict(results[0].params)
+        names, lacking = matched(*(dict.fromkeys(sorted(result.get_all_result_keys())) for result in results))
+        unjudged += [Unjudged(name, "", env, reason) for name, _, reason in lacking]
+        for name in names:
+            combos, lacking = matched(*(values_by_combo(result, name) for result in results))
+            unjudged += [Unjudged(name, combo, env, reason) for combo, _, reason in lacking]
+            for combo, (before, after) in combos.items():
                 missing = [side for side, value in (("before", before), ("after", after)) if not is_measured(value)]
                 if missing:
                     unjudged.append(Unjudged(name, combo, env, f"{NOT_MEASURED} ({' and '.join(missing)})"))
