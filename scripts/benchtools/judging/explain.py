@@ -6,9 +6,8 @@ import ast
 import contextlib
 import copy
 import json
-import pstats
+import marshal
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,11 +104,12 @@ def merged(entries: Iterable[tuple]) -> dict[str, list[float]]:
     return summary
 
 
-def summarize(profile: Path) -> dict[str, list[float]]:
+def summarize(profile: bytes) -> dict[str, list[float]]:
+    """A cProfile dump summarized; the dump is its stats dict marshalled, as pstats.Stats reads it."""
     sources = {}
     return merged(
         (key_of(filename, line, name, sources), calls, cumulative * 1e6, own * 1e6)
-        for (filename, line, name), (_primitive, calls, own, cumulative, _) in pstats.Stats(str(profile)).stats.items()
+        for (filename, line, name), (_primitive, calls, own, cumulative, _) in marshal.loads(profile).items()
     )
 
 
@@ -143,12 +143,8 @@ def profile_commits(env: tuple[str, Path], wanted: dict[str, set[str]], cache_di
                     index = sides.param_index(side.benchmarks[benchmark], params)
                     if index == -1:
                         raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
-                    with tempfile.TemporaryDirectory() as scratch:
-                        output = Path(scratch) / "call.prof"
-                        output.write_bytes(side.profile(benchmark, index))
-                        summary = summarize(output)
-                    cached = cached_profile(cache_dir, env_name, commit, name)
-                    util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
+                    summary = json.dumps(summarize(side.profile(benchmark, index)), indent=0, sort_keys=True)
+                    util.write_atomic(cached_profile(cache_dir, env_name, commit, name), summary.encode())
 
 
 def diff(before: dict, after: dict) -> list[FunctionChange]:
