@@ -101,7 +101,7 @@ def test_functions_are_named_by_module_and_qualified_name_not_by_line(tmp_path):
         sys.path.remove(str(site.parent))
         sys.modules.pop("pkg._tree", None)
         sys.modules.pop("pkg", None)
-    summary = explain.summarize(profile)
+    summary = explain.summarize(profile.read_bytes())
     assert summary["pkg._tree.Wrapper.__init__"][0] == 3
     assert summary["pkg._tree.walk"][0] == 1
     assert "pkg._tree.walk.<locals>.<listcomp>" in summary

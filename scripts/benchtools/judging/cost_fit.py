@@ -38,45 +38,36 @@ class Fit:
     points: list  # [(Point, relative error)]
 
 
-def least_squares(columns: list[list[float]], y: list[float]) -> list[float]:
-    """Weights w minimizing sum(((X w) / y - 1)^2): least squares on the relative error."""
+def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
     import numpy as np
 
-    x = np.array(columns, dtype=float).T / np.array(y, dtype=float)[:, None]
-    solution, *_ = np.linalg.lstsq(x, np.ones(len(y)), rcond=None)
-    return [float(w) for w in solution]
-
-
-def largest_error(predicted: list[float], y: list[float]) -> float:
-    return max(abs(p / v - 1) for p, v in zip(predicted, y, strict=True))
-
-
-def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
     grouped = {}
     for point in points:
         grouped.setdefault((point.calls, point.bytecodes), []).append(point)
     if len(grouped) < 2:
         raise BadInput(f"{len(grouped)} code version(s) with all three metrics: at least 2 are needed to fit")
-    keys = list(grouped)
-    calls, bytecodes = (list(column) for column in zip(*keys, strict=True))
-    y = [statistics.median(p.passes for p in grouped[key]) for key in keys]
-    a, b = least_squares([bytecodes, calls], y)
-    best = [a * byt + b * c for byt, c in zip(bytecodes, calls, strict=True)]
-    (only_bytecodes,) = least_squares([bytecodes], y)
-    (only_calls,) = least_squares([calls], y)
-    costs = [byt + weight * c for byt, c in zip(bytecodes, calls, strict=True)]
-    scale = statistics.geometric_mean([v / cost for v, cost in zip(y, costs, strict=True)])
+    calls, bytecodes = np.array(list(grouped), dtype=float).T
+    y = np.array([statistics.median(p.passes for p in group) for group in grouped.values()])
+
+    def least_squares(*columns) -> tuple[list[float], float]:
+        """The weights of ``columns`` that minimize the squared relative errors, and the largest error left."""
+        x = np.column_stack(columns) / y[:, None]
+        solution = np.linalg.lstsq(x, np.ones(len(y)), rcond=None)[0]
+        return solution.tolist(), float(np.abs(x @ solution - 1).max())
+
+    (a, b), best_error = least_squares(bytecodes, calls)
+    costs = bytecodes + weight * calls
+    scale = statistics.geometric_mean((y / costs).tolist())
+    errors = scale * costs / y - 1
+    figures = zip(calls.tolist(), bytecodes.tolist(), y.tolist(), errors.tolist(), strict=True)
     return Fit(
         weight=weight,
         best_weight=b / a,
-        best_error=largest_error(best, y),
-        bytecodes_error=largest_error([only_bytecodes * byt for byt in bytecodes], y),
-        calls_error=largest_error([only_calls * c for c in calls], y),
+        best_error=best_error,
+        bytecodes_error=least_squares(bytecodes)[1],
+        calls_error=least_squares(calls)[1],
         scale=scale,
-        versions=[
-            ([p.label for p in grouped[key]], key[0], key[1], v, scale * cost / v - 1)
-            for key, v, cost in zip(keys, y, costs, strict=True)
-        ],
+        versions=[([p.label for p in group], *row) for group, row in zip(grouped.values(), figures, strict=True)],
         points=[(p, scale * (p.bytecodes + weight * p.calls) / p.passes - 1) for p in points],
     )
 

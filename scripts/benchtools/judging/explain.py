@@ -6,9 +6,8 @@ import ast
 import contextlib
 import copy
 import json
-import pstats
+import marshal
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,8 +79,11 @@ def definitions(node: ast.AST, prefix: str = "") -> Iterator[tuple[int, int, str
             yield from definitions(child, f"{prefix}{child.name}." if isinstance(child, ast.ClassDef) else prefix)
 
 
-def qualified(filename: str, line: int, name: str, cache: dict) -> str:
-    """``name``'s qualified name, from the function that starts at ``line`` or the innermost one around it."""
+def key_of(filename: str, line: int, name: str, cache: dict) -> str:
+    """Module and qualified name of the function that starts at ``line`` or the innermost one around it; ``cache``
+    keeps each file's definitions."""
+    if filename == "~":  # a C function: "<built-in method builtins.isinstance>", "<method 'append' of ...>"
+        return re.sub(r"^<built-in (?:method|function) (.*)>$", r"\1", name)
     if filename not in cache:
         try:
             cache[filename] = list(definitions(ast.parse(Path(filename).read_text(encoding="utf-8"))))
@@ -89,13 +91,7 @@ def qualified(filename: str, line: int, name: str, cache: dict) -> str:
             cache[filename] = []
     around = [d for d in cache[filename] if d[0] <= line <= d[1]]
     exact = next((d[2] for d in around if d[0] == line and d[2].rsplit(".", 1)[-1] == name), None)
-    return exact or (max(around)[2] + ".<locals>." + name if around else name)
-
-
-def key_of(filename: str, line: int, name: str, cache: dict) -> str:
-    if filename == "~":  # a C function: "<built-in method builtins.isinstance>", "<method 'append' of ...>"
-        return re.sub(r"^<built-in (?:method|function) (.*)>$", r"\1", name)
-    return f"{module_of(filename)}.{qualified(filename, line, name, cache)}"
+    return f"{module_of(filename)}.{exact or (max(around)[2] + '.<locals>.' + name if around else name)}"
 
 
 def merged(entries: Iterable[tuple]) -> dict[str, list[float]]:
@@ -108,54 +104,47 @@ def merged(entries: Iterable[tuple]) -> dict[str, list[float]]:
     return summary
 
 
-def summarize(profile: Path) -> dict[str, list[float]]:
+def summarize(profile: bytes) -> dict[str, list[float]]:
+    """A cProfile dump summarized; the dump is its stats dict marshalled, as pstats.Stats reads it."""
     sources = {}
     return merged(
         (key_of(filename, line, name, sources), calls, cumulative * 1e6, own * 1e6)
-        for (filename, line, name), (_primitive, calls, own, cumulative, _) in pstats.Stats(str(profile)).stats.items()
+        for (filename, line, name), (_primitive, calls, own, cumulative, _) in marshal.loads(profile).items()
     )
 
 
-def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str = PROFILED) -> Path:
+def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str) -> Path:
     if profiled == PROFILED:
         return cache_dir / env_name / f"{commit}.json"
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
 
 
-def profile(config: Path, env_name: str, commit: str, cache_dir: Path, profiled: Iterable[str]) -> None:
-    """Cache the summary of each of ``profiled`` at ``commit`` not cached yet, in the one environment of ``config``:
-    the commit installed once, each benchmark called in a fresh process."""
-    missing = [n for n in dict.fromkeys(profiled) if not cached_profile(cache_dir, env_name, commit, n).is_file()]
-    if not missing:
-        return
-    split = {name: split_entry(name) for name in missing}
-    sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
-    names = sorted({n for n, _ in split.values()})
-    failure = f"cannot install {commit[:8]} in {env_name} to profile it"
-    root = Path(cache_dir).resolve().parent / PROFILE_ENVS  # asv runs from another folder
-    with sides.installed(config, "profiled", commit, names, root, failure=failure) as side, contextlib.closing(side):
-        side.open()
-        # The environment's files are this commit's until the next install: summarized at once.
-        for name, (benchmark, params) in split.items():
-            if benchmark not in side.benchmarks:
-                raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
-            index = sides.param_index(side.benchmarks[benchmark], params)
-            if index == -1:
-                raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
-            with tempfile.TemporaryDirectory() as scratch:
-                output = Path(scratch) / "call.prof"
-                output.write_bytes(side.profile(benchmark, index))
-                summary = summarize(output)
-            cached = cached_profile(cache_dir, env_name, commit, name)
-            util.write_atomic(cached, json.dumps(summary, indent=0, sort_keys=True).encode())
-
-
 def profile_commits(env: tuple[str, Path], wanted: dict[str, set[str]], cache_dir: Path) -> None:
     """Profile, in ``env`` (env_config's), what ``wanted`` ({commit: the benchmarks to profile there}) names and the
-    cache lacks, each commit installed once (a step's two commits, and every operation that moved there, together)."""
+    cache lacks: each commit installed once (a step's two commits, and every operation that moved there, together),
+    each benchmark called in a fresh process."""
     env_name, env_conf = env
+    root = Path(cache_dir).resolve().parent / PROFILE_ENVS  # asv runs from another folder
     for commit, names in wanted.items():
-        profile(env_conf, env_name, commit, cache_dir, sorted(names))
+        missing = [n for n in sorted(names) if not cached_profile(cache_dir, env_name, commit, n).is_file()]
+        if not missing:
+            continue
+        sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
+        benchmarks = sorted({split_entry(n)[0] for n in missing})
+        failure = f"cannot install {commit[:8]} in {env_name} to profile it"
+        with sides.installed(env_conf, "profiled", commit, benchmarks, root, failure=failure) as side:
+            with contextlib.closing(side):
+                side.open()
+                # The environment's files are this commit's until the next install: summarized at once.
+                for name in missing:
+                    benchmark, params = split_entry(name)
+                    if benchmark not in side.benchmarks:
+                        raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
+                    index = sides.param_index(side.benchmarks[benchmark], params)
+                    if index == -1:
+                        raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
+                    summary = json.dumps(summarize(side.profile(benchmark, index)), indent=0, sort_keys=True)
+                    util.write_atomic(cached_profile(cache_dir, env_name, commit, name), summary.encode())
 
 
 def diff(before: dict, after: dict) -> list[FunctionChange]:
@@ -220,11 +209,9 @@ def explain(
 ) -> Explanation | None:
     """One call of ``profiled`` profiled in ``env`` (env_config's) at ``before`` and at ``after``, compared; None
     when ``cached_only`` and not cached."""
-    env_name, env_conf = env
-    paths = [cached_profile(cache_dir, env_name, commit, profiled) for commit in (before, after)]
+    paths = [cached_profile(cache_dir, env[0], commit, profiled) for commit in (before, after)]
     if cached_only and not all(path.is_file() for path in paths):
         return None
-    for commit in (before, after):
-        profile(env_conf, env_name, commit, cache_dir, [profiled])
+    profile_commits(env, {before: {profiled}, after: {profiled}}, cache_dir)
     summaries = [merged((key, *values) for key, values in json.loads(path.read_text()).items()) for path in paths]
-    return Explanation(env_name, before, after, diff(*summaries), *summaries)
+    return Explanation(env[0], before, after, diff(*summaries), *summaries)

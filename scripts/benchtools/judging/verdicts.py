@@ -16,6 +16,7 @@ from .recheck import Recount
 
 SCHEMA = 1
 JUDGED, FAILED = "judged", "failed"
+NOTHING_JUDGED = "nothing judged"
 
 
 def number(value):
@@ -47,52 +48,62 @@ def change_data(change: Change, threshold: float | None = None) -> dict:
     }
 
 
+def interval_data(interval) -> dict:
+    return {key: number(getattr(interval, key)) if interval else None for key in ("estimate", "low", "high")}
+
+
 def confirmation_data(found) -> dict:
     interval = found.interval
     return {
         "verdict": found.verdict,
-        **{key: number(getattr(interval, key)) if interval else None for key in ("estimate", "low", "high")},
+        **interval_data(interval),
         "pairs": interval.pairs if interval else 0,
         "confidence": number(interval.confidence) if interval else None,
     }
 
 
-def data(verdict: Verdict) -> dict:
-    source, thresholds = verdict.source, verdict.source.thresholds
-    suspects = None
-    if verdict.confirmations is not None:
-        suspects = [
-            {
-                **change_data(c.change, thresholds(c.change)),
-                **confirmation_data(c),
-                "seconds": round(c.seconds, 1),
-                "note": c.note,
-            }
-            for c in verdict.confirmations
-        ]
-    counted = [change_data(c, thresholds(c)) for c in verdict.counted]
+def overrule_data(why) -> dict:
+    if isinstance(why, Recount):
+        return {"recount": {"before": number(why.before), "after": number(why.after), "environment": why.environment}}
+    time = {"benchmark": why.change.benchmark, "params": why.change.params, **interval_data(why.interval)}
+    return {"time": {**time, "pairs": why.interval.pairs}}
+
+
+def suspect_data(found, threshold: float | None) -> dict:
     return {
-        "schema": SCHEMA,
-        "status": JUDGED,
-        "regression": verdict.regression,
-        "summary": f"{len(counted)} regression(s) count" if counted else "no regression counts",
-        "mode": verdict.mode,
-        "confirmed": verdict.confirmations is not None,
-        "results": str(source.results),
-        "machine": source.machine,
-        "counted": counted,
-        "improvements": [change_data(c) for c in verdict.improved],
-        "overruled": [{**change_data(c, thresholds(c)), **overrule_data(why)} for c, why in verdict.overruled],
-        "suspects": suspects,
-        "not_alerting": [
-            {**change_data(c, thresholds(c)), "could_decide": could_decide(c)} for c in verdict.not_alerting
-        ],
-        "unjudged": [
+        **change_data(found.change, threshold),
+        **confirmation_data(found),
+        "seconds": round(found.seconds, 1),
+        "note": found.note,
+    }
+
+
+def document(status: str, summary: str, **fields) -> dict:
+    """The four keys every verdict opens with, then its status's own; regression true exactly when a row counts."""
+    return {"schema": SCHEMA, "status": status, "regression": bool(fields.get("counted")), "summary": summary, **fields}
+
+
+def data(verdict: Verdict) -> dict:
+    source, thresholds, confirmations = verdict.source, verdict.source.thresholds, verdict.confirmations
+    counted = [change_data(c, thresholds(c)) for c in verdict.counted]
+    return document(
+        JUDGED,
+        f"{len(counted)} regression(s) count" if counted else "no regression counts",
+        mode=verdict.mode,
+        confirmed=confirmations is not None,
+        results=str(source.results),
+        machine=source.machine,
+        counted=counted,
+        improvements=[change_data(c) for c in verdict.improved],
+        overruled=[{**change_data(c, thresholds(c)), **overrule_data(why)} for c, why in verdict.overruled],
+        suspects=None if confirmations is None else [suspect_data(c, thresholds(c.change)) for c in confirmations],
+        not_alerting=[{**change_data(c, thresholds(c)), "could_decide": could_decide(c)} for c in verdict.not_alerting],
+        unjudged=[
             {"benchmark": u.benchmark, "params": u.params, "environment": u.env, "reason": u.reason}
             for u in verdict.unjudged
         ],
-        "unchanged_commits": list(source.run_unchanged),
-        "failed_commits": [
+        unchanged_commits=list(source.run_unchanged),
+        failed_commits=[
             {
                 "commit": f.commit,
                 "label": source.label(f.commit),
@@ -101,51 +112,31 @@ def data(verdict: Verdict) -> dict:
             }
             for f in verdict.failed
         ],
-        "explain_errors": list(verdict.explain_errors),
-    }
-
-
-def overrule_data(why) -> dict:
-    if isinstance(why, Recount):
-        return {"recount": {"before": number(why.before), "after": number(why.after), "environment": why.environment}}
-    bounds = {key: number(getattr(why.interval, key)) for key in ("estimate", "low", "high")}
-    return {
-        "time": {"benchmark": why.change.benchmark, "params": why.change.params, **bounds, "pairs": why.interval.pairs}
-    }
-
-
-NOTHING_JUDGED = "nothing judged"
+        explain_errors=list(verdict.explain_errors),
+    )
 
 
 def nothing_judged(reason: str, results: str, machine: str, unchanged=()) -> dict:
     """The document of a night that had nothing to judge (no new commit after the baseline): quiet, saying why."""
-    return {
-        "schema": SCHEMA,
-        "status": JUDGED,
-        "regression": False,
-        "summary": f"no regression counts: {reason}",
-        "mode": NOTHING_JUDGED,
-        "confirmed": False,
-        "results": results,
-        "machine": machine,
+    return document(
+        JUDGED,
+        f"no regression counts: {reason}",
+        mode=NOTHING_JUDGED,
+        confirmed=False,
+        results=results,
+        machine=machine,
         **dict.fromkeys(("counted", "improvements", "overruled", "not_alerting", "unjudged"), []),
-        "suspects": None,
-        "unchanged_commits": list(unchanged),
+        suspects=None,
+        unchanged_commits=list(unchanged),
         **dict.fromkeys(("failed_commits", "explain_errors"), []),
-    }
+    )
 
 
 def failure(stage: str, code: int | None, message: str) -> dict:
     """The document of a night that could not be judged (CODE None: its exit code is unknown): never quiet."""
-    return {
-        "schema": SCHEMA,
-        "status": FAILED,
-        "regression": False,
-        "summary": f"{stage} failed{f' (exit {int(code)})' if code is not None else ''}: {message}",
-        "stage": stage,
-        "exit": int(code) if code is not None else None,
-        "message": message,
-    }
+    exit_code = int(code) if code is not None else None
+    summary = f"{stage} failed{f' (exit {exit_code})' if code is not None else ''}: {message}"
+    return document(FAILED, summary, stage=stage, exit=exit_code, message=message)
 
 
 def write(path: Path, document: dict) -> None:
@@ -155,29 +146,20 @@ def write(path: Path, document: dict) -> None:
 def read(path: Path) -> dict:
     """A verdict document exactly as ``write`` writes it, checked whole (a missing verdict is no verdict); BadInput
     naming the file for anything else."""
-    raw = shapes.read_bytes(path, "gate verdict")
     try:
-        document = json.loads(raw.decode("utf-8"), parse_constant=refuse_constant)  # NaN and infinity are no JSON
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        document = json.loads(shapes.read_bytes(path, "gate verdict").decode(), parse_constant=refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:  # NaN and infinity are no JSON
         raise BadInput(f"gate verdict is corrupt: {path} ({error})") from None
-    # Checked whole, so that another writer's document (a counted row without its commits) is not a quiet night.
+    # Checked whole, so that another writer's document (a counted row without its commits) is not a quiet night;
+    # its schema and status first, so that an unknown status is named as such and not read as a failure's shape.
     shapes.check(document, "verdict#/definitions/common", path, "gate verdict")
-    if document["schema"] != SCHEMA or document["status"] not in (JUDGED, FAILED):
-        raise BadInput(
-            f"gate verdict {path}: schema {document['schema']!r} and status {document['status']!r}; "
-            f"this reads schema {SCHEMA}, status {JUDGED} or {FAILED}"
-        )
     shapes.check(document, "verdict", path, "gate verdict")
-    counted = document.get("counted", [])
-    if document["status"] == FAILED and document["regression"]:
-        raise BadInput(
-            f"gate verdict {path}: status {FAILED} with regression true; a night that could not be judged counts "
-            "no regression (verdicts.failure writes regression false)"
-        )
+    # A night that could not be judged counts no regression, whatever rows it holds (verdicts.failure).
+    counted = document["counted"] if document["status"] == JUDGED else []
     if document["regression"] != bool(counted):
         raise BadInput(
             f"gate verdict {path}: regression {json.dumps(document['regression'])} with {len(counted)} counted "
-            "row(s); the gate writes regression true exactly when a row counts"
+            f"row(s) and status {document['status']}; the gate writes regression true exactly when a row counts"
         )
     unknown = [row["kind"] for row in counted if row["kind"] not in metrics.KINDS]
     if unknown:
