@@ -2,6 +2,7 @@
 section, so that nothing is left out.  An exact kind is any kind benchmarks/metrics.py does not declare a timing."""
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from benchmarks import metrics
 from benchmarks import params as params_
@@ -62,10 +63,7 @@ def is_exact(change: Change) -> bool:
     return change.kind not in metrics.TIMING_KINDS
 
 
-@dataclass(frozen=True)
-class Words:
-    """What a benchmark at its params is to a user: the operation, and its rank (Module operations first)."""
-
+class Words(NamedTuple):  # what a benchmark at its params is to a user; its rank sorts Module operations first
     operation: str
     rank: tuple
 
