@@ -2,6 +2,8 @@
 table what changed, every other section is collapsed with its count.  Where the whole would not fit a GitHub comment
 (COMMENT_BYTES), the longest lists are cut, each cut saying how many rows the verdict file holds beyond it."""
 
+from functools import partial
+
 from benchmarks import metrics
 
 from ..util import markdown_table
@@ -71,7 +73,8 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
         keep = shown.get(name, len(rows))
         left_out = max(0, len(rows) - keep)
         note = f"… and {left_out} more, left out here to fit a comment: the verdict file (--verdict) holds every one."
-        return details(f"{title} ({len(rows)})", [*intro, table(rows[:keep]), *(["", note] if left_out else [])])
+        body = [*intro, table(rows[:keep]), *(["", note] if left_out else [])]
+        return details(f"{title} ({len(rows)})", body) if rows else []
 
     if summary.nothing_to_measure:
         return (
@@ -95,13 +98,9 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
         f"{', '.join(summary.environments) or 'no environment'}; {timing}. The check took "
         f"{summary.seconds / 60:.1f} min, load average {summary.load[0]:.2f} before and {summary.load[1]:.2f} after.",
     ]
-    changed = [row for row in summary.rows if row.section in CHANGED]
-    if changed:
+    if changed := [row for row in summary.rows if row.section in CHANGED]:
         lines += ["", measures_table(changed[:TABLE_ROWS], changes=True)]
-        if changed[TABLE_ROWS:]:
-            lines += collapsed(
-                "changes", "More changes", changed[TABLE_ROWS:], [], lambda kept: measures_table(kept, True)
-            )
+        lines += collapsed("changes", "More changes", changed[TABLE_ROWS:], [], partial(measures_table, changes=True))
     else:
         why = "merging breaks benchmarks (below): they fail on the head and not on the base, so they measure nothing"
         lines += ["", f"No measure changed beyond its threshold{f', but {why}' if broken else ''}."]
@@ -113,16 +112,15 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
             *(f"- `{f.commit[:8]}` in {f.env}: {', '.join(f'`{n}`' for n in f.benchmarks)}" for f in summary.failed),
         ]
     for name, holds in SECTIONS.items():
-        if name not in CHANGED and summary.section(name):
+        if name not in CHANGED:
             lines += collapsed(name, name.capitalize(), summary.section(name), [holds, ""], measures_table)
-    if summary.unjudged:
-        lines += collapsed(
-            "unjudged",
-            "Not comparable",
-            summary.unjudged,
-            ["Measured on one side only, or without a value (failed or skipped): judged neither way.", ""],
-            lambda kept: unjudged_table(kept, cell),
-        )
+    lines += collapsed(
+        "unjudged",
+        "Not comparable",
+        summary.unjudged,
+        ["Measured on one side only, or without a value (failed or skipped): judged neither way.", ""],
+        partial(unjudged_table, cell=cell),
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -2,6 +2,7 @@
 section, so that nothing is left out.  An exact kind is any kind benchmarks/metrics.py does not declare a timing."""
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from benchmarks import metrics
 from benchmarks import params as params_
@@ -48,20 +49,6 @@ KNOWN = {
     "bench_counts.JaxprExcessEquations.track_excess_equations": "jaxpr equations beyond the tuple twin's",
     "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": "bytes copied by `tree_at`",
 }
-
-
-def is_exact(change: Change) -> bool:
-    return change.kind not in metrics.TIMING_KINDS
-
-
-@dataclass(frozen=True)
-class Words:
-    """What a benchmark at its params is to a user: the operation, and its rank (Module operations first)."""
-
-    operation: str
-    rank: tuple
-
-
 INSTRUCTIONS = "bench_instructions.Instructions"
 INSTRUCTIONS_SUFFIX = ", instructions"  # how an operation's instruction count is named beside its other measures
 # The instruction counts' operations (benchmarks/instruction_ops.py) that are no operation of asvtools/operations.py.
@@ -72,18 +59,28 @@ COUNTED_WORDS = {
 }
 
 
+def is_exact(change: Change) -> bool:
+    return change.kind not in metrics.TIMING_KINDS
+
+
+class Words(NamedTuple):  # what a benchmark at its params is to a user; its rank sorts Module operations first
+    operation: str
+    rank: tuple
+
+
 def words(benchmark: str, params: str) -> Words:
     """The operation in the words users know (asvtools/operations.py), the Module's own first, default params
     first; an instruction count beside its operation's other measures; any other benchmark by the name KNOWN gives
     it, else by its class and method."""
     if benchmark.startswith(INSTRUCTIONS + ".track_"):
         name = params.strip("'")
-        twin = "" if benchmark.endswith("track_module") else ", tuple twin"
+        twin = ("" if benchmark.endswith("track_module") else ", tuple twin") + INSTRUCTIONS_SUFFIX
         timed = COUNTED[name].timed if name in COUNTED else None
+        timed = timed and metrics.entry(*timed[0])
         for number, operation in enumerate(operations.OPERATIONS):
-            if timed and metrics.entry(*timed[0]) == metrics.entry(*operation.timed):
-                return Words(f"{operation.label}{twin}{INSTRUCTIONS_SUFFIX}", (0, number, 0))
-        return Words(f"{COUNTED_WORDS.get(name, name)}{twin}{INSTRUCTIONS_SUFFIX}", (1, 0, 0))
+            if timed == metrics.entry(*operation.timed):
+                return Words(operation.label + twin, (0, number, 0))
+        return Words(COUNTED_WORDS.get(name, name) + twin, (1, 0, 0))
     for number, operation in enumerate(operations.OPERATIONS):
         for module_class, side_params in ((operation.cost, "cost_params"), (operation.time, "time_params")):
             for side, twin in ((operation.module, ""), (operation.tuple_, ", tuple twin")):
@@ -94,9 +91,10 @@ def words(benchmark: str, params: str) -> Words:
                     return Words(operation.label + twin, (0, number, 0))
                 if params.split(", ")[:1] == default.split(", ")[:1]:
                     return Words(f"{operation.label}{twin} ({params})", (0, number, 1))
+    shown = f" ({params})" if params else ""
     if benchmark in KNOWN:
-        return Words(KNOWN[benchmark] + (f" ({params})" if params else ""), (1, 0, 0))
-    return Words(f"`{benchmark.split('.', 1)[-1]}`" + (f" ({params})" if params else ""), (2, 0, 0))
+        return Words(KNOWN[benchmark] + shown, (1, 0, 0))
+    return Words(f"`{benchmark.split('.', 1)[-1]}`{shown}", (2, 0, 0))
 
 
 def profiled(change: Change) -> str | None:
@@ -150,8 +148,9 @@ class Summary:
         """(environment, benchmark) of each benchmark that failed on the head and not on the base: merging
         breaks it, and a benchmark that no longer runs must not pass as unchanged."""
         on_base = {(f.env, n) for f in self.failed if f.commit == self.base for n in f.benchmarks}
-        on_head = [(f.env, n) for f in self.failed if f.commit == self.head for n in f.benchmarks]
-        return [pair for pair in on_head if pair not in on_base]
+        return [
+            (f.env, n) for f in self.failed if f.commit == self.head for n in f.benchmarks if (f.env, n) not in on_base
+        ]
 
     @property
     def regression(self) -> bool:
@@ -161,49 +160,42 @@ class Summary:
 def timing_section(found: Confirmation) -> str:
     """A re-measured timing's section: slower as the gate decides; faster when the whole interval lies below
     -FLOOR; no change when it lies within ±SAME_BELOW; undecided otherwise."""
+    interval = found.interval
     if found.verdict == SLOWER:
         return SLOWER_
-    interval = found.interval
-    if interval is None:
-        return TIMING_UNDECIDED
-    if interval.high < -FLOOR:
+    if interval is not None and interval.high < -FLOOR:
         return FASTER
-    if found.verdict == SAME and interval.low > -SAME_BELOW:
+    if interval is not None and found.verdict == SAME and interval.low > -SAME_BELOW:
         return TIMING_SAME
     return TIMING_UNDECIDED
 
 
-def section_of(change: Change, verdict: Verdict, counted: set, confirmed: dict) -> str:
-    if id(change) in counted:
+def section_of(change: Change, verdict: Verdict, confirmed: dict) -> str:
+    if any(change is c for c in verdict.counted):
         return SLOWER_
     if not is_exact(change):
         if not metrics.alerts(change.entry):
             return NOT_ALERTING
-        found = confirmed.get(id(change))
-        return timing_section(found) if found else TIMING_UNCONFIRMED
+        return timing_section(confirmed[id(change)]) if id(change) in confirmed else TIMING_UNCONFIRMED
     if change.after == change.before:
         return UNCHANGED
     if not metrics.alerts(change.entry):
         return NOT_COUNTED
     # Faster: fallen by as much as a rise that would count (any for a deterministic, the floor for a cost).
-    if change.after < change.before * (1 - verdict.source.thresholds(change)):
-        return FASTER
-    return BELOW_FLOOR
+    return FASTER if change.after < change.before * (1 - verdict.source.thresholds(change)) else BELOW_FLOOR
 
 
 def changed_exact(verdict: Verdict) -> list[Change]:
     """The exact measures that a summary shows as changed (faster or slower): those whose cause is wanted."""
-    counted = {id(c) for c in verdict.counted}
-    return [c for c in verdict.changes if is_exact(c) and section_of(c, verdict, counted, {}) in CHANGED]
+    return [c for c in verdict.changes if is_exact(c) and section_of(c, verdict, {}) in CHANGED]
 
 
 def summarize(verdict: Verdict, title: str, causes: dict | None = None, faster_confirmations=(), **facts) -> Summary:
-    counted = {id(c) for c in verdict.counted}
     confirmed = {id(found.change): found for found in [*(verdict.confirmations or []), *faster_confirmations]}
     rows = [
         PlacedChange(
             change,
-            section_of(change, verdict, counted, confirmed),
+            section_of(change, verdict, confirmed),
             words(change.benchmark, change.params),
             confirmed.get(id(change)),
             (causes or {}).get((change.benchmark, change.params, change.env)),
@@ -214,26 +206,23 @@ def summarize(verdict: Verdict, title: str, causes: dict | None = None, faster_c
     return Summary(title, rows, list(verdict.unjudged), list(verdict.failed), verdict=verdict, **facts)
 
 
-def row_data(row: PlacedChange, thresholds) -> dict:
-    found = row.confirmation
-    return {
-        **verdicts.change_data(row.change, thresholds(row.change)),
-        "operation": row.words.operation,
-        "section": row.section,
-        "exact": is_exact(row.change),
-        "cause": row.cause,
-        "confirmation": None
-        if found is None
-        else {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde)},
-    }
-
-
 def data(summary: Summary) -> dict:
     """The verdict file: the gate's document (the shape the alert reads), plus what merging does: the faster
     and slower measures, the untouched count and each section's count."""
     verdict = summary.verdict
     nothing = f"nothing to measure: {summary.nothing_to_measure}"
-    thresholds = verdict.source.thresholds if verdict else None
+
+    def row_data(row: PlacedChange) -> dict:
+        found = row.confirmation
+        return {
+            **verdicts.change_data(row.change, verdict.source.thresholds(row.change)),
+            "operation": row.words.operation,
+            "section": row.section,
+            "exact": is_exact(row.change),
+            "cause": row.cause,
+            "confirmation": found and {**verdicts.confirmation_data(found), "mde": verdicts.number(row.mde)},
+        }
+
     return {
         **(verdicts.data(verdict) if verdict else {**verdicts.nothing_judged(nothing, "", ""), "summary": nothing}),
         "check": {
@@ -245,9 +234,9 @@ def data(summary: Summary) -> dict:
             "load": [round(value, 2) for value in summary.load],
         },
         "sections": summary.counts(),
-        "faster": [row_data(row, thresholds) for row in summary.section(FASTER)],
-        "slower": [row_data(row, thresholds) for row in summary.section(SLOWER_)],
+        "faster": [row_data(row) for row in summary.section(FASTER)],
+        "slower": [row_data(row) for row in summary.section(SLOWER_)],
         "untouched": len(summary.section(UNCHANGED)),
         # Every timing re-measured side by side, slower and faster suspects alike, whatever its section.
-        "remeasured": [row_data(row, thresholds) for row in summary.rows if row.confirmation is not None],
+        "remeasured": [row_data(row) for row in summary.rows if row.confirmation is not None],
     }

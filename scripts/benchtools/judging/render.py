@@ -42,25 +42,6 @@ def percent(change: Change) -> str:
     return f"{change.ratio - 1:+.1%}"
 
 
-def where(source: Source, change: Change) -> str:
-    place = (
-        source.label(change.bad)
-        if change.single_commit or not change.good
-        else f"{source.label(change.good)}..{source.label(change.bad)}"
-    )
-    if change.unmeasured:
-        return f"{place} ({', '.join(source.label(c) for c in change.unmeasured)} between: no value)"
-    return place
-
-
-def still_there(change: Change) -> str:
-    """How much of a step is left at the newest commit (asv's latest against the level before the step)."""
-    if change.latest is None:
-        return "—"
-    versus = f" ({change.latest / change.before - 1:+.1%} vs before)" if change.before else ""
-    return human(change.latest, change.unit) + versus
-
-
 def threshold_text(source: Source, change: Change) -> str:
     if change.kind == metrics.DETERMINISTIC:
         return "any increase"
@@ -70,32 +51,12 @@ def threshold_text(source: Source, change: Change) -> str:
     return f"{shown} (floor)" if change.kind in (metrics.COST, metrics.INSTRUCTIONS) else shown
 
 
-def diagnostics_text(change: Change) -> str:
-    return (
-        "; ".join(
-            f"{name.rsplit('.', 2)[-2]} {before:,.0f} → {after:,.0f} "
-            f"({(after / before - 1) if before else float('inf'):+.1%})"
-            for name, before, after in change.diagnostics
-        )
-        or "—"
-    )
+def section(title: str, *paragraphs: str) -> list[str]:
+    return ["", f"## {title}", *(line for paragraph in paragraphs for line in ("", paragraph))]
 
 
-def explanations_section(source: Source, rows: list[Change], errors: list[str]) -> list[str]:
-    lines = section(
-        "What changed in the code that ran",
-        f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
-        "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
-        "change of cumulative time first.",
-    ) + [""]
-    for e in {id(r.explanation): r.explanation for r in rows if r.explanation is not None}.values():
-        explained = [r for r in rows if r.explanation is e]
-        what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in explained)
-        env = f" ({explained[0].env})" if explained[0].env != "—" else ""
-        lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, ""]
-        lines += [*([e.method, ""] if e.method else []), *e.markdown(), ""]
-    lines += [f"Not profiled: {error}" for error in errors]
-    return lines
+def details(summary: str, body: list[str]) -> list[str]:
+    return ["", "<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>"]
 
 
 def unjudged_table(unjudged: list[Unjudged], cell: Callable[[str], str] = str) -> str:
@@ -109,56 +70,33 @@ def unjudged_table(unjudged: list[Unjudged], cell: Callable[[str], str] = str) -
     )
 
 
-def details(summary: str, body: list[str]) -> list[str]:
-    return ["", "<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>"]
-
-
-def section(title: str, *paragraphs: str) -> list[str]:
-    return ["", f"## {title}", *(line for paragraph in paragraphs for line in ("", paragraph))]
-
-
 def changes_table(source: Source, changes: list[Change], newest: bool = False, judged: bool = True) -> str:
-    """Each change: ``judged``, with its kind and threshold; with ``newest``, how much of it the newest commit still
-    has and its diagnostics."""
+    """Each change: ``judged``, with its kind and threshold; with ``newest``, how much of the step the newest commit
+    still has (asv's latest against the level before the step) and its diagnostics."""
     header = ["benchmark", "params", "environment", "before", "after", "change"]
     header = ["kind", *header, "threshold", "where"] if judged else [*header, "where"]
     rows = []
     for c in changes:
-        measured = [f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit)]
-        measured += [percent(c)]
-        rows.append(
-            ([c.kind, *measured, threshold_text(source, c)] if judged else measured)
-            + [where(source, c)]
-            + ([still_there(c), diagnostics_text(c)] if newest else [])
+        row = [f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit), percent(c)]
+        span = (
+            source.label(c.bad) if c.single_commit or not c.good else f"{source.label(c.good)}..{source.label(c.bad)}"
         )
+        if c.unmeasured:
+            span += f" ({', '.join(map(source.label, c.unmeasured))} between: no value)"
+        row = [c.kind, *row, threshold_text(source, c), span] if judged else [*row, span]
+        if newest:
+            versus = f" ({c.latest / c.before - 1:+.1%} vs before)" if c.before and c.latest is not None else ""
+            row.append("—" if c.latest is None else human(c.latest, c.unit) + versus)
+            row.append(
+                "; ".join(
+                    f"{name.rsplit('.', 2)[-2]} {before:,.0f} → {after:,.0f} "
+                    f"({(after / before - 1) if before else float('inf'):+.1%})"
+                    for name, before, after in c.diagnostics
+                )
+                or "—"
+            )
+        rows.append(row)
     return markdown_table(header + (["at the newest commit", "diagnostics"] if newest else []), rows)
-
-
-def not_alerting_section(source: Source, changes: list[Change]) -> list[str]:
-    """The timings beyond a threshold that never alerts: first those that could decide (gate.could_decide), then,
-    collapsed, the single runs' absolute times, with why none of them is a finding."""
-    deciding = [c for c in changes if could_decide(c)]
-    noise = [c for c in changes if not could_decide(c)]
-    lines = section(
-        "Beyond their threshold, not alerting",
-        "Timings that do not alert (benchmarks/metrics.py): shown for a look, never confirmed and never counted.",
-        "Ratios of twins timed in one process, whose minimum detectable effect is not measured yet "
-        "(scripts/timing-noise): these could decide once it is.\n\n" + changes_table(source, deciding)
-        if deciding
-        else "No ratio beyond its threshold.",
-    )
-    if noise:
-        lines += details(
-            f"{len(noise)} absolute time(s) of one run beyond their threshold: not findings",
-            [
-                "Not findings: an absolute time of one run is a single draw, and fresh processes move it by more "
-                "than its threshold on identical code (docs/timing-noise.md), by more than the confirm step can "
-                "resolve; only a ratio or an exact metric above can show a change.",
-                "",
-                changes_table(source, noise),
-            ],
-        )
-    return lines
 
 
 def environment_text(environment: dict | None) -> str:
@@ -174,16 +112,14 @@ def nothing_judged(reason: str) -> str:
 
 
 def markdown(verdict: Verdict) -> str:
-    source, counted, improved = verdict.source, verdict.counted, verdict.improved
-    confirmed = verdict.confirmations is not None
+    source, counted, confirmed = verdict.source, verdict.counted, verdict.confirmations is not None
     timing_rule = (
         "an alerting timing metric (a ratio) when re-measured side by side and found slower (the suspects below)"
         if confirmed
         else "an alerting timing metric (a ratio) beyond its threshold (the threshold column)"
     )
-    mode = f"{verdict.mode}, {'timing confirmed' if confirmed else 'unconfirmed'}"
     lines = [
-        f"{HEADING} ({mode})",
+        f"{HEADING} ({verdict.mode}, {'timing confirmed' if confirmed else 'unconfirmed'})",
         "",
         f"Results: `{source.results}`, machine `{source.machine}`. "
         "Counted: a deterministic metric at any increase, an instruction count above "
@@ -198,17 +134,12 @@ def markdown(verdict: Verdict) -> str:
             else ""
         ),
         "",
+        changes_table(source, counted, newest=True) if counted else NOTHING_COUNTS,
     ]
-    if not counted:
-        lines.append(NOTHING_COUNTS)
-    else:
-        lines.append(changes_table(source, counted, newest=True))
-        commands = [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]
-        if commands:
-            lines += ["", "To find the first bad commit of a change that spans several commits:", ""]
-            lines += ["```sh", *commands, "```"]
-    recounted = [(c, why) for c, why in verdict.overruled if isinstance(why, Recount)] + verdict.not_improved
-    if recounted:
+    if commands := [cmd for cmd in dict.fromkeys(find_command(source, c) for c in counted) if cmd]:
+        lines += ["", "To find the first bad commit of a change that spans several commits:", ""]
+        lines += ["```sh", *commands, "```"]
+    if recounted := [(c, why) for c, why in verdict.overruled if isinstance(why, Recount)] + verdict.not_improved:
         lines += section(
             "Instruction changes that do not count: counted again side by side, they are gone",
             "The stored counts of the two commits rose beyond the floor (or fell by "
@@ -229,8 +160,7 @@ def markdown(verdict: Verdict) -> str:
                 ),
             ),
         )
-    faster = [(c, why) for c, why in verdict.overruled if not isinstance(why, Recount)]
-    if faster:
+    if faster := [(c, why) for c, why in verdict.overruled if not isinstance(why, Recount)]:
         lines += section(
             "Instruction rises that do not count: their time was decided faster",
             "Each operation's instruction count rose beyond its floor, but its time in tree_map passes, "
@@ -246,14 +176,34 @@ def markdown(verdict: Verdict) -> str:
                 ),
             ),
         )
-    if improved:
+    if verdict.improved:
         lines += section(
             f"Large improvements (tree_at's cost, or in a comparison an operation's instructions, down by "
             f"{LARGE_IMPROVEMENT:.0%} or more)",
-            changes_table(source, improved, newest=True, judged=False),
+            changes_table(source, verdict.improved, newest=True, judged=False),
         )
     if verdict.not_alerting:
-        lines += not_alerting_section(source, verdict.not_alerting)
+        deciding = [c for c in verdict.not_alerting if could_decide(c)]
+        noise = [c for c in verdict.not_alerting if not could_decide(c)]
+        lines += section(
+            "Beyond their threshold, not alerting",
+            "Timings that do not alert (benchmarks/metrics.py): shown for a look, never confirmed and never counted.",
+            "Ratios of twins timed in one process, whose minimum detectable effect is not measured yet "
+            "(scripts/timing-noise): these could decide once it is.\n\n" + changes_table(source, deciding)
+            if deciding
+            else "No ratio beyond its threshold.",
+        )
+        if noise:
+            lines += details(
+                f"{len(noise)} absolute time(s) of one run beyond their threshold: not findings",
+                [
+                    "Not findings: an absolute time of one run is a single draw, and fresh processes move it by more "
+                    "than its threshold on identical code (docs/timing-noise.md), by more than the confirm step can "
+                    "resolve; only a ratio or an exact metric above can show a change.",
+                    "",
+                    changes_table(source, noise),
+                ],
+            )
     if verdict.failed:
         lines += section(
             "Commits with failed benchmarks",
@@ -261,17 +211,14 @@ def markdown(verdict: Verdict) -> str:
             "it is neither a regression nor a pass. The run's log has each error.",
             markdown_table(
                 ["commit", "environment", "failed"],
-                (
-                    [source.label(f.commit), f.env, ", ".join(f"`{name}`" for name in f.benchmarks)]
-                    for f in verdict.failed
-                ),
+                ([source.label(f.commit), f.env, ", ".join(f"`{n}`" for n in f.benchmarks)] for f in verdict.failed),
             ),
         )
     if source.run_unchanged:
         lines += [
             "",
             f"Not benchmarked, the package being their parent's (equinox/ and pyproject.toml unchanged): "
-            f"{', '.join(source.label(c) for c in source.run_unchanged)}.",
+            f"{', '.join(map(source.label, source.run_unchanged))}.",
         ]
     if verdict.unjudged:
         lines += section(
@@ -280,8 +227,24 @@ def markdown(verdict: Verdict) -> str:
             "between them), or measured without a value (failed or skipped): judged neither way.",
             unjudged_table(verdict.unjudged),
         )
-    if any(c.explanation for c in verdict.explained) or verdict.explain_errors:
-        lines += explanations_section(source, verdict.explained, verdict.explain_errors)
+    explained = verdict.explained
+    if any(c.explanation for c in explained) or verdict.explain_errors:
+        lines += [
+            *section(
+                "What changed in the code that ran",
+                f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
+                "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
+                "change of cumulative time first.",
+            ),
+            "",
+        ]
+        for e in {id(r.explanation): r.explanation for r in explained if r.explanation is not None}.values():
+            rows = [r for r in explained if r.explanation is e]
+            what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in rows)
+            env = f" ({rows[0].env})" if rows[0].env != "—" else ""
+            lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, ""]
+            lines += [*([e.method, ""] if e.method else []), *e.markdown(), ""]
+        lines += [f"Not profiled: {error}" for error in verdict.explain_errors]
     text = "\n".join(lines) + "\n"
     return text + (confirmations_section(verdict.confirmations, source.label) if confirmed else "")
 
@@ -289,18 +252,13 @@ def markdown(verdict: Verdict) -> str:
 def confirmations_section(found: list[Confirmation], label: Callable[[str], str] = lambda commit: commit[:8]) -> str:
     rows = []
     for v in found:
-        c = v.change
-        span = f"{label(c.good)} → {label(c.bad)}" if c.good else label(c.bad)
-        i = v.interval
+        c, i = v.change, v.interval
         figures = (
             [f"{i.estimate:+.1%}", f"{i.low:+.1%} to {i.high:+.1%}", f"{i.confidence:.3%}", i.pairs] if i else ["—"] * 4
         )
-        verdict = f"**{v.verdict}**" if v.verdict == SLOWER else v.verdict
-        if v.note:
-            verdict += f" ({v.note})"
-        rows.append(
-            [verdict, c.kind, f"`{c.benchmark}`", c.params or "—", c.env, span] + [*figures, f"{v.seconds:.0f}"]
-        )
+        verdict = (f"**{v.verdict}**" if v.verdict == SLOWER else v.verdict) + (f" ({v.note})" if v.note else "")
+        span = f"{label(c.good)} → {label(c.bad)}" if c.good else label(c.bad)
+        rows.append([verdict, c.kind, f"`{c.benchmark}`", c.params or "—", c.env, span, *figures, f"{v.seconds:.0f}"])
     header = ["verdict", "kind", "benchmark", "params", "environment", "commits", "change", "interval"]
     lines = section(
         "Timing suspects, re-measured side by side",
