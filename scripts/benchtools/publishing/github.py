@@ -191,6 +191,12 @@ class StandIn:
 
     __exit__ = stop
 
+    def add_issue(self, state: dict, title: str, body: str, labels: list[str], user: str = BOT) -> dict:
+        """A new open issue in ``state``, as GitHub's POST makes it (or a maintainer, as ``user``)."""
+        issue = {"number": len(state["issues"]) + 1, "title": title, "body": body, "labels": labels, "state": "open"}
+        state["issues"].append(issue | {"updated_at": self.tick(), "user": user, "comments": []})
+        return state["issues"][-1]
+
     def tick(self) -> str:
         self.clock += 1
         return f"2026-12-31T{self.clock // 3600 % 24:02d}:{self.clock // 60 % 60:02d}:{self.clock % 60:02d}Z"
@@ -247,10 +253,9 @@ class StandIn:
                 missing = [name for name in body.get("labels", []) if name not in labels]
                 if missing or not body.get("title"):
                     return 422, {"message": "Validation Failed", "missing": missing}
-                issue = {"number": len(issues) + 1, "title": body["title"], "body": body.get("body", "")}
-                issue.update(labels=body.get("labels", []), state="open", updated_at=self.tick(), user=BOT, comments=[])
-                issues.append(issue)
-                return 201, render(issues[-1])
+                return 201, render(
+                    self.add_issue(self._state, body["title"], body.get("body", ""), body.get("labels", []))
+                )
             case ("GET" | "POST", ["issues", _, "comments"]) | ("PATCH", ["issues", _]) if issue is None:
                 return NOT_FOUND
             case "GET", ["issues", _, "comments"]:

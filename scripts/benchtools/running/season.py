@@ -63,18 +63,8 @@ def apply(api: github.StandIn, events: list[str]) -> list[str]:
         elif event == "maintainer-issue":
             if LABEL not in state["labels"]:
                 state["labels"].append(LABEL)
-            state["issues"].append(
-                {
-                    "number": len(state["issues"]) + 1,
-                    "title": "Tracking: benchmark noise",
-                    "body": "Our own notes on the benchmarks. Do not overwrite.",
-                    "labels": [LABEL],
-                    "state": "open",
-                    "updated_at": api.tick(),
-                    "user": MAINTAINER,
-                    "comments": [],
-                }
-            )
+            notes = "Our own notes on the benchmarks. Do not overwrite."
+            api.add_issue(state, "Tracking: benchmark noise", notes, [LABEL], MAINTAINER)
         elif event == "502":
             state.setdefault("failures", []).append([502, "Bad Gateway"])
         done.append(event)
