@@ -17,13 +17,9 @@ class Commit:
 
 def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
     """The first-parent commits of REVISIONS (git's range syntax, as asv reads it), oldest first."""
-    out = git.out(
-        "rev-list", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s", "--end-of-options", revisions, repo=repo
-    )
+    out = git.out("log", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s", git.END, revisions, repo=repo)
     commits = []
     for line in out.splitlines():
-        if line.startswith("commit "):
-            continue
         hash_, stamp, subject = line.split("\0", 2)
         date = datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds")
         commits.append(Commit(hash_, date, subject))
