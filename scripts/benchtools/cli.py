@@ -96,12 +96,8 @@ def parse(name: str, argv: list[str], config: settings.Configuration | None = No
 
 
 def run(name: str, argv: list[str]) -> int:
-
-    def work():
-        config = settings.load()
-        return module(name).run(parse(name, argv, config), config)
-
-    return guard(f"scripts/{name}", work)
+    # settings.load is cached: parse and the command read the one configuration.
+    return guard(f"scripts/{name}", lambda: module(name).run(parse(name, argv), settings.load()))
 
 
 def main(argv: list[str] | None = None) -> None:

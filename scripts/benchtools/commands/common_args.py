@@ -157,9 +157,8 @@ def add_results_branch(parser) -> None:
 
 def fraction(text: str) -> float:
     try:
-        value = float(text)
+        if 0 < (value := float(text)) < 1:
+            return value
     except ValueError:
-        value = None
-    if value is None or not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: a fraction between 0 and 1, such as 0.008")
-    return value
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r}: a fraction between 0 and 1, such as 0.008")
