@@ -71,8 +71,8 @@ def options(args) -> Options:
     answer = args.here is None and not any(
         (args.range, args.releases, args.repo, args.jax_history, args.bench, args.quick, args.full)
     )
-    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(Options) if f.name not in {"answer", "releases"}}
-    return Options(**given, releases=ANSWER_RELEASES if answer else args.releases or DEFAULT_RELEASES, answer=answer)
+    releases = ANSWER_RELEASES if answer else args.releases or DEFAULT_RELEASES
+    return dataclasses.replace(common_args.options(Options, args), releases=releases, answer=answer)
 
 
 def run(args, config) -> int:

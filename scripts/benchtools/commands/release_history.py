@@ -50,8 +50,6 @@ def add_arguments(parser, config) -> None:
 
 def run(args, config) -> int:
     selected = build(common_args.options(Options, args))
-    if args.print_ == "tags":
-        print("\n".join(r.tag for r, _commit in selected))
-    elif args.print_ == "hashes":
-        print("\n".join(commit for _release, commit in selected))
+    if args.print_:
+        print("\n".join(release.tag if args.print_ == "tags" else commit for release, commit in selected))
     return 0
