@@ -205,12 +205,11 @@ def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
 
 def read_verdict(*folders: Path) -> tuple[Path | None, dict | None]:
     """The first verdict.json found in FOLDERS, and what it holds (None where it cannot be read)."""
-    for folder in folders:
-        for path in sorted(folder.glob("**/verdict.json")) if folder.is_dir() else []:
-            try:
-                return path, json.loads(path.read_text())
-            except (OSError, ValueError):
-                return path, None
+    for path in (path for folder in folders for path in sorted(folder.glob("**/verdict.json"))):
+        try:
+            return path, json.loads(path.read_text())
+        except (OSError, ValueError):
+            return path, None
     return None, None
 
 
