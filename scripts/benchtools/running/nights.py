@@ -18,12 +18,10 @@ class Commit:
 def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
     """The first-parent commits of REVISIONS (git's range syntax, as asv reads it), oldest first."""
     out = git.out("log", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s", git.END, revisions, repo=repo)
-    commits = []
-    for line in out.splitlines():
-        hash_, stamp, subject = line.split("\0", 2)
-        date = datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds")
-        commits.append(Commit(hash_, date, subject))
-    return commits
+    return [
+        Commit(hash_, datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds"), subject)
+        for hash_, stamp, subject in (line.split("\0", 2) for line in out.splitlines())
+    ]
 
 
 def split_nights(commits: list[Commit], per_night: int | None = None, every_day: bool = False):
