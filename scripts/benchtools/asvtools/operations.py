@@ -66,10 +66,9 @@ def asv_params(values: tuple) -> str:
     return ", ".join(value if value.isdigit() else repr(value) for value in values)
 
 
-TWIN_METHODS = ("track_module", "track_tuple")
-
-
-def _twins(label: str, source: str, stem: str, cost: tuple, time: tuple = (), methods=TWIN_METHODS) -> Operation:
+def _twins(
+    label: str, source: str, stem: str, cost: tuple, time: tuple = (), methods=("track_module", "track_tuple")
+) -> Operation:
     return Operation(label, source, stem, *(Side(method, cost, time) for method in methods))
 
 
