@@ -150,8 +150,7 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
             env.create()
             env.install_project(side_conf, repo, commit)
             sides[side] = (side_conf, env)
-        first = next(iter(commits))
-        side_conf, env = sides[first]
+        first, (side_conf, env) = next(iter(sides.items()))
         found = asv_benchmarks.Benchmarks.discover(
             side_conf, repo, [env], [commits[first]], regex=discovery_regex(names)
         )

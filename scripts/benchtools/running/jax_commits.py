@@ -18,12 +18,11 @@ TITLE = "Instruction counts over JAX commits"
 
 def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: str, output: Path = ROOT) -> Path:
     results_dir, html_dir = output / "results" / NAME, output / "html" / NAME
-    # Every first-run record of a JAX commit (a 40-hex hash, not a release) with Equinox at EQUINOX.
-    records = (json.loads(path.read_text()) for path in sorted(kept.path_folder(equinox).glob("jax-*-0.json")))
-    found = [record for record in records if len(record["jax"]) == 40]
+    # Each first-run record with Equinox at EQUINOX: probe_results.write keeps a JAX commit's (40 hex), no release's.
+    records = [json.loads(path.read_text()) for path in sorted(kept.path_folder(equinox).glob("jax-*-0.json"))]
     listing = git.out("log", "--all", "--format=%H %ct", repo=repo)
     dates = {commit: int(stamp) * 1000 for commit, stamp in (line.split() for line in listing.splitlines())}
-    written = probe_results.write(results_dir, machine, found, json.loads(suite.description()), dates)
+    written = probe_results.write(results_dir, machine, records, json.loads(suite.description()), dates)
     config = {**settings.load().jax}
     config.update(
         repo=str(repo),
