@@ -34,10 +34,9 @@ def run(args, config) -> int:
             if not checks:  # nothing else to show: the folder cannot answer
                 raise
             fits.append(f"## Cost fit: {env}\n\nNot fitted: {error}.\n")
-    blocks = {"fit-cost": "\n".join(fits)} if fitted else {}
-    if checks:
-        blocks["fit-cost-operations"] = cost_fit.operations_markdown(checks)
-    print("\n".join(fits + ([blocks["fit-cost-operations"]] if checks else [])))
+    operations = {"fit-cost-operations": cost_fit.operations_markdown(checks)} if checks else {}
+    print("\n".join([*fits, *operations.values()]))
+    blocks = ({"fit-cost": "\n".join(fits)} if fitted else {}) | operations
     if args.docs:
         # A folder that cannot fit the weight leaves the fit a richer folder published.
         generated.write_blocks(args.docs, blocks)
