@@ -94,17 +94,17 @@ def row_of(result, label: str) -> CommitFigures:
     row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
     row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
 
-    def twins(benchmark: str) -> list[dict]:  # tree_at's values and its tuple twin's
-        return [values(result, benchmark.format(twin)) for twin in params.STRUCTURES]
+    def twins(benchmark: str, method: str) -> list[dict]:  # tree_at's values and its tuple twin's
+        return [values(result, f"{benchmark}.{method}_{twin}") for twin in params.STRUCTURES]
 
-    compile_tree_at, compile_tuple = (found.get((CALLS_PER_STEP,)) for found in twins("bench_trace.Compile.time_{}"))
+    compile_tree_at, compile_tuple = (found.get((CALLS_PER_STEP,)) for found in twins("bench_trace.Compile", "time"))
     if compile_tree_at is not None and compile_tuple is not None:
         row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
         iqr = stat_pairs(result, "bench_trace.Compile.time_tree_at", "q_25", "q_75", 1e3)
         row.compile_iqr = iqr.get((CALLS_PER_STEP,))
-    row.tree_map_passes = tuple(map(only, twins("bench_overhead.EagerSurgeryInTreeMapPasses.track_{}")))
-    tree_at, tuple_ = twins("bench_eager.EagerSurgery.time_{}")
-    calls_tree_at, calls_tuple = twins("bench_counts.PythonCalls.track_{}")
+    row.tree_map_passes = tuple(map(only, twins("bench_overhead.EagerSurgeryInTreeMapPasses", "track")))
+    tree_at, tuple_ = twins("bench_eager.EagerSurgery", "time")
+    calls_tree_at, calls_tuple = twins("bench_counts.PythonCalls", "track")
     per_call = 1e6 / int(CALLS_PER_STEP)
     for depth in DEPTHS:
         key = (depth, CALLS_PER_STEP)
