@@ -188,19 +188,20 @@ def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, pr
         return
     wanted, failed, cache = {}, {}, profile_cache(config)
     conf = util.load_asv_config(config) if found else {}
+    # Each environment resolved once, for every pair and step measured in it.
+    environment = functools.cache(lambda env_params: explain.env_config(config, conf, dict(env_params), cache))
     for step in largest_first(found) if profile else []:
         wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
     for (env_params, before, after), names in wanted.items():
         try:
-            env = explain.env_config(config, conf, dict(env_params), cache)
-            explain.profile_commits(env, {before: names, after: names}, cache)
+            explain.profile_commits(environment(env_params), {before: names, after: names}, cache)
         except Error as error:
             failed[env_params, before, after] = str(error)
     for step in largest_first(found):
         why = failed.get(pair_key(step))
         try:
             step.explanation = explain.explain(
-                explain.env_config(config, conf, step.after.env_params, cache),
+                environment(pair_key(step)[0]),
                 step.before.commit,
                 step.after.commit,
                 cache,
