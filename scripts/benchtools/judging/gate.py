@@ -75,8 +75,8 @@ def judge(
         errors += also
     confirmations = None
     if confirm:
-        timing_suspects = confirming.suspects(changes, source.thresholds)
         checks = recheck.time_checks(counted, changes)
+        timing_suspects = confirming.suspects(changes, source.thresholds)
         suspects = timing_suspects + [check for _, check in checks]
         confirmations = confirming.confirmations(source.config, source.conf, suspects, max_pairs=max_pairs)
         # In the order of the suspects: the timing suspects', then each instruction rise's time.
@@ -92,7 +92,7 @@ def judge(
         finding.place_exact_steps(source, counted + improved + [rise for rise, _ in overruled])
     finding.attach_diagnostics(source, counted + improved, changes)
     if explain:
-        errors += recheck.attach_explanations(source, recheck.to_explain(counted, improved))
+        errors += recheck.attach_explanations(source, counted, improved)
     beyond = [c for c in changes if c.kind in metrics.TIMING_KINDS and c.after > c.before * (1 + source.thresholds(c))]
     return Verdict(
         source=source,

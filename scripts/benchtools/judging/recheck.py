@@ -96,27 +96,26 @@ def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
     return [c for c in counted if c.kind in metrics.EXACT_KINDS] + improved
 
 
-def attach_explanations(source: Source, rows: list[Change], cached_only: bool = False) -> list[str]:
-    """Each row's cause at its two commits, once per (environment, commits, what is explained): an instruction
-    count's from where its instructions went, any other's from one tree_at update profiled; the errors met."""
+def attach_explanations(source: Source, counted: list[Change], improved: list[Change]) -> list[str]:
+    """The cause of each exact change counted and each improvement at its two commits, once per (environment,
+    commits, what is explained): an instruction count's from where its instructions went, any other's from one
+    tree_at update profiled; the errors met."""
     if source.config is None:
         raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
     errors, done = [], {}
-    for row in rows:
+    for row in to_explain(counted, improved):
         if not row.good:
             continue
-        counted = split_params(row.params)[0] if row.kind == metrics.INSTRUCTIONS and row.params else None
+        operation = split_params(row.params)[0] if row.kind == metrics.INSTRUCTIONS and row.params else None
         twin = twin_of(row)
-        key = (tuple(sorted(row.env_params.items())), row.good, row.bad, counted and (counted, twin))
+        key = (tuple(sorted(row.env_params.items())), row.good, row.bad, operation and (operation, twin))
         if key not in done:
             try:
                 env = explain.env_config(source.config, source.conf, row.env_params, source.profiles)
-                if counted is not None:
-                    done[key] = instructions.explain(
-                        env, row.good, row.bad, source.profiles, counted, twin, cached_only
-                    )
+                if operation is not None:
+                    done[key] = instructions.explain(env, row.good, row.bad, source.profiles, operation, twin)
                 else:
-                    done[key] = explain.explain(env, row.good, row.bad, source.profiles, cached_only=cached_only)
+                    done[key] = explain.explain(env, row.good, row.bad, source.profiles)
             except Error as error:
                 done[key] = None
                 errors.append(f"{source.label(row.good)} → {source.label(row.bad)}: {error}")
