@@ -169,23 +169,31 @@ def test_an_unwritable_cache_skips_the_313_environments_in_one_line(project, tmp
     assert project.apt_calls() == []
 
 
-@pytest.mark.parametrize("how", UNWRITABLE)
-def test_the_whole_setup_succeeds_without_a_writable_cache(project, tmp_path, how):
-    # .venv's python and uv, and npm, are fakes that record their arguments: setup exits 0, with the one
-    # skip line, and uv and npm are each given a cache they can write.
-    root = project.root
-    (root / "requirements.lock").write_text("uv==0.1 \\\n    --hash=sha256:00\nsix==1 \\\n    --hash=sha256:11\n")
+def fake_tools(root: Path, tmp_path: Path, lock: str) -> Path:
+    """A scratch project's lock files, and .venv's python and uv and npm as fakes that record their arguments in
+    the file returned."""
+    (root / "requirements.lock").write_text(lock)
     (root / "package-lock.json").write_text("{}\n")
     (root / "pyproject.toml").write_text("[project]\n")
     calls = tmp_path / "tool-calls"
     for tool in (root / ".venv" / "bin" / "python", root / ".venv" / "bin" / "uv", tmp_path / "bin" / "npm"):
         executable(tool, f'#!/bin/sh\necho "{tool.name} $*" >> {calls}\n')
+    return calls
+
+
+@pytest.mark.parametrize("how", UNWRITABLE)
+def test_the_whole_setup_succeeds_without_a_writable_cache(project, tmp_path, how):
+    # .venv's python and uv, and npm, are fakes that record their arguments: setup exits 0, with the one
+    # skip line, and uv and npm are each given a cache they can write.
+    root = project.root
+    calls = fake_tools(root, tmp_path, "uv==0.1 \\\n    --hash=sha256:00\nsix==1 \\\n    --hash=sha256:11\n")
     env = with_changes(project.env, {"PYTHON": sys.executable, **unwritable_cache(how, tmp_path)})
     result = subprocess.run([str(root / "scripts" / "setup")], capture_output=True, text=True, env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     assert len(skip_lines(result.stderr)) == 1, result.stderr
     pip, uv, project, npm = calls.read_text().splitlines()
-    assert pip.startswith("python -m pip install") and pip.endswith(f"-r {root}/.venv/uv.requirements.lock")
+    # This Python's pip (--python) runs in .venv's python: .venv has no pip of its own until the lock's.
+    assert pip.startswith("python ") and " install " in pip and pip.endswith(f"-r {root}/.venv/uv.requirements.lock")
     assert (root / ".venv" / "uv.requirements.lock").read_text() == "uv==0.1 \\\n    --hash=sha256:00\n"
     assert uv.startswith("uv pip install") and uv.endswith(f"-r {root}/requirements.lock")
     assert project.startswith("uv pip install") and project.endswith(f"-e {root}")
@@ -193,6 +201,19 @@ def test_the_whole_setup_succeeds_without_a_writable_cache(project, tmp_path, ho
     if how != "under a file" and how != "a file where the folder goes":
         assert f"--cache {root}/.cache/npm" in npm
     assert f"--cache-dir {root}/.cache/uv" in uv and f"--cache-dir {root}/.cache/uv" in project
+
+
+def test_a_python_without_pip_gets_pip_into_the_venv_from_ensurepip(project, tmp_path):
+    """Debian's python3.11 without python3-pip: .venv gets pip from ensurepip, and that pip installs the lock's uv."""
+    root = project.root
+    calls = fake_tools(root, tmp_path, "uv==0.1 \\\n    --hash=sha256:00\n")
+    pipless = executable(tmp_path / "python3.11", '#!/bin/sh\ncase "$*" in *"-m pip"*) exit 1 ;; esac\nexit 0\n')
+    env = {**project.env, "PYTHON": str(pipless), "EQXB_PYTHON313": "/nonexistent"}
+    result = subprocess.run([str(root / "scripts" / "setup")], capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    ensurepip, pip = calls.read_text().splitlines()[:2]
+    assert ensurepip == "python -m ensurepip --default-pip"
+    assert pip.startswith("python -m pip install") and pip.endswith(f"-r {root}/.venv/uv.requirements.lock")
 
 
 LOCK = ROOT / "requirements.lock"
@@ -248,7 +269,7 @@ def test_the_lock_pins_exactly_pyprojects_versions_each_with_hashes():
 def test_setup_installs_only_from_the_lock_with_hashes_and_then_the_project():
     text = SETUP.read_text()
     commands = [line.strip() for line in text.splitlines() if not line.lstrip().startswith("#")]
-    installs = [line for line in commands if "pip install" in line and '"$root/' in line]
+    installs = [line for line in commands if line.startswith('"') and " install " in line]
     # The project itself, from this checkout: nothing from a registry, no build isolation to fetch a backend.
     assert installs.pop().endswith('--no-deps --no-build-isolation ${cache[@]+"${cache[@]}"} -e "$root"'), installs
     assert len(installs) == 2 and all("--require-hashes" in line for line in installs), installs
@@ -264,12 +285,7 @@ def test_when_stale_does_nothing_once_every_step_is_current(project, tmp_path):
     """What each scripts/NAME door runs first: silent once .venv, node_modules and the 3.13 step are current, the
     whole setup when one of them is not (a fresh clone: all of them)."""
     root = project.root
-    (root / "requirements.lock").write_text("uv==0.1 \\\n    --hash=sha256:00\n")
-    (root / "package-lock.json").write_text("{}\n")
-    (root / "pyproject.toml").write_text("[project]\n")
-    calls = tmp_path / "tool-calls"
-    for tool in (root / ".venv" / "bin" / "python", root / ".venv" / "bin" / "uv", tmp_path / "bin" / "npm"):
-        executable(tool, f'#!/bin/sh\necho "{tool.name} $*" >> {calls}\n')
+    calls = fake_tools(root, tmp_path, "uv==0.1 \\\n    --hash=sha256:00\n")
     env = {**project.env, "PYTHON": sys.executable, "EQXB_PYTHON313": "/nonexistent"}
 
     def door():
