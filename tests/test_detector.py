@@ -36,7 +36,7 @@ def flagged(table: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow
-def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
+def test_gate_flags_an_injected_slowdown_and_not_identical_code(asv_env_dir, tmp_path):
     result = subprocess.run(
         [
             *tool("detector-trial"),
@@ -60,6 +60,8 @@ def test_gate_flags_an_injected_slowdown_and_not_identical_code(tmp_path):
             "1.0",
             "--output",
             str(tmp_path),
+            "--env-dir",
+            str(asv_env_dir),
         ],
         capture_output=True,
         text=True,

@@ -70,6 +70,7 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
         jax=[settings.load().reference_jax],
         machine=args.machine,
         output=output,
+        env_dir=args.env_dir,
         range=f"v{args.release}^..trial",
         quick=args.quick,
         # An A/A copy changes nothing in the package, by design: it must be measured all the same.
