@@ -54,12 +54,13 @@ def asv_env_dir(worker_id) -> Path:
     """asv's environments for the slow tests that run scripts/bench, scripts/check-pr, the nightly or a replay:
     the folder those commands use by default, so that the primary environment is built once per clone, by
     whichever test needs it first, rather than once per test (a virtualenv with JAX takes a minute or two).
-    Each pytest-xdist worker but the first has a folder of its own beside it: asv runs in one folder wait for
-    each other (asvtools/lock.py), and the two workers would spend minutes waiting."""
+    Each pytest-xdist worker but the first has a folder of its own (.asv/gwN/env), and so confirm-env and
+    profile-env of its own beside it: asv runs in one folder wait for each other (asvtools/lock.py), and the two
+    workers would spend minutes waiting."""
     from benchtools.running import bench
 
     default = bench.Options().env_dir
-    return default if worker_id in ("master", "gw0") else default.with_name(f"{default.name}-{worker_id}")
+    return default if worker_id in ("master", "gw0") else default.parent / worker_id / default.name
 
 
 @pytest.fixture(scope="session")

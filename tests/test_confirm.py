@@ -144,7 +144,7 @@ def test_a_missing_repository_exits_2(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(history, tmp_path):
+def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(history, asv_env_dir, tmp_path):
     from benchtools import git
     from benchtools.running import bench
     from benchtools.trial import detector
@@ -163,7 +163,9 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
         git.run("add", "-A", repo=repo)
         git.run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name, repo=repo)
         commits[name] = git.out("rev-parse", "HEAD", repo=repo).strip()
-    target = bench.Target(bench.Options(repo=str(repo), output=tmp_path, env_dir=tmp_path / "env"))
+    # The confirm step's environments beside the clone's (confirm-env), as a nightly's: made by the first test
+    # that confirms in this clone, the commits installed again in them.
+    target = bench.Target(bench.Options(repo=str(repo), output=tmp_path, env_dir=asv_env_dir))
     config = target.config(
         {
             ("python", None): "3.11",
@@ -186,8 +188,8 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
     assert passes.verdict == pairs.SLOWER and passes.interval.estimate > 0.3, passes
     assert aa.verdict != pairs.SLOWER, aa
     assert len(passes.before) == len(passes.after) == passes.interval.pairs == pairs.START_PAIRS
-    root = tmp_path / "confirm-env"
-    assert (root / "before").is_dir() and (root / "after").is_dir()
+    root = confirm.env_root(config, util.load_asv_config(config))
+    assert root == asv_env_dir.parent / "confirm-env" and (root / "before").is_dir() and (root / "after").is_dir()
     text = render.confirmations_section(found)
     assert text.count("| **slower** |") == 1
     # A time_ benchmark's value is the median of its samples, in seconds, from the environments just made

@@ -111,10 +111,10 @@ def test_the_profiler_picks_the_environment_by_its_python(tmp_path, monkeypatch)
     jax_config = ROOT / "asv.jax.conf.json"
     conf = util.load_asv_config(jax_config)
     for python in ("3.11", "3.13"):
-        name, path = explain.env_config(
+        name, path, root = explain.env_config(
             jax_config, conf, {"machine": "m", "python": python, "equinox": "0.13.8"}, tmp_path
         )
-        assert f"-py{python}-" in name
+        assert f"-py{python}-" in name and root == ROOT / ".asv" / explain.PROFILE_ENVS  # beside the env dir
         assert config.Config.load(str(path)).pythons == [python]
     (tmp_path / "bin" / "python3.13").unlink()
     (tmp_path / "skipped-3.13").write_text("no apt-get\n")

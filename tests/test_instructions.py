@@ -134,7 +134,7 @@ def recounted_in(monkeypatch, count_at):
     processes (tests/test_explain.py installs and counts commits for real); the commits asked, in order."""
     asked = []
 
-    def counts_at(env, commit, names, cache_dir):
+    def counts_at(env, commit, names):
         asked.append(commit)
         assert names == sorted(OPERATIONS)  # both sides count every operation, as the benchmark does
         return {name: {"module": {"instructions": count}} for name, count in count_at(commit).items()}

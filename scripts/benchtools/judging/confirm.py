@@ -70,10 +70,10 @@ def measure_pairs(
     return measure
 
 
-def env_root(config: Path, conf: dict) -> Path:
-    """confirm-env/{before,after} beside the env_dir of ``conf`` (``config`` as loaded)."""
+def env_root(config: Path, conf: dict, name: str = "confirm-env") -> Path:
+    """``name`` beside the env_dir of ``conf`` (``config`` as loaded): confirm-env/{before,after}, PROFILE_ENVS."""
     env_dir = Path(conf.get("env_dir", "env"))
-    return (Path(config).parent / env_dir).resolve().parent / "confirm-env"
+    return (Path(config).parent / env_dir).resolve().parent / name
 
 
 def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirmation:

@@ -11,16 +11,18 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import util
 from ..asvtools import environments, sides
 from ..errors import Failed
 from ..project import ROOT
 from ..util import markdown_table
+from . import confirm
 from .sources import split_entry
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
-PROFILE_ENVS = "profile-env"  # the environments profiles are made in, beside the cache
+PROFILE_ENVS = "profile-env"  # the environments profiles and counts are made in, beside the run's env_dir
 SHOWN = 8  # rows of the table
 
 
@@ -31,9 +33,15 @@ class FunctionChange:
     cumulative_us: tuple[float, float]
 
 
-def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> tuple[str, Path]:
-    """asv's environment whose Python and requirements agree with ``env_params``, and a configuration of it alone
-    kept under ``cache_dir``: resolved once by each caller and passed down, as profiling and counting both read it.
+class ProfileEnv(NamedTuple):  # an environment of the run's, alone in a configuration of its own
+    name: str
+    config: Path
+    root: Path  # where its commits are installed: PROFILE_ENVS, kept as long as the run's environments
+
+
+def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> ProfileEnv:
+    """asv's environment whose Python and requirements agree with ``env_params``, its configuration kept under
+    ``cache_dir``: resolved once by each caller and passed down, as profiling and counting both read it.
     ``conf`` is ``config`` as loaded at the door."""
     config, out_dir = Path(config).resolve(), Path(cache_dir).resolve() / "configs"  # asv runs from another folder
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
@@ -50,8 +58,9 @@ def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> t
                 if value and not util.is_remote(value) and not Path(value).is_absolute():
                     raw[key] = str((config.parent / value).resolve())
             environments.restrict(raw, entry)
-            util.write_atomic(out_dir / f"{name}.conf.json", json.dumps(raw, indent=2).encode())
-            return name, out_dir / f"{name}.conf.json"
+            path = out_dir / f"{name}.conf.json"
+            util.write_atomic(path, json.dumps(raw, indent=2).encode())
+            return ProfileEnv(name, path, confirm.env_root(config, conf, PROFILE_ENVS))
     raise Failed(f"no environment of {config} has {env_params}")
 
 
@@ -119,20 +128,18 @@ def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str) -
     return cache_dir / env_name / re.sub(r"[^\w.-]+", "_", profiled).strip("_") / f"{commit}.json"
 
 
-def profile_commits(env: tuple[str, Path], wanted: dict[str, set[str]], cache_dir: Path) -> None:
+def profile_commits(env: ProfileEnv, wanted: dict[str, set[str]], cache_dir: Path) -> None:
     """Profile, in ``env`` (env_config's), what ``wanted`` ({commit: the benchmarks to profile there}) names and the
     cache lacks: each commit installed once (a step's two commits, and every operation that moved there, together),
     each benchmark called in a fresh process."""
-    env_name, env_conf = env
-    root = Path(cache_dir).resolve().parent / PROFILE_ENVS  # asv runs from another folder
     for commit, names in wanted.items():
-        missing = [n for n in sorted(names) if not cached_profile(cache_dir, env_name, commit, n).is_file()]
+        missing = [n for n in sorted(names) if not cached_profile(cache_dir, env.name, commit, n).is_file()]
         if not missing:
             continue
-        sides.log(f"profiling {commit[:8]} in {env_name}: {', '.join(missing)}")
+        sides.log(f"profiling {commit[:8]} in {env.name}: {', '.join(missing)}")
         benchmarks = sorted({split_entry(n)[0] for n in missing})
-        failure = f"cannot install {commit[:8]} in {env_name} to profile it"
-        with sides.installed(env_conf, "profiled", commit, benchmarks, root, failure=failure) as side:
+        failure = f"cannot install {commit[:8]} in {env.name} to profile it"
+        with sides.installed(env.config, "profiled", commit, benchmarks, env.root, failure=failure) as side:
             with contextlib.closing(side):
                 side.open()
                 # The environment's files are this commit's until the next install: summarized at once.
@@ -144,7 +151,7 @@ def profile_commits(env: tuple[str, Path], wanted: dict[str, set[str]], cache_di
                     if index == -1:
                         raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
                     summary = json.dumps(summarize(side.profile(benchmark, index)), indent=0, sort_keys=True)
-                    util.write_atomic(cached_profile(cache_dir, env_name, commit, name), summary.encode())
+                    util.write_atomic(cached_profile(cache_dir, env.name, commit, name), summary.encode())
 
 
 def diff(before: dict, after: dict) -> list[FunctionChange]:
@@ -205,13 +212,13 @@ class Explanation:
 
 
 def explain(
-    env: tuple[str, Path], before: str, after: str, cache_dir: Path, cached_only=False, profiled=PROFILED
+    env: ProfileEnv, before: str, after: str, cache_dir: Path, cached_only=False, profiled=PROFILED
 ) -> Explanation | None:
     """One call of ``profiled`` profiled in ``env`` (env_config's) at ``before`` and at ``after``, compared; None
     when ``cached_only`` and not cached."""
-    paths = [cached_profile(cache_dir, env[0], commit, profiled) for commit in (before, after)]
+    paths = [cached_profile(cache_dir, env.name, commit, profiled) for commit in (before, after)]
     if cached_only and not all(path.is_file() for path in paths):
         return None
     profile_commits(env, {before: {profiled}, after: {profiled}}, cache_dir)
     summaries = [merged((key, *values) for key, values in json.loads(path.read_text()).items()) for path in paths]
-    return Explanation(env[0], before, after, diff(*summaries), *summaries)
+    return Explanation(env.name, before, after, diff(*summaries), *summaries)

@@ -21,22 +21,21 @@ BUILTIN_SHARE = 0.01  # a builtin is named when its C work moved by this share o
 ENVIRONMENT_SUFFIX = ".environment.json"  # the counting environment (callgrind.environment), kept beside its count
 
 
-def kept(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> Path:
-    """Where the count of ``names`` at ``commit`` in ``env`` (explain.env_config's) is kept."""
+def kept(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> Path:
+    """Where the count of ``names`` at ``commit`` in ``env`` (explain.env_config's) is kept: beside its environments."""
     recipe = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:12]
-    return Path(cache_dir) / "instructions" / env[0] / f"{commit}-{recipe}.json"
+    return env.root / "instructions" / env.name / f"{commit}-{recipe}.json"
 
 
-def counts_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> dict:
+def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> dict:
     """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, counted in one process unless
     kept; ``Failed`` when the commit cannot be installed or valgrind cannot count here.  A count depends a little on
     what else its process built (the allocator's state): both sides of a step are counted with the same ``names``."""
-    (env_name, env_conf), path = env, kept(env, commit, names, cache_dir)
+    path = kept(env, commit, names)
     if not path.is_file():
-        sides.log(f"counting instructions at {commit[:8]} in {env_name}: {', '.join(sorted(names))}")
-        root = Path(cache_dir).resolve().parent / explain_module.PROFILE_ENVS
-        failure = f"cannot install {commit[:8]} in {env_name} to count instructions"
-        with sides.installed(env_conf, "counted", commit, [], root, failure=failure) as side:
+        sides.log(f"counting instructions at {commit[:8]} in {env.name}: {', '.join(sorted(names))}")
+        failure = f"cannot install {commit[:8]} in {env.name} to count instructions"
+        with sides.installed(env.config, "counted", commit, [], env.root, failure=failure) as side:
             python = side.env.find_executable("python")
             try:
                 counted = callgrind.count(sorted(names), python=python)
@@ -50,9 +49,9 @@ def counts_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: P
     return json.loads(path.read_text())
 
 
-def environment_at(env: tuple[str, Path], commit: str, names: list[str], cache_dir: Path) -> dict | None:
+def environment_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> dict | None:
     """``counts_at``'s counting environment, or None for a count kept before it was recorded."""
-    path = kept(env, commit, names, cache_dir).with_suffix(ENVIRONMENT_SUFFIX)
+    path = kept(env, commit, names).with_suffix(ENVIRONMENT_SUFFIX)
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -125,13 +124,9 @@ class Explanation:
         return cause(*self.counts, per=per)
 
 
-def explain(
-    env: tuple[str, Path], before: str, after: str, cache_dir: Path, operation: str, twin: str, cached_only=False
-) -> Explanation | None:
+def explain(env: explain_module.ProfileEnv, before: str, after: str, operation: str, twin: str) -> Explanation:
     """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
-    (every operation in one process); None when ``cached_only`` and a side is not counted yet."""
+    (every operation in one process)."""
     names = sorted(OPERATIONS)
-    if cached_only and not all(kept(env, commit, names, cache_dir).is_file() for commit in (before, after)):
-        return None
-    counts = [counts_at(env, commit, names, cache_dir)[operation][twin] for commit in (before, after)]
-    return Explanation(env[0], before, after, operation, twin, tuple(counts))
+    counts = [counts_at(env, commit, names)[operation][twin] for commit in (before, after)]
+    return Explanation(env.name, before, after, operation, twin, tuple(counts))

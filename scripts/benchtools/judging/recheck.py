@@ -48,14 +48,13 @@ def recount(
         try:
             env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
             before, after = (
-                instructions.counts_at(env, commit, names, source.profiles)[operation][twin]
-                for commit in (change.good, change.bad)
+                instructions.counts_at(env, commit, names)[operation][twin] for commit in (change.good, change.bad)
             )
         except Error as error:
             errors.append(f"{change.entry} could not be counted again, so it counts as stored: {error}")
             kept.append(change)
             continue
-        environment = instructions.environment_at(env, change.bad, names, source.profiles)
+        environment = instructions.environment_at(env, change.bad, names)
         again = Recount(before["instructions"], after["instructions"], environment)
         if holds(again, change):
             kept.append(change)
@@ -113,7 +112,7 @@ def attach_explanations(source: Source, counted: list[Change], improved: list[Ch
             try:
                 env = explain.env_config(source.config, source.conf, row.env_params, source.profiles)
                 if operation is not None:
-                    done[key] = instructions.explain(env, row.good, row.bad, source.profiles, operation, twin)
+                    done[key] = instructions.explain(env, row.good, row.bad, operation, twin)
                 else:
                     done[key] = explain.explain(env, row.good, row.bad, source.profiles)
             except Error as error:

@@ -59,12 +59,12 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     timed = sorted(set(COUNTED_BY_TIME.values()))
 
     @functools.cache
-    def environment(env: str) -> tuple[str, Path]:
+    def environment(env: str) -> explain.ProfileEnv:
         return explain.env_config(config, util.load_asv_config(config), env_params(env), cache_dir)
 
     @functools.cache
     def module_counts(env: str, commit: str) -> dict:
-        return instructions.counts_at(environment(env), commit, timed, cache_dir)
+        return instructions.counts_at(environment(env), commit, timed)
 
     found = {}
     for key, value in kept.items():
