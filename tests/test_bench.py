@@ -5,6 +5,7 @@ The slow tests share a history of two real Equinox releases (0.13.7 and
 for the primary JAX in .asv/env; both are ignored folders, so reruns are fast.
 """
 
+import http.server
 import itertools
 import json
 import math
@@ -241,14 +242,32 @@ def test_unreadable_results_and_benchmark_files_are_quarantined_not_deleted(tmp_
     assert capsys.readouterr().err.count(" is unreadable (") == 2
 
 
+class NotFound(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_error(404)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def empty_index():
+    """An index that has no package and says so at once (a closed port is asked again, for seconds)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/pypi"
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.mark.parametrize("args", [["--releases", "1"], ["--releases", ">=nonsense"], ["--jax", "9.9.9"]])
-def test_bad_arguments_move_no_results_file(closed_index, tmp_path, args):
+def test_bad_arguments_move_no_results_file(empty_index, tmp_path, args):
     output = tmp_path / "out"
     folder = output / "results" / "releases" / MACHINE
     folder.mkdir(parents=True)
     truncated = folder / "deadbeef-virtualenv-py3.11-x.json"
     truncated.write_text('{"commit_hash": "deadbeef", "resu')
-    result = bench("--machine", MACHINE, "--output", output, "--index", closed_index, *args)
+    result = bench("--machine", MACHINE, "--output", output, "--index", empty_index, *args)
     assert result.returncode in (2, 3), result.stderr
     assert "Traceback" not in result.stderr
     assert truncated.exists() and not (output / ".asv" / "quarantine").exists()
