@@ -7,6 +7,7 @@ Nothing here builds a workload or starts a JAX backend at import time.
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import sys
 import time
@@ -16,6 +17,7 @@ from collections.abc import Callable
 import jax
 
 from .metrics import CALL_WEIGHT
+from .params import QUICK_VARIABLE
 
 
 def copied_bytes(before, after) -> int:
@@ -42,7 +44,8 @@ def interleaved_ratio(
     """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
 
     The two are timed in back-to-back batches of about ``batch_seconds``
-    each, for ``seconds`` in all, and the result is the median of the
+    each, for ``seconds`` in all (at least 3 pairs, and only 3 in a quick
+    run: ``params.QUICK_VARIABLE``), and the result is the median of the
     per-pair ratios.  On the shared machines this suite runs on, speed
     swings by up to 2x from one half-second to the next (probably a busy
     sibling hyperthread), so only timings a few milliseconds apart see the
@@ -52,7 +55,7 @@ def interleaved_ratio(
     """
     numbers = [calibrated_number(fn, batch_seconds) for fn in (numerator, denominator)]
     ratios = []
-    deadline = time.perf_counter() + seconds
+    deadline = time.perf_counter() + (0 if os.environ.get(QUICK_VARIABLE) else seconds)
     while time.perf_counter() < deadline or len(ratios) < 3:
         numerator_time, denominator_time = (
             timeit.timeit(fn, number=number) / number

@@ -17,6 +17,9 @@ DEFAULT_STATE_SIZE = 1_000
 DEFAULT_DEPTH = 4
 DEFAULT_N_CALLS = 8
 SCAN_LENGTH = 100
+# Set for asv's benchmark processes by scripts/bench --quick (asv's run of each benchmark once, a smoke test): each
+# ratio then times its fewest pairs of batches instead of its seconds.
+QUICK_VARIABLE = "EQXB_QUICK"
 
 # The Module's own operations (module_ops): fields per node, the kinds of __init__, and
 # the ways to update one field, the tuple rebuild last.

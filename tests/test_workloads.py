@@ -328,3 +328,26 @@ def test_the_suite_parameters_have_one_home():
     assert report_rows.params is params
     assert report_rows.WRAPPINGS is params.WRAPPINGS
     assert [int(depth) for depth in report_rows.DEPTHS] == list(params.DEPTHS)
+
+
+@pytest.mark.parametrize("quick", ["1", ""])
+def test_a_quick_run_takes_each_ratio_from_its_fewest_pairs(monkeypatch, quick):
+    """scripts/bench --quick sets params.QUICK_VARIABLE for asv's processes: a ratio then times 3 pairs of batches,
+    where it would otherwise time them for its seconds (here an hour, on a clock that never moves)."""
+    timed = []
+
+    def timeit(fn, number):
+        timed.append(number)
+        if len(timed) > 100:
+            raise RuntimeError("more pairs than a quick ratio takes")
+        return 0.01  # every batch above batch_seconds: each number is 1
+
+    monkeypatch.setenv(params.QUICK_VARIABLE, quick)
+    monkeypatch.setattr(instruments.timeit, "timeit", timeit)
+    monkeypatch.setattr(instruments.time, "perf_counter", lambda: 0.0)
+    if quick:
+        assert instruments.interleaved_ratio(lambda: None, lambda: None, seconds=3600) == 1.0
+        assert len(timed) == 2 + 2 * 3  # each side calibrated once, then 3 pairs
+    else:
+        with pytest.raises(RuntimeError, match="more pairs"):
+            instruments.interleaved_ratio(lambda: None, lambda: None, seconds=3600)

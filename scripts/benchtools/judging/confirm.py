@@ -72,8 +72,7 @@ def measure_pairs(
 
 def env_root(config: Path, conf: dict, name: str = "confirm-env") -> Path:
     """``name`` beside the env_dir of ``conf`` (``config`` as loaded): confirm-env/{before,after}, PROFILE_ENVS."""
-    env_dir = Path(conf.get("env_dir", "env"))
-    return (Path(config).parent / env_dir).resolve().parent / name
+    return (Path(config).parent / conf.get("env_dir", "env")).resolve().parent / name
 
 
 def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirmation:

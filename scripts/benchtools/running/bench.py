@@ -18,7 +18,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from benchmarks import metrics
+from benchmarks import metrics, params
 
 from .. import git, settings, util
 from ..asvtools import device, runs, suite
@@ -409,6 +409,7 @@ def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefi
     cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", *extra)
     cmd += ["--quick"] * args.quick + [word for regex in regexes for word in ("--bench", regex)]
     with lock, asv_home() as env:
+        env[params.QUICK_VARIABLE] = "1" if args.quick else ""
         record_machine(args.machine, target.base, env)
         if pythonpath:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
