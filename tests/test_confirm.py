@@ -182,7 +182,9 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
     def change(benchmark, params, after):
         return changes.Change(benchmark, params, env, 1.0, 1.1, release, commits[after], True, "")
 
-    suspects = [change(PASSES, "", "slowed"), change(PASSES, "", "aa")]
+    # A quarter of a second of interleaved batches a process (PASSES times two seconds): the slowed tree_at's update.
+    update = "bench_update.UpdateInTreeMapPasses.track_update"
+    suspects = [change(update, "'tree_at'", "slowed"), change(update, "'tree_at'", "aa")]
     found = confirm.confirmations(config, util.load_asv_config(config), suspects, max_pairs=pairs.START_PAIRS)
     passes, aa = found
     assert passes.verdict == pairs.SLOWER and passes.interval.estimate > 0.3, passes
