@@ -70,9 +70,9 @@ def measure_pairs(
     return measure
 
 
-def env_root(config: Path, conf: dict, name: str = "confirm-env") -> Path:
-    """``name`` beside the env_dir of ``conf`` (``config`` as loaded): confirm-env/{before,after}, PROFILE_ENVS."""
-    return (Path(config).parent / conf.get("env_dir", "env")).resolve().parent / name
+def env_root(config: Path, conf: dict) -> Path:
+    """confirm-env/{before,after} beside the env_dir of ``conf`` (``config`` as loaded)."""
+    return (Path(config).parent / conf.get("env_dir", "env")).resolve().parent / "confirm-env"
 
 
 def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirmation:

@@ -18,11 +18,10 @@ from ..asvtools import environments, sides
 from ..errors import Failed
 from ..project import ROOT
 from ..util import markdown_table
-from . import confirm
 from .sources import split_entry
 
 PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
-PROFILE_ENVS = "profile-env"  # the environments profiles and counts are made in, beside the run's env_dir
+PROFILE_ENVS = "profile-env"  # where profiles and counts are made: beside the run's env_dir, as confirm-env
 SHOWN = 8  # rows of the table
 
 
@@ -60,7 +59,7 @@ def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> P
             environments.restrict(raw, entry)
             path = out_dir / f"{name}.conf.json"
             util.write_atomic(path, json.dumps(raw, indent=2).encode())
-            return ProfileEnv(name, path, confirm.env_root(config, conf, PROFILE_ENVS))
+            return ProfileEnv(name, path, Path(raw.get("env_dir", config.parent / "env")).parent / PROFILE_ENVS)
     raise Failed(f"no environment of {config} has {env_params}")
 
 
