@@ -27,11 +27,13 @@ def kept(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> Path:
     return env.root / "instructions" / env.name / f"{commit}-{recipe}.json"
 
 
-def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> dict:
+def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> tuple[dict, dict | None]:
     """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, counted in one process unless
-    kept; ``Failed`` when the commit cannot be installed or valgrind cannot count here.  A count depends a little on
+    kept, and its counting environment (callgrind.environment; None for a count kept before it was recorded);
+    ``Failed`` when the commit cannot be installed or valgrind cannot count here.  A count depends a little on
     what else its process built (the allocator's state): both sides of a step are counted with the same ``names``."""
     path = kept(env, commit, names)
+    environment = path.with_suffix(ENVIRONMENT_SUFFIX)
     if not path.is_file():
         sides.log(f"counting instructions at {commit[:8]} in {env.name}: {', '.join(sorted(names))}")
         failure = f"cannot install {commit[:8]} in {env.name} to count instructions"
@@ -44,15 +46,9 @@ def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> 
                 raise Failed(f"cannot count instructions here: {error}") from None
             except RuntimeError as error:
                 raise Failed(f"counting instructions at {commit[:8]} failed: {error}") from None
-        util.write_atomic(path.with_suffix(ENVIRONMENT_SUFFIX), json.dumps(counted_in, sort_keys=True).encode())
+        util.write_atomic(environment, json.dumps(counted_in, sort_keys=True).encode())
         util.write_atomic(path, json.dumps(counted, indent=0, sort_keys=True).encode())
-    return json.loads(path.read_text())
-
-
-def environment_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> dict | None:
-    """``counts_at``'s counting environment, or None for a count kept before it was recorded."""
-    path = kept(env, commit, names).with_suffix(ENVIRONMENT_SUFFIX)
-    return json.loads(path.read_text()) if path.is_file() else None
+    return json.loads(path.read_text()), json.loads(environment.read_text()) if environment.is_file() else None
 
 
 def function_changes(before: dict, after: dict) -> list[tuple[str, float | None, float | None]]:
@@ -128,5 +124,5 @@ def explain(env: explain_module.ProfileEnv, before: str, after: str, operation: 
     """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
     (every operation in one process)."""
     names = sorted(OPERATIONS)
-    counts = [counts_at(env, commit, names)[operation][twin] for commit in (before, after)]
+    counts = [counts_at(env, commit, names)[0][operation][twin] for commit in (before, after)]
     return Explanation(env.name, before, after, operation, twin, tuple(counts))

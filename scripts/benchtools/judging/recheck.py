@@ -47,15 +47,13 @@ def recount(
         operation, twin = split_params(change.params)[0], twin_of(change)
         try:
             env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
-            before, after = (
-                instructions.counts_at(env, commit, names)[operation][twin] for commit in (change.good, change.bad)
-            )
+            commits = (change.good, change.bad)
+            (before, _), (after, environment) = (instructions.counts_at(env, commit, names) for commit in commits)
         except Error as error:
             errors.append(f"{change.entry} could not be counted again, so it counts as stored: {error}")
             kept.append(change)
             continue
-        environment = instructions.environment_at(env, change.bad, names)
-        again = Recount(before["instructions"], after["instructions"], environment)
+        again = Recount(before[operation][twin]["instructions"], after[operation][twin]["instructions"], environment)
         if holds(again, change):
             kept.append(change)
         else:

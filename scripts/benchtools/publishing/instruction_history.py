@@ -64,7 +64,7 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
 
     @functools.cache
     def module_counts(env: str, commit: str) -> dict:
-        return instructions.counts_at(environment(env), commit, timed)
+        return instructions.counts_at(environment(env), commit, timed)[0]
 
     found = {}
     for key, value in kept.items():
