@@ -5,6 +5,7 @@ scripts/bench run; every change seen goes to OUTPUT/changes.json.
 """
 
 from ..project import ROOT
+from ..running.bench import ENV_DIR
 from ..trial import detector
 from . import common_args
 
@@ -25,7 +26,7 @@ def add_arguments(parser, config) -> None:
     common_args.add_quick(parser, "benchmark each variant once (scripts/bench --quick)")
     common_args.add_bench(parser, "benchmarks to run (default: the whole suite, for every false alarm)")
     common_args.add_machine(parser, "detector-trial")
-    common_args.add_env_dir(parser, ROOT / ".asv" / "env")
+    common_args.add_env_dir(parser, ENV_DIR)
     common_args.add_output(parser, ROOT / ".cache" / "detector-trial", "the repository and results (%(default)s)")
     common_args.add_docs(parser, "detector-trial")
 
