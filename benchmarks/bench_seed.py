@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .instruments import interleaved_ratio
+from .instruments import Steady, interleaved_ratio
 
 
 def update_y(x):
@@ -81,23 +81,22 @@ def make_seed_runner(structure: str, jit: bool, jit_with: Callable = jax.jit) ->
     return run
 
 
-class SeedScenario:
+class SeedScenario(Steady):
     params = [["scan", "jit_scan"]]
     param_names = ["wrapping"]
 
-    def setup(self, wrapping):
-        jit = wrapping == "jit_scan"
-        self.run_tree_at = make_seed_runner("tree_at", jit)
-        self.run_tuple = make_seed_runner("tuple", jit)
+    def prepare(self, wrapping):
+        return {s: make_seed_runner(s, wrapping == "jit_scan") for s in ("tree_at", "tuple")}
 
     def time_tree_at(self, wrapping):
-        self.run_tree_at()
+        self.ready(wrapping)["tree_at"]()
 
     def time_tuple(self, wrapping):
-        self.run_tuple()
+        self.ready(wrapping)["tuple"]()
 
     def track_overhead_ratio(self, wrapping):
-        return interleaved_ratio(self.run_tree_at, self.run_tuple)
+        calls = self.ready(wrapping)
+        return interleaved_ratio(calls["tree_at"], calls["tuple"])
 
     track_overhead_ratio.unit = "ratio"
 
@@ -105,13 +104,11 @@ class SeedScenario:
 class SeedScenarioFilterJit(SeedScenario):
     """The seed's scan inside ``eqx.filter_jit``, as its users more often write it.
 
-    A class of its own, not a value of ``SeedScenario``'s wrapping: the source of a
-    benchmark's ``setup`` is its asv version, and a new one would hide the history
-    of ``scan`` and ``jit_scan``.
+    A class of its own, not a value of ``SeedScenario``'s wrapping: a new value would change the params of
+    ``scan`` and ``jit_scan``, and hide their history.
     """
 
     params = [["filter_jit_scan"]]
 
-    def setup(self, wrapping):
-        self.run_tree_at = make_seed_runner("tree_at", True, jit_with=eqx.filter_jit)
-        self.run_tuple = make_seed_runner("tuple", True, jit_with=eqx.filter_jit)
+    def prepare(self, wrapping):
+        return {s: make_seed_runner(s, True, jit_with=eqx.filter_jit) for s in ("tree_at", "tuple")}

@@ -15,16 +15,17 @@ arithmetic that hides it.
 
 import jax
 
-from .instruments import interleaved_ratio
+from .instruments import Steady, interleaved_ratio
 from .params import (
     DEFAULT_DEPTH,
     DEFAULT_N_CALLS,
     DEFAULT_STATE_SIZE,
     DISPATCH_WAITS,
+    STRUCTURES,
     SWEEP_SIZES,
     SWEEP_WRAPPINGS,
 )
-from .workloads import build_state, make_runner, make_step, wrap
+from .workloads import calls, make_runner
 
 
 class _Sweep:
@@ -35,10 +36,8 @@ class _Sweep:
     timeout = 600
     processes = 1
 
-    def setup(self, wrapping, state_size):
-        sizes = (state_size, DEFAULT_DEPTH, DEFAULT_N_CALLS)
-        self.run_tree_at = make_runner("tree_at", wrapping, *sizes)
-        self.run_tuple = make_runner("tuple", wrapping, *sizes)
+    def prepare(self, wrapping, state_size):
+        return {s: make_runner(s, wrapping, state_size, DEFAULT_DEPTH, DEFAULT_N_CALLS) for s in STRUCTURES}
 
 
 class StateSizeRatio(_Sweep):
@@ -46,50 +45,47 @@ class StateSizeRatio(_Sweep):
 
     unit = "ratio"
 
+    def setup(self, wrapping, state_size):
+        self.calls = self.prepare(wrapping, state_size)
+
     def track_overhead_ratio(self, wrapping, state_size):
-        return interleaved_ratio(self.run_tree_at, self.run_tuple)
+        return interleaved_ratio(self.calls["tree_at"], self.calls["tuple"])
 
 
-class StateSizeTime(_Sweep):
+class StateSizeTime(_Sweep, Steady):
     """The same calls in seconds: a step (one call; ``SCAN_LENGTH`` steps for ``jit_scan``), waited for."""
 
     repeat = (1, 5, 4.0)
 
     def time_tree_at(self, wrapping, state_size):
-        self.run_tree_at()
+        self.ready(wrapping, state_size)["tree_at"]()
 
     def time_tuple(self, wrapping, state_size):
-        self.run_tuple()
+        self.ready(wrapping, state_size)["tuple"]()
 
 
-class Dispatch:
+class Dispatch(Steady):
     """A jitted step's call without waiting for its result (``dispatch``: what Python pays before the device
     runs), beside the same call waited for (``block_until_ready``).  On a CPU the two are close; on a GPU the
     first is the Module's flattening and the launch, the second adds the device's work and the sync.
 
     As in JAX's own ``*_dispatch`` cases, calls not waited for may still run after their sample, and a long
     queue of them slows the next dispatch: that back-pressure is part of what dispatch costs.  Each benchmark
-    runs in a process of its own, so none of them outlives it.
+    runs in a process of its own, so none of them outlives it.  bench_answer.AnswerDispatch measures the same calls
+    in pairs, each batch waited for outside its time.
     """
 
     params = [["jit", "filter_jit"], list(DISPATCH_WAITS)]
     param_names = ["wrapping", "wait"]
 
-    def setup(self, wrapping, wait):
-        self.calls = {}
-        for structure in ("tree_at", "tuple"):
-            state = build_state(structure, DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
-            fn, operand = wrap(make_step(structure, DEFAULT_DEPTH, DEFAULT_N_CALLS), wrapping)
-            jax.block_until_ready(fn(state, operand))  # compiled here, so that a timed call is steady state
-            if wait == "dispatch":
-                self.calls[structure] = lambda fn=fn, state=state, operand=operand: fn(state, operand)
-            else:
-                self.calls[structure] = lambda fn=fn, state=state, operand=operand: jax.block_until_ready(
-                    fn(state, operand)
-                )
+    def prepare(self, wrapping, wait):
+        found = calls(wrapping, DEFAULT_STATE_SIZE, wait != "dispatch")
+        for call in found.values():
+            jax.block_until_ready(call())  # compiled here, so that a timed call is steady state
+        return found
 
     def time_tree_at(self, wrapping, wait):
-        self.calls["tree_at"]()
+        self.ready(wrapping, wait)["tree_at"]()
 
     def time_tuple(self, wrapping, wait):
-        self.calls["tuple"]()
+        self.ready(wrapping, wait)["tuple"]()

@@ -27,12 +27,53 @@ def copied_bytes(before, after) -> int:
 
 
 def calibrated_number(fn: Callable[[], object], target_seconds: float) -> int:
-    """How many calls of ``fn`` take at least ``target_seconds``."""
+    """How many calls of ``fn`` take at least ``target_seconds``, after one that compiles what it must."""
+    fn()
     number = 1
     while True:
         if timeit.timeit(fn, number=number) >= target_seconds or number >= 1 << 20:
             return number
         number *= 2
+
+
+def interleaved_pairs(
+    numerator: Callable[[], object],
+    denominator: Callable[[], object],
+    seconds: float = 1.0,
+    batch_seconds: float = 0.002,
+) -> list[tuple[float, float]]:
+    """Seconds per call of ``numerator`` and of ``denominator``, timed in back-to-back batches, one pair a batch each.
+
+    Each batch is about ``batch_seconds`` (its ``number`` calibrated as timeit calibrates it, after a first call that
+    compiles), for ``seconds`` in all (at least 3 pairs, and only 3 in a quick run: ``params.QUICK_VARIABLE``).  A
+    batch ends by waiting for its last result, outside its time, so that calls left running (a dispatch not waited
+    for) never fall into the next batch.  On the shared machines this suite runs on, speed swings by up to 2x from
+    one half-second to the next, so only timings a few milliseconds apart see the same machine: the median of the
+    pairs' ratios drops the pairs that straddle a swing.
+    """
+    numbers = [calibrated_number(fn, batch_seconds) for fn in (numerator, denominator)]
+    pairs = []
+    deadline = time.perf_counter() + (0 if os.environ.get(QUICK_VARIABLE) else seconds)
+    while time.perf_counter() < deadline or len(pairs) < 3:
+        sides = zip((numerator, denominator), numbers, strict=True)
+        pairs.append(tuple(batch_time(fn, number) for fn, number in sides))
+    return pairs
+
+
+def batch_time(fn: Callable[[], object], number: int) -> float:
+    """Seconds per call of ``fn`` over ``number`` calls, the garbage collector off as in timeit."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        for _ in range(number):
+            last = fn()
+        elapsed = time.perf_counter() - start
+    finally:
+        if collecting:
+            gc.enable()
+    jax.block_until_ready(last)
+    return elapsed / number
 
 
 def interleaved_ratio(
@@ -41,28 +82,28 @@ def interleaved_ratio(
     seconds: float = 1.0,
     batch_seconds: float = 0.002,
 ) -> float:
-    """``numerator`` time over ``denominator`` time: above 1 means the numerator is slower.
+    """``numerator`` time over ``denominator`` time, the median of ``interleaved_pairs``' ratios: above 1 means the
+    numerator is slower.  The fastest-round estimate this replaced picked up the rare fast spells and moved by
+    10-40% between runs of identical code."""
+    return statistics.median(a / b for a, b in interleaved_pairs(numerator, denominator, seconds, batch_seconds))
 
-    The two are timed in back-to-back batches of about ``batch_seconds``
-    each, for ``seconds`` in all (at least 3 pairs, and only 3 in a quick
-    run: ``params.QUICK_VARIABLE``), and the result is the median of the
-    per-pair ratios.  On the shared machines this suite runs on, speed
-    swings by up to 2x from one half-second to the next (probably a busy
-    sibling hyperthread), so only timings a few milliseconds apart see the
-    same machine; the median drops the pairs that straddle a swing.  The
-    fastest-round estimate this replaced picked up the rare fast spells and
-    moved by 10-40% between runs of identical code.
+
+class Steady:
+    """A ``time_`` benchmark whose calls are built by its first timed call (``prepare``), not in an asv ``setup``.
+
+    asv_runner 0.3 runs a benchmark's ``setup`` before every timed call, and then times one call a sample: with the
+    compile in ``setup``, each sample would be the first call after a compile, two to four times a steady call.
+    Without a ``setup``, asv calibrates ``number`` as timeit does, and the build and the compile fall in its warmup,
+    which ``warmup_time`` makes longer than a compile.  Each parameter combination runs in a process of its own.
     """
-    numbers = [calibrated_number(fn, batch_seconds) for fn in (numerator, denominator)]
-    ratios = []
-    deadline = time.perf_counter() + (0 if os.environ.get(QUICK_VARIABLE) else seconds)
-    while time.perf_counter() < deadline or len(ratios) < 3:
-        numerator_time, denominator_time = (
-            timeit.timeit(fn, number=number) / number
-            for fn, number in zip((numerator, denominator), numbers, strict=True)
-        )
-        ratios.append(numerator_time / denominator_time)
-    return statistics.median(ratios)
+
+    warmup_time = 1.0
+
+    def ready(self, *params) -> dict:
+        """``prepare(*params)``'s calls, built once per process."""
+        if self.__dict__.get("prepared_for") != params:
+            self.calls, self.prepared_for = self.prepare(*params), params
+        return self.calls
 
 
 def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:

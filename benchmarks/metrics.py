@@ -163,6 +163,10 @@ RULES = (
     Rule(r"bench_\w+\.\w*Cost\.", COST, COST_FLOOR, alerts=False),
     Rule(r"bench_counts\.(?:PythonCalls|BytecodeInstructions)\.", DIAGNOSTIC, DIAGNOSTIC_THRESHOLD, alerts=False),
     Rule(r"bench_counts\.", DETERMINISTIC, 0.0, alerts=True),
+    # The answer (bench_answer): figures per device, read by a user, never a gate; bench_overhead's ratios gate.
+    Rule(r"bench_answer\.AnswerJaxprs\.", DETERMINISTIC, 0.0, alerts=False),
+    Rule(r"bench_answer\.AnswerProvenance\.", DIAGNOSTIC, DIAGNOSTIC_THRESHOLD, alerts=False),
+    Rule(r"bench_answer\.\w+\.track_ratio", RATIO, 0.50, alerts=False),
     Rule(r"bench_memory\.LargeStateUpdate\.track_copied_bytes_", DETERMINISTIC, 0.0, alerts=True),
     # Any increase is a suspect: a 3% slowdown must be suspected before it can be confirmed, and
     # one asv run moves this metric by a few % on identical code (docs/gate.md, "Confirmed verdicts").

@@ -11,6 +11,13 @@ SWEEP_SIZES = tuple(10**power for power in range(8))
 SWEEP_WRAPPINGS = ("jit", "filter_jit", "jit_scan")
 # Timing a call with or without waiting for its result, as JAX's api_benchmark.py pairs its *_dispatch cases.
 DISPATCH_WAITS = ("dispatch", "block_until_ready")
+# The answer's fresh processes (bench_answer): on a CPU a process's jitted calls run at one of two speeds, which a
+# median over three processes tells apart from a change.
+ANSWER_PROCESSES = 3
+# Each figure of the answer is kept at its median and at its interval's ends; how it was taken, beside it.
+STATISTICS = ("median", "low", "high")
+PROVENANCE = ("processes", "load before", "load after", "seconds")
+DISPATCH_WRAPPINGS = ("jit", "filter_jit")
 N_CALLS = (1, 8, 64)
 
 DEFAULT_STATE_SIZE = 1_000

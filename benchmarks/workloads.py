@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, SCAN_LENGTH, WRAPPINGS
+from .params import DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, SCAN_LENGTH, STRUCTURES, WRAPPINGS
 
 
 class Node(eqx.Module):
@@ -218,3 +218,15 @@ def make_runner(structure: str, wrapping: str, state_size: int, depth: int, n_ca
 
     run()
     return run
+
+
+def calls(wrapping: str, state_size: int, wait: bool = True) -> dict:
+    """Each twin's step as a zero-argument call, waited for or (``wait`` False) dispatched alone."""
+    found = {}
+    for structure in STRUCTURES:
+        state = build_state(structure, state_size, DEFAULT_DEPTH)
+        fn, operand = wrap(make_step(structure, DEFAULT_DEPTH, DEFAULT_N_CALLS), wrapping)
+        found[structure] = lambda fn=fn, state=state, operand=operand: fn(state, operand)
+        if wait:
+            found[structure] = lambda call=found[structure]: jax.block_until_ready(call())
+    return found

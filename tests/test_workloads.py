@@ -7,6 +7,7 @@ import importlib
 import inspect
 import itertools
 import pkgutil
+import random
 import re
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import pytest
 from asv import util as asv_util
 
 import benchmarks
-from benchmarks import bench_seed, bench_sweep, instruments, metrics, params, workloads
+from benchmarks import bench_answer, bench_seed, bench_steady, bench_sweep, instruments, metrics, params, workloads
 from tests.helpers import ROOT
 
 # The full product of the four dimensions, with state sizes kept small: a
@@ -70,9 +71,8 @@ def test_twins_compute_identical_arrays(wrapping, state_size, depth, n_calls):
 @pytest.mark.parametrize("wrapping", params.SWEEP_WRAPPINGS)
 @pytest.mark.parametrize("state_size", [size for size in params.SWEEP_SIZES if size <= 10**5])
 def test_the_sweep_twins_compute_identical_arrays(wrapping, state_size):
-    sweep = bench_sweep.StateSizeRatio()
-    sweep.setup(wrapping, state_size)
-    tree_at_state, tuple_state = sweep.run_tree_at(), sweep.run_tuple()
+    calls = bench_sweep.StateSizeTime().ready(wrapping, state_size)  # the calls StateSizeRatio times too
+    tree_at_state, tuple_state = calls["tree_at"](), calls["tuple"]()
     assert_same_arrays(tree_at_state, tuple_state)
     want = expected_leaves(wrapping, state_size, params.DEFAULT_DEPTH, params.DEFAULT_N_CALLS)
     for got, expected in zip(workloads.leaves(tuple_state), want, strict=True):
@@ -81,12 +81,12 @@ def test_the_sweep_twins_compute_identical_arrays(wrapping, state_size):
 
 @pytest.mark.parametrize("wrapping", bench_sweep.Dispatch.params[0])
 def test_a_call_not_waited_for_gives_the_arrays_of_one_waited_for(wrapping):
-    waited, dispatched = bench_sweep.Dispatch(), bench_sweep.Dispatch()
-    waited.setup(wrapping, "block_until_ready")
-    dispatched.setup(wrapping, "dispatch")
+    # bench_answer.AnswerDispatch times the same calls (workloads.calls).
+    waited = bench_sweep.Dispatch().ready(wrapping, "block_until_ready")
+    dispatched = bench_sweep.Dispatch().ready(wrapping, "dispatch")
     for structure in ("tree_at", "tuple"):
-        assert_same_arrays(jax.block_until_ready(dispatched.calls[structure]()), waited.calls[structure]())
-    assert_same_arrays(dispatched.calls["tree_at"](), dispatched.calls["tuple"]())
+        assert_same_arrays(jax.block_until_ready(dispatched[structure]()), waited[structure]())
+    assert_same_arrays(dispatched["tree_at"](), dispatched["tuple"]())
 
 
 def jaxpr_text(structure, wrapping, depth, n_calls):
@@ -344,6 +344,7 @@ def test_a_quick_run_takes_each_ratio_from_its_fewest_pairs(monkeypatch, quick):
 
     monkeypatch.setenv(params.QUICK_VARIABLE, quick)
     monkeypatch.setattr(instruments.timeit, "timeit", timeit)
+    monkeypatch.setattr(instruments, "batch_time", lambda fn, number: timeit(fn, number))
     monkeypatch.setattr(instruments.time, "perf_counter", lambda: 0.0)
     if quick:
         assert instruments.interleaved_ratio(lambda: None, lambda: None, seconds=3600) == 1.0
@@ -351,3 +352,44 @@ def test_a_quick_run_takes_each_ratio_from_its_fewest_pairs(monkeypatch, quick):
     else:
         with pytest.raises(RuntimeError, match="more pairs"):
             instruments.interleaved_ratio(lambda: None, lambda: None, seconds=3600)
+
+
+@pytest.mark.parametrize("benchmark", [bench_steady.SteadyState, bench_sweep.StateSizeTime, bench_sweep.Dispatch])
+def test_a_compiled_step_s_time_has_no_asv_setup_so_that_its_samples_are_steady_batches(benchmark):
+    """asv_runner 0.3 re-runs a setup before every timed call and times one call a sample: with the compile in the
+    setup, every sample was the first call after a compile."""
+    assert not hasattr(benchmark, "setup") and issubclass(benchmark, instruments.Steady)
+    prepared = benchmark()
+    calls = prepared.ready(*(values[0] for values in benchmark.params))
+    assert prepared.ready(*(values[0] for values in benchmark.params)) is calls  # built once a process
+
+
+def test_the_answer_s_tree_at_time_is_the_tuple_s_times_the_ratio_and_its_interval_the_processes_widest():
+    def taken(tuple_seconds, ratio):
+        return {
+            side: {"median": value, "low": value * 0.9, "high": value * 1.1}
+            for side, value in (("tuple", tuple_seconds), ("ratio", ratio), ("tree_at", tuple_seconds * ratio))
+        }
+
+    found = bench_answer.spread([taken(2e-5, 1.9), taken(4e-5, 1.2), taken(2.2e-5, 1.8)])
+    assert found["tuple"] == pytest.approx({"median": 2.2e-5, "low": 1.8e-5, "high": 4.4e-5})
+    assert found["ratio"] == pytest.approx({"median": 1.8, "low": 1.08, "high": 2.09})
+    assert found["tree_at"]["median"] == pytest.approx(found["tuple"]["median"] * found["ratio"]["median"])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_median_s_interval_holds_the_median_and_narrows_with_more_pairs(seed):
+    rng = random.Random(seed)
+    values = [rng.lognormvariate(0, 0.1) for _ in range(201)]
+    few, many = bench_answer.median_interval(values[:11]), bench_answer.median_interval(values)
+    for found in (few, many):
+        assert found["low"] <= found["median"] <= found["high"]
+    assert many["high"] - many["low"] < few["high"] - few["low"]
+    assert bench_answer.median_interval([1.0, 2.0, 3.0]) == {"median": 2.0, "low": 1.0, "high": 3.0}  # the range
+
+
+def test_the_answer_s_twins_compute_identical_arrays_and_trace_to_identical_jaxprs():
+    for wrapping in params.WRAPPINGS:
+        calls = workloads.calls(wrapping, params.DEFAULT_STATE_SIZE)
+        assert_same_arrays(calls["tree_at"](), calls["tuple"]())
+        assert bench_answer.identical_jaxprs(wrapping)
