@@ -38,12 +38,33 @@ def test_a_python_without_jax_is_refused_in_one_line(tmp_path):
         device.probe(tmp_path / "missing")
 
 
+@pytest.mark.parametrize(
+    ("stand_in", "said"),
+    [
+        ("/bin/echo", "is not a Python"),
+        # A Python 2, as far as the probe can tell: its imports fail, and it is older than the suite's oldest.
+        ('#!/bin/sh\ncase "$2" in *version_info*) echo False;; *) exit 1;; esac\n', "is an older Python"),
+    ],
+)
+def test_what_is_not_a_python_3_is_refused_as_bad_input_naming_it(tmp_path, stand_in, said):
+    python = tmp_path / "python"
+    if stand_in.startswith("#!"):
+        python.write_text(stand_in)
+        python.chmod(0o755)
+    else:
+        python = stand_in
+    with pytest.raises(BadInput, match=f"{python} {said}: the suite measures in Python 3.10 or later"):
+        device.probe(python)
+
+
 def test_a_gpu_is_named_with_its_kind_count_and_driver():
     found = device.Installed("3.12", {}, "gpu", "Stand-in GPU", 2, "PJRT C API\ncuda 13000")
     # Each as a value the results branch and the site take: letters, digits and ._+!- only.
     assert found.params() == {device.DEVICE: "gpu-Stand-in-GPU-x2", device.DRIVER: "PJRT-C-API-cuda-13000"}
     assert found.device.lower() == "gpu-stand-in-gpu-x2"
-    assert device.on_gpu(found.params()) and not device.on_gpu({})
+    # What a reader sees: the backend, then the kind, once.
+    assert device.named(found.params()) == "GPU Stand in GPU x2"
+    assert device.named({device.DEVICE: "tpu-TPU-v5-lite"}) == "TPU v5 lite" and device.named({}) == "CPU"
     # A result from before devices were recorded ran in the suite's own virtualenvs: PyPI's jaxlib, the CPU.
     assert device.of({}) == device.UNRECORDED == "cpu"
 
@@ -72,12 +93,18 @@ def test_two_devices_never_share_a_graph_a_comparison_or_a_verdict(tmp_path):
     assert "no benchmark was measured at both commits in one environment" in compared.stderr
 
 
-def test_a_second_device_is_refused_the_file_of_the_first(tmp_path):
+def test_another_device_or_install_is_refused_the_file_of_the_first_and_nothing_is_stamped_over_it(tmp_path):
     config = make_site(tmp_path, {COST: FLAT}, devices=["cpu"] * 3)
     (path,) = sorted((config.parent / "results" / MACHINE).glob("*-*.json"))[:1]
-    device.refuse_another(path, MACHINE, "cpu")
-    with pytest.raises(BadInput, match=f"holds figures measured on cpu, not {STAND_IN_GPU}"):
-        device.refuse_another(path, MACHINE, STAND_IN_GPU)
+    first = {"python": "3.11", "jax": "0.10.2", "jaxlib": "0.10.2", device.RUNNER: "asv-0.6.6-asv_runner-0.3.2"}
+    device.refuse_another(path.with_name("none.json"), MACHINE, first)  # no file yet: nothing to mix with
+    device.stamp(path, MACHINE, first)
+    before = path.read_bytes()
+    device.refuse_another(path, MACHINE, {**first, device.DEVICE: "cpu"})  # the same install and device
+    for key, other in ((device.DEVICE, STAND_IN_GPU), ("jax", "0.7.2"), ("jaxlib", "0.7.1"), ("python", "3.12")):
+        with pytest.raises(BadInput, match=f"holds figures measured with {key} .*, not {other}: run under another"):
+            device.refuse_another(path, MACHINE, {**first, device.DEVICE: "cpu", key: other})
+    assert path.read_bytes() == before
     device.stamp(path, MACHINE, {device.DRIVER: "none"})
     stamped = results.Results.load(str(path), MACHINE)
     assert (stamped.params[device.DEVICE], stamped.params[device.DRIVER]) == ("cpu", "none")

@@ -22,8 +22,8 @@ from tests.helpers import ROOT, SCRIPTS, command, tool
 from tests.test_site import page, serve  # noqa: F401 - the browser fixture, and the server
 
 USER_PACKAGES = ("jax==0.10.2", "jaxlib==0.10.2", "equinox==0.13.8")
-# What the test runs: an exact figure that needs valgrind, the jaxprs, and a step's time and ratio per wrapping.
-BENCHMARKS = ("bench_instructions", "JaxprExcessEquations", "bench_steady.SteadyState", "SteadyStateRatio")
+# What the test runs: an exact figure that needs valgrind, and the answer (one fresh process in a quick run).
+BENCHMARKS = ("bench_instructions", "bench_answer")
 
 
 @pytest.fixture(scope="session")
@@ -82,33 +82,36 @@ def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_use
     assert " min of wall time, and built no virtualenv: " in ran.stdout  # no scripts/setup needed: none named
     (path,) = (tmp_path / "results" / "here-quick").glob("*-cpu/*-existing-*.json")
     stored = json.loads(path.read_text())
-    assert {k: stored["params"][k] for k in ("device", "python", "jax", "jaxlib")} == {
+    assert {k: stored["params"][k] for k in ("device", "python", "jax", "jaxlib", "runner")} == {
         device.DEVICE: "cpu",
         "python": "3.11",
         "jax": "0.10.2",
         "jaxlib": "0.10.2",
+        device.RUNNER: "asv-0.6.6-asv_runner-0.3.2",  # the lock's, which pyproject.toml pins
     }
     columns = stored["result_columns"]
     instructions = stored["results"]["bench_instructions.Instructions.track_module"][columns.index("result")]
     assert all(value is None or math.isnan(value) for value in instructions)  # skipped, not measured
     assert "instructions are not counted here: valgrind is not installed" in ran.stdout + ran.stderr
-    # The site's overhead page, first paragraph: the question answered on this device, nothing n/a.
+    # The site's overhead page opens with the answer on this device: its table, its sweep, nothing n/a.
     server, url = serve(tmp_path / "html" / "here-quick")
     try:
         page.goto(f"{url}/overhead/index.html")
-        answer = page.locator("p#answer")
+        answer = page.locator("div#answer")
         answer.wait_for()
-        text = answer.inner_text()
+        text, rows = answer.inner_text(), answer.locator("tr").all_inner_texts()
+        note = page.locator("p#device-note").inner_text()
+        sweep = page.locator('img[src="sweep.png"]').evaluate("image => image.naturalWidth")
     finally:
         server.shutdown()
         server.server_close()
-    assert text.startswith("On cpu, Equinox v0.13.8 with Python 3.11, jax 0.10.2, jaxlib 0.10.2: ")
-    for wrapping in ("eager, ", "under jax.jit, ", "inside lax.scan, ", "inside a jitted lax.scan, "):
-        assert wrapping in text
-    assert "× the tuple's time" in text and " µs against " in text
-    assert "trace to identical jaxprs" in text
-    assert "n/a" not in text
-    assert page.locator("p#no-gpu").inner_text().startswith("Every figure here was measured on a CPU")
+    assert text.startswith("On CPU, Equinox v0.13.8 with Python 3.11, jax 0.10.2, jaxlib 0.10.2: yes, a step of 8 ")
+    steps = [row.split("\t")[0] for row in rows]
+    for wrapping in ("eager", "under jax.jit", "under eqx.filter_jit", "inside a jitted lax.scan, per step of 100"):
+        assert wrapping in steps
+    assert "the median of 1 fresh processes" in text and "n/a" not in text
+    assert note.startswith("Measured on CPU. docs/here.md holds the record of each device measured so far: ")
+    assert sweep > 0
 
 
 def test_here_refuses_what_it_cannot_measure_in_one_line(tmp_path):
@@ -125,6 +128,19 @@ def test_here_refuses_what_it_cannot_measure_in_one_line(tmp_path):
     assert without_jax.returncode == 2
     assert "has no jax, jaxlib, equinox installed" in without_jax.stderr
     assert len(without_jax.stderr.strip().splitlines()) == 1
+    not_python = command("bench", "--here", "/bin/echo")
+    assert (not_python.returncode, not_python.stderr.strip().splitlines()) == (
+        2,
+        ["scripts/bench: /bin/echo is not a Python: the suite measures in Python 3.10 or later"],
+    )
+    unparsed = command("bench", "--here", sys.executable, "--bench", "(")
+    assert unparsed.returncode == 2 and "'(' is not a regular expression" in unparsed.stderr.splitlines()[-1]
+    nothing = command("bench", "--here", sys.executable, "--bench", "^no_such_benchmark", "--output", tmp_path)
+    assert nothing.returncode == 2
+    assert nothing.stderr.strip().splitlines()[-1] == (
+        "scripts/bench: --bench ^no_such_benchmark: selects no benchmark of the suite"
+    )
+    assert not (tmp_path / "results").exists()  # refused before asv ran
 
 
 @pytest.mark.parametrize(
@@ -182,3 +198,41 @@ def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measu
     (path,) = (tmp_path / "results" / "here-quick").glob("*-cpu/*-existing-*.json")
     assert json.loads(path.read_text())["params"]["device"] == "cpu"
     assert (tmp_path / "html" / "here-quick" / "overhead" / "index.html").is_file()
+
+
+@pytest.fixture(scope="session")
+def path_only_python(tmp_path_factory):
+    """A Python whose JAX and Equinox are found on PYTHONPATH alone, as a TPU machine's or a cluster's module system
+    provides them: a bare virtualenv, and the packages installed apart (pip --target)."""
+    root = tmp_path_factory.mktemp("path-only")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--target", str(root / "site"), *USER_PACKAGES],
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stderr
+    return root / "venv" / "bin" / "python", root / "site"
+
+
+@pytest.mark.slow
+def test_a_jax_on_pythonpath_is_measured_and_a_compiled_step_is_timed_in_steady_batches(path_only_python, tmp_path):
+    """asv drops PYTHONPATH from its benchmarks' processes unless ASV_PYTHONPATH is set; and asv_runner 0.3 times
+    a benchmark with a setup one call a sample, right after the setup's compile: SteadyState has none, so asv
+    calibrates its number as timeit does."""
+    python, site = path_only_python
+    env = {**offline_without_valgrind(tmp_path), "PYTHONPATH": str(site)}
+    args = ["--here", python, "--output", tmp_path, "--env-dir", tmp_path / "env"]
+    args += ["--bench", r"^bench_steady\.SteadyState\.time_(tree_at|tuple)\('jit', 4\)"]
+    ran = subprocess.run([*tool("bench"), *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
+    (path,) = (tmp_path / "results" / "here").glob("*-cpu/*-existing-*.json")
+    stored = json.loads(path.read_text())
+    columns = stored["result_columns"]
+    for twin in ("tree_at", "tuple"):
+        found = stored["results"][f"bench_steady.SteadyState.time_{twin}"]
+        index = [(w, d) for w in found[columns.index("params")][0] for d in found[columns.index("params")][1]].index(
+            ("'jit'", "4")
+        )
+        assert math.isfinite(found[columns.index("result")][index])
+        assert found[columns.index("stats_number")][index] > 10  # steady batches, not one call after a compile

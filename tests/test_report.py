@@ -7,7 +7,7 @@ import statistics
 import pytest
 from asv import results, runner
 
-from benchmarks import metrics
+from benchmarks import metrics, params
 from benchtools.publishing import blocks
 from benchtools.publishing import page as report_page
 from benchtools.publishing import plots as report_plots
@@ -54,7 +54,6 @@ def test_eager_times_are_shown_with_their_interquartile_range():
     assert numbers(markdown_rows("\n".join(table))["v1"][column]) == pytest.approx(
         [200.0, 200 / grown, 200 * grown], abs=0.05
     )
-    assert f"takes {interval.text('{:.0f}', short=True)} µs" in blocks.lead_paragraph(row)
 
 
 def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
@@ -498,7 +497,6 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     label, scale, jit = rows[1].fresh[report_rows.RATIO_BENCHMARK, "'jit'"]
     assert (jit.value, jit.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)
     assert (jit.low, jit.high) == headline.second_run_interval(values)
-    assert f"{jit.text(short=True)}× the tuple's time" in blocks.lead_paragraph(rows[1])
     drawn = drawn_figures(monkeypatch)
     plots = report_plots.plot(rows, tmp_path)
     assert all(p.with_interval == p.timing_series for p in plots)
@@ -518,47 +516,69 @@ def one_run(value: float) -> report_rows.Interval:
     return report_rows.Interval(value, value / 2, value * 2, report_rows.ONE_RUN)
 
 
-def test_the_lead_answers_in_the_user_s_words_with_what_was_measured_and_nothing_else():
-    row = report_rows.CommitFigures("v0.13.8", "Python 3.12, device gpu-Stand-in-GPU, jax 0.11.2")
-    row.env_params = {"python": "3.12", "device": "gpu-Stand-in-GPU", "driver": "cuda-13000", "jax": "0.11.2"}
-    steady = report_rows.STEADY_BENCHMARK
-    row.timings[steady, "'jit', 4"] = one_run(30e-6)
-    row.timings[steady.replace("tree_at", "tuple"), "'jit', 4"] = one_run(20e-6)
-    row.timings[report_rows.RATIO_BENCHMARK, "'jit'"] = one_run(1.5)
-    row.timings[steady, "'jit_scan', 4"] = one_run(200e-6)  # a scan of 100 steps: 2 µs a step
-    row.timings[steady.replace("tree_at", "tuple"), "'jit_scan', 4"] = one_run(100e-6)
+def answer_row(on: str = "tpu-TPU-v5-lite") -> report_rows.CommitFigures:
+    """A row whose answer was taken on a stand-in device by three fresh processes: each figure at its median and its
+    range's ends, as bench_answer hands them to asv."""
+    row = report_rows.CommitFigures("v0.13.8", f"Python 3.11, device {on}, jax 0.10.2")
+    row.env_params = {"python": "3.11", "device": on, "jax": "0.10.2", "runner": "asv-0.6.6-asv_runner-0.3.2"}
+
+    def taken(benchmark: str, at: str, tuple_seconds: float, ratio: float) -> None:
+        for side, value in (("tuple", tuple_seconds), ("ratio", ratio), ("tree_at", tuple_seconds * ratio)):
+            for statistic, factor in zip(params.STATISTICS, (1.0, 0.9, 1.2), strict=True):
+                row.timings[benchmark + side, f"{at}, {statistic!r}"] = one_run(value * factor)
+
+    taken(report_rows.ANSWER_STEP, "'eager'", 40e-6, 11.5)
+    taken(report_rows.ANSWER_STEP, "'jit'", 20e-6, 1.5)
+    taken(report_rows.ANSWER_STEP, "'jit_scan'", 100e-6, 2.0)  # a scan of 100 steps: 1 µs a step
+    taken(report_rows.ANSWER_DISPATCH, "'jit', 'dispatch'", 10e-6, 4.0)
     # The sweep: under jit the ratio dips below 1.05 at 10**4, rises again, and stays below from 10**6 on.
-    for size, ratio in zip([10**k for k in range(8)], [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03, 1.01], strict=True):
-        row.timings[report_rows.SWEEP_BENCHMARK, f"'jit', {size}"] = one_run(ratio)
-        row.timings[report_rows.SWEEP_BENCHMARK, f"'filter_jit', {size}"] = one_run(ratio + 0.5)
-        row.timings[report_rows.SWEEP_BENCHMARK, f"'jit_scan', {size}"] = one_run(1.0)
-    dispatch = report_rows.DISPATCH_BENCHMARK
-    row.timings[dispatch, "'jit', 'dispatch'"] = one_run(40e-6)
-    row.timings[dispatch.replace("tree_at", "tuple"), "'jit', 'dispatch'"] = one_run(10e-6)
-    row.excess_equations = [0, 0]
-    lead = blocks.lead_paragraph(row)
-    # Dispatch alone was measured under jit, not waited for and not under filter_jit: it alone gets words.
-    assert "A call of the step, under jax.jit dispatched alone, 40 (20–80) µs against 10 (5–20) µs. " in lead
-    assert lead.startswith("On gpu-Stand-in-GPU (cuda-13000), Equinox v0.13.8 with Python 3.12, jax 0.11.2: ")
-    assert "under jax.jit, 30 (15–60) µs against 20 (10–40) µs, 1.50 (0.75–3.00)× the tuple's time; " in lead
-    assert "inside a jitted lax.scan, 2 (1–4) µs against 1 (0.5–2) µs per step. " in lead
-    assert "trace to identical jaxprs" in lead
-    assert "below 1.05× under jax.jit from 1,000,000 elements per leaf on; " in lead
-    assert "under eqx.filter_jit at no size up to 10,000,000 elements per leaf" in lead
+    for size, ratio in zip(params.SWEEP_SIZES, [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03, 1.01], strict=True):
+        taken(report_rows.ANSWER_SWEEP, f"'jit', {size}", 1e-5, ratio)
+        taken(report_rows.ANSWER_SWEEP, f"'jit_scan', {size}", 1e-5, 1.0)
+    for wrapping in params.WRAPPINGS:
+        row.exact[report_rows.ANSWER_JAXPRS, repr(wrapping)] = 0.0
+    for what, value in zip(params.PROVENANCE, (3, 0.25, 1.5, 95), strict=True):
+        row.exact[report_rows.ANSWER_PROVENANCE, repr(what)] = value
+    return row
+
+
+def test_the_answer_is_a_table_whose_microseconds_divide_to_its_ratio_on_the_device_named():
+    text = blocks.here_answer(answer_row())
+    first, table = text.split("\n\n")[:2]
+    assert first.startswith("On TPU v5 lite, Equinox v0.13.8 with Python 3.11, jax 0.10.2: yes, a step of 8 ")
+    assert "costs 11.5× the same step on a tuple when run eagerly, and 1.50× under jax.jit" in first
+    cells = {
+        first_cell: rest for first_cell, *rest in markdown_rows(table).values() if first_cell != "how the step runs"
+    }
+    # The interval is the processes' range; tree_at's µs over the tuple's is the × printed beside them.
+    assert cells["under jax.jit"] == ["30 (27–36) µs", "20 (18–24) µs", "1.50 (1.35–1.80)×", "yes"]
+    assert cells["eager"][2:] == ["11.50 (10.35–13.80)×", "not traced"]
+    assert cells["inside a jitted lax.scan, per step of 100"][:2] == ["2 (1.8–2.4) µs", "1 (0.9–1.2) µs"]
+    for tree_at, tuple_, ratio, _ in cells.values():
+        assert numbers(tree_at)[0] / numbers(tuple_)[0] == pytest.approx(numbers(ratio)[0], rel=0.1)
+    # Only what was taken: no filter_jit step, no scan without jit, and a dispatch alone with no wait beside it.
+    assert set(cells) == {"eager", "under jax.jit", "inside a jitted lax.scan, per step of 100"}
+    assert "| under jax.jit, dispatched alone | 40 (36–48) µs | 10 (9–12) µs | 4.00 (3.60–4.80)× |" in text
+    assert "waited for" not in text and "n/a" not in text
+    assert "below 1.05× under jax.jit from 1,000,000 elements per leaf on; " in text
     # Below at the smallest size already: every size, not "from 1 elements per leaf on".
-    assert "inside a jitted lax.scan at every size measured, from 1 to 10,000,000 elements per leaf" in lead
-    # Nothing the run did not take: no eager, no scan, no filter_jit step, no n/a.
-    assert "eager" not in lead and "inside lax.scan" not in lead and "n/a" not in lead
-    assert blocks.gpu_note([row]) is None
+    assert "inside a jitted lax.scan at every size measured, from 1 to 10,000,000 elements per leaf" in text
+    assert "the median of 3 fresh processes, one after the other, in 95 s" in text
+    assert "Load average 0.25 before and 1.50 after." in text
 
 
-def test_a_run_that_took_no_figure_of_the_question_says_so_and_the_cpu_has_no_gpu_record():
+def test_the_device_note_names_the_device_and_the_records_of_the_others():
+    note = blocks.device_note([answer_row()])
+    assert note.startswith("Measured on TPU v5 lite. docs/here.md holds the record of each device measured so far: ")
+    recorded = note.split("so far: ")[1].split(". To take yours")[0].split(", ")
+    assert "GPU NVIDIA H200" in recorded and "TPU v5 lite" not in recorded  # the records of docs/here.md
+    on_cpu = blocks.device_note([answer_row("cpu")])
+    assert on_cpu.startswith("Measured on CPU. ") and "CPU" not in on_cpu.split("so far: ")[1]
+
+
+def test_a_run_that_took_no_figure_of_the_answer_says_so():
     row = report_rows.CommitFigures(
         "v0.13.8", "Python 3.11, jax 0.10.2", env_params={"python": "3.11", "jax": "0.10.2"}
     )
-    lead = blocks.lead_paragraph(row)
-    assert lead == (
-        "On cpu, Equinox v0.13.8 with Python 3.11, jax 0.10.2: "
-        "This run took no figure that answers the question; the figures it took follow."
-    )
-    assert blocks.gpu_note([row]) == blocks.NO_GPU
+    said = blocks.here_answer(row)
+    assert said == "On CPU, v0.13.8 with Python 3.11, jax 0.10.2: this run took no figure of the answer."

@@ -13,6 +13,7 @@ HISTORY_DIR = ROOT / ".cache" / "history"
 # scripts/bench --here: a commit per Equinox version, made offline; the folder that lends a Python asv_runner alone.
 HERE_REPO = ROOT / ".cache" / "here" / "equinox"
 HERE_RUNNER = ROOT / ".asv" / "here-runner"
+CONSTRAINTS = ROOT / ".asv" / "asv-runner-constraint.txt"
 # scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin, or writes why not into skipped-X.Y.
 SETUP_PYTHONS = ROOT / ".asv" / "python"
 ASV_HOMES = ROOT / ".asv" / "home"
@@ -47,7 +48,8 @@ def asv_home():
         yield env
 
 
-MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu")  # asv's Machine.fields, and the Python
+# asv's Machine.fields, the Python, and the runner that timed the run (asvtools/device.py)
+MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu", "runner")
 
 
 def env_label(params: dict) -> str:

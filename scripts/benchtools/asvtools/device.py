@@ -15,12 +15,17 @@ from ..errors import BadInput, Failed
 
 DEVICE = "device"  # the backend and the device kind, and the count where more than one: "gpu-NVIDIA-H200-x8"
 DRIVER = "driver"  # the backend's platform version, where JAX reports one (a CUDA or ROCm version)
-PARAMS = (DEVICE, DRIVER)
+RUNNER = "runner"  # asv and asv_runner, which time the benchmarks: "asv-0.6.6-asv_runner-0.3.2"
+PARAMS = (DEVICE, DRIVER, RUNNER)
+# What one results file holds figures of: a run with other values is refused, never stamped over them.
+INSTALL = (DEVICE, "python", "jax", "jaxlib", RUNNER)
 PACKAGES = ("jax", "jaxlib", "equinox")
 # Results measured before the device was recorded all ran in the suite's own virtualenvs, whose jaxlib
 # comes from PyPI, where jaxlib is built for the CPU only; a GPU needs a plugin those environments never had.
 UNRECORDED = "cpu"
 
+OLDEST = (3, 10)  # the oldest Python that any JAX the suite measures runs on
+RECENT = f"import sys; print(sys.version_info >= {OLDEST})"  # a Python 2 prints False too
 # Run by the measured Python: the standard library and JAX only, one JSON line on stdout.
 PROBE = """
 import json, sys
@@ -81,6 +86,10 @@ def probe(python: Path | str, env: dict | None = None, needs: tuple[str, ...] = 
     except (IndexError, ValueError):
         found = None
     if found is None:
+        recent = subprocess.run([str(python), "-c", RECENT], capture_output=True, text=True, env=env, timeout=60)
+        if recent.stdout.strip() != "True":
+            said = "an older Python" if recent.stdout.strip() == "False" else "not a Python"
+            raise BadInput(f"{python} is {said}: the suite measures in Python {'.'.join(map(str, OLDEST))} or later")
         last = (ran.stderr.strip().splitlines() or ["no output"])[-1]
         raise Failed(f"{python} could not report its JAX devices: {last}")
     if missing := [name for name in found.pop("missing") if name in needs]:
@@ -95,22 +104,27 @@ def of(params: dict) -> str:
     return params.get(DEVICE) or UNRECORDED
 
 
-def described(params: dict) -> str:
-    """ "gpu-NVIDIA-H200 (cuda-13000)"."""
-    return of(params) + (f" ({params[DRIVER]})" if params.get(DRIVER) else "")
+def named(params: dict) -> str:
+    """What a reader calls the device: "CPU", "GPU NVIDIA H200", "TPU v5 lite"."""
+    backend, _, kind = of(params).partition("-")
+    kind = kind.replace("-", " ")
+    return kind if kind.upper().startswith(backend.upper()) and kind else f"{backend.upper()} {kind}".strip()
 
 
-def on_gpu(params: dict) -> bool:
-    return of(params).startswith("gpu-")
-
-
-def refuse_another(path: Path, machine: str, device: str) -> None:
-    """asv merges a run into the results file of the same machine, commit and environment: another device's run
-    would mix its figures in."""
+def refuse_another(path: Path, machine: str, params: dict[str, str]) -> None:
+    """asv merges a run into the results file of the same machine, commit and environment: another device's run, or
+    another install's in the same Python, would mix its figures in."""
     from asv import results
 
-    if path.exists() and (recorded := of(results.Results.load(str(path), machine).params)) != device:
-        raise BadInput(f"{path} holds figures measured on {recorded}, not {device}: run under another --machine")
+    if not path.exists():
+        return
+    recorded = {DEVICE: UNRECORDED, **results.Results.load(str(path), machine).params}
+    if differ := [
+        f"{key} {recorded.get(key)}, not {params.get(key)}" for key in INSTALL if recorded.get(key) != params.get(key)
+    ]:
+        raise BadInput(
+            f"{path} holds figures measured with {'; '.join(differ)}: run under another --machine or --output"
+        )
 
 
 def stamp(path: Path, machine: str, params: dict[str, str]) -> None:

@@ -1,6 +1,7 @@
 """Values read from asv results: one benchmark's values and spreads by parameter combination."""
 
 import itertools
+import json
 import math
 from pathlib import Path, PurePath
 
@@ -81,6 +82,13 @@ def stored(results_dir, machine: str | None = None) -> list:
 
     found = [r for r in asv_results.iter_results(str(results_dir)) if machine in (None, r.params.get("machine"))]
     return sorted(found, key=lambda r: r.date or 0)
+
+
+def load_file(path: Path):
+    """One results file, as asv loads it, under the machine it names."""
+    from asv import results as asv_results
+
+    return asv_results.Results.load(str(path), json.loads(path.read_text())["params"]["machine"])
 
 
 def of_commit(results_dir: Path, machine: str, commit: str) -> list:

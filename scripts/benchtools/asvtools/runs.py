@@ -6,7 +6,9 @@ import os
 import sys
 from pathlib import Path
 
+from .. import util
 from ..errors import BadInput
+from ..project import CONSTRAINTS
 from . import environments, private, publishable
 from .lock import exclusive
 from .results import combinations, failed_benchmarks, stored
@@ -132,6 +134,23 @@ def existing_env_name(python: Path) -> str:
     from asv import environment
 
     return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
+
+
+def runner_version() -> str:
+    """asv's and asv_runner's versions, as a param value: the instrument that timed a run."""
+    from importlib import metadata
+
+    return "-".join(f"{name}-{metadata.version(name)}" for name in ("asv", "asv_runner"))
+
+
+def runner_constraint() -> Path:
+    """A pip constraints file that pins asv_runner to this asv's: asv installs it unpinned in every environment."""
+    path = CONSTRAINTS
+    text = f"asv_runner=={runner_version().rsplit('-', 1)[1]}\n"
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        util.write_atomic(path, text.encode())
+    return path
 
 
 def runner_package() -> Path:

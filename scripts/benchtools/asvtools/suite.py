@@ -42,6 +42,7 @@ def description() -> bytes:
         )
         path = Path(tmp) / "asv.conf.json"
         path.write_text(json.dumps(config))
+        env["ASV_PYTHONPATH"] = env.get("PYTHONPATH", "")  # where JAX and Equinox may be found: asv drops PYTHONPATH
         for command in (
             ["machine", "--yes", "--machine", MACHINE, "--config", str(path)],
             ["run", "--python=same", "--bench", "just-discover", "--machine", MACHINE, "--config", str(path)],

@@ -3,6 +3,7 @@
 import argparse
 import dataclasses
 import platform
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,7 +31,15 @@ def add_readme(parser, help: str) -> None:
 
 
 def add_bench(parser, help: str = "only benchmarks matching REGEX (asv run -b); repeatable") -> None:
-    parser.add_argument("--bench", "-b", action="append", default=[], metavar="REGEX", help=help)
+    parser.add_argument("--bench", "-b", action="append", default=[], type=regex, metavar="REGEX", help=help)
+
+
+def regex(text: str) -> str:
+    try:
+        re.compile(text)
+    except re.error as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {error}") from None
+    return text
 
 
 def add_jax(parser) -> None:

@@ -1,5 +1,6 @@
 """The overhead report in Markdown, and the generated blocks of README.md and docs/answer.md that hold it."""
 
+import re
 from pathlib import Path
 
 from benchmarks import metrics, params
@@ -7,22 +8,24 @@ from benchmarks import metrics, params
 from .. import settings
 from ..asvtools import device, operations
 from ..asvtools.results import spans as result_spans
-from ..project import env_label
+from ..project import ROOT, env_label
 from ..util import markdown_table
 from . import build_time, generated, operation_history, operation_markdown
 from .rows import (
+    ANSWER_DISPATCH,
+    ANSWER_JAXPRS,
+    ANSWER_PROVENANCE,
+    ANSWER_STEP,
+    ANSWER_SWEEP,
     CALLS_PER_STEP,
     DEPTHS,
-    DISPATCH_BENCHMARK,
-    EAGER_BENCHMARK,
     RATIO_BENCHMARK,
     REPORT_DEPTH,
     SEED_BENCHMARK,
-    STEADY_BENCHMARK,
-    SWEEP_BENCHMARK,
     TRACING_BENCHMARK,
     CommitFigures,
     Interval,
+    answer_figure,
     history,
     latest_rows,
     measured,
@@ -42,10 +45,8 @@ INTERVAL_NOTE = (
     "interpreters and the interval that holds a second run's median with 95%. Two figures whose intervals "
     "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
 )
-NO_GPU = (
-    "Every figure here was measured on a CPU, and a GPU answers differently: docs/here.md holds a record taken on "
-    "an NVIDIA H200. To take yours, run scripts/bench --here on a machine whose JAX sees a GPU."
-)
+SWEEP_SIZES = params.SWEEP_SIZES
+HERE_RECORDS = ROOT / "docs" / "here.md"  # a block here-answer-DEVICE per device that scripts/bench --here measured
 # The ways of running a step that the lead answers for, in the words of the question (Equinox discussion #572).
 LEAD_WRAPPINGS = {
     "eager": "eager",
@@ -176,8 +177,17 @@ def history_markdown(found: dict[str, list[operation_history.OperationStep]]) ->
     return "\n".join(lines)
 
 
-def gpu_note(latest: list[CommitFigures]) -> str | None:
-    return None if any(device.on_gpu(row.env_params) for row in latest) else NO_GPU
+def device_note(latest: list[CommitFigures]) -> str:
+    """Which devices these figures were measured on, and where the records of the others are."""
+    measured_on = sorted({device.named(row.env_params) for row in latest})
+    text = HERE_RECORDS.read_text(encoding="utf-8") if HERE_RECORDS.is_file() else ""
+    bodies = re.findall(r"<!-- here-answer-(\S+):start -->\s*(\S.*?)<!-- here-answer-\1:end -->", text, re.S)
+    recorded = [device.named({device.DEVICE: name}) for name, _ in bodies]
+    others = [name for name in dict.fromkeys(recorded) if name not in measured_on]
+    return (
+        f"Measured on {' and '.join(measured_on)}. docs/here.md holds the record of each device measured so far: "
+        f"{', '.join(others) or 'no other'}. To take yours, run scripts/bench --here on a machine whose JAX sees it."
+    )
 
 
 def microseconds(seconds: Interval, per: int = 1) -> str:
@@ -186,65 +196,81 @@ def microseconds(seconds: Interval, per: int = 1) -> str:
     return f"{micro.text('{:,.0f}' if micro.value >= 100 else '{:.3g}', short=True)} µs"
 
 
-def twins(row: CommitFigures, benchmark: str, key: str) -> list[Interval | None]:
-    return [measured(row, benchmark.replace("tree_at", twin), key) for twin in params.STRUCTURES]
+def answer_rows(row: CommitFigures, benchmark: str, cases: dict, extra=lambda at: []) -> list[list[str]]:
+    """A table's rows: each case's tree_at and tuple µs (per step, for a scan), and their ×, from one measurement."""
+    found = []
+    for at, (words, per) in cases.items():
+        figures = [answer_figure(row, benchmark + side, at) for side in (*params.STRUCTURES, "ratio")]
+        if None not in figures:
+            found.append([words, *(microseconds(f, per) for f in figures[:2]), f"{figures[2].text(short=True)}×"])
+            found[-1] += extra(at)
+    return found
 
 
-def against(row: CommitFigures, benchmark: str, key: str, per: int = 1) -> str | None:
-    """tree_at's time against its tuple twin's, "30 (15–60) µs against 20 (10–40) µs"; None where one is missing."""
-    tree_at, tuple_ = twins(row, benchmark, key)
-    return None if None in (tree_at, tuple_) else f"{microseconds(tree_at, per)} against {microseconds(tuple_, per)}"
-
-
-def lead_paragraph(row: CommitFigures) -> str:
-    """The answer to the question users ask (what a step costs with tree_at on an eqx.Module against a plain
-    tuple), for one environment on its device.  A figure the run did not take gets no words."""
-    sentences, steps, calls = [], [], []
-    for wrapping, words in LEAD_WRAPPINGS.items():  # a step's time with tree_at and the tuple, and their ratio
-        length = params.SCAN_LENGTH if "scan" in wrapping else 1
-        ratio = measured(row, RATIO_BENCHMARK, repr(wrapping))
-        figures = []
-        if times := against(row, STEADY_BENCHMARK, f"{wrapping!r}, {REPORT_DEPTH}", length):
-            figures.append(times + (" per step" if length > 1 else ""))
-        if ratio is not None:
-            figures.append(f"{ratio.text(short=True)}× the tuple's time")
-        if figures:
-            steps.append(f"{words}, {', '.join(figures)}")
-    if steps:
-        sentences.append(
-            f"A step of {CALLS_PER_STEP} updates to a depth-{REPORT_DEPTH} eqx.Module with eqx.tree_at, against "
-            f"the same step rebuilding a plain tuple, takes: {'; '.join(steps)}."
+def here_answer(row: CommitFigures) -> str:
+    """The answer to the question users ask, for one environment on its device: a sentence, the steps by wrapping,
+    the calls dispatched and waited for, and the sweep; a figure the run did not take gets no row."""
+    scans = {w: params.SCAN_LENGTH if "scan" in w else 1 for w in LEAD_WRAPPINGS}
+    steps = {
+        repr(w): (words + f", per step of {scans[w]}" * (scans[w] > 1), scans[w]) for w, words in LEAD_WRAPPINGS.items()
+    }
+    jaxprs = {0: "yes", 1: "NO"}
+    table = answer_rows(
+        row, ANSWER_STEP, steps, lambda at: [jaxprs.get(row.exact.get((ANSWER_JAXPRS, at)), "not measured")]
+    )
+    if not table:
+        return f"On {on_device(row, row.label)}: this run took no figure of the answer."
+    table[0][-1] = "not traced" if table[0][0] == "eager" else table[0][-1]
+    ratio = {w: answer_figure(row, ANSWER_STEP + "ratio", repr(w)) for w in ("eager", "jit")}
+    sentence = f"On {on_device(row, f'Equinox {row.label}')}: "
+    if None not in ratio.values():
+        sentence += (
+            f"yes, a step of {CALLS_PER_STEP} tree_at updates costs {ratio['eager'].value:.1f}× the same step on a "
+            f"tuple when run eagerly, and {ratio['jit'].value:.2f}× under jax.jit, where both compile to one program "
+            "and what is left is the Module's flattening at every call; it fades as the arithmetic grows."
         )
-    tree_at, tuple_ = twins(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}")
-    if tree_at is not None:
-        per_call = int(CALLS_PER_STEP)
-        beside = f" against {microseconds(tuple_, per_call)} for a tuple update" if tuple_ else ""
-        sentences.append(f"One eager tree_at call, the surgery alone, takes {microseconds(tree_at, per_call)}{beside}.")
-    if row.excess_equations:
-        sentences.append(
-            "Under every tracing wrapping the two steps trace to identical jaxprs: the compiled program is the same."
-            if not any(row.excess_equations)
-            else f"The jaxprs differ: tree_at's has up to {max(row.excess_equations)} more equations."
-        )
-    for wrapping in ("jit", "filter_jit"):
-        for wait, words in (("dispatch", "dispatched alone"), ("block_until_ready", "waited for")):
-            if times := against(row, DISPATCH_BENCHMARK, f"{wrapping!r}, {wait!r}"):
-                calls.append(f"{LEAD_WRAPPINGS[wrapping]} {words}, {times}")
-    if calls:
-        sentences.append(f"A call of the step, {'; '.join(calls)}.")
-    if sweep := sweep_sentence(row):
-        sentences.append(sweep)
-    if not sentences:
-        sentences.append("This run took no figure that answers the question; the figures it took follow.")
+    header = ["how the step runs", "tree_at", "tuple", "× (tree_at ÷ tuple)", "identical jaxprs"]
+    waits = {"'dispatch'": "dispatched alone", "'block_until_ready'": "waited for"}
+    calls = {
+        f"{w!r}, {k}": (f"{LEAD_WRAPPINGS[w]}, {t}", 1) for w in params.DISPATCH_WRAPPINGS for k, t in waits.items()
+    }
+    dispatch = answer_rows(row, ANSWER_DISPATCH, calls)
+    provenance = {what: row.exact.get((ANSWER_PROVENANCE, repr(what))) for what in params.PROVENANCE}
+    on_cpu = device.of(row.env_params) == device.UNRECORDED
+    taken = None not in provenance.values() and (
+        f"Each figure: the median of {provenance['processes']:.0f} fresh processes, one after the other, in "
+        f"{provenance['seconds']:.0f} s; in each, tree_at's and the tuple's steady calls timed in alternating "
+        "batches, and tree_at's µs are the tuple's times the pairs' ratio. In brackets: from the lowest to the "
+        "highest of the processes' 95% intervals of their medians. "
+        f"Load average {provenance['load before']:.2f} before and {provenance['load after']:.2f} after."
+        + " JAX's CPU dispatch made synchronous, so that the figures repeat (docs/timing-noise.md)."
+        * on_cpu
+    )
+    dispatch = dispatch and markdown_table(["a call of the jitted step", *header[1:4]], dispatch)
+    return "\n\n".join(filter(None, [sentence, markdown_table(header, table), dispatch, sweep_sentence(row), taken]))
+
+
+def on_device(row: CommitFigures, label: str = "") -> str:
+    """ "TPU v5 lite, Equinox v0.13.8 with Python 3.11, jax 0.10.2": the device, then the label and the versions."""
     versions = env_label({k: v for k, v in row.env_params.items() if k not in device.PARAMS})
-    return f"On {device.described(row.env_params)}, Equinox {row.label} with {versions}: " + " ".join(sentences)
+    return f"{device.named(row.env_params)}, {f'{label} with ' if label else ''}{versions}"
+
+
+def devices_markdown(rows: list[CommitFigures]) -> str:
+    """The answer's × per wrapping, a column per device, each from its own run (docs/here.md's records)."""
+    found = {(w, row.env): answer_figure(row, ANSWER_STEP + "ratio", repr(w)) for w in LEAD_WRAPPINGS for row in rows}
+    cells = [
+        [words, *(f.text(short=True) if (f := found[w, row.env]) else "not measured" for row in rows)]
+        for w, words in LEAD_WRAPPINGS.items()
+    ]
+    return markdown_table(["tree_at ÷ tuple", *map(on_device, rows)], cells)
 
 
 def sweep_sentence(row: CommitFigures) -> str | None:
-    """Where the state-size sweep's compiled ratio falls below metrics.NEGLIGIBLE_RATIO and stays there."""
+    """Where the sweep's compiled ratio falls below metrics.NEGLIGIBLE_RATIO and stays there."""
     parts = []
     for wrapping in params.SWEEP_WRAPPINGS:
-        found = {size: measured(row, SWEEP_BENCHMARK, f"{wrapping!r}, {size}") for size in params.SWEEP_SIZES}
+        found = {size: answer_figure(row, ANSWER_SWEEP + "ratio", f"{wrapping!r}, {size}") for size in SWEEP_SIZES}
         ratios = {size: ratio.value for size, ratio in found.items() if ratio is not None}
         if not ratios:
             continue

@@ -38,8 +38,9 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
     found, latest = history(rows, by_operation), latest_rows(rows)
     page = templating.render(
         "overhead.html.j2",
-        leads=[blocks.lead_paragraph(row) for row in latest],
-        gpu_note=blocks.gpu_note(latest),
+        answers=[html(blocks.here_answer(row)) for row in latest],
+        device_note=blocks.device_note(latest),
+        sweep=plots.sweep_plot(latest, out / "sweep.png"),
         summary=summary_sentence(latest[0]),
         newest=latest[0].label,
         exact_summary=html(blocks.summary_markdown(rows)),

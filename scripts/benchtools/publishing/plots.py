@@ -4,11 +4,11 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import metrics
+from benchmarks import metrics, params
 
-from . import operation_history
+from . import blocks, operation_history
 from . import rows as report_rows
-from .rows import CALLS_PER_STEP, CommitFigures, Series
+from .rows import CALLS_PER_STEP, CommitFigures, Series, answer_figure
 
 # The plots' size: panels about 1,000 px wide and 260 px tall at PLOT_DPI, text at 8 pt or more, so that
 # they stay readable in the page's 1,200 px column; the browser test checks the rendered size.
@@ -65,12 +65,13 @@ def finish_panel(ax, title: str, ylabel: str) -> None:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
 
 
-def save(fig, axes, labels: list, path: Path, counted=()) -> Plot:
+def save(fig, axes, labels: list, path: Path, counted=(), ticks: bool = True) -> Plot:
     import matplotlib.pyplot as plt
     from matplotlib.container import ErrorbarContainer
 
-    axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
-    axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)  # room for scripts/headline's figure beside the run's
+    if ticks:  # one tick per release or commit
+        axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
+        axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)  # room for scripts/headline's figure beside the run's
     fig.tight_layout()
     fig.savefig(path, dpi=PLOT_DPI, bbox_inches="tight")
     plt.close(fig)
@@ -200,3 +201,26 @@ def plot_history(
         fig.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
         written.append(save(fig, axes, labels, out / f"history-{number + 1}.png", counted=[time_axis]))
     return written
+
+
+def sweep_plot(rows: list[CommitFigures], path: Path) -> Plot | None:
+    """The answer's sweep: tree_at ÷ tuple against the elements per leaf (log), with the processes' range and the
+    negligible line; one panel per compiled wrapping, one line per row (a device); None where none was measured."""
+    sweep, wrappings = report_rows.ANSWER_SWEEP + "ratio", params.SWEEP_WRAPPINGS
+    drawn = {
+        (w, row.env): [(s, f) for s in params.SWEEP_SIZES if (f := answer_figure(row, sweep, f"{w!r}, {s}"))]
+        for w in wrappings
+        for row in rows
+    }
+    if not any(drawn.values()):
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig, axes = panels(len(wrappings), [], height=PANEL_INCHES[1] * 1.2)
+    for ax, wrapping in zip(axes[:, 0], wrappings, strict=True):
+        for number, row in enumerate(rows):
+            draw_series(ax, blocks.on_device(row), drawn[wrapping, row.env], [], marker="o", color=f"C{number}")
+        ax.axhline(metrics.NEGLIGIBLE_RATIO, color="grey", linestyle="--", label=f"{metrics.NEGLIGIBLE_RATIO}×")
+        ax.set_xscale("log")
+        finish_panel(ax, wrapping, "tree_at ÷ tuple")
+    axes[-1, 0].set_xlabel("elements per leaf", fontsize=8)
+    return save(fig, axes, [], path, counted=axes[:, 0], ticks=False)

@@ -26,9 +26,11 @@ RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
 EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
 SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
-STEADY_BENCHMARK = "bench_steady.SteadyState.time_tree_at"  # a whole step's time (and its twin's, time_tuple)
-SWEEP_BENCHMARK = "bench_sweep.StateSizeRatio.track_overhead_ratio"
-DISPATCH_BENCHMARK = "bench_sweep.Dispatch.time_tree_at"  # a jitted call, waited for or not (and time_tuple)
+# The answer (bench_answer): each figure at its params, then its statistic, from the run's fresh processes.
+ANSWER_MODULE = "bench_answer."
+ANSWER_STEP, ANSWER_DISPATCH, ANSWER_SWEEP = (f"{ANSWER_MODULE}Answer{n}.track_" for n in ("Step", "Dispatch", "Sweep"))
+ANSWER_JAXPRS = "bench_answer.AnswerJaxprs.track_jaxprs_differ"
+ANSWER_PROVENANCE = "bench_answer.AnswerProvenance.track_provenance"
 
 # Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
 SINGLE_SAMPLE = "a single sample"  # a track value: one process's, with no spread of its own
@@ -215,6 +217,16 @@ def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None
     """A timing figure of ``row``: scripts/headline's where attached, else the asv run's; None where not taken."""
     key = benchmark, params
     return row.fresh[key][2] if key in row.fresh else row.timings.get(key)
+
+
+def answer_figure(row: CommitFigures, benchmark: str, at: str) -> Interval | None:
+    """A figure of the answer (``ANSWER_STEP + "ratio"`` at ``"'jit'"``): its median over the fresh processes, and
+    their widest 95% interval; None where the run did not take it."""
+    found = [row.timings.get((benchmark, f"{at}, {statistic!r}")) for statistic in params.STATISTICS]
+    if None in found:
+        return None
+    processes = row.exact.get((ANSWER_PROVENANCE, "'processes'"), 0)
+    return Interval(*(figure.value for figure in found), f"{processes:.0f} fresh processes")
 
 
 def history(rows: list[CommitFigures], by_operation: dict) -> dict[str, list[operation_history.OperationStep]]:

@@ -411,8 +411,11 @@ def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefi
     with lock, asv_home() as env:
         env[params.QUICK_VARIABLE] = "1" if args.quick else ""
         record_machine(args.machine, target.base, env)
-        if pythonpath:
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+        env["PIP_CONSTRAINT"] = str(runs.runner_constraint())  # the environments asv builds get the lock's asv_runner
+        if pythonpath:  # asv's existing environment runs with PYTHONPATH, an environment's Python with ASV_PYTHONPATH
+            env["PYTHONPATH"] = env["ASV_PYTHONPATH"] = os.pathsep.join(
+                filter(None, [pythonpath, env.get("PYTHONPATH")])
+            )
         return util.run(cmd if prefix is None else [cmd[0], "-u", *cmd[1:]], prefix=prefix, env=env).returncode
 
 
@@ -487,7 +490,9 @@ def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> N
             continue
         python = runs.environment_python(target.config(entry, f"-{number}"))
         try:
-            measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
+            measured_on = device.probe(python, needs=("jax", "jaxlib")).params() | {
+                device.RUNNER: runs.runner_version()
+            }
         except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
             print(f"warning: the device of {env_name} is not recorded: {error}", file=sys.stderr)
             continue

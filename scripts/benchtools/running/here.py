@@ -6,28 +6,26 @@ in HERE_REPO per installed Equinox version, tagged as a release history tags it,
 import dataclasses
 import json
 import platform
+import re
 import shutil
 import sys
+from itertools import product
 from pathlib import Path
 
 from .. import git
-from ..asvtools import device, runs, suite
+from ..asvtools import device, results, runs, suite
 from ..asvtools.lock import exclusive
-from ..asvtools.sides import discovery_regex
 from ..errors import BadInput, ExitCode
 from ..project import HERE_RUNNER
-from ..publishing import blocks, rows
+from ..publishing import blocks, generated, plots, rows
 from . import bench
 
-# What a user asks (Equinox discussion #572), after the first answer's figures. The sweep's seconds per call
-# (bench_sweep.StateSizeTime, 48 timings) say nothing the answer uses, so they wait for --bench bench_sweep.
-QUESTION = (
-    "bench_steady.SteadyState",
-    "bench_overhead.SteadyStateRatio",
-    "bench_sweep.StateSizeRatio",
-    "bench_sweep.Dispatch",
-)
+# What a user asks (Equinox discussion #572): bench_answer, whose fresh processes each open the device once for every
+# figure. Every other benchmark runs in processes of its own, each opening the device again: --bench adds them.
+QUESTION = (rows.ANSWER_MODULE,)
+# README.md's blocks, and docs/here.md's, one of each per device: BLOCK-DEVICE ("here-answer-tpu-TPU-v5-lite").
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
+DEVICES_BLOCK = "here-devices"  # docs/here.md's: every device's answer side by side
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
 IDENTITY = {"NAME": "scripts/bench --here", "EMAIL": "here@localhost"}
 GIT_ENV = git.isolated_env(
@@ -66,12 +64,17 @@ def selection_markdown(args: bench.Options) -> str:
 
 
 def here(args: bench.Options) -> int:
-    clock = bench.Clock(args.docs, HERE_TIME_BLOCK)
+    clock = bench.Clock(None, HERE_TIME_BLOCK)
     if shutil.which(args.here) is None:
         raise BadInput(f"--here {args.here}: no such Python (give a path, or a name on PATH)")
     python = Path(shutil.which(args.here)).absolute()
     installed = device.probe(python)
     versions = installed.versions
+    blocks_named = [
+        f"{block}{suffix}" for block in (HERE_TIME_BLOCK, HERE_ANSWER_BLOCK) for suffix in ("", f"-{installed.device}")
+    ]
+    if args.docs:
+        generated.write_blocks(args.docs, dict.fromkeys(blocks_named, ""), write=False)
     # This host's name with the device, unless --machine is given: results from two devices never share a file.
     if args.machine == bench.Options.machine:
         args = dataclasses.replace(args, machine=f"{platform.node()}-{installed.device.lower()}")
@@ -88,14 +91,16 @@ def here(args: bench.Options) -> int:
             "valgrind is not installed here: the instruction counts (bench_instructions) are skipped, each saying why",
             file=sys.stderr,
         )
+    regexes = args.bench or [f"^{re.escape(name)}" for name in QUESTION]
+    selected(regexes)
     commit = commit_for(target.repo, versions["equinox"])
     env_name = runs.existing_env_name(python)
     path = runs.result_path(target.results_dir, machine, commit, env_name)
-    device.refuse_another(path, machine, installed.device)
-    regexes = args.bench or (
-        discovery_regex(sum(bench.answer_benchmarks(json.loads(suite.description())), []))
-        + [f"^{name}\\." for name in QUESTION]
-    )
+    # asv records an existing environment's Python as its path, and no versions: the Python's version, the installed
+    # JAX and the runner go beside the device, so that the report names the environment as it names asv's own.
+    stamped = {**installed.params(), "python": installed.python, "jax": versions["jax"], "jaxlib": versions["jaxlib"]}
+    stamped[device.RUNNER] = runs.runner_version()
+    device.refuse_another(path, machine, stamped)
     extra = ("--environment", f"existing:{python}", "--set-commit-hash", commit)
     code = bench.run_asv(
         target, target.config(), exclusive(args.env_dir), regexes, *extra, pythonpath=str(runner_path())
@@ -104,9 +109,6 @@ def here(args: bench.Options) -> int:
     if not path.exists():
         print(f"asv run exited {code} and saved no results", file=sys.stderr)
         return ExitCode.FAILED
-    # asv records an existing environment's Python as its path, and no versions: the Python's version and the installed
-    # JAX go beside the device, so that the report names the environment as it names asv's own.
-    stamped = {**installed.params(), "python": installed.python, "jax": versions["jax"], "jaxlib": versions["jaxlib"]}
     device.stamp(path, machine, stamped)
     bench.publish(target)
     bench.record_last_run(target, [commit])
@@ -116,16 +118,42 @@ def here(args: bench.Options) -> int:
     # measured before may share the commit).
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
-    answer = "\n\n".join(filter(None, [blocks.lead_paragraph(row), blocks.gpu_note([row])]))
+    answer = "\n\n".join([blocks.here_answer(row), blocks.device_note([row])])
+    picture = args.docs.parent / "images" / f"here-sweep-{installed.device}.png" if args.docs else None
+    if picture and plots.sweep_plot([row], picture):
+        answer += f"\n\n![tree_at ÷ tuple against the elements per leaf]({Path('images', picture.name)})"
     took = clock.finish(
         f"`scripts/bench --here`{selection_markdown(args)} in Python {installed.python} with jax {versions['jax']}, "
-        f"jaxlib {versions['jaxlib']} and Equinox {versions['equinox']}, on {installed.device}",
+        f"jaxlib {versions['jaxlib']} and Equinox {versions['equinox']}, on {device.named(row.env_params)}",
         before=", and built no virtualenv",
-        beside={HERE_ANSWER_BLOCK: answer},
     )
+    if args.docs:
+        bodies = dict(zip(blocks_named, [took, took, answer, answer], strict=True))
+        generated.write_blocks(args.docs, bodies | {DEVICES_BLOCK: lambda: side_by_side(args.docs, path, installed)})
     print(f"\n{answer}\n\n{took}\n")
     bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
         print(f"asv run exited {code}", file=sys.stderr)
         return ExitCode.FAILED
     return ExitCode.FOUND if failures or state != "ran" else ExitCode.OK
+
+
+def side_by_side(docs: Path, path: Path, installed: device.Installed) -> str:
+    """The answer of every device recorded beside DOCS (here-results/DEVICE/, this run's result kept there), side by
+    side: the × per wrapping, and the sweep's picture with a line per device."""
+    kept = docs.parent / "here-results" / installed.device
+    shutil.rmtree(kept, ignore_errors=True)  # a device's latest run alone
+    kept.mkdir(parents=True)
+    shutil.copyfile(path, kept / path.name)
+    found = [rows.row_of(results.load_file(record), "") for record in sorted(kept.parent.glob("*/*.json"))]
+    picture = docs.parent / "images" / "here-sweep-devices.png"
+    plots.sweep_plot(found, picture)
+    return f"{blocks.devices_markdown(found)}\n\n![the sweep, a line per device]({Path('images', picture.name)})"
+
+
+def selected(regexes: list[str]) -> None:
+    """BadInput unless the regexes select a benchmark, as asv selects them: by a search in "name(params)"."""
+    described = {name: found for name, found in json.loads(suite.description()).items() if name != "version"}
+    names = [f"{name}({', '.join(combo)})" for name, found in described.items() for combo in product(*found["params"])]
+    if not any(re.search(regex, name) for regex in regexes for name in [*described, *names]):
+        raise BadInput(f"--bench {' '.join(regexes)}: selects no benchmark of the suite")
