@@ -65,13 +65,13 @@ BENCHMARKS = {
 }
 
 
-def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=(), devices=()) -> Path:
+def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=(), devices=(), runners=()) -> Path:
     """A history of len(series[...]) tagged commits with these values, published; returns the config.
 
     ``series[name][i]`` holds the values of benchmark ``name`` at commit i,
     one per parameter; commits in ``skip_results`` get no results; with
-    ``devices``, commit i's result was measured on ``devices[i]``
-    (asvtools/device.py's param).
+    ``devices``, commit i's result was measured on ``devices[i]``, and with
+    ``runners`` timed by ``runners[i]`` (asvtools/device.py's params).
     """
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -116,7 +116,9 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
     for i, commit in enumerate(hashes):
         if i in skip_results:
             continue
-        measured_on = {device.DEVICE: devices[i]} if devices else {}
+        measured_on = ({device.DEVICE: devices[i]} if devices else {}) | (
+            {device.RUNNER: runners[i]} if runners else {}
+        )
         result = results.Results(
             {"machine": MACHINE, "python": "3.11", "jax": "0.4.33", **measured_on},
             {"jax": "0.4.33"},

@@ -93,6 +93,17 @@ def test_two_devices_never_share_a_graph_a_comparison_or_a_verdict(tmp_path):
     assert "no benchmark was measured at both commits in one environment" in compared.stderr
 
 
+def test_a_change_of_runner_is_never_a_regression(tmp_path):
+    """asv_runner 0.3 changed what a sample is: results timed by two runners are two series, never one step."""
+    runners = ["asv-0.6.6-asv_runner-0.2.5"] * 3 + ["asv-0.6.6-asv_runner-0.3.2"] * 3
+    config = make_site(tmp_path, {COST: FLAT + RISEN}, runners=runners)
+    across = command("regressions", "--config", config, "--machine", MACHINE, "--no-confirm")
+    assert across.returncode == 0, across.stdout + across.stderr
+    compared = command("regressions", "--config", config, "--machine", MACHINE, "--no-confirm", "--compare", "v2", "v3")
+    assert compared.returncode == 2
+    assert "no benchmark was measured at both commits in one environment" in compared.stderr
+
+
 def test_another_device_or_install_is_refused_the_file_of_the_first_and_nothing_is_stamped_over_it(tmp_path):
     config = make_site(tmp_path, {COST: FLAT}, devices=["cpu"] * 3)
     (path,) = sorted((config.parent / "results" / MACHINE).glob("*-*.json"))[:1]

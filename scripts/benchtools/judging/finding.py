@@ -110,8 +110,9 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
     single_commit = source.revision_of_hash.get(bad, -1) - source.revision_of_hash.get(good, -2) == 1
 
     def by_environment(commit: str) -> dict:
-        # An environment is its asv name on its device: the same Python measures a CPU or a GPU, as its JAX finds.
-        found = {(r.env_name, device.of(r.params)): r for r in source.results_of(commit)}
+        # An environment is its asv name on its device, timed by its runner: the same Python measures a CPU or a GPU,
+        # as its JAX finds, and asv_runner 0.3 changed what a sample is.
+        found = {(r.env_name, device.of(r.params), r.params.get(device.RUNNER)): r for r in source.results_of(commit)}
         return {key: found[key] for key in sorted(found)}
 
     environments, lacking = matched(by_environment(good), by_environment(bad))

@@ -207,9 +207,9 @@ def answer_rows(row: CommitFigures, benchmark: str, cases: dict, extra=lambda at
     return found
 
 
-def here_answer(row: CommitFigures) -> str:
+def here_answer(row: CommitFigures, dispatch: bool = True) -> str:
     """The answer to the question users ask, for one environment on its device: a sentence, the steps by wrapping,
-    the calls dispatched and waited for, and the sweep; a figure the run did not take gets no row."""
+    the calls dispatched and waited for (unless not ``dispatch``), and the sweep; a figure not taken gets no row."""
     scans = {w: params.SCAN_LENGTH if "scan" in w else 1 for w in LEAD_WRAPPINGS}
     steps = {
         repr(w): (words + f", per step of {scans[w]}" * (scans[w] > 1), scans[w]) for w, words in LEAD_WRAPPINGS.items()
@@ -219,7 +219,7 @@ def here_answer(row: CommitFigures) -> str:
         row, ANSWER_STEP, steps, lambda at: [jaxprs.get(row.exact.get((ANSWER_JAXPRS, at)), "not measured")]
     )
     if not table:
-        return f"On {on_device(row, row.label)}: this run took no figure of the answer."
+        return f"On {on_device(row, row.label)}: this run did not take the answer (scripts/bench --here takes it)."
     table[0][-1] = "not traced" if table[0][0] == "eager" else table[0][-1]
     ratio = {w: answer_figure(row, ANSWER_STEP + "ratio", repr(w)) for w in ("eager", "jit")}
     sentence = f"On {on_device(row, f'Equinox {row.label}')}: "
@@ -234,7 +234,7 @@ def here_answer(row: CommitFigures) -> str:
     calls = {
         f"{w!r}, {k}": (f"{LEAD_WRAPPINGS[w]}, {t}", 1) for w in params.DISPATCH_WRAPPINGS for k, t in waits.items()
     }
-    dispatch = answer_rows(row, ANSWER_DISPATCH, calls)
+    dispatch = dispatch and answer_rows(row, ANSWER_DISPATCH, calls)
     provenance = {what: row.exact.get((ANSWER_PROVENANCE, repr(what))) for what in params.PROVENANCE}
     on_cpu = device.of(row.env_params) == device.UNRECORDED
     taken = None not in provenance.values() and (

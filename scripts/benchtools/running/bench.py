@@ -370,7 +370,7 @@ def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
     kinds = {
         name: {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
         for name, benchmark in described.items()
-        if name != "version"
+        if name != "version" and not name.startswith(rows.ANSWER_MODULE)
     }
     steady = {name for name in kinds if described[name]["unit"] == STEADY_UNIT and name.startswith(steady_class)}
     exact = [name for name, found in kinds.items() if not found & timing]
@@ -426,7 +426,7 @@ def record_machine(machine: str, config, env: dict) -> None:
 
 
 def asv_run(target: Target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> int:
-    """The stage over ``pending`` in one environment, under the stage's lock; asv's exit code."""
+    """The stage over ``pending`` in one environment, under its lock; asv's exit code. bench_answer only by --bench."""
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
     hashfile.write_text("\n".join(pending) + "\n")
     env_dir = target.args.env_dir
@@ -434,7 +434,7 @@ def asv_run(target: Target, stage: Stage, number: int, env_name: str, entry: dic
         target,
         target.config(entry, f"-{number}"),
         one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir),
-        target.args.bench or discovery_regex(list(stage.benchmarks)),
+        target.args.bench or discovery_regex(list(stage.benchmarks)) or [f"^(?!{re.escape(rows.ANSWER_MODULE)})"],
         *("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}"),
         prefix=f"[{number}] " if stage.overlapping else None,
     )

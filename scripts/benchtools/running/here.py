@@ -118,17 +118,19 @@ def here(args: bench.Options) -> int:
     # measured before may share the commit).
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
-    answer = "\n\n".join([blocks.here_answer(row), blocks.device_note([row])])
     picture = args.docs.parent / "images" / f"here-sweep-{installed.device}.png" if args.docs else None
-    if picture and plots.sweep_plot([row], picture):
-        answer += f"\n\n![tree_at ÷ tuple against the elements per leaf]({Path('images', picture.name)})"
+    drawn = picture and plots.sweep_plot([row], picture) and f"\n\n![the sweep, on this device](images/{picture.name})"
+    # The README's first screen takes the steps and the sweep; the device's record, the calls of a jitted step too.
+    short, answer = (
+        f"{blocks.here_answer(row, full)}\n\n{blocks.device_note([row])}{drawn or ''}" for full in (False, True)
+    )
     took = clock.finish(
         f"`scripts/bench --here`{selection_markdown(args)} in Python {installed.python} with jax {versions['jax']}, "
         f"jaxlib {versions['jaxlib']} and Equinox {versions['equinox']}, on {device.named(row.env_params)}",
         before=", and built no virtualenv",
     )
     if args.docs:
-        bodies = dict(zip(blocks_named, [took, took, answer, answer], strict=True))
+        bodies = dict(zip(blocks_named, [took, took, short, answer], strict=True))
         generated.write_blocks(args.docs, bodies | {DEVICES_BLOCK: lambda: side_by_side(args.docs, path, installed)})
     print(f"\n{answer}\n\n{took}\n")
     bench.print_places(target)
