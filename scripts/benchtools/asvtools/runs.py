@@ -4,6 +4,7 @@ import contextlib
 import math
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from .. import util
@@ -138,19 +139,14 @@ def existing_env_name(python: Path) -> str:
 
 def runner_version() -> str:
     """asv's and asv_runner's versions, as a param value: the instrument that timed a run."""
-    from importlib import metadata
-
     return "-".join(f"{name}-{metadata.version(name)}" for name in ("asv", "asv_runner"))
 
 
 def runner_constraint() -> Path:
     """A pip constraints file that pins asv_runner to this asv's: asv installs it unpinned in every environment."""
-    path = CONSTRAINTS
-    text = f"asv_runner=={runner_version().rsplit('-', 1)[1]}\n"
-    if not path.is_file() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        util.write_atomic(path, text.encode())
-    return path
+    CONSTRAINTS.parent.mkdir(parents=True, exist_ok=True)
+    util.write_atomic(CONSTRAINTS, f"asv_runner=={metadata.version('asv_runner')}\n".encode())
+    return CONSTRAINTS
 
 
 def runner_package() -> Path:

@@ -20,9 +20,6 @@ from ..project import HERE_RUNNER
 from ..publishing import blocks, generated, plots, rows
 from . import bench
 
-# What a user asks (Equinox discussion #572): bench_answer, whose fresh processes each open the device once for every
-# figure. Every other benchmark runs in processes of its own, each opening the device again: --bench adds them.
-QUESTION = (rows.ANSWER_MODULE,)
 # README.md's blocks, and docs/here.md's, one of each per device: BLOCK-DEVICE ("here-answer-tpu-TPU-v5-lite").
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 DEVICES_BLOCK = "here-devices"  # docs/here.md's: every device's answer side by side
@@ -91,7 +88,9 @@ def here(args: bench.Options) -> int:
             "valgrind is not installed here: the instruction counts (bench_instructions) are skipped, each saying why",
             file=sys.stderr,
         )
-    regexes = args.bench or [f"^{re.escape(name)}" for name in QUESTION]
+    # bench_answer's fresh processes open the device once each for every figure; --bench names others, each of which
+    # runs in processes of its own, opening the device again.
+    regexes = args.bench or [f"^{re.escape(rows.ANSWER_MODULE)}"]
     selected(regexes)
     commit = commit_for(target.repo, versions["equinox"])
     env_name = runs.existing_env_name(python)
