@@ -59,11 +59,6 @@ def tag_of_commit(repo: Path) -> dict[str, str]:
     return {commit: name for name, commit in sorted(tags(repo).items())}
 
 
-def lists_branch(ls_remote_output: str, branch: str) -> bool:
-    """Whether ``git ls-remote`` printed refs/heads/BRANCH itself (not, say, refs/heads/old/BRANCH)."""
-    return any(line.split("\t")[-1] == f"refs/heads/{branch}" for line in ls_remote_output.splitlines())
-
-
 def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:
     """{commit hash: (subject, commit date as YYYY-MM-DD)} of every commit reachable from a ref."""
     listing = out("log", "--all", "--format=%H%x00%s%x00%cs", repo=repo, check=False)
