@@ -79,8 +79,7 @@ def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:
 
 def cause_cell(step: OperationStep) -> str:
     if step.explanation is not None and step.explanation.rows:
-        per = "update" if step.operation == TREE_AT else "operation"
-        return step.explanation.sentence(per).replace("|", "\\|")
+        return step.explanation.sentence("update" if step.operation == TREE_AT else "operation").replace("|", "\\|")
     if step.explanation is not None:
         return "no function's number of calls changed (the work changed inside functions)"
     return step.not_profiled

@@ -179,8 +179,7 @@ def read(path: Path) -> dict:
 
 
 def newest_jax_first(env: dict):
-    jax = Version(env["environment"].rsplit("jax ", 1)[-1])
-    return tuple(-part for part in jax.release), env["environment"]
+    return tuple(-part for part in Version(env["environment"].rsplit("jax ", 1)[-1]).release), env["environment"]
 
 
 def table(record: dict) -> str:
