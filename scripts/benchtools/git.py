@@ -27,9 +27,8 @@ def run(
     check: bool = True,
     error: type[Error] = Failed,
 ) -> subprocess.CompletedProcess:
-    command = ["git", *(["-C", str(repo)] if repo is not None else []), *map(str, args)]
     result = subprocess.run(
-        command,
+        ["git", *(["-C", str(repo)] if repo is not None else []), *map(str, args)],
         cwd=cwd,
         env=env if env is not None else dict(os.environ, GIT_TERMINAL_PROMPT="0"),
         input=input,

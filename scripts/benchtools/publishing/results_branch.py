@@ -174,8 +174,7 @@ def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
     if f"refs/heads/{branch}" not in (line.split("\t")[-1] for line in branches(remote, branch).stdout.splitlines()):
         return None
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
-    listing = git_("ls-tree", "-r", "-z", "--full-tree", "FETCH_HEAD", cwd=clone).stdout
-    for entry in filter(None, listing.split("\0")):
+    for entry in filter(None, git_("ls-tree", "-r", "-z", "--full-tree", "FETCH_HEAD", cwd=clone).stdout.split("\0")):
         mode, path = entry.split(" ", 1)[0], entry.split("\t", 1)[1]
         if mode not in PLAIN_MODES:
             what = f"{path}, {WHAT.get(mode, f'mode {mode}')}, not a plain file; nothing pushed"
