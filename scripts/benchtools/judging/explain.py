@@ -196,8 +196,7 @@ class Explanation:
         (a rename or a move); ``per`` names what was profiled once (an update, or a call of another operation)."""
         appeared, pairs = [r for r in self.rows if r.calls[0] == 0], []
         for gone in (r for r in self.rows if r.calls[1] == 0):
-            new = next((r for r in appeared if r.calls[1] == gone.calls[0]), None)
-            if new is not None:
+            if (new := next((r for r in appeared if r.calls[1] == gone.calls[0]), None)) is not None:
                 appeared.remove(new)
                 pairs.append((gone, new))
         moved = {id(r) for pair in pairs for r in pair}

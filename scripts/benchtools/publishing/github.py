@@ -81,8 +81,7 @@ class Client:
                 raise Failed(failure) from None
             print(f"{failure}; asking again", flush=True)
             retry.sleep(answer.raw)
-            made = landed and landed()
-            if made is not None:
+            if (made := landed and landed()) is not None:
                 print(f"{where} was done before its error; not asked again", flush=True)
                 return made
 

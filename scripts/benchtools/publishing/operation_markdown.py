@@ -177,8 +177,7 @@ def pull_requests_markdown(
             rows = []
             for operation, (before, after) in effect.costs.items():
                 change = "nothing" if before == after else f"{after / before - 1:+.1%}"
-                step = by_commit.get((operation, effect.env, effect.commit.commit))
-                if step is not None:
+                if (step := by_commit.get((operation, effect.env, effect.commit.commit))) is not None:
                     measured = time_cell(step)
                 elif before == after:
                     measured = "not measured: the cost did not move"
