@@ -217,8 +217,7 @@ class StandIn:
                 return NOT_FOUND
             if method != "GET" and not self.tokens[token]:
                 return 403, {"message": "Resource not accessible by integration"}
-            failures = self._state.get("failures")
-            if failures and not (failures[0][2:] == ["after"] and method == "GET"):
+            if (failures := self._state.get("failures")) and not (failures[0][2:] == ["after"] and method == "GET"):
                 code, message, *when = failures.pop(0)
                 if when == ["after"]:
                     self.route(found[1], method, found[2], query, body or {})

@@ -316,7 +316,6 @@ def find_python(version: str) -> tuple[str, str] | None:
         candidates += [f"{folder}/python{minor}" for folder in sorted(Path("/").glob(pattern.lstrip("/")))]
     candidates += [f"/usr/local/bin/python{minor}", f"/usr/bin/python{minor}"]
     for candidate in filter(os.path.exists, filter(None, candidates)):
-        found = python_version(candidate)
-        if found and (found[1] == version or found[1].startswith(version + ".")):
+        if (found := python_version(candidate)) and (found[1] == version or found[1].startswith(version + ".")):
             return found
     return None
