@@ -53,8 +53,7 @@ def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> P
             raw = copy.deepcopy(conf)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
             for key in ("env_dir", "results_dir", "html_dir", "benchmark_dir", "repo"):
-                value = raw.get(key)
-                if value and not util.is_remote(value) and not Path(value).is_absolute():
+                if (value := raw.get(key)) and not util.is_remote(value) and not Path(value).is_absolute():
                     raw[key] = str((config.parent / value).resolve())
             environments.restrict(raw, entry)
             path = out_dir / f"{name}.conf.json"
