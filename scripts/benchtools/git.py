@@ -27,9 +27,8 @@ def run(
     check: bool = True,
     error: type[Error] = Failed,
 ) -> subprocess.CompletedProcess:
-    command = ["git", *(["-C", str(repo)] if repo is not None else []), *map(str, args)]
     result = subprocess.run(
-        command,
+        ["git", *(["-C", str(repo)] if repo is not None else []), *map(str, args)],
         cwd=cwd,
         env=env if env is not None else dict(os.environ, GIT_TERMINAL_PROMPT="0"),
         input=input,
@@ -57,11 +56,6 @@ def tags(repo: Path, env: dict | None = None) -> dict[str, str]:
 def tag_of_commit(repo: Path) -> dict[str, str]:
     """{commit hash: tag name}; for a commit with several tags, the last in name order."""
     return {commit: name for name, commit in sorted(tags(repo).items())}
-
-
-def lists_branch(ls_remote_output: str, branch: str) -> bool:
-    """Whether ``git ls-remote`` printed refs/heads/BRANCH itself (not, say, refs/heads/old/BRANCH)."""
-    return any(line.split("\t")[-1] == f"refs/heads/{branch}" for line in ls_remote_output.splitlines())
 
 
 def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:

@@ -60,8 +60,7 @@ def present(named: list[tuple[str, dict]], prog: str) -> list[tuple[str, dict]]:
     kept, told = [], set()
     for name, entry in named:
         python = python_of(entry)
-        missing = setup_python_missing(python)
-        if missing is None:
+        if (missing := setup_python_missing(python)) is None:
             kept.append((name, entry))
         elif python not in told:
             told.add(python)

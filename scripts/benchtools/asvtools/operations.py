@@ -37,20 +37,16 @@ class Operation:
         return f"{self.source}.{self.stem}InTreeMapPasses"
 
     @property
-    def one_call(self) -> str:
-        """Its time_ methods are the track_ ones of ``time``."""
-        return f"{self.source}.{self.stem}Time"
-
-    @property
     def timed(self) -> tuple[str, str]:
         """(benchmark, params) of the Module side's time in tree_map passes, as asv names them."""
         return f"{self.time}.{self.module.method}", asv_params(self.module.time_params)
 
     @property
     def profiled(self) -> str:
-        """The Module side's one call, "module.Class.time_method(params)", as asv names it."""
+        """The Module side's one call, "module.Class.time_method(params)", as asv names it: the ``Time`` class's time_
+        methods are the track_ ones of ``time``."""
         method = self.module.method.replace("track_", "time_", 1)
-        return metrics.entry(f"{self.one_call}.{method}", asv_params(self.module.time_params))
+        return metrics.entry(f"{self.source}.{self.stem}Time.{method}", asv_params(self.module.time_params))
 
     def figures(self, result) -> tuple:
         """(Module cost, tuple cost, Module passes, tuple passes) in one asv result; None where not measured."""

@@ -14,6 +14,5 @@ def add_arguments(parser, config) -> None:
 
 
 def run(args, config) -> int:
-    replaced = localize(args.site)
-    print(f"{args.site}: {replaced} CDN address(es) now served from vendor/")
+    print(f"{args.site}: {localize(args.site)} CDN address(es) now served from vendor/")
     return 0

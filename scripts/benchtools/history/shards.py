@@ -12,11 +12,9 @@ def read_commits(lines, name: str) -> list[str]:
         raise BadInput(f"{name}: not a text list of commits ({error.reason} at byte {error.start})") from None
     if not commits:
         raise BadInput(f"{name}: no commits")
-    bad = [c for c in commits if len(c.split()) != 1]
-    if bad:
+    if bad := [c for c in commits if len(c.split()) != 1]:
         raise BadInput(f"{name}: one commit per line, not {bad[0]!r}")
-    duplicates = sorted(c for c, n in collections.Counter(commits).items() if n > 1)
-    if duplicates:
+    if duplicates := sorted(c for c, n in collections.Counter(commits).items() if n > 1):
         raise BadInput(f"{name}: listed more than once: {' '.join(duplicates)}")
     return commits
 

@@ -74,8 +74,7 @@ class Thresholds:
         if self.overrides.get(change.kind) is not None:
             return self.overrides[change.kind]
         # As asv.plugins.regressions._GraphDataFilter._get_threshold.
-        matching = [value for regex, value in self.regexes if regex.match(change.entry)]
-        return max(matching, default=ASV_DEFAULT_THRESHOLD)
+        return max((value for regex, value in self.regexes if regex.match(change.entry)), default=ASV_DEFAULT_THRESHOLD)
 
     def suspect(self, change: Change) -> float:
         """The increase beyond which a timing change is a suspect: metrics.py's ``suspect`` where a rule declares one

@@ -58,8 +58,7 @@ def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
     (a, b), best_error = least_squares(bytecodes, calls)
     costs = bytecodes + weight * calls
     scale = statistics.geometric_mean((y / costs).tolist())
-    errors = scale * costs / y - 1
-    figures = zip(calls.tolist(), bytecodes.tolist(), y.tolist(), errors.tolist(), strict=True)
+    figures = zip(calls.tolist(), bytecodes.tolist(), y.tolist(), (scale * costs / y - 1).tolist(), strict=True)
     return Fit(
         weight=weight,
         best_weight=b / a,

@@ -53,8 +53,7 @@ def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> P
             raw = copy.deepcopy(conf)
             # The copy lives elsewhere: its paths are made absolute, as asv read them beside the original.
             for key in ("env_dir", "results_dir", "html_dir", "benchmark_dir", "repo"):
-                value = raw.get(key)
-                if value and not util.is_remote(value) and not Path(value).is_absolute():
+                if (value := raw.get(key)) and not util.is_remote(value) and not Path(value).is_absolute():
                     raw[key] = str((config.parent / value).resolve())
             environments.restrict(raw, entry)
             path = out_dir / f"{name}.conf.json"
@@ -196,8 +195,7 @@ class Explanation:
         (a rename or a move); ``per`` names what was profiled once (an update, or a call of another operation)."""
         appeared, pairs = [r for r in self.rows if r.calls[0] == 0], []
         for gone in (r for r in self.rows if r.calls[1] == 0):
-            new = next((r for r in appeared if r.calls[1] == gone.calls[0]), None)
-            if new is not None:
+            if (new := next((r for r in appeared if r.calls[1] == gone.calls[0]), None)) is not None:
                 appeared.remove(new)
                 pairs.append((gone, new))
         moved = {id(r) for pair in pairs for r in pair}

@@ -113,7 +113,6 @@ def sequential(
         before.extend(b for b, _ in measured)
         after.extend(a for _, a in measured)
         found = interval(before, after, confidence)
-        verdict = decide(found)
-        if verdict != UNDECIDED or len(before) >= max_pairs:
+        if (verdict := decide(found)) != UNDECIDED or len(before) >= max_pairs:
             return verdict, found, before, after
         count = min(STEP_PAIRS, max_pairs - len(before))

@@ -245,8 +245,7 @@ def markdown(verdict: Verdict) -> str:
             lines += [f"### {source.label(e.before)} → {source.label(e.after)}{env}", "", what, ""]
             lines += [*([e.method, ""] if e.method else []), *e.markdown(), ""]
         lines += [f"Not profiled: {error}" for error in verdict.explain_errors]
-    text = "\n".join(lines) + "\n"
-    return text + (confirmations_section(verdict.confirmations, source.label) if confirmed else "")
+    return "\n".join(lines) + "\n" + (confirmations_section(verdict.confirmations, source.label) if confirmed else "")
 
 
 def confirmations_section(found: list[Confirmation], label: Callable[[str], str] = lambda commit: commit[:8]) -> str:

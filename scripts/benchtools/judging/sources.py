@@ -48,8 +48,7 @@ class Source:
         # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
         # a configuration without them (such as asv.conf.json itself) gets them from there too.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
-        overrides = {metrics.RATIO: threshold, metrics.TIME: time_threshold}
-        self.thresholds = Thresholds(regexes, overrides, config or "")
+        self.thresholds = Thresholds(regexes, {metrics.RATIO: threshold, metrics.TIME: time_threshold}, config or "")
         for key, given in (("results_dir", results), ("html_dir", html)):
             if not (given or last_run.get(key) or conf.get(key)):
                 raise BadInput(f"asv configuration {config}: no {key}")
@@ -65,8 +64,7 @@ class Source:
         self.run_unchanged = list(last_run.get("unchanged", []))  # those it left out: the package unchanged
         self.index = shapes.read_checked(self.html / "index.json", "index", "asv site index")
         self.benchmarks = shapes.read_checked(self.results / "benchmarks.json", "benchmarks", "asv benchmark list")
-        revisions = self.index["revision_to_hash"]
-        self.hash_of_revision = {int(rev): commit for rev, commit in revisions.items()}
+        self.hash_of_revision = {int(rev): commit for rev, commit in self.index["revision_to_hash"].items()}
         self.revision_of_hash = {commit: rev for rev, commit in self.hash_of_revision.items()}
         self.units = {
             name: described["unit"]

@@ -47,8 +47,6 @@ def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after
     """The levels of the pieces on both sides of asv's jump, asv's own value before kept; should the unweighted
     pieces here join what asv's weighted ones split, the value at ``rev_after`` itself stands in."""
     after_piece = next((piece for piece in pieces(points) if piece.left <= rev_after < piece.right), None)
-    if after_piece is None or after_piece.left <= rev_before:
-        after = dict(points).get(rev_after)
-    else:
-        after = after_piece.level
+    joined = after_piece is None or after_piece.left <= rev_before
+    after = dict(points).get(rev_after) if joined else after_piece.level
     return Step(rev_before, rev_after, value_before, value_before if after is None else after)

@@ -161,8 +161,7 @@ def read(path: Path) -> dict:
             f"gate verdict {path}: regression {json.dumps(document['regression'])} with {len(counted)} counted "
             f"row(s) and status {document['status']}; the gate writes regression true exactly when a row counts"
         )
-    unknown = [row["kind"] for row in counted if row["kind"] not in metrics.KINDS]
-    if unknown:
+    if unknown := [row["kind"] for row in counted if row["kind"] not in metrics.KINDS]:
         raise BadInput(f"gate verdict {path}: a counted row of kind {unknown[0][:40]!r}, which metrics.py lacks")
     return document
 

@@ -26,8 +26,7 @@ def chains(found_spans: list[tuple[str, str, float, float]]) -> list[list[tuple]
     one machine interleave in time, and each commit's time is up to the next commit of its own shard."""
     found = []
     for span in sorted(found_spans, key=lambda span: span[2]):
-        free = [chain for chain in found if chain[-1][3] <= span[2]]
-        if free:
+        if free := [chain for chain in found if chain[-1][3] <= span[2]]:
             max(free, key=lambda chain: chain[-1][3]).append(span)
         else:
             found.append([span])

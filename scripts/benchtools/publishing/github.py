@@ -81,8 +81,7 @@ class Client:
                 raise Failed(failure) from None
             print(f"{failure}; asking again", flush=True)
             retry.sleep(answer.raw)
-            made = landed and landed()
-            if made is not None:
+            if (made := landed and landed()) is not None:
                 print(f"{where} was done before its error; not asked again", flush=True)
                 return made
 
@@ -218,8 +217,7 @@ class StandIn:
                 return NOT_FOUND
             if method != "GET" and not self.tokens[token]:
                 return 403, {"message": "Resource not accessible by integration"}
-            failures = self._state.get("failures")
-            if failures and not (failures[0][2:] == ["after"] and method == "GET"):
+            if (failures := self._state.get("failures")) and not (failures[0][2:] == ["after"] and method == "GET"):
                 code, message, *when = failures.pop(0)
                 if when == ["after"]:
                     self.route(found[1], method, found[2], query, body or {})

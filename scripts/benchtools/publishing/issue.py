@@ -254,8 +254,7 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
          "counts came from two environments)"),
         (False, "whose time the run job re-measured side by side and decided faster"),
     ):  # fmt: skip
-        named = ", ".join(f"{r[0]} ({r[1]})" for r in overruled if claimed[r] == again)
-        if named:
+        if named := ", ".join(f"{r[0]} ({r[1]})" for r in overruled if claimed[r] == again):
             exact_report += f"\n\nNot counted: {named}, {why}."
     timing = any(c["kind"] in metrics.TIMING_KINDS for c in document["counted"])
     return document, report if timing else exact_report

@@ -44,8 +44,7 @@ def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
     found = PullRequests(
         tuple(data["module_speed_ups"]), data["rebased"], {int(k): v for k, v in data["not_merged"].items()}
     )
-    strays = sorted((set(found.rebased.values()) | set(found.not_merged)) - set(found.module_speed_ups))
-    if strays:
+    if strays := sorted((set(found.rebased.values()) | set(found.not_merged)) - set(found.module_speed_ups)):
         raise BadInput(f"{path}: pull requests {strays} are not among module_speed_ups")
     return found
 

@@ -79,8 +79,7 @@ def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:
 
 def cause_cell(step: OperationStep) -> str:
     if step.explanation is not None and step.explanation.rows:
-        per = "update" if step.operation == TREE_AT else "operation"
-        return step.explanation.sentence(per).replace("|", "\\|")
+        return step.explanation.sentence("update" if step.operation == TREE_AT else "operation").replace("|", "\\|")
     if step.explanation is not None:
         return "no function's number of calls changed (the work changed inside functions)"
     return step.not_profiled
@@ -178,8 +177,7 @@ def pull_requests_markdown(
             rows = []
             for operation, (before, after) in effect.costs.items():
                 change = "nothing" if before == after else f"{after / before - 1:+.1%}"
-                step = by_commit.get((operation, effect.env, effect.commit.commit))
-                if step is not None:
+                if (step := by_commit.get((operation, effect.env, effect.commit.commit))) is not None:
                     measured = time_cell(step)
                 elif before == after:
                     measured = "not measured: the cost did not move"

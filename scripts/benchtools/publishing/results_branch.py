@@ -170,11 +170,11 @@ def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
     """The clone at the remote branch's tip, its hash; None without such a branch.  Plain files only (the merge
     would write through a link): the tree is checked before checkout, as a submodule checks out as a folder;
     a tree of plain blobs checks out as plain files and folders."""
-    if not git.lists_branch(branches(remote, branch).stdout, branch):
+    # ls-remote prints refs/heads/BRANCH itself, and any ref that ends in it (refs/heads/old/BRANCH).
+    if f"refs/heads/{branch}" not in (line.split("\t")[-1] for line in branches(remote, branch).stdout.splitlines()):
         return None
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
-    listing = git_("ls-tree", "-r", "-z", "--full-tree", "FETCH_HEAD", cwd=clone).stdout
-    for entry in filter(None, listing.split("\0")):
+    for entry in filter(None, git_("ls-tree", "-r", "-z", "--full-tree", "FETCH_HEAD", cwd=clone).stdout.split("\0")):
         mode, path = entry.split(" ", 1)[0], entry.split("\t", 1)[1]
         if mode not in PLAIN_MODES:
             what = f"{path}, {WHAT.get(mode, f'mode {mode}')}, not a plain file; nothing pushed"

@@ -60,8 +60,7 @@ def localize(site: Path) -> int:
     # asv's graph inserts each tag name of index.json into the page as HTML, and upstream code names its tags.
     index_file, index = read_index(site)
     tags = index.get("tags") or {}
-    dropped = [tag for tag in tags if not PLAIN_TAG.fullmatch(tag)]
-    if dropped:
+    if dropped := [tag for tag in tags if not PLAIN_TAG.fullmatch(tag)]:
         index["tags"] = {tag: revision for tag, revision in tags.items() if tag not in dropped}
         index_file.write_text(json.dumps(index), encoding="utf-8")
         print(f"{site}: left out {len(dropped)} tag(s) not plainly named: {ascii(dropped)[:300]}", file=sys.stderr)

@@ -191,8 +191,7 @@ class Replay:
             return 1
 
     def step_run(self, step: workflow.Step, context: dict, env: dict, workspace: Path, log) -> int:
-        packages = workflow.pinned_packages(step.run)
-        if packages is not None:
+        if (packages := workflow.pinned_packages(step.run)) is not None:
             here = {package: workflow.installed_version(package) for package in packages}
             for package, pinned in packages.items():
                 print(f"replay: {package}={pinned} is this machine's {package} {here[package]}", file=log)

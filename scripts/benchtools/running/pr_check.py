@@ -159,8 +159,7 @@ def causes(source: Source, changes: list) -> dict:
             operation, twin = split_params(change.params)[0], twin_of(change)
             try:
                 env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
-                step = instructions.explain(env, change.good, change.bad, operation, twin)
-                found[key] = step.sentence()
+                found[key] = instructions.explain(env, change.good, change.bad, operation, twin).sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"
         elif name := pr_summary.profiled(change):

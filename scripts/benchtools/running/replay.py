@@ -183,8 +183,7 @@ def verdict_summary(verdict: dict | None) -> dict | None:
 def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
     if alert is None or alert.result == "skipped":
         return "alert skipped"
-    writes = [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]
-    if writes:
+    if writes := [c for c in calls if c["method"] in ("POST", "PATCH") and "/issues" in c["path"]]:
         last = writes[-1]
         if last["path"].endswith("/comments"):
             return f"commented on #{last['path'].split('/')[-2]}"
@@ -197,8 +196,7 @@ def issue_action(calls: list[dict], state: dict, alert: JobRun | None) -> str:
     if not calls:
         return "none"
     for wanted, note in (("open", "kept #{}"), ("closed", "kept (closed #{})")):
-        numbers = [i["number"] for i in state["issues"] if i["state"] == wanted]
-        if numbers:
+        if numbers := [i["number"] for i in state["issues"] if i["state"] == wanted]:
             return note.format(max(numbers))
     return "none"
 

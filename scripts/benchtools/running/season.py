@@ -37,8 +37,7 @@ def runner_python(events: list[str]) -> str | None:
 def read_events(path: Path) -> dict[str, list[str]]:
     events = shapes.read_checked(path, "replay-events", "season's events (--events)")
     listed = (event for night in events.values() for event in night)
-    unknown = sorted(event for event in listed if event not in EVENTS and not RUNNER_PYTHON.fullmatch(event))
-    if unknown:
+    if unknown := sorted(event for event in listed if event not in EVENTS and not RUNNER_PYTHON.fullmatch(event)):
         raise BadInput(f"--events {path}: {unknown[0]!r} is no event ({', '.join(EVENTS)})")
     return events
 

@@ -190,8 +190,7 @@ def read_workflow(path: Path) -> Workflow:
     jobs = []
     for name, spec in document["jobs"].items():
         where = f"{path.name}: job {name}"
-        unknown = set(spec) - JOB_KEYS
-        if unknown:
+        if unknown := set(spec) - JOB_KEYS:
             raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
         if spec.get("runs-on", "ubuntu-latest") != "ubuntu-latest":
             raise Unmappable(f"{where}: runs-on {spec['runs-on']!r}; the replay models ubuntu-latest only")
@@ -214,8 +213,7 @@ def read_workflow(path: Path) -> Workflow:
 def read_step(where: str, index: int, step: dict) -> Step:
     label = step.get("name") or step.get("uses") or (step.get("run") or "").split("\n")[0][:60]
     where = f"{where}, step {index} ({label})"
-    unknown = set(step) - STEP_KEYS
-    if unknown:
+    if unknown := set(step) - STEP_KEYS:
         raise Unmappable(f"{where}: the replay does not model {', '.join(sorted(unknown))}")
     if ("uses" in step) == ("run" in step):
         raise Unmappable(f"{where}: a step has either uses: or run:")
@@ -225,8 +223,7 @@ def read_step(where: str, index: int, step: dict) -> Step:
         if name not in ACTIONS:
             raise Unmappable(f"{where}: uses {step['uses']}, an action the replay cannot run")
         action, keys = ACTIONS[name]
-        extra = set(step.get("with") or {}) - keys
-        if extra:
+        if extra := set(step.get("with") or {}) - keys:
             raise Unmappable(f"{where}: {name} with {', '.join(sorted(extra))}, which the replay does not model")
     if step.get("shell") not in SHELLS:
         raise Unmappable(f"{where}: shell {step['shell']!r}; the replay runs bash only")
@@ -319,7 +316,6 @@ def find_python(version: str) -> tuple[str, str] | None:
         candidates += [f"{folder}/python{minor}" for folder in sorted(Path("/").glob(pattern.lstrip("/")))]
     candidates += [f"/usr/local/bin/python{minor}", f"/usr/bin/python{minor}"]
     for candidate in filter(os.path.exists, filter(None, candidates)):
-        found = python_version(candidate)
-        if found and (found[1] == version or found[1].startswith(version + ".")):
+        if (found := python_version(candidate)) and (found[1] == version or found[1].startswith(version + ".")):
             return found
     return None

@@ -150,8 +150,7 @@ def campaign(options: Options) -> dict:
             [side] = sides.prepare(config, label, {side_name: run.commit}, names, root).values()
             measured_on = device.probe(private.env_python(side.env), needs=("jax", "jaxlib")).device
             indexes = {f: param_index(side.benchmarks[f.benchmark], f.params) for f in FIGURES}
-            missing = [f.label for f, index in indexes.items() if index == -1]
-            if missing:
+            if missing := [f.label for f, index in indexes.items() if index == -1]:
                 raise BadInput(f"the suite has no params for {', '.join(missing)}: benchmarks/params.py changed")
             side.open()
             try:
@@ -180,8 +179,7 @@ def read(path: Path) -> dict:
 
 
 def newest_jax_first(env: dict):
-    jax = Version(env["environment"].rsplit("jax ", 1)[-1])
-    return tuple(-part for part in jax.release), env["environment"]
+    return tuple(-part for part in Version(env["environment"].rsplit("jax ", 1)[-1]).release), env["environment"]
 
 
 def table(record: dict) -> str:
