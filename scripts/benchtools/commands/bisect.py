@@ -37,7 +37,8 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--jax", help=f"with --project equinox: the JAX held fixed (jax-v{config.reference_jax})")
     parser.add_argument("--python", default=f"python{config.pythons[0]}", help="the interpreter (%(default)s)")
     fraction = common_args.fraction
-    parser.add_argument("--spread", type=fraction, default=metrics.INSTRUCTIONS_SPREAD, help="a step (%(default)s)")
+    spread = "a step (default: the spread measured for the operation and twin, benchmarks/instruction_spread.json)"
+    parser.add_argument("--spread", type=fraction, help=spread)
     parser.add_argument("--min-step", type=fraction, metavar="FRACTION", help="bisect releases apart by more")
     for project in bisection.PACKAGE:
         clone = bisection.CLONES / f"{project}.git"
@@ -64,6 +65,8 @@ def check(parser, args) -> None:
         parser.error("--publish publishes JAX's commit history; Equinox's is scripts/bench --repo's")
     if args.jax and args.project != probes.EQUINOX_PROJECT:
         parser.error("--jax holds JAX fixed while Equinox is bisected: use it with --project equinox")
+    if args.spread is None:
+        args.spread = metrics.INSTRUCTIONS_SPREADS.get((args.operation, args.twin), metrics.INSTRUCTIONS_SPREAD)
     args.min_step = args.spread if args.min_step is None else args.min_step
 
 
@@ -77,6 +80,7 @@ def run(args, config) -> int:
         equinox, jax = None, probes.commit_source(probes.JAX_PROJECT, jax_repo, fixed)
     search = bisect.Search(kept, equinox, jax, args.operation, args.twin, args.spread)
     ends = [bisection.commit_of(args.project, repo, revision) for revision in (args.start, args.end)]
+    bisection.ordered(*ends)
     if args.every:
         code = bisection.count_history(search, ends, every=args.every, shard=args.shard)
     else:

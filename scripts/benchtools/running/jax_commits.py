@@ -18,7 +18,8 @@ TITLE = "Instruction counts over JAX commits"
 
 def publish(kept: Probes, equinox: str, repo: Path, records_dir: Path, machine: str, output: Path = ROOT) -> Path:
     results_dir, html_dir = output / "results" / NAME, output / "html" / NAME
-    # Each first-run record with Equinox at EQUINOX: probe_results.write keeps a JAX commit's (40 hex), no release's.
+    # Each first-run record with Equinox at EQUINOX on the rule's jaxlib (a split's names its jaxlib first):
+    # probe_results.write keeps a JAX commit's (40 hex), no release's (its key ends "-release").
     records = [json.loads(path.read_text()) for path in sorted(kept.path_folder(equinox).glob("jax-*-0.json"))]
     listing = git.out("log", "--all", "--format=%H %ct", repo=repo)
     dates = {commit: int(stamp) * 1000 for commit, stamp in (line.split() for line in listing.splitlines())}
