@@ -15,7 +15,7 @@ from benchtools.asvtools import probe_results
 from benchtools.errors import BadInput, Failed
 from benchtools.history import probes
 from benchtools.judging import bisect, instructions
-from benchtools.publishing import bisections
+from benchtools.publishing import bisections, generated
 from benchtools.running import bisection, jax_commits
 from tests.helpers import ROOT
 
@@ -606,3 +606,24 @@ def test_a_step_confirms_only_where_its_recounts_lie_apart_and_their_medians_too
     search.confirm(step)
     assert (step.confirmation["confirmed"], step.confirmation["why"]) == (why is None, why)
     assert search.counted(step.before) == sorted(before)[1]  # the median of its recounts stands in the tables
+
+
+def test_the_bisections_page_is_rebuilt_from_its_records(tmp_path):
+    """docs/bisections.md's block is what its records in docs/bisections/ make: no figure on it is typed."""
+    page = tmp_path / "bisections.md"
+    shutil.copy(ROOT / "docs" / "bisections.md", page)
+    records = bisections.read_all(ROOT / "docs" / "bisections")
+    generated.write_blocks(page, {bisections.BLOCK: bisections.markdown(records)})
+    assert page.read_text() == (ROOT / "docs" / "bisections.md").read_text(), "REGEN: scripts/bisect x y --readme"
+
+
+def test_the_page_says_what_each_step_is_and_why_one_did_not_confirm():
+    """A drift is told as one, over the commits it spans, never as commits that could not be counted."""
+    [found] = [
+        r
+        for r in bisections.read_all(ROOT / "docs" / "bisections")
+        if r["twin"] == "tuple" and r["operation"] == "flatten"
+    ]
+    text = bisections.markdown([found])
+    assert "could not be counted" not in text and "a drift over the 50 commits up to `ff08448e55`" in text
+    assert "their medians lie within the spread" in bisections.summary_line(found)
