@@ -11,12 +11,11 @@ import pytest
 
 from benchmarks import metrics
 from benchtools import cli
-from benchtools.asvtools import probe_results
 from benchtools.errors import BadInput, Failed
 from benchtools.history import probes
 from benchtools.judging import bisect, instructions
 from benchtools.publishing import bisections, generated
-from benchtools.running import bisection, jax_commits
+from benchtools.running import bisection
 from tests.helpers import ROOT
 
 JAX_BUNDLE = ROOT.parent / "shared" / "upstream" / "jax.bundle"
@@ -207,25 +206,6 @@ def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept
     assert sorted(search.probes.cache.glob("probes/**/*.json")) == kept
     assert [path.stat().st_mtime_ns for path in kept] == stamps
 
-    # Every counted commit publishes as asv's site over the commits, one graph line per jaxlib, beside the steps.
-    site = jax_commits.publish(search.probes, "0.13.8", repo, tmp_path / "no-records", "here", output=tmp_path)
-    index = json.loads((site / "index.json").read_text())
-    assert index["params"]["jaxlib"] == ["0.8.0", "none"]  # the commits that failed have no jaxlib: a line apart
-    graph = (
-        site
-        / "graphs"
-        / "branch-main"
-        / "device-cpu"
-        / "equinox-0.13.8"
-        / "jaxlib-0.8.0"
-        / "machine-here"
-        / "python-3.11"
-    )
-    points = json.loads((graph / f"{probe_results.BENCHMARK}.track_tuple.json").read_text())
-    hashes = {index["revision_to_hash"][str(revision)] for revision, _ in points}
-    assert {made["planted"], made["imported"]} <= hashes and made["unbuildable"] not in hashes
-    assert "No bisection is recorded yet." in (site / "steps.html").read_text()
-
 
 @NEEDS_JAX_BUNDLE
 def test_a_revision_that_is_no_commit_is_bad_input(planted, tmp_path):
@@ -243,28 +223,6 @@ def test_a_release_that_failed_is_passed_over_between_its_neighbours():
     search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
     points = [search.point(bisect.Commit(probes.Source("jax", str(i)), f"release {i}", "2025-01-01")) for i in range(4)]
     assert bisect.release_pairs(points, search.key, lambda b, a: bisect.apart(b, a, search.spread)) == [(0, 2)]
-
-
-def test_probe_records_become_asv_results_with_the_jaxlib_in_their_environment(tmp_path):
-    from asv import results as asv_results
-
-    from benchtools.asvtools import probe_results, suite
-    from benchtools.asvtools.results import values
-
-    counted = {"instructions": 1234.0, "functions": {}, "builtins": {}}
-    records = [
-        {"jax": "a" * 40, "python": "3.11", "equinox": "0.13.8", "jaxlib": "0.8.0", "counts": {"flatten": {}}},
-        {"jax": "b" * 40, "python": "3.11", "equinox": "0.13.8", "failed": "import: planted"},
-    ]
-    records[0]["counts"]["flatten"] = {"module": counted, "tuple": {**counted, "instructions": 99.0}}
-    described = json.loads(suite.description())
-    written = probe_results.write(tmp_path, "here", records, described, {"a" * 40: 1, "b" * 40: 2})
-    assert written == 2
-    found = {r.commit_hash: r for r in asv_results.iter_results(str(tmp_path))}
-    key = f"{probe_results.BENCHMARK}.track_tuple"
-    assert values(found["a" * 40], key)[("flatten",)] == 99.0
-    assert found["a" * 40].params["jaxlib"] == "0.8.0" and "jaxlib0.8.0" in found["a" * 40].env_name
-    assert all(value is None for value in values(found["b" * 40], key).values())
 
 
 class TwoJaxlibs(Counted):
@@ -505,7 +463,7 @@ def test_a_tag_and_the_hash_of_its_commit_pair_alike_yet_keep_apart_probes(histo
     assert records[0]["interpreter"] == kept.interpreter and records[0]["locked"] == kept.locked("0.2")
 
 
-def test_a_split_probe_is_no_probe_of_the_rule_to_publish(history, tmp_path):
+def test_a_split_probes_file_is_no_file_of_the_rules_probes(history, tmp_path):
     repo, made = history
     kept, equinox = planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8")
     source = probes.commit_source("jax", repo, made["m4"])
