@@ -277,6 +277,9 @@ def test_a_bisection_record_reads_back_as_the_page_says_it():
     page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
     assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
     assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page
+    other = {**found, "interpreter": "3.11.2 (Debian)", "python": "3.11"}  # the same Python, another build
+    tables = [line for line in bisections.markdown([found, other]).splitlines() if line.startswith("Instructions")]
+    assert [table.split(",")[1] for table in tables] == [" Python 3.11.7 (planted)", " Python 3.11.2 (Debian)"]
     assert (
         "jax's Python holds still: the step is jaxlib's" in page
         and "`cccccccccc` Speed up PyArray (#7) (names `Lookup`)" in page

@@ -252,7 +252,8 @@ def markdown(records: list[dict]) -> str:
     }
     groups = collections.defaultdict(dict)  # {(project, python, the other side's version): {release: (jaxlib, counts)}}
     for found in records:
-        group = groups[found["project"], found["python"], found["fixed"]["version"]]
+        # Counts of two builds of one Python are never compared: a record made since issue 48 names its build.
+        group = groups[found["project"], found.get("interpreter", found["python"]), found["fixed"]["version"]]
         for release in found["releases"]:
             _, counts = group.setdefault(release["label"], (release["jaxlib"], {}))
             first = {(op, twin): n for op, twins in release.get("counts", {}).items() for twin, n in twins.items()}
