@@ -72,7 +72,7 @@ def test_two_steps_each_found_with_their_shares():
     values = [1000.0] * 10 + [1050.0] * 10 + [1150.0] * 12
     search, _, steps = search_over(values)
     assert [int(s.after.commit.source.commit) for s in steps] == [10, 20]
-    assert bisect.shares(steps, 150.0, search.key) == pytest.approx([1 / 3, 2 / 3])
+    assert bisect.shares(steps, 150.0, search.counted) == pytest.approx([1 / 3, 2 / 3])
 
 
 def test_changes_within_the_spread_are_no_step():

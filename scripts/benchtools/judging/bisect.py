@@ -165,8 +165,8 @@ def unconfirmed(runs: dict[str, list], spread: float) -> str | None:
     return None if medians_apart else "their medians lie within the spread"
 
 
-def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]:
-    return [(step.after.value(*key) - step.before.value(*key)) / total if total else 0.0 for step in steps]
+def shares(steps: list[Step], total: float, counted: Callable[[Point], float]) -> list[float]:
+    return [(counted(step.after) - counted(step.before)) / total if total else 0.0 for step in steps]
 
 
 def release_pairs(points: list[Point], key: tuple[str, str], apart: Callable[[float, float], bool]) -> list[tuple]:

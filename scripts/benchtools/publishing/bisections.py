@@ -53,7 +53,7 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
     key = search.key
     total = search.counted(points[-1]) - search.counted(points[0])
     found = []
-    for step, share in zip(steps, bisect.shares(steps, total, key), strict=True):
+    for step, share in zip(steps, bisect.shares(steps, total, search.counted), strict=True):
         before, after = (merged(point.twin(*key)) for point in (step.before, step.after))
         entry = {
             "before": commit_fields(search, step.before),
