@@ -415,7 +415,9 @@ def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxli
     - the tags a commit contains left out of the rule (its minimum alone);
     - ``--first-parent`` dropped from ``first_parent_log``;
     - the walk started where the release branch left main, not at its merge (the ancestry filter removed);
-    - the split tried in one direction only (the earlier jax on the later jaxlib)."""
+    - the split tried in one direction only (the earlier jax on the later jaxlib);
+    - a split's probe named as the rule's (read back in its place).
+    The confirmation's mutations fail test_a_step_confirms_only_where_its_recounts_lie_apart_and_their_medians_too."""
     repo, made = history
     kept = planted_probes(repo, tmp_path)
     search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
@@ -498,13 +500,22 @@ def test_a_probe_counted_with_other_dependencies_is_never_read_back(history, tmp
 
 
 def test_two_builds_of_one_python_keep_their_probes_apart(tmp_path):
-    """Python 3.11.7 and Debian's 3.11.2 move every Module count with no change of code (docs/instructions.md)."""
+    """Python 3.11.7 and Debian's 3.11.2 move every Module count with no change of code (docs/instructions.md); a
+    stand-in that says it is another build of this Python's version stands for a second build where none is."""
+    other = tmp_path / "other-build"
+    identity = {
+        "series": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "version": sys.version,
+        "build": "another",
+    }
+    other.write_text(f"#!/bin/sh\necho '{json.dumps(identity)}'\n")
+    other.chmod(0o755)
     found = {}
-    for name in ("python3.11", "/usr/bin/python3.11", sys.executable):
+    for name in (sys.executable, other, "/usr/bin/python3.11"):
         if shutil.which(name):
-            kept = probes.Probes(tmp_path, name, ("flatten",))
+            kept = probes.Probes(tmp_path / "cache", str(name), ("flatten",))
             found[kept.interpreter["version"], kept.interpreter["build"]] = kept.path_folder("0.13.8")
-    assert len(set(found.values())) == len(found)
+    assert len(found) >= 2 and len(set(found.values())) == len(found)
     assert all(folder.parts[-3].startswith("py3.") for folder in found.values())
 
 
