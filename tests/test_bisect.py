@@ -365,6 +365,9 @@ def history(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     made["m8"] = planted_commit(work, PLANTED, cost=1050)
     made["m9"] = planted_commit(work, "m9")
     planted_git(work, "tag", "jax-v0.3")
+    planted_git(work, "checkout", "-q", "--orphan", "lonely")  # a history of its own, unrelated to main's
+    made["lonely"] = planted_commit(work, "lonely")
+    planted_git(work, "checkout", "-q", "main")
     return work, made
 
 
@@ -435,7 +438,7 @@ def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxli
     ]  # fmt: skip
     paired = {name: kept.probe(probes.Source("jax", made[name], repo), search.equinox)["jaxlib"] for name in made}
     assert paired == {
-        **dict.fromkeys(made, "0.2"), "v0.1": "0.1", "m1": "0.1", "m2": "0.1", "m3": "0.1", "m9": "0.3"
+        **dict.fromkeys(made, "0.2"), "v0.1": "0.1", "m1": "0.1", "m2": "0.1", "m3": "0.1", "m9": "0.3", "lonely": "0.1"
     }  # fmt: skip
     # The walk after jax-v0.2 starts at the merge that brings it into main, and takes main's first parents only.
     commits, _ = bisection.commits_between(*[bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")])
@@ -531,6 +534,14 @@ def test_a_reversed_range_is_refused(history, start, end):
     ends = [bisection.commit_of("jax", repo, made.get(name, name)) for name in (start, end)]
     with pytest.raises(BadInput, match="does not follow"):
         bisection.ordered(*ends)
+
+
+def test_an_unrelated_range_is_refused_and_releases_in_order_are_a_range(history):
+    repo, made = history
+    lonely, start = (bisection.commit_of("jax", repo, revision) for revision in (made["lonely"], "jax-v0.1"))
+    with pytest.raises(BadInput, match="share no history"):
+        bisection.ordered(start, lonely)
+    bisection.ordered(*(bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")))
 
 
 def test_the_command_refuses_a_reversed_range_and_a_missing_interpreter_with_exit_2(history, tmp_path):
