@@ -248,7 +248,10 @@ def test_a_step_across_two_jaxlibs_is_split_into_jaxlibs_part_and_jaxs(python_pa
     commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01") for i in range(8)]
     [step] = search.steps(commits)
     search.split_jaxlib(step)
-    assert step.jaxlib_split == {"side": "before", "jaxlib": "0.8.1", "count": 1050.0, "failed": {}}
+    assert step.jaxlib_split == {
+        "side": "before", "jaxlib": "0.8.1", "count": 1050.0, "failed": {},
+        "both": {"before": 1050.0, "after": 1000.0 + python_part},  # the later jax on the earlier jaxlib too
+    }  # fmt: skip
     entry = {
         "jaxlib_split": step.jaxlib_split,
         **{side: {"count": point.value(*search.key)} for side, point in step.sides()},
@@ -277,6 +280,7 @@ def test_a_bisection_record_reads_back_as_the_page_says_it():
     page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
     assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
     assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page
+    assert "the later jax on jaxlib 0.8.0 counts 1,000: jax's Python carries 1,001 → 1,000 (-0.1%)" in page
     other = {**found, "interpreter": "3.11.2 (Debian)", "python": "3.11"}  # the same Python, another build
     tables = [line for line in bisections.markdown([found, other]).splitlines() if line.startswith("Instructions")]
     assert [table.split(",")[1] for table in tables] == [" Python 3.11.7 (planted)", " Python 3.11.2 (Debian)"]
@@ -450,6 +454,7 @@ def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxli
     assert jaxlib_step["jaxlib_split"] == {
         "side": "after", "jaxlib": "0.1", "count": 1000.0,
         "failed": {"before": "import: it imports with none of the jaxlibs tried"},
+        "both": {"before": None, "after": 1000.0},
     }  # fmt: skip
     assert bisections.jaxlib_carries(jaxlib_step, search.spread)
     assert (jax_step["before"]["commit"], jax_step["after"]["commit"], jax_step["kind"]) == (

@@ -133,20 +133,18 @@ class Search:
         return self.operation, self.twin
 
     def split_jaxlib(self, step: Step) -> None:
-        """Where the sides ran on different jaxlibs: the earlier jax on the later jaxlib, or where it does not run
-        there, the later jax on the earlier; ``side`` names the jax counted, ``failed`` why each did not count."""
+        """Where the sides ran on different jaxlibs: each side's jax on the other's jaxlib (``both``). ``side`` names
+        the one the step is split by, the earlier where it runs on the later jaxlib; ``failed`` why one did not."""
         if step.before.jaxlib == step.after.jaxlib or step.before.commit.source.project != "jax":
             return
-        failed = {}
+        both, failed, jaxlibs = {}, {}, {"before": step.after.jaxlib, "after": step.before.jaxlib}
         for side, point in step.sides():
-            other = step.after if side == "before" else step.before
-            record = self.probe(point.commit.source, jaxlib=other.jaxlib)
-            middle = Point(point.commit, record).value(*self.key)
-            step.jaxlib_split = {"side": side, "jaxlib": other.jaxlib, "count": middle, "failed": failed}
-            if middle is not None:
-                return
-            failed[side] = record.get("failed")
-        step.jaxlib_split.update(side=None, jaxlib=None)
+            record = self.probe(point.commit.source, jaxlib=jaxlibs[side])
+            both[side] = Point(point.commit, record).value(*self.key)
+            failed.update({side: record.get("failed")} if both[side] is None else {})
+        side = next((side for side, count in both.items() if count is not None), None)
+        split = {"side": side, "jaxlib": jaxlibs.get(side), "count": both.get(side)}
+        step.jaxlib_split = {**split, "failed": failed, "both": both}
 
 
 def apart(before: float, after: float, spread: float) -> bool:

@@ -159,6 +159,11 @@ def step_lines(project: str, entry: dict, spread: float) -> list[str]:
             f"- {jaxlibs}: {counted} jaxlib {split['jaxlib']} counts {split['count']:,.0f}, so jaxlib carries "
             f"{change_text(*rest)} and jax's Python {change_text(*part)}."
         )
+        if earlier and (reverse := split.get("both", {}).get("after")) is not None:
+            lines.append(
+                f"- The other way round, the later jax on jaxlib {before['jaxlib']} counts {reverse:,.0f}: jax's "
+                f"Python carries {change_text(before['count'], reverse)} on the earlier jaxlib."
+            )
     if "jaxlib_candidates" in entry:
         listed = entry["jaxlib_candidates"]
         shown = f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else ""
