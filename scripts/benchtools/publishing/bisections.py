@@ -153,7 +153,9 @@ def step_lines(project: str, entry: dict, spread: float) -> list[str]:
         lines.append(f"- {jaxlibs}: neither jax ran on the other's jaxlib.")
     elif split:
         earlier = split.get("side", "before") == "before"
-        counted = "the earlier jax on" if earlier else "the earlier jax did not run there; the later jax on"
+        counted = (
+            "the earlier jax on" if earlier else f"the earlier jax does not run on {after['jaxlib']}, the later on"
+        )
         rest = (before["count"], part[0]) if earlier else (part[1], after["count"])
         lines.append(
             f"- {jaxlibs}: {counted} jaxlib {split['jaxlib']} counts {split['count']:,.0f}, so jaxlib carries "
