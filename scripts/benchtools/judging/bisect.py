@@ -133,15 +133,19 @@ class Search:
         return self.operation, self.twin
 
     def split_jaxlib(self, step: Step) -> None:
-        """Where the sides ran on different jaxlibs: each side's jax on the other's jaxlib (``both``). ``side`` names
-        the one the step is split by, the earlier where it runs on the later jaxlib; ``failed`` why one did not."""
+        """Where the sides ran on different jaxlibs: each side's jax on the other's jaxlib (``both``), the median of
+        as many fresh processes as a confirmation where it runs. ``side`` names the one the step is split by, the
+        earlier where it runs on the later jaxlib; ``failed`` why one did not."""
         if step.before.jaxlib == step.after.jaxlib or step.before.commit.source.project != "jax":
             return
         both, failed, jaxlibs = {}, {}, {"before": step.after.jaxlib, "after": step.before.jaxlib}
         for side, point in step.sides():
-            record = self.probe(point.commit.source, jaxlib=jaxlibs[side])
-            both[side] = Point(point.commit, record).value(*self.key)
-            failed.update({side: record.get("failed")} if both[side] is None else {})
+            records = [self.probe(point.commit.source, jaxlib=jaxlibs[side])]
+            again = CONFIRMING_RUNS if "counts" in records[0] else ()  # one that does not import is not tried again
+            records += [self.probe(point.commit.source, jaxlib=jaxlibs[side], run=run) for run in again]
+            counts = [Point(point.commit, record).value(*self.key) for record in records]
+            both[side] = statistics.median(counts) if None not in counts else None
+            failed.update({side: next(r.get("failed") for r in records if "counts" not in r)} if None in counts else {})
         side = next((side for side, count in both.items() if count is not None), None)
         split = {"side": side, "jaxlib": jaxlibs.get(side), "count": both.get(side)}
         step.jaxlib_split = {**split, "failed": failed, "both": both}

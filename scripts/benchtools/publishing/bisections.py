@@ -161,11 +161,11 @@ def step_lines(project: str, entry: dict, spread: float) -> list[str]:
             f"- {jaxlibs}: {counted} jaxlib {split['jaxlib']} counts {split['count']:,.0f}, so jaxlib carries "
             f"{change_text(*rest)} and jax's Python {change_text(*part)}."
         )
-        if earlier and (reverse := split.get("both", {}).get("after")) is not None:
-            lines.append(
-                f"- The other way round, the later jax on jaxlib {before['jaxlib']} counts {reverse:,.0f}: jax's "
-                f"Python carries {change_text(before['count'], reverse)} on the earlier jaxlib."
-            )
+        if earlier and "both" in split:
+            reverse = split["both"]["after"]
+            said = "does not run" if reverse is None else f"counts {reverse:,.0f}: jax's Python carries "
+            said += "" if reverse is None else f"{change_text(before['count'], reverse)} on the earlier jaxlib"
+            lines.append(f"- The other way round, the later jax on jaxlib {before['jaxlib']} {said}.")
     if "jaxlib_candidates" in entry:
         listed = entry["jaxlib_candidates"]
         shown = f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else ""
