@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import metrics
+from benchmarks import callgrind, metrics
 from benchtools import cli
 from benchtools.errors import BadInput, Failed
 from benchtools.history import probes
@@ -300,6 +300,22 @@ def test_the_same_function_of_two_jaxlib_builds_is_one_row_and_two_instances_sta
     }  # fmt: skip
     moved = [("void a::T::F<…>", 2, 5), ("_int_free", 3, 4), ("x::y::operator()", 1, 2), ("b::Lookup", 1, 2)]
     assert bisections.moved_identifiers(moved) == ["F", "Lookup"]
+
+
+@pytest.mark.parametrize(
+    ("symbol", "name"),
+    [
+        ("xla::(anonymous namespace)::Foo(int)'2", "xla::(anonymous namespace)::Foo"),
+        ("void a::F<b::(anonymous namespace)::T>(x)", "void a::F<b::(anonymous namespace)::T>"),
+        ("a::{lambda(int)#1}::operator()(int) const", "a::{lambda(int)#1}::operator"),
+        ("jax::PyTreeRegistry::Lookup(nanobind::handle) const", "jax::PyTreeRegistry::Lookup"),
+        ("(below main)", "(below main)"),
+        ("_int_free", "_int_free"),
+    ],
+)
+def test_a_function_keeps_its_anonymous_namespace_and_loses_its_parameters(symbol, name):
+    """Cut at the first parenthesis, every function of ``xla::(anonymous namespace)`` was one row, ``xla::``."""
+    assert callgrind.function_name(symbol) == name
 
 
 def test_a_long_run_of_failing_commits_ends_the_search_without_probing_it_whole():
