@@ -238,8 +238,15 @@ class Dump:
 
 
 def function_name(symbol: str) -> str:
-    """A function as the cause names it: without callgrind's recursion level (``'2``) or C++ parameters."""
-    return re.sub(r"'\d+$", "", symbol).split("(", 1)[0] or symbol
+    """A function as the cause names it: without callgrind's recursion level (``'2``) or its C++ parameters, which
+    open at the first parenthesis outside a template's or a lambda's brackets. ``(anonymous namespace)`` is part of
+    the name: cut there, every function of ``xla::(anonymous namespace)`` was one, named ``xla::``."""
+    symbol, depth = re.sub(r"'\d+$", "", symbol), 0
+    for index, char in enumerate(symbol):
+        depth = max(0, depth + (char in "<{") - (char in ">}"))
+        if char == "(" and depth == 0 and index and not symbol.startswith("(anonymous namespace)", index):
+            return symbol[:index]
+    return symbol
 
 
 def dumps(out: Path) -> list[Dump]:

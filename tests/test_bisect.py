@@ -4,16 +4,18 @@ step among real JAX commits, past a commit that does not build and one that does
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from benchmarks import callgrind, metrics
 from benchtools import cli
-from benchtools.asvtools import probe_results
+from benchtools.errors import BadInput, Failed
 from benchtools.history import probes
 from benchtools.judging import bisect, instructions
-from benchtools.publishing import bisections
-from benchtools.running import bisection, jax_commits
+from benchtools.publishing import bisections, generated
+from benchtools.running import bisection
 from tests.helpers import ROOT
 
 JAX_BUNDLE = ROOT.parent / "shared" / "upstream" / "jax.bundle"
@@ -30,6 +32,7 @@ class Counted:
     """Probes that answer from a list: each commit's count, or None for a commit that fails."""
 
     series = "3.11"
+    interpreter = {"version": "3.11.7 (planted)"}
     made = 3
 
     def __init__(self, values):
@@ -69,7 +72,7 @@ def test_two_steps_each_found_with_their_shares():
     values = [1000.0] * 10 + [1050.0] * 10 + [1150.0] * 12
     search, _, steps = search_over(values)
     assert [int(s.after.commit.source.commit) for s in steps] == [10, 20]
-    assert bisect.shares(steps, 150.0, search.key) == pytest.approx([1 / 3, 2 / 3])
+    assert bisect.shares(steps, 150.0, search.counted) == pytest.approx([1 / 3, 2 / 3])
 
 
 def test_changes_within_the_spread_are_no_step():
@@ -203,25 +206,6 @@ def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept
     assert sorted(search.probes.cache.glob("probes/**/*.json")) == kept
     assert [path.stat().st_mtime_ns for path in kept] == stamps
 
-    # Every counted commit publishes as asv's site over the commits, one graph line per jaxlib, beside the steps.
-    site = jax_commits.publish(search.probes, "0.13.8", repo, tmp_path / "no-records", "here", output=tmp_path)
-    index = json.loads((site / "index.json").read_text())
-    assert index["params"]["jaxlib"] == ["0.8.0", "none"]  # the commits that failed have no jaxlib: a line apart
-    graph = (
-        site
-        / "graphs"
-        / "branch-main"
-        / "device-cpu"
-        / "equinox-0.13.8"
-        / "jaxlib-0.8.0"
-        / "machine-here"
-        / "python-3.11"
-    )
-    points = json.loads((graph / f"{probe_results.BENCHMARK}.track_tuple.json").read_text())
-    hashes = {index["revision_to_hash"][str(revision)] for revision, _ in points}
-    assert {made["planted"], made["imported"]} <= hashes and made["unbuildable"] not in hashes
-    assert "No bisection is recorded yet." in (site / "steps.html").read_text()
-
 
 @NEEDS_JAX_BUNDLE
 def test_a_revision_that_is_no_commit_is_bad_input(planted, tmp_path):
@@ -238,29 +222,7 @@ def test_a_release_that_failed_is_passed_over_between_its_neighbours():
     stand_in = Counted([1000.0, None, 1100.0, 1101.0])
     search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
     points = [search.point(bisect.Commit(probes.Source("jax", str(i)), f"release {i}", "2025-01-01")) for i in range(4)]
-    assert bisect.release_pairs(points, search.key, search.apart) == [(0, 2)]
-
-
-def test_probe_records_become_asv_results_with_the_jaxlib_in_their_environment(tmp_path):
-    from asv import results as asv_results
-
-    from benchtools.asvtools import probe_results, suite
-    from benchtools.asvtools.results import values
-
-    counted = {"instructions": 1234.0, "functions": {}, "builtins": {}}
-    records = [
-        {"jax": "a" * 40, "python": "3.11", "equinox": "0.13.8", "jaxlib": "0.8.0", "counts": {"flatten": {}}},
-        {"jax": "b" * 40, "python": "3.11", "equinox": "0.13.8", "failed": "import: planted"},
-    ]
-    records[0]["counts"]["flatten"] = {"module": counted, "tuple": {**counted, "instructions": 99.0}}
-    described = json.loads(suite.description())
-    written = probe_results.write(tmp_path, "here", records, described, {"a" * 40: 1, "b" * 40: 2})
-    assert written == 2
-    found = {r.commit_hash: r for r in asv_results.iter_results(str(tmp_path))}
-    key = f"{probe_results.BENCHMARK}.track_tuple"
-    assert values(found["a" * 40], key)[("flatten",)] == 99.0
-    assert found["a" * 40].params["jaxlib"] == "0.8.0" and "jaxlib0.8.0" in found["a" * 40].env_name
-    assert all(value is None for value in values(found["b" * 40], key).values())
+    assert bisect.release_pairs(points, search.key, lambda b, a: bisect.apart(b, a, search.spread)) == [(0, 2)]
 
 
 class TwoJaxlibs(Counted):
@@ -286,8 +248,14 @@ def test_a_step_across_two_jaxlibs_is_split_into_jaxlibs_part_and_jaxs(python_pa
     commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01") for i in range(8)]
     [step] = search.steps(commits)
     search.split_jaxlib(step)
-    assert step.jaxlib_split == {"jaxlib": "0.8.1", "count": 1050.0, "failed": None}
-    entry = {"jaxlib_split": step.jaxlib_split, "after": {"count": step.after.value(*search.key)}}
+    assert step.jaxlib_split == {
+        "side": "before", "jaxlib": "0.8.1", "count": 1051.0, "failed": {},  # the median of runs 0, 1 and 2
+        "both": {"before": 1051.0, "after": 1001.0 + python_part},  # the later jax on the earlier jaxlib too
+    }  # fmt: skip
+    entry = {
+        "jaxlib_split": step.jaxlib_split,
+        **{side: {"count": point.value(*search.key)} for side, point in step.sides()},
+    }
     assert bisections.jaxlib_carries(entry, search.spread) is jaxlib_carries
 
 
@@ -312,19 +280,42 @@ def test_a_bisection_record_reads_back_as_the_page_says_it():
     page = bisections.markdown([json.loads(json.dumps(found))])  # as read back from its JSON file
     assert "at `4` (2025-01-01) [#104](https://github.com/jax-ml/jax/pull/104) “commit 4 (#104)”, after `3`" in page
     assert "100% of the change" in page and "Counted again in fresh processes: confirmed" in page
+    assert "the later jax on jaxlib 0.8.0 counts 1,001: jax's Python carries 1,001 → 1,001 (+0.0%)" in page
+    other = {**found, "interpreter": "3.11.2 (Debian)", "python": "3.11"}  # the same Python, another build
+    tables = [line for line in bisections.markdown([found, other]).splitlines() if line.startswith("Instructions")]
+    assert [table.split(",")[1] for table in tables] == [" Python 3.11.7 (planted)", " Python 3.11.2 (Debian)"]
     assert (
         "jax's Python holds still: the step is jaxlib's" in page
         and "`cccccccccc` Speed up PyArray (#7) (names `Lookup`)" in page
     )
 
 
-def test_the_same_function_of_two_jaxlib_builds_is_one_row_and_names_what_a_diff_may_name():
+def test_the_same_function_of_two_jaxlib_builds_is_one_row_and_two_instances_stay_two_and_name_a_diff():
+    """Fails where the names are folded by ``short``, template arguments and all (it was run)."""
     twin = {"instructions": 10.0, "functions": {"void a::T::F<absl::lts_20250512::V<x>>": 2.0, "_int_free": 3.0}}
-    assert bisections.merged(twin)["functions"] == {"void a::T::F<…>": 2.0, "_int_free": 3.0}
-    later = {"absl::lts_20250814::raw<x>::find<y>": 5.0}
-    assert bisections.merged({**twin, "functions": later})["functions"] == {"absl::raw<…>::find<…>": 5.0}
+    assert bisections.merged(twin)["functions"] == {"void a::T::F<absl::V<x>>": 2.0, "_int_free": 3.0}
+    later = {"absl::lts_20250814::S<std::shared_ptr<B>, 1>::D": 1592.0, "absl::lts_20250814::S<E, 2>::D": 936.0}
+    assert bisections.merged({**twin, "functions": later})["functions"] == {
+        "absl::S<std::shared_ptr<B>, 1>::D": 1592.0, "absl::S<E, 2>::D": 936.0
+    }  # fmt: skip
     moved = [("void a::T::F<…>", 2, 5), ("_int_free", 3, 4), ("x::y::operator()", 1, 2), ("b::Lookup", 1, 2)]
     assert bisections.moved_identifiers(moved) == ["F", "Lookup"]
+
+
+@pytest.mark.parametrize(
+    ("symbol", "name"),
+    [
+        ("xla::(anonymous namespace)::Foo(int)'2", "xla::(anonymous namespace)::Foo"),
+        ("void a::F<b::(anonymous namespace)::T>(x)", "void a::F<b::(anonymous namespace)::T>"),
+        ("a::{lambda(int)#1}::operator()(int) const", "a::{lambda(int)#1}::operator"),
+        ("jax::PyTreeRegistry::Lookup(nanobind::handle) const", "jax::PyTreeRegistry::Lookup"),
+        ("(below main)", "(below main)"),
+        ("_int_free", "_int_free"),
+    ],
+)
+def test_a_function_keeps_its_anonymous_namespace_and_loses_its_parameters(symbol, name):
+    """Cut at the first parenthesis, every function of ``xla::(anonymous namespace)`` was one row, ``xla::``."""
+    assert callgrind.function_name(symbol) == name
 
 
 def test_a_long_run_of_failing_commits_ends_the_search_without_probing_it_whole():
@@ -332,3 +323,311 @@ def test_a_long_run_of_failing_commits_ends_the_search_without_probing_it_whole(
     _, stand_in, steps = search_over(values)
     [step] = steps
     assert step.between == 30 and len({index for index, _ in stand_in.asked}) == 2 + bisect.FAILED_TRIES
+
+
+# ---- a planted history: a release branch, a pull request's merge, a release tag off main, two jaxlibs
+
+
+JAXLIB_ADDS = {"0.1": 0, "0.2": 100, "0.3": 100}  # what each planted jaxlib adds to a count
+
+
+def planted_git(work: Path, *args: str) -> str:
+    identity = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    done = subprocess.run(["git", "-C", str(work), *args], check=True, capture_output=True, text=True, env=identity)
+    return done.stdout.strip()
+
+
+def planted_commit(work: Path, subject: str, cost: int | None = None, **files: str) -> str:
+    """A commit that changes jax/: its Python's cost, or a note; ``files`` are written under jax/."""
+    if cost is not None:
+        files["cost.txt"] = str(cost)
+    files.setdefault(f"note-{subject.split()[0]}.txt", subject)  # a file of its own: the branches merge cleanly
+    for name, text in files.items():
+        (work / "jax" / name).write_text(text)
+    planted_git(work, "add", "-A")
+    planted_git(work, "commit", "-qm", subject)
+    return planted_git(work, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """main: v0.1 (tag jax-v0.1), m1, m2, m3, merge of the release branch, m4, m5, merge of a pull request's
+    branch (f1, f2), m6, m7, m8 (the planted step: its Python costs 50 more), m9 (tag jax-v0.3). The release
+    branch leaves main at m1: r1 "Prepare for JAX release 0.2", tag jax-v0.2. Every commit's minimum jaxlib is
+    0.1, as a minimum stays until a release raises it; m1 does not import with jaxlib 0.2."""
+    work = tmp_path_factory.mktemp("planted") / "jax"
+    (work / "jax").mkdir(parents=True)
+    (work / "jax" / "version.py").write_text('_minimum_jaxlib_version = "0.1"\n')
+    planted_git(work, "init", "-q", "-b", "main")
+    made = {"v0.1": planted_commit(work, "start", cost=1000)}
+    planted_git(work, "tag", "jax-v0.1")
+    made["m1"] = planted_commit(work, "m1", **{"imports-with.txt": "0.1"})
+    planted_git(work, "checkout", "-q", "-b", "release")
+    made["r1"] = planted_commit(work, "Prepare for JAX release 0.2", **{"imports-with.txt": "0.1 0.2 0.3"})
+    planted_git(work, "tag", "jax-v0.2")
+    planted_git(work, "checkout", "-q", "main")
+    made["m2"], made["m3"] = planted_commit(work, "m2"), planted_commit(work, "m3")
+    planted_git(work, "merge", "-q", "--no-ff", "-m", "Merge release branch into main", "release")
+    made["merge"] = planted_git(work, "rev-parse", "HEAD")
+    made["m4"], made["m5"] = planted_commit(work, "m4"), planted_commit(work, "m5")
+    planted_git(work, "checkout", "-q", "-b", "feature", made["m4"])
+    made["f1"], made["f2"] = planted_commit(work, "f1", **{"feature.txt": "1"}), planted_commit(work, "f2")
+    planted_git(work, "checkout", "-q", "main")
+    planted_git(work, "merge", "-q", "--no-ff", "-m", "Merge pull request #7 from someone:feature", "feature")
+    made["pull"] = planted_git(work, "rev-parse", "HEAD")
+    for name in ("m6", "m7"):
+        made[name] = planted_commit(work, name)
+    made["m8"] = planted_commit(work, PLANTED, cost=1050)
+    made["m9"] = planted_commit(work, "m9")
+    planted_git(work, "tag", "jax-v0.3")
+    planted_git(work, "checkout", "-q", "--orphan", "lonely")  # a history of its own, unrelated to main's
+    made["lonely"] = planted_commit(work, "lonely")
+    planted_git(work, "checkout", "-q", "main")
+    return work, made
+
+
+class Planted(probes.Probes):
+    """The real probes, their keys, files and jaxlib rule, over the planted history: a commit's count is its
+    jax/cost.txt plus what its jaxlib adds, and it imports with the jaxlibs of its jax/imports-with.txt (any
+    where there is none); with ``offline``, no download succeeds."""
+
+    offline = False
+
+    def builder(self) -> str:
+        return ""
+
+    def wheel(self, source: probes.Source) -> Path:
+        if source.commit is None and self.offline:
+            raise Failed(f"pip download {source.project}=={source.version} exited 1: no index")
+        return Path(source.key)
+
+    def target(self, jax: probes.Source, equinox: probes.Source) -> Path:
+        self.wheel(equinox)
+        return Path(jax.commit)
+
+    def locked(self, jaxlib: str) -> list[str]:
+        return [f"jaxlib=={jaxlib}", "numpy==2.0.0"]
+
+    def measure(self, target: Path, jaxlib: str) -> dict:
+        tree = probes.git.out("ls-tree", "--name-only", target.name, "jax/", repo=self.repo).split()
+        if "jax/imports-with.txt" in tree and jaxlib not in self.show(target, "imports-with.txt").split():
+            raise probes.NotImported(f"planted: does not import with jaxlib {jaxlib}")
+        count = float(self.show(target, "cost.txt")) + JAXLIB_ADDS[jaxlib]
+        counted = {"instructions": count, "functions": {"f": count}, "builtins": {}}
+        return {"counts": {"flatten": {twin: counted for twin in TWINS}}}
+
+    def show(self, target: Path, name: str) -> str:
+        return probes.git.out("show", f"{target.name}:jax/{name}", repo=self.repo)
+
+
+def planted_probes(repo: Path, cache: Path) -> Planted:
+    kept = Planted(cache, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
+    kept.repo = repo
+    return kept
+
+
+def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxlib(history, tmp_path):
+    """Each of these mutations of the code, applied alone, fails this test (each was run):
+    - the jaxlib rule "always the newest release" (``jaxlib_candidates`` returns ``releases[-1:]``);
+    - a release not paired with its own jaxlib (the tags read at the commit's parent, ``f"{jax.commit}~1"``);
+    - the tags a commit contains left out of the rule (its minimum alone);
+    - ``--first-parent`` dropped from ``first_parent_log``;
+    - the walk started where the release branch left main, not at its merge (the ancestry filter removed);
+    - the split tried in one direction only (the earlier jax on the later jaxlib);
+    - a split's probe named as the rule's (read back in its place).
+    The confirmation's mutations fail test_a_step_confirms_only_where_its_recounts_lie_apart_and_their_medians_too."""
+    repo, made = history
+    kept = planted_probes(repo, tmp_path)
+    search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
+    ends = [bisection.commit_of("jax", repo, revision) for revision in ("jax-v0.1", "jax-v0.3")]
+    records = tmp_path / "records"
+    code = bisection.bisect_range(
+        search, ends, jax_repo=repo, min_step=0.02, command="scripts/bisect jax-v0.1 jax-v0.3",
+        record_file=records / "planted.json", readmes=[], records=records,
+    )  # fmt: skip
+    assert code == 0
+    found = json.loads((records / "planted.json").read_text())
+    # Each release on its own jaxlib, every commit on the newest jaxlib its code contains.
+    assert [(r["label"], r["jaxlib"], r["count"]) for r in found["releases"]] == [
+        ("0.1", "0.1", 1000.0), ("0.2", "0.2", 1100.0), ("0.3", "0.3", 1150.0)
+    ]  # fmt: skip
+    paired = {name: kept.probe(probes.Source("jax", made[name], repo), search.equinox)["jaxlib"] for name in made}
+    assert paired == {
+        **dict.fromkeys(made, "0.2"), "v0.1": "0.1", "m1": "0.1", "m2": "0.1", "m3": "0.1", "m9": "0.3", "lonely": "0.1"
+    }  # fmt: skip
+    # The walk after jax-v0.2 starts at the merge that brings it into main, and takes main's first parents only.
+    commits, _ = bisection.commits_between(*[bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")])
+    names = {commit: name for name, commit in made.items()}
+    assert [names[c.source.commit] for c in commits] == ["r1", "merge", "m4", "m5", "pull", "m6", "m7", "m8", "m9"]
+    # Two steps: jaxlib's at the release, split the other way round (m1 does not run on jaxlib 0.2), and jax's.
+    jaxlib_step, jax_step = found["steps"]
+    assert (jaxlib_step["before"]["commit"], jaxlib_step["after"]["commit"]) == (made["m1"], made["r1"])
+    assert jaxlib_step["jaxlib_split"] == {
+        "side": "after", "jaxlib": "0.1", "count": 1000.0,
+        "failed": {"before": "import: it imports with none of the jaxlibs tried"},
+        "both": {"before": None, "after": 1000.0},
+    }  # fmt: skip
+    assert bisections.jaxlib_carries(jaxlib_step, search.spread)
+    assert (jax_step["before"]["commit"], jax_step["after"]["commit"], jax_step["kind"]) == (
+        made["m7"],
+        made["m8"],
+        "step",
+    )
+    assert jax_step["jaxlib_split"] == {} and all(step["confirmation"]["confirmed"] for step in found["steps"])
+
+
+def test_a_tag_and_the_hash_of_its_commit_pair_alike_yet_keep_apart_probes(history, tmp_path):
+    repo, made = history
+    kept = planted_probes(repo, tmp_path)
+    equinox = probes.Source("equinox", version="0.13.8")
+    tag, commit = probes.commit_source("jax", repo, "jax-v0.2"), probes.commit_source("jax", repo, made["r1"])
+    assert kept.path(tag, equinox) != kept.path(commit, equinox)  # a release build, and a dev build
+    records = [kept.probe(source, equinox) for source in (tag, commit)]
+    assert [(r["jaxlib"], r["release"]) for r in records] == [("0.2", True), ("0.2", False)]
+    assert records[0]["interpreter"] == kept.interpreter and records[0]["locked"] == kept.locked("0.2")
+
+
+def test_a_split_probes_file_is_no_file_of_the_rules_probes(history, tmp_path):
+    repo, made = history
+    kept, equinox = planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8")
+    source = probes.commit_source("jax", repo, made["m4"])
+    for jaxlib in (None, "0.1"):
+        kept.probe(source, equinox, jaxlib=jaxlib)
+    assert [p.name for p in kept.path_folder("0.13.8").glob("jax-*-0.json")] == [f"jax-{made['m4']}-0.json"]
+
+
+def test_a_download_that_fails_is_the_runs_failure_and_the_commit_is_counted_later(history, tmp_path):
+    repo, made = history
+    kept, equinox = planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8")
+    source = probes.commit_source("jax", repo, made["m4"])
+    kept.offline = True
+    with pytest.raises(Failed, match="pip download"):
+        kept.probe(source, equinox)
+    assert not kept.path(source, equinox).exists()
+    kept.offline = False
+    assert kept.probe(source, equinox)["counts"]["flatten"]["tuple"]["instructions"] == 1100.0
+
+
+def test_a_probe_counted_with_other_dependencies_is_never_read_back(history, tmp_path):
+    repo, made = history
+    kept, equinox = planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8")
+    source = probes.commit_source("jax", repo, made["m4"])
+    kept.probe(source, equinox)
+    kept.locked = lambda jaxlib: [f"jaxlib=={jaxlib}", "numpy==2.1.0"]
+    with pytest.raises(BadInput, match="other dependencies"):
+        kept.probe(source, equinox)
+
+
+def test_two_builds_of_one_python_keep_their_probes_apart(tmp_path):
+    """Python 3.11.7 and Debian's 3.11.2 move every Module count with no change of code (docs/instructions.md); a
+    stand-in that says it is another build of this Python's version stands for a second build where none is."""
+    other = tmp_path / "other-build"
+    identity = {
+        "series": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "version": sys.version,
+        "build": "another",
+    }
+    other.write_text(f"#!/bin/sh\necho '{json.dumps(identity)}'\n")
+    other.chmod(0o755)
+    found = {}
+    for name in (sys.executable, other, "/usr/bin/python3.11"):
+        if shutil.which(name):
+            kept = probes.Probes(tmp_path / "cache", str(name), ("flatten",))
+            found[kept.interpreter["version"], kept.interpreter["build"]] = kept.path_folder("0.13.8")
+    assert len(found) >= 2 and len(set(found.values())) == len(found)
+    assert all(folder.parts[-3].startswith("py3.") for folder in found.values())
+
+
+@pytest.mark.parametrize("python", ["nosuchpython", "/bin/true"])
+def test_an_interpreter_that_does_not_run_is_bad_input(python, tmp_path):
+    with pytest.raises(BadInput, match="no Python interpreter"):
+        probes.Probes(tmp_path, python, ("flatten",))
+
+
+@pytest.mark.parametrize(("start", "end"), [("jax-v0.3", "m8"), ("jax-v0.2", "jax-v0.1"), ("m2", "jax-v0.2")])
+def test_a_reversed_range_is_refused(history, start, end):
+    repo, made = history
+    ends = [bisection.commit_of("jax", repo, made.get(name, name)) for name in (start, end)]
+    with pytest.raises(BadInput, match="does not follow"):
+        bisection.ordered(*ends)
+
+
+def test_an_unrelated_range_is_refused_and_releases_in_order_are_a_range(history):
+    repo, made = history
+    lonely, start = (bisection.commit_of("jax", repo, revision) for revision in (made["lonely"], "jax-v0.1"))
+    with pytest.raises(BadInput, match="share no history"):
+        bisection.ordered(start, lonely)
+    bisection.ordered(*(bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")))
+
+
+def test_the_command_refuses_a_reversed_range_and_a_missing_interpreter_with_exit_2(history, tmp_path):
+    repo, _ = history
+    for arguments, said in (["jax-v0.3", "jax-v0.1"], "does not follow"), (["--python", "nosuchpython"], "no Python"):
+        arguments = arguments if arguments[0] != "--python" else ["jax-v0.1", "jax-v0.3", *arguments]
+        done = subprocess.run(
+            [ROOT / "scripts" / "bisect", *arguments, "--jax-repo", repo, "--cache", tmp_path],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("twin", TWINS)
+def test_the_spread_is_the_operations_and_twins_own_unless_given(twin):
+    args = cli.parse("bisect", ["jax-v0.8.0", "end", "--operation", "flatten", "--twin", twin])
+    assert args.spread == metrics.INSTRUCTIONS_SPREADS["flatten", twin] == args.min_step
+    assert cli.parse("bisect", ["a", "b", "--twin", twin, "--spread", "0.03"]).spread == 0.03
+
+
+class Recounted(Counted):
+    """Each commit's counts in its fresh processes, run by run."""
+
+    def probe(self, jax, equinox, run=0, jaxlib=None):
+        record = super().probe(jax, equinox, 0, jaxlib)
+        for twin in record.get("counts", {}).get("flatten", {}).values():
+            twin["instructions"] = self.runs[int(jax.commit)][run]
+        return record
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "why"),
+    [
+        ([1000.0, 1000.0, 1000.0], [1100.0, 1100.0, 1100.0], None),
+        ([1000.0, 1100.0, 1000.0], [1100.0, 1100.0, 1100.0], "their counts overlap"),
+        ([1000.0, 1000.0, 1000.0], [1100.0, 1001.0, 1001.0], "their medians lie within the spread"),
+    ],
+)
+def test_a_step_confirms_only_where_its_recounts_lie_apart_and_their_medians_too(before, after, why):
+    """Fails under each of: ``confirmed = True``; ``separated = True``; the medians' check removed (each was run)."""
+    stand_in = Recounted([before[0], after[0]])
+    stand_in.runs = [before, after]
+    search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
+    [step] = search.steps([bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01") for i in range(2)])
+    search.confirm(step)
+    assert (step.confirmation["confirmed"], step.confirmation["why"]) == (why is None, why)
+    assert search.counted(step.before) == sorted(before)[1]  # the median of its recounts stands in the tables
+
+
+def test_the_bisections_page_is_rebuilt_from_its_records(tmp_path):
+    """docs/bisections.md's block is what its records in docs/bisections/ make: no figure on it is typed."""
+    page = tmp_path / "bisections.md"
+    shutil.copy(ROOT / "docs" / "bisections.md", page)
+    records = bisections.read_all(ROOT / "docs" / "bisections")
+    generated.write_blocks(page, {bisections.BLOCK: bisections.markdown(records)})
+    assert page.read_text() == (ROOT / "docs" / "bisections.md").read_text(), "REGEN: scripts/bisect x y --readme"
+
+
+def test_the_page_says_what_each_step_is_and_why_one_did_not_confirm():
+    """A drift is told as one, over the commits it spans, never as commits that could not be counted."""
+    [found] = [
+        r
+        for r in bisections.read_all(ROOT / "docs" / "bisections")
+        if r["twin"] == "tuple" and r["operation"] == "flatten"
+    ]
+    text = bisections.markdown([found])
+    assert "could not be counted" not in text and "a drift over the 50 commits up to `ff08448e55`" in text
+    assert "their medians lie within the spread" in bisections.summary_line(found)

@@ -3,7 +3,8 @@
 Counts OPERATION at both ends and every release between, then bisects the commits between neighbouring
 releases apart by more than --spread; each step is confirmed by counting again, and across two jaxlibs split in
 two. Every count is kept under --cache. --record FILE keeps the bisection as JSON; --readme FILE writes every
-record of --records. Exit 1 when a step found does not confirm.
+record of --records. Exit 1 when a step found does not confirm; 2 for ends that make no range or an interpreter
+that does not run; 3 when a download, a build tool or git fails (a commit that does not build is recorded).
 """
 
 import shlex
@@ -16,7 +17,7 @@ from ..history import probes
 from ..judging import bisect
 from ..project import ROOT
 from ..publishing import bisections, instruction_history
-from ..running import bisection, jax_commits
+from ..running import bisection
 from . import common_args
 
 
@@ -37,7 +38,8 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--jax", help=f"with --project equinox: the JAX held fixed (jax-v{config.reference_jax})")
     parser.add_argument("--python", default=f"python{config.pythons[0]}", help="the interpreter (%(default)s)")
     fraction = common_args.fraction
-    parser.add_argument("--spread", type=fraction, default=metrics.INSTRUCTIONS_SPREAD, help="a step (%(default)s)")
+    spread = "a step (default: the spread measured for the operation and twin, benchmarks/instruction_spread.json)"
+    parser.add_argument("--spread", type=fraction, help=spread)
     parser.add_argument("--min-step", type=fraction, metavar="FRACTION", help="bisect releases apart by more")
     for project in bisection.PACKAGE:
         clone = bisection.CLONES / f"{project}.git"
@@ -45,8 +47,6 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / ".asv" / "bisect", metavar="DIR", help="kept probes")
     parser.add_argument("--every", type=common_args.at_least(1), metavar="N", help="count every N-th commit instead")
     parser.add_argument("--shard", metavar="I/N", help="with --every: count only shard I of N (as scripts/shard)")
-    parser.add_argument("--publish", action="store_true", help="then publish the JAX commits counted as asv's site")
-    common_args.add_machine(parser)
     parser.add_argument("--record", type=Path, metavar="FILE", help="keep the bisection as JSON in FILE")
     parser.add_argument(
         "--records", type=Path, default=ROOT / "docs" / "bisections", metavar="DIR", help="for --readme"
@@ -60,10 +60,10 @@ def check(parser, args) -> None:
         if not (index.isdigit() and count.isdigit() and int(index) < int(count)) or args.every is None:
             parser.error(f"--shard {args.shard}: give I/N with 0 <= I < N, and --every")
         args.shard = (int(index), int(count))
-    if args.publish and args.project != probes.JAX_PROJECT:
-        parser.error("--publish publishes JAX's commit history; Equinox's is scripts/bench --repo's")
     if args.jax and args.project != probes.EQUINOX_PROJECT:
         parser.error("--jax holds JAX fixed while Equinox is bisected: use it with --project equinox")
+    if args.spread is None:
+        args.spread = metrics.INSTRUCTIONS_SPREADS.get((args.operation, args.twin), metrics.INSTRUCTIONS_SPREAD)
     args.min_step = args.spread if args.min_step is None else args.min_step
 
 
@@ -77,19 +77,16 @@ def run(args, config) -> int:
         equinox, jax = None, probes.commit_source(probes.JAX_PROJECT, jax_repo, fixed)
     search = bisect.Search(kept, equinox, jax, args.operation, args.twin, args.spread)
     ends = [bisection.commit_of(args.project, repo, revision) for revision in (args.start, args.end)]
+    bisection.ordered(*ends)
     if args.every:
-        code = bisection.count_history(search, ends, every=args.every, shard=args.shard)
-    else:
-        code = bisection.bisect_range(
-            search,
-            ends,
-            jax_repo=jax_repo,
-            min_step=args.min_step,
-            command=shlex.join(["scripts/bisect", *args.argv]),
-            record_file=args.record,
-            readmes=args.readme,
-            records=args.records,
-        )
-    if args.publish:
-        jax_commits.publish(kept, equinox.key, jax_repo, args.records, args.machine)
-    return code
+        return bisection.count_history(search, ends, every=args.every, shard=args.shard)
+    return bisection.bisect_range(
+        search,
+        ends,
+        jax_repo=jax_repo,
+        min_step=args.min_step,
+        command=shlex.join(["scripts/bisect", *args.argv]),
+        record_file=args.record,
+        readmes=args.readme,
+        records=args.records,
+    )

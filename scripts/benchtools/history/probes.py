@@ -1,9 +1,10 @@
 """A JAX or Equinox commit's instruction counts: a bisection's probe.
 
-An environment is two layers, so that a commit costs seconds and not a virtualenv: a kept base virtualenv per (Python,
-jaxlib) with the runtime dependencies, and a folder per (jax, Equinox) of their wheels installed ``--no-deps --target``.
-A jax release runs with its own jaxlib, as pip pairs them; any other commit with the oldest jaxlib at or after its
-``_minimum_jaxlib_version`` that imports: so a bisection varies jax's Python alone until the minimum is raised.
+An environment is two layers, so that a commit costs seconds and not a virtualenv: a kept base virtualenv per
+(interpreter, jaxlib) with the runtime dependencies, and a folder per (jax, Equinox) of their wheels installed
+``--no-deps --target``. Each jax commit runs with the jaxlib its code was released with (``jaxlib_candidates``).
+What a count depends on keys its file and is in its record: the interpreter (``sys.version`` and its executable's
+bytes), the jaxlib, whether jax was built as a release, and the base's dependencies as pip froze them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)")
 UPSTREAM = {JAX_PROJECT: "https://github.com/jax-ml/jax", EQUINOX_PROJECT: "https://github.com/patrick-kidger/equinox"}
 IMPORT_CHECK = "import jax, equinox; jax.block_until_ready(jax.jit(lambda x: x + 1)(1.0))"
 PYPI_JSON = "https://pypi.org/pypi/{}/json"
+# The interpreter's identity: two builds of one version (3.11.7 and Debian's 3.11.2, or two 3.11.7s) count apart.
+IDENTITY = (
+    "import hashlib, json, sys; print(json.dumps({'series': '%d.%d' % sys.version_info[:2], 'version': sys.version,"
+    " 'build': hashlib.sha256(open(sys.executable, 'rb').read()).hexdigest()}))"
+)
+
+
+class NotImported(Exception):
+    """A commit that does not import with a jaxlib: the next is tried."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +58,8 @@ class Source:
 
     @property
     def key(self) -> str:
-        return self.commit or self.version
+        """What its files are named by: a commit built as a release (by its tag) is another build than by its hash."""
+        return self.version if self.commit is None else self.commit + ("-release" if self.version else "")
 
     @property
     def label(self) -> str:
@@ -69,15 +80,19 @@ def commit_source(project: str, repo: Path, revision: str) -> Source:
 
 
 def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
-    if jax.version and jax.version in releases:
-        return [jax.version]
-    if jax.commit is None:
+    """The jaxlibs to try, oldest first, from the one ``jax``'s code was released with: the later of its
+    ``_minimum_jaxlib_version`` and the newest release it contains (``git describe`` names the nearest tag instead,
+    jax-v0.6.0 for a commit that contains jax-v0.7.1). A release, which contains itself, runs with its own alone."""
+    if jax.commit is None or (jax.version and jax.version not in releases):
         raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
     text = git.out("show", f"{jax.commit}:jax/version.py", repo=jax.repo)
     found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
     if not found:
         raise Failed(f"jax/version.py at {jax.commit[:10]} names no _minimum_jaxlib_version")
-    return [release for release in releases if Version(release) >= Version(found.group(1))][:JAXLIB_TRIES]
+    contained = git.out("tag", "--merged", jax.commit, "--list", "jax-v*", repo=jax.repo).split()
+    released = [tagged.group(1) for tag in contained if (tagged := RELEASE_TAG[JAX_PROJECT].match(tag))]
+    floor = max([found.group(1), *released], key=Version)
+    return [release for release in releases if Version(release) >= Version(floor)][: 1 if jax.version else JAXLIB_TRIES]
 
 
 @dataclass
@@ -91,18 +106,22 @@ class Probes:
         self.cache = Path(self.cache).resolve()
         self.cache.mkdir(parents=True, exist_ok=True)
         self.made = 0  # records made, not read back, by this object
-        done = util.run([self.python, "-c", "import sys; print(*sys.version_info[:2], sep='.')"], capture_output=True)
-        if done.returncode != 0:
-            raise BadInput(f"{self.python} is no Python interpreter that runs here")
-        self.series = done.stdout.decode().strip()
+        try:
+            self.interpreter = json.loads(util.run([self.python, "-c", IDENTITY], capture_output=True).stdout)
+        except (OSError, ValueError):
+            raise BadInput(f"--python {self.python}: no Python interpreter runs by that name here") from None
+        self.series = self.interpreter["series"]
+        built = hashlib.sha256(json.dumps(self.interpreter, sort_keys=True).encode()).hexdigest()[:12]
+        self.interpreter_key = f"py{self.series}-{built}"  # names its probes, builder, bases and targets
 
     def path_folder(self, equinox: str) -> Path:
         recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
-        return self.cache / "probes" / f"py{self.series}" / f"equinox-{equinox}" / recipe
+        return self.cache / "probes" / self.interpreter_key / f"equinox-{equinox}" / recipe
 
     def path(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> Path:
-        chosen = f"-jaxlib-{jaxlib}" if jaxlib else ""
-        return self.path_folder(equinox.key) / f"jax-{jax.key}{chosen}-{run}.json"
+        """A jaxlib given (a split) is named first, so that no glob of the rule's probes (``jax-*``) takes it."""
+        given = f"jaxlib-{jaxlib}-" if jaxlib else ""
+        return self.path_folder(equinox.key) / f"{given}jax-{jax.key}-{run}.json"
 
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
         """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a
@@ -110,12 +129,17 @@ class Probes:
         path = self.path(jax, equinox, run, jaxlib)
         if path.is_file():
             try:
-                return json.loads(path.read_text())
+                kept = json.loads(path.read_text())
             except ValueError as error:
                 raise BadInput(f"{path}: not a kept probe record ({error}); remove it to probe again") from None
+            if "jaxlib" in kept and kept.get("locked") != self.locked(kept["jaxlib"]):
+                raise BadInput(f"{path}: counted with other dependencies than this base's; remove it to probe again")
+            return kept
         started, load = time.monotonic(), os.getloadavg()[0]
-        record = {"jax": jax.key, "equinox": equinox.key, "python": self.series, "run": run}
-        record.update(self.count(jax, equinox, run, jaxlib))
+        record = {"jax": jax.key, "equinox": equinox.key, "python": self.series, "interpreter": self.interpreter}
+        record.update(run=run, release=bool(jax.version), jaxlib_given=jaxlib, **self.count(jax, equinox, run, jaxlib))
+        if "jaxlib" in record:
+            record["locked"] = self.locked(record["jaxlib"])
         record.update(seconds=round(time.monotonic() - started, 1), load=[load, os.getloadavg()[0]])
         util.write_atomic(path, json.dumps(record, indent=1, sort_keys=True).encode())
         self.made += 1
@@ -123,6 +147,9 @@ class Probes:
 
     def count(self, jax: Source, equinox: Source, run: int, jaxlib: str | None) -> dict:
         self.builder()
+        for source in (jax, equinox):
+            if source.commit is None:  # a download that fails is this run's failure (Failed), never the commit's
+                self.wheel(source)
         try:
             target = self.target(jax, equinox)
         except Failed as error:
@@ -135,29 +162,33 @@ class Probes:
         else:
             candidates = jaxlib_candidates(jax, self.releases())
         tried = {}
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
         for jaxlib in candidates:
-            python = self.base(jaxlib)  # a base that cannot be made is this machine's failure, not the commit's
             try:
-                _checked([python, "-c", IMPORT_CHECK], env=env, timeout=600)
-            except (Failed, subprocess.TimeoutExpired) as error:
+                return {"jaxlib": jaxlib, "tried": tried, **self.measure(target, jaxlib)}
+            except (NotImported, subprocess.TimeoutExpired) as error:
                 tried[jaxlib] = " ".join(str(error).split())[-500:]
-                continue
-            try:
-                counts = callgrind.count(list(self.names), python=python, path=[str(target)])
-            except callgrind.Unavailable as error:
-                raise Failed(f"cannot count instructions here: {error}") from None
-            except callgrind.Killed as error:  # the run was stopped, not the commit: nothing is recorded
-                raise Failed(f"counting {jax.label} with jaxlib {jaxlib}: {error}") from None
-            except callgrind.CrashedAfterCounting as error:  # every window counted; kept, with how it ended
-                ended = f"{str(error)[:200]} … {str(error)[-1500:]}"
-                return {"jaxlib": jaxlib, "tried": tried, "counts": error.counts, "crashed_after_counting": ended}
             except RuntimeError as error:
                 said = str(error)  # its first line names the exit, the rest is valgrind's and Python's last words
                 return {"failed": f"count with jaxlib {jaxlib}: {said[:200]} … {said[-1800:]}", "tried": tried}
-            return {"jaxlib": jaxlib, "tried": tried, "counts": counts}
         why = "no jaxlib release admits it" if not candidates else "it imports with none of the jaxlibs tried"
         return {"failed": f"import: {why}", "tried": tried}
+
+    def measure(self, target: Path, jaxlib: str) -> dict:
+        """The counts of the commit installed in ``target``, with ``jaxlib``; NotImported where it does not import."""
+        python = self.base(jaxlib)  # a base that cannot be made is this machine's failure, not the commit's
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
+        try:
+            _checked([python, "-c", IMPORT_CHECK], env=env, timeout=600)
+        except Failed as error:
+            raise NotImported(str(error)) from None
+        try:
+            return {"counts": callgrind.count(list(self.names), python=python, path=[str(target)])}
+        except callgrind.Unavailable as error:
+            raise Failed(f"cannot count instructions here: {error}") from None
+        except callgrind.Killed as error:  # the run was stopped, not the commit: nothing is recorded
+            raise Failed(f"counting {target.name} with jaxlib {jaxlib}: {error}") from None
+        except callgrind.CrashedAfterCounting as error:  # every window counted; kept, with how it ended
+            return {"counts": error.counts, "crashed_after_counting": f"{str(error)[:200]} … {str(error)[-1500:]}"}
 
     def releases(self) -> list[str]:
         if not self.jaxlib_releases:
@@ -197,16 +228,21 @@ class Probes:
             pip = [str(made / "bin" / "python"), "-m", "pip", "-q", "--disable-pip-version-check"]
             for arguments in [["install", *arguments] for arguments in packages] + list(then):
                 _checked([*pip, *arguments])
+            (made / "locked.txt").write_text(_checked([*pip, "freeze", "--all"]).stdout)
 
         return str(self.placed(folder, make) / "bin" / "python")
 
+    def locked(self, jaxlib: str) -> list[str]:
+        """The base's packages, as pip froze them when it was made: what every count made in it ran with."""
+        return (Path(self.base(jaxlib)).parents[1] / "locked.txt").read_text().split()
+
     def builder(self) -> str:
-        return self.venv(self.cache / "envs" / f"builder-py{self.series}", [["-U", "pip", *BUILDER_PACKAGES]])
+        return self.venv(self.cache / "envs" / f"builder-{self.interpreter_key}", [["-U", "pip", *BUILDER_PACKAGES]])
 
     def base(self, jaxlib: str) -> str:
         jax_release = [f"jax=={jaxlib}"] if jaxlib in self.pypi_releases(JAX_PROJECT) else []
         return self.venv(
-            self.cache / "envs" / f"py{self.series}-jaxlib-{jaxlib}",
+            self.cache / "envs" / f"{self.interpreter_key}-jaxlib-{jaxlib}",
             [[f"jaxlib=={jaxlib}", *jax_release, *EQUINOX_DEPENDENCIES]],
             then=[["uninstall", "-y", "jax"]] if jax_release else [],
         )
@@ -216,7 +252,7 @@ class Probes:
             wheels = [self.wheel(source) for source in (jax, equinox)]
             _checked([self.builder(), "-m", "pip", "-q", "install", "--no-deps", "--target", made, *wheels])
 
-        return self.placed(self.cache / "targets" / f"py{self.series}" / f"jax-{jax.key}-equinox-{equinox.key}", make)
+        return self.placed(self.cache / "targets" / self.interpreter_key / f"jax-{jax.key}-equinox-{equinox.key}", make)
 
     def wheel(self, source: Source) -> Path:
         def make(made: Path):

@@ -4,7 +4,7 @@ halved while an interval's ends differ by more than the spread.  So every step l
 unless another inside the same interval cancels it; an interval whose halves each stay within the spread while
 the whole does not is a drift.  A failed commit is never a value: the nearest commit that counted stands in.
 Each step is confirmed by counting both sides again in fresh processes; across two jaxlibs, the earlier commit
-counted on the later jaxlib splits it in two.
+counted on the later jaxlib (or, where it does not run there, the later on the earlier) splits it in two.
 """
 
 from __future__ import annotations
@@ -53,9 +53,12 @@ class Step:
     before: Point
     after: Point
     kind: str  # "step": neighbouring commits; "drift": spread over the commits between
-    between: int  # commits between the two that counted nothing (failed) or, for a drift, that were not probed
+    between: int  # commits between the two: for a step, each failed; for a drift, each within the spread
     confirmation: dict = field(default_factory=dict)
     jaxlib_split: dict = field(default_factory=dict)
+
+    def sides(self) -> tuple[tuple[str, Point], tuple[str, Point]]:
+        return ("before", self.before), ("after", self.after)
 
 
 @dataclass
@@ -69,6 +72,7 @@ class Search:
     points: dict[str, Point] = field(default_factory=dict)
     flat: list[float] = field(default_factory=list)  # |change| across each interval found within the spread
     used: dict[str, dict] = field(default_factory=dict)  # every probe record it read or made, by its file
+    recounts: dict[str, list] = field(default_factory=dict)  # {commit's key: its counts in fresh processes}
 
     def probe(self, source: Source, **options) -> dict:
         """The record of ``source`` counted with the other project held fixed."""
@@ -86,9 +90,6 @@ class Search:
     def value(self, commit: Commit) -> float | None:
         return self.point(commit).value(self.operation, self.twin)
 
-    def apart(self, before: float, after: float) -> bool:
-        return abs(after / before - 1) > self.spread
-
     def steps(self, commits: list[Commit]) -> list[Step]:
         first = next((i for i, commit in enumerate(commits) if self.value(commit) is not None), None)
         last = next((i for i in range(len(commits) - 1, -1, -1) if self.value(commits[i]) is not None), None)
@@ -96,7 +97,7 @@ class Search:
 
     def search(self, commits: list[Commit], lo: int, hi: int) -> list[Step]:
         before, after = self.value(commits[lo]), self.value(commits[hi])
-        if not self.apart(before, after):
+        if not apart(before, after, self.spread):
             self.flat.append(abs(after / before - 1))
             return []
         mid = self.counted_between(commits, lo, hi)
@@ -115,32 +116,59 @@ class Search:
         """Count both sides again in fresh processes, alternately; they must lie apart."""
         runs = {"before": [step.before.value(*self.key)], "after": [step.after.value(*self.key)]}
         for run in CONFIRMING_RUNS:
-            for side, point in (("before", step.before), ("after", step.after)):
+            for side, point in step.sides():
                 again = Point(point.commit, self.probe(point.commit.source, run=run))
                 runs[side].append(again.value(*self.key))
-        if None in runs["before"] + runs["after"]:
-            step.confirmation = {"runs": runs, "confirmed": False, "why": "a count again failed"}
-            return
-        low, high = sorted((runs["before"], runs["after"]), key=statistics.median)
-        separated = max(low) < min(high)
-        medians = statistics.median(runs["before"]), statistics.median(runs["after"])
-        step.confirmation = {"runs": runs, "confirmed": separated and self.apart(*medians)}
+        self.recounts.update({point.commit.source.key: runs[side] for side, point in step.sides()})
+        why = unconfirmed(runs, self.spread)
+        step.confirmation = {"runs": runs, "confirmed": why is None, "why": why}
+
+    def counted(self, point: Point) -> float | None:
+        """The median of a commit's counts where it was counted more than once: a first process can be the odd one."""
+        again = self.recounts.get(point.commit.source.key, [])
+        return statistics.median(again) if again and None not in again else point.value(*self.key)
 
     @property
     def key(self) -> tuple[str, str]:
         return self.operation, self.twin
 
     def split_jaxlib(self, step: Step) -> None:
-        """Where the sides ran on different jaxlibs: the earlier jax on the later jaxlib, the step's two parts."""
+        """Where the sides ran on different jaxlibs: each side's jax on the other's jaxlib (``both``), the median of
+        as many fresh processes as a confirmation where it runs. ``side`` names the one the step is split by, the
+        earlier where it runs on the later jaxlib; ``failed`` why one did not."""
         if step.before.jaxlib == step.after.jaxlib or step.before.commit.source.project != "jax":
             return
-        record = self.probe(step.before.commit.source, jaxlib=step.after.jaxlib)
-        middle = Point(step.before.commit, record).value(*self.key)
-        step.jaxlib_split = {"jaxlib": step.after.jaxlib, "count": middle, "failed": record.get("failed")}
+        both, failed, jaxlibs = {}, {}, {"before": step.after.jaxlib, "after": step.before.jaxlib}
+        for side, point in step.sides():
+            records = [self.probe(point.commit.source, jaxlib=jaxlibs[side])]
+            again = CONFIRMING_RUNS if "counts" in records[0] else ()  # one that does not import is not tried again
+            records += [self.probe(point.commit.source, jaxlib=jaxlibs[side], run=run) for run in again]
+            counts = [Point(point.commit, record).value(*self.key) for record in records]
+            both[side] = statistics.median(counts) if None not in counts else None
+            failed.update({side: next(r.get("failed") for r in records if "counts" not in r)} if None in counts else {})
+        side = next((side for side, count in both.items() if count is not None), None)
+        split = {"side": side, "jaxlib": jaxlibs.get(side), "count": both.get(side)}
+        step.jaxlib_split = {**split, "failed": failed, "both": both}
 
 
-def shares(steps: list[Step], total: float, key: tuple[str, str]) -> list[float]:
-    return [(step.after.value(*key) - step.before.value(*key)) / total if total else 0.0 for step in steps]
+def apart(before: float, after: float, spread: float) -> bool:
+    return abs(after / before - 1) > spread
+
+
+def unconfirmed(runs: dict[str, list], spread: float) -> str | None:
+    """Why a step's sides, counted again in fresh processes, do not confirm it; None where they do."""
+    if None in runs["before"] + runs["after"]:
+        return "a count again failed"
+    low, high = sorted((runs["before"], runs["after"]), key=statistics.median)
+    separated = max(low) < min(high)
+    if not separated:
+        return "their counts overlap"
+    medians_apart = apart(statistics.median(low), statistics.median(high), spread)
+    return None if medians_apart else "their medians lie within the spread"
+
+
+def shares(steps: list[Step], total: float, counted: Callable[[Point], float]) -> list[float]:
+    return [(counted(step.after) - counted(step.before)) / total if total else 0.0 for step in steps]
 
 
 def release_pairs(points: list[Point], key: tuple[str, str], apart: Callable[[float, float], bool]) -> list[tuple]:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from benchmarks import metrics
+
 from ..errors import BadInput
 from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
@@ -29,7 +31,7 @@ def point_line(point: bisect.Point, key: tuple[str, str]) -> str:
     return f"{point.commit.source.label} (jaxlib {point.jaxlib or '—'}): {counted}"
 
 
-def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
+def commit_fields(search: bisect.Search, point: bisect.Point) -> dict:
     commit = point.commit
     return {
         "label": commit.source.label,
@@ -38,7 +40,7 @@ def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
         "date": commit.date,
         "pull_request": commit.pull_request,
         "jaxlib": point.jaxlib,
-        "count": point.value(*key),
+        "count": search.counted(point),
         "failed": point.record.get("failed"),
         "counts": {
             operation: {twin: side["instructions"] for twin, side in twins.items() if twin in TWINS}
@@ -49,13 +51,13 @@ def commit_fields(point: bisect.Point, key: tuple[str, str]) -> dict:
 
 def record(search: bisect.Search, points, pairs, steps, command, candidates, seconds) -> dict:
     key = search.key
-    total = points[-1].value(*key) - points[0].value(*key)
+    total = search.counted(points[-1]) - search.counted(points[0])
     found = []
-    for step, share in zip(steps, bisect.shares(steps, total, key), strict=True):
+    for step, share in zip(steps, bisect.shares(steps, total, search.counted), strict=True):
         before, after = (merged(point.twin(*key)) for point in (step.before, step.after))
         entry = {
-            "before": commit_fields(step.before, key),
-            "after": commit_fields(step.after, key),
+            "before": commit_fields(search, step.before),
+            "after": commit_fields(search, step.after),
             "kind": step.kind,
             "between": step.between,
             "share": share,
@@ -78,9 +80,10 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
         "twin": search.twin,
         "fixed": {"project": fixed.project, "version": fixed.label},
         "python": search.probes.series,
+        "interpreter": search.probes.interpreter["version"],
         "spread": search.spread,
         "flat": max(search.flat, default=None),
-        "releases": [commit_fields(point, key) for point in points],
+        "releases": [commit_fields(search, point) for point in points],
         "pairs": pairs,
         "steps": found,
         "command": command,
@@ -94,26 +97,33 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
 
 
 def merged(twin: dict) -> dict:
-    """A twin's functions as ``short`` names them, without their inline namespace's version (``absl::lts_20250512``):
-    the same function in two jaxlib builds is one row."""
+    """A twin's functions without their inline namespace's version (``absl::lts_20250512``), which alone differs
+    between two jaxlib builds of one function: two template instances stay two rows."""
     functions = collections.defaultdict(float)
     for name, count in twin["functions"].items():
-        functions[re.sub(r"lts_\d+::", "", short(name))] += count
+        functions[re.sub(r"lts_\d+::", "", name)] += count
     return {**twin, "functions": dict(functions)}
 
 
 def moved_identifiers(functions: list) -> list[str]:
     """The C++ member names (``FlattenImpl``, ``Lookup``) of the moved functions that belong to a namespace:
     what a candidate commit's diff may name; libc's and CPython's own functions name no commit of jaxlib."""
-    members = (re.search(r"::(\w+)(?:<…>)?$", name) for name, *_ in functions)
+    members = (re.search(r"::(\w+)(?:<…>)?$", short(name)) for name, *_ in functions)
     # jaxlib's own functions are CamelCase (Google's style); a lowercase name (find, size) is a library's
     return list(dict.fromkeys(m.group(1) for m in members if m and re.search("[A-Z]", m.group(1))))
 
 
+def jax_part(entry: dict) -> tuple[float, float] | None:
+    """The two counts of the step's jax commits on one jaxlib, where a split counted: what jax's Python carries."""
+    before, after, split = entry["before"]["count"], entry["after"]["count"], entry["jaxlib_split"]
+    earlier = split.get("side", "before") == "before"  # the earlier jax on the later jaxlib
+    return None if split.get("count") is None else (split["count"], after) if earlier else (before, split["count"])
+
+
 def jaxlib_carries(entry: dict, spread: float) -> bool:
-    """Whether jax's Python holds still across the step once both sides run on the later jaxlib."""
-    middle = entry["jaxlib_split"].get("count")
-    return middle is not None and abs(entry["after"]["count"] / middle - 1) <= spread
+    """Whether jax's Python holds still across the step once both sides run on one jaxlib."""
+    part = jax_part(entry)
+    return part is not None and not bisect.apart(*part, spread)
 
 
 def short(function: str) -> str:
@@ -123,32 +133,39 @@ def short(function: str) -> str:
     return function.replace("\0", "<…>")
 
 
-def count_text(count: float | None) -> str:
-    return "—" if count is None else f"{count:,.0f}"
-
-
-def step_lines(project: str, entry: dict) -> list[str]:
+def step_lines(project: str, entry: dict, spread: float) -> list[str]:
     before, after, split = entry["before"], entry["after"], entry["jaxlib_split"]
-    where = "at" if entry["kind"] == "step" else "spread over the commits after"
+    where = "at" if entry["kind"] == "step" else f"a drift over the {entry['between'] + 1} commits up to"
     lines = [
         f"**{change_text(before['count'], after['count'])}, {entry['share']:.0%} of the change,** {where} "
         f"`{after['commit'][:10]}` ({after['date']}) {pull_link(after['pull_request'], UPSTREAM[project], '')} "
         f"“{after['subject']}”, after `{before['commit'][:10]}`"
-        + (f" ({entry['between']} commits between that could not be counted)." if entry["between"] else ".")
+        + (f" ({entry['between']} commits between failed)." if entry["between"] and entry["kind"] == "step" else ".")
     ]
     if runs := entry["confirmation"].get("runs", {}):
-        said = "confirmed" if entry["confirmation"].get("confirmed") else "**not confirmed**"
+        why = entry["confirmation"].get("why") or bisect.unconfirmed(runs, spread)
+        said = "confirmed" if entry["confirmation"].get("confirmed") else f"**not confirmed**: {why}"
         counts = {side: ", ".join(f"{v:,.0f}" for v in runs[side] if v is not None) for side in ("before", "after")}
         lines.append(f"- Counted again in fresh processes: {said}; before {counts['before']}; after {counts['after']}.")
-    middle = split.get("count")
-    if split and middle is None:
-        lines.append(f"- jaxlib {before['jaxlib']} → {after['jaxlib']}: the earlier jax did not run on the later.")
+    part = jax_part(entry)
+    jaxlibs = f"jaxlib changed too ({before['jaxlib']} → {after['jaxlib']})"
+    if split and part is None:
+        lines.append(f"- {jaxlibs}: neither jax ran on the other's jaxlib.")
     elif split:
-        lines.append(
-            f"- jaxlib changed too ({before['jaxlib']} → {after['jaxlib']}): the earlier jax on jaxlib "
-            f"{after['jaxlib']} counts {middle:,.0f}, so jaxlib carries {change_text(before['count'], middle)} and "
-            f"jax's Python {change_text(middle, after['count'])}."
+        earlier = split.get("side", "before") == "before"
+        counted = (
+            "the earlier jax on" if earlier else f"the earlier jax does not run on {after['jaxlib']}, the later on"
         )
+        rest = (before["count"], part[0]) if earlier else (part[1], after["count"])
+        lines.append(
+            f"- {jaxlibs}: {counted} jaxlib {split['jaxlib']} counts {split['count']:,.0f}, so jaxlib carries "
+            f"{change_text(*rest)} and jax's Python {change_text(*part)}."
+        )
+        if earlier and "both" in split:
+            reverse = split["both"]["after"]
+            said = "does not run" if reverse is None else f"counts {reverse:,.0f}: jax's Python carries "
+            said += "" if reverse is None else f"{change_text(before['count'], reverse)} on the earlier jaxlib"
+            lines.append(f"- The other way round, the later jax on jaxlib {before['jaxlib']} {said}.")
     if "jaxlib_candidates" in entry:
         listed = entry["jaxlib_candidates"]
         shown = f" (the first {SHOWN_CANDIDATES} shown)" if listed["count"] > SHOWN_CANDIDATES else ""
@@ -163,11 +180,11 @@ def step_lines(project: str, entry: dict) -> list[str]:
             f"candidates{shown}: {candidates}."
         )
     rows = [[f"`{name}` with all it called", f"{b:,.0f}", f"{a:,.0f}"] for name, b, a in entry["builtins"]]
-    rows += [[f"`{short(name)}`", count_text(b), count_text(a)] for name, b, a in entry["functions"]]
+    rows += [[f"`{name}`", *("—" if n is None else f"{n:,.0f}" for n in (b, a))] for name, b, a in entry["functions"]]
     return [*lines, "", markdown_table(["function", "own instructions per call, before", "after"], rows)]
 
 
-def markdown_one(found: dict, releases: bool = True) -> list[str]:
+def markdown_one(found: dict) -> list[str]:
     first, last, flat = found["releases"][0], found["releases"][-1], found.get("flat")
     within = (
         "" if flat is None else f" (across the intervals the search found flat, counts differed by up to {flat:.2%})"
@@ -183,12 +200,6 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
         f"that wrote this made {found['probes_made']} of them, in {found['seconds'] / 60:.0f} min.",
         "",
     ]
-    if releases:
-        rows = [
-            [r["label"], r["jaxlib"] or "—", "failed" if r["count"] is None else f"{r['count']:,.0f}"]
-            for r in found["releases"]
-        ]
-        lines += [markdown_table(["release", "jaxlib", "instructions per call"], rows), ""]
     lines += [
         f"- {pair['from']} → {pair['to']}: {pair['commits']} first-parent commits change the package "
         f"({pair['skipped']} that do not were skipped)."
@@ -198,28 +209,29 @@ def markdown_one(found: dict, releases: bool = True) -> list[str]:
     if not found["steps"]:
         lines.append("No pair of releases lies apart: nothing to bisect.")
     for entry in found["steps"]:
-        lines += [*step_lines(found["project"], entry), ""]
+        lines += [*step_lines(found["project"], entry, found["spread"]), ""]
     return lines
 
 
 def summary_line(found: dict) -> str:
-    first, last = found["releases"][0], found["releases"][-1]
-    what = f"`{found['operation']}`, {found['twin']} twin, {first['label']} → {last['label']}"
-    confirmed = [entry for entry in found["steps"] if entry["confirmation"].get("confirmed")]
-    if not confirmed:
-        return (
-            f"- {what}: no step confirmed; {len(found['steps'])} found in single counts did not lie apart "
-            "when both sides were counted again."
-        )
-    parts = []
-    for entry in confirmed:
-        before, after = entry["before"], entry["after"]
-        if "jaxlib_candidates" in entry:
-            where = f"jaxlib {before['jaxlib']} → {after['jaxlib']}"
+    first, last, spread = found["releases"][0], found["releases"][-1], found["spread"]
+    parts, unconfirmed = [], collections.Counter()
+    for entry in found["steps"]:
+        before, after, change = entry["before"], entry["after"], entry["after"]["count"] / entry["before"]["count"] - 1
+        if not entry["confirmation"].get("confirmed"):
+            unconfirmed[
+                entry["confirmation"].get("why") or bisect.unconfirmed(entry["confirmation"]["runs"], spread)
+            ] += 1
+        elif "jaxlib_candidates" in entry:
+            parts.append(f"{change:+.1%} at jaxlib {before['jaxlib']} → {after['jaxlib']}")
         else:
-            where = f"`{after['commit'][:10]}` “{after['subject']}”"
-        parts.append(f"{after['count'] / before['count'] - 1:+.1%} at {where}")
-    return f"- {what}: " + "; ".join(parts) + "."
+            drift = "" if entry["kind"] == "step" else f"a drift over the {entry['between'] + 1} commits up to "
+            parts.append(f"{change:+.1%} at {drift}`{after['commit'][:10]}` “{after['subject']}”")
+    if unconfirmed:
+        reasons = ", ".join(f"{count}: {why}" for why, count in unconfirmed.items())
+        parts.append(f"{unconfirmed.total()} found in single counts did not confirm ({reasons})")
+    what = f"`{found['operation']}`, {found['twin']} twin, {first['label']} → {last['label']}"
+    return f"- {what}, {change_text(first['count'], last['count'])}: {'; '.join(parts) or 'no step'}."
 
 
 def version_order(label: str) -> tuple:
@@ -232,29 +244,41 @@ def version_order(label: str) -> tuple:
 def markdown(records: list[dict]) -> str:
     if not records:
         return "No bisection is recorded yet."
-    spread = records[0]["spread"]
-    lines = [*map(summary_line, records), ""]
+    pairs = [pair["commits"] for found in records for pair in found["pairs"]]
+    lines = [
+        f"Each pair of releases bisected holds {min(pairs)}–{max(pairs)} commits that change the package; each "
+        "figure below is the median of a commit's counts where it was counted more than once.",
+        "",
+        *map(summary_line, records),
+        "",
+    ]
     operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
-    floors = dict.fromkeys(itertools.product(operations, TWINS), spread)
-    groups = collections.defaultdict(dict)  # {(project, python, the other side's version): {release: its fields}}
+    floors = {
+        key: metrics.INSTRUCTIONS_SPREADS.get(key, metrics.INSTRUCTIONS_SPREAD)
+        for key in itertools.product(operations, TWINS)
+    }
+    groups = collections.defaultdict(dict)  # {(project, python, the other side's version): {release: (jaxlib, counts)}}
     for found in records:
+        # Counts of two builds of one Python are never compared: a record made since issue 48 names its build.
+        group = groups[found["project"], found.get("interpreter", found["python"]), found["fixed"]["version"]]
         for release in found["releases"]:
-            groups[found["project"], found["python"], found["fixed"]["version"]][release["label"]] = release
+            _, counts = group.setdefault(release["label"], (release["jaxlib"], {}))
+            first = {(op, twin): n for op, twins in release.get("counts", {}).items() for twin, n in twins.items()}
+            counts.update({**first, **counts, (found["operation"], found["twin"]): release["count"]})
     for (project, python, fixed), releases in groups.items():
-        rows = []
-        for label in sorted(releases, key=version_order):
-            counts = releases[label].get("counts", {})
-            counted = {(op, twin): n for op, twins in counts.items() for twin, n in twins.items()}
-            rows.append((None, [label, releases[label]["jaxlib"] or "—"], counted))
+        rows = [
+            (None, [label, releases[label][0] or "—"], releases[label][1])
+            for label in sorted(releases, key=version_order)
+        ]
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
-            f"from the release before beyond {spread:.1%} in brackets.",
+            "from the release before beyond the spread measured for its operation and twin in brackets.",
             "",
             marked_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], floors, rows),
             "",
         ]
     for found in records:
-        lines += markdown_one(found, releases=False)
+        lines += markdown_one(found)
     return "\n".join(lines).strip()
 
 

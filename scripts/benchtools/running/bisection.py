@@ -63,10 +63,28 @@ def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tupl
     return [(*head.split("\0"), files) for head, *files in entries]
 
 
+def ordered(start: bisect.Commit, end: bisect.Commit) -> None:
+    """Refuse ends that make no range: unrelated, or an end that does not contain its start, unless both are releases
+    in order (jax-v0.9.0.1's release branch never returned to main, yet it is the release before jax-v0.9.1)."""
+    repo, ends = start.source.repo, (start.source.commit, end.source.commit)
+    if not git.out("merge-base", *ends, repo=repo, check=False).strip():
+        raise BadInput(f"{start.source.label} and {end.source.label} share no history")
+    versions = [Version(source.version) for source in (start.source, end.source) if source.version]
+    contained = git.run("merge-base", "--is-ancestor", *ends, repo=repo, check=False).returncode == 0
+    if not (versions[0] < versions[1] if len(versions) == 2 else contained):
+        raise BadInput(f"{end.source.label} does not follow {start.source.label}: give the earlier version first")
+
+
 def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bisect.Commit], int]:
-    """The ends and the first-parent commits between that change the package; how many changed nothing there."""
+    """The ends and the first-parent commits between that change the package, from the merge that brings ``start``
+    into the line on: those before it lack ``start``'s code, and would run with the jaxlib before it. How many
+    changed nothing there."""
     project, repo = start.source.project, start.source.repo
     log = [row for row in first_parent_log(repo, start.source.commit, end.source.commit) if row[0] != end.source.commit]
+    descendants = set(
+        git.out("rev-list", "--ancestry-path", f"{start.source.commit}..{end.source.commit}", repo=repo).split()
+    )
+    log = log[next((i for i, row in enumerate(log) if row[0] in descendants), 0) :]  # where never merged: all
     found = [
         bisect.Commit(probes.Source(project, commit, repo), subject, date)
         for commit, subject, date, files in log
@@ -136,7 +154,7 @@ def bisect_range(
         if end.value(*search.key) is None:
             raise Failed(f"{end.commit.source.label} counted nothing: {end.record.get('failed', 'no count')}")
     pairs, steps = [], []
-    for index, after in bisect.release_pairs(points, search.key, lambda b, a: abs(a / b - 1) > min_step):
+    for index, after in bisect.release_pairs(points, search.key, lambda b, a: bisect.apart(b, a, min_step)):
         commits, skipped = commits_between(releases[index], releases[after])
         labels = releases[index].source.label, releases[after].source.label
         print(f"bisecting {labels[0]} → {labels[1]}: {changing(commits)}, {skipped} skipped", flush=True)
@@ -151,7 +169,7 @@ def bisect_range(
 
     seconds = time.monotonic() - started
     record = bisections.record(search, points, pairs, steps, command=command, candidates=candidates, seconds=seconds)
-    print("\n".join(bisections.markdown_one(record)))
+    print(bisections.markdown([record]))
     if record_file:
         util.write_atomic(record_file, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
     for readme in readmes:
