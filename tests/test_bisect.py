@@ -622,12 +622,18 @@ def test_the_bisections_page_is_rebuilt_from_its_records(tmp_path):
 
 
 def test_the_page_says_what_each_step_is_and_why_one_did_not_confirm():
-    """A drift is told as one, over the commits it spans, never as commits that could not be counted."""
-    [found] = [
-        r
-        for r in bisections.read_all(ROOT / "docs" / "bisections")
-        if r["twin"] == "tuple" and r["operation"] == "flatten"
-    ]
-    text = bisections.markdown([found])
-    assert "could not be counted" not in text and "a drift over the 50 commits up to `ff08448e55`" in text
-    assert "their medians lie within the spread" in bisections.summary_line(found)
+    """A drift is told as one, over the commits it spans, never as commits that could not be counted; a step that
+    did not confirm says why: its recounts overlap, or only their medians lie within the spread."""
+    [found] = [r for r in bisections.read_all(ROOT / "docs" / "bisections") if "flatten-tuple.json" in r["command"]]
+    drift, unconfirmed = (json.loads(json.dumps(found["steps"][0])) for _ in range(2))
+    drift.update(kind="drift", between=49)
+    runs = {"before": [1000.0, 1000.0, 1000.0], "after": [1100.0, 1001.0, 1001.0]}
+    unconfirmed["confirmation"] = {"runs": runs, "confirmed": False}  # as a record before issue 48 kept it
+    said = f"a drift over the 50 commits up to `{drift['after']['commit'][:10]}`"
+    step = "\n".join(bisections.step_lines(found["project"], drift, found["spread"]))
+    assert "could not be counted" not in step and said in step
+    summary = bisections.summary_line({**found, "steps": [drift, unconfirmed]})
+    assert (
+        said in summary
+        and "1 found in single counts did not confirm (1: their medians lie within the spread)" in summary
+    )
