@@ -13,6 +13,7 @@ HISTORY_DIR = ROOT / ".cache" / "history"
 # scripts/bench --here: a commit per Equinox version, made offline; the folder that lends a Python asv_runner alone.
 HERE_REPO = ROOT / ".cache" / "here" / "equinox"
 HERE_RUNNER = ROOT / ".asv" / "here-runner"
+HERE_RECORDS = ROOT / "docs" / "here.md"  # a block here-answer-DEVICE per device that scripts/bench --here measured
 CONSTRAINTS = ROOT / ".asv" / "asv-runner-constraint.txt"
 # scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin, or writes why not into skipped-X.Y.
 SETUP_PYTHONS = ROOT / ".asv" / "python"

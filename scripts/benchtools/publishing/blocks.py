@@ -8,7 +8,7 @@ from benchmarks import metrics, params
 from .. import settings
 from ..asvtools import device, operations
 from ..asvtools.results import spans as result_spans
-from ..project import ROOT, env_label
+from ..project import HERE_RECORDS, env_label
 from ..util import markdown_table
 from . import build_time, generated, operation_history, operation_markdown
 from .rows import (
@@ -46,7 +46,6 @@ INTERVAL_NOTE = (
     "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
 )
 SWEEP_SIZES = params.SWEEP_SIZES
-HERE_RECORDS = ROOT / "docs" / "here.md"  # a block here-answer-DEVICE per device that scripts/bench --here measured
 # The ways of running a step that the lead answers for, in the words of the question (Equinox discussion #572).
 LEAD_WRAPPINGS = {
     "eager": "eager",

@@ -29,8 +29,8 @@ SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
 # The answer (bench_answer): each figure at its params, then its statistic, from the run's fresh processes.
 ANSWER_MODULE = "bench_answer."
 ANSWER_STEP, ANSWER_DISPATCH, ANSWER_SWEEP = (f"{ANSWER_MODULE}Answer{n}.track_" for n in ("Step", "Dispatch", "Sweep"))
-ANSWER_JAXPRS = "bench_answer.AnswerJaxprs.track_jaxprs_differ"
-ANSWER_PROVENANCE = "bench_answer.AnswerProvenance.track_provenance"
+ANSWER_JAXPRS = f"{ANSWER_MODULE}AnswerJaxprs.track_jaxprs_differ"
+ANSWER_PROVENANCE = f"{ANSWER_MODULE}AnswerProvenance.track_provenance"
 
 # Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
 SINGLE_SAMPLE = "a single sample"  # a track value: one process's, with no spread of its own
