@@ -95,8 +95,6 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     assert values[cost.label] == [1.0]  # measured once
     passes = headline.FIGURES[1]
     assert values[passes.label] == [1.0, 2.0, 3.0]
-    eager_us = headline.FIGURES[-1]
-    assert values[eager_us.label] == [v * eager_us.scale for v in (1.0, 2.0, 3.0)]
     # Interleaved: each process round runs every timing figure before the next round starts.
     measured = [c for c in side.calls if c not in ("open", "close")]
     assert measured[: len(headline.FIGURES)] == [f.benchmark for f in headline.FIGURES]
@@ -105,8 +103,7 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     text = headline.table(record)
     rows = [cells for cells in table_cells(text) if cells[0].startswith("Python")]
     assert all(row[:2] == ["Python 3.11, jax 0.4.33", "cpu"] for row in rows)
-    assert rows[0][-1] == "exact" and rows[1][-2:] == ["too few processes", "steady"]
-    assert all(row[-1] == "orientation" for row in rows[2:])  # the stable figures lead
+    assert [row[-1] for row in rows] == ["exact", "steady"] and rows[1][-2] == "too few processes"
     # scripts/bench's first answer measures in the environment its run installed the release in.
     env_dir = tmp_path / "run" / "env"
     headline.campaign(headline.Options(processes=2, record=record_path, env_dir=env_dir, in_run_environments=True))
@@ -238,9 +235,18 @@ def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_
 
 def test_a_record_carries_each_timing_s_median_and_interval_for_the_page():
     values = [1.0 + i / 100 for i in range(10)]
-    passes, eager_us = headline.FIGURES[1], headline.FIGURES[-1]
-    found = headline.figure_record(eager_us, values)
-    assert found["scale"] == eager_us.scale and found["median"] == statistics.median(values)
+    passes = headline.FIGURES[1]
+    found = headline.figure_record(passes, values)
+    assert found["scale"] == 1.0 and found["median"] == statistics.median(values)
     assert found["interval"] == headline.second_run_interval(values)
     assert headline.figure_record(passes, values[:3])["interval"] is None  # too few processes for one
     assert "interval" not in headline.figure_record(headline.FIGURES[0], [12359.0])  # exact: no interval
+
+
+def test_a_record_from_before_the_time_ratios_moved_to_the_answer_shows_none_of_them():
+    record = record_of()
+    old = {"label": "jit time ratio", "benchmark": "bench_overhead.SteadyStateRatio.track_overhead_ratio"}
+    record["environments"][0]["figures"].append(old | {"params": "'jit'", "exact": False, "values": [1.85] * 10})
+    text = headline.table(record)
+    assert "jit time ratio" not in text and "1.85" not in text
+    assert [row[2] for row in table_cells(text)[1:]] == [f.label for f in headline.FIGURES]

@@ -471,7 +471,7 @@ def test_commits_are_ordered_as_asv_orders_them_parents_first_whatever_their_dat
     assert git.commit_subjects(repo)[hashes[1]][1] < git.commit_subjects(repo)[hashes[0]][1]
 
 
-def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_their_release(tmp_path, monkeypatch):
+def test_the_headline_s_fresh_figures_attach_to_their_release_s_rows_and_stand_for_the_run_s(tmp_path, monkeypatch):
     import random
 
     from benchtools.trial import headline
@@ -494,18 +494,11 @@ def test_the_headline_s_fresh_processes_are_drawn_beside_the_run_s_figures_of_th
     assert report_rows.attach_fresh([*rows, on_gpu], record) == timings
     assert not on_gpu.fresh
     assert not rows[0].fresh  # another commit
-    label, scale, jit = rows[1].fresh[report_rows.RATIO_BENCHMARK, "'jit'"]
-    assert (jit.value, jit.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)
-    assert (jit.low, jit.high) == headline.second_run_interval(values)
-    drawn = drawn_figures(monkeypatch)
-    plots = report_plots.plot(rows, tmp_path)
-    assert all(p.with_interval == p.timing_series for p in plots)
-    ratios = dict(zip(report_plots.TIMING_PLOTS, drawn, strict=False))["ratios.png"]
-    diamonds = [
-        label for label in ratios.axes[0].get_legend_handles_labels()[1] if report_rows.FRESH_PROCESSES in label
-    ]
-    measured = [f.params.strip("'") for f in headline.FIGURES if f.benchmark == report_rows.RATIO_BENCHMARK]
-    assert diamonds == [f"{wrapping} ({report_rows.FRESH_PROCESSES})" for wrapping in measured]
+    label, scale, passes = rows[1].fresh[metrics.PASSES_TREE_AT, ""]
+    assert (passes.value, passes.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)
+    assert (passes.low, passes.high) == headline.second_run_interval(values)
+    assert report_rows.measured(rows[1], metrics.PASSES_TREE_AT, "") == passes  # the fresh figure, not the run's
+    assert report_rows.measured(rows[0], metrics.PASSES_TREE_AT, "") == rows[0].timings[metrics.PASSES_TREE_AT, ""]
     # A record from before the figures carried their interval attaches nothing.
     for figure in figures:
         figure.pop("interval", None)

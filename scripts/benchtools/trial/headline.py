@@ -28,14 +28,14 @@ from .campaign import STAMP, Campaign, label_of
 
 CONFIDENCE = 0.95
 SCHEMA = 1
-CALLS = params.DEFAULT_N_CALLS
 
 
 # How far a figure can be trusted, in the order the headline shows them: the exact cost is the same in every process;
 # tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a few % wide
-# (docs/timing-noise.md); the time ratios and the µs move by tens of % between runs: orientation.
-EXACT, STEADY, ORIENTATION = "exact", "steady", "orientation"
-KINDS = (EXACT, STEADY, ORIENTATION)
+# (docs/timing-noise.md). Time ratios and µs are the answer's (benchmarks/bench_answer.py), measured in pairs of
+# steady calls with the CPU's dispatch made synchronous: one place, so that no second figure contradicts them.
+EXACT, STEADY = "exact", "steady"
+KINDS = (EXACT, STEADY)
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,8 @@ class Figure:
     label: str
     benchmark: str
     params: str
-    scale: float = 1.0  # from the benchmark's unit to the figure's
-    kind: str = ORIENTATION
-    pattern: str = "{:.2f}"
+    kind: str
+    pattern: str
 
     @property
     def exact(self) -> bool:  # the same in every process: measured once
@@ -57,20 +56,10 @@ FIGURES = (
         f"Python work of one tree_at update, depth {params.DEFAULT_DEPTH} (weighted instructions)",
         metrics.COST_TREE_AT,
         str(params.DEFAULT_DEPTH),
-        kind=EXACT,
-        pattern="{:,.0f}",
+        EXACT,
+        "{:,.0f}",
     ),
-    Figure("one tree_at update, in tree_map passes", metrics.PASSES_TREE_AT, "", kind=STEADY),
-    Figure("eager time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'eager'"),
-    Figure("jit time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit'"),
-    Figure("jit_scan time ratio", "bench_overhead.SteadyStateRatio.track_overhead_ratio", "'jit_scan'"),
-    Figure(
-        f"eager µs per tree_at call, depth {params.DEFAULT_DEPTH}",
-        "bench_eager.EagerSurgery.time_tree_at",
-        f"{params.DEFAULT_DEPTH}, {CALLS}",
-        scale=1e6 / CALLS,
-        pattern="{:.1f}",
-    ),
+    Figure("one tree_at update, in tree_map passes", metrics.PASSES_TREE_AT, "", STEADY, "{:.2f}"),
 )
 
 
@@ -156,7 +145,7 @@ def campaign(options: Options) -> dict:
             try:
                 for process in range(options.processes):
                     for figure in [f for f in FIGURES if process == 0 or not f.exact]:  # exact: measured once
-                        values[figure].append(side.value(figure.benchmark, indexes[figure]) * figure.scale)
+                        values[figure].append(side.value(figure.benchmark, indexes[figure]))
                     log(f"headline: {label}: {process + 1} of {options.processes} processes")
             finally:
                 side.close()
@@ -167,10 +156,11 @@ def campaign(options: Options) -> dict:
 
 
 def figure_record(figure: Figure, values: list[float]) -> dict:
-    """A timing's median, interval and scale are recorded for readers that cannot compute them (the overhead page)."""
+    """A timing's median, interval and scale (1: older records held figures scaled from their benchmark's unit) are
+    recorded for readers that cannot compute them (the overhead page)."""
     found = {key: getattr(figure, key) for key in ("label", "benchmark", "params", "exact")} | {"values": values}
     if not figure.exact:
-        found.update(scale=figure.scale, median=statistics.median(values), interval=second_run_interval(values))
+        found.update(scale=1.0, median=statistics.median(values), interval=second_run_interval(values))
     return found
 
 
@@ -192,7 +182,8 @@ def table(record: dict) -> str:
     for env in sorted(record["environments"], key=newest_jax_first):
         # A record from before the device was recorded was measured in asv's own environments: the CPU.
         where = [env["environment"], env.get("device", device.UNRECORDED)]
-        known = [(figures.get(f["label"], Figure(f["label"], "", "")), f) for f in env["figures"]]
+        # A record from before the time ratios moved to the answer holds them too: they are not shown again.
+        known = [(figures[f["label"]], f) for f in env["figures"] if f["label"] in figures]
         for figure, found in sorted(known, key=lambda pair: KINDS.index(pair[0].kind)):
             values = found["values"]
             if found["exact"]:
@@ -207,8 +198,8 @@ def table(record: dict) -> str:
         f"({record['launch_method']}); the interval holds a second run's median with at least "
         f"{record['confidence']:.0%} if the two runs' processes are alike. Load average before and after: "
         f"{record['load_before'][0]:.2f} and {record.get('load_after', [math.nan])[0]:.2f}{took}. Kind: *exact* is "
-        "the same in every run; *steady* is a time in a unit that scales with the machine; *orientation* moves "
-        f"by tens of % between runs on a shared machine.\n\n{markdown_table(head, rows)}"
+        "the same in every run; *steady* is a time in a unit that scales with the machine. The time ratios and µs are "
+        f"the answer's (scripts/bench --here).\n\n{markdown_table(head, rows)}"
     )
 
 
