@@ -45,7 +45,6 @@ INTERVAL_NOTE = (
     "interpreters and the interval that holds a second run's median with 95%. Two figures whose intervals "
     "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
 )
-SWEEP_SIZES = params.SWEEP_SIZES
 # The ways of running a step that the lead answers for, in the words of the question (Equinox discussion #572).
 LEAD_WRAPPINGS = {
     "eager": "eager",
@@ -269,8 +268,8 @@ def sweep_sentence(row: CommitFigures) -> str | None:
     """Where the sweep's compiled ratio falls below metrics.NEGLIGIBLE_RATIO and stays there."""
     parts = []
     for wrapping in params.SWEEP_WRAPPINGS:
-        found = {size: answer_figure(row, ANSWER_SWEEP + "ratio", f"{wrapping!r}, {size}") for size in SWEEP_SIZES}
-        ratios = {size: ratio.value for size, ratio in found.items() if ratio is not None}
+        at = {size: answer_figure(row, ANSWER_SWEEP + "ratio", f"{wrapping!r}, {size}") for size in params.SWEEP_SIZES}
+        ratios = {size: ratio.value for size, ratio in at.items() if ratio is not None}
         if not ratios:
             continue
         last_above = max((size for size, ratio in ratios.items() if ratio >= metrics.NEGLIGIBLE_RATIO), default=0)

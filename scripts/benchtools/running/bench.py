@@ -24,7 +24,7 @@ from .. import git, settings, util
 from ..asvtools import device, runs, suite
 from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive, one_environment
-from ..asvtools.sides import discovery_regex
+from ..asvtools.sides import discovery_regex, log
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
 from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, asv_home
@@ -139,16 +139,11 @@ def git_dir(target: Target) -> Path:
 def environments(target: Target) -> list[tuple[str, dict]]:
     """(name, matrix entry) of each environment to run; one whose Python is missing is left out, saying why."""
     named = asv_envs.named_entries(asv_envs.asv_config(target.config()))
-    jax = f"JAX {', '.join(target.args.jax)}"
-    if target.args.jax:
-        named = [(name, entry) for name, entry in named if entry.get(("req", "jax")) in target.args.jax]
-        if not named:
-            raise BadInput(f"no environment has {jax}")
-    chosen = asv_envs.present(named, "scripts/bench")
-    if not chosen:
-        raise Failed(
-            f"no environment to run{f' with {jax}' if target.args.jax else ''}: its Python is missing (see above)"
-        )
+    wanted, jax = target.args.jax, f"JAX {', '.join(target.args.jax)}"
+    if wanted and not (named := [(name, entry) for name, entry in named if entry.get(("req", "jax")) in wanted]):
+        raise BadInput(f"no environment has {jax}")
+    if not (chosen := asv_envs.present(named, "scripts/bench")):
+        raise Failed(f"no environment to run{f' with {jax}' if wanted else ''}: its Python is missing (see above)")
     return chosen
 
 
@@ -211,10 +206,9 @@ def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
         return hashes, []
     unchanged = unchanged_package(git_dir(target), hashes)
     if unchanged:
-        print(
+        log(
             f"{len(unchanged)} commit(s) leave the package ({', '.join(PACKAGE_PATHS)}) as their parent has it, "
-            f"so they are not benchmarked and get no results: {' '.join(h[:8] for h in unchanged)}",
-            file=sys.stderr,
+            f"so they are not benchmarked and get no results: {' '.join(h[:8] for h in unchanged)}"
         )
     return [h for h in hashes if h not in unchanged], unchanged
 
@@ -304,10 +298,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
         env_hashes = {name: by_python[asv_envs.python_of(entry)] for name, entry in envs}
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
     clock.phase("choosing the commits (the release history built or updated)")
-    print(
-        f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}",
-        file=sys.stderr,
-    )
+    log(f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}")
     asv_failed, ran = run_stages(target, envs, env_hashes, tags, clock.phase)
     record, table, measured = None, None, False
     if headline is not None and selected:
@@ -447,12 +438,10 @@ def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, t
         calls = []
         for number, (env_name, entry) in enumerate(envs, 1):
             pending = [h for h in env_hashes[env_name] if needs_run(target, env_name, h, stage.benchmarks)]
-            print(
+            log(
                 f"\n=== {stage.phase}: environment {number}/{len(envs)}: {env_name}\n"
                 f"=== {len(env_hashes[env_name]) - len(pending)} commit(s) already done, {len(pending)} to run: "
-                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}",
-                file=sys.stderr,
-                flush=True,
+                f"{', '.join(tags.get(h, h[:8]) for h in pending) or 'nothing'}"
             )
             if pending:
                 calls.append((number, env_name, entry, pending))

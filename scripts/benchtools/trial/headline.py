@@ -30,12 +30,11 @@ CONFIDENCE = 0.95
 SCHEMA = 1
 
 
-# How far a figure can be trusted, in the order the headline shows them: the exact cost is the same in every process;
-# tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a few % wide
-# (docs/timing-noise.md). Time ratios and µs are the answer's (benchmarks/bench_answer.py), measured in pairs of
+# How far a figure can be trusted, in FIGURES' order, which the headline shows: the exact cost is the same in every
+# process; tree_map passes are a time in a unit that scales with the machine, whose second-run interval is a few %
+# wide (docs/timing-noise.md). Time ratios and µs are the answer's (benchmarks/bench_answer.py), measured in pairs of
 # steady calls with the CPU's dispatch made synchronous: one place, so that no second figure contradicts them.
 EXACT, STEADY = "exact", "steady"
-KINDS = (EXACT, STEADY)
 
 
 @dataclass(frozen=True)
@@ -173,7 +172,6 @@ def newest_jax_first(env: dict):
 
 
 def table(record: dict) -> str:
-    figures = {f.label: f for f in FIGURES}
     took = ""
     if "finished" in record:
         started, finished = (calendar.timegm(time.strptime(record[key], STAMP)) for key in ("started", "finished"))
@@ -182,11 +180,10 @@ def table(record: dict) -> str:
     for env in sorted(record["environments"], key=newest_jax_first):
         # A record from before the device was recorded was measured in asv's own environments: the CPU.
         where = [env["environment"], env.get("device", device.UNRECORDED)]
-        # A record from before the time ratios moved to the answer holds them too: they are not shown again.
-        known = [(figures[f["label"]], f) for f in env["figures"] if f["label"] in figures]
-        for figure, found in sorted(known, key=lambda pair: KINDS.index(pair[0].kind)):
-            values = found["values"]
-            if found["exact"]:
+        # In FIGURES' order; a record from before the time ratios moved to the answer holds them too: not shown again.
+        found = {f["label"]: f["values"] for f in env["figures"]}
+        for figure, values in ((f, found[f.label]) for f in FIGURES if f.label in found):
+            if figure.exact:
                 rows.append([*where, figure.label, figure.pattern.format(values[0]), "—", EXACT])
                 continue
             interval = second_run_interval(values, record["confidence"])
