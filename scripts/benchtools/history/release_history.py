@@ -35,9 +35,7 @@ RELEASE_MESSAGE = re.compile(
 )
 # Release commits take their author and dates from the import stream; this identity names the reflog's entries and
 # the notes of releases gone.
-GIT_ENV = git_.isolated_env(
-    GIT_COMMITTER_NAME=NAME, GIT_COMMITTER_EMAIL=EMAIL, GIT_AUTHOR_NAME=NAME, GIT_AUTHOR_EMAIL=EMAIL
-)
+GIT_ENV = git_.isolated_env(NAME, EMAIL)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -131,10 +131,9 @@ def confirmations(
                 sides = prepare(config, env_label, {"before": before, "after": after}, names, root)
             except install_errors() as error:
                 raise Failed(f"cannot install {before[:8]} and {after[:8]} to confirm: {error}") from None
-            setup_seconds = time.monotonic() - started
             log(
                 f"confirm: {len(changes)} suspect(s) of {before[:8]} → {after[:8]} ({env_label}); "
-                f"environments ready in {setup_seconds:.0f} s"
+                f"environments ready in {time.monotonic() - started:.0f} s"
             )
             for change in changes:
                 results[id(change)] = confirmation(change, sides, max_pairs, len(suspects_))

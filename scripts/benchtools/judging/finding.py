@@ -58,8 +58,7 @@ def step_changes(source: Source) -> list[Change]:
         graph_params = params_of_graph(graph)
         if graph_params.get("machine", source.machine) != source.machine:
             continue  # asv lists every machine's steps; another machine's are not this verdict's
-        unknown = [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in commit_at]
-        if unknown:
+        if unknown := [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in commit_at]:
             raise BadInput(
                 f"asv regressions file {path} names revision {unknown[0]}, which the site's index.json lacks"
             )

@@ -24,10 +24,7 @@ from . import bench
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 DEVICES_BLOCK = "here-devices"  # docs/here.md's: every device's answer side by side
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
-IDENTITY = {"NAME": "scripts/bench --here", "EMAIL": "here@localhost"}
-GIT_ENV = git.isolated_env(
-    **{f"GIT_{role}_{key}": value for role in ("AUTHOR", "COMMITTER") for key, value in IDENTITY.items()}
-)
+GIT_ENV = git.isolated_env("scripts/bench --here", "here@localhost")
 
 
 def commit_for(repo: Path, equinox: str) -> str:

@@ -114,9 +114,7 @@ def evaluate(text: str, context: dict, status: dict | None = None):
 
 
 def text_of(value) -> str:
-    if value is None or isinstance(value, bool):
-        return "" if value is None else str(value).lower()
-    return str(value)
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def substitute(text, context: dict) -> str:
