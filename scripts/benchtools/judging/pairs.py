@@ -1,8 +1,7 @@
 """The confirm step's statistics: per pair d = ln(after / before), the Hodges-Lehmann estimate of d with the exact
 Wilcoxon signed-rank interval (it holds for any symmetric d, whatever its tails), looked at sequentially as Chromium's
-Pinpoint does.  docs/gate.md says why these and not a t interval.  The error rate holds for a whole night, split
-equally over every look at every suspect (Bonferroni); that assumes independent pairs, hence fresh interpreters.
-"""
+Pinpoint does.  docs/gate.md says why these and not a t interval.  The error rate holds for a whole night, split equally
+over every look at every suspect (Bonferroni); that assumes independent pairs, hence fresh interpreters."""
 
 import functools
 import itertools

@@ -1,7 +1,6 @@
 """scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode, which installs
 nothing, so it works offline and on any backend the installed JAX has. asv files a result under a commit: here one made
-in HERE_REPO per installed Equinox version, tagged as a release history tags it, so that the site names the release.
-"""
+in HERE_REPO per installed Equinox version, tagged as a release history tags it, so that the site names the release."""
 
 import dataclasses
 import json
