@@ -126,8 +126,8 @@ def discovery_regex(names: list[str]) -> list[str]:
 def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path) -> dict[str, Side]:
     """{side: Side} of each commit installed in ``root``/side, in the first environment whose Python and
     requirements include ``env_label``'s; the benchmarks ``names`` discovered in the first side."""
-    from asv import benchmarks as asv_benchmarks
     from asv import environment
+    from asv.benchmarks import Benchmarks
     from asv.config import Config
     from asv.repo import get_repo
 
@@ -151,9 +151,7 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
             env.install_project(side_conf, repo, commit)
             sides[side] = (side_conf, env)
         first, (side_conf, env) = next(iter(sides.items()))
-        found = asv_benchmarks.Benchmarks.discover(
-            side_conf, repo, [env], [commits[first]], regex=discovery_regex(names)
-        )
+        found = Benchmarks.discover(side_conf, repo, [env], [commits[first]], regex=discovery_regex(names))
     return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
 
 

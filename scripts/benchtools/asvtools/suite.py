@@ -33,13 +33,9 @@ def description() -> bytes:
     if cached.is_file():
         return cached.read_bytes()
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp, asv_home() as env:
-        config = {**settings.load().upstream}
-        config.update(
-            results_dir=f"{tmp}/results",
-            html_dir=f"{tmp}/html",
-            env_dir=f"{tmp}/env",
-            benchmark_dir=str(ROOT / config["benchmark_dir"]),
-        )
+        upstream = settings.load().upstream
+        config = {**upstream, "results_dir": f"{tmp}/results", "html_dir": f"{tmp}/html", "env_dir": f"{tmp}/env"}
+        config["benchmark_dir"] = str(ROOT / upstream["benchmark_dir"])
         path = Path(tmp) / "asv.conf.json"
         path.write_text(json.dumps(config))
         env["ASV_PYTHONPATH"] = env.get("PYTHONPATH", "")  # where JAX and Equinox may be found: asv drops PYTHONPATH

@@ -117,12 +117,11 @@ def run_night(
     calls = state["calls"][calls_before:]
     # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
     verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
-    exact = read_verdict(artifacts / EXACT_VERDICT)[1]
     night.update(
         commits=commit_states(commits, runs.summaries(artifacts / "results"), verdict, tags),
         verdict=verdict_summary(verdict),
         verdict_from=str(verdict_path) if verdict_path else None,
-        exact_verdict=verdict_summary(exact),
+        exact_verdict=verdict_summary(read_verdict(artifacts / EXACT_VERDICT)[1]),
         issue="cancelled" if "cancel" in events else issue_action(calls, state, results.get("alert")),
         issues_after=season.snapshot(state),
         seconds=seconds,
