@@ -80,11 +80,7 @@ def interval(before: Sequence[float], after: Sequence[float], confidence: float)
 
 
 def decide(found: Interval) -> str:
-    if found.low > FLOOR:
-        return SLOWER
-    if found.high < SAME_BELOW:
-        return SAME
-    return UNDECIDED
+    return SLOWER if found.low > FLOOR else SAME if found.high < SAME_BELOW else UNDECIDED
 
 
 def decided_faster(found: Interval) -> bool:
