@@ -195,9 +195,8 @@ def read_workflow(path: Path) -> Workflow:
         steps = [read_step(where, index, step) for index, step in enumerate(spec.get("steps") or [], 1)]
         needs = spec.get("needs") or []
         needs = [needs] if isinstance(needs, str) else list(needs)
-        for need in needs:
-            if need not in document["jobs"]:
-                raise BadInput(f"{path.name}: job {name} needs {need!r}, which is no job")
+        if missing := [need for need in needs if need not in document["jobs"]]:
+            raise BadInput(f"{path.name}: job {name} needs {missing[0]!r}, which is no job")
         jobs.append(Job(name, needs, spec.get("if"), dict(spec.get("env") or {}), spec.get("permissions"), steps))
     ordered = []
     while jobs:
