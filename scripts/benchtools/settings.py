@@ -70,9 +70,7 @@ def _requirement(config: dict, path, name: str) -> list[str]:
 def site_packages() -> dict[str, str]:
     """{npm package: the version package-lock.json installs} of package.json's dependencies."""
     try:
-        lock = json.loads(PACKAGE_LOCK.read_text(encoding="utf-8"))
-        return {
-            name: lock["packages"][f"node_modules/{name}"]["version"] for name in lock["packages"][""]["dependencies"]
-        }
+        packages = json.loads(PACKAGE_LOCK.read_text(encoding="utf-8"))["packages"]
+        return {name: packages[f"node_modules/{name}"]["version"] for name in packages[""]["dependencies"]}
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise BadInput(f"{PACKAGE_LOCK} does not give package.json's dependencies' versions ({error!r})") from None

@@ -229,15 +229,12 @@ def markdown(verdict: Verdict) -> str:
         )
     explained = verdict.explained
     if any(c.explanation for c in explained) or verdict.explain_errors:
-        lines += [
-            *section(
-                "What changed in the code that ran",
-                f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
-                "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
-                "change of cumulative time first.",
-            ),
-            "",
-        ]
+        lines += section(
+            "What changed in the code that ran",
+            f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
+            "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
+            "change of cumulative time first.",
+        ) + [""]
         for e in {id(r.explanation): r.explanation for r in explained if r.explanation is not None}.values():
             rows = [r for r in explained if r.explanation is e]
             what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in rows)
