@@ -39,8 +39,7 @@ def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configurat
     equinox = _requirement(jax_config, jax, "equinox")
     if len(equinox) != 1:
         raise BadInput(f"{jax}: matrix.req.equinox must hold Equinox at one release, not {equinox}")
-    pythons = upstream_config.get("pythons")
-    if not pythons or not all(isinstance(p, str) and p for p in pythons):
+    if not (pythons := upstream_config.get("pythons")) or not all(isinstance(p, str) and p for p in pythons):
         raise BadInput(f"{upstream}: pythons must name one or more Pythons, not {pythons!r}")
     pythons = tuple(sorted(pythons, key=Version))
     return Configuration(

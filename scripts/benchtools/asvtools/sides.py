@@ -143,8 +143,7 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
             side_conf = copy.deepcopy(conf)
             side_conf.env_dir = str(root / side)
             declared = environment.get_environments(side_conf, None, verbose=False)
-            env = next((env for env in declared if env_requirements(env) >= wanted), None)
-            if env is None:
+            if (env := next((e for e in declared if env_requirements(e) >= wanted), None)) is None:
                 raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
             log(f"{side}: {commit[:8]} in {env.name} ({side_conf.env_dir})")
             env.create()

@@ -86,8 +86,7 @@ def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
     if jax.commit is None or (jax.version and jax.version not in releases):
         raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
     text = git.out("show", f"{jax.commit}:jax/version.py", repo=jax.repo)
-    found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
-    if not found:
+    if not (found := re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)):
         raise Failed(f"jax/version.py at {jax.commit[:10]} names no _minimum_jaxlib_version")
     contained = git.out("tag", "--merged", jax.commit, "--list", "jax-v*", repo=jax.repo).split()
     released = [tagged.group(1) for tag in contained if (tagged := RELEASE_TAG[JAX_PROJECT].match(tag))]

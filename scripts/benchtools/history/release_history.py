@@ -99,8 +99,7 @@ def git(repo, *args, input=None, stdin=None, check=True):
 
 
 def python_series(text):
-    match = re.fullmatch(r"([0-9]+)\.([0-9]+)", text)
-    if not match:
+    if not (match := re.fullmatch(r"([0-9]+)\.([0-9]+)", text)):
         raise argparse.ArgumentTypeError(f"{text!r} is not a Python version X.Y, such as 3.11")
     return int(match[1]), int(match[2])
 
@@ -163,8 +162,7 @@ def select(history, spec, option="--select"):
             specifier = SpecifierSet(spec)
         except InvalidSpecifier:
             raise BadInput(f"{option} {spec!r} is not a valid version specifier") from None
-        chosen = [r for r in history if specifier.contains(r.version, prereleases=True)]
-        if not chosen:
+        if not (chosen := [r for r in history if specifier.contains(r.version, prereleases=True)]):
             raise BadInput(f"{option} {spec!r} matches no release of the history ({describe(history)})")
         return chosen
     try:

@@ -81,8 +81,7 @@ def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirma
     name = change.benchmark
     if name not in sides["before"].benchmarks:
         return Confirmation(change, UNDECIDED, None, 0.0, note="not in the suite any more")
-    index = param_index(sides["before"].benchmarks[name], change.params)
-    if index == -1:
+    if (index := param_index(sides["before"].benchmarks[name], change.params)) == -1:
         return Confirmation(change, UNDECIDED, None, 0.0, note="params not in the suite")
     verdict, found, b, a = sequential(measure_pairs(sides, name, index), max_pairs, suspects)
     seconds = time.monotonic() - started

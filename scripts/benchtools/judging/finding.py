@@ -180,8 +180,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
             if ((c.benchmark == metrics.COST_TREE_AT and c.params == depth) or c.kind == metrics.INSTRUCTIONS)
             and c.ratio <= 1 - LARGE_IMPROVEMENT
         ]
-    listed = source.benchmarks.get(metrics.COST_TREE_AT)
-    if not listed or not (source.html / "graphs").is_dir():
+    if not (listed := source.benchmarks.get(metrics.COST_TREE_AT)) or not (source.html / "graphs").is_dir():
         return []
     combos = [", ".join(combo) for combo in itertools.product(*listed.get("params", []))]
     if combos and depth not in combos:

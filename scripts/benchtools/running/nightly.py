@@ -205,8 +205,7 @@ def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
     repo = bench.git_dir(target)
     order = git.topological_order(repo)
     newest = max(commits, key=lambda commit: order.get(commit, -1))
-    baseline = runs.newest_with_results(target.results_dir, machine, leave_out=commits)
-    if baseline is None:
+    if (baseline := runs.newest_with_results(target.results_dir, machine, leave_out=commits)) is None:
         return Scope(nothing=f"no results before run {run_id}'s to compare them with")
     if not git.is_ancestor(repo, baseline, newest):
         return Scope(

@@ -24,8 +24,7 @@ COLUMNS = {s: [s] for s in ("benchmarked", "unchanged", "skipped")} | {"failed":
 
 
 def replay(options, log=sys.stderr) -> int:
-    commits = first_parent_commits(options.upstream, options.range)
-    if not commits:
+    if not (commits := first_parent_commits(options.upstream, options.range)):
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
     nights = split_nights(commits, options.per_night, options.every_day)
     before = git.out("rev-list", "--first-parent", "-n1", "--skip=1", commits[0].hash, repo=options.upstream).strip()

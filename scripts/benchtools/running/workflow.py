@@ -94,8 +94,7 @@ def evaluate(text: str, context: dict, status: dict | None = None):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             return not truthy(value(node.operand))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            function = names[int(node.func.id[1:])]
-            if function not in STATUS or status is None or node.args:
+            if (function := names[int(node.func.id[1:])]) not in STATUS or status is None or node.args:
                 raise Unmappable(f"expression {text!r}: the replay has no function {function}()")
             return {"always": True, "cancelled": False, **status}[function]
         if not isinstance(node, ast.Name):
@@ -200,8 +199,7 @@ def read_workflow(path: Path) -> Workflow:
         jobs.append(Job(name, needs, spec.get("if"), dict(spec.get("env") or {}), spec.get("permissions"), steps))
     ordered = []
     while jobs:
-        ready = next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)
-        if ready is None:
+        if (ready := next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)) is None:
             raise BadInput(f"the jobs {', '.join(job.name for job in jobs)} need each other")
         ordered.append(jobs.pop(jobs.index(ready)))
     return Workflow(path, dict(document.get("env") or {}), inputs, ordered)
@@ -216,8 +214,7 @@ def read_step(where: str, index: int, step: dict) -> Step:
         raise Unmappable(f"{where}: a step has either uses: or run:")
     action = None
     if "uses" in step:
-        name = str(step["uses"]).split("@")[0]
-        if name not in ACTIONS:
+        if (name := str(step["uses"]).split("@")[0]) not in ACTIONS:
             raise Unmappable(f"{where}: uses {step['uses']}, an action the replay cannot run")
         action, keys = ACTIONS[name]
         if extra := set(step.get("with") or {}) - keys:
