@@ -36,8 +36,7 @@ def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configurat
     """The configuration in these files; BadInput naming the file where a fact is missing or ambiguous."""
     upstream_config, jax_config = util.load_asv_config(upstream), util.load_asv_config(jax)
     jax_releases = tuple(sorted(_requirement(upstream_config, upstream, "jax"), key=Version))
-    equinox = _requirement(jax_config, jax, "equinox")
-    if len(equinox) != 1:
+    if len(equinox := _requirement(jax_config, jax, "equinox")) != 1:
         raise BadInput(f"{jax}: matrix.req.equinox must hold Equinox at one release, not {equinox}")
     if not (pythons := upstream_config.get("pythons")) or not all(isinstance(p, str) and p for p in pythons):
         raise BadInput(f"{upstream}: pythons must name one or more Pythons, not {pythons!r}")

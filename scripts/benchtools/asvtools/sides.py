@@ -92,8 +92,7 @@ class Side:
     def profile(self, name: str, param_index: int | None) -> bytes:
         """cProfile's data of one call in a fresh process, after one timed call (its caches warm), as asv profile
         makes it."""
-        result = self.run(name, param_index, profile=True, extra_params=QUICK)
-        if not result.profile:
+        if not (result := self.run(name, param_index, profile=True, extra_params=QUICK)).profile:
             raise Failed(f"{name} gave no profile at {self.commit[:8]}")
         return result.profile
 

@@ -29,8 +29,7 @@ def key() -> str:
 
 
 def description() -> bytes:
-    cached = CACHE / f"{key()}.json"
-    if cached.is_file():
+    if (cached := CACHE / f"{key()}.json").is_file():
         return cached.read_bytes()
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp, asv_home() as env:
         upstream = settings.load().upstream
@@ -48,8 +47,7 @@ def description() -> bytes:
                 raise Failed(
                     f"asv {command[0]} failed while describing the suite: {(done.stdout + done.stderr).strip()[-500:]}"
                 )
-        written = Path(tmp) / "results" / "benchmarks.json"
-        if not written.is_file():
+        if not (written := Path(tmp) / "results" / "benchmarks.json").is_file():
             raise Failed("asv discovered the suite but wrote no benchmarks.json")
         data = publishable.stored_file(written, PurePath("benchmarks.json"))
     util.write_atomic(cached, data)

@@ -277,8 +277,7 @@ class Probes:
 
 
 def _checked(cmd, **kwargs) -> subprocess.CompletedProcess:
-    done = util.run(cmd, capture_output=True, text=True, errors="replace", **kwargs)
-    if done.returncode != 0:
+    if (done := util.run(cmd, capture_output=True, text=True, errors="replace", **kwargs)).returncode != 0:
         said = " ".join((done.stderr or done.stdout).split()[-80:])
         raise Failed(f"{Path(str(cmd[0])).name} {' '.join(map(str, cmd[1:3]))} exited {done.returncode}: {said}")
     return done

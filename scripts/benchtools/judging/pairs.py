@@ -102,8 +102,7 @@ def sequential(
     before, after = [], []
     count = min(START_PAIRS, max_pairs)
     while True:
-        measured = measure(len(before), count)
-        if len(measured) != count:
+        if len(measured := measure(len(before), count)) != count:
             raise ValueError(f"measure gave {len(measured)} pairs, not the {count} asked for")
         before.extend(b for b, _ in measured)
         after.extend(a for _, a in measured)

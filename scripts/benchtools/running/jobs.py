@@ -241,8 +241,7 @@ class Replay:
 
     def step_upload_artifact(self, with_, step, context, workspace, night, log):
         name = with_.get("name") or "artifact"
-        target = Path(night["artifacts"], name)
-        if target.exists():
+        if (target := Path(night["artifacts"], name)).exists():
             raise Failed(f"an artifact named {name} already exists")
         paths = [workspace / p.strip() for p in with_.get("path", "").splitlines() if p.strip()]
         files = [file for p in paths for file in ([p] if p.is_file() else sorted(p.rglob("*"))) if file.is_file()]
