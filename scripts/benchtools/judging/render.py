@@ -75,14 +75,12 @@ def changes_table(source: Source, changes: list[Change], newest: bool = False, j
     still has (asv's latest against the level before the step) and its diagnostics."""
     header = ["benchmark", "params", "environment", "before", "after", "change"]
     header = ["kind", *header, "threshold", "where"] if judged else [*header, "where"]
-    rows = []
+    rows, label = [], source.label
     for c in changes:
         row = [f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit), percent(c)]
-        span = (
-            source.label(c.bad) if c.single_commit or not c.good else f"{source.label(c.good)}..{source.label(c.bad)}"
-        )
+        span = label(c.bad) if c.single_commit or not c.good else f"{label(c.good)}..{label(c.bad)}"
         if c.unmeasured:
-            span += f" ({', '.join(map(source.label, c.unmeasured))} between: no value)"
+            span += f" ({', '.join(map(label, c.unmeasured))} between: no value)"
         row = [c.kind, *row, threshold_text(source, c), span] if judged else [*row, span]
         if newest:
             versus = f" ({c.latest / c.before - 1:+.1%} vs before)" if c.before and c.latest is not None else ""
