@@ -125,8 +125,7 @@ class Probes:
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
         """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a
         confirmation counts 1 and 2); ``jaxlib`` replaces the rule's choice (for a step that crosses a change of it)."""
-        path = self.path(jax, equinox, run, jaxlib)
-        if path.is_file():
+        if (path := self.path(jax, equinox, run, jaxlib)).is_file():
             try:
                 kept = json.loads(path.read_text())
             except ValueError as error:
@@ -201,8 +200,7 @@ class Probes:
         return self.jaxlib_releases
 
     def pypi_releases(self, package: str) -> dict[str, list[str]]:
-        kept = self.cache / f"{package}-releases.json"
-        if not kept.is_file():
+        if not (kept := self.cache / f"{package}-releases.json").is_file():
             releases = release_history.fetch(PYPI_JSON.format(package), as_json=True)["releases"]
             names = {version: [file["filename"] for file in files] for version, files in releases.items()}
             util.write_atomic(kept, json.dumps(names).encode())

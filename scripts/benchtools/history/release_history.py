@@ -304,8 +304,7 @@ def check_parameters(repo, parameters, built, order):
 def fetch_sdist(release, cache):
     if Path(release.filename).name != release.filename or release.filename.startswith("."):
         raise BadInput(f"the index gives a suspicious file name: {release.filename!r}")
-    target = cache / release.filename
-    if target.exists():
+    if (target := cache / release.filename).exists():
         with open(target, "rb") as f:
             if hashlib.file_digest(f, "sha256").hexdigest() == release.sha256:
                 return
