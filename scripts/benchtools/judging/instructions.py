@@ -121,6 +121,5 @@ class Explanation:
 def explain(env: explain_module.ProfileEnv, before: str, after: str, operation: str, twin: str) -> Explanation:
     """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
     (every operation in one process)."""
-    names = sorted(OPERATIONS)
-    counts = [counts_at(env, commit, names)[0][operation][twin] for commit in (before, after)]
-    return Explanation(env.name, before, after, operation, twin, tuple(counts))
+    counts = tuple(counts_at(env, commit, sorted(OPERATIONS))[0][operation][twin] for commit in (before, after))
+    return Explanation(env.name, before, after, operation, twin, counts)

@@ -116,8 +116,7 @@ class PlacedChange:
     def mde(self) -> float | None:
         """The smallest change this re-measurement would have resolved: the floor plus its interval's half-width
         on the side of no change."""
-        found = self.confirmation.interval if self.confirmation else None
-        if found is None:
+        if (found := self.confirmation and self.confirmation.interval) is None:
             return None
         return FLOOR + (found.estimate - found.low if found.estimate >= 0 else found.high - found.estimate)
 
