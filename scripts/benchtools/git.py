@@ -9,12 +9,14 @@ from .errors import Error, Failed
 END = "--end-of-options"  # before a value from the user, so that one starting with a dash is no option
 
 
-def isolated_env(**identity: str) -> dict[str, str]:
+def isolated_env(name: str, email: str) -> dict[str, str]:
     """os.environ for a repository that only the caller shapes: none of the caller's GIT_* variables (GIT_DIR,
-    GIT_AUTHOR_DATE...) nor the user's or system's git config (signing, autocrlf, default branch...), and the
-    ``identity`` given (GIT_COMMITTER_NAME=..., ...)."""
+    GIT_AUTHOR_DATE...) nor the user's or system's git config (signing, autocrlf, default branch...), and NAME
+    <EMAIL> as the author and committer of its commits."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    return {**env, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", **identity}
+    for role in ("AUTHOR", "COMMITTER"):
+        env.update({f"GIT_{role}_NAME": name, f"GIT_{role}_EMAIL": email})
+    return {**env, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 def run(

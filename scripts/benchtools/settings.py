@@ -36,11 +36,9 @@ def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configurat
     """The configuration in these files; BadInput naming the file where a fact is missing or ambiguous."""
     upstream_config, jax_config = util.load_asv_config(upstream), util.load_asv_config(jax)
     jax_releases = tuple(sorted(_requirement(upstream_config, upstream, "jax"), key=Version))
-    equinox = _requirement(jax_config, jax, "equinox")
-    if len(equinox) != 1:
+    if len(equinox := _requirement(jax_config, jax, "equinox")) != 1:
         raise BadInput(f"{jax}: matrix.req.equinox must hold Equinox at one release, not {equinox}")
-    pythons = upstream_config.get("pythons")
-    if not pythons or not all(isinstance(p, str) and p for p in pythons):
+    if not (pythons := upstream_config.get("pythons")) or not all(isinstance(p, str) and p for p in pythons):
         raise BadInput(f"{upstream}: pythons must name one or more Pythons, not {pythons!r}")
     pythons = tuple(sorted(pythons, key=Version))
     return Configuration(
@@ -70,9 +68,7 @@ def _requirement(config: dict, path, name: str) -> list[str]:
 def site_packages() -> dict[str, str]:
     """{npm package: the version package-lock.json installs} of package.json's dependencies."""
     try:
-        lock = json.loads(PACKAGE_LOCK.read_text(encoding="utf-8"))
-        return {
-            name: lock["packages"][f"node_modules/{name}"]["version"] for name in lock["packages"][""]["dependencies"]
-        }
+        packages = json.loads(PACKAGE_LOCK.read_text(encoding="utf-8"))["packages"]
+        return {name: packages[f"node_modules/{name}"]["version"] for name in packages[""]["dependencies"]}
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise BadInput(f"{PACKAGE_LOCK} does not give package.json's dependencies' versions ({error!r})") from None

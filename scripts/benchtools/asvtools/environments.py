@@ -68,11 +68,9 @@ def present(named: list[tuple[str, dict]], prog: str) -> list[tuple[str, dict]]:
     return kept
 
 
-def restrict(config: dict, entry: dict) -> dict:
-    config["matrix"] = {"req": requirements_of(entry)}
-    config["pythons"] = [python_of(entry)]
+def restrict(config: dict, entry: dict) -> None:
+    config.update(matrix={"req": requirements_of(entry)}, pythons=[python_of(entry)])
     config.pop("exclude", None)
-    return config
 
 
 def stored_matrix(configs) -> dict[str, tuple[str, dict[str, str]]]:

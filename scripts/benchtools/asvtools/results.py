@@ -28,9 +28,8 @@ def values(result, key) -> dict[tuple, float | None]:
 
 
 def stat_pairs(result, key, low: str, high: str, scale: float = 1.0):
-    """{param tuple: (stats[low], stats[high]) * scale}: ("q_25", "q_75"), the interquartile range of the run's
-    samples; ("ci_99_a", "ci_99_b"), asv's 99% confidence interval of the median.  asv keeps stats of time
-    benchmarks only."""
+    """{param tuple: (stats[low], stats[high]) * scale}: ("q_25", "q_75"), the interquartile range of the run's samples;
+    ("ci_99_a", "ci_99_b"), asv's 99% confidence interval of the median.  asv keeps stats of time benchmarks only."""
     return {
         combo: (stats[low] * scale, stats[high] * scale)
         for combo, _, stats in combinations(result, key)

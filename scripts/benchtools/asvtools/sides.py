@@ -92,8 +92,7 @@ class Side:
     def profile(self, name: str, param_index: int | None) -> bytes:
         """cProfile's data of one call in a fresh process, after one timed call (its caches warm), as asv profile
         makes it."""
-        result = self.run(name, param_index, profile=True, extra_params=QUICK)
-        if not result.profile:
+        if not (result := self.run(name, param_index, profile=True, extra_params=QUICK)).profile:
             raise Failed(f"{name} gave no profile at {self.commit[:8]}")
         return result.profile
 
@@ -126,8 +125,8 @@ def discovery_regex(names: list[str]) -> list[str]:
 def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path) -> dict[str, Side]:
     """{side: Side} of each commit installed in ``root``/side, in the first environment whose Python and
     requirements include ``env_label``'s; the benchmarks ``names`` discovered in the first side."""
-    from asv import benchmarks as asv_benchmarks
     from asv import environment
+    from asv.benchmarks import Benchmarks
     from asv.config import Config
     from asv.repo import get_repo
 
@@ -143,17 +142,14 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
             side_conf = copy.deepcopy(conf)
             side_conf.env_dir = str(root / side)
             declared = environment.get_environments(side_conf, None, verbose=False)
-            env = next((env for env in declared if env_requirements(env) >= wanted), None)
-            if env is None:
+            if (env := next((e for e in declared if env_requirements(e) >= wanted), None)) is None:
                 raise BadInput(f"confirming needs the environment {env_label!r}, which {config} does not declare")
             log(f"{side}: {commit[:8]} in {env.name} ({side_conf.env_dir})")
             env.create()
             env.install_project(side_conf, repo, commit)
             sides[side] = (side_conf, env)
         first, (side_conf, env) = next(iter(sides.items()))
-        found = asv_benchmarks.Benchmarks.discover(
-            side_conf, repo, [env], [commits[first]], regex=discovery_regex(names)
-        )
+        found = Benchmarks.discover(side_conf, repo, [env], [commits[first]], regex=discovery_regex(names))
     return {side: Side(side_conf, env, found, commits[side]) for side, (side_conf, env) in sides.items()}
 
 

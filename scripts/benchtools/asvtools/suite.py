@@ -29,17 +29,12 @@ def key() -> str:
 
 
 def description() -> bytes:
-    cached = CACHE / f"{key()}.json"
-    if cached.is_file():
+    if (cached := CACHE / f"{key()}.json").is_file():
         return cached.read_bytes()
     with tempfile.TemporaryDirectory(prefix="suite-description-") as tmp, asv_home() as env:
-        config = {**settings.load().upstream}
-        config.update(
-            results_dir=f"{tmp}/results",
-            html_dir=f"{tmp}/html",
-            env_dir=f"{tmp}/env",
-            benchmark_dir=str(ROOT / config["benchmark_dir"]),
-        )
+        upstream = settings.load().upstream
+        config = {**upstream, "results_dir": f"{tmp}/results", "html_dir": f"{tmp}/html", "env_dir": f"{tmp}/env"}
+        config["benchmark_dir"] = str(ROOT / upstream["benchmark_dir"])
         path = Path(tmp) / "asv.conf.json"
         path.write_text(json.dumps(config))
         env["ASV_PYTHONPATH"] = env.get("PYTHONPATH", "")  # where JAX and Equinox may be found: asv drops PYTHONPATH
@@ -52,8 +47,7 @@ def description() -> bytes:
                 raise Failed(
                     f"asv {command[0]} failed while describing the suite: {(done.stdout + done.stderr).strip()[-500:]}"
                 )
-        written = Path(tmp) / "results" / "benchmarks.json"
-        if not written.is_file():
+        if not (written := Path(tmp) / "results" / "benchmarks.json").is_file():
             raise Failed("asv discovered the suite but wrote no benchmarks.json")
         data = publishable.stored_file(written, PurePath("benchmarks.json"))
     util.write_atomic(cached, data)

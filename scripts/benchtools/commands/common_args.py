@@ -54,9 +54,7 @@ def add_record(parser, default: Path) -> None:
 
 
 def options(cls, args):
-    return cls(
-        **{field.name: getattr(args, field.name) for field in dataclasses.fields(cls) if hasattr(args, field.name)}
-    )
+    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)})
 
 
 def add_quick(parser, help: str = "run each benchmark once (asv run --quick): a smoke test, not a measurement"):
@@ -95,7 +93,6 @@ def folder(text: str) -> Path:
 
 
 def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
-
     def whole_number(text: str) -> int:
         try:
             value = int(text)
@@ -109,7 +106,6 @@ def at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
 
 
 def listed(kind: Callable, what: str) -> Callable[[str], list]:
-
     def values(text: str) -> list:
         try:
             found = [kind(value) for value in text.split(",") if value.strip()]

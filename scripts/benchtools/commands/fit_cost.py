@@ -36,8 +36,7 @@ def run(args, config) -> int:
             fits.append(f"## Cost fit: {env}\n\nNot fitted: {error}.\n")
     operations = {"fit-cost-operations": cost_fit.operations_markdown(checks)} if checks else {}
     print("\n".join([*fits, *operations.values()]))
-    blocks = ({"fit-cost": "\n".join(fits)} if fitted else {}) | operations
     if args.docs:
         # A folder that cannot fit the weight leaves the fit a richer folder published.
-        generated.write_blocks(args.docs, blocks)
+        generated.write_blocks(args.docs, ({"fit-cost": "\n".join(fits)} if fitted else {}) | operations)
     return 0

@@ -42,8 +42,7 @@ def run(args, config) -> int:
     if args.config is not None:
         if not args.config.is_file():
             raise BadInput(f"--config {args.config}: no such asv configuration")
-        kept = operation_history.read_kept(args.step_times)
-        if not kept:
+        if not (kept := operation_history.read_kept(args.step_times)):
             raise BadInput(f"{args.step_times}: no kept step time to set instructions beside")
         asv_config = args.config.resolve()
         found = instruction_history.steps(kept, asv_config, operation_history.profile_cache(asv_config))
@@ -65,8 +64,7 @@ def run(args, config) -> int:
     if args.jax_history is not None:
         if not args.jax_history.is_dir() or not args.jax_repo.exists():
             raise BadInput(f"--jax-history {args.jax_history} and --jax-repo {args.jax_repo} must both exist")
-        history = instruction_history.jax_history(args.jax_history, args.jax_repo)
-        if not history:
+        if not (history := instruction_history.jax_history(args.jax_history, args.jax_repo)):
             raise BadInput(
                 f"{args.jax_history}: no instruction counts (scripts/bench --jax-history --bench bench_instructions)"
             )

@@ -50,8 +50,7 @@ def check(parser, args) -> None:
     args.verdict = (args.verdict or args.output / "verdict.json").resolve()
     args.env_dir = args.env_dir and args.env_dir.resolve()
     for option in ("upstream", "results_remote"):
-        location = getattr(args, option)
-        if location and Path(location).exists():
+        if (location := getattr(args, option)) and Path(location).exists():
             setattr(args, option, str(Path(location).resolve()))
     if args.range.startswith("HASHFILE:"):
         args.range = f"HASHFILE:{Path(args.range.removeprefix('HASHFILE:')).resolve()}"

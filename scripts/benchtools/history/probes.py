@@ -86,8 +86,7 @@ def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
     if jax.commit is None or (jax.version and jax.version not in releases):
         raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
     text = git.out("show", f"{jax.commit}:jax/version.py", repo=jax.repo)
-    found = re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
-    if not found:
+    if not (found := re.search(r"""^_minimum_jaxlib_version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)):
         raise Failed(f"jax/version.py at {jax.commit[:10]} names no _minimum_jaxlib_version")
     contained = git.out("tag", "--merged", jax.commit, "--list", "jax-v*", repo=jax.repo).split()
     released = [tagged.group(1) for tag in contained if (tagged := RELEASE_TAG[JAX_PROJECT].match(tag))]
@@ -126,8 +125,7 @@ class Probes:
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
         """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a
         confirmation counts 1 and 2); ``jaxlib`` replaces the rule's choice (for a step that crosses a change of it)."""
-        path = self.path(jax, equinox, run, jaxlib)
-        if path.is_file():
+        if (path := self.path(jax, equinox, run, jaxlib)).is_file():
             try:
                 kept = json.loads(path.read_text())
             except ValueError as error:
@@ -202,8 +200,7 @@ class Probes:
         return self.jaxlib_releases
 
     def pypi_releases(self, package: str) -> dict[str, list[str]]:
-        kept = self.cache / f"{package}-releases.json"
-        if not kept.is_file():
+        if not (kept := self.cache / f"{package}-releases.json").is_file():
             releases = release_history.fetch(PYPI_JSON.format(package), as_json=True)["releases"]
             names = {version: [file["filename"] for file in files] for version, files in releases.items()}
             util.write_atomic(kept, json.dumps(names).encode())
@@ -278,8 +275,7 @@ class Probes:
 
 
 def _checked(cmd, **kwargs) -> subprocess.CompletedProcess:
-    done = util.run(cmd, capture_output=True, text=True, errors="replace", **kwargs)
-    if done.returncode != 0:
+    if (done := util.run(cmd, capture_output=True, text=True, errors="replace", **kwargs)).returncode != 0:
         said = " ".join((done.stderr or done.stdout).split()[-80:])
         raise Failed(f"{Path(str(cmd[0])).name} {' '.join(map(str, cmd[1:3]))} exited {done.returncode}: {said}")
     return done

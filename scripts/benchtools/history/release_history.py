@@ -35,9 +35,7 @@ RELEASE_MESSAGE = re.compile(
 )
 # Release commits take their author and dates from the import stream; this identity names the reflog's entries and
 # the notes of releases gone.
-GIT_ENV = git_.isolated_env(
-    GIT_COMMITTER_NAME=NAME, GIT_COMMITTER_EMAIL=EMAIL, GIT_AUTHOR_NAME=NAME, GIT_AUTHOR_EMAIL=EMAIL
-)
+GIT_ENV = git_.isolated_env(NAME, EMAIL)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,8 +99,7 @@ def git(repo, *args, input=None, stdin=None, check=True):
 
 
 def python_series(text):
-    match = re.fullmatch(r"([0-9]+)\.([0-9]+)", text)
-    if not match:
+    if not (match := re.fullmatch(r"([0-9]+)\.([0-9]+)", text)):
         raise argparse.ArgumentTypeError(f"{text!r} is not a Python version X.Y, such as 3.11")
     return int(match[1]), int(match[2])
 
@@ -165,8 +162,7 @@ def select(history, spec, option="--select"):
             specifier = SpecifierSet(spec)
         except InvalidSpecifier:
             raise BadInput(f"{option} {spec!r} is not a valid version specifier") from None
-        chosen = [r for r in history if specifier.contains(r.version, prereleases=True)]
-        if not chosen:
+        if not (chosen := [r for r in history if specifier.contains(r.version, prereleases=True)]):
             raise BadInput(f"{option} {spec!r} matches no release of the history ({describe(history)})")
         return chosen
     try:
@@ -308,8 +304,7 @@ def check_parameters(repo, parameters, built, order):
 def fetch_sdist(release, cache):
     if Path(release.filename).name != release.filename or release.filename.startswith("."):
         raise BadInput(f"the index gives a suspicious file name: {release.filename!r}")
-    target = cache / release.filename
-    if target.exists():
+    if (target := cache / release.filename).exists():
         with open(target, "rb") as f:
             if hashlib.file_digest(f, "sha256").hexdigest() == release.sha256:
                 return

@@ -8,7 +8,7 @@ from packaging.version import InvalidVersion, Version
 
 from .. import git
 from ..errors import BadInput
-from . import release_history
+from .release_history import select
 
 Tag = namedtuple("Tag", "version commit")  # a release tag v<VERSION>, as release_history.select reads a release
 
@@ -31,9 +31,7 @@ def release_commits(repo: Path, spec: str) -> list[str]:
             tags[version] = commit
     if not tags:
         raise BadInput(f"{repo} has no release tag v<VERSION>")
-    selected = release_history.select(
-        [Tag(v, tags[v]) for v in sorted(tags)], None if spec == "all" else spec, "--releases"
-    )
+    selected = select([Tag(v, tags[v]) for v in sorted(tags)], None if spec == "all" else spec, "--releases")
     # Two tags on one commit (a release re-tagged) select it once: a hash listed twice would be run twice.
     return list(dict.fromkeys(r.commit for r in selected))
 

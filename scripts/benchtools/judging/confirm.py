@@ -81,8 +81,7 @@ def confirmation(change, sides: dict, max_pairs: int, suspects: int) -> Confirma
     name = change.benchmark
     if name not in sides["before"].benchmarks:
         return Confirmation(change, UNDECIDED, None, 0.0, note="not in the suite any more")
-    index = param_index(sides["before"].benchmarks[name], change.params)
-    if index == -1:
+    if (index := param_index(sides["before"].benchmarks[name], change.params)) == -1:
         return Confirmation(change, UNDECIDED, None, 0.0, note="params not in the suite")
     verdict, found, b, a = sequential(measure_pairs(sides, name, index), max_pairs, suspects)
     seconds = time.monotonic() - started
@@ -131,10 +130,9 @@ def confirmations(
                 sides = prepare(config, env_label, {"before": before, "after": after}, names, root)
             except install_errors() as error:
                 raise Failed(f"cannot install {before[:8]} and {after[:8]} to confirm: {error}") from None
-            setup_seconds = time.monotonic() - started
             log(
                 f"confirm: {len(changes)} suspect(s) of {before[:8]} → {after[:8]} ({env_label}); "
-                f"environments ready in {setup_seconds:.0f} s"
+                f"environments ready in {time.monotonic() - started:.0f} s"
             )
             for change in changes:
                 results[id(change)] = confirmation(change, sides, max_pairs, len(suspects_))

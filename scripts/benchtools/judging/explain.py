@@ -131,8 +131,7 @@ def profile_commits(env: ProfileEnv, wanted: dict[str, set[str]], cache_dir: Pat
     cache lacks: each commit installed once (a step's two commits, and every operation that moved there, together),
     each benchmark called in a fresh process."""
     for commit, names in wanted.items():
-        missing = [n for n in sorted(names) if not cached_profile(cache_dir, env.name, commit, n).is_file()]
-        if not missing:
+        if not (missing := [n for n in sorted(names) if not cached_profile(cache_dir, env.name, commit, n).is_file()]):
             continue
         sides.log(f"profiling {commit[:8]} in {env.name}: {', '.join(missing)}")
         benchmarks = sorted({split_entry(n)[0] for n in missing})
@@ -145,8 +144,7 @@ def profile_commits(env: ProfileEnv, wanted: dict[str, set[str]], cache_dir: Pat
                     benchmark, params = split_entry(name)
                     if benchmark not in side.benchmarks:
                         raise Failed(f"{benchmark} is not in the suite at {commit[:8]}, so it cannot be profiled")
-                    index = sides.param_index(side.benchmarks[benchmark], params)
-                    if index == -1:
+                    if (index := sides.param_index(side.benchmarks[benchmark], params)) == -1:
                         raise Failed(f"{benchmark} has no params ({params}) in the suite, so it cannot be profiled")
                     summary = json.dumps(summarize(side.profile(benchmark, index)), indent=0, sort_keys=True)
                     util.write_atomic(cached_profile(cache_dir, env.name, commit, name), summary.encode())

@@ -58,8 +58,7 @@ def step_changes(source: Source) -> list[Change]:
         graph_params = params_of_graph(graph)
         if graph_params.get("machine", source.machine) != source.machine:
             continue  # asv lists every machine's steps; another machine's are not this verdict's
-        unknown = [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in commit_at]
-        if unknown:
+        if unknown := [after_rev for _before_rev, after_rev, *_values in jumps if after_rev not in commit_at]:
             raise BadInput(
                 f"asv regressions file {path} names revision {unknown[0]}, which the site's index.json lacks"
             )
@@ -181,8 +180,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
             if ((c.benchmark == metrics.COST_TREE_AT and c.params == depth) or c.kind == metrics.INSTRUCTIONS)
             and c.ratio <= 1 - LARGE_IMPROVEMENT
         ]
-    listed = source.benchmarks.get(metrics.COST_TREE_AT)
-    if not listed or not (source.html / "graphs").is_dir():
+    if not (listed := source.benchmarks.get(metrics.COST_TREE_AT)) or not (source.html / "graphs").is_dir():
         return []
     combos = [", ".join(combo) for combo in itertools.product(*listed.get("params", []))]
     if combos and depth not in combos:

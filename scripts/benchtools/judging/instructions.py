@@ -1,6 +1,5 @@
-"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python.
-A count is exact, whatever the machine's load, so it is kept per (environment, commit) and never made twice.
-"""
+"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python. A count is
+exact, whatever the machine's load, so it is kept per (environment, commit) and never made twice."""
 
 import hashlib
 import json
@@ -52,9 +51,8 @@ def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> 
 
 
 def function_changes(before: dict, after: dict) -> list[tuple[str, float | None, float | None]]:
-    """(function, before, after) own instructions per call, largest change first, of one twin's counts; None
-    where the function is not among that side's costliest (callgrind.TOP_FUNCTIONS), counted as that side's
-    least kept count."""
+    """(function, before, after) own instructions per call, largest change first, of one twin's counts; None where the
+    function is not among that side's costliest (callgrind.TOP_FUNCTIONS), counted as that side's least kept count."""
     (b, floor_b), (a, floor_a) = ((side["functions"], least_kept(side)) for side in (before, after))
     moved = {name: abs(a.get(name, floor_a) - b.get(name, floor_b)) for name in b.keys() | a.keys()}
     return [(name, b.get(name), a.get(name)) for name in sorted(moved, key=lambda name: (-moved[name], name))]
@@ -123,6 +121,5 @@ class Explanation:
 def explain(env: explain_module.ProfileEnv, before: str, after: str, operation: str, twin: str) -> Explanation:
     """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
     (every operation in one process)."""
-    names = sorted(OPERATIONS)
-    counts = [counts_at(env, commit, names)[0][operation][twin] for commit in (before, after)]
-    return Explanation(env.name, before, after, operation, twin, tuple(counts))
+    counts = tuple(counts_at(env, commit, sorted(OPERATIONS))[0][operation][twin] for commit in (before, after))
+    return Explanation(env.name, before, after, operation, twin, counts)

@@ -1,8 +1,7 @@
 """The confirm step's statistics: per pair d = ln(after / before), the Hodges-Lehmann estimate of d with the exact
 Wilcoxon signed-rank interval (it holds for any symmetric d, whatever its tails), looked at sequentially as Chromium's
-Pinpoint does.  docs/gate.md says why these and not a t interval.  The error rate holds for a whole night, split
-equally over every look at every suspect (Bonferroni); that assumes independent pairs, hence fresh interpreters.
-"""
+Pinpoint does.  docs/gate.md says why these and not a t interval.  The error rate holds for a whole night, split equally
+over every look at every suspect (Bonferroni); that assumes independent pairs, hence fresh interpreters."""
 
 import functools
 import itertools
@@ -81,11 +80,7 @@ def interval(before: Sequence[float], after: Sequence[float], confidence: float)
 
 
 def decide(found: Interval) -> str:
-    if found.low > FLOOR:
-        return SLOWER
-    if found.high < SAME_BELOW:
-        return SAME
-    return UNDECIDED
+    return SLOWER if found.low > FLOOR else SAME if found.high < SAME_BELOW else UNDECIDED
 
 
 def decided_faster(found: Interval) -> bool:
@@ -107,8 +102,7 @@ def sequential(
     before, after = [], []
     count = min(START_PAIRS, max_pairs)
     while True:
-        measured = measure(len(before), count)
-        if len(measured) != count:
+        if len(measured := measure(len(before), count)) != count:
             raise ValueError(f"measure gave {len(measured)} pairs, not the {count} asked for")
         before.extend(b for b, _ in measured)
         after.extend(a for _, a in measured)

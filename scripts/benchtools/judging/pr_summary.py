@@ -84,13 +84,12 @@ def words(benchmark: str, params: str) -> Words:
     for number, operation in enumerate(operations.OPERATIONS):
         for module_class, side_params in ((operation.cost, "cost_params"), (operation.time, "time_params")):
             for side, twin in ((operation.module, ""), (operation.tuple_, ", tuple twin")):
-                if benchmark != f"{module_class}.{side.method}":
-                    continue
-                default = operations.asv_params(getattr(side, side_params))
-                if params == default:
-                    return Words(operation.label + twin, (0, number, 0))
-                if params.split(", ")[:1] == default.split(", ")[:1]:
-                    return Words(f"{operation.label}{twin} ({params})", (0, number, 1))
+                if benchmark == f"{module_class}.{side.method}":
+                    default = operations.asv_params(getattr(side, side_params))
+                    if params == default:
+                        return Words(operation.label + twin, (0, number, 0))
+                    if params.split(", ")[:1] == default.split(", ")[:1]:
+                        return Words(f"{operation.label}{twin} ({params})", (0, number, 1))
     shown = f" ({params})" if params else ""
     if benchmark in KNOWN:
         return Words(KNOWN[benchmark] + shown, (1, 0, 0))
@@ -117,8 +116,7 @@ class PlacedChange:
     def mde(self) -> float | None:
         """The smallest change this re-measurement would have resolved: the floor plus its interval's half-width
         on the side of no change."""
-        found = self.confirmation.interval if self.confirmation else None
-        if found is None:
+        if (found := self.confirmation and self.confirmation.interval) is None:
             return None
         return FLOOR + (found.estimate - found.low if found.estimate >= 0 else found.high - found.estimate)
 

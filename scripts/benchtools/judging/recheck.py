@@ -69,9 +69,7 @@ def time_checks(counted: list[Change], changes: list[Change]) -> list[tuple[Chan
     """(instruction rise, its operation's time between the same commits) for each counted instruction rise whose
     operation is also timed (instruction_ops.Counted.timed): the time is re-measured before the rise counts."""
     checks = []
-    for rise in counted:
-        if rise.kind != metrics.INSTRUCTIONS:
-            continue
+    for rise in (c for c in counted if c.kind == metrics.INSTRUCTIONS):
         operation = COUNTED_OPERATIONS.get(split_params(rise.params)[0]) if rise.params else None
         if operation is None or operation.timed is None:
             continue
@@ -100,9 +98,7 @@ def attach_explanations(source: Source, counted: list[Change], improved: list[Ch
     if source.config is None:
         raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
     errors, done = [], {}
-    for row in to_explain(counted, improved):
-        if not row.good:
-            continue
+    for row in (r for r in to_explain(counted, improved) if r.good):
         operation = split_params(row.params)[0] if row.kind == metrics.INSTRUCTIONS and row.params else None
         twin = twin_of(row)
         key = (tuple(sorted(row.env_params.items())), row.good, row.bad, operation and (operation, twin))

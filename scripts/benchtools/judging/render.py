@@ -75,14 +75,12 @@ def changes_table(source: Source, changes: list[Change], newest: bool = False, j
     still has (asv's latest against the level before the step) and its diagnostics."""
     header = ["benchmark", "params", "environment", "before", "after", "change"]
     header = ["kind", *header, "threshold", "where"] if judged else [*header, "where"]
-    rows = []
+    rows, label = [], source.label
     for c in changes:
         row = [f"`{c.benchmark}`", c.params or "—", c.env, human(c.before, c.unit), human(c.after, c.unit), percent(c)]
-        span = (
-            source.label(c.bad) if c.single_commit or not c.good else f"{source.label(c.good)}..{source.label(c.bad)}"
-        )
+        span = label(c.bad) if c.single_commit or not c.good else f"{label(c.good)}..{label(c.bad)}"
         if c.unmeasured:
-            span += f" ({', '.join(map(source.label, c.unmeasured))} between: no value)"
+            span += f" ({', '.join(map(label, c.unmeasured))} between: no value)"
         row = [c.kind, *row, threshold_text(source, c), span] if judged else [*row, span]
         if newest:
             versus = f" ({c.latest / c.before - 1:+.1%} vs before)" if c.before and c.latest is not None else ""
@@ -229,15 +227,12 @@ def markdown(verdict: Verdict) -> str:
         )
     explained = verdict.explained
     if any(c.explanation for c in explained) or verdict.explain_errors:
-        lines += [
-            *section(
-                "What changed in the code that ran",
-                f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
-                "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
-                "change of cumulative time first.",
-            ),
-            "",
-        ]
+        lines += section(
+            "What changed in the code that ran",
+            f"Unless said otherwise: one eager tree_at update (`{explain.PROFILED}`) profiled in both commits on "
+            "asv's machinery, as `asv profile` profiles it; the functions whose calls per update changed, largest "
+            "change of cumulative time first.",
+        ) + [""]
         for e in {id(r.explanation): r.explanation for r in explained if r.explanation is not None}.values():
             rows = [r for r in explained if r.explanation is e]
             what = ", ".join(f"`{r.benchmark.split('.', 1)[1]}` ({r.params}) {percent(r)}" for r in rows)

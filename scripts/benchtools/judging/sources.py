@@ -113,13 +113,10 @@ class Source:
                     f"{tags[name]}, which it lists no commit for"
                 )
             return self.hash_of_revision[tags[name]]
-        matches = {c for c in self.hash_of_revision.values() if c.startswith(name)}
-        if len(matches) != 1:
-            raise BadInput(
-                f"unknown commit {name!r}: no tag or results commit matches it"
-                if not matches
-                else f"commit {name!r} is ambiguous"
-            )
+        if not (matches := {c for c in self.hash_of_revision.values() if c.startswith(name)}):
+            raise BadInput(f"unknown commit {name!r}: no tag or results commit matches it")
+        if len(matches) > 1:
+            raise BadInput(f"commit {name!r} is ambiguous")
         return matches.pop()
 
 

@@ -1,6 +1,5 @@
-"""The steps of a benchmark's series, with the levels on both sides: asv's ``regressions.json`` records the best
-value after a jump, not the level right after it, so a step that later releases undid would look smaller.
-"""
+"""The steps of a benchmark's series, with the levels on both sides: asv's ``regressions.json`` records the best value
+after a jump, not the level right after it, so a step that later releases undid would look smaller."""
 
 from dataclasses import dataclass
 

@@ -54,12 +54,8 @@ def interval_data(interval) -> dict:
 
 def confirmation_data(found) -> dict:
     interval = found.interval
-    return {
-        "verdict": found.verdict,
-        **interval_data(interval),
-        "pairs": interval.pairs if interval else 0,
-        "confidence": number(interval.confidence) if interval else None,
-    }
+    pairs, confidence = (interval.pairs, number(interval.confidence)) if interval else (0, None)
+    return {"verdict": found.verdict, **interval_data(interval), "pairs": pairs, "confidence": confidence}
 
 
 def overrule_data(why) -> dict:

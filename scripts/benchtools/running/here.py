@@ -1,7 +1,6 @@
 """scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode, which installs
 nothing, so it works offline and on any backend the installed JAX has. asv files a result under a commit: here one made
-in HERE_REPO per installed Equinox version, tagged as a release history tags it, so that the site names the release.
-"""
+in HERE_REPO per installed Equinox version, tagged as a release history tags it, so that the site names the release."""
 
 import dataclasses
 import json
@@ -24,10 +23,7 @@ from . import bench
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
 DEVICES_BLOCK = "here-devices"  # docs/here.md's: every device's answer side by side
 # The commits of HERE_REPO: made here, by nothing but this module's git settings.
-IDENTITY = {"NAME": "scripts/bench --here", "EMAIL": "here@localhost"}
-GIT_ENV = git.isolated_env(
-    **{f"GIT_{role}_{key}": value for role in ("AUTHOR", "COMMITTER") for key, value in IDENTITY.items()}
-)
+GIT_ENV = git.isolated_env("scripts/bench --here", "here@localhost")
 
 
 def commit_for(repo: Path, equinox: str) -> str:

@@ -159,13 +159,12 @@ class Replay:
         return run
 
     def context(self, job: workflow.Job, folder: Path, needs: dict[str, str]) -> dict:
-        inputs = dict(self.workflow.inputs, quick=True) if self.options.quick else {}
         # The job's github.token may write issues when the job's permissions say issues: write.
         token, permissions = f"ghs_replay_{job.name}", job.permissions
         write = isinstance(permissions, dict) and permissions.get("issues") == "write" or permissions == "write-all"
         self.api.tokens[token] = write
         return {
-            "inputs": inputs,
+            "inputs": dict(self.workflow.inputs, quick=True) if self.options.quick else {},
             "needs": {name: {"result": needs[name], "outputs": {}} for name in job.needs},
             "steps": {},
             "env": dict(self.workflow.env, **job.env),
@@ -227,8 +226,7 @@ class Replay:
     def step_setup_python(self, with_, step, context, workspace, night, log):
         version = with_.get("python-version", "")
         patch = self.runner_patch if self.runner_patch and self.runner_patch.startswith(f"{version}.") else None
-        found = workflow.find_python(patch or version)
-        if found is None:
+        if (found := workflow.find_python(patch or version)) is None:
             raise workflow.Unmappable(f"actions/setup-python {version!r}: this machine has no Python {version}")
         minor = ".".join(version.split(".")[:2])
         folder = workspace.parent / f"python-{step.index}" / "bin"
@@ -243,8 +241,7 @@ class Replay:
 
     def step_upload_artifact(self, with_, step, context, workspace, night, log):
         name = with_.get("name") or "artifact"
-        target = Path(night["artifacts"], name)
-        if target.exists():
+        if (target := Path(night["artifacts"], name)).exists():
             raise Failed(f"an artifact named {name} already exists")
         paths = [workspace / p.strip() for p in with_.get("path", "").splitlines() if p.strip()]
         files = [file for p in paths for file in ([p] if p.is_file() else sorted(p.rglob("*"))) if file.is_file()]
@@ -258,8 +255,7 @@ class Replay:
         print(f"uploaded {len(files)} file(s) as {name}", file=log)
 
     def step_download_artifact(self, with_, step, context, workspace, night, log):
-        source = Path(night["artifacts"], with_.get("name", ""))
-        if not source.is_dir():
+        if not (source := Path(night["artifacts"], with_.get("name", ""))).is_dir():
             raise Failed(f"no artifact named {with_.get('name')!r}")
         shutil.copytree(source, workspace / with_.get("path", "."), dirs_exist_ok=True)
 
@@ -268,8 +264,7 @@ class Replay:
         return self.step_upload_artifact(pages, step, context, workspace, night, log)
 
     def step_deploy_pages(self, with_, step, context, workspace, night, log):
-        source = Path(night["artifacts"], "github-pages")
-        if not source.is_dir():
+        if not (source := Path(night["artifacts"], "github-pages")).is_dir():
             raise Failed("no github-pages artifact")
         pages = self.options.output / "pages"
         shutil.rmtree(pages, ignore_errors=True)

@@ -160,11 +160,9 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     """The baseline against the newest commit benchmarked tonight, confirmed, when that commit descends from it; the
     first night, asv's step detection. Otherwise nothing: a step detection over the whole branch would count every old
     step again, unconfirmed, and a comparison with an older commit would read history backwards."""
-    last_run = output / ".asv" / "last-run.json"
+    path = output / ".asv" / "last-run.json"
     # Without the record, the gate itself reports it missing, with its own exit code.
-    record = (
-        shapes.read_checked(last_run, "last-run", "the latest scripts/bench run record") if last_run.is_file() else {}
-    )
+    record = shapes.read_checked(path, "last-run", "the latest scripts/bench run record") if path.is_file() else {}
     commits, unchanged = record.get("commits", []), record.get("unchanged", [])
     newest = commits[-1] if commits else None
     if baseline is None:
@@ -207,8 +205,7 @@ def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
     repo = bench.git_dir(target)
     order = git.topological_order(repo)
     newest = max(commits, key=lambda commit: order.get(commit, -1))
-    baseline = runs.newest_with_results(target.results_dir, machine, leave_out=commits)
-    if baseline is None:
+    if (baseline := runs.newest_with_results(target.results_dir, machine, leave_out=commits)) is None:
         return Scope(nothing=f"no results before run {run_id}'s to compare them with")
     if not git.is_ancestor(repo, baseline, newest):
         return Scope(

@@ -188,9 +188,7 @@ def merged_as(repo: Path, branch: str, number: int | None) -> str | None:
         return None
     listing = git.out("log", "--format=%H%x00%s", git.END, branch, repo=repo, check=False)
     subjects = (line.partition("\0") for line in listing.splitlines())
-    return next(
-        (commit for commit, _, subject in subjects if operation_history.pull_request_of(subject) == number), None
-    )
+    return next((commit for commit, _, s in subjects if operation_history.pull_request_of(s) == number), None)
 
 
 def entry(request: Request, summary: pr_summary.Summary | None, error: Error | None = None) -> dict:

@@ -24,8 +24,7 @@ COLUMNS = {s: [s] for s in ("benchmarked", "unchanged", "skipped")} | {"failed":
 
 
 def replay(options, log=sys.stderr) -> int:
-    commits = first_parent_commits(options.upstream, options.range)
-    if not commits:
+    if not (commits := first_parent_commits(options.upstream, options.range)):
         raise BadInput(f"{options.range}: no commit in {options.upstream}")
     nights = split_nights(commits, options.per_night, options.every_day)
     before = git.out("rev-list", "--first-parent", "-n1", "--skip=1", commits[0].hash, repo=options.upstream).strip()
@@ -117,12 +116,11 @@ def run_night(
     calls = state["calls"][calls_before:]
     # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
     verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
-    exact = read_verdict(artifacts / EXACT_VERDICT)[1]
     night.update(
         commits=commit_states(commits, runs.summaries(artifacts / "results"), verdict, tags),
         verdict=verdict_summary(verdict),
         verdict_from=str(verdict_path) if verdict_path else None,
-        exact_verdict=verdict_summary(exact),
+        exact_verdict=verdict_summary(read_verdict(artifacts / EXACT_VERDICT)[1]),
         issue="cancelled" if "cancel" in events else issue_action(calls, state, results.get("alert")),
         issues_after=season.snapshot(state),
         seconds=seconds,

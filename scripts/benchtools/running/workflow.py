@@ -94,8 +94,7 @@ def evaluate(text: str, context: dict, status: dict | None = None):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             return not truthy(value(node.operand))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            function = names[int(node.func.id[1:])]
-            if function not in STATUS or status is None or node.args:
+            if (function := names[int(node.func.id[1:])]) not in STATUS or status is None or node.args:
                 raise Unmappable(f"expression {text!r}: the replay has no function {function}()")
             return {"always": True, "cancelled": False, **status}[function]
         if not isinstance(node, ast.Name):
@@ -114,9 +113,7 @@ def evaluate(text: str, context: dict, status: dict | None = None):
 
 
 def text_of(value) -> str:
-    if value is None or isinstance(value, bool):
-        return "" if value is None else str(value).lower()
-    return str(value)
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def substitute(text, context: dict) -> str:
@@ -197,14 +194,12 @@ def read_workflow(path: Path) -> Workflow:
         steps = [read_step(where, index, step) for index, step in enumerate(spec.get("steps") or [], 1)]
         needs = spec.get("needs") or []
         needs = [needs] if isinstance(needs, str) else list(needs)
-        for need in needs:
-            if need not in document["jobs"]:
-                raise BadInput(f"{path.name}: job {name} needs {need!r}, which is no job")
+        if missing := [need for need in needs if need not in document["jobs"]]:
+            raise BadInput(f"{path.name}: job {name} needs {missing[0]!r}, which is no job")
         jobs.append(Job(name, needs, spec.get("if"), dict(spec.get("env") or {}), spec.get("permissions"), steps))
     ordered = []
     while jobs:
-        ready = next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)
-        if ready is None:
+        if (ready := next((job for job in jobs if set(job.needs) <= {done.name for done in ordered}), None)) is None:
             raise BadInput(f"the jobs {', '.join(job.name for job in jobs)} need each other")
         ordered.append(jobs.pop(jobs.index(ready)))
     return Workflow(path, dict(document.get("env") or {}), inputs, ordered)
@@ -219,8 +214,7 @@ def read_step(where: str, index: int, step: dict) -> Step:
         raise Unmappable(f"{where}: a step has either uses: or run:")
     action = None
     if "uses" in step:
-        name = str(step["uses"]).split("@")[0]
-        if name not in ACTIONS:
+        if (name := str(step["uses"]).split("@")[0]) not in ACTIONS:
             raise Unmappable(f"{where}: uses {step['uses']}, an action the replay cannot run")
         action, keys = ACTIONS[name]
         if extra := set(step.get("with") or {}) - keys:
