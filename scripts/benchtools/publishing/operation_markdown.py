@@ -148,15 +148,9 @@ def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) ->
             rows.append([operation, "0", "—", "—", "—"])
             continue
         largest = max(found_steps, key=lambda step: abs(step.relative))
-        rows.append(
-            [
-                operation,
-                str(len(found_steps)),
-                commit_cell(largest.after.label, largest.after.commit_date, largest.pull_request, project_url),
-                f"{largest.relative:+.1%}",
-                "not measured" if largest.measured is None else interval_text(largest.measured),
-            ]
-        )
+        commit = commit_cell(largest.after.label, largest.after.commit_date, largest.pull_request, project_url)
+        time = "not measured" if largest.measured is None else interval_text(largest.measured)
+        rows.append([operation, str(len(found_steps)), commit, f"{largest.relative:+.1%}", time])
     header = ["operation", f"steps above {metrics.COST_FLOOR:.0%}", "the largest: commit, pull request"]
     return markdown_table([*header, "its cost (exact)", "its time, side by side"], rows)
 

@@ -214,14 +214,8 @@ def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
 
 def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
     """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
-    record = {
-        "config": str(target.config()),
-        "results_dir": str(target.results_dir),
-        "html_dir": str(target.html_dir),
-        "machine": target.args.machine,
-        "commits": hashes,
-        "unchanged": list(unchanged),
-    }
+    record = {"config": str(target.config()), "results_dir": str(target.results_dir), "html_dir": str(target.html_dir)}
+    record |= {"machine": target.args.machine, "commits": hashes, "unchanged": list(unchanged)}
     util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
 
 

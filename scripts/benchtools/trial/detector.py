@@ -187,14 +187,11 @@ def tables(args, compared: dict[str, list[Comparison]]) -> str:
         [kind, f"`{benchmark}`", params or "—", f"{largest:.3f}", f"+{threshold:.0%}"]
         for (kind, benchmark, params), (largest, threshold) in noisiest[:NOISIEST_SHOWN]
     ]
+    columns = ["variant", "slowdown of one tree_at call (median)", "flagged: deterministic", "ratio", "time"]
     lines = [
         f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
         f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n",
-        markdown_table(
-            ["variant", "slowdown of one tree_at call (median)", "flagged: deterministic", "ratio", "time"]
-            + ["any timing", "any"],
-            flagged,
-        ),
+        markdown_table([*columns, "any timing", "any"], flagged),
         "\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n",
         markdown_table(["kind", "benchmark", "params", "largest A/A ratio", "threshold"], noise),
     ]
