@@ -410,14 +410,11 @@ def asv_run(target: Target, stage: Stage, number: int, env_name: str, entry: dic
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
     hashfile.write_text("\n".join(pending) + "\n")
     env_dir = target.args.env_dir
-    return run_asv(
-        target,
-        target.config(entry, f"-{number}"),
-        one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir),
-        target.args.bench or discovery_regex(list(stage.benchmarks)) or [f"^(?!{re.escape(rows.ANSWER_MODULE)})"],
-        *("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}"),
-        prefix=f"[{number}] " if stage.overlapping else None,
-    )
+    lock = one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir)
+    regexes = target.args.bench or discovery_regex(list(stage.benchmarks)) or [f"^(?!{re.escape(rows.ANSWER_MODULE)})"]
+    extra = ("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}")
+    prefix = f"[{number}] " if stage.overlapping else None
+    return run_asv(target, target.config(entry, f"-{number}"), lock, regexes, *extra, prefix=prefix)
 
 
 def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
