@@ -124,16 +124,9 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
             lines += [f"No step above {metrics.COST_FLOOR:.0%} in these results.", ""]
             continue
         rows = [
-            [
-                step.env,
-                f"`{step.after.label}`",
-                step.after.commit_date or "—",
-                step.after.subject.replace("|", "\\|") or "—",
-                pull_link(step.pull_request, project_url),
-                change_text(*step.cost),
-                time_cell(step),
-                cause_cell(step),
-            ]
+            [step.env, f"`{step.after.label}`", step.after.commit_date or "—"]
+            + [step.after.subject.replace("|", "\\|") or "—", pull_link(step.pull_request, project_url)]
+            + [change_text(*step.cost), time_cell(step), cause_cell(step)]
             for step in found_steps
         ]
         header = ["environment", "commit", "date", "subject", "pull request", "cost before → after (exact)"]

@@ -148,14 +148,10 @@ def environments(target: Target) -> list[tuple[str, dict]]:
 
 def releases(target: Target) -> list[tuple[release_history.Release, str]]:
     args = target.args
+    select = None if args.releases == "all" else args.releases
+    index = {"index": args.index} if args.index else {}
     return release_history.build(
-        release_history.Options(
-            repo=target.repo,
-            select=None if args.releases == "all" else args.releases,
-            select_option="--releases",
-            **target.history,
-            **({"index": args.index} if args.index else {}),
-        )
+        release_history.Options(repo=target.repo, select=select, select_option="--releases", **target.history, **index)
     )
 
 
