@@ -145,12 +145,9 @@ def step_sentence(step: operation_history.OperationStep) -> str:
                 "times are one run's samples, not measured side by side; which is right is not known)"
             )
     (calls, *_), (calls_after, *_) = (row.calls.get(REPORT_DEPTH, (None,)) for row in (step.before, step.after))
-    counts = ""
-    if None not in (calls, calls_after, step.before.bytecodes, step.after.bytecodes):
-        counts = (
-            f" (calls {calls:,.0f} → {calls_after:,.0f}, "
-            f"bytecodes {step.before.bytecodes:,.0f} → {step.after.bytecodes:,.0f})"
-        )
+    bytecodes, counts = (step.before.bytecodes, step.after.bytecodes), ""
+    if None not in (calls, calls_after, *bytecodes):
+        counts = f" (calls {calls:,.0f} → {calls_after:,.0f}, bytecodes {bytecodes[0]:,.0f} → {bytecodes[1]:,.0f})"
     return (
         f"{step.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
         f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} weighted instructions ({step.relative:+.1%}){counts}"

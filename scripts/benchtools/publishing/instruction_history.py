@@ -104,16 +104,11 @@ def markdown(found: dict[str, list[InstructionStep]], project_url: str) -> str:
     for operation, found_steps in found.items():
         for step in sorted(found_steps, key=lambda s: s.date):
             pull = operation_history.pull_request_of(step.subject)
-            rows.append(
-                [
-                    operation_markdown.commit_cell(step.after[:8], step.date, pull, project_url),
-                    operation,
-                    operation_markdown.change_text(*step.instructions),
-                    operation_markdown.interval_text(step.measured),
-                    operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC),
-                    step.cause.replace("|", "\\|"),
-                ]
-            )
+            commit = operation_markdown.commit_cell(step.after[:8], step.date, pull, project_url)
+            change = operation_markdown.change_text(*step.instructions)
+            time = operation_markdown.interval_text(step.measured)
+            agreement = operation_markdown.agreement_label(operation_markdown.agreement(step), METRIC)
+            rows.append([commit, operation, change, time, agreement, step.cause.replace("|", "\\|")])
     header = ["commit", "operation", "instructions per call (exact)", "time, side by side", "agreement"]
     cause = "cause: own instructions per call of the functions that moved most"
     intro = "How each operation's instruction-count steps stand to its time measured side by side:"

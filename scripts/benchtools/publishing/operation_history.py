@@ -166,10 +166,9 @@ def confirm_steps(
 
         confirm.confirmations(config, conf, list(changes.values()), max_pairs, measured=keep)
     for step in itertools.chain(*found.values()):
-        if step_key(step) in kept:
-            interval = kept[step_key(step)]["interval"]
-            step.measured = None if interval is None else pairs.Interval(**interval)
-            step.measured_load = tuple(kept[step_key(step)]["load"])
+        if (held := kept.get(step_key(step))) is not None:
+            step.measured = None if held["interval"] is None else pairs.Interval(**held["interval"])
+            step.measured_load = tuple(held["load"])
 
 
 def profile_cache(config: Path) -> Path:

@@ -124,16 +124,9 @@ def markdown(found: dict[str, list[OperationStep]], project_url: str) -> str:
             lines += [f"No step above {metrics.COST_FLOOR:.0%} in these results.", ""]
             continue
         rows = [
-            [
-                step.env,
-                f"`{step.after.label}`",
-                step.after.commit_date or "—",
-                step.after.subject.replace("|", "\\|") or "—",
-                pull_link(step.pull_request, project_url),
-                change_text(*step.cost),
-                time_cell(step),
-                cause_cell(step),
-            ]
+            [step.env, f"`{step.after.label}`", step.after.commit_date or "—"]
+            + [step.after.subject.replace("|", "\\|") or "—", pull_link(step.pull_request, project_url)]
+            + [change_text(*step.cost), time_cell(step), cause_cell(step)]
             for step in found_steps
         ]
         header = ["environment", "commit", "date", "subject", "pull request", "cost before → after (exact)"]
@@ -148,15 +141,9 @@ def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) ->
             rows.append([operation, "0", "—", "—", "—"])
             continue
         largest = max(found_steps, key=lambda step: abs(step.relative))
-        rows.append(
-            [
-                operation,
-                str(len(found_steps)),
-                commit_cell(largest.after.label, largest.after.commit_date, largest.pull_request, project_url),
-                f"{largest.relative:+.1%}",
-                "not measured" if largest.measured is None else interval_text(largest.measured),
-            ]
-        )
+        commit = commit_cell(largest.after.label, largest.after.commit_date, largest.pull_request, project_url)
+        time = "not measured" if largest.measured is None else interval_text(largest.measured)
+        rows.append([operation, str(len(found_steps)), commit, f"{largest.relative:+.1%}", time])
     header = ["operation", f"steps above {metrics.COST_FLOOR:.0%}", "the largest: commit, pull request"]
     return markdown_table([*header, "its cost (exact)", "its time, side by side"], rows)
 

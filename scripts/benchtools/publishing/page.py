@@ -15,6 +15,7 @@ from .rows import (
     RATIO_BENCHMARK,
     REPORT_DEPTH,
     TRACING_BENCHMARK,
+    US_PER_CALL,
     WRAPPINGS,
     CommitFigures,
     history,
@@ -81,13 +82,12 @@ def linked(index: Path) -> str:
 def history_table(rows: list[CommitFigures]) -> str:
     header = ["release", "environment", *WRAPPINGS, f"eager µs/call, depth {REPORT_DEPTH}", "tree_map passes/call"]
     header += ["tracing", "compile ms (one run)", "jaxprs identical"]
-    per_call = 1e6 / int(CALLS_PER_STEP)
     cells = [
         [
             row.label,
             row.env,
             *[timing_text(row, RATIO_BENCHMARK, repr(w), short=True) for w in WRAPPINGS],
-            timing_text(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", per_call, True),
+            timing_text(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", US_PER_CALL, True),
             timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}", short=True),
             timing_text(row, TRACING_BENCHMARK, "", short=True),
             fmt(row.compile_overhead_ms, "{:+.1f}"),

@@ -8,7 +8,7 @@ from benchmarks import metrics, params
 
 from . import blocks, operation_history
 from . import rows as report_rows
-from .rows import CALLS_PER_STEP, CommitFigures, Series, answer_figure
+from .rows import CALLS_PER_STEP, DEPTHS, US_PER_CALL, WRAPPINGS, CommitFigures, Series, answer_figure
 
 # The plots' size: panels about 1,000 px wide and 260 px tall at PLOT_DPI, text at 8 pt or more, so that
 # they stay readable in the page's 1,200 px column; the browser test checks the rendered size.
@@ -18,16 +18,10 @@ INCHES_PER_LABEL = 0.4  # wider panels for long histories, so that the release l
 MIN_PANEL_PX = (800, 180)  # the smallest rendered panel the browser test accepts
 RATIO_PLOTS = ("ratios.png", "tracing.png")  # ratios of twins: a log axis from 1, where there is no overhead
 TIMING_PLOTS = {
-    "ratios.png": (
-        "tree_at / tuple time (log)",
-        [Series(w, report_rows.RATIO_BENCHMARK, f"'{w}'") for w in report_rows.WRAPPINGS],
-    ),
+    "ratios.png": ("tree_at / tuple time (log)", [Series(w, report_rows.RATIO_BENCHMARK, f"'{w}'") for w in WRAPPINGS]),
     "eager-per-call.png": (
         "eager µs per tree_at call (log)",
-        [
-            Series(f"depth {d}", report_rows.EAGER_BENCHMARK, f"{d}, {CALLS_PER_STEP}", 1e6 / int(CALLS_PER_STEP))
-            for d in report_rows.DEPTHS
-        ],
+        [Series(f"depth {d}", report_rows.EAGER_BENCHMARK, f"{d}, {CALLS_PER_STEP}", US_PER_CALL) for d in DEPTHS],
     ),
     "tracing.png": (
         "tracing: tree_at / tuple time (log)",

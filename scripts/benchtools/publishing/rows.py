@@ -20,6 +20,7 @@ from . import operation_history
 WRAPPINGS = params.WRAPPINGS
 DEPTHS = tuple(str(depth) for depth in params.DEPTHS)
 CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come from steps of this many updates
+US_PER_CALL = 1e6 / params.DEFAULT_N_CALLS  # from a step's seconds to µs per update
 REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
 # The timing figures that the plots and the summary show.
 RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
@@ -107,15 +108,13 @@ def row_of(result, label: str) -> CommitFigures:
     row.tree_map_passes = tuple(map(only, twins("bench_overhead.EagerSurgeryInTreeMapPasses", "track")))
     tree_at, tuple_ = twins("bench_eager.EagerSurgery", "time")
     calls_tree_at, calls_tuple = twins("bench_counts.PythonCalls", "track")
-    per_call = 1e6 / int(CALLS_PER_STEP)
+    iqr = [
+        stat_pairs(result, f"bench_eager.EagerSurgery.time_{t}", "q_25", "q_75", US_PER_CALL) for t in params.STRUCTURES
+    ]
     for depth in DEPTHS:
         key = (depth, CALLS_PER_STEP)
         if key in tree_at:
-            row.eager_us[depth] = tuple(None if v is None else v * per_call for v in (tree_at[key], tuple_.get(key)))
-            iqr = [
-                stat_pairs(result, f"bench_eager.EagerSurgery.time_{t}", "q_25", "q_75", per_call)
-                for t in params.STRUCTURES
-            ]
+            row.eager_us[depth] = tuple(None if v is None else v * US_PER_CALL for v in (tree_at[key], tuple_.get(key)))
             row.eager_iqr[depth] = tuple(found.get(key) for found in iqr)
         if (depth,) in calls_tree_at:
             row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))

@@ -45,8 +45,6 @@ def assets() -> dict[str, str]:
 EXTERNAL = re.compile(r'(?P<head><(?:script|link)\b[^>]*?)(?P<attr>src|href)="(?P<url>https?://[^"]+)"(?P<rest>[^>]*)>')
 # Attributes that would reject a file that is not byte-for-byte the CDN's, or only make sense for a CDN.
 CDN_ATTRIBUTES = re.compile(r'\s(integrity|crossorigin|referrerpolicy)(="[^"]*")?')
-
-
 # A tag name as releases are named: a tag named `<img/src/onerror=...>` ran its script on the site.
 PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 

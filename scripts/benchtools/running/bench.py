@@ -10,7 +10,6 @@ import platform
 import re
 import shutil
 import subprocess
-import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -149,14 +148,10 @@ def environments(target: Target) -> list[tuple[str, dict]]:
 
 def releases(target: Target) -> list[tuple[release_history.Release, str]]:
     args = target.args
+    select = None if args.releases == "all" else args.releases
+    index = {"index": args.index} if args.index else {}
     return release_history.build(
-        release_history.Options(
-            repo=target.repo,
-            select=None if args.releases == "all" else args.releases,
-            select_option="--releases",
-            **target.history,
-            **({"index": args.index} if args.index else {}),
-        )
+        release_history.Options(repo=target.repo, select=select, select_option="--releases", **target.history, **index)
     )
 
 
@@ -181,7 +176,7 @@ def quarantine_unreadable(target: Target) -> None:
         quarantine.mkdir(parents=True, exist_ok=True)
         destination = quarantine / f"{path.name}.{time.time_ns()}"
         shutil.move(path, destination)
-        print(f"warning: {path} is unreadable ({error}); moved to {destination}", file=sys.stderr)
+        log(f"warning: {path} is unreadable ({error}); moved to {destination}")
 
 
 def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
@@ -215,14 +210,8 @@ def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
 
 def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
     """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
-    record = {
-        "config": str(target.config()),
-        "results_dir": str(target.results_dir),
-        "html_dir": str(target.html_dir),
-        "machine": target.args.machine,
-        "commits": hashes,
-        "unchanged": list(unchanged),
-    }
+    record = {"config": str(target.config()), "results_dir": str(target.results_dir), "html_dir": str(target.html_dir)}
+    record |= {"machine": target.args.machine, "commits": hashes, "unchanged": list(unchanged)}
     util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
 
 
@@ -238,8 +227,7 @@ def publish(target: Target, headline: Path | None = None) -> None:
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
         if not isinstance(error, Error):
             traceback.print_exc()
-        print(f"scripts/overhead-report: {error}", file=sys.stderr)
-        print("warning: the overhead report was not written; see above", file=sys.stderr)
+        log(f"scripts/overhead-report: {error}\nwarning: the overhead report was not written; see above")
 
 
 def write_overhead_page(target: Target, headline: Path | None = None) -> None:
@@ -265,8 +253,8 @@ class Clock:
         self.phases[name] = self.phases.get(name, 0.0) + now - self.last
         self.last = now
 
-    def finish(self, what: str, before: str = "", after: str = "", beside: dict | None = None) -> str:
-        """The paragraph, once the site is published (the last phase), written with BESIDE's blocks into the docs."""
+    def finish(self, what: str, before: str = "", after: str = "") -> str:
+        """The paragraph, once the site is published (the last phase), written into the docs."""
         self.phase("publishing the site")
         took = (
             f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
@@ -275,7 +263,7 @@ class Clock:
             f"{os.cpu_count()} cores."
         )
         if self.docs:
-            generated.write_blocks(self.docs, {self.block: took, **(beside or {})})
+            generated.write_blocks(self.docs, {self.block: took})
         return took
 
 
@@ -382,12 +370,9 @@ def stages(answer: bool) -> list[Stage]:
     if not answer:
         return [Stage("running asv (creating and installing its environments)", overlapping=False)]
     exact, timed = answer_benchmarks(json.loads(suite.description()))
+    measuring = f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time"
     return [
-        Stage(
-            f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time",
-            overlapping=True,
-            benchmarks=tuple(exact),
-        ),
+        Stage(measuring, overlapping=True, benchmarks=tuple(exact)),
         Stage("timing tree_at's steady figures, one environment at a time", overlapping=False, benchmarks=tuple(timed)),
     ]
 
@@ -421,14 +406,11 @@ def asv_run(target: Target, stage: Stage, number: int, env_name: str, entry: dic
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
     hashfile.write_text("\n".join(pending) + "\n")
     env_dir = target.args.env_dir
-    return run_asv(
-        target,
-        target.config(entry, f"-{number}"),
-        one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir),
-        target.args.bench or discovery_regex(list(stage.benchmarks)) or [f"^(?!{re.escape(rows.ANSWER_MODULE)})"],
-        *("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}"),
-        prefix=f"[{number}] " if stage.overlapping else None,
-    )
+    lock = one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir)
+    regexes = target.args.bench or discovery_regex(list(stage.benchmarks)) or [f"^(?!{re.escape(rows.ANSWER_MODULE)})"]
+    extra = ("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}")
+    prefix = f"[{number}] " if stage.overlapping else None
+    return run_asv(target, target.config(entry, f"-{number}"), lock, regexes, *extra, prefix=prefix)
 
 
 def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict, phase) -> tuple[bool, dict]:
@@ -453,7 +435,7 @@ def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, t
                 code = future.result()
                 if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the results all the same
                     asv_failed = True
-                    print(f"asv run exited {code} in {env_name}; going on", file=sys.stderr)
+                    log(f"asv run exited {code} in {env_name}; going on")
         phase(stage.phase)
     if ran:
         record_devices(target, envs, ran)
@@ -479,11 +461,10 @@ def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> N
             continue
         python = runs.environment_python(target.config(entry, f"-{number}"))
         try:
-            measured_on = device.probe(python, needs=("jax", "jaxlib")).params() | {
-                device.RUNNER: runs.runner_version()
-            }
+            measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
+            measured_on[device.RUNNER] = runs.runner_version()
         except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
-            print(f"warning: the device of {env_name} is not recorded: {error}", file=sys.stderr)
+            log(f"warning: the device of {env_name} is not recorded: {error}")
             continue
         for path in paths:
             device.stamp(path, machine, measured_on)

@@ -41,21 +41,13 @@ class Campaign:
             yield label_of(entry), self.target.config(entry, suffix)
 
     def opened(self, schema: int, fields: dict, listed: str) -> dict:
-        return {
-            "schema": schema,
-            "release": self.release,
-            "commit": self.commit,
-            **fields,
-            "started": now(),
-            "load_before": list(os.getloadavg()),
-            listed: [],
-        }
+        head = {"schema": schema, "release": self.release, "commit": self.commit}
+        return {**head, **fields, "started": now(), "load_before": list(os.getloadavg()), listed: []}
 
     def write(self, record: dict) -> None:
         util.write_atomic(self.path, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
 
     def finish(self, record: dict) -> dict:
-        record["load_after"] = list(os.getloadavg())
-        record["finished"] = now()
+        record.update(load_after=list(os.getloadavg()), finished=now())
         self.write(record)
         return record

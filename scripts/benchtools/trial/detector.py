@@ -53,12 +53,8 @@ def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
     """pads.pads_for in a child of ``python`` (the trial's asv environment): this process, which forks asv later,
     must never import JAX, and a pad's share of a call depends on the JAX and Equinox measured."""
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
-    done = subprocess.run(
-        [str(python), "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])},
-    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])}
+    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise Error(f"calibration failed: {done.stderr.strip()[-500:]}")
     return int(done.stdout.split()[-1])
@@ -97,9 +93,8 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
         target = bench.Target(trial_options(args, repo, args.output / "calibration"))
         ((_name, entry),) = bench.environments(target)
         asv_envs.setup_pythons_first_on_path()
-        python = runs.environment_python(
-            target.config(entry, suffix="-calibration"), install=git_(repo, "rev-parse", release)
-        )
+        install = git_(repo, "rev-parse", release)
+        python = runs.environment_python(target.config(entry, suffix="-calibration"), install=install)
     for percent in args.c_slowdowns:
         pads = calibrate_pads(percent, python)
         log(f"calibration: +{percent:g}% of a tree_at call on JAX {settings.load().reference_jax} = {pads} pads")
@@ -192,14 +187,11 @@ def tables(args, compared: dict[str, list[Comparison]]) -> str:
         [kind, f"`{benchmark}`", params or "—", f"{largest:.3f}", f"+{threshold:.0%}"]
         for (kind, benchmark, params), (largest, threshold) in noisiest[:NOISIEST_SHOWN]
     ]
+    columns = ["variant", "slowdown of one tree_at call (median)", "flagged: deterministic", "ratio", "time"]
     lines = [
         f"\n## Detector trial: Equinox {args.release}, {args.trials} trial(s){' (quick)' if args.quick else ''}, "
         f"{args.aa_copies} A/A comparison(s) per trial, {thresholds}\n",
-        markdown_table(
-            ["variant", "slowdown of one tree_at call (median)", "flagged: deterministic", "ratio", "time"]
-            + ["any timing", "any"],
-            flagged,
-        ),
+        markdown_table([*columns, "any timing", "any"], flagged),
         "\nTiming metrics closest to a false alarm: the largest A/A ratio (after / before) over the trials.\n",
         markdown_table(["kind", "benchmark", "params", "largest A/A ratio", "threshold"], noise),
     ]

@@ -228,13 +228,11 @@ def agreement_table(first: dict, second: dict, what: str) -> str:
     for key in [key for key in first if key in second]:
         medians = [statistics.median(run[key]) for run in (first, second)]
         intervals = [second_run_interval(run[key]) for run in (first, second)]
-        agree = None
+        agree = "—"
         if None not in intervals:
-            agree = all(low <= median <= high for median, (low, high) in zip(medians, intervals[::-1], strict=True))
-        rows.append(
-            [*key, f"{medians[0]:.4g}", shown(intervals[0]), f"{medians[1]:.4g}", shown(intervals[1])]
-            + ["—" if agree is None else "yes" if agree else "**no**"]
-        )
+            held = all(low <= median <= high for median, (low, high) in zip(medians, intervals[::-1], strict=True))
+            agree = "yes" if held else "**no**"
+        rows.append([*key, f"{medians[0]:.4g}", shown(intervals[0]), f"{medians[1]:.4g}", shown(intervals[1]), agree])
     head = ["environment", "figure", "median, run 1", "interval, run 1", "median, run 2", "interval, run 2", "agree"]
     return (
         f"Two runs ({what}): each figure's median in each run, its interval for a second run, and whether each "

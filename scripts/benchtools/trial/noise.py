@@ -84,10 +84,7 @@ def minimum_detectable_effect(
     low, high = pairs.FLOOR, LARGEST_EFFECT  # nothing at or below the floor is ever called slower
     while high - low > 0.001:
         middle = (low + high) / 2
-        if power(runs, middle, suspects) >= POWER:
-            high = middle
-        else:
-            low = middle
+        low, high = (low, middle) if power(runs, middle, suspects) >= POWER else (middle, high)
     return high
 
 

@@ -75,12 +75,10 @@ def pads_for(percent: float, probe: int) -> int:
         namespace = dict(vars(equinox_tree))
         exec(compile(inject_c_work(source, pads), "<detector-trial>", "exec"), namespace)
         padded, plain = namespace["tree_at"], equinox_tree.tree_at
-        return (
-            instruments.interleaved_ratio(
-                lambda: padded(where, state, value), lambda: plain(where, state, value), seconds=seconds
-            )
-            - 1
+        ratio = instruments.interleaved_ratio(
+            lambda: padded(where, state, value), lambda: plain(where, state, value), seconds=seconds
         )
+        return ratio - 1
 
     per_pad = slowdown(probe, 2.0) / probe
     if not per_pad > 0:
