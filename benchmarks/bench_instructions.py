@@ -5,7 +5,7 @@ cost cannot (benchmarks/callgrind.py).
 Every operation of ``instruction_ops.OPERATIONS``: one ``tree_at`` update at each depth, the
 Module's operations at the default fields and depth (construction with both ``__init__``, the
 ways to update one field, attribute access, flatten, unflatten) and the dispatch of a jitted and
-a ``filter_jit``-ted tiny step, each beside its tuple twin.  One valgrind process per environment
+a ``filter_jit``-ted tiny step, waited for and alone, each beside its tuple twin.  One valgrind process per environment
 and commit counts them all (``setup_cache``).  Where valgrind is missing, every value is skipped,
 and asv's log says why.
 """

@@ -100,12 +100,13 @@ SPREAD_MARGIN = 2
 
 
 def measured_spreads(path: Path = SPREAD_DATA) -> dict[tuple[str, str], float]:
-    """{(operation, twin): (largest - smallest) / smallest} over the runs of ``path``."""
+    """{(operation, twin): (largest - smallest) / smallest} over the runs of ``path`` that counted the operation: a
+    run made before an operation was added is kept for the others."""
     runs = json.loads(path.read_text())["runs"]
     found = {}
-    for name, twins in runs[0]["counts"].items():
+    for name, twins in {name: twins for run in runs for name, twins in run["counts"].items()}.items():
         for twin in twins:
-            values = [run["counts"][name][twin] for run in runs]
+            values = [run["counts"][name][twin] for run in runs if name in run["counts"]]
             found[(name, twin)] = max(values) / min(values) - 1
     return found
 
@@ -146,7 +147,8 @@ RULES = (
     # The tuple twins run no Equinox code: within an environment only noise moves them, so they do not alert.
     Rule(r"bench_instructions\.Instructions\.track_tuple", INSTRUCTIONS, INSTRUCTIONS_FLOOR, alerts=False),
     # Each Module twin above its own measured spread: construction's varies by hundredths of a percent, a jitted
-    # call's dispatch, which waits on XLA's threads, by tenths.
+    # call waited for by tenths, and a jitted call alone by percents (glibc's malloc_consolidate in some processes'
+    # windows, docs/instructions.md).
     *(
         Rule(
             re.escape(f"bench_instructions.Instructions.track_module({name!r})"),

@@ -20,7 +20,17 @@ import pytest
 from asv import util as asv_util
 
 import benchmarks
-from benchmarks import bench_answer, bench_seed, bench_steady, bench_sweep, instruments, metrics, params, workloads
+from benchmarks import (
+    bench_answer,
+    bench_seed,
+    bench_steady,
+    bench_sweep,
+    instruction_ops,
+    instruments,
+    metrics,
+    params,
+    workloads,
+)
 from tests.helpers import ROOT
 
 # The full product of the four dimensions, with state sizes kept small: a
@@ -87,6 +97,30 @@ def test_a_call_not_waited_for_gives_the_arrays_of_one_waited_for(wrapping):
     for structure in ("tree_at", "tuple"):
         assert_same_arrays(jax.block_until_ready(dispatched[structure]()), waited[structure]())
     assert_same_arrays(dispatched["tree_at"](), dispatched["tuple"]())
+
+
+def python_calls(call) -> tuple[object, set[str]]:
+    """What ``call`` returns, and the names of the Python functions it ran."""
+    names = set()
+    sys.setprofile(lambda frame, event, _: names.add(frame.f_code.co_name) if event == "call" else None)
+    try:
+        result = call()
+    finally:
+        sys.setprofile(None)
+    return result, names
+
+
+@pytest.mark.parametrize("wrapping", ["jit", "filter_jit"])
+def test_the_counted_dispatch_alone_waits_for_nothing_in_its_window_and_dispatch_waits(wrapping):
+    """callgrind.py counts whatever a call does before it returns: were "dispatch alone" to wait for its result,
+    its count would hold the wait (``GetReadyFuture``) that the name says it leaves out."""
+    alone, waited = (instruction_ops.build(f"{kind}({wrapping})") for kind in ("dispatch alone", "dispatch"))
+    for twin in instruction_ops.TWINS:
+        alone[twin](), waited[twin]()  # compiled outside any window, as callgrind.py warms them
+        (result, alone_ran), (_, waited_ran) = python_calls(alone[twin]), python_calls(waited[twin])
+        assert "block_until_ready" in waited_ran and "block_until_ready" not in alone_ran, twin
+        assert alone_ran <= waited_ran, twin  # the same dispatch, less the wait
+        assert all(isinstance(leaf, jax.Array) for leaf in workloads.leaves(result)), twin
 
 
 def jaxpr_text(structure, wrapping, depth, n_calls):

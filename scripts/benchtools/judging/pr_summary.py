@@ -53,8 +53,10 @@ INSTRUCTIONS = "bench_instructions.Instructions"
 INSTRUCTIONS_SUFFIX = ", instructions"  # how an operation's instruction count is named beside its other measures
 # The instruction counts' operations (benchmarks/instruction_ops.py) that are no operation of asvtools/operations.py.
 COUNTED_WORDS = {
-    "dispatch(jit)": "`jax.jit` dispatch of a tiny step",
-    "dispatch(filter_jit)": "`eqx.filter_jit` dispatch of a tiny step",
+    "dispatch(jit)": "`jax.jit` dispatch of a tiny step, waited for",
+    "dispatch(filter_jit)": "`eqx.filter_jit` dispatch of a tiny step, waited for",
+    "dispatch alone(jit)": "`jax.jit` dispatch of a tiny step alone, not waited for",
+    "dispatch alone(filter_jit)": "`eqx.filter_jit` dispatch of a tiny step alone, not waited for",
     **{f"tree_at({depth})": f"`eqx.tree_at` update, whole model, depth {depth}" for depth in params_.DEPTHS},
 }
 

@@ -270,11 +270,12 @@ def markdown(records: list[dict]) -> str:
             (None, [label, releases[label][0] or "—"], releases[label][1])
             for label in sorted(releases, key=version_order)
         ]
+        counted = {key: floor for key, floor in floors.items() if any(key in counts for _, counts in releases.values())}
         lines += [
             f"Instructions per call with {project} releases, Python {python}, the other side at {fixed}; a change "
             "from the release before beyond the spread measured for its operation and twin in brackets.",
             "",
-            marked_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in floors)], floors, rows),
+            marked_table(["release", "jaxlib", *(f"{op}, {twin}" for op, twin in counted)], counted, rows),
             "",
         ]
     for found in records:

@@ -41,7 +41,8 @@ def count_runs(kept: Path, runs: int, python: str) -> dict:
                 raise BadInput(f"{path}: not a kept run of instruction counts ({error})") from None
             if run.get("environment", here) != here:
                 raise BadInput(f"{path}: counted in another environment ({run['environment']}), not in {here}")
-            counts = {name: {twin: run["counts"][name][twin]["instructions"] for twin in TWINS} for name in OPERATIONS}
+            counted = [name for name in OPERATIONS if name in run["counts"]]  # a run kept from before an operation
+            counts = {name: {twin: run["counts"][name][twin]["instructions"] for twin in TWINS} for name in counted}
             found.append({"seconds": round(run["seconds"], 1), "load": run["load"], "counts": counts})
     except callgrind.Unavailable as error:
         raise Failed(f"cannot count instructions here: {error}") from None
@@ -53,17 +54,16 @@ def count_runs(kept: Path, runs: int, python: str) -> dict:
 def read_data(path: Path) -> dict:
     try:
         found = json.loads(path.read_text())
-        for run, (name, twin) in itertools.product(found["runs"], COUNTED):
-            float(run["counts"][name][twin])
+        fewest = min(len(counts(found, name, twin)) for name, twin in COUNTED)
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise BadInput(f"{path}: not the counts of scripts/instruction-spread --data ({error!r})") from None
-    if len(found["runs"]) < 2:
-        raise BadInput(f"{path}: {len(found['runs'])} run(s); a spread needs two")
+    if fewest < 2:
+        raise BadInput(f"{path}: an operation counted in {fewest} run(s); a spread needs two")
     return found
 
 
 def counts(found: dict, name: str, twin: str) -> list[float]:
-    return [run["counts"][name][twin] for run in found["runs"]]
+    return [float(run["counts"][name][twin]) for run in found["runs"] if name in run["counts"]]
 
 
 def environment_text(environment: dict | None) -> str:
@@ -89,7 +89,8 @@ def markdown(found: dict) -> str:
     head = ["operation", "twin", "instructions per call, smallest", "largest", "spread", "floor"]
     return (
         f"{len(found['runs'])} fresh processes of identical code (one Equinox and JAX), each counting every "
-        f"operation, in {environment_text(found['environment'])}; a process took {seconds[0]:.0f} to "
+        "operation that the suite held when it ran (an operation's spread is over the processes that counted it), "
+        f"in {environment_text(found['environment'])}; a process took {seconds[0]:.0f} to "
         f"{seconds[-1]:.0f} s at load {min(loads):.1f} to {max(loads):.1f}. Spread: (largest - smallest) / "
         f"smallest. A Module twin's rise counts above its floor, {metrics.SPREAD_MARGIN} × its spread as "
         "benchmarks/instruction_spread.json holds it (metrics.py); the tuple twins do not alert.\n\n"
