@@ -116,6 +116,14 @@ INSTRUCTIONS_SPREADS = measured_spreads()
 INSTRUCTIONS_SPREAD = max(spread for (_, twin), spread in INSTRUCTIONS_SPREADS.items() if twin == "module")
 # The floor of a count no operation's own floor covers (the tuple twins, which do not alert): the widest.
 INSTRUCTIONS_FLOOR = SPREAD_MARGIN * INSTRUCTIONS_SPREAD
+
+
+def instruction_spread(operation: str, twin: str) -> float:
+    """How far fresh processes of identical code counted ``operation``'s ``twin`` apart; the widest where not measured.
+    An operation's own: one noisy operation (dispatch alone(jit), 3.4%) must not blur the others' steps."""
+    return INSTRUCTIONS_SPREADS.get((operation, twin), INSTRUCTIONS_SPREAD)
+
+
 COST_TREE_AT = "bench_counts.PythonCost.track_tree_at"  # the cost of one tree_at update, params (depth,)
 PASSES_TREE_AT = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # its time, in tree_map passes
 # A tree_at / tuple time ratio below this is a Module cost that no user would notice: the state-size sweep

@@ -18,6 +18,7 @@ from tests.asv_sites import (
     COUNT,
     ENV,
     EQUATIONS,
+    INSTRUCTIONS,
     MACHINE,
     NOT_ALERTING_RATIO,
     PASSES,
@@ -513,3 +514,18 @@ def test_another_machines_steps_do_not_count(tmp_path):
     result = gate(config)
     assert result.returncode == 1, result.stdout + result.stderr
     assert len(rows_of(result.stdout)) == 1, result.stdout
+
+
+def test_an_instruction_step_is_placed_within_its_own_operation_s_spread_not_the_widest(tmp_path):
+    """construct(default) counts apart by under 1% between fresh processes, dispatch alone(jit) by 3.4%: a commit
+    between at +2% of construct's count is a third level, so the step keeps its span, where the widest spread
+    would have read it as the old level and placed the step at the next commit."""
+    own = metrics.instruction_spread("construct(default)", "module")
+    assert own < 0.02 < metrics.INSTRUCTIONS_SPREAD
+    module = [480_000.0, 480_000.0 * 1.02, 520_000.0, 520_000.0, 520_000.0]
+    config = make_site(tmp_path, {INSTRUCTIONS: [[count, 320_000.0] for count in module]})
+    result, verdict = judged(config, "--compare", "v0", "v4")
+    assert result.returncode == 1, result.stdout + result.stderr
+    [counted] = verdict["counted"]
+    assert counted["params"] == "'construct(default)'" and not counted["single_commit"]
+    assert (counted["good"], counted["bad"]) == (commit(config, "v0"), commit(config, "v4"))

@@ -63,7 +63,7 @@ def check(parser, args) -> None:
     if args.jax and args.project != probes.EQUINOX_PROJECT:
         parser.error("--jax holds JAX fixed while Equinox is bisected: use it with --project equinox")
     if args.spread is None:
-        args.spread = metrics.INSTRUCTIONS_SPREADS.get((args.operation, args.twin), metrics.INSTRUCTIONS_SPREAD)
+        args.spread = metrics.instruction_spread(args.operation, args.twin)
     args.min_step = args.spread if args.min_step is None else args.min_step
 
 

@@ -222,8 +222,9 @@ def place_exact_steps(source: Source, rows: list[Change]) -> None:
         if change.kind not in metrics.EXACT_KINDS or change.single_commit or first is None or last is None:
             continue
         commits = [commit_at[rev] for rev in range(first, last + 1) if rev in commit_at]
-        # An instruction count repeats within its spread, the other exact metrics to the last digit.
-        spread = metrics.INSTRUCTIONS_SPREAD if change.kind == metrics.INSTRUCTIONS else 0.0
+        # An instruction count repeats within its operation's spread, the other exact metrics to the last digit.
+        twin, operation = change.benchmark.rsplit("_", 1)[-1], change.params.strip("'")
+        spread = metrics.instruction_spread(operation, twin) if change.kind == metrics.INSTRUCTIONS else 0.0
         levels = (("b", change.before), ("a", change.after))
         # b or a: at the change's level before or after; - no value; x another level.
         marks = "".join(

@@ -253,10 +253,7 @@ def markdown(records: list[dict]) -> str:
         "",
     ]
     operations = sorted({op for found in records for r in found["releases"] for op in r.get("counts", {})})
-    floors = {
-        key: metrics.INSTRUCTIONS_SPREADS.get(key, metrics.INSTRUCTIONS_SPREAD)
-        for key in itertools.product(operations, TWINS)
-    }
+    floors = {key: metrics.instruction_spread(*key) for key in itertools.product(operations, TWINS)}
     groups = collections.defaultdict(dict)  # {(project, python, the other side's version): {release: (jaxlib, counts)}}
     for found in records:
         # Counts of two builds of one Python are never compared: a record made since issue 48 names its build.
