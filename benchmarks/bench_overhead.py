@@ -1,46 +1,15 @@
-"""Overhead ratios: ``tree_at`` time over tuple time, the twins interleaved in one process.
+"""What the answer (bench_answer) does not time, each as tree_at's twin over another, interleaved in one process:
+tracing a fresh step, and one eager update in tree_map passes, the gate's steady unit.
 
-A ratio taken within one process cancels the drift between processes and
-runs that makes absolute times from different runs incomparable.  Bigger is
-worse, as asv's regression detection expects; 1.0 means no overhead.
-Every metric here is what the regression gate calls a ratio.
+A ratio taken within one process cancels the drift between processes and runs that makes absolute times from
+different runs incomparable.  Bigger is worse, as asv's regression detection expects.
 """
 
 import jax.numpy as jnp
 
 from .instruments import interleaved_ratio
-from .params import DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, WRAPPINGS
-from .workloads import Surgery, build_state, make_runner, trace_fresh_step, tree_map_pass
-
-
-class SteadyStateRatio:
-    """At the default sizes, per wrapping (the headline number per wrapping)."""
-
-    params = [list(WRAPPINGS)]
-    param_names = ["wrapping"]
-    unit = "ratio"
-
-    def setup(self, wrapping):
-        sizes = (DEFAULT_STATE_SIZE, DEFAULT_DEPTH, DEFAULT_N_CALLS)
-        self.run_tree_at = make_runner("tree_at", wrapping, *sizes)
-        self.run_tuple = make_runner("tuple", wrapping, *sizes)
-
-    def track_overhead_ratio(self, wrapping):
-        return interleaved_ratio(self.run_tree_at, self.run_tuple)
-
-
-class EagerSurgeryRatio:
-    """Pure eager surgery (no arithmetic) at the default sizes: the cost users ask about."""
-
-    unit = "ratio"
-
-    def setup(self):
-        sizes = (DEFAULT_STATE_SIZE, DEFAULT_DEPTH, DEFAULT_N_CALLS)
-        self.run_tree_at = Surgery("tree_at", *sizes)
-        self.run_tuple = Surgery("tuple", *sizes)
-
-    def track_overhead_ratio(self):
-        return interleaved_ratio(self.run_tree_at, self.run_tuple)
+from .params import DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE
+from .workloads import Surgery, build_state, trace_fresh_step, tree_map_pass
 
 
 class TracingRatio:

@@ -88,24 +88,6 @@ def interleaved_ratio(
     return statistics.median(a / b for a, b in interleaved_pairs(numerator, denominator, seconds, batch_seconds))
 
 
-class Steady:
-    """A ``time_`` benchmark whose calls are built by its first timed call (``prepare``), not in an asv ``setup``.
-
-    asv_runner 0.3 runs a benchmark's ``setup`` before every timed call, and then times one call a sample: with the
-    compile in ``setup``, each sample would be the first call after a compile, two to four times a steady call.
-    Without a ``setup``, asv calibrates ``number`` as timeit does, and the build and the compile fall in its warmup,
-    which ``warmup_time`` makes longer than a compile.  Each parameter combination runs in a process of its own.
-    """
-
-    warmup_time = 1.0
-
-    def ready(self, *params) -> dict:
-        """``prepare(*params)``'s calls, built once per process."""
-        if self.__dict__.get("prepared_for") != params:
-            self.calls, self.prepared_for = self.prepare(*params), params
-        return self.calls
-
-
 def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:
     """``fn()`` with ``hook`` as the interpreter's profile or trace function, restored after.
 

@@ -27,6 +27,9 @@ SCAN_LENGTH = 100
 # Set for asv's benchmark processes by scripts/bench --quick (asv's run of each benchmark once, a smoke test): each
 # ratio then times its fewest pairs of batches instead of its seconds.
 QUICK_VARIABLE = "EQXB_QUICK"
+# Set by the confirm step and scripts/timing-noise (asvtools/sides.py) to a wrapping: the answer's setup_cache then
+# measures that step alone, in its own fresh process, so that each value of a side is a fresh measurement.
+ONE_STEP_VARIABLE = "EQXB_ANSWER_STEP"
 
 # The Module's own operations (module_ops): fields per node, the kinds of __init__, and
 # the ways to update one field, the tuple rebuild last.

@@ -204,22 +204,6 @@ def wrap(step: Callable, wrapping: str) -> tuple[Callable, jax.Array]:
     return (jax.jit(scan) if wrapping == "jit_scan" else scan), scan_deltas()
 
 
-def make_runner(structure: str, wrapping: str, state_size: int, depth: int, n_calls: int):
-    """A zero-argument callable that runs one workload to completion and returns its state.
-
-    It is called once here, so that compilation is done and a timed call is
-    steady state.
-    """
-    state = build_state(structure, state_size, depth)
-    fn, operand = wrap(make_step(structure, depth, n_calls), wrapping)
-
-    def run():
-        return jax.block_until_ready(fn(state, operand))
-
-    run()
-    return run
-
-
 def calls(wrapping: str, state_size: int, wait: bool = True) -> dict:
     """Each twin's step as a zero-argument call, waited for or (``wait`` False) dispatched alone."""
     found = {}

@@ -20,27 +20,28 @@ from tests.helpers import ROOT, git  # noqa: F401 - re-exported to the tests tha
 
 MACHINE = "site-tests"
 ENV = "virtualenv-py3.11-jax0.4.33"
-TIMING = "bench_seed.SeedScenario.track_overhead_ratio"  # an alerting timing: confirmed before it counts
-TIMING_TWIN = "bench_steady.SteadyState.time_tuple"
-ABSOLUTE = "bench_steady.SteadyState.time_tree_at"  # an absolute time: shown, never confirmed or counted
+TIMING = "bench_overhead.TracingRatio.track_overhead_ratio"  # an alerting timing: confirmed before it counts
+TIMING_TWIN = "bench_trace.Compile.time_tuple"
+ABSOLUTE = "bench_trace.Compile.time_tree_at"  # an absolute time: shown, never confirmed or counted
 COUNT = "bench_counts.PythonCalls.track_tree_at"  # a diagnostic: never counted
 COST = "bench_counts.PythonCost.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
 EQUATIONS = "bench_counts.JaxprExcessEquations.track_excess_equations"
-RATIO = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
+RATIO = metrics.ANSWER_RATIO  # the answer's ×, at its median: the alerting ratio users read
 PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
 INSTRUCTIONS = "bench_instructions.Instructions.track_module"  # an exact count that sees C work too
 MODULE_COST = "bench_construct.ConstructionCost.track_module"  # a Module operation's cost: shown, never counted
 CONSTRUCTION_PASSES = "bench_construct.ConstructionInTreeMapPasses.track_module"  # the time of a construction
-NOT_ALERTING_RATIO = "bench_seed.SeedScenarioFilterJit.track_overhead_ratio"  # a ratio whose MDE is not measured
+NOT_ALERTING_RATIO = "bench_answer.AnswerSweep.track_ratio"  # a ratio that never alerts
 
 
-def described(name: str, params: list[str], param_name: str | None, unit: str, kind: str = "track") -> dict:
-    """A benchmark as benchmarks.json describes it: one parameter dimension, or none."""
+def described(name: str, params: list, param_name: str | None, unit: str, kind: str = "track", *more) -> dict:
+    """A benchmark as benchmarks.json describes it: one parameter dimension, or none; ``more`` adds the values of
+    further dimensions."""
     return {
         "name": name,
-        "params": [params] if params else [],
-        "param_names": [param_name] if param_name else [],
+        "params": [params, *more] if params else [],
+        "param_names": [param_name, *(f"p{n}" for n in range(len(more)))] if param_name else [],
         "unit": unit,
         "type": kind,
         "version": "1",
@@ -56,7 +57,7 @@ BENCHMARKS = {
     COST: described(COST, DEPTHS, "depth", "weighted instructions"),
     BYTECODES: described(BYTECODES, DEPTHS, "depth", "instructions"),
     EQUATIONS: described(EQUATIONS, ["'jit'"], "wrapping", "equations"),
-    RATIO: described(RATIO, ["'eager'", "'jit'"], "wrapping", "ratio"),
+    RATIO: described(RATIO, ["'eager'", "'jit'"], "wrapping", "ratio", "track", ["'median'"]),
     PASSES: described(PASSES, [], None, "tree_map passes"),
     INSTRUCTIONS: described(INSTRUCTIONS, ["'construct(default)'", "'dispatch(jit)'"], "operation", "instructions"),
     MODULE_COST: described(MODULE_COST, ["'default'"], "init", "weighted instructions"),

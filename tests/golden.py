@@ -4,6 +4,7 @@ A test compares a renderer's text with its file; ``REGEN_GOLDEN=1 scripts/test .
 instead (CONTRIBUTING.md), for the change to be read in ``git diff tests/golden``.
 """
 
+import itertools
 import os
 from pathlib import Path
 
@@ -12,12 +13,14 @@ import pytest
 from benchmarks import metrics, params
 from benchtools.asvtools import operations
 from benchtools.publishing.rows import (
+    ANSWER_JAXPRS,
+    ANSWER_PROVENANCE,
+    ANSWER_STEP,
     CALLS_PER_STEP,
     DEPTHS,
     EAGER_BENCHMARK,
     FRESH_PROCESSES,
     ONE_RUN,
-    RATIO_BENCHMARK,
     REPORT_DEPTH,
     SINGLE_SAMPLE,
     TRACING_BENCHMARK,
@@ -50,6 +53,9 @@ ENVS = ("Python 3.13, jax 0.12.0.1", "Python 3.11, jax 0.4.33")
 RELEASES = (("v0.13.6", 12000, 9000), ("v0.13.7", 12000, 6000), ("v0.13.8", 16000, 6000))
 
 
+STATISTIC_SCALES = {"median": 1.0, "low": 0.98, "high": 1.02}  # the answer's figures: the median and its interval
+
+
 def single(value: float, name: str) -> Interval:
     """A single-sample figure with its metric's threshold on either side, as the rows give it."""
     grown = 1 + metrics.threshold(name)
@@ -69,11 +75,15 @@ def fixed_rows() -> list[CommitFigures]:
             row.excess_equations = [0]
             # The older environment's results kept no samples of the compile time: no spread to show.
             row.compile_overhead_ms, row.compile_iqr = 12.5, (40.0, 44.0) if env_number == 0 else None
-            for position, wrapping in enumerate(params.WRAPPINGS):
-                ratio = 5.5 if wrapping == "eager" else 1.0 + position / 20
-                row.ratios[wrapping] = ratio
-                name = metrics.entry(RATIO_BENCHMARK, repr(wrapping))
-                row.timings[RATIO_BENCHMARK, repr(wrapping)] = single(ratio, name)
+            for position, wrapping in enumerate(params.WRAPPINGS):  # the answer: its median and its interval
+                ratio, tuple_seconds = (5.5 if wrapping == "eager" else 1.0 + position / 20), 2e-5 * (position + 1)
+                sides = {"ratio": ratio, "tuple": tuple_seconds, "tree_at": tuple_seconds * ratio}
+                for (side, value), (statistic, scale) in itertools.product(sides.items(), STATISTIC_SCALES.items()):
+                    name = metrics.entry(ANSWER_STEP + side, f"{wrapping!r}, {statistic!r}")
+                    row.timings[ANSWER_STEP + side, f"{wrapping!r}, {statistic!r}"] = single(value * scale, name)
+                row.exact[ANSWER_JAXPRS, repr(wrapping)] = 0
+            for what, value in zip(params.PROVENANCE, (3, 0.5, 0.75, 80), strict=True):
+                row.exact[ANSWER_PROVENANCE, repr(what)] = value
             row.timings[TRACING_BENCHMARK, ""] = single(2.1, TRACING_BENCHMARK)
             row.timings[metrics.PASSES_TREE_AT, ""] = single(row.tree_map_passes[0], metrics.PASSES_TREE_AT)
             passes_tuple = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
@@ -94,5 +104,6 @@ def fixed_rows() -> list[CommitFigures]:
             row.exact["bench_counts.PythonCalls.track_tree_at", REPORT_DEPTH] = row.calls[REPORT_DEPTH][0]
             rows.append(row)
     for row in rows[-len(ENVS) :]:  # scripts/headline's figure of the newest release
-        row.fresh[RATIO_BENCHMARK, "'jit'"] = ("jit time ratio", 1.0, Interval(1.04, 1.02, 1.07, FRESH_PROCESSES))
+        passes = Interval(20.5, 20.1, 21.0, FRESH_PROCESSES)
+        row.fresh[metrics.PASSES_TREE_AT, ""] = ("one tree_at update, in tree_map passes", 1.0, passes)
     return rows

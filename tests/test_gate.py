@@ -7,6 +7,7 @@ detection), then runs the gate's command in-process, as the executable runs it.
 """
 
 import json
+import re
 
 import pytest
 
@@ -197,10 +198,10 @@ def test_each_kind_of_metric_has_its_own_threshold_and_an_absolute_time_never_co
 
 
 def test_thresholds_come_from_the_asv_configuration_per_benchmark(tmp_path):
-    # +12% on both: beyond the tree_map-pass metric's 10%, within the other ratios' 35%.
+    # +12% on both: beyond the tree_map-pass metric's 10%, within the tracing ratio's 50%.
     passes = [[22.0]] * 3 + [[24.64]] * 3
-    ratio = [[10.0, 1.2]] * 3 + [[11.2, 1.2]] * 3
-    config = make_site(tmp_path, {PASSES: passes, RATIO: ratio, COUNT: FLAT_COUNT})
+    tracing = FLAT_TIMING[:3] + [[1.12e-3, 2.00e-3]] * 3
+    config = make_site(tmp_path, {PASSES: passes, TIMING: tracing, COUNT: FLAT_COUNT})
     result, verdict = judged(config)
     assert result.returncode == 1, result.stdout + result.stderr
     assert [(row["benchmark"], row["threshold"]) for row in verdict["counted"]] == [(PASSES, 0.10)], verdict
@@ -242,7 +243,7 @@ def test_a_change_over_several_commits_gives_the_asv_find_command(tmp_path):
     assert result.returncode == 1, result.stderr
     assert "v1..v4" in result.stdout
     find = [line for line in result.stdout.splitlines() if "asv find" in line]
-    assert len(find) == 1 and "--config" in find[0] and "bench_seed\\.SeedScenario\\.track_overhead_ratio" in find[0]
+    assert len(find) == 1 and "--config" in find[0] and re.escape(TIMING) in find[0]
 
 
 @pytest.mark.parametrize("damage", ["corrupt-results", "missing-site", "unknown-commit", "corrupt-site"])
@@ -379,21 +380,20 @@ def test_compare_judges_what_both_commits_measured_when_the_params_grew(tmp_path
 
 
 def test_the_night_after_filter_jit_joined_the_wrappings_still_judges_the_others(tmp_path):
-    """The suite's own change: SteadyStateRatio measured eager and jit, then every value of params.WRAPPINGS."""
+    """The suite's own change: a ratio measured at 'jit' and 'scan', then at a value appended (filter_jit was appended
+    to params.WRAPPINGS so): the old ones stay, and are judged."""
     from benchmarks import params
 
-    wrappings = list(params.WRAPPINGS)
-    assert wrappings[:2] == ["eager", "jit"] and wrappings[-1] == "filter_jit"  # appended: the old ones stay
-    config = make_site(tmp_path, {RATIO: [[5.5, 1.2], [5.5, 1.2]], COUNT: FLAT_COUNT[:2]})
-    after = [5.5, 2.0, *[1.1] * (len(wrappings) - 2)]  # jit +67%: beyond its 50% threshold
-    widen(result_file(tmp_path, "v1"), RATIO, after, [repr(w) for w in wrappings])
+    assert params.WRAPPINGS[-1] == "filter_jit"
+    config = make_site(tmp_path, {TIMING: [[1.0, 1.2], [1.0, 1.2]], COUNT: FLAT_COUNT[:2]})
+    widen(result_file(tmp_path, "v1"), TIMING, [1.0, 2.0, 1.1], ["'jit'", "'scan'", "'filter_jit'"])  # scan +67%
     verdict = tmp_path / "verdict.json"
     result = gate(config, "--compare", "v0", "v1", "--verdict", verdict)
     assert result.returncode == 1, result.stdout + result.stderr
     document = json.loads(verdict.read_text())
-    assert [(c["benchmark"], c["params"]) for c in document["counted"]] == [(RATIO, "'jit'")]
-    only_after = {u["params"] for u in document["unjudged"] if u["benchmark"] == RATIO}
-    assert only_after == {repr(w) for w in wrappings[2:]}
+    assert [(c["benchmark"], c["params"]) for c in document["counted"]] == [(TIMING, "'scan'")]
+    only_after = {u["params"] for u in document["unjudged"] if u["benchmark"] == TIMING}
+    assert only_after == {"'filter_jit'"}
 
 
 @pytest.mark.parametrize(

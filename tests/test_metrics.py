@@ -34,9 +34,8 @@ def test_the_tree_map_pass_metric_is_suspect_at_any_increase():
 
 def test_every_rule_declares_whether_it_alerts_and_a_diagnostic_never_does():
     assert all(isinstance(rule.alerts, bool) for rule in metrics.RULES)
-    # The Module operations' costs give way to their instruction counts; the answer's figures are read by a user,
-    # never a gate; filter_jit's ratios, the state-size sweep's and the Module operations' tree_map-pass times wait
-    # for a measured MDE.
+    # The Module operations' costs give way to their instruction counts; of the answer's figures the gate watches its
+    # × at the median, per wrapping; the Module operations' tree_map-pass times wait for a measured MDE.
     not_alerting = [r.kind for r in metrics.RULES if not r.alerts]
     assert not_alerting == [
         metrics.INSTRUCTIONS,
@@ -44,19 +43,20 @@ def test_every_rule_declares_whether_it_alerts_and_a_diagnostic_never_does():
         metrics.DIAGNOSTIC,
         metrics.DETERMINISTIC,
         metrics.DIAGNOSTIC,
-        *[metrics.RATIO] * 5,
+        *[metrics.RATIO] * 2,
         metrics.TIME,
         metrics.TIME,
     ]
     assert not metrics.alerting_timing("bench_update.UpdateInTreeMapPasses.track_update('tuple')")
-    # A rule can single out params: filter_jit's value of an alerting ratio does not alert yet.
-    steady = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
-    assert metrics.alerting_timing(f"{steady}('jit')") and not metrics.alerting_timing(f"{steady}('filter_jit')")
     with pytest.raises(ValueError, match="never alerts"):
         metrics.Rule("bench_counts.PythonCalls.", metrics.DIAGNOSTIC, 1.0, alerts=True)
-    assert metrics.alerting_timing("bench_overhead.SteadyStateRatio.track_overhead_ratio")
-    assert not metrics.alerting_timing("bench_steady.SteadyState.time_tree_at")
+    answer = metrics.ANSWER_RATIO
+    for wrapping in ("eager", "jit", "filter_jit", "scan", "jit_scan"):
+        assert metrics.alerting_timing(f"{answer}({wrapping!r}, 'median')"), wrapping
+        assert not metrics.alerting_timing(f"{answer}({wrapping!r}, 'low')"), wrapping
+    assert metrics.suspect_threshold(f"{answer}('jit', 'median')") == 0.05
+    assert not metrics.alerting_timing("bench_trace.Compile.time_tree_at")
     assert not any(
-        metrics.alerts(f"bench_answer.AnswerStep.track_{side}('jit', 'median')") for side in ("ratio", "tuple")
+        metrics.alerts(f"bench_answer.AnswerStep.track_{side}('jit', 'median')") for side in ("tree_at", "tuple")
     )
     assert not metrics.alerting_timing(metrics.COST_TREE_AT)  # exact: alerts, but is never re-measured

@@ -22,9 +22,6 @@ from asv import util as asv_util
 import benchmarks
 from benchmarks import (
     bench_answer,
-    bench_seed,
-    bench_steady,
-    bench_sweep,
     instruction_ops,
     instruments,
     metrics,
@@ -63,10 +60,14 @@ def expected_leaves(wrapping, state_size, depth, n_calls):
     return result
 
 
+def run_step(structure, wrapping, state_size, depth, n_calls):
+    fn, operand = workloads.wrap(workloads.make_step(structure, depth, n_calls), wrapping)
+    return fn(workloads.build_state(structure, state_size, depth), operand)
+
+
 @pytest.mark.parametrize("wrapping,state_size,depth,n_calls", GRID)
 def test_twins_compute_identical_arrays(wrapping, state_size, depth, n_calls):
-    tree_at_state = workloads.make_runner("tree_at", wrapping, state_size, depth, n_calls)()
-    tuple_state = workloads.make_runner("tuple", wrapping, state_size, depth, n_calls)()
+    tree_at_state, tuple_state = (run_step(s, wrapping, state_size, depth, n_calls) for s in params.STRUCTURES)
     assert isinstance(tree_at_state, workloads.Node)
     assert isinstance(tuple_state, tuple)
     assert_same_arrays(tree_at_state, tuple_state)
@@ -81,7 +82,7 @@ def test_twins_compute_identical_arrays(wrapping, state_size, depth, n_calls):
 @pytest.mark.parametrize("wrapping", params.SWEEP_WRAPPINGS)
 @pytest.mark.parametrize("state_size", [size for size in params.SWEEP_SIZES if size <= 10**5])
 def test_the_sweep_twins_compute_identical_arrays(wrapping, state_size):
-    calls = bench_sweep.StateSizeTime().ready(wrapping, state_size)  # the calls StateSizeRatio times too
+    calls = workloads.calls(wrapping, state_size)  # the calls bench_answer.AnswerSweep times
     tree_at_state, tuple_state = calls["tree_at"](), calls["tuple"]()
     assert_same_arrays(tree_at_state, tuple_state)
     want = expected_leaves(wrapping, state_size, params.DEFAULT_DEPTH, params.DEFAULT_N_CALLS)
@@ -89,11 +90,11 @@ def test_the_sweep_twins_compute_identical_arrays(wrapping, state_size):
         np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5)
 
 
-@pytest.mark.parametrize("wrapping", bench_sweep.Dispatch.params[0])
+@pytest.mark.parametrize("wrapping", params.DISPATCH_WRAPPINGS)
 def test_a_call_not_waited_for_gives_the_arrays_of_one_waited_for(wrapping):
-    # bench_answer.AnswerDispatch times the same calls (workloads.calls).
-    waited = bench_sweep.Dispatch().ready(wrapping, "block_until_ready")
-    dispatched = bench_sweep.Dispatch().ready(wrapping, "dispatch")
+    # bench_answer.AnswerDispatch times these calls.
+    waited = workloads.calls(wrapping, params.DEFAULT_STATE_SIZE)
+    dispatched = workloads.calls(wrapping, params.DEFAULT_STATE_SIZE, wait=False)
     for structure in ("tree_at", "tuple"):
         assert_same_arrays(jax.block_until_ready(dispatched[structure]()), waited[structure]())
     assert_same_arrays(dispatched["tree_at"](), dispatched["tuple"]())
@@ -269,19 +270,6 @@ def test_each_count_has_its_kind_the_cost_counts_and_the_diagnostics_never_do():
     assert not any(re.match(regex, "bench_counts.PythonCost.track_tree_at(4)") for regex in first_commits)
 
 
-def test_seed_twins_compute_identical_arrays_and_jaxprs():
-    for jit, jit_with in ((False, jax.jit), (True, jax.jit), (True, eqx.filter_jit)):
-        tree_at_state, tree_at_ys = bench_seed.make_seed_runner("tree_at", jit, jit_with)()
-        tuple_state, tuple_ys = bench_seed.make_seed_runner("tuple", jit, jit_with)()
-        assert isinstance(tree_at_state, bench_seed._SeedState)
-        assert_same_arrays((tree_at_state, tree_at_ys), (tuple_state, tuple_ys))
-    state = bench_seed._SeedState(bench_seed.SEED_STATE_SIZE)
-    dx = jnp.float32(0.1)
-    tree_at_jaxpr = jax.make_jaxpr(bench_seed.seed_time_stepping("tree_at"))(state, dx)
-    tuple_jaxpr = jax.make_jaxpr(bench_seed.seed_time_stepping("tuple"))((state.x, state.y), dx)
-    assert str(tree_at_jaxpr) == str(tuple_jaxpr)
-
-
 def benchmark_classes():
     for info in pkgutil.iter_modules(benchmarks.__path__):
         if info.name.startswith("bench_"):
@@ -386,16 +374,6 @@ def test_a_quick_run_takes_each_ratio_from_its_fewest_pairs(monkeypatch, quick):
     else:
         with pytest.raises(RuntimeError, match="more pairs"):
             instruments.interleaved_ratio(lambda: None, lambda: None, seconds=3600)
-
-
-@pytest.mark.parametrize("benchmark", [bench_steady.SteadyState, bench_sweep.StateSizeTime, bench_sweep.Dispatch])
-def test_a_compiled_step_s_time_has_no_asv_setup_so_that_its_samples_are_steady_batches(benchmark):
-    """asv_runner 0.3 re-runs a setup before every timed call and times one call a sample: with the compile in the
-    setup, every sample was the first call after a compile."""
-    assert not hasattr(benchmark, "setup") and issubclass(benchmark, instruments.Steady)
-    prepared = benchmark()
-    calls = prepared.ready(*(values[0] for values in benchmark.params))
-    assert prepared.ready(*(values[0] for values in benchmark.params)) is calls  # built once a process
 
 
 def test_the_answer_s_tree_at_time_is_the_tuple_s_times_the_ratio_and_its_interval_the_processes_widest():

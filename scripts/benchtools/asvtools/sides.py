@@ -9,6 +9,8 @@ import re
 import sys
 from pathlib import Path
 
+from benchmarks import metrics, params
+
 from .. import util
 from ..errors import BadInput, Failed
 from ..project import env_label
@@ -43,12 +45,15 @@ class Side:
 
         self.spawner = runner.get_spawner(self.env, self.benchmarks.benchmark_dir, LAUNCH_METHOD)
 
-    def close(self):
+    def close_caches(self):
         from asv import util as asv_util
 
         for cache_dir in self.cache_dirs.values():
             asv_util.long_path_rmtree(cache_dir, True)
         self.cache_dirs = {}
+
+    def close(self):
+        self.close_caches()
         if self.spawner is not None:
             with contextlib.redirect_stdout(sys.stderr):
                 self.spawner.close()
@@ -80,8 +85,11 @@ class Side:
         each process draws its own (a seed set for this process would make all of them alike)."""
         from asv_runner.statistics import compute_stats
 
-        with util.environ(PYTHONHASHSEED=hash_seed):
+        one_step = answer_step(name, self.benchmarks[name], param_index)
+        with util.environ(PYTHONHASHSEED=hash_seed, **one_step):
             result = self.run(name, param_index)
+        if one_step:  # the next value measures its step anew
+            self.close_caches()
         value, samples, number = result.result[0], result.samples[0], result.number[0]
         if samples is not None and number is not None:
             value = compute_stats(samples, number)[0]
@@ -95,6 +103,16 @@ class Side:
         if not (result := self.run(name, param_index, profile=True, extra_params=QUICK)).profile:
             raise Failed(f"{name} gave no profile at {self.commit[:8]}")
         return result.profile
+
+
+def answer_step(name: str, benchmark: dict, index: int | None) -> dict[str, str]:
+    """For a figure of the answer's steps (metrics.ANSWER_RATIO's class), the variable that makes its setup_cache
+    measure that wrapping's step alone, in its own fresh process: the answer's value of one process, as the confirm
+    step and scripts/timing-noise pair them; nothing for any other benchmark."""
+    if not name.startswith(metrics.ANSWER_RATIO.rsplit(".", 1)[0] + "."):
+        return {}
+    wrapping = list(itertools.product(*benchmark["params"]))[index][0]
+    return {params.ONE_STEP_VARIABLE: wrapping.strip("'")}
 
 
 def label_requirements(label: str) -> set[str]:

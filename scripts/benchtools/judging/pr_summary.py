@@ -44,8 +44,7 @@ CHANGED = (SLOWER_, FASTER)
 KNOWN = {
     metrics.COST_TREE_AT: "`eqx.tree_at` update, whole model",
     metrics.PASSES_TREE_AT: "`eqx.tree_at` update, whole model",
-    "bench_overhead.SteadyStateRatio.track_overhead_ratio": "one step over its tuple twin",
-    "bench_seed.SeedScenarioFilterJit.track_overhead_ratio": "`filter_jit` dispatch in the seed's scan",
+    metrics.ANSWER_RATIO: "the answer: one step's × over its tuple twin",
     "bench_counts.JaxprExcessEquations.track_excess_equations": "jaxpr equations beyond the tuple twin's",
     "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": "bytes copied by `tree_at`",
 }

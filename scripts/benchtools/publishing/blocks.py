@@ -21,7 +21,6 @@ from .rows import (
     DEPTHS,
     RATIO_BENCHMARK,
     REPORT_DEPTH,
-    SEED_BENCHMARK,
     TRACING_BENCHMARK,
     CommitFigures,
     Interval,
@@ -75,12 +74,8 @@ def times_tuple(costs: tuple, pattern: str) -> str:
 
 
 def markdown(row: CommitFigures) -> str:
-    ratios = [[w, timing_text(row, RATIO_BENCHMARK, repr(w))] for w in row.ratios]
-    ratios += [
-        ["eager surgery only", timing_text(row, "bench_overhead.EagerSurgeryRatio.track_overhead_ratio", "")],
-        ["tracing a fresh step", timing_text(row, TRACING_BENCHMARK, "")],
-    ]
-    ratios += [[f"seed scenario, {w}", timing_text(row, SEED_BENCHMARK, repr(w))] for w in row.seed_ratios]
+    ratios = [[words, timing_text(row, RATIO_BENCHMARK, repr(w))] for w, words in LEAD_WRAPPINGS.items()]
+    ratios += [["tracing a fresh step", timing_text(row, TRACING_BENCHMARK, "")]]
     depths = []
     for depth in DEPTHS:
         times = row.eager_us.get(depth, (None, None))
@@ -95,7 +90,7 @@ def markdown(row: CommitFigures) -> str:
     tuple_passes = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
     text = f"""### {row.label} ({row.env})
 
-{markdown_table(["how the step runs", "tree_at / tuple time (the interval a second run's can be expected in)"], ratios)}
+{markdown_table(["how the step runs", "× (tree_at ÷ tuple), and where its interval comes from"], ratios)}
 
 {markdown_table(depths_header, depths)}
 
@@ -202,9 +197,10 @@ def answer_rows(row: CommitFigures, benchmark: str, cases: dict, extra=lambda at
     return found
 
 
-def here_answer(row: CommitFigures, dispatch: bool = True) -> str:
+def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
     """The answer to the question users ask, for one environment on its device: a sentence, the steps by wrapping,
-    the calls dispatched and waited for (unless not ``dispatch``), and the sweep; a figure not taken gets no row."""
+    the calls dispatched and waited for (unless not ``dispatch``), and the sweep; a figure not taken gets no row, and
+    a result without the answer (a run's --bench left it out) no answer."""
     scans = {w: params.SCAN_LENGTH if "scan" in w else 1 for w in LEAD_WRAPPINGS}
     steps = {
         repr(w): (words + f", per step of {scans[w]}" * (scans[w] > 1), scans[w]) for w, words in LEAD_WRAPPINGS.items()
@@ -214,7 +210,7 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str:
         row, ANSWER_STEP, steps, lambda at: [jaxprs.get(row.exact.get((ANSWER_JAXPRS, at)), "not measured")]
     )
     if not table:
-        return f"On {on_device(row, row.label)}: this run did not take the answer (scripts/bench --here takes it)."
+        return None
     table[0][-1] = "not traced" if table[0][0] == "eager" else table[0][-1]
     ratio = {w: answer_figure(row, ANSWER_STEP + "ratio", repr(w)) for w in ("eager", "jit")}
     sentence = f"On {on_device(row, f'Equinox {row.label}')}: "
@@ -303,10 +299,12 @@ def summary_markdown(rows: list[CommitFigures]) -> str:
 
 
 def answer_markdown(rows: list[CommitFigures]) -> str:
+    """The first answer: each environment's answer, then the newest release's exact and steady figures."""
     header = ["environment", f"one tree_at update at depth {REPORT_DEPTH}, in tree_map passes (steady)"]
     latest = latest_rows(rows)
     passes = [[f"{row.label}, {row.env}", timing_text(row, metrics.PASSES_TREE_AT, "")] for row in latest]
-    return f"{summary_markdown(rows)}\n\n{markdown_table(header, passes)}"
+    answers = filter(None, (here_answer(row, dispatch=False) for row in latest))
+    return "\n\n".join([*answers, summary_markdown(rows), markdown_table(header, passes)])
 
 
 def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:

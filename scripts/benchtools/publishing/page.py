@@ -39,7 +39,7 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
     found, latest = history(rows, by_operation), latest_rows(rows)
     page = templating.render(
         "overhead.html.j2",
-        answers=[html(blocks.here_answer(row)) for row in latest],
+        answers=[html(answer) for answer in map(blocks.here_answer, latest) if answer],
         device_note=blocks.device_note(latest),
         sweep=plots.sweep_plot(latest, out / "sweep.png"),
         summary=summary_sentence(latest[0]),

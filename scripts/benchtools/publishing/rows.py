@@ -22,11 +22,10 @@ DEPTHS = tuple(str(depth) for depth in params.DEPTHS)
 CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come from steps of this many updates
 US_PER_CALL = 1e6 / params.DEFAULT_N_CALLS  # from a step's seconds to µs per update
 REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
-# The timing figures that the plots and the summary show.
-RATIO_BENCHMARK = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
+# The timing figures that the plots and the summary show: the answer's × per wrapping first.
+RATIO_BENCHMARK = metrics.ANSWER_RATIO
 EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
-SEED_BENCHMARK = "bench_seed.SeedScenario.track_overhead_ratio"
 # The answer (bench_answer): each figure at its params, then its statistic, from the run's fresh processes.
 ANSWER_MODULE = "bench_answer."
 ANSWER_STEP, ANSWER_DISPATCH, ANSWER_SWEEP = (f"{ANSWER_MODULE}Answer{n}.track_" for n in ("Step", "Dispatch", "Sweep"))
@@ -59,9 +58,7 @@ class Interval:
 class CommitFigures:
     label: str
     env: str
-    ratios: dict = field(default_factory=dict)  # wrapping -> tree_at / tuple
     compile_overhead_ms: float | None = None
-    seed_ratios: dict = field(default_factory=dict)
     eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
     eager_iqr: dict = field(default_factory=dict)  # depth -> asv's (q_25, q_75) of tree_at's, of tuple's, or None
     compile_iqr: tuple | None = None  # (q_25, q_75) of tree_at's compile time, ms
@@ -94,8 +91,6 @@ def row_of(result, label: str) -> CommitFigures:
     row = CommitFigures(label, env_label(result.params), commit=result.commit_hash, env_params=dict(result.params))
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
-    row.ratios = {w: v for (w,), v in values(result, RATIO_BENCHMARK).items()}
-    row.seed_ratios = {w: v for (w,), v in values(result, SEED_BENCHMARK).items()}
 
     def twins(benchmark: str, method: str) -> list[dict]:  # tree_at's values and its tuple twin's
         return [values(result, f"{benchmark}.{method}_{twin}") for twin in params.STRUCTURES]
@@ -208,12 +203,15 @@ class Series:
 
     def at(self, row: CommitFigures, fresh: bool = False) -> Interval | None:
         key = self.benchmark, self.params
-        found = row.fresh.get(key, (None, None, None))[2] if fresh else row.timings.get(key)
+        found = row.fresh.get(key, (None, None, None))[2] if fresh else measured(row, *key)
         return None if found is None else found.scaled(self.scale)
 
 
 def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None:
-    """A timing figure of ``row``: scripts/headline's where attached, else the asv run's; None where not taken."""
+    """A timing figure of ``row``: the answer's at its median (``params`` without the statistic), scripts/headline's
+    where attached, else the asv run's; None where not taken."""
+    if benchmark.startswith(ANSWER_MODULE):
+        return answer_figure(row, benchmark, params)
     key = benchmark, params
     return row.fresh[key][2] if key in row.fresh else row.timings.get(key)
 

@@ -296,7 +296,7 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     if has_results and (ran or measured or not (target.html_dir / "index.html").is_file()):  # the site is stale
         publish(target, record)
     record_last_run(target, hashes, unchanged)
-    what = "the first answer (the newest release's exact and steady figures, and the headline)"
+    what = "the first answer (the newest release's answer, its exact and steady figures, and the headline)"
     took = clock.finish(
         f"`scripts/bench`, {what if args.answer else f'{len(hashes)} commit(s)'} in {len(envs)} environment(s)",
         before=" after scripts/setup",
@@ -344,16 +344,21 @@ def print_places(target: Target) -> None:
 
 def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
     """The first answer's benchmarks by asv's name: (the exact ones, which no load moves, so they may be measured beside
-    other runs; the timed ones, measured alone: tree_at's steady time with its twin, and any that mixes a timing in)."""
+    other runs; the timed ones, measured alone: the answer, every class of whose shares its measurement, tree_at's
+    steady time with its twin, and any that mixes a timing in)."""
     steady_class, timing = metrics.PASSES_TREE_AT.rsplit(".", 1)[0] + ".", set(metrics.TIMING_KINDS)
     kinds = {
         name: {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
         for name, benchmark in described.items()
-        if name != "version" and not name.startswith(rows.ANSWER_MODULE)
+        if name != "version"
     }
-    steady = {name for name in kinds if described[name]["unit"] == STEADY_UNIT and name.startswith(steady_class)}
-    exact = [name for name, found in kinds.items() if not found & timing]
-    timed = [name for name, found in kinds.items() if found & timing and (found - timing or name in steady)]
+    alone = {
+        name
+        for name in kinds
+        if name.startswith(rows.ANSWER_MODULE) or described[name]["unit"] == STEADY_UNIT and name.startswith(steady_class)
+    }
+    exact = [name for name, found in kinds.items() if not found & timing and name not in alone]
+    timed = [name for name, found in kinds.items() if name in alone or found & timing and found - timing]
     return sorted(exact), sorted(timed)
 
 
@@ -373,7 +378,7 @@ def stages(answer: bool) -> list[Stage]:
     measuring = f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time"
     return [
         Stage(measuring, overlapping=True, benchmarks=tuple(exact)),
-        Stage("timing tree_at's steady figures, one environment at a time", overlapping=False, benchmarks=tuple(timed)),
+        Stage("timing the answer and tree_at's steady figures, one environment at a time", False, tuple(timed)),
     ]
 
 
@@ -402,12 +407,12 @@ def record_machine(machine: str, config, env: dict) -> None:
 
 
 def asv_run(target: Target, stage: Stage, number: int, env_name: str, entry: dict, pending: list[str]) -> int:
-    """The stage over ``pending`` in one environment, under its lock; asv's exit code. bench_answer only by --bench."""
+    """The stage over ``pending`` in one environment, under its lock; asv's exit code."""
     hashfile = target.config_dir / f"{target.name}-{number}.hashes"
     hashfile.write_text("\n".join(pending) + "\n")
     env_dir = target.args.env_dir
     lock = one_environment(env_dir, env_name) if stage.overlapping else exclusive(env_dir)
-    regexes = target.args.bench or discovery_regex(list(stage.benchmarks)) or [f"^(?!{re.escape(rows.ANSWER_MODULE)})"]
+    regexes = target.args.bench or discovery_regex(list(stage.benchmarks))
     extra = ("--no-interleave-rounds", "--skip-existing-successful", f"HASHFILE:{hashfile}")
     prefix = f"[{number}] " if stage.overlapping else None
     return run_asv(target, target.config(entry, f"-{number}"), lock, regexes, *extra, prefix=prefix)
