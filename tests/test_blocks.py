@@ -1,4 +1,4 @@
-"""publishing/blocks.py: each generated block of README.md and docs/answer.md, whole, against its golden file
+"""publishing/blocks.py: each generated block of README.md and docs/here.md, whole, against its golden file
 (tests/golden.py), from fixed rows; and which blocks a document gets."""
 
 import pytest

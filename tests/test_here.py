@@ -155,7 +155,7 @@ def test_here_takes_no_selection_of_releases_repositories_or_environments(args):
 
 @pytest.mark.parametrize("quick", [False, True])
 def test_the_selection_a_run_took_keeps_its_regexes_as_typed_in_markdown(quick):
-    regexes = [r"^bench_steady\.SteadyState\.time_(tree_at|tuple)\('[a-z_]+', 4\)$", r"^bench_sweep\.Dispatch\."]
+    regexes = [r"^bench_eager\.EagerSurgery\.time_(tree_at|tuple)\(4, [0-9]+\)$", r"^bench_answer\.AnswerDispatch\."]
     words = ["--quick"] * quick + regexes
     options = bench.Options(here="python3", quick=quick, bench=regexes)
     rendered = markdown_it.MarkdownIt().render(f"`scripts/bench --here`{here.selection_markdown(options)} took")
@@ -185,7 +185,7 @@ def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measu
     assert installed.returncode == 0, installed.stderr
     # What scripts/door runs with BENCHTOOLS_OUTSIDE_VENV=1 (tests/test_cli.py): PATH here holds no bash.
     env = {**offline_without_valgrind(tmp_path), "PYTHONPATH": os.pathsep.join(map(str, (tools, SCRIPTS, ROOT)))}
-    args = ["--here", str(user_python), "--quick", "--bench", "SteadyStateRatio", "--output", tmp_path]
+    args = ["--here", str(user_python), "--quick", "--bench", "TracingRatio", "--output", tmp_path]
     ran = subprocess.run(
         [str(user_python), "-m", "benchtools", "bench", *map(str, args), "--env-dir", str(tmp_path / "env")],
         capture_output=True,
@@ -211,23 +211,20 @@ def path_only_python(user_python, tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_a_jax_on_pythonpath_is_measured_and_a_compiled_step_is_timed_in_steady_batches(path_only_python, tmp_path):
-    """asv drops PYTHONPATH from its benchmarks' processes unless ASV_PYTHONPATH is set; and asv_runner 0.3 times
-    a benchmark with a setup one call a sample, right after the setup's compile: SteadyState has none, so asv
-    calibrates its number as timeit does."""
+def test_a_jax_on_pythonpath_is_measured(path_only_python, tmp_path):
+    """asv drops PYTHONPATH from its benchmarks' processes unless ASV_PYTHONPATH is set."""
     python, site = path_only_python
     env = {**offline_without_valgrind(tmp_path), "PYTHONPATH": str(site)}
     args = ["--here", python, "--output", tmp_path, "--env-dir", tmp_path / "env"]
-    args += ["--bench", r"^bench_steady\.SteadyState\.time_(tree_at|tuple)\('jit', 4\)"]
+    args += ["--bench", r"^bench_eager\.EagerSurgery\.time_(tree_at|tuple)\(4, 8\)"]
     ran = subprocess.run([*tool("bench"), *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
     (path,) = (tmp_path / "results" / "here").glob("*-cpu/*-existing-*.json")
     stored = json.loads(path.read_text())
     columns = stored["result_columns"]
     for twin in ("tree_at", "tuple"):
-        found = stored["results"][f"bench_steady.SteadyState.time_{twin}"]
-        index = [(w, d) for w in found[columns.index("params")][0] for d in found[columns.index("params")][1]].index(
-            ("'jit'", "4")
+        found = stored["results"][f"bench_eager.EagerSurgery.time_{twin}"]
+        index = [(d, n) for d in found[columns.index("params")][0] for n in found[columns.index("params")][1]].index(
+            ("4", "8")
         )
         assert math.isfinite(found[columns.index("result")][index])
-        assert found[columns.index("stats_number")][index] > 10  # steady batches, not one call after a compile

@@ -10,17 +10,18 @@ import random
 
 import pytest
 
+from benchmarks import metrics
 from benchtools import cli
 from benchtools.judging import pairs
 from benchtools.trial import noise
 from tests.helpers import table_cells
 
 
-def measured(sd: float, n: int = 32, seed: int = 0, name: str = "bench_overhead.SteadyStateRatio.track_overhead_ratio"):
+def measured(sd: float, n: int = 32, seed: int = 0, name: str = metrics.ANSWER_RATIO):
     rng = random.Random(seed)
     before = [10.0 * math.exp(rng.gauss(0, sd / math.sqrt(2))) for _ in range(n)]
     after = [10.0 * math.exp(rng.gauss(0, sd / math.sqrt(2))) for _ in range(n)]
-    return noise.Measured(name, "'eager'", before, after, 1.0)
+    return noise.Measured(name, "'eager', 'median'", before, after, 1.0)
 
 
 def test_the_mde_grows_with_the_noise_and_with_the_suspects_of_a_night():
@@ -87,8 +88,8 @@ def test_the_table_is_made_from_a_record_alone(tmp_path, capsys):
     assert cli.run("timing-noise", argv) == 0
     out = capsys.readouterr().out
     names = [cells[:2] for cells in table_cells(out)]
-    assert not any(name.startswith("`bench_overhead.") for name, *_ in names)  # named without the module
-    assert names.count(["`SteadyStateRatio.track_overhead_ratio`", "'eager'"]) == 2
+    assert not any(name.startswith("`bench_answer.") for name, *_ in names)  # named without the module
+    assert names.count(["`AnswerStep.track_ratio`", "'eager', 'median'"]) == 2
     assert "**MDE above the threshold**" in out and "A/A intervals that cover 0: " in out
     assert out.strip() in docs.read_text()
 

@@ -62,11 +62,11 @@ def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
 
     from asv import results, runner
 
-    ratio = "bench_overhead.SteadyStateRatio.track_overhead_ratio"
+    ratio = "bench_overhead.TracingRatio.track_overhead_ratio"
     benchmark = {
         "name": ratio,
-        "params": [["'jit'"]],
-        "param_names": ["wrapping"],
+        "params": [],
+        "param_names": [],
         "unit": "ratio",
         "type": "track",
         "version": "1",

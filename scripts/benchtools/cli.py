@@ -19,7 +19,7 @@ from .project import ROOT
 COMMANDS = {
     "bench": "histories.md",
     "release-history": "histories.md#releases",
-    "overhead-report": "answer.md",
+    "overhead-report": "here.md",
     "localize-site": "benchmarks.md#how-to-read-the-results",
     "regressions": "gate.md",
     "check-pr": "pull-requests.md",

@@ -3,8 +3,9 @@
 What is benchmarked, each into a results and site folder of its own:
 
   default          the first answer: the newest Equinox release in every environment of
-                   asv.conf.json, its exact figures and tree_at's steady time, then the
-                   headline (scripts/headline).  Folder: answer.
+                   asv.conf.json, the answer (bench_answer), its exact figures and
+                   tree_at's steady time, then the headline (scripts/headline).
+                   Folder: answer.
   --full           Equinox releases from PyPI (the 3 newest, or --releases), every
                    benchmark, with JAX {jax_releases} on Python {pythons}.
                    Folder: releases.

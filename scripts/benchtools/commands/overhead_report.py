@@ -17,7 +17,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     common_args.add_readme(
         parser,
-        f"rewrite FILE's generated blocks {SUMMARY_BLOCK} and {FULL_BLOCK}; repeatable (README.md, docs/answer.md)",
+        f"rewrite FILE's generated blocks {SUMMARY_BLOCK} and {FULL_BLOCK}; repeatable (README.md)",
     )
     parser.add_argument("--config", type=Path, metavar="PATH", help="the results' asv configuration (the causes)")
     parser.add_argument("--explain", action="store_true", help="with --config: profile each step not yet profiled")

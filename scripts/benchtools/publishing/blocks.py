@@ -1,4 +1,4 @@
-"""The overhead report in Markdown, and the generated blocks of README.md and docs/answer.md that hold it."""
+"""The overhead report in Markdown, and the generated blocks of README.md and docs/here.md that hold it."""
 
 import re
 from pathlib import Path
@@ -30,7 +30,7 @@ from .rows import (
     measured,
 )
 
-# The report's generated blocks (publishing/generated.py): README.md's summary, docs/answer.md's every figure.
+# The report's generated blocks (publishing/generated.py): README.md's summary, a --readme file's every figure.
 SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
 HISTORY_BLOCK = "operation-history"  # every step of each operation's cost, and the Module-speed pull requests
 HISTORY_SUMMARY_BLOCK = "operation-history-summary"  # the README's: each operation's steps and its largest
