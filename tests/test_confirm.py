@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from benchmarks import metrics, params
 from benchtools import cli, util
 from benchtools.asvtools import sides
 from benchtools.asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, param_index
@@ -254,3 +255,10 @@ def test_a_floor_under_one_percent_shows_its_figure_not_a_rounded_one():
     assert text(metrics.INSTRUCTIONS, 0.005) == "+0.5% (floor)"
     assert text(metrics.COST, 0.01) == "+1% (floor)"
     assert text(metrics.TIME, 0.05) == "+5%"
+
+
+def test_a_figure_of_the_answer_is_re_measured_as_its_step_alone_and_any_other_benchmark_as_it_is():
+    answer = {"params": [["'eager'", "'jit'"], ["'median'", "'low'", "'high'"]]}
+    assert sides.answer_step(metrics.ANSWER_RATIO, answer, 3) == {params.ONE_STEP_VARIABLE: "jit"}
+    assert sides.answer_step(metrics.ANSWER_RATIO, answer, 0) == {params.ONE_STEP_VARIABLE: "eager"}
+    assert sides.answer_step(TIMING, {"params": [["'jit'", "'scan'"]]}, 1) == {}

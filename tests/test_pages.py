@@ -10,7 +10,6 @@ twin's, or tracing's ratio (bench_overhead.TracingRatio, which the answer does n
 """
 
 import re
-from pathlib import Path
 
 import pytest
 

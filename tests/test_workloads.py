@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -405,3 +404,13 @@ def test_the_answer_s_twins_compute_identical_arrays_and_trace_to_identical_jaxp
         calls = workloads.calls(wrapping, params.DEFAULT_STATE_SIZE)
         assert_same_arrays(calls["tree_at"](), calls["tuple"]())
         assert bench_answer.identical_jaxprs(wrapping)
+
+
+def test_the_answer_measured_for_the_confirm_step_is_one_step_in_this_process(monkeypatch):
+    """What the gate pairs (asvtools/sides.py): the wrapping's step alone, at the answer's own pairs."""
+    monkeypatch.setenv(params.ONE_STEP_VARIABLE, "jit")
+    found = bench_answer.cached_answer()["figures"]
+    assert list(found) == ["step jit"]
+    assert (
+        found["step jit"]["ratio"]["low"] <= found["step jit"]["ratio"]["median"] <= found["step jit"]["ratio"]["high"]
+    )

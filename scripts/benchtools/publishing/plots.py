@@ -18,7 +18,10 @@ INCHES_PER_LABEL = 0.4  # wider panels for long histories, so that the release l
 MIN_PANEL_PX = (800, 180)  # the smallest rendered panel the browser test accepts
 RATIO_PLOTS = ("ratios.png", "tracing.png")  # ratios of twins: a log axis from 1, where there is no overhead
 TIMING_PLOTS = {
-    "ratios.png": ("the answer's × (tree_at ÷ tuple, log)", [Series(w, report_rows.RATIO_BENCHMARK, repr(w)) for w in WRAPPINGS]),
+    "ratios.png": (
+        "the answer's × (tree_at ÷ tuple, log)",
+        [Series(w, report_rows.RATIO_BENCHMARK, repr(w)) for w in WRAPPINGS],
+    ),
     "eager-per-call.png": (
         "eager µs per tree_at call (log)",
         [Series(f"depth {d}", report_rows.EAGER_BENCHMARK, f"{d}, {CALLS_PER_STEP}", US_PER_CALL) for d in DEPTHS],

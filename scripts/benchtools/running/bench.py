@@ -355,7 +355,9 @@ def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
     alone = {
         name
         for name in kinds
-        if name.startswith(rows.ANSWER_MODULE) or described[name]["unit"] == STEADY_UNIT and name.startswith(steady_class)
+        if name.startswith(rows.ANSWER_MODULE)
+        or described[name]["unit"] == STEADY_UNIT
+        and name.startswith(steady_class)
     }
     exact = [name for name, found in kinds.items() if not found & timing and name not in alone]
     timed = [name for name, found in kinds.items() if name in alone or found & timing and found - timing]
