@@ -34,7 +34,6 @@ def test_a_second_run_s_median_falls_in_the_interval_as_often_as_it_claims(n):
 
 
 def test_the_interval_is_the_narrowest_that_holds_and_too_few_processes_get_none():
-    assert headline.FEWEST_PROCESSES == 9
     assert headline.second_run_interval([float(v) for v in range(8)]) is None
     assert headline.second_run_interval([float(v) for v in range(10)]) == (0.0, 9.0)  # [min, max]
     assert headline.second_run_interval([float(v) for v in range(16)]) == (1.0, 14.0)  # the 2nd of each end
@@ -104,10 +103,6 @@ def test_a_campaign_interleaves_the_figures_and_measures_the_exact_cost_once(tmp
     rows = [cells for cells in table_cells(text) if cells[0].startswith("Python")]
     assert all(row[:2] == ["Python 3.11, jax 0.4.33", "cpu"] for row in rows)
     assert [row[-1] for row in rows] == ["exact", "steady"] and rows[1][-2] == "too few processes"
-    # scripts/bench's first answer measures in the environment its run installed the release in.
-    env_dir = tmp_path / "run" / "env"
-    headline.campaign(headline.Options(processes=2, record=record_path, env_dir=env_dir, in_run_environments=True))
-    assert prepared[-1] == ({"env": "c" * 40}, tmp_path / "run")
 
 
 def record_of(shift: float = 0.0) -> dict:
@@ -196,41 +191,6 @@ def test_a_finished_run_says_how_long_it_took():
     record = record_of() | {"started": "2026-12-01T17:52:59Z", "finished": "2026-12-01T18:04:11Z"}
     assert "the run took 11.2 min" in headline.table(record)
     assert "the run took" not in headline.table(record_of())
-
-
-def test_the_first_answer_measures_the_newest_jax_once_and_keeps_its_record(tmp_path, monkeypatch):
-    """scripts/bench's first answer: the newest release's headline in the newest JAX's environment, in the
-    fewest processes that give an interval; a rerun of the same commit keeps the finished record."""
-    from types import SimpleNamespace
-
-    from benchtools.trial.campaign import Campaign, now
-
-    asked = []
-
-    def campaign(options):
-        asked.append((options.release, options.jax, options.processes, options.in_run_environments))
-        record = {**record_of(), "commit": "c" * 40, "processes": options.processes, "started": now()}
-        record["environments"][0]["environment"] = "Python 3.13, jax 0.12.0.1"
-        return Campaign(None, options.release, "c" * 40, options.record).finish(record)
-
-    monkeypatch.setattr(headline, "campaign", campaign)
-    target = SimpleNamespace(
-        config_dir=tmp_path / ".asv" / "configs", name="answer", args=SimpleNamespace(env_dir=tmp_path / "env")
-    )
-    envs = [
-        ("old", {("python", None): "3.11", ("req", "jax"): "0.4.33"}),
-        ("new", {("python", None): "3.13", ("req", "jax"): "0.12.0.1"}),
-        ("mid", {("python", None): "3.11", ("req", "jax"): "0.10.2"}),
-    ]
-    release = SimpleNamespace(version="0.13.8")
-    path, text, measured = headline.first_answer(target, envs, (release, "c" * 40))
-    assert measured and asked == [("0.13.8", ["0.12.0.1"], headline.FEWEST_PROCESSES, True)]
-    assert path == tmp_path / ".asv" / "headline" / "answer.json"
-    assert table_cells(text)[1][0] == "Python 3.13, jax 0.12.0.1"
-    assert headline.first_answer(target, envs, (release, "c" * 40))[1:] == (text, False)
-    assert len(asked) == 1
-    headline.first_answer(target, envs, (release, "d" * 40))  # another commit: measured again
-    assert len(asked) == 2
 
 
 def test_a_record_carries_each_timing_s_median_and_interval_for_the_page():

@@ -4,8 +4,7 @@ What is benchmarked, each into a results and site folder of its own:
 
   default          the first answer: the newest Equinox release in every environment of
                    asv.conf.json, the answer (bench_answer), its exact figures and
-                   tree_at's steady time, then the headline (scripts/headline).
-                   Folder: answer.
+                   tree_at's steady time.  Folder: answer.
   --full           Equinox releases from PyPI (the 3 newest, or --releases), every
                    benchmark, with JAX {jax_releases} on Python {pythons}.
                    Folder: releases.
@@ -25,7 +24,6 @@ import dataclasses
 
 from ..running import here
 from ..running.bench import ANSWER_RELEASES, BENCH_TIME_BLOCK, DEFAULT_RELEASES, Options, bench
-from ..trial import headline
 from . import common_args
 
 
@@ -80,4 +78,4 @@ def run(args, config) -> int:
     chosen = options(args)
     if chosen.here is not None:
         return here.here(chosen)
-    return bench(chosen, headline.first_answer if chosen.answer else None)
+    return bench(chosen)

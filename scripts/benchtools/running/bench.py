@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import time
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
 from packaging.version import Version
@@ -55,7 +54,7 @@ class Options:
     index: str | None = None
     bench: list[str] = dataclasses.field(default_factory=list)
     include_unchanged: bool = False
-    answer: bool = False  # the newest release's exact and steady figures, then the caller's headline
+    answer: bool = False  # the newest release's answer, and its exact and steady figures
     docs: Path | None = None
     here: str | None = None  # a Python whose installed JAX and Equinox are measured (running/here.py)
 
@@ -215,24 +214,24 @@ def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()
     util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
 
 
-def publish(target: Target, headline: Path | None = None) -> None:
-    """asv's site, self-contained, with the overhead report's page (with the ``headline`` record's figures)."""
+def publish(target: Target) -> None:
+    """asv's site, self-contained, with the overhead report's page."""
     util.checked(util.asv("publish", "--config", target.config()))
     print(f"{target.html_dir}: {site.localize(target.html_dir)} CDN address(es) now served from vendor/")
     if target.history is not None:  # a release history: its hashes exist nowhere upstream
         linked = site.link_releases(target.html_dir, target.history["package"])
         print(f"{target.html_dir}: {linked} release(s) linked to their upstream pages")
     try:
-        write_overhead_page(target, headline)
+        write_overhead_page(target)
     except Exception as error:  # noqa: BLE001 - the site stands without the report page
         if not isinstance(error, Error):
             traceback.print_exc()
         log(f"scripts/overhead-report: {error}\nwarning: the overhead report was not written; see above")
 
 
-def write_overhead_page(target: Target, headline: Path | None = None) -> None:
+def write_overhead_page(target: Target) -> None:
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
-    found = rows.load_rows(target.results_dir, repo, target.args.machine, headline=headline)
+    found = rows.load_rows(target.results_dir, repo, target.args.machine)
     # The history's causes come from the profiles cached beside the configuration: none are made here.
     print(f"wrote {page.html_page(found, rows.investigate(found, target.config()), target.html_dir)}")
 
@@ -267,12 +266,8 @@ class Clock:
         return took
 
 
-# (target, environments, newest (release, commit)) -> (the record, its table, whether it was measured now).
-Headline = Callable[[Target, list[tuple[str, dict]], tuple[release_history.Release, str]], tuple[Path, str, bool]]
-
-
-def bench(args: Options, headline: Headline | None = None) -> int:
-    """Benchmark, measure the ``headline`` (with a release history), publish, summarize; the exit code."""
+def bench(args: Options) -> int:
+    """Benchmark, publish, summarize; the exit code."""
     clock, folders_before = Clock(args.docs, BENCH_TIME_BLOCK), environment_folders(args.env_dir)
     target = Target(args)
     asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
@@ -288,15 +283,11 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     clock.phase("choosing the commits (the release history built or updated)")
     log(f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}")
     asv_failed, ran = run_stages(target, envs, env_hashes, tags, clock.phase)
-    record, table, measured = None, None, False
-    if headline is not None and selected:
-        record, table, measured = headline(target, envs, selected[-1])
-        clock.phase("measuring the headline over fresh processes")
     has_results = any(target.results_dir.glob("*/*-*.json"))
-    if has_results and (ran or measured or not (target.html_dir / "index.html").is_file()):  # the site is stale
-        publish(target, record)
+    if has_results and (ran or not (target.html_dir / "index.html").is_file()):  # the site is stale
+        publish(target)
     record_last_run(target, hashes, unchanged)
-    what = "the first answer (the newest release's answer, its exact and steady figures, and the headline)"
+    what = "the first answer (the newest release's answer, and its exact and steady figures)"
     took = clock.finish(
         f"`scripts/bench`, {what if args.answer else f'{len(hashes)} commit(s)'} in {len(envs)} environment(s)",
         before=" after scripts/setup",
@@ -306,8 +297,6 @@ def bench(args: Options, headline: Headline | None = None) -> int:
     incomplete = summary(target, envs, env_hashes, tags)
     if args.answer and has_results:
         print("\n" + blocks.answer_markdown(rows.load_rows(target.results_dir, target.repo, args.machine, latest=True)))
-    if table is not None:
-        print(f"\nThe headline over fresh processes (scripts/headline; record: {record}):\n\n{table}\n")
     print(f"\n{took}\n")
     print_places(target)
     return ExitCode.FOUND if asv_failed or incomplete else ExitCode.OK

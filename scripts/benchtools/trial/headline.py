@@ -4,7 +4,6 @@ machine's drift spreads over all. The interval holds if two runs' processes are 
 """
 
 import calendar
-import itertools
 import math
 import statistics
 import time
@@ -17,14 +16,13 @@ from benchmarks import metrics, params
 
 from .. import settings, util
 from ..asvtools import device, private, shapes, sides
-from ..asvtools import environments as asv_envs
 from ..asvtools.lock import exclusive
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..errors import BadInput
 from ..judging import confirm
 from ..running import bench
 from ..util import markdown_table
-from .campaign import STAMP, Campaign, label_of
+from .campaign import STAMP, Campaign
 
 CONFIDENCE = 0.95
 SCHEMA = 1
@@ -69,9 +67,6 @@ class Options:
     processes: int = 10
     record: Path = Path("headline.json")
     env_dir: Path = bench.ENV_DIR
-    # Measure in env_dir's own environments, where scripts/bench installed the release, rather than in the confirm
-    # step's (created and installed anew): the first answer's, to spare it an environment's install.
-    in_run_environments: bool = False
 
 
 def below_probability(n: int, k: int, above: int) -> float:
@@ -96,43 +91,14 @@ def second_run_interval(values: list[float], confidence: float = CONFIDENCE) -> 
     return (ordered[held[-1] - 1], ordered[n - held[-1]]) if held else None
 
 
-FEWEST_PROCESSES = next(n for n in itertools.count(2) if second_run_interval(list(range(n))) is not None)
-
-
-def first_answer(target: bench.Target, envs: list[tuple[str, dict]], newest: tuple) -> tuple[Path, str, bool]:
-    """scripts/bench's first answer: the ``newest`` (release, commit) in the newest JAX's environment of ``envs``, in
-    FEWEST_PROCESSES processes; its record (kept and reused while it holds this commit and environment), its table, and
-    whether it was measured now."""
-    release, commit = newest
-    entry = max((entry for _, entry in envs), key=lambda e: Version(asv_envs.requirements_of(e).get("jax") or "0"))
-    path = target.config_dir.parent / "headline" / f"{target.name}.json"
-    if path.is_file():
-        record = read(path)
-        measured = [env["environment"] for env in record["environments"]]
-        if record.get("finished") and record.get("commit") == commit and measured == [label_of(entry)]:
-            return path, table(record), False
-    options = Options(
-        release=str(release.version),
-        jax=[asv_envs.requirements_of(entry).get("jax")],
-        processes=FEWEST_PROCESSES,
-        record=path,
-        env_dir=target.args.env_dir,
-        in_run_environments=True,
-    )
-    return path, table(campaign(options)), True
-
-
 def campaign(options: Options) -> dict:
     run = Campaign.of(options.release, options.jax, options.env_dir, options.record)
     fields = {"processes": options.processes, "confidence": CONFIDENCE, "launch_method": LAUNCH_METHOD}
     record = run.opened(SCHEMA, fields, "environments")
     names = sorted({f.benchmark for f in FIGURES})
     for label, config in run.environments("-headline"):
-        if options.in_run_environments:  # asvtools.sides.prepare keeps an environment in ROOT/SIDE
-            root, side_name, lock = options.env_dir.parent, options.env_dir.name, options.env_dir
-        else:
-            root = lock = confirm.env_root(config, util.load_asv_config(config))
-            side_name = "before"
+        root = lock = confirm.env_root(config, util.load_asv_config(config))
+        side_name = "before"
         values = {f: [] for f in FIGURES}
         with exclusive(lock):
             [side] = sides.prepare(config, label, {side_name: run.commit}, names, root).values()
