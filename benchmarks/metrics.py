@@ -181,7 +181,8 @@ RULES = (
     # judged.
     Rule(r"bench_answer\.AnswerJaxprs\.", DETERMINISTIC, 0.0, alerts=False),
     Rule(r"bench_answer\.AnswerProvenance\.", DIAGNOSTIC, DIAGNOSTIC_THRESHOLD, alerts=False),
-    Rule(ANSWER_RATIO.replace(".", r"\.") + r"\('\w+', 'median'\)", RATIO, 0.10, alerts=True, suspect=0.05),
+    # Named without params (check-pr's choice of what to run), the ×'s benchmark is its alerting median's.
+    Rule(ANSWER_RATIO.replace(".", r"\.") + r"(?:\('\w+', 'median'\)|$)", RATIO, 0.10, alerts=True, suspect=0.05),
     Rule(r"bench_answer\.\w+\.track_ratio", RATIO, 0.50, alerts=False),
     Rule(r"bench_memory\.LargeStateUpdate\.track_copied_bytes_", DETERMINISTIC, 0.0, alerts=True),
     # Any increase is a suspect: a 3% slowdown must be suspected before it can be confirmed, and
