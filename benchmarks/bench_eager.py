@@ -4,7 +4,7 @@ The step only swaps leaves for ready arrays (``workloads.Surgery``), so no array
 operation runs and the time is the surgery alone.
 """
 
-from .params import DEFAULT_DEPTH, DEFAULT_N_CALLS, DEFAULT_STATE_SIZE, DEPTHS, N_CALLS, STATE_SIZES
+from .params import DEFAULT_STATE_SIZE, DEPTHS, N_CALLS
 from .workloads import Surgery
 
 
@@ -27,8 +27,7 @@ class _EagerSurgery:
 class EagerSurgery(_EagerSurgery):
     """Eager time per step against depth and number of updates.
 
-    ``state_size`` is left out: surgery copies no array, so it cannot matter;
-    ``EagerSurgeryStateSize`` shows that once.
+    ``state_size`` is left out: surgery copies no array (``bench_memory``'s copied bytes), so it cannot matter.
     """
 
     params = [list(DEPTHS), list(N_CALLS)]
@@ -36,13 +35,3 @@ class EagerSurgery(_EagerSurgery):
 
     def setup(self, depth, n_calls):
         self._prepare(DEFAULT_STATE_SIZE, depth, n_calls)
-
-
-class EagerSurgeryStateSize(_EagerSurgery):
-    """The same surgery at growing array sizes: a flat line means no array is copied."""
-
-    params = [list(STATE_SIZES)]
-    param_names = ["state_size"]
-
-    def setup(self, state_size):
-        self._prepare(state_size, DEFAULT_DEPTH, DEFAULT_N_CALLS)
