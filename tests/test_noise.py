@@ -49,7 +49,7 @@ def test_nights_without_a_change_alarm_within_the_bound():
 
 def test_the_analysis_says_whether_the_mde_reaches_the_threshold():
     quiet = noise.analysis(measured(0.01), suspects=2, seed=0)
-    assert quiet["reaches_threshold"] and quiet["aa_covers_zero"] and quiet["threshold"] == 0.5
+    assert quiet["reaches_threshold"] and quiet["aa_covers_zero"] and quiet["threshold"] == 0.10
     assert quiet["aa_verdict"] == pairs.SAME  # 32 quiet pairs of identical code
     slowed = measured(0.01)
     slowed.after = [value * 1.2 for value in slowed.after]
