@@ -236,7 +236,7 @@ def coverage(runs: int, path: str, direct: int = 1) -> dict:
                 stated = [figures[f"{own} {wrapping}"][side][end] * 1e6 for end in ("low", "high")]
                 timed.setdefault(key, {"stated": stated, "direct": []})["direct"].append(micro)
         record.append({"provenance": answer["provenance"], "again within": again, "user's timeit": timed})
-        again = [ok for run in record for sides in run["again within"].values() for ok in sides.values()]
+        again_within = [ok for run in record for sides in run["again within"].values() for ok in sides.values()]
         direct_within = [
             low <= micro <= high
             for run in record
@@ -244,7 +244,9 @@ def coverage(runs: int, path: str, direct: int = 1) -> dict:
             for low, high in [found["stated"]]
             for micro in found["direct"]
         ]
-        shares = {name: sum(oks) / len(oks) for name, oks in (("again", again), ("direct", direct_within)) if oks}
+        shares = {
+            name: sum(oks) / len(oks) for name, oks in (("again", again_within), ("direct", direct_within)) if oks
+        }
         Path(path).write_text(json.dumps({"within": shares, "runs": record}, indent=1) + "\n")
     return shares
 
