@@ -177,10 +177,7 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
     for process in taken + defaults:
         for key, found in process["figures"].items():
             spells.setdefault(key, []).extend(found)
-    ready = {
-        w: min(p["returned before ready"][w] for p in taken + defaults if w in p["returned before ready"])
-        for w in DISPATCH_WRAPPINGS
-    }
+    ready = {w: min(p["returned before ready"].get(w, 1) for p in taken + defaults) for w in DISPATCH_WRAPPINGS}
     provenance = {
         "processes": count,
         "default-dispatch processes": len(defaults),
@@ -221,32 +218,24 @@ def within(figure: dict, other: dict) -> dict:
 
 def coverage(runs: int, path: str, direct: int = 1) -> dict:
     """The check that the answer's intervals hold, over ``runs`` runs of the answer, written to ``path`` after each:
-    in each run, whether a second measurement of each step in the same processes (``again``) lies in the answer's
-    interval, and whether ``direct`` fresh processes' ``user_timeit`` under JAX's own dispatch lie in the figures
-    that the answer states for it; each check's share of its cases."""
+    whether a second measurement of each step in the same processes (``again``) lies in the answer's interval, and
+    whether ``direct`` fresh processes' ``user_timeit`` lie in the figures it states for JAX's own dispatch."""
     record = []
     for _ in range(runs):
         answer = in_fresh_processes(ANSWER_PROCESSES, again=True)
         figures, own = answer["figures"], "default" if answer["provenance"]["default-dispatch processes"] else "step"
         again = {key: within(figures[key[len("again ") :]], found) for key, found in figures.items() if "again" in key}
         timed = {}
-        for process in (in_fresh_process("user_timeit()") for _ in range(direct)):
-            for key, micro in process.items():
-                wrapping, side = key.split()
-                stated = [figures[f"{own} {wrapping}"][side][end] * 1e6 for end in ("low", "high")]
-                timed.setdefault(key, {"stated": stated, "direct": []})["direct"].append(micro)
+        for key, micro in (found for _ in range(direct) for found in in_fresh_process("user_timeit()").items()):
+            stated = figures[f"{own} {key.split()[0]}"][key.split()[1]]
+            low, high = stated["low"] * 1e6, stated["high"] * 1e6
+            timed.setdefault(key, []).append({"µs": micro, "stated": [low, high], "within": low <= micro <= high})
         record.append({"provenance": answer["provenance"], "again within": again, "user's timeit": timed})
-        again_within = [ok for run in record for sides in run["again within"].values() for ok in sides.values()]
-        direct_within = [
-            low <= micro <= high
-            for run in record
-            for found in run["user's timeit"].values()
-            for low, high in [found["stated"]]
-            for micro in found["direct"]
-        ]
-        shares = {
-            name: sum(oks) / len(oks) for name, oks in (("again", again_within), ("direct", direct_within)) if oks
+        checks = {
+            "again": [ok for run in record for sides in run["again within"].values() for ok in sides.values()],
+            "direct": [found["within"] for run in record for each in run["user's timeit"].values() for found in each],
         }
+        shares = {name: sum(oks) / len(oks) for name, oks in checks.items() if oks}
         Path(path).write_text(json.dumps({"within": shares, "runs": record}, indent=1) + "\n")
     return shares
 

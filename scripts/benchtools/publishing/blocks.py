@@ -205,7 +205,8 @@ def answer_rows(row: CommitFigures, benchmark: str, cases: dict, extra=lambda at
 
 def here_answer(row: CommitFigures, dispatch: bool = True) -> str:
     """The answer to the question users ask, for one environment on its device: a sentence, the steps by wrapping,
-    the calls dispatched and waited for (unless not ``dispatch``), and the sweep; a figure not taken gets no row."""
+    on a CPU the steps under JAX's own dispatch, the calls dispatched alone that return before their result is ready
+    (unless not ``dispatch``; or why none), and the sweep; a figure not taken gets no row."""
     scans = {w: params.SCAN_LENGTH if "scan" in w else 1 for w in LEAD_WRAPPINGS}
     steps = {
         repr(w): (words + f", per step of {scans[w]}" * (scans[w] > 1), scans[w]) for w, words in LEAD_WRAPPINGS.items()
