@@ -530,7 +530,7 @@ def answer_row(on: str = "tpu-TPU-v5-lite") -> report_rows.CommitFigures:
         taken(report_rows.ANSWER_SWEEP, f"'jit_scan', {size}", 1e-5, 1.0)
     for wrapping in params.WRAPPINGS:
         row.exact[report_rows.ANSWER_JAXPRS, repr(wrapping)] = 0.0
-    # Taken on a TPU: no processes under another dispatch; a jitted call alone returned before ready, a filter_jit's not.
+    # Taken on a TPU: no processes under another dispatch; a jitted call alone returned before ready, filter_jit not.
     for what, value in zip(params.PROVENANCE, (3, 0, 0.9649, 0, 0.25, 1.5, 95, 0.9, 0.1), strict=True):
         row.exact[report_rows.ANSWER_PROVENANCE, repr(what)] = value
     return row

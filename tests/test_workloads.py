@@ -8,8 +8,8 @@ import inspect
 import itertools
 import pkgutil
 import random
-import statistics
 import re
+import statistics
 import subprocess
 import sys
 
