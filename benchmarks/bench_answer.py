@@ -232,13 +232,17 @@ def coverage(runs: int, path: str, direct: int = 1) -> dict:
             low, high = stated["low"] * 1e6, stated["high"] * 1e6
             timed.setdefault(key, []).append({"µs": micro, "stated": [low, high], "within": low <= micro <= high})
         record.append({"provenance": answer["provenance"], "again within": again, "user's timeit": timed})
-        checks = {
-            "again": [ok for run in record for sides in run["again within"].values() for ok in sides.values()],
-            "direct": [found["within"] for run in record for each in run["user's timeit"].values() for found in each],
-        }
-        shares = {name: sum(oks) / len(oks) for name, oks in checks.items() if oks}
-        Path(path).write_text(json.dumps({"within": shares, "runs": record}, indent=1) + "\n")
-    return shares
+        Path(path).write_text(json.dumps({"within": shares(record), "runs": record}, indent=1) + "\n")
+    return shares(record)
+
+
+def shares(record: list[dict]) -> dict:
+    """``coverage``'s checks over the runs of ``record``: the share of each's cases that held."""
+    checks = {
+        "again": [ok for run in record for sides in run["again within"].values() for ok in sides.values()],
+        "direct": [found["within"] for run in record for each in run["user's timeit"].values() for found in each],
+    }
+    return {name: sum(oks) / len(oks) for name, oks in checks.items() if oks}
 
 
 class _Answer:

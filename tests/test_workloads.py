@@ -424,6 +424,12 @@ def test_the_answer_s_tree_at_time_is_the_tuple_s_times_the_ratio_inside_an_inte
     assert bench_answer.within(found, inside) == dict.fromkeys(bench_answer.SIDES, True)
     outside = inside | {"ratio": {"median": found["ratio"]["high"] * 1.01}}
     assert bench_answer.within(found, outside) == {"tuple": True, "ratio": False, "tree_at": True}
+    timed = [{"µs": 10.0, "stated": [9.0, 11.0], "within": True}, {"µs": 12.0, "stated": [9.0, 11.0], "within": False}]
+    record = [
+        {"again within": {"step jit": bench_answer.within(found, outside)}, "user's timeit": {"jit tuple": timed}}
+    ]
+    assert bench_answer.shares(record * 2) == {"again": 2 / 3, "direct": 1 / 2}
+    assert bench_answer.shares([{"again within": {}, "user's timeit": {}}]) == {}  # no case: no share, not 100%
 
 
 @pytest.mark.parametrize("seed", range(5))
