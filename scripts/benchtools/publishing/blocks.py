@@ -240,7 +240,7 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str:
     )
     taken = None not in provenance.values() and (
         f"Each figure: the median of {provenance['processes']:.0f} fresh processes, one after the other"
-        + f", and of {provenance['default-dispatch processes']:.0f} more under JAX's own dispatch"
+        + f" (the second table's: of {provenance['default-dispatch processes']:.0f} more, under JAX's own dispatch)"
         * bool(provenance["default-dispatch processes"])
         + f", in {provenance['seconds']:.0f} s; in each, tree_at's and the tuple's steady calls timed in alternating "
         "batches, and tree_at's µs are the tuple's times the pairs' ratio. "
