@@ -138,11 +138,8 @@ def existing_env_name(python: Path) -> str:
     return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
 
 
-# What a Python imports as asv_runner: a package of its own, or the one that --here lends it (no metadata there).
-IMPORTED_RUNNER = (
-    "import asv_runner\nfrom importlib import metadata\n"
-    "print(getattr(asv_runner, '__version__', None) or metadata.version('asv_runner'))"
-)
+# The version of the asv_runner that a Python imports: its own, or the one that --here lends it (no metadata there).
+IMPORTED_RUNNER = "import asv_runner; print(asv_runner.__version__)"
 
 
 def runner_version(python: Path | None = None, env: dict | None = None) -> str:
