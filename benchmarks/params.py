@@ -11,13 +11,27 @@ SWEEP_SIZES = tuple(10**power for power in range(8))
 SWEEP_WRAPPINGS = ("jit", "filter_jit", "jit_scan")
 # Timing a call with or without waiting for its result, as JAX's api_benchmark.py pairs its *_dispatch cases.
 DISPATCH_WAITS = ("dispatch", "block_until_ready")
-# The answer's fresh processes (bench_answer): on a CPU a process's jitted calls run at one of two speeds, which a
-# median over three processes tells apart from a change.
-ANSWER_PROCESSES = 3
-# Each figure of the answer is kept at its median and at its interval's ends; how it was taken, beside it.
-STATISTICS = ("median", "low", "high")
-PROVENANCE = ("processes", "load before", "load after", "seconds")
 DISPATCH_WRAPPINGS = ("jit", "filter_jit")
+# The answer's fresh processes (bench_answer): on a CPU a process's jitted calls run at one of two speeds, which a
+# median over three processes tells apart from a change.  On a CPU as many again take, under JAX's own dispatch,
+# the steps a user's timeit times (DEFAULT_WRAPPINGS), and each process times its steps in ANSWER_ROUNDS spells.
+ANSWER_PROCESSES = 3
+ANSWER_ROUNDS = 2
+DEFAULT_WRAPPINGS = ("eager", "jit", "filter_jit")
+# Each figure of the answer is kept at its median and at its interval's ends; how it was taken, beside it: the
+# level is the lowest of its intervals' (1 - 2 * 0.5**3 for a quick run's 3 pairs), and "returned before ready" the
+# lowest share of a jitted call's returns, over the processes, that left its result still computing.
+STATISTICS = ("median", "low", "high")
+PROVENANCE = (
+    "processes",
+    "default-dispatch processes",
+    "level",
+    "quick",
+    "load before",
+    "load after",
+    "seconds",
+    *(f"{wrapping} returned before ready" for wrapping in DISPATCH_WRAPPINGS),
+)
 N_CALLS = (1, 8, 64)
 
 DEFAULT_STATE_SIZE = 1_000

@@ -3,13 +3,16 @@ from two devices never share a graph, a comparison or a verdict.  The GPU below 
 
 import json
 import os
+import subprocess
 import sys
+from importlib import metadata
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from asv import results
 
-from benchtools.asvtools import device
+from benchtools.asvtools import device, runs
 from benchtools.errors import BadInput
 from tests.asv_sites import COST, MACHINE, make_site
 from tests.helpers import command
@@ -145,3 +148,41 @@ def test_a_run_stamps_the_results_it_measured_and_leaves_the_others_byte_for_byt
     bench.record_devices(target, [(env_name, {})], {env_name: ["a" * 40]})
     assert results.Results.load(str(paths["a" * 40]), MACHINE).params[device.DEVICE] == "cpu"
     assert paths["b" * 40].read_bytes() == restored  # restored from the results branch, say: not this run's
+
+
+def virtualenv(folder) -> Path:
+    """A real virtualenv with pip, of the Python that runs the tests, and none of its packages."""
+    subprocess.run([sys.executable, "-m", "venv", folder], check=True, capture_output=True)
+    return folder / "bin" / "python"
+
+
+def test_the_runner_stamped_is_the_one_the_environment_imports_and_another_than_the_lock_s_is_refused(tmp_path):
+    """Issue 52, item 6: the stamp comes from the Python that timed, not from the tools' .venv."""
+    lock = runs.runner_version()
+    assert lock == f"asv-{metadata.version('asv')}-asv_runner-{metadata.version('asv_runner')}"
+    assert runs.runner_version(Path(sys.executable)) == lock  # the tools' Python imports the lock's
+    python = virtualenv(tmp_path / "env")
+    assert runs.runner_version(python) == f"asv-{metadata.version('asv')}-asv_runner-none"
+    # --here lends a Python the lock's asv_runner alone, first on its PYTHONPATH: that is what it imports.
+    lent = tmp_path / "lent"
+    lent.mkdir()
+    (lent / "asv_runner").symlink_to(runs.runner_package(), target_is_directory=True)
+    assert runs.runner_version(python, {**os.environ, "PYTHONPATH": str(lent)}) == lock
+    with pytest.raises(BadInput) as refused:
+        runs.refuse_another_runner(python)
+    assert str(refused.value) == (
+        f"the asv environment {tmp_path / 'env'} times with asv-{metadata.version('asv')}-asv_runner-none, not the "
+        f"lock's {lock}: remove it (rm -rf {tmp_path / 'env'}), and scripts/bench builds it again with the lock's"
+    )
+    runs.refuse_another_runner(Path(sys.executable))  # the lock's: measured
+    runs.refuse_another_runner(tmp_path / "not-built" / "bin" / "python")  # asv builds it, with the constraint
+
+
+@pytest.mark.slow
+def test_an_environment_that_kept_an_older_asv_runner_is_refused(tmp_path):
+    """An asv environment built before the constraint: asv_runner 0.2.5, from the package index, as asv installed it."""
+    python = virtualenv(tmp_path / "env")
+    subprocess.run([python, "-m", "pip", "install", "-q", "asv_runner==0.2.5"], check=True, capture_output=True)
+    assert runs.runner_version(python) == f"asv-{metadata.version('asv')}-asv_runner-0.2.5"
+    with pytest.raises(BadInput, match=r"times with asv-[\d.]+-asv_runner-0\.2\.5, not the lock's "):
+        runs.refuse_another_runner(python)

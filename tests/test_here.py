@@ -109,7 +109,14 @@ def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_use
     steps = [row.split("\t")[0] for row in rows]
     for wrapping in ("eager", "under jax.jit", "under eqx.filter_jit", "inside a jitted lax.scan, per step of 100"):
         assert wrapping in steps
-    assert "the median of 1 fresh processes" in text and "n/a" not in text
+    assert (
+        "the median of 1 fresh processes, one after the other (the second table's: of 1 more, under JAX's own dispatch)"
+        in text
+    )
+    assert "n/a" not in text
+    # A quick run says so, with its intervals' true level: the range of 3 pairs holds the median with 1 - 2 * 0.5**3.
+    assert "A quick run (--quick): one spell of a few pairs a figure, " in text
+    assert "which holds the median with 75% only." in text
     assert note.startswith("Measured on CPU. docs/here.md holds the record of each device measured so far: ")
     assert sweep > 0
 

@@ -529,14 +529,21 @@ def answer_row(on: str = "tpu-TPU-v5-lite") -> report_rows.CommitFigures:
     taken(report_rows.ANSWER_STEP, "'eager'", 40e-6, 11.5)
     taken(report_rows.ANSWER_STEP, "'jit'", 20e-6, 1.5)
     taken(report_rows.ANSWER_STEP, "'jit_scan'", 100e-6, 2.0)  # a scan of 100 steps: 1 µs a step
-    taken(report_rows.ANSWER_DISPATCH, "'jit', 'dispatch'", 10e-6, 4.0)
+    taken(report_rows.ANSWER_DISPATCH, "'jit'", 10e-6, 4.0)
     # The sweep: under jit the ratio dips below 1.05 at 10**4, rises again, and stays below from 10**6 on.
     for size, ratio in zip(params.SWEEP_SIZES, [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03, 1.01], strict=True):
         taken(report_rows.ANSWER_SWEEP, f"'jit', {size}", 1e-5, ratio)
         taken(report_rows.ANSWER_SWEEP, f"'jit_scan', {size}", 1e-5, 1.0)
     for wrapping in params.WRAPPINGS:
         row.exact[report_rows.ANSWER_JAXPRS, repr(wrapping)] = 0.0
-    for what, value in zip(params.PROVENANCE, (3, 0.25, 1.5, 95), strict=True):
+    # Taken on a TPU: no processes under another dispatch; a jitted call alone returned before ready, filter_jit not.
+    for what, value in zip(params.PROVENANCE, (3, 0, 0.9649, 0, 0.25, 1.5, 95, 0.9, 0.1), strict=True):
+        row.exact[report_rows.ANSWER_PROVENANCE, repr(what)] = value
+    return row
+
+
+def provenance(row: report_rows.CommitFigures, changed: dict) -> report_rows.CommitFigures:
+    for what, value in changed.items():
         row.exact[report_rows.ANSWER_PROVENANCE, repr(what)] = value
     return row
 
@@ -563,7 +570,35 @@ def test_the_answer_is_a_table_whose_microseconds_divide_to_its_ratio_on_the_dev
     # Below at the smallest size already: every size, not "from 1 elements per leaf on".
     assert "inside a jitted lax.scan at every size measured, from 1 to 10,000,000 elements per leaf" in text
     assert "the median of 3 fresh processes, one after the other, in 95 s" in text
+    assert "from the lowest to the highest of the spells' intervals of their medians (each at least 96.5%)" in text
     assert "Load average 0.25 before and 1.50 after." in text
+    # A call alone times dispatch only where most of its calls returned before their result was ready.
+    assert "No row times a call dispatched alone under eqx.filter_jit: here at most 10% of its calls " in text
+    assert "quick" not in text and "synchronous" not in text
+
+
+def test_on_a_cpu_the_answer_states_what_a_user_s_timeit_reads_under_jax_s_own_dispatch():
+    row = provenance(answer_row("cpu"), {"default-dispatch processes": 3, "jit returned before ready": 0.02})
+    for wrapping, seconds in (("'eager'", 80e-6), ("'jit'", 30e-6)):
+        for side, value in (("tuple", seconds), ("ratio", 2.0), ("tree_at", seconds * 2)):
+            for statistic, factor in zip(params.STATISTICS, (1.0, 0.5, 2.0), strict=True):
+                row.timings[report_rows.ANSWER_DEFAULT + side, f"{wrapping}, {statistic!r}"] = one_run(value * factor)
+    text = blocks.here_answer(row)
+    own = markdown_rows(text.split("\n\n")[2])
+    assert [cells[0] for cells in own.values()] == ["a call under JAX's own dispatch", "eager", "under jax.jit"]
+    assert "| under jax.jit | 60 (30–120) µs | 30 (15–60) µs | 2.00 (1.00–4.00)× |" in text
+    assert "No row times a call dispatched alone under jax.jit or under eqx.filter_jit: here at most 10% " in text
+    assert "one after the other (the second table's: of 3 more, under JAX's own dispatch), in 95 s" in text
+    assert "JAX's CPU dispatch made synchronous in the first table" in text
+    # The README's answer (no calls alone) still states the user's timeit, without the sentence on calls alone.
+    short = blocks.here_answer(row, dispatch=False)
+    assert "| under jax.jit | 60 (30–120) µs |" in short and "dispatched alone" not in short
+
+
+def test_a_quick_answer_says_so_and_states_its_intervals_true_level():
+    text = blocks.here_answer(provenance(answer_row(), {"quick": 1.0, "level": 0.75}))
+    assert "A quick run (--quick): one spell of a few pairs a figure, so that each interval in brackets is the " in text
+    assert "which holds the median with 75% only." in text and "at least" not in text
 
 
 def test_the_device_note_names_the_device_and_the_records_of_the_others():

@@ -9,6 +9,7 @@ import itertools
 import pkgutil
 import random
 import re
+import statistics
 import subprocess
 import sys
 
@@ -375,17 +376,37 @@ def test_a_quick_run_takes_each_ratio_from_its_fewest_pairs(monkeypatch, quick):
             instruments.interleaved_ratio(lambda: None, lambda: None, seconds=3600)
 
 
-def test_the_answer_s_tree_at_time_is_the_tuple_s_times_the_ratio_and_its_interval_the_processes_widest():
-    def taken(tuple_seconds, ratio):
+@pytest.mark.parametrize("seed", range(5))
+def test_the_answer_s_tree_at_time_is_the_tuple_s_times_the_ratio_inside_an_interval_over_every_spell(seed):
+    rng = random.Random(seed)
+
+    def spell() -> dict:
+        tuple_seconds, ratio = rng.uniform(1e-5, 4e-5), rng.uniform(1.1, 2.0)
+        found = {"tuple": tuple_seconds, "ratio": ratio, "tree_at": tuple_seconds * ratio * rng.uniform(0.9, 1.1)}
         return {
-            side: {"median": value, "low": value * 0.9, "high": value * 1.1}
-            for side, value in (("tuple", tuple_seconds), ("ratio", ratio), ("tree_at", tuple_seconds * ratio))
+            side: {"median": v, "low": v * rng.uniform(0.8, 1), "high": v * rng.uniform(1, 1.2)}
+            for side, v in found.items()
         }
 
-    found = bench_answer.spread([taken(2e-5, 1.9), taken(4e-5, 1.2), taken(2.2e-5, 1.8)])
-    assert found["tuple"] == pytest.approx({"median": 2.2e-5, "low": 1.8e-5, "high": 4.4e-5})
-    assert found["ratio"] == pytest.approx({"median": 1.8, "low": 1.08, "high": 2.09})
+    spells = [spell() for _ in range(6)]
+    found = bench_answer.spread(spells)
+    for side in bench_answer.SIDES:
+        assert found[side]["low"] <= found[side]["median"] <= found[side]["high"]  # a bracket holds its median
+        assert found[side]["low"] == min(s[side]["low"] for s in spells)
+        assert found[side]["high"] >= max(s[side]["high"] for s in spells)
+    assert found["tuple"]["median"] == statistics.median(s["tuple"]["median"] for s in spells)
     assert found["tree_at"]["median"] == pytest.approx(found["tuple"]["median"] * found["ratio"]["median"])
+    # The coverage check's test: each side's median of another measurement, inside or outside the interval.
+    inside = {side: {"median": found[side]["median"]} for side in bench_answer.SIDES}
+    assert bench_answer.within(found, inside) == dict.fromkeys(bench_answer.SIDES, True)
+    outside = inside | {"ratio": {"median": found["ratio"]["high"] * 1.01}}
+    assert bench_answer.within(found, outside) == {"tuple": True, "ratio": False, "tree_at": True}
+    timed = [{"µs": 10.0, "stated": [9.0, 11.0], "within": True}, {"µs": 12.0, "stated": [9.0, 11.0], "within": False}]
+    record = [
+        {"again within": {"step jit": bench_answer.within(found, outside)}, "user's timeit": {"jit tuple": timed}}
+    ]
+    assert bench_answer.shares(record * 2) == {"again": 2 / 3, "direct": 1 / 2}
+    assert bench_answer.shares([{"again within": {}, "user's timeit": {}}]) == {}  # no case: no share, not 100%
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -399,6 +420,35 @@ def test_the_median_s_interval_holds_the_median_and_narrows_with_more_pairs(seed
     assert bench_answer.median_interval([1.0, 2.0, 3.0]) == {"median": 2.0, "low": 1.0, "high": 3.0}  # the range
 
 
+def test_the_median_s_interval_states_its_true_level():
+    # A quick run's 3 pairs: the range, which holds the median unless all three fall on one side of it.
+    assert bench_answer.level(3) == 1 - 2 * 0.5**3 == 0.75
+    # Its ranks from all 2**n signs of n values about the median: the interval misses where rank or fewer fall
+    # below it, or above it.
+    for count in range(1, 16):
+        rank = bench_answer.sign_rank(count)
+        misses = sum(
+            1 for signs in itertools.product((0, 1), repeat=count) if min(sum(signs), count - sum(signs)) <= rank
+        )
+        assert bench_answer.level(count) == pytest.approx(1 - misses / 2**count)
+    assert all(bench_answer.level(count) >= 0.95 for count in range(6, 400))  # the 95% that the answer states
+    assert bench_answer.level(400) < 0.96  # and not far above it: the ranks are the sign test's
+
+
+@pytest.mark.parametrize("synchronous", [True, False])
+def test_whether_a_call_dispatched_alone_returns_before_its_result_is_ready_is_measured(synchronous):
+    """Under synchronous CPU dispatch a jitted call returns with its result computed: never before it is ready, so
+    that the answer drops its "dispatched alone" row there (in a fresh process: the option is read once)."""
+    script = (
+        "from benchmarks import bench_answer, workloads\n"
+        + "bench_answer.synchronous()\n" * synchronous
+        + "print(bench_answer.returned_before_ready(workloads.calls('jit', 10**6, wait=False)))"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True)
+    share = float(ran.stdout.split()[-1])
+    assert share == 0.0 if synchronous else share > 0.5  # a million elements a leaf: computed after the return
+
+
 def test_the_answer_s_twins_compute_identical_arrays_and_trace_to_identical_jaxprs():
     for wrapping in params.WRAPPINGS:
         calls = workloads.calls(wrapping, params.DEFAULT_STATE_SIZE)
@@ -409,7 +459,7 @@ def test_the_answer_s_twins_compute_identical_arrays_and_trace_to_identical_jaxp
 def test_the_answer_measured_for_the_confirm_step_is_one_step_in_this_process(monkeypatch):
     """What the gate pairs (asvtools/sides.py): the wrapping's step alone, at the answer's own pairs."""
     monkeypatch.setenv(params.ONE_STEP_VARIABLE, "jit")
-    found = bench_answer.cached_answer()["figures"]
+    found = bench_answer._Answer().setup_cache()["figures"]
     assert list(found) == ["step jit"]
     assert (
         found["step jit"]["ratio"]["low"] <= found["step jit"]["ratio"]["median"] <= found["step jit"]["ratio"]["high"]

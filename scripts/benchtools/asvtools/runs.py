@@ -3,6 +3,7 @@
 import contextlib
 import math
 import os
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -137,9 +138,29 @@ def existing_env_name(python: Path) -> str:
     return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
 
 
-def runner_version() -> str:
-    """asv's and asv_runner's versions, as a param value: the instrument that timed a run."""
-    return "-".join(f"{name}-{metadata.version(name)}" for name in ("asv", "asv_runner"))
+# The version of the asv_runner that a Python imports: its own, or the one that --here lends it (no metadata there).
+IMPORTED_RUNNER = "import asv_runner; print(asv_runner.__version__)"
+
+
+def runner_version(python: Path | None = None, env: dict | None = None) -> str:
+    """asv's version and that of the asv_runner that ``python`` imports with ``env`` (default: the tools', which is
+    the lock's), as a param value: the instrument that timed a run; "none" where it imports none."""
+    version = metadata.version("asv_runner")
+    if python is not None:
+        ran = subprocess.run([str(python), "-c", IMPORTED_RUNNER], capture_output=True, text=True, env=env)
+        version = ran.stdout.strip() if ran.returncode == 0 else "none"
+    return f"asv-{metadata.version('asv')}-asv_runner-{version}"
+
+
+def refuse_another_runner(python: Path) -> None:
+    """BadInput where an environment that asv built imports another asv_runner than the lock's: asv installs it
+    unpinned, and an environment built before the constraint (``runner_constraint``) keeps its own."""
+    if python.exists() and (found := runner_version(python)) != (lock := runner_version()):
+        env = python.parents[1]
+        raise BadInput(
+            f"the asv environment {env} times with {found}, not the lock's {lock}: remove it (rm -rf {env}), and "
+            "scripts/bench builds it again with the lock's"
+        )
 
 
 def runner_constraint() -> Path:

@@ -12,6 +12,7 @@ from ..project import HERE_RECORDS, env_label
 from ..util import markdown_table
 from . import build_time, generated, operation_history, operation_markdown
 from .rows import (
+    ANSWER_DEFAULT,
     ANSWER_DISPATCH,
     ANSWER_JAXPRS,
     ANSWER_PROVENANCE,
@@ -199,8 +200,9 @@ def answer_rows(row: CommitFigures, benchmark: str, cases: dict, extra=lambda at
 
 def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
     """The answer to the question users ask, for one environment on its device: a sentence, the steps by wrapping,
-    the calls dispatched and waited for (unless not ``dispatch``), and the sweep; a figure not taken gets no row, and
-    a result without the answer (a run's --bench left it out) no answer."""
+    on a CPU the steps under JAX's own dispatch, the calls dispatched alone that return before their result is ready
+    (unless not ``dispatch``; or why none), and the sweep; a figure not taken gets no row, and a result without the
+    answer (a run's --bench left it out) no answer."""
     scans = {w: params.SCAN_LENGTH if "scan" in w else 1 for w in LEAD_WRAPPINGS}
     steps = {
         repr(w): (words + f", per step of {scans[w]}" * (scans[w] > 1), scans[w]) for w, words in LEAD_WRAPPINGS.items()
@@ -221,24 +223,40 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
             "and what is left is the Module's flattening at every call; it fades as the arithmetic grows."
         )
     header = ["how the step runs", "tree_at", "tuple", "× (tree_at ÷ tuple)", "identical jaxprs"]
-    waits = {"'dispatch'": "dispatched alone", "'block_until_ready'": "waited for"}
-    calls = {
-        f"{w!r}, {k}": (f"{LEAD_WRAPPINGS[w]}, {t}", 1) for w in params.DISPATCH_WRAPPINGS for k, t in waits.items()
-    }
-    dispatch = dispatch and answer_rows(row, ANSWER_DISPATCH, calls)
     provenance = {what: row.exact.get((ANSWER_PROVENANCE, repr(what))) for what in params.PROVENANCE}
-    on_cpu = device.of(row.env_params) == device.UNRECORDED
-    taken = None not in provenance.values() and (
-        f"Each figure: the median of {provenance['processes']:.0f} fresh processes, one after the other, in "
-        f"{provenance['seconds']:.0f} s; in each, tree_at's and the tuple's steady calls timed in alternating "
-        "batches, and tree_at's µs are the tuple's times the pairs' ratio. In brackets: from the lowest to the "
-        "highest of the processes' 95% intervals of their medians. "
-        f"Load average {provenance['load before']:.2f} before and {provenance['load after']:.2f} after."
-        + " JAX's CPU dispatch made synchronous, so that the figures repeat (docs/timing-noise.md)."
-        * on_cpu
+    early = {w: provenance[f"{w} returned before ready"] for w in params.DISPATCH_WRAPPINGS}
+    alone = {repr(w): (f"{LEAD_WRAPPINGS[w]}, dispatched alone", 1) for w, share in early.items() if (share or 0) > 0.5}
+    own = answer_rows(row, ANSWER_DEFAULT, {repr(w): (LEAD_WRAPPINGS[w], 1) for w in params.DEFAULT_WRAPPINGS})
+    own += answer_rows(row, ANSWER_DISPATCH, alone) if dispatch else []
+    computed = [w for w, share in early.items() if share is not None and share <= 0.5 and dispatch]
+    computed = computed and (
+        f"No row times a call dispatched alone {' or '.join(LEAD_WRAPPINGS[w] for w in computed)}: here at most "
+        f"{max(early[w] for w in computed):.0%} of its calls returned before their result was computed (is_ready() "
+        "straight after the call), so its time would hold the computation."
     )
-    dispatch = dispatch and markdown_table(["a call of the jitted step", *header[1:4]], dispatch)
-    return "\n\n".join(filter(None, [sentence, markdown_table(header, table), dispatch, sweep_sentence(row), taken]))
+    taken = None not in provenance.values() and (
+        f"Each figure: the median of {provenance['processes']:.0f} fresh processes, one after the other"
+        + f" (the second table's: of {provenance['default-dispatch processes']:.0f} more, under JAX's own dispatch)"
+        * bool(provenance["default-dispatch processes"])
+        + f", in {provenance['seconds']:.0f} s; in each, tree_at's and the tuple's steady calls timed in alternating "
+        "batches, and tree_at's µs are the tuple's times the pairs' ratio. "
+        + (
+            f"A quick run (--quick): one spell of a few pairs a figure, so that each interval in brackets is the range "
+            f"of its pairs, which holds the median with {provenance['level']:.0%} only. "
+            if provenance["quick"]
+            else f"Each step in {params.ANSWER_ROUNDS} spells, before the sweep and after it; in brackets, from the "
+            f"lowest to the highest of the spells' intervals of their medians (each at least "
+            f"{provenance['level']:.1%}). "
+        )
+        + f"Load average {provenance['load before']:.2f} before and {provenance['load after']:.2f} after."
+        + " JAX's CPU dispatch made synchronous in the first table, so that its figures repeat "
+        "(docs/timing-noise.md), and left as it is in the second, as your own timeit runs it."
+        * bool(provenance["default-dispatch processes"])
+    )
+    own = own and markdown_table(["a call under JAX's own dispatch", *header[1:4]], own)
+    return "\n\n".join(
+        filter(None, [sentence, markdown_table(header, table), own, computed, sweep_sentence(row), taken])
+    )
 
 
 def on_device(row: CommitFigures, label: str = "") -> str:

@@ -28,7 +28,9 @@ EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
 # The answer (bench_answer): each figure at its params, then its statistic, from the run's fresh processes.
 ANSWER_MODULE = "bench_answer."
-ANSWER_STEP, ANSWER_DISPATCH, ANSWER_SWEEP = (f"{ANSWER_MODULE}Answer{n}.track_" for n in ("Step", "Dispatch", "Sweep"))
+ANSWER_STEP, ANSWER_DEFAULT, ANSWER_DISPATCH, ANSWER_SWEEP = (
+    f"{ANSWER_MODULE}Answer{n}.track_" for n in ("Step", "Default", "Dispatch", "Sweep")
+)
 ANSWER_JAXPRS = f"{ANSWER_MODULE}AnswerJaxprs.track_jaxprs_differ"
 ANSWER_PROVENANCE = f"{ANSWER_MODULE}AnswerProvenance.track_provenance"
 

@@ -282,6 +282,8 @@ def bench(args: Options) -> int:
     tags = git.tag_of_commit(target.repo) if isinstance(target.repo, Path) else {}
     clock.phase("choosing the commits (the release history built or updated)")
     log(f"\n{len(hashes)} commit(s) of {target.repo} in {len(envs)} environment(s), machine {args.machine!r}")
+    for number, (_, entry) in enumerate(envs, 1):  # an environment built before the lock's runner is never measured
+        runs.refuse_another_runner(runs.environment_python(target.config(entry, f"-{number}")))
     asv_failed, ran = run_stages(target, envs, env_hashes, tags, clock.phase)
     has_results = any(target.results_dir.glob("*/*-*.json"))
     if has_results and (ran or not (target.html_dir / "index.html").is_file()):  # the site is stale
@@ -458,7 +460,7 @@ def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> N
         python = runs.environment_python(target.config(entry, f"-{number}"))
         try:
             measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
-            measured_on[device.RUNNER] = runs.runner_version()
+            measured_on[device.RUNNER] = runs.runner_version(python)  # what its benchmarks imported
         except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
             log(f"warning: the device of {env_name} is not recorded: {error}")
             continue

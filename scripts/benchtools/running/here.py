@@ -4,6 +4,7 @@ in HERE_REPO per installed Equinox version, tagged as a release history tags it,
 
 import dataclasses
 import json
+import os
 import platform
 import re
 import shutil
@@ -94,7 +95,9 @@ def here(args: bench.Options) -> int:
     # asv records an existing environment's Python as its path, and no versions: the Python's version, the installed
     # JAX and the runner go beside the device, so that the report names the environment as it names asv's own.
     stamped = {**installed.params(), "python": installed.python, "jax": versions["jax"], "jaxlib": versions["jaxlib"]}
-    stamped[device.RUNNER] = runs.runner_version()
+    # The asv_runner that its benchmarks import: the one lent by runner_path, first on the PYTHONPATH run_asv gives.
+    lent = os.pathsep.join(filter(None, [str(runner_path()), os.environ.get("PYTHONPATH")]))
+    stamped[device.RUNNER] = runs.runner_version(python, {**os.environ, "PYTHONPATH": lent})
     device.refuse_another(path, machine, stamped)
     extra = ("--environment", f"existing:{python}", "--set-commit-hash", commit)
     code = bench.run_asv(
