@@ -28,6 +28,7 @@ COST = "bench_counts.PythonCost.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"
 EQUATIONS = "bench_counts.JaxprExcessEquations.track_excess_equations"
 RATIO = metrics.ANSWER_RATIO  # the answer's ×, at its median: the alerting ratio users read
+STEP_TREE_AT, STEP_TUPLE = (RATIO.replace("ratio", twin) for twin in ("tree_at", "tuple"))  # the answer's µs
 PASSES = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"
 INSTRUCTIONS = "bench_instructions.Instructions.track_module"  # an exact count that sees C work too
 MODULE_COST = "bench_construct.ConstructionCost.track_module"  # a Module operation's cost: shown, never counted
@@ -58,6 +59,8 @@ BENCHMARKS = {
     BYTECODES: described(BYTECODES, DEPTHS, "depth", "instructions"),
     EQUATIONS: described(EQUATIONS, ["'jit'"], "wrapping", "equations"),
     RATIO: described(RATIO, ["'eager'", "'jit'"], "wrapping", "ratio", "track", ["'median'"]),
+    STEP_TREE_AT: described(STEP_TREE_AT, ["'eager'", "'jit'"], "wrapping", "seconds", "track", ["'median'"]),
+    STEP_TUPLE: described(STEP_TUPLE, ["'eager'", "'jit'"], "wrapping", "seconds", "track", ["'median'"]),
     PASSES: described(PASSES, [], None, "tree_map passes"),
     INSTRUCTIONS: described(INSTRUCTIONS, ["'construct(default)'", "'dispatch(jit)'"], "operation", "instructions"),
     MODULE_COST: described(MODULE_COST, ["'default'"], "init", "weighted instructions"),
@@ -66,13 +69,21 @@ BENCHMARKS = {
 }
 
 
-def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results=(), devices=(), runners=()) -> Path:
+def make_site(
+    tmp_path: Path,
+    series: dict[str, list[list[float]]],
+    skip_results=(),
+    devices=(),
+    runners=(),
+    statistics=("median",),
+) -> Path:
     """A history of len(series[...]) tagged commits with these values, published; returns the config.
 
     ``series[name][i]`` holds the values of benchmark ``name`` at commit i,
     one per parameter; commits in ``skip_results`` get no results; with
     ``devices``, commit i's result was measured on ``devices[i]``, and with
-    ``runners`` timed by ``runners[i]`` (asvtools/device.py's params).
+    ``runners`` timed by ``runners[i]`` (asvtools/device.py's params); the answer's ``statistics`` (the second
+    dimension of its × and µs): its median alone, or with its interval's ends for a page that draws it.
     """
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -113,6 +124,8 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
         )
     )
     listed = {name: BENCHMARKS[name] for name in series}
+    for name in {RATIO, STEP_TREE_AT, STEP_TUPLE} & set(listed):
+        listed[name] = {**listed[name], "params": [listed[name]["params"][0], [repr(s) for s in statistics]]}
     (results_dir / "benchmarks.json").write_text(json.dumps({**listed, "version": 2}))
     for i, commit in enumerate(hashes):
         if i in skip_results:
@@ -131,7 +144,7 @@ def make_site(tmp_path: Path, series: dict[str, list[list[float]]], skip_results
         )
         for name, values in series.items():
             result.add_result(
-                BENCHMARKS[name],
+                listed[name],
                 runner.BenchmarkResult(
                     result=values[i],
                     samples=[[value] for value in values[i]],

@@ -18,7 +18,20 @@ from benchmarks import metrics
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
 from benchtools.publishing import site as site_tools
-from tests.asv_sites import COST, COUNT, MACHINE, PASSES, RATIO, ROOT, TIMING, TIMING_TWIN, make_site, publish
+from tests.asv_sites import (
+    COST,
+    COUNT,
+    MACHINE,
+    PASSES,
+    RATIO,
+    ROOT,
+    STEP_TREE_AT,
+    STEP_TUPLE,
+    TIMING,
+    TIMING_TWIN,
+    make_site,
+    publish,
+)
 from tests.helpers import command
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -61,8 +74,11 @@ def site(tmp_path):
             COUNT: [[100, 240]] * 3 + [[120, 378]] * 3,
             COST: [[3000, 10000]] * 3 + [[3500, 16000]] * 2 + [[3500, 12000]],
             PASSES: [[17.5]] * 3 + [[28.0]] * 2 + [[21.0]],
-            RATIO: [[5.5, 1.2]] * 6,
+            RATIO: [[5.5, 5.4, 5.6, 1.2, 1.1, 1.3]] * 6,  # the answer: each wrapping's median and interval
+            STEP_TREE_AT: [[1.1e-4, 1.0e-4, 1.2e-4, 2.4e-5, 2.3e-5, 2.5e-5]] * 6,
+            STEP_TUPLE: [[2e-5, 1.9e-5, 2.1e-5, 2e-5, 1.9e-5, 2.1e-5]] * 6,
         },
+        statistics=("median", "low", "high"),
     )
     html = tmp_path / "html"
     report = command("overhead-report", "--results", tmp_path / "results", "--repo", tmp_path / "repo", "--html", html)
@@ -175,8 +191,7 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
     assert all(series == with_interval for series, with_interval in drawn.values()), drawn
     # The answer in the question's words leads, then the maintainers' figures: the exact metrics first, before
     # any plot, each kind of them in a table.
-    # (a run without --here's answer says where it is taken)
-    assert page.locator("h1 + div#answer").inner_text().startswith("On CPU, v5 with Python 3.11")
+    assert page.locator("h1 + div#answer").inner_text().startswith("On CPU, Equinox v5 with Python 3.11")
     headings = page.eval_on_selector_all("h2", "hs => hs.map(h => h.id)")
     assert headings[:3] == ["maintainers", "exact", "timings"], headings
     assert page.evaluate("() => document.querySelector('h2#exact').compareDocumentPosition(document.images[0]) & 4"), (

@@ -335,7 +335,7 @@ def print_places(target: Target) -> None:
 
 def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
     """The first answer's benchmarks by asv's name: (the exact ones, which no load moves, so they may be measured beside
-    other runs; the timed ones, measured alone: the answer, every class of whose shares its measurement, tree_at's
+    other runs; the timed ones, measured alone: the answer, whose classes share one measurement, tree_at's
     steady time with its twin, and any that mixes a timing in)."""
     steady_class, timing = metrics.PASSES_TREE_AT.rsplit(".", 1)[0] + ".", set(metrics.TIMING_KINDS)
     kinds = {
