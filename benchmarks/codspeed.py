@@ -13,6 +13,7 @@ No pytest at import, and no JAX work: asv imports every module of the suite.
 """
 
 import functools
+import gc
 import itertools
 
 from . import bench_answer, instruction_ops, workloads
@@ -43,6 +44,11 @@ def twins(operation: str) -> dict:
 
 def setup_module():
     bench_answer.synchronous()  # as the answer times them: each call returns with its result computed
+    gc.disable()  # as the suite counts: no collection falls in one benchmark's call and not in another's
+
+
+def teardown_module():
+    gc.enable()
 
 
 def pytest_generate_tests(metafunc):
@@ -51,7 +57,9 @@ def pytest_generate_tests(metafunc):
 
 
 def test_twin(benchmark, operation, twin):
-    benchmark(twins(operation)[twin])
+    call = twins(operation)[twin]
+    gc.collect()
+    benchmark(call)
 
 
 def nothing():
@@ -60,4 +68,5 @@ def nothing():
 
 
 def test_empty(benchmark):
+    gc.collect()
     benchmark(nothing)
