@@ -34,7 +34,7 @@ def selected(select: str, python: str) -> list[str]:
     listed = subprocess.run(
         [python, *PYTEST, "--collect-only", "-q", "-k", select], capture_output=True, text=True, cwd=SUITE_PARENT
     )
-    found = {match[1] for match in map(TEST.search, listed.stdout.split()) if match and match[1]}
+    found = {match[1] for match in map(TEST.search, listed.stdout.splitlines()) if match and match[1]}
     if not found:
         raise BadInput(f"-k {select!r} selects none of the twins of benchmarks/codspeed.py")
     return [name for name in OPERATIONS if name in found]
@@ -116,14 +116,14 @@ def twins_markdown(found: dict, python: str) -> str:
     return (
         f"One pytest-codspeed process in simulation mode under callgrind ({run_text(found)}), each twin's count that "
         f"of one steady call, beside the suite's own count per call (windows of many calls less an empty one), in "
-        f"{environment_text(callgrind.environment(python))}. A window of pytest-codspeed counts its own work around "
-        f"the call too: {found[EMPTY]:,} around a Python function that does nothing (the empty window), and "
-        f"{min(added['module']):+,.0f} to {max(added['module']):+,.0f} (a Module twin) and "
-        f"{min(added['tuple']):+,.0f} to {max(added['tuple']):+,.0f} (a tuple twin) beyond the suite's count, "
-        "where the suite's median over windows leaves out what one call meets and another does not (the allocator's "
-        f"state). Less the empty window, {len(counted) - apart} of the {len(counted)} ratios the suite counts too "
-        "lie within their operation's measured spread (the sum of its twins', metrics.instruction_spread) of the "
-        "suite's own; a tuple twin counts a few thousand instructions, so what the window adds beyond the empty one "
+        f"{environment_text(callgrind.environment(python))}. The empty window (a benchmark of a Python function "
+        f"that does nothing) counts {found[EMPTY]:,}: pytest-codspeed's own work around a call. A twin's simulated "
+        f"count less the suite's (the window's own) ran from {min(added['module']):+,.0f} to "
+        f"{max(added['module']):+,.0f} for a Module twin and from {min(added['tuple']):+,.0f} to "
+        f"{max(added['tuple']):+,.0f} for a tuple twin. Less the empty window, {len(counted) - apart} of the "
+        f"{len(counted)} ratios the suite counts too lie within their operation's measured spread (the sum of its "
+        "twins', metrics.instruction_spread) of the suite's own; a tuple twin counts a few thousand instructions, so "
+        "what one window adds beyond the empty one "
         "moves its ratio by as much.\n\n" + markdown_table(head, rows)
     )
 
