@@ -153,12 +153,13 @@ def test_a_step_agrees_within_two_points_of_the_suite_s_own():
 @pytest.mark.slow
 def test_codspeed_check_counts_the_twins_under_callgrind_as_the_suite_does():
     ran = command("codspeed-check", "-k", "construct and default")
-    assert ran.returncode == 0, ran.stderr
+    assert ran.returncode in (0, 1), ran.stderr  # 1: a ratio beyond its spread, the documented finding
     [row] = [line.split(" | ") for line in ran.stdout.splitlines() if line.startswith("| construct(default) |")]
-    simulated, suite = (int(row[index].replace(",", "")) for index in (1, 2))
+    simulated, suite, tuple_simulated, tuple_suite = (int(row[index].replace(",", "")) for index in (1, 2, 4, 5))
     # One steady call, its compile and its first calls' caches outside: the suite's count and the window's.
-    assert 0 < simulated - suite < 5_000, row
-    assert "(within" in row[-1]
+    assert 0 < simulated - suite < 5_000 and 0 < tuple_simulated - tuple_suite < 5_000, row
+    assert re.fullmatch(r"[+-]\d+\.\d% \((within|beyond) ±\d+\.\d%\)", row[-1].rstrip(" |")), row
+    assert len([line for line in ran.stdout.splitlines() if line.startswith("| ")]) == 2  # the head and one row
 
 
 EQUINOX_WORKFLOW = re.compile(r"```yaml\n(# \.github/workflows/codspeed\.yml in Equinox.*?)```", re.S)
