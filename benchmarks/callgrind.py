@@ -156,20 +156,26 @@ def compile_suite(python: str) -> None:
     subprocess.run([python, "-m", "compileall", "-q", str(Path(__file__).parent)], capture_output=True)
 
 
-def command(python: str, out: Path, names: list[str]) -> list[str]:
-    """The valgrind command that counts ``names`` with ``python``, dumping into ``out``."""
+def under_valgrind(
+    python: str, out: Path, arguments: list[str], path=(), timeout: float = 1800, variables=None, cwd=None
+) -> subprocess.CompletedProcess:
+    """``python arguments`` counted by callgrind in the counting process's environment (its windows dump into
+    ``out``), importing the suite, and ``path`` before it.  Raises ``Killed`` where it was stopped from outside."""
+    compile_suite(python)
     no_aslr = [shutil.which("setarch"), platform.machine(), "-R"] if shutil.which("setarch") else []
-    return [
-        *no_aslr,
-        valgrind(),
-        *VALGRIND_OPTIONS,
-        f"--callgrind-out-file={out}/callgrind.out",
-        python,
-        "-m",
-        "benchmarks.callgrind",
-        str(out),
-        *names,
-    ]
+    suite_parent = str(Path(__file__).resolve().parent.parent)
+    environment = {**PROCESS_ENVIRONMENT, "PYTHONPATH": os.pathsep.join([*path, suite_parent]), **(variables or {})}
+    ran = subprocess.run(
+        [*no_aslr, valgrind(), *VALGRIND_OPTIONS, f"--callgrind-out-file={out}/callgrind.out", python, *arguments],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+        cwd=cwd,
+    )
+    if -ran.returncode in STOPPING_SIGNALS:
+        raise Killed(f"the callgrind process was stopped by signal {-ran.returncode}")
+    return ran
 
 
 def count(names: list[str], python: str = sys.executable, timeout: float = 1800, path: list[str] = ()) -> dict:
@@ -182,20 +188,10 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800,
     process's output when the counting process fails.
     """
     library = shim_library()
-    compile_suite(python)
     with tempfile.TemporaryDirectory(prefix="eqxb-callgrind-") as work:
         out = Path(work)
-        suite_parent = str(Path(__file__).resolve().parent.parent)
-        environment = {
-            **PROCESS_ENVIRONMENT,
-            "PYTHONPATH": os.pathsep.join([*path, suite_parent]),
-            SHIM_VARIABLE: str(library),
-        }
-        ran = subprocess.run(
-            command(python, out, names), capture_output=True, text=True, env=environment, timeout=timeout
-        )
-        if -ran.returncode in STOPPING_SIGNALS:
-            raise Killed(f"the callgrind process was stopped by signal {-ran.returncode}")
+        arguments = ["-m", "benchmarks.callgrind", str(out), *names]
+        ran = under_valgrind(python, out, arguments, path, timeout, {SHIM_VARIABLE: str(library)})
         failure = f"the callgrind process exited {ran.returncode}:\n{ran.stderr[-4000:]}"
         if ran.returncode != 0 and not (out / "windows.json").is_file():
             raise RuntimeError(failure)
@@ -249,11 +245,12 @@ def function_name(symbol: str) -> str:
     return symbol
 
 
-def dumps(out: Path) -> list[Dump]:
-    """The windows' dumps of the main thread (``callgrind.out.N-01``); the final dump at exit is not one."""
+def dumps(out: Path, prefix: str = "eqxb:") -> list[Dump]:
+    """The windows' dumps of the main thread (``callgrind.out.N-01``) whose name starts with ``prefix``; the final
+    dump at exit is not one."""
     pattern = re.compile(rf"callgrind\.out\.\d+-{MAIN_THREAD}$")
     found = [Dump(path) for path in sorted(out.iterdir()) if pattern.search(path.name)]
-    return [dump for dump in found if dump.desc.startswith("eqxb:")]
+    return [dump for dump in found if dump.desc.startswith(prefix)]
 
 
 def window_name(name: str, twin: str, calls: int, number: int) -> str:
@@ -293,7 +290,7 @@ def run_windows(out: Path, names: list[str]) -> None:
 
     shim = ctypes.CDLL(os.environ[SHIM_VARIABLE])
     if not shim.eqxb_on_valgrind():
-        raise SystemExit("benchmarks.callgrind counts only under valgrind (see benchmarks.callgrind.command)")
+        raise SystemExit("benchmarks.callgrind counts only under valgrind (see benchmarks.callgrind.count)")
     operations, failed = {}, {}
     for name in names:
         try:

@@ -25,6 +25,7 @@ COMMANDS = {
     "check-pr": "pull-requests.md",
     "instruction-spread": "instructions.md",
     "instruction-history": "instructions.md#on-the-commit-level-history",
+    "codspeed-check": "adopt.md",
     "bisect": "bisections.md",
     "fit-cost": "cost-metric.md#refitting-the-weight",
     "detector-trial": "detector.md",

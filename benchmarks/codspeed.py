@@ -1,0 +1,72 @@
+"""The twins as pytest-codspeed benchmarks, for a pull request's CI (docs/adopt.md): each twin of every operation
+the suite counts in instructions (``instruction_ops.OPERATIONS``, built by the same ``build``) and of the answer's
+steps (``workloads.calls``, as bench_answer times them), one steady call a benchmark::
+
+    pytest --pyargs benchmarks.codspeed --codspeed -o addopts= -p no:env
+
+Every call is made ``WARM_CALLS`` times before its benchmark: pytest-codspeed warms up only where Python has the
+perf trampoline (3.12+), and a jitted call counted cold would count its compile.  ``-o addopts=`` drops the
+caller's own options (Equinox's turn on jaxtyping's runtime checks, which inflate every count about 100×); a
+benchmark refuses to run where Equinox was imported through jaxtyping's import hook all the same.
+
+No pytest at import, and no JAX work: asv imports every module of the suite.
+"""
+
+import functools
+import gc
+import itertools
+
+from . import bench_answer, instruction_ops, workloads
+from .instruction_ops import TWINS
+from .params import DEFAULT_STATE_SIZE
+
+WARM_CALLS = 10  # Python 3.11 specializes a function's bytecode after its eighth call
+STEPS = {f"step({wrapping})": wrapping for wrapping in ("eager", "jit", "filter_jit")}
+OPERATIONS = (*instruction_ops.OPERATIONS, *STEPS)
+
+
+@functools.cache
+def twins(operation: str) -> dict:
+    """``{twin: zero-argument call}``, warmed: the callgrind benchmark's (``instruction_ops.build``), or the answer's
+    step, waited for."""
+    import equinox
+
+    if type(equinox.__spec__.loader).__module__.startswith("jaxtyping"):
+        raise RuntimeError("Equinox was imported with jaxtyping's runtime checks on: run pytest with -o addopts=")
+    if operation in STEPS:
+        built = dict(zip(TWINS, workloads.calls(STEPS[operation], DEFAULT_STATE_SIZE).values(), strict=True))
+    else:
+        built = instruction_ops.build(operation)
+    for call in itertools.chain.from_iterable(itertools.repeat(built.values(), WARM_CALLS)):
+        call()
+    return built
+
+
+def setup_module():
+    bench_answer.synchronous()  # as the answer times them: each call returns with its result computed
+    gc.disable()  # as the suite counts: no collection falls in one benchmark's call and not in another's
+
+
+def teardown_module():
+    gc.enable()
+
+
+def pytest_generate_tests(metafunc):
+    if "twin" in metafunc.fixturenames:
+        metafunc.parametrize(("operation", "twin"), list(itertools.product(OPERATIONS, TWINS)))
+
+
+def test_twin(benchmark, operation, twin):
+    call = twins(operation)[twin]
+    gc.collect()
+    benchmark(call)
+
+
+def nothing():
+    """A call of a Python function that does nothing: what each twin's count holds besides its call's own work
+    (pytest-codspeed's, around the call).  Not a builtin's: calling one from Python takes another path."""
+
+
+def test_empty(benchmark):
+    gc.collect()
+    benchmark(nothing)
