@@ -62,11 +62,11 @@ def test_each_operation_s_codspeed_twins_run_what_its_asv_benchmarks_measure(nam
 
 
 def test_the_answer_s_steps_as_codspeed_runs_them_are_the_calls_the_answer_times(monkeypatch):
-    monkeypatch.setattr(bench_answer, "figure", lambda twins: twins)  # each figure's twins, untimed
+    monkeypatch.setattr(bench_answer, "figure", lambda twins, seconds=0: twins)  # each figure's twins, untimed
     monkeypatch.setattr(bench_answer, "SWEEP_SIZES", ())
     figures = bench_answer.measure_once()["figures"]
     for operation, wrapping in codspeed.STEPS.items():
-        timed = figures[f"step {wrapping}"]
+        timed = figures[f"step {wrapping}"][0]  # its first spell's
         for twin, structure in zip(instruction_ops.TWINS, timed, strict=True):
             timed[structure]()  # its compile, outside the call compared, as codspeed.twins warms its own
             assert reached(codspeed.twins(operation)[twin]) == reached(timed[structure]) != set()
