@@ -59,8 +59,10 @@ def search_over(values, spread=0.008):
 
 
 @pytest.mark.parametrize("at", [1, 5, 17, 31])
-def test_one_step_is_placed_at_its_commit(at):
-    values = [1000.0] * at + [1100.0] * (32 - at)
+@pytest.mark.parametrize("after", [1100.0, 900.0])
+def test_one_step_is_placed_at_its_commit_a_rise_or_a_fall(at, after):
+    """A fall is a step as a rise is: fails where ``apart`` compares the signed change (it was run)."""
+    values = [1000.0] * at + [after] * (32 - at)
     search, stand_in, steps = search_over(values)
     assert [(int(s.before.commit.source.commit), int(s.after.commit.source.commit), s.kind) for s in steps] == [
         (at - 1, at, "step")
@@ -481,6 +483,41 @@ def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxli
     assert jax_step["jaxlib_split"] == {} and all(step["confirmation"]["confirmed"] for step in found["steps"])
 
 
+class MiddleFails(Planted):
+    """The planted probes, where the release jax-v0.2 does not build."""
+
+    def count(self, jax, equinox, run, jaxlib):
+        if jax.version == "0.2":
+            return {"failed": "build: planted", "tried": {}}
+        return super().count(jax, equinox, run, jaxlib)
+
+
+def test_a_release_that_fails_to_count_is_bisected_across_to_the_next(history, tmp_path):
+    """jax-v0.2 counts nothing: jax-v0.1 and jax-v0.3 are the pair, and the walk runs between them, past the failed
+    release to the step at m8. Fails where the walk ends at the release after the first (it was run)."""
+    repo, made = history
+    kept = MiddleFails(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
+    kept.repo = repo
+    search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
+    ends = [bisection.commit_of("jax", repo, revision) for revision in ("jax-v0.1", "jax-v0.3")]
+    records = tmp_path / "records"
+    bisection.bisect_range(
+        search, ends, jax_repo=repo, min_step=0.02, command="scripts/bisect jax-v0.1 jax-v0.3",
+        record_file=records / "planted.json", readmes=[], records=records,
+    )  # fmt: skip
+    found = json.loads((records / "planted.json").read_text())
+    assert [(pair["from"], pair["to"]) for pair in found["pairs"]] == [("0.1", "0.3")]
+    assert made["m8"] in [step["after"]["commit"] for step in found["steps"]]
+
+
+def test_a_release_runs_with_its_own_jaxlib_alone_and_a_commit_tries_the_next(history):
+    """A release is never counted on another release's jaxlib: fails where it is offered JAXLIB_TRIES (it was run)."""
+    repo, made = history
+    releases = list(JAXLIB_ADDS)
+    assert probes.jaxlib_candidates(probes.commit_source("jax", repo, "jax-v0.2"), releases) == ["0.2"]
+    assert probes.jaxlib_candidates(probes.commit_source("jax", repo, made["r1"]), releases) == ["0.2", "0.3"]
+
+
 def test_a_tag_and_the_hash_of_its_commit_pair_alike_yet_keep_apart_probes(history, tmp_path):
     repo, made = history
     kept = planted_probes(repo, tmp_path)
@@ -580,6 +617,8 @@ def test_the_command_refuses_a_reversed_range_and_a_missing_interpreter_with_exi
 def test_the_spread_is_the_operations_and_twins_own_unless_given(twin):
     args = cli.parse("bisect", ["jax-v0.8.0", "end", "--operation", "flatten", "--twin", twin])
     assert args.spread == metrics.INSTRUCTIONS_SPREADS["flatten", twin] == args.min_step
+    given = cli.parse("bisect", ["a", "b", "--operation", "flatten", "--twin", twin, "--min-step", "0.2"])
+    assert (given.spread, given.min_step) == (args.spread, 0.2)  # --min-step read, not replaced by the spread
     assert cli.parse("bisect", ["a", "b", "--twin", twin, "--spread", "0.03"]).spread == 0.03
 
 
