@@ -550,14 +550,15 @@ def test_a_download_that_fails_is_the_runs_failure_and_the_commit_is_counted_lat
     assert kept.probe(source, equinox)["counts"]["flatten"]["tuple"]["instructions"] == 1100.0
 
 
-def test_a_probe_counted_with_other_dependencies_is_never_read_back(history, tmp_path):
+def test_a_probe_counted_with_other_dependencies_is_counted_again_in_its_place(history, tmp_path):
     repo, made = history
     kept, equinox = planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8")
     source = probes.commit_source("jax", repo, made["m4"])
     kept.probe(source, equinox)
     kept.locked = lambda jaxlib: [f"jaxlib=={jaxlib}", "numpy==2.1.0"]
-    with pytest.raises(BadInput, match="other dependencies"):
-        kept.probe(source, equinox)
+    assert kept.probe(source, equinox)["locked"][-1] == "numpy==2.1.0" and kept.made == 2
+    assert json.loads(kept.path(source, equinox).read_text())["locked"][-1] == "numpy==2.1.0"
+    assert kept.probe(source, equinox) and kept.made == 2  # read back now
 
 
 def test_two_builds_of_one_python_keep_their_probes_apart(tmp_path):
