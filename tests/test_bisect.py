@@ -483,6 +483,39 @@ def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxli
     assert jax_step["jaxlib_split"] == {} and all(step["confirmation"]["confirmed"] for step in found["steps"])
 
 
+class Falling(Planted):
+    """The planted probes with every count turned over (2000 less it): each step of the history is a fall."""
+
+    def measure(self, target, jaxlib):
+        counted = super().measure(target, jaxlib)["counts"]["flatten"]["tuple"]
+        fallen = {**counted, "instructions": 2000 - counted["instructions"]}
+        return {"counts": {"flatten": dict.fromkeys(TWINS, fallen)}}
+
+
+def bisect_planted(kept: Planted, repo: Path, tmp_path: Path) -> dict:
+    kept.repo = repo
+    search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
+    ends = [bisection.commit_of("jax", repo, revision) for revision in ("jax-v0.1", "jax-v0.3")]
+    bisection.bisect_range(
+        search, ends, jax_repo=repo, min_step=0.02, command="scripts/bisect jax-v0.1 jax-v0.3",
+        record_file=tmp_path / "planted.json", readmes=[], records=tmp_path,
+    )  # fmt: skip
+    return json.loads((tmp_path / "planted.json").read_text())
+
+
+def test_a_planted_fall_is_found_confirmed_and_placed_as_a_rise_is(history, tmp_path):
+    """Real records hold falls (Equinox's flatten, Module twin, -32.9%); every other planted step is a rise."""
+    repo, made = history
+    found = bisect_planted(
+        Falling(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS)), repo, tmp_path
+    )
+    steps = [
+        (s["before"]["commit"], s["after"]["commit"], s["before"]["count"], s["after"]["count"]) for s in found["steps"]
+    ]
+    assert steps == [(made["m1"], made["r1"], 1000.0, 900.0), (made["m7"], made["m8"], 900.0, 850.0)]
+    assert all(step["confirmation"]["confirmed"] for step in found["steps"])
+
+
 class MiddleFails(Planted):
     """The planted probes, where the release jax-v0.2 does not build."""
 
@@ -497,15 +530,7 @@ def test_a_release_that_fails_to_count_is_bisected_across_to_the_next(history, t
     release to the step at m8. Fails where the walk ends at the release after the first (it was run)."""
     repo, made = history
     kept = MiddleFails(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
-    kept.repo = repo
-    search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
-    ends = [bisection.commit_of("jax", repo, revision) for revision in ("jax-v0.1", "jax-v0.3")]
-    records = tmp_path / "records"
-    bisection.bisect_range(
-        search, ends, jax_repo=repo, min_step=0.02, command="scripts/bisect jax-v0.1 jax-v0.3",
-        record_file=records / "planted.json", readmes=[], records=records,
-    )  # fmt: skip
-    found = json.loads((records / "planted.json").read_text())
+    found = bisect_planted(kept, repo, tmp_path)
     assert [(pair["from"], pair["to"]) for pair in found["pairs"]] == [("0.1", "0.3")]
     assert made["m8"] in [step["after"]["commit"] for step in found["steps"]]
 
