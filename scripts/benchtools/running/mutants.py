@@ -70,7 +70,7 @@ def counted(module: str) -> dict:
 
 def one_line(diff: str) -> str:
     lines = diff.splitlines()[2:]  # past the diff's two file names
-    changed = [" ".join(line[1:].split()) for line in lines if line[:1] in "-+"]
+    changed = [" ".join(line[1:].split()).replace("|", "\\|") for line in lines if line[:1] in "-+"]
     return " → ".join(changed) or "no line changed"
 
 
