@@ -75,6 +75,7 @@ def test_two_steps_each_found_with_their_shares():
     search, _, steps = search_over(values)
     assert [int(s.after.commit.source.commit) for s in steps] == [10, 20]
     assert bisect.shares(steps, 150.0, search.counted) == pytest.approx([1 / 3, 2 / 3])
+    assert bisect.shares(steps, 0.0, search.counted) == [0.0, 0.0]  # no change over the range: no share
 
 
 def test_changes_within_the_spread_are_no_step():
@@ -259,6 +260,37 @@ def test_a_step_across_two_jaxlibs_is_split_into_jaxlibs_part_and_jaxs(python_pa
         **{side: {"count": point.value(*search.key)} for side, point in step.sides()},
     }
     assert bisections.jaxlib_carries(entry, search.spread) is jaxlib_carries
+
+
+class SplitFails(TwoJaxlibs):
+    """TwoJaxlibs, where each side's jax on the other side's jaxlib fails in the runs ``failing``."""
+
+    def __init__(self, failing: set[int]):
+        super().__init__(0.0, added=50.0)
+        self.failing, self.split_runs = failing, []
+
+    def probe(self, jax, equinox, run=0, jaxlib=None):
+        self.split_runs += [run] if jaxlib else []
+        if jaxlib and run in self.failing:
+            return {"failed": f"import: planted, run {run}"}
+        return super().probe(jax, equinox, run, jaxlib)
+
+
+@pytest.mark.parametrize(("failing", "runs"), [({0}, [0, 0]), ({1}, [0, 1, 2, 0, 1, 2])])
+def test_a_split_that_fails_takes_no_side_says_which_count_failed_and_never_recounts_a_failure(failing, runs):
+    """Found by mutation testing (docs/mutants.md): a side that fails on the other jaxlib is counted once, the reason
+    kept is the failed count's even where the first counted, and where no side counts none is chosen."""
+    stand_in = SplitFails(failing)
+    search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
+    commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01") for i in range(8)]
+    [step] = search.steps(commits)
+    search.split_jaxlib(step)
+    said = f"import: planted, run {min(failing)}"
+    assert step.jaxlib_split == {
+        "side": None, "jaxlib": None, "count": None, "failed": {"before": said, "after": said},
+        "both": {"before": None, "after": None},
+    }  # fmt: skip
+    assert stand_in.split_runs == runs
 
 
 @pytest.mark.parametrize("shard", ["2/2", "a/2", "1-2", "-1/2"])
