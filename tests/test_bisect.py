@@ -718,6 +718,7 @@ def test_a_step_confirms_only_where_its_recounts_lie_apart_and_their_medians_too
     search.confirm(step)
     assert (step.confirmation["confirmed"], step.confirmation["why"]) == (why is None, why)
     assert search.counted(step.before) == sorted(before)[1]  # the median of its recounts stands in the tables
+    assert bisect.unconfirmed({"before": before, "after": [*after[:2], None]}, 0.008) == "a count again failed"
 
 
 def test_the_bisections_page_is_rebuilt_from_its_records(tmp_path):
