@@ -20,6 +20,8 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--max-children", type=common_args.at_least(1), default=1, help="mutants at once (1)")
     record = mutants.RECORD.relative_to(mutants.ROOT)
     parser.add_argument("--record", type=Path, default=mutants.RECORD, metavar="FILE", help=f"({record})")
+    survivors = "run again only the mutants of each MODULE that survived in --record (after a test was added)"
+    parser.add_argument("--survivors", action="store_true", help=survivors)
     parser.add_argument("--against", type=Path, metavar="FILE", help="a published --record to fall no lower than")
     common_args.add_readme(parser, f"rewrite FILE's generated block {mutants.BLOCK}")
 
@@ -40,7 +42,10 @@ def run(args, config) -> int:
     why = mutants.reasons()
     fell = []
     for module in args.modules:
-        record["modules"][module] = mutants.run(module, args.max_children)
+        names = list(record["modules"].get(module, {}).get("survivors", [])) if args.survivors else None
+        if names == []:
+            continue  # none survived: nothing to run again
+        record["modules"][module] = mutants.run(module, args.max_children, names)
         mutants.write(record, args.record)
         common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why)})
         now = mutants.score(record["modules"][module], why)

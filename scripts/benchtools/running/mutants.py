@@ -46,12 +46,13 @@ def stage() -> None:
             (folder / name).symlink_to(links.get(name, ROOT / "scripts" / "benchtools"))
 
 
-def run(module: str, max_children: int) -> dict:
-    """Mutate ``module`` and run each mutant's tests: its counts, and each survivor's mutation in one line."""
-    pattern = module.removesuffix(".py").replace("/", ".") + ".*"
-    command = [VENV / "bin" / "mutmut", "run", "--max-children", str(max_children), pattern]
+def run(module: str, max_children: int, names: list[str] | None = None) -> dict:
+    """Mutate ``module`` and run each mutant's tests, or only the mutants ``names``: the module's counts, and each
+    survivor's mutation in one line."""
+    names = names or [module.removesuffix(".py").replace("/", ".") + ".*"]
+    command = [VENV / "bin" / "mutmut", "run", "--max-children", str(max_children), *names]
     if (done := util.run(command, cwd=STAGE)).returncode != 0:
-        raise Failed(f"mutmut run {pattern} exited {done.returncode}")
+        raise Failed(f"mutmut run {' '.join(names)} exited {done.returncode}")
     return counted(module)
 
 
