@@ -81,6 +81,37 @@ def test_two_steps_each_found_with_their_shares():
 def test_changes_within_the_spread_are_no_step():
     search, stand_in, steps = search_over([1000.0, 1003.0, 1005.0, 1007.0])
     assert steps == [] and {index for index, _ in stand_in.asked} == {0, 3}
+    assert search.flat == pytest.approx([0.007])  # what the page says the flat intervals differed by
+    assert not bisect.apart(1.0, 1.5, 0.5) and bisect.apart(1.0, 0.25, 0.5)  # apart by more than the spread
+
+
+@pytest.mark.parametrize(
+    ("values", "found"), [([None, None, None], []), ([None], []), ([1000.0, 1100.0, None], [(0, 1)])]
+)
+def test_a_range_with_no_two_counted_commits_has_no_step_and_the_last_counted_ends_it(values, found):
+    _, _, steps = search_over(values)
+    assert [(int(s.before.commit.source.commit), int(s.after.commit.source.commit)) for s in steps] == found
+
+
+def test_each_probe_read_is_kept_under_its_own_file_and_an_equinox_commit_runs_with_jax_held_fixed():
+    search, stand_in, [step] = search_over([1000.0] * 4 + [1100.0] * 4)
+    search.confirm(step)
+    assert {key for key in search.used if not key.endswith("-0-None")} == {
+        "3-1-None",
+        "3-2-None",
+        "4-1-None",
+        "4-2-None",
+    }
+    asked = []
+
+    class Held(Counted):
+        def probe(self, jax, equinox, run=0, jaxlib=None):
+            asked.append((jax.version, equinox.commit))
+            return super().probe(probes.Source("jax", equinox.commit), equinox, run, jaxlib)
+
+    held = bisect.Search(Held([1000.0]), None, probes.Source("jax", version="0.4.33"), "flatten", "tuple", 0.008)
+    held.point(bisect.Commit(probes.Source("equinox", "0"), "commit 0", "2025-01-01"))
+    assert asked == [("0.4.33", "0")]
 
 
 def test_a_drift_is_reported_over_its_commits_not_as_a_step():
