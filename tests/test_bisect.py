@@ -147,6 +147,14 @@ def test_jaxlib_candidates_leave_out_accelerator_code_tests_and_build_rules():
     assert not bisection.host_runtime("jaxlib/mosaic/gpu/custom_call.cc")
     assert not bisection.host_runtime("jaxlib/BUILD")
     assert not bisection.host_runtime("jaxlib/pytree_test.py")
+    for other in (
+        "jaxlib/pjrt/BUILD",
+        "jaxlib/xla/rules.bzl",
+        "jaxlib/py/array_test.cc",
+        "jaxlib/py/README.md",
+        "BUILD",
+    ):
+        assert not bisection.host_runtime(other), other
 
 
 def test_a_cpp_function_is_shown_without_its_template_arguments():
@@ -606,6 +614,38 @@ def test_a_release_runs_with_its_own_jaxlib_alone_and_a_commit_tries_the_next(hi
     assert probes.jaxlib_candidates(probes.commit_source("jax", repo, made["r1"]), releases) == ["0.2", "0.3"]
 
 
+def test_every_nth_commit_is_counted_with_the_last_and_a_shard_counts_its_share(history, tmp_path, capsys):
+    """scripts/bisect --every N [--shard I/N]: found by mutation testing (docs/mutants.md), no fast test ran it."""
+    repo, made = history
+    search = bisect.Search(
+        planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02
+    )
+    ends = [bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")]
+    for every, shard, counting in (
+        (3, None, ["r1", "m5", "m7", "m9"]),
+        (3, (1, 2), ["m5", "m9"]),
+        (7, None, ["r1", "m8", "m9"]),
+    ):
+        assert bisection.count_history(search, ends, every=every, shard=shard) == 0
+        lines = capsys.readouterr().out.strip().splitlines()
+        assert lines[0] == f"7 commits change jax/, setup.py, pyproject.toml (0 skipped); counting {len(counting)}"
+        labels = {**{name: made[name][:10] for name in made}, "r1": "0.2", "m9": "0.3"}
+        assert [line.split()[0] for line in lines[1:-1]] == [labels[name] for name in counting]
+        assert lines[-1] == f"{len(counting)} commits counted, 0 failed (kept with their reasons)"
+
+
+def test_a_repository_is_taken_where_it_is_and_cloned_from_its_bundle_where_missing(history, tmp_path, monkeypatch):
+    repo, _ = history
+    assert bisection.repository(repo, "jax") == repo
+    monkeypatch.setattr(bisection, "BUNDLES", tmp_path)
+    with pytest.raises(BadInput, match="no jax repository at"):
+        bisection.repository(tmp_path / "missing", "jax")
+    planted_git(repo, "bundle", "create", str(tmp_path / "jax.bundle"), "--all")
+    cloned = bisection.repository(tmp_path / "clones" / "jax.git", "jax")
+    assert (cloned / "HEAD").is_file() and bisection.repository(cloned, "jax") == cloned
+    assert planted_git(cloned, "rev-parse", "jax-v0.3") == planted_git(repo, "rev-parse", "jax-v0.3")
+
+
 def test_a_tag_and_the_hash_of_its_commit_pair_alike_yet_keep_apart_probes(history, tmp_path):
     repo, made = history
     kept = planted_probes(repo, tmp_path)
@@ -700,6 +740,8 @@ def test_an_unrelated_range_is_refused_and_releases_in_order_are_a_range(history
     with pytest.raises(BadInput, match="share no history"):
         bisection.ordered(start, lonely)
     bisection.ordered(*(bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")))
+    for start, end in (("jax-v0.2", made["m8"]), (made["m2"], made["m8"])):  # an end that contains its start
+        bisection.ordered(*(bisection.commit_of("jax", repo, revision) for revision in (start, end)))
 
 
 def test_the_command_refuses_a_reversed_range_and_a_missing_interpreter_with_exit_2(history, tmp_path):
