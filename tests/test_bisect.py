@@ -715,12 +715,27 @@ def test_an_interpreter_that_does_not_run_is_bad_input(python, tmp_path):
         probes.Probes(tmp_path, python, ("flatten",))
 
 
-@pytest.mark.parametrize(("start", "end"), [("jax-v0.3", "m8"), ("jax-v0.2", "jax-v0.1")])
+@pytest.mark.parametrize(("start", "end"), [("jax-v0.3", "m8"), ("jax-v0.2", "jax-v0.1"), ("jax-v0.2", "jax-v0.2")])
 def test_a_reversed_range_is_refused(history, start, end):
     repo, made = history
     ends = [bisection.commit_of("jax", repo, made.get(name, name)) for name in (start, end)]
     with pytest.raises(BadInput, match="does not follow"):
         bisection.ordered(*ends)
+
+
+def test_releases_in_version_order_are_a_range_though_the_later_never_came_back_and_reversed_they_are_not(history):
+    """As jax-v0.9.0.1 before jax-v0.9.1: a release tagged on a branch off main, never merged back (here 0.4, off
+    m2). A commit end has no releases between (found by mutation testing, docs/mutants.md)."""
+    repo, made = history
+    planted_git(repo, "tag", "jax-v0.4", made["m2"])
+    try:
+        three, four = (bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.3", "jax-v0.4"))
+        bisection.ordered(three, four)
+        with pytest.raises(BadInput, match="0.3 does not follow 0.4: give the earlier version first"):
+            bisection.ordered(four, three)
+        assert bisection.releases_between(bisection.commit_of("jax", repo, made["m2"]), three) == []
+    finally:
+        planted_git(repo, "tag", "-d", "jax-v0.4")
 
 
 @pytest.mark.parametrize(("start", "end"), [("jax-v0.2", "m2"), ("m2", "jax-v0.2")])
