@@ -727,15 +727,19 @@ def test_releases_in_version_order_are_a_range_though_the_later_never_came_back_
     """As jax-v0.9.0.1 before jax-v0.9.1: a release tagged on a branch off main, never merged back (here 0.4, off
     m2). A commit end has no releases between (found by mutation testing, docs/mutants.md)."""
     repo, made = history
-    planted_git(repo, "tag", "jax-v0.4", made["m2"])
+    added = ("jax-v0.4", "jax-v0.2.10", "jax-v0.2.9")  # and two releases between, whose names sort otherwise
+    for tag in added:
+        planted_git(repo, "tag", tag, made["m2"])
     try:
         three, four = (bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.3", "jax-v0.4"))
         bisection.ordered(three, four)
         with pytest.raises(BadInput, match="0.3 does not follow 0.4: give the earlier version first"):
             bisection.ordered(four, three)
         assert bisection.releases_between(bisection.commit_of("jax", repo, made["m2"]), three) == []
+        between = bisection.releases_between(bisection.commit_of("jax", repo, "jax-v0.2"), three)
+        assert [commit.source.label for commit in between] == ["0.2.9", "0.2.10"]
     finally:
-        planted_git(repo, "tag", "-d", "jax-v0.4")
+        planted_git(repo, "tag", "-d", *added)
 
 
 @pytest.mark.parametrize(("start", "end"), [("jax-v0.2", "m2"), ("m2", "jax-v0.2")])
