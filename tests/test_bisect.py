@@ -596,13 +596,18 @@ class MiddleFails(Planted):
         return super().count(jax, equinox, run, jaxlib)
 
 
-def test_a_release_that_fails_to_count_is_bisected_across_to_the_next(history, tmp_path):
+def test_a_release_that_fails_to_count_is_bisected_across_to_the_next(history, tmp_path, capsys):
     """jax-v0.2 counts nothing: jax-v0.1 and jax-v0.3 are the pair, and the walk runs between them, past the failed
     release to the step at m8. Fails where the walk ends at the release after the first (it was run)."""
     repo, made = history
     kept = MiddleFails(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
     found = bisect_planted(kept, repo, tmp_path)
-    assert [(pair["from"], pair["to"]) for pair in found["pairs"]] == [("0.1", "0.3")]
+    assert found["pairs"] == [{"from": "0.1", "to": "0.3", "commits": 10, "skipped": 0}]
+    said = capsys.readouterr().out.splitlines()
+    assert said[:4] == [
+        "0.1 (jaxlib 0.1): 1,000", "0.2 (jaxlib —): failed: build: planted", "0.3 (jaxlib 0.3): 1,150",
+        "bisecting 0.1 → 0.3: 10 commits change jax/, setup.py, pyproject.toml, 0 skipped",
+    ]  # fmt: skip
     assert made["m8"] in [step["after"]["commit"] for step in found["steps"]]
 
 
@@ -632,6 +637,34 @@ def test_every_nth_commit_is_counted_with_the_last_and_a_shard_counts_its_share(
         labels = {**{name: made[name][:10] for name in made}, "r1": "0.2", "m9": "0.3"}
         assert [line.split()[0] for line in lines[1:-1]] == [labels[name] for name in counting]
         assert lines[-1] == f"{len(counting)} commits counted, 0 failed (kept with their reasons)"
+
+
+def test_jaxlibs_commits_between_two_releases_are_its_host_runtimes_newest_first_those_naming_an_identifier_first(
+    tmp_path,
+):
+    """Found by mutation testing (docs/mutants.md): no fast test listed a jaxlib commit."""
+    work = tmp_path / "jax"
+    (work / "jaxlib" / "mosaic").mkdir(parents=True)
+    planted_git(work, "init", "-q", "-b", "main")
+    made = {}
+    for name, path, text in [
+        ("start", "jaxlib/a.cc", "int a;"), ("names", "jaxlib/a.cc", "int Lookup;"), ("gpu", "jaxlib/mosaic/b.cc", "x"),
+        ("rules", "jaxlib/BUILD", "x"), ("other", "jaxlib/c.cc", "int LookupAll;"),
+    ]:  # fmt: skip
+        (work / path).write_text(text)
+        planted_git(work, "add", "-A")
+        planted_git(work, "commit", "-qm", name)
+        made[name] = planted_git(work, "rev-parse", "HEAD")
+        if name in ("start", "other"):
+            planted_git(work, "tag", f"jax-v{'0.1' if name == 'start' else '0.2'}")
+    assert bisection.jaxlib_candidates(work, "0.1", "0.2", ["Lookup"]) == [
+        (made["names"], "names", ["Lookup"]), (made["other"], "other", []),
+    ]  # fmt: skip
+    assert bisection.jaxlib_candidates(work, "0.1", "0.2", []) == [
+        (made["other"], "other", []),
+        (made["names"], "names", []),
+    ]
+    assert bisection.jaxlib_candidates(work, "0.1", "0.9", ["Lookup"]) == []  # a release with no tag: none
 
 
 def test_a_repository_is_taken_where_it_is_and_cloned_from_its_bundle_where_missing(history, tmp_path, monkeypatch):
