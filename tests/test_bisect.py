@@ -563,13 +563,13 @@ class Falling(Planted):
         return {"counts": {"flatten": dict.fromkeys(TWINS, fallen)}}
 
 
-def bisect_planted(kept: Planted, repo: Path, tmp_path: Path) -> dict:
+def bisect_planted(kept: Planted, repo: Path, tmp_path: Path, readmes: tuple = ()) -> dict:
     kept.repo = repo
     search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
     ends = [bisection.commit_of("jax", repo, revision) for revision in ("jax-v0.1", "jax-v0.3")]
     bisection.bisect_range(
         search, ends, jax_repo=repo, min_step=0.02, command="scripts/bisect jax-v0.1 jax-v0.3",
-        record_file=tmp_path / "planted.json", readmes=[], records=tmp_path,
+        record_file=tmp_path / "planted.json", readmes=list(readmes), records=tmp_path,
     )  # fmt: skip
     return json.loads((tmp_path / "planted.json").read_text())
 
@@ -590,8 +590,10 @@ def test_a_planted_fall_is_found_confirmed_and_placed_as_a_rise_is(history, tmp_
 class MiddleFails(Planted):
     """The planted probes, where the release jax-v0.2 does not build."""
 
+    failing = "0.2"
+
     def count(self, jax, equinox, run, jaxlib):
-        if jax.version == "0.2":
+        if jax.version == self.failing:
             return {"failed": "build: planted", "tried": {}}
         return super().count(jax, equinox, run, jaxlib)
 
@@ -601,7 +603,11 @@ def test_a_release_that_fails_to_count_is_bisected_across_to_the_next(history, t
     release to the step at m8. Fails where the walk ends at the release after the first (it was run)."""
     repo, made = history
     kept = MiddleFails(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
-    found = bisect_planted(kept, repo, tmp_path)
+    page = tmp_path / "page.md"
+    page.write_text("".join(f"{marker}\n" for marker in generated.markers(bisections.BLOCK)))
+    found = bisect_planted(kept, repo, tmp_path, readmes=[page])
+    assert (tmp_path / "planted.json").read_text() == json.dumps(found, indent=1, sort_keys=True) + "\n"
+    assert bisections.markdown([found]) in page.read_text()
     assert found["pairs"] == [{"from": "0.1", "to": "0.3", "commits": 10, "skipped": 0}]
     said = capsys.readouterr().out.splitlines()
     assert said[:4] == [
@@ -609,6 +615,14 @@ def test_a_release_that_fails_to_count_is_bisected_across_to_the_next(history, t
         "bisecting 0.1 → 0.3: 10 commits change jax/, setup.py, pyproject.toml, 0 skipped",
     ]  # fmt: skip
     assert made["m8"] in [step["after"]["commit"] for step in found["steps"]]
+
+
+def test_an_end_that_counts_nothing_fails_the_run_saying_why(history, tmp_path):
+    repo, _ = history
+    kept = MiddleFails(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
+    kept.failing = "0.1"
+    with pytest.raises(Failed, match="^0.1 counted nothing: build: planted$"):
+        bisect_planted(kept, repo, tmp_path)
 
 
 def test_a_release_runs_with_its_own_jaxlib_alone_and_a_commit_tries_the_next(history):
