@@ -65,7 +65,7 @@ def counted(module: str) -> dict:
     counts = collections.Counter(found if found in COUNTED else "other" for found in status.values())
     with contextlib.chdir(STAGE):  # where mutmut finds mutants/
         diffs = {name: get_diff_for_mutant(name, path=module) for name in status if status[name] != "killed"}
-    survivors = {name: one_line(diff) for name, diff in diffs.items() if status[name] != "timeout"}
+    survivors = {name: one_line(diff) for name, diff in sorted(diffs.items()) if status[name] != "timeout"}
     return {"made": len(status), **{name: counts[name] for name in (*COUNTED, "other")}, "survivors": survivors}
 
 
