@@ -59,8 +59,10 @@ def search_over(values, spread=0.008):
 
 
 @pytest.mark.parametrize("at", [1, 5, 17, 31])
-def test_one_step_is_placed_at_its_commit(at):
-    values = [1000.0] * at + [1100.0] * (32 - at)
+@pytest.mark.parametrize("after", [1100.0, 900.0])
+def test_one_step_is_placed_at_its_commit_a_rise_or_a_fall(at, after):
+    """A fall is a step as a rise is: fails where ``apart`` compares the signed change (it was run)."""
+    values = [1000.0] * at + [after] * (32 - at)
     search, stand_in, steps = search_over(values)
     assert [(int(s.before.commit.source.commit), int(s.after.commit.source.commit), s.kind) for s in steps] == [
         (at - 1, at, "step")
@@ -73,11 +75,43 @@ def test_two_steps_each_found_with_their_shares():
     search, _, steps = search_over(values)
     assert [int(s.after.commit.source.commit) for s in steps] == [10, 20]
     assert bisect.shares(steps, 150.0, search.counted) == pytest.approx([1 / 3, 2 / 3])
+    assert bisect.shares(steps, 0.0, search.counted) == [0.0, 0.0]  # no change over the range: no share
 
 
 def test_changes_within_the_spread_are_no_step():
     search, stand_in, steps = search_over([1000.0, 1003.0, 1005.0, 1007.0])
     assert steps == [] and {index for index, _ in stand_in.asked} == {0, 3}
+    assert search.flat == pytest.approx([0.007])  # what the page says the flat intervals differed by
+    assert not bisect.apart(1.0, 1.5, 0.5) and bisect.apart(1.0, 0.25, 0.5)  # apart by more than the spread
+
+
+@pytest.mark.parametrize(
+    ("values", "found"), [([None, None, None], []), ([None], []), ([1000.0, 1100.0, None], [(0, 1)])]
+)
+def test_a_range_with_no_two_counted_commits_has_no_step_and_the_last_counted_ends_it(values, found):
+    _, _, steps = search_over(values)
+    assert [(int(s.before.commit.source.commit), int(s.after.commit.source.commit)) for s in steps] == found
+
+
+def test_each_probe_read_is_kept_under_its_own_file_and_an_equinox_commit_runs_with_jax_held_fixed():
+    search, stand_in, [step] = search_over([1000.0] * 4 + [1100.0] * 4)
+    search.confirm(step)
+    assert {key for key in search.used if not key.endswith("-0-None")} == {
+        "3-1-None",
+        "3-2-None",
+        "4-1-None",
+        "4-2-None",
+    }
+    asked = []
+
+    class Held(Counted):
+        def probe(self, jax, equinox, run=0, jaxlib=None):
+            asked.append((jax.version, equinox.commit))
+            return super().probe(probes.Source("jax", equinox.commit), equinox, run, jaxlib)
+
+    held = bisect.Search(Held([1000.0]), None, probes.Source("jax", version="0.4.33"), "flatten", "tuple", 0.008)
+    held.point(bisect.Commit(probes.Source("equinox", "0"), "commit 0", "2025-01-01"))
+    assert asked == [("0.4.33", "0")]
 
 
 def test_a_drift_is_reported_over_its_commits_not_as_a_step():
@@ -113,6 +147,14 @@ def test_jaxlib_candidates_leave_out_accelerator_code_tests_and_build_rules():
     assert not bisection.host_runtime("jaxlib/mosaic/gpu/custom_call.cc")
     assert not bisection.host_runtime("jaxlib/BUILD")
     assert not bisection.host_runtime("jaxlib/pytree_test.py")
+    for other in (
+        "jaxlib/pjrt/BUILD",
+        "jaxlib/xla/rules.bzl",
+        "jaxlib/py/array_test.cc",
+        "jaxlib/py/README.md",
+        "BUILD",
+    ):
+        assert not bisection.host_runtime(other), other
 
 
 def test_a_cpp_function_is_shown_without_its_template_arguments():
@@ -257,6 +299,37 @@ def test_a_step_across_two_jaxlibs_is_split_into_jaxlibs_part_and_jaxs(python_pa
         **{side: {"count": point.value(*search.key)} for side, point in step.sides()},
     }
     assert bisections.jaxlib_carries(entry, search.spread) is jaxlib_carries
+
+
+class SplitFails(TwoJaxlibs):
+    """TwoJaxlibs, where each side's jax on the other side's jaxlib fails in the runs ``failing``."""
+
+    def __init__(self, failing: set[int]):
+        super().__init__(0.0, added=50.0)
+        self.failing, self.split_runs = failing, []
+
+    def probe(self, jax, equinox, run=0, jaxlib=None):
+        self.split_runs += [run] if jaxlib else []
+        if jaxlib and run in self.failing:
+            return {"failed": f"import: planted, run {run}"}
+        return super().probe(jax, equinox, run, jaxlib)
+
+
+@pytest.mark.parametrize(("failing", "runs"), [({0}, [0, 0]), ({1}, [0, 1, 2, 0, 1, 2])])
+def test_a_split_that_fails_takes_no_side_says_which_count_failed_and_never_recounts_a_failure(failing, runs):
+    """Found by mutation testing (docs/mutants.md): a side that fails on the other jaxlib is counted once, the reason
+    kept is the failed count's even where the first counted, and where no side counts none is chosen."""
+    stand_in = SplitFails(failing)
+    search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
+    commits = [bisect.Commit(probes.Source("jax", str(i)), f"commit {i}", "2025-01-01") for i in range(8)]
+    [step] = search.steps(commits)
+    search.split_jaxlib(step)
+    said = f"import: planted, run {min(failing)}"
+    assert step.jaxlib_split == {
+        "side": None, "jaxlib": None, "count": None, "failed": {"before": said, "after": said},
+        "both": {"before": None, "after": None},
+    }  # fmt: skip
+    assert stand_in.split_runs == runs
 
 
 @pytest.mark.parametrize("shard", ["2/2", "a/2", "1-2", "-1/2"])
@@ -481,6 +554,145 @@ def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxli
     assert jax_step["jaxlib_split"] == {} and all(step["confirmation"]["confirmed"] for step in found["steps"])
 
 
+class Falling(Planted):
+    """The planted probes with every count turned over (2000 less it): each step of the history is a fall."""
+
+    def measure(self, target, jaxlib):
+        counted = super().measure(target, jaxlib)["counts"]["flatten"]["tuple"]
+        fallen = {**counted, "instructions": 2000 - counted["instructions"]}
+        return {"counts": {"flatten": dict.fromkeys(TWINS, fallen)}}
+
+
+def bisect_planted(kept: Planted, repo: Path, tmp_path: Path, readmes: tuple = ()) -> dict:
+    kept.repo = repo
+    search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
+    ends = [bisection.commit_of("jax", repo, revision) for revision in ("jax-v0.1", "jax-v0.3")]
+    bisection.bisect_range(
+        search, ends, jax_repo=repo, min_step=0.02, command="scripts/bisect jax-v0.1 jax-v0.3",
+        record_file=tmp_path / "planted.json", readmes=list(readmes), records=tmp_path,
+    )  # fmt: skip
+    return json.loads((tmp_path / "planted.json").read_text())
+
+
+def test_a_planted_fall_is_found_confirmed_and_placed_as_a_rise_is(history, tmp_path):
+    """Real records hold falls (Equinox's flatten, Module twin, -32.9%); every other planted step is a rise."""
+    repo, made = history
+    found = bisect_planted(
+        Falling(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS)), repo, tmp_path
+    )
+    steps = [
+        (s["before"]["commit"], s["after"]["commit"], s["before"]["count"], s["after"]["count"]) for s in found["steps"]
+    ]
+    assert steps == [(made["m1"], made["r1"], 1000.0, 900.0), (made["m7"], made["m8"], 900.0, 850.0)]
+    assert all(step["confirmation"]["confirmed"] for step in found["steps"])
+
+
+class MiddleFails(Planted):
+    """The planted probes, where the release jax-v0.2 does not build."""
+
+    failing = "0.2"
+
+    def count(self, jax, equinox, run, jaxlib):
+        if jax.version == self.failing:
+            return {"failed": "build: planted", "tried": {}}
+        return super().count(jax, equinox, run, jaxlib)
+
+
+def test_a_release_that_fails_to_count_is_bisected_across_to_the_next(history, tmp_path, capsys):
+    """jax-v0.2 counts nothing: jax-v0.1 and jax-v0.3 are the pair, and the walk runs between them, past the failed
+    release to the step at m8. Fails where the walk ends at the release after the first (it was run)."""
+    repo, made = history
+    kept = MiddleFails(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
+    page = tmp_path / "page.md"
+    page.write_text("".join(f"{marker}\n" for marker in generated.markers(bisections.BLOCK)))
+    found = bisect_planted(kept, repo, tmp_path, readmes=[page])
+    assert (tmp_path / "planted.json").read_text() == json.dumps(found, indent=1, sort_keys=True) + "\n"
+    assert bisections.markdown([found]) in page.read_text()
+    assert found["pairs"] == [{"from": "0.1", "to": "0.3", "commits": 10, "skipped": 0}]
+    said = capsys.readouterr().out.splitlines()
+    assert said[:4] == [
+        "0.1 (jaxlib 0.1): 1,000", "0.2 (jaxlib —): failed: build: planted", "0.3 (jaxlib 0.3): 1,150",
+        "bisecting 0.1 → 0.3: 10 commits change jax/, setup.py, pyproject.toml, 0 skipped",
+    ]  # fmt: skip
+    assert made["m8"] in [step["after"]["commit"] for step in found["steps"]]
+
+
+def test_an_end_that_counts_nothing_fails_the_run_saying_why(history, tmp_path):
+    repo, _ = history
+    kept = MiddleFails(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
+    kept.failing = "0.1"
+    with pytest.raises(Failed, match="^0.1 counted nothing: build: planted$"):
+        bisect_planted(kept, repo, tmp_path)
+
+
+def test_a_release_runs_with_its_own_jaxlib_alone_and_a_commit_tries_the_next(history):
+    """A release is never counted on another release's jaxlib: fails where it is offered JAXLIB_TRIES (it was run)."""
+    repo, made = history
+    releases = list(JAXLIB_ADDS)
+    assert probes.jaxlib_candidates(probes.commit_source("jax", repo, "jax-v0.2"), releases) == ["0.2"]
+    assert probes.jaxlib_candidates(probes.commit_source("jax", repo, made["r1"]), releases) == ["0.2", "0.3"]
+
+
+def test_every_nth_commit_is_counted_with_the_last_and_a_shard_counts_its_share(history, tmp_path, capsys):
+    """scripts/bisect --every N [--shard I/N]: found by mutation testing (docs/mutants.md), no fast test ran it."""
+    repo, made = history
+    search = bisect.Search(
+        planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02
+    )
+    ends = [bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")]
+    for every, shard, counting in (
+        (3, None, ["r1", "m5", "m7", "m9"]),
+        (3, (1, 2), ["m5", "m9"]),
+        (7, None, ["r1", "m8", "m9"]),
+    ):
+        assert bisection.count_history(search, ends, every=every, shard=shard) == 0
+        lines = capsys.readouterr().out.strip().splitlines()
+        assert lines[0] == f"7 commits change jax/, setup.py, pyproject.toml (0 skipped); counting {len(counting)}"
+        labels = {**{name: made[name][:10] for name in made}, "r1": "0.2", "m9": "0.3"}
+        assert [line.split()[0] for line in lines[1:-1]] == [labels[name] for name in counting]
+        assert lines[-1] == f"{len(counting)} commits counted, 0 failed (kept with their reasons)"
+
+
+def test_jaxlibs_commits_between_two_releases_are_its_host_runtimes_newest_first_those_naming_an_identifier_first(
+    tmp_path,
+):
+    """Found by mutation testing (docs/mutants.md): no fast test listed a jaxlib commit."""
+    work = tmp_path / "jax"
+    (work / "jaxlib" / "mosaic").mkdir(parents=True)
+    planted_git(work, "init", "-q", "-b", "main")
+    made = {}
+    for name, path, text in [
+        ("start", "jaxlib/a.cc", "int a;"), ("names", "jaxlib/a.cc", "int Lookup;"), ("gpu", "jaxlib/mosaic/b.cc", "x"),
+        ("rules", "jaxlib/BUILD", "x"), ("other", "jaxlib/c.cc", "int LookupAll;"),
+    ]:  # fmt: skip
+        (work / path).write_text(text)
+        planted_git(work, "add", "-A")
+        planted_git(work, "commit", "-qm", name)
+        made[name] = planted_git(work, "rev-parse", "HEAD")
+        if name in ("start", "other"):
+            planted_git(work, "tag", f"jax-v{'0.1' if name == 'start' else '0.2'}")
+    assert bisection.jaxlib_candidates(work, "0.1", "0.2", ["Lookup"]) == [
+        (made["names"], "names", ["Lookup"]), (made["other"], "other", []),
+    ]  # fmt: skip
+    assert bisection.jaxlib_candidates(work, "0.1", "0.2", []) == [
+        (made["other"], "other", []),
+        (made["names"], "names", []),
+    ]
+    assert bisection.jaxlib_candidates(work, "0.1", "0.9", ["Lookup"]) == []  # a release with no tag: none
+
+
+def test_a_repository_is_taken_where_it_is_and_cloned_from_its_bundle_where_missing(history, tmp_path, monkeypatch):
+    repo, _ = history
+    assert bisection.repository(repo, "jax") == repo
+    monkeypatch.setattr(bisection, "BUNDLES", tmp_path)
+    with pytest.raises(BadInput, match="no jax repository at"):
+        bisection.repository(tmp_path / "missing", "jax")
+    planted_git(repo, "bundle", "create", str(tmp_path / "jax.bundle"), "--all")
+    cloned = bisection.repository(tmp_path / "clones" / "jax.git", "jax")
+    assert (cloned / "HEAD").is_file() and bisection.repository(cloned, "jax") == cloned
+    assert planted_git(cloned, "rev-parse", "jax-v0.3") == planted_git(repo, "rev-parse", "jax-v0.3")
+
+
 def test_a_tag_and_the_hash_of_its_commit_pair_alike_yet_keep_apart_probes(history, tmp_path):
     repo, made = history
     kept = planted_probes(repo, tmp_path)
@@ -513,14 +725,15 @@ def test_a_download_that_fails_is_the_runs_failure_and_the_commit_is_counted_lat
     assert kept.probe(source, equinox)["counts"]["flatten"]["tuple"]["instructions"] == 1100.0
 
 
-def test_a_probe_counted_with_other_dependencies_is_never_read_back(history, tmp_path):
+def test_a_probe_counted_with_other_dependencies_is_counted_again_in_its_place(history, tmp_path):
     repo, made = history
     kept, equinox = planted_probes(repo, tmp_path), probes.Source("equinox", version="0.13.8")
     source = probes.commit_source("jax", repo, made["m4"])
     kept.probe(source, equinox)
     kept.locked = lambda jaxlib: [f"jaxlib=={jaxlib}", "numpy==2.1.0"]
-    with pytest.raises(BadInput, match="other dependencies"):
-        kept.probe(source, equinox)
+    assert kept.probe(source, equinox)["locked"][-1] == "numpy==2.1.0" and kept.made == 2
+    assert json.loads(kept.path(source, equinox).read_text())["locked"][-1] == "numpy==2.1.0"
+    assert kept.probe(source, equinox) and kept.made == 2  # read back now
 
 
 def test_two_builds_of_one_python_keep_their_probes_apart(tmp_path):
@@ -549,12 +762,42 @@ def test_an_interpreter_that_does_not_run_is_bad_input(python, tmp_path):
         probes.Probes(tmp_path, python, ("flatten",))
 
 
-@pytest.mark.parametrize(("start", "end"), [("jax-v0.3", "m8"), ("jax-v0.2", "jax-v0.1"), ("m2", "jax-v0.2")])
+@pytest.mark.parametrize(("start", "end"), [("jax-v0.3", "m8"), ("jax-v0.2", "jax-v0.1"), ("jax-v0.2", "jax-v0.2")])
 def test_a_reversed_range_is_refused(history, start, end):
     repo, made = history
     ends = [bisection.commit_of("jax", repo, made.get(name, name)) for name in (start, end)]
     with pytest.raises(BadInput, match="does not follow"):
         bisection.ordered(*ends)
+
+
+def test_releases_in_version_order_are_a_range_though_the_later_never_came_back_and_reversed_they_are_not(history):
+    """As jax-v0.9.0.1 before jax-v0.9.1: a release tagged on a branch off main, never merged back (here 0.4, off
+    m2). A commit end has no releases between (found by mutation testing, docs/mutants.md)."""
+    repo, made = history
+    added = ("jax-v0.4", "jax-v0.2.10", "jax-v0.2.9")  # and two releases between, whose names sort otherwise
+    for tag in added:
+        planted_git(repo, "tag", tag, made["m2"])
+    try:
+        three, four = (bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.3", "jax-v0.4"))
+        bisection.ordered(three, four)
+        with pytest.raises(BadInput, match="0.3 does not follow 0.4: give the earlier version first"):
+            bisection.ordered(four, three)
+        assert bisection.releases_between(bisection.commit_of("jax", repo, made["m2"]), three) == []
+        between = bisection.releases_between(bisection.commit_of("jax", repo, "jax-v0.2"), three)
+        assert [commit.source.label for commit in between] == ["0.2.9", "0.2.10"]
+    finally:
+        planted_git(repo, "tag", "-d", *added)
+
+
+@pytest.mark.parametrize(("start", "end"), [("jax-v0.2", "m2"), ("m2", "jax-v0.2")])
+def test_an_end_on_a_line_the_start_had_not_joined_is_refused_naming_where_a_range_could_start(history, start, end):
+    """As jax-v0.7.2 to ba0561a6ac, on main before the release branch came back: given in order, yet no range. It
+    said "give the earlier version first"; it names where the two lines part, m1, from which a range can start."""
+    repo, made = history
+    ends = [bisection.commit_of("jax", repo, made.get(name, name)) for name in (start, end)]
+    with pytest.raises(BadInput, match="does not contain") as refused:
+        bisection.ordered(*ends)
+    assert f"start the range at {made['m1'][:10]}, where the two lines part" in str(refused.value)
 
 
 def test_an_unrelated_range_is_refused_and_releases_in_order_are_a_range(history):
@@ -563,6 +806,8 @@ def test_an_unrelated_range_is_refused_and_releases_in_order_are_a_range(history
     with pytest.raises(BadInput, match="share no history"):
         bisection.ordered(start, lonely)
     bisection.ordered(*(bisection.commit_of("jax", repo, tag) for tag in ("jax-v0.2", "jax-v0.3")))
+    for start, end in (("jax-v0.2", made["m8"]), (made["m2"], made["m8"])):  # an end that contains its start
+        bisection.ordered(*(bisection.commit_of("jax", repo, revision) for revision in (start, end)))
 
 
 def test_the_command_refuses_a_reversed_range_and_a_missing_interpreter_with_exit_2(history, tmp_path):
@@ -580,6 +825,8 @@ def test_the_command_refuses_a_reversed_range_and_a_missing_interpreter_with_exi
 def test_the_spread_is_the_operations_and_twins_own_unless_given(twin):
     args = cli.parse("bisect", ["jax-v0.8.0", "end", "--operation", "flatten", "--twin", twin])
     assert args.spread == metrics.INSTRUCTIONS_SPREADS["flatten", twin] == args.min_step
+    given = cli.parse("bisect", ["a", "b", "--operation", "flatten", "--twin", twin, "--min-step", "0.2"])
+    assert (given.spread, given.min_step) == (args.spread, 0.2)  # --min-step read, not replaced by the spread
     assert cli.parse("bisect", ["a", "b", "--twin", twin, "--spread", "0.03"]).spread == 0.03
 
 
@@ -610,6 +857,7 @@ def test_a_step_confirms_only_where_its_recounts_lie_apart_and_their_medians_too
     search.confirm(step)
     assert (step.confirmation["confirmed"], step.confirmation["why"]) == (why is None, why)
     assert search.counted(step.before) == sorted(before)[1]  # the median of its recounts stands in the tables
+    assert bisect.unconfirmed({"before": before, "after": [*after[:2], None]}, 0.008) == "a count again failed"
 
 
 def test_the_bisections_page_is_rebuilt_from_its_records(tmp_path):

@@ -150,6 +150,16 @@ def test_here_refuses_what_it_cannot_measure_in_one_line(tmp_path):
     assert not (tmp_path / "results").exists()  # refused before asv ran
 
 
+@pytest.mark.parametrize(("output", "said"), [("file", "is a file, not a folder"), ("/proc/nope", "no folder can")])
+def test_an_output_that_is_no_folder_is_refused_in_one_sentence_before_anything_runs(output, said, tmp_path):
+    """It crashed with a traceback (exit 4) where asv's configuration was written, after the first measurements."""
+    (tmp_path / "file").write_text("kept\n")
+    output = tmp_path / output if output == "file" else output
+    ran = command("bench", "--here", sys.executable, "--output", output)
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr, ran.stderr
+    assert said in ran.stderr.strip().splitlines()[-1] and (tmp_path / "file").read_text() == "kept\n"
+
+
 @pytest.mark.parametrize(
     "args",
     [("--releases", "3"), ("--full",), ("--jax-history",), ("--repo", "."), ("--jax", "0.4.33")],

@@ -38,6 +38,7 @@ COMMANDS = {
     "push-results": "automation.md#the-results-branch",
     "open-regression-issue": "automation.md#the-alarms-life",
     "replay": "replay.md",
+    "mutants": "mutants.md",
 }
 
 EXIT_CODES = textwrap.fill(

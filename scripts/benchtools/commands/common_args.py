@@ -4,6 +4,7 @@ import argparse
 import dataclasses
 import platform
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +24,20 @@ def add_machine(parser, default: str | None = None, help: str = "asv machine nam
 
 
 def add_output(parser, default: Path, help: str) -> None:
-    parser.add_argument("--output", type=Path, default=default, metavar="DIR", help=help)
+    parser.add_argument("--output", type=writable_folder, default=default, metavar="DIR", help=help)
+
+
+def writable_folder(text: str) -> Path:
+    """A folder that can be written, or made where it is missing: a file, or a place like /proc, is bad input."""
+    path = Path(text)
+    existing = next(found for found in (path, *path.absolute().parents) if found.exists())
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{existing} is a file, not a folder")
+    try:
+        tempfile.TemporaryDirectory(dir=existing).cleanup()  # made and removed: nothing is left
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"{text}: no folder can be made in {existing} ({error.strerror})") from None
+    return path
 
 
 def add_readme(parser, help: str) -> None:

@@ -130,9 +130,8 @@ class Probes:
                 kept = json.loads(path.read_text())
             except ValueError as error:
                 raise BadInput(f"{path}: not a kept probe record ({error}); remove it to probe again") from None
-            if "jaxlib" in kept and kept.get("locked") != self.locked(kept["jaxlib"]):
-                raise BadInput(f"{path}: counted with other dependencies than this base's; remove it to probe again")
-            return kept
+            if "jaxlib" not in kept or kept.get("locked") == self.locked(kept["jaxlib"]):
+                return kept  # one counted in a base since made again, with other packages, is counted again
         started, load = time.monotonic(), os.getloadavg()[0]
         record = {"jax": jax.key, "equinox": equinox.key, "python": self.series, "interpreter": self.interpreter}
         record.update(run=run, release=bool(jax.version), jaxlib_given=jaxlib, **self.count(jax, equinox, run, jaxlib))

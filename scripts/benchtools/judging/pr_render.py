@@ -28,8 +28,9 @@ def cell(text: str, most: int | None = CELL) -> str:
 def how_sure(row: PlacedChange) -> str:
     """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
     minimum detectable effect."""
-    if row.change.kind == metrics.INSTRUCTIONS:
-        return f"counted; identical code varies up to ±{metrics.INSTRUCTIONS_SPREAD:.1%} between processes (measured)"
+    if row.change.kind == metrics.INSTRUCTIONS:  # the spread its floor was made of: its operation's own
+        spread = metrics.threshold(row.change.entry) / metrics.SPREAD_MARGIN
+        return f"counted; identical code varies up to ±{spread * 100:.2g}% between processes (measured)"
     if is_exact(row.change):
         return "counted, the same every run"
     found = row.confirmation

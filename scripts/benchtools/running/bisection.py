@@ -67,12 +67,19 @@ def ordered(start: bisect.Commit, end: bisect.Commit) -> None:
     """Refuse ends that make no range: unrelated, or an end that does not contain its start, unless both are releases
     in order (jax-v0.9.0.1's release branch never returned to main, yet it is the release before jax-v0.9.1)."""
     repo, ends = start.source.repo, (start.source.commit, end.source.commit)
-    if not git.out("merge-base", *ends, repo=repo, check=False).strip():
-        raise BadInput(f"{start.source.label} and {end.source.label} share no history")
+    first, last = start.source.label, end.source.label
+    if not (parted := git.out("merge-base", *ends, repo=repo, check=False).strip()):
+        raise BadInput(f"{first} and {last} share no history")
     versions = [Version(source.version) for source in (start.source, end.source) if source.version]
     contained = git.run("merge-base", "--is-ancestor", *ends, repo=repo, check=False).returncode == 0
-    if not (versions[0] < versions[1] if len(versions) == 2 else contained):
-        raise BadInput(f"{end.source.label} does not follow {start.source.label}: give the earlier version first")
+    if versions[0] < versions[1] if len(versions) == 2 else contained:
+        return
+    if len(versions) < 2 and parted != end.source.commit:  # neither contains the other
+        raise BadInput(
+            f"{last} does not contain {first}: it is on a line that {first} had not joined (main before a release "
+            f"branch returns to it); start the range at {parted[:10]}, where the two lines part, or before"
+        )
+    raise BadInput(f"{last} does not follow {first}: give the earlier version first")
 
 
 def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bisect.Commit], int]:

@@ -1,0 +1,55 @@
+"""Mutation testing of the modules that make or carry a verdict: mutmut changes one thing at a time in a MODULE
+(a comparison, a constant, an argument) and runs the tests that call the function it changed; a mutant no test fails
+is a hole in the tests, or a change that alters no answer (equivalent, judged by hand in docs/mutants.toml).
+
+Runs module by module (all of pyproject.toml's [tool.mutmut] when none is named), writing --record and --readme's
+table after each. Exit 1 when a module's share of non-equivalent mutants killed falls below --against's; 3 when
+mutmut fails. Long: run it under nice, in the background; not part of scripts/test.
+"""
+
+from pathlib import Path
+
+from ..errors import BadInput
+from ..running import mutants
+from . import common_args
+
+
+def add_arguments(parser, config) -> None:
+    names = "a module, as scripts/benchtools/judging/bisect.py or benchmarks/metrics.py (default: all)"
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help=names)
+    parser.add_argument("--max-children", type=common_args.at_least(1), default=1, help="mutants at once (1)")
+    record = mutants.RECORD.relative_to(mutants.ROOT)
+    parser.add_argument("--record", type=Path, default=mutants.RECORD, metavar="FILE", help=f"({record})")
+    survivors = "run again only the mutants of each MODULE that survived in --record (after a test was added)"
+    parser.add_argument("--survivors", action="store_true", help=survivors)
+    parser.add_argument("--against", type=Path, metavar="FILE", help="a published --record to fall no lower than")
+    common_args.add_readme(parser, f"rewrite FILE's generated block {mutants.BLOCK}")
+
+
+def check(parser, args) -> None:
+    known = mutants.modules()
+    args.modules = [mutants.stage_name(Path(name)) for name in args.modules] or known
+    if unknown := [name for name in args.modules if name not in known]:
+        parser.error(f"{', '.join(unknown)}: not among pyproject.toml's [tool.mutmut] only_mutate modules")
+
+
+def run(args, config) -> int:
+    mutants.stage()
+    record = mutants.read(args.record)
+    if args.against and not args.against.is_file():
+        raise BadInput(f"--against {args.against}: no such file")
+    published = mutants.read(args.against) if args.against else record
+    why = mutants.reasons()
+    fell = []
+    for module in args.modules:
+        names = list(record["modules"].get(module, {}).get("survivors", [])) if args.survivors else None
+        if names == []:
+            continue  # none survived: nothing to run again
+        record["modules"][module] = mutants.run(module, args.max_children, names)
+        mutants.write(record, args.record)
+        common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why)})
+        now = mutants.score(record["modules"][module], why)
+        before = mutants.score(published["modules"][module], why) if module in published["modules"] else 0.0
+        print(f"{module}: {now:.1%} of the non-equivalent mutants killed (published: {before:.1%})", flush=True)
+        fell += [module] if now < before - 1e-9 else []
+    return 1 if fell and args.against else 0

@@ -1,0 +1,109 @@
+"""scripts/mutants' work: mutmut over the modules that make or carry a verdict (pyproject.toml's [tool.mutmut]), one
+module at a time, each mutant running only the tests that called its function; what each module's tests killed, kept
+as a record, and its table. Why a survivor is equivalent is judged by hand, in REASONS."""
+
+import collections
+import contextlib
+import json
+import tomllib
+from pathlib import Path
+
+from .. import util
+from ..errors import Failed
+from ..project import ROOT, VENV
+
+# mutmut runs in STAGE, where benchtools/ lies at the top, as the tests import it; the tests run in STAGE/mutants.
+# Both hold a link to every entry of the project, so that both ROOTs (the package's, two folders above a module of
+# STAGE/mutants/benchtools; the tests', one above STAGE/mutants/tests) read the project's files.
+STAGE = ROOT / ".cache" / "mutants"
+RECORD = ROOT / "docs" / "mutants.json"
+REASONS = ROOT / "docs" / "mutants.toml"  # {mutant: why it is equivalent}
+BLOCK = "mutants"
+COUNTED = ("killed", "survived", "timeout", "no tests")  # mutmut's statuses; any other is counted as "other"
+
+
+def modules() -> list[str]:
+    """The modules mutated, as STAGE names them (benchtools/judging/bisect.py), in [tool.mutmut]'s order."""
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]["only_mutate"]
+    found = [sorted(project_path(Path(pattern)).parent.glob(Path(pattern).name)) for pattern in patterns]
+    return [stage_name(path) for paths in found for path in paths if path.name != "__init__.py"]
+
+
+def project_path(name: Path) -> Path:
+    return ROOT / "scripts" / name if name.parts[0] == "benchtools" else ROOT / name
+
+
+def stage_name(path: Path) -> str:
+    return str(path.resolve()).removeprefix(f"{ROOT}/").removeprefix("scripts/")
+
+
+def stage() -> None:
+    links = {entry.name: entry for entry in ROOT.iterdir() if entry.name != ".cache"}
+    made_by_mutmut = {"tests", "benchmarks", "pyproject.toml"}  # copied into STAGE/mutants, mutated or not
+    for folder, names in ((STAGE, {*links, "benchtools"}), (STAGE / "mutants", set(links) - made_by_mutmut)):
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in names - {path.name for path in folder.iterdir()}:
+            (folder / name).symlink_to(links.get(name, ROOT / "scripts" / "benchtools"))
+
+
+def run(module: str, max_children: int, names: list[str] | None = None) -> dict:
+    """Mutate ``module`` and run each mutant's tests, or only the mutants ``names``: the module's counts, and each
+    survivor's mutation in one line."""
+    names = names or [module.removesuffix(".py").replace("/", ".") + ".*"]
+    command = [VENV / "bin" / "mutmut", "run", "--max-children", str(max_children), *names]
+    if (done := util.run(command, cwd=STAGE)).returncode != 0:
+        raise Failed(f"mutmut run {' '.join(names)} exited {done.returncode}")
+    return counted(module)
+
+
+def counted(module: str) -> dict:
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.stats import status_by_exit_code
+
+    codes = json.loads((STAGE / "mutants" / f"{module}.meta").read_text())["exit_code_by_key"]
+    status = {name: status_by_exit_code[code] for name, code in codes.items()}
+    counts = collections.Counter(found if found in COUNTED else "other" for found in status.values())
+    with contextlib.chdir(STAGE):  # where mutmut finds mutants/
+        diffs = {name: get_diff_for_mutant(name, path=module) for name in status if status[name] != "killed"}
+    survivors = {name: one_line(diff) for name, diff in sorted(diffs.items()) if status[name] != "timeout"}
+    return {"made": len(status), **{name: counts[name] for name in (*COUNTED, "other")}, "survivors": survivors}
+
+
+def one_line(diff: str) -> str:
+    lines = diff.splitlines()[2:]  # past the diff's two file names
+    changed = [" ".join(line[1:].split()).replace("|", "\\|") for line in lines if line[:1] in "-+"]
+    return " → ".join(changed) or "no line changed"
+
+
+def score(entry: dict, reasons: dict[str, str]) -> float:
+    """The share of the mutants not judged equivalent that a test killed (a time-out kills)."""
+    judged = entry["made"] - sum(name in reasons for name in entry["survivors"])
+    return (entry["killed"] + entry["timeout"]) / judged if judged else 1.0
+
+
+def reasons() -> dict[str, str]:
+    return tomllib.loads(REASONS.read_text()) if REASONS.is_file() else {}
+
+
+def markdown(record: dict, why: dict[str, str]) -> str:
+    rows = [
+        [f"`{module}`", *(entry[name] for name in ("made", *COUNTED)), f"{score(entry, why):.0%}"]
+        for module, entry in record["modules"].items()
+    ]
+    header = ["module", "mutants", "killed", "survived", "timed out", "no test ran it", "killed of the non-equivalent"]
+    survivors = [
+        [f"`{name.removeprefix(module.removesuffix('.py').replace('/', '.') + '.')}`", f"`{mutation}`"]
+        + [why.get(name, "**not judged**: a hole, or equivalent")]
+        for module, entry in record["modules"].items()
+        for name, mutation in entry["survivors"].items()
+    ]
+    survived = util.markdown_table(["mutant", "mutation", "why it survives"], survivors) if survivors else "None."
+    return f"{util.markdown_table(header, rows)}\n\nEvery mutant a test did not kill:\n\n{survived}"
+
+
+def read(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.is_file() else {"modules": {}}
+
+
+def write(record: dict, path: Path) -> None:
+    util.write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())

@@ -1,0 +1,42 @@
+"""scripts/mutants: the modules it mutates, how a module's score is counted, and docs/mutants.md's table, which its
+record writes. The mutation run itself takes hours: it is no test (docs/mutants.md, .github/workflows/mutants.yml)."""
+
+import shutil
+
+import pytest
+
+from benchtools import cli
+from benchtools.publishing import generated
+from benchtools.running import mutants
+from tests.helpers import ROOT
+
+
+def test_every_module_that_makes_or_carries_a_verdict_is_mutated():
+    named = ["judging/bisect.py", "judging/pairs.py", "running/bisection.py", "history/probes.py"]
+    named += ["history/release_history.py", "asvtools/sides.py", "asvtools/runs.py"]
+    found = mutants.modules()
+    assert {f"benchtools/{name}" for name in named} <= set(found) and len(found) == len(set(found))
+    assert {"benchmarks/bench_answer.py", "benchmarks/instruments.py", "benchmarks/metrics.py"} <= set(found)
+
+
+def test_a_module_is_named_by_its_path_and_one_outside_the_list_is_refused(capsys):
+    args = cli.parse("mutants", ["scripts/benchtools/judging/bisect.py", str(ROOT / "benchmarks" / "metrics.py")])
+    assert args.modules == ["benchtools/judging/bisect.py", "benchmarks/metrics.py"]
+    with pytest.raises(SystemExit) as refused:
+        cli.parse("mutants", ["scripts/benchtools/cli.py"])
+    assert refused.value.code == 2 and "benchtools/cli.py: not among" in capsys.readouterr().err
+
+
+def test_a_score_counts_a_time_out_as_killed_and_leaves_out_the_equivalent():
+    entry = {"made": 10, "killed": 6, "timeout": 1, "survived": 2, "no tests": 1, "survivors": {"a": "", "b": ""}}
+    assert mutants.score(entry, {}) == pytest.approx(0.7)
+    assert mutants.score(entry, {"a": "equivalent: …"}) == pytest.approx(7 / 9)
+    assert mutants.score({**entry, "made": 2, "killed": 0, "timeout": 0}, {"a": "", "b": ""}) == 1.0
+
+
+def test_the_page_is_what_the_record_makes(tmp_path):
+    """docs/mutants.md's table is what docs/mutants.json and docs/mutants.toml's reasons make: no figure is typed."""
+    page = tmp_path / "mutants.md"
+    shutil.copy(ROOT / "docs" / "mutants.md", page)
+    generated.write_blocks(page, {mutants.BLOCK: mutants.markdown(mutants.read(mutants.RECORD), mutants.reasons())})
+    assert page.read_text() == (ROOT / "docs" / "mutants.md").read_text(), "REGEN: scripts/mutants --readme FILE"
