@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from ..errors import BadInput, Failed
+from .results import load_file
 
 DEVICE = "device"  # the backend and the device kind, and the count where more than one: "gpu-NVIDIA-H200-x8"
 DRIVER = "driver"  # the backend's platform version, where JAX reports one (a CUDA or ROCm version)
@@ -114,11 +115,9 @@ def named(params: dict) -> str:
 def refuse_another(path: Path, machine: str, params: dict[str, str]) -> None:
     """asv merges a run into the results file of the same machine, commit and environment: another device's run, or
     another install's in the same Python, would mix its figures in."""
-    from asv import results
-
     if not path.exists():
         return
-    recorded = {DEVICE: UNRECORDED, **results.Results.load(str(path), machine).params}
+    recorded = {DEVICE: UNRECORDED, **load_file(path, machine).params}
     if differ := [
         f"{key} {recorded.get(key)}, not {params.get(key)}" for key in INSTALL if recorded.get(key) != params.get(key)
     ]:
@@ -128,8 +127,6 @@ def refuse_another(path: Path, machine: str, params: dict[str, str]) -> None:
 
 
 def stamp(path: Path, machine: str, params: dict[str, str]) -> None:
-    from asv import results
-
-    result = results.Results.load(str(path), machine)
+    result = load_file(path, machine)
     result.params.update(params)
     result.save(str(path.parents[1]))

@@ -83,22 +83,20 @@ def stored(results_dir, machine: str | None = None) -> list:
     return sorted(found, key=lambda r: r.date or 0)
 
 
-def load_file(path: Path):
-    """One results file, as asv loads it, under the machine it names."""
+def load_file(path: Path, machine: str | None = None):
+    """One results file, as asv loads it, under MACHINE (by default the machine it names)."""
     from asv import results as asv_results
 
-    return asv_results.Results.load(str(path), json.loads(path.read_text())["params"]["machine"])
+    return asv_results.Results.load(str(path), machine or json.loads(path.read_text())["params"]["machine"])
 
 
 def of_commit(results_dir: Path, machine: str, commit: str) -> list:
     """The asv results of one commit on ``machine``, each file checked as publishable.stored_file checks it."""
-    from asv import results as asv_results
-
     found = []
     for path in sorted((results_dir / machine).glob(f"{commit[:8]}-*.json")):
         # stored_file loads it as asv does: what asv cannot load is BadInput naming it.
         publishable.stored_file(path, PurePath(machine, path.name))
-        result = asv_results.Results.load(str(path), machine)
+        result = load_file(path, machine)
         # The name holds 8 hex digits of the hash, the file the whole: another commit's file shares a prefix.
         if result.commit_hash == commit:
             found.append(result)
