@@ -79,9 +79,8 @@ def fixed_rows() -> list[CommitFigures]:
             row.compile_overhead_ms, row.compile_iqr = 12.5, (40.0, 44.0) if env_number == 0 else None
             # The answer: its median and its interval; under JAX's own dispatch too, where jit's call returned first.
             answer = [(ANSWER_STEP, params.WRAPPINGS, 1.0), (ANSWER_DEFAULT, params.DEFAULT_WRAPPINGS, 1.5)]
-            for (figure, wrappings, slower), (position, wrapping) in (
-                (each, found) for each in answer + [(ANSWER_DISPATCH, ("jit",), 0.5)] for found in enumerate(each[1])
-            ):
+            answer.append((ANSWER_DISPATCH, ("jit",), 0.5))
+            for figure, slower, (position, wrapping) in [(f, s, at) for f, ws, s in answer for at in enumerate(ws)]:
                 ratio, tuple_seconds = (5.5 if wrapping == "eager" else 1.0 + position / 20), 2e-5 * (position + 1)
                 sides = {"ratio": ratio, "tuple": tuple_seconds * slower, "tree_at": tuple_seconds * slower * ratio}
                 for (side, value), (statistic, scale) in itertools.product(sides.items(), STATISTIC_SCALES.items()):
