@@ -142,19 +142,28 @@ def measure_once(default_dispatch: bool = False, again: bool = False) -> dict:
                 figures[f"sweep {wrapping} {size}"] = [figure(calls(wrapping, size))]
     for key, twins in steps.items() if again else ():
         figures[f"again {key}"] = [figure(twins, SECONDS / rounds)]
+    timed = user_timeit(repeats=3) if default_dispatch else {}  # what a timeit reads here: the bracket holds it too
+    for wrapping in DEFAULT_WRAPPINGS if timed else ():
+        sides = {side: timed[f"{wrapping} {side}"] / 1e6 for side in ("tree_at", "tuple")}
+        sides["ratio"] = sides["tree_at"] / sides["tuple"]
+        figures[f"default {wrapping}"].append(
+            {side: dict.fromkeys(("median", "low", "high"), v) for side, v in sides.items()}
+        )
     jaxprs = {} if default_dispatch else {wrapping: identical_jaxprs(wrapping) for wrapping in WRAPPINGS}
     return {"figures": figures, "identical_jaxprs": jaxprs, "returned before ready": ready, "on cpu": on_cpu}
 
 
-def user_timeit() -> dict:
+def user_timeit(repeats: int = 15) -> dict:
     """docs/here.md's direct check, as a user's own timeit runs it, under the dispatch this process has: µs per
-    step, each the median of 15 repeats of timeit's autorange."""
+    step, each the median of ``repeats`` repeats of timeit's autorange."""
     found = {}
     for wrapping in DEFAULT_WRAPPINGS:
         for structure, call in calls(wrapping, DEFAULT_STATE_SIZE).items():
             timer = timeit.Timer(call)
             number = timer.autorange()[0]
-            found[f"{wrapping} {structure}"] = statistics.median(t / number for t in timer.repeat(15, number)) * 1e6
+            found[f"{wrapping} {structure}"] = (
+                statistics.median(t / number for t in timer.repeat(repeats, number)) * 1e6
+            )
     return found
 
 
@@ -183,7 +192,13 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
     provenance = {
         "processes": count,
         "default-dispatch processes": len(defaults),
-        "level": min(level(s["pairs"]) for key, found in spells.items() if key.split()[0] in TABLED for s in found),
+        "level": min(
+            level(s["pairs"])
+            for key, found in spells.items()
+            if key.split()[0] in TABLED
+            for s in found
+            if "pairs" in s
+        ),
         "quick": float(bool(os.environ.get(QUICK_VARIABLE))),
         "load before": load,
         "load after": os.getloadavg()[0],
