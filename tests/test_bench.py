@@ -96,7 +96,7 @@ def test_quick_run_of_a_release_measures_every_benchmark(history, asv_env_dir, t
 
     benchmarks = json.loads((tmp_path / "results" / name / "benchmarks.json").read_text())
     benchmarks.pop("version")
-    # bench_answer runs where --bench names it (--here's default): its fresh processes take minutes a commit.
+    # The answer is the suite's timing figure: every run takes it (issue 52), its figures checked apart.
     answer = [key for key in benchmarks if key.startswith("bench_answer.")]
     benchmarks = {key: found for key, found in benchmarks.items() if key not in answer}
     assert len(benchmarks) >= 20 and answer
@@ -107,7 +107,7 @@ def test_quick_run_of_a_release_measures_every_benchmark(history, asv_env_dir, t
         stored = json.loads(path.read_text())
         assert stored["params"]["device"] == "cpu"  # as the environment's JAX reports it: PyPI's jaxlib
         columns = stored["result_columns"]
-        assert not [key for key in answer if key in stored["results"]]
+        assert [key for key in answer if key not in stored["results"]] == []
         for key, description in benchmarks.items():
             assert key in stored["results"], f"{path.name}: no result for {key}"
             values = stored["results"][key][columns.index("result")]
