@@ -115,12 +115,14 @@ def identical_jaxprs(wrapping: str) -> bool:
     return traced[0] == traced[1]
 
 
-def measure_once(default_dispatch: bool = False, again: bool = False) -> dict:
-    """Every figure of the answer in this process: its steps in ``ANSWER_ROUNDS`` spells (one in a quick run), the
-    sweep after the first.  On a CPU the dispatch is made synchronous, unless ``default_dispatch``: then only what a
-    user's timeit reads under JAX's own, the steps of ``DEFAULT_WRAPPINGS``.  Under JAX's own dispatch, a jitted call
-    dispatched alone is timed too where most of its calls return before their result is ready.  ``again``: the steps
-    once more at the end, a second measurement of the same calls (``coverage``)."""
+def measure_once(default_dispatch: bool = False, again: bool = False, sweep: bool = True) -> dict:
+    """Every figure of the answer in this process: its steps in ``ANSWER_ROUNDS`` spells (one in a quick run), and
+    where ``sweep``, the sweep after the first (the answer's first process alone takes it: a picture, never judged,
+    whose largest states cost a process more than all its steps).  On a CPU the dispatch is made synchronous, unless
+    ``default_dispatch``: then only what a user's timeit reads under JAX's own, the steps of ``DEFAULT_WRAPPINGS``.
+    Under JAX's own dispatch, a jitted call dispatched alone is timed too where most of its calls return before their
+    result is ready.  ``again``: the steps once more at the end, a second measurement of the same calls
+    (``coverage``)."""
     if not default_dispatch:
         synchronous()
     on_cpu = jax.default_backend() == "cpu"
@@ -137,7 +139,7 @@ def measure_once(default_dispatch: bool = False, again: bool = False) -> dict:
     for spell in range(rounds):
         for key, twins in steps.items():
             figures[key].append(figure(twins, SECONDS / rounds))
-        for wrapping, size in itertools.product(SWEEP_WRAPPINGS, SWEEP_SIZES) if spell == 0 else ():
+        for wrapping, size in itertools.product(SWEEP_WRAPPINGS, SWEEP_SIZES) if spell == 0 and sweep else ():
             if not default_dispatch:
                 figures[f"sweep {wrapping} {size}"] = [figure(calls(wrapping, size))]
     for key, twins in steps.items() if again else ():
@@ -182,7 +184,7 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
     """``measure_once`` in ``count`` fresh Pythons one after the other, and on a CPU in ``count`` more under JAX's
     own dispatch: each figure's median over every spell of theirs, and its range."""
     load, started = os.getloadavg()[0], time.monotonic()
-    taken = [in_fresh_process(f"measure_once(False, {again})") for _ in range(count)]
+    taken = [in_fresh_process(f"measure_once(False, {again}, {first == 0})") for first in range(count)]
     defaults = [in_fresh_process(f"measure_once(True, {again})") for _ in range(count) if taken[0]["on cpu"]]
     spells = {}
     for process in taken + defaults:

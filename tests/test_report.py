@@ -530,8 +530,8 @@ def answer_row(on: str = "tpu-TPU-v5-lite") -> report_rows.CommitFigures:
     taken(report_rows.ANSWER_STEP, "'jit'", 20e-6, 1.5)
     taken(report_rows.ANSWER_STEP, "'jit_scan'", 100e-6, 2.0)  # a scan of 100 steps: 1 µs a step
     taken(report_rows.ANSWER_DISPATCH, "'jit'", 10e-6, 4.0)
-    # The sweep: under jit the ratio dips below 1.05 at 10**4, rises again, and stays below from 10**6 on.
-    for size, ratio in zip(params.SWEEP_SIZES, [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03, 1.01], strict=True):
+    # The sweep: under jit the ratio dips below 1.05 at 10**4, rises again, and is below at 10**6, the largest.
+    for size, ratio in zip(params.SWEEP_SIZES, [1.9, 1.8, 1.5, 1.2, 1.04, 1.2, 1.03], strict=True):
         taken(report_rows.ANSWER_SWEEP, f"'jit', {size}", 1e-5, ratio)
         taken(report_rows.ANSWER_SWEEP, f"'jit_scan', {size}", 1e-5, 1.0)
     for wrapping in params.WRAPPINGS:
@@ -568,7 +568,7 @@ def test_the_answer_is_a_table_whose_microseconds_divide_to_its_ratio_on_the_dev
     assert "waited for" not in text and "n/a" not in text
     assert "below 1.05× under jax.jit from 1,000,000 elements per leaf on; " in text
     # Below at the smallest size already: every size, not "from 1 elements per leaf on".
-    assert "inside a jitted lax.scan at every size measured, from 1 to 10,000,000 elements per leaf" in text
+    assert "inside a jitted lax.scan at every size measured, from 1 to 1,000,000 elements per leaf" in text
     assert "the median of 3 fresh processes, one after the other, in 95 s" in text
     assert "from the lowest to the highest of the spells' intervals of their medians (each at least 96.5%)" in text
     assert "Load average 0.25 before and 1.50 after." in text

@@ -475,3 +475,22 @@ def test_the_answer_measured_for_the_confirm_step_is_one_step_in_this_process(mo
     assert (
         found["step jit"]["ratio"]["low"] <= found["step jit"]["ratio"]["median"] <= found["step jit"]["ratio"]["high"]
     )
+
+
+def test_the_answer_s_first_process_alone_takes_the_sweep(monkeypatch):
+    """The sweep's largest states cost a process more than all its steps: one process takes it, every process the
+    steps."""
+    spell = {side: dict.fromkeys(params.STATISTICS, 1.0) for side in bench_answer.SIDES} | {"pairs": 11}
+    asked = []
+
+    def measure_once(default_dispatch=False, again=False, sweep=True):
+        asked.append((default_dispatch, again, sweep))
+        figures = {"step jit": [spell]} | ({"sweep jit 1": [spell]} if sweep else {})
+        jaxprs = dict.fromkeys(params.WRAPPINGS, True)
+        return {"figures": figures, "identical_jaxprs": jaxprs, "returned before ready": {}, "on cpu": False}
+
+    monkeypatch.setattr(bench_answer, "measure_once", measure_once)
+    monkeypatch.setattr(bench_answer, "in_fresh_process", lambda call: eval(call, vars(bench_answer)))
+    answer = bench_answer.in_fresh_processes(3)
+    assert asked == [(False, False, True), (False, False, False), (False, False, False)]
+    assert set(answer["figures"]) == {"step jit", "sweep jit 1"}
