@@ -5,9 +5,9 @@ Each figure is a pair of twins, tree_at's and the tuple's, timed in alternating 
 calibrates it.  In a spell of pairs, the tuple's time is the median of its batches, the ratio the median of the
 pairs' ratios, each with the 95% interval of that median.  ``ANSWER_PROCESSES`` fresh processes take every figure,
 one after the other (a TPU is held by one process at a time, and a timing beside another runs slower), each its
-steps in ``ANSWER_ROUNDS`` spells, before the sweep and after it: one spell's interval was narrower than the drift
-between two measurements of the same call in one run.  The answer is the median of the spells' medians, its
-interval from the lowest to the highest of their intervals (``coverage`` checks that a second measurement lies in
+steps in ``ANSWER_ROUNDS`` spells, the first's before the sweep and after it: one spell's interval was narrower than
+the drift between two measurements of the same call in one run.  The answer is the median of the spells' medians,
+its interval from the lowest to the highest of their intervals (``coverage`` checks that a second measurement lies in
 it), and tree_at's time the tuple's times the ratio, so that its µs ÷ the tuple's is the × by construction.  On a
 CPU, where JAX hands a call's work to a thread whose wake-up differs from one process to the next
 (docs/timing-noise.md), the answer's processes make the dispatch synchronous, and as many again take, under JAX's

@@ -244,8 +244,8 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
             f"A quick run (--quick): one spell of a few pairs a figure, so that each interval in brackets is the range "
             f"of its pairs, which holds the median with {provenance['level']:.0%} only. "
             if provenance["quick"]
-            else f"Each step in {params.ANSWER_ROUNDS} spells, before the sweep and after it; in brackets, from the "
-            f"lowest to the highest of the spells' intervals of their medians (each at least "
+            else f"Each step in {params.ANSWER_ROUNDS} spells, the first process's before the sweep and after it; in "
+            f"brackets, from the lowest to the highest of the spells' intervals of their medians (each at least "
             f"{provenance['level']:.1%}). "
         )
         + f"Load average {provenance['load before']:.2f} before and {provenance['load after']:.2f} after."
