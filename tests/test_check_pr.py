@@ -5,12 +5,14 @@ The summary is tested on verdicts the gate made of a real published asv site
 real pull requests of the upstream bundle.  No timing is asserted.
 """
 
+import json
 import re
 
 import pytest
 
 from benchmarks import metrics
 from benchtools import cli
+from benchtools.asvtools import suite
 from benchtools.commands import check_pr
 from benchtools.errors import Failed
 from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
@@ -356,3 +358,14 @@ def test_how_sure_says_what_was_measured_of_an_instruction_count(operation, spre
     assert f"±{spread} between processes (measured)" in said[metrics.INSTRUCTIONS]
     assert "the same every run" not in said[metrics.INSTRUCTIONS]
     assert said[metrics.COST] == "counted, the same every run"
+
+
+def test_without_confirmation_no_benchmark_of_the_answer_runs_its_fresh_processes():
+    """The answer's exact figures (its jaxprs, its provenance) come from the processes that time it: a check that
+    confirms no timing takes none of them; one that does takes the answer's alerting × and its exact figures."""
+    names = sorted(json.loads(suite.description()))
+    answer = [name for name in names if name.startswith("bench_answer.")]
+    assert answer and not set(answer) & set(pr_check.measured(names, confirmed=False))
+    with_timings = pr_check.measured(names, confirmed=True)
+    assert metrics.ANSWER_RATIO in with_timings and "bench_answer.AnswerJaxprs.track_jaxprs_differ" in with_timings
+    assert "bench_instructions.Instructions.track_module" in pr_check.measured(names, confirmed=False)
