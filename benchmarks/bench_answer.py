@@ -51,6 +51,8 @@ from .params import (
 from .workloads import build_state, calls, make_step, wrap
 
 SECONDS = 0.5  # of pairs per figure in each process: its ratio's median moves by about 1% between runs
+# Student's t at 97.5% for 1 to 10 degrees of freedom: a prediction interval from a few processes.
+T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 READY_CALLS = 50  # calls of a jitted step dispatched alone, to see whether they return before their result is computed
 SIDES = ("tuple", "ratio", "tree_at")
 TABLED = ("step", "default", "dispatch")  # the figures whose µs the answer's tables show, with their intervals
@@ -119,15 +121,16 @@ def measure_once(default_dispatch: bool = False, again: bool = False, sweep: boo
     """Every figure of the answer in this process: its steps in ``ANSWER_ROUNDS`` spells (one in a quick run), and
     where ``sweep``, the sweep after the first (the answer's first process alone takes it: a picture, never judged,
     whose largest states cost a process more than all its steps).  On a CPU the dispatch is made synchronous, unless
-    ``default_dispatch``: then only what a user's timeit reads under JAX's own, the steps of ``DEFAULT_WRAPPINGS``.
+    ``default_dispatch``: then what a user's timeit reads under JAX's own, first, as a user's fresh process runs it.
     Under JAX's own dispatch, a jitted call dispatched alone is timed too where most of its calls return before their
     result is ready.  ``again``: the steps once more at the end, a second measurement of the same calls
     (``coverage``)."""
     if not default_dispatch:
         synchronous()
+    timed = user_timeit(repeats=3) if default_dispatch else {}
     on_cpu = jax.default_backend() == "cpu"
-    prefix, wrappings = ("default", DEFAULT_WRAPPINGS) if default_dispatch else ("step", WRAPPINGS)
-    steps = {f"{prefix} {wrapping}": calls(wrapping, DEFAULT_STATE_SIZE) for wrapping in wrappings}
+    wrappings = () if default_dispatch else WRAPPINGS
+    steps = {f"step {wrapping}": calls(wrapping, DEFAULT_STATE_SIZE) for wrapping in wrappings}
     ready = {}
     for wrapping in DISPATCH_WRAPPINGS if default_dispatch or not on_cpu else ():
         alone = calls(wrapping, DEFAULT_STATE_SIZE, wait=False)
@@ -140,19 +143,13 @@ def measure_once(default_dispatch: bool = False, again: bool = False, sweep: boo
         for key, twins in steps.items():
             figures[key].append(figure(twins, SECONDS / rounds))
         for wrapping, size in itertools.product(SWEEP_WRAPPINGS, SWEEP_SIZES) if spell == 0 and sweep else ():
-            if not default_dispatch:
-                figures[f"sweep {wrapping} {size}"] = [figure(calls(wrapping, size))]
+            figures[f"sweep {wrapping} {size}"] = [figure(calls(wrapping, size))]
     for key, twins in steps.items() if again else ():
         figures[f"again {key}"] = [figure(twins, SECONDS / rounds)]
-    timed = user_timeit(repeats=3) if default_dispatch else {}  # what a timeit reads here: the bracket holds it too
-    for wrapping in DEFAULT_WRAPPINGS if timed else ():
-        sides = {side: timed[f"{wrapping} {side}"] / 1e6 for side in ("tree_at", "tuple")}
-        sides["ratio"] = sides["tree_at"] / sides["tuple"]
-        figures[f"default {wrapping}"].append(
-            {side: dict.fromkeys(("median", "low", "high"), v) for side, v in sides.items()}
-        )
     jaxprs = {} if default_dispatch else {wrapping: identical_jaxprs(wrapping) for wrapping in WRAPPINGS}
-    return {"figures": figures, "identical_jaxprs": jaxprs, "returned before ready": ready, "on cpu": on_cpu}
+    return {"figures": figures, "identical_jaxprs": jaxprs, "returned before ready": ready, "on cpu": on_cpu} | (
+        {"timeit": timed} if timed else {}
+    )
 
 
 def user_timeit(repeats: int = 15) -> dict:
@@ -185,11 +182,12 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
     own dispatch: each figure's median over every spell of theirs, and its range."""
     load, started = os.getloadavg()[0], time.monotonic()
     taken = [in_fresh_process(f"measure_once(False, {again}, {first == 0})") for first in range(count)]
-    defaults = [in_fresh_process(f"measure_once(True, {again})") for _ in range(count) if taken[0]["on cpu"]]
+    defaults = [in_fresh_process(f"measure_once(True, {again}, False)") for _ in range(count) if taken[0]["on cpu"]]
     spells = {}
     for process in taken + defaults:
         for key, found in process["figures"].items():
             spells.setdefault(key, []).extend(found)
+    timed = [process["timeit"] for process in defaults]
     ready = {w: min(p["returned before ready"].get(w, 1) for p in taken + defaults) for w in DISPATCH_WRAPPINGS}
     provenance = {
         "processes": count,
@@ -207,23 +205,46 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
         "seconds": time.monotonic() - started,
     }
     return {
-        "figures": {key: spread(found) for key, found in spells.items()},
+        "figures": {key: spread(found) for key, found in spells.items()}
+        | {f"default {wrapping}": predicted(timed, wrapping) for wrapping in DEFAULT_WRAPPINGS if timed},
         "identical_jaxprs": {w: all(p["identical_jaxprs"][w] for p in taken) for w in WRAPPINGS},
         "provenance": provenance | {f"{w} returned before ready": share for w, share in ready.items()},
     }
 
 
 def spread(spells: list[dict]) -> dict:
-    """Each side's median over the spells, between the lowest and the highest of their intervals; tree_at's median
-    the tuple's times the ratio's, so that the µs divide to the ×, and its interval widened to hold it."""
-    found = {
-        side: {
-            "median": statistics.median(spell[side]["median"] for spell in spells),
-            "low": min(spell[side]["low"] for spell in spells),
-            "high": max(spell[side]["high"] for spell in spells),
+    """Each side's median over the spells, between the lowest and the highest of their intervals."""
+    return divided(
+        {
+            side: {
+                "median": statistics.median(spell[side]["median"] for spell in spells),
+                "low": min(spell[side]["low"] for spell in spells),
+                "high": max(spell[side]["high"] for spell in spells),
+            }
+            for side in SIDES
         }
-        for side in SIDES
-    }
+    )
+
+
+def predicted(timed: list[dict], wrapping: str) -> dict:
+    """What a user's timeit of ``wrapping``'s twins reads in one more fresh process, from each process's
+    ``user_timeit``: each side's median over the processes, between the ends of where one more process's value lies,
+    95%: a normal prediction interval of the logs, their mean ± t · sd · √(1 + 1/n) (the values' range where n < 2),
+    widened to hold every value."""
+    values = {side: [found[f"{wrapping} {side}"] / 1e6 for found in timed] for side in ("tree_at", "tuple")}
+    values["ratio"] = [a / b for a, b in zip(values["tree_at"], values["tuple"], strict=True)]
+    found = {}
+    for side, taken in values.items():
+        logs, n = [math.log(value) for value in taken], len(taken)
+        half = T_975[min(n - 1, len(T_975)) - 1] * statistics.stdev(logs) * math.sqrt(1 + 1 / n) if n > 1 else 0.0
+        low, high = math.exp(statistics.fmean(logs) - half), math.exp(statistics.fmean(logs) + half)
+        found[side] = {"median": statistics.median(taken), "low": min(low, *taken), "high": max(high, *taken)}
+    return divided(found)
+
+
+def divided(found: dict) -> dict:
+    """tree_at's median the tuple's times the ratio's, so that the µs divide to the ×, its interval widened to hold
+    it."""
     tree_at = found["tree_at"]
     tree_at["median"] = found["tuple"]["median"] * found["ratio"]["median"]
     tree_at["low"], tree_at["high"] = min(tree_at["low"], tree_at["median"]), max(tree_at["high"], tree_at["median"])

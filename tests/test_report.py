@@ -588,8 +588,8 @@ def test_on_a_cpu_the_answer_states_what_a_user_s_timeit_reads_under_jax_s_own_d
     assert [cells[0] for cells in own.values()] == ["a call under JAX's own dispatch", "eager", "under jax.jit"]
     assert "| under jax.jit | 60 (30–120) µs | 30 (15–60) µs | 2.00 (1.00–4.00)× |" in text
     assert "No row times a call dispatched alone under jax.jit or under eqx.filter_jit: here at most 10% " in text
-    assert "one after the other (the second table's: of 3 more, under JAX's own dispatch), in 95 s" in text
-    assert "JAX's CPU dispatch made synchronous in the first table" in text
+    assert "first thing in each of 3 more fresh processes, the median of 3 repeats of timeit's autorange" in text
+    assert "JAX's CPU dispatch made synchronous there" in text
     # The README's answer (no calls alone) still states the user's timeit, without the sentence on calls alone.
     short = blocks.here_answer(row, dispatch=False)
     assert "| under jax.jit | 60 (30–120) µs |" in short and "dispatched alone" not in short

@@ -234,12 +234,11 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
         f"{max(early[w] for w in computed):.0%} of its calls returned before their result was computed (is_ready() "
         "straight after the call), so its time would hold the computation."
     )
+    defaults = provenance["default-dispatch processes"]
     taken = None not in provenance.values() and (
-        f"Each figure: the median of {provenance['processes']:.0f} fresh processes, one after the other"
-        + f" (the second table's: of {provenance['default-dispatch processes']:.0f} more, under JAX's own dispatch)"
-        * bool(provenance["default-dispatch processes"])
-        + f", in {provenance['seconds']:.0f} s; in each, tree_at's and the tuple's steady calls timed in alternating "
-        "batches, and tree_at's µs are the tuple's times the pairs' ratio. "
+        f"Each figure{' of the first table' * bool(defaults)}: the median of {provenance['processes']:.0f} fresh "
+        f"processes, one after the other, in {provenance['seconds']:.0f} s; in each, tree_at's and the tuple's steady "
+        "calls timed in alternating batches, and tree_at's µs are the tuple's times the pairs' ratio. "
         + (
             f"A quick run (--quick): one spell of a few pairs a figure, so that each interval in brackets is the range "
             f"of its pairs, which holds the median with {provenance['level']:.0%} only. "
@@ -249,9 +248,14 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
             f"{provenance['level']:.1%}). "
         )
         + f"Load average {provenance['load before']:.2f} before and {provenance['load after']:.2f} after."
-        + " JAX's CPU dispatch made synchronous in the first table, so that its figures repeat "
-        "(docs/timing-noise.md), and left as it is in the second, as your own timeit runs it."
-        * bool(provenance["default-dispatch processes"])
+        + (
+            " JAX's CPU dispatch made synchronous there, so that its figures repeat (docs/timing-noise.md). The "
+            "second table is what your own timeit reads under JAX's own dispatch: first thing in each of "
+            f"{defaults:.0f} more fresh processes, the median of 3 repeats of timeit's autorange, as docs/here.md's "
+            "check times it; each figure their median, in brackets where one more process's timeit lies, 95% (a "
+            "normal prediction interval of their logs)."
+        )
+        * bool(defaults)
     )
     own = own and markdown_table(["a call under JAX's own dispatch", *header[1:4]], own)
     return "\n\n".join(
