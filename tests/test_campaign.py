@@ -1,4 +1,4 @@
-"""benchtools/trial/campaign.py: the skeleton scripts/timing-noise and scripts/headline share, with asv's
+"""benchtools/trial/campaign.py: the skeleton of scripts/timing-noise, with asv's
 environments replaced by stand-ins (the campaigns themselves measure real processes)."""
 
 import fcntl

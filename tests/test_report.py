@@ -2,7 +2,6 @@
 comes with its interval), leads with the exact metrics, and with the newest Python and JAX."""
 
 import itertools
-import statistics
 
 import pytest
 from asv import results, runner
@@ -475,40 +474,6 @@ def test_commits_are_ordered_as_asv_orders_them_parents_first_whatever_their_dat
     order = git.topological_order(repo)
     assert order[hashes[0]] < order[hashes[1]]
     assert git.commit_subjects(repo)[hashes[1]][1] < git.commit_subjects(repo)[hashes[0]][1]
-
-
-def test_the_headline_s_fresh_figures_attach_to_their_release_s_rows_and_stand_for_the_run_s(tmp_path, monkeypatch):
-    import random
-
-    from benchtools.trial import headline
-
-    rows = []
-    for number in range(2):
-        row = report_rows.row_of(noisy_release(f"{number:040x}", random.Random(number)), f"v{number}")
-        row.env = "Python 3.13, jax 0.12.0.1, jaxlib 0.12.0.1"
-        rows.append(row)
-    values = [1.2 + i / 100 for i in range(10)]
-    figures = [headline.figure_record(f, [12071.0] if f.exact else values) for f in headline.FIGURES]
-    record = {
-        "commit": rows[1].commit,
-        "environments": [{"environment": "Python 3.13, jax 0.12.0.1", "figures": figures}],
-    }
-    timings = sum(not f.exact for f in headline.FIGURES)
-    # The same commit and environment measured on another device (a stand-in GPU) takes none of the record's.
-    on_gpu = report_rows.row_of(noisy_release(rows[1].commit, random.Random(1)), "v1")
-    on_gpu.env, on_gpu.env_params = rows[1].env, {**on_gpu.env_params, "device": "gpu-Stand-in-GPU"}
-    assert report_rows.attach_fresh([*rows, on_gpu], record) == timings
-    assert not on_gpu.fresh
-    assert not rows[0].fresh  # another commit
-    label, scale, passes = rows[1].fresh[metrics.PASSES_TREE_AT, ""]
-    assert (passes.value, passes.source) == (statistics.median(values), report_rows.FRESH_PROCESSES)
-    assert (passes.low, passes.high) == headline.second_run_interval(values)
-    assert report_rows.measured(rows[1], metrics.PASSES_TREE_AT, "") == passes  # the fresh figure, not the run's
-    assert report_rows.measured(rows[0], metrics.PASSES_TREE_AT, "") == rows[0].timings[metrics.PASSES_TREE_AT, ""]
-    # A record from before the figures carried their interval attaches nothing.
-    for figure in figures:
-        figure.pop("interval", None)
-    assert report_rows.attach_fresh([report_rows.CommitFigures("v", rows[1].env, commit=rows[1].commit)], record) == 0
 
 
 def one_run(value: float) -> report_rows.Interval:

@@ -30,7 +30,6 @@ COMMANDS = {
     "fit-cost": "cost-metric.md#refitting-the-weight",
     "detector-trial": "detector.md",
     "timing-noise": "timing-noise.md",
-    "headline": "headline.md",
     "nightly": "automation.md#the-nightly",
     "commits": "automation.md#the-backfill",
     "shard": "automation.md#the-backfill",

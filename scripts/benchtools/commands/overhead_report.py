@@ -13,7 +13,6 @@ from . import common_args
 def add_arguments(parser, config) -> None:
     common_args.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
-    parser.add_argument("--headline", type=Path, metavar="RECORD", help="a scripts/headline record, beside its release")
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     common_args.add_readme(
         parser,
@@ -32,7 +31,7 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    rows = load_rows(args.results, args.repo, args.machine, args.latest, args.headline)
+    rows = load_rows(args.results, args.repo, args.machine, args.latest)
     max_pairs = args.confirm_max_pairs if args.confirm_steps else None
     by_operation = investigate(rows, args.config, args.explain, max_pairs, args.step_times)
     if args.html:

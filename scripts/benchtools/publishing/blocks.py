@@ -41,9 +41,8 @@ INTERVAL_NOTE = (
     "that is its metric's threshold on either side (benchmarks/metrics.py: set above the largest change "
     "that single runs showed on unchanged code, docs/detector.md), widened to asv's 99% confidence interval "
     "of the run's samples where asv kept samples; a ratio or tree_map-pass figure is a single sample of one "
-    "process (hollow marks). Fresh processes (scripts/headline, diamonds): the median of fresh "
-    "interpreters and the interval that holds a second run's median with 95%. Two figures whose intervals "
-    "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
+    "process (hollow marks). Two figures whose intervals overlap are not a measured change: only a "
+    "side-by-side measurement (scripts/regressions) decides one."
 )
 # The ways of running a step that the lead answers for, in the words of the question (Equinox discussion #572).
 LEAD_WRAPPINGS = {
@@ -301,7 +300,7 @@ def sweep_sentence(row: CommitFigures) -> str | None:
 
 def summary_markdown(rows: list[CommitFigures]) -> str:
     """The newest commit's exact costs: tree_at's, then each Module operation's over its tuple twin's.  Its
-    timings are one run's, so they are left to the headline (scripts/headline)."""
+    timings are one run's, so they are left to the answer (benchmarks/bench_answer.py)."""
     latest = latest_rows(rows)
     header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
     text = markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))

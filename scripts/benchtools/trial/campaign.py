@@ -1,4 +1,4 @@
-"""One release measured in chosen asv environments (scripts/headline, scripts/timing-noise); the record is written
+"""One release measured in chosen asv environments (scripts/timing-noise); the record is written
 whole after each step, so that a stopped campaign keeps what it measured."""
 
 import json
