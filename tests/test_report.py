@@ -96,9 +96,7 @@ def test_the_overhead_report_leads_with_the_newest_python_and_jax(tmp_path):
         f"Python {p}, jax {j}, jaxlib {j}" for p, j in [("3.13", "0.12.0.1"), ("3.11", "0.10.2"), ("3.11", "0.4.33")]
     ]
     assert [h for h in headings if h.startswith("### aaaaaaaa")] == [f"### aaaaaaaa ({env})" for env in envs]
-    assert [h for h in headings if h.startswith("### History")] == [
-        f"### History of tree_at's cost ({env})" for env in envs
-    ]
+    assert len(headings) == len(envs)  # one commit has no history to print
     # --readme writes each block a file holds: the summary, one row per environment, in the same order.
     readme = tmp_path / "README.md"
     readme.write_text(
@@ -377,13 +375,15 @@ def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s()
 
 
 def test_a_time_that_disagrees_with_its_cost_is_never_called_noise_without_evidence():
+    """A step not measured side by side states no time at all: its runs' single samples are no evidence."""
+    from benchtools.publishing import operation_markdown
+
     before, after = report_rows.CommitFigures("v0.12.1", "env"), report_rows.CommitFigures("v0.12.2", "env")
-    step = OperationStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 40.8))
-    sentence = blocks.step_sentence(step)
-    assert "faster" in sentence
-    assert "counts no work done in C" in sentence and "which is right is not known" in sentence
-    agreeing = blocks.step_sentence(OperationStep(TREE_AT, "env", before, after, (17231, 13491), passes=(29.6, 24.0)))
-    assert "disagrees" not in agreeing
+    before.tree_map_passes, after.tree_map_passes = (29.6, None), (40.8, None)
+    step = OperationStep(TREE_AT, "env", before, after, (17231, 13491))
+    assert operation_markdown.agreement(step) is None
+    cell = operation_markdown.time_cell(step)
+    assert cell == "not measured side by side (scripts/overhead-report --confirm-steps)" and "40.8" not in cell
 
 
 def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeypatch, tmp_path):
@@ -419,20 +419,20 @@ def test_a_step_s_time_measured_side_by_side_replaces_the_single_samples(monkeyp
     [faster] = found[env]
     [operation_step] = by_operation[operation_history.TREE_AT]
     assert faster.measured is operation_step.measured
-    sentence = blocks.step_sentence(faster)
+    cell = operation_markdown.time_cell(faster)
     assert (faster.measured.estimate, faster.measured.low, faster.measured.high) == (-0.19, -0.23, -0.15)
-    assert all(figure in sentence for figure in ("22 pairs", "-19.0%", "-23.0%", "-15.0%"))
-    assert "disagrees" not in sentence and "contradicts" not in sentence and "40.8" not in sentence
+    assert all(figure in cell for figure in ("22 pairs", "-19.0%", "-23.0%", "-15.0%"))
+    assert "contradicts" not in cell and "40.8" not in cell
     assert operation_markdown.agreement(operation_step) == operation_markdown.AS_COST
     # Kept: a rerun measures nothing.
     monkeypatch.setattr(confirm, "confirmations", lambda *args: pytest.fail("measured again"))
     [again] = report_rows.investigate(rows, tmp_path / "conf.json", confirm_pairs=22)[operation_history.TREE_AT]
     assert again.measured == operation_step.measured and again.measured_load == operation_step.measured_load
-    slower = OperationStep(TREE_AT, env, rows[1], rows[0], (13491, 16499), passes=(40.8, 25.1))
+    slower = OperationStep(TREE_AT, env, rows[1], rows[0], (13491, 16499))
     slower.measured = pairs.Interval(0.12, 0.02, 0.2, 32, 0.1, 0.995)
-    assert "contradicts" not in blocks.step_sentence(slower)  # +2% to +20%: slower, as the cost says
+    assert "contradicts" not in operation_markdown.time_cell(slower)  # +2% to +20%: slower, as the cost says
     faster.measured = operation_step.measured = pairs.Interval(0.3, 0.2, 0.4, 32, 0.1, 0.995)
-    assert "the time contradicts the exact cost: the cost counts no work done in C" in blocks.step_sentence(faster)
+    assert "**contradicts** the cost's -21.7%" in operation_markdown.time_cell(faster)
     assert operation_markdown.agreement(operation_step) == operation_markdown.CONTRADICTS
 
 

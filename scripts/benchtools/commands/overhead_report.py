@@ -4,9 +4,9 @@ Then every step of tree_at's cost above its floor, with its time and its cause."
 
 from pathlib import Path
 
-from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
+from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, full_markdown, update_markdown
 from ..publishing.page import html_page
-from ..publishing.rows import history, investigate, load_rows
+from ..publishing.rows import investigate, load_rows
 from . import common_args
 
 
@@ -40,6 +40,5 @@ def run(args, config) -> int:
         update_markdown(path, rows, by_operation, args.results)
         print(f"updated {path}")
     if not (args.html or args.readme):
-        print("\n".join(markdown(row) for row in rows))
-        print(history_markdown(history(rows, by_operation)))
+        print(full_markdown(rows, by_operation))
     return 0

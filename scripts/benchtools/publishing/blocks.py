@@ -26,7 +26,6 @@ from .rows import (
     CommitFigures,
     Interval,
     answer_figure,
-    history,
     latest_rows,
     measured,
 )
@@ -121,50 +120,6 @@ with {operations.FIELDS} array fields per node:
 The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). \
 The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is not measured yet.
 """
-
-
-def step_sentence(step: operation_history.OperationStep) -> str:
-    slower = step.relative > 0
-    time = ""
-    if (found := step.measured) is not None:
-        interval = operation_markdown.interval_text(found, f", {found.confidence:.1%} interval")
-        time = f"; its time, measured side by side in {found.pairs} pairs of fresh processes, {interval}"
-        if operation_markdown.agreement(step) == operation_markdown.CONTRADICTS:
-            time += " (the time contradicts the exact cost: the cost counts no work done in C)"
-    elif None not in step.passes:
-        before, after = step.passes
-        time = f"; its time {before:.1f} → {after:.1f} tree_map passes ({after / before - 1:+.0%})"
-        if (after > before) != slower:
-            time += (
-                " (the timing disagrees with the exact cost: the cost counts no work done in C, and these "
-                "times are one run's samples, not measured side by side; which is right is not known)"
-            )
-    (calls, *_), (calls_after, *_) = (row.calls.get(REPORT_DEPTH, (None,)) for row in (step.before, step.after))
-    bytecodes, counts = (step.before.bytecodes, step.after.bytecodes), ""
-    if None not in (calls, calls_after, *bytecodes):
-        counts = f" (calls {calls:,.0f} → {calls_after:,.0f}, bytecodes {bytecodes[0]:,.0f} → {bytecodes[1]:,.0f})"
-    return (
-        f"{step.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
-        f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} weighted instructions ({step.relative:+.1%}){counts}"
-        f"{time}. Cause: {operation_markdown.cause_cell(step)}."
-    )
-
-
-def history_markdown(found: dict[str, list[operation_history.OperationStep]]) -> str:
-    lines = []
-    for env, steps in found.items():
-        lines += [f"### History of tree_at's cost ({env})", ""]
-        if not steps:
-            lines += ["No step in tree_at's cost over these releases.", ""]
-            continue
-        lines += [
-            f"Steps of the cost of one update at depth {REPORT_DEPTH} (bench_counts.PythonCost, exact) "
-            f"above {metrics.COST_FLOOR:.0%}, release by release, with the measured time on each side:",
-            "",
-            *(f"- {step_sentence(step)}" for step in steps),
-            "",
-        ]
-    return "\n".join(lines)
 
 
 def device_note(latest: list[CommitFigures]) -> str:
@@ -329,9 +284,7 @@ def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
 
 
 def full_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
-    found = history(rows, by_operation)
-    told = {row.env: found[row.env] for row in with_history(rows)}
-    histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
+    histories = [operations_history_markdown(rows, by_operation)] if with_history(rows) else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 

@@ -51,7 +51,6 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
         depth=REPORT_DEPTH,
         call_weight=metrics.CALL_WEIGHT,
         history_plots=plots.plot_history(rows, found, out),
-        history=html(blocks.history_markdown(found)),
         explained=[
             (step, html("\n".join(step.explanation.markdown())))
             for step in itertools.chain(*found.values())
