@@ -20,7 +20,6 @@ COMMANDS = {
     "bench": "histories.md",
     "release-history": "histories.md#releases",
     "overhead-report": "here.md",
-    "localize-site": "benchmarks.md#how-to-read-the-results",
     "regressions": "gate.md",
     "check-pr": "pull-requests.md",
     "instruction-spread": "instructions.md",
