@@ -87,7 +87,7 @@ def markdown(row: CommitFigures) -> str:
     iqr = row.compile_iqr
     compile_iqr = "" if iqr is None else f" (tree_at's compile time: IQR {iqr[0]:.1f}–{iqr[1]:.1f} ms)"
     tuple_passes = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
-    text = f"""### {row.label} ({row.env})
+    return f"""### {row.label} ({row.env})
 
 {markdown_table(["how the step runs", "× (tree_at ÷ tuple), and where its interval comes from"], ratios)}
 
@@ -102,23 +102,6 @@ Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.
 In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} tree, \
 an eager update costs {timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}")} passes with tree_at \
 and {timing_text(row, tuple_passes, "", "{:.3f}")} with a tuple.
-"""
-    if not row.operations:  # a result from before the Module's operations were measured
-        return text
-    table = [
-        [label, fmt(costs[0], "{:,.0f}"), fmt(costs[1], "{:,.0f}"), times_tuple(costs, "{:.1f}")]
-        + [fmt(costs[2], "{:.2f}"), fmt(costs[3], "{:.3f}")]
-        for label, costs in row.operations.items()
-    ]
-    header = ["operation", "cost, Module", "cost, tuple", "cost, Module ÷ tuple", "tree_map passes, Module"]
-    return f"""{text}
-What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} \
-with {operations.FIELDS} array fields per node:
-
-{markdown_table([*header, "tree_map passes, tuple"], table)}
-
-The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). \
-The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is not measured yet.
 """
 
 
