@@ -21,7 +21,6 @@ from benchtools.publishing.rows import (
     CALLS_PER_STEP,
     DEPTHS,
     EAGER_BENCHMARK,
-    FRESH_PROCESSES,
     ONE_RUN,
     REPORT_DEPTH,
     SINGLE_SAMPLE,
@@ -108,7 +107,4 @@ def fixed_rows() -> list[CommitFigures]:
             row.exact[metrics.COST_TREE_AT, REPORT_DEPTH] = cost
             row.exact["bench_counts.PythonCalls.track_tree_at", REPORT_DEPTH] = row.calls[REPORT_DEPTH][0]
             rows.append(row)
-    for row in rows[-len(ENVS) :]:  # scripts/headline's figure of the newest release
-        passes = Interval(20.5, 20.1, 21.0, FRESH_PROCESSES)
-        row.fresh[metrics.PASSES_TREE_AT, ""] = ("one tree_at update, in tree_map passes", 1.0, passes)
     return rows

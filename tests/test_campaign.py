@@ -1,5 +1,5 @@
-"""benchtools/trial/campaign.py: the skeleton scripts/timing-noise and scripts/headline share, with asv's
-environments replaced by stand-ins (the campaigns themselves measure real processes)."""
+"""scripts/timing-noise's campaign (benchtools/trial/noise.py), with asv's environments replaced by stand-ins (the
+campaign itself measures real processes)."""
 
 import fcntl
 import json
@@ -10,7 +10,7 @@ from benchmarks import metrics
 from benchtools.asvtools import sides
 from benchtools.judging import confirm
 from benchtools.running import bench
-from benchtools.trial import campaign, noise
+from benchtools.trial import noise
 
 
 def locked(env_dir) -> bool:
@@ -48,22 +48,6 @@ def stand_ins(monkeypatch, tmp_path, commit="c" * 40):
     return prepared
 
 
-def test_a_campaign_opens_its_record_with_the_release_and_writes_it_at_each_step(tmp_path, monkeypatch):
-    stand_ins(monkeypatch, tmp_path)
-    run = campaign.Campaign.of("1.2.3", ["1.0"], tmp_path / "env", tmp_path / "record.json")
-    assert run.commit == "c" * 40
-    [(label, config)] = run.environments("-x")
-    assert config == tmp_path / "conf-x.json" and label == "Python 3.11, jax 1.0"
-    record = run.opened(7, {"a": 1}, "rows")
-    assert list(record) == ["schema", "release", "commit", "a", "started", "load_before", "rows"]
-    assert (record["schema"], record["release"], record["rows"]) == (7, "1.2.3", [])
-    record["rows"].append(1)
-    run.write(record)
-    assert json.loads(run.path.read_text()) == record
-    finished = run.finish(record)
-    assert json.loads(run.path.read_text()) == finished and "load_after" in finished and "finished" in finished
-
-
 def test_the_timing_noise_campaign_measures_both_sides_of_one_commit_under_the_lock(tmp_path, monkeypatch):
     prepared = stand_ins(monkeypatch, tmp_path)
     pairs_asked = []
@@ -91,4 +75,6 @@ def test_the_timing_noise_campaign_measures_both_sides_of_one_commit_under_the_l
     assert row["benchmark"] == metrics.PASSES_TREE_AT and len(row["before_values"]) == 16
     assert [m.benchmark for m in analysed] == [metrics.PASSES_TREE_AT] and analysed[0].before == row["before_values"]
     assert record["night_false_alarm"] == {"1": 1.0, str(noise.Options().suspects): 1 / noise.Options().suspects}
+    assert list(record)[:4] == ["schema", "release", "commit", "environment"] and record["commit"] == "c" * 40
     assert json.loads((tmp_path / "noise.json").read_text()) == record and "finished" in record
+    assert "load_before" in record and "load_after" in record

@@ -198,7 +198,7 @@ def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(histor
     text = render.confirmations_section(found)
     assert text.count("| **slower** |") == 1
     # A time_ benchmark's value is the median of its samples, in seconds, from the environments just made
-    # (the headline's eager µs): one process a side, since absolute times are never confirmed.
+    # (the eager µs): one process a side, since absolute times are never confirmed.
     eager = "bench_eager.EagerSurgery.time_tree_at"
     sides = confirm.prepare(config, env, {"before": release, "after": commits["slowed"]}, [eager], root)
     for side in sides.values():

@@ -29,5 +29,5 @@ def test_the_first_screen_asks_answers_on_a_device_and_gives_the_commands_with_t
     for block in ("here-time", "bench-time", "test-time"):  # written by the runs themselves
         assert f"<!-- {block}:start -->" in screen and f"<!-- {block}:end -->" in screen, block
     maintainers = text.index("## For the maintainers: the exact and steady figures")
-    assert text.index("<!-- test-time:end -->") < maintainers < text.index("<!-- headline:start -->")
+    assert text.index("<!-- test-time:end -->") < maintainers < text.index("<!-- overhead-summary:start -->")
     assert len(text.splitlines()) <= 200

@@ -4,16 +4,15 @@ Then every step of tree_at's cost above its floor, with its time and its cause."
 
 from pathlib import Path
 
-from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, history_markdown, markdown, update_markdown
+from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, full_markdown, update_markdown
 from ..publishing.page import html_page
-from ..publishing.rows import history, investigate, load_rows
+from ..publishing.rows import investigate, load_rows
 from . import common_args
 
 
 def add_arguments(parser, config) -> None:
     common_args.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
-    parser.add_argument("--headline", type=Path, metavar="RECORD", help="a scripts/headline record, beside its release")
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
     common_args.add_readme(
         parser,
@@ -32,7 +31,7 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    rows = load_rows(args.results, args.repo, args.machine, args.latest, args.headline)
+    rows = load_rows(args.results, args.repo, args.machine, args.latest)
     max_pairs = args.confirm_max_pairs if args.confirm_steps else None
     by_operation = investigate(rows, args.config, args.explain, max_pairs, args.step_times)
     if args.html:
@@ -41,6 +40,5 @@ def run(args, config) -> int:
         update_markdown(path, rows, by_operation, args.results)
         print(f"updated {path}")
     if not (args.html or args.readme):
-        print("\n".join(markdown(row) for row in rows))
-        print(history_markdown(history(rows, by_operation)))
+        print(full_markdown(rows, by_operation))
     return 0

@@ -26,7 +26,6 @@ from .rows import (
     CommitFigures,
     Interval,
     answer_figure,
-    history,
     latest_rows,
     measured,
 )
@@ -41,9 +40,8 @@ INTERVAL_NOTE = (
     "that is its metric's threshold on either side (benchmarks/metrics.py: set above the largest change "
     "that single runs showed on unchanged code, docs/detector.md), widened to asv's 99% confidence interval "
     "of the run's samples where asv kept samples; a ratio or tree_map-pass figure is a single sample of one "
-    "process (hollow marks). Fresh processes (scripts/headline, diamonds): the median of fresh "
-    "interpreters and the interval that holds a second run's median with 95%. Two figures whose intervals "
-    "overlap are not a measured change: only a side-by-side measurement (scripts/regressions) decides one."
+    "process (hollow marks). Two figures whose intervals overlap are not a measured change: only a "
+    "side-by-side measurement (scripts/regressions) decides one."
 )
 # The ways of running a step that the lead answers for, in the words of the question (Equinox discussion #572).
 LEAD_WRAPPINGS = {
@@ -89,7 +87,7 @@ def markdown(row: CommitFigures) -> str:
     iqr = row.compile_iqr
     compile_iqr = "" if iqr is None else f" (tree_at's compile time: IQR {iqr[0]:.1f}–{iqr[1]:.1f} ms)"
     tuple_passes = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
-    text = f"""### {row.label} ({row.env})
+    return f"""### {row.label} ({row.env})
 
 {markdown_table(["how the step runs", "× (tree_at ÷ tuple), and where its interval comes from"], ratios)}
 
@@ -105,67 +103,6 @@ In a unit that scales with the machine, one `jax.tree_util.tree_map` over the sa
 an eager update costs {timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}")} passes with tree_at \
 and {timing_text(row, tuple_passes, "", "{:.3f}")} with a tuple.
 """
-    if not row.operations:  # a result from before the Module's operations were measured
-        return text
-    table = [
-        [label, fmt(costs[0], "{:,.0f}"), fmt(costs[1], "{:,.0f}"), times_tuple(costs, "{:.1f}")]
-        + [fmt(costs[2], "{:.2f}"), fmt(costs[3], "{:.3f}")]
-        for label, costs in row.operations.items()
-    ]
-    header = ["operation", "cost, Module", "cost, tuple", "cost, Module ÷ tuple", "tree_map passes, Module"]
-    return f"""{text}
-What each Module operation costs over its tuple twin, on a state of depth {operations.DEPTH} \
-with {operations.FIELDS} array fields per node:
-
-{markdown_table([*header, "tree_map passes, tuple"], table)}
-
-The costs are exact (weighted instructions: identical code gives identical values, docs/cost-metric.md). \
-The tree_map passes are one run's in-process ratios, for orientation: their spread between runs is not measured yet.
-"""
-
-
-def step_sentence(step: operation_history.OperationStep) -> str:
-    slower = step.relative > 0
-    time = ""
-    if (found := step.measured) is not None:
-        interval = operation_markdown.interval_text(found, f", {found.confidence:.1%} interval")
-        time = f"; its time, measured side by side in {found.pairs} pairs of fresh processes, {interval}"
-        if operation_markdown.agreement(step) == operation_markdown.CONTRADICTS:
-            time += " (the time contradicts the exact cost: the cost counts no work done in C)"
-    elif None not in step.passes:
-        before, after = step.passes
-        time = f"; its time {before:.1f} → {after:.1f} tree_map passes ({after / before - 1:+.0%})"
-        if (after > before) != slower:
-            time += (
-                " (the timing disagrees with the exact cost: the cost counts no work done in C, and these "
-                "times are one run's samples, not measured side by side; which is right is not known)"
-            )
-    (calls, *_), (calls_after, *_) = (row.calls.get(REPORT_DEPTH, (None,)) for row in (step.before, step.after))
-    bytecodes, counts = (step.before.bytecodes, step.after.bytecodes), ""
-    if None not in (calls, calls_after, *bytecodes):
-        counts = f" (calls {calls:,.0f} → {calls_after:,.0f}, bytecodes {bytecodes[0]:,.0f} → {bytecodes[1]:,.0f})"
-    return (
-        f"{step.after.label} made tree_at {'slower' if slower else 'faster'}: its cost per update went "
-        f"{step.cost[0]:,.0f} → {step.cost[1]:,.0f} weighted instructions ({step.relative:+.1%}){counts}"
-        f"{time}. Cause: {operation_markdown.cause_cell(step)}."
-    )
-
-
-def history_markdown(found: dict[str, list[operation_history.OperationStep]]) -> str:
-    lines = []
-    for env, steps in found.items():
-        lines += [f"### History of tree_at's cost ({env})", ""]
-        if not steps:
-            lines += ["No step in tree_at's cost over these releases.", ""]
-            continue
-        lines += [
-            f"Steps of the cost of one update at depth {REPORT_DEPTH} (bench_counts.PythonCost, exact) "
-            f"above {metrics.COST_FLOOR:.0%}, release by release, with the measured time on each side:",
-            "",
-            *(f"- {step_sentence(step)}" for step in steps),
-            "",
-        ]
-    return "\n".join(lines)
 
 
 def device_note(latest: list[CommitFigures]) -> str:
@@ -305,7 +242,7 @@ def sweep_sentence(row: CommitFigures) -> str | None:
 
 def summary_markdown(rows: list[CommitFigures]) -> str:
     """The newest commit's exact costs: tree_at's, then each Module operation's over its tuple twin's.  Its
-    timings are one run's, so they are left to the headline (scripts/headline)."""
+    timings are one run's, so they are left to the answer (benchmarks/bench_answer.py)."""
     latest = latest_rows(rows)
     header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
     text = markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))
@@ -334,9 +271,7 @@ def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
 
 
 def full_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
-    found = history(rows, by_operation)
-    told = {row.env: found[row.env] for row in with_history(rows)}
-    histories = [history_markdown(told), operations_history_markdown(rows, by_operation)] if told else []
+    histories = [operations_history_markdown(rows, by_operation)] if with_history(rows) else []
     return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
 
 

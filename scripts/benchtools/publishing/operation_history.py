@@ -7,7 +7,6 @@ import functools
 import itertools
 import json
 import os
-import statistics
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +81,6 @@ class OperationStep:
     not_profiled: str = "not profiled"  # why there is no explanation
     measured: "pairs.Interval | None" = None  # the time change, measured side by side
     measured_load: tuple[float, float] | None = None  # the 1-minute load average before and after measuring
-    passes: tuple = (None, None)  # the median single sample of its time, in tree_map passes, over each level
 
     @property
     def relative(self) -> float:
@@ -111,13 +109,8 @@ def operation_steps(rows: list) -> dict[str, list[OperationStep]]:
             for before, after in itertools.pairwise(pieces):
                 if abs(after.level / before.level - 1) <= metrics.COST_FLOOR:
                     continue
-                levels = (series[p.left : p.right] for p in (before, after))
-                passes = ([tracked.passes(r) for r in level if tracked.passes(r) is not None] for level in levels)
-                medians = tuple(statistics.median(level) if level else None for level in passes)
                 ends = series[before.right - 1], series[after.left]
-                found[tracked.label].append(
-                    OperationStep(tracked.label, env, *ends, (before.level, after.level), passes=medians)
-                )
+                found[tracked.label].append(OperationStep(tracked.label, env, *ends, (before.level, after.level)))
     return found
 
 

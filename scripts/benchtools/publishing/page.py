@@ -46,13 +46,11 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
         newest=latest[0].label,
         exact_summary=html(blocks.summary_markdown(rows)),
         exact_tables=exact_tables(rows),
-        fresh=html(fresh_table(latest)) if any(row.fresh for row in rows) else None,
         interval_note=blocks.INTERVAL_NOTE,
         timing_plots=plots.plot(rows, out),
         depth=REPORT_DEPTH,
         call_weight=metrics.CALL_WEIGHT,
         history_plots=plots.plot_history(rows, found, out),
-        history=html(blocks.history_markdown(found)),
         explained=[
             (step, html("\n".join(step.explanation.markdown())))
             for step in itertools.chain(*found.values())
@@ -128,16 +126,6 @@ def exact_tables(rows: list[CommitFigures]) -> list[dict]:
         }
         for kind, figures in sorted(tables.items(), key=lambda table: metrics.KINDS.index(table[0]))
     ]
-
-
-def fresh_table(latest: list[CommitFigures]) -> str:
-    cells = []
-    for row in latest:
-        for key, (label, scale, found) in row.fresh.items():
-            run = row.timings[key].scaled(scale).text("{:.4g}") if key in row.timings else "not run"
-            cells.append([row.env, label, found.scaled(scale).text("{:.4g}", short=True), run])
-    header = ["environment", "figure", "fresh processes: median (interval for a second run's)", "this run"]
-    return markdown_table(header, cells)
 
 
 def summary_sentence(row: CommitFigures) -> str:

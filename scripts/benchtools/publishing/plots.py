@@ -31,7 +31,6 @@ TIMING_PLOTS = {
         [Series("tracing ratio", report_rows.TRACING_BENCHMARK, "")],
     ),
 }
-FRESH_OFFSET = 0.2  # scripts/headline's figure beside the asv run's at the same commit
 ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2}
 
 
@@ -68,7 +67,7 @@ def save(fig, axes, labels: list, path: Path, counted=(), ticks: bool = True) ->
 
     if ticks:  # one tick per release or commit
         axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
-        axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)  # room for scripts/headline's figure beside the run's
+        axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)
     fig.tight_layout()
     fig.savefig(path, dpi=PLOT_DPI, bbox_inches="tight")
     plt.close(fig)
@@ -77,26 +76,20 @@ def save(fig, axes, labels: list, path: Path, counted=(), ticks: bool = True) ->
     return Plot(path.name, len(axes), len(handles), with_interval)
 
 
-def points(series: Series, rows: list[CommitFigures], xs) -> tuple[list, list]:
-    """The run's points and scripts/headline's, (x, interval) each."""
-    return tuple(
-        [(x + FRESH_OFFSET * fresh, series.at(r, fresh)) for x, r in zip(xs, rows, strict=True) if series.at(r, fresh)]
-        for fresh in (False, True)
-    )
+def points(series: Series, rows: list[CommitFigures], xs) -> list:
+    """The run's points, (x, interval) each."""
+    return [(x, found) for x, r in zip(xs, rows, strict=True) if (found := series.at(r))]
 
 
-def draw_series(ax, label: str, run: list, fresh: list, **style) -> None:
-    """The run's points and headline's fresh ones (diamonds) with their intervals as error bars, asv's single
-    samples hollow, each labelled with its source."""
-    for drawn, marks in ((run, {}), (fresh, {"marker": "D", "linestyle": "none"})):
-        if not drawn:
-            continue
-        xs, found = zip(*drawn, strict=True)
-        yerr = [[i.value - i.low for i in found], [i.high - i.value for i in found]]
-        hollow = {"mfc": "none"} if all(i.source == report_rows.SINGLE_SAMPLE for i in found) else {}
-        label_with_source = f"{label} ({' / '.join(dict.fromkeys(i.source for i in found))})"
-        values = [i.value for i in found]
-        ax.errorbar(xs, values, yerr=yerr, label=label_with_source, **ERROR_BARS, **hollow, **{**style, **marks})
+def draw_series(ax, label: str, drawn: list, **style) -> None:
+    """The points with their intervals as error bars, asv's single samples hollow, labelled with their source."""
+    if not drawn:
+        return
+    xs, found = zip(*drawn, strict=True)
+    yerr = [[i.value - i.low for i in found], [i.high - i.value for i in found]]
+    hollow = {"mfc": "none"} if all(i.source == report_rows.SINGLE_SAMPLE for i in found) else {}
+    label_with_source = f"{label} ({' / '.join(dict.fromkeys(i.source for i in found))})"
+    ax.errorbar(xs, [i.value for i in found], yerr=yerr, label=label_with_source, **ERROR_BARS, **hollow, **style)
 
 
 def mark_step(ax, x: float, step, y: float, separator: str) -> None:
@@ -119,20 +112,20 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
         for env in envs:
             at = [r for r in rows if r.env == env]
             drawn[env] = [points(s, at, [labels.index(r.label) for r in at]) for s in series]
-        shown = [env for env in envs if any(run or fresh for run, fresh in drawn[env])]
+        shown = [env for env in envs if any(drawn[env])]
         if not shown:
             continue  # nothing measured: no empty plot, nor an empty panel
         fig, axes = panels(len(shown), labels)
         for ax, env in zip(axes[:, 0], shown, strict=True):
-            for number, (s, (run, fresh)) in enumerate(zip(series, drawn[env], strict=True)):
-                draw_series(ax, s.label, run, fresh, marker="o", color=f"C{number}")  # one colour per series
+            for number, (s, run) in enumerate(zip(series, drawn[env], strict=True)):
+                draw_series(ax, s.label, run, marker="o", color=f"C{number}")  # one colour per series
             # Ticks that read as plain numbers (2, 5, 10), not powers of ten; LogFormatter thins the minor
             # labels where the axis spans decades.
             ax.set_yscale("log")
             ax.yaxis.set_major_formatter(LogFormatter())
             ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
             if name in RATIO_PLOTS:
-                lowest = min((i.low for both in drawn[env] for p in both for _, i in p), default=1.0)
+                lowest = min((i.low for run in drawn[env] for _, i in run), default=1.0)
                 ax.set_ylim(bottom=min(1.0, lowest / 1.1))
             finish_panel(ax, env, ylabel)
         written.append(save(fig, axes, labels, out / name, counted=axes[:, 0]))
@@ -175,8 +168,8 @@ def plot_history(
         cost_axis.plot(*zip(*costs, strict=True), marker="o", color="tab:blue", label=label)
         cost_axis.set_ylabel("weighted instructions per update", color="tab:blue")
         time_axis = cost_axis.twinx()
-        timed, fresh = points(passes, series, range(len(series)))
-        draw_series(time_axis, passes.label, timed, fresh, marker="s", color="tab:orange", linestyle="--")
+        timed = points(passes, series, range(len(series)))
+        draw_series(time_axis, passes.label, timed, marker="s", color="tab:orange", linestyle="--")
         time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
         # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells
         # the time; the limits hold every interval, so that a change within them never fills the panel.
@@ -184,7 +177,7 @@ def plot_history(
         if both:
             scale = statistics.median(time / cost for cost, time in both)
             ends = [r.cost for r in series if r.cost]
-            ends += [end / scale for _, i in timed + fresh for end in (i.low, i.high)]
+            ends += [end / scale for _, i in timed for end in (i.low, i.high)]
             low, high = min(ends), max(ends)
             margin = (high - low) * 0.08 or high * 0.05
             cost_axis.set_ylim(low - margin, high + margin)
@@ -215,7 +208,7 @@ def sweep_plot(rows: list[CommitFigures], path: Path) -> Plot | None:
     fig, axes = panels(len(wrappings), [], height=PANEL_INCHES[1] * 1.2)
     for ax, wrapping in zip(axes[:, 0], wrappings, strict=True):
         for number, row in enumerate(rows):
-            draw_series(ax, blocks.on_device(row), drawn[wrapping, row.env], [], marker="o", color=f"C{number}")
+            draw_series(ax, blocks.on_device(row), drawn[wrapping, row.env], marker="o", color=f"C{number}")
         ax.axhline(metrics.NEGLIGIBLE_RATIO, color="grey", linestyle="--", label=f"{metrics.NEGLIGIBLE_RATIO}×")
         ax.set_xscale("log")
         finish_panel(ax, wrapping, "tree_at ÷ tuple")

@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import metrics, params
 
 from .. import git
-from ..asvtools import device, operations, shapes
+from ..asvtools import operations
 from ..asvtools.results import entries, only, stat_pairs, stored, values
 from ..errors import BadInput
 from ..project import env_label
@@ -21,7 +21,7 @@ WRAPPINGS = params.WRAPPINGS
 DEPTHS = tuple(str(depth) for depth in params.DEPTHS)
 CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come from steps of this many updates
 US_PER_CALL = 1e6 / params.DEFAULT_N_CALLS  # from a step's seconds to µs per update
-REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the headline figures
+REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the summary's figures
 # The timing figures that the plots and the summary show: the answer's × per wrapping first.
 RATIO_BENCHMARK = metrics.ANSWER_RATIO
 EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
@@ -37,7 +37,6 @@ ANSWER_PROVENANCE = f"{ANSWER_MODULE}AnswerProvenance.track_provenance"
 # Where a timing figure's interval comes from (Interval.source), in the words the page and the plots use.
 SINGLE_SAMPLE = "a single sample"  # a track value: one process's, with no spread of its own
 ONE_RUN = "one run"  # a time benchmark: asv's samples, all from one run
-FRESH_PROCESSES = "fresh processes"  # scripts/headline's median and the interval a second run's median lies in
 
 
 @dataclass(frozen=True)
@@ -79,8 +78,6 @@ class CommitFigures:
     # (each kind of benchmarks/metrics.py but the timing kinds) as values, the timings as Intervals.
     exact: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
-    # The same keys: scripts/headline's figures (attach_fresh), as (label, scale, Interval in the benchmark's unit).
-    fresh: dict = field(default_factory=dict)
 
     @property
     def jaxprs_identical(self) -> str:
@@ -138,26 +135,6 @@ def row_of(result, label: str) -> CommitFigures:
     return row
 
 
-def attach_fresh(rows: list[CommitFigures], record: dict) -> int:
-    """Give the rows of a scripts/headline record's commit and environments its timing figures; how many.  A
-    record from before the figures carried their interval (or with too few processes for one) attaches none."""
-    attached = 0
-    for env in record.get("environments", []):
-        wanted = {part.strip() for part in env["environment"].split(",")}
-        on = env.get("device", device.UNRECORDED)  # a record from before devices were recorded: the CPU
-        matching = [row for row in rows if row.commit == record.get("commit") and device.of(row.env_params) == on]
-        matching = [row for row in matching if wanted <= {part.strip() for part in row.env.split(",")}]
-        for figure in env["figures"]:
-            if figure["exact"] or figure.get("interval") is None or "scale" not in figure:
-                continue
-            scale = figure["scale"]
-            found = Interval(figure["median"] / scale, *(v / scale for v in figure["interval"]), FRESH_PROCESSES)
-            for row in matching:
-                row.fresh[figure["benchmark"], figure["params"]] = (figure["label"], scale, found)
-            attached += len(matching)
-    return attached
-
-
 def descending(version: str | None) -> tuple:
     try:
         return tuple(-part for part in Version(version or "0").release)
@@ -170,9 +147,7 @@ def newest_first(result) -> tuple:
     return tuple(descending(result.params.get(name)) for name in ("python", "jax"))
 
 
-def load_rows(
-    results: Path, repo: Path, machine: str | None = None, latest: bool = False, headline: Path | None = None
-) -> list[CommitFigures]:
+def load_rows(results: Path, repo: Path, machine: str | None = None, latest: bool = False) -> list[CommitFigures]:
     if not results.is_dir():
         raise BadInput(f"no results directory at {results}; run scripts/bench first")
     found = stored(results, machine)
@@ -187,8 +162,6 @@ def load_rows(
     for row in rows:
         row.subject, row.commit_date = subjects.get(row.commit, ("", ""))
         row.release = row.commit in tags
-    if headline is not None:
-        attach_fresh(rows, shapes.read_checked(headline, "headline", "headline record"))
     return rows
 
 
@@ -203,19 +176,17 @@ class Series:
     params: str  # as asv names them: "'jit'", "4, 8", "" without params
     scale: float = 1.0  # from the benchmark's unit to the plot's
 
-    def at(self, row: CommitFigures, fresh: bool = False) -> Interval | None:
-        key = self.benchmark, self.params
-        found = row.fresh.get(key, (None, None, None))[2] if fresh else measured(row, *key)
+    def at(self, row: CommitFigures) -> Interval | None:
+        found = measured(row, self.benchmark, self.params)
         return None if found is None else found.scaled(self.scale)
 
 
 def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None:
-    """A timing figure of ``row``: the answer's at its median (``params`` without the statistic), scripts/headline's
-    where attached, else the asv run's; None where not taken."""
+    """A timing figure of ``row``: the answer's at its median (``params`` without the statistic), else the asv run's;
+    None where not taken."""
     if benchmark.startswith(ANSWER_MODULE):
         return answer_figure(row, benchmark, params)
-    key = benchmark, params
-    return row.fresh[key][2] if key in row.fresh else row.timings.get(key)
+    return row.timings.get((benchmark, params))
 
 
 def answer_figure(row: CommitFigures, benchmark: str, at: str) -> Interval | None:

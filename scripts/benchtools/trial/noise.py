@@ -4,7 +4,9 @@ they are when each process is a fresh interpreter; the A/A intervals check that 
 """
 
 import itertools
+import json
 import math
+import os
 import random
 import re
 import statistics
@@ -15,13 +17,14 @@ from pathlib import Path
 from benchmarks import metrics
 
 from .. import settings, util
+from ..asvtools import environments as asv_envs
 from ..asvtools import shapes, sides
 from ..asvtools.lock import exclusive
 from ..asvtools.sides import LAUNCH_METHOD, log, param_index
 from ..judging import confirm, pairs
+from ..running import bench
 from ..running.bench import ENV_DIR
 from ..util import markdown_table
-from .campaign import Campaign
 
 POWER = 0.9  # "calls it slower 9 times in 10"
 SIMULATIONS = 400
@@ -121,20 +124,33 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
 
 
 def campaign(options: Options) -> dict:
-    run = Campaign.of(options.release, [options.jax], options.env_dir, options.record)
-    [(label, config)] = run.environments("-timing-noise")
+    """One release measured against itself in one asv environment; the record is written whole after each
+    benchmark, so that a stopped campaign keeps what it measured."""
+    target = bench.Target(bench.Options(releases=options.release, jax=[options.jax], env_dir=options.env_dir))
+    [(_release, commit)], [(_name, entry)] = bench.releases(target), bench.environments(target)
+    label = f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
+    config = target.config(entry, "-timing-noise")
     root = confirm.env_root(config, util.load_asv_config(config))
-    fields = {
+    record = {
+        "schema": SCHEMA,
+        "release": options.release,
+        "commit": commit,
         "environment": label,
         "launch_method": LAUNCH_METHOD,
         **{key: getattr(options, key) for key in ("hash_seed", "pairs", "suspects")},
         "power": POWER,
         "night_false_alarm_bound": pairs.NIGHT_FALSE_ALARM,
+        "started": now(),
+        "load_before": list(os.getloadavg()),
+        "benchmarks": [],
     }
-    record = run.opened(SCHEMA, fields, "benchmarks")
+
+    def write() -> None:
+        util.write_atomic(options.record, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
+
     # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
     with exclusive(root):
-        suite = sides.prepare(config, label, {"before": run.commit, "after": run.commit}, [], root)
+        suite = sides.prepare(config, label, {"before": commit, "after": commit}, [], root)
         measured = []
         for name in sorted(suite["before"].benchmarks):
             if not any(re.search(r, name) for r in options.bench or [""]):
@@ -152,11 +168,17 @@ def campaign(options: Options) -> dict:
                 analysed = analysis(m, options.suspects, options.seed)
                 record["benchmarks"].append({**analysed, "before_values": m.before, "after_values": m.after})
                 log(f"timing-noise: {metrics.entry(name, combo)}: sd {analysed['sd_log_ratio']:.2%}")
-                run.write(record)
+                write()
     record["night_false_alarm"] = {
         str(m): night_false_alarm(measured, m, nights=2000, seed=options.seed) for m in (1, options.suspects)
     }
-    return run.finish(record)
+    record.update(load_after=list(os.getloadavg()), finished=now())
+    write()
+    return record
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def read(path: Path) -> dict:
