@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks import bench_answer, codspeed, instruction_ops, twins
+from benchmarks import bench_answer, callgrind, codspeed, instruction_ops, twins
 from benchtools.trial import codspeed as check
 from tests.helpers import ROOT, command, needs_valgrind, script
 from tests.test_workflows import ACTIONLINT
@@ -120,7 +120,17 @@ def test_a_selection_of_no_twin_is_bad_input():
 
 def test_valgrind_missing_is_bad_input(tmp_path):
     ran = script("codspeed-check", "-k", "access", env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
-    assert ran.returncode == 2 and "valgrind is not installed" in ran.stderr, ran.stderr
+    assert ran.returncode == 2 and ran.stderr.strip().count("\n") == 0, ran.stderr
+    assert "valgrind is not installed" in ran.stderr
+
+
+def test_each_benchmark_counts_a_window_of_the_suite_s_own_one_of_one_call_the_empty_one_of_none():
+    """What the suite subtracts (callgrind.per_call) is then what the empty benchmark counts, and each twin's result is
+    released inside its window, as in the suite's."""
+    made = []
+    codspeed.test_twin(lambda *call: made.append(call), "access", "tuple")
+    codspeed.test_empty(lambda *call: made.append(call))
+    assert made == [(callgrind.repeat, codspeed.twins("access")["tuple"], 1), (callgrind.repeat, None, 0)]
 
 
 FOUND = {
@@ -134,10 +144,10 @@ FOUND = {
 
 def test_a_ratio_agrees_within_its_operation_s_spread_less_the_empty_window():
     rows, apart = check.ratio_rows(FOUND)
-    assert apart == 0 and rows[0][-1].startswith("+0.0% (within")
+    assert apart == 0 and rows[0][-3:] == ["+0.0%", "yes", "+0 / +0"]
     rows, apart = check.ratio_rows({**FOUND, check.EMPTY: 0})  # the window's own count left in
-    assert apart == 1 and "beyond" in rows[0][-1]
-    assert rows[1][:5] == ["step(jit)", "300,000", "—", "—", "180,000"] and rows[1][-1] == "—"  # shown, not judged
+    assert apart == 1 and rows[0][-3:] == ["-34.5%", "no", "+2,000 / +2,000"]
+    assert rows[1][:5] == ["step(jit)", "300,000", "—", "180,000", "—"] and rows[1][-1] == "—"  # shown, not judged
 
 
 def test_a_step_agrees_within_two_points_of_the_suite_s_own():
