@@ -272,14 +272,19 @@ def per_call(windows: dict, by_desc: dict[str, Dump]) -> dict:
                 median_dump([by_desc[window_name(name, twin, n, number)] for number in range(WINDOWS)])
                 for n in (0, calls)
             )
-            functions = Counter({f: (full.functions[f] - empty.functions[f]) / calls for f in full.functions})
-            builtins = {f: (full.builtins[f] - empty.builtins[f]) / calls for f in full.builtins}
-            counts[name][twin] = {
-                "instructions": (full.total - empty.total) / calls,
-                "functions": dict(functions.most_common(TOP_FUNCTIONS)),
-                "builtins": {f: count for f, count in builtins.items() if count > 0},
-            }
+            counts[name][twin] = difference(full, empty, calls)
     return counts
+
+
+def difference(full: Dump, empty: Dump, calls: int) -> dict:
+    """One call's count from a window of ``calls`` calls and an empty one, in all and per function."""
+    functions = Counter({f: (full.functions[f] - empty.functions[f]) / calls for f in full.functions})
+    builtins = {f: (full.builtins[f] - empty.builtins[f]) / calls for f in full.builtins}
+    return {
+        "instructions": (full.total - empty.total) / calls,
+        "functions": dict(functions.most_common(TOP_FUNCTIONS)),
+        "builtins": {f: count for f, count in builtins.items() if count > 0},
+    }
 
 
 WARM_CALLS = 10  # Python 3.11 specializes a function's bytecode after its eighth call

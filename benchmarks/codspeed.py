@@ -33,11 +33,10 @@ def twins(operation: str) -> dict:
 
     if type(equinox.__spec__.loader).__module__.startswith("jaxtyping"):
         raise RuntimeError("Equinox was imported with jaxtyping's runtime checks on: run pytest with -o addopts=")
-    if operation in STEPS:
-        return callgrind.warm(
-            dict(zip(TWINS, workloads.calls(STEPS[operation], DEFAULT_STATE_SIZE).values(), strict=True))
-        )
-    return callgrind.warm(instruction_ops.build(operation))
+    if operation not in STEPS:
+        return callgrind.warm(instruction_ops.build(operation))
+    steps = workloads.calls(STEPS[operation], DEFAULT_STATE_SIZE)
+    return callgrind.warm(dict(zip(TWINS, steps.values(), strict=True)))
 
 
 def setup_module():
@@ -63,8 +62,9 @@ def test_empty(benchmark):
 
 
 def window(benchmark, call, times: int):
-    """The window counted right after the same window uncounted, as pytest-codspeed does itself where Python has the
-    perf trampoline (3.12+): pytest's own work between two benchmarks leaves the call's caches cold (docs/adopt.md)."""
+    """The window counted right after the same window warmed as a twin is, as pytest-codspeed warms it itself where
+    Python has the perf trampoline (3.12+): pytest's own work between two benchmarks leaves the call's caches cold,
+    and the window's own code would be quickened in a counted window (``_PyCode_Quicken``, docs/adopt.md)."""
     gc.collect()
-    callgrind.repeat(call, times)
+    callgrind.warm({"window": functools.partial(callgrind.repeat, call, times)})
     benchmark(callgrind.repeat, call, times)

@@ -18,6 +18,7 @@ from benchmarks.instruction_ops import TWINS
 
 from .. import git
 from ..errors import BadInput, Failed
+from ..judging.instructions import cause
 from ..util import markdown_table
 from .instruction_spread import environment_text
 
@@ -60,25 +61,25 @@ def counts(select: str, python: str, path: list[str] = ()) -> dict:
             simulated = {}
             for dump in callgrind.dumps(Path(work), prefix=""):
                 if match := TEST.search(dump.desc):
-                    simulated.setdefault(match[1] or EMPTY, {})[match[2] or EMPTY] = dump.total
+                    simulated.setdefault(match[1] or EMPTY, {})[match[2] or EMPTY] = dump
         suite = callgrind.count([name for name in names if name in COUNTED], python=python, path=path)
     except callgrind.Unavailable as why:
         raise BadInput(f"cannot count here: {why}") from None
     except RuntimeError as error:
         raise Failed(str(error)) from None
+    empty = simulated[EMPTY][EMPTY]
     for name in names:
-        run["operations"][name] = {twin: {"simulated": simulated[name][twin]} for twin in TWINS}
+        run["operations"][name] = {twin: {"simulated": simulated[name][twin].total} for twin in TWINS}
         for twin in TWINS if name in suite else ():
-            run["operations"][name][twin]["suite"] = suite[name][twin]["instructions"]
-    return {**run, EMPTY: simulated[EMPTY][EMPTY]}
+            counted = suite[name][twin], callgrind.difference(simulated[name][twin], empty, 1)
+            run["operations"][name][twin].update(suite=counted[0]["instructions"], left=cause(*counted, shown=2))
+    return {**run, EMPTY: empty.total}
 
 
 def equinox_at(upstream: Path, revision: str, into: Path) -> str:
     """Equinox's package at ``revision`` of the git repository ``upstream``, unpacked in ``into``: the folder to
     import it from."""
-    commit = git.out(
-        "rev-parse", "--verify", "--end-of-options", f"{revision}^{{commit}}", repo=upstream, error=BadInput
-    )
+    commit = git.out("rev-parse", "--verify", git.END, f"{revision}^{{commit}}", repo=upstream, error=BadInput)
     git.run("archive", f"--output={into / 'equinox.tar'}", commit.strip(), "equinox", repo=upstream)
     shutil.unpack_archive(into / "equinox.tar", into)
     return str(into)
@@ -103,8 +104,8 @@ def ratio_rows(found: dict) -> tuple[list, int]:
             apart += not agrees
             left = (twins[twin]["simulated"] - empty - twins[twin]["suite"] for twin in TWINS)
             row += [f"{simulated:.2f}", f"{suite:.2f} ± {spread:.1%}", f"{simulated / suite - 1:+.1%}"]
-            row += ["yes" if agrees else "no", " / ".join(f"{gap:+,.0f}" for gap in left)]
-        rows.append(row + ["—"] * (11 - len(row)))
+            row += ["yes" if agrees else "no", " / ".join(f"{gap:+,.0f}" for gap in left), twins["tuple"]["left"]]
+        rows.append(row + ["—"] * (12 - len(row)))
     return rows, apart
 
 
@@ -113,6 +114,7 @@ def twins_markdown(found: dict, python: str) -> str:
     judged = sum("suite" in twins["module"] for twins in found["operations"].values())
     head = ["operation", "module, simulated", "suite's", "tuple, simulated", "suite's", "CodSpeed's ratio"]
     head += ["less the empty window", "suite's ratio ± its spread", "apart", "agrees", "left: module / tuple"]
+    head += ["where the tuple's is: the suite's → CodSpeed's"]
     return (
         f"One pytest-codspeed process in simulation mode under callgrind ({run_text(found)}), each twin's count that "
         "of one steady call in a window as the suite's own (`callgrind.repeat`), beside the suite's count per call "
@@ -120,8 +122,9 @@ def twins_markdown(found: dict, python: str) -> str:
         f"empty window (the same benchmark with no call) counts {found[EMPTY]:,}: pytest-codspeed's own work around "
         f"a call. Less the empty window, {judged - apart} of the {judged} ratios the suite counts too lie within "
         "their operation's measured spread (the sum of its twins', metrics.instruction_spread) of the suite's own; "
-        "the last column is what each twin's count less the empty window leaves beside the suite's own count, in "
-        "instructions.\n\n" + markdown_table(head, rows)
+        "what each twin's count less the empty window leaves beside the suite's own count is left, in "
+        "instructions, and the functions whose own instructions differ most in the tuple twin's, the one call "
+        "against the suite's windows.\n\n" + markdown_table(head, rows)
     )
 
 
