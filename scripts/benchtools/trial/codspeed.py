@@ -43,9 +43,10 @@ def selected(select: str, python: str) -> list[str]:
 
 
 def counts(select: str, python: str, path: list[str] = ()) -> dict:
-    """``{"operations": {operation: {twin: {"simulated": one benchmark's count, "suite": its count per call}}},
-    "empty": the empty window's simulated count, "seconds" and "load" (before, after) of the simulated run}``;
-    an operation the suite does not count (the answer's steps) has no ``"suite"``."""
+    """``{"operations": {operation: {twin: {"simulated": one benchmark's count, "suite": its count per call, "left":
+    the functions where the two differ most}}}, "empty": the empty window's simulated count, "seconds" and "load"
+    (before, after) of the simulated run}``; an operation the suite does not count (the answer's steps) has neither
+    ``"suite"`` nor ``"left"``."""
     try:
         callgrind.valgrind()
         names = selected(select, python)
