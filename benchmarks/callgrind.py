@@ -272,14 +272,36 @@ def per_call(windows: dict, by_desc: dict[str, Dump]) -> dict:
                 median_dump([by_desc[window_name(name, twin, n, number)] for number in range(WINDOWS)])
                 for n in (0, calls)
             )
-            functions = Counter({f: (full.functions[f] - empty.functions[f]) / calls for f in full.functions})
-            builtins = {f: (full.builtins[f] - empty.builtins[f]) / calls for f in full.builtins}
-            counts[name][twin] = {
-                "instructions": (full.total - empty.total) / calls,
-                "functions": dict(functions.most_common(TOP_FUNCTIONS)),
-                "builtins": {f: count for f, count in builtins.items() if count > 0},
-            }
+            counts[name][twin] = difference(full, empty, calls)
     return counts
+
+
+def difference(full: Dump, empty: Dump, calls: int) -> dict:
+    """One call's count from a window of ``calls`` calls and an empty one, in all and per function."""
+    functions = Counter({f: (full.functions[f] - empty.functions[f]) / calls for f in full.functions})
+    builtins = {f: (full.builtins[f] - empty.builtins[f]) / calls for f in full.builtins}
+    return {
+        "instructions": (full.total - empty.total) / calls,
+        "functions": dict(functions.most_common(TOP_FUNCTIONS)),
+        "builtins": {f: count for f, count in builtins.items() if count > 0},
+    }
+
+
+WARM_CALLS = 10  # Python 3.11 specializes a function's bytecode after its eighth call
+
+
+def warm(twins: dict) -> dict:
+    """``twins`` called until caches, lazy imports, a jitted call's compile and specialization settle."""
+    for _ in range(WARM_CALLS):
+        for call in twins.values():
+            call()
+    return twins
+
+
+def repeat(call, times: int) -> None:
+    """A window's calls, each result released inside it as a caller's loop releases it."""
+    for _ in range(times):
+        call()
 
 
 def run_windows(out: Path, names: list[str]) -> None:
@@ -294,10 +316,7 @@ def run_windows(out: Path, names: list[str]) -> None:
     operations, failed = {}, {}
     for name in names:
         try:
-            twins = build(name)
-            for _ in range(3):  # caches, lazy imports and the interpreter's specialization settle
-                for call in twins.values():
-                    call()
+            twins = warm(build(name))
         except Exception as error:  # an operation this commit cannot run fails alone, as asv's benchmarks do
             failed[name] = f"{type(error).__name__}: {error}"
         else:
@@ -313,8 +332,7 @@ def run_windows(out: Path, names: list[str]) -> None:
                 for n in (0, calls):
                     label = window_name(name, twin, n, number).encode()
                     shim.eqxb_zero()
-                    for _ in range(n):
-                        call()
+                    repeat(call, n)
                     shim.eqxb_dump(label)
     windows = {name: OPERATIONS[name].calls for name in operations}
     (out / "windows.json").write_text(json.dumps({"windows": windows, "failed": failed}))

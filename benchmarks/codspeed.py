@@ -1,10 +1,11 @@
 """The twins as pytest-codspeed benchmarks, for a pull request's CI (docs/adopt.md): each twin of every operation
 the suite counts in instructions (``instruction_ops.OPERATIONS``, built by the same ``build``) and of the answer's
-steps (``workloads.calls``, as bench_answer times them), one steady call a benchmark::
+steps (``workloads.calls``, as bench_answer times them), one steady call a benchmark, made as the suite's own
+windows make it (``callgrind.repeat``), and a window of no call, what every benchmark holds besides its call::
 
     pytest --pyargs benchmarks.codspeed --codspeed -o addopts= -p no:env
 
-Every call is made ``WARM_CALLS`` times before its benchmark: pytest-codspeed warms up only where Python has the
+Every call is warmed before its benchmark (``callgrind.warm``): pytest-codspeed warms up only where Python has the
 perf trampoline (3.12+), and a jitted call counted cold would count its compile.  ``-o addopts=`` drops the
 caller's own options (Equinox's turn on jaxtyping's runtime checks, which inflate every count about 100×); a
 benchmark refuses to run where Equinox was imported through jaxtyping's import hook all the same.
@@ -16,11 +17,10 @@ import functools
 import gc
 import itertools
 
-from . import bench_answer, instruction_ops, workloads
+from . import bench_answer, callgrind, instruction_ops, workloads
 from .instruction_ops import TWINS
 from .params import DEFAULT_STATE_SIZE
 
-WARM_CALLS = 10  # Python 3.11 specializes a function's bytecode after its eighth call
 STEPS = {f"step({wrapping})": wrapping for wrapping in ("eager", "jit", "filter_jit")}
 OPERATIONS = (*instruction_ops.OPERATIONS, *STEPS)
 
@@ -33,13 +33,10 @@ def twins(operation: str) -> dict:
 
     if type(equinox.__spec__.loader).__module__.startswith("jaxtyping"):
         raise RuntimeError("Equinox was imported with jaxtyping's runtime checks on: run pytest with -o addopts=")
-    if operation in STEPS:
-        built = dict(zip(TWINS, workloads.calls(STEPS[operation], DEFAULT_STATE_SIZE).values(), strict=True))
-    else:
-        built = instruction_ops.build(operation)
-    for call in itertools.chain.from_iterable(itertools.repeat(built.values(), WARM_CALLS)):
-        call()
-    return built
+    if operation not in STEPS:
+        return callgrind.warm(instruction_ops.build(operation))
+    steps = workloads.calls(STEPS[operation], DEFAULT_STATE_SIZE)
+    return callgrind.warm(dict(zip(TWINS, steps.values(), strict=True)))
 
 
 def setup_module():
@@ -57,16 +54,17 @@ def pytest_generate_tests(metafunc):
 
 
 def test_twin(benchmark, operation, twin):
-    call = twins(operation)[twin]
-    gc.collect()
-    benchmark(call)
-
-
-def nothing():
-    """A call of a Python function that does nothing: what each twin's count holds besides its call's own work
-    (pytest-codspeed's, around the call).  Not a builtin's: calling one from Python takes another path."""
+    window(benchmark, twins(operation)[twin], 1)
 
 
 def test_empty(benchmark):
+    window(benchmark, None, 0)
+
+
+def window(benchmark, call, times: int):
+    """The window counted right after the same window warmed as a twin is, as pytest-codspeed warms it itself where
+    Python has the perf trampoline (3.12+): pytest's own work between two benchmarks leaves the call's caches cold,
+    and the window's own code would be quickened in a counted window (``_PyCode_Quicken``, docs/adopt.md)."""
     gc.collect()
-    benchmark(nothing)
+    callgrind.warm({"window": functools.partial(callgrind.repeat, call, times)})
+    benchmark(callgrind.repeat, call, times)

@@ -18,6 +18,7 @@ from benchmarks.instruction_ops import TWINS
 
 from .. import git
 from ..errors import BadInput, Failed
+from ..judging.instructions import cause
 from ..util import markdown_table
 from .instruction_spread import environment_text
 
@@ -25,6 +26,7 @@ TWINS_BLOCK, STEP_BLOCK = "codspeed-twins", "codspeed-step"
 PYTEST = ["-m", "pytest", "--pyargs", "benchmarks.codspeed", "-o", "addopts=", "-p", "no:env", "-p", "no:cacheprovider"]
 TEST = re.compile(r"::test_(?:twin\[(.+)-(module|tuple)\]|(empty))$")
 EMPTY = "empty"
+SIDES = ("simulated", "suite")
 SUITE_PARENT = Path(callgrind.__file__).resolve().parent.parent
 STEP_TOLERANCE = 0.02  # the simulated step's size against the suite's own, in points (docs/adopt.md)
 
@@ -41,9 +43,10 @@ def selected(select: str, python: str) -> list[str]:
 
 
 def counts(select: str, python: str, path: list[str] = ()) -> dict:
-    """``{"operations": {operation: {twin: {"simulated": one benchmark's count, "suite": its count per call}}},
-    "empty": the empty window's simulated count, "seconds" and "load" (before, after) of the simulated run}``;
-    an operation the suite does not count (the answer's steps) has no ``"suite"``."""
+    """``{"operations": {operation: {twin: {"simulated": one benchmark's count, "suite": its count per call, "left":
+    the functions where the two differ most}}}, "empty": the empty window's simulated count, "seconds" and "load"
+    (before, after) of the simulated run}``; an operation the suite does not count (the answer's steps) has neither
+    ``"suite"`` nor ``"left"``."""
     try:
         callgrind.valgrind()
         names = selected(select, python)
@@ -59,25 +62,25 @@ def counts(select: str, python: str, path: list[str] = ()) -> dict:
             simulated = {}
             for dump in callgrind.dumps(Path(work), prefix=""):
                 if match := TEST.search(dump.desc):
-                    simulated.setdefault(match[1] or EMPTY, {})[match[2] or EMPTY] = dump.total
+                    simulated.setdefault(match[1] or EMPTY, {})[match[2] or EMPTY] = dump
         suite = callgrind.count([name for name in names if name in COUNTED], python=python, path=path)
     except callgrind.Unavailable as why:
         raise BadInput(f"cannot count here: {why}") from None
     except RuntimeError as error:
         raise Failed(str(error)) from None
+    empty = simulated[EMPTY][EMPTY]
     for name in names:
-        run["operations"][name] = {twin: {"simulated": simulated[name][twin]} for twin in TWINS}
+        run["operations"][name] = {twin: {"simulated": simulated[name][twin].total} for twin in TWINS}
         for twin in TWINS if name in suite else ():
-            run["operations"][name][twin]["suite"] = suite[name][twin]["instructions"]
-    return {**run, EMPTY: simulated[EMPTY][EMPTY]}
+            counted = suite[name][twin], callgrind.difference(simulated[name][twin], empty, 1)
+            run["operations"][name][twin].update(suite=counted[0]["instructions"], left=cause(*counted, shown=2))
+    return {**run, EMPTY: empty.total}
 
 
 def equinox_at(upstream: Path, revision: str, into: Path) -> str:
     """Equinox's package at ``revision`` of the git repository ``upstream``, unpacked in ``into``: the folder to
     import it from."""
-    commit = git.out(
-        "rev-parse", "--verify", "--end-of-options", f"{revision}^{{commit}}", repo=upstream, error=BadInput
-    )
+    commit = git.out("rev-parse", "--verify", git.END, f"{revision}^{{commit}}", repo=upstream, error=BadInput)
     git.run("archive", f"--output={into / 'equinox.tar'}", commit.strip(), "equinox", repo=upstream)
     shutil.unpack_archive(into / "equinox.tar", into)
     return str(into)
@@ -89,42 +92,40 @@ def ratio(twins: dict, side: str, empty: float = 0) -> float:
 
 def ratio_rows(found: dict) -> tuple[list, int]:
     """Each operation's row, and how many ratios less the empty window lie outside their operation's measured
-    spread of the suite's own; an operation the suite does not count is shown, not judged."""
+    spread of the suite's own; an operation the suite does not count is shown, not judged.  What a twin's count
+    less the empty window leaves beside the suite's own is the gap left, in instructions."""
     rows, apart, empty = [], 0, found[EMPTY]
     for name, twins in found["operations"].items():
-        row = [name]
-        for twin in TWINS:
-            simulated, suite = twins[twin]["simulated"], twins[twin].get("suite")
-            row += [f"{simulated:,}", *((f"{suite:,.0f}", f"{simulated - suite:+,.0f}") if suite else ("—", "—"))]
+        row = [name, *(f"{twins[twin][side]:,.0f}" if side in twins[twin] else "—" for twin in TWINS for side in SIDES)]
         row.append(f"{ratio(twins, 'simulated'):.2f}")
         if "suite" in twins["module"]:
             simulated, suite = ratio(twins, "simulated", empty), ratio(twins, "suite")
             spread = sum(metrics.instruction_spread(name, twin) for twin in TWINS)
-            apart += abs(simulated / suite - 1) > spread
-            within = "within" if abs(simulated / suite - 1) <= spread else "beyond"
-            row += [f"{simulated:.2f}", f"{suite:.2f}", f"{simulated / suite - 1:+.1%} ({within} ±{spread:.1%})"]
-        rows.append(row + ["—"] * (11 - len(row)))
+            agrees = abs(simulated / suite - 1) <= spread
+            apart += not agrees
+            left = (twins[twin]["simulated"] - empty - twins[twin]["suite"] for twin in TWINS)
+            row += [f"{simulated:.2f}", f"{suite:.2f} ± {spread:.1%}", f"{simulated / suite - 1:+.1%}"]
+            row += ["yes" if agrees else "no", " / ".join(f"{gap:+,.0f}" for gap in left), twins["tuple"]["left"]]
+        rows.append(row + ["—"] * (12 - len(row)))
     return rows, apart
 
 
 def twins_markdown(found: dict, python: str) -> str:
     rows, apart = ratio_rows(found)
-    counted = [twins for twins in found["operations"].values() if "suite" in twins["module"]]
-    added = {twin: [t[twin]["simulated"] - t[twin]["suite"] for t in counted] for twin in TWINS}
-    head = ["operation", "module, simulated", "suite's", "window's own", "tuple, simulated", "suite's"]
-    head += ["window's own", "CodSpeed's ratio", "less the empty window", "suite's ratio", "apart (the spread)"]
+    judged = sum("suite" in twins["module"] for twins in found["operations"].values())
+    head = ["operation", "module, simulated", "suite's", "tuple, simulated", "suite's", "CodSpeed's ratio"]
+    head += ["less the empty window", "suite's ratio ± its spread", "apart", "agrees", "left: module / tuple"]
+    head += ["where the tuple's is: the suite's → CodSpeed's"]
     return (
         f"One pytest-codspeed process in simulation mode under callgrind ({run_text(found)}), each twin's count that "
-        f"of one steady call, beside the suite's own count per call (windows of many calls less an empty one), in "
-        f"{environment_text(callgrind.environment(python))}. The empty window (a benchmark of a Python function "
-        f"that does nothing) counts {found[EMPTY]:,}: pytest-codspeed's own work around a call. A twin's simulated "
-        f"count less the suite's (the window's own) ran from {min(added['module']):+,.0f} to "
-        f"{max(added['module']):+,.0f} for a Module twin and from {min(added['tuple']):+,.0f} to "
-        f"{max(added['tuple']):+,.0f} for a tuple twin. Less the empty window, {len(counted) - apart} of the "
-        f"{len(counted)} ratios the suite counts too lie within their operation's measured spread (the sum of its "
-        "twins', metrics.instruction_spread) of the suite's own; a tuple twin counts a few thousand instructions, so "
-        "what one window adds beyond the empty one "
-        "moves its ratio by as much.\n\n" + markdown_table(head, rows)
+        "of one steady call in a window as the suite's own (`callgrind.repeat`), beside the suite's count per call "
+        f"(windows of many calls less an empty one), in {environment_text(callgrind.environment(python))}. The "
+        f"empty window (the same benchmark with no call) counts {found[EMPTY]:,}: pytest-codspeed's own work around "
+        f"a call. Less the empty window, {judged - apart} of the {judged} ratios the suite counts too lie within "
+        "their operation's measured spread (the sum of its twins', metrics.instruction_spread) of the suite's own; "
+        "what each twin's count less the empty window leaves beside the suite's own count is left, in "
+        "instructions, and the functions whose own instructions differ most in the tuple twin's, the one call "
+        "against the suite's windows.\n\n" + markdown_table(head, rows)
     )
 
 
@@ -136,9 +137,7 @@ def step_rows(before: dict, after: dict) -> tuple[list, int]:
     rows, apart = [], 0
     before, after = before["operations"], after["operations"]
     for name in (name for name in after if "suite" in after[name]["module"]):
-        changes = [
-            after[name][twin][side] / before[name][twin][side] - 1 for twin in TWINS for side in ("simulated", "suite")
-        ]
+        changes = [after[name][twin][side] / before[name][twin][side] - 1 for twin in TWINS for side in SIDES]
         close = abs(changes[0] - changes[1]) <= STEP_TOLERANCE
         apart += not close
         rows.append([name, *(f"{change:+.1%}" for change in changes), f"{(changes[0] - changes[1]) * 100:+.1f}"])
