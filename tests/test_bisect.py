@@ -2,9 +2,11 @@
 step among real JAX commits, past a commit that does not build and one that does not import."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -441,6 +443,8 @@ def history(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     planted_git(work, "tag", "jax-v0.1")
     made["m1"] = planted_commit(work, "m1", **{"imports-with.txt": "0.1"})
     planted_git(work, "checkout", "-q", "-b", "release")
+    (work / "jaxlib").mkdir()
+    (work / "jaxlib" / "runtime.cc").write_text("int f;")  # the jaxlib commit between 0.1 and 0.2: r1
     made["r1"] = planted_commit(work, "Prepare for JAX release 0.2", **{"imports-with.txt": "0.1 0.2 0.3"})
     planted_git(work, "tag", "jax-v0.2")
     planted_git(work, "checkout", "-q", "main")
@@ -552,6 +556,73 @@ def test_a_planted_history_is_bisected_to_its_step_with_each_commit_on_its_jaxli
         "step",
     )
     assert jax_step["jaxlib_split"] == {} and all(step["confirmation"]["confirmed"] for step in found["steps"])
+    assert jaxlib_step["jaxlib_candidates"] == {
+        "count": 1,
+        "commits": [[made["r1"], "Prepare for JAX release 0.2", []]],
+    }
+    assert found["command"] == "scripts/bisect jax-v0.1 jax-v0.3"
+
+
+class Unsteady(Planted):
+    """The planted probes, where a recount of m8 (``unsteady``) counts as m7 does: its step does not confirm."""
+
+    unsteady = ""
+
+    def count(self, jax, equinox, run, jaxlib):
+        counted = super().count(jax, equinox, run, jaxlib)
+        for twin in counted["counts"]["flatten"].values() if run and jax.commit == self.unsteady else ():
+            twin["instructions"] -= 50
+        return counted
+
+
+def test_a_step_that_does_not_confirm_is_kept_and_the_run_exits_1_having_said_the_record(history, tmp_path, capsys):
+    """Found by mutation testing (docs/mutants.md): every planted step confirmed, and the record was not read from
+    what the run prints, nor its seconds."""
+    repo, made = history
+    kept = Unsteady(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
+    kept.repo, kept.unsteady = repo, made["m8"]
+    search = bisect.Search(kept, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
+    ends = [bisection.commit_of("jax", repo, revision) for revision in ("jax-v0.1", "jax-v0.3")]
+    started = time.monotonic()
+    code = bisection.bisect_range(
+        search, ends, jax_repo=repo, min_step=0.02, command="scripts/bisect", record_file=tmp_path / "r.json",
+        readmes=[], records=tmp_path,
+    )  # fmt: skip
+    took = time.monotonic() - started
+    found = json.loads((tmp_path / "r.json").read_text())
+    assert code == 1 and [step["confirmation"].get("confirmed") for step in found["steps"]] == [True, False]
+    assert bisections.markdown([found]) in capsys.readouterr().out
+    assert 0 <= found["seconds"] <= took
+
+
+class Uncounted(Planted):
+    """The planted probes, where a count holds no operation: it failed nowhere, yet counted nothing."""
+
+    def measure(self, target, jaxlib):
+        return {"counts": {}}
+
+
+def test_an_end_that_failed_nowhere_yet_counted_nothing_fails_saying_so(history, tmp_path):
+    repo, _ = history
+    with pytest.raises(Failed, match="^0.1 counted nothing: no count$"):
+        bisect_planted(
+            Uncounted(tmp_path, sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS)), repo, tmp_path
+        )
+
+
+def test_a_commit_is_read_with_its_own_subject_and_date_and_a_start_never_merged_walks_the_whole_line(history):
+    """As jax-v0.9.0.1, a release branch never merged back: the walk to a later end takes every first-parent commit
+    after where the two lines part. Found by mutation testing (docs/mutants.md)."""
+    repo, made = history
+    start = bisection.commit_of("jax", repo, "jax-v0.1")
+    assert (start.subject, re.fullmatch(r"\d{4}-\d\d-\d\d", start.date) is not None) == ("start", True)
+    never_merged = planted_git(repo, "commit-tree", f"{made['m1']}^{{tree}}", "-p", made["m1"], "-m", "r2")
+    commits, skipped = bisection.commits_between(
+        *(bisection.commit_of("jax", repo, c) for c in (never_merged, made["m4"]))
+    )
+    names = {commit: name for name, commit in made.items()}
+    assert [names.get(c.source.commit, "r2") for c in commits] == ["r2", "m2", "m3", "merge", "m4"] and skipped == 0
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d", commit.date) for commit in commits)
 
 
 class Falling(Planted):
@@ -651,6 +722,11 @@ def test_every_nth_commit_is_counted_with_the_last_and_a_shard_counts_its_share(
         labels = {**{name: made[name][:10] for name in made}, "r1": "0.2", "m9": "0.3"}
         assert [line.split()[0] for line in lines[1:-1]] == [labels[name] for name in counting]
         assert lines[-1] == f"{len(counting)} commits counted, 0 failed (kept with their reasons)"
+    failing = MiddleFails(tmp_path / "failing", sys.executable, ("flatten",), jaxlib_releases=list(JAXLIB_ADDS))
+    failing.repo = repo
+    search = bisect.Search(failing, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.02)
+    bisection.count_history(search, ends, every=3, shard=None)
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "3 commits counted, 1 failed (kept with their reasons)"
 
 
 def test_jaxlibs_commits_between_two_releases_are_its_host_runtimes_newest_first_those_naming_an_identifier_first(
@@ -661,6 +737,7 @@ def test_jaxlibs_commits_between_two_releases_are_its_host_runtimes_newest_first
     (work / "jaxlib" / "mosaic").mkdir(parents=True)
     planted_git(work, "init", "-q", "-b", "main")
     made = {}
+    (work / "jaxlib" / "e.cc").write_text("int e() {\n  Lookup();\n}\n")  # a later commit's context
     for name, path, text in [
         ("start", "jaxlib/a.cc", "int a;"), ("names", "jaxlib/a.cc", "int Lookup;"), ("gpu", "jaxlib/mosaic/b.cc", "x"),
         ("rules", "jaxlib/BUILD", "x"), ("other", "jaxlib/c.cc", "int LookupAll;"),
@@ -679,6 +756,24 @@ def test_jaxlibs_commits_between_two_releases_are_its_host_runtimes_newest_first
         (made["names"], "names", []),
     ]
     assert bisection.jaxlib_candidates(work, "0.1", "0.9", ["Lookup"]) == []  # a release with no tag: none
+    # after 0.2: a subject, a diff's context and a file outside jaxlib/ that name it name nothing; nor in a bare clone
+    (work / "jax").mkdir()
+    for name, files in [
+        ("Lookup in its subject", {"jaxlib/d.cc": "int d;"}),
+        ("context", {"jaxlib/e.cc": "int e() {\n  Lookup();\n}\nint g;\n"}),
+        ("python", {"jax/x.py": "Lookup"}), ("mixed", {"jaxlib/f.cc": "int f;", "jax/y.py": "Lookup"}),
+    ]:  # fmt: skip
+        for path, text in files.items():
+            (work / path).write_text(text)
+        planted_git(work, "add", "-A")
+        planted_git(work, "commit", "-qm", name)
+        made[name] = planted_git(work, "rev-parse", "HEAD")
+    planted_git(work, "tag", "jax-v0.3")
+    planted_git(tmp_path, "clone", "-q", "--bare", str(work), str(tmp_path / "bare.git"))
+    for repo in (work, tmp_path / "bare.git"):
+        assert bisection.jaxlib_candidates(repo, "0.2", "0.3", ["Lookup"]) == [
+            (made[name], name, []) for name in ("mixed", "context", "Lookup in its subject")
+        ]
 
 
 def test_a_repository_is_taken_where_it_is_and_cloned_from_its_bundle_where_missing(history, tmp_path, monkeypatch):
@@ -688,8 +783,9 @@ def test_a_repository_is_taken_where_it_is_and_cloned_from_its_bundle_where_miss
     with pytest.raises(BadInput, match="no jax repository at"):
         bisection.repository(tmp_path / "missing", "jax")
     planted_git(repo, "bundle", "create", str(tmp_path / "jax.bundle"), "--all")
-    cloned = bisection.repository(tmp_path / "clones" / "jax.git", "jax")
+    cloned = bisection.repository(tmp_path / "clones" / "deep" / "jax.git", "jax")
     assert (cloned / "HEAD").is_file() and bisection.repository(cloned, "jax") == cloned
+    assert (bisection.repository(tmp_path / "clones" / "deep" / "again.git", "jax") / "HEAD").is_file()
     assert planted_git(cloned, "rev-parse", "jax-v0.3") == planted_git(repo, "rev-parse", "jax-v0.3")
 
 

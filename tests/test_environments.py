@@ -114,7 +114,8 @@ def test_the_profiler_picks_the_environment_by_its_python(tmp_path, monkeypatch)
         name, path, root = explain.env_config(
             jax_config, conf, {"machine": "m", "python": python, "equinox": "0.13.8"}, tmp_path
         )
-        assert f"-py{python}-" in name and root == ROOT / ".asv" / explain.PROFILE_ENVS  # beside the env dir
+        # beside the env dir, which the configuration names resolved (.asv is a link where scripts/mutants runs)
+        assert f"-py{python}-" in name and root == (ROOT / ".asv").resolve() / explain.PROFILE_ENVS
         assert config.Config.load(str(path)).pythons == [python]
     (tmp_path / "bin" / "python3.13").unlink()
     (tmp_path / "skipped-3.13").write_text("no apt-get\n")
