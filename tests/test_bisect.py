@@ -981,3 +981,19 @@ def test_the_page_says_what_each_step_is_and_why_one_did_not_confirm():
         said in summary
         and "1 found in single counts did not confirm (1: their medians lie within the spread)" in summary
     )
+
+
+def test_a_commit_that_moves_a_file_out_of_the_package_changes_the_package(tmp_path):
+    """git log pairs a removal with an addition as a rename and lists the new path alone: a file moved out of jax/
+    would hide that the commit changed jax/."""
+    repo = tmp_path / "repo"
+    (repo / "jax").mkdir(parents=True)
+    (repo / "jax" / "moved.py").write_text("x = 1\n" * 20)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start")
+    (repo / "tools").mkdir()
+    git(repo, "mv", "jax/moved.py", "tools/moved.py")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "move")
+    [(_, subject, _, files)] = bisection.first_parent_log(repo, "HEAD~1", "HEAD")
+    assert subject == "move" and {"jax/moved.py", "tools/moved.py"} <= set(files)

@@ -54,10 +54,11 @@ def releases_between(start: bisect.Commit, end: bisect.Commit) -> list[bisect.Co
 
 
 def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tuple[str, str, str, list[str]]]:
-    """(hash, subject, date, files changed) of each first-parent commit after ``start`` up to ``end``, oldest first."""
+    """(hash, subject, date, files changed) of each first-parent commit after ``start`` up to ``end``, oldest first;
+    a file moved is listed at both paths (git would list a rename at its new path alone)."""
     listed = git.out(
-        "log", "--first-parent", "-m", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only", f"^{start}", end,
-        "--", *paths, repo=repo,
+        "log", "--first-parent", "-m", "--no-renames", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only",
+        f"^{start}", end, "--", *paths, repo=repo,
     )  # fmt: skip
     entries = (entry.strip().split("\n") for entry in listed.split("\x01")[1:])
     return [(*head.split("\0"), files) for head, *files in entries]
