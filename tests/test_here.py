@@ -65,7 +65,12 @@ def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_use
     page,  # noqa: F811 - the browser fixture
 ):
     env_dir = tmp_path / "env"
-    args = ["--quick", "--output", tmp_path, "--env-dir", env_dir]
+    # Two pages written from the one run, as the README and docs/here.md are: each with its own blocks and picture.
+    readme, record = tmp_path / "README.md", tmp_path / "docs" / "here.md"
+    record.parent.mkdir()
+    readme.write_text("".join(f"<!-- {b}:start -->\n<!-- {b}:end -->\n" for b in ("here-answer", "here-time")))
+    record.write_text("".join(f"<!-- {b}-cpu:start -->\n<!-- {b}-cpu:end -->\n" for b in ("here-answer", "here-time")))
+    args = ["--quick", "--output", tmp_path, "--env-dir", env_dir, "--docs", readme, "--docs", record]
     for regex in BENCHMARKS:
         args += ["--bench", regex]
     ran = subprocess.run(
@@ -109,10 +114,14 @@ def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_use
     steps = [row.split("\t")[0] for row in rows]
     for wrapping in ("eager", "under jax.jit", "under eqx.filter_jit", "inside a jitted lax.scan, per step of 100"):
         assert wrapping in steps
-    assert (
-        "the median of 1 fresh processes, one after the other (the second table's: of 1 more, under JAX's own dispatch)"
-        in text
-    )
+    assert "the median of 1 fresh processes, one after the other, in " in text
+    assert "first thing in each of 1 more fresh processes, the median of 3 repeats of timeit's autorange" in text
+    short, full = readme.read_text(), record.read_text()
+    assert short.split("\n")[2] == full.split("\n")[2] and short.split("\n")[2].startswith("On CPU, Equinox v0.13.8")
+    assert "dispatched alone" not in short and "dispatched alone" in full  # a row, or why there is none
+    assert (tmp_path / "images" / "here-sweep-cpu.png").is_file() and (
+        record.parent / "images" / "here-sweep-cpu.png"
+    ).is_file()
     assert "n/a" not in text
     # A quick run says so, with its intervals' true level: the range of 3 pairs holds the median with 1 - 2 * 0.5**3.
     assert "A quick run (--quick): one spell of a few pairs a figure, " in text

@@ -58,7 +58,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument(
         "--include-unchanged", action="store_true", help="with --repo: also commits that change no code"
     )
-    common_args.add_docs(parser, f"{BENCH_TIME_BLOCK} (what the run took, by phase, and under what load)")
+    common_args.add_docs(parser, f"{BENCH_TIME_BLOCK} (what the run took, by phase, and under what load)", True)
 
 
 def check(parser, args) -> None:

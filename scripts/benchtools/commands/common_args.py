@@ -147,9 +147,14 @@ def add_env_dir(parser, default: Path | None, where: str = "default: %(default)s
     parser.add_argument("--env-dir", type=Path, default=default, metavar="DIR", help=f"asv's virtualenvs ({where})")
 
 
-def add_docs(parser, block: str) -> None:
+def add_docs(parser, block: str, repeatable: bool = False) -> None:
+    many = {"action": "append", "default": []} if repeatable else {}
     parser.add_argument(
-        "--docs", type=Path, metavar="FILE", help=f"also write the output into FILE's generated block {block}"
+        "--docs",
+        type=Path,
+        metavar="FILE",
+        help=f"also write the output into FILE's generated block {block}" + "; repeatable" * repeatable,
+        **many,
     )
 
 

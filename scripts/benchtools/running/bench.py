@@ -55,7 +55,7 @@ class Options:
     bench: list[str] = dataclasses.field(default_factory=list)
     include_unchanged: bool = False
     answer: bool = False  # the newest release's answer, and its exact and steady figures
-    docs: Path | None = None
+    docs: list[Path] = dataclasses.field(default_factory=list)  # each written from the same run
     here: str | None = None  # a Python whose installed JAX and Equinox are measured (running/here.py)
 
     def __post_init__(self):
@@ -240,9 +240,9 @@ class Clock:
     """Wall time by phase, and the load around it: a run's time paragraph, written into the --docs file's BLOCK, which
     is looked for before anything runs."""
 
-    def __init__(self, docs: Path | None, block: str):
-        if docs:
-            generated.write_blocks(docs, {block: ""}, write=False)
+    def __init__(self, docs: list[Path], block: str):
+        for path in docs:
+            generated.write_blocks(path, {block: ""}, write=False)
         self.docs, self.block = docs, block
         self.started = self.last = time.monotonic()
         self.load_before, self.phases = os.getloadavg()[0], {}
@@ -261,8 +261,8 @@ class Clock:
             + f"{after}. Load average before and after: {self.load_before:.2f} and {os.getloadavg()[0]:.2f}, on "
             f"{os.cpu_count()} cores."
         )
-        if self.docs:
-            generated.write_blocks(self.docs, {self.block: took})
+        for path in self.docs:
+            generated.write_blocks(path, {self.block: took})
         return took
 
 

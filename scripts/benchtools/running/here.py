@@ -58,7 +58,7 @@ def selection_markdown(args: bench.Options) -> str:
 
 
 def here(args: bench.Options) -> int:
-    clock = bench.Clock(None, HERE_TIME_BLOCK)
+    clock = bench.Clock([], HERE_TIME_BLOCK)
     if shutil.which(args.here) is None:
         raise BadInput(f"--here {args.here}: no such Python (give a path, or a name on PATH)")
     python = Path(shutil.which(args.here)).absolute()
@@ -67,8 +67,8 @@ def here(args: bench.Options) -> int:
     blocks_named = [
         f"{block}{suffix}" for block in (HERE_TIME_BLOCK, HERE_ANSWER_BLOCK) for suffix in ("", f"-{installed.device}")
     ]
-    if args.docs:
-        generated.write_blocks(args.docs, dict.fromkeys(blocks_named, ""), write=False)
+    for path in args.docs:
+        generated.write_blocks(path, dict.fromkeys(blocks_named, ""), write=False)
     # This host's name with the device, unless --machine is given: results from two devices never share a file.
     if args.machine == bench.Options.machine:
         args = dataclasses.replace(args, machine=f"{platform.node()}-{installed.device.lower()}")
@@ -116,20 +116,19 @@ def here(args: bench.Options) -> int:
     # measured before may share the commit).
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
-    picture = args.docs.parent / "images" / f"here-sweep-{installed.device}.png" if args.docs else None
-    drawn = picture and plots.sweep_plot([row], picture) and f"\n\n![the sweep, on this device](images/{picture.name})"
-    # The README's first screen takes the steps and the sweep; the device's record, the calls of a jitted step too.
-    short, answer = (
-        f"{blocks.here_answer(row, full)}\n\n{blocks.device_note([row])}{drawn or ''}" for full in (False, True)
-    )
+    short, answer = (f"{blocks.here_answer(row, full)}\n\n{blocks.device_note([row])}" for full in (False, True))
     took = clock.finish(
         f"`scripts/bench --here`{selection_markdown(args)} in Python {installed.python} with jax {versions['jax']}, "
         f"jaxlib {versions['jaxlib']} and Equinox {versions['equinox']}, on {device.named(row.env_params)}",
         before=", and built no virtualenv",
     )
-    if args.docs:
-        bodies = dict(zip(blocks_named, [took, took, short, answer], strict=True))
-        generated.write_blocks(args.docs, bodies | {DEVICES_BLOCK: lambda: side_by_side(args.docs, path, installed)})
+    # Every file from this one run: the README's first screen takes the steps and the sweep; the device's record,
+    # the calls of a jitted step too.
+    for docs in args.docs:
+        picture = docs.parent / "images" / f"here-sweep-{installed.device}.png"
+        drawn = f"\n\n![the sweep, on this device](images/{picture.name})" if plots.sweep_plot([row], picture) else ""
+        bodies = dict(zip(blocks_named, [took, took, short + drawn, answer + drawn], strict=True))
+        generated.write_blocks(docs, bodies | {DEVICES_BLOCK: lambda docs=docs: side_by_side(docs, path, installed)})
     print(f"\n{answer}\n\n{took}\n")
     bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
