@@ -203,6 +203,7 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800,
         return counts
 
 
+OPERATOR = re.compile(r"\boperator\s*(?:\(\)|<=>|<<=?|>>=?|[<>]=?|->\*?)")  # its brackets name it
 BUILTIN = "builtin_"  # CPython's C functions behind Python's builtins (dir, getattr, isinstance, ...)
 
 
@@ -236,9 +237,10 @@ class Dump:
 def function_name(symbol: str) -> str:
     """A function as the cause names it: without callgrind's recursion level (``'2``) or its C++ parameters, which
     open at the first parenthesis outside a template's or a lambda's brackets. ``(anonymous namespace)`` is part of
-    the name: cut there, every function of ``xla::(anonymous namespace)`` was one, named ``xla::``."""
+    the name: cut there, every function of ``xla::(anonymous namespace)`` was one, named ``xla::``. So are an
+    operator's brackets: cut there, ``operator()`` was ``operator``, and ``operator<`` kept its parameters."""
     symbol, depth = re.sub(r"'\d+$", "", symbol), 0
-    for index, char in enumerate(symbol):
+    for index, char in enumerate(OPERATOR.sub(lambda found: "o" * len(found[0]), symbol)):
         depth = max(0, depth + (char in "<{") - (char in ">}"))
         if char == "(" and depth == 0 and index and not symbol.startswith("(anonymous namespace)", index):
             return symbol[:index]

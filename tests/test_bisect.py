@@ -382,14 +382,22 @@ def test_the_same_function_of_two_jaxlib_builds_is_one_row_and_two_instances_sta
     [
         ("xla::(anonymous namespace)::Foo(int)'2", "xla::(anonymous namespace)::Foo"),
         ("void a::F<b::(anonymous namespace)::T>(x)", "void a::F<b::(anonymous namespace)::T>"),
-        ("a::{lambda(int)#1}::operator()(int) const", "a::{lambda(int)#1}::operator"),
+        ("a::{lambda(int)#1}::operator()(int) const", "a::{lambda(int)#1}::operator()"),
+        ("std::function<void (int)>::operator()(int) const", "std::function<void (int)>::operator()"),
+        ("bool a::operator<(a::B const&, a::B const&)", "bool a::operator<"),
+        (
+            "std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char const*)",
+            "std::ostream& std::operator<< <std::char_traits<char> >",
+        ),
+        ("a::B::operator->() const", "a::B::operator->"),
         ("jax::PyTreeRegistry::Lookup(nanobind::handle) const", "jax::PyTreeRegistry::Lookup"),
         ("(below main)", "(below main)"),
         ("_int_free", "_int_free"),
     ],
 )
 def test_a_function_keeps_its_anonymous_namespace_and_loses_its_parameters(symbol, name):
-    """Cut at the first parenthesis, every function of ``xla::(anonymous namespace)`` was one row, ``xla::``."""
+    """Cut at the first parenthesis, every function of ``xla::(anonymous namespace)`` was one row, ``xla::``, and
+    every call operator ``operator``; ``operator<`` opened a template and kept its parameters."""
     assert callgrind.function_name(symbol) == name
 
 
