@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git
+from ..errors import BadInput
 
 
 @dataclass
@@ -16,8 +17,12 @@ class Commit:
 
 
 def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
-    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it), oldest first."""
-    out = git.out("log", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s", git.END, revisions, repo=repo)
+    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it: one or more, split at blanks),
+    oldest first; a revision git refuses is bad input."""
+    shown = "--format=%H%x00%ct%x00%s"
+    out = git.out(
+        "log", "--first-parent", "--reverse", shown, git.END, *revisions.split(), "--", repo=repo, error=BadInput
+    )
     return [
         Commit(hash_, datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds"), subject)
         for hash_, stamp, subject in (line.split("\0", 2) for line in out.splitlines())
