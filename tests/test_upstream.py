@@ -1,9 +1,9 @@
-"""running/nights.first_parent_commits, the one walk of upstream history (history/upstream.commits, the replay)."""
+"""git.first_parent_commits, the one walk of upstream history (history/upstream.commits, the replay)."""
 
 import pytest
 
 from benchtools.errors import BadInput
-from benchtools.running.nights import first_parent_commits
+from benchtools.git import first_parent_commits
 from tests.helpers import git
 
 

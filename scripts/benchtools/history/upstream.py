@@ -8,7 +8,6 @@ from packaging.version import InvalidVersion, Version
 
 from .. import git
 from ..errors import BadInput
-from ..running.nights import first_parent_commits
 from .release_history import select
 
 Tag = namedtuple("Tag", "version commit")  # a release tag v<VERSION>, as release_history.select reads a release
@@ -40,7 +39,7 @@ def commits(repo: str, range_spec: str | None = None, releases: str | None = Non
         if releases:
             found = release_commits(Path(tmp), releases)
         else:
-            found = [c.hash for c in first_parent_commits(Path(tmp), branch if range_spec == "ALL" else range_spec)]
+            found = [c.hash for c in git.first_parent_commits(Path(tmp), branch if range_spec == "ALL" else range_spec)]
     if not found:
         raise BadInput(f"{range_spec or releases!r} selects no commit of {repo}")
     return found

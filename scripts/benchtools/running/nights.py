@@ -1,32 +1,10 @@
-"""A range of upstream history as nights: its first-parent commits, dated in UTC, split every K or by date."""
+"""A range of upstream history as nights: its first-parent commits (git.first_parent_commits), split every K or by
+date."""
 
 import datetime
 import itertools
-from dataclasses import dataclass
-from pathlib import Path
 
-from .. import git
-from ..errors import BadInput
-
-
-@dataclass
-class Commit:
-    hash: str
-    date: str  # commit date, UTC, ISO
-    subject: str
-
-
-def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
-    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it: one or more, split at blanks),
-    oldest first; a revision git refuses is bad input."""
-    shown = "--format=%H%x00%ct%x00%s"
-    out = git.out(
-        "log", "--first-parent", "--reverse", shown, git.END, *revisions.split(), "--", repo=repo, error=BadInput
-    )
-    return [
-        Commit(hash_, datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds"), subject)
-        for hash_, stamp, subject in (line.split("\0", 2) for line in out.splitlines())
-    ]
+from ..git import Commit
 
 
 def split_nights(commits: list[Commit], per_night: int | None = None, every_day: bool = False):
