@@ -10,8 +10,6 @@ DEPTHS = (1, 4, 16)
 # cost.  On a CPU every wrapping's ratio is within its interval of 1 by 10**6; a scan of 10**7 took 72 s a process.
 SWEEP_SIZES = tuple(10**power for power in range(7))
 SWEEP_WRAPPINGS = ("jit", "filter_jit", "jit_scan")
-# Timing a call with or without waiting for its result, as JAX's api_benchmark.py pairs its *_dispatch cases.
-DISPATCH_WAITS = ("dispatch", "block_until_ready")
 DISPATCH_WRAPPINGS = ("jit", "filter_jit")
 # The answer's fresh processes (bench_answer): on a CPU a process's jitted calls run at one of two speeds, which a
 # median over three processes tells apart from a change.  On a CPU as many again take, under JAX's own dispatch,

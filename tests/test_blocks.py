@@ -20,7 +20,6 @@ def report():
 def test_each_block_matches_its_golden_file(report):
     rows, found, by_operation = report
     assert [step.after.label for steps in found.values() for step in steps] == ["v0.13.8", "v0.13.8"]
-    assert_golden(f"{blocks.FULL_BLOCK}.md", blocks.full_markdown(rows, by_operation))
     assert_golden(f"{blocks.SUMMARY_BLOCK}.md", blocks.summary_markdown(rows))
     assert_golden(f"{blocks.HISTORY_BLOCK}.md", blocks.operations_history_markdown(rows, by_operation))
     assert_golden(
@@ -32,7 +31,7 @@ def test_each_block_matches_its_golden_file(report):
 
 def test_a_document_gets_each_block_it_holds_and_keeps_the_rest(report, tmp_path):
     rows, found, by_operation = report
-    names = [blocks.FULL_BLOCK, blocks.SUMMARY_BLOCK, blocks.HISTORY_BLOCK, blocks.HISTORY_SUMMARY_BLOCK]
+    names = [blocks.SUMMARY_BLOCK, blocks.HISTORY_BLOCK, blocks.HISTORY_SUMMARY_BLOCK]
     document = tmp_path / "doc.md"
     document.write_text("# Doc\n\n" + "".join(f"<!-- {name}:start -->\n<!-- {name}:end -->\n\n" for name in names))
     assert sorted(blocks.update_markdown(document, rows, by_operation, None)) == sorted(names)

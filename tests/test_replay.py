@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchtools.git import first_parent_commits
 from benchtools.judging import pairs
 from benchtools.publishing import issue
 from benchtools.running import jobs, nights, replay, workflow
@@ -57,7 +58,7 @@ def test_the_first_parent_commits_are_dated_in_utc(tmp_path):
             check=True,
             env=env,
         )
-    commits = nights.first_parent_commits(repo, "main")
+    commits = first_parent_commits(repo, "main")
     # 23:30 at -02:00 is the next day in UTC; 08:00 at +09:00 is the day before.
     assert [c.date for c in commits] == ["2026-05-02T01:30:00+00:00", "2026-05-01T23:00:00+00:00"]
     assert [c.subject for c in commits] == ["2026-05-01T23:30:00", "2026-05-02T08:00:00"]

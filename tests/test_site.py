@@ -205,7 +205,7 @@ def test_site_lists_twins_draws_graphs_and_shows_regressions(site, page):
         "bench_counts.PythonCost.track_tree_at" in cost_table
         and "v3 (Python 3.11, jax 0.4.33): 10,000 → 16,000" in cost_table
     )
-    assert report_rows.SINGLE_SAMPLE in page.inner_text("p:has-text('tree_map passes')")
+    assert report_rows.SINGLE_SAMPLE in page.inner_text("p:has-text('passes with tree_at')")
     history = page.inner_text("body")
     steps = page.inner_text("h3:has-text('bench_counts.PythonCost') + table")
     assert "10,000 → 16,000 (+60.0%)" in steps and "16,000 → 12,000 (-25.0%)" in steps

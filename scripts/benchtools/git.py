@@ -1,10 +1,12 @@
 """The one way the commands run git: errors become ``errors.Error``, never a traceback."""
 
+import datetime
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Error, Failed
+from .errors import BadInput, Error, Failed
 
 END = "--end-of-options"  # before a value from the user, so that one starting with a dash is no option
 
@@ -78,3 +80,21 @@ def is_ancestor(repo: Path, ancestor: str, commit: str) -> bool:
     if done.returncode not in (0, 1):
         raise Failed(f"git merge-base --is-ancestor {ancestor[:8]} {commit[:8]} in {repo}: {done.stderr.strip()}")
     return done.returncode == 0
+
+
+@dataclass
+class Commit:
+    hash: str
+    date: str  # commit date, UTC, ISO
+    subject: str
+
+
+def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
+    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it: one or more, split at blanks),
+    oldest first; a revision git refuses is bad input."""
+    shown = "--format=%H%x00%ct%x00%s"
+    listing = out("log", "--first-parent", "--reverse", shown, END, *revisions.split(), "--", repo=repo, error=BadInput)
+    return [
+        Commit(hash_, datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds"), subject)
+        for hash_, stamp, subject in (line.split("\0", 2) for line in listing.splitlines())
+    ]

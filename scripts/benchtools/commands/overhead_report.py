@@ -4,7 +4,7 @@ Then every step of tree_at's cost above its floor, with its time and its cause."
 
 from pathlib import Path
 
-from ..publishing.blocks import FULL_BLOCK, SUMMARY_BLOCK, full_markdown, update_markdown
+from ..publishing.blocks import HISTORY_BLOCK, SUMMARY_BLOCK, answer_markdown, update_markdown
 from ..publishing.page import html_page
 from ..publishing.rows import investigate, load_rows
 from . import common_args
@@ -14,10 +14,7 @@ def add_arguments(parser, config) -> None:
     common_args.add_results_inputs(parser)
     parser.add_argument("--latest", action="store_true", help="only the most recent commit")
     parser.add_argument("--html", type=Path, metavar="DIR", help="write DIR/overhead/ and link it from the site in DIR")
-    common_args.add_readme(
-        parser,
-        f"rewrite FILE's generated blocks {SUMMARY_BLOCK} and {FULL_BLOCK}; repeatable (README.md)",
-    )
+    common_args.add_readme(parser, f"rewrite FILE's generated blocks ({SUMMARY_BLOCK}, {HISTORY_BLOCK}...); repeatable")
     parser.add_argument("--config", type=Path, metavar="PATH", help="the results' asv configuration (the causes)")
     parser.add_argument("--explain", action="store_true", help="with --config: profile each step not yet profiled")
     parser.add_argument("--confirm-steps", action="store_true", help="with --config: time each step side by side")
@@ -40,5 +37,5 @@ def run(args, config) -> int:
         update_markdown(path, rows, by_operation, args.results)
         print(f"updated {path}")
     if not (args.html or args.readme):
-        print(full_markdown(rows, by_operation))
+        print(answer_markdown(rows))
     return 0

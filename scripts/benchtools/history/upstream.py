@@ -13,13 +13,6 @@ from .release_history import select
 Tag = namedtuple("Tag", "version commit")  # a release tag v<VERSION>, as release_history.select reads a release
 
 
-def range_commits(repo: Path, spec: str, branch: str) -> list[str]:
-    revisions = [branch] if spec == "ALL" else spec.split()
-    return git.out(
-        "rev-list", "--first-parent", "--reverse", git.END, *revisions, "--", repo=repo, error=BadInput
-    ).split()
-
-
 def release_commits(repo: Path, spec: str) -> list[str]:
     tags = {}
     for name, commit in git.tags(repo).items():
@@ -43,7 +36,10 @@ def commits(repo: str, range_spec: str | None = None, releases: str | None = Non
         clone = git.run("clone", "--quiet", "--bare", "--filter=blob:none", git.END, repo, tmp, check=False)
         if clone.returncode != 0:
             raise BadInput(f"cannot clone {repo}: {clone.stderr.strip()}")
-        found = release_commits(Path(tmp), releases) if releases else range_commits(Path(tmp), range_spec, branch)
+        if releases:
+            found = release_commits(Path(tmp), releases)
+        else:
+            found = [c.hash for c in git.first_parent_commits(Path(tmp), branch if range_spec == "ALL" else range_spec)]
     if not found:
         raise BadInput(f"{range_spec or releases!r} selects no commit of {repo}")
     return found

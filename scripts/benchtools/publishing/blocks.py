@@ -30,8 +30,8 @@ from .rows import (
     measured,
 )
 
-# The report's generated blocks (publishing/generated.py): README.md's summary, a --readme file's every figure.
-SUMMARY_BLOCK, FULL_BLOCK = "overhead-summary", "overhead-report"
+# The report's generated blocks (publishing/generated.py); its every figure is the site's page (publishing/page).
+SUMMARY_BLOCK = "overhead-summary"  # README.md's: the newest release's exact costs
 HISTORY_BLOCK = "operation-history"  # every step of each operation's cost, and the Module-speed pull requests
 HISTORY_SUMMARY_BLOCK = "operation-history-summary"  # the README's: each operation's steps and its largest
 BUILD_TIME_BLOCK = "build-time"  # what building the results took, from asv's timestamps
@@ -270,11 +270,6 @@ def with_history(rows: list[CommitFigures]) -> list[CommitFigures]:
     return [row for row in rows if sum(other.env == row.env for other in rows) > 1]
 
 
-def full_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
-    histories = [operations_history_markdown(rows, by_operation)] if with_history(rows) else []
-    return "\n".join([*(markdown(row) for row in latest_rows(rows)), *histories])
-
-
 def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -> str:
     project_url = settings.load().project_url
     pulls = operation_history.pull_request_effects(with_history(rows))
@@ -283,7 +278,7 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
 
 
 def update_markdown(path: Path, rows: list[CommitFigures], by_operation: dict, results: Path | None) -> list[str]:
-    blocks = {FULL_BLOCK: lambda: full_markdown(rows, by_operation)}
+    blocks = {}
     has_history = bool(with_history(rows))
     # The README takes its summary and its history from two results folders: the summary is the newest
     # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and

@@ -20,7 +20,6 @@ from .rows import (
     CommitFigures,
     history,
     latest_rows,
-    measured,
 )
 from .templating import markdown_html as html
 
@@ -42,7 +41,6 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
         answers=[html(answer) for answer in map(blocks.here_answer, latest) if answer],
         device_note=blocks.device_note(latest),
         sweep=plots.sweep_plot(latest, out / "sweep.png"),
-        summary=summary_sentence(latest[0]),
         newest=latest[0].label,
         exact_summary=html(blocks.summary_markdown(rows)),
         exact_tables=exact_tables(rows),
@@ -126,16 +124,3 @@ def exact_tables(rows: list[CommitFigures]) -> list[dict]:
         }
         for kind, figures in sorted(tables.items(), key=lambda table: metrics.KINDS.index(table[0]))
     ]
-
-
-def summary_sentence(row: CommitFigures) -> str:
-    parts = []
-    if row.cost is not None:
-        parts.append(f"does {row.cost:,.0f} weighted instructions of Python work (exact)")
-    if (passes := measured(row, metrics.PASSES_TREE_AT, "")) is not None:
-        parts.append(f"takes {passes.text('{:.1f}')} tree_map passes, the steady unit of time")
-    taken = f"one eager tree_at update at depth {REPORT_DEPTH} {' and '.join(parts)}."
-    sentence = f"{row.label} with {row.env}: {taken if parts else 'no exact or steady figure was taken.'}"
-    if (tracing := measured(row, TRACING_BENCHMARK, "")) is not None:
-        sentence += f" Tracing a step takes {tracing.text()}× as long as tracing the tuple's."
-    return sentence

@@ -1,27 +1,10 @@
-"""A range of upstream history as nights: its first-parent commits, dated in UTC, split every K or by date."""
+"""A range of upstream history as nights: its first-parent commits (git.first_parent_commits), split every K or by
+date."""
 
 import datetime
 import itertools
-from dataclasses import dataclass
-from pathlib import Path
 
-from .. import git
-
-
-@dataclass
-class Commit:
-    hash: str
-    date: str  # commit date, UTC, ISO
-    subject: str
-
-
-def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
-    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it), oldest first."""
-    out = git.out("log", "--first-parent", "--reverse", "--format=%H%x00%ct%x00%s", git.END, revisions, repo=repo)
-    return [
-        Commit(hash_, datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).isoformat(timespec="seconds"), subject)
-        for hash_, stamp, subject in (line.split("\0", 2) for line in out.splitlines())
-    ]
+from ..git import Commit
 
 
 def split_nights(commits: list[Commit], per_night: int | None = None, every_day: bool = False):

@@ -12,10 +12,11 @@ from pathlib import Path
 from .. import git, util
 from ..asvtools import runs
 from ..errors import BadInput
+from ..git import Commit, first_parent_commits
 from ..publishing import generated, github
 from . import season
 from .jobs import REPOSITORY, JobRun, Replay, nightly_extras
-from .nights import Commit, first_parent_commits, split_nights
+from .nights import split_nights
 
 # The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
