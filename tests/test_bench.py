@@ -643,3 +643,18 @@ def test_commits_that_leave_the_package_as_their_parent_had_it_are_not_benchmark
         assert (commit in unchanged) == (not changed.strip()), subjects[commit]
     root = git_tool.out("rev-list", "--max-parents=0", "main", repo=upstream).split()
     assert unchanged_package(upstream, root) == []  # no parent to equal: benchmarked
+
+
+def test_the_machine_s_folder_exists_before_environments_run_side_by_side(tmp_path, monkeypatch):
+    """Two asv runs started together both make the machine's results folder unless it exists; the second failed
+    with FileExistsError in a fresh clone's scripts/bench."""
+    target = bench_module.Target(bench_module.Options(machine=MACHINE, output=tmp_path))
+    found = []
+    monkeypatch.setattr(bench_module, "needs_run", lambda *args: True)
+    monkeypatch.setattr(bench_module, "record_devices", lambda *args: None)
+    monkeypatch.setattr(
+        bench_module, "asv_run", lambda target, stage, *call: found.append((target.results_dir / MACHINE).is_dir()) or 0
+    )
+    envs = [("one", {}), ("two", {})]
+    bench_module.run_stages(target, envs, {"one": ["a"], "two": ["a"]}, {}, lambda phase: None)
+    assert found and all(found)

@@ -427,6 +427,9 @@ def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, t
                 calls.append((number, env_name, entry, pending))
                 ran.setdefault(env_name, {}).update(dict.fromkeys(pending))
         workers = min(os.cpu_count() or 1, len(calls)) if stage.overlapping else 1
+        # Each asv run saves the machine's file first, making its folder where it is missing: two runs that start
+        # together race to make it, and the second fails (FileExistsError).
+        (target.results_dir / args.machine).mkdir(parents=True, exist_ok=True)
         with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
             running = {pool.submit(asv_run, target, stage, *call): call[1] for call in calls}
             for future, env_name in running.items():
