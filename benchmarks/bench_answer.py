@@ -55,7 +55,7 @@ SECONDS = 0.5  # of pairs per figure in each process: its ratio's median moves b
 T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 READY_CALLS = 50  # calls of a jitted step dispatched alone, to see whether they return before their result is computed
 SIDES = ("tuple", "ratio", "tree_at")
-TABLED = ("step", "default", "dispatch")  # the figures whose µs the answer's tables show, with their intervals
+TABLED = ("step", "dispatch")  # the figures timed in spells of pairs whose µs the answer's tables show: their level
 
 
 def figure(twins: dict, seconds: float = SECONDS) -> dict:
