@@ -19,7 +19,8 @@ STAGE = ROOT / ".cache" / "mutants"
 RECORD = ROOT / "docs" / "mutants.json"
 REASONS = ROOT / "docs" / "mutants.toml"  # {mutant: why it is equivalent}
 BLOCK = "mutants"
-COUNTED = ("killed", "survived", "timeout", "no tests")  # mutmut's statuses; any other is counted as "other"
+# mutmut's statuses (any other is counted as "other"); "not checked": a run stopped before that mutant's turn
+COUNTED = ("killed", "survived", "timeout", "no tests", "not checked")
 
 
 def modules() -> list[str]:
@@ -64,8 +65,8 @@ def counted(module: str) -> dict:
     status = {name: status_by_exit_code[code] for name, code in codes.items()}
     counts = collections.Counter(found if found in COUNTED else "other" for found in status.values())
     with contextlib.chdir(STAGE):  # where mutmut finds mutants/
-        diffs = {name: get_diff_for_mutant(name, path=module) for name in status if status[name] != "killed"}
-    survivors = {name: one_line(diff) for name, diff in sorted(diffs.items()) if status[name] != "timeout"}
+        diffs = {name: get_diff_for_mutant(name, path=module) for name in status if status[name] == "survived"}
+    survivors = {name: one_line(diff) for name, diff in sorted(diffs.items())}
     return {"made": len(status), **{name: counts[name] for name in (*COUNTED, "other")}, "survivors": survivors}
 
 
@@ -76,8 +77,8 @@ def one_line(diff: str) -> str:
 
 
 def score(entry: dict, reasons: dict[str, str]) -> float:
-    """The share of the mutants not judged equivalent that a test killed (a time-out kills)."""
-    judged = entry["made"] - sum(name in reasons for name in entry["survivors"])
+    """The share of the mutants run and not judged equivalent that a test killed (a time-out kills)."""
+    judged = entry["made"] - entry.get("not checked", 0) - sum(name in reasons for name in entry["survivors"])
     return (entry["killed"] + entry["timeout"]) / judged if judged else 1.0
 
 
@@ -87,10 +88,19 @@ def reasons() -> dict[str, str]:
 
 def markdown(record: dict, why: dict[str, str]) -> str:
     rows = [
-        [f"`{module}`", *(entry[name] for name in ("made", *COUNTED)), f"{score(entry, why):.0%}"]
+        [f"`{module}`", *(entry.get(name, 0) for name in ("made", *COUNTED)), f"{score(entry, why):.0%}"]
         for module, entry in record["modules"].items()
     ]
-    header = ["module", "mutants", "killed", "survived", "timed out", "no test ran it", "killed of the non-equivalent"]
+    header = [
+        "module",
+        "mutants",
+        "killed",
+        "survived",
+        "timed out",
+        "no test ran it",
+        "not run",
+        "killed of the non-equivalent",
+    ]
     survivors = [
         [f"`{name.removeprefix(module.removesuffix('.py').replace('/', '.') + '.')}`", f"`{mutation}`"]
         + [why.get(name, "**not judged**: a hole, or equivalent")]
