@@ -143,7 +143,7 @@ def test_a_missing_repository_exits_2(tmp_path, capsys):
     assert exit_code == ExitCode.BAD_INPUT and "repository" in err and "--no-confirm" in err
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=2.5)
 def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(history, asv_env_dir, tmp_path):
     from benchtools import git
     from benchtools.running import bench

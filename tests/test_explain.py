@@ -25,7 +25,7 @@ from tests.helpers import script
 INJECTED = 100
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1.5)
 def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_path, history, asv_env_dir):
     repo = tmp_path / "repo"
     shutil.copytree(history, repo)

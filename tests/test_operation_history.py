@@ -69,7 +69,7 @@ def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_
     assert "<td>x | y</td>" in html and html.count("<tr>") == 2
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1.3)
 def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_commit(upstream, asv_env_dir, tmp_path):
     """Equinox's "perf: cache dataclass field names" made construction cheaper: asv's results over the real
     commits before it place the step there, and the awesome-list commit between is not benchmarked."""
