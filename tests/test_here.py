@@ -25,6 +25,9 @@ from tests.test_site import page, serve  # noqa: F401 - the browser fixture, and
 USER_PACKAGES = ("jax==0.10.2", "jaxlib==0.10.2", "equinox==0.13.8")
 # What the test runs: an exact figure that needs valgrind, and the answer (one fresh process in a quick run).
 BENCHMARKS = ("bench_instructions", "bench_answer")
+# What installs the user's packages, where a user's pip would: .venv's uv, from the cache that scripts/setup filled with
+# the same releases, in a second or two where pip took a minute.
+UV = str(Path(sys.executable).parent / "uv")
 
 
 @pytest.fixture(scope="session")
@@ -33,10 +36,8 @@ def user_python(tmp_path_factory):
     venv = tmp_path_factory.mktemp("user") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    # .venv's uv installs into the user's virtualenv (--python) what a user's own pip would, from the cache that
-    # scripts/setup filled with the same releases: a second where pip took a minute.
     installed = subprocess.run(
-        [Path(sys.executable).parent / "uv", "pip", "install", "-q", "--python", str(python), *USER_PACKAGES],
+        [UV, "pip", "install", "-q", "--python", str(python), *USER_PACKAGES],
         capture_output=True,
         text=True,
     )
@@ -201,12 +202,12 @@ def documented_tools() -> list[str]:
 @pytest.mark.slow(minutes=1)
 def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measured_python(user_python, tmp_path):
     """The path docs/here.md gives a GPU machine with no package index, taken on the CPU: the tools' packages
-    that the docs list, installed apart (pip --target, as the wheels are there), on PYTHONPATH, and the
+    that the docs list, installed apart (--target, as the wheels are there), on PYTHONPATH, and the
     command run by the measured Python itself, outside .venv."""
     tools = tmp_path / "site"
     installed = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(user_python), "install", "-q", "--no-deps", "--no-compile"]
-        + ["--target", str(tools), *documented_tools()],
+        [UV, "pip", "install", "-q", "--python", str(user_python), "--no-deps", "--target", str(tools)]
+        + documented_tools(),
         capture_output=True,
         text=True,
     )
