@@ -27,7 +27,9 @@ def pytest_collection_modifyitems(config, items):
     check_schedule); each share here is a worker's slow tests, then fast ones up to its size. A free worker takes
     over the second half of a busy one's waiting tests, the fast ones at the end of its share, so the minutes-long
     tests start at once on their own workers and the many short ones fill the gaps at the end. A module's slow
-    tests stay together, on one worker, so that a fixture they share (test_nightly.py's story) is made once."""
+    tests stay together, on one worker, so that a fixture they share (test_nightly.py's story) is made once, and so
+    do those of one ``slow(group=NAME)``: the environments they share (asv_env_dir's confirm-env and profile-env) are
+    made once, where each worker would make its own."""
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
     sizes, left = [], len(items)
     for worker in range(workers):
@@ -36,7 +38,7 @@ def pytest_collection_modifyitems(config, items):
     modules = {}
     for item in items:
         if minutes(item):
-            modules.setdefault(item.path, []).append(item)
+            modules.setdefault(item.get_closest_marker("slow").kwargs.get("group", item.path), []).append(item)
     shares, loads = [[] for _ in sizes], [0.0] * workers
     for slow in sorted(modules.values(), key=lambda slow: -sum(map(minutes, slow))):
         room = [w for w in range(workers) if len(shares[w]) + len(slow) <= sizes[w]] or range(workers)

@@ -61,7 +61,7 @@ def offline_without_valgrind(tmp_path) -> dict:
     }
 
 
-@pytest.mark.slow(minutes=1.5)
+@pytest.mark.slow(minutes=1.3)
 def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_user_s_words(
     user_python,
     tmp_path,
@@ -199,7 +199,7 @@ def documented_tools() -> list[str]:
     return [word.strip("'") for word in re.split(r"-d \S+", command, maxsplit=1)[1].split()]
 
 
-@pytest.mark.slow(minutes=1)
+@pytest.mark.slow(minutes=0.5)
 def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measured_python(user_python, tmp_path):
     """The path docs/here.md gives a GPU machine with no package index, taken on the CPU: the tools' packages
     that the docs list, installed apart (--target, as the wheels are there), on PYTHONPATH, and the
@@ -239,7 +239,7 @@ def path_only_python(user_python, tmp_path_factory):
     return venv / "bin" / "python", site
 
 
-@pytest.mark.slow(minutes=0.6)
+@pytest.mark.slow(minutes=0.5)
 def test_a_jax_on_pythonpath_is_measured(path_only_python, tmp_path):
     """asv drops PYTHONPATH from its benchmarks' processes unless ASV_PYTHONPATH is set."""
     python, site = path_only_python

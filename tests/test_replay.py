@@ -20,7 +20,7 @@ from benchtools.git import first_parent_commits
 from benchtools.judging import pairs
 from benchtools.publishing import issue
 from benchtools.running import jobs, nights, replay, workflow
-from tests.helpers import NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
+from tests.helpers import ASV_SIDE_ENVS, NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
 
@@ -414,7 +414,7 @@ def changed(rows: list[dict]) -> list[tuple]:
     return sorted((c["benchmark"], c["params"], c["environment"], c["good"], c["bad"]) for c in rows)
 
 
-@pytest.mark.slow(minutes=12)
+@pytest.mark.slow(minutes=12, group=ASV_SIDE_ENVS)
 @NEEDS_BUNDLE
 def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_on_its_own(tmp_path, asv_env_dir):
     """Issue 37, item 13: the instruction kind through every job of nightly.yml on real history, night by night.
