@@ -15,7 +15,8 @@ settings.load_profile("fixed")
 
 def minutes(item) -> float:
     """What a test costs for scripts/test's schedule: a slow test's ``@pytest.mark.slow(minutes=N)``, about what it
-    takes alone on a 2-core machine (1 where it says nothing); a fast one, nothing. Never asserted."""
+    takes in scripts/test on a 2-core machine, two workers busy (1 where it says nothing); a fast one, nothing.
+    Never asserted: it orders the work."""
     marker = item.get_closest_marker("slow")
     return marker.kwargs.get("minutes", 1) if marker else 0
 
