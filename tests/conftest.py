@@ -21,6 +21,7 @@ def minutes(item) -> float:
     return marker.kwargs.get("minutes", 1) if marker else 0
 
 
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected: the shares are of the tests that run
 def pytest_collection_modifyitems(config, items):
     """The slow tests first, the longest first, shared out between scripts/test's pytest-xdist workers (--dist
     worksteal) so that each worker's minutes of them are about equal. Worksteal deals the collected list out in
