@@ -428,7 +428,8 @@ def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_
         upstream,
         tmp_path / "out",
         # One operation's Module twin (asv's regex over a parameter): the rise that this test follows, and its revert,
-        # are the Module's; one rise is one time to re-measure, where the whole benchmark's six are six.
+        # are the Module's; one rise is one operation's time to re-measure, where the whole benchmark's six rises
+        # were four (a minute each).
         *("--per-night", 1, "--bench", CONSTRUCTION, "--env-dir", asv_env_dir),
         *("--docs", page),
         # The fewest pairs a look takes: each rise's time is re-measured, not for as long as a night would.
