@@ -1,3 +1,4 @@
+import itertools
 import subprocess
 from pathlib import Path
 
@@ -12,11 +13,46 @@ settings.register_profile("fixed", derandomize=True)
 settings.load_profile("fixed")
 
 
-def pytest_collection_modifyitems(items):
-    """The slow tests first: scripts/test's pytest-xdist workers share the tests out and take over a busy
-    worker's waiting ones when free (--dist worksteal), so the minutes-long ones start at once and the many
-    short ones fill the gaps at the end."""
-    items.sort(key=lambda item: not item.get_closest_marker("slow"))
+def minutes(item) -> float:
+    """What a test costs for scripts/test's schedule: a slow test's ``@pytest.mark.slow(minutes=N)``, about what it
+    takes in scripts/test on a 2-core machine, two workers busy (1 where it says nothing); a fast one, nothing.
+    Never asserted: it orders the work."""
+    marker = item.get_closest_marker("slow")
+    return marker.kwargs.get("minutes", 1) if marker else 0
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected: the shares are of the tests that run
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first, the longest first, shared out between scripts/test's pytest-xdist workers (--dist
+    worksteal) so that each worker's minutes of them are about equal. Worksteal deals the collected list out in
+    consecutive shares, the first n // workers items to one worker, and so on (xdist/scheduler/worksteal.py,
+    check_schedule); each share here is a worker's slow tests, then fast ones up to its size. A free worker takes
+    over the second half of a busy one's waiting tests, the fast ones at the end of its share, so the minutes-long
+    tests start at once on their own workers and the many short ones fill the gaps at the end. A module's slow
+    tests stay together, on one worker, so that a fixture they share (test_nightly.py's story) is made once, and so
+    do those of one ``slow(group=NAME)``: the environments they share (asv_env_dir's confirm-env and profile-env) are
+    made once, where each worker would make its own."""
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    sizes, left = [], len(items)
+    for worker in range(workers):
+        sizes.append(left // (workers - worker))
+        left -= sizes[-1]
+    modules = {}
+    for item in items:
+        if minutes(item):
+            modules.setdefault(item.get_closest_marker("slow").kwargs.get("group", item.path), []).append(item)
+    shares, loads = [[] for _ in sizes], [0.0] * workers
+    for slow in sorted(modules.values(), key=lambda slow: -sum(map(minutes, slow))):
+        room = [w for w in range(workers) if len(shares[w]) + len(slow) <= sizes[w]] or range(workers)
+        worker = min(room, key=loads.__getitem__)
+        shares[worker] += sorted(slow, key=minutes, reverse=True)
+        loads[worker] += sum(map(minutes, slow))
+    fast = iter(item for item in items if not minutes(item))
+    items[:] = [
+        item
+        for share, size in zip(shares, sizes, strict=True)
+        for item in share + list(itertools.islice(fast, size - len(share)))
+    ]
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,9 @@ PRIMARY_JAX = settings.load().reference_jax  # the JAX of the primary environmen
 PY313_VERSION = "3.13.5"  # the CPython scripts/setup builds
 # The cheap exact benchmark a replay runs in the primary environment.
 REPLAY_BENCH = "bench_counts.PythonCost"
+# The slow tests that use the environments made beside asv_env_dir's (the confirm step's, the profiles'): one group,
+# which conftest.py deals to one worker, so that one worker makes them.
+ASV_SIDE_ENVS = "confirm-env and profile-env"
 
 # Metric names and the kind and threshold benchmarks/metrics.py gives each.
 EXAMPLES = {

@@ -82,7 +82,7 @@ def skipped_by_design(description: dict) -> set[int]:
     }
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=3)
 def test_quick_run_of_a_release_measures_every_benchmark(history, asv_env_dir, tmp_path):
     """v0.13.7 in the primary environment, every benchmark and parameter once (v0.13.8 runs in the Python 3.13
     test; runs over several commits are the robustness tests' "ALL", with a cheap benchmark)."""
@@ -132,7 +132,7 @@ def history_with_broken_release(history, tmp_path) -> Path:
     return repo
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.5)
 def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(
     history_with_broken_release, asv_env_dir, tmp_path
 ):
@@ -165,7 +165,7 @@ def test_a_release_that_fails_to_build_is_recorded_and_the_run_goes_on(
     assert states.get("failed", []) + states.get("skipped", []) == [label(repo, commits[1])]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.7)
 def test_a_killed_run_keeps_what_was_written_and_the_rerun_finishes_the_rest(history, asv_env_dir, tmp_path):
     args = [
         *tool("bench"),
@@ -456,7 +456,7 @@ def test_range_without_repo_is_refused(tmp_path):
     assert "RANGE needs --repo" in result.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.3)
 def test_unreachable_package_index_fails_the_environment_clearly(history, tmp_path):
     port = closed_port()
     env = dict(
@@ -518,7 +518,7 @@ def test_jax_history_runs_each_release_on_the_oldest_python_that_admits_it():
     assert bench_module.hashes_by_python(selected, ["3.11"]) == {"3.11": ["0.4.33", "0.9.2", "0.10.2"]}
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=3)
 def test_one_release_runs_the_quick_suite_in_the_313_environment(history, asv_env_dir, tmp_path):
     """v0.13.8 on Python 3.13 with JAX 0.12.0.1, every benchmark once; where setup could not provide
     Python 3.13 this skips, with setup's reason."""

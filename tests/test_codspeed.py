@@ -84,7 +84,7 @@ def test_the_benchmarks_refuse_an_equinox_imported_with_jaxtyping_s_runtime_chec
     assert plain.returncode == 0, plain.stdout[-2000:]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.8)
 def test_every_benchmark_passes_in_pytest_codspeed_s_walltime_mode(tmp_path):
     ran = subprocess.run(
         [*PYTEST, "--codspeed", "--codspeed-mode", "walltime", "--codspeed-max-rounds", "2"],
@@ -97,7 +97,7 @@ def test_every_benchmark_passes_in_pytest_codspeed_s_walltime_mode(tmp_path):
     assert f"{2 * len(codspeed.OPERATIONS) + 1} benchmarked" in ran.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.3)
 def test_the_wheel_carries_the_benchmarks_and_pytest_runs_them_where_pip_put_them(tmp_path):
     """As Equinox's workflow installs them (docs/adopt.md): the project's wheel, nothing of this checkout."""
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -163,7 +163,7 @@ def test_a_step_agrees_within_two_points_of_the_suite_s_own():
 
 
 @needs_valgrind
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1)
 def test_codspeed_check_counts_the_twins_under_callgrind_as_the_suite_does():
     ran = command("codspeed-check", "-k", "construct and default")
     assert ran.returncode in (0, 1), ran.stderr  # 1: a ratio beyond its spread, the documented finding

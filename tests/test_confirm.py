@@ -19,7 +19,7 @@ from benchtools.asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, para
 from benchtools.errors import ExitCode
 from benchtools.judging import changes, confirm, pairs, render
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
-from tests.helpers import command
+from tests.helpers import ASV_SIDE_ENVS, command
 
 
 def test_discovery_selects_exactly_the_suspects_benchmarks_parameterized_or_not():
@@ -143,7 +143,7 @@ def test_a_missing_repository_exits_2(tmp_path, capsys):
     assert exit_code == ExitCode.BAD_INPUT and "repository" in err and "--no-confirm" in err
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=2.5, group=ASV_SIDE_ENVS)
 def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(history, asv_env_dir, tmp_path):
     from benchtools import git
     from benchtools.running import bench

@@ -35,7 +35,7 @@ def flagged(table: str) -> dict[str, list[str]]:
     return rows
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.9)
 def test_gate_flags_an_injected_slowdown_and_not_identical_code(asv_env_dir, tmp_path):
     result = subprocess.run(
         [

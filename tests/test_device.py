@@ -178,7 +178,7 @@ def test_the_runner_stamped_is_the_one_the_environment_imports_and_another_than_
     runs.refuse_another_runner(tmp_path / "not-built" / "bin" / "python")  # asv builds it, with the constraint
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.2)
 def test_an_environment_that_kept_an_older_asv_runner_is_refused(tmp_path):
     """An asv environment built before the constraint: asv_runner 0.2.5, from the package index, as asv installed it."""
     python = virtualenv(tmp_path / "env")

@@ -20,12 +20,12 @@ from benchtools.judging import explain
 from benchtools.running import bench
 from benchtools.trial import detector
 from tests.asv_sites import ROOT, git
-from tests.helpers import script
+from tests.helpers import ASV_SIDE_ENVS, script
 
 INJECTED = 100
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1.5, group=ASV_SIDE_ENVS)
 def test_the_explanation_names_the_function_that_an_injected_change_calls(tmp_path, history, asv_env_dir):
     repo = tmp_path / "repo"
     shutil.copytree(history, repo)

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import markdown_it
 import pytest
@@ -24,17 +25,19 @@ from tests.test_site import page, serve  # noqa: F401 - the browser fixture, and
 USER_PACKAGES = ("jax==0.10.2", "jaxlib==0.10.2", "equinox==0.13.8")
 # What the test runs: an exact figure that needs valgrind, and the answer (one fresh process in a quick run).
 BENCHMARKS = ("bench_instructions", "bench_answer")
+# What installs the user's packages, where a user's pip would: .venv's uv, from the cache that scripts/setup filled with
+# the same releases, in a second or two where pip took a minute.
+UV = str(Path(sys.executable).parent / "uv")
 
 
 @pytest.fixture(scope="session")
 def user_python(tmp_path_factory):
-    """A Python as a user has it: a virtualenv of its own, JAX and Equinox installed by pip."""
+    """A Python as a user has it: a virtualenv of its own, JAX and Equinox installed from PyPI."""
     venv = tmp_path_factory.mktemp("user") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    # .venv's pip installs into the user's virtualenv (--python), as a user's own pip would.
     installed = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", *USER_PACKAGES],
+        [UV, "pip", "install", "-q", "--python", str(python), *USER_PACKAGES],
         capture_output=True,
         text=True,
     )
@@ -58,7 +61,7 @@ def offline_without_valgrind(tmp_path) -> dict:
     }
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1.3)
 def test_here_measures_the_installed_jax_offline_and_the_page_answers_in_the_user_s_words(
     user_python,
     tmp_path,
@@ -196,15 +199,15 @@ def documented_tools() -> list[str]:
     return [word.strip("'") for word in re.split(r"-d \S+", command, maxsplit=1)[1].split()]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.5)
 def test_without_a_venv_the_documented_tools_on_pythonpath_run_here_in_the_measured_python(user_python, tmp_path):
     """The path docs/here.md gives a GPU machine with no package index, taken on the CPU: the tools' packages
-    that the docs list, installed apart (pip --target, as the wheels are there), on PYTHONPATH, and the
+    that the docs list, installed apart (--target, as the wheels are there), on PYTHONPATH, and the
     command run by the measured Python itself, outside .venv."""
     tools = tmp_path / "site"
     installed = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(user_python), "install", "-q", "--no-deps", "--no-compile"]
-        + ["--target", str(tools), *documented_tools()],
+        [UV, "pip", "install", "-q", "--python", str(user_python), "--no-deps", "--target", str(tools)]
+        + documented_tools(),
         capture_output=True,
         text=True,
     )
@@ -236,7 +239,7 @@ def path_only_python(user_python, tmp_path_factory):
     return venv / "bin" / "python", site
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.5)
 def test_a_jax_on_pythonpath_is_measured(path_only_python, tmp_path):
     """asv drops PYTHONPATH from its benchmarks' processes unless ASV_PYTHONPATH is set."""
     python, site = path_only_python

@@ -217,7 +217,7 @@ def test_without_valgrind_the_benchmarks_skip_saying_why(monkeypatch, tmp_path):
 
 
 @needs_valgrind
-@pytest.mark.slow
+@pytest.mark.slow(minutes=3)
 def test_fresh_processes_of_identical_code_agree_and_the_count_sees_the_work_in_c():
     """An A/A of the instrument on the Equinox in .venv: two processes, every operation, the first as on a
     fresh clone (no compiled module of the suite)."""

@@ -225,7 +225,7 @@ def result_names(files: dict, commit: str) -> list[str]:
     return [name for name in files if Path(name).name.startswith(commit[:8] + "-")]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1.1)
 def test_first_night_benchmarks_the_tip_publishes_and_stores(story):
     assert story.run1.returncode == 0, story.run1.stdout[-2000:] + story.run1.stderr[-3000:]
     assert "benchmarking the branch tip" in story.run1.stderr
@@ -240,7 +240,7 @@ def test_first_night_benchmarks_the_tip_publishes_and_stores(story):
     assert report.strip() in story.summary
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.2)
 def test_a_killed_night_loses_nothing_pushed_and_the_next_finishes_its_work(story):
     assert story.killed_while_running, story.killed_log[-3000:]
     # The killed run was benchmarking the new commit alone.
@@ -261,7 +261,7 @@ def test_a_killed_night_loses_nothing_pushed_and_the_next_finishes_its_work(stor
     assert (story.base / "report2.md").read_text().startswith("# Benchmark regressions")
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.5)
 def test_a_backfill_in_two_shards_stores_what_unsharded_runs_store(story, asv_env_dir, tmp_path):
     remote = bare(tmp_path / "backfill.git")
     listed = script("commits", "--repo", story.upstream, "--range", "ALL")

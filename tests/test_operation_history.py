@@ -10,7 +10,7 @@ from benchtools import settings
 from benchtools.asvtools import operations
 from benchtools.publishing import blocks, build_time, operation_history, operation_markdown
 from benchtools.publishing import rows as report_rows
-from tests.helpers import PRIMARY_JAX, ROOT, bench, squeezed
+from tests.helpers import ASV_SIDE_ENVS, PRIMARY_JAX, ROOT, bench, squeezed
 
 CONSTRUCTION = operations.OPERATIONS[0].label
 CONSTRUCTION_PASSES = operations.OPERATIONS[0].timed[0]
@@ -69,7 +69,7 @@ def test_a_commit_without_a_value_is_passed_over_and_a_subject_s_pipe_keeps_the_
     assert "<td>x | y</td>" in html and html.count("<tr>") == 2
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1.3, group=ASV_SIDE_ENVS)
 def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_commit(upstream, asv_env_dir, tmp_path):
     """Equinox's "perf: cache dataclass field names" made construction cheaper: asv's results over the real
     commits before it place the step there, and the awesome-list commit between is not benchmarked."""

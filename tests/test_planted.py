@@ -81,7 +81,7 @@ def texts(folder: Path):
             yield path, path.read_bytes()
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=2)
 @NEEDS_BUNDLE
 def test_a_planted_commit_reaches_nothing_the_jobs_after_run_publish(tmp_path):
     upstream = bundle_clone(tmp_path)

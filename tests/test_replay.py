@@ -20,7 +20,7 @@ from benchtools.git import first_parent_commits
 from benchtools.judging import pairs
 from benchtools.publishing import issue
 from benchtools.running import jobs, nights, replay, workflow
-from tests.helpers import NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
+from tests.helpers import ASV_SIDE_ENVS, NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
 
@@ -393,6 +393,7 @@ def test_sigterm_stops_the_replay_and_the_step_it_was_running(tmp_path):
 # (the same hash every time).  docs/replay.md's campaign has a quiet night between the two; the revert's night is
 # a quiet one for the issue too, and this test spares that night's minutes.
 RISE, REVERT = "c14a7d3da7405f51045af79feb70a0061813eb70", "dc122554426feb43bf6e51f15fe5af4401b65412"
+CONSTRUCTION = r"bench_instructions\.Instructions\.track_module\('construct\(default\)'\)"
 MAINTAINER = {"NAME": "maintainer", "EMAIL": "maintainer@example.invalid", "DATE": "2024-02-26T12:00:00Z"}
 
 
@@ -413,7 +414,7 @@ def changed(rows: list[dict]) -> list[tuple]:
     return sorted((c["benchmark"], c["params"], c["environment"], c["good"], c["bad"]) for c in rows)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=12, group=ASV_SIDE_ENVS)
 @NEEDS_BUNDLE
 def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_on_its_own(tmp_path, asv_env_dir):
     """Issue 37, item 13: the instruction kind through every job of nightly.yml on real history, night by night.
@@ -426,8 +427,10 @@ def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_
         f"{RISE}^..revert-c14a7d3",
         upstream,
         tmp_path / "out",
-        # The Module twin's counts alone: the rise that this test follows, and its revert, are the Module's.
-        *("--per-night", 1, "--bench", "bench_instructions.Instructions.track_module", "--env-dir", asv_env_dir),
+        # One operation's Module twin (asv's regex over a parameter): the rise that this test follows, and its revert,
+        # are the Module's; one rise is one operation's time to re-measure, where the whole benchmark's six rises
+        # were four (a minute each).
+        *("--per-night", 1, "--bench", CONSTRUCTION, "--env-dir", asv_env_dir),
         *("--docs", page),
         # The fewest pairs a look takes: each rise's time is re-measured, not for as long as a night would.
         *("--confirm-max-pairs", pairs.START_PAIRS, "--table", "test"),
@@ -449,6 +452,10 @@ def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_
         ("bench_instructions.Instructions.track_module", RISE)
     }
     assert all(c["change"] > 0 for c in counted) and rise["issue"] == "opened #1"
+    # The rise counted once its operation's time, re-measured side by side, was not decided faster.
+    assert [s["benchmark"] for s in rise["verdict"]["suspects"]] == [
+        "bench_construct.ConstructionInTreeMapPasses.track_module"
+    ]
     [opened] = record["issues"]
     assert issue.split_body(opened["body"])[1] == issue.regression_key({"status": "judged", "counted": counted})
     # A night that counts nothing asks GitHub nothing: the issue stays open as the rise's night opened it.
