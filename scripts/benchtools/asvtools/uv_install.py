@@ -6,8 +6,6 @@ and install commands) is asv's unchanged, so results and their keys are those th
 import os
 import subprocess
 
-from uv import find_uv_bin
-
 from ..project import ROOT
 from . import private
 
@@ -22,6 +20,8 @@ CACHE = ROOT / ".cache" / "uv"  # where scripts/setup has uv cache when the user
 
 
 def uv_install(python, declared: list[str]) -> None:
+    from uv import find_uv_bin  # here: a Python that only runs existing environments (--here) has no uv
+
     options = [
         word for pip, uv in PIP_OPTIONS.items() for value in os.environ.get(pip, "").split() for word in (uv, value)
     ]
