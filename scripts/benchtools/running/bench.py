@@ -455,22 +455,18 @@ def needs_run(target: Target, env_name: str, commit: str, names: tuple[str, ...]
 def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> None:
     """Stamp the results this run measured with their environment's device; the others (restored from the results
     branch, say) are left byte for byte."""
-    with concurrent.futures.ThreadPoolExecutor(len(envs)) as pool:  # each probe imports JAX: side by side, untimed
-        list(pool.map(lambda numbered: record_device(target, *numbered, ran), enumerate(envs, 1)))
-
-
-def record_device(target: Target, number: int, env: tuple[str, dict], ran: dict) -> None:
-    (env_name, entry), machine = env, target.args.machine
-    paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, ())]
-    paths = [path for path in paths if path.exists()]
-    if not paths:
-        return
-    python = runs.environment_python(target.config(entry, f"-{number}"))
-    try:
-        measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
-        measured_on[device.RUNNER] = runs.runner_version(python)  # what its benchmarks imported
-    except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
-        log(f"warning: the device of {env_name} is not recorded: {error}")
-        return
-    for path in paths:
-        device.stamp(path, machine, measured_on)
+    machine = target.args.machine
+    for number, (env_name, entry) in enumerate(envs, 1):
+        paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, ())]
+        paths = [path for path in paths if path.exists()]
+        if not paths:
+            continue
+        python = runs.environment_python(target.config(entry, f"-{number}"))
+        try:
+            measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
+            measured_on[device.RUNNER] = runs.runner_version(python)  # what its benchmarks imported
+        except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
+            log(f"warning: the device of {env_name} is not recorded: {error}")
+            continue
+        for path in paths:
+            device.stamp(path, machine, measured_on)
