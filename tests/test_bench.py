@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -490,6 +491,31 @@ def test_unreachable_package_index_fails_the_environment_clearly(history, tmp_pa
     assert result.returncode != 0
     assert f"127.0.0.1:{port}" in output
     assert "missing" in result.stdout
+
+
+@pytest.mark.slow
+def test_asv_s_environments_get_their_requirements_from_the_lock_s_uv(tmp_path):
+    """asv setup with the project's configuration: each requirement as pinned, installed by uv (the plugin), and the
+    lock's asv_runner, which scripts/bench pins with PIP_CONSTRAINT."""
+    from benchtools import util
+    from benchtools.asvtools import runs
+
+    config = util.load_asv_config(project.UPSTREAM_CONFIG) | {"env_dir": str(tmp_path / "env")}
+    config |= {
+        "pythons": [f"{sys.version_info[0]}.{sys.version_info[1]}"],
+        "matrix": {"req": {"typing_extensions": "4.15.0"}},
+    }
+    del config["exclude"]
+    (tmp_path / "asv.conf.json").write_text(json.dumps(config))
+    env = dict(os.environ, PIP_CONSTRAINT=str(runs.runner_constraint()))
+    cmd = [sys.executable, "-m", "asv", "setup", "--config", tmp_path / "asv.conf.json"]
+    ran = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert "Installed" in ran.stderr, ran.stdout + ran.stderr  # uv's summary
+    (site,) = (tmp_path / "env").glob("*/lib/python*/site-packages")
+    installed = {
+        path.name.removesuffix(".dist-info"): (path / "INSTALLER").read_text() for path in site.glob("*.dist-info")
+    }
+    assert installed["typing_extensions-4.15.0"] == installed[f"asv_runner-{metadata.version('asv_runner')}"] == "uv"
 
 
 def jax_release(version: str, requires_python: str) -> tuple[release_history.Release, str]:

@@ -53,3 +53,23 @@ def matrix_entry_parts(entry: dict) -> tuple:
 def env_python(env) -> Path:
     checked()
     return Path(env._path) / "bin" / "python"
+
+
+def install_requirements_with(install) -> None:
+    """asv's virtualenv environments hand ``install(python, arguments)`` their requirements, parsed by asv: the
+    arguments of the pip calls asv would make one by one, without pip's own."""
+    checked()
+    from asv.plugins.virtualenv import Virtualenv
+
+    one_by_one = Virtualenv._install_requirements
+
+    def install_requirements(env) -> None:
+        calls = []
+        env._run_pip = lambda args, **_: calls.append(args)
+        try:
+            one_by_one(env)
+        finally:
+            del env._run_pip
+        install(env_python(env), [arg for args in calls for arg in args if arg not in ("install", "-v", "--upgrade")])
+
+    Virtualenv._install_requirements = install_requirements

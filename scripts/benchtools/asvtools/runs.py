@@ -126,6 +126,10 @@ def environment_python(config: Path, install: str | None = None) -> Path:
     conf = environments.asv_config(config)
     (env,) = environment.get_environments(conf, None, verbose=False)
     if install is not None:
+        from asv.plugin_manager import plugin_manager
+
+        for plugin in conf.plugins:  # as asv's commands load them: the environment installs with uv (uv_install)
+            plugin_manager.import_plugin(plugin)
         with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
             env.create()
             env.install_project(conf, get_repo(conf), install)

@@ -358,7 +358,7 @@ def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
 @dataclasses.dataclass(frozen=True)
 class Stage:
     phase: str
-    # Overlapping: up to os.cpu_count() runs at a time, each holding its own environment only, for figures that no load
+    # Overlapping: every environment's run at once, each holding its own environment only, for figures that no load
     # moves; else one after another, each holding every environment, so that a timing runs beside nothing of ours.
     overlapping: bool
     benchmarks: tuple[str, ...] = ()  # empty: --bench's regexes, or every benchmark
@@ -368,7 +368,7 @@ def stages(answer: bool) -> list[Stage]:
     if not answer:
         return [Stage("running asv (creating and installing its environments)", overlapping=False)]
     exact, timed = answer_benchmarks(json.loads(suite.description()))
-    measuring = f"creating the environments and measuring the exact figures, up to {os.cpu_count()} at a time"
+    measuring = "creating the environments and measuring the exact figures, all at once"
     return [
         Stage(measuring, overlapping=True, benchmarks=tuple(exact)),
         Stage("timing the answer and tree_at's steady figures, one environment at a time", False, tuple(timed)),
@@ -426,7 +426,8 @@ def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, t
             if pending:
                 calls.append((number, env_name, entry, pending))
                 ran.setdefault(env_name, {}).update(dict.fromkeys(pending))
-        workers = min(os.cpu_count() or 1, len(calls)) if stage.overlapping else 1
+        # All at once: their installs wait on the network, and the exact figures' total CPU is the same in any order.
+        workers = len(calls) if stage.overlapping else 1
         # Each asv run saves the machine's file first, making its folder where it is missing: two runs that start
         # together race to make it, and the second fails (FileExistsError).
         (target.results_dir / args.machine).mkdir(parents=True, exist_ok=True)
