@@ -84,7 +84,7 @@ STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGKILL, signal.SIGINT, signal.SIGHUP
 
 
 def cache_dir() -> Path:
-    """Where the shim is built: the project's per-machine cache, as scripts/setup's CPython 3.13."""
+    """The project's per-machine cache, where the shim is built and scripts/setup builds CPython 3.13."""
     if "EQXB_CACHE" in os.environ:
         return Path(os.environ["EQXB_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")

@@ -26,6 +26,7 @@ from packaging.version import InvalidVersion, Version
 from benchmarks import callgrind
 
 from .. import git, util
+from ..asvtools import shapes
 from ..errors import BadInput, Failed
 from . import release_history
 
@@ -126,10 +127,7 @@ class Probes:
         """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a
         confirmation counts 1 and 2); ``jaxlib`` replaces the rule's choice (for a step that crosses a change of it)."""
         if (path := self.path(jax, equinox, run, jaxlib)).is_file():
-            try:
-                kept = json.loads(path.read_text())
-            except ValueError as error:
-                raise BadInput(f"{path}: not a kept probe record ({error}); remove it to probe again") from None
+            kept = shapes.read_json(path, "kept probe record (remove it to probe again)")
             if "jaxlib" not in kept or kept.get("locked") == self.locked(kept["jaxlib"]):
                 return kept  # one counted in a base since made again, with other packages, is counted again
         started, load = time.monotonic(), os.getloadavg()[0]

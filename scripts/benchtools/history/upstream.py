@@ -4,24 +4,19 @@ import tempfile
 from collections import namedtuple
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from .. import git
 from ..errors import BadInput
+from .probes import EQUINOX_PROJECT, RELEASE_TAG
 from .release_history import select
 
 Tag = namedtuple("Tag", "version commit")  # a release tag v<VERSION>, as release_history.select reads a release
 
 
 def release_commits(repo: Path, spec: str) -> list[str]:
-    tags = {}
-    for name, commit in git.tags(repo).items():
-        try:
-            version = Version(name.removeprefix("v"))
-        except InvalidVersion:
-            continue
-        if name.startswith("v") and not version.is_prerelease:
-            tags[version] = commit
+    release = RELEASE_TAG[EQUINOX_PROJECT]  # a final release's tag: no pre-release
+    tags = {Version(found[1]): commit for name, commit in git.tags(repo).items() if (found := release.match(name))}
     if not tags:
         raise BadInput(f"{repo} has no release tag v<VERSION>")
     selected = select([Tag(v, tags[v]) for v in sorted(tags)], None if spec == "all" else spec, "--releases")

@@ -3,7 +3,6 @@ that the page can be rebuilt from the repository."""
 
 import collections
 import itertools
-import json
 import re
 import statistics
 from pathlib import Path
@@ -12,7 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from benchmarks import metrics
 
-from ..errors import BadInput
+from ..asvtools import shapes
 from ..history.probes import UPSTREAM
 from ..judging import bisect, instructions
 from ..util import markdown_table
@@ -281,10 +280,4 @@ def markdown(records: list[dict]) -> str:
 
 
 def read_all(folder: Path) -> list[dict]:
-    found = []
-    for path in sorted(Path(folder).glob("*.json")):
-        try:
-            found.append(json.loads(path.read_text()))
-        except ValueError as error:
-            raise BadInput(f"{path}: not a bisection record ({error})") from None
-    return found
+    return [shapes.read_json(path, "bisection record") for path in sorted(Path(folder).glob("*.json"))]

@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import callgrind
+
 from ..errors import BadInput, Failed
 
 # What each action is replayed as (jobs.Replay.step_*) and the `with:` keys it models; any other key is unmappable.
@@ -303,8 +305,7 @@ def find_python(version: str) -> tuple[str, str] | None:
     """This machine's interpreter of VERSION ("3.11", "3.13.5"), as python_version gives it: pythonX.Y on PATH first,
     then the Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
     minor = ".".join(version.split(".")[:2])
-    cache = Path(os.environ.get("EQXB_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser())
-    cache = cache / "equinox-benchmarks" if not os.environ.get("EQXB_CACHE") else cache
+    cache = callgrind.cache_dir()
     candidates = [shutil.which(f"python{minor}")]
     for pattern in (f"{cache}/cpython-{minor}*/bin", os.path.expanduser(f"~/.pyenv/versions/{minor}*/bin")):
         candidates += [f"{folder}/python{minor}" for folder in sorted(Path("/").glob(pattern.lstrip("/")))]

@@ -12,6 +12,7 @@ from benchmarks import callgrind, metrics
 from benchmarks.instruction_ops import OPERATIONS, TWINS
 
 from .. import util
+from ..asvtools import shapes
 from ..errors import BadInput, Failed
 from ..util import markdown_table
 
@@ -35,10 +36,7 @@ def count_runs(kept: Path, runs: int, python: str) -> dict:
                 run = {"counts": counts, "seconds": seconds, "load": [load, os.getloadavg()[0]], "environment": here}
                 util.write_atomic(path, json.dumps(run).encode())
                 print(f"run {number + 1}/{runs}: {seconds:.0f} s, load {load:.1f}", flush=True)
-            try:
-                run = json.loads(path.read_text())
-            except ValueError as error:
-                raise BadInput(f"{path}: not a kept run of instruction counts ({error})") from None
+            run = shapes.read_json(path, "kept run of instruction counts")
             if run.get("environment", here) != here:
                 raise BadInput(f"{path}: counted in another environment ({run['environment']}), not in {here}")
             counted = [name for name in OPERATIONS if name in run["counts"]]  # a run kept from before an operation
