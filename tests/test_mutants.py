@@ -34,6 +34,21 @@ def test_a_score_counts_a_time_out_as_killed_and_leaves_out_the_equivalent():
     assert mutants.score({**entry, "made": 2, "killed": 0, "timeout": 0}, {"a": "", "b": ""}) == 1.0
 
 
+def test_a_mutant_a_stopped_run_never_reached_is_out_of_the_score_and_no_survivor():
+    entry = {
+        "made": 10,
+        "killed": 3,
+        "timeout": 0,
+        "survived": 1,
+        "no tests": 0,
+        "not checked": 6,
+        "survivors": {"a": ""},
+    }
+    assert mutants.score(entry, {}) == pytest.approx(3 / 4)
+    assert mutants.score({**entry, "not checked": 0}, {}) == pytest.approx(3 / 10)
+    assert "| 10 | 3 | 1 | 0 | 0 | 6 | 75% |" in mutants.markdown({"modules": {"m.py": entry}}, {})
+
+
 def test_the_page_is_what_the_record_makes(tmp_path):
     """docs/mutants.md's table is what docs/mutants.json and docs/mutants.toml's reasons make: no figure is typed."""
     page = tmp_path / "mutants.md"
