@@ -524,3 +524,11 @@ def test_the_docs_jax_history_block_says_the_floor_the_script_applies():
     text = (ROOT / "docs" / "instructions.md").read_text()
     block = text.split("<!-- instruction-jax-history:start -->")[1].split("<!-- instruction-jax-history:end -->")[0]
     assert block.strip().splitlines()[0] == instruction_history.jax_markdown([]).splitlines()[0]
+
+
+def test_a_commit_that_cannot_be_installed_to_count_fails_naming_it(tmp_path, capsys):
+    env = explain.ProfileEnv("py311-jax", tmp_path / "missing.conf.json", tmp_path)
+    with pytest.raises(Failed, match=r"^cannot install cccccccc in py311-jax to count instructions: .*missing\.conf"):
+        instructions.counts_at(env, "c" * 40, ["flatten", "construct(default)"])
+    assert "counting instructions at cccccccc in py311-jax: construct(default), flatten" in capsys.readouterr().err
+    assert not instructions.kept(env, "c" * 40, ["flatten", "construct(default)"]).exists()
