@@ -23,6 +23,13 @@ def test_the_fit_finds_the_weight_the_times_were_made_with():
     assert result.scale == pytest.approx(0.00163)
     assert len(result.versions) == 3 and all(abs(e) < 1e-9 for *_, e in result.versions)
     assert result.bytecodes_error > 0.05 and result.calls_error > 0.05  # neither count alone is the time
+    at_its_weight = cost_fit.fit(releases(weight=16, scale=0.00163), weight=16)
+    assert all(error == pytest.approx(0, abs=1e-9) for _, error in at_its_weight.points)
+
+
+def test_two_code_versions_are_enough_to_fit():
+    result = cost_fit.fit(releases(weight=16, scale=0.002)[:2], weight=16)
+    assert result.best_weight == pytest.approx(16, rel=1e-6) and len(result.versions) == 2
 
 
 def test_each_version_weighs_once_and_each_release_shows_its_error():
@@ -37,8 +44,41 @@ def test_each_version_weighs_once_and_each_release_shows_its_error():
 
 
 def test_one_code_version_is_too_few_to_fit():
-    with pytest.raises(cost_fit.BadInput):
+    with pytest.raises(cost_fit.BadInput, match=r"^1 code version\(s\) with all three metrics: at least 2 are needed"):
         cost_fit.fit([cost_fit.Point("a", 1, 10, 1.0), cost_fit.Point("b", 1, 10, 1.1)])
+
+
+def test_the_fit_s_page_shows_every_figure():
+    point = cost_fit.Point("v1", 200, 6000, 15.0)
+    result = cost_fit.Fit(
+        weight=16,
+        best_weight=15.96,
+        best_error=0.0123,
+        bytecodes_error=0.25,
+        calls_error=0.5,
+        scale=0.0012349,
+        versions=[(["v1"], 200, 6000, 15.0, -0.02), (["v2", "v3", "v4"], 300, 7000.0, 12.5, 0.031)],
+        points=[(point, -0.02)],
+    )
+    assert cost_fit.markdown(result, "jax 0.4.33") == (
+        "## Cost fit: jax 0.4.33\n"
+        "\n"
+        "Best weight: bytecodes + **16.0** × calls, largest error over the 2 code versions 1.2% "
+        "(bytecodes alone 25.0%, calls alone 50.0%).\n"
+        "\n"
+        "With the weight in use, 16: 1.23 tree_map passes per 1,000 weighted instructions; largest error 3.1% over "
+        "the versions, 2.0% over the commits.\n"
+        "\n"
+        "| code version (commits) | calls | bytecodes | cost | tree_map passes (median) | error |\n"
+        "|---|---|---|---|---|---|\n"
+        "| v1 | 200 | 6,000 | 9,200 | 15.00 | -2.0% |\n"
+        "| v2 … v4 (3) | 300 | 7,000 | 11,800 | 12.50 | +3.1% |\n"
+        "\n"
+        "| commit | tree_map passes | predicted | error |\n"
+        "|---|---|---|---|\n"
+        "| v1 | 15.00 | 14.70 | -2.0% |\n"
+    )
+    assert cost_fit.markdown(result).startswith("## Cost fit\n\nBest weight")
 
 
 def test_fit_cost_reads_an_asv_results_folder(tmp_path):
@@ -76,6 +116,8 @@ def test_the_weight_is_checked_on_each_module_operation_against_tree_at_s_own_sc
     stored = {
         metrics.COST_TREE_AT: (described(metrics.COST_TREE_AT, [["1", "4", "16"]], ["depth"], "w"), [1, 12000, 1]),
         cost_fit.PASSES: (described(cost_fit.PASSES, [], [], "tree_map passes"), [18.0]),
+        cost_fit.CALLS: (described(cost_fit.CALLS, [["1", "4", "16"]], ["depth"], "calls"), [1, 250, 1]),
+        cost_fit.BYTECODES: (described(cost_fit.BYTECODES, [["1", "4", "16"]], ["depth"], "bytecodes"), [1, 8000, 1]),
         "bench_construct.ConstructionCost.track_module": (
             described("bench_construct.ConstructionCost.track_module", grid, ["init", "n_fields", "depth"], "w"),
             construction,
@@ -86,23 +128,57 @@ def test_the_weight_is_checked_on_each_module_operation_against_tree_at_s_own_sc
         ),
     }
     folder = tmp_path / "results"
-    (folder / "m").mkdir(parents=True)
-    (folder / "m" / "machine.json").write_text(json.dumps({"machine": "m", "version": 1}))
-    (folder / "benchmarks.json").write_text(json.dumps({name: d for name, (d, _) in stored.items()} | {"version": 2}))
-    result = results.Results(
-        {"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, "a" * 40, 1, "3.11", "env", {}
-    )
-    for benchmark, found in stored.values():
-        result.add_result(
-            benchmark,
-            track_result(found),
+    for machine, commit in [("m", "a"), ("other", "b")]:  # another machine's result is not read
+        (folder / machine).mkdir(parents=True)
+        (folder / machine / "machine.json").write_text(json.dumps({"machine": machine, "version": 1}))
+        result = results.Results(
+            {"machine": machine, "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, commit * 40, 1, "3.11", "e", {}
         )
-    result.save(str(folder))
+        for benchmark, found in stored.values():
+            result.add_result(benchmark, track_result(found))
+        result.save(str(folder))
+    (folder / "benchmarks.json").write_text(json.dumps({name: d for name, (d, _) in stored.items()} | {"version": 2}))
     (tmp_path / "repo").mkdir()
-    _, by_env = cost_fit.read(folder, tmp_path / "repo")
+    points, by_env = cost_fit.read(folder, tmp_path / "repo", "m")
+    assert points == {"Python 3.11, jax 0.4.33": [cost_fit.Point("aaaaaaaa", 250, 8000, 18.0)]}
     [(label, checks)] = by_env["Python 3.11, jax 0.4.33"]
     [check] = checks  # the custom __init__ has a time but no cost: not checked
     assert label == "aaaaaaaa" and check.label.startswith("construction, generated")
     assert check.predicted == pytest.approx(12.0) and check.error == pytest.approx(0.2)
     text = cost_fit.operations_markdown(by_env)
     assert "| 8,000 | 10.00 | 12.00 | +20% |" in text and "Largest error over the 1 commit(s): 20%" in text
+
+
+def test_each_environment_s_operations_are_checked_on_its_last_commit_with_the_worst_named():
+    check = cost_fit.OperationCheck
+    by_env = {
+        "jax 0.4.33": [("v1", [check("flatten", 900, 2.0, 2.6)]), ("v2", [check("flatten", 1000, 2.0, 2.2)])],
+        "jax 0.5.0": [("v3", [check("unflatten", 2000, 4.0, 3.0)])],
+    }
+    assert cost_fit.operations_markdown(by_env) == (
+        "## The weight on the Module's operations\n"
+        "\n"
+        "Each operation's time (tree_map passes, one run) against its cost × tree_at's passes per weighted "
+        "instruction in the same result, CALL_WEIGHT = 16:\n"
+        "\n"
+        "### jax 0.4.33, v2\n"
+        "\n"
+        "| operation | cost | tree_map passes | predicted | error |\n"
+        "|---|---|---|---|---|\n"
+        "| flatten | 1,000 | 2.00 | 2.20 | +10% |\n"
+        "\n"
+        "Largest error over the 2 commit(s): 30% (flatten, v1).\n"
+        "\n"
+        "### jax 0.5.0, v3\n"
+        "\n"
+        "| operation | cost | tree_map passes | predicted | error |\n"
+        "|---|---|---|---|---|\n"
+        "| unflatten | 2,000 | 4.00 | 3.00 | -25% |\n"
+        "\n"
+        "Largest error over the 1 commit(s): 25% (unflatten, v3).\n"
+    )
+
+
+def test_a_missing_results_folder_is_named(tmp_path):
+    with pytest.raises(cost_fit.BadInput, match=f"^no results directory at {tmp_path / 'nope'}$"):
+        cost_fit.read(tmp_path / "nope", tmp_path)

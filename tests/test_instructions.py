@@ -258,7 +258,65 @@ def test_a_cause_names_the_functions_whose_own_instructions_moved_most_c_include
     explained = instructions.Explanation("env", "a" * 40, "b" * 40, "construct(default)", "module", (before, after))
     table = explained.markdown()
     assert table[0] == "Instructions per call of `construct(default)` (module): 147,700 → 74,600."
-    assert table[4:6] == ["| `builtin_dir` with all it called | 69,012 → 0 |", "| `builtin_dir` | 68,800 → under 500 |"]
+    assert table[1:6] == [
+        "",
+        "| function | own instructions per call |",
+        "|---|---|",
+        "| `builtin_dir` with all it called | 69,012 → 0 |",
+        "| `builtin_dir` | 68,800 → under 500 |",
+    ]
+    assert len(words) == 3 and explained.sentence("construction") == "; ".join(words)
+    assert explained.sentence() == instructions.cause(before, after)
+
+
+def test_builtins_are_named_by_how_far_their_c_work_moved_ties_by_name():
+    before = twin_counts(100_000, {"f": 10.0})
+    after = twin_counts(100_000, {"f": 10.0})
+    before["builtins"] = {"builtin_z": 1_000.0, "builtin_b": 9_000.0, "builtin_m": 3_000.0, "builtin_s": 5_000.0}
+    after["builtins"] = {"builtin_z": 5_000.0, "builtin_b": 6_000.0, "builtin_s": 5_500.0, "builtin_new": 2_000.0}
+    assert instructions.builtin_changes(before, after) == [  # builtin_s moved under 1% of 100,000
+        ("builtin_z", 1_000.0, 5_000.0),
+        ("builtin_b", 9_000.0, 6_000.0),
+        ("builtin_m", 3_000.0, 0.0),
+        ("builtin_new", 0.0, 2_000.0),
+    ]
+
+
+def test_a_side_that_kept_no_function_shows_the_other_s_as_under_zero():
+    before, after = twin_counts(1_000, {"f": 500.0}), twin_counts(400, {})
+    assert instructions.cause(before, after) == "`f`: 500 → under 0 instructions per call"
+
+
+def test_a_step_s_table_shows_its_eight_largest_changes():
+    before = twin_counts(10_000, {f"f{i}": 100.0 * i for i in range(10)})
+    after = twin_counts(10_000, {f"f{i}": 0.0 for i in range(10)})
+    explained = instructions.Explanation("env", "a" * 40, "b" * 40, "flatten", "module", (before, after))
+    assert [row.split(" |")[0] for row in explained.markdown()[4:]] == [f"| `f{i}`" for i in range(9, 1, -1)]
+
+
+def test_a_count_is_kept_per_environment_commit_and_set_of_operations_in_any_order(tmp_path):
+    env = explain.ProfileEnv("py311-jax", tmp_path / "config.json", tmp_path)
+    path = instructions.kept(env, "c" * 40, ["flatten", "construct(default)"])
+    assert path == tmp_path / "instructions" / "py311-jax" / f"{'c' * 40}-7498ec7f772c.json"
+    assert instructions.kept(env, "c" * 40, ["construct(default)", "flatten"]) == path
+    assert instructions.kept(env, "c" * 40, ["flatten"]) != path
+
+
+def test_a_kept_count_is_read_again_with_its_environment_and_explains_a_step(tmp_path):
+    env = explain.ProfileEnv("py311-jax", tmp_path / "config.json", tmp_path)
+    names = sorted(OPERATIONS)
+    for commit, total in [("a" * 40, 1_000), ("b" * 40, 1_500)]:
+        counted = {name: {twin: twin_counts(total, {"f": total / 2}) for twin in TWINS} for name in names}
+        path = instructions.kept(env, commit, names)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(counted))
+    path.with_suffix(instructions.ENVIRONMENT_SUFFIX).write_text(json.dumps({"valgrind": "3.22"}))
+    assert instructions.counts_at(env, "a" * 40, names)[1] is None  # kept before its environment was recorded
+    assert instructions.counts_at(env, "b" * 40, names)[1] == {"valgrind": "3.22"}
+    explained = instructions.explain(env, "a" * 40, "b" * 40, names[0], TWINS[-1])
+    assert (explained.env_name, explained.before, explained.after) == ("py311-jax", "a" * 40, "b" * 40)
+    assert (explained.operation, explained.twin) == (names[0], TWINS[-1])
+    assert explained.counts == (twin_counts(1_000, {"f": 500}), twin_counts(1_500, {"f": 750}))
 
 
 def test_the_agreement_of_instruction_steps_with_their_time_is_tabled_per_operation():
@@ -466,3 +524,11 @@ def test_the_docs_jax_history_block_says_the_floor_the_script_applies():
     text = (ROOT / "docs" / "instructions.md").read_text()
     block = text.split("<!-- instruction-jax-history:start -->")[1].split("<!-- instruction-jax-history:end -->")[0]
     assert block.strip().splitlines()[0] == instruction_history.jax_markdown([]).splitlines()[0]
+
+
+def test_a_commit_that_cannot_be_installed_to_count_fails_naming_it(tmp_path, capsys):
+    env = explain.ProfileEnv("py311-jax", tmp_path / "missing.conf.json", tmp_path)
+    with pytest.raises(Failed, match=r"^cannot install cccccccc in py311-jax to count instructions: .*missing\.conf"):
+        instructions.counts_at(env, "c" * 40, ["flatten", "construct(default)"])
+    assert "counting instructions at cccccccc in py311-jax: construct(default), flatten" in capsys.readouterr().err
+    assert not instructions.kept(env, "c" * 40, ["flatten", "construct(default)"]).exists()
