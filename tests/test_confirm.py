@@ -249,6 +249,14 @@ def test_every_process_is_a_fresh_interpreter_whatever_the_configuration_says():
     assert side.spawner.env is side.env  # its processes run in the side's environment
 
 
+def test_a_benchmark_s_params_are_found_at_their_flat_index_and_missing_ones_at_minus_one(capsys):
+    benchmark = {"params": [["1", "2"], ["'a'", "'b'"]]}
+    assert [param_index(benchmark, text) for text in ("1, 'a'", "2, 'b'", "3, 'a'")] == [0, 3, -1]
+    assert param_index({"params": []}, "") is None
+    sides.log("before: aaaaaaaa")
+    assert capsys.readouterr() == ("", "before: aaaaaaaa\n")  # stdout stays the report's
+
+
 def test_a_label_s_requirements_are_its_python_and_packages_without_the_machine_s_params():
     label = "Python 3.11, jax 0.4.33, , —, device gpu-NVIDIA-H200, driver NVIDIA 550.54, runner ci"
     assert sides.label_requirements(label) == {"Python 3.11", "jax 0.4.33"}

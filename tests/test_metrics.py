@@ -83,3 +83,7 @@ def test_an_operation_s_spread_is_measured_over_the_runs_that_counted_it(tmp_pat
             ("dispatch", "tuple"): 0,
         }
     )
+
+
+def test_an_operation_never_measured_gets_the_widest_module_spread():
+    assert metrics.instruction_spread("no such operation", "module") == metrics.INSTRUCTIONS_SPREAD > 0

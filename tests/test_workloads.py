@@ -2,6 +2,7 @@
 compute the same arrays, trace to the same program and copy nothing; and asv
 accepts the suite."""
 
+import dis
 import gc
 import importlib
 import inspect
@@ -359,6 +360,27 @@ def test_the_suite_parameters_have_one_home():
     assert report_rows.params is params
     assert report_rows.WRAPPINGS is params.WRAPPINGS
     assert [int(depth) for depth in report_rows.DEPTHS] == list(params.DEPTHS)
+
+
+def test_the_counters_count_each_call_and_each_instruction_once_and_give_back_the_previous_hook():
+    def leaf():
+        return None
+
+    def twice():
+        leaf()
+        leaf()
+
+    def previous(frame, event, arg):
+        return None
+
+    sys.setprofile(previous)
+    try:
+        assert instruments.count_python_calls(twice) == 3
+        assert sys.getprofile() is previous
+    finally:
+        sys.setprofile(None)
+    executed = [instruction for instruction in dis.get_instructions(leaf) if instruction.opname != "RESUME"]
+    assert instruments.count_bytecodes(leaf) == len(executed)
 
 
 def test_a_batch_is_timed_with_the_collector_off_and_waits_for_its_last_result_outside_its_time(monkeypatch):
