@@ -295,7 +295,8 @@ def fake_processes(monkeypatch, *results):
         step = os.environ.get(params.ONE_STEP_VARIABLE)
         asked.append((benchmark["timeout"], spawner, param_index, profile, extra_params, cwd, step))
         errcode, result, samples, number, stderr = next(results)
-        return SimpleNamespace(errcode=errcode, result=[result], samples=[samples], number=[number], stderr=stderr)
+        outcome = {"result": [result], "samples": [samples], "number": [number], "stderr": stderr}
+        return SimpleNamespace(errcode=errcode, profile=b"pstats" if profile else None, **outcome)
 
     monkeypatch.setattr(runner, "_run_benchmark_single_param", one_process)
     return asked
@@ -321,6 +322,22 @@ def test_a_side_runs_each_process_at_its_params_in_its_one_setup_cache_with_asv_
         (60, side.spawner, 0, True, sides.QUICK, "/tmp/cache", None),
         (5, side.spawner, None, False, {}, None, None),
     ]
+
+
+def test_a_side_s_profile_is_one_quick_process_s_and_closing_it_removes_its_caches_and_its_spawner(
+    monkeypatch, tmp_path, capsys
+):
+    asked = fake_processes(monkeypatch, (0, 1.0, None, None, ""))
+    side, _ = side_of({"plain": {"params": [], "timeout": 5}})
+    assert side.profile("plain", None) == b"pstats"
+    assert asked == [(5, side.spawner, None, True, sides.QUICK, None, None)]
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    side.cache_dirs = {"k": str(cache)}
+    side.spawner.close = lambda: print("asv's spawner closed")
+    side.close()
+    assert not cache.exists() and side.cache_dirs == {} and side.spawner is None
+    assert capsys.readouterr() == ("", "asv's spawner closed\n")  # stdout stays the report's
 
 
 def test_a_side_s_failure_names_the_benchmark_the_commit_and_the_end_of_asv_s_error(monkeypatch):
