@@ -145,10 +145,8 @@ def python_cost(fn: Callable[[], object]) -> int:
 
 
 def _sub_jaxprs(value):
-    if hasattr(value, "eqns"):
+    if hasattr(value, "eqns"):  # a Jaxpr, or a ClosedJaxpr (whose eqns are its jaxpr's)
         yield value
-    elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
-        yield value.jaxpr
     elif isinstance(value, (list, tuple)):
         for item in value:
             yield from _sub_jaxprs(item)

@@ -7,6 +7,7 @@ real measurement is the slow end-to-end test at the end.
 """
 
 import math
+import os
 import random
 from types import SimpleNamespace
 
@@ -16,7 +17,7 @@ from benchmarks import metrics, params
 from benchtools import cli, util
 from benchtools.asvtools import sides
 from benchtools.asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, param_index
-from benchtools.errors import ExitCode
+from benchtools.errors import ExitCode, Failed
 from benchtools.judging import changes, confirm, pairs, render
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
 from tests.helpers import ASV_SIDE_ENVS, command
@@ -245,6 +246,22 @@ def test_every_process_is_a_fresh_interpreter_whatever_the_configuration_says():
     side.benchmarks = SimpleNamespace(benchmark_dir="benchmarks")
     side.open()
     assert type(side.spawner) is runner.Spawner and LAUNCH_METHOD == "spawn"
+    assert side.spawner.env is side.env  # its processes run in the side's environment
+
+
+def test_a_benchmark_s_params_are_found_at_their_flat_index_and_missing_ones_at_minus_one(capsys):
+    benchmark = {"params": [["1", "2"], ["'a'", "'b'"]]}
+    assert [param_index(benchmark, text) for text in ("1, 'a'", "2, 'b'", "3, 'a'")] == [0, 3, -1]
+    assert param_index({"params": []}, "") is None
+    sides.log("before: aaaaaaaa")
+    assert capsys.readouterr() == ("", "before: aaaaaaaa\n")  # stdout stays the report's
+
+
+def test_a_label_s_requirements_are_its_python_and_packages_without_the_machine_s_params():
+    label = "Python 3.11, jax 0.4.33, , —, device gpu-NVIDIA-H200, driver NVIDIA 550.54, runner ci"
+    assert sides.label_requirements(label) == {"Python 3.11", "jax 0.4.33"}
+    env = SimpleNamespace(python="3.11", requirements={"jax": "0.4.33", "equinox": ""})
+    assert sides.env_requirements(env) == {"Python 3.11", "jax 0.4.33"}
 
 
 def test_a_floor_under_one_percent_shows_its_figure_not_a_rounded_one():
@@ -264,3 +281,103 @@ def test_a_figure_of_the_answer_is_re_measured_as_its_step_alone_and_any_other_b
     assert sides.answer_step(metrics.ANSWER_RATIO, answer, 3) == {params.ONE_STEP_VARIABLE: "jit"}
     assert sides.answer_step(metrics.ANSWER_RATIO, answer, 0) == {params.ONE_STEP_VARIABLE: "eager"}
     assert sides.answer_step(TIMING, {"params": [["'jit'", "'scan'"]]}, 1) == {}
+    assert sides.answer_step("bench_answer.AnswerSweep.track_ratio", {"params": [["'jit'", "'scan'"]]}, 1) == {}
+
+
+def fake_processes(monkeypatch, *results):
+    """asv's one process replaced by ``results`` in turn (errcode, result, samples, number, stderr), recording what
+    each was asked: (timeout, param index, profile, extra params, cwd, the one-step variable)."""
+    from asv import runner
+
+    asked, results = [], iter(results)
+
+    def one_process(benchmark, spawner, param_index, profile, extra_params, cwd):
+        step = os.environ.get(params.ONE_STEP_VARIABLE)
+        asked.append((benchmark["timeout"], spawner, param_index, profile, extra_params, cwd, step))
+        errcode, result, samples, number, stderr = next(results)
+        outcome = {"result": [result], "samples": [samples], "number": [number], "stderr": stderr}
+        return SimpleNamespace(errcode=errcode, profile=b"pstats" if profile else None, **outcome)
+
+    monkeypatch.setattr(runner, "_run_benchmark_single_param", one_process)
+    return asked
+
+
+def side_of(benchmarks, cache_dir="/tmp/cache"):
+    caches = []
+    spawner = SimpleNamespace(create_setup_cache=lambda *args: caches.append(args) or (cache_dir, "boom"))
+    side = Side(None, SimpleNamespace(_default_benchmark_timeout=60), benchmarks, "a" * 40, spawner)
+    return side, caches
+
+
+def test_a_side_runs_each_process_at_its_params_in_its_one_setup_cache_with_asv_s_default_timeout(monkeypatch):
+    asked = fake_processes(monkeypatch, *[(0, 1.0, None, None, "")] * 3)
+    cached = {"params": [["1", "2"]], "setup_cache_key": "k", "timeout": None}
+    side, caches = side_of({"cached": cached, "plain": {"params": [], "timeout": 5}})
+    side.run("cached", 1)
+    side.run("cached", 0, profile=True, extra_params=sides.QUICK)
+    side.run("plain", 3)
+    assert caches == [("cached", 60, "{}")]  # once for its key
+    assert asked == [
+        (60, side.spawner, 1, False, {}, "/tmp/cache", None),
+        (60, side.spawner, 0, True, sides.QUICK, "/tmp/cache", None),
+        (5, side.spawner, None, False, {}, None, None),
+    ]
+
+
+def test_a_side_s_profile_is_one_quick_process_s_and_closing_it_removes_its_caches_and_its_spawner(
+    monkeypatch, tmp_path, capsys
+):
+    asked = fake_processes(monkeypatch, (0, 1.0, None, None, ""))
+    side, _ = side_of({"plain": {"params": [], "timeout": 5}})
+    assert side.profile("plain", None) == b"pstats"
+    assert asked == [(5, side.spawner, None, True, sides.QUICK, None, None)]
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    side.cache_dirs = {"k": str(cache)}
+    side.spawner.close = lambda: print("asv's spawner closed")
+    side.close()
+    assert not cache.exists() and side.cache_dirs == {} and side.spawner is None
+    assert capsys.readouterr() == ("", "asv's spawner closed\n")  # stdout stays the report's
+
+
+def test_a_side_s_failure_names_the_benchmark_the_commit_and_the_end_of_asv_s_error(monkeypatch):
+    fake_processes(monkeypatch, (1, 1.0, None, None, None), (0, None, None, None, "x" * 100 + "y" * 500 + "\n"))
+    side, _ = side_of({"plain": {"params": [], "timeout": 5}, "cached": {"params": [], "setup_cache_key": "k"}})
+    with pytest.raises(Failed) as failed:
+        side.run("plain", None)
+    assert str(failed.value) == "plain failed at aaaaaaaa (exit 1): "
+    with pytest.raises(Failed) as failed:
+        side.run("plain", None)
+    assert str(failed.value) == "plain failed at aaaaaaaa (exit 0): " + "y" * 500
+    side, _ = side_of({"cached": {"params": [], "setup_cache_key": "k", "timeout": 5}}, cache_dir=None)
+    with pytest.raises(Failed) as failed:
+        side.run("cached", None)
+    assert str(failed.value) == "cached: setup_cache failed at aaaaaaaa: boom"
+
+
+def test_a_side_s_value_is_its_samples_median_or_its_track_value_and_a_positive_number(monkeypatch):
+    bad = [0, 0.0, -1.0, True, "n/a"]
+    good = [(0, True, [3.0, 1.0, 2.0, 5.0, 4.0], 10, ""), (0, 5.0, None, None, ""), (0, 0.5, None, None, "")]
+    fake_processes(monkeypatch, *good, *[(0, value, None, None, "") for value in bad])
+    side, _ = side_of({"plain": {"params": [], "timeout": 5}})
+    assert [side.value("plain", None) for _ in good] == [3.0, 5.0, 0.5]
+    for value in bad:
+        with pytest.raises(Failed) as failed:
+            side.value("plain", None)
+        assert str(failed.value) == f"plain gave {value!r} at aaaaaaaa: a confirmable value must be a positive number"
+
+
+def test_a_side_s_value_of_the_answer_measures_its_wrapping_s_step_alone_in_a_fresh_setup_cache(monkeypatch, tmp_path):
+    asked = fake_processes(monkeypatch, *[(0, 1.5, None, None, "")] * 2)
+    answer = {"params": [["'eager'", "'jit'"], ["'median'", "'low'"]], "setup_cache_key": "k", "timeout": 5}
+    cache = tmp_path / "cache"
+    side, caches = side_of({metrics.ANSWER_RATIO: answer}, cache_dir=str(cache))
+    cache.mkdir()
+    assert side.value(metrics.ANSWER_RATIO, 2) == 1.5
+    assert not cache.exists() and side.cache_dirs == {}
+    assert side.value(metrics.ANSWER_RATIO, 3) == 1.5
+    steps = [(index, cwd, step) for _, _, index, _, _, cwd, step in asked]
+    assert (
+        steps == [(2, str(cache), "jit"), (3, str(cache), "jit")] and os.environ.get(params.ONE_STEP_VARIABLE) is None
+    )
+    assert len(caches) == 2  # each value's step measured anew

@@ -1,5 +1,6 @@
 """benchmarks/metrics.py: the one declaration of each metric's kind and threshold."""
 
+import json
 import re
 
 import pytest
@@ -50,6 +51,8 @@ def test_every_rule_declares_whether_it_alerts_and_a_diagnostic_never_does():
     assert not metrics.alerting_timing("bench_update.UpdateInTreeMapPasses.track_update('tuple')")
     with pytest.raises(ValueError, match="never alerts"):
         metrics.Rule("bench_counts.PythonCalls.", metrics.DIAGNOSTIC, 1.0, alerts=True)
+    assert not metrics.Rule("bench_counts.PythonCalls.", metrics.DIAGNOSTIC, 1.0, alerts=False).alerts
+    assert metrics.Rule("bench_counts.PythonCost.", metrics.COST, 0.01, alerts=True).alerts
     answer = metrics.ANSWER_RATIO
     for wrapping in ("eager", "jit", "filter_jit", "scan", "jit_scan"):
         assert metrics.alerting_timing(f"{answer}({wrapping!r}, 'median')"), wrapping
@@ -61,3 +64,26 @@ def test_every_rule_declares_whether_it_alerts_and_a_diagnostic_never_does():
         metrics.alerts(f"bench_answer.AnswerStep.track_{side}('jit', 'median')") for side in ("tree_at", "tuple")
     )
     assert not metrics.alerting_timing(metrics.COST_TREE_AT)  # exact: alerts, but is never re-measured
+
+
+def test_an_operation_s_spread_is_measured_over_the_runs_that_counted_it(tmp_path):
+    # The first run predates "dispatch": it is kept for "construct" and skipped for "dispatch".
+    runs = [
+        {"counts": {"construct": {"module": 100, "tuple": 50}}},
+        {"counts": {"construct": {"module": 102, "tuple": 50}, "dispatch": {"module": 200, "tuple": 80}}},
+        {"counts": {"construct": {"module": 101, "tuple": 51}, "dispatch": {"module": 210, "tuple": 80}}},
+    ]
+    path = tmp_path / "instruction_spread.json"
+    path.write_text(json.dumps({"runs": runs, "environment": "3.11.7"}))
+    assert metrics.measured_spreads(path) == pytest.approx(
+        {
+            ("construct", "module"): 0.02,
+            ("construct", "tuple"): 0.02,
+            ("dispatch", "module"): 0.05,
+            ("dispatch", "tuple"): 0,
+        }
+    )
+
+
+def test_an_operation_never_measured_gets_the_widest_module_spread():
+    assert metrics.instruction_spread("no such operation", "module") == metrics.INSTRUCTIONS_SPREAD > 0

@@ -2,6 +2,7 @@
 compute the same arrays, trace to the same program and copy nothing; and asv
 accepts the suite."""
 
+import dis
 import gc
 import importlib
 import inspect
@@ -145,6 +146,15 @@ def test_jaxpr_equation_count_includes_nested_bodies():
     scanned, deltas = workloads.wrap(step, "scan")
     assert plain == params.DEFAULT_N_CALLS
     assert instruments.jaxpr_equation_count(scanned, state, deltas) == plain + 1
+
+
+def test_jaxpr_equation_count_includes_both_branches_of_a_cond_and_a_checkpointed_body():
+    def fn(x):
+        y = jax.lax.cond(x > 0, lambda x: x * 2 + 1, lambda x: x - 1, x)  # branches: a tuple of ClosedJaxprs
+        return jax.checkpoint(lambda x: jnp.sin(x) * 2)(y)  # its body: a Jaxpr
+
+    # gt, its conversion to an index, cond (sub; mul, add), checkpoint (sin, mul)
+    assert instruments.jaxpr_equation_count(fn, jnp.float32(0.5)) == 3 + 3 + 1 + 2
 
 
 @pytest.mark.parametrize("depth", params.DEPTHS)
@@ -350,6 +360,89 @@ def test_the_suite_parameters_have_one_home():
     assert report_rows.params is params
     assert report_rows.WRAPPINGS is params.WRAPPINGS
     assert [int(depth) for depth in report_rows.DEPTHS] == list(params.DEPTHS)
+
+
+def test_the_counters_count_each_call_and_each_instruction_once_and_give_back_the_previous_hook():
+    def leaf():
+        return None
+
+    def twice():
+        leaf()
+        leaf()
+
+    def previous(frame, event, arg):
+        return None
+
+    sys.setprofile(previous)
+    try:
+        assert instruments.count_python_calls(twice) == 3
+        assert sys.getprofile() is previous
+    finally:
+        sys.setprofile(None)
+    executed = [instruction for instruction in dis.get_instructions(leaf) if instruction.opname != "RESUME"]
+    assert instruments.count_bytecodes(leaf) == len(executed)
+
+
+def test_a_batch_is_timed_with_the_collector_off_and_waits_for_its_last_result_outside_its_time(monkeypatch):
+    results, waited, collecting = [], [], []
+
+    class Pending:
+        def block_until_ready(self):
+            waited.append((self, len(clock)))
+            return self
+
+    def fn():
+        collecting.append(gc.isenabled())
+        results.append(Pending())
+        return results[-1]
+
+    clock = [12.0, 10.0]
+    monkeypatch.setattr(instruments.time, "perf_counter", clock.pop)
+    gc.enable()
+    assert instruments.batch_time(fn, 4) == 0.5  # 2 s over 4 calls
+    assert collecting == [False] * 4 and gc.isenabled()
+    assert waited == [(results[-1], 0)]  # once, for the last call, after the clock stopped
+
+
+def test_a_batch_s_number_is_the_first_doubling_that_takes_batch_seconds_and_at_most_2_to_the_20(monkeypatch):
+    calls = []
+
+    def timeit(fn, number):
+        calls.append(number)
+        if len(calls) > 30:
+            raise RuntimeError("the calibration never ends")
+        return number * fn()
+
+    monkeypatch.setattr(instruments.timeit, "timeit", timeit)
+    assert instruments.calibrated_number(lambda: 0.25, 1.0) == 4  # exactly at the target: enough
+    assert instruments.calibrated_number(lambda: 0.2, 1.0) == 8
+    assert instruments.calibrated_number(lambda: 3.0, 1.0) == 1
+    assert instruments.calibrated_number(lambda: 0.0, 1.0) == 1 << 20
+
+
+def test_a_ratio_s_batches_each_take_batch_seconds_and_its_pairs_fill_its_seconds(monkeypatch):
+    cost = {"tree_at": 0.003, "tuple": 0.001}  # seconds per call of each side
+    batches = []
+
+    def batch_time(fn, number):
+        batches.append((fn(), number))
+        return cost[fn()]
+
+    def timed(measure, *args, **kwargs):
+        ticks = itertools.count()  # a clock that moves 1/8 s each time it is read
+        monkeypatch.setattr(instruments.time, "perf_counter", lambda: next(ticks) / 8)
+        batches.clear()
+        return measure(lambda: "tree_at", lambda: "tuple", *args, **kwargs)
+
+    monkeypatch.delenv(params.QUICK_VARIABLE, raising=False)
+    monkeypatch.setattr(instruments.timeit, "timeit", lambda fn, number: number * cost[fn()])
+    monkeypatch.setattr(instruments, "batch_time", batch_time)
+    assert timed(instruments.interleaved_pairs) == [(0.003, 0.001)] * 7  # 1 s by default, of 2 ms batches
+    assert batches == [("tree_at", 1), ("tuple", 2)] * 7
+    assert timed(instruments.interleaved_ratio) == pytest.approx(3.0)
+    assert batches == [("tree_at", 1), ("tuple", 2)] * 7
+    assert timed(instruments.interleaved_ratio, 2.0, batch_seconds=0.004) == pytest.approx(3.0)
+    assert batches == [("tree_at", 2), ("tuple", 4)] * 15
 
 
 @pytest.mark.parametrize("quick", ["1", ""])

@@ -123,8 +123,7 @@ def label_requirements(label: str) -> set[str]:
 
 def env_requirements(env) -> set[str]:
     """An asv environment's Python and pinned requirements, as the gate labels them (project.env_label)."""
-    pinned = {key[1] if isinstance(key, tuple) else key: version for key, version in env.requirements.items()}
-    return label_requirements(env_label({**pinned, "python": env.python}))
+    return label_requirements(env_label({**env.requirements, "python": env.python}))
 
 
 def param_index(benchmark: dict, params: str) -> int | None:
