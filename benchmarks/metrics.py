@@ -191,7 +191,6 @@ RULES = (
     Rule(r"bench_overhead\.", RATIO, 0.50, alerts=True),
     # The Module operations' times: not alerting until scripts/timing-noise has measured their MDE.
     Rule(r"bench_\w+\.\w+InTreeMapPasses\.", RATIO, 0.10, alerts=False),
-    Rule(r"bench_eager\.", TIME, 2.0, alerts=False),
     Rule(r"", TIME, 0.50, alerts=False),
 )
 

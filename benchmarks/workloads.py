@@ -167,11 +167,6 @@ def trace_fresh_step(structure: str, state, delta, depth: int, n_calls: int):
     return jax.make_jaxpr(make_step(structure, depth, n_calls))(state, delta)
 
 
-def compile_fresh_step(structure: str, state, delta, depth: int, n_calls: int):
-    """Trace, lower and compile a step made just now, so that no cache can answer."""
-    return jax.jit(make_step(structure, depth, n_calls)).lower(state, delta).compile()
-
-
 def scan_deltas(length: int = SCAN_LENGTH) -> jax.Array:
     return jnp.linspace(0.1, 1.0, length, dtype=jnp.float32)
 

@@ -21,8 +21,8 @@ from tests.helpers import ROOT, git  # noqa: F401 - re-exported to the tests tha
 MACHINE = "site-tests"
 ENV = "virtualenv-py3.11-jax0.4.33"
 TIMING = "bench_overhead.TracingRatio.track_overhead_ratio"  # an alerting timing: confirmed before it counts
-TIMING_TWIN = "bench_trace.Compile.time_tuple"
-ABSOLUTE = "bench_trace.Compile.time_tree_at"  # an absolute time: shown, never confirmed or counted
+TIMING_TWIN = "bench_construct.ConstructionTime.time_tuple"
+ABSOLUTE = "bench_construct.ConstructionTime.time_module"  # an absolute time: shown, never confirmed or counted
 COUNT = "bench_counts.PythonCalls.track_tree_at"  # a diagnostic: never counted
 COST = "bench_counts.PythonCost.track_tree_at"
 BYTECODES = "bench_counts.BytecodeInstructions.track_tree_at"

@@ -18,10 +18,6 @@ from benchtools.publishing.rows import (
     ANSWER_JAXPRS,
     ANSWER_PROVENANCE,
     ANSWER_STEP,
-    CALLS_PER_STEP,
-    DEPTHS,
-    EAGER_BENCHMARK,
-    ONE_RUN,
     REPORT_DEPTH,
     SINGLE_SAMPLE,
     TRACING_BENCHMARK,
@@ -74,8 +70,6 @@ def fixed_rows() -> list[CommitFigures]:
             row.cost, row.bytecodes = cost, cost - 2000
             row.tree_map_passes = (20.0 + number, 1.0)
             row.excess_equations = [0]
-            # The older environment's results kept no samples of the compile time: no spread to show.
-            row.compile_overhead_ms, row.compile_iqr = 12.5, (40.0, 44.0) if env_number == 0 else None
             # The answer: its median and its interval; under JAX's own dispatch too, where jit's call returned first.
             answer = [(ANSWER_STEP, params.WRAPPINGS, 1.0), (ANSWER_DEFAULT, params.DEFAULT_WRAPPINGS, 1.5)]
             answer.append((ANSWER_DISPATCH, ("jit",), 0.5))
@@ -92,19 +86,10 @@ def fixed_rows() -> list[CommitFigures]:
             row.timings[metrics.PASSES_TREE_AT, ""] = single(row.tree_map_passes[0], metrics.PASSES_TREE_AT)
             passes_tuple = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
             row.timings[passes_tuple, ""] = single(1.0, passes_tuple)
-            for depth in DEPTHS:
-                tree_at_us = 50.0 * int(depth)
-                row.eager_us[depth] = (tree_at_us, 1.0)
-                row.eager_iqr[depth] = ((tree_at_us * 0.9, tree_at_us * 1.1), (0.9, 1.1))
-                row.calls[depth] = (100 * int(depth) + number, 3)
-                seconds = tree_at_us * int(CALLS_PER_STEP) / 1e6
-                row.timings[EAGER_BENCHMARK, f"{depth}, {CALLS_PER_STEP}"] = Interval(
-                    seconds, seconds / 1.5, seconds * 1.5, ONE_RUN
-                )
             for position, operation in enumerate(operations.OPERATIONS):
                 module_cost = construction if position == 0 else 1000 * (position + 1)
                 row.operations[operation.label] = (module_cost, 150 + env_number, 2.5, 0.125)
             row.exact[metrics.COST_TREE_AT, REPORT_DEPTH] = cost
-            row.exact["bench_counts.PythonCalls.track_tree_at", REPORT_DEPTH] = row.calls[REPORT_DEPTH][0]
+            row.exact["bench_counts.PythonCalls.track_tree_at", REPORT_DEPTH] = 100 * int(REPORT_DEPTH) + number
             rows.append(row)
     return rows

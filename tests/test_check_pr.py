@@ -114,11 +114,11 @@ def test_the_module_operations_lead_in_the_words_users_know():
     flatten = pr_summary.words("bench_flatten.FlattenCost.track_flatten_module", "2, 4")
     other_depth = pr_summary.words("bench_flatten.FlattenCost.track_flatten_module", "2, 16")
     tree_at = pr_summary.words(metrics.COST_TREE_AT, "4")
-    unknown = pr_summary.words("bench_eager.EagerSurgery.time_tree_at", "4, 1")
+    unknown = pr_summary.words("bench_update.UpdateTime.time_update", "'tree_at'")
     assert construction.operation == "construction, generated `__init__`"
     assert flatten.operation == "flatten" and other_depth.operation == "flatten (2, 16)"
     assert "tree_at" in tree_at.operation
-    assert unknown.operation == "`EagerSurgery.time_tree_at` (4, 1)"
+    assert unknown.operation == "`UpdateTime.time_update` ('tree_at')"
     assert sorted([unknown, tree_at, other_depth, flatten, construction], key=lambda w: w.rank) == [
         construction,
         flatten,

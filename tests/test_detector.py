@@ -177,7 +177,7 @@ def test_the_tables_count_every_comparison_of_a_row(capsys):
         [verdict(passes, pairs.SAME, -0.01)],
         [],
         [verdict(passes, pairs.SLOWER, 0.05)],
-        [verdict("bench_trace.Compile.time_tuple", pairs.UNDECIDED, 0.3)],
+        [verdict("bench_construct.ConstructionTime.time_tuple", pairs.UNDECIDED, 0.3)],
     ]
     slowdowns = [0.01, -0.02, None, None]
     compared = [detector.Comparison([], set(), found, slow) for found, slow in zip(comparisons, slowdowns, strict=True)]

@@ -31,7 +31,6 @@ def test_the_overhead_page_matches_its_golden_file_and_is_linked_from_the_site(t
     assert written == html / "overhead" / "index.html"
     assert_golden("overhead.html", written.read_text())
     assert sorted(p.name for p in written.parent.glob("*.png")) == [
-        "eager-per-call.png",
         "history-1.png",
         "history-2.png",
         "operations.png",

@@ -7,51 +7,30 @@ import pytest
 from asv import results, runner
 
 from benchmarks import metrics, params
+from benchtools.judging import explain
 from benchtools.publishing import blocks
-from benchtools.publishing import page as report_page
 from benchtools.publishing import plots as report_plots
 from benchtools.publishing import rows as report_rows
 from benchtools.publishing.operation_history import TREE_AT, OperationStep
 from tests.helpers import command, markdown_rows, numbers, track_result
 
-EAGER = "bench_eager.EagerSurgery.time_{}"
 
-
-def test_eager_times_are_shown_with_their_interquartile_range():
+def test_a_timed_benchmark_carries_its_threshold_either_side_as_the_interval_of_one_run():
     result = results.Results(
         {"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, "0" * 40, 0, "3.11", "env", {}
     )
-    for twin, per_step in (("tree_at", 1.6e-3), ("tuple", 8e-6)):
-        benchmark = {
-            "name": EAGER.format(twin),
-            "params": [["1", "4", "16"], ["1", "8", "64"]],
-            "param_names": ["depth", "n_calls"],
-            "unit": "seconds",
-            "type": "time",
-            "version": "1",
-        }
-        samples = [[per_step * f for f in (0.8, 0.9, 1.0, 1.1, 1.2)]] * 9
-        result.add_result(
-            benchmark,
-            runner.BenchmarkResult(
-                result=[True] * 9, samples=samples, number=[1] * 9, errcode=0, stderr="", profile=None
-            ),
-        )
-    row = report_rows.row_of(result, "v1")
-    # 1.6 ms per step of 8 calls: 200 µs a call, the quartiles of the samples beside it.
-    assert row.eager_us["4"][0] == pytest.approx(200.0) and row.eager_iqr["4"][0] == pytest.approx((180.0, 220.0))
-    assert numbers(markdown_rows(blocks.markdown(row))["4"][1]) == pytest.approx([200.0, 180.0, 220.0])
-    # The interval a second run's figure can be expected in: the threshold of an eager time
-    # (benchmarks/metrics.py) either side, wider here than asv's 99% confidence interval.
-    grown = 1 + metrics.threshold("bench_eager.EagerSurgery.time_tree_at(4, 8)")
-    interval = row.timings[report_rows.EAGER_BENCHMARK, "4, 8"].scaled(1e6 / 8)
-    assert (interval.value, interval.low, interval.high, interval.source) == pytest.approx(
-        (200.0, 200 / grown, 200 * grown, report_rows.ONE_RUN)
+    benchmark = {"name": explain.PROFILED, "params": [], "param_names": [], "unit": "seconds", "type": "time"}
+    samples = [[2e-4 * f for f in (0.8, 0.9, 1.0, 1.1, 1.2)]]
+    result.add_result(
+        {**benchmark, "version": "1"},
+        runner.BenchmarkResult(result=[True], samples=samples, number=[1], errcode=0, stderr="", profile=None),
     )
-    table = report_page.history_table([row]).splitlines()
-    column = [cell.strip() for cell in table[0].strip("|").split("|")].index("eager µs/call, depth 4")
-    assert numbers(markdown_rows("\n".join(table))["v1"][column]) == pytest.approx(
-        [200.0, 200 / grown, 200 * grown], abs=0.05
+    # The interval a second run's figure can be expected in: the threshold of an absolute time
+    # (benchmarks/metrics.py) either side, wider here than asv's 99% confidence interval.
+    grown = 1 + metrics.threshold(explain.PROFILED)
+    interval = report_rows.row_of(result, "v1").timings[explain.PROFILED, ""]
+    assert (interval.value, interval.low, interval.high, interval.source) == pytest.approx(
+        (2e-4, 2e-4 / grown, 2e-4 * grown, report_rows.ONE_RUN)
     )
 
 
@@ -209,7 +188,7 @@ def described(name: str, params: list[list], unit: str, kind: str = "track") -> 
 
 def noisy_release(commit: str, rng) -> results.Results:
     """One release of code identical to the others' and the same exact cost, its timings drawn with noise
-    that single runs show on unchanged code: asv's samples of each eager time spread by ±30%; two releases'
+    that single runs show on unchanged code: two releases'
     tracing ratios apart by up to 44% (their threshold is 50%), their tree_map passes by up to 9% (10%), the answer's
     × by up to 4%, within its processes' interval."""
     from benchmarks import params
@@ -217,16 +196,6 @@ def noisy_release(commit: str, rng) -> results.Results:
     result = results.Results(
         {"machine": "m", "python": "3.11", "jax": "0.4.33"}, {"jax": "0.4.33"}, commit, 0, "3.11", "env", {}
     )
-    grid = [list(params.DEPTHS), list(params.N_CALLS)]
-    for twin, seconds in (("tree_at", 1.6e-3), ("tuple", 8e-6)):
-        count = len(params.DEPTHS) * len(params.N_CALLS)
-        samples = [[seconds * rng.uniform(0.7, 1.3) for _ in range(10)] for _ in range(count)]
-        result.add_result(
-            described(f"bench_eager.EagerSurgery.time_{twin}", grid, "seconds", "time"),
-            runner.BenchmarkResult(
-                result=[True] * count, samples=samples, number=[1] * count, errcode=0, stderr="", profile=None
-            ),
-        )
     # The answer's × per wrapping: a median over fresh processes, moving by 2%, within the processes' interval.
     answer = []
     for ratio in (5.5, 1.2, 1.04, 1.05, 1.3):
@@ -336,7 +305,7 @@ def test_the_plots_give_each_environment_its_panel_with_the_legend_outside_the_d
         rows.append(row)
     drawn = drawn_figures(monkeypatch)
     plots = report_plots.plot(rows, tmp_path)
-    assert [p.panels for p in plots] == [3, 3, 3]
+    assert [p.panels for p in plots] == [len(ENVS)] * len(report_plots.TIMING_PLOTS)
     for image in plots:
         width, height = matplotlib.image.imread(tmp_path / image.name).shape[1::-1]
         assert width >= report_plots.MIN_PANEL_PX[0] and height / image.panels >= report_plots.MIN_PANEL_PX[1]
@@ -349,7 +318,7 @@ def test_the_plots_give_each_environment_its_panel_with_the_legend_outside_the_d
                 continue
             data, box = ax.get_window_extent(), legend.get_window_extent()
             assert box.x0 >= data.x1, "the legend overlaps the data"
-    assert len(drawn) == 3
+    assert len(drawn) == len(report_plots.TIMING_PLOTS)
 
 
 def test_the_summary_gives_each_module_operation_s_exact_cost_over_the_tuple_s():

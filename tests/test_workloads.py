@@ -359,7 +359,7 @@ def test_the_suite_parameters_have_one_home():
     # The report reads the suite's parameters from benchmarks/params.py, never a copy of its own.
     assert report_rows.params is params
     assert report_rows.WRAPPINGS is params.WRAPPINGS
-    assert [int(depth) for depth in report_rows.DEPTHS] == list(params.DEPTHS)
+    assert int(report_rows.REPORT_DEPTH) == params.DEFAULT_DEPTH
 
 
 def test_the_counters_count_each_call_and_each_instruction_once_and_give_back_the_previous_hook():

@@ -20,7 +20,7 @@ from ..project import ROOT
 from ..util import markdown_table
 from .sources import split_entry
 
-PROFILED = "bench_eager.EagerSurgery.time_tree_at(4, 1)"
+PROFILED = "bench_eager.EagerSurgery.time_tree_at"
 PROFILE_ENVS = "profile-env"  # where profiles and counts are made: beside the run's env_dir, as confirm-env
 SHOWN = 8  # rows of the table
 

@@ -19,7 +19,6 @@ from .rows import (
     ANSWER_STEP,
     ANSWER_SWEEP,
     CALLS_PER_STEP,
-    DEPTHS,
     RATIO_BENCHMARK,
     REPORT_DEPTH,
     TRACING_BENCHMARK,
@@ -53,13 +52,8 @@ LEAD_WRAPPINGS = {
 }
 
 
-def fmt(value, pattern: str = "{:.2f}", spread: tuple | None = None) -> str:
-    """A figure, with its interquartile range where asv kept one, "173.5 (IQR 160.1–190.2)"; or n/a."""
-    if value is None:
-        return "n/a"
-    if spread is None:
-        return pattern.format(value)
-    return f"{pattern.format(value)} (IQR {pattern.format(spread[0])}–{pattern.format(spread[1])})"
+def fmt(value, pattern: str = "{:.2f}") -> str:
+    return "n/a" if value is None else pattern.format(value)
 
 
 def timing_text(row: CommitFigures, benchmark: str, key: str, pattern="{:.2f}", scale=1.0, short=False) -> str:
@@ -75,28 +69,11 @@ def times_tuple(costs: tuple, pattern: str) -> str:
 def markdown(row: CommitFigures) -> str:
     ratios = [[words, timing_text(row, RATIO_BENCHMARK, repr(w))] for w, words in LEAD_WRAPPINGS.items()]
     ratios += [["tracing a fresh step", timing_text(row, TRACING_BENCHMARK, "")]]
-    depths = []
-    for depth in DEPTHS:
-        times = row.eager_us.get(depth, (None, None))
-        spreads = zip(times, ("{:.1f}", "{:.2f}"), row.eager_iqr.get(depth, (None, None)), strict=True)
-        overhead = None if None in times else times[0] - times[1]
-        calls = " / ".join(fmt(count, "{:.0f}") for count in row.calls.get(depth, (None, None)))
-        depths.append([depth, *(fmt(*spread) for spread in spreads), fmt(overhead, "{:.1f}"), calls])
-    depths_header = ["depth", "eager µs per tree_at call, median (IQR)", "µs per tuple update, median (IQR)"]
-    depths_header += ["overhead µs per call", "Python calls per tree_at / per tuple update"]
-    iqr = row.compile_iqr
-    compile_iqr = "" if iqr is None else f" (tree_at's compile time: IQR {iqr[0]:.1f}–{iqr[1]:.1f} ms)"
     tuple_passes = metrics.PASSES_TREE_AT.replace("track_tree_at", "track_tuple")
     return f"""### {row.label} ({row.env})
 
 {markdown_table(["how the step runs", "× (tree_at ÷ tuple), and where its interval comes from"], ratios)}
 
-{markdown_table(depths_header, depths)}
-
-Absolute times are one run's, on one machine: they move by up to 2× between runs and commits of identical code \
-(the IQR shows only the spread within the run); the tree_map-pass figure below is the steady one.
-
-Compile overhead of a step with {CALLS_PER_STEP} updates: {fmt(row.compile_overhead_ms, "{:+.1f}")} ms{compile_iqr}. \
 Identical jaxprs for the tree_at and tuple steps: {row.jaxprs_identical}.
 
 In a unit that scales with the machine, one `jax.tree_util.tree_map` over the same depth-{REPORT_DEPTH} tree, \

@@ -8,14 +8,11 @@ from benchmarks import metrics
 from ..errors import BadInput
 from ..util import markdown_table
 from . import blocks, plots, templating
-from .blocks import fmt, timing_text
+from .blocks import timing_text
 from .rows import (
-    CALLS_PER_STEP,
-    EAGER_BENCHMARK,
     RATIO_BENCHMARK,
     REPORT_DEPTH,
     TRACING_BENCHMARK,
-    US_PER_CALL,
     WRAPPINGS,
     CommitFigures,
     history,
@@ -76,17 +73,14 @@ def linked(index: Path) -> str:
 
 
 def history_table(rows: list[CommitFigures]) -> str:
-    header = ["release", "environment", *WRAPPINGS, f"eager µs/call, depth {REPORT_DEPTH}", "tree_map passes/call"]
-    header += ["tracing", "compile ms (one run)", "jaxprs identical"]
+    header = ["release", "environment", *WRAPPINGS, "tree_map passes/call", "tracing", "jaxprs identical"]
     cells = [
         [
             row.label,
             row.env,
             *[timing_text(row, RATIO_BENCHMARK, repr(w), short=True) for w in WRAPPINGS],
-            timing_text(row, EAGER_BENCHMARK, f"{REPORT_DEPTH}, {CALLS_PER_STEP}", "{:.1f}", US_PER_CALL, True),
             timing_text(row, metrics.PASSES_TREE_AT, "", "{:.1f}", short=True),
             timing_text(row, TRACING_BENCHMARK, "", short=True),
-            fmt(row.compile_overhead_ms, "{:+.1f}"),
             row.jaxprs_identical,
         ]
         for row in rows

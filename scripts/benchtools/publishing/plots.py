@@ -8,7 +8,7 @@ from benchmarks import metrics, params
 
 from . import blocks, operation_history
 from . import rows as report_rows
-from .rows import CALLS_PER_STEP, DEPTHS, US_PER_CALL, WRAPPINGS, CommitFigures, Series, answer_figure
+from .rows import WRAPPINGS, CommitFigures, Series, answer_figure
 
 # The plots' size: panels about 1,000 px wide and 260 px tall at PLOT_DPI, text at 8 pt or more, so that
 # they stay readable in the page's 1,200 px column; the browser test checks the rendered size.
@@ -21,10 +21,6 @@ TIMING_PLOTS = {
     "ratios.png": (
         "the answer's × (tree_at ÷ tuple, log)",
         [Series(w, report_rows.RATIO_BENCHMARK, repr(w)) for w in WRAPPINGS],
-    ),
-    "eager-per-call.png": (
-        "eager µs per tree_at call (log)",
-        [Series(f"depth {d}", report_rows.EAGER_BENCHMARK, f"{d}, {CALLS_PER_STEP}", US_PER_CALL) for d in DEPTHS],
     ),
     "tracing.png": (
         "tracing: tree_at / tuple time (log)",

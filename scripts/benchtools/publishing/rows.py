@@ -18,13 +18,10 @@ from . import operation_history
 
 # asv stores parameter values as their repr; the report reads them as plain strings.
 WRAPPINGS = params.WRAPPINGS
-DEPTHS = tuple(str(depth) for depth in params.DEPTHS)
-CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the eager per-call figures come from steps of this many updates
-US_PER_CALL = 1e6 / params.DEFAULT_N_CALLS  # from a step's seconds to µs per update
+CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the answer's step makes this many updates
 REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the summary's figures
 # The timing figures that the plots and the summary show: the answer's × per wrapping first.
 RATIO_BENCHMARK = metrics.ANSWER_RATIO
-EAGER_BENCHMARK = "bench_eager.EagerSurgery.time_tree_at"
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
 # The answer (bench_answer): each figure at its params, then its statistic, from the run's fresh processes.
 ANSWER_MODULE = "bench_answer."
@@ -59,11 +56,6 @@ class Interval:
 class CommitFigures:
     label: str
     env: str
-    compile_overhead_ms: float | None = None
-    eager_us: dict = field(default_factory=dict)  # depth -> (tree_at µs per call, tuple µs per update)
-    eager_iqr: dict = field(default_factory=dict)  # depth -> asv's (q_25, q_75) of tree_at's, of tuple's, or None
-    compile_iqr: tuple | None = None  # (q_25, q_75) of tree_at's compile time, ms
-    calls: dict = field(default_factory=dict)  # depth -> (tree_at calls, tuple calls)
     tree_map_passes: tuple = (None, None)  # one update, tree_at and tuple, in tree_map passes
     excess_equations: list = field(default_factory=list)
     commit: str = ""
@@ -90,28 +82,8 @@ def row_of(result, label: str) -> CommitFigures:
     row = CommitFigures(label, env_label(result.params), commit=result.commit_hash, env_params=dict(result.params))
     row.cost = values(result, metrics.COST_TREE_AT).get((REPORT_DEPTH,))
     row.bytecodes = values(result, "bench_counts.BytecodeInstructions.track_tree_at").get((REPORT_DEPTH,))
-
-    def twins(benchmark: str, method: str) -> list[dict]:  # tree_at's values and its tuple twin's
-        return [values(result, f"{benchmark}.{method}_{twin}") for twin in params.STRUCTURES]
-
-    compile_tree_at, compile_tuple = (found.get((CALLS_PER_STEP,)) for found in twins("bench_trace.Compile", "time"))
-    if compile_tree_at is not None and compile_tuple is not None:
-        row.compile_overhead_ms = (compile_tree_at - compile_tuple) * 1e3
-        iqr = stat_pairs(result, "bench_trace.Compile.time_tree_at", "q_25", "q_75", 1e3)
-        row.compile_iqr = iqr.get((CALLS_PER_STEP,))
-    row.tree_map_passes = tuple(map(only, twins("bench_overhead.EagerSurgeryInTreeMapPasses", "track")))
-    tree_at, tuple_ = twins("bench_eager.EagerSurgery", "time")
-    calls_tree_at, calls_tuple = twins("bench_counts.PythonCalls", "track")
-    iqr = [
-        stat_pairs(result, f"bench_eager.EagerSurgery.time_{t}", "q_25", "q_75", US_PER_CALL) for t in params.STRUCTURES
-    ]
-    for depth in DEPTHS:
-        key = (depth, CALLS_PER_STEP)
-        if key in tree_at:
-            row.eager_us[depth] = tuple(None if v is None else v * US_PER_CALL for v in (tree_at[key], tuple_.get(key)))
-            row.eager_iqr[depth] = tuple(found.get(key) for found in iqr)
-        if (depth,) in calls_tree_at:
-            row.calls[depth] = (calls_tree_at[(depth,)], calls_tuple.get((depth,)))
+    passes = (values(result, f"bench_overhead.EagerSurgeryInTreeMapPasses.track_{t}") for t in params.STRUCTURES)
+    row.tree_map_passes = tuple(map(only, passes))
     equations = values(result, "bench_counts.JaxprExcessEquations.track_excess_equations")
     row.excess_equations = [v for v in equations.values() if v is not None]
     row.operations = operations.figures(result)
