@@ -16,6 +16,7 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 from benchtools import settings
 from benchtools.errors import Failed
 from benchtools.judging import confirm, explain, gate, instructions, pairs, recheck, render, verdicts
+from benchtools.judging.changes import Change
 from benchtools.judging.sources import Source
 from benchtools.publishing import instruction_history, operation_markdown
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
@@ -140,7 +141,8 @@ def recounted_in(monkeypatch, count_at):
 
     def counts_at(env, commit, names):
         asked.append(commit)
-        assert names == sorted(OPERATIONS)  # both sides count every operation, as the benchmark does
+        # Both sides count the operations of the rises, and only those (recheck.counted_operations).
+        assert names and names == sorted(set(names) & OPERATIONS.keys())
         counts = {name: {"module": {"instructions": count}} for name, count in count_at(commit).items()}
         return counts, measured(SPREAD_COUNTS)[1]
 
@@ -302,6 +304,20 @@ def test_a_count_is_kept_per_environment_commit_and_set_of_operations_in_any_ord
     assert instructions.kept(env, "c" * 40, ["flatten"]) != path
 
 
+def test_a_recount_and_an_explanation_count_the_operations_of_the_instruction_changes_only():
+    def change(benchmark, params):
+        return Change(benchmark, params, "env", 1.0, 2.0, "a", "b", True, "")
+
+    changes = [
+        change(INSTRUCTIONS, "'flatten'"),
+        change(INSTRUCTIONS.replace("module", "tuple"), "'construct(default)'"),
+        change(INSTRUCTIONS, "'flatten'"),
+        change(MODULE_COST, "'default', 2, 4"),
+    ]
+    assert recheck.counted_operations(changes) == ["construct(default)", "flatten"]
+    assert recheck.counted_operations(changes[3:]) == []
+
+
 def test_a_kept_count_is_read_again_with_its_environment_and_explains_a_step(tmp_path):
     env = explain.ProfileEnv("py311-jax", tmp_path / "config.json", tmp_path)
     names = sorted(OPERATIONS)
@@ -313,7 +329,7 @@ def test_a_kept_count_is_read_again_with_its_environment_and_explains_a_step(tmp
     path.with_suffix(instructions.ENVIRONMENT_SUFFIX).write_text(json.dumps({"valgrind": "3.22"}))
     assert instructions.counts_at(env, "a" * 40, names)[1] is None  # kept before its environment was recorded
     assert instructions.counts_at(env, "b" * 40, names)[1] == {"valgrind": "3.22"}
-    explained = instructions.explain(env, "a" * 40, "b" * 40, names[0], TWINS[-1])
+    explained = instructions.explain(env, "a" * 40, "b" * 40, names[0], TWINS[-1], names)
     assert (explained.env_name, explained.before, explained.after) == ("py311-jax", "a" * 40, "b" * 40)
     assert (explained.operation, explained.twin) == (names[0], TWINS[-1])
     assert explained.counts == (twin_counts(1_000, {"f": 500}), twin_counts(1_500, {"f": 750}))

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import callgrind
-from benchmarks.instruction_ops import OPERATIONS
 
 from .. import util
 from ..asvtools import sides
@@ -118,8 +117,10 @@ class Explanation:
         return cause(*self.counts, per=per)
 
 
-def explain(env: explain_module.ProfileEnv, before: str, after: str, operation: str, twin: str) -> Explanation:
-    """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
-    (every operation in one process)."""
-    counts = tuple(counts_at(env, commit, sorted(OPERATIONS))[0][operation][twin] for commit in (before, after))
+def explain(
+    env: explain_module.ProfileEnv, before: str, after: str, operation: str, twin: str, names: list[str]
+) -> Explanation:
+    """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted with ``names`` (every operation
+    explained with it: one process a commit, whose count the recount of the same changes kept)."""
+    counts = tuple(counts_at(env, commit, names)[0][operation][twin] for commit in (before, after))
     return Explanation(env.name, before, after, operation, twin, counts)

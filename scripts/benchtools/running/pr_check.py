@@ -19,7 +19,7 @@ from ..asvtools import runs, shapes, suite
 from ..asvtools.sides import discovery_regex, log
 from ..errors import BadInput, Error, Failed
 from ..judging import confirm, explain, gate, instructions, pairs, pr_render, pr_summary
-from ..judging.recheck import split_params, twin_of
+from ..judging.recheck import counted_operations, split_params, twin_of
 from ..judging.sources import Source
 from ..project import ROOT
 from ..publishing import operation_history
@@ -158,14 +158,14 @@ def measure(target: bench.Target, request: Request, base: str, head: str) -> pr_
 def causes(source: Source, changes: list) -> dict:
     """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}; each commit installed once
     per environment."""
-    found, profiled = {}, {}
+    found, profiled, names = {}, {}, counted_operations(changes)
     for change in changes:
         key = (change.benchmark, change.params, change.env)
         if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
             operation, twin = split_params(change.params)[0], twin_of(change)
             try:
                 env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
-                found[key] = instructions.explain(env, change.good, change.bad, operation, twin).sentence()
+                found[key] = instructions.explain(env, change.good, change.bad, operation, twin, names).sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"
         elif name := pr_summary.profiled(change):
