@@ -146,7 +146,11 @@ def recounted_in(monkeypatch, count_at):
         counts = {name: {"module": {"instructions": count}} for name, count in count_at(commit).items()}
         return counts, measured(SPREAD_COUNTS)[1]
 
-    monkeypatch.setattr(explain, "env_config", lambda config, conf, env_params, cache_dir: ("counting-env", config))
+    monkeypatch.setattr(
+        explain,
+        "env_config",
+        lambda config, conf, env_params, cache_dir: explain.ProfileEnv("counting-env", config, cache_dir),
+    )
     monkeypatch.setattr(instructions, "counts_at", counts_at)
     return asked
 
@@ -316,6 +320,25 @@ def test_a_recount_and_an_explanation_count_the_operations_of_the_instruction_ch
     ]
     assert recheck.counted_operations(changes) == ["construct(default)", "flatten"]
     assert recheck.counted_operations(changes[3:]) == []
+
+
+def test_both_sides_of_a_step_share_a_kept_set_of_operations_that_holds_what_is_asked(tmp_path):
+    env = explain.ProfileEnv("py311-jax", tmp_path / "config.json", tmp_path)
+    before, after, wide = "a" * 40, "b" * 40, ["access", "construct(default)", "flatten"]
+
+    def keep(commit, names):
+        path = instructions.kept(env, commit, names)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({name: {} for name in names}))
+        path.with_suffix(instructions.ENVIRONMENT_SUFFIX).write_text(json.dumps({"valgrind": "3.22"}))
+
+    assert instructions.pair_names(env, (before, after), ["flatten"]) == ["flatten"]  # nothing kept: count these
+    keep(before, wide)
+    assert instructions.pair_names(env, (before, after), ["flatten"]) == ["flatten"]  # kept at one side only
+    keep(after, wide)
+    assert instructions.pair_names(env, (before, after), ["flatten", "access"]) == wide
+    assert instructions.pair_names(env, (after, before), ["flatten"]) == wide
+    assert instructions.pair_names(env, (before, after), ["flatten", "unflatten"]) == ["flatten", "unflatten"]
 
 
 def test_a_kept_count_is_read_again_with_its_environment_and_explains_a_step(tmp_path):

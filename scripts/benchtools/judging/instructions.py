@@ -25,6 +25,16 @@ def kept(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> Path:
     return env.root / "instructions" / env.name / f"{commit}-{recipe}.json"
 
 
+def pair_names(env: explain_module.ProfileEnv, commits: tuple[str, str], names: list[str]) -> list[str]:
+    """The operations to count both ``commits`` with: a set kept at both that holds ``names``, else ``names``.  A
+    count depends a little on what else its process built (the allocator's state), so both sides share one set."""
+    for path in sorted(kept(env, commits[0], names).parent.glob(f"{commits[0]}-*.json")):
+        held = [] if path.name.endswith(ENVIRONMENT_SUFFIX) else sorted(json.loads(path.read_text()))
+        if held and set(names) <= set(held) and kept(env, commits[1], held).is_file():
+            return held
+    return names
+
+
 def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> tuple[dict, dict | None]:
     """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, counted in one process unless
     kept, and its counting environment (callgrind.environment; None for a count kept before it was recorded);
@@ -121,6 +131,7 @@ def explain(
     env: explain_module.ProfileEnv, before: str, after: str, operation: str, twin: str, names: list[str]
 ) -> Explanation:
     """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted with ``names`` (every operation
-    explained with it: one process a commit, whose count the recount of the same changes kept)."""
+    explained with it: one process a commit) or read from a kept count of both that holds them (``pair_names``)."""
+    names = pair_names(env, (before, after), names)
     counts = tuple(counts_at(env, commit, names)[0][operation][twin] for commit in (before, after))
     return Explanation(env.name, before, after, operation, twin, counts)

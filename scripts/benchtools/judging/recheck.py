@@ -48,7 +48,8 @@ def recount(
         try:
             env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
             commits = (change.good, change.bad)
-            (before, _), (after, environment) = (instructions.counts_at(env, commit, names) for commit in commits)
+            held = instructions.pair_names(env, commits, names)
+            (before, _), (after, environment) = (instructions.counts_at(env, commit, held) for commit in commits)
         except Error as error:
             errors.append(f"{change.entry} could not be counted again, so it counts as stored: {error}")
             kept.append(change)
