@@ -1,5 +1,5 @@
-"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python. A count is
-exact, whatever the machine's load, so it is kept per (environment, commit) and never made twice."""
+"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python; exact, so
+kept per (environment, commit)."""
 
 import hashlib
 import json
@@ -21,16 +21,14 @@ ENVIRONMENT_SUFFIX = ".environment.json"  # the counting environment (callgrind.
 
 
 def kept(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> Path:
-    """Where the count of ``names`` at ``commit`` in ``env`` (explain.env_config's) is kept: beside its environments."""
+    """The file that keeps the count of ``names`` at ``commit`` in ``env``."""
     recipe = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:12]
     return env.root / "instructions" / env.name / f"{commit}-{recipe}.json"
 
 
 def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> tuple[dict, dict | None]:
-    """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, counted in one process unless
-    kept, and its counting environment (callgrind.environment; None for a count kept before it was recorded);
-    ``Failed`` when the commit cannot be installed or valgrind cannot count here.  A count depends a little on
-    what else its process built (the allocator's state): both sides of a step are counted with the same ``names``."""
+    """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, and its counting environment.
+    A count depends a little on what else its process built: both sides of a step count the same ``names``."""
     path = kept(env, commit, names)
     environment = path.with_suffix(ENVIRONMENT_SUFFIX)
     if not path.is_file():
@@ -59,8 +57,8 @@ def function_changes(before: dict, after: dict) -> list[tuple[str, float | None,
 
 
 def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]:
-    """(builtin, before, after) instructions per call of each Python builtin with all the C work it called,
-    those that moved by at least BUILTIN_SHARE of the operation's count, largest change first."""
+    """(builtin, before, after) instructions per call of each builtin with all the C work it called that moved by
+    BUILTIN_SHARE or more, largest change first."""
     b, a = before.get("builtins", {}), after.get("builtins", {})
     found = [(name, b.get(name, 0.0), a.get(name, 0.0)) for name in b.keys() | a.keys()]
     moved = [row for row in found if abs(row[2] - row[1]) >= BUILTIN_SHARE * before["instructions"]]
@@ -119,7 +117,6 @@ class Explanation:
 
 
 def explain(env: explain_module.ProfileEnv, before: str, after: str, operation: str, twin: str) -> Explanation:
-    """The step of ``operation``'s ``twin`` from ``before`` to ``after``, counted as the benchmark counts it
-    (every operation in one process)."""
+    """The step of ``operation``'s ``twin``, counted as the benchmark counts it (every operation in one process)."""
     counts = tuple(counts_at(env, commit, sorted(OPERATIONS))[0][operation][twin] for commit in (before, after))
     return Explanation(env.name, before, after, operation, twin, counts)

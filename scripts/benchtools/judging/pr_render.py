@@ -1,6 +1,5 @@
-"""A pull request's check as Markdown for a reviewer, computing nothing: the first line says what merging does, a short
-table what changed, every other section is collapsed with its count.  Where the whole would not fit a GitHub comment
-(COMMENT_BYTES), the longest lists are cut, each cut saying how many rows the verdict file holds beyond it."""
+"""A pull request's check as Markdown for a reviewer, computing nothing: what merging does, a short table of what
+changed, every other section collapsed; cut to fit a GitHub comment (COMMENT_BYTES)."""
 
 from functools import partial
 
@@ -26,9 +25,8 @@ def cell(text: str, most: int | None = CELL) -> str:
 
 
 def how_sure(row: PlacedChange) -> str:
-    """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
-    minimum detectable effect."""
-    if row.change.kind == metrics.INSTRUCTIONS:  # the spread its floor was made of: its operation's own
+    """What was measured of the figure's repeatability."""
+    if row.change.kind == metrics.INSTRUCTIONS:
         spread = metrics.threshold(row.change.entry) / metrics.SPREAD_MARGIN
         return f"counted; identical code varies up to ±{spread * 100:.2g}% between processes (measured)"
     if is_exact(row.change):
