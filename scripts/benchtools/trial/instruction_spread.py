@@ -39,7 +39,7 @@ def count_runs(kept: Path, runs: int, python: str) -> dict:
             run = shapes.read_json(path, "kept run of instruction counts")
             if run.get("environment", here) != here:
                 raise BadInput(f"{path}: counted in another environment ({run['environment']}), not in {here}")
-            counted = [name for name in OPERATIONS if name in run["counts"]]  # a run kept from before an operation
+            counted = [name for name in OPERATIONS if name in run["counts"]]  # a run may predate an operation
             counts = {name: {twin: run["counts"][name][twin]["instructions"] for twin in TWINS} for name in counted}
             found.append({"seconds": round(run["seconds"], 1), "load": run["load"], "counts": counts})
     except callgrind.Unavailable as error:
@@ -101,7 +101,7 @@ def across_markdown(found: dict, other: dict) -> str:
     for name, twin in COUNTED:
         here, there = (statistics.median(counts(d, name, twin)) for d in (found, other))
         change = there / here - 1
-        # Either way round: which of the two environments a night meets first is chance.
+        # Either way round: which environment a night meets first is chance.
         beyond = floor(name, twin) is not None and abs(change) > floor(name, twin)
         moved += beyond
         rows.append(
@@ -120,7 +120,7 @@ def across_markdown(found: dict, other: dict) -> str:
 
 
 def wide(found: dict) -> list[tuple[str, str]]:
-    """Identical code would count."""
+    """The Module twins whose spread here would count as a rise."""
     return [
         (name, twin)
         for name, twin in COUNTED
