@@ -1,5 +1,4 @@
-"""Where an instruction count stepped between two versions of JAX or Equinox, by halving the first-parent commits
-between releases whose counts lie apart; each step confirmed in fresh processes (docs/bisections.md)."""
+"""Where an instruction count stepped between two versions of JAX or Equinox (docs/bisections.md)."""
 
 from __future__ import annotations
 
@@ -100,8 +99,7 @@ class Search:
         return found or [Step(self.point(commits[lo]), self.point(commits[hi]), kind, hi - lo - 1)]
 
     def counted_between(self, commits: list[Commit], lo: int, hi: int) -> int | None:
-        """The commit nearest the middle of (lo, hi) that counted, of the ``FAILED_TRIES`` nearest; None when none
-        did."""
+        """The commit nearest the middle of (lo, hi) that counted, of the ``FAILED_TRIES`` nearest, or None."""
         middle = (lo + hi) // 2
         nearest = sorted(range(lo + 1, hi), key=lambda index: (abs(index - middle), index > middle))
         return next((index for index in nearest[:FAILED_TRIES] if self.value(commits[index]) is not None), None)
@@ -153,11 +151,11 @@ def unconfirmed(runs: dict[str, list], spread: float) -> str | None:
     if None in runs["before"] + runs["after"]:
         return "a count again failed"
     low, high = sorted((runs["before"], runs["after"]), key=statistics.median)
-    separated = max(low) < min(high)
-    if not separated:
+    if max(low) >= min(high):
         return "their counts overlap"
-    medians_apart = apart(statistics.median(low), statistics.median(high), spread)
-    return None if medians_apart else "their medians lie within the spread"
+    if not apart(statistics.median(low), statistics.median(high), spread):
+        return "their medians lie within the spread"
+    return None
 
 
 def shares(steps: list[Step], total: float, counted: Callable[[Point], float]) -> list[float]:

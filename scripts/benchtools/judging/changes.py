@@ -77,8 +77,7 @@ class Thresholds:
         return max((value for regex, value in self.regexes if regex.match(change.entry)), default=ASV_DEFAULT_THRESHOLD)
 
     def suspect(self, change: Change) -> float:
-        """The increase beyond which a timing change is a suspect: the lower of metrics.py's ``suspect`` and the
-        threshold; an override wins."""
+        """The increase beyond which a timing change is a suspect: metrics.py's where lower than the threshold."""
         if self.overrides.get(change.kind) is not None:
             return self.overrides[change.kind]
         declared = metrics.suspect_threshold(change.entry)

@@ -1,6 +1,5 @@
-"""The confirm step: every timing suspect re-measured side by side, each value a fresh interpreter
-(docs/timing-noise.md), in balanced order A B, B A, ... (docs/gate.md); asv's ``--interleave-rounds`` would
-reinstall at every switch."""
+"""The confirm step: every timing suspect re-measured side by side in fresh interpreters (docs/gate.md); asv's
+``--interleave-rounds`` would reinstall at every switch."""
 
 import random
 import time
@@ -18,8 +17,7 @@ from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faste
 
 
 def suspects(changes: Iterable, thresholds, faster: bool = False) -> list:
-    """The alerting timing changes beyond their suspect threshold (risen, or with ``faster`` fallen), largest
-    first."""
+    """The alerting timing changes beyond their suspect threshold (or with ``faster`` below), largest first."""
     sign = -1 if faster else 1
     found = [
         c
@@ -95,8 +93,7 @@ def confirmations(
     max_pairs: int = MAX_PAIRS,
     measured: Callable[[Confirmation], None] | None = None,
 ) -> list[Confirmation]:
-    """Each suspect's verdict, both commits installed once per (before, after, environment); ``measured`` gets each
-    confirmation as soon as it is measured."""
+    """Each suspect's verdict; ``measured`` gets each confirmation as soon as it is measured."""
     if not suspects_:
         return []
     if config is None:

@@ -20,7 +20,6 @@ DIAGNOSTICS = ("bench_counts.PythonCalls", "bench_counts.BytecodeInstructions")
 
 STEP_MODE = "asv step detection"
 
-# Why a benchmark, params or environment of a comparison was not judged.
 NEW, GONE, NOT_MEASURED = "only after", "only before", "not measured"
 
 
@@ -90,16 +89,14 @@ def values_by_combo(result, name: str) -> dict[str, float | None]:
 
 
 def matched(before: dict, after: dict) -> tuple[dict, list[tuple]]:
-    """{key: (before, after)} of the keys both sides have, in ``before``'s order; and (key, value, reason) of each
-    key one side lacks: the gone, then the new."""
+    """{key: (before, after)} of the keys both sides have; and (key, value, reason) of each key one side lacks."""
     gone = [(key, value, GONE) for key, value in before.items() if key not in after]
     new = [(key, value, NEW) for key, value in after.items() if key not in before]
     return {key: (value, after[key]) for key, value in before.items() if key in after}, gone + new
 
 
 def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
-    """Every benchmark and params that both commits measured, matched by name (a suite whose params grew still has
-    the rest judged); and what could not be compared, with why."""
+    """Every benchmark and params that both commits measured, matched by name; and what could not be compared."""
     good, bad = source.resolve(before_name), source.resolve(after_name)
     single_commit = source.revision_of_hash.get(bad, -1) - source.revision_of_hash.get(good, -2) == 1
 
@@ -164,8 +161,7 @@ def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]
 
 
 def improvements(source: Source, changes: list[Change], compared: bool) -> list[Change]:
-    """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison;
-    in a comparison, also each operation's instruction count down as much."""
+    """tree_at's cost, or in a comparison an operation's instruction count, down by LARGE_IMPROVEMENT or more."""
     depth = str(params.DEFAULT_DEPTH)
     if compared:
         return [
@@ -207,8 +203,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
 
 
 def place_exact_steps(source: Source, rows: list[Change]) -> None:
-    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it where the
-    values between hold only its two levels; timings are never narrowed."""
+    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it."""
     revision, commit_at = source.revision_of_hash, source.hash_of_revision
     for change in rows:
         first, last = revision.get(change.good), revision.get(change.bad)

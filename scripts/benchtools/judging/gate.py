@@ -112,6 +112,5 @@ def find_command(source: Source, change: Change) -> str | None:
 
 
 def could_decide(change: Change) -> bool:
-    """Whether a timing change that does not alert could decide once its noise is known: an absolute time cannot
-    (docs/timing-noise.md)."""
+    """Whether a timing that does not alert could decide: an absolute time cannot (docs/timing-noise.md)."""
     return change.kind != metrics.TIME

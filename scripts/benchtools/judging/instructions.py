@@ -1,5 +1,4 @@
-"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python; exact, so
-kept per (environment, commit)."""
+"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python."""
 
 import hashlib
 import json
@@ -15,6 +14,7 @@ from ..errors import Failed
 from ..util import markdown_table
 from . import explain as explain_module
 
+BENCHMARK = "bench_instructions.Instructions"  # track_module and track_tuple, params (operation,)
 SHOWN = 3  # functions named in a cause
 BUILTIN_SHARE = 0.01  # a builtin is named when its C work moved by this share of the operation's count
 ENVIRONMENT_SUFFIX = ".environment.json"  # the counting environment (callgrind.environment), kept beside its count
@@ -27,8 +27,7 @@ def kept(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> Path:
 
 
 def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> tuple[dict, dict | None]:
-    """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, and its counting environment.
-    A count depends a little on what else its process built: both sides of a step count the same ``names``."""
+    """The counts of ``names`` at ``commit`` and their environment; a count depends a little on the other ``names``."""
     path = kept(env, commit, names)
     environment = path.with_suffix(ENVIRONMENT_SUFFIX)
     if not path.is_file():
@@ -49,16 +48,14 @@ def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> 
 
 
 def function_changes(before: dict, after: dict) -> list[tuple[str, float | None, float | None]]:
-    """(function, before, after) own instructions per call, largest change first, of one twin's counts; None where the
-    function is not among that side's costliest (callgrind.TOP_FUNCTIONS), counted as that side's least kept count."""
+    """(function, before, after) own instructions per call, largest change first; None where a side did not keep it."""
     (b, floor_b), (a, floor_a) = ((side["functions"], least_kept(side)) for side in (before, after))
     moved = {name: abs(a.get(name, floor_a) - b.get(name, floor_b)) for name in b.keys() | a.keys()}
     return [(name, b.get(name), a.get(name)) for name in sorted(moved, key=lambda name: (-moved[name], name))]
 
 
 def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]:
-    """(builtin, before, after) instructions per call of each builtin with all the C work it called that moved by
-    BUILTIN_SHARE or more, largest change first."""
+    """(builtin, before, after) instructions per call, all its C work included, that moved by BUILTIN_SHARE."""
     b, a = before.get("builtins", {}), after.get("builtins", {})
     found = [(name, b.get(name, 0.0), a.get(name, 0.0)) for name in b.keys() | a.keys()]
     moved = [row for row in found if abs(row[2] - row[1]) >= BUILTIN_SHARE * before["instructions"]]
@@ -70,8 +67,7 @@ def least_kept(side: dict) -> float:
 
 
 def moved(before: dict, after: dict, functions: int) -> list[tuple[str, str]]:
-    """(what, "before → after"): each Python builtin whose C work moved, then the first ``functions`` of
-    ``function_changes``, "under N" where a side did not keep the function, N its least kept count."""
+    """(what, "before → after"): each builtin whose C work moved, then the first ``functions`` that moved."""
 
     def amount(value: float | None, side: dict) -> str:
         return f"{value:,.0f}" if value is not None else f"under {least_kept(side):,.0f}"
@@ -89,8 +85,6 @@ def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> s
 
 @dataclass
 class Explanation:
-    """A step of an instruction count explained by the functions whose own instructions per call moved."""
-
     env_name: str
     before: str
     after: str

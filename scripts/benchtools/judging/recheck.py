@@ -1,5 +1,4 @@
-"""What the gate checks again before a change counts or is listed: instruction changes recounted side by side, each
-instruction rise's time, and the causes."""
+"""What the gate checks again before a change counts or is listed: instruction counts, their time, the causes."""
 
 import ast
 import math
@@ -33,8 +32,8 @@ class Recount:
 def recount(
     source: Source, counted: list[Change], holds=Recount.counts
 ) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
-    """The counted rows without the instruction changes that fail ``holds`` once recounted, those with their
-    recount, and the errors met.  A stored count may come from another runner image (docs/instructions.md)."""
+    """The rows without the instruction changes that fail ``holds`` once recounted, those, and the errors met: a
+    stored count may come from another runner image (docs/instructions.md)."""
     if source.config is None and any(c.kind == metrics.INSTRUCTIONS for c in counted):
         return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
     kept, overruled, errors = [], [], []
@@ -90,8 +89,7 @@ def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
 
 
 def attach_explanations(source: Source, counted: list[Change], improved: list[Change]) -> list[str]:
-    """The cause of each exact change counted and each improvement, once per (environment, commits, what is
-    explained); the errors met."""
+    """The cause of each exact change counted and each improvement; the errors met."""
     if source.config is None:
         raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
     errors, done = [], {}

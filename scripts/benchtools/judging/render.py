@@ -70,8 +70,7 @@ def unjudged_table(unjudged: list[Unjudged], cell: Callable[[str], str] = str) -
 
 
 def changes_table(source: Source, changes: list[Change], newest: bool = False, judged: bool = True) -> str:
-    """Each change: ``judged``, with its kind and threshold; with ``newest``, its value at the newest commit and its
-    diagnostics."""
+    """Each change: ``judged``, with its kind and threshold; ``newest``, its newest value and diagnostics."""
     header = ["benchmark", "params", "environment", "before", "after", "change"]
     header = ["kind", *header, "threshold", "where"] if judged else [*header, "where"]
     rows, label = [], source.label

@@ -17,8 +17,6 @@ PROFILES = "profiles"  # the profile cache's folder, under a run's .asv folder
 
 
 class Source:
-    """The results, site and thresholds the gate reads, each read once."""
-
     def __init__(
         self,
         *,
@@ -75,7 +73,6 @@ class Source:
         }
 
     def results_of(self, commit: str, missing_ok: bool = False) -> list:
-        """The asv results of ``commit`` on the machine, read once."""
         if commit not in self.loaded:
             self.loaded[commit] = asv_results.of_commit(self.results, self.machine, commit)
         if not self.loaded[commit] and not missing_ok:

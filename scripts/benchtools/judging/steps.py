@@ -39,8 +39,7 @@ def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
 
 
 def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int, value_before: float) -> Step:
-    """The levels of the pieces on both sides of asv's jump, asv's own value before kept; should the unweighted
-    pieces here join what asv's weighted ones split, the value at ``rev_after`` itself stands in."""
+    """The levels of the pieces on both sides of asv's jump, or the value at ``rev_after`` where they join."""
     after_piece = next((piece for piece in pieces(points) if piece.left <= rev_after < piece.right), None)
     joined = after_piece is None or after_piece.left <= rev_before
     after = dict(points).get(rev_after) if joined else after_piece.level

@@ -9,6 +9,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from benchmarks import metrics
+from benchmarks.instruction_ops import TWINS
 
 from ..asvtools import shapes
 from ..history.probes import UPSTREAM
@@ -18,7 +19,6 @@ from .instruction_history import marked_table
 from .operation_markdown import change_text, pull_link
 
 BLOCK = "bisections"
-TWINS = ("module", "tuple")
 SHOWN_FUNCTIONS = 6
 SHOWN_CANDIDATES = 12
 
@@ -95,8 +95,7 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
 
 
 def merged(twin: dict) -> dict:
-    """A twin's functions without their inline namespace's version (``absl::lts_20250512``), which alone differs
-    between two jaxlib builds of one function."""
+    """A twin's functions without ``absl::lts_20250512``, which alone differs between two jaxlib builds."""
     functions = collections.defaultdict(float)
     for name, count in twin["functions"].items():
         functions[re.sub(r"lts_\d+::", "", name)] += count
@@ -104,8 +103,7 @@ def merged(twin: dict) -> dict:
 
 
 def moved_identifiers(functions: list) -> list[str]:
-    """The C++ member names (``FlattenImpl``, ``Lookup``) of the moved functions: what a candidate commit's diff
-    may name."""
+    """The C++ member names (``FlattenImpl``) of the moved functions: what a candidate commit's diff may name."""
     members = (re.search(r"::(\w+)(?:<…>)?$", short(name)) for name, *_ in functions)
     # jaxlib's own functions are CamelCase (Google's style); a lowercase name (find, size) is a library's
     return list(dict.fromkeys(m.group(1) for m in members if m and re.search("[A-Z]", m.group(1))))

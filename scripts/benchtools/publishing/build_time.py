@@ -22,8 +22,7 @@ class BuildTime:
 
 
 def chains(found_spans: list[tuple[str, str, float, float]]) -> list[list[tuple]]:
-    """The spans split into the sequences that one process ran one after another: shards on one machine
-    interleave in time."""
+    """The spans split into what each process ran: shards on one machine interleave in time."""
     found = []
     for span in sorted(found_spans, key=lambda span: span[2]):
         if free := [chain for chain in found if chain[-1][3] <= span[2]]:

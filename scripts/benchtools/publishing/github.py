@@ -1,5 +1,4 @@
-"""GitHub's REST API for issues, the token in the Authorization header only; and ``StandIn``, a local server that
-answers only the requests the client makes, so that what the alert asks is tested."""
+"""GitHub's REST API for issues; and ``StandIn``, a local server that answers only what the client asks."""
 
 import json
 import re
@@ -38,9 +37,8 @@ class Client:
         self.session.headers["Authorization"] = f"Bearer {token}"
 
     def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None, landed=None):
-        """The decoded JSON answer; None for 404 on a GET; Failed for anything else.  A rate limit and a write are
-        asked again here, under the session's policy (util.RETRY); GitHub may have done a POST it answered with a
-        5xx, so LANDED returns what the first one made, or None."""
+        """The decoded JSON answer, None for 404 on a GET.  A rate limit and a write are asked again (util.RETRY); a
+        POST answered with a 5xx may have landed all the same: LANDED returns what it made, or None."""
         where, retry = f"{method} /repos/{self.repo}{path}", util.RETRY
         while True:
             try:
@@ -94,8 +92,7 @@ class Client:
         raise Failed(f"{where}: more than {MAX_PAGES} pages of {PER_PAGE}")
 
     def issues(self, label: str, state: str) -> list[dict]:
-        """Issues (not pull requests) with LABEL in STATE, newest first by creation: a comment on an old closed issue
-        does not make it the newest."""
+        """Issues (not pull requests) with LABEL in STATE, newest first by creation, not by update."""
         found = self.listing("/issues", "issues", labels=label, state=state, sort="created", direction="desc")
         return [issue for issue in found if "pull_request" not in issue]
 
@@ -127,13 +124,8 @@ NOT_FOUND = 404, {"message": "Not Found"}
 
 
 class StandIn:
-    """GitHub's issues API for some repositories, on 127.0.0.1, in memory; ``with StandIn(...) as api``.
-
-    ``tokens`` maps each accepted token to whether it may write issues.  Each ``state["failures"]`` entry
-    ([status, message]) answers one request; with "after" as a third item, the next write is done, then answered
-    so.  A new issue with a label the repository lacks is refused (422), so that the client's own label creation
-    is tested.
-    """
+    """GitHub's issues API on 127.0.0.1, in memory.  Each ``state["failures"]`` entry ([status, message]) answers one
+    request; with "after", the write is done first.  An unknown label is refused, to test the client's own."""
 
     def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None):
         self.repos = set(repos)

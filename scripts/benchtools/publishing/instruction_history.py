@@ -1,5 +1,4 @@
-"""How each operation's instruction count stands to its time, on every step of the commit-level history whose
-time was measured side by side (docs/instructions.md)."""
+"""How each operation's instruction count stands to its time on the history's steps (docs/instructions.md)."""
 
 import dataclasses
 import functools
@@ -9,6 +8,7 @@ from pathlib import Path
 
 from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
+from benchmarks.instruction_ops import TWINS
 
 from .. import git, settings, util
 from ..asvtools.results import stored, values
@@ -125,8 +125,7 @@ def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
 
 
 def marked_table(header: list[str], floors: dict, rows) -> str:
-    """ROWS ((group, leading cells, counts)) with the counts of ``floors``' keys, each change past its floor from the
-    group's row before marked."""
+    """ROWS ((group, leading cells, counts)) as a table, each change past its floor in ``floors`` marked."""
     previous, table = {}, []
     for group, leading, counts in rows:
         before = previous.setdefault(group, {})
@@ -144,7 +143,6 @@ def marked_table(header: list[str], floors: dict, rows) -> str:
 
 JAX_BLOCK = "instruction-jax-history"  # the operations JAX's C++ serves (docs/instructions.md)
 JAX_OPERATIONS = ("flatten", "unflatten", "dispatch(jit)", "dispatch(filter_jit)")
-INSTRUCTIONS = "bench_instructions.Instructions"
 
 
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
@@ -153,8 +151,8 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
     for result in sorted(stored(results), key=lambda r: (order.get(r.commit_hash, len(order)), r.env_name)):
         counts = {
             (operation, twin): value
-            for twin in ("module", "tuple")
-            for (operation,), value in values(result, f"{INSTRUCTIONS}.track_{twin}").items()
+            for twin in TWINS
+            for (operation,), value in values(result, f"{instructions.BENCHMARK}.track_{twin}").items()
             if operation in JAX_OPERATIONS and value is not None
         }
         if counts:
@@ -165,9 +163,9 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
 
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     floors = {
-        (op, twin): metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(op)))
+        (op, twin): metrics.threshold(metrics.entry(f"{instructions.BENCHMARK}.track_{twin}", repr(op)))
         for op in JAX_OPERATIONS
-        for twin in ("module", "tuple")
+        for twin in TWINS
     }
     header = ["environment", "JAX", *(f"{op}, {twin}" for op in JAX_OPERATIONS for twin in ("Module", "tuple"))]
     table = marked_table(header, floors, [(env, [env, release], counts) for release, env, counts in found])

@@ -1,5 +1,4 @@
-"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over GitHub's REST API.  Only
-the alert's own issues are its state: its author's, holding its marker, or cleared (GitHub's ``"body": null``)."""
+"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over the alert's own issues."""
 
 import enum
 import hashlib
@@ -73,8 +72,7 @@ def transitions_markdown() -> str:
 
 
 def split_body(body: str | None) -> tuple[str, str | None]:
-    """(the report, the key in the alert's mark) on either side of the body's last MARKER: a report may quote a
-    MARKER or a planted key."""
+    """(the report, the key in the alert's mark) around the last MARKER: a report may quote a planted one."""
     text = (body or "").replace("\r\n", "\n")  # GitHub's web editor saves a body with CRLF
     report, found, mark = text.rpartition(MARKER)
     key = KEY_MARK.search(mark)
@@ -207,8 +205,7 @@ def open_or_update(args) -> int:
 
 
 def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
-    """The run job's verdict and report, checked against the exact metrics judged again where no upstream code ran
-    (--exact-verdict, docs/automation.md): other exact rows make it a failure."""
+    """The run job's verdict and report, checked against --exact-verdict (docs/automation.md)."""
     exact = verdicts.read(args.exact_verdict) if args.exact_verdict.exists() else None
     if document["status"] == FAILED:
         # Upstream code could write the run job's failure: it must not hide what the trusted side counted.
@@ -227,8 +224,7 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     def rows(verdict):
         return sorted(change_key(c) for c in verdict["counted"] if c["kind"] not in metrics.TIMING_KINDS)
 
-    # An instruction rise that the run job overruled counts in the re-judgement, made from the stored counts: no
-    # disagreement.  {its key: whether the run job counted it again}
+    # A rise the run job overruled counts in the re-judgement from the stored counts.  {key: counted again}
     claimed = {change_key(c): "recount" in c for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
     overruled = [r for r in rows(exact) if r in claimed]
     if rows(document) != [r for r in rows(exact) if r not in claimed]:

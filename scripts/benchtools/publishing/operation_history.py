@@ -1,5 +1,4 @@
-"""Every step of each operation's exact cost, at the commit that made it: its pull request, its cause and its time,
-re-measured side by side by the confirm step (docs/commit-history.md)."""
+"""Every step of each operation's exact cost, with its pull request, cause and time (docs/commit-history.md)."""
 
 import dataclasses
 import functools
@@ -129,8 +128,7 @@ def read_kept(path: Path) -> dict:
 def confirm_steps(
     found: dict[str, list[OperationStep]], config: Path, max_pairs: int | None, kept_in: Path | None = None
 ) -> None:
-    """Each step's time, measured again side by side by the confirm step, each kept in ``kept_in`` as soon as it is
-    measured, so that a rerun measures only what is not kept; with ``max_pairs`` None, only what is kept."""
+    """Each step's time by the confirm step, kept as soon as measured; with ``max_pairs`` None, only what is kept."""
     from ..judging.changes import Change
 
     cache = kept_in or profile_cache(config) / "confirmed-steps.json"
@@ -171,8 +169,7 @@ def pair_key(step: OperationStep) -> tuple:
 
 
 def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, profile: bool) -> None:
-    """Each step's cause, from the profile cache; with ``profile``, each commit pair's operations profiled now, the
-    largest steps first."""
+    """Each step's cause, from the profile cache; with ``profile``, profiled now, the largest steps first."""
     if config is None:
         return
     wanted, failed, cache = {}, {}, profile_cache(config)

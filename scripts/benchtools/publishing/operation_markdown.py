@@ -64,8 +64,6 @@ def time_cell(step: OperationStep) -> str:
 
 
 def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:
-    """How each operation's steps of an exact ``metric`` track its time: counted by agreement, and the median of time
-    change ÷ metric change."""
     rows = []
     for operation, found_steps in found.items():
         measured = [step for step in found_steps if step.measured is not None]

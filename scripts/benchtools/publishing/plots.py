@@ -98,8 +98,7 @@ def mark_step(ax, x: float, step, y: float, separator: str) -> None:
 
 
 def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
-    """One panel per environment, one series per figure; a log axis, from 1 for the ratios of twins, so that a
-    change within the intervals never fills a panel."""
+    """One panel per environment; a log axis, so that a change within the intervals never fills a panel."""
     from matplotlib.ticker import LogFormatter
 
     envs = sorted({row.env for row in rows})
@@ -188,8 +187,7 @@ def plot_history(
 
 
 def sweep_plot(rows: list[CommitFigures], path: Path) -> Plot | None:
-    """The answer's sweep: tree_at ÷ tuple against the elements per leaf, one panel per compiled wrapping, one line
-    per row (a device); None where none was measured."""
+    """The answer's sweep: tree_at ÷ tuple against the elements per leaf; None where none was measured."""
     sweep, wrappings = report_rows.ANSWER_SWEEP + "ratio", params.SWEEP_WRAPPINGS
     drawn = {
         (w, row.env): [(s, f) for s in params.SWEEP_SIZES if (f := answer_figure(row, sweep, f"{w!r}, {s}"))]

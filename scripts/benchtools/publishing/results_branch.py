@@ -25,16 +25,13 @@ IDENTITY = {
 
 
 def source_files(source: Path) -> list[Path]:
-    """Everything below SOURCE but folders and hidden files, relative, sorted: links to folders too, so that
-    validation refuses them."""
+    """Everything below SOURCE but folders and hidden files: links to folders too, so that validation refuses them."""
     found = (p.relative_to(source) for p in source.rglob("*") if p.is_symlink() or not p.is_dir())
     return sorted(path for path in found if not any(part.startswith(".") for part in path.parts))
 
 
 def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None, matrix=None, machine=None) -> bool:
-    """Merge (scripts/merge-results --help), say what happened, and whether a conflict was reported.  BENCHMARKS:
-    which benchmarks.json DEST keeps ("dest", "sources", "left out"); everything is checked before util.write_all
-    writes it at once, so that an I/O error too leaves DEST as it was."""
+    """Merge (scripts/merge-results --help), everything checked before it is written at once; whether it conflicted."""
     incoming = []
     for source in sources:
         for relative in source_files(source):
@@ -85,8 +82,7 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
 
 
 def plain_place(base: Path, relative: PurePath, refused: str) -> Path:
-    """BASE/RELATIVE, once each part of it that exists is a plain folder and the file a plain file; else BadInput
-    naming it, then REFUSED.  A link could point anywhere."""
+    """BASE/RELATIVE, once no part of it that exists is a link (it could point anywhere) or other than plain."""
     for depth in range(1, len(relative.parts) + 1):
         path = base.joinpath(*relative.parts[:depth])
         try:
@@ -112,8 +108,7 @@ def read_dest(target: Path) -> bytes | None:
 
 
 def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
-    """git ARGS as the workflow, GITHUB_TOKEN in git's Authorization header where set; with CHECK, a failure is
-    Failed."""
+    """git ARGS as the workflow, GITHUB_TOKEN in git's Authorization header where set."""
     env = dict(os.environ, **IDENTITY, GIT_TERMINAL_PROMPT="0")
     if token := os.environ.get("GITHUB_TOKEN"):
         server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
@@ -158,8 +153,7 @@ WHAT = {"120000": "a link", "160000": "a submodule"}
 
 
 def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
-    """The clone at the remote branch's tip, its hash; None without such a branch.  Plain files only, checked before
-    checkout: a submodule checks out as a folder, and the merge would write through a link."""
+    """The clone at the remote branch's tip, its hash, or None; plain files only, the tree checked before checkout."""
     # ls-remote prints any ref that ends in BRANCH (refs/heads/old/BRANCH).
     if f"refs/heads/{branch}" not in (line.split("\t")[-1] for line in branches(remote, branch).stdout.splitlines()):
         return None
@@ -195,8 +189,7 @@ RACE = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock 
 
 
 def store(args) -> int:
-    """Merge the sources into a fresh clone of the branch, commit and push; a push refused because another run moved
-    the branch (RACE) is redone on the new tip after a random pause, so that runs that collided do not again."""
+    """Merge the sources into a fresh clone of the branch, commit and push, again on a RACE after a random pause."""
     remote = args.results_remote or default_remote()
     if Path(remote).exists():  # git runs inside the clone
         remote = str(Path(remote).resolve())

@@ -1,5 +1,4 @@
-"""asv's site made self-contained (its CDN scripts served from vendor/) and safe to open (no tag name that is
-markup), and release pages linked upstream."""
+"""asv's site made self-contained and safe to open, and release pages linked upstream."""
 
 import json
 import re
@@ -39,7 +38,6 @@ def assets() -> dict[str, str]:
     return {url.format(version=versions[file.split("/")[0]]): file for url, file in CDN_ASSETS}
 
 
-# A script or stylesheet tag that loads from another host.
 EXTERNAL = re.compile(r'(?P<head><(?:script|link)\b[^>]*?)(?P<attr>src|href)="(?P<url>https?://[^"]+)"(?P<rest>[^>]*)>')
 # Attributes that would reject a file that is not byte-for-byte the CDN's, or only make sense for a CDN.
 CDN_ATTRIBUTES = re.compile(r'\s(integrity|crossorigin|referrerpolicy)(="[^"]*")?')
@@ -48,8 +46,7 @@ PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
 
 def localize(site: Path) -> int:
-    """The site's CDN scripts served from vendor/, its tags that are no plain names left out; the addresses
-    replaced."""
+    """The site's CDN scripts served from vendor/, its tags that are no plain names left out; how many."""
     page = site / "index.html"
     if not page.is_file():
         raise BadInput(f"no asv site at {site} (no index.html)")

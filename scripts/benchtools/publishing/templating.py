@@ -1,6 +1,5 @@
-"""The project's HTML pages, from Jinja2 templates with autoescape on.  The report's Markdown carries names that
-code the nightly ran could have planted: markdown_html writes every tag in it as text, links only to https and
-loads no image."""
+"""The project's HTML pages, from Jinja2 templates with autoescape on.  The report's Markdown carries names that code
+the nightly ran could have planted: markdown_html writes every tag as text, links only to https, loads no image."""
 
 from pathlib import Path
 

@@ -1,5 +1,4 @@
-"""What CodSpeed would count of the twins, counted here: benchmarks/codspeed.py run by pytest-codspeed in simulation
-mode under stock callgrind, beside the suite's own count of the same operations (docs/adopt.md)."""
+"""What CodSpeed would count of the twins, beside the suite's own count (docs/adopt.md)."""
 
 import os
 import re
@@ -41,9 +40,7 @@ def selected(select: str, python: str) -> list[str]:
 
 
 def counts(select: str, python: str, path: list[str] = ()) -> dict:
-    """``{"operations": {operation: {twin: {"simulated", "suite", "left"}}}, "empty", "seconds", "load"}``: each
-    twin's simulated count, the suite's count per call and the functions where they differ most, where the suite
-    counts it."""
+    """``{"operations": {operation: {twin: {"simulated", "suite", "left"}}}, "empty", "seconds", "load"}``."""
     try:
         callgrind.valgrind()
         names = selected(select, python)
@@ -87,8 +84,7 @@ def ratio(twins: dict, side: str, empty: float = 0) -> float:
 
 
 def ratio_rows(found: dict) -> tuple[list, int]:
-    """Each operation's row, and how many ratios less the empty window lie outside their operation's measured spread
-    of the suite's own; an operation the suite does not count is shown, not judged."""
+    """Each operation's row, and how many ratios less the empty window lie outside the suite's own and its spread."""
     rows, apart, empty = [], 0, found[EMPTY]
     for name, twins in found["operations"].items():
         row = [name, *(f"{twins[twin][side]:,.0f}" if side in twins[twin] else "—" for twin in TWINS for side in SIDES)]

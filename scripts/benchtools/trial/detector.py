@@ -48,8 +48,7 @@ def git_(repo: Path, *args) -> str:
 
 
 def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
-    """pads.pads_for in a child of ``python`` (the trial's asv environment): this process, which forks asv later,
-    must never import JAX."""
+    """pads.pads_for in a child of ``python``: this process, which forks asv later, must never import JAX."""
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])}
     done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=env)
@@ -73,8 +72,7 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
 
 
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
-    """The A/A copies form a chain, each compared with the one before, as the nightly compares consecutive commits;
-    every other variant is compared with the release."""
+    """Each A/A copy compared with the one before, as the nightly compares; every other with the release."""
     release_history.build(release_history.Options(repo=HISTORY))
     release = f"v{args.release}"
     if release not in git_(HISTORY, "tag").split():

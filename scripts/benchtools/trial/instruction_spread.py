@@ -1,5 +1,4 @@
-"""The A/A spread of the instruction counts: identical code counted in fresh valgrind processes, each run kept as soon
-as it is counted."""
+"""The A/A spread of the instruction counts: identical code counted in fresh valgrind processes."""
 
 import itertools
 import json
@@ -14,11 +13,11 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 from .. import util
 from ..asvtools import shapes
 from ..errors import BadInput, Failed
+from ..judging.instructions import BENCHMARK
 from ..util import markdown_table
 
 BLOCK = "instruction-spread"
 ACROSS_BLOCK = "instruction-environments"
-INSTRUCTIONS = "bench_instructions.Instructions"
 COUNTED = list(itertools.product(OPERATIONS, TWINS))  # (operation, twin), in the tables' order
 
 
@@ -72,7 +71,7 @@ def environment_text(environment: dict | None) -> str:
 
 def floor(name: str, twin: str) -> float | None:
     """Above which a twin's rise counts; None: it never counts (the tuple twins)."""
-    rule = metrics.rule(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(name)))
+    rule = metrics.rule(metrics.entry(f"{BENCHMARK}.track_{twin}", repr(name)))
     return rule.threshold if rule.alerts else None
 
 

@@ -1,5 +1,4 @@
-"""Timing noise between fresh processes, measured A/A: the MDE and a night's false-alarm rate from ``pairs.sequential``
-run on the log ratios resampled, centred on 0 (docs/timing-noise.md)."""
+"""Timing noise between fresh processes, measured A/A: the MDE and a night's false-alarm rate (docs/timing-noise.md)."""
 
 import itertools
 import json
@@ -77,8 +76,7 @@ def power(runs: list[list[float]], effect: float, suspects: int) -> float:
 def minimum_detectable_effect(
     log_ratios: list[float], suspects: int, simulations: int = SIMULATIONS, seed: int = 0
 ) -> float | None:
-    """None: above LARGEST_EFFECT.  Every effect is tried on the same resampled runs, so that the search has one
-    answer."""
+    """None: above LARGEST_EFFECT.  Every effect is tried on the same runs, so that the search has one answer."""
     runs = resampled(log_ratios, simulations, random.Random(seed))
     if power(runs, LARGEST_EFFECT, suspects) < POWER:
         return None

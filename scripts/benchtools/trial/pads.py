@@ -1,5 +1,5 @@
-"""The detector trial's slowdowns of tree_at: extra Python calls, or unused keyword arguments (work in C alone).
-Imported in the trial's asv environment (detector.calibrate_pads), which lacks asv."""
+"""The detector trial's slowdowns of tree_at.  Imported in the trial's asv environment, which lacks asv: it needs only
+the standard library, ``errors`` and the suite."""
 
 import ast
 
@@ -29,8 +29,7 @@ def inject(source: str, calls: int) -> str:
 
 
 def inject_c_work(source: str, pads: int) -> str:
-    """tree_at made slower by work in C alone: a ``functools.partial`` of itself holding ``pads`` unused keyword
-    arguments, which C copies at each call."""
+    """tree_at made slower by work in C alone: a partial of itself holding ``pads`` unused keyword arguments."""
     function = tree_at_of(source)
     if function.args.kwarg is not None:
         raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
@@ -48,9 +47,8 @@ def inject_c_work(source: str, pads: int) -> str:
 
 
 def pads_for(percent: float, probe: int) -> int:
-    """How many pads slow one tree_at call by ``percent``, measured as the suite measures on the Equinox and JAX this
-    process imports.  Padding has a fixed cost, and a pad costs more in a small dict: so a first estimate from
-    ``probe`` pads is refined by a line through n and 2n pads, n near the answer (from ``probe`` alone, 3% was 4.4%)."""
+    """How many pads slow one tree_at call by ``percent`` on this process's JAX.  Padding has a fixed cost, and a pad
+    costs more in a small dict: a line through n and 2n pads near the answer refines ``probe``'s guess (3% was 4.4%)."""
     import inspect
 
     import equinox._tree as equinox_tree
