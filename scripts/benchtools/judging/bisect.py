@@ -151,11 +151,11 @@ def unconfirmed(runs: dict[str, list], spread: float) -> str | None:
     if None in runs["before"] + runs["after"]:
         return "a count again failed"
     low, high = sorted((runs["before"], runs["after"]), key=statistics.median)
-    if max(low) >= min(high):
+    separated = max(low) < min(high)
+    if not separated:
         return "their counts overlap"
-    if not apart(statistics.median(low), statistics.median(high), spread):
-        return "their medians lie within the spread"
-    return None
+    medians_apart = apart(statistics.median(low), statistics.median(high), spread)
+    return None if medians_apart else "their medians lie within the spread"
 
 
 def shares(steps: list[Step], total: float, counted: Callable[[Point], float]) -> list[float]:
