@@ -1,11 +1,4 @@
-"""Where an instruction count stepped between two versions of JAX or Equinox: releases first, then the
-first-parent commits (where upstream's pull requests land) between neighbouring releases whose counts lie apart,
-halved while an interval's ends differ by more than the spread.  So every step larger than the spread is found,
-unless another inside the same interval cancels it; an interval whose halves each stay within the spread while
-the whole does not is a drift.  A failed commit is never a value: the nearest commit that counted stands in.
-Each step is confirmed by counting both sides again in fresh processes; across two jaxlibs, the earlier commit
-counted on the later jaxlib (or, where it does not run there, the later on the earlier) splits it in two.
-"""
+"""Where an instruction count stepped between two versions of JAX or Equinox (docs/bisections.md)."""
 
 from __future__ import annotations
 
@@ -106,8 +99,7 @@ class Search:
         return found or [Step(self.point(commits[lo]), self.point(commits[hi]), kind, hi - lo - 1)]
 
     def counted_between(self, commits: list[Commit], lo: int, hi: int) -> int | None:
-        """The commit nearest the middle of (lo, hi) that counted, of the ``FAILED_TRIES`` nearest; None when none
-        did (a run of commits that fail is reported as such, not probed to its end)."""
+        """The commit nearest the middle of (lo, hi) that counted, of the ``FAILED_TRIES`` nearest, or None."""
         middle = (lo + hi) // 2
         nearest = sorted(range(lo + 1, hi), key=lambda index: (abs(index - middle), index > middle))
         return next((index for index in nearest[:FAILED_TRIES] if self.value(commits[index]) is not None), None)
@@ -133,9 +125,8 @@ class Search:
         return self.operation, self.twin
 
     def split_jaxlib(self, step: Step) -> None:
-        """Where the sides ran on different jaxlibs: each side's jax on the other's jaxlib (``both``), the median of
-        as many fresh processes as a confirmation where it runs. ``side`` names the one the step is split by, the
-        earlier where it runs on the later jaxlib; ``failed`` why one did not."""
+        """Where the sides ran on different jaxlibs: each side's jax counted on the other's jaxlib (``both``);
+        ``side`` names the one the step is split by, ``failed`` why one did not run."""
         if step.before.jaxlib == step.after.jaxlib or step.before.commit.source.project != "jax":
             return
         both, failed, jaxlibs = {}, {}, {"before": step.after.jaxlib, "after": step.before.jaxlib}

@@ -13,7 +13,7 @@ ASV_DEFAULT_THRESHOLD = 0.05
 
 
 def finite_non_negative(value, what: str) -> float:
-    """VALUE as a float, or BadInput naming WHAT unless it is a finite number >= 0 (a threshold)."""
+    """VALUE as a threshold, or BadInput naming WHAT."""
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -41,7 +41,7 @@ class Change:
     unmeasured: list = field(default_factory=list)  # the commits between good and bad with no value (failed)
     explanation: object = None  # an explain.Explanation or an instructions.Explanation, once explained
 
-    # Read at every stop of the gate: computed once, from fields that never change after the change is made.
+    # Computed once: the gate reads them at every stop.
     kind: str = field(init=False)
     entry: str = field(init=False)  # the name asv's step detection matches `regressions_thresholds` against
     ratio: float = field(init=False)
@@ -77,8 +77,7 @@ class Thresholds:
         return max((value for regex, value in self.regexes if regex.match(change.entry)), default=ASV_DEFAULT_THRESHOLD)
 
     def suspect(self, change: Change) -> float:
-        """The increase beyond which a timing change is a suspect: metrics.py's ``suspect`` where a rule declares one
-        (lower than its threshold, as confirming removes the false alarms), else the gate's; an override wins."""
+        """The increase beyond which a timing change is a suspect: metrics.py's where lower than the threshold."""
         if self.overrides.get(change.kind) is not None:
             return self.overrides[change.kind]
         declared = metrics.suspect_threshold(change.entry)

@@ -1,9 +1,5 @@
-"""The confirm step: every timing suspect re-measured side by side, in balanced order A B, B A, ... (docs/gate.md).
-
-Every value is a fresh interpreter (asv's "spawn"): forks of one server share its hash seed and memory layout, so
-their pairs were not independent (docs/timing-noise.md).  asv's ``--interleave-rounds`` keeps one value of a track_
-benchmark per run and reinstalls at every switch, hence this loop over asv's private one-process call.
-"""
+"""The confirm step: every timing suspect re-measured side by side in fresh interpreters (docs/gate.md); asv's
+``--interleave-rounds`` would reinstall at every switch."""
 
 import random
 import time
@@ -21,8 +17,7 @@ from .pairs import MAX_PAIRS, UNDECIDED, Interval, balanced_order, decided_faste
 
 
 def suspects(changes: Iterable, thresholds, faster: bool = False) -> list:
-    """The alerting timing changes to confirm, risen (or with ``faster`` fallen) beyond their suspect threshold,
-    largest change first."""
+    """The alerting timing changes beyond their suspect threshold (or with ``faster`` below), largest first."""
     sign = -1 if faster else 1
     found = [
         c
@@ -50,8 +45,7 @@ class Confirmation:
 def measure_pairs(
     sides: dict, name: str, index: int | None, paired_seeds: random.Random | None = None
 ) -> Callable[[int, int], list[tuple[float, float]]]:
-    """The ``measure`` of ``sequential``.  With ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED
-    drawn from it (scripts/timing-noise --hash-seed paired); otherwise each draws its own."""
+    """The ``measure`` of ``sequential``; with ``paired_seeds``, both processes of a pair share one PYTHONHASHSEED."""
 
     def measure(first: int, count: int) -> list[tuple[float, float]]:
         for side in sides.values():
@@ -71,7 +65,7 @@ def measure_pairs(
 
 
 def env_root(config: Path, conf: dict) -> Path:
-    """confirm-env/{before,after} beside the env_dir of ``conf`` (``config`` as loaded)."""
+    """confirm-env/ beside the env_dir of ``conf``."""
     return (Path(config).parent / conf.get("env_dir", "env")).resolve().parent / "confirm-env"
 
 
@@ -99,8 +93,7 @@ def confirmations(
     max_pairs: int = MAX_PAIRS,
     measured: Callable[[Confirmation], None] | None = None,
 ) -> list[Confirmation]:
-    """Each suspect's verdict, both commits installed once per (before, after, environment); ``measured`` gets each
-    confirmation as soon as it is measured, so that a caller can keep it before the next one starts."""
+    """Each suspect's verdict; ``measured`` gets each confirmation as soon as it is measured."""
     if not suspects_:
         return []
     if config is None:

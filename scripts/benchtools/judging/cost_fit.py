@@ -31,8 +31,8 @@ class Fit:
     weight: float
     best_weight: float
     best_error: float  # the largest relative error over the versions, at best_weight
-    bytecodes_error: float  # ... with bytecodes alone
-    calls_error: float  # ... with calls alone
+    bytecodes_error: float
+    calls_error: float
     scale: float  # tree_map passes per weighted instruction, at ``weight``
     versions: list  # [(labels, calls, bytecodes, median passes, relative error)]
     points: list  # [(Point, relative error)]
@@ -50,7 +50,6 @@ def fit(points: list[Point], weight: float = metrics.CALL_WEIGHT) -> Fit:
     y = np.array([statistics.median(p.passes for p in group) for group in grouped.values()])
 
     def least_squares(*columns) -> tuple[list[float], float]:
-        """The weights of ``columns`` that minimize the squared relative errors, and the largest error left."""
         x = np.column_stack(columns) / y[:, None]
         solution = np.linalg.lstsq(x, np.ones(len(y)), rcond=None)[0]
         return solution.tolist(), float(np.abs(x @ solution - 1).max())

@@ -1,5 +1,4 @@
-"""How the gate finds changes (docs/gate.md): asv's steps in a site, or two commits' results compared; and what it
-adds to them (the large improvements, each exact change placed at its commit, a cost's diagnostics)."""
+"""How the gate finds changes (docs/gate.md): asv's steps in a site, or two commits' results compared."""
 
 import itertools
 import math
@@ -21,13 +20,12 @@ DIAGNOSTICS = ("bench_counts.PythonCalls", "bench_counts.BytecodeInstructions")
 
 STEP_MODE = "asv step detection"
 
-# Why a benchmark, params or environment of a comparison was not judged.
 NEW, GONE, NOT_MEASURED = "only after", "only before", "not measured"
 
 
 @dataclass(frozen=True)
 class Unjudged:
-    """What a comparison could not judge: an environment (no benchmark), a benchmark (no params), or one combo."""
+    """An environment (no benchmark), a benchmark (no params), or one combo that a comparison could not judge."""
 
     benchmark: str
     params: str
@@ -37,8 +35,6 @@ class Unjudged:
 
 @dataclass(frozen=True)
 class FailedCommit:
-    """A commit whose results hold benchmarks that failed (no value): no value, regression or pass."""
-
     commit: str
     env: str
     benchmarks: tuple[str, ...]  # the failed benchmarks, or every benchmark when nothing ran
@@ -68,7 +64,6 @@ def step_changes(source: Source) -> list[Change]:
         measured = {rev for rev, value in points if value is not None}
         series = {"unit": source.units.get(name, ""), "latest": last_value, "env_params": graph_params}
         for before_rev, after_rev, before, _best_after in jumps:
-            # Else the last revision before the jump that has a value.
             rev_before = (
                 before_rev if before_rev is not None else max((r for r in measured if r < after_rev), default=None)
             )
@@ -78,7 +73,6 @@ def step_changes(source: Source) -> list[Change]:
                     f"asv regressions file {path}: {entry[:80]} steps from {step.before!r} to {step.after!r} at "
                     f"revision {after_rev}, which is not a number: the step cannot be judged"
                 )
-            # The step lies at the first commit at the new level; those in between have no value.
             between = [] if rev_before is None else sorted(set(range(rev_before + 1, after_rev)) - measured)
             at = {"graph": (graph, index, rev_before, after_rev), "single_commit": before_rev is None}
             good, bad = commit_at.get(rev_before, ""), commit_at[after_rev]
@@ -90,27 +84,24 @@ def step_changes(source: Source) -> list[Change]:
 
 
 def values_by_combo(result, name: str) -> dict[str, float | None]:
-    """{params as "a, b": value} of one benchmark in one asv result; None for a failed, NaN for a skipped value."""
+    """{params as "a, b": value} of one benchmark in one asv result."""
     return {", ".join(combo): value for combo, value, _ in combinations(result, name, plain=False)}
 
 
 def matched(before: dict, after: dict) -> tuple[dict, list[tuple]]:
-    """{key: (before, after)} of the keys both sides have, in ``before``'s order; and (key, value, reason) of each
-    key one side lacks: the gone, then the new."""
+    """{key: (before, after)} of the keys both sides have; and (key, value, reason) of each key one side lacks."""
     gone = [(key, value, GONE) for key, value in before.items() if key not in after]
     new = [(key, value, NEW) for key, value in after.items() if key not in before]
     return {key: (value, after[key]) for key, value in before.items() if key in after}, gone + new
 
 
 def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
-    """Every benchmark and params that both commits measured (matched by name, so that a suite whose params grew
-    still has the rest judged), compared; and what could not be, with why.  BadInput when nothing was compared."""
+    """Every benchmark and params that both commits measured, matched by name; and what could not be compared."""
     good, bad = source.resolve(before_name), source.resolve(after_name)
     single_commit = source.revision_of_hash.get(bad, -1) - source.revision_of_hash.get(good, -2) == 1
 
     def by_environment(commit: str) -> dict:
-        # An environment is its asv name on its device, timed by its runner: the same Python measures a CPU or a GPU,
-        # as its JAX finds, and asv_runner 0.3 changed what a sample is.
+        # The same Python measures a CPU or a GPU, and asv_runner 0.3 changed what a sample is.
         found = {(r.env_name, device.of(r.params), r.params.get(device.RUNNER)): r for r in source.results_of(commit)}
         return {key: found[key] for key in sorted(found)}
 
@@ -142,7 +133,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
 
 
 def failed_commits(source: Source, commits: list[str]) -> list[FailedCommit]:
-    """The benchmarks that failed (asv stores no value) in each of ``commits``' results, commit by commit."""
+    """The benchmarks that failed (asv stores no value) in each of ``commits``' results."""
     return [
         FailedCommit(commit, env_label(result.params), failed)
         for commit in dict.fromkeys(commits)
@@ -157,7 +148,7 @@ def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]
     compared = {(c.benchmark, c.params, c.env): c for c in reversed(changes)}  # the first of a kind
     for row in (r for r in rows if r.kind == metrics.COST):
         for name in (f"{prefix}.{row.benchmark.rsplit('.', 1)[1]}" for prefix in DIAGNOSTICS):
-            if row.graph:  # step detection: the diagnostic's own graph, at the step's two revisions
+            if row.graph:  # step detection
                 graph, index, rev_before, rev_after = row.graph
                 graph = graph.rsplit("/", 1)[0] + f"/{name}.json"
                 points = dict(source.series(graph, index)) if (source.html / graph).is_file() else {}
@@ -170,8 +161,7 @@ def attach_diagnostics(source: Source, rows: list[Change], changes: list[Change]
 
 
 def improvements(source: Source, changes: list[Change], compared: bool) -> list[Change]:
-    """tree_at's cost at the default depth down by LARGE_IMPROVEMENT or more: every such step, or the comparison;
-    in a comparison, also each operation's instruction count down as much."""
+    """tree_at's cost, or in a comparison an operation's instruction count, down by LARGE_IMPROVEMENT or more."""
     depth = str(params.DEFAULT_DEPTH)
     if compared:
         return [
@@ -213,9 +203,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
 
 
 def place_exact_steps(source: Source, rows: list[Change]) -> None:
-    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it, from the
-    values at the commits between (a night benchmarks them all).  A change that passed through a third level keeps
-    its span (the bisect command covers it); timings are never narrowed."""
+    """Each exact change of a comparison that spans several commits, narrowed to the commit that made it."""
     revision, commit_at = source.revision_of_hash, source.hash_of_revision
     for change in rows:
         first, last = revision.get(change.good), revision.get(change.bad)
@@ -238,7 +226,6 @@ def place_exact_steps(source: Source, rows: list[Change]) -> None:
 
 
 def value_at(source: Source, commit: str, change: Change) -> float | None:
-    """``change``'s benchmark measured at ``commit`` in its environment; None without a value there."""
     for result in source.results_of(commit, missing_ok=True):
         if dict(result.params) == change.env_params:
             value = values_by_combo(result, change.benchmark).get(change.params)

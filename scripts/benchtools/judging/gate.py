@@ -1,5 +1,4 @@
-"""The regression gate: the changes of a run or a comparison, judged against their thresholds (docs/gate.md).
-How changes are found is finding.py's; what is checked again before one counts, recheck.py's."""
+"""The regression gate: the changes of a run or a comparison, judged against their thresholds (docs/gate.md)."""
 
 import shlex
 from dataclasses import dataclass, field
@@ -16,8 +15,7 @@ from .sources import Source
 
 @dataclass
 class Verdict:
-    """What the gate found.  ``confirmations`` is None under --no-confirm; otherwise the timing rows of ``counted``
-    are those confirmed slower."""
+    """What the gate found; ``confirmations`` is None under --no-confirm."""
 
     source: Source
     mode: str  # how the changes were found: finding.STEP_MODE, or "BEFORE → AFTER"
@@ -25,15 +23,13 @@ class Verdict:
     counted: list[Change]
     improved: list[Change]
     confirmations: list[confirming.Confirmation] | None
-    # The timing changes of benchmarks that never alert (metrics.py) beyond their threshold, worst first.
-    not_alerting: list[Change] = field(default_factory=list)
-    # Instruction rises that do not count: both commits counted again side by side tonight stay within the floor
-    # (a Recount), or their operation's time, re-measured side by side, was decided faster (a Confirmation).
+    not_alerting: list[Change] = field(default_factory=list)  # timings beyond their threshold, worst first
+    # Instruction rises that do not count: recounted within the floor, or their time decided faster.
     overruled: list[tuple[Change, "confirming.Confirmation | recheck.Recount"]] = field(default_factory=list)
     unjudged: list[finding.Unjudged] = field(default_factory=list)
     failed: list[finding.FailedCommit] = field(default_factory=list)
     explain_errors: list[str] = field(default_factory=list)
-    # Instruction falls that, both commits counted again side by side, are no large improvement: another runner's.
+    # Instruction falls that, recounted, are no large improvement: another runner's.
     not_improved: list[tuple[Change, "recheck.Recount"]] = field(default_factory=list)
 
     @property
@@ -53,13 +49,11 @@ def judge(
     confirm: bool = True,
     max_pairs: int = pairs.MAX_PAIRS,
 ) -> Verdict:
-    """The verdict on the latest run's steps, or on BEFORE → AFTER.  ``confirm``: re-measure timing suspects side
-    by side (False: --no-confirm); ``explain``: profile the cause of each exact change and large improvement."""
+    """The verdict on the latest run's steps, or on BEFORE → AFTER."""
     if not source.hash_of_revision:
         raise BadInput(f"asv site index {source.html / 'index.json'} lists no commit: nothing to judge")
     if compare:
         changes, unjudged = finding.compare_changes(source, *compare)
-        # The two commits compared, as every change holds them until place_exact_steps narrows some (there is one).
         mode, judged_commits = f"{compare[0]} → {compare[1]}", [changes[0].good, changes[0].bad]
     else:
         changes, unjudged = finding.step_changes(source), []
@@ -69,8 +63,7 @@ def judge(
     overruled, errors, not_improved = [], [], []
     if confirm and compare:
         counted, overruled, errors = recheck.recount(source, counted)
-        # A fall is counted again too, so that a new runner's falls are not listed as improvements; the counts are
-        # the ones explaining an improvement reads.
+        # So that a new runner's falls are not listed as improvements.
         improved, not_improved, also = recheck.recount(source, improved, holds=recheck.Recount.improves)
         errors += also
     confirmations = None
@@ -88,7 +81,7 @@ def judge(
         overruled_ids = {id(rise) for rise, _ in overruled}
         counted = [c for c in counted if c.kind not in metrics.TIMING_KINDS and id(c) not in overruled_ids] + slower
     if compare:
-        # The overruled rises too: the publish job's re-judgement places them, and the alert matches them by commit.
+        # The overruled rises too: the alert matches them by commit.
         finding.place_exact_steps(source, counted + improved + [rise for rise, _ in overruled])
     finding.attach_diagnostics(source, counted + improved, changes)
     if explain:
@@ -119,6 +112,5 @@ def find_command(source: Source, change: Change) -> str | None:
 
 
 def could_decide(change: Change) -> bool:
-    """Whether a timing change that does not alert could decide once its noise is known: an absolute time cannot, as
-    fresh processes move it by more than its threshold on identical code (docs/timing-noise.md)."""
+    """Whether a timing that does not alert could decide: an absolute time cannot (docs/timing-noise.md)."""
     return change.kind != metrics.TIME

@@ -1,5 +1,4 @@
-"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python. A count is
-exact, whatever the machine's load, so it is kept per (environment, commit) and never made twice."""
+"""Instruction counts at a commit, with the functions they are spent in: a step's cause in C and in Python."""
 
 import hashlib
 import json
@@ -14,13 +13,14 @@ from ..errors import Failed
 from ..util import markdown_table
 from . import explain as explain_module
 
+BENCHMARK = "bench_instructions.Instructions"  # track_module and track_tuple, params (operation,)
 SHOWN = 3  # functions named in a cause
 BUILTIN_SHARE = 0.01  # a builtin is named when its C work moved by this share of the operation's count
 ENVIRONMENT_SUFFIX = ".environment.json"  # the counting environment (callgrind.environment), kept beside its count
 
 
 def kept(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> Path:
-    """Where the count of ``names`` at ``commit`` in ``env`` (explain.env_config's) is kept: beside its environments."""
+    """The file that keeps the count of ``names`` at ``commit`` in ``env``."""
     recipe = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:12]
     return env.root / "instructions" / env.name / f"{commit}-{recipe}.json"
 
@@ -36,10 +36,7 @@ def pair_names(env: explain_module.ProfileEnv, commits: tuple[str, str], names: 
 
 
 def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> tuple[dict, dict | None]:
-    """{operation: {twin: {"instructions", "functions"}}} of ``names`` at ``commit``, counted in one process unless
-    kept, and its counting environment (callgrind.environment; None for a count kept before it was recorded);
-    ``Failed`` when the commit cannot be installed or valgrind cannot count here.  A count depends a little on
-    what else its process built (the allocator's state): both sides of a step are counted with the same ``names``."""
+    """The counts of ``names`` at ``commit`` and their environment; a count depends a little on the other ``names``."""
     path = kept(env, commit, names)
     environment = path.with_suffix(ENVIRONMENT_SUFFIX)
     if not path.is_file():
@@ -60,16 +57,14 @@ def counts_at(env: explain_module.ProfileEnv, commit: str, names: list[str]) -> 
 
 
 def function_changes(before: dict, after: dict) -> list[tuple[str, float | None, float | None]]:
-    """(function, before, after) own instructions per call, largest change first, of one twin's counts; None where the
-    function is not among that side's costliest (callgrind.TOP_FUNCTIONS), counted as that side's least kept count."""
+    """(function, before, after) own instructions per call, largest change first; None where a side did not keep it."""
     (b, floor_b), (a, floor_a) = ((side["functions"], least_kept(side)) for side in (before, after))
     moved = {name: abs(a.get(name, floor_a) - b.get(name, floor_b)) for name in b.keys() | a.keys()}
     return [(name, b.get(name), a.get(name)) for name in sorted(moved, key=lambda name: (-moved[name], name))]
 
 
 def builtin_changes(before: dict, after: dict) -> list[tuple[str, float, float]]:
-    """(builtin, before, after) instructions per call of each Python builtin with all the C work it called,
-    those that moved by at least BUILTIN_SHARE of the operation's count, largest change first."""
+    """(builtin, before, after) instructions per call, all its C work included, that moved by BUILTIN_SHARE."""
     b, a = before.get("builtins", {}), after.get("builtins", {})
     found = [(name, b.get(name, 0.0), a.get(name, 0.0)) for name in b.keys() | a.keys()]
     moved = [row for row in found if abs(row[2] - row[1]) >= BUILTIN_SHARE * before["instructions"]]
@@ -81,8 +76,7 @@ def least_kept(side: dict) -> float:
 
 
 def moved(before: dict, after: dict, functions: int) -> list[tuple[str, str]]:
-    """(what, "before → after"): each Python builtin whose C work moved, then the first ``functions`` of
-    ``function_changes``, "under N" where a side did not keep the function, N its least kept count."""
+    """(what, "before → after"): each builtin whose C work moved, then the first ``functions`` that moved."""
 
     def amount(value: float | None, side: dict) -> str:
         return f"{value:,.0f}" if value is not None else f"under {least_kept(side):,.0f}"
@@ -100,8 +94,6 @@ def cause(before: dict, after: dict, per: str = "call", shown: int = SHOWN) -> s
 
 @dataclass
 class Explanation:
-    """A step of an instruction count explained by the functions whose own instructions per call moved."""
-
     env_name: str
     before: str
     after: str

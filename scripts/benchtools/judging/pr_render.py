@@ -1,6 +1,4 @@
-"""A pull request's check as Markdown for a reviewer, computing nothing: the first line says what merging does, a short
-table what changed, every other section is collapsed with its count.  Where the whole would not fit a GitHub comment
-(COMMENT_BYTES), the longest lists are cut, each cut saying how many rows the verdict file holds beyond it."""
+"""A pull request's check as Markdown for a reviewer, computing nothing, cut to fit a GitHub comment."""
 
 from functools import partial
 
@@ -11,8 +9,7 @@ from .pairs import FLOOR
 from .pr_summary import CHANGED, FASTER, SECTIONS, SLOWER_, UNCHANGED, PlacedChange, Summary, is_exact
 from .render import as_text, details, human, percent, unjudged_table
 
-# The most UTF-8 bytes of a summary that pr-check.yml's comment job posts (`wc -c`): GitHub refuses a comment
-# over 65,536 characters, and the job adds the run's link. "→ — ±" take 2 or 3 bytes each.
+# The most UTF-8 bytes pr-check.yml's job posts: GitHub refuses a comment over 65,536 characters, and it adds a link.
 COMMENT_BYTES = 65000
 MARKER = "<!-- equinox-benchmarks: check-pr -->"  # finds the one comment of a pull request to update
 TABLE_ROWS = 20  # changes shown in the table itself; the rest in a collapsed section below it
@@ -26,9 +23,7 @@ def cell(text: str, most: int | None = CELL) -> str:
 
 
 def how_sure(row: PlacedChange) -> str:
-    """What was measured of the figure's repeatability: a count's, or the re-measured time's estimate, interval and
-    minimum detectable effect."""
-    if row.change.kind == metrics.INSTRUCTIONS:  # the spread its floor was made of: its operation's own
+    if row.change.kind == metrics.INSTRUCTIONS:
         spread = metrics.threshold(row.change.entry) / metrics.SPREAD_MARGIN
         return f"counted; identical code varies up to ±{spread * 100:.2g}% between processes (measured)"
     if is_exact(row.change):

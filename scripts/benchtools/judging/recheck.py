@@ -1,5 +1,4 @@
-"""What the gate checks again before a change counts or is listed: instruction changes counted again side by side,
-each instruction rise's time, and the causes."""
+"""What the gate checks again before a change counts or is listed: instruction counts, their time, the causes."""
 
 import ast
 import math
@@ -17,7 +16,7 @@ from .sources import Source
 
 @dataclass(frozen=True)
 class Recount:
-    """An instruction rise's two commits counted again tonight, side by side in this job's environment."""
+    """An instruction change's two commits counted again tonight, side by side in this job's environment."""
 
     before: float
     after: float
@@ -33,9 +32,8 @@ class Recount:
 def recount(
     source: Source, counted: list[Change], holds=Recount.counts
 ) -> tuple[list[Change], list[tuple[Change, Recount]], list[str]]:
-    """The counted rows without the instruction rises that do not survive a recount (``holds``; ``Recount.improves``
-    for the listed falls), those rises with their recount, and the errors met.  A stored count may come from another
-    runner image, Python or valgrind, each of which moves every count (docs/instructions.md), hence the recount."""
+    """The rows without the instruction changes that fail ``holds`` once recounted, those, and the errors met: a
+    stored count may come from another runner image (docs/instructions.md)."""
     if source.config is None and any(c.kind == metrics.INSTRUCTIONS for c in counted):
         return counted, [], ["the instruction rises count as stored: no asv configuration to count them again"]
     kept, overruled, errors = [], [], []
@@ -67,8 +65,7 @@ def twin_of(change: Change) -> str:
 
 
 def time_checks(counted: list[Change], changes: list[Change]) -> list[tuple[Change, Change]]:
-    """(instruction rise, its operation's time between the same commits) for each counted instruction rise whose
-    operation is also timed (instruction_ops.Counted.timed): the time is re-measured before the rise counts."""
+    """(instruction rise, its operation's time between the same commits) for each rise whose operation is timed."""
     checks = []
     for rise in (c for c in counted if c.kind == metrics.INSTRUCTIONS):
         operation = COUNTED_OPERATIONS.get(split_params(rise.params)[0]) if rise.params else None
@@ -99,9 +96,7 @@ def to_explain(counted: list[Change], improved: list[Change]) -> list[Change]:
 
 
 def attach_explanations(source: Source, counted: list[Change], improved: list[Change]) -> list[str]:
-    """The cause of each exact change counted and each improvement at its two commits, once per (environment,
-    commits, what is explained): an instruction count's from where its instructions went, any other's from one
-    tree_at update profiled; the errors met."""
+    """The cause of each exact change counted and each improvement; the errors met."""
     if source.config is None:
         raise BadInput("--explain needs the asv configuration of the run (--output or --config)")
     errors, done, names = [], {}, counted_operations(to_explain(counted, improved))

@@ -22,8 +22,7 @@ NOTHING_COUNTS = "No regression counts."
 
 
 def as_text(text: str) -> str:
-    """TEXT shown on GitHub as it is, in a fence longer than any run of backticks in it: no link, image, tag or
-    @mention in it renders or notifies (text that upstream code wrote, or an error that quotes it)."""
+    """TEXT in a fence longer than any run of backticks in it: nothing that upstream code wrote renders or notifies."""
     fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
     return f"{fence}text\n{text}\n{fence}"
 
@@ -71,8 +70,7 @@ def unjudged_table(unjudged: list[Unjudged], cell: Callable[[str], str] = str) -
 
 
 def changes_table(source: Source, changes: list[Change], newest: bool = False, judged: bool = True) -> str:
-    """Each change: ``judged``, with its kind and threshold; with ``newest``, how much of the step the newest commit
-    still has (asv's latest against the level before the step) and its diagnostics."""
+    """Each change: ``judged``, with its kind and threshold; ``newest``, its newest value and diagnostics."""
     header = ["benchmark", "params", "environment", "before", "after", "change"]
     header = ["kind", *header, "threshold", "where"] if judged else [*header, "where"]
     rows, label = [], source.label
@@ -98,7 +96,7 @@ def changes_table(source: Source, changes: list[Change], newest: bool = False, j
 
 
 def environment_text(environment: dict | None) -> str:
-    """A counting environment in one table cell, as text (the run job, which runs upstream code, wrote it)."""
+    """A counting environment in one table cell; the run job, which runs upstream code, wrote it."""
     if not environment:
         return "not recorded"
     said = "; ".join(f"{key} {value}" for key, value in sorted(environment.items()) if value)

@@ -17,9 +17,6 @@ PROFILES = "profiles"  # the profile cache's folder, under a run's .asv folder
 
 
 class Source:
-    """The results, site and thresholds the gate reads, each read once: the latest run in ``output``, a
-    configuration, or folders."""
-
     def __init__(
         self,
         *,
@@ -45,8 +42,7 @@ class Source:
         self.profiles = asv_dir / PROFILES  # the profile cache, shared by explaining and counting again
         conf = shapes.check(util.load_asv_config(config), "asv-config", config, "asv configuration") if config else {}
         self.conf = conf
-        # scripts/bench writes benchmarks/metrics.py's thresholds into the configurations it derives;
-        # a configuration without them (such as asv.conf.json itself) gets them from there too.
+        # asv.conf.json itself holds no thresholds: they are metrics.py's.
         regexes = conf["regressions_thresholds"] if "regressions_thresholds" in conf else metrics.asv_thresholds()
         self.thresholds = Thresholds(regexes, {metrics.RATIO: threshold, metrics.TIME: time_threshold}, config or "")
         for key, given in (("results_dir", results), ("html_dir", html)):
@@ -60,8 +56,8 @@ class Source:
             if len(machines) != 1:
                 raise BadInput(f"name the machine with --machine; {self.results} holds {machines or 'none'}")
             self.machine = machines[0]
-        self.run_commits = list(last_run.get("commits", []))  # the commits the latest run benchmarked
-        self.run_unchanged = list(last_run.get("unchanged", []))  # those it left out: the package unchanged
+        self.run_commits = list(last_run.get("commits", []))
+        self.run_unchanged = list(last_run.get("unchanged", []))  # left out: the package unchanged
         self.index = shapes.read_checked(self.html / "index.json", "index", "asv site index")
         self.benchmarks = shapes.read_checked(self.results / "benchmarks.json", "benchmarks", "asv benchmark list")
         self.hash_of_revision = {int(rev): commit for rev, commit in self.index["revision_to_hash"].items()}
@@ -77,7 +73,6 @@ class Source:
         }
 
     def results_of(self, commit: str, missing_ok: bool = False) -> list:
-        """The asv results of ``commit`` on the machine, read once; BadInput for none unless ``missing_ok``."""
         if commit not in self.loaded:
             self.loaded[commit] = asv_results.of_commit(self.results, self.machine, commit)
         if not self.loaded[commit] and not missing_ok:
@@ -86,7 +81,7 @@ class Source:
         return self.loaded[commit]
 
     def series(self, graph: str, index: int | None) -> list[tuple[int, float | None]]:
-        """(revision, value) of one series of a site's graph file (``index``: the flat parameter index)."""
+        """(revision, value) of one series of a site's graph file."""
         path = self.html / graph
         points = []
         for revision, value in shapes.read_checked(path, "graph", "asv graph file"):

@@ -8,17 +8,13 @@ from ..asvtools import results
 
 @dataclass(frozen=True)
 class Piece:
-    """One constant piece of a series: revisions ``left`` (inclusive) to ``right`` (exclusive) at ``level``."""
-
-    left: int
-    right: int
+    left: int  # the first revision
+    right: int  # after the last
     level: float
 
 
 @dataclass(frozen=True)
 class Step:
-    """A change between two adjacent pieces: ``before`` ends at ``rev_before``, ``after`` starts at ``rev_after``."""
-
     rev_before: int
     rev_after: int
     before: float
@@ -30,7 +26,7 @@ class Step:
 
 
 def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
-    """``detect_steps`` over (revision, value) points, in revision order; missing values are skipped."""
+    """``detect_steps`` over (revision, value) points."""
     points = sorted(points)
     revisions = [rev for rev, _ in points]
     values = [value for _, value in points]
@@ -43,8 +39,7 @@ def pieces(points: list[tuple[int, float | None]]) -> list[Piece]:
 
 
 def true_step(points: list[tuple[int, float | None]], rev_before: int, rev_after: int, value_before: float) -> Step:
-    """The levels of the pieces on both sides of asv's jump, asv's own value before kept; should the unweighted
-    pieces here join what asv's weighted ones split, the value at ``rev_after`` itself stands in."""
+    """The levels of the pieces on both sides of asv's jump, or the value at ``rev_after`` where they join."""
     after_piece = next((piece for piece in pieces(points) if piece.left <= rev_after < piece.right), None)
     joined = after_piece is None or after_piece.left <= rev_before
     after = dict(points).get(rev_after) if joined else after_piece.level

@@ -1,5 +1,4 @@
-"""The gate's verdict as data (JSON, its fields in docs/gate.md): what every consumer reads, never the Markdown's
-wording."""
+"""The gate's verdict as data (JSON, its fields in docs/gate.md): what every consumer reads."""
 
 import json
 import math
@@ -75,7 +74,7 @@ def suspect_data(found, threshold: float | None) -> dict:
 
 
 def document(status: str, summary: str, **fields) -> dict:
-    """The four keys every verdict opens with, then its status's own; regression true exactly when a row counts."""
+    """The four keys every verdict opens with, then its status's own."""
     return {"schema": SCHEMA, "status": status, "regression": bool(fields.get("counted")), "summary": summary, **fields}
 
 
@@ -113,7 +112,7 @@ def data(verdict: Verdict) -> dict:
 
 
 def nothing_judged(reason: str, results: str, machine: str, unchanged=()) -> dict:
-    """The document of a night that had nothing to judge (no new commit after the baseline): quiet, saying why."""
+    """The document of a night that had nothing to judge (no new commit after the baseline)."""
     return document(
         JUDGED,
         f"no regression counts: {reason}",
@@ -129,7 +128,7 @@ def nothing_judged(reason: str, results: str, machine: str, unchanged=()) -> dic
 
 
 def failure(stage: str, code: int | None, message: str) -> dict:
-    """The document of a night that could not be judged (CODE None: its exit code is unknown): never quiet."""
+    """The document of a night that could not be judged (CODE None: its exit code is unknown)."""
     exit_code = int(code) if code is not None else None
     summary = f"{stage} failed{f' (exit {exit_code})' if code is not None else ''}: {message}"
     return document(FAILED, summary, stage=stage, exit=exit_code, message=message)
@@ -140,17 +139,14 @@ def write(path: Path, document: dict) -> None:
 
 
 def read(path: Path) -> dict:
-    """A verdict document exactly as ``write`` writes it, checked whole (a missing verdict is no verdict); BadInput
-    naming the file for anything else."""
+    """A verdict document exactly as ``write`` writes it, checked whole; BadInput naming the file for anything else."""
     try:
         document = json.loads(shapes.read_bytes(path, "gate verdict").decode(), parse_constant=refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:  # NaN and infinity are no JSON
         raise BadInput(f"gate verdict is corrupt: {path} ({error})") from None
-    # Checked whole, so that another writer's document (a counted row without its commits) is not a quiet night;
-    # its schema and status first, so that an unknown status is named as such and not read as a failure's shape.
+    # Its schema and status first, so that an unknown status is named as such and not read as a failure's shape.
     shapes.check(document, "verdict#/definitions/common", path, "gate verdict")
     shapes.check(document, "verdict", path, "gate verdict")
-    # A night that could not be judged counts no regression, whatever rows it holds (verdicts.failure).
     counted = document["counted"] if document["status"] == JUDGED else []
     if document["regression"] != bool(counted):
         raise BadInput(

@@ -1,5 +1,4 @@
-"""A bisection (judging/bisect.py) as a record, and docs/bisections.md's block written from the records alone, so
-that the page can be rebuilt from the repository."""
+"""A bisection (judging/bisect.py) as a record, and docs/bisections.md's block written from the records alone."""
 
 import collections
 import itertools
@@ -10,6 +9,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from benchmarks import metrics
+from benchmarks.instruction_ops import TWINS
 
 from ..asvtools import shapes
 from ..history.probes import UPSTREAM
@@ -19,7 +19,6 @@ from .instruction_history import marked_table
 from .operation_markdown import change_text, pull_link
 
 BLOCK = "bisections"
-TWINS = ("module", "tuple")
 SHOWN_FUNCTIONS = 6
 SHOWN_CANDIDATES = 12
 
@@ -96,8 +95,7 @@ def record(search: bisect.Search, points, pairs, steps, command, candidates, sec
 
 
 def merged(twin: dict) -> dict:
-    """A twin's functions without their inline namespace's version (``absl::lts_20250512``), which alone differs
-    between two jaxlib builds of one function: two template instances stay two rows."""
+    """A twin's functions without ``absl::lts_20250512``, which alone differs between two jaxlib builds."""
     functions = collections.defaultdict(float)
     for name, count in twin["functions"].items():
         functions[re.sub(r"lts_\d+::", "", name)] += count
@@ -105,15 +103,14 @@ def merged(twin: dict) -> dict:
 
 
 def moved_identifiers(functions: list) -> list[str]:
-    """The C++ member names (``FlattenImpl``, ``Lookup``) of the moved functions that belong to a namespace:
-    what a candidate commit's diff may name; libc's and CPython's own functions name no commit of jaxlib."""
+    """The C++ member names (``FlattenImpl``) of the moved functions: what a candidate commit's diff may name."""
     members = (re.search(r"::(\w+)(?:<…>)?$", short(name)) for name, *_ in functions)
     # jaxlib's own functions are CamelCase (Google's style); a lowercase name (find, size) is a library's
     return list(dict.fromkeys(m.group(1) for m in members if m and re.search("[A-Z]", m.group(1))))
 
 
 def jax_part(entry: dict) -> tuple[float, float] | None:
-    """The two counts of the step's jax commits on one jaxlib, where a split counted: what jax's Python carries."""
+    """The two counts of the step's jax commits on one jaxlib, where a split counted."""
     before, after, split = entry["before"]["count"], entry["after"]["count"], entry["jaxlib_split"]
     earlier = split.get("side", "before") == "before"  # the earlier jax on the later jaxlib
     return None if split.get("count") is None else (split["count"], after) if earlier else (before, split["count"])
@@ -127,7 +124,7 @@ def jaxlib_carries(entry: dict, spread: float) -> bool:
 
 def short(function: str) -> str:
     """A C++ function without its template arguments: ``raw_hash_set<…>::find_large<…>``."""
-    while (inner_removed := re.sub(r"<[^<>]*>", "\0", function)) != function:  # the innermost first
+    while (inner_removed := re.sub(r"<[^<>]*>", "\0", function)) != function:
         function = inner_removed
     return function.replace("\0", "<…>")
 
@@ -255,7 +252,7 @@ def markdown(records: list[dict]) -> str:
     floors = {key: metrics.instruction_spread(*key) for key in itertools.product(operations, TWINS)}
     groups = collections.defaultdict(dict)  # {(project, python, the other side's version): {release: (jaxlib, counts)}}
     for found in records:
-        # Counts of two builds of one Python are never compared: a record made since issue 48 names its build.
+        # Counts of two builds of one Python are never compared.
         group = groups[found["project"], found.get("interpreter", found["python"]), found["fixed"]["version"]]
         for release in found["releases"]:
             _, counts = group.setdefault(release["label"], (release["jaxlib"], {}))

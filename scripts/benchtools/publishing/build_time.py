@@ -12,18 +12,17 @@ SHARDS = (4, 8, 16)  # backfill.yml's choices beside 1 and 2
 @dataclass(frozen=True)
 class BuildTime:
     commits: int
-    seconds: float  # the sum of every commit's time, the stops left out: one process's time for them all
+    seconds: float  # one process's time for every commit, the stops left out
     per_commit: float  # the median
     stops: int
-    processes: int  # how many ran side by side at the most (shards on one machine)
+    processes: int  # how many ran side by side at the most
 
     def sharded(self, shards: int) -> float:
         return math.ceil(self.commits / shards) * self.per_commit
 
 
 def chains(found_spans: list[tuple[str, str, float, float]]) -> list[list[tuple]]:
-    """The spans split into the sequences that one process ran one after another: shards run side by side on
-    one machine interleave in time, and each commit's time is up to the next commit of its own shard."""
+    """The spans split into what each process ran: shards on one machine interleave in time."""
     found = []
     for span in sorted(found_spans, key=lambda span: span[2]):
         if free := [chain for chain in found if chain[-1][3] <= span[2]]:
@@ -34,8 +33,7 @@ def chains(found_spans: list[tuple[str, str, float, float]]) -> list[list[tuple]
 
 
 def build_time(found_spans: list[tuple[str, str, float, float]]) -> BuildTime | None:
-    """Each commit's time runs from its first benchmark's start to the next commit's of the same process (its
-    benchmarks, then the next install); the last one's to its end."""
+    """Each commit's time runs from its first benchmark's start to the next commit's of the same process."""
     if not found_spans:
         return None
     per_commit, stops = [], 0

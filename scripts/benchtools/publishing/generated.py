@@ -1,5 +1,4 @@
-"""The generated blocks of Markdown files, between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``: the
-script that measures their figures writes them, so that no measured figure is typed by hand."""
+"""The generated blocks of Markdown files: written by the script that measures their figures."""
 
 import re
 from pathlib import Path
@@ -13,8 +12,7 @@ def markers(name: str) -> tuple[str, str]:
 
 
 def write_blocks(path: Path, bodies: dict[str, object], write: bool = True) -> list[str]:
-    """Rewrite each block of BODIES (name: text, or a function giving it) that PATH holds; the names written.
-    BadInput, PATH unchanged, when it holds none of them: with WRITE false, the check before a long run."""
+    """Rewrite each block of BODIES (name: text, or a function) that PATH holds; WRITE false only checks."""
     if not path.is_file():
         raise BadInput(f"{path}: no such file")
     text = path.read_text(encoding="utf-8")

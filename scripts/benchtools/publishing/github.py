@@ -1,5 +1,4 @@
-"""GitHub's REST API for issues, the token in the Authorization header only; and ``StandIn``, a local server
-that answers only the requests the client makes (400 to any other), so that what the alert asks is tested."""
+"""GitHub's REST API for issues; and ``StandIn``, a local server that answers only what the client asks."""
 
 import json
 import re
@@ -17,8 +16,7 @@ from ..errors import BadInput, Failed
 
 DEFAULT_API = "https://api.github.com"
 TIMEOUT_S = 30
-# GitHub's largest page; a list longer than MAX_PAGES of them is no list the alert's repository holds.
-PER_PAGE = 100
+PER_PAGE = 100  # GitHub's largest
 MAX_PAGES = 100
 
 
@@ -39,13 +37,8 @@ class Client:
         self.session.headers["Authorization"] = f"Bearer {token}"
 
     def request(self, method: str, path: str, query: dict | None = None, body: dict | None = None, landed=None):
-        """The decoded JSON answer; None for 404 on a GET (absent); Failed (one line) for anything else.
-
-        The session asks a GET again after a transient answer (util.RETRY); a rate limit (403 or 429) and a
-        write are asked again here under the same policy.  GitHub may have done a POST that it answered with a
-        5xx (it created the issue, then answered 502): before a POST is asked again, LANDED (a function)
-        returns what the first one made, or None when it made nothing.
-        """
+        """The decoded JSON answer, None for 404 on a GET.  A rate limit and a write are asked again (util.RETRY); a
+        POST answered with a 5xx may have landed all the same: LANDED returns what it made, or None."""
         where, retry = f"{method} /repos/{self.repo}{path}", util.RETRY
         while True:
             try:
@@ -86,8 +79,7 @@ class Client:
                 return made
 
     def listing(self, path: str, shape: str, **query) -> list[dict]:
-        """Every page of a list, each checked against schemas/github.schema.json's SHAPE (else Failed, exit 3): a
-        page shorter than PER_PAGE is the last."""
+        """Every page of a list, each checked against schemas/github.schema.json's SHAPE."""
         found, where = [], f"GitHub API GET /repos/{self.repo}{path}"
         for page in range(1, MAX_PAGES + 1):
             items = self.request("GET", path, {**query, "per_page": PER_PAGE, "page": page})
@@ -100,8 +92,7 @@ class Client:
         raise Failed(f"{where}: more than {MAX_PAGES} pages of {PER_PAGE}")
 
     def issues(self, label: str, state: str) -> list[dict]:
-        """Issues (not pull requests) with LABEL in STATE, newest first by creation (their number), not by
-        update: a comment on an old closed issue does not make it the newest."""
+        """Issues (not pull requests) with LABEL in STATE, newest first by creation, not by update."""
         found = self.listing("/issues", "issues", labels=label, state=state, sort="created", direction="desc")
         return [issue for issue in found if "pull_request" not in issue]
 
@@ -128,19 +119,13 @@ class Client:
         return self.request("POST", f"/issues/{int(number)}/comments", body={"body": body}, landed=landed)
 
 
-BOT = "github-actions[bot]"  # the login that GitHub Actions' GITHUB_TOKEN writes issues as
+BOT = "github-actions[bot]"  # GITHUB_TOKEN's login
 NOT_FOUND = 404, {"message": "Not Found"}
 
 
 class StandIn:
-    """GitHub's issues API for some repositories, on 127.0.0.1, in memory; ``with StandIn(...) as api``.
-
-    ``tokens`` maps each accepted token to whether it may write issues: another is refused (401), a write with
-    a read-only one too (403).  Each ``state["failures"]`` entry ([status, message]) answers one request; with
-    "after" as a third item, the next write is done, then answered so (GitHub may create an issue and answer
-    502).  A new issue with a label the repository lacks is refused (422), where GitHub would create the label
-    silently, so that the client's own label creation is tested.
-    """
+    """GitHub's issues API on 127.0.0.1, in memory.  Each ``state["failures"]`` entry ([status, message]) answers one
+    request; with "after", the write is done first.  An unknown label is refused, to test the client's own."""
 
     def __init__(self, repos=("owner/bench",), tokens: dict[str, bool] | None = None):
         self.repos = set(repos)
@@ -149,7 +134,7 @@ class StandIn:
         self._state = {"issues": [], "labels": [], "calls": [], "failures": []}
         self.clock = 0
 
-    def state(self) -> dict:  # a copy: the issues, the labels, every call made (method, path, query, JSON body)
+    def state(self) -> dict:  # a copy: the issues, the labels, every call made
         with self.lock:
             return json.loads(json.dumps(self._state))
 
@@ -165,7 +150,7 @@ class StandIn:
         handle = self.handle
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet: the calls are in the state
+            def log_message(self, *args):  # the calls are in the state
                 pass
 
             def answer(self):
@@ -184,7 +169,7 @@ class StandIn:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 
-    def stop(self, *exc) -> None:  # twice is harmless: a test stops it inside its with
+    def stop(self, *exc) -> None:  # a test may stop it inside its with
         self.server.shutdown()
         self.server.server_close()
 

@@ -1,5 +1,4 @@
-"""How each operation's instruction count stands to its time, on every step of the commit-level history whose
-time was measured side by side (docs/commit-history-times.json), in the operation history's agreement classes."""
+"""How each operation's instruction count stands to its time on the history's steps (docs/instructions.md)."""
 
 import dataclasses
 import functools
@@ -9,6 +8,7 @@ from pathlib import Path
 
 from benchmarks import metrics
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
+from benchmarks.instruction_ops import TWINS
 
 from .. import git, settings, util
 from ..asvtools.results import stored, values
@@ -16,10 +16,10 @@ from ..judging import explain, instructions, pairs
 from ..util import markdown_table
 from . import operation_history, operation_markdown
 
-METRIC = "instructions"  # how the tables name the metric
-BLOCK = "instruction-history"  # the steps and their agreement table (docs/instructions.md)
-TRACKING_BLOCK = "instruction-tracking"  # the agreement table alone, beside the cost's (docs/commit-history.md)
-# {entry of the benchmark that times an operation: the operation's label in the operation history}
+METRIC = "instructions"
+BLOCK = "instruction-history"  # docs/instructions.md
+TRACKING_BLOCK = "instruction-tracking"  # docs/commit-history.md
+# {entry of the benchmark that times an operation: its label in the operation history}
 LABELS = {metrics.entry(*tracked.timed): tracked.label for tracked in operation_history.TRACKED}
 # {entry of the benchmark that times an operation's Module side: the counted operation}
 COUNTED_BY_TIME = {metrics.entry(*op.timed[0]): name for name, op in COUNTED.items() if op.timed}
@@ -27,15 +27,13 @@ COUNTED_BY_TIME = {metrics.entry(*op.timed[0]): name for name, op in COUNTED.ite
 
 @dataclass
 class InstructionStep:
-    """A step with its instruction counts, as ``--data`` keeps it."""
-
     environment: str
     operation: str  # the operation history's label
     counted: str  # instruction_ops' name
     before: str  # commit
     after: str
     instructions: tuple[float, float]
-    time: pairs.Interval  # measured side by side
+    time: pairs.Interval
     cause: str
     subject: str = ""  # the after commit's
     date: str = ""
@@ -55,7 +53,7 @@ def env_params(label: str) -> dict:
 
 
 def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[InstructionStep]]:
-    # Every commit counts the same operations, those that are timed: both sides of a step share one recipe.
+    # Both sides of a step count the same operations (instructions.counts_at).
     timed = sorted(set(COUNTED_BY_TIME.values()))
 
     @functools.cache
@@ -69,7 +67,7 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
     found = {}
     for key, value in kept.items():
         env, entry, before, after = (part.strip() for part in key.split("|"))
-        if entry not in COUNTED_BY_TIME or value.get("interval") is None:  # a step never measured is not counted
+        if entry not in COUNTED_BY_TIME or value.get("interval") is None:
             continue
         name = COUNTED_BY_TIME[entry]
         b, a = (module_counts(env, commit)[name]["module"] for commit in (before, after))
@@ -81,7 +79,7 @@ def steps(kept: dict, config: Path, cache_dir: Path) -> dict[str, list[Instructi
 
 
 def data(found: dict[str, list[InstructionStep]], repo: Path) -> list[dict]:
-    """The steps as ``--data`` keeps them beside the docs, without the counts' cache, with their commits' subjects."""
+    """The steps as ``--data`` keeps them beside the docs, with their commits' subjects."""
     subjects = git.commit_subjects(repo)
     rows = []
     for step in itertools.chain(*found.values()):
@@ -127,8 +125,7 @@ def tracking_markdown(found: dict[str, list[InstructionStep]]) -> str:
 
 
 def marked_table(header: list[str], floors: dict, rows) -> str:
-    """ROWS ((group, leading cells, counts)) with the counts of ``floors``' keys, each change from the group's
-    row before past its floor marked."""
+    """ROWS ((group, leading cells, counts)) as a table, each change past its floor in ``floors`` marked."""
     previous, table = {}, []
     for group, leading, counts in rows:
         before = previous.setdefault(group, {})
@@ -144,9 +141,8 @@ def marked_table(header: list[str], floors: dict, rows) -> str:
     return markdown_table(header, table)
 
 
-JAX_BLOCK = "instruction-jax-history"  # the operations JAX's C++ serves, release by release (docs/instructions.md)
+JAX_BLOCK = "instruction-jax-history"  # the operations JAX's C++ serves (docs/instructions.md)
 JAX_OPERATIONS = ("flatten", "unflatten", "dispatch(jit)", "dispatch(filter_jit)")
-INSTRUCTIONS = "bench_instructions.Instructions"
 
 
 def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
@@ -155,8 +151,8 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
     for result in sorted(stored(results), key=lambda r: (order.get(r.commit_hash, len(order)), r.env_name)):
         counts = {
             (operation, twin): value
-            for twin in ("module", "tuple")
-            for (operation,), value in values(result, f"{INSTRUCTIONS}.track_{twin}").items()
+            for twin in TWINS
+            for (operation,), value in values(result, f"{instructions.BENCHMARK}.track_{twin}").items()
             if operation in JAX_OPERATIONS and value is not None
         }
         if counts:
@@ -167,9 +163,9 @@ def jax_history(results: Path, repo: Path) -> list[tuple[str, str, dict]]:
 
 def jax_markdown(found: list[tuple[str, str, dict]]) -> str:
     floors = {
-        (op, twin): metrics.threshold(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(op)))
+        (op, twin): metrics.threshold(metrics.entry(f"{instructions.BENCHMARK}.track_{twin}", repr(op)))
         for op in JAX_OPERATIONS
-        for twin in ("module", "tuple")
+        for twin in TWINS
     }
     header = ["environment", "JAX", *(f"{op}, {twin}" for op in JAX_OPERATIONS for twin in ("Module", "tuple"))]
     table = marked_table(header, floors, [(env, [env, release], counts) for release, env, counts in found])

@@ -1,5 +1,4 @@
-"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over GitHub's REST API.  Only
-the alert's own issues are its state: its author's, holding its marker, or cleared (GitHub's ``"body": null``)."""
+"""The regression issue: the alarm's life as a state machine (``TRANSITIONS``) over the alert's own issues."""
 
 import enum
 import hashlib
@@ -15,16 +14,11 @@ from ..judging.verdicts import FAILED, JUDGED
 from ..util import markdown_table
 from . import github
 
-# GitHub refuses issue bodies over 65536 characters.
-MAX_BODY = 65000
+MAX_BODY = 65000  # GitHub refuses issue bodies over 65536 characters
 CUT_NOTE = "\n\n… (cut: the full report is in the run's summary)"
-# A failure's summary, which upstream code may have written, is cut to this.
-MAX_SUMMARY = 2000
-# Separates the report from the alert's marker and the link to the run: what follows the last one is the alert's own.
-MARKER = "\n<!-- end of regression report -->\n"
-# A failure's issue starts with it.
-NO_REPORT = "# Benchmark regressions: no report"
-# The alert's mark on what it writes, with the key of what it reports (regression_key).
+MAX_SUMMARY = 2000  # of a failure's summary, which upstream code may have written
+MARKER = "\n<!-- end of regression report -->\n"  # what follows the last one is the alert's own
+NO_REPORT = "# Benchmark regressions: no report"  # a failure's issue starts with it
 KEY_MARK = re.compile(r"<!-- benchmark alert: ([0-9a-f]{16}) -->")
 
 
@@ -52,14 +46,12 @@ class Action(enum.Enum):
     LEAVE = "leave it alone"
 
 
-# The alarm's life: (what the alert's issues say, tonight's verdict) -> what the alert does. A quiet night
-# never touches an issue (a maintainer closes it); a failure is never silenced by a closed issue (closing
-# it said "fixed"); a regression a maintainer closed stays closed until what it reports changes; a failure
-# on an open regression issue is a comment, so that the regression report stays.
+# The alarm's life (docs/automation.md): a failure is never silenced by a closed issue (closing it said "fixed"); a
+# failure on an open regression issue is a comment, so that the regression report stays.
 TRANSITIONS = {
     (previous, news): action
     for previous, actions in {
-        # What each previous state does on a quiet night, a regression, a failure.
+        # On a quiet night, a regression, a failure.
         Previous.NONE: (Action.LEAVE, Action.OPEN, Action.OPEN),
         Previous.OPEN_SAME: (Action.LEAVE, Action.LEAVE, Action.LEAVE),
         Previous.OPEN_REGRESSION: (Action.LEAVE, Action.EDIT, Action.COMMENT),
@@ -73,15 +65,14 @@ TRANSITIONS = {
 
 
 def transitions_markdown() -> str:
-    """TRANSITIONS as the Markdown table of docs/automation.md: one row per previous state, one column per verdict."""
+    """TRANSITIONS as the Markdown table of docs/automation.md."""
     header = ["the alert's issue before tonight", *(news.value.split(":")[0] for news in NightNews)]
     rows = [[previous.value, *(TRANSITIONS[previous, news].value for news in NightNews)] for previous in Previous]
     return markdown_table(header, rows)
 
 
 def split_body(body: str | None) -> tuple[str, str | None]:
-    """(the report, the key in the alert's mark) on either side of the body's last MARKER: a report quotes
-    upstream code's text, which may hold a MARKER or a planted key."""
+    """(the report, the key in the alert's mark) around the last MARKER: a report may quote a planted one."""
     text = (body or "").replace("\r\n", "\n")  # GitHub's web editor saves a body with CRLF
     report, found, mark = text.rpartition(MARKER)
     key = KEY_MARK.search(mark)
@@ -93,7 +84,7 @@ def change_key(change: dict) -> tuple:
 
 
 def regression_key(verdict: dict) -> str:
-    """What identifies a verdict's news, however its report's wording, timings or causes differ."""
+    """What identifies a verdict's news, whatever its report's wording, timings or causes."""
     counted = sorted(change_key(c) for c in verdict.get("counted", []))
     failure = (verdict["status"], verdict.get("stage"), verdict.get("message")) if verdict["status"] == FAILED else ()
     return hashlib.sha256(json.dumps([counted, failure]).encode()).hexdigest()[:16]
@@ -104,8 +95,7 @@ def cut(text: str, limit: int) -> str:
 
 
 def issue_body(verdict: dict, report: str) -> str:
-    """REPORT cut to fit, then the alert's mark; a failure's summary and report, which upstream code may have
-    written, as text."""
+    """REPORT cut to fit, then the alert's mark; a failure's summary and report as text."""
     if verdict["status"] != FAILED:
         report = cut(report, MAX_BODY).strip()
     else:
@@ -123,7 +113,7 @@ def issue_body(verdict: dict, report: str) -> str:
     return body
 
 
-def is_alerts(issue: dict, author: str) -> bool:  # season.py tells the alert's issues so too
+def is_alerts(issue: dict, author: str) -> bool:
     login = (issue.get("user") or {}).get("login")
     return login == author and (issue.get("body") is None or split_body(issue.get("body"))[1] is not None)
 
@@ -134,11 +124,10 @@ def previous_state(api: github.Client, label: str, author: str, key: str, verdic
         issue = next((i for i in api.issues(label, state) if is_alerts(i, author)), None)
         if issue is None:
             continue
-        # The same news by its key alone: a maintainer's note above the report, or CRLF endings, change nothing.
         report, held = split_body(issue["body"])
         if state == "closed":
             return (Previous.CLOSED_SAME if held == key else Previous.CLOSED_OTHER), issue
-        if held is None:  # is_alerts: no key is a body cleared
+        if held is None:  # is_alerts: a body cleared
             return Previous.OPEN_CLEARED, issue
         if held == key:
             return Previous.OPEN_SAME, issue
@@ -154,7 +143,6 @@ def previous_state(api: github.Client, label: str, author: str, key: str, verdic
 def checked_report(document: dict, path) -> str:
     """The report to post: for a regression, the gate's report of it (its heading, each counted benchmark)."""
     try:
-        # A failed night may have left no report (the run job that left no verdict left none either).
         report = path.read_text(encoding="utf-8").strip() if path and path.exists() else ""
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"--report {path}: cannot be read ({error})") from None
@@ -181,7 +169,7 @@ def open_or_update(args) -> int:
         document = verdicts.failure("the run job", None, why + "started (its setup, or the upload)")
     else:
         document = verdicts.read(args.verdict)
-    # A missing token or repository is found on a quiet night too.
+    # Checked on a quiet night too.
     repo = args.repo or os.environ.get("GITHUB_REPOSITORY")
     if not repo:
         raise BadInput("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
@@ -190,9 +178,9 @@ def open_or_update(args) -> int:
         raise BadInput("no token: set GH_TOKEN or GITHUB_TOKEN (in GitHub Actions: ${{ github.token }})")
     api = github.Client(os.environ.get("GITHUB_API_URL") or github.DEFAULT_API, repo, token)
     report = checked_report(document, args.report)
-    if args.exact_verdict:  # a quiet run job too must be quiet where no upstream code ran
+    if args.exact_verdict:
         document, report = cross_checked(document, report, args)
-    if document["status"] != FAILED and not document["regression"]:  # every quiet transition leaves it alone
+    if document["status"] != FAILED and not document["regression"]:
         print(f"{args.verdict}: {document['summary']}; no issue to open")
         return 0
     verdict = NightNews.FAILURE if document["status"] == FAILED else NightNews.REGRESSION
@@ -217,12 +205,10 @@ def open_or_update(args) -> int:
 
 
 def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
-    """The run job's verdict and report, checked against the exact metrics judged again where no upstream code
-    ran (--exact-verdict): the same exact rows keep the run job's night (only it has confirmed timings), others
-    make it a failure; a failed run job's night is the re-judgement's regressions when it counts some."""
+    """The run job's verdict and report, checked against --exact-verdict (docs/automation.md)."""
     exact = verdicts.read(args.exact_verdict) if args.exact_verdict.exists() else None
     if document["status"] == FAILED:
-        # The run job's failure is upstream code's to write, and must not hide what the trusted side counted.
+        # Upstream code could write the run job's failure: it must not hide what the trusted side counted.
         if exact is None or exact["status"] == FAILED or not exact["regression"]:
             return document, report
         said = render.as_text(cut(document["summary"], MAX_SUMMARY))
@@ -238,10 +224,7 @@ def cross_checked(document: dict, report: str, args) -> tuple[dict, str]:
     def rows(verdict):
         return sorted(change_key(c) for c in verdict["counted"] if c["kind"] not in metrics.TIMING_KINDS)
 
-    # Only the run job counts an instruction rise's two commits again side by side and re-measures its time: a
-    # rise it overruled so counts in the re-judgement (made from the stored counts, without timings) and not in
-    # the run job's verdict, which is no disagreement.  Only the gate's own overrule is taken: an instruction
-    # count's, of a row the re-judgement counts.  {its key: whether the run job counted it again}
+    # A rise the run job overruled counts in the re-judgement from the stored counts.  {key: counted again}
     claimed = {change_key(c): "recount" in c for c in document["overruled"] if c["kind"] == metrics.INSTRUCTIONS}
     overruled = [r for r in rows(exact) if r in claimed]
     if rows(document) != [r for r in rows(exact) if r not in claimed]:

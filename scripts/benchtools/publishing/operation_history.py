@@ -1,6 +1,4 @@
-"""Every step of each operation's exact cost (tree_at's update and the Module's own operations), at the commit
-that made it: its pull request, its cause (the profile diff of one call on each side) and its time, re-measured
-side by side by the confirm step instead of the single samples of each commit's run."""
+"""Every step of each operation's exact cost, with its pull request, cause and time (docs/commit-history.md)."""
 
 import dataclasses
 import functools
@@ -50,7 +48,7 @@ def pull_requests(path: Path = PULL_REQUESTS_FILE) -> PullRequests:
 
 @dataclass(frozen=True)
 class Tracked:
-    """An operation whose cost the history follows, its benchmark timed in tree_map passes and its profiled one."""
+    """An operation whose cost the history follows, its benchmark timed in tree_map passes, and the one profiled."""
 
     label: str
     timed: tuple[str, str]
@@ -75,12 +73,12 @@ class OperationStep:
     operation: str
     env: str
     before: object  # the report's CommitFigures at the last commit of the old level
-    after: object  # the CommitFigures at the first commit of the new level
+    after: object  # at the first commit of the new level
     cost: tuple[float, float]
     explanation: "explain.Explanation | None" = None
     not_profiled: str = "not profiled"  # why there is no explanation
     measured: "pairs.Interval | None" = None  # the time change, measured side by side
-    measured_load: tuple[float, float] | None = None  # the 1-minute load average before and after measuring
+    measured_load: tuple[float, float] | None = None
 
     @property
     def relative(self) -> float:
@@ -92,7 +90,7 @@ class OperationStep:
 
 
 def pull_request_of(subject: str) -> int | None:
-    """The pull request the subject names, or, as a rebased pull request's commits name none, pull_requests.toml's."""
+    """The pull request the subject names, else pull_requests.toml's for a rebased one."""
     found = probes.pull_request(subject)
     return int(found) if found else pull_requests().rebased.get(subject)
 
@@ -130,9 +128,7 @@ def read_kept(path: Path) -> dict:
 def confirm_steps(
     found: dict[str, list[OperationStep]], config: Path, max_pairs: int | None, kept_in: Path | None = None
 ) -> None:
-    """Each step's time, measured again side by side by the confirm step, the steps of one commit pair together;
-    each kept with its load average in ``kept_in`` (default: beside the profiles) as soon as it is measured, so
-    that a rerun measures only what is not kept.  With ``max_pairs`` None the steps only get what is kept."""
+    """Each step's time by the confirm step, kept as soon as measured; with ``max_pairs`` None, only what is kept."""
     from ..judging.changes import Change
 
     cache = kept_in or profile_cache(config) / "confirmed-steps.json"
@@ -146,7 +142,7 @@ def confirm_steps(
             groups.setdefault((step.env, before.commit, after.commit), {})[step_key(step)] = change
     conf = util.load_asv_config(config) if groups else {}
     for changes in groups.values():
-        load = [os.getloadavg()[0]]  # before the next step, once the previous one is kept
+        load = [os.getloadavg()[0]]
 
         def keep(confirmation, changes=changes, load=load):
             interval = confirmation.interval
@@ -173,13 +169,11 @@ def pair_key(step: OperationStep) -> tuple:
 
 
 def explain_steps(found: dict[str, list[OperationStep]], config: Path | None, profile: bool) -> None:
-    """Each step's cause, from the profile cache; with ``profile``, each commit pair's operations profiled now,
-    in one install of each commit, the largest steps first."""
+    """Each step's cause, from the profile cache; with ``profile``, profiled now, the largest steps first."""
     if config is None:
         return
     wanted, failed, cache = {}, {}, profile_cache(config)
     conf = util.load_asv_config(config) if found else {}
-    # Each environment resolved once, for every pair and step measured in it.
     environment = functools.cache(lambda env_params: explain.env_config(config, conf, dict(env_params), cache))
     for step in largest_first(found) if profile else []:
         wanted.setdefault(pair_key(step), set()).add(BY_LABEL[step.operation].profiled)
@@ -216,10 +210,10 @@ class PullRequestEffect:
 
 
 def pull_request_effects(rows: list) -> dict[int, list[PullRequestEffect]]:
-    """{Module speed-up: its commits' effects, per environment}; [] for one that no commit's subject names."""
+    """{Module speed-up: its commits' effects, per environment}."""
     found = {pull: [] for pull in pull_requests().module_speed_ups}
     for env in dict.fromkeys(row.env for row in rows):
-        last = {}  # {operation: its cost at the last commit that has one}
+        last = {}  # {operation: its last cost}
         for row in (row for row in rows if row.env == env):
             costs = {tracked.label: tracked.cost(row) for tracked in TRACKED if tracked.cost(row) is not None}
             if (pull := pull_request_of(row.subject)) in found:

@@ -1,4 +1,4 @@
-"""The operation history's Markdown: each step's table, the README's summary, the Module-speed pull requests."""
+"""The operation history's Markdown."""
 
 import statistics
 
@@ -7,7 +7,7 @@ from benchmarks import metrics
 from ..util import markdown_table
 from .operation_history import TREE_AT, OperationStep, PullRequestEffect, pull_requests
 
-# How a step's time, measured side by side, stands to its exact cost: data, which time_cell words.
+# How a step's time, measured side by side, stands to its exact cost.
 AGREEMENTS = AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
     "as the cost says",
     "the cost's way, by less",
@@ -19,14 +19,14 @@ AGREEMENTS = AS_COST, LESS, MORE, UNDECIDED, NO_CHANGE, CONTRADICTS = (
 
 
 def agreement_label(found: str, metric: str = "cost") -> str:
-    """An agreement in the words of ``metric``, the cost or a plural: "as the instructions say"."""
+    """An agreement in the words of ``metric``, "cost" or a plural: "as the instructions say"."""
     if metric == "cost":
         return found
     return found.replace("as the cost says", f"as the {metric} say").replace("the cost's way", f"the {metric}' way")
 
 
 def agreement(step) -> str | None:
-    """How the step's measured time stands to its cost (one of AGREEMENTS); None when not measured."""
+    """One of AGREEMENTS; None when not measured."""
     found = step.measured
     if found is None:
         return None
@@ -64,8 +64,6 @@ def time_cell(step: OperationStep) -> str:
 
 
 def tracking_markdown(found: dict[str, list], metric: str = "cost") -> str:
-    """How each operation's steps of an exact ``metric`` track its time: counted by agreement, and the median
-    of time change ÷ metric change (1 where the metric's step is the time's)."""
     rows = []
     for operation, found_steps in found.items():
         measured = [step for step in found_steps if step.measured is not None]
@@ -151,7 +149,7 @@ def summary_markdown(found: dict[str, list[OperationStep]], project_url: str) ->
 def pull_requests_markdown(
     found: dict[int, list[PullRequestEffect]], project_url: str, steps: dict[str, list[OperationStep]]
 ) -> str:
-    """What each Module-speed pull request did to each operation, "nothing" included, timed where it made a step."""
+    """What each Module-speed pull request did to each operation, timed where it made a step."""
     by_commit = {(s.operation, s.env, s.after.commit): s for found_steps in steps.values() for s in found_steps}
     lines = ["## The Module-speed pull requests", ""]
     for pull, effects in found.items():

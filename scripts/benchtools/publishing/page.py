@@ -1,4 +1,4 @@
-"""The overhead report's page, SITE/overhead/index.html (templates/overhead.html.j2), linked from asv's site."""
+"""The overhead report's page, SITE/overhead/index.html, linked from asv's site."""
 
 import itertools
 from pathlib import Path
@@ -29,7 +29,7 @@ def html_page(rows: list[CommitFigures], by_operation: dict, site: Path) -> Path
     index = site / "index.html"
     if not index.is_file():
         raise BadInput(f"no asv site at {site}; run asv publish (scripts/bench) first")
-    site_index = linked(index)  # refused before anything is drawn
+    site_index = linked(index)  # before anything is drawn
     out = site / "overhead"
     out.mkdir(exist_ok=True)
     found, latest = history(rows, by_operation), latest_rows(rows)
@@ -93,7 +93,7 @@ def exact_value(value) -> str:
 
 
 def exact_tables(rows: list[CommitFigures]) -> list[dict]:
-    """Every exact figure of the newest commit per environment, and where it changed: a table per metrics kind."""
+    """Every exact figure of the newest commit per environment, and where it changed: a table per kind."""
     latest = latest_rows(rows)
     tables = {}
     for key in sorted({key for row in latest for key in row.exact}):

@@ -10,11 +10,10 @@ from . import blocks, operation_history
 from . import rows as report_rows
 from .rows import WRAPPINGS, CommitFigures, Series, answer_figure
 
-# The plots' size: panels about 1,000 px wide and 260 px tall at PLOT_DPI, text at 8 pt or more, so that
-# they stay readable in the page's 1,200 px column; the browser test checks the rendered size.
+# Panels about 1,000 by 260 px, text at 8 pt or more: readable in the page's 1,200 px column.
 PLOT_DPI = 100
 PANEL_INCHES = (10.0, 2.6)
-INCHES_PER_LABEL = 0.4  # wider panels for long histories, so that the release labels do not overlap
+INCHES_PER_LABEL = 0.4  # so that the release labels do not overlap
 MIN_PANEL_PX = (800, 180)  # the smallest rendered panel the browser test accepts
 RATIO_PLOTS = ("ratios.png", "tracing.png")  # ratios of twins: a log axis from 1, where there is no overhead
 TIMING_PLOTS = {
@@ -34,12 +33,12 @@ ERROR_BARS = {"capsize": 3, "markersize": 4, "linewidth": 0.8, "elinewidth": 1.2
 class Plot:
     name: str
     panels: int  # one per environment, or per operation
-    timing_series: int = 0  # the timing series drawn, for the browser test to check
-    with_interval: int = 0  # of them, those drawn with their interval
+    timing_series: int = 0  # for the browser test to check
+    with_interval: int = 0
 
 
 def panels(count: int, labels: list, height: float = PANEL_INCHES[1]):
-    """``count`` stacked panels, wide enough for ``labels`` (matplotlib is imported here: it takes a second)."""
+    """``count`` stacked panels, wide enough for ``labels``; matplotlib, imported here, takes a second."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -61,7 +60,7 @@ def save(fig, axes, labels: list, path: Path, counted=(), ticks: bool = True) ->
     import matplotlib.pyplot as plt
     from matplotlib.container import ErrorbarContainer
 
-    if ticks:  # one tick per release or commit
+    if ticks:
         axes[-1, 0].set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
         axes[-1, 0].set_xlim(-0.5, len(labels) - 0.5)
     fig.tight_layout()
@@ -73,12 +72,11 @@ def save(fig, axes, labels: list, path: Path, counted=(), ticks: bool = True) ->
 
 
 def points(series: Series, rows: list[CommitFigures], xs) -> list:
-    """The run's points, (x, interval) each."""
     return [(x, found) for x, r in zip(xs, rows, strict=True) if (found := series.at(r))]
 
 
 def draw_series(ax, label: str, drawn: list, **style) -> None:
-    """The points with their intervals as error bars, asv's single samples hollow, labelled with their source."""
+    """The points with their intervals as error bars, asv's single samples hollow."""
     if not drawn:
         return
     xs, found = zip(*drawn, strict=True)
@@ -96,8 +94,7 @@ def mark_step(ax, x: float, step, y: float, separator: str) -> None:
 
 
 def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
-    """One panel per environment, one series per figure; a log axis, from 1 for the ratios of twins, so that a
-    change within the intervals never fills a panel."""
+    """One panel per environment; a log axis, so that a change within the intervals never fills a panel."""
     from matplotlib.ticker import LogFormatter
 
     envs = sorted({row.env for row in rows})
@@ -110,13 +107,12 @@ def plot(rows: list[CommitFigures], out: Path) -> list[Plot]:
             drawn[env] = [points(s, at, [labels.index(r.label) for r in at]) for s in series]
         shown = [env for env in envs if any(drawn[env])]
         if not shown:
-            continue  # nothing measured: no empty plot, nor an empty panel
+            continue
         fig, axes = panels(len(shown), labels)
         for ax, env in zip(axes[:, 0], shown, strict=True):
             for number, (s, run) in enumerate(zip(series, drawn[env], strict=True)):
-                draw_series(ax, s.label, run, marker="o", color=f"C{number}")  # one colour per series
-            # Ticks that read as plain numbers (2, 5, 10), not powers of ten; LogFormatter thins the minor
-            # labels where the axis spans decades.
+                draw_series(ax, s.label, run, marker="o", color=f"C{number}")
+            # Ticks that read as plain numbers (2, 5, 10), not powers of ten.
             ax.set_yscale("log")
             ax.yaxis.set_major_formatter(LogFormatter())
             ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
@@ -140,7 +136,6 @@ def plot_operations(rows: list[CommitFigures], found: dict, out: Path) -> list[P
         for env in dict.fromkeys(row.env for row in rows):
             at = [(labels.index(r.label), value(r)) for r in rows if r.env == env and value(r) is not None]
             ax.plot(*zip(*at, strict=True), marker="o", markersize=3, label=env)
-        # One mark per commit: every environment that has the step has it there.
         for step in {step.after.label: step for step in found[operation]}.values():
             mark_step(ax, labels.index(step.after.label) - 0.5, step, 0.95, " ")
         finish_panel(ax, operation.replace("`", ""), "weighted instructions")
@@ -167,8 +162,7 @@ def plot_history(
         timed = points(passes, series, range(len(series)))
         draw_series(time_axis, passes.label, timed, marker="s", color="tab:orange", linestyle="--")
         time_axis.set_ylabel("tree_map passes per update", color="tab:orange")
-        # One scale for both: time = s x cost, s the median ratio, so that the lines meet where the cost tells
-        # the time; the limits hold every interval, so that a change within them never fills the panel.
+        # One scale for both (time = median ratio × cost), so that the lines meet where the cost tells the time.
         both = [(r.cost, passes.at(r).value) for r in series if r.cost and passes.at(r)]
         if both:
             scale = statistics.median(time / cost for cost, time in both)
@@ -183,15 +177,13 @@ def plot_history(
         cost_axis.set_title(f"tree_at at depth {report_rows.REPORT_DEPTH}, {env}", fontsize=9)
         cost_axis.grid(alpha=0.3)
         handles = cost_axis.get_legend_handles_labels()[0] + time_axis.get_legend_handles_labels()[0]
-        # Below the panel: the right of it holds the time axis.
         fig.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
         written.append(save(fig, axes, labels, out / f"history-{number + 1}.png", counted=[time_axis]))
     return written
 
 
 def sweep_plot(rows: list[CommitFigures], path: Path) -> Plot | None:
-    """The answer's sweep: tree_at ÷ tuple against the elements per leaf (log), with the processes' range and the
-    negligible line; one panel per compiled wrapping, one line per row (a device); None where none was measured."""
+    """The answer's sweep: tree_at ÷ tuple against the elements per leaf; None where none was measured."""
     sweep, wrappings = report_rows.ANSWER_SWEEP + "ratio", params.SWEEP_WRAPPINGS
     drawn = {
         (w, row.env): [(s, f) for s in params.SWEEP_SIZES if (f := answer_figure(row, sweep, f"{w!r}, {s}"))]

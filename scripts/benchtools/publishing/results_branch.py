@@ -17,7 +17,6 @@ from ..project import JAX_CONFIG, ROOT, UPSTREAM_CONFIG
 
 RESULTS_BRANCH = "results"  # the default branch that holds the results
 METADATA = ("machine.json", "benchmarks.json")
-# Results commits are made by the workflow, not by whoever runs it.
 IDENTITY = {
     f"GIT_{who}_{what}": value
     for who in ("AUTHOR", "COMMITTER")
@@ -26,21 +25,13 @@ IDENTITY = {
 
 
 def source_files(source: Path) -> list[Path]:
-    """Everything below SOURCE but folders and hidden files, relative, sorted: links to folders too, so that
-    validation refuses them rather than leaving them out unsaid (rglob does not follow them)."""
+    """Everything below SOURCE but folders and hidden files: links to folders too, so that validation refuses them."""
     found = (p.relative_to(source) for p in source.rglob("*") if p.is_symlink() or not p.is_dir())
     return sorted(path for path in found if not any(part.startswith(".") for part in path.parts))
 
 
 def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None, matrix=None, machine=None) -> bool:
-    """Merge (scripts/merge-results --help), say what happened, and whether a conflict was reported.
-
-    Where a source's benchmarks.json differs, BENCHMARKS says which DEST holds: "dest" its own, "sources" the
-    source's; with "left out", the sources' are checked, then left out.  SUITE and MATRIX: what a stored file
-    may name (publishable.stored_file); MACHINE, the one machine whose folder a source may hold.  Every file and
-    every place in DEST it would go is checked before util.write_all writes them at once, so that an I/O error
-    too leaves DEST as it was (Failed, exit 3).
-    """
+    """Merge (scripts/merge-results --help), everything checked before it is written at once; whether it conflicted."""
     incoming = []
     for source in sources:
         for relative in source_files(source):
@@ -53,10 +44,9 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
                 raise BadInput(f"{path}: cannot be read ({error.strerror or error}), so not stored") from None
             plain_place(dest, relative, f"where a source's {relative} would go; nothing merged")
     outcome = {"copied": [], "identical": [], "conflict": [], "metadata kept": []}
-    # DEST's benchmarks.json files as they were, so that a source holding that same old copy does not undo another
-    # source's newer one.
+    # DEST's benchmarks.json as they were: a source holding that old copy does not undo another's newer one.
     originals = {}
-    planned: dict[Path, tuple[bytes, bool, PurePath]] = {}  # what DEST will hold where this merge writes
+    planned: dict[Path, tuple[bytes, bool, PurePath]] = {}
     for relative, data in incoming:
         target = dest / relative
         held = planned[target][0] if target in planned else read_dest(target)
@@ -92,8 +82,7 @@ def merge(sources: list[Path], dest: Path, benchmarks: str = "dest", suite=None,
 
 
 def plain_place(base: Path, relative: PurePath, refused: str) -> Path:
-    """BASE/RELATIVE, once each part of it that exists is a plain folder, and the file a plain file; else
-    BadInput naming it, then REFUSED.  A merge never reads or writes through a link: it could point anywhere."""
+    """BASE/RELATIVE, once no part of it that exists is a link (it could point anywhere) or other than plain."""
     for depth in range(1, len(relative.parts) + 1):
         path = base.joinpath(*relative.parts[:depth])
         try:
@@ -119,8 +108,7 @@ def read_dest(target: Path) -> bytes | None:
 
 
 def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess:
-    """git ARGS as the workflow, GITHUB_TOKEN in git's Authorization header where set; with CHECK, a failure is
-    Failed in one line (exit 3: git, the network or the remote failed, not the user's input)."""
+    """git ARGS as the workflow, GITHUB_TOKEN in git's Authorization header where set."""
     env = dict(os.environ, **IDENTITY, GIT_TERMINAL_PROMPT="0")
     if token := os.environ.get("GITHUB_TOKEN"):
         server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
@@ -132,8 +120,7 @@ def git_(*args, cwd=None, check=True, input=None) -> subprocess.CompletedProcess
     return done
 
 
-# What git says of a remote that is not there at all (a wrong --results-remote: bad input), rather than one
-# that could not be reached this time (the network, the server: a failure).
+# What git says of a remote that is not there at all (bad input), not one that could not be reached (a failure).
 NO_SUCH_REMOTE = ("does not appear to be a git repository", "Repository not found", "not found")
 
 
@@ -145,7 +132,7 @@ def default_remote() -> str:
 
 
 def reason(stderr: str) -> str:
-    """The first line of git's STDERR that says something: no hint, no "To REMOTE", no "fatal: " before it."""
+    """The first line of git's STDERR that says something."""
     for line in stderr.splitlines():
         line = " ".join(line.split())
         if line and not line.startswith(("hint:", "To ")):
@@ -161,16 +148,13 @@ def branches(remote: str, branch: str) -> subprocess.CompletedProcess:
     return listed
 
 
-# The modes of what a results branch may hold: plain files, executable or not. 120000 is a link, 160000 a submodule.
 PLAIN_MODES = {"100644", "100755"}
 WHAT = {"120000": "a link", "160000": "a submodule"}
 
 
 def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
-    """The clone at the remote branch's tip, its hash; None without such a branch.  Plain files only (the merge
-    would write through a link): the tree is checked before checkout, as a submodule checks out as a folder;
-    a tree of plain blobs checks out as plain files and folders."""
-    # ls-remote prints refs/heads/BRANCH itself, and any ref that ends in it (refs/heads/old/BRANCH).
+    """The clone at the remote branch's tip, its hash, or None; plain files only, the tree checked before checkout."""
+    # ls-remote prints any ref that ends in BRANCH (refs/heads/old/BRANCH).
     if f"refs/heads/{branch}" not in (line.split("\t")[-1] for line in branches(remote, branch).stdout.splitlines()):
         return None
     git_("fetch", "--quiet", "--depth", "1", git.END, remote, f"refs/heads/{branch}", cwd=clone)
@@ -185,8 +169,7 @@ def fetch_branch(clone: Path, remote: str, branch: str) -> str | None:
     return git_("rev-parse", "HEAD", cwd=clone).stdout.strip()
 
 
-# The trailer naming the workflow run (GITHUB_RUN_ID) that stored a commit's results: the publish job finds
-# tonight's results by it (scripts/nightly --rejudge-run), on the branch that only the store job writes.
+# Names the workflow run that stored a commit's results: the publish job finds tonight's by it.
 RUN_TRAILER = "Run"
 
 
@@ -201,19 +184,17 @@ def commit_message(clone: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-# What a push refused because the branch moved, or was being moved, says: another run's progress, not a failure.
+# What a push refused because another run moved the branch says: not a failure.
 RACE = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "incorrect old value")
 
 
 def store(args) -> int:
-    """Merge the sources into a fresh clone of the branch, commit and push.  A push refused because another run
-    moved the branch (or was moving it: RACE) is redone on the new tip after a random pause, so that runs that
-    collided do not collide again; one refused while the branch stayed put is Failed."""
+    """Merge the sources into a fresh clone of the branch, commit and push, again on a RACE after a random pause."""
     remote = args.results_remote or default_remote()
-    if Path(remote).exists():  # a local path, made absolute since git runs inside the clone
+    if Path(remote).exists():  # git runs inside the clone
         remote = str(Path(remote).resolve())
     sources = [s.resolve() for s in args.sources]
-    description = suite.description()  # by asv, from benchmarks/ alone
+    description = suite.description()
     matrix = environments.stored_matrix([UPSTREAM_CONFIG, JAX_CONFIG])
     with tempfile.TemporaryDirectory(prefix="push-results-") as tmp:
         clone = Path(tmp)
@@ -240,13 +221,13 @@ def store(args) -> int:
                 return int(problems)
             why = reason(pushed.stderr)
             print(f"push attempt {attempt}/{args.attempts} refused: {why}", file=sys.stderr, flush=True)
-            # Start again from the remote's new tip: the merge only adds files, so redoing it is a rebase.
+            # The merge only adds files, so redoing it on the new tip is a rebase.
             previous, tip = tip, fetch_branch(clone, remote, args.results_branch)
             if tip is None and previous is not None:
                 raise Failed(f"the branch {args.results_branch} vanished from {remote} during the push")
             if tip == previous and not any(words in pushed.stderr for words in RACE):
                 raise Failed(f"git push to {remote} failed: {why}")
-            if tip is None:  # another run is creating the branch: our commit must go, or it would be "nothing new"
+            if tip is None:  # another run is creating the branch: ours must go, or it would be "nothing new"
                 git_("update-ref", "-d", "HEAD", cwd=clone)
                 git_("read-tree", "--empty", cwd=clone)
             if attempt < args.attempts:

@@ -1,5 +1,4 @@
-"""asv's site made self-contained (its CDN scripts served from vendor/) and safe to open (no tag name that
-is markup), and release pages linked upstream."""
+"""asv's site made self-contained and safe to open, and release pages linked upstream."""
 
 import json
 import re
@@ -13,8 +12,7 @@ from ..project import ROOT
 from . import templating
 
 NODE_MODULES = ROOT / "node_modules"
-# What asv 0.6's index.html loads from CDNs: (its address, with {version} for the version of the npm package
-# of package.json that holds the same library, as package-lock.json has it; the file in node_modules/PACKAGE).
+# What asv 0.6's index.html loads from CDNs: (its address, {version} the npm package's; its file in node_modules).
 # fmt: off
 CDN_ASSETS = (
     ("https://code.jquery.com/jquery-{version}.min.js", "jquery/dist/jquery.min.js"),
@@ -30,8 +28,7 @@ CDN_ASSETS = (
 )
 # fmt: on
 
-# Where asv's page asks for another version than the one served.  npm has no stupid-table-plugin 1.0.1, the
-# page's: its only release, 1.1.3, is served instead (the browser test loads the site with it, without a script error).
+# Where asv's page asks for another version than the one served: npm has only stupid-table-plugin 1.1.3.
 ASV_VERSIONS = {"stupid-table-plugin": "1.0.1"}
 
 
@@ -41,7 +38,6 @@ def assets() -> dict[str, str]:
     return {url.format(version=versions[file.split("/")[0]]): file for url, file in CDN_ASSETS}
 
 
-# A script or stylesheet tag that loads from another host.
 EXTERNAL = re.compile(r'(?P<head><(?:script|link)\b[^>]*?)(?P<attr>src|href)="(?P<url>https?://[^"]+)"(?P<rest>[^>]*)>')
 # Attributes that would reject a file that is not byte-for-byte the CDN's, or only make sense for a CDN.
 CDN_ATTRIBUTES = re.compile(r'\s(integrity|crossorigin|referrerpolicy)(="[^"]*")?')
@@ -50,8 +46,7 @@ PLAIN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
 
 def localize(site: Path) -> int:
-    """The site's CDN scripts served from vendor/, and its tags that are no plain names left out; how many
-    addresses were replaced."""
+    """The site's CDN scripts served from vendor/, its tags that are no plain names left out; how many."""
     page = site / "index.html"
     if not page.is_file():
         raise BadInput(f"no asv site at {site} (no index.html)")
@@ -80,7 +75,7 @@ def localize(site: Path) -> int:
         return f'{head}{match["attr"]}="vendor/{local[url]}"{rest}>'
 
     text, replaced = EXTERNAL.subn(swap, text)
-    fonts = "bootstrap/dist/fonts"  # what bootstrap's stylesheet loads by relative path
+    fonts = "bootstrap/dist/fonts"  # bootstrap's stylesheet loads them by relative path
     shutil.copytree(NODE_MODULES / fonts, vendor / fonts, dirs_exist_ok=True)
     page.write_text(text, encoding="utf-8")
     return replaced
@@ -93,8 +88,7 @@ def read_index(site: Path) -> tuple[Path, dict]:
     return index_file, json.loads(index_file.read_text(encoding="utf-8"))
 
 
-# The release-history repositories are built from sdists: their hashes exist nowhere upstream, so asv's
-# links (show_commit_url + hash) would 404.  Each release links to its upstream tag page instead.
+# A release-history repository's hashes exist nowhere upstream (built from sdists): a release links its tag page.
 RELEASE_PAGES = {
     "equinox": "https://github.com/patrick-kidger/equinox/releases/tag/{tag}",
     "jax": "https://github.com/jax-ml/jax/releases/tag/jax-{tag}",

@@ -1,7 +1,5 @@
-"""The project's HTML pages, each made from a Jinja2 template in templates/ with autoescape on: a value reaches
-a page escaped unless it arrives as Markup, such as markdown_html's.  The report's Markdown carries names read
-from stored results, which code the nightly ran could have planted: markdown_html writes every tag in it as
-text, links only to an https address, loads no image, and takes no attribute from it but a link's."""
+"""The project's HTML pages, from Jinja2 templates with autoescape on.  The report's Markdown carries names that code
+the nightly ran could have planted: markdown_html writes every tag as text, links only to https, loads no image."""
 
 from pathlib import Path
 
@@ -24,13 +22,12 @@ def render(template: str, **context) -> str:
 
 
 def markdown_html(text: str) -> Markup:
-    """TEXT (Markdown) as HTML; a fenced block's info string, which would become a class, is dropped."""
+    """TEXT (Markdown) as HTML; a fence's info string, which would become a class, is dropped."""
     tokens = RENDERER.parse(text)
     for token in tokens:
         if token.type == "fence":
             token.info = ""
-        # markdown-it asks validateLink only of a destination it read: an empty one (``[x]()``, ``[x]( )``)
-        # becomes a link to "", which a browser opens as the page itself.  Such a link is reduced to its text.
+        # markdown-it does not validate an empty destination (``[x]()``), a link to the page itself: kept as text.
         kept, dropping = [], False
         for child in token.children or []:
             if child.type == "link_open" and not RENDERER.validateLink(child.attrGet("href") or ""):

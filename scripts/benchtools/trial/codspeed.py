@@ -1,7 +1,4 @@
-"""What CodSpeed would count of the twins, counted here: benchmarks/codspeed.py run by pytest-codspeed in simulation
-mode under stock callgrind (its hooks start and stop the instrumentation and dump one window per benchmark, as
-CodSpeed's valgrind does), beside the suite's own count of the same operations (benchmarks/callgrind.py), in one
-environment and with one Equinox."""
+"""What CodSpeed would count of the twins, beside the suite's own count (docs/adopt.md)."""
 
 import os
 import re
@@ -43,10 +40,7 @@ def selected(select: str, python: str) -> list[str]:
 
 
 def counts(select: str, python: str, path: list[str] = ()) -> dict:
-    """``{"operations": {operation: {twin: {"simulated": one benchmark's count, "suite": its count per call, "left":
-    the functions where the two differ most}}}, "empty": the empty window's simulated count, "seconds" and "load"
-    (before, after) of the simulated run}``; an operation the suite does not count (the answer's steps) has neither
-    ``"suite"`` nor ``"left"``."""
+    """``{"operations": {operation: {twin: {"simulated", "suite", "left"}}}, "empty", "seconds", "load"}``."""
     try:
         callgrind.valgrind()
         names = selected(select, python)
@@ -78,8 +72,7 @@ def counts(select: str, python: str, path: list[str] = ()) -> dict:
 
 
 def equinox_at(upstream: Path, revision: str, into: Path) -> str:
-    """Equinox's package at ``revision`` of the git repository ``upstream``, unpacked in ``into``: the folder to
-    import it from."""
+    """The folder to import Equinox from at ``revision`` of the git repository ``upstream``, unpacked in ``into``."""
     commit = git.out("rev-parse", "--verify", git.END, f"{revision}^{{commit}}", repo=upstream, error=BadInput)
     git.run("archive", f"--output={into / 'equinox.tar'}", commit.strip(), "equinox", repo=upstream)
     shutil.unpack_archive(into / "equinox.tar", into)
@@ -91,9 +84,7 @@ def ratio(twins: dict, side: str, empty: float = 0) -> float:
 
 
 def ratio_rows(found: dict) -> tuple[list, int]:
-    """Each operation's row, and how many ratios less the empty window lie outside their operation's measured
-    spread of the suite's own; an operation the suite does not count is shown, not judged.  What a twin's count
-    less the empty window leaves beside the suite's own is the gap left, in instructions."""
+    """Each operation's row, and how many ratios less the empty window lie outside the suite's own and its spread."""
     rows, apart, empty = [], 0, found[EMPTY]
     for name, twins in found["operations"].items():
         row = [name, *(f"{twins[twin][side]:,.0f}" if side in twins[twin] else "—" for twin in TWINS for side in SIDES)]

@@ -26,14 +26,12 @@ from ..util import markdown_table
 from .pads import inject, inject_c_work
 
 HISTORY = HISTORY_DIR / "equinox"
-CALIBRATION = ("bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at", ())  # one update, in tree_map passes
+CALIBRATION = (metrics.PASSES_TREE_AT, ())
 MARKER = "DETECTOR_TRIAL"
 AA = "A/A copy"
 NOISIEST_SHOWN = 10
 IDENTITY = ("-c", "user.name=detector-trial", "-c", "user.email=detector-trial@localhost")
-# A change's fields in changes.json; a verdict's, the first 3.
-CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")
-# The trial's columns: a cost change is a deterministic finding; diagnostics never count.
+CHANGE_KEYS = ("kind", "benchmark", "params", "before", "after")  # a verdict's: the first 3
 TRIAL_KINDS = (metrics.DETERMINISTIC, metrics.RATIO, metrics.TIME)
 
 
@@ -50,8 +48,7 @@ def git_(repo: Path, *args) -> str:
 
 
 def calibrate_pads(percent: float, python: Path, probe: int = 4000) -> int:
-    """pads.pads_for in a child of ``python`` (the trial's asv environment): this process, which forks asv later,
-    must never import JAX, and a pad's share of a call depends on the JAX and Equinox measured."""
+    """pads.pads_for in a child of ``python``: this process, which forks asv later, must never import JAX."""
     code = f"from benchtools.trial import pads; print(pads.pads_for({percent!r}, {probe!r}))"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])}
     done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=env)
@@ -69,15 +66,13 @@ def trial_options(args, repo: Path, output: Path) -> bench.Options:
         env_dir=args.env_dir,
         range=f"v{args.release}^..trial",
         quick=args.quick,
-        # An A/A copy changes nothing in the package, by design: it must be measured all the same.
-        include_unchanged=True,
+        include_unchanged=True,  # an A/A copy changes nothing in the package
         bench=args.bench,
     )
 
 
 def build_repository(args) -> tuple[Path, str, list[Variant]]:
-    """The A/A copies form a chain, each compared with the one before (the first with the release), as the nightly
-    compares consecutive commits; every other variant is compared with the release."""
+    """Each A/A copy compared with the one before, as the nightly compares; every other with the release."""
     release_history.build(release_history.Options(repo=HISTORY))
     release = f"v{args.release}"
     if release not in git_(HISTORY, "tag").split():
@@ -89,7 +84,7 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
     copies = [f"trial-aa{number}" for number in range(1, args.aa_copies + 1)]
     variants = [Variant(tag, AA, base) for tag, base in zip(copies, [release, *copies][:-1], strict=True)]
     variants += [Variant(f"trial-{k}", f"+{k} calls", release, partial(inject, calls=k)) for k in args.calls]
-    if args.c_slowdowns:  # the Python of the asv environment the trials run in, with the release installed
+    if args.c_slowdowns:
         target = bench.Target(trial_options(args, repo, args.output / "calibration"))
         ((_name, entry),) = bench.environments(target)
         asv_envs.setup_pythons_first_on_path()
@@ -117,8 +112,8 @@ def build_repository(args) -> tuple[Path, str, list[Variant]]:
 class Comparison:  # a variant against its base, in one trial
     judged: list  # the gate's changes, each with its threshold and whether it counts unconfirmed
     flagged: set  # the kinds of those that count, a cost change as a deterministic finding
-    confirmed: list  # the confirm step's verdicts on the timing suspects (none with --no-confirm)
-    slowdown: float | None  # of one tree_at update, in tree_map passes (CALIBRATION)
+    confirmed: list  # the confirm step's verdicts on the timing suspects
+    slowdown: float | None  # of one tree_at update (CALIBRATION)
 
 
 def compare(args, repo: Path, output: Path, variant: Variant) -> Comparison:
@@ -143,7 +138,7 @@ def median_percent(values: list[float]) -> str:
 
 
 def tables(args, compared: dict[str, list[Comparison]]) -> str:
-    """The Markdown tables; every count is over a row's comparisons (trials x copies for the A/A row)."""
+    """The Markdown tables; every count is over a row's comparisons."""
     thresholds = (
         "the asv configuration's thresholds"
         if args.threshold is None and args.time_threshold is None
@@ -181,7 +176,7 @@ def tables(args, compared: dict[str, list[Comparison]]) -> str:
         if change.kind in (metrics.RATIO, metrics.TIME):
             key = (change.kind, change.benchmark, change.params)
             aa_noise[key] = (max(change.ratio, aa_noise.get(key, (0.0,))[0]), threshold)
-    # Closest first: the share of its threshold that a metric's largest A/A increase used up.
+    # Closest first: by the share of its threshold that a metric's largest A/A increase used up.
     noisiest = sorted(aa_noise.items(), key=lambda item: (item[1][0] - 1) / max(item[1][1], 1e-9), reverse=True)
     noise = [
         [kind, f"`{benchmark}`", params or "—", f"{largest:.3f}", f"+{threshold:.0%}"]
@@ -221,7 +216,7 @@ def campaign(args) -> str:
             status = bench.bench(trial_options(args, repo, output))
         except Error as error:
             raise Error(f"trial {number}: scripts/bench failed: {error}", error.code) from None
-        if status != ExitCode.OK:  # scripts/bench's 1 included: the trial has no complete measurement
+        if status != ExitCode.OK:  # scripts/bench's 1 included
             raise Failed(f"trial {number}: scripts/bench exited {int(status)}; see above")
         for variant in variants:
             one = compare(args, repo, output, variant)
@@ -238,6 +233,5 @@ def campaign(args) -> str:
                 {**where, **{key: getattr(change, key) for key in CHANGE_KEYS}, "threshold": threshold, "counted": n}
                 for change, threshold, n in one.judged
             ]
-            # Written after every comparison, so that a long campaign stopped early keeps what it measured.
             (args.output / "changes.json").write_text(json.dumps(record, indent=1))
     return tables(args, compared)

@@ -1,5 +1,4 @@
-"""The A/A spread of the instruction counts: identical code counted in fresh valgrind processes, each run kept as soon
-as it is counted."""
+"""The A/A spread of the instruction counts: identical code counted in fresh valgrind processes."""
 
 import itertools
 import json
@@ -14,11 +13,11 @@ from benchmarks.instruction_ops import OPERATIONS, TWINS
 from .. import util
 from ..asvtools import shapes
 from ..errors import BadInput, Failed
+from ..judging.instructions import BENCHMARK
 from ..util import markdown_table
 
 BLOCK = "instruction-spread"
 ACROSS_BLOCK = "instruction-environments"
-INSTRUCTIONS = "bench_instructions.Instructions"
 COUNTED = list(itertools.product(OPERATIONS, TWINS))  # (operation, twin), in the tables' order
 
 
@@ -39,7 +38,7 @@ def count_runs(kept: Path, runs: int, python: str) -> dict:
             run = shapes.read_json(path, "kept run of instruction counts")
             if run.get("environment", here) != here:
                 raise BadInput(f"{path}: counted in another environment ({run['environment']}), not in {here}")
-            counted = [name for name in OPERATIONS if name in run["counts"]]  # a run kept from before an operation
+            counted = [name for name in OPERATIONS if name in run["counts"]]  # a run may predate an operation
             counts = {name: {twin: run["counts"][name][twin]["instructions"] for twin in TWINS} for name in counted}
             found.append({"seconds": round(run["seconds"], 1), "load": run["load"], "counts": counts})
     except callgrind.Unavailable as error:
@@ -72,7 +71,7 @@ def environment_text(environment: dict | None) -> str:
 
 def floor(name: str, twin: str) -> float | None:
     """Above which a twin's rise counts; None: it never counts (the tuple twins)."""
-    rule = metrics.rule(metrics.entry(f"{INSTRUCTIONS}.track_{twin}", repr(name)))
+    rule = metrics.rule(metrics.entry(f"{BENCHMARK}.track_{twin}", repr(name)))
     return rule.threshold if rule.alerts else None
 
 
@@ -101,7 +100,7 @@ def across_markdown(found: dict, other: dict) -> str:
     for name, twin in COUNTED:
         here, there = (statistics.median(counts(d, name, twin)) for d in (found, other))
         change = there / here - 1
-        # Either way round: which of the two environments a night meets first is chance.
+        # Either way round: which environment a night meets first is chance.
         beyond = floor(name, twin) is not None and abs(change) > floor(name, twin)
         moved += beyond
         rows.append(
@@ -120,7 +119,7 @@ def across_markdown(found: dict, other: dict) -> str:
 
 
 def wide(found: dict) -> list[tuple[str, str]]:
-    """Identical code would count."""
+    """The Module twins whose spread here would count as a rise."""
     return [
         (name, twin)
         for name, twin in COUNTED

@@ -1,7 +1,4 @@
-"""Timing noise between fresh processes, measured A/A: the MDE and a night's false-alarm rate come from running
-``pairs.sequential`` on the log ratios resampled, centred on 0. Resampling treats the pairs as independent draws, which
-they are when each process is a fresh interpreter; the A/A intervals check that on the measurements themselves.
-"""
+"""Timing noise between fresh processes, measured A/A: the MDE and a night's false-alarm rate (docs/timing-noise.md)."""
 
 import itertools
 import json
@@ -79,8 +76,7 @@ def power(runs: list[list[float]], effect: float, suspects: int) -> float:
 def minimum_detectable_effect(
     log_ratios: list[float], suspects: int, simulations: int = SIMULATIONS, seed: int = 0
 ) -> float | None:
-    """None: above LARGEST_EFFECT. Every effect tried is added to the same resampled runs, so that the power grows
-    with the effect and the search has one answer."""
+    """None: above LARGEST_EFFECT.  Every effect is tried on the same runs, so that the search has one answer."""
     runs = resampled(log_ratios, simulations, random.Random(seed))
     if power(runs, LARGEST_EFFECT, suspects) < POWER:
         return None
@@ -124,8 +120,7 @@ def analysis(measured: Measured, suspects: int, seed: int) -> dict:
 
 
 def campaign(options: Options) -> dict:
-    """One release measured against itself in one asv environment; the record is written whole after each
-    benchmark, so that a stopped campaign keeps what it measured."""
+    """One release measured against itself in one asv environment, the record written after each benchmark."""
     target = bench.Target(bench.Options(releases=options.release, jax=[options.jax], env_dir=options.env_dir))
     [(_release, commit)], [(_name, entry)] = bench.releases(target), bench.environments(target)
     label = f"Python {asv_envs.python_of(entry)}, jax {asv_envs.requirements_of(entry).get('jax')}"
@@ -148,7 +143,6 @@ def campaign(options: Options) -> dict:
     def write() -> None:
         util.write_atomic(options.record, (json.dumps(record, indent=1, allow_nan=False) + "\n").encode())
 
-    # No names: asv discovers the whole suite, and the alerting timing benchmarks are picked from it.
     with exclusive(root):
         suite = sides.prepare(config, label, {"before": commit, "after": commit}, [], root)
         measured = []

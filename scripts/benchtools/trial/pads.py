@@ -1,8 +1,5 @@
-"""The detector trial's slowdowns of tree_at: extra Python calls, or unused keyword arguments (work in C alone).
-
-Imported by the calibration child in the trial's own asv environment (detector.calibrate_pads), whose Python holds
-JAX and Equinox but not asv: so this module needs only the standard library, ``errors`` and the suite.
-"""
+"""The detector trial's slowdowns of tree_at.  Imported in the trial's asv environment, which lacks asv: it needs only
+the standard library, ``errors`` and the suite."""
 
 import ast
 
@@ -32,8 +29,7 @@ def inject(source: str, calls: int) -> str:
 
 
 def inject_c_work(source: str, pads: int) -> str:
-    """tree_at made slower by work in C alone: a ``functools.partial`` of itself holding ``pads`` unused keyword
-    arguments, which C copies, matches and stores in its new ``**`` dict at each call, running no bytecode."""
+    """tree_at made slower by work in C alone: a partial of itself holding ``pads`` unused keyword arguments."""
     function = tree_at_of(source)
     if function.args.kwarg is not None:
         raise BadInput("tree_at already takes **kwargs; the timing-only variant cannot pad it")
@@ -51,13 +47,8 @@ def inject_c_work(source: str, pads: int) -> str:
 
 
 def pads_for(percent: float, probe: int) -> int:
-    """How many pads slow one tree_at call by ``percent``, measured on the Equinox and JAX this process imports.
-
-    As the suite measures: interleaved batches of padded tree_at over plain tree_at, on the suite's default update.
-    Padding has a fixed cost (the partial's keyword dict, the ``**`` dict) besides a cost per pad, and a pad costs more
-    in a small dict than in a big one: so a first estimate from ``probe`` pads is refined by a straight line through n
-    and 2n pads, n near the answer (extrapolating from ``probe`` alone, 3% came out as +4.4% in the suite).
-    """
+    """How many pads slow one tree_at call by ``percent`` on this process's JAX.  Padding has a fixed cost, and a pad
+    costs more in a small dict: a line through n and 2n pads near the answer refines ``probe``'s guess (3% was 4.4%)."""
     import inspect
 
     import equinox._tree as equinox_tree
