@@ -9,7 +9,7 @@ from benchmarks import params as params_
 from benchmarks.instruction_ops import OPERATIONS as COUNTED
 
 from ..asvtools import operations
-from . import explain, verdicts
+from . import explain, instructions, verdicts
 from .changes import Change
 from .confirm import Confirmation
 from .gate import Verdict
@@ -48,7 +48,6 @@ KNOWN = {
     "bench_counts.JaxprExcessEquations.track_excess_equations": "jaxpr equations beyond the tuple twin's",
     "bench_memory.LargeStateUpdate.track_copied_bytes_tree_at": "bytes copied by `tree_at`",
 }
-INSTRUCTIONS = "bench_instructions.Instructions"
 INSTRUCTIONS_SUFFIX = ", instructions"  # how an operation's instruction count is named beside its other measures
 # The instruction counts' operations (benchmarks/instruction_ops.py) that are no operation of asvtools/operations.py.
 COUNTED_WORDS = {
@@ -73,7 +72,7 @@ def words(benchmark: str, params: str) -> Words:
     """The operation in the words users know (asvtools/operations.py), the Module's own first, default params
     first; an instruction count beside its operation's other measures; any other benchmark by the name KNOWN gives
     it, else by its class and method."""
-    if benchmark.startswith(INSTRUCTIONS + ".track_"):
+    if benchmark.startswith(instructions.BENCHMARK + ".track_"):
         name = params.strip("'")
         twin = ("" if benchmark.endswith("track_module") else ", tuple twin") + INSTRUCTIONS_SUFFIX
         timed = COUNTED[name].timed if name in COUNTED else None
