@@ -414,7 +414,7 @@ def changed(rows: list[dict]) -> list[tuple]:
     return sorted((c["benchmark"], c["params"], c["environment"], c["good"], c["bad"]) for c in rows)
 
 
-@pytest.mark.slow(minutes=12, group=ASV_SIDE_ENVS)
+@pytest.mark.slow(minutes=10, group=ASV_SIDE_ENVS)
 @NEEDS_BUNDLE
 def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_on_its_own(tmp_path, asv_env_dir):
     """Issue 37, item 13: the instruction kind through every job of nightly.yml on real history, night by night.
