@@ -26,9 +26,7 @@ from ..publishing import operation_history
 from ..util import markdown_table
 from . import bench
 
-EXACT, CONFIRMED = "exact", "confirmed"  # the two modes, each with a results folder of its own
-# The record of real checks (--record) and its table for docs/pull-requests.md, each changed operation of a squashed
-# pull request set beside that commit's decided time in docs/commit-history-times.json.
+EXACT, CONFIRMED = "exact", "confirmed"  # each with a results folder of its own
 BLOCK = "pull-requests"
 TIMES = ROOT / "docs" / "commit-history-times.json"
 
@@ -81,8 +79,7 @@ def rev(repo: Path, name: str) -> str:
 
 
 def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]]:
-    """Base and head (full hashes) in the target's repository, fetched first when it is a remote, and the package's
-    paths (bench.PACKAGE_PATHS) that differ between them."""
+    """Base and head (full hashes), fetched first from a remote, and the package's paths that differ between them."""
     runs.range_hashes(target.config(), target.branch, None, target.results_dir)  # asv's mirror, made or fetched
     repo = bench.git_dir(target)
     if request.base or request.merge:
@@ -101,8 +98,8 @@ def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]
 
 
 def check(request: Request) -> pr_summary.Summary:
-    """Benchmark both sides in each environment, judge, and explain what changed; Failed (exit 3) when a side could not
-    be measured in an environment: a failure is never "no change"."""
+    """Benchmark both sides in each environment, judge, and explain what changed; Failed where a side could not be
+    measured: a failure is never "no change"."""
     started, load_before = time.monotonic(), os.getloadavg()[0]
     target = request.target()
     base, head, touched = resolve(target, request)
@@ -116,8 +113,8 @@ def check(request: Request) -> pr_summary.Summary:
 
 
 def measured(names: list[str], confirmed: bool) -> list[str]:
-    """Every exact benchmark and, when timings are confirmed, the alerting timings: a timing that never alerts is
-    never counted, so it is not run.  The answer's exact figures come from its timing's fresh processes: with it."""
+    """Every exact benchmark and, when timings are confirmed, the alerting ones (the answer's exact figures too: they
+    come from its timing's processes)."""
     answer = metrics.ANSWER_RATIO.split(".")[0] + "."
     return [
         name
@@ -134,7 +131,7 @@ def measure(target: bench.Target, request: Request, base: str, head: str) -> pr_
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
         hashfile.write_text(f"{base}\n{head}\n")
-        # Both sides in one asv run per environment: one job, one machine, one load.
+        # One asv run per environment: both sides under one load.
         bench.bench(dataclasses.replace(target.args, bench=discovery_regex(wanted), range=f"HASHFILE:{hashfile}"))
     what = {"missing": "has no results", "failed": "measured nothing (it did not build, install or import)"}
     failures = []
@@ -156,12 +153,11 @@ def measure(target: bench.Target, request: Request, base: str, head: str) -> pr_
 
 
 def causes(source: Source, changes: list) -> dict:
-    """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}; each commit installed once
-    per environment."""
+    """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}."""
     found, profiled = {}, {}
     for change in changes:
         key = (change.benchmark, change.params, change.env)
-        if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
+        if change.kind == metrics.INSTRUCTIONS:
             operation, twin = split_params(change.params)[0], twin_of(change)
             try:
                 env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
@@ -250,7 +246,6 @@ def append(path: Path, found: dict) -> None:
 
 def history_time(times: dict, change: dict, merged: str) -> dict | None:
     """The side-by-side time of the squashed commit MERGED for the changed operation, from the history."""
-    # An operation's instruction count is set beside the same operation's time (pr_summary.words).
     operation = operation_history.BY_LABEL.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
     if operation is None:
         return None
