@@ -1,9 +1,8 @@
 """Check a pull request of Equinox before it merges: what merging does to each operation, and how sure.
 
 N is refs/pull/N/head against its merge base with --branch, with --merge GitHub's test merge against its first
-parent; --head alone is a ref against its merge base, --base and --head any two commits.  The summary always fits a
-GitHub comment.  Exit 1 when a regression counts or a benchmark fails on the head alone; 3 when a side fails to
-build, install or import: a failure is never "no change".
+parent; --head alone is a ref against its merge base, --base and --head any two commits. Exit 1 when a regression
+counts or a benchmark fails on the head alone; 3 when a side fails to build, install or import.
 """
 
 from pathlib import Path

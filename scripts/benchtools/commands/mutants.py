@@ -1,10 +1,8 @@
-"""Mutation testing of the modules that make or carry a verdict: mutmut changes one thing at a time in a MODULE
-(a comparison, a constant, an argument) and runs the tests that call the function it changed; a mutant no test fails
-is a hole in the tests, or a change that alters no answer (equivalent, judged by hand in docs/mutants.toml).
+"""Mutation testing of the modules that make or carry a verdict: mutmut changes one thing at a time in a MODULE and
+runs the tests that call the function it changed; a mutant no test fails is a hole, or equivalent (docs/mutants.toml).
 
-Runs module by module (all of pyproject.toml's [tool.mutmut] when none is named), writing --record and --readme's
-table after each. Exit 1 when a module's share of non-equivalent mutants killed falls below --against's; 3 when
-mutmut fails. Long: run it under nice, in the background; not part of scripts/test.
+Writes --record and --readme's table after each module. Exit 1 when a module's share of non-equivalent mutants killed
+falls below --against's. Long: run it under nice, in the background.
 """
 
 from pathlib import Path

@@ -71,11 +71,8 @@ def pull_request(subject: str) -> str | None:
 
 
 def commit_source(project: str, repo: Path, revision: str) -> Source:
-    commit = git.out("rev-parse", "--verify", "--quiet", git.END, f"{revision}^{{commit}}", repo=repo, check=False)
-    if not commit.strip():
-        raise BadInput(f"{revision!r} is no commit of {repo}")
     tag = RELEASE_TAG[project].match(revision)
-    return Source(project, commit.strip(), repo, tag.group(1) if tag else None)
+    return Source(project, git.commit(repo, revision), repo, tag.group(1) if tag else None)
 
 
 def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:

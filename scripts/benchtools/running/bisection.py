@@ -1,5 +1,5 @@
-"""scripts/bisect's work: the commits of a history that change a package, counted release by release, then
-bisected between the releases whose counts differ; or every N-th of them counted (commands/bisect.py)."""
+"""scripts/bisect's work: the commits that change a package, counted release by release, then bisected between the
+releases whose counts differ; or every N-th of them counted."""
 
 import json
 import re
@@ -15,14 +15,13 @@ from ..judging import bisect
 from ..project import ROOT
 from ..publishing import bisections, generated
 
-# what a commit must change to be counted: the package, or what builds it
 PACKAGE = {
     probes.JAX_PROJECT: ("jax/", "setup.py", "pyproject.toml"),
     probes.EQUINOX_PROJECT: ("equinox/", "pyproject.toml"),
 }
 BUNDLES = ROOT.parent / "shared" / "upstream"
 CLONES = ROOT / ".cache" / "upstream"
-# jaxlib's folders that a CPU process never runs: a jaxlib step on the CPU is not among their commits
+# jaxlib's folders that a CPU process never runs
 ACCELERATOR_ONLY = {"mosaic", "gpu", "cuda", "rocm", "triton", "tools"}
 
 
@@ -55,7 +54,7 @@ def releases_between(start: bisect.Commit, end: bisect.Commit) -> list[bisect.Co
 
 def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tuple[str, str, str, list[str]]]:
     """(hash, subject, date, files changed) of each first-parent commit after ``start`` up to ``end``, oldest first;
-    a file moved is listed at both paths (git would list a rename at its new path alone)."""
+    a file moved is listed at both paths."""
     listed = git.out(
         "log", "--first-parent", "-m", "--no-renames", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only",
         f"^{start}", end, "--", *paths, repo=repo,
@@ -85,8 +84,7 @@ def ordered(start: bisect.Commit, end: bisect.Commit) -> None:
 
 def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bisect.Commit], int]:
     """The ends and the first-parent commits between that change the package, from the merge that brings ``start``
-    into the line on: those before it lack ``start``'s code, and would run with the jaxlib before it. How many
-    changed nothing there."""
+    into the line on (those before lack its code); and how many changed nothing there."""
     project, repo = start.source.project, start.source.repo
     log = [row for row in first_parent_log(repo, start.source.commit, end.source.commit) if row[0] != end.source.commit]
     descendants = set(
@@ -103,7 +101,7 @@ def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bise
 
 def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str]) -> list[tuple[str, str, list]]:
     """(hash, subject, the ``identifiers`` its diff names) of the jaxlib commits between two releases that change
-    its host runtime, outside ``ACCELERATOR_ONLY``, tests and build rules; those that name one first."""
+    its host runtime; those that name one first."""
     tags = git.tags(repo)
     ends = [tags.get(f"jax-v{version}") for version in (before, after)]
     if None in ends:
@@ -124,7 +122,6 @@ def host_runtime(path: str) -> bool:
 
 
 def changing(commits: list[bisect.Commit]) -> str:
-    """How many commits between ``commits_between``'s ends change the package."""
     return f"{len(commits) - 2} commits change {', '.join(PACKAGE[commits[0].source.project])}"
 
 

@@ -71,12 +71,6 @@ class Request:
         return bench.Target(options)
 
 
-def rev(repo: Path, name: str) -> str:
-    found = git.run("rev-parse", "--verify", "--quiet", git.END, f"{name}^{{commit}}", repo=repo, check=False)
-    if found.returncode != 0:
-        raise BadInput(f"{repo} has no commit {name!r}")
-    return found.stdout.strip()
-
 
 def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]]:
     """Base and head (full hashes), fetched first from a remote, and the package's paths that differ between them."""
@@ -85,11 +79,11 @@ def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]
     if request.base or request.merge:
         head_ref = request.head if request.base else f"refs/pull/{request.number}/merge"
         base_ref = request.base or f"{head_ref}^1"
-        head, base = rev(repo, head_ref), rev(repo, base_ref)
+        head, base = git.commit(repo, head_ref), git.commit(repo, base_ref)
     else:
         head_ref = request.head or f"refs/pull/{request.number}/head"
-        head = rev(repo, head_ref)
-        found = git.run("merge-base", git.END, rev(repo, request.branch), head, repo=repo, check=False)
+        head = git.commit(repo, head_ref)
+        found = git.run("merge-base", git.END, git.commit(repo, request.branch), head, repo=repo, check=False)
         if found.returncode != 0:
             raise BadInput(f"{head_ref} ({head[:8]}) shares no commit with {request.branch}")
         base, base_ref = found.stdout.strip(), f"merge base with {request.branch}"
