@@ -12,8 +12,7 @@ END = "--end-of-options"  # before a value from the user, so that one starting w
 
 
 def isolated_env(name: str, email: str) -> dict[str, str]:
-    """os.environ for a repository that only the caller shapes: no GIT_* variable, no user's or system's git config,
-    and NAME <EMAIL> as the author and committer."""
+    """os.environ without GIT_* variables or git config, NAME <EMAIL> committing: a repository the caller shapes."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     for role in ("AUTHOR", "COMMITTER"):
         env.update({f"GIT_{role}_NAME": name, f"GIT_{role}_EMAIL": email})
@@ -68,8 +67,7 @@ def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:
 
 
 def topological_order(repo: Path) -> dict[str, int]:
-    """{commit hash: its position, oldest first} over every ref, as asv orders a history: a rebased commit can be
-    dated before its parent."""
+    """{commit hash: its position} over every ref, as asv orders a history (a rebased commit predates its parent)."""
     listing = out("rev-list", "--topo-order", "--reverse", "--all", repo=repo, check=False)
     return {commit: position for position, commit in enumerate(listing.split())}
 

@@ -30,9 +30,7 @@ HOME_FILES = (".gitconfig", ".netrc", ".pip")
 
 @contextlib.contextmanager
 def asv_home():
-    """os.environ with a HOME of its own, for asv's commands; enter it after PATH is set up. asv rewrites
-    ~/.asv-machine.json in place on every run, so two runs that start together read each other's half-written file.
-    """
+    """os.environ with a HOME of its own, after PATH is set up: asv rewrites ~/.asv-machine.json in place every run."""
     home = Path(os.path.expanduser("~"))
     ASV_HOMES.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="run-", dir=ASV_HOMES) as private:
@@ -45,7 +43,6 @@ def asv_home():
         yield env
 
 
-# asv's Machine.fields, the Python, and the runner
 MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu", "runner")
 
 

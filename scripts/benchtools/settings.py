@@ -1,5 +1,4 @@
-"""The project's configuration, read once at the door (``cli.run``). Each fact has one home, the file whose
-consumer must agree with it (asv's asv.conf.json and asv.jax.conf.json, npm's package-lock.json)."""
+"""The project's configuration, read once; each fact's home is the file whose consumer must agree with it."""
 
 import functools
 import json

@@ -26,8 +26,7 @@ def is_remote(location: str) -> bool:
 
 
 def load_asv_config(path: Path | str) -> dict:
-    """An asv configuration (JSON with comments), the caller's own copy. Each text is parsed once: json5 takes a fifth
-    of a second over asv.conf.json, and a run reads it many times."""
+    """An asv configuration, the caller's own copy; each text parsed once (json5 takes a fifth of a second)."""
     try:
         return copy.deepcopy(_parsed_asv_config(Path(path).read_text(encoding="utf-8")))
     except FileNotFoundError:
@@ -71,8 +70,7 @@ def asv(*args) -> list[str]:
 
 
 def run(cmd, prefix: str | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """``subprocess.run(cmd)``, echoed on stderr first; with PREFIX, its output too, each line after PREFIX, so that
-    commands running at once can be told apart."""
+    """``subprocess.run(cmd)``, echoed on stderr; with PREFIX, each line of its output too, after PREFIX."""
     cmd = [str(part) for part in cmd]
     print(f"{prefix or ''}$ {' '.join(cmd)}", file=sys.stderr, flush=True)
     if prefix is None:
@@ -107,8 +105,7 @@ def write_atomic(path: Path, data: bytes, replace: bool = True) -> bool:
 
 
 def write_all(writes) -> list[bool]:
-    """Write each (PATH, DATA, REPLACE) of WRITES as ``write_atomic`` would, all or nothing: whether each was placed.
-    Every file is synced beside its PATH before any is placed; an OSError undoes every step, and raises Failed."""
+    """Write each (PATH, DATA, REPLACE) of WRITES, synced, all or nothing (Failed): whether each was placed."""
     writes = [(Path(path), data, replace) for path, data, replace in writes]
     placed = [False] * len(writes)
     staged: list[Path] = []
@@ -163,7 +160,6 @@ def _quietly(step, *args) -> None:
 
 
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
-    """A Markdown pipe table, each cell as given. Not tabulate's, whose padding would multiply a pull request comment's
-    bytes, which GitHub caps."""
+    """A Markdown pipe table, unpadded (tabulate's padding would burst GitHub's cap on a comment's bytes)."""
     lines = ["| " + " | ".join(map(str, cells)) + " |" for cells in [header, *rows]]
     return "\n".join([lines[0], "|" + "---|" * len(header), *lines[1:]])

@@ -1,8 +1,4 @@
-"""The device a result was measured on, kept among the result's params.
-
-JAX picks its backend at run time, so one Python can measure a GPU or a CPU; asv draws a graph per set of params,
-and the gate pairs environments by them, so a device kept there keeps two devices' figures apart.
-"""
+"""The device a result was measured on, kept among its params so that asv and the gate keep devices apart."""
 
 import dataclasses
 import json
@@ -109,8 +105,7 @@ def named(params: dict) -> str:
 
 
 def refuse_another(path: Path, machine: str, params: dict[str, str]) -> None:
-    """asv merges a run into the results file of the same machine, commit and environment: another device's run, or
-    another install's in the same Python, would mix its figures in."""
+    """BadInput where asv would merge another device's or install's run into PATH, mixing its figures in."""
     if not path.exists():
         return
     recorded = {DEVICE: UNRECORDED, **load_file(path, machine).params}

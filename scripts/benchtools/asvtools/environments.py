@@ -1,5 +1,4 @@
-"""asv's environments as scripts/bench and the profiler use them. asv finds ``pythonX.Y`` on PATH, so the folder
-where scripts/setup links the Pythons it builds goes first."""
+"""asv's environments as scripts/bench and the profiler use them."""
 
 import copy
 import os
@@ -13,6 +12,7 @@ SETUP_PROVIDES = ("3.13",)
 
 
 def setup_pythons_first_on_path() -> None:
+    """asv finds ``pythonX.Y`` on PATH: scripts/setup's go first."""
     folder = str(SETUP_PYTHONS / "bin")
     path = os.environ.get("PATH", "")
     if path.split(os.pathsep)[0] != folder:

@@ -1,5 +1,4 @@
-"""The Module's own operations beside their tuple twins, at the suite's defaults: each has an exact ``Cost``, a time
-in tree_map passes (``InTreeMapPasses``, confirmed) and a time of one call (``Time``, profiled)."""
+"""The Module's own operations beside their tuple twins, at the suite's defaults, as stored results hold them."""
 
 from dataclasses import dataclass
 

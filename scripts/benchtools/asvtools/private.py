@@ -1,5 +1,4 @@
-"""asv's private names that the tools use, each behind a function that first checks that asv is the one pinned:
-private names can change in any release."""
+"""asv's private names, each behind a function that first checks asv is the one pinned: they change in any release."""
 
 import functools
 import tomllib
@@ -55,8 +54,7 @@ def env_python(env) -> Path:
 
 
 def install_requirements_with(install) -> None:
-    """asv's virtualenv environments hand ``install(python, arguments)`` the arguments of the pip calls asv would make
-    one by one."""
+    """asv's virtualenv environments hand ``install(python, arguments)`` the arguments of their pip calls."""
     checked()
     from asv.plugins.virtualenv import Virtualenv
 

@@ -1,8 +1,5 @@
-"""What may be published: a stored asv file is taken only as asv writes it, and only with text the site can show.
-
-Every stored file is read by every later asv publish, so a value that publish cannot take breaks the site for good,
-and text that the site renders as HTML (names, params and machine fields) runs in every visitor's browser.
-"""
+"""What may be published: a stored asv file as asv writes it, with text the site can show. Every later publish reads
+it, so a value publish cannot take breaks the site for good, and HTML in it runs in every visitor's browser."""
 
 import json
 import math
@@ -110,9 +107,7 @@ def read_as_asv(kind: str, path: Path, machine: str) -> None:
 
 
 def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, commit: str | None = None) -> bytes:
-    """PATH's bytes, once it is shown to be the asv file its place RELATIVE says; else BadInput naming it. Where given,
-    a results file names only SUITE's benchmarks, MATRIX's environments ({env_name: (python, requirements)}) and COMMIT.
-    """
+    """PATH's bytes, once shown to be the asv file RELATIVE says (of SUITE, MATRIX, COMMIT where given); or BadInput."""
     from asv import results
 
     kind = kind_of(relative)

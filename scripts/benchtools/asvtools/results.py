@@ -10,8 +10,7 @@ from . import publishable
 
 
 def combinations(result, key, *, plain: bool = True) -> list[tuple[tuple, float | None, dict | None]]:
-    """(params, value, stats) of each combination of one benchmark's params, [] where the result lacks it; the
-    params as plain strings ("jit"), or as asv names them ("'jit'")."""
+    """(params, value, stats) of each combination of one benchmark's params: plain ("jit"), or asv's ("'jit'")."""
     if key not in result.get_all_result_keys():
         return []
     params = result.get_result_params(key)
@@ -63,8 +62,7 @@ def failed_benchmarks(result) -> list[str]:
 
 
 def spans(results_dir, machine: str | None = None) -> list[tuple[str, str, float, float]]:
-    """(commit, environment, first benchmark's start, last one's end) of each stored result, in epoch seconds, earliest
-    first."""
+    """(commit, environment, start, end) of each stored result, in epoch seconds, earliest first."""
     found = []
     for result in stored(results_dir, machine):
         if started := result.started_at:

@@ -71,8 +71,7 @@ def result_keys(path: Path, machine: str) -> set[str]:
 
 
 def classify(path: Path, machine: str) -> tuple[str, int]:
-    """The state of one commit in one environment ('ran', 'failed', 'skipped', 'missing'), and how many of its
-    benchmarks failed."""
+    """('ran', 'failed', 'skipped' or 'missing', how many benchmarks failed) of one commit in one environment."""
     from asv import results
 
     if not path.exists():
@@ -156,8 +155,7 @@ def runner_version(python: Path | None = None, env: dict | None = None) -> str:
 
 
 def refuse_another_runner(python: Path) -> None:
-    """BadInput where an environment imports another asv_runner than the lock's: one built before the constraint
-    (``runner_constraint``) keeps its own."""
+    """BadInput where an environment built before ``runner_constraint`` imports another asv_runner than the lock's."""
     if python.exists() and (found := runner_version(python)) != (lock := runner_version()):
         env = python.parents[1]
         raise BadInput(

@@ -1,5 +1,4 @@
-"""JSON files checked against schemas/NAME.schema.json: a bad one is one line naming the file and the first wrong
-field. The schemas leave open what the readers do not use."""
+"""JSON files checked against schemas/NAME.schema.json: a bad one is one line naming the file and the wrong field."""
 
 import functools
 import json

@@ -1,5 +1,4 @@
-"""A commit installed in its own asv environment, measured one fresh process at a time on asv's machinery (the
-confirm step, the profiles and the instruction counts)."""
+"""A commit installed in its own asv environment, measured one fresh process at a time on asv's machinery."""
 
 import contextlib
 import copy
@@ -81,8 +80,7 @@ class Side:
         return result
 
     def value(self, name: str, param_index: int | None, hash_seed: str | None = None) -> float:
-        """One fresh process's track value or median sample. PYTHONHASHSEED ``hash_seed``; None: unset, so that each
-        process draws its own."""
+        """One fresh process's track value or median sample; ``hash_seed`` None: each process draws its own."""
         from asv_runner.statistics import compute_stats
 
         one_step = answer_step(name, self.benchmarks[name], param_index)
@@ -105,8 +103,7 @@ class Side:
 
 
 def answer_step(name: str, benchmark: dict, index: int | None) -> dict[str, str]:
-    """For a figure of the answer's steps (metrics.ANSWER_RATIO's class), the variable that makes its setup_cache
-    measure that wrapping's step alone, in its own fresh process; nothing for any other benchmark."""
+    """For the answer's figures, the variable that makes setup_cache measure one wrapping's step alone."""
     if not name.startswith(metrics.ANSWER_RATIO.rsplit(".", 1)[0] + "."):
         return {}
     wrapping = list(itertools.product(*benchmark["params"]))[index][0]
@@ -138,8 +135,7 @@ def discovery_regex(names: list[str]) -> list[str]:
 
 
 def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path) -> dict[str, Side]:
-    """{side: Side} of each commit installed in ``root``/side, in the first environment that includes ``env_label``'s
-    requirements; the benchmarks ``names`` discovered in the first side."""
+    """{side: Side} of each commit installed in ``root``/side, in the first environment that has ``env_label``."""
     from asv import environment
     from asv.benchmarks import Benchmarks
     from asv.config import Config

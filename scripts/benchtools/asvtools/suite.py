@@ -1,5 +1,4 @@
-"""The suite's description, asv's benchmarks.json, made from this repository's benchmarks/ alone: the copies in a
-job's results ran upstream code and could hold anything. Cached, keyed by the source: discovery takes seconds."""
+"""asv's benchmarks.json made from this repository's benchmarks/ alone: a job's copy ran upstream code."""
 
 import hashlib
 import json

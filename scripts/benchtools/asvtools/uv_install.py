@@ -1,5 +1,4 @@
-"""An asv plugin: asv's virtualenv environments get their requirements from uv in one process, where asv runs pip
-once per requirement (most of a minute per environment). The environment is asv's unchanged, and so are its keys."""
+"""An asv plugin: uv installs an environment's requirements in one process, where asv runs pip once for each."""
 
 import os
 import subprocess

@@ -1,5 +1,4 @@
-"""Fit the cost metric's call weight to the measured time of tree_at, release by release, and check it on the
-Module's operations where the results hold them."""
+"""Fit the cost metric's call weight to tree_at's measured time, and check it on the Module's operations."""
 
 from benchmarks import metrics
 

@@ -1,8 +1,7 @@
 """Mutation testing of the modules that make or carry a verdict: mutmut changes one thing at a time in a MODULE and
 runs the tests that call the function it changed; a mutant no test fails is a hole, or equivalent (docs/mutants.toml).
 
-Writes --record and --readme's table after each module. Exit 1 when a module's share of non-equivalent mutants killed
-falls below --against's. Long: run it under nice, in the background.
+Exit 1 when a module's share of non-equivalent mutants killed falls below --against's. Long: run it under nice.
 """
 
 from pathlib import Path

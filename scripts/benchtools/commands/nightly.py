@@ -1,8 +1,6 @@
 """Benchmark the upstream Equinox commits that the results branch lacks, publish the site, report regressions.
 
-OUTPUT becomes a checkout of the results branch, whose commits with results are not run again; the gate
-compares the baseline with the newest new commit. It never writes the results branch.
-
+OUTPUT becomes a checkout of the results branch (never written here), whose commits with results are not run again.
 Exit 0 when every commit has results (a regression is in the report); 1 when a benchmark failed; 3 too when a
 signal stopped it. Where no report could be made, the verdict's status is "failed" and the exit status is not 0.
 """

@@ -1,7 +1,4 @@
-"""Measure the timing noise between fresh processes: each alerting timing benchmark's A/A pairs and its MDE.
-
---from-record prints the record without measuring.
-"""
+"""Measure the timing noise between fresh processes: each alerting timing benchmark's A/A pairs and its MDE."""
 
 from ..project import ROOT
 from ..trial import noise

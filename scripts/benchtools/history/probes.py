@@ -1,8 +1,5 @@
-"""A JAX or Equinox commit's instruction counts: a bisection's probe.
-
-Two layers, so that a commit costs seconds and not a virtualenv: a kept base virtualenv per (interpreter, jaxlib), and
-a folder per (jax, Equinox) of their wheels installed ``--no-deps --target``. What a count depends on keys its file
-and is in its record: the interpreter's build, the jaxlib, whether jax was built as a release, the base's pip freeze.
+"""A JAX or Equinox commit's instruction counts: a bisection's probe. A commit costs seconds, not a virtualenv: a kept
+one per (interpreter, jaxlib), and a folder per (jax, Equinox) of their wheels. What a count depends on keys its file.
 """
 
 from __future__ import annotations
@@ -76,8 +73,7 @@ def commit_source(project: str, repo: Path, revision: str) -> Source:
 
 
 def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
-    """The jaxlibs to try, oldest first, from the later of ``_minimum_jaxlib_version`` and the newest release the commit
-    contains (not ``git describe``'s nearest tag); a release runs with its own alone."""
+    """The jaxlibs to try, from the later of ``_minimum_jaxlib_version`` and the newest release the commit contains."""
     if jax.commit is None or (jax.version and jax.version not in releases):
         raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
     text = git.out("show", f"{jax.commit}:jax/version.py", repo=jax.repo)
@@ -118,8 +114,7 @@ class Probes:
         return self.path_folder(equinox.key) / f"{given}jax-{jax.key}-{run}.json"
 
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
-        """Kept, a failure included, and read back. ``run`` numbers fresh processes; ``jaxlib`` replaces the rule's
-        choice (for a step that crosses a change of it)."""
+        """Kept, a failure included, and read back; ``jaxlib`` replaces the rule's choice (a step across a change)."""
         if (path := self.path(jax, equinox, run, jaxlib)).is_file():
             kept = shapes.read_json(path, "kept probe record (remove it to probe again)")
             if "jaxlib" not in kept or kept.get("locked") == self.locked(kept["jaxlib"]):

@@ -50,8 +50,7 @@ class Release:
         return f"v{self.version}"
 
     def admits(self, python):
-        """Whether requires_python (missing, empty or invalid: any) admits some X.Y.z of the series python, (X, Y).
-        Trying X.Y.0 and each X.Y.z and X.Y.(z+1) that a clause names is enough."""
+        """Whether requires_python (missing or invalid: any) admits X.Y.0, or an X.Y.z or X.Y.(z+1) a clause names."""
         if self.requires_python in (None, ""):
             return True
         try:
@@ -113,8 +112,7 @@ def fetch(url, as_json=False):
 
 
 def release_history(metadata, since, until, python=None, base=""):
-    """Every final, non-yanked release with an sdist in [since, until], in upload order; given python (X, Y), only
-    those that admit it, and the versions left out. URLs are relative to base, as some mirrors list them."""
+    """Every final, non-yanked sdist release in [since, until] that admits python, by upload; the versions left out."""
     history, unsupported = [], []
     for key, files in metadata["releases"].items():
         try:
@@ -247,7 +245,6 @@ def update(repo, package, name, url, history, cache, parameters):
             git(repo, "config", OWNER_KEY, package)
         git(repo, "config", PARAMETERS_KEY, parameters)
         git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
-        # Tags follow the built releases; commits after them go.
         wanted = {f"v{version}": commit for version, (commit, _sha256) in built.items()}
         updates = [f"delete refs/tags/{t}\n" for t in tags if t not in wanted]
         updates += [f"update refs/tags/{t} {commit}\n" for t, commit in wanted.items() if tags.get(t) != commit]

@@ -151,9 +151,8 @@ def releases(target: Target) -> list[tuple[release_history.Release, str]]:
 
 
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
-    """For the JAX history, the commits each Python runs (asv's matrix cannot name the commit): each release on the
-    oldest Python that admits it (old jaxlibs have no wheels for new Pythons), the last one also on the next Python, so
-    that the two lines share a point."""
+    """For the JAX history, each release on the oldest Python that admits it (old jaxlibs have no new wheels), the
+    last one also on the next, so that the lines meet."""
     taken, by_python = set(), {}
     for python in pythons:
         admitted = [commit for release, commit in selected if release.admits(release_history.python_series(python))]
@@ -180,8 +179,7 @@ def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
 
 
 def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
-    """The commits to benchmark, and those left out as unchanged. NEW and EXISTING read the stored results, so they
-    are resolved once the unreadable ones are aside; every other range is checked before a file moves."""
+    """The commits to benchmark, and those left out as unchanged; NEW and EXISTING read the results once sound."""
     args = target.args
     reads_results = selected is None and args.range in ("NEW", "EXISTING")
     if selected is not None:
@@ -325,8 +323,7 @@ def print_places(target: Target) -> None:
 
 
 def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
-    """The first answer's benchmarks: (the exact ones, which no load moves, measured beside other runs; the timed
-    ones, measured alone: the answer, tree_at's steady time, and any that mixes a timing in)."""
+    """The first answer's benchmarks: (the exact ones, measured beside other runs; the timed ones, measured alone)."""
     steady_class, timing = metrics.PASSES_TREE_AT.rsplit(".", 1)[0] + ".", set(metrics.TIMING_KINDS)
     kinds = {
         name: {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
@@ -365,8 +362,7 @@ def stages(answer: bool) -> list[Stage]:
 
 
 def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefix=None, pythonpath=None) -> int:
-    """asv run under LOCK, with a HOME of its own, as asv rewrites its machine file on every run. With PREFIX, asv's
-    Python is unbuffered (-u) so that its lines come through the pipe as written."""
+    """asv run under LOCK, with a HOME of its own; unbuffered with PREFIX, so that lines come as written."""
     args = target.args
     cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", *extra)
     cmd += ["--quick"] * args.quick + [word for regex in regexes for word in ("--bench", regex)]

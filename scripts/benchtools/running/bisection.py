@@ -1,5 +1,4 @@
-"""scripts/bisect's work: the commits that change a package, counted release by release, then bisected between the
-releases whose counts differ; or every N-th of them counted."""
+"""scripts/bisect's work: a package's counts release by release, then bisected between those whose counts differ."""
 
 import json
 import re
@@ -53,8 +52,7 @@ def releases_between(start: bisect.Commit, end: bisect.Commit) -> list[bisect.Co
 
 
 def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tuple[str, str, str, list[str]]]:
-    """(hash, subject, date, files changed) of each first-parent commit after ``start`` up to ``end``, oldest first;
-    a file moved is listed at both paths."""
+    """(hash, subject, date, files changed, a move at both paths) of each first-parent commit in start..end."""
     listed = git.out(
         "log", "--first-parent", "-m", "--no-renames", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only",
         f"^{start}", end, "--", *paths, repo=repo,
@@ -64,8 +62,7 @@ def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tupl
 
 
 def ordered(start: bisect.Commit, end: bisect.Commit) -> None:
-    """Refuse ends that make no range: unrelated, or an end that does not contain its start, unless both are releases
-    in order (jax-v0.9.0.1's release branch never returned to main, yet it is the release before jax-v0.9.1)."""
+    """Refuse ends that make no range: unrelated, or the end lacks the start, unless both are releases in order."""
     repo, ends = start.source.repo, (start.source.commit, end.source.commit)
     first, last = start.source.label, end.source.label
     if not (parted := git.out("merge-base", *ends, repo=repo, check=False).strip()):
@@ -83,8 +80,7 @@ def ordered(start: bisect.Commit, end: bisect.Commit) -> None:
 
 
 def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bisect.Commit], int]:
-    """The ends and the first-parent commits between that change the package, from the merge that brings ``start``
-    into the line on (those before lack its code); and how many changed nothing there."""
+    """The ends and the commits between that change the package, from where ``start`` is merged; how many did not."""
     project, repo = start.source.project, start.source.repo
     log = [row for row in first_parent_log(repo, start.source.commit, end.source.commit) if row[0] != end.source.commit]
     descendants = set(
@@ -100,8 +96,7 @@ def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bise
 
 
 def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str]) -> list[tuple[str, str, list]]:
-    """(hash, subject, the ``identifiers`` its diff names) of the jaxlib commits between two releases that change
-    its host runtime; those that name one first."""
+    """(hash, subject, ``identifiers`` named) of the commits between two releases that change jaxlib's host runtime."""
     tags = git.tags(repo)
     ends = [tags.get(f"jax-v{version}") for version in (before, after)]
     if None in ends:

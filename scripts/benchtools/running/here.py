@@ -1,5 +1,4 @@
-"""scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode, which installs
-nothing. asv files a result under a commit: here one made in HERE_REPO per Equinox version, tagged as a release."""
+"""scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode (no install)."""
 
 import dataclasses
 import json
@@ -26,6 +25,7 @@ GIT_ENV = git.isolated_env("scripts/bench --here", "here@localhost")
 
 
 def commit_for(repo: Path, equinox: str) -> str:
+    """The commit that asv files a result under: one per Equinox version, tagged as a release."""
     tag = f"v{equinox}"
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,4 @@
-"""scripts/mutants' work: mutmut over the modules that make or carry a verdict, one module at a time; what each
-module's tests killed, as a record and its table. Why a survivor is equivalent is judged by hand, in REASONS."""
+"""scripts/mutants' work: mutmut over the verdict modules, one at a time; equivalent survivors are judged in REASONS."""
 
 import collections
 import contextlib
@@ -43,8 +42,7 @@ def stage() -> None:
 
 
 def run(module: str, max_children: int, names: list[str] | None = None) -> dict:
-    """Mutate ``module`` and run each mutant's tests, or only the mutants ``names``: the module's counts, and each
-    survivor's mutation."""
+    """Mutate ``module`` (or only the mutants ``names``) and run the tests: its counts, and each survivor's mutation."""
     names = names or [module.removesuffix(".py").replace("/", ".") + ".*"]
     command = [VENV / "bin" / "mutmut", "run", "--max-children", str(max_children), *names]
     if (done := util.run(command, cwd=STAGE)).returncode != 0:

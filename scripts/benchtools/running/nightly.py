@@ -151,8 +151,7 @@ class Scope:
 
 
 def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
-    """The baseline against tonight's newest commit, confirmed, when it descends from it; the first night, asv's step
-    detection. Otherwise nothing: asv's detection would count every old step again, an older commit read backwards."""
+    """The baseline against tonight's newest commit, if it descends from it; the first night, asv's step detection."""
     path = output / ".asv" / "last-run.json"
     record = shapes.read_checked(path, "last-run", "the latest scripts/bench run record") if path.is_file() else {}
     commits, unchanged = record.get("commits", []), record.get("unchanged", [])

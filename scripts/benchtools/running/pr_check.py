@@ -1,7 +1,4 @@
-"""Check a pull request before it merges: base and head benchmarked in one asv run per environment, then judged.
-
-Pull request N is refs/pull/N/head against its merge base with the branch, or with ``merge`` GitHub's test merge
-refs/pull/N/merge against its first parent; asv's mirror of a remote repository holds GitHub's refs/pull/*."""
+"""Check a pull request before it merges: base and head benchmarked in one asv run per environment, then judged."""
 
 import dataclasses
 import json
@@ -71,7 +68,6 @@ class Request:
         return bench.Target(options)
 
 
-
 def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]]:
     """Base and head (full hashes), fetched first from a remote, and the package's paths that differ between them."""
     runs.range_hashes(target.config(), target.branch, None, target.results_dir)  # asv's mirror, made or fetched
@@ -92,8 +88,7 @@ def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]
 
 
 def check(request: Request) -> pr_summary.Summary:
-    """Benchmark both sides in each environment, judge, and explain what changed; Failed where a side could not be
-    measured: a failure is never "no change"."""
+    """Benchmark both sides, judge, explain; Failed where a side could not be measured, never "no change"."""
     started, load_before = time.monotonic(), os.getloadavg()[0]
     target = request.target()
     base, head, touched = resolve(target, request)
@@ -107,8 +102,7 @@ def check(request: Request) -> pr_summary.Summary:
 
 
 def measured(names: list[str], confirmed: bool) -> list[str]:
-    """Every exact benchmark and, when timings are confirmed, the alerting ones (the answer's exact figures too: they
-    come from its timing's processes)."""
+    """Every exact benchmark but the answer's and, when timings are confirmed, the alerting timings and the answer."""
     answer = metrics.ANSWER_RATIO.split(".")[0] + "."
     return [
         name

@@ -1,5 +1,4 @@
-"""The replay: upstream history night by night, through the nightly workflow's own jobs, read from its YAML so that
-the two cannot drift apart (docs/replay.md)."""
+"""The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md)."""
 
 import datetime
 import itertools
@@ -18,7 +17,6 @@ from . import season
 from .jobs import REPOSITORY, JobRun, Replay, nightly_extras
 from .nights import split_nights
 
-# nightly.yml's artifacts of the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
 COLUMNS = {s: [s] for s in ("benchmarked", "unchanged", "skipped")} | {"failed": ["failed", "partly failed"]}
 
@@ -113,7 +111,6 @@ def run_night(
     seconds = round(time.monotonic() - started, 1)
     state = machine.api.state()
     calls = state["calls"][calls_before:]
-    # The run job's verdict: its artifact, else what its RUNNER_TEMP kept.
     verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
     night.update(
         commits=commit_states(commits, runs.summaries(artifacts / "results"), verdict, tags),

@@ -1,5 +1,4 @@
-"""The nightly workflow's YAML as the replay runs it; whatever it cannot run as GitHub would is ``Unmappable`` (exit
-3), found before the first night."""
+"""The nightly workflow's YAML as the replay runs it; what it cannot run as GitHub would is ``Unmappable``."""
 
 import ast
 import functools
