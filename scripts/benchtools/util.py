@@ -4,6 +4,7 @@ import contextlib
 import copy
 import errno
 import functools
+import json
 import os
 import re
 import subprocess
@@ -102,6 +103,10 @@ def environ(**values: str | None):
 def write_atomic(path: Path, data: bytes, replace: bool = True) -> bool:
     """False when PATH existed and ``replace`` is off."""
     return write_all([(path, data, replace)])[0]
+
+
+def write_json(path: Path, value, sort_keys: bool = False) -> None:
+    write_atomic(path, (json.dumps(value, indent=1, sort_keys=sort_keys) + "\n").encode())
 
 
 def write_all(writes) -> list[bool]:

@@ -12,10 +12,9 @@ What is benchmarked, each into a results and site folder of its own:
   --here [PYTHON]  the JAX and Equinox installed in PYTHON, on its device (a GPU too): no
                    virtualenv, no registry (docs/here.md).
 
-Python {newest_python} is the one scripts/setup builds; where it could not, its environments
-are left out, saying why.  A commit with results for an environment is not run again there,
-so a run resumes where it stopped.  Exit 1: a benchmark failed in a commit whose others ran, or a commit has no results.
-"""
+Python {newest_python} is the one scripts/setup builds; where it could not, its environments are left out, saying why.
+A commit with results for an environment is not run again there, so a run resumes where it stopped. Exit 1: a
+benchmark failed in a commit whose others ran, or a commit has no results."""
 
 import dataclasses
 

@@ -3,8 +3,7 @@
 Counts OPERATION at both ends and every release between, then bisects the commits between neighbouring
 releases apart by more than --spread; each step is confirmed by counting again, and across two jaxlibs split in
 two. Every count is kept under --cache. Exit 1 when a step found does not confirm (a commit that does not build is
-recorded, not a failure).
-"""
+recorded, not a failure)."""
 
 import shlex
 from pathlib import Path

@@ -2,8 +2,7 @@
 
 The pytest-codspeed benchmarks run in simulation mode under callgrind; with --step, on both sides of an Equinox
 commit. Exit 1 when a ratio lies beyond its operation's measured spread of the suite's own, or, with --step, a Module
-twin's change beyond 2 points of the suite's own.
-"""
+twin's change beyond 2 points of the suite's own."""
 
 import sys
 import tempfile

@@ -2,8 +2,7 @@
 
 OUTPUT becomes a checkout of the results branch (never written here), whose commits with results are not run again.
 Exit 0 when every commit has results (a regression is in the report); 1 when a benchmark failed; 3 too when a
-signal stopped it. Where no report could be made, the verdict's status is "failed" and the exit status is not 0.
-"""
+signal stopped it. Where no report could be made, the verdict's status is "failed" and the exit status is not 0."""
 
 from pathlib import Path
 

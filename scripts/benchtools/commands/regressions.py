@@ -1,8 +1,7 @@
 """The regression gate: report what got worse as Markdown, and fail when it is beyond a threshold.
 
 It judges the steps of the latest scripts/bench run, or --compare A B; every timing suspect is re-measured side by
-side before it counts. Exit 1 when a regression counts.
-"""
+side before it counts. Exit 1 when a regression counts."""
 
 import shlex
 import subprocess

@@ -1,8 +1,7 @@
 """Replay upstream history night by night through the nightly workflow's own jobs, on this machine.
 
 Its alerts go to a stand-in of GitHub's issues API on 127.0.0.1. Exit 1: a job failed; 3 too when a step cannot be
-mapped (found before the first night); 143 on SIGTERM, which kills the running step's process group.
-"""
+mapped (found before the first night); 143 on SIGTERM, which kills the running step's process group."""
 
 import signal
 from pathlib import Path

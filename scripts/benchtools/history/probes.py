@@ -125,7 +125,7 @@ class Probes:
         if "jaxlib" in record:
             record["locked"] = self.locked(record["jaxlib"])
         record.update(seconds=round(time.monotonic() - started, 1), load=[load, os.getloadavg()[0]])
-        util.write_atomic(path, json.dumps(record, indent=1, sort_keys=True).encode())
+        util.write_json(path, record, sort_keys=True)
         self.made += 1
         return record
 

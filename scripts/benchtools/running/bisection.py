@@ -1,6 +1,5 @@
 """scripts/bisect's work: a package's counts release by release, then bisected between those whose counts differ."""
 
-import json
 import re
 import time
 from pathlib import Path
@@ -171,7 +170,7 @@ def bisect_range(
     record = bisections.record(search, points, pairs, steps, command=command, candidates=candidates, seconds=seconds)
     print(bisections.markdown([record]))
     if record_file:
-        util.write_atomic(record_file, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+        util.write_json(record_file, record, sort_keys=True)
     for readme in readmes:
         generated.write_blocks(readme, {bisections.BLOCK: bisections.markdown(bisections.read_all(records))})
     return 1 if any(not step["confirmation"].get("confirmed") for step in record["steps"]) else 0

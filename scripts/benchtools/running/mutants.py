@@ -106,7 +106,3 @@ def markdown(record: dict, why: dict[str, str]) -> str:
 
 def read(path: Path) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {"modules": {}}
-
-
-def write(record: dict, path: Path) -> None:
-    util.write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())

@@ -229,7 +229,7 @@ def append(path: Path, found: dict) -> None:
     record = read(path) if path.exists() else []
     key = itemgetter("title", "mode", "jax")
     record = [e for e in record if key(e) != key(found)] + [found]
-    util.write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
+    util.write_json(path, record)
 
 
 def history_time(times: dict, change: dict, merged: str) -> dict | None:

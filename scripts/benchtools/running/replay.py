@@ -57,7 +57,7 @@ def replay(options, log=sys.stderr) -> int:
             record["finished"] = now()
             if options.events is not None:
                 record["season_problems"] = season.problems(record)
-            util.write_atomic(options.output / "replay.json", (json.dumps(record, indent=1) + "\n").encode())
+            util.write_json(options.output / "replay.json", record)
             if options.docs:
                 write_table(options.docs, options.table, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
