@@ -57,7 +57,6 @@ def _site_takes(value, part: str, prefix: str = "") -> None:
 
 
 def _cells(value: dict) -> None:
-
     _non_finite({key: inner for key, inner in value.items() if key != "results"}, "")
     columns = value["result_columns"]
     for key, row in value["results"].items():

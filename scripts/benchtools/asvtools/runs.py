@@ -172,7 +172,6 @@ def runner_constraint() -> Path:
 
 
 def runner_package() -> Path:
-
     import asv_runner
 
     return Path(asv_runner.__file__).parent

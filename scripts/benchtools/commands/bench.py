@@ -58,8 +58,11 @@ def add_arguments(parser, config) -> None:
 
 
 def check(parser, args) -> None:
-    if args.here is not None and (args.releases or args.full):
-        parser.error("--here measures the Equinox installed in PYTHON: it takes no --releases or --full")
+    if args.here is not None and (args.releases or args.full or args.jax or args.retry_failed):
+        parser.error(
+            "--here measures the JAX and Equinox installed in PYTHON: "
+            "it takes no --releases, --full, --jax or --retry-failed"
+        )
 
 
 def options(args) -> Options:

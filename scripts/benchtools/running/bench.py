@@ -28,7 +28,6 @@ from ..history import release_history
 from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, asv_home
 from ..publishing import blocks, generated, page, rows, site
 
-PYTHON = "3.13"
 DEFAULT_RELEASES, ANSWER_RELEASES = "3", "1"  # the first answer's: the newest release
 ENV_DIR = ROOT / ".asv" / "env"  # shared by every command that runs asv
 PACKAGE_PATHS = ("equinox", "pyproject.toml")  # what a commit must change to be benchmarked
@@ -59,11 +58,6 @@ class Options:
     def __post_init__(self):
         if self.range and not self.repo:
             raise BadInput("RANGE needs --repo; pick releases with --releases")
-        if self.here is not None and (self.range or self.repo or self.jax_history or self.jax or self.retry_failed):
-            raise BadInput(
-                "--here measures the JAX and Equinox installed in one Python: it takes no RANGE, --repo, "
-                "--jax-history, --jax or --retry-failed"
-            )
         selected = self.repo or self.jax_history or self.quick or self.bench or self.releases != ANSWER_RELEASES
         if self.answer and selected:
             raise BadInput(
@@ -84,8 +78,10 @@ class Target:
             self.name, self.repo = "here", HERE_REPO
         elif args.jax_history:
             self.base, self.name, self.repo = JAX_CONFIG, "jax-history", HISTORY_DIR / "jax"
-            since, python = Version(settings.load().reference_jax), release_history.python_series(PYTHON)
-            self.history = dict(package="jax", since=since, python=python)
+            # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
+            config = settings.load()
+            python = release_history.python_series(max(config.jax["pythons"], key=Version))
+            self.history = dict(package="jax", since=Version(config.reference_jax), python=python)
         elif args.repo:
             self.branch = args.branch
             local = not util.is_remote(args.repo)
@@ -208,7 +204,6 @@ def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()
 
 
 def publish(target: Target) -> None:
-
     util.checked(util.asv("publish", "--config", target.config()))
     print(f"{target.html_dir}: {site.localize(target.html_dir)} CDN address(es) now served from vendor/")
     if target.history is not None:  # a release history: its hashes exist nowhere upstream

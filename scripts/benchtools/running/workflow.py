@@ -169,7 +169,6 @@ class Workflow:
 
 
 def read_workflow(path: Path) -> Workflow:
-
     import yaml
 
     try:
