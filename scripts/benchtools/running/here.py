@@ -6,13 +6,13 @@ import os
 import platform
 import re
 import shutil
-import sys
 from itertools import product
 from pathlib import Path
 
 from .. import git
 from ..asvtools import device, results, runs, suite
 from ..asvtools.lock import exclusive
+from ..asvtools.sides import log
 from ..errors import BadInput, ExitCode
 from ..project import HERE_RUNNER
 from ..publishing import blocks, generated, plots, rows
@@ -69,18 +69,14 @@ def here(args: bench.Options) -> int:
     if args.machine == bench.Options.machine:
         args = dataclasses.replace(args, machine=f"{platform.node()}-{installed.device.lower()}")
     machine, target = args.machine, bench.Target(args)
-    print(
+    log(
         f"Measuring in {python}: Python {installed.python}, jax {versions['jax']}, jaxlib {versions['jaxlib']}, "
         f"Equinox {versions['equinox']}, on {installed.device}"
         + (f" ({installed.driver})" if installed.driver else "")
-        + f"; machine {machine!r}",
-        file=sys.stderr,
+        + f"; machine {machine!r}"
     )
     if shutil.which("valgrind") is None:
-        print(
-            "valgrind is not installed here: the instruction counts (bench_instructions) are skipped, each saying why",
-            file=sys.stderr,
-        )
+        log("valgrind is not installed here: the instruction counts (bench_instructions) are skipped, each saying why")
     regexes = args.bench or [f"^{re.escape(rows.ANSWER_MODULE)}"]
     selected(regexes)
     commit = commit_for(target.repo, versions["equinox"])
@@ -97,7 +93,7 @@ def here(args: bench.Options) -> int:
     )
     clock.phase("choosing the benchmarks and running them with asv")
     if not path.exists():
-        print(f"asv run exited {code} and saved no results", file=sys.stderr)
+        log(f"asv run exited {code} and saved no results")
         return ExitCode.FAILED
     device.stamp(path, machine, stamped)
     bench.publish(target)
@@ -121,7 +117,7 @@ def here(args: bench.Options) -> int:
     print(f"\n{answer}\n\n{took}\n")
     bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
-        print(f"asv run exited {code}", file=sys.stderr)
+        log(f"asv run exited {code}")
         return ExitCode.FAILED
     return ExitCode.FOUND if failures or state != "ran" else ExitCode.OK
 

@@ -4,13 +4,13 @@ import dataclasses
 import os
 import shutil
 import signal
-import sys
 from pathlib import Path
 
 from benchmarks import metrics
 
 from .. import git, settings
 from ..asvtools import publishable, runs, shapes
+from ..asvtools.sides import log
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..judging.sources import Source
@@ -39,7 +39,7 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
         git.run("config", OWNER_KEY, "true", repo=output)
     # Untracked files (a killed run's results) survive the reset.
     if results_branch.fetch_branch(output, remote, branch) is None:
-        print(f"{remote} has no branch {branch} yet: starting without results", file=sys.stderr)
+        log(f"{remote} has no branch {branch} yet: starting without results")
 
 
 class Stopped(BaseException):
@@ -69,7 +69,7 @@ def nightly(args) -> int:
             write_report(args, f"No report: {document['summary']}\n", document)
         if isinstance(error, Exception) and (not isinstance(error, Error) or stage[0] in ("scripts/nightly", "")):
             raise
-        print(f"{stage[0] or 'scripts/nightly'}: {message}", file=sys.stderr)
+        log(f"{stage[0] or 'scripts/nightly'}: {message}")
         return code
     finally:
         for number, handler in previous.items():
@@ -87,7 +87,7 @@ def night(args, stage: list[str]) -> int:
     checkout_results(args.output, remote, args.results_branch)
     shutil.rmtree(target.html_dir, ignore_errors=True)
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
-        print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
+        log(f"no results for machine {args.machine!r} yet: benchmarking the branch tip")
         options.range = None
         # The tip is every later night's baseline, even if it leaves the package as its parent had it ("Fix typo").
         options.include_unchanged = True
@@ -121,7 +121,7 @@ def night(args, stage: list[str]) -> int:
     refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
         shutil.copytree(target.html_dir, args.site, dirs_exist_ok=True)
-        print(f"site copied to {args.site}", file=sys.stderr)
+        log(f"site copied to {args.site}")
     return status
 
 
@@ -131,7 +131,7 @@ def refresh_overhead_page(target) -> None:
         try:
             bench.write_overhead_page(target)
         except Error as error:
-            print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
+            log(f"scripts/overhead-report: {error}; the page keeps the causes it had")
 
 
 def publish_stored(target) -> int:
