@@ -1,4 +1,4 @@
-"""git.first_parent_commits, the one walk of upstream history (history/upstream.commits, the replay)."""
+"""git.first_parent_commits, the one walk of upstream history (history/shards.commits, the replay)."""
 
 import pytest
 

@@ -1,5 +1,4 @@
-"""The one door of every command (``benchtools NAME``, ``scripts/NAME``), as asv's ``asv/main.py``: a table of
-the commands, the configuration read once, and one runner that turns a known error into one line and its code."""
+"""The one door of every command, as asv's ``asv/main.py``: a table of the commands, and one runner."""
 
 import argparse
 import copy
@@ -15,7 +14,6 @@ from . import settings
 from .errors import Error, ExitCode
 from .project import ROOT
 
-# Each command and the page of docs/ that explains it, in the order docs/commands.md lists them.
 COMMANDS = {
     "bench": "histories.md",
     "release-history": "histories.md#releases",

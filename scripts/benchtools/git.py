@@ -12,9 +12,7 @@ END = "--end-of-options"  # before a value from the user, so that one starting w
 
 
 def isolated_env(name: str, email: str) -> dict[str, str]:
-    """os.environ for a repository that only the caller shapes: none of the caller's GIT_* variables (GIT_DIR,
-    GIT_AUTHOR_DATE...) nor the user's or system's git config (signing, autocrlf, default branch...), and NAME
-    <EMAIL> as the author and committer of its commits."""
+    """os.environ without GIT_* variables or git config, NAME <EMAIL> committing: a repository the caller shapes."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     for role in ("AUTHOR", "COMMITTER"):
         env.update({f"GIT_{role}_NAME": name, f"GIT_{role}_EMAIL": email})
@@ -69,10 +67,17 @@ def commit_subjects(repo: Path) -> dict[str, tuple[str, str]]:
 
 
 def topological_order(repo: Path) -> dict[str, int]:
-    """{commit hash: its position, oldest first} over every ref, as asv orders a history: a rebased commit can
-    be dated before its parent, so that a date-ordered series would put a step on the wrong commit."""
+    """{commit hash: its position} over every ref, as asv orders a history (a rebased commit predates its parent)."""
     listing = out("rev-list", "--topo-order", "--reverse", "--all", repo=repo, check=False)
     return {commit: position for position, commit in enumerate(listing.split())}
+
+
+def commit(repo: Path, revision: str) -> str:
+    """REVISION's full hash; BadInput where REPO has no such commit."""
+    found = run("rev-parse", "--verify", "--quiet", END, f"{revision}^{{commit}}", repo=repo, check=False)
+    if found.returncode != 0:
+        raise BadInput(f"{revision!r} is no commit of {repo}")
+    return found.stdout.strip()
 
 
 def is_ancestor(repo: Path, ancestor: str, commit: str) -> bool:
@@ -90,8 +95,7 @@ class Commit:
 
 
 def first_parent_commits(repo: Path, revisions: str) -> list[Commit]:
-    """The first-parent commits of REVISIONS (git's range syntax, as asv reads it: one or more, split at blanks),
-    oldest first; a revision git refuses is bad input."""
+    """The first-parent commits of REVISIONS (git's range syntax, split at blanks), oldest first."""
     shown = "--format=%H%x00%ct%x00%s"
     listing = out("log", "--first-parent", "--reverse", shown, END, *revisions.split(), "--", repo=repo, error=BadInput)
     return [

@@ -10,17 +10,15 @@ VENV = ROOT / ".venv"
 UPSTREAM_CONFIG = ROOT / "asv.conf.json"
 JAX_CONFIG = ROOT / "asv.jax.conf.json"
 HISTORY_DIR = ROOT / ".cache" / "history"
-# scripts/bench --here: a commit per Equinox version, made offline; the folder that lends a Python asv_runner alone.
 HERE_REPO = ROOT / ".cache" / "here" / "equinox"
 HERE_RUNNER = ROOT / ".asv" / "here-runner"
-HERE_RECORDS = ROOT / "docs" / "here.md"  # a block here-answer-DEVICE per device that scripts/bench --here measured
+HERE_RECORDS = ROOT / "docs" / "here.md"
 CONSTRAINTS = ROOT / ".asv" / "asv-runner-constraint.txt"
 # scripts/setup links the Pythons it provides into SETUP_PYTHONS/bin, or writes why not into skipped-X.Y.
 SETUP_PYTHONS = ROOT / ".asv" / "python"
 ASV_HOMES = ROOT / ".asv" / "home"
 
-# What asv's subprocesses (git, pip, virtualenv) read from HOME, kept: the XDG folders (caches, configuration)
-# by value, the files in HOME itself by a link.
+# What asv's subprocesses (git, pip, virtualenv) read from HOME, kept: the XDG folders by value, the files by a link.
 XDG_DEFAULTS = {
     "XDG_CACHE_HOME": ".cache",
     "XDG_CONFIG_HOME": ".config",
@@ -32,11 +30,7 @@ HOME_FILES = (".gitconfig", ".netrc", ".pip")
 
 @contextlib.contextmanager
 def asv_home():
-    """os.environ with a HOME of its own, for asv's commands; enter it after PATH is set up.
-
-    asv keeps its machine file at ~/.asv-machine.json (no option moves it) and every ``asv machine`` and
-    ``asv run`` rewrites it in place, so two runs that start together read each other's half-written file.
-    """
+    """os.environ with a HOME of its own, after PATH is set up: asv rewrites ~/.asv-machine.json in place every run."""
     home = Path(os.path.expanduser("~"))
     ASV_HOMES.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="run-", dir=ASV_HOMES) as private:
@@ -49,12 +43,11 @@ def asv_home():
         yield env
 
 
-# asv's Machine.fields, the Python, and the runner that timed the run (asvtools/device.py)
 MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu", "runner")
 
 
 def env_label(params: dict) -> str:
-    """ "Python 3.11, jax 0.4.33": the Python is kept, the environments of one configuration can differ by it alone."""
+    """ "Python 3.11, jax 0.4.33": environments of one configuration can differ by the Python alone."""
     python = params.get("python")
     pinned = [f"{k} {v}" for k, v in sorted(params.items()) if v and k not in MACHINE_PARAMS]
     return ", ".join(([f"Python {python}"] if python else []) + pinned)

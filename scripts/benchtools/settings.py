@@ -1,5 +1,4 @@
-"""The project's configuration, read once at the door (``cli.run``). Each fact has one home, the file whose
-consumer must agree with it (asv's asv.conf.json and asv.jax.conf.json, npm's package-lock.json)."""
+"""The project's configuration, read once; each fact's home is the file whose consumer must agree with it."""
 
 import functools
 import json
@@ -17,10 +16,10 @@ PACKAGE_LOCK = ROOT / "package-lock.json"
 
 @dataclass(frozen=True)
 class Configuration:
-    upstream: dict  # asv.conf.json as asv reads it: never changed (a caller changes its own copy)
+    upstream: dict  # asv.conf.json, never changed (a caller changes its own copy)
     jax: dict  # asv.jax.conf.json, likewise
     upstream_url: str
-    project_url: str  # Equinox's home page
+    project_url: str
     jax_releases: tuple[str, ...]  # oldest first
     reference_jax: str  # the oldest JAX release: it runs every benchmarked Equinox release
     reference_equinox: str  # the Equinox that asv.jax.conf.json holds fixed
@@ -28,12 +27,12 @@ class Configuration:
     newest_python: str
 
     def facts(self) -> dict[str, str]:
-        """The versions the commands' help texts name ({reference_equinox} and so on), as text."""
+        """The facts the commands' help texts name ({reference_equinox}), as text."""
         return {name: ", ".join(value) if isinstance(value, tuple) else value for name, value in vars(self).items()}
 
 
 def read(upstream: Path = UPSTREAM_CONFIG, jax: Path = JAX_CONFIG) -> Configuration:
-    """The configuration in these files; BadInput naming the file where a fact is missing or ambiguous."""
+    """BadInput naming the file where a fact is missing or ambiguous."""
     upstream_config, jax_config = util.load_asv_config(upstream), util.load_asv_config(jax)
     jax_releases = tuple(sorted(_requirement(upstream_config, upstream, "jax"), key=Version))
     if len(equinox := _requirement(jax_config, jax, "equinox")) != 1:

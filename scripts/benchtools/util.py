@@ -4,6 +4,7 @@ import contextlib
 import copy
 import errno
 import functools
+import json
 import os
 import re
 import subprocess
@@ -18,7 +19,6 @@ from urllib3.util.retry import Retry
 
 from .errors import BadInput, Failed
 
-# A repository given as a URL (https://, ssh://, git://, file://) or as git's scp-like user@host:path.
 REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@")
 
 
@@ -27,8 +27,7 @@ def is_remote(location: str) -> bool:
 
 
 def load_asv_config(path: Path | str) -> dict:
-    """An asv configuration as asv reads it (JSON with comments), the caller's own copy; BadInput naming the file.
-    Each text is parsed once: json5 takes a fifth of a second over asv.conf.json, and a run reads it many times."""
+    """An asv configuration, the caller's own copy; each text parsed once (json5 takes a fifth of a second)."""
     try:
         return copy.deepcopy(_parsed_asv_config(Path(path).read_text(encoding="utf-8")))
     except FileNotFoundError:
@@ -46,10 +45,8 @@ def _parsed_asv_config(text: str) -> dict:
     return json5.loads(text)
 
 
-# The one retry policy of every HTTP request (PyPI's index, GitHub's API): a failed connection, a 5xx or a 429
-# is asked again after 0, 4 and 8 s, or after the Retry-After the server sent, up to a minute: one 502 must not
-# lose the night's alert.  The session applies it to the methods that can be repeated; a write (POST) is
-# asked again only by its caller, who first looks for what the failed one may have made (publishing/github.py).
+# Every HTTP request's: one 502 must not lose the night's alert. A POST is asked again only by its caller, who first
+# looks for what the failed one may have made (publishing/github.py).
 RETRY = Retry(
     total=3,
     backoff_factor=2,
@@ -61,7 +58,7 @@ RETRY = Retry(
 
 
 def http_session() -> requests.Session:
-    """A requests session that asks again under RETRY (read now, so that a test may shorten it)."""
+    """A requests session that asks again under RETRY (read now, so that a test may change it)."""
     session = requests.Session()
     adapter = requests.adapters.HTTPAdapter(max_retries=RETRY)
     session.mount("http://", adapter)
@@ -74,8 +71,7 @@ def asv(*args) -> list[str]:
 
 
 def run(cmd, prefix: str | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """``subprocess.run(cmd)``, echoed on stderr first; with PREFIX, each line of its output too goes to stderr
-    after PREFIX, so that commands running at once can be told apart."""
+    """``subprocess.run(cmd)``, echoed on stderr; with PREFIX, each line of its output too, after PREFIX."""
     cmd = [str(part) for part in cmd]
     print(f"{prefix or ''}$ {' '.join(cmd)}", file=sys.stderr, flush=True)
     if prefix is None:
@@ -109,12 +105,12 @@ def write_atomic(path: Path, data: bytes, replace: bool = True) -> bool:
     return write_all([(path, data, replace)])[0]
 
 
-def write_all(writes) -> list[bool]:
-    """Write each (PATH, DATA, REPLACE) of WRITES as ``write_atomic`` would, all or nothing: whether each was placed.
+def write_json(path: Path, value, sort_keys: bool = False) -> None:
+    write_atomic(path, (json.dumps(value, indent=1, sort_keys=sort_keys) + "\n").encode())
 
-    Every file is synced beside its PATH first; only then is each placed.  An OSError at any step (a full disk,
-    EIO, a refused permission) undoes every step before it, the folders it created included, and raises Failed.
-    """
+
+def write_all(writes) -> list[bool]:
+    """Write each (PATH, DATA, REPLACE) of WRITES, synced, all or nothing (Failed): whether each was placed."""
     writes = [(Path(path), data, replace) for path, data, replace in writes]
     placed = [False] * len(writes)
     staged: list[Path] = []
@@ -169,8 +165,6 @@ def _quietly(step, *args) -> None:
 
 
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
-    """A Markdown pipe table, each cell as given.  Not tabulate's, which pads every cell to its column's widest:
-    that would multiply a pull request comment's bytes (a cause's cell runs to pr_render.CELL characters), and
-    GitHub caps a comment's."""
+    """A Markdown pipe table, unpadded (tabulate's padding would burst GitHub's cap on a comment's bytes)."""
     lines = ["| " + " | ".join(map(str, cells)) + " |" for cells in [header, *rows]]
     return "\n".join([lines[0], "|" + "---|" * len(header), *lines[1:]])

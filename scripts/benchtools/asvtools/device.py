@@ -1,9 +1,4 @@
-"""The device a result was measured on, kept among the result's params.
-
-JAX picks its backend at run time, so the same Python and versions can measure a GPU or a CPU; asv draws one
-graph per set of params, and the gate pairs environments by them, so a device kept there keeps two devices'
-figures apart.  asv records no versions in an existing environment (``scripts/bench --here``): they come here too.
-"""
+"""The device a result was measured on, kept among its params so that asv and the gate keep devices apart."""
 
 import dataclasses
 import json
@@ -15,19 +10,17 @@ from ..errors import BadInput, Failed
 from .results import load_file
 
 DEVICE = "device"  # the backend and the device kind, and the count where more than one: "gpu-NVIDIA-H200-x8"
-DRIVER = "driver"  # the backend's platform version, where JAX reports one (a CUDA or ROCm version)
-RUNNER = "runner"  # asv and asv_runner, which time the benchmarks: "asv-0.6.6-asv_runner-0.3.2"
+DRIVER = "driver"  # a CUDA or ROCm version
+RUNNER = "runner"  # "asv-0.6.6-asv_runner-0.3.2"
 PARAMS = (DEVICE, DRIVER, RUNNER)
 # What one results file holds figures of: a run with other values is refused, never stamped over them.
 INSTALL = (DEVICE, "python", "jax", "jaxlib", RUNNER)
 PACKAGES = ("jax", "jaxlib", "equinox")
-# Results measured before the device was recorded all ran in the suite's own virtualenvs, whose jaxlib
-# comes from PyPI, where jaxlib is built for the CPU only; a GPU needs a plugin those environments never had.
+# Results older than the device's record ran on PyPI's jaxlib, which is built for the CPU only.
 UNRECORDED = "cpu"
 
 OLDEST = (3, 10)  # the oldest Python that any JAX the suite measures runs on
 RECENT = f"import sys; print(sys.version_info >= {OLDEST})"  # a Python 2 prints False too
-# Run by the measured Python: the standard library and JAX only, one JSON line on stdout.
 PROBE = """
 import json, sys
 from importlib import metadata
@@ -48,12 +41,12 @@ print(json.dumps(found))
 
 @dataclasses.dataclass(frozen=True)
 class Installed:
-    python: str  # "3.12"
-    versions: dict  # {"jax": "0.10.2", "jaxlib": ..., "equinox": ...}
-    backend: str  # jax.default_backend(): "cpu", "gpu", "tpu"
-    kind: str  # device_kind of the first device: "cpu", "NVIDIA H200"
+    python: str
+    versions: dict
+    backend: str
+    kind: str  # the first device's: "cpu", "NVIDIA H200"
     count: int
-    platform_version: str  # the client's: "cpu" on a CPU, the CUDA or ROCm version on a GPU
+    platform_version: str  # "cpu" on a CPU, the CUDA or ROCm version on a GPU
 
     @property
     def device(self) -> str:
@@ -70,13 +63,12 @@ class Installed:
 
 
 def as_value(text: str) -> str:
-    """``text`` as a param value the stored schema takes (a version's letters): "gpu-NVIDIA-H200"."""
+    """``text`` in a version's letters, as the stored schema takes a param: "gpu-NVIDIA-H200"."""
     return re.sub(r"[^A-Za-z0-9._+!-]+", "-", text).strip("-")[:100]
 
 
 def probe(python: Path | str, env: dict | None = None, needs: tuple[str, ...] = PACKAGES) -> Installed:
-    """What ``python`` measures with; BadInput when it cannot run or lacks one of ``needs``, Failed when JAX fails
-    to start a backend."""
+    """What ``python`` measures with; BadInput where it cannot run or lacks one of ``needs``."""
     script = f"PACKAGES = {PACKAGES!r}\n{PROBE}"
     try:
         ran = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=env, timeout=300)
@@ -113,8 +105,7 @@ def named(params: dict) -> str:
 
 
 def refuse_another(path: Path, machine: str, params: dict[str, str]) -> None:
-    """asv merges a run into the results file of the same machine, commit and environment: another device's run, or
-    another install's in the same Python, would mix its figures in."""
+    """BadInput where asv would merge another device's or install's run into PATH, mixing its figures in."""
     if not path.exists():
         return
     recorded = {DEVICE: UNRECORDED, **load_file(path, machine).params}

@@ -1,5 +1,4 @@
-"""asv's environments as scripts/bench and the profiler use them.  asv finds a Python by looking for
-``pythonX.Y`` on PATH, so the folder where scripts/setup links the Pythons it builds goes first."""
+"""asv's environments as scripts/bench and the profiler use them."""
 
 import copy
 import os
@@ -8,11 +7,12 @@ import sys
 from ..project import SETUP_PYTHONS
 from . import private
 
-# The Pythons that scripts/setup provides (python3.13); any other comes from the machine.
+# Any other Python comes from the machine.
 SETUP_PROVIDES = ("3.13",)
 
 
 def setup_pythons_first_on_path() -> None:
+    """asv finds ``pythonX.Y`` on PATH: scripts/setup's go first."""
     folder = str(SETUP_PYTHONS / "bin")
     path = os.environ.get("PATH", "")
     if path.split(os.pathsep)[0] != folder:
@@ -37,16 +37,14 @@ def requirements_of(entry: dict) -> dict[str, str]:
 
 
 def asv_config(config):
-    """asv's Config of a configuration: a path, read by asv's own reader, or one already loaded
-    (util.load_asv_config), for the layers above asvtools/, which import no asv."""
+    """asv's Config of a path, or of a configuration already loaded (util.load_asv_config) by a layer above."""
     from asv import config as asv
 
     return asv.Config.from_json(copy.deepcopy(config)) if isinstance(config, dict) else asv.Config.load(str(config))
 
 
 def named_entries(conf) -> list[tuple[str, dict]]:
-    """(asv's environment name, matrix entry) for every environment of a loaded asv configuration; not through
-    environment.get_environments, which leaves out an environment whose Python is missing here."""
+    """(asv's environment name, matrix entry) for every environment, even one whose Python is missing here."""
     from asv import environment
 
     return [
@@ -74,8 +72,7 @@ def restrict(config: dict, entry: dict) -> None:
 
 
 def stored_matrix(configs) -> dict[str, tuple[str, dict[str, str]]]:
-    """{asv's environment name: (its Python, its requirements)} of every environment of these configurations:
-    the only environments whose results the results branch takes."""
+    """{asv's environment name: (its Python, its requirements)} of every environment of these configurations."""
     return {
         name: (python_of(entry), requirements_of(entry))
         for path in configs

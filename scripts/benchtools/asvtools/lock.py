@@ -1,5 +1,4 @@
-"""fcntl locks, which the kernel drops however their holder exits: two asv runs in one environment rebuild the
-project under each other.  A timing run holds all of asv's environments; an exact run its own, the folder shared."""
+"""fcntl locks (dropped however their holder exits): two asv runs in one environment rebuild it under each other."""
 
 import contextlib
 import fcntl

@@ -1,8 +1,4 @@
-"""The Module's own operations beside their tuple twins, at the suite's defaults, as stored results hold them.
-
-Each operation has an exact cost benchmark (``Cost``), a time in tree_map passes (``InTreeMapPasses``: what the
-confirm step re-measures) and a time of one call (``Time``: what is profiled to explain a step of the cost).
-"""
+"""The Module's own operations beside their tuple twins, at the suite's defaults, as stored results hold them."""
 
 from dataclasses import dataclass
 
@@ -24,7 +20,7 @@ class Side:
 class Operation:
     label: str
     source: str  # benchmarks/SOURCE.py
-    stem: str  # the start of its classes' names
+    stem: str
     module: Side
     tuple_: Side
 
@@ -38,13 +34,12 @@ class Operation:
 
     @property
     def timed(self) -> tuple[str, str]:
-        """(benchmark, params) of the Module side's time in tree_map passes, as asv names them."""
+        """(benchmark, params) of the Module side's time in tree_map passes."""
         return f"{self.time}.{self.module.method}", asv_params(self.module.time_params)
 
     @property
     def profiled(self) -> str:
-        """The Module side's one call, "module.Class.time_method(params)", as asv names it: the ``Time`` class's time_
-        methods are the track_ ones of ``time``."""
+        """The Module side's one call, "module.Class.time_method(params)"."""
         method = self.module.method.replace("track_", "time_", 1)
         return metrics.entry(f"{self.source}.{self.stem}Time.{method}", asv_params(self.module.time_params))
 

@@ -1,5 +1,4 @@
-"""asv's private names that the tools use, each behind one function that first checks the asv installed is
-the one pyproject.toml pins, which they were written against: private names can change in any release."""
+"""asv's private names, each behind a function that first checks asv is the one pinned: they change in any release."""
 
 import functools
 import tomllib
@@ -38,7 +37,6 @@ def run_one_process(benchmark: dict, spawner, param_index: int | None, profile: 
 
 
 def default_benchmark_timeout(env) -> float:
-    """The timeout asv gives a benchmark that sets none."""
     checked()
     return env._default_benchmark_timeout
 
@@ -56,8 +54,7 @@ def env_python(env) -> Path:
 
 
 def install_requirements_with(install) -> None:
-    """asv's virtualenv environments hand ``install(python, arguments)`` their requirements, parsed by asv: the
-    arguments of the pip calls asv would make one by one, without pip's own."""
+    """asv's virtualenv environments hand ``install(python, arguments)`` the arguments of their pip calls."""
     checked()
     from asv.plugins.virtualenv import Virtualenv
 

@@ -1,9 +1,5 @@
-"""What may be published: a stored asv file is taken only as asv writes it, and only with text the site can show.
-
-Every stored file is kept for good and read by every later asv publish, so a value that publish or its step
-detection cannot take breaks the site for good, and text that the site renders as HTML (asv puts benchmark
-names, params, and machine fields into headings and ``html: true`` tooltips) runs in every visitor's browser.
-"""
+"""What may be published: a stored asv file as asv writes it, with text the site can show. Every later publish reads
+it, so a value publish cannot take breaks the site for good, and HTML in it runs in every visitor's browser."""
 
 import json
 import math
@@ -15,17 +11,12 @@ import fastjsonschema
 from ..errors import BadInput
 from . import shapes
 
-# 10 MiB: the largest real results file (29 benchmarks, no samples) is 11 KB, and
-# a full run of the whole suite with every sample recorded stays below 1 MiB; the
-# cap is far below GitHub's 100 MB per file, so a file that merges also pushes.
+# A full run with every sample stays below 1 MiB; GitHub refuses files over 100 MB.
 MAX_STORED_BYTES = 10 * 1024 * 1024
-# asv's step detection never returns on values whose differences overflow (1.7e308
-# beside -1.7e308); this suite's largest values (instruction counts) are below 1e12.
+# asv's step detection never returns on values whose differences overflow; the suite's largest are below 1e12.
 LARGEST = 1e100
-# What asv writes beside a number, in the one column where it means something: NaN, a skipped benchmark; the
-# bounds of a single sample's confidence interval, which get_weight reads.
+# Where asv writes a non-finite number: NaN for a skipped benchmark, a single sample's interval bounds.
 NON_FINITE = {"result": "NaN", "stats_ci_99_a": "-Infinity", "stats_ci_99_b": "Infinity"}
-# The columns of one value per benchmark; every other holds one per combination of params.
 PER_BENCHMARK = ("params", "version", "started_at", "duration", "profile")
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
@@ -34,7 +25,7 @@ FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class Unpublishable(ValueError):
-    """A value that asv's publish or the site cannot take, and where it is."""
+    """A value that asv's publish or the site cannot take."""
 
 
 def _within(parse):
@@ -66,7 +57,6 @@ def _site_takes(value, part: str, prefix: str = "") -> None:
 
 
 def _cells(value: dict) -> None:
-    """Each benchmark's row of the results file VALUE, cell by cell, as asv writes it."""
     _non_finite({key: inner for key, inner in value.items() if key != "results"}, "")
     columns = value["result_columns"]
     for key, row in value["results"].items():
@@ -116,11 +106,7 @@ def read_as_asv(kind: str, path: Path, machine: str) -> None:
 
 
 def stored_file(path: Path, relative: PurePath, *, suite=None, matrix=None, commit: str | None = None) -> bytes:
-    """PATH's bytes, once it is shown to be the asv file its place RELATIVE says; else BadInput naming it.
-
-    A results file names only SUITE's benchmarks and params (benchmarks.json, as bytes or parsed), MATRIX's
-    environments ({env_name: (python, requirements)}) and COMMIT (a full hash), where given.
-    """
+    """PATH's bytes, once shown to be the asv file RELATIVE says (of SUITE, MATRIX, COMMIT where given); or BadInput."""
     from asv import results
 
     kind = kind_of(relative)

@@ -10,8 +10,7 @@ from . import publishable
 
 
 def combinations(result, key, *, plain: bool = True) -> list[tuple[tuple, float | None, dict | None]]:
-    """(params, value, stats) of each combination of one benchmark's params, [] where the result lacks it; the
-    params as plain strings ("jit"), or as asv names them ("'jit'"); the value as asv stores it (NaN: skipped)."""
+    """(params, value, stats) of each combination of one benchmark's params: plain ("jit"), or asv's ("'jit'")."""
     if key not in result.get_all_result_keys():
         return []
     params = result.get_result_params(key)
@@ -28,8 +27,7 @@ def values(result, key) -> dict[tuple, float | None]:
 
 
 def stat_pairs(result, key, low: str, high: str, scale: float = 1.0):
-    """{param tuple: (stats[low], stats[high]) * scale}: ("q_25", "q_75"), the interquartile range of the run's samples;
-    ("ci_99_a", "ci_99_b"), asv's 99% confidence interval of the median.  asv keeps stats of time benchmarks only."""
+    """{param tuple: (stats[low], stats[high]) * scale}, as ("q_25", "q_75"): asv keeps them for times only."""
     return {
         combo: (stats[low] * scale, stats[high] * scale)
         for combo, _, stats in combinations(result, key)
@@ -38,7 +36,7 @@ def stat_pairs(result, key, low: str, high: str, scale: float = 1.0):
 
 
 def entries(result) -> dict[tuple[str, tuple], float | None]:
-    """{(benchmark, its params as asv names them): value} of one result's every benchmark; NaN and None as None."""
+    """{(benchmark, its params as asv names them): value} of one result's every benchmark; NaN as None."""
     return {
         (key, combo): _known(value)
         for key in result.get_all_result_keys()
@@ -47,8 +45,7 @@ def entries(result) -> dict[tuple[str, tuple], float | None]:
 
 
 def only(mapping):
-    """The one value of a benchmark without parameters (``values``), or None when it has none; BadInput naming
-    the parameter combinations when it has several (a benchmark with parameters, read as if it had none)."""
+    """The one value of a benchmark without parameters (``values``), or None; BadInput where it has several."""
     if len(mapping) > 1:
         raise BadInput(
             f"one value expected, of a benchmark without parameters; found {len(mapping)}: {sorted(mapping)}"
@@ -65,8 +62,7 @@ def failed_benchmarks(result) -> list[str]:
 
 
 def spans(results_dir, machine: str | None = None) -> list[tuple[str, str, float, float]]:
-    """(commit, environment, first benchmark's start, last benchmark's end) of each stored result, in seconds
-    since the epoch, from asv's own stamps, earliest first."""
+    """(commit, environment, start, end) of each stored result, in epoch seconds, earliest first."""
     found = []
     for result in stored(results_dir, machine):
         if started := result.started_at:
@@ -84,7 +80,7 @@ def stored(results_dir, machine: str | None = None) -> list:
 
 
 def load_file(path: Path, machine: str | None = None):
-    """One results file, as asv loads it, under MACHINE (by default the machine it names)."""
+    """One results file under MACHINE (by default the machine it names)."""
     from asv import results as asv_results
 
     return asv_results.Results.load(str(path), machine or json.loads(path.read_text())["params"]["machine"])
@@ -94,11 +90,9 @@ def of_commit(results_dir: Path, machine: str, commit: str) -> list:
     """The asv results of one commit on ``machine``, each file checked as publishable.stored_file checks it."""
     found = []
     for path in sorted((results_dir / machine).glob(f"{commit[:8]}-*.json")):
-        # stored_file loads it as asv does: what asv cannot load is BadInput naming it.
         publishable.stored_file(path, PurePath(machine, path.name))
         result = load_file(path, machine)
-        # The name holds 8 hex digits of the hash, the file the whole: another commit's file shares a prefix.
-        if result.commit_hash == commit:
+        if result.commit_hash == commit:  # another commit's file may share the name's 8 digits
             found.append(result)
     return found
 
@@ -111,8 +105,7 @@ def human_value(value: float, unit: str) -> str:
 
 
 def detect_steps(values: list) -> list[tuple]:
-    """asv's step detection over a series (what asv publish runs for regressions.json): (left, right, level, min,
-    error) of each constant piece."""
+    """asv's step detection over a series, as publish runs it: (left, right, level, min, error) of each piece."""
     from asv import step_detect
 
     return step_detect.detect_steps(values)

@@ -47,7 +47,7 @@ def range_hashes(config: Path, branch: str, range_spec: str | None, results_dir:
 
 
 def unreadable(results_dir: Path, machine: str) -> list[tuple[Path, Exception]]:
-    """The files of a results folder that asv cannot read (a killed run left them half-written), with why."""
+    """The files of a results folder that asv cannot read, with why."""
     found, described = [], results_dir / "benchmarks.json"
     for path in [described] * described.exists() + sorted((results_dir / machine).glob("*.json")):
         kind = "benchmarks" if path == described else "machine" if path.name == "machine.json" else "result"
@@ -71,8 +71,7 @@ def result_keys(path: Path, machine: str) -> set[str]:
 
 
 def classify(path: Path, machine: str) -> tuple[str, int]:
-    """The state of one commit in one environment ('ran', 'failed': nothing measured, 'skipped': every benchmark
-    skipped itself, 'missing': no results file), and how many of its benchmarks failed."""
+    """('ran', 'failed', 'skipped' or 'missing', how many benchmarks failed) of one commit in one environment."""
     from asv import results
 
     if not path.exists():
@@ -107,7 +106,7 @@ def summaries(folder: Path) -> list[dict]:
 
 
 def value_at(results_root: Path, machine: str, commit: str, name: str, params: tuple) -> float | None:
-    """One benchmark's value at ``params`` (asv's names) in one commit's results, in any folder of RESULTS_ROOT."""
+    """One benchmark's value at ``params`` in one commit's results, in any folder of RESULTS_ROOT."""
     from asv import results
 
     for results_dir in results_root.iterdir():
@@ -128,7 +127,7 @@ def environment_python(config: Path, install: str | None = None) -> Path:
     if install is not None:
         from asv.plugin_manager import plugin_manager
 
-        for plugin in conf.plugins:  # as asv's commands load them: the environment installs with uv (uv_install)
+        for plugin in conf.plugins:  # as asv's commands load them (uv_install)
             plugin_manager.import_plugin(plugin)
         with exclusive(Path(conf.env_dir)), contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
             env.create()
@@ -142,13 +141,12 @@ def existing_env_name(python: Path) -> str:
     return environment.get_env_name("existing", str(python).replace(os.path.sep, "_"), {}, {})
 
 
-# The version of the asv_runner that a Python imports: its own, or the one that --here lends it (no metadata there).
+# Its own, or the one that --here lends it (no metadata there).
 IMPORTED_RUNNER = "import asv_runner; print(asv_runner.__version__)"
 
 
 def runner_version(python: Path | None = None, env: dict | None = None) -> str:
-    """asv's version and that of the asv_runner that ``python`` imports with ``env`` (default: the tools', which is
-    the lock's), as a param value: the instrument that timed a run; "none" where it imports none."""
+    """asv's version and that of the asv_runner that ``python`` (default: the tools') imports, as a param value."""
     version = metadata.version("asv_runner")
     if python is not None:
         ran = subprocess.run([str(python), "-c", IMPORTED_RUNNER], capture_output=True, text=True, env=env)
@@ -157,8 +155,7 @@ def runner_version(python: Path | None = None, env: dict | None = None) -> str:
 
 
 def refuse_another_runner(python: Path) -> None:
-    """BadInput where an environment that asv built imports another asv_runner than the lock's: asv installs it
-    unpinned, and an environment built before the constraint (``runner_constraint``) keeps its own."""
+    """BadInput where an environment built before ``runner_constraint`` imports another asv_runner than the lock's."""
     if python.exists() and (found := runner_version(python)) != (lock := runner_version()):
         env = python.parents[1]
         raise BadInput(
@@ -175,7 +172,6 @@ def runner_constraint() -> Path:
 
 
 def runner_package() -> Path:
-    """asv_runner (pure Python), which a Python without asv needs to run the suite."""
     import asv_runner
 
     return Path(asv_runner.__file__).parent

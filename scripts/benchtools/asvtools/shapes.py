@@ -1,5 +1,4 @@
-"""JSON files checked against the JSON Schema named after them (schemas/NAME.schema.json): a bad one is one
-line naming the file and the first wrong field.  The schemas leave open what the readers do not use."""
+"""JSON files checked against schemas/NAME.schema.json: a bad one is one line naming the file and the wrong field."""
 
 import functools
 import json
@@ -65,7 +64,7 @@ def shown(value) -> str:
 
 
 def problem(error: fastjsonschema.JsonSchemaValueException, prefix: str = "") -> str:
-    """ERROR in one line: where (PREFIX, then results.b.T.t[2], or the top level), and what was expected there."""
+    """ERROR in one line: where, and what was expected there."""
     rest = error.name.removeprefix("data")[:120]
     where = prefix + rest if prefix else rest.removeprefix(".") or "the top level"
     if error.rule == "required":

@@ -1,5 +1,4 @@
-"""A commit installed in its own asv environment, measured one fresh process at a time on asv's machinery:
-the confirm step, the profiles and the instruction counts (judging/) all install a commit so."""
+"""A commit installed in its own asv environment, measured one fresh process at a time on asv's machinery."""
 
 import contextlib
 import copy
@@ -17,8 +16,8 @@ from ..project import env_label
 from . import device, environments, private
 from .lock import exclusive
 
-LAUNCH_METHOD = "spawn"  # a fresh interpreter per measured process, whatever the asv configuration says
-QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's: one timed call
+LAUNCH_METHOD = "spawn"  # whatever the asv configuration says
+QUICK = {"number": 1, "repeat": 1, "warmup_time": 0, "rounds": 1}  # asv run --quick's
 
 
 def install_errors() -> tuple[type[Exception], ...]:
@@ -81,14 +80,13 @@ class Side:
         return result
 
     def value(self, name: str, param_index: int | None, hash_seed: str | None = None) -> float:
-        """One fresh process's track value or median sample.  PYTHONHASHSEED ``hash_seed``; None: unset, so that
-        each process draws its own (a seed set for this process would make all of them alike)."""
+        """One fresh process's track value or median sample; ``hash_seed`` None: each process draws its own."""
         from asv_runner.statistics import compute_stats
 
         one_step = answer_step(name, self.benchmarks[name], param_index)
         with util.environ(PYTHONHASHSEED=hash_seed, **one_step):
             result = self.run(name, param_index)
-        if one_step:  # the next value measures its step anew
+        if one_step:
             self.close_caches()
         value, samples, number = result.result[0], result.samples[0], result.number[0]
         if samples is not None and number is not None:
@@ -98,17 +96,14 @@ class Side:
         return float(value)
 
     def profile(self, name: str, param_index: int | None) -> bytes:
-        """cProfile's data of one call in a fresh process, after one timed call (its caches warm), as asv profile
-        makes it."""
+        """cProfile's data of one call in a fresh process, after one timed call, as asv profile makes it."""
         if not (result := self.run(name, param_index, profile=True, extra_params=QUICK)).profile:
             raise Failed(f"{name} gave no profile at {self.commit[:8]}")
         return result.profile
 
 
 def answer_step(name: str, benchmark: dict, index: int | None) -> dict[str, str]:
-    """For a figure of the answer's steps (metrics.ANSWER_RATIO's class), the variable that makes its setup_cache
-    measure that wrapping's step alone, in its own fresh process: the answer's value of one process, as the confirm
-    step and scripts/timing-noise pair them; nothing for any other benchmark."""
+    """For the answer's figures, the variable that makes setup_cache measure one wrapping's step alone."""
     if not name.startswith(metrics.ANSWER_RATIO.rsplit(".", 1)[0] + "."):
         return {}
     wrapping = list(itertools.product(*benchmark["params"]))[index][0]
@@ -122,7 +117,7 @@ def label_requirements(label: str) -> set[str]:
 
 
 def env_requirements(env) -> set[str]:
-    """An asv environment's Python and pinned requirements, as the gate labels them (project.env_label)."""
+    """An asv environment's Python and pinned requirements, as the gate labels them."""
     return label_requirements(env_label({**env.requirements, "python": env.python}))
 
 
@@ -140,8 +135,7 @@ def discovery_regex(names: list[str]) -> list[str]:
 
 
 def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[str], root: Path) -> dict[str, Side]:
-    """{side: Side} of each commit installed in ``root``/side, in the first environment whose Python and
-    requirements include ``env_label``'s; the benchmarks ``names`` discovered in the first side."""
+    """{side: Side} of each commit installed in ``root``/side, in the first environment that has ``env_label``."""
     from asv import environment
     from asv.benchmarks import Benchmarks
     from asv.config import Config
@@ -150,7 +144,7 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
     conf = Config.load(str(config))
     wanted = label_requirements(env_label)
     sides = {}
-    environments.setup_pythons_first_on_path()  # where asv looks for a 3.13 environment's Python
+    environments.setup_pythons_first_on_path()
     with contextlib.chdir(config.parent), contextlib.redirect_stdout(sys.stderr):
         repo = get_repo(conf)
         if not Path(conf.repo).exists():
@@ -172,8 +166,7 @@ def prepare(config: Path, env_label: str, commits: dict[str, str], names: list[s
 
 @contextlib.contextmanager
 def installed(config: Path, side: str, commit: str, names: list[str], root: Path, *, failure: str):
-    """The one side of ``commit`` prepared in ``root``, under its lock; Failed, saying ``failure``, when asv cannot
-    install it."""
+    """The one side of ``commit`` prepared in ``root``, under its lock; Failed, saying ``failure``, if asv cannot."""
     with exclusive(root):
         try:
             [prepared] = prepare(config, "", {side: commit}, names, root).values()

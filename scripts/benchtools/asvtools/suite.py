@@ -1,8 +1,4 @@
-"""The suite's description, asv's benchmarks.json, made from this repository's benchmarks/ alone.
-
-scripts/push-results stores it in place of the copies in its sources, which come from the job that ran
-upstream Equinox and could hold anything.  Discovery takes seconds, so it is cached, keyed by the source.
-"""
+"""asv's benchmarks.json made from this repository's benchmarks/ alone: a job's copy ran upstream code."""
 
 import hashlib
 import json
@@ -37,7 +33,7 @@ def description() -> bytes:
         config["benchmark_dir"] = str(ROOT / upstream["benchmark_dir"])
         path = Path(tmp) / "asv.conf.json"
         path.write_text(json.dumps(config))
-        env["ASV_PYTHONPATH"] = env.get("PYTHONPATH", "")  # where JAX and Equinox may be found: asv drops PYTHONPATH
+        env["ASV_PYTHONPATH"] = env.get("PYTHONPATH", "")  # asv drops PYTHONPATH
         for command in (
             ["machine", "--yes", "--machine", MACHINE, "--config", str(path)],
             ["run", "--python=same", "--bench", "just-discover", "--machine", MACHINE, "--config", str(path)],

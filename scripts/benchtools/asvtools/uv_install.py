@@ -1,7 +1,4 @@
-"""An asv plugin (the configurations' "plugins"): asv's virtualenv environments get their requirements from the
-lock's uv, in one process, where asv runs pip once per requirement (most of a minute per environment on a fresh
-clone).  The declarations are asv's own, parsed by asv; the environment (its name, virtualenv's Python, the build
-and install commands) is asv's unchanged, so results and their keys are those that pip's environments get."""
+"""An asv plugin: uv installs an environment's requirements in one process, where asv runs pip once for each."""
 
 import os
 import subprocess
@@ -9,7 +6,7 @@ import subprocess
 from ..project import ROOT
 from . import private
 
-# pip's settings that uv takes from its own names only: the index a user chose, and scripts/bench's pin of asv_runner.
+# pip's settings that uv takes from its own names only.
 PIP_OPTIONS = {
     "PIP_INDEX_URL": "--index-url",
     "PIP_EXTRA_INDEX_URL": "--extra-index-url",

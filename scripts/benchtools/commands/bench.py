@@ -4,21 +4,17 @@ What is benchmarked, each into a results and site folder of its own:
 
   default          the first answer: the newest Equinox release in every environment of
                    asv.conf.json, the answer (bench_answer), its exact figures and
-                   tree_at's steady time.  Folder: answer.
+                   tree_at's steady time.
   --full           Equinox releases from PyPI (the 3 newest, or --releases), every
                    benchmark, with JAX {jax_releases} on Python {pythons}.
-                   Folder: releases.
-  --repo PATH|URL  any git repository of Equinox, RANGE of its commits.  Folder: upstream
-                   for asv.conf.json's repo, else repo-NAME.
+  --repo PATH|URL  any git repository of Equinox, RANGE of its commits.
   --jax-history    JAX releases from PyPI, Equinox held at {reference_equinox}.
-                   Folder: jax-history.
   --here [PYTHON]  the JAX and Equinox installed in PYTHON, on its device (a GPU too): no
-                   virtualenv, no registry.  Folder: here (docs/here.md).
+                   virtualenv, no registry (docs/here.md).
 
-Python {newest_python} is the one scripts/setup builds; where it could not, its environments
-are left out, saying why.  A commit with results for an environment is not run again there,
-so a run resumes where it stopped.  Exit 1: a benchmark failed in a commit whose others ran, or a commit has no results.
-"""
+Python {newest_python} is the one scripts/setup builds; where it could not, its environments are left out, saying why.
+A commit with results for an environment is not run again there, so a run resumes where it stopped. Exit 1: a
+benchmark failed in a commit whose others ran, or a commit has no results."""
 
 import dataclasses
 
@@ -62,8 +58,11 @@ def add_arguments(parser, config) -> None:
 
 
 def check(parser, args) -> None:
-    if args.here is not None and (args.releases or args.full):
-        parser.error("--here measures the Equinox installed in PYTHON: it takes no --releases or --full")
+    if args.here is not None and (args.releases or args.full or args.jax or args.retry_failed):
+        parser.error(
+            "--here measures the JAX and Equinox installed in PYTHON: "
+            "it takes no --releases, --full, --jax or --retry-failed"
+        )
 
 
 def options(args) -> Options:

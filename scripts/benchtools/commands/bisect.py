@@ -2,10 +2,8 @@
 
 Counts OPERATION at both ends and every release between, then bisects the commits between neighbouring
 releases apart by more than --spread; each step is confirmed by counting again, and across two jaxlibs split in
-two. Every count is kept under --cache. --record FILE keeps the bisection as JSON; --readme FILE writes every
-record of --records. Exit 1 when a step found does not confirm; 2 for ends that make no range or an interpreter
-that does not run; 3 when a download, a build tool or git fails (a commit that does not build is recorded).
-"""
+two. Every count is kept under --cache. Exit 1 when a step found does not confirm (a commit that does not build is
+recorded, not a failure)."""
 
 import shlex
 from pathlib import Path
@@ -25,7 +23,7 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("start", metavar="FROM", help="the earlier version: a tag (jax-v0.7.2, v0.13.3), a hash")
     parser.add_argument("end", metavar="TO", help="the later version")
     parser.add_argument("--project", choices=sorted(bisection.PACKAGE), default=probes.JAX_PROJECT)
-    # A metavar, not the choices: Python 3.11.2's argparse strips parentheses from a wrapped usage line.
+    # A metavar: Python 3.11.2's argparse strips parentheses from a wrapped usage line.
     parser.add_argument(
         "--operation",
         choices=sorted(OPERATIONS),

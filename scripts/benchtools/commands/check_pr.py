@@ -1,37 +1,35 @@
 """Check a pull request of Equinox before it merges: what merging does to each operation, and how sure.
 
 N is refs/pull/N/head against its merge base with --branch, with --merge GitHub's test merge against its first
-parent; --head alone is a ref against its merge base, --base and --head any two commits.  The summary always fits a
-GitHub comment.  Exit 1 when a regression counts or a benchmark fails on the head alone; 3 when a side fails to
-build, install or import: a failure is never "no change".
-"""
+parent; --head alone is a ref against its merge base, --base and --head any two commits. Exit 1 when a regression
+counts or a benchmark fails on the head alone; 3 when a side fails to build, install or import."""
 
 from pathlib import Path
 
 from .. import util
 from ..errors import Error, ExitCode
 from ..judging import pr_render, pr_summary, verdicts
-from ..project import ROOT
 from ..running import nightly, pr_check
 from . import common_args
 
 
 def add_arguments(parser, config) -> None:
+    defaults = pr_check.Request(config.upstream_url)
     parser.add_argument("number", nargs="?", type=common_args.at_least(1), metavar="N", help="the pull request")
     parser.add_argument(
-        "--upstream", default=config.upstream_url, metavar="URL|PATH", help="with refs/pull/* (default: %(default)s)"
+        "--upstream", default=defaults.upstream, metavar="URL|PATH", help="with refs/pull/* (default: %(default)s)"
     )
     parser.add_argument("--merge", action="store_true", help="check refs/pull/N/merge against its first parent")
     parser.add_argument("--base", metavar="REF", help="with --head: the commit before the change")
     parser.add_argument(
         "--head", metavar="REF", help="the commit after the change (without --base: from the merge base)"
     )
-    parser.add_argument("--branch", default="main", help="the branch of a merge base (default: %(default)s)")
+    parser.add_argument("--branch", default=defaults.branch, help="the branch of a merge base (default: %(default)s)")
     common_args.add_jax(parser)
     common_args.add_confirm(parser)
-    common_args.add_machine(parser, "check-pr")
-    common_args.add_output(parser, ROOT / ".cache" / "check-pr", "where results/ and html/ go (default: %(default)s)")
-    common_args.add_env_dir(parser, ROOT / ".asv" / "env")
+    common_args.add_machine(parser, defaults.machine)
+    common_args.add_output(parser, defaults.output, "where results/ and html/ go (default: %(default)s)")
+    common_args.add_env_dir(parser, defaults.env_dir)
     parser.add_argument("--summary", type=Path, metavar="FILE", help="also write the summary (Markdown) to FILE")
     parser.add_argument("--verdict", type=Path, metavar="FILE", help="write the verdict as JSON to FILE")
     parser.add_argument("--record", type=Path, metavar="FILE", help="append this check to the JSON record FILE")

@@ -1,11 +1,8 @@
 """Count the twins as CodSpeed would, offline, beside the suite's own counts of the same operations.
 
-The pytest-codspeed benchmarks (benchmarks/codspeed.py) run in simulation mode under callgrind; each twin's count
-is shown beside the suite's own, with their tree_at ÷ tuple ratios; with --step, both sides of a commit of Equinox.
-
-Exit 1 when a ratio lies beyond its operation's measured spread of the suite's own, or, with --step, a Module
-twin's change beyond 2 points of the suite's own.
-"""
+The pytest-codspeed benchmarks run in simulation mode under callgrind; with --step, on both sides of an Equinox
+commit. Exit 1 when a ratio lies beyond its operation's measured spread of the suite's own, or, with --step, a Module
+twin's change beyond 2 points of the suite's own."""
 
 import sys
 import tempfile

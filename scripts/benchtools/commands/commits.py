@@ -1,9 +1,8 @@
 """Print the commits of an Equinox repository that a backfill should benchmark, oldest first.
 
---range is read as `asv run RANGE` reads it; --releases as scripts/release-history --select. Neither: every release.
-"""
+--range is read as `asv run RANGE` reads it; --releases as scripts/release-history --select. Neither: every release."""
 
-from ..history import upstream
+from ..history import shards
 
 
 def add_arguments(parser, config) -> None:
@@ -24,5 +23,5 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    print("\n".join(upstream.commits(args.repo, range_spec=args.range, releases=args.releases, branch=args.branch)))
+    print("\n".join(shards.commits(args.repo, range_spec=args.range, releases=args.releases, branch=args.branch)))
     return 0

@@ -62,11 +62,6 @@ def add_jax(parser) -> None:
     )
 
 
-def add_record(parser, default: Path) -> None:
-    parser.add_argument("--record", type=Path, default=default, metavar="FILE", help="the JSON record (%(default)s)")
-    parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
-
-
 def options(cls, args):
     return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)})
 

@@ -1,8 +1,7 @@
 """Measure the regression gate: its false-alarm rate, and the smallest tree_at slowdown it catches.
 
 Each trial benchmarks a release beside A/A, Python-slowed (--calls) and C-slowed (--c-slowdowns) copies of it in one
-scripts/bench run; every change seen goes to OUTPUT/changes.json.
-"""
+scripts/bench run; every change seen goes to OUTPUT/changes.json."""
 
 from ..project import ROOT
 from ..running.bench import ENV_DIR

@@ -1,9 +1,4 @@
-"""Fit the cost metric's call weight to the measured time of tree_at, release by release, and check it on the
-Module's operations where the results hold them.
-
-Exit status: 0, or 2 when the folder holds fewer than two code versions with all three metrics and no Module
-operation to check.
-"""
+"""Fit the cost metric's call weight to tree_at's measured time, and check it on the Module's operations."""
 
 from benchmarks import metrics
 
@@ -31,7 +26,7 @@ def run(args, config) -> int:
             fits.append(cost_fit.markdown(cost_fit.fit(points, args.weight), env))
             fitted = True
         except BadInput as error:
-            if not checks:  # nothing else to show: the folder cannot answer
+            if not checks:
                 raise
             fits.append(f"## Cost fit: {env}\n\nNot fitted: {error}.\n")
     operations = {"fit-cost-operations": cost_fit.operations_markdown(checks)} if checks else {}

@@ -1,7 +1,6 @@
 """How each operation's instruction count tracks its time, on the commit-level history's measured steps.
 
-Counts both commits of each --step-times step under valgrind (kept: a rerun counts nothing twice).
-"""
+Counts both commits of each --step-times step under valgrind (kept: a rerun counts nothing twice)."""
 
 import json
 from pathlib import Path
@@ -48,7 +47,7 @@ def run(args, config) -> int:
         found = instruction_history.steps(kept, asv_config, operation_history.profile_cache(asv_config))
         rows = instruction_history.data(found, Path(util.load_asv_config(asv_config)["repo"]))
         if args.data is not None:
-            util.write_atomic(args.data, (json.dumps(rows, indent=1, sort_keys=True) + "\n").encode())
+            util.write_json(args.data, rows, sort_keys=True)
             print(f"wrote {args.data}")
         found = instruction_history.from_data(rows)
     if args.source is not None:

@@ -1,9 +1,7 @@
 """The A/A spread of the instruction counts: identical code counted in fresh valgrind processes.
 
-Exit 1 when an alerting twin's spread exceeds its floor.
-"""
+Exit 1 when an alerting twin's spread exceeds its floor."""
 
-import json
 import sys
 from pathlib import Path
 
@@ -31,7 +29,7 @@ def add_arguments(parser, config) -> None:
 def run(args, config) -> int:
     found = spread.read_data(args.source) if args.source else spread.count_runs(args.kept, args.runs, args.python)
     if args.data:
-        util.write_atomic(args.data, (json.dumps(found, indent=1, sort_keys=True) + "\n").encode())
+        util.write_json(args.data, found, sort_keys=True)
         print(f"wrote {args.data}")
     blocks = {spread.BLOCK: spread.markdown(found)}
     if args.across:

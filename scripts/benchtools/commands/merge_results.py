@@ -1,9 +1,7 @@
 """Merge asv results folders into DEST without ever overwriting a result.
 
-A file DEST lacks is copied, the same content is nothing to do, other content is a conflict (exit 1,
-DEST's copy kept, the rest merged); machine.json and benchmarks.json may differ without one. All or
-nothing: every file is checked first.
-"""
+A file DEST lacks is copied; other content is a conflict (exit 1, DEST's copy kept, the rest merged), but for
+machine.json and benchmarks.json. Every file is checked first."""
 
 from pathlib import Path
 

@@ -1,14 +1,11 @@
-"""Mutation testing of the modules that make or carry a verdict: mutmut changes one thing at a time in a MODULE
-(a comparison, a constant, an argument) and runs the tests that call the function it changed; a mutant no test fails
-is a hole in the tests, or a change that alters no answer (equivalent, judged by hand in docs/mutants.toml).
+"""Mutation testing of the modules that make or carry a verdict: mutmut changes one thing at a time in a MODULE and
+runs the tests that call the function it changed; a mutant no test fails is a hole, or equivalent (docs/mutants.toml).
 
-Runs module by module (all of pyproject.toml's [tool.mutmut] when none is named), writing --record and --readme's
-table after each. Exit 1 when a module's share of non-equivalent mutants killed falls below --against's; 3 when
-mutmut fails. Long: run it under nice, in the background; not part of scripts/test.
-"""
+Exit 1 when a module's share of non-equivalent mutants killed falls below --against's. Long: run it under nice."""
 
 from pathlib import Path
 
+from .. import util
 from ..errors import BadInput
 from ..running import mutants
 from . import common_args
@@ -46,7 +43,7 @@ def run(args, config) -> int:
         if names == []:
             continue  # none survived: nothing to run again
         record["modules"][module] = mutants.run(module, args.max_children, names)
-        mutants.write(record, args.record)
+        util.write_json(args.record, record, sort_keys=True)
         common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why)})
         now = mutants.score(record["modules"][module], why)
         before = mutants.score(published["modules"][module], why) if module in published["modules"] else 0.0

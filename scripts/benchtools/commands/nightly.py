@@ -1,12 +1,8 @@
 """Benchmark the upstream Equinox commits that the results branch lacks, publish the site, report regressions.
 
-OUTPUT becomes a checkout of the results branch, whose commits with results are not run again; the gate
-compares the baseline with the newest new commit (docs/automation.md#the-nightly).  It never writes the results branch.
-
-Exit 0 when every commit has results (a regression is in the report); 1 when a benchmark
-failed; 3 too when a signal stopped it.  Whenever no report could be made, the verdict's
-status is "failed", the report starts "No report:", and the exit status is not 0.
-"""
+OUTPUT becomes a checkout of the results branch (never written here), whose commits with results are not run again.
+Exit 0 when every commit has results (a regression is in the report); 1 when a benchmark failed; 3 too when a
+signal stopped it. Where no report could be made, the verdict's status is "failed" and the exit status is not 0."""
 
 from pathlib import Path
 
@@ -44,7 +40,7 @@ def check(parser, args) -> None:
         parser.error("--rejudge-run goes with --publish-only")
     if args.site and args.site.exists() and any(args.site.iterdir()):
         parser.error(f"--site {args.site}: not empty")
-    # scripts/bench runs in the project folder: paths are made absolute from here.
+    # scripts/bench runs in the project folder.
     args.output = args.output.resolve()
     args.report = (args.report or args.output / "regressions.md").resolve()
     args.verdict = (args.verdict or args.output / "verdict.json").resolve()

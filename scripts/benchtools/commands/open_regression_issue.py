@@ -1,8 +1,7 @@
 """Open, edit, reopen or comment on the one GitHub issue that carries the latest regression report.
 
-What it does is read from VERDICT alone (scripts/regressions --verdict), never from the report's wording;
-a missing or malformed verdict is bad input, never "no regression". The token is GH_TOKEN or GITHUB_TOKEN.
-"""
+What it does is read from VERDICT alone, never from the report's wording; a missing or malformed verdict is bad
+input, never "no regression". The token is GH_TOKEN or GITHUB_TOKEN."""
 
 from pathlib import Path
 

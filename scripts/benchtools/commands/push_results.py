@@ -1,10 +1,7 @@
 """Store results on the results branch: merge results folders into it, commit, push.
 
-Each SRC is merged as scripts/merge-results merges, into a fresh clone of the branch; benchmarks.json is
-this repository's. The push is never forced: refused because another run moved the branch, it is redone on
-the new tip, up to --attempts pushes. GITHUB_TOKEN, where set, is git's Authorization header. Exit 1: a
-conflict was reported (the rest is pushed).
-"""
+Each SRC is merged as scripts/merge-results merges; benchmarks.json is this repository's. The push is never forced:
+where another run moved the branch, it is redone on the new tip. Exit 1: a conflict (the rest is pushed)."""
 
 from ..publishing.results_branch import store
 from . import common_args

@@ -1,10 +1,7 @@
 """The regression gate: report what got worse as Markdown, and fail when it is beyond a threshold.
 
 It judges the steps of the latest scripts/bench run, or --compare A B; every timing suspect is re-measured side by
-side before it counts (docs/gate.md says what counts, by kind of metric).
-
-Exit status: 0 when nothing counts, 1 when a regression counts, 2 on bad input.
-"""
+side before it counts. Exit 1 when a regression counts."""
 
 import shlex
 import subprocess
@@ -43,7 +40,7 @@ def run(args, config) -> int:
     print(render.markdown(verdict), end="", flush=True)
     if args.verdict:
         verdicts.write(args.verdict, verdicts.data(verdict))
-    if args.bisect:  # `asv find` for each counted regression over several commits, each command echoed
+    if args.bisect:
         for command in dict.fromkeys(gate.find_command(source, c) for c in verdict.counted):
             if command:
                 print(f"\n$ {command}", flush=True)

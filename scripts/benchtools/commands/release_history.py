@@ -1,7 +1,6 @@
 """Build or update a git repository with one commit per PyPI release of a package, for asv to benchmark.
 
-Append-only: the same releases give the same hashes on every machine; the repository belongs to this script.
-"""
+Append-only: the same releases give the same hashes on every machine; the repository belongs to this script."""
 
 from pathlib import Path
 

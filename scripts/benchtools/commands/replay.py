@@ -1,11 +1,7 @@
 """Replay upstream history night by night through the nightly workflow's own jobs, on this machine.
 
-Its alerts go to a stand-in of GitHub's issues API on 127.0.0.1; docs/replay.md says what a night is and what OUTPUT
-records.
-
-Exit 1: a job failed; 3 too when a step cannot be mapped (found before the first night); 143
-on SIGTERM, which kills the running step's process group (replay.json keeps the nights done).
-"""
+Its alerts go to a stand-in of GitHub's issues API on 127.0.0.1. Exit 1: a job failed; 3 too when a step cannot be
+mapped (found before the first night); 143 on SIGTERM, which kills the running step's process group."""
 
 import signal
 from pathlib import Path
@@ -56,7 +52,7 @@ def add_arguments(parser, config) -> None:
 
 
 def stop_on_sigterm(signum, _frame):
-    """SIGTERM unwinds the replay as Ctrl-C does, so that the running step's process group is killed with it."""
+    """SIGTERM unwinds the replay as Ctrl-C does, killing the running step's process group."""
     raise SystemExit(128 + signum)
 
 

@@ -1,7 +1,6 @@
 """Split a list of commits into shards, for a backfill that runs them in parallel jobs.
 
-Commit i goes to shard i mod N (round-robin, so that the shards' times stay close); each keeps the list's order.
-"""
+Commit i goes to shard i mod N (round-robin, so that the shards' times stay close); each keeps the list's order."""
 
 import argparse
 import json

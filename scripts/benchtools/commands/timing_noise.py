@@ -1,7 +1,6 @@
-"""Measure the timing noise between fresh processes: each alerting timing benchmark's A/A pairs and its MDE.
+"""Measure the timing noise between fresh processes: each alerting timing benchmark's A/A pairs and its MDE."""
 
---from-record prints the record without measuring.
-"""
+from pathlib import Path
 
 from ..project import ROOT
 from ..trial import noise
@@ -25,7 +24,9 @@ def add_arguments(parser, config) -> None:
         help="fresh: a PYTHONHASHSEED each process, as the confirm step; paired: one a pair (%(default)s)",
     )
     common_args.add_bench(parser, "only the alerting timing benchmarks whose name matches REGEX; repeatable")
-    common_args.add_record(parser, ROOT / ".cache/timing-noise/record.json")
+    record = ROOT / ".cache/timing-noise/record.json"
+    parser.add_argument("--record", type=Path, default=record, metavar="FILE", help="the JSON record (%(default)s)")
+    parser.add_argument("--from-record", action="store_true", help="measure nothing: print --record's table")
     common_args.add_env_dir(parser, defaults.env_dir)
     common_args.add_docs(parser, "timing-noise (timing-noise-paired for --hash-seed paired)")
 

@@ -1,10 +1,5 @@
-"""A JAX or Equinox commit's instruction counts: a bisection's probe.
-
-An environment is two layers, so that a commit costs seconds and not a virtualenv: a kept base virtualenv per
-(interpreter, jaxlib) with the runtime dependencies, and a folder per (jax, Equinox) of their wheels installed
-``--no-deps --target``. Each jax commit runs with the jaxlib its code was released with (``jaxlib_candidates``).
-What a count depends on keys its file and is in its record: the interpreter (``sys.version`` and its executable's
-bytes), the jaxlib, whether jax was built as a release, and the base's dependencies as pip froze them.
+"""A JAX or Equinox commit's instruction counts: a bisection's probe. A commit costs seconds, not a virtualenv: a kept
+one per (interpreter, jaxlib), and a folder per (jax, Equinox) of their wheels. What a count depends on keys its file.
 """
 
 from __future__ import annotations
@@ -32,14 +27,14 @@ from . import release_history
 
 JAX_PROJECT, EQUINOX_PROJECT = "jax", "equinox"
 EQUINOX_DEPENDENCIES = ("jaxtyping", "typing_extensions", "wadler_lindig")
-BUILDER_PACKAGES = ("setuptools", "wheel", "hatchling")  # every jax and Equinox commit's build backend
+BUILDER_PACKAGES = ("setuptools", "wheel", "hatchling")
 JAXLIB_TRIES = 3  # releases tried for a commit whose first admitted jaxlib does not import
 RELEASE_TAG = {JAX_PROJECT: re.compile(r"^jax-v(\d+(?:\.\d+)+)$"), EQUINOX_PROJECT: re.compile(r"^v(\d+(?:\.\d+)+)$")}
 PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)")
 UPSTREAM = {JAX_PROJECT: "https://github.com/jax-ml/jax", EQUINOX_PROJECT: "https://github.com/patrick-kidger/equinox"}
 IMPORT_CHECK = "import jax, equinox; jax.block_until_ready(jax.jit(lambda x: x + 1)(1.0))"
 PYPI_JSON = "https://pypi.org/pypi/{}/json"
-# The interpreter's identity: two builds of one version (3.11.7 and Debian's 3.11.2, or two 3.11.7s) count apart.
+# Two builds of one version (two 3.11.7s) count apart.
 IDENTITY = (
     "import hashlib, json, sys; print(json.dumps({'series': '%d.%d' % sys.version_info[:2], 'version': sys.version,"
     " 'build': hashlib.sha256(open(sys.executable, 'rb').read()).hexdigest()}))"
@@ -47,19 +42,19 @@ IDENTITY = (
 
 
 class NotImported(Exception):
-    """A commit that does not import with a jaxlib: the next is tried."""
+    """The next jaxlib is tried."""
 
 
 @dataclass(frozen=True)
 class Source:
     project: str
-    commit: str | None = None  # the full hash, in ``repo``
+    commit: str | None = None
     repo: Path | None = None
     version: str | None = None
 
     @property
     def key(self) -> str:
-        """What its files are named by: a commit built as a release (by its tag) is another build than by its hash."""
+        """What its files are named by: a commit built as a release is another build than by its hash."""
         return self.version if self.commit is None else self.commit + ("-release" if self.version else "")
 
     @property
@@ -73,17 +68,12 @@ def pull_request(subject: str) -> str | None:
 
 
 def commit_source(project: str, repo: Path, revision: str) -> Source:
-    commit = git.out("rev-parse", "--verify", "--quiet", git.END, f"{revision}^{{commit}}", repo=repo, check=False)
-    if not commit.strip():
-        raise BadInput(f"{revision!r} is no commit of {repo}")
     tag = RELEASE_TAG[project].match(revision)
-    return Source(project, commit.strip(), repo, tag.group(1) if tag else None)
+    return Source(project, git.commit(repo, revision), repo, tag.group(1) if tag else None)
 
 
 def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
-    """The jaxlibs to try, oldest first, from the one ``jax``'s code was released with: the later of its
-    ``_minimum_jaxlib_version`` and the newest release it contains (``git describe`` names the nearest tag instead,
-    jax-v0.6.0 for a commit that contains jax-v0.7.1). A release, which contains itself, runs with its own alone."""
+    """The jaxlibs to try, from the later of ``_minimum_jaxlib_version`` and the newest release the commit contains."""
     if jax.commit is None or (jax.version and jax.version not in releases):
         raise BadInput(f"jax {jax.version} is no jaxlib release; name a jax release that has one")
     text = git.out("show", f"{jax.commit}:jax/version.py", repo=jax.repo)
@@ -98,21 +88,21 @@ def jaxlib_candidates(jax: Source, releases: list[str]) -> list[str]:
 @dataclass
 class Probes:
     cache: Path
-    python: str  # an interpreter to make the virtualenvs with
-    names: tuple[str, ...]  # the operations counted, all in one process (a count depends a little on the others)
+    python: str
+    names: tuple[str, ...]  # counted in one process (a count depends a little on the others)
     jaxlib_releases: list[str] = field(default_factory=list)  # asked of PyPI when empty
 
     def __post_init__(self):
         self.cache = Path(self.cache).resolve()
         self.cache.mkdir(parents=True, exist_ok=True)
-        self.made = 0  # records made, not read back, by this object
+        self.made = 0  # records made, not read back
         try:
             self.interpreter = json.loads(util.run([self.python, "-c", IDENTITY], capture_output=True).stdout)
         except (OSError, ValueError):
             raise BadInput(f"--python {self.python}: no Python interpreter runs by that name here") from None
         self.series = self.interpreter["series"]
         built = hashlib.sha256(json.dumps(self.interpreter, sort_keys=True).encode()).hexdigest()[:12]
-        self.interpreter_key = f"py{self.series}-{built}"  # names its probes, builder, bases and targets
+        self.interpreter_key = f"py{self.series}-{built}"
 
     def path_folder(self, equinox: str) -> Path:
         recipe = hashlib.sha256("\n".join(sorted(self.names)).encode()).hexdigest()[:12]
@@ -124,19 +114,18 @@ class Probes:
         return self.path_folder(equinox.key) / f"{given}jax-{jax.key}-{run}.json"
 
     def probe(self, jax: Source, equinox: Source, run: int = 0, jaxlib: str | None = None) -> dict:
-        """Kept, a failure included, and read back instead of probing again. ``run`` numbers fresh processes (a
-        confirmation counts 1 and 2); ``jaxlib`` replaces the rule's choice (for a step that crosses a change of it)."""
+        """Kept, a failure included, and read back; ``jaxlib`` replaces the rule's choice (a step across a change)."""
         if (path := self.path(jax, equinox, run, jaxlib)).is_file():
             kept = shapes.read_json(path, "kept probe record (remove it to probe again)")
             if "jaxlib" not in kept or kept.get("locked") == self.locked(kept["jaxlib"]):
-                return kept  # one counted in a base since made again, with other packages, is counted again
+                return kept  # one counted in a base since made again is counted again
         started, load = time.monotonic(), os.getloadavg()[0]
         record = {"jax": jax.key, "equinox": equinox.key, "python": self.series, "interpreter": self.interpreter}
         record.update(run=run, release=bool(jax.version), jaxlib_given=jaxlib, **self.count(jax, equinox, run, jaxlib))
         if "jaxlib" in record:
             record["locked"] = self.locked(record["jaxlib"])
         record.update(seconds=round(time.monotonic() - started, 1), load=[load, os.getloadavg()[0]])
-        util.write_atomic(path, json.dumps(record, indent=1, sort_keys=True).encode())
+        util.write_json(path, record, sort_keys=True)
         self.made += 1
         return record
 
@@ -163,13 +152,12 @@ class Probes:
             except (NotImported, subprocess.TimeoutExpired) as error:
                 tried[jaxlib] = " ".join(str(error).split())[-500:]
             except RuntimeError as error:
-                said = str(error)  # its first line names the exit, the rest is valgrind's and Python's last words
+                said = str(error)
                 return {"failed": f"count with jaxlib {jaxlib}: {said[:200]} … {said[-1800:]}", "tried": tried}
         why = "no jaxlib release admits it" if not candidates else "it imports with none of the jaxlibs tried"
         return {"failed": f"import: {why}", "tried": tried}
 
     def measure(self, target: Path, jaxlib: str) -> dict:
-        """The counts of the commit installed in ``target``, with ``jaxlib``; NotImported where it does not import."""
         python = self.base(jaxlib)  # a base that cannot be made is this machine's failure, not the commit's
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
         try:
@@ -204,7 +192,7 @@ class Probes:
         return json.loads(kept.read_text())
 
     def placed(self, folder: Path, make) -> Path:
-        """FOLDER, made by MAKE(a work folder) where missing: it appears only complete."""
+        """FOLDER, made by MAKE where missing: it appears only complete."""
         if not folder.is_dir():
             with tempfile.TemporaryDirectory(dir=self.cache, prefix=f".{folder.name}.") as work:
                 make(Path(work) / folder.name)
@@ -227,7 +215,7 @@ class Probes:
         return str(self.placed(folder, make) / "bin" / "python")
 
     def locked(self, jaxlib: str) -> list[str]:
-        """The base's packages, as pip froze them when it was made: what every count made in it ran with."""
+        """The base's packages, as pip froze them when it was made."""
         return (Path(self.base(jaxlib)).parents[1] / "locked.txt").read_text().split()
 
     def builder(self) -> str:

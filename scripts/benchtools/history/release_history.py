@@ -24,7 +24,7 @@ from ..project import HISTORY_DIR, ROOT
 
 DEFAULT_INDEX = "https://pypi.org/pypi"
 DEFAULT_SINCE = {"equinox": Version("0.10.11")}
-TIMEOUT = 60  # seconds, for each network operation
+TIMEOUT = 60  # seconds
 NAME, EMAIL = "PyPI release history", "release-history@localhost"
 # Set in the repositories this script creates: it resets and cleans its repository, so it refuses to touch any other.
 OWNER_KEY = "releasehistory.package"
@@ -33,8 +33,6 @@ GONE_NOTES = "refs/notes/gone"
 RELEASE_MESSAGE = re.compile(
     r"(?P<name>\S+) (?P<version>\S+)\n\nsdist: (?P<filename>\S+)\nsha256: (?P<sha256>[0-9a-f]{64})\n?"
 )
-# Release commits take their author and dates from the import stream; this identity names the reflog's entries and
-# the notes of releases gone.
 GIT_ENV = git_.isolated_env(NAME, EMAIL)
 
 
@@ -45,18 +43,14 @@ class Release:
     url: str
     sha256: str
     uploaded: datetime.datetime
-    requires_python: object = None  # the sdist's, as the index lists it (None: not listed)
+    requires_python: object = None  # None: not listed
 
     @property
     def tag(self):
         return f"v{self.version}"
 
     def admits(self, python):
-        """Whether requires_python (missing, empty or invalid: any) admits some X.Y.z of the series python, (X, Y).
-
-        The versions of the series a specifier admits, if any, start at X.Y.0 or just at or after a version its clauses
-        name (X.Y.z itself or X.Y.(z+1), as for '>X.Y.z', '!=X.Y.z' or '>=X.Y.z'), so trying those is enough.
-        """
+        """Whether requires_python (missing or invalid: any) admits X.Y.0, or an X.Y.z or X.Y.(z+1) a clause names."""
         if self.requires_python in (None, ""):
             return True
         try:
@@ -91,7 +85,7 @@ class Options:  # scripts/release-history's
     python: tuple[int, int] | None = None
     select: str | None = None
     admits: tuple[int, int] | None = None  # of the selected releases, only those that admit this Python
-    select_option: str = "--select"  # how messages name the option that gave ``select``
+    select_option: str = "--select"  # how messages name ``select``
 
 
 def git(repo, *args, input=None, stdin=None, check=True):
@@ -118,9 +112,7 @@ def fetch(url, as_json=False):
 
 
 def release_history(metadata, since, until, python=None, base=""):
-    """Every final, non-yanked release with an sdist in [since, until], in upload order; given python, a series
-    (X, Y), only those whose sdist admits it, and the versions this left out.  File URLs are read relative to base,
-    the metadata's URL: some mirrors list them so."""
+    """Every final, non-yanked sdist release in [since, until] that admits python, by upload; the versions left out."""
     history, unsupported = [], []
     for key, files in metadata["releases"].items():
         try:
@@ -150,7 +142,7 @@ def describe(history):
 
 
 def select(history, spec, option="--select"):
-    """The releases of ``history`` (objects with a ``version``) that SPEC picks; BadInput names ``option``."""
+    """The releases of ``history`` that SPEC picks; BadInput names ``option``."""
     if spec is None:
         return history
     if spec.isascii() and spec.isdigit():
@@ -208,7 +200,7 @@ def build(args: Options) -> list[tuple[Release, str]]:
 
 
 def update(repo, package, name, url, history, cache, parameters):
-    """Append to repo (made if missing) the releases of history it lacks; return its tags.  Under the repo's lock."""
+    """Append to repo (made if missing) the releases it lacks; return its tags. Under the repo's lock."""
     exists = (repo / ".git").exists()
     if exists and (owner := git(repo, "config", "--local", "--get", OWNER_KEY, check=False).strip()) != package:
         raise BadInput(
@@ -222,8 +214,7 @@ def update(repo, package, name, url, history, cache, parameters):
         if git(repo, "for-each-ref", "refs/heads/main"):
             chain = git(repo, "rev-list", "--reverse", "--first-parent", "refs/heads/main").split()
         tags = git_.tags(repo, env=GIT_ENV)
-        # Append-only: the releases already committed stay, with their hashes, whatever the index says now; a commit
-        # that is not one (an interrupted or edited state) ends them.
+        # Append-only: committed releases stay whatever the index says now; a commit that is not one ends them.
         for commit in chain:
             match = RELEASE_MESSAGE.fullmatch(git(repo, "show", "-s", "--format=%B", commit).strip() + "\n")
             try:
@@ -254,7 +245,6 @@ def update(repo, package, name, url, history, cache, parameters):
             git(repo, "config", OWNER_KEY, package)
         git(repo, "config", PARAMETERS_KEY, parameters)
         git(repo, "symbolic-ref", "HEAD", "refs/heads/main")
-        # Tags follow the built releases; commits after them go.
         wanted = {f"v{version}": commit for version, (commit, _sha256) in built.items()}
         updates = [f"delete refs/tags/{t}\n" for t in tags if t not in wanted]
         updates += [f"update refs/tags/{t} {commit}\n" for t, commit in wanted.items() if tags.get(t) != commit]
@@ -283,8 +273,7 @@ def update(repo, package, name, url, history, cache, parameters):
 
 
 def check_parameters(repo, parameters, built, order):
-    """BadInput if other --since, --until or --python would rewrite REPO's history rather than extend it: new
-    parameters are taken when the versions they select (ORDER) hold every BUILT one and add versions only after."""
+    """BadInput if other --since, --until or --python would rewrite REPO's history rather than extend it."""
     recorded = git(repo, "config", "--local", "--get", PARAMETERS_KEY, check=False).strip()
     if recorded and recorded != parameters:
         dropped = [str(version) for version in built if version not in order]

@@ -28,14 +28,11 @@ from ..history import release_history
 from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, asv_home
 from ..publishing import blocks, generated, page, rows, site
 
-PYTHON = "3.13"
 DEFAULT_RELEASES, ANSWER_RELEASES = "3", "1"  # the first answer's: the newest release
-ENV_DIR = ROOT / ".asv" / "env"  # asv's environments, shared by every command that runs asv
-# What a commit must change to be benchmarked: the package's code and its build and dependency declaration.
-PACKAGE_PATHS = ("equinox", "pyproject.toml")
-BENCH_TIME_BLOCK = "bench-time"  # what a run took, and under what load (--docs)
-# The steady timings: tree_map passes, a time in a unit that scales with the machine (benchmarks/bench_overhead.py).
-STEADY_UNIT = "tree_map passes"
+ENV_DIR = ROOT / ".asv" / "env"  # shared by every command that runs asv
+PACKAGE_PATHS = ("equinox", "pyproject.toml")  # what a commit must change to be benchmarked
+BENCH_TIME_BLOCK = "bench-time"
+STEADY_UNIT = "tree_map passes"  # a time in a unit that scales with the machine (benchmarks/bench_overhead.py)
 
 
 @dataclasses.dataclass
@@ -55,17 +52,12 @@ class Options:
     bench: list[str] = dataclasses.field(default_factory=list)
     include_unchanged: bool = False
     answer: bool = False  # the newest release's answer, and its exact and steady figures
-    docs: list[Path] = dataclasses.field(default_factory=list)  # each written from the same run
+    docs: list[Path] = dataclasses.field(default_factory=list)
     here: str | None = None  # a Python whose installed JAX and Equinox are measured (running/here.py)
 
     def __post_init__(self):
         if self.range and not self.repo:
             raise BadInput("RANGE needs --repo; pick releases with --releases")
-        if self.here is not None and (self.range or self.repo or self.jax_history or self.jax or self.retry_failed):
-            raise BadInput(
-                "--here measures the JAX and Equinox installed in one Python: it takes no RANGE, --repo, "
-                "--jax-history, --jax or --retry-failed"
-            )
         selected = self.repo or self.jax_history or self.quick or self.bench or self.releases != ANSWER_RELEASES
         if self.answer and selected:
             raise BadInput(
@@ -82,13 +74,14 @@ class Target:
 
     def __init__(self, args: Options):
         self.args, self.base, self.branch, self.history = args, UPSTREAM_CONFIG, "main", None
-        if args.here is not None:  # a user's own Python, its installed JAX and Equinox
+        if args.here is not None:
             self.name, self.repo = "here", HERE_REPO
         elif args.jax_history:
             self.base, self.name, self.repo = JAX_CONFIG, "jax-history", HISTORY_DIR / "jax"
             # From the reference JAX to the newest that the newest Python of asv.jax.conf.json gets.
-            since, python = Version(settings.load().reference_jax), release_history.python_series(PYTHON)
-            self.history = dict(package="jax", since=since, python=python)
+            config = settings.load()
+            python = release_history.python_series(max(config.jax["pythons"], key=Version))
+            self.history = dict(package="jax", since=Version(config.reference_jax), python=python)
         elif args.repo:
             self.branch = args.branch
             local = not util.is_remote(args.repo)
@@ -115,7 +108,6 @@ class Target:
             env_dir=str(self.args.env_dir),
             results_dir=str(self.results_dir),
             html_dir=str(self.html_dir),
-            # Declared once, in benchmarks/metrics.py; asv's step detection and the gate read them here.
             regressions_thresholds=metrics.asv_thresholds(),
             regressions_first_commits=metrics.asv_first_commits(),
         )
@@ -155,10 +147,8 @@ def releases(target: Target) -> list[tuple[release_history.Release, str]]:
 
 
 def hashes_by_python(selected: list[tuple[release_history.Release, str]], pythons: list[str]) -> dict[str, list[str]]:
-    """For the JAX history: the commits each Python runs, since asv's matrix cannot name the benchmarked commit. A
-    release runs on the oldest of ``pythons`` whose requires_python admits it (old jaxlibs have no wheels for new
-    Pythons), and the newest release of one Python also on the next, so that the two lines of the history share a point.
-    """
+    """For the JAX history, each release on the oldest Python that admits it (old jaxlibs have no new wheels), the
+    last one also on the next, so that the lines meet."""
     taken, by_python = set(), {}
     for python in pythons:
         admitted = [commit for release, commit in selected if release.admits(release_history.python_series(python))]
@@ -169,7 +159,7 @@ def hashes_by_python(selected: list[tuple[release_history.Release, str]], python
 
 
 def quarantine_unreadable(target: Target) -> None:
-    """Move results files that a killed run left half-written aside, never deleting them, so that asv loads the rest."""
+    """Move the results files that a killed run left half-written aside, so that asv loads the rest."""
     quarantine = target.args.output / ".asv" / "quarantine" / target.name
     for path, error in runs.unreadable(target.results_dir, target.args.machine):
         quarantine.mkdir(parents=True, exist_ok=True)
@@ -185,8 +175,7 @@ def unchanged_package(repo: Path, hashes: list[str]) -> list[str]:
 
 
 def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
-    """The commits to benchmark, and those left out as unchanged. Every argument is checked before a results file is
-    moved; only NEW and EXISTING read the stored results, so they are resolved once the unreadable ones are aside."""
+    """The commits to benchmark, and those left out as unchanged; NEW and EXISTING read the results once sound."""
     args = target.args
     reads_results = selected is None and args.range in ("NEW", "EXISTING")
     if selected is not None:
@@ -208,14 +197,13 @@ def chosen_commits(target: Target, selected) -> tuple[list[str], list[str]]:
 
 
 def record_last_run(target: Target, hashes: list[str], unchanged: list[str] = ()) -> None:
-    """Tell scripts/regressions which results the latest run wrote, and which commits it left out as unchanged."""
+    """Tell scripts/regressions which results the latest run wrote, and which commits it left out."""
     record = {"config": str(target.config()), "results_dir": str(target.results_dir), "html_dir": str(target.html_dir)}
     record |= {"machine": target.args.machine, "commits": hashes, "unchanged": list(unchanged)}
     util.write_atomic(target.args.output / ".asv" / "last-run.json", json.dumps(record, indent=2).encode())
 
 
 def publish(target: Target) -> None:
-    """asv's site, self-contained, with the overhead report's page."""
     util.checked(util.asv("publish", "--config", target.config()))
     print(f"{target.html_dir}: {site.localize(target.html_dir)} CDN address(es) now served from vendor/")
     if target.history is not None:  # a release history: its hashes exist nowhere upstream
@@ -232,13 +220,11 @@ def publish(target: Target) -> None:
 def write_overhead_page(target: Target) -> None:
     repo = target.repo if isinstance(target.repo, Path) else HISTORY_DIR / "equinox"
     found = rows.load_rows(target.results_dir, repo, target.args.machine)
-    # The history's causes come from the profiles cached beside the configuration: none are made here.
     print(f"wrote {page.html_page(found, rows.investigate(found, target.config()), target.html_dir)}")
 
 
 class Clock:
-    """Wall time by phase, and the load around it: a run's time paragraph, written into the --docs file's BLOCK, which
-    is looked for before anything runs."""
+    """Wall time by phase, and the load around it, for the --docs files' BLOCK (checked before anything runs)."""
 
     def __init__(self, docs: list[Path], block: str):
         for path in docs:
@@ -253,7 +239,6 @@ class Clock:
         self.last = now
 
     def finish(self, what: str, before: str = "", after: str = "") -> str:
-        """The paragraph, once the site is published (the last phase), written into the docs."""
         self.phase("publishing the site")
         took = (
             f"{what}, took {sum(self.phases.values()) / 60:.1f} min of wall time{before}: "
@@ -267,10 +252,9 @@ class Clock:
 
 
 def bench(args: Options) -> int:
-    """Benchmark, publish, summarize; the exit code."""
     clock, folders_before = Clock(args.docs, BENCH_TIME_BLOCK), environment_folders(args.env_dir)
     target = Target(args)
-    asv_envs.setup_pythons_first_on_path()  # where asv looks for the environments' Pythons
+    asv_envs.setup_pythons_first_on_path()
     envs = environments(target)
     selected = releases(target) if target.history is not None else None
     hashes, unchanged = chosen_commits(target, selected)
@@ -309,7 +293,7 @@ def environment_folders(env_dir: Path) -> set[Path]:
 
 
 def summary(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, tags: dict) -> int:
-    """Each environment's commits by state, printed; how many failed in part or have no results."""
+    """Print each environment's commits by state; how many failed in part or have no results."""
     incomplete = 0
     for env_name, _ in envs:
         by_state = {state: [] for state in ("ran", "failed", "skipped", "missing")}
@@ -334,9 +318,7 @@ def print_places(target: Target) -> None:
 
 
 def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
-    """The first answer's benchmarks by asv's name: (the exact ones, which no load moves, so they may be measured beside
-    other runs; the timed ones, measured alone: the answer, whose classes share one measurement, tree_at's
-    steady time with its twin, and any that mixes a timing in)."""
+    """The first answer's benchmarks: (the exact ones, measured beside other runs; the timed ones, measured alone)."""
     steady_class, timing = metrics.PASSES_TREE_AT.rsplit(".", 1)[0] + ".", set(metrics.TIMING_KINDS)
     kinds = {
         name: {metrics.kind(metrics.entry(name, ", ".join(c))) for c in itertools.product(*benchmark["params"])}
@@ -358,8 +340,7 @@ def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
 @dataclasses.dataclass(frozen=True)
 class Stage:
     phase: str
-    # Overlapping: every environment's run at once, each holding its own environment only, for figures that no load
-    # moves; else one after another, each holding every environment, so that a timing runs beside nothing of ours.
+    # Every environment's run at once, for figures that no load moves; else one at a time, so a timing runs alone.
     overlapping: bool
     benchmarks: tuple[str, ...] = ()  # empty: --bench's regexes, or every benchmark
 
@@ -376,16 +357,14 @@ def stages(answer: bool) -> list[Stage]:
 
 
 def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefix=None, pythonpath=None) -> int:
-    """asv run under LOCK, with a HOME of its own (project.asv_home): asv rewrites its machine file in place on every
-    run. With PREFIX, asv's own Python is unbuffered (-u), so that its lines come through the pipe as it writes them;
-    the benchmarks' processes do not inherit the flag."""
+    """asv run under LOCK, with a HOME of its own; unbuffered with PREFIX, so that lines come as written."""
     args = target.args
     cmd = util.asv("run", "--config", config, "--machine", args.machine, "--show-stderr", *extra)
     cmd += ["--quick"] * args.quick + [word for regex in regexes for word in ("--bench", regex)]
     with lock, asv_home() as env:
         env[params.QUICK_VARIABLE] = "1" if args.quick else ""
         record_machine(args.machine, target.base, env)
-        env["PIP_CONSTRAINT"] = str(runs.runner_constraint())  # the environments asv builds get the lock's asv_runner
+        env["PIP_CONSTRAINT"] = str(runs.runner_constraint())  # the lock's asv_runner
         if pythonpath:  # asv's existing environment runs with PYTHONPATH, an environment's Python with ASV_PYTHONPATH
             env["PYTHONPATH"] = env["ASV_PYTHONPATH"] = os.pathsep.join(
                 filter(None, [pythonpath, env.get("PYTHONPATH")])
@@ -428,8 +407,7 @@ def run_stages(target: Target, envs: list[tuple[str, dict]], env_hashes: dict, t
                 ran.setdefault(env_name, {}).update(dict.fromkeys(pending))
         # All at once: their installs wait on the network, and the exact figures' total CPU is the same in any order.
         workers = len(calls) if stage.overlapping else 1
-        # Each asv run saves the machine's file first, making its folder where it is missing: two runs that start
-        # together race to make it, and the second fails (FileExistsError).
+        # Two asv runs that start together race to make the machine's folder, and the second fails (FileExistsError).
         (target.results_dir / args.machine).mkdir(parents=True, exist_ok=True)
         with concurrent.futures.ThreadPoolExecutor(max(workers, 1)) as pool:
             running = {pool.submit(asv_run, target, stage, *call): call[1] for call in calls}
@@ -453,8 +431,7 @@ def needs_run(target: Target, env_name: str, commit: str, names: tuple[str, ...]
 
 
 def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> None:
-    """Stamp the results this run measured with their environment's device; the others (restored from the results
-    branch, say) are left byte for byte."""
+    """Stamp the results this run measured with their environment's device; the others are left byte for byte."""
     machine = target.args.machine
     for number, (env_name, entry) in enumerate(envs, 1):
         paths = [runs.result_path(target.results_dir, machine, commit, env_name) for commit in ran.get(env_name, ())]
@@ -464,8 +441,8 @@ def record_devices(target: Target, envs: list[tuple[str, dict]], ran: dict) -> N
         python = runs.environment_python(target.config(entry, f"-{number}"))
         try:
             measured_on = device.probe(python, needs=("jax", "jaxlib")).params()
-            measured_on[device.RUNNER] = runs.runner_version(python)  # what its benchmarks imported
-        except Error as error:  # the results stand, read as device.UNRECORDED: PyPI's jaxlib, the CPU
+            measured_on[device.RUNNER] = runs.runner_version(python)
+        except Error as error:  # the results stand, read as device.UNRECORDED
             log(f"warning: the device of {env_name} is not recorded: {error}")
             continue
         for path in paths:

@@ -1,7 +1,5 @@
-"""scripts/bisect's work: the commits of a history that change a package, counted release by release, then
-bisected between the releases whose counts differ; or every N-th of them counted (commands/bisect.py)."""
+"""scripts/bisect's work: a package's counts release by release, then bisected between those whose counts differ."""
 
-import json
 import re
 import time
 from pathlib import Path
@@ -15,14 +13,13 @@ from ..judging import bisect
 from ..project import ROOT
 from ..publishing import bisections, generated
 
-# what a commit must change to be counted: the package, or what builds it
 PACKAGE = {
     probes.JAX_PROJECT: ("jax/", "setup.py", "pyproject.toml"),
     probes.EQUINOX_PROJECT: ("equinox/", "pyproject.toml"),
 }
 BUNDLES = ROOT.parent / "shared" / "upstream"
 CLONES = ROOT / ".cache" / "upstream"
-# jaxlib's folders that a CPU process never runs: a jaxlib step on the CPU is not among their commits
+# jaxlib's folders that a CPU process never runs
 ACCELERATOR_ONLY = {"mosaic", "gpu", "cuda", "rocm", "triton", "tools"}
 
 
@@ -54,8 +51,7 @@ def releases_between(start: bisect.Commit, end: bisect.Commit) -> list[bisect.Co
 
 
 def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tuple[str, str, str, list[str]]]:
-    """(hash, subject, date, files changed) of each first-parent commit after ``start`` up to ``end``, oldest first;
-    a file moved is listed at both paths (git would list a rename at its new path alone)."""
+    """(hash, subject, date, files changed, a move at both paths) of each first-parent commit in start..end."""
     listed = git.out(
         "log", "--first-parent", "-m", "--no-renames", "--reverse", "--format=%x01%H%x00%s%x00%cs", "--name-only",
         f"^{start}", end, "--", *paths, repo=repo,
@@ -65,8 +61,7 @@ def first_parent_log(repo: Path, start: str, end: str, *paths: str) -> list[tupl
 
 
 def ordered(start: bisect.Commit, end: bisect.Commit) -> None:
-    """Refuse ends that make no range: unrelated, or an end that does not contain its start, unless both are releases
-    in order (jax-v0.9.0.1's release branch never returned to main, yet it is the release before jax-v0.9.1)."""
+    """Refuse ends that make no range: unrelated, or the end lacks the start, unless both are releases in order."""
     repo, ends = start.source.repo, (start.source.commit, end.source.commit)
     first, last = start.source.label, end.source.label
     if not (parted := git.out("merge-base", *ends, repo=repo, check=False).strip()):
@@ -84,9 +79,7 @@ def ordered(start: bisect.Commit, end: bisect.Commit) -> None:
 
 
 def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bisect.Commit], int]:
-    """The ends and the first-parent commits between that change the package, from the merge that brings ``start``
-    into the line on: those before it lack ``start``'s code, and would run with the jaxlib before it. How many
-    changed nothing there."""
+    """The ends and the commits between that change the package, from where ``start`` is merged; how many did not."""
     project, repo = start.source.project, start.source.repo
     log = [row for row in first_parent_log(repo, start.source.commit, end.source.commit) if row[0] != end.source.commit]
     descendants = set(
@@ -102,8 +95,7 @@ def commits_between(start: bisect.Commit, end: bisect.Commit) -> tuple[list[bise
 
 
 def jaxlib_candidates(repo: Path, before: str, after: str, identifiers: list[str]) -> list[tuple[str, str, list]]:
-    """(hash, subject, the ``identifiers`` its diff names) of the jaxlib commits between two releases that change
-    its host runtime, outside ``ACCELERATOR_ONLY``, tests and build rules; those that name one first."""
+    """(hash, subject, ``identifiers`` named) of the commits between two releases that change jaxlib's host runtime."""
     tags = git.tags(repo)
     ends = [tags.get(f"jax-v{version}") for version in (before, after)]
     if None in ends:
@@ -124,7 +116,6 @@ def host_runtime(path: str) -> bool:
 
 
 def changing(commits: list[bisect.Commit]) -> str:
-    """How many commits between ``commits_between``'s ends change the package."""
     return f"{len(commits) - 2} commits change {', '.join(PACKAGE[commits[0].source.project])}"
 
 
@@ -179,7 +170,7 @@ def bisect_range(
     record = bisections.record(search, points, pairs, steps, command=command, candidates=candidates, seconds=seconds)
     print(bisections.markdown([record]))
     if record_file:
-        util.write_atomic(record_file, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+        util.write_json(record_file, record, sort_keys=True)
     for readme in readmes:
         generated.write_blocks(readme, {bisections.BLOCK: bisections.markdown(bisections.read_all(records))})
     return 1 if any(not step["confirmation"].get("confirmed") for step in record["steps"]) else 0

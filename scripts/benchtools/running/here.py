@@ -1,6 +1,4 @@
-"""scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode, which installs
-nothing, so it works offline and on any backend the installed JAX has. asv files a result under a commit: here one made
-in HERE_REPO per installed Equinox version, tagged as a release history tags it, so that the site names the release."""
+"""scripts/bench --here: the suite in a user's own Python, through asv's existing-environment mode (no install)."""
 
 import dataclasses
 import json
@@ -8,26 +6,26 @@ import os
 import platform
 import re
 import shutil
-import sys
 from itertools import product
 from pathlib import Path
 
 from .. import git
 from ..asvtools import device, results, runs, suite
 from ..asvtools.lock import exclusive
+from ..asvtools.sides import log
 from ..errors import BadInput, ExitCode
 from ..project import HERE_RUNNER
 from ..publishing import blocks, generated, plots, rows
 from . import bench
 
-# README.md's blocks, and docs/here.md's, one of each per device: BLOCK-DEVICE ("here-answer-tpu-TPU-v5-lite").
+# One of each per device too: BLOCK-DEVICE ("here-answer-tpu-TPU-v5-lite").
 HERE_TIME_BLOCK, HERE_ANSWER_BLOCK = "here-time", "here-answer"
-DEVICES_BLOCK = "here-devices"  # docs/here.md's: every device's answer side by side
-# The commits of HERE_REPO: made here, by nothing but this module's git settings.
+DEVICES_BLOCK = "here-devices"
 GIT_ENV = git.isolated_env("scripts/bench --here", "here@localhost")
 
 
 def commit_for(repo: Path, equinox: str) -> str:
+    """The commit that asv files a result under: one per Equinox version, tagged as a release."""
     tag = f"v{equinox}"
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
@@ -40,9 +38,7 @@ def commit_for(repo: Path, equinox: str) -> str:
 
 
 def runner_path() -> Path:
-    """A folder holding asv_runner and nothing else, first on PYTHONPATH: the measured Python has no asv_runner, and
-    any other package of .venv would shadow the JAX being measured. The caller's PYTHONPATH stays after it: outside
-    .venv (scripts/door) it is where asv itself comes from."""
+    """A folder holding asv_runner alone, for PYTHONPATH: any other package of .venv would shadow the measured JAX."""
     link, source = HERE_RUNNER / "asv_runner", runs.runner_package()
     if not (link.is_symlink() and link.resolve() == source.resolve()):
         HERE_RUNNER.mkdir(parents=True, exist_ok=True)
@@ -52,7 +48,7 @@ def runner_path() -> Path:
 
 
 def selection_markdown(args: bench.Options) -> str:
-    """--quick and the --bench regexes as one code span, so that Markdown keeps their backslashes."""
+    """--quick and the --bench regexes as one code span, which keeps their backslashes."""
     words = ["--quick"] * args.quick + args.bench
     return f" (`{' '.join(words)}`)" if words else ""
 
@@ -69,33 +65,25 @@ def here(args: bench.Options) -> int:
     ]
     for path in args.docs:
         generated.write_blocks(path, dict.fromkeys(blocks_named, ""), write=False)
-    # This host's name with the device, unless --machine is given: results from two devices never share a file.
+    # Results from two devices never share a file.
     if args.machine == bench.Options.machine:
         args = dataclasses.replace(args, machine=f"{platform.node()}-{installed.device.lower()}")
     machine, target = args.machine, bench.Target(args)
-    print(
+    log(
         f"Measuring in {python}: Python {installed.python}, jax {versions['jax']}, jaxlib {versions['jaxlib']}, "
         f"Equinox {versions['equinox']}, on {installed.device}"
         + (f" ({installed.driver})" if installed.driver else "")
-        + f"; machine {machine!r}",
-        file=sys.stderr,
+        + f"; machine {machine!r}"
     )
     if shutil.which("valgrind") is None:
-        print(
-            "valgrind is not installed here: the instruction counts (bench_instructions) are skipped, each saying why",
-            file=sys.stderr,
-        )
-    # bench_answer's fresh processes open the device once each for every figure; --bench names others, each of which
-    # runs in processes of its own, opening the device again.
+        log("valgrind is not installed here: the instruction counts (bench_instructions) are skipped, each saying why")
     regexes = args.bench or [f"^{re.escape(rows.ANSWER_MODULE)}"]
     selected(regexes)
     commit = commit_for(target.repo, versions["equinox"])
     env_name = runs.existing_env_name(python)
     path = runs.result_path(target.results_dir, machine, commit, env_name)
-    # asv records an existing environment's Python as its path, and no versions: the Python's version, the installed
-    # JAX and the runner go beside the device, so that the report names the environment as it names asv's own.
+    # asv records an existing environment's Python as its path, and no versions: they go beside the device.
     stamped = {**installed.params(), "python": installed.python, "jax": versions["jax"], "jaxlib": versions["jaxlib"]}
-    # The asv_runner that its benchmarks import: the one lent by runner_path, first on the PYTHONPATH run_asv gives.
     lent = os.pathsep.join(filter(None, [str(runner_path()), os.environ.get("PYTHONPATH")]))
     stamped[device.RUNNER] = runs.runner_version(python, {**os.environ, "PYTHONPATH": lent})
     device.refuse_another(path, machine, stamped)
@@ -105,15 +93,14 @@ def here(args: bench.Options) -> int:
     )
     clock.phase("choosing the benchmarks and running them with asv")
     if not path.exists():
-        print(f"asv run exited {code} and saved no results", file=sys.stderr)
+        log(f"asv run exited {code} and saved no results")
         return ExitCode.FAILED
     device.stamp(path, machine, stamped)
     bench.publish(target)
     bench.record_last_run(target, [commit])
     state, failures = runs.classify(path, machine)
     print(f"\n{env_name}: {state}" + (f", {failures} failed" if failures else ""))
-    # The run's answer in the user's words, from its commit's result whose params hold ``stamped`` (other Pythons
-    # measured before may share the commit).
+    # Other Pythons measured before may share the commit.
     found = rows.load_rows(target.results_dir, target.repo, machine)
     row = next(r for r in found if r.commit == commit and stamped.items() <= r.env_params.items())
     short, answer = (f"{blocks.here_answer(row, full)}\n\n{blocks.device_note([row])}" for full in (False, True))
@@ -122,8 +109,6 @@ def here(args: bench.Options) -> int:
         f"jaxlib {versions['jaxlib']} and Equinox {versions['equinox']}, on {device.named(row.env_params)}",
         before=", and built no virtualenv",
     )
-    # Every file from this one run: the README's first screen takes the steps and the sweep; the device's record,
-    # the calls of a jitted step too.
     for docs in args.docs:
         picture = docs.parent / "images" / f"here-sweep-{installed.device}.png"
         drawn = f"\n\n![the sweep, on this device](images/{picture.name})" if plots.sweep_plot([row], picture) else ""
@@ -132,14 +117,13 @@ def here(args: bench.Options) -> int:
     print(f"\n{answer}\n\n{took}\n")
     bench.print_places(target)
     if code not in (0, 2):  # asv exits 2 when a benchmark failed, and saves the rest
-        print(f"asv run exited {code}", file=sys.stderr)
+        log(f"asv run exited {code}")
         return ExitCode.FAILED
     return ExitCode.FOUND if failures or state != "ran" else ExitCode.OK
 
 
 def side_by_side(docs: Path, path: Path, installed: device.Installed) -> str:
-    """The answer of every device recorded beside DOCS (here-results/DEVICE/, this run's result kept there), side by
-    side: the × per wrapping, and the sweep's picture with a line per device."""
+    """The answer of every device recorded in DOCS' here-results/DEVICE/ (this run's kept there), side by side."""
     kept = docs.parent / "here-results" / installed.device
     shutil.rmtree(kept, ignore_errors=True)  # a device's latest run alone
     kept.mkdir(parents=True)
@@ -151,7 +135,7 @@ def side_by_side(docs: Path, path: Path, installed: device.Installed) -> str:
 
 
 def selected(regexes: list[str]) -> None:
-    """BadInput unless the regexes select a benchmark, as asv selects them: by a search in "name(params)"."""
+    """BadInput unless the regexes select a benchmark, as asv does: a search in "name(params)"."""
     described = {name: found for name, found in json.loads(suite.description()).items() if name != "version"}
     names = [f"{name}({', '.join(combo)})" for name, found in described.items() for combo in product(*found["params"])]
     if not any(re.search(regex, name) for regex in regexes for name in [*described, *names]):

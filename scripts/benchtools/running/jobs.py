@@ -1,5 +1,4 @@
-"""The replay's runner: one job of the nightly workflow, step by step, as GitHub's ubuntu-latest runs it; an action
-runs as the step_* method of its name."""
+"""The replay's runner: one job of the nightly workflow, as ubuntu-latest runs it; an action as its step_* method."""
 
 import os
 import re
@@ -58,8 +57,8 @@ def make_runner_bin(folder: Path, python: str | None) -> Path:
 
 
 def nightly_extras(options, upstream: Path, runner_patch: str | None = None) -> list[str]:
-    """What the replay adds to every scripts/nightly line of the workflow (docs/replay.md#substitutions). After a
-    python-X.Y.Z event, asv's environments are kept apart: a runner's are made with its own interpreter."""
+    """What the replay adds to every scripts/nightly line (docs/replay.md#substitutions); a runner's own Python gets
+    environments of its own."""
     env_dir = (
         options.env_dir.with_name(f"{options.env_dir.name}-python-{runner_patch}") if runner_patch else options.env_dir
     )
@@ -80,8 +79,7 @@ class Replay:
         self.runner_patch = None  # the patch release setup-python gives since a python-X.Y.Z event
 
     def prepare(self) -> dict:
-        """The output folder, its bare repositories and the runner's PATH made, the workflow read and checked: what
-        the record says of them."""
+        """The output folder, its repositories and the runner's PATH made, the workflow checked: the record of them."""
         out = self.options.output
         if out.exists() and any(out.iterdir()):
             raise BadInput(f"--output {out}: not empty (a replay starts in a new folder)")
@@ -274,8 +272,7 @@ class Replay:
 
 
 def snapshot_project(checkout: str, bare: Path, folder: Path) -> dict:
-    """This repository as each job's actions/checkout gets it, pushed to BARE and cloned into FOLDER: HEAD, or the
-    working tree (HEAD with every change and untracked file that git does not ignore) committed on HEAD."""
+    """This repository (HEAD, or the working tree committed on it), pushed to BARE and cloned into FOLDER."""
     head = commit = git.out("rev-parse", "HEAD", repo=ROOT).strip()
     changed = []
     if checkout != "HEAD":

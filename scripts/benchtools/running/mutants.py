@@ -1,6 +1,4 @@
-"""scripts/mutants' work: mutmut over the modules that make or carry a verdict (pyproject.toml's [tool.mutmut]), one
-module at a time, each mutant running only the tests that called its function; what each module's tests killed, kept
-as a record, and its table. Why a survivor is equivalent is judged by hand, in REASONS."""
+"""scripts/mutants' work: mutmut over the verdict modules, one at a time; equivalent survivors are judged in REASONS."""
 
 import collections
 import contextlib
@@ -12,26 +10,22 @@ from .. import util
 from ..errors import Failed
 from ..project import ROOT, VENV
 
-# mutmut runs in STAGE, where benchtools/ lies at the top, as the tests import it; the tests run in STAGE/mutants.
-# Both hold a link to every entry of the project, so that both ROOTs (the package's, two folders above a module of
-# STAGE/mutants/benchtools; the tests', one above STAGE/mutants/tests) read the project's files.
+# mutmut runs in STAGE, where benchtools/ lies at the top; the tests run in STAGE/mutants. Both link every entry of the
+# project, so that the package's ROOT and the tests' read the project's files.
 STAGE = ROOT / ".cache" / "mutants"
 RECORD = ROOT / "docs" / "mutants.json"
 REASONS = ROOT / "docs" / "mutants.toml"  # {mutant: why it is equivalent}
 BLOCK = "mutants"
-# mutmut's statuses (any other is counted as "other"); "not checked": a run stopped before that mutant's turn
+# mutmut's statuses (any other is "other"); "not checked": a run stopped before that mutant's turn
 COUNTED = ("killed", "survived", "timeout", "no tests", "not checked")
 
 
 def modules() -> list[str]:
     """The modules mutated, as STAGE names them (benchtools/judging/bisect.py), in [tool.mutmut]'s order."""
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]["only_mutate"]
-    found = [sorted(project_path(Path(pattern)).parent.glob(Path(pattern).name)) for pattern in patterns]
-    return [stage_name(path) for paths in found for path in paths if path.name != "__init__.py"]
-
-
-def project_path(name: Path) -> Path:
-    return ROOT / "scripts" / name if name.parts[0] == "benchtools" else ROOT / name
+    wanted = [ROOT / "scripts" / name if name.startswith("benchtools/") else ROOT / name for name in patterns]
+    found = [path for pattern in wanted for path in sorted(pattern.parent.glob(pattern.name))]
+    return [stage_name(path) for path in found if path.name != "__init__.py"]
 
 
 def stage_name(path: Path) -> str:
@@ -48,8 +42,7 @@ def stage() -> None:
 
 
 def run(module: str, max_children: int, names: list[str] | None = None) -> dict:
-    """Mutate ``module`` and run each mutant's tests, or only the mutants ``names``: the module's counts, and each
-    survivor's mutation in one line."""
+    """Mutate ``module`` (or only the mutants ``names``) and run the tests: its counts, and each survivor's mutation."""
     names = names or [module.removesuffix(".py").replace("/", ".") + ".*"]
     command = [VENV / "bin" / "mutmut", "run", "--max-children", str(max_children), *names]
     if (done := util.run(command, cwd=STAGE)).returncode != 0:
@@ -113,7 +106,3 @@ def markdown(record: dict, why: dict[str, str]) -> str:
 
 def read(path: Path) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {"modules": {}}
-
-
-def write(record: dict, path: Path) -> None:
-    util.write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())

@@ -4,13 +4,13 @@ import dataclasses
 import os
 import shutil
 import signal
-import sys
 from pathlib import Path
 
 from benchmarks import metrics
 
 from .. import git, settings
 from ..asvtools import publishable, runs, shapes
+from ..asvtools.sides import log
 from ..errors import BadInput, Error, ExitCode
 from ..judging import gate, render, verdicts
 from ..judging.sources import Source
@@ -32,18 +32,18 @@ def checkout_results(output: Path, remote: str, branch: str) -> None:
         raise BadInput(f"--output {output}: a git repository that scripts/nightly did not make")
     if not ours and output.exists() and any(output.iterdir()):
         raise BadInput(f"--output {output}: not empty and not a results checkout")
-    results_branch.branches(remote, branch)  # BadInput before anything is made when it cannot be reached
+    results_branch.branches(remote, branch)  # BadInput before anything is made
     if not ours:
         output.mkdir(parents=True, exist_ok=True)
         git.run("init", "--quiet", repo=output)
         git.run("config", OWNER_KEY, "true", repo=output)
-    # Untracked files (results of a run killed before they were pushed) survive the reset.
+    # Untracked files (a killed run's results) survive the reset.
     if results_branch.fetch_branch(output, remote, branch) is None:
-        print(f"{remote} has no branch {branch} yet: starting without results", file=sys.stderr)
+        log(f"{remote} has no branch {branch} yet: starting without results")
 
 
 class Stopped(BaseException):
-    """SIGINT or SIGTERM, raised where the night is."""
+    """SIGINT or SIGTERM."""
 
 
 def stop(signum, _frame):
@@ -51,11 +51,9 @@ def stop(signum, _frame):
 
 
 def nightly(args) -> int:
-    # The stage running now; "" once the verdict is written, so that a later failure (the site's copy, say) exits
-    # non-zero without turning a judged night into a failed one.
+    # The stage running now; "" once the verdict is written, so that a later failure does not fail a judged night.
     stage = ["scripts/nightly"]
-    # GitHub's step timeout and a cancel send SIGINT, then SIGTERM: each must leave a failed verdict behind, whatever
-    # the process inherited (a shell starts a background job with SIGINT ignored).
+    # GitHub's timeout and cancel send SIGINT, then SIGTERM: each leaves a failed verdict (a shell may ignore SIGINT).
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         return night(args, stage)
@@ -66,13 +64,12 @@ def nightly(args) -> int:
             code, message = error.code, str(error)
         else:
             code, message = ExitCode.CRASHED, f"crashed: {type(error).__name__}: {error}"
-        if stage[0]:  # a night that could not be judged is a failure to be told, never a quiet night
+        if stage[0]:  # a night that could not be judged is a failure, never a quiet night
             document = verdicts.failure(stage[0], code, message)
             write_report(args, f"No report: {document['summary']}\n", document)
-        # A crash goes up with its traceback, and scripts/nightly's own errors to its door, which tells them.
         if isinstance(error, Exception) and (not isinstance(error, Error) or stage[0] in ("scripts/nightly", "")):
             raise
-        print(f"{stage[0] or 'scripts/nightly'}: {message}", file=sys.stderr)
+        log(f"{stage[0] or 'scripts/nightly'}: {message}")
         return code
     finally:
         for number, handler in previous.items():
@@ -88,13 +85,11 @@ def night(args, stage: list[str]) -> int:
     )
     target = bench.Target(options)
     checkout_results(args.output, remote, args.results_branch)
-    # The site is rebuilt from every result, so that no run leaves a stale one behind.
     shutil.rmtree(target.html_dir, ignore_errors=True)
     if args.range == "NEW" and not any((target.results_dir / args.machine).glob("*-*.json")):
-        print(f"no results for machine {args.machine!r} yet: benchmarking the branch tip", file=sys.stderr)
+        log(f"no results for machine {args.machine!r} yet: benchmarking the branch tip")
         options.range = None
-        # The tip is the baseline of every later night, even where it left the package as its parent had it: that parent
-        # has no results either (upstream's 0c95418f "Fix typo" would have left a first night empty).
+        # The tip is every later night's baseline, even if it leaves the package as its parent had it ("Fix typo").
         options.include_unchanged = True
     baseline = runs.newest_with_results(target.results_dir, args.machine)
     stage[0] = "scripts/bench"
@@ -111,8 +106,7 @@ def night(args, stage: list[str]) -> int:
         verdict = gate.judge(
             Source(output=args.output),
             scope.compare,
-            # Explaining installs and profiles both commits of a step: upstream code, which the publish job (whose site
-            # Pages deploys) must never run.
+            # Explaining runs upstream code, which the publish job (whose site Pages deploys) must never run.
             explain=not args.publish_only,
             confirm=scope.confirmed and not args.no_confirm,
             max_pairs=args.confirm_max_pairs,
@@ -127,17 +121,17 @@ def night(args, stage: list[str]) -> int:
     refresh_overhead_page(target)
     if args.site and (target.html_dir / "index.html").is_file():
         shutil.copytree(target.html_dir, args.site, dirs_exist_ok=True)
-        print(f"site copied to {args.site}", file=sys.stderr)
+        log(f"site copied to {args.site}")
     return status
 
 
 def refresh_overhead_page(target) -> None:
-    """The site's overhead page again, now that the gate has profiled the causes of the steps."""
+    """The site's overhead page again, now that the gate has profiled the steps' causes."""
     if (target.html_dir / "index.html").is_file():
         try:
             bench.write_overhead_page(target)
         except Error as error:
-            print(f"scripts/overhead-report: {error}; the page keeps the causes it had", file=sys.stderr)
+            log(f"scripts/overhead-report: {error}; the page keeps the causes it had")
 
 
 def publish_stored(target) -> int:
@@ -153,15 +147,12 @@ class Scope:
     compare: tuple[str, str] | None = None  # (BEFORE, AFTER), or None: asv's step detection
     confirmed: bool = True
     nothing: str | None = None  # why nothing is judged
-    unchanged: list[str] = dataclasses.field(default_factory=list)  # left out: the package their parent's
+    unchanged: list[str] = dataclasses.field(default_factory=list)
 
 
 def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
-    """The baseline against the newest commit benchmarked tonight, confirmed, when that commit descends from it; the
-    first night, asv's step detection. Otherwise nothing: a step detection over the whole branch would count every old
-    step again, unconfirmed, and a comparison with an older commit would read history backwards."""
+    """The baseline against tonight's newest commit, if it descends from it; the first night, asv's step detection."""
     path = output / ".asv" / "last-run.json"
-    # Without the record, the gate itself reports it missing, with its own exit code.
     record = shapes.read_checked(path, "last-run", "the latest scripts/bench run record") if path.is_file() else {}
     commits, unchanged = record.get("commits", []), record.get("unchanged", [])
     newest = commits[-1] if commits else None
@@ -181,12 +172,11 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
 
 
 def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
-    """The baseline against the newest commit whose results run RUN_ID stored, read from the results branch alone: the
-    tip is that run's when scripts/push-results wrote ``Run: RUN_ID`` in its message."""
+    """The baseline against the newest commit whose results run RUN_ID stored (the tip's ``Run:`` trailer says it)."""
     output, machine = target.args.output, target.args.machine
     if f"\n{results_branch.RUN_TRAILER}: {run_id}\n" not in f"\n{git.out('log', '-1', '--format=%B', repo=output)}\n":
         return Scope(nothing=f"run {run_id} stored no results")
-    # The tip's parent, when it has one, which diff-tree compares the tip with: the checkout is shallow.
+    # The checkout is shallow: diff-tree needs the tip's parent.
     results_branch.git_(
         "fetch", "--quiet", "--deepen", "1", git.END, remote, f"refs/heads/{branch}", cwd=output, check=False
     )
@@ -194,7 +184,6 @@ def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
     added = git.out(
         "diff-tree", "--no-commit-id", "-r", "--name-only", "--diff-filter=A", "--root", "HEAD", repo=output
     )
-    # The branch holds what push-results checked: its results files are read as they are.
     commits = {
         shapes.read_json(output / name, "asv results file").get("commit_hash")
         for name in added.split()
@@ -215,7 +204,7 @@ def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
 
 
 def write_report(args, text: str, document: dict) -> None:
-    """The report and the verdict, written into OUTPUT only once it is a results checkout this command made."""
+    """The report and the verdict, written into OUTPUT only if this command made it a results checkout."""
     ours = is_results_checkout(args.output)
     if ours or not args.report.is_relative_to(args.output):
         args.report.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,4 @@
-"""A range of upstream history as nights: its first-parent commits (git.first_parent_commits), split every K or by
-date."""
+"""A range of upstream history as nights: its first-parent commits, split every K or by date."""
 
 import datetime
 import itertools
@@ -8,8 +7,7 @@ from ..git import Commit
 
 
 def split_nights(commits: list[Commit], per_night: int | None = None, every_day: bool = False):
-    """(label, commits) of each night: every PER_NIGHT commits, or one per UTC calendar day from the first commit's to
-    the last's (EVERY_DAY: days without a commit included, as a nightly meets them), else one per commit date."""
+    """(label, commits) of each night: every PER_NIGHT commits, each UTC day (EVERY_DAY), or each commit date."""
     if every_day:
         by_day: dict[str, list[Commit]] = {}
         for commit in commits:

@@ -1,7 +1,4 @@
-"""Check a pull request before it merges: base and head benchmarked in one asv run per environment, then judged.
-
-Pull request N is refs/pull/N/head against its merge base with the branch, or with ``merge`` GitHub's test merge
-refs/pull/N/merge against its first parent; asv's mirror of a remote repository holds GitHub's refs/pull/*."""
+"""Check a pull request before it merges: base and head benchmarked in one asv run per environment, then judged."""
 
 import dataclasses
 import json
@@ -26,9 +23,7 @@ from ..publishing import operation_history
 from ..util import markdown_table
 from . import bench
 
-EXACT, CONFIRMED = "exact", "confirmed"  # the two modes, each with a results folder of its own
-# The record of real checks (--record) and its table for docs/pull-requests.md, each changed operation of a squashed
-# pull request set beside that commit's decided time in docs/commit-history-times.json.
+EXACT, CONFIRMED = "exact", "confirmed"  # each with a results folder of its own
 BLOCK = "pull-requests"
 TIMES = ROOT / "docs" / "commit-history-times.json"
 
@@ -73,26 +68,18 @@ class Request:
         return bench.Target(options)
 
 
-def rev(repo: Path, name: str) -> str:
-    found = git.run("rev-parse", "--verify", "--quiet", git.END, f"{name}^{{commit}}", repo=repo, check=False)
-    if found.returncode != 0:
-        raise BadInput(f"{repo} has no commit {name!r}")
-    return found.stdout.strip()
-
-
 def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]]:
-    """Base and head (full hashes) in the target's repository, fetched first when it is a remote, and the package's
-    paths (bench.PACKAGE_PATHS) that differ between them."""
+    """Base and head (full hashes), fetched first from a remote, and the package's paths that differ between them."""
     runs.range_hashes(target.config(), target.branch, None, target.results_dir)  # asv's mirror, made or fetched
     repo = bench.git_dir(target)
     if request.base or request.merge:
         head_ref = request.head if request.base else f"refs/pull/{request.number}/merge"
         base_ref = request.base or f"{head_ref}^1"
-        head, base = rev(repo, head_ref), rev(repo, base_ref)
+        head, base = git.commit(repo, head_ref), git.commit(repo, base_ref)
     else:
         head_ref = request.head or f"refs/pull/{request.number}/head"
-        head = rev(repo, head_ref)
-        found = git.run("merge-base", git.END, rev(repo, request.branch), head, repo=repo, check=False)
+        head = git.commit(repo, head_ref)
+        found = git.run("merge-base", git.END, git.commit(repo, request.branch), head, repo=repo, check=False)
         if found.returncode != 0:
             raise BadInput(f"{head_ref} ({head[:8]}) shares no commit with {request.branch}")
         base, base_ref = found.stdout.strip(), f"merge base with {request.branch}"
@@ -101,8 +88,7 @@ def resolve(target: bench.Target, request: Request) -> tuple[str, str, list[str]
 
 
 def check(request: Request) -> pr_summary.Summary:
-    """Benchmark both sides in each environment, judge, and explain what changed; Failed (exit 3) when a side could not
-    be measured in an environment: a failure is never "no change"."""
+    """Benchmark both sides, judge, explain; Failed where a side could not be measured, never "no change"."""
     started, load_before = time.monotonic(), os.getloadavg()[0]
     target = request.target()
     base, head, touched = resolve(target, request)
@@ -116,8 +102,7 @@ def check(request: Request) -> pr_summary.Summary:
 
 
 def measured(names: list[str], confirmed: bool) -> list[str]:
-    """Every exact benchmark and, when timings are confirmed, the alerting timings: a timing that never alerts is
-    never counted, so it is not run.  The answer's exact figures come from its timing's fresh processes: with it."""
+    """Every exact benchmark but the answer's and, when timings are confirmed, the alerting timings and the answer."""
     answer = metrics.ANSWER_RATIO.split(".")[0] + "."
     return [
         name
@@ -134,7 +119,7 @@ def measure(target: bench.Target, request: Request, base: str, head: str) -> pr_
     with tempfile.TemporaryDirectory(prefix="check-pr-") as scratch:
         hashfile = Path(scratch) / "sides.hashes"
         hashfile.write_text(f"{base}\n{head}\n")
-        # Both sides in one asv run per environment: one job, one machine, one load.
+        # One asv run per environment: both sides under one load.
         bench.bench(dataclasses.replace(target.args, bench=discovery_regex(wanted), range=f"HASHFILE:{hashfile}"))
     what = {"missing": "has no results", "failed": "measured nothing (it did not build, install or import)"}
     failures = []
@@ -156,12 +141,11 @@ def measure(target: bench.Target, request: Request, base: str, head: str) -> pr_
 
 
 def causes(source: Source, changes: list) -> dict:
-    """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}; each commit installed once
-    per environment."""
+    """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}."""
     found, profiled, names = {}, {}, counted_operations(changes)
     for change in changes:
         key = (change.benchmark, change.params, change.env)
-        if change.kind == metrics.INSTRUCTIONS:  # where the instructions went, C included
+        if change.kind == metrics.INSTRUCTIONS:
             operation, twin = split_params(change.params)[0], twin_of(change)
             try:
                 env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
@@ -245,12 +229,11 @@ def append(path: Path, found: dict) -> None:
     record = read(path) if path.exists() else []
     key = itemgetter("title", "mode", "jax")
     record = [e for e in record if key(e) != key(found)] + [found]
-    util.write_atomic(path, (json.dumps(record, indent=1) + "\n").encode())
+    util.write_json(path, record)
 
 
 def history_time(times: dict, change: dict, merged: str) -> dict | None:
     """The side-by-side time of the squashed commit MERGED for the changed operation, from the history."""
-    # An operation's instruction count is set beside the same operation's time (pr_summary.words).
     operation = operation_history.BY_LABEL.get(change["operation"].removesuffix(pr_summary.INSTRUCTIONS_SUFFIX))
     if operation is None:
         return None

@@ -1,5 +1,4 @@
-"""The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md), read from
-its YAML so that the replay and the workflow cannot drift apart; what each night did, as the record and its table."""
+"""The replay: upstream history night by night, through the nightly workflow's own jobs (docs/replay.md)."""
 
 import datetime
 import itertools
@@ -18,9 +17,7 @@ from . import season
 from .jobs import REPOSITORY, JobRun, Replay, nightly_extras
 from .nights import split_nights
 
-# The artifacts of nightly.yml that hold the run job's verdict and the publish job's re-judgement.
 RUN_VERDICT, EXACT_VERDICT = "regression-report", "exact-verdict"
-# The table's columns of commits, each with the states of the commits it names.
 COLUMNS = {s: [s] for s in ("benchmarked", "unchanged", "skipped")} | {"failed": ["failed", "partly failed"]}
 
 
@@ -56,12 +53,11 @@ def replay(options, log=sys.stderr) -> int:
             tip = night_commits[-1].hash if night_commits else tip
             night = run_night(machine, index, label, night_commits, tags, tip, (options.events or {}).get(label, []))
             record["nights"].append(night)
-            # Every issue as the stand-in holds it, so that what the alerts wrote can be read after the replay.
             record["issues"] = machine.api.state()["issues"]
             record["finished"] = now()
             if options.events is not None:
                 record["season_problems"] = season.problems(record)
-            util.write_atomic(options.output / "replay.json", (json.dumps(record, indent=1) + "\n").encode())
+            util.write_json(options.output / "replay.json", record)
             if options.docs:
                 write_table(options.docs, options.table, record)
             failed = [name for name, job in night["jobs"].items() if job["result"] == "failure"]
@@ -104,7 +100,7 @@ def run_night(
     results: dict[str, JobRun] = {}
     started = time.monotonic()
     for job in machine.workflow.jobs:
-        if "cancel" in events:  # a cancelled run: no job of it runs, and nothing it would have done is done
+        if "cancel" in events:
             results[job.name] = JobRun("cancelled")
         elif "run-dies" in events and job.name == "run":
             results[job.name] = JobRun("failure", exit=143, failed_step="its runner died (scripted)")
@@ -115,7 +111,6 @@ def run_night(
     seconds = round(time.monotonic() - started, 1)
     state = machine.api.state()
     calls = state["calls"][calls_before:]
-    # The run job's verdict (its artifact, else what its RUNNER_TEMP kept), and the publish job's re-judgement.
     verdict_path, verdict = read_verdict(artifacts / RUN_VERDICT, folder / "run" / "temp")
     night.update(
         commits=commit_states(commits, runs.summaries(artifacts / "results"), verdict, tags),
@@ -134,8 +129,7 @@ def run_night(
 
 
 def commit_states(commits: list[Commit], results: list[dict], verdict: dict | None, tags: dict) -> list[dict]:
-    """Each of the night's commits: benchmarked, failed (every benchmark), partly failed, unchanged (the package its
-    parent's, so not benchmarked: the verdict names it), or skipped (no result for another reason)."""
+    """Each of the night's commits: benchmarked, failed, partly failed, unchanged (the verdict names it), or skipped."""
     failed_by_verdict = {f["commit"] for f in (verdict or {}).get("failed_commits") or []}
     unchanged = set((verdict or {}).get("unchanged_commits") or [])
     states = []
@@ -224,7 +218,7 @@ def job_cell(run: dict) -> str:
 
 
 def changes_cell(changes: list[dict]) -> str:
-    """Each change of a verdict's list as the table names it: benchmark (params), change, the commit it is placed at."""
+    """Each change as benchmark(params) change at `commit`."""
     named = (
         (f"{c['benchmark']}({c['params']})" if c.get("params") else str(c["benchmark"]))
         + (f" {c['change']:+.1%} at `{(c.get('bad') or '')[:8]}`" if isinstance(c.get("change"), float) else "")
@@ -283,7 +277,7 @@ def table(record: dict) -> str:
 
 
 def write_table(page: Path, name: str, record: dict) -> None:
-    """The table between NAME's markers in PAGE (publishing/generated.py), which are added at its end when missing."""
+    """The table between NAME's markers in PAGE, added at its end when missing."""
     block = f"replay-table:{name}"
     start, end = generated.markers(block)
     text = page.read_text() if page.exists() else "# Replay\n"

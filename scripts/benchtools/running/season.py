@@ -1,5 +1,4 @@
-"""A season: what happens between a replay's nights (scripts/replay --events), and the goals the alarm must keep
-(problems() checks each: docs/replay.md)."""
+"""A season: what happens between a replay's nights (--events), and the goals the alarm must keep (docs/replay.md)."""
 
 import re
 from pathlib import Path
@@ -43,8 +42,7 @@ def read_events(path: Path) -> dict[str, list[str]]:
 
 
 def apply(api: github.StandIn, events: list[str]) -> list[str]:
-    """The events that act on GitHub, done on the stand-in (the replay does cancel, run-dies and python-X.Y.Z
-    itself); what each did, in words."""
+    """The events that act on GitHub, done on the stand-in; what each did, in words."""
     state, done = api.state(), []
     for event in events:
         if event in MAINTAINER_EDITS:

@@ -1,5 +1,4 @@
-"""The nightly workflow's YAML as the replay runs it: its jobs and steps, and the ``${{ }}`` expressions; whatever the
-replay cannot run as GitHub would is ``Unmappable`` (exit 3), found before the first night."""
+"""The nightly workflow's YAML as the replay runs it; what it cannot run as GitHub would is ``Unmappable``."""
 
 import ast
 import functools
@@ -25,21 +24,18 @@ ACTIONS = {
 }
 JOB_KEYS = {"runs-on", "timeout-minutes", "permissions", "needs", "if", "steps", "env", "environment", "name"}
 STEP_KEYS = {"id", "name", "uses", "with", "run", "env", "if", "timeout-minutes", "shell", "continue-on-error"}
-# A `run:` step that installs pinned Ubuntu packages on the runner, the only use of root the replay maps: `sudo apt-get
-# update ... && sudo apt-get install -OPTIONS NAME=VERSION...`.
+# Installing pinned Ubuntu packages: the only use of root that the replay maps.
 APT_INSTALL = re.compile(
     r"sudo apt-get update(?: -\S+)*\s*&&\s*sudo apt-get install(?: -\S+)*(?P<packages>(?: [\w.+-]+=\S+)+)"
 )
-# GitHub's default shell on Linux, and its `shell: bash`.
 SHELLS = {None: ["bash", "-e"], "bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"]}
 
 
 class Unmappable(Failed):
-    """A workflow step, option or expression that the replay cannot run as GitHub would: exit 3."""
+    """Exit 3."""
 
 
-# The subset of GitHub's ${{ }} expression language that the workflows use, read as a Python expression: each name a
-# placeholder, `!` as `~`, which binds as tightly as GitHub's `!` (Python's `not` binds looser than ==).
+# GitHub's expressions read as Python: `!` as `~`, which binds as tightly as GitHub's `!` (Python's `not` does not).
 TOKEN = re.compile(
     r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>&&|\|\||==|!=|[!(),])"
     r"|(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|(?P<unreadable>\S+))"
@@ -68,7 +64,7 @@ OPERATORS = {
 
 
 def evaluate(text: str, context: dict, status: dict | None = None):
-    """The value of expression TEXT (without ${{ }}); STATUS gives success() and failure()."""
+    """The value of TEXT (without ${{ }}); STATUS gives success() and failure()."""
     names, words = [], []
     for match in TOKEN.finditer(text):
         kind, token = match.lastgroup, match[match.lastgroup]
@@ -147,10 +143,9 @@ class Step:
     if_: object = None
     timeout_minutes: float | None = None
     shell: str | None = None
-    continue_on_error: bool = False  # a failure of the step does not fail the job
+    continue_on_error: bool = False
 
 
-# A step's YAML keys that Step holds as they are, under their field names.
 STEP_FIELDS = {key: key.replace("-", "_") for key in ("id", "run", "timeout-minutes", "shell", "continue-on-error")}
 STEP_FIELDS["if"] = "if_"
 
@@ -169,12 +164,11 @@ class Job:
 class Workflow:
     path: Path
     env: dict
-    inputs: dict  # workflow_dispatch inputs: {name: default}
+    inputs: dict  # {name: default}
     jobs: list[Job]  # in the order they run (needs first, else as written)
 
 
 def read_workflow(path: Path) -> Workflow:
-    """The workflow's jobs and steps, each checked to be one the replay can run; Unmappable for any other."""
     import yaml
 
     try:
@@ -231,8 +225,7 @@ def read_step(where: str, index: int, step: dict) -> Step:
     return Step(index, label, action, dict(step.get("with") or {}), dict(step.get("env") or {}), **given)
 
 
-# What check_workflow evaluates every expression against: each context a job gets, with every key of the strict
-# ones, so that an expression the replay could not evaluate stops it before the first night.
+# Every context a job gets, with every key of the strict ones: an expression that fails here stops the replay early.
 PROBE = {
     **dict.fromkeys(("inputs", "needs", "steps", "env"), {}),
     "github": dict.fromkeys(("token", "event_name", "repository", "server_url"), ""),
@@ -302,8 +295,7 @@ def python_version(executable: str) -> tuple[str, str] | None:
 
 
 def find_python(version: str) -> tuple[str, str] | None:
-    """This machine's interpreter of VERSION ("3.11", "3.13.5"), as python_version gives it: pythonX.Y on PATH first,
-    then the Python 3.13 that scripts/setup builds, pyenv's, and /usr's."""
+    """This machine's interpreter of VERSION ("3.11", "3.13.5"): on PATH, else scripts/setup's, pyenv's or /usr's."""
     minor = ".".join(version.split(".")[:2])
     cache = callgrind.cache_dir()
     candidates = [shutil.which(f"python{minor}")]
