@@ -142,14 +142,14 @@ def measure(target: bench.Target, request: Request, base: str, head: str) -> pr_
 
 def causes(source: Source, changes: list) -> dict:
     """{(benchmark, params, env): the cause, in words, or the error that kept it unknown}."""
-    found, profiled, names = {}, {}, counted_operations(changes)
+    found, profiled, counted = {}, {}, counted_operations(changes)
     for change in changes:
         key = (change.benchmark, change.params, change.env)
         if change.kind == metrics.INSTRUCTIONS:
             operation, twin = split_params(change.params)[0], twin_of(change)
             try:
                 env = explain.env_config(source.config, source.conf, change.env_params, source.profiles)
-                found[key] = instructions.explain(env, change.good, change.bad, operation, twin, names).sentence()
+                found[key] = instructions.explain(env, change.good, change.bad, operation, twin, counted).sentence()
             except Failed as error:
                 found[key] = f"not counted ({error})"
         elif name := pr_summary.profiled(change):
