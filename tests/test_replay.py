@@ -19,14 +19,14 @@ import yaml
 from benchtools.git import first_parent_commits
 from benchtools.judging import pairs
 from benchtools.publishing import issue
-from benchtools.running import jobs, nights, replay, workflow
+from benchtools.running import jobs, replay, workflow
 from tests.helpers import ASV_SIDE_ENVS, NEEDS_BUNDLE, ROOT, bundle_clone, git, markdown_rows, real_replay, tool
 
 NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
 
 
 def commit(hash_, date):
-    return nights.Commit(hash_, date, "subject")
+    return replay.Commit(hash_, date, "subject")
 
 
 def test_nights_are_every_k_commits_or_one_per_commit_date_in_utc():
@@ -37,14 +37,14 @@ def test_nights_are_every_k_commits_or_one_per_commit_date_in_utc():
         commit("d", "2026-05-04T10:00:00+00:00"),
         commit("e", "2026-05-04T11:00:00+00:00"),
     ]
-    by_date = nights.split_nights(commits)
+    by_date = replay.split_nights(commits)
     assert [(label, [c.hash for c in night]) for label, night in by_date] == [
         ("1", ["a", "b"]),
         ("2", ["c"]),
         ("3", ["d", "e"]),
     ]
-    assert [[c.hash for c in night] for _, night in nights.split_nights(commits, 2)] == [["a", "b"], ["c", "d"], ["e"]]
-    assert [[c.hash for c in night] for _, night in nights.split_nights(commits, 9)] == [["a", "b", "c", "d", "e"]]
+    assert [[c.hash for c in night] for _, night in replay.split_nights(commits, 2)] == [["a", "b"], ["c", "d"], ["e"]]
+    assert [[c.hash for c in night] for _, night in replay.split_nights(commits, 9)] == [["a", "b", "c", "d", "e"]]
 
 
 def test_the_first_parent_commits_are_dated_in_utc(tmp_path):
@@ -475,7 +475,7 @@ def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_
 def test_every_day_is_a_night_days_without_a_commit_included():
     commits = [commit("a", "2026-04-09T10:00:00+00:00"), commit("b", "2026-04-09T12:00:00+00:00")]
     commits.append(commit("c", "2026-04-12T01:00:00+00:00"))
-    days = nights.split_nights(commits, every_day=True)
+    days = replay.split_nights(commits, every_day=True)
     assert [(day, [c.hash for c in listed]) for day, listed in days] == [
         ("2026-04-09", ["a", "b"]),
         ("2026-04-10", []),
