@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from .params import UPDATE_WAYS
+from .workloads import descend
 
 
 def field_names(n_fields: int) -> tuple[str, ...]:
@@ -85,14 +86,8 @@ class Construction:
 # ---- the ways to update one field: f0 of the deepest node, set to a ready array
 
 
-def _descend(node, level: int):
-    for _ in range(level):
-        node = node.child
-    return node
-
-
 def _update_with_tree_at(state, level: int, value):
-    return eqx.tree_at(lambda s: _descend(s, level).f0, state, value)
+    return eqx.tree_at(lambda s: descend(s, level).f0, state, value)
 
 
 def _update_with_replace(node, level: int, value):

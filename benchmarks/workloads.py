@@ -61,15 +61,16 @@ def leaves(state) -> list:
     return jax.tree_util.tree_leaves(state)
 
 
-def _descend(node: Node, level: int) -> Node:
+def descend(node, level: int):
+    """The node ``level`` steps below ``node``, along ``child``."""
     for _ in range(level):
         node = node.child
     return node
 
 
 def _tree_at_update(state: Node, level: int, combine, operand) -> Node:
-    new_leaf = combine(_descend(state, level).a, operand)
-    return eqx.tree_at(lambda s: _descend(s, level).a, state, new_leaf)
+    new_leaf = combine(descend(state, level).a, operand)
+    return eqx.tree_at(lambda s: descend(s, level).a, state, new_leaf)
 
 
 def _tuple_update(state: tuple, level: int, combine, operand) -> tuple:
