@@ -21,6 +21,7 @@ from .params import (
 )
 
 TWINS = ("module", "tuple")
+STRUCTURE_OF = dict(zip(TWINS, STRUCTURES, strict=True))  # each twin's workloads structure
 DISPATCH_ALONE = "dispatch alone"  # beside "dispatch", the same call waited for (block_until_ready)
 
 
@@ -105,7 +106,7 @@ def build(name: str) -> dict[str, Callable[[], object]]:
     if counted.kind == "tree_at":
         return {
             twin: workloads.Surgery(structure, DEFAULT_STATE_SIZE, counted.argument, 1)
-            for twin, structure in zip(TWINS, STRUCTURES, strict=True)
+            for twin, structure in STRUCTURE_OF.items()
         }
     if counted.kind == "construct":
         return {
@@ -118,7 +119,7 @@ def build(name: str) -> dict[str, Callable[[], object]]:
         }
     states = {
         twin: workloads.build_state(structure, DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
-        for twin, structure in zip(TWINS, STRUCTURES, strict=True)
+        for twin, structure in STRUCTURE_OF.items()
     }
     if counted.kind == "access":
         return {twin: module_ops.AttributeAccess(state) for twin, state in states.items()}
@@ -128,10 +129,7 @@ def build(name: str) -> dict[str, Callable[[], object]]:
         return {twin: module_ops.Unflatten(state) for twin, state in states.items()}
     if counted.kind in ("dispatch", DISPATCH_ALONE):
         waited = counted.kind == "dispatch"
-        return {
-            twin: _dispatch(structure, counted.argument, jax, waited)
-            for twin, structure in zip(TWINS, STRUCTURES, strict=True)
-        }
+        return {twin: _dispatch(structure, counted.argument, jax, waited) for twin, structure in STRUCTURE_OF.items()}
     raise ValueError(f"unknown counted operation {name!r}; expected one of {sorted(OPERATIONS)}")
 
 
