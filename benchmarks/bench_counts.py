@@ -51,8 +51,8 @@ class PythonCost(_SurgeryCount):
 
 class JaxprExcessEquations:
     """|equations of the ``tree_at`` program - the tuple program's|, nested jaxprs included: not 0 where pytree
-    surgery leaked into the compiled program.  By ``n_calls``, since each update adds an equation and a deeper state
-    only leaves that both pass through untouched."""
+    surgery leaked into the compiled program.  By ``n_calls``, not depth: each update adds an equation, a deeper
+    state only leaves that both pass through untouched."""
 
     params = [[w for w in WRAPPINGS if w != "eager"], list(N_CALLS)]
     param_names = ["wrapping", "n_calls"]

@@ -1,4 +1,4 @@
-"""One eager ``tree_at`` update at the default sizes, and its tuple twin, timed by asv: never counted, the call that
+"""One eager ``tree_at`` update at the default sizes, and its tuple twin, timed by asv, never counted: the call that
 ``asv profile`` profiles to explain a step of tree_at's cost, as ``twins._Times`` is for each Module operation.
 """
 

@@ -140,7 +140,7 @@ def structure_of(way: str) -> str:
 
 
 class FieldUpdate:
-    """One update of ``f0`` at the deepest node to the root's ``f0``, by one of ``UPDATE_WAYS``."""
+    """One update of ``f0`` at the deepest node, by one of ``UPDATE_WAYS``, to the root's ``f0``: no new array."""
 
     def __init__(self, way: str, n_fields: int, depth: int, init: str):
         self._update = updater(way, n_fields)

@@ -26,8 +26,8 @@ class _Costs(_Twins):
 
 
 class _InTreeMapPasses(_Twins):
-    """One call of each twin in ``tree_map_unit`` passes, timed right beside it, for a quarter of
-    ``bench_overhead.EagerSurgeryInTreeMapPasses``' time: these do not alert (benchmarks/metrics.py)."""
+    """One call of each twin in ``tree_map_unit`` passes, timed right beside it for a quarter of a second: these
+    do not alert (benchmarks/metrics.py)."""
 
     unit = "tree_map passes"
     seconds = 0.25
