@@ -1,5 +1,5 @@
-"""Reading fields: every field of every node, by attribute on the Module (which has its own
-``__getattribute__`` since Equinox 0.13.0) and by index on the tuple."""
+"""Reading every field of every node, by attribute on the Module (its own ``__getattribute__`` since Equinox
+0.13.0) and by index on the tuple."""
 
 from .module_ops import AttributeAccess
 from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, DEPTHS

@@ -1,20 +1,9 @@
 """The answer to Equinox discussion #572, measured as a user's own timeit measures it: steady calls, side by side.
 
-Each figure is a pair of twins, tree_at's and the tuple's, timed in alternating batches in one process
-(``instruments.interleaved_pairs``): after calls that compile, each batch's ``number`` calibrated as timeit
-calibrates it.  In a spell of pairs, the tuple's time is the median of its batches, the ratio the median of the
-pairs' ratios, each with the 95% interval of that median.  ``ANSWER_PROCESSES`` fresh processes take every figure,
-one after the other (a TPU is held by one process at a time, and a timing beside another runs slower), each its
-steps in ``ANSWER_ROUNDS`` spells, the first's before the sweep and after it: one spell's interval was narrower than
-the drift between two measurements of the same call in one run.  The answer is the median of the spells' medians,
-its interval from the lowest to the highest of their intervals (``coverage`` checks that a second measurement lies in
-it), and tree_at's time the tuple's times the ratio, so that its µs ÷ the tuple's is the × by construction.  On a
-CPU, where JAX hands a call's work to a thread whose wake-up differs from one process to the next
-(docs/timing-noise.md), the answer's processes make the dispatch synchronous, and as many again take, under JAX's
-own dispatch, the steps a user's timeit times.
-
-``setup_cache`` runs them once per asv run, so each process opens the device once for every figure, and the
-``track_`` methods hand the figures to asv, each at its ``statistic``: the median, and the interval's low and high.
+Each figure is tree_at's twin and the tuple's timed in alternating batches (``instruments.interleaved_pairs``), in
+``ANSWER_ROUNDS`` spells in each of ``ANSWER_PROCESSES`` fresh processes, one after the other (a TPU is held by one
+process at a time); docs/here.md ("How it is measured") gives the statistics.  ``setup_cache`` runs them once per asv
+run, and the ``track_`` methods hand each figure to asv at its ``statistic``: the median, and the interval's ends.
 """
 
 import itertools
@@ -59,8 +48,7 @@ TABLED = ("step", "dispatch")  # the figures timed in spells of pairs whose µs 
 
 
 def figure(twins: dict, seconds: float = SECONDS) -> dict:
-    """One spell's pairs of the twins: the tuple's seconds per call, tree_at's, and the pairs' ratio, each as its
-    median with the 95% interval of that median, and how many pairs."""
+    """One spell's pairs: each side's seconds per call and the pairs' ratio, as ``median_interval``, and how many."""
     pairs = interleaved_pairs(twins["tree_at"], twins["tuple"], seconds)
     sides = {"tuple": [b for _, b in pairs], "tree_at": [a for a, _ in pairs], "ratio": [a / b for a, b in pairs]}
     return {side: median_interval(values) for side, values in sides.items()} | {"pairs": len(pairs)}
@@ -84,10 +72,8 @@ def median_interval(values: list[float]) -> dict:
 
 
 def synchronous() -> None:
-    """JAX's CPU client hands each call to a thread of its own, whose wake-up adds 0 to 60 µs to every call of both
-    twins, more in some processes and spells than in others (docs/timing-noise.md): a ratio then takes one of two
-    values.  Made synchronous (before the client starts: it is read once), the same calls repeat from process to
-    process.  Other backends dispatch as they do."""
+    """JAX's CPU dispatch made synchronous, before the client starts: its thread's wake-up adds 0 to 60 µs a call,
+    more in some processes than others (docs/timing-noise.md).  Other backends dispatch as they do."""
     try:
         jax.config.update("jax_cpu_enable_async_dispatch", False)
     except AttributeError:  # a JAX from before the option, whose CPU dispatch was synchronous
@@ -118,13 +104,9 @@ def identical_jaxprs(wrapping: str) -> bool:
 
 
 def measure_once(default_dispatch: bool = False, again: bool = False, sweep: bool = True) -> dict:
-    """Every figure of the answer in this process: its steps in ``ANSWER_ROUNDS`` spells (one in a quick run), and
-    where ``sweep``, the sweep after the first (the answer's first process alone takes it: a picture, never judged,
-    whose largest states cost a process more than all its steps).  On a CPU the dispatch is made synchronous, unless
-    ``default_dispatch``: then what a user's timeit reads under JAX's own, first, as a user's fresh process runs it.
-    Under JAX's own dispatch, a jitted call dispatched alone is timed too where most of its calls return before their
-    result is ready.  ``again``: the steps once more at the end, a second measurement of the same calls
-    (``coverage``)."""
+    """Every figure of the answer in this process: its steps in spells, the sweep after the first where ``sweep``
+    (its largest states cost more than all the steps: the first process alone takes it), and under JAX's own dispatch
+    (``default_dispatch``) a user's timeit first.  ``again``: the steps once more at the end (``coverage``)."""
     if not default_dispatch:
         synchronous()
     timed = user_timeit(repeats=3) if default_dispatch else {}
@@ -153,8 +135,7 @@ def measure_once(default_dispatch: bool = False, again: bool = False, sweep: boo
 
 
 def user_timeit(repeats: int = 15) -> dict:
-    """docs/here.md's direct check, as a user's own timeit runs it, under the dispatch this process has: µs per
-    step, each the median of ``repeats`` repeats of timeit's autorange."""
+    """docs/here.md's direct check: µs per step, the median of ``repeats`` repeats of timeit's autorange."""
     found = {}
     for wrapping in DEFAULT_WRAPPINGS:
         for structure, call in calls(wrapping, DEFAULT_STATE_SIZE).items():
@@ -227,10 +208,8 @@ def spread(spells: list[dict]) -> dict:
 
 
 def predicted(timed: list[dict], wrapping: str) -> dict:
-    """What a user's timeit of ``wrapping``'s twins reads in one more fresh process, from each process's
-    ``user_timeit``: each side's median over the processes, between the ends of where one more process's value lies,
-    95%: a normal prediction interval of the logs, their mean ± t · sd · √(1 + 1/n) (the values' range where n < 2),
-    widened to hold every value."""
+    """Where a user's timeit of ``wrapping``'s twins lies in one more fresh process: each side's median over the
+    processes, within a 95% normal prediction interval of the logs widened to hold every value."""
     values = {side: [found[f"{wrapping} {side}"] / 1e6 for found in timed] for side in ("tree_at", "tuple")}
     values["ratio"] = [a / b for a, b in zip(values["tree_at"], values["tuple"], strict=True)]
     found = {}
@@ -243,8 +222,7 @@ def predicted(timed: list[dict], wrapping: str) -> dict:
 
 
 def divided(found: dict) -> dict:
-    """tree_at's median the tuple's times the ratio's, so that the µs divide to the ×, its interval widened to hold
-    it."""
+    """tree_at's median set to the tuple's times the ratio's, so that the µs divide to the ×."""
     tree_at = found["tree_at"]
     tree_at["median"] = found["tuple"]["median"] * found["ratio"]["median"]
     tree_at["low"], tree_at["high"] = min(tree_at["low"], tree_at["median"]), max(tree_at["high"], tree_at["median"])
@@ -257,9 +235,8 @@ def within(figure: dict, other: dict) -> dict:
 
 
 def coverage(runs: int, path: str, direct: int = 1) -> dict:
-    """The check that the answer's intervals hold, over ``runs`` runs of the answer, written to ``path`` after each:
-    whether a second measurement of each step in the same processes (``again``) lies in the answer's interval, and
-    whether ``direct`` fresh processes' ``user_timeit`` lie in the figures it states for JAX's own dispatch."""
+    """Whether the answer's intervals hold over ``runs`` runs, written to ``path`` after each: a second measurement
+    in the same processes (``again``), and ``direct`` fresh processes' ``user_timeit`` (docs/here.md)."""
     record = []
     for _ in range(runs):
         answer = in_fresh_processes(ANSWER_PROCESSES, again=True)
@@ -297,8 +274,8 @@ class _Answer:
 
 
 class _Twins(_Answer):
-    """tree_at's figure, the tuple's and their ratio, at the figure named by ``prefix`` and the params before the
-    statistic; NaN (asv: not measured) where the run did not take it."""
+    """tree_at's figure, the tuple's and their ratio, at ``prefix`` and the params; NaN (asv: not measured) where not
+    taken."""
 
     prefix = ""
 
@@ -371,8 +348,7 @@ class AnswerSweep(_Answer):
 
 
 class AnswerProvenance(_Answer):
-    """How the answer was taken: its processes, its intervals' level, whether quick, the load average before and
-    after, its seconds, and the share of a jitted call's returns that left its result computing."""
+    """How the answer was taken (params.PROVENANCE)."""
 
     params = [list(PROVENANCE)]
     param_names = ["what"]

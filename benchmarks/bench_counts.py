@@ -1,9 +1,5 @@
-"""Deterministic metrics: counts that machine noise cannot move.
-
-A change in any of them is a real change in the code that ran, so a
-regression gate can trust them where it must doubt timings.  ``PythonCost``
-is the one the gate judges Python work on; ``PythonCalls`` and
-``BytecodeInstructions`` are the diagnostics it is made of (metrics.py).
+"""Deterministic metrics: counts that machine noise cannot move, so that the gate can trust them where it must doubt
+timings.  ``PythonCost`` is the one it judges Python work on; the others explain it (metrics.py).
 """
 
 from .instruments import count_bytecodes, count_python_calls, jaxpr_equation_count, python_cost
@@ -12,8 +8,7 @@ from .workloads import Surgery, build_state, make_step, wrap
 
 
 class _SurgeryCount:
-    """One eager update (``n_calls=1``), so that a count is per ``tree_at`` call;
-    ``tree_at`` walks the whole tree, so its counts grow with ``depth``."""
+    """One eager update, so that a count is per ``tree_at`` call, which walks the whole tree: by ``depth``."""
 
     params = [list(DEPTHS)]
     param_names = ["depth"]
@@ -47,26 +42,17 @@ class BytecodeInstructions(_SurgeryCount):
 
 
 class PythonCost(_SurgeryCount):
-    """The exact cost of one eager ``tree_at`` update, and of its tuple twin, in weighted instructions:
-    bytecode instructions + ``metrics.CALL_WEIGHT`` (16) x Python calls.
-
-    Noise-free like the counts, and proportional to the time: the weight was
-    fitted against tree_at's measured time over every release (docs/cost-metric.md).
-    """
+    """The exact cost of one eager ``tree_at`` update, and of its tuple twin: bytecode instructions +
+    ``metrics.CALL_WEIGHT`` x Python calls, proportional to the time (docs/cost-metric.md)."""
 
     unit = "weighted instructions"
     count = staticmethod(python_cost)
 
 
 class JaxprExcessEquations:
-    """|equations of the ``tree_at`` program - equations of the tuple program|.
-
-    Expected to be 0 under every tracing wrapping: any other value means
-    pytree surgery leaked into the compiled program.  Nested jaxprs (the jit
-    and scan bodies) are counted too.  ``depth`` is fixed: a deeper state only
-    adds leaves that both programs pass through untouched, while each update
-    adds an equation, so ``n_calls`` is the dimension that could expose a leak.
-    """
+    """|equations of the ``tree_at`` program - the tuple program's|, nested jaxprs included: not 0 where pytree
+    surgery leaked into the compiled program.  By ``n_calls``, not depth: each update adds an equation, a deeper
+    state only leaves that both pass through untouched."""
 
     params = [[w for w in WRAPPINGS if w != "eager"], list(N_CALLS)]
     param_names = ["wrapping", "n_calls"]

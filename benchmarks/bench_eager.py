@@ -1,7 +1,5 @@
-"""One eager ``tree_at`` update at the default sizes, and its tuple twin, timed by asv: an absolute time, shown and
-never counted (benchmarks/metrics.py), and the call that ``asv profile`` profiles to explain a step of tree_at's cost
-(judging/explain.py), as each Module operation's ``Time`` class is for its own.  The counting classes cannot be
-profiled: their counters are the interpreter's profile function.
+"""One eager ``tree_at`` update at the default sizes, and its tuple twin, timed by asv, never counted: the call that
+``asv profile`` profiles to explain a step of tree_at's cost, as ``twins._Times`` is for each Module operation.
 """
 
 from .params import DEFAULT_DEPTH, DEFAULT_STATE_SIZE, STRUCTURES

@@ -1,5 +1,4 @@
-"""Flattening a state into its leaves and unflattening it back: what ``jit`` (and
-``filter_jit``) pays at every call, for the arguments and for the outputs."""
+"""Flattening a state and unflattening it back: what ``jit`` pays at every call, for its arguments and outputs."""
 
 from .module_ops import Unflatten, build, flatten
 from .params import DEFAULT_DEPTH, DEFAULT_N_FIELDS, DEPTHS, N_FIELDS

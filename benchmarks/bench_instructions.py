@@ -1,13 +1,6 @@
-"""Machine instructions per operation, counted under valgrind's callgrind: the exact metric that
-also sees the work done in C (``dir()``, dicts and sets, jaxlib's pytree code), which the Python
-cost cannot (benchmarks/callgrind.py).
-
-Every operation of ``instruction_ops.OPERATIONS``: one ``tree_at`` update at each depth, the
-Module's operations at the default fields and depth (construction with both ``__init__``, the
-ways to update one field, attribute access, flatten, unflatten) and the dispatch of a jitted and
-a ``filter_jit``-ted tiny step, waited for and alone, each beside its tuple twin.  One valgrind process per environment
-and commit counts them all (``setup_cache``).  Where valgrind is missing, every value is skipped,
-and asv's log says why.
+"""Machine instructions per operation of ``instruction_ops.OPERATIONS``, each beside its tuple twin, counted under
+valgrind's callgrind (benchmarks/callgrind.py): the exact metric that also sees the work done in C.  One valgrind
+process per environment and commit counts them all; where valgrind is missing, every value is skipped.
 """
 
 from . import callgrind

@@ -1,8 +1,5 @@
-"""Memory: updating a large state must copy no array.
-
-The state is one node with two leaves of 64 MiB each (128 MiB in all).  A
-step of 8 updates that copied its array even once would raise the peak by
-64 MiB; ``copied_bytes`` says the same deterministically.
+"""Memory: updating a large state (one node, two leaves of 64 MiB) must copy no array; a copy would raise the peak
+by 64 MiB, and ``copied_bytes`` says the same deterministically.
 """
 
 from .instruments import copied_bytes

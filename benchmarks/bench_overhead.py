@@ -30,17 +30,9 @@ class TracingRatio:
 
 
 class EagerSurgeryInTreeMapPasses:
-    """One eager update at the default sizes, in units of one ``jax.tree_util.tree_map``
-    over a same-shaped tree of ``PlainNode`` (no Equinox code), timed right beside it.
-
-    The unit runs the same kind of code as ``tree_at`` (JAX's pytree walk
-    calling back into Python), so it follows the machine's speed swings more
-    closely than the tuple twin does: these are the suite's steadiest timing
-    metrics (docs/detector.md), and they move less from one
-    machine to another than times do.  Only JAX's pytree code moves the
-    unit, and JAX is fixed within an environment.  It is timed for twice as long as the other ratios,
-    because the regression gate holds it to the tightest threshold.
-    """
+    """One eager update at the default sizes in ``workloads.tree_map_unit`` passes, timed right beside it: the unit
+    runs the same kind of code as ``tree_at``, so it follows the machine's speed swings (docs/detector.md).  Timed
+    twice as long as the other ratios: the gate holds it to the tightest threshold."""
 
     unit = "tree_map passes"
     seconds = 2.0

@@ -1,10 +1,6 @@
-"""The ways to update one field, beside each other: ``eqx.tree_at``, ``dataclasses.replace``
-down the path, constructing new Modules down the path, and rebuilding the tuples.
-
-The updated field is the deepest node's first, so every way but ``tree_at`` rebuilds
-each node on the path, as a user must.  ``replace`` does not apply to a Module with a
-custom ``__init__`` (it calls ``__init__`` with every field by name): asv shows those
-values as skipped.
+"""The ways to update the deepest node's first field, beside each other: ``eqx.tree_at``, ``dataclasses.replace``
+or new Modules down the path, and rebuilding the tuples.  ``replace`` does not apply to a Module with a custom
+``__init__`` (``module_ops.way_applies``): asv shows those values as skipped.
 """
 
 from .module_ops import FieldUpdate
@@ -25,9 +21,8 @@ class _Update(_UpdateOperations):
 
 
 class UpdateCost(_Update, _Costs):
-    """By depth; ``tree_at`` walks the whole state, the others only the path.  ``n_fields`` is fixed at
-    its default: what more fields cost each node, ``bench_construct`` and ``bench_flatten`` show, and
-    every asv value here is a process of its own in every commit and environment."""
+    """By depth; ``n_fields`` fixed at its default: ``bench_construct`` and ``bench_flatten`` show what more fields
+    cost, and every asv value here is a process of its own."""
 
     params = [list(UPDATE_WAYS), list(INITS), list(DEPTHS)]
     param_names = ["way", "init", "depth"]

@@ -1,24 +1,12 @@
-"""Instruction counts under valgrind's callgrind: the exact metric that sees C work too.
+"""Instruction counts under valgrind's callgrind: the exact metric that sees C work too (docs/instructions.md).
 
-The exact Python cost (``instruments.python_cost``) counts bytecodes and Python calls; a call of
-``dir()``, dict and set work, and all of jaxlib's C++ pytree code are invisible to it.  Callgrind
-counts every machine instruction the process executes.  One valgrind process counts every
-operation of ``instruction_ops.OPERATIONS`` (JAX's import, about half a minute under valgrind, is
-paid once): it runs ``python -m benchmarks.callgrind OUT NAME...`` with instrumentation off, builds
-and warms every twin, turns instrumentation on, and for each twin counts WINDOWS empty windows and
-WINDOWS windows of ``calls`` calls (each zeroed at its start and dumped at its end, through
-``callgrind_shim.c``).  The count of one call is (the median full window - the median empty one) /
-``calls``: what a window costs by itself drops out, and so does a rare event (a pool of the
-allocator filled, a dict resized) that falls in one window and not in another.
+One valgrind process counts every operation of ``instruction_ops.OPERATIONS``, so that JAX's import (half a minute
+under valgrind) is paid once: ``python -m benchmarks.callgrind OUT NAME...`` builds and warms every twin, then counts
+WINDOWS empty windows and WINDOWS windows of ``calls`` calls through ``callgrind_shim.c``.  One call's count is (the
+median full window - the median empty one) / ``calls``: a window's own cost, and a rare event that falls in one window,
+drop out.  docs/instructions.md lists the noise the process removes, and the allocator's that remains.
 
-The process's noise is removed where it can be: a fixed hash seed, address-space randomization
-off (``setarch -R``), a fixed environment of a few variables (PROCESS_ENVIRONMENT), no module
-compiled in one process and read compiled in the next (``compile_suite``), the garbage
-collector off in the windows, only the main thread counted (``--separate-threads``; a jitted
-call's computation runs on XLA's threads).  What remains is
-allocator state: docs/instructions.md gives the spread between processes.
-
-This module imports no JAX at import time: asv and the tools read it.
+No JAX at import time: asv and the tools read this module.
 """
 
 from __future__ import annotations
@@ -53,9 +41,7 @@ PROCESS_ENVIRONMENT = {
     "OMP_NUM_THREADS": "1",
     "LC_ALL": "C.UTF-8",
     "PATH": "/usr/bin:/bin",
-    # A module compiled in one process and read from its .pyc in the next leaves the allocator in another state
-    # (construction's count moved 1.2% between a fresh clone's first two processes): no process writes a .pyc,
-    # and the suite's own modules are compiled before the first (compile_suite).
+    # A .pyc written by one process and read by the next moved construction's count by 1.2% (compile_suite).
     "PYTHONDONTWRITEBYTECODE": "1",
 }
 SHIM_VARIABLE = "EQXB_CALLGRIND_SHIM"  # tells the counting process where the built shim is
@@ -125,24 +111,25 @@ def valgrind() -> str:
 INTERPRETER = "import platform, sys; print(sys.version.replace(chr(10), ' '), platform.libc_ver()[1])"
 
 
+def described(path: str, key: str, separator: str) -> str:
+    """The value of the first ``key`` line of a ``key<separator>value`` file, "" where there is none."""
+    text = Path(path).read_text() if Path(path).is_file() else ""
+    found = (line.split(separator, 1)[1] for line in text.splitlines() if line.startswith(key))
+    return next(found, "").strip().strip('"')
+
+
 def environment(python: str = sys.executable) -> dict[str, str]:
     """What a count depends on besides the code that ran (docs/instructions.md): the interpreter's build, the
-    valgrind that counted, the CPU model (glibc picks its string functions per CPU) and the machine's image.
-    Two counts made in different environments are never compared: the gate counts both sides again, side by
-    side, in one (judging/gate.py)."""
-    described = subprocess.run([python, "-c", INTERPRETER], capture_output=True, text=True, env=PROCESS_ENVIRONMENT)
-    interpreter, _, libc = described.stdout.strip().rpartition(" ")
+    valgrind that counted, the CPU model (glibc picks its string functions per CPU) and the machine's image."""
+    ran = subprocess.run([python, "-c", INTERPRETER], capture_output=True, text=True, env=PROCESS_ENVIRONMENT)
+    interpreter, _, libc = ran.stdout.strip().rpartition(" ")
     counted_by = subprocess.run([valgrind(), "--version"], capture_output=True, text=True).stdout.strip()
-    cpus = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else ""
-    cpu = next((line.split(":", 1)[1].strip() for line in cpus.splitlines() if line.startswith("model name")), "")
-    release = Path("/etc/os-release").read_text() if Path("/etc/os-release").is_file() else ""
-    image = next(
-        (line.split("=", 1)[1].strip('"') for line in release.splitlines() if line.startswith("PRETTY_NAME=")), ""
-    )
+    cpu = described("/proc/cpuinfo", "model name", ":")
+    image = described("/etc/os-release", "PRETTY_NAME=", "=")
     # GitHub's hosted runners name their image's version (ImageOS, ImageVersion): the same Ubuntu moves weekly.
     runner = " ".join(os.environ[name] for name in ("ImageOS", "ImageVersion") if os.environ.get(name))
     return {
-        "python": f"Python {interpreter}" if described.returncode == 0 else f"{python}: {described.stderr.strip()}",
+        "python": f"Python {interpreter}" if ran.returncode == 0 else f"{python}: {ran.stderr.strip()}",
         "glibc": libc,
         "valgrind": counted_by,
         "cpu": cpu,
@@ -151,8 +138,8 @@ def environment(python: str = sys.executable) -> dict[str, str]:
 
 
 def compile_suite(python: str) -> None:
-    """The suite's .pyc files, written as every import would; where the folder is read-only, every counting
-    process compiles the same sources alike, so a failure here changes nothing and is not one."""
+    """The suite's .pyc files, written as every import would; a read-only folder is no failure: every counting
+    process then compiles the same sources alike."""
     subprocess.run([python, "-m", "compileall", "-q", str(Path(__file__).parent)], capture_output=True)
 
 
@@ -180,13 +167,8 @@ def under_valgrind(
 
 def count(names: list[str], python: str = sys.executable, timeout: float = 1800, path: list[str] = ()) -> dict:
     """``{name: {twin: {"instructions": per call, "functions": {function: its own per call}, "builtins":
-    {builtin: per call with its callees}}}}``; an operation that
-    failed to build or run is ``{name: {"failed": why}}``.  ``path``: folders the process imports from
-    before its own site-packages (a bisection's jax and Equinox, history/probes.py).
-
-    Raises ``Unavailable`` where valgrind or the shim cannot be had, and ``RuntimeError`` with the
-    process's output when the counting process fails.
-    """
+    {builtin: per call with its callees}}}}``, or ``{name: {"failed": why}}``.  ``path``: folders imported before
+    the process's own site-packages (a bisection's jax and Equinox, history/probes.py)."""
     library = shim_library()
     with tempfile.TemporaryDirectory(prefix="eqxb-callgrind-") as work:
         out = Path(work)
@@ -236,9 +218,8 @@ class Dump:
 
 def function_name(symbol: str) -> str:
     """A function as the cause names it: without callgrind's recursion level (``'2``) or its C++ parameters, which
-    open at the first parenthesis outside a template's or a lambda's brackets. ``(anonymous namespace)`` is part of
-    the name: cut there, every function of ``xla::(anonymous namespace)`` was one, named ``xla::``. So are an
-    operator's brackets: cut there, ``operator()`` was ``operator``, and ``operator<`` kept its parameters."""
+    open at the first parenthesis outside a template's or a lambda's brackets, ``(anonymous namespace)`` and an
+    operator's own brackets (``operator()``)."""
     symbol, depth = re.sub(r"'\d+$", "", symbol), 0
     for index, char in enumerate(OPERATOR.sub(lambda found: "o" * len(found[0]), symbol)):
         depth = max(0, depth + (char in "<{") - (char in ">}"))
@@ -264,8 +245,7 @@ def median_dump(found: list[Dump]) -> Dump:
 
 
 def per_call(windows: dict, by_desc: dict[str, Dump]) -> dict:
-    """Each twin's count of one call: (median window of ``calls`` - median empty window) / ``calls``, and so
-    for each function, from those two windows."""
+    """Each twin's count of one call, from its median full and empty windows (``difference``)."""
     counts = {}
     for name, calls in windows.items():
         counts[name] = {}

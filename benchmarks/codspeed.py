@@ -1,16 +1,11 @@
 """The twins as pytest-codspeed benchmarks, for a pull request's CI (docs/adopt.md): each twin of every operation
-the suite counts in instructions (``instruction_ops.OPERATIONS``, built by the same ``build``) and of the answer's
-steps (``workloads.calls``, as bench_answer times them), one steady call a benchmark, made as the suite's own
-windows make it (``callgrind.repeat``), and a window of no call, what every benchmark holds besides its call::
+the suite counts in instructions and of the answer's steps, one steady warmed call a benchmark, made as the suite's
+own windows make it, and a window of no call::
 
     pytest --pyargs benchmarks.codspeed --codspeed -o addopts= -p no:env
 
-Every call is warmed before its benchmark (``callgrind.warm``): pytest-codspeed warms up only where Python has the
-perf trampoline (3.12+), and a jitted call counted cold would count its compile.  ``-o addopts=`` drops the
-caller's own options (Equinox's turn on jaxtyping's runtime checks, which inflate every count about 100×); a
-benchmark refuses to run where Equinox was imported through jaxtyping's import hook all the same.
-
-No pytest at import, and no JAX work: asv imports every module of the suite.
+``-o addopts=`` drops the caller's own options: Equinox's turn on jaxtyping's runtime checks, which inflate every
+count about 100×.  No pytest at import, and no JAX work: asv imports every module of the suite.
 """
 
 import functools
@@ -27,8 +22,7 @@ OPERATIONS = (*instruction_ops.OPERATIONS, *STEPS)
 
 @functools.cache
 def twins(operation: str) -> dict:
-    """``{twin: zero-argument call}``, warmed: the callgrind benchmark's (``instruction_ops.build``), or the answer's
-    step, waited for."""
+    """``{twin: zero-argument call}``, warmed (a jitted call counted cold would count its compile)."""
     import equinox
 
     if type(equinox.__spec__.loader).__module__.startswith("jaxtyping"):
@@ -62,9 +56,8 @@ def test_empty(benchmark):
 
 
 def window(benchmark, call, times: int):
-    """The window counted right after the same window warmed as a twin is, as pytest-codspeed warms it itself where
-    Python has the perf trampoline (3.12+): pytest's own work between two benchmarks leaves the call's caches cold,
-    and the window's own code would be quickened in a counted window (``_PyCode_Quicken``, docs/adopt.md)."""
+    """The window counted right after the same window warmed: pytest's own work between two benchmarks leaves the
+    call's caches cold, and the window's own code would be quickened in a counted window (docs/adopt.md)."""
     gc.collect()
     callgrind.warm({"window": functools.partial(callgrind.repeat, call, times)})
     benchmark(callgrind.repeat, call, times)

@@ -1,8 +1,7 @@
-"""What the instruction-count benchmarks count: each operation's Module (or ``tree_at``) twin and its
-tuple twin, built ready to call, and how many calls make the shorter of the two windows.
+"""What the instruction-count benchmarks count: each operation's Module (or ``tree_at``) twin and its tuple twin.
 
-The table is plain data (no JAX at import), so that asv's parameter list and the tools read it; the
-twins are built by ``build`` inside the process that valgrind runs (``benchmarks/callgrind.py``).
+The table is plain data (no JAX at import), read by asv's parameter list and the tools; ``build`` makes the twins
+inside the process that valgrind runs (``benchmarks/callgrind.py``).
 """
 
 from __future__ import annotations
@@ -22,17 +21,15 @@ from .params import (
 )
 
 TWINS = ("module", "tuple")
+STRUCTURE_OF = dict(zip(TWINS, STRUCTURES, strict=True))  # each twin's workloads structure
 DISPATCH_ALONE = "dispatch alone"  # beside "dispatch", the same call waited for (block_until_ready)
 
 
 @dataclass(frozen=True)
 class Counted:
-    """One operation: ``kind`` names its builder below, ``argument`` what it builds.
-
-    ``timed`` names, for each twin, the benchmark that times the same operation in tree_map passes, as
-    ``(benchmark, params)`` in asv's spelling: what the gate re-measures side by side before a rise of
-    the count is a regression (metrics.py, "instructions").
-    """
+    """One operation: ``kind`` names its builder in ``build``, ``argument`` what it builds; ``timed``, each twin's
+    benchmark that times it in tree_map passes, ``(benchmark, params)``, which the gate re-measures side by side
+    before a rise of the count is a regression."""
 
     kind: str
     argument: str | int | None = None
@@ -109,7 +106,7 @@ def build(name: str) -> dict[str, Callable[[], object]]:
     if counted.kind == "tree_at":
         return {
             twin: workloads.Surgery(structure, DEFAULT_STATE_SIZE, counted.argument, 1)
-            for twin, structure in zip(TWINS, STRUCTURES, strict=True)
+            for twin, structure in STRUCTURE_OF.items()
         }
     if counted.kind == "construct":
         return {
@@ -122,7 +119,7 @@ def build(name: str) -> dict[str, Callable[[], object]]:
         }
     states = {
         twin: workloads.build_state(structure, DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
-        for twin, structure in zip(TWINS, STRUCTURES, strict=True)
+        for twin, structure in STRUCTURE_OF.items()
     }
     if counted.kind == "access":
         return {twin: module_ops.AttributeAccess(state) for twin, state in states.items()}
@@ -132,22 +129,15 @@ def build(name: str) -> dict[str, Callable[[], object]]:
         return {twin: module_ops.Unflatten(state) for twin, state in states.items()}
     if counted.kind in ("dispatch", DISPATCH_ALONE):
         waited = counted.kind == "dispatch"
-        return {
-            twin: _dispatch(structure, counted.argument, jax, waited)
-            for twin, structure in zip(TWINS, STRUCTURES, strict=True)
-        }
+        return {twin: _dispatch(structure, counted.argument, jax, waited) for twin, structure in STRUCTURE_OF.items()}
     raise ValueError(f"unknown counted operation {name!r}; expected one of {sorted(OPERATIONS)}")
 
 
 def _dispatch(structure: str, wrapping: str, jax, waited: bool) -> Callable[[], object]:
-    """One call of a compiled tiny step (one-element leaves), which compiles on the first call, outside any
-    window: the work a jitted call does around its computation, ``waited`` for (``block_until_ready``, whose
-    ``GetReadyFuture`` and flatten of the result are then counted too) or not.
-
-    Not waited for, the result is dropped in the window as the waited one is, so that the two differ by the wait
-    alone.  Nothing queues behind an unwaited call: jaxlib (0.7.2 and 0.10.2 measured) runs a computation this
-    small in the calling thread before the call returns (``ThunkExecutor::ExecuteSequential`` is counted in the
-    main thread's window), so every call of a window meets the same state."""
+    """One call of a compiled tiny step (one-element leaves): the work a jitted call does around its computation,
+    ``waited`` for (``block_until_ready``) or not.  Nothing queues behind an unwaited call: jaxlib (0.7.2 and 0.10.2
+    measured) runs a computation this small in the calling thread before the call returns, so every call of a window
+    meets the same state."""
     from . import workloads
 
     state = workloads.build_state(structure, 1, DEFAULT_DEPTH)

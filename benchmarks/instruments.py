@@ -1,7 +1,5 @@
-"""The measuring instruments: interleaved timing ratios, and counters of Python calls,
-bytecodes, jaxpr equations and copied bytes.
-
-Nothing here builds a workload or starts a JAX backend at import time.
+"""The measuring instruments: interleaved timing ratios, and counters of Python calls, bytecodes, jaxpr equations
+and copied bytes.  No JAX backend starts at import time.
 """
 
 from __future__ import annotations
@@ -42,15 +40,9 @@ def interleaved_pairs(
     seconds: float = 1.0,
     batch_seconds: float = 0.002,
 ) -> list[tuple[float, float]]:
-    """Seconds per call of ``numerator`` and of ``denominator``, timed in back-to-back batches, one pair a batch each.
-
-    Each batch is about ``batch_seconds`` (its ``number`` calibrated as timeit calibrates it, after a first call that
-    compiles), for ``seconds`` in all (at least 3 pairs, and only 3 in a quick run: ``params.QUICK_VARIABLE``).  A
-    batch ends by waiting for its last result, outside its time, so that calls left running (a dispatch not waited
-    for) never fall into the next batch.  On the shared machines this suite runs on, speed swings by up to 2x from
-    one half-second to the next, so only timings a few milliseconds apart see the same machine: the median of the
-    pairs' ratios drops the pairs that straddle a swing.
-    """
+    """Seconds per call of ``numerator`` and of ``denominator`` in back-to-back batches of about ``batch_seconds``,
+    for ``seconds`` (at least 3 pairs, only 3 in a quick run).  Speed swings by up to 2x from one half-second to the
+    next on shared machines, so only timings a few milliseconds apart see the same machine."""
     numbers = [calibrated_number(fn, batch_seconds) for fn in (numerator, denominator)]
     pairs = []
     deadline = time.perf_counter() + (0 if os.environ.get(QUICK_VARIABLE) else seconds)
@@ -61,7 +53,8 @@ def interleaved_pairs(
 
 
 def batch_time(fn: Callable[[], object], number: int) -> float:
-    """Seconds per call of ``fn`` over ``number`` calls, the garbage collector off as in timeit."""
+    """Seconds per call of ``fn`` over ``number`` calls, the garbage collector off as in timeit; its last result
+    waited for outside the time, so that a call left running never falls into the next batch."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -82,19 +75,14 @@ def interleaved_ratio(
     seconds: float = 1.0,
     batch_seconds: float = 0.002,
 ) -> float:
-    """``numerator`` time over ``denominator`` time, the median of ``interleaved_pairs``' ratios: above 1 means the
-    numerator is slower.  The fastest-round estimate this replaced picked up the rare fast spells and moved by
-    10-40% between runs of identical code."""
+    """``numerator`` time over ``denominator`` time, the median of ``interleaved_pairs``' ratios, which drops the
+    pairs that straddle a swing of the machine's speed."""
     return statistics.median(a / b for a, b in interleaved_pairs(numerator, denominator, seconds, batch_seconds))
 
 
 def _run_hooked(install: Callable, installed: Callable, hook: Callable, fn: Callable[[], object]) -> None:
-    """``fn()`` with ``hook`` as the interpreter's profile or trace function, restored after.
-
-    The garbage collector is off meanwhile: a collection runs ``gc.callbacks`` (JAX
-    registers one) in Python whenever allocations cross a threshold, so a count would
-    depend on what was allocated before, not only on the code that ran.
-    """
+    """``fn()`` with ``hook`` as the interpreter's profile or trace function, and the garbage collector off: a
+    collection runs JAX's ``gc.callbacks`` in Python, so a count would depend on what was allocated before."""
     previous = installed()
     collecting = gc.isenabled()
     gc.disable()
@@ -121,11 +109,8 @@ def count_python_calls(fn: Callable[[], object]) -> int:
 
 
 def count_bytecodes(fn: Callable[[], object]) -> int:
-    """How many Python bytecode instructions ``fn()`` executes: its Python work, counted exactly.
-
-    Unlike a call count, this also sees work added inside a function, such as
-    an extra loop over the leaves.
-    """
+    """How many Python bytecode instructions ``fn()`` executes: unlike a call count, it sees work added inside a
+    function, such as an extra loop over the leaves."""
     executed = 0
 
     def tracer(frame, event, arg):

@@ -1,66 +1,22 @@
 """Each benchmark's kind of metric and regression threshold, declared once.
 
-A pure module (no JAX, no Equinox): the tools in scripts/ import it, and so
-may the suite.  Everything that judges a change reads it: the regression gate
-(scripts/regressions), the overhead report, the detector trial, the tests,
-and asv's own step detection, whose ``regressions_thresholds`` scripts/bench
-writes into the configurations it derives (``asv_thresholds``).
+A pure module (no JAX, no Equinox): the tools in scripts/ import it, and so may the suite.  Everything that judges a
+change reads it, asv's own step detection included (``asv_thresholds``, written by scripts/bench).  docs/gate.md says
+how each kind is judged:
 
-Kinds:
-  deterministic  exact checks (jaxpr equations, copied bytes): identical code
-                 gives identical values, so any increase counts;
-  instructions   machine instructions per operation, counted under valgrind
-                 (bench_instructions.Instructions): the exact metric that also
-                 sees work done in C (``dir()``, dicts, jaxlib's pytree code),
-                 which the Python cost cannot.  Fresh processes of identical
-                 code agree within their measured spread (SPREAD_DATA); a
-                 rise counts beyond SPREAD_MARGIN x its operation's spread.
-                 With confirmation, both commits of a rise are counted
-                 again side by side in one environment before it counts,
-                 and a rise of an
-                 operation that has a time in tree_map passes is re-measured
-                 in time side by side first, and a step whose time is decided
-                 faster never counts (judging/gate.py);
-  cost           the exact Python cost of one update (bench_counts.PythonCost:
-                 bytecode instructions + CALL_WEIGHT x Python calls), as
-                 noise-free as a count and proportional to tree_at's time;
-                 also of each Module operation (the ...Cost classes of
-                 bench_construct, bench_update, bench_access, bench_flatten).
-                 tree_at's counts when it rises by more than COST_FLOOR (1%):
-                 a deterministic change under 1% of one update's cost is
-                 real, but below anything a timing can see, so it is no
-                 regression to act on.  A change whose cost went down is
-                 never a regression.  The Module operations' costs do not
-                 alert: they miss the operations' C work, and across the
-                 commit-level history their rises included real speedups
-                 (docs/instructions.md); their instruction counts alert;
-  diagnostic     the counts the cost is made of (Python calls, bytecode
-                 instructions): shown beside a cost change to explain it,
-                 never counted on their own (calls can rise while the cost
-                 and the time fall, as they did from 0.11.6 to 0.13.6);
-  ratio          two timings taken side by side in one process, so that the
-                 machine's drift mostly cancels;
-  time           absolute times and memory, which carry the machine's noise
-                 between processes and runs.
+  deterministic  exact checks (jaxpr equations, copied bytes): identical code gives identical values;
+  instructions   machine instructions per operation under valgrind, C included: a rise counts beyond SPREAD_MARGIN x
+                 its operation's spread between fresh processes (SPREAD_DATA);
+  cost           the exact Python cost of an update (bench_counts.PythonCost), counted beyond COST_FLOOR; the Module
+                 operations' costs miss their C work and do not alert: their instruction counts do;
+  diagnostic     the counts a cost is made of, never counted alone (calls rose while the cost and the time fell,
+                 from 0.11.6 to 0.13.6);
+  ratio          two timings side by side in one process, so that the machine's drift mostly cancels;
+  time           absolute times and memory, which carry the noise between processes and runs.
 
-Each rule also declares whether its benchmarks alert: whether a change of
-them can count as a regression, and so open the nightly's issue.  The exact
-kinds alert, but for the Module operations' costs.  A diagnostic never does.  The ratios alert: the confirm step
-re-measures a ratio suspect side by side, and its measured minimum detectable
-effect (docs/timing-noise.md, scripts/timing-noise) lies below its threshold.
-Absolute times do not: fresh processes move them by more than the confirm
-step can resolve in its 32 pairs (in the detector campaign its 19 time_
-suspects all ended undecided, with intervals 14% to 46% wide, and took most
-of the confirm time; docs/detector.md), so they are shown beside their
-threshold, graphed and listed, never confirmed and never counted.
-
-An alerting ratio or time counts when after > before * (1 + threshold).  The
-thresholds were set from scripts/detector-trial (docs/detector.md), above
-the largest change seen in 10 trials on code that did not change: tree_at's
-cost in tree_map passes moved by up to 8%, the in-process tree_at / tuple ratios that the answer replaced by up
-to 35%, eager µs-scale times by up to 137%.  Other absolute
-times were not in the trials and keep 50%.  The answer's × (a median of fresh processes, whose 95% intervals
-span a few %) alerts at 10%, and is a suspect from 5%; its A/A noise and MDE are in docs/timing-noise.md.
+A rule's ``alerts`` says whether a change can count as a regression.  Absolute times do not: fresh processes move them
+by more than the confirm step resolves (docs/detector.md).  An alerting timing counts when after > before * (1 +
+threshold), set above the largest change scripts/detector-trial saw on unchanged code (docs/detector.md).
 """
 
 import json
@@ -81,14 +37,8 @@ EXACT_KINDS = (DETERMINISTIC, INSTRUCTIONS, COST)  # the same on every run: neve
 TIMING_KINDS = (RATIO, TIME)  # re-measured side by side (the confirm step) before they count
 
 CALL_WEIGHT = 16
-"""What one Python call weighs in ``bench_counts.PythonCost``, in bytecode instructions.
-
-Fitted once against the measured time of one tree_at update (tree_map passes)
-over all 26 releases from 0.10.11 to 0.13.8 with JAX 0.4.33: bytecodes +
-15.7 x calls fits every distinct code version's median time within 1.3%; 16,
-rounded, within 5.5% for every release.  docs/cost-metric.md; refit with
-``scripts/fit-cost``.
-"""
+"""What one Python call weighs in ``bench_counts.PythonCost``, in bytecode instructions: fitted against tree_at's
+time over 26 releases (docs/cost-metric.md; refit with ``scripts/fit-cost``)."""
 COST_FLOOR = 0.01  # the rise of PythonCost that counts (see "cost" above)
 # Each instruction count's floor comes from the spread that scripts/instruction-spread measured between fresh
 # processes of identical code in one environment, the way the gate counts both sides of a rise (judging/gate.py),
@@ -224,13 +174,7 @@ def alerting_timing(name: str) -> bool:
 
 
 def asv_first_commits() -> dict[str, None]:
-    """``regressions_first_commits`` for asv: step detection off (null) for the diagnostics.
-
-    asv's Regressions tab then never lists a diagnostic; their graphs stay.
-    (A huge threshold would do nearly as well: asv's detect_regressions only
-    records a jump larger than threshold x the value, but a jump from 0 still
-    passes it.)
-    """
+    """``regressions_first_commits`` for asv: step detection off (null) for the diagnostics (docs/gate.md)."""
     return {r.pattern: None for r in RULES if r.kind == DIAGNOSTIC}
 
 
@@ -240,12 +184,8 @@ def suspect_threshold(name: str) -> float | None:
 
 
 def asv_thresholds() -> dict[str, float]:
-    """``regressions_thresholds`` for asv: one regex per rule, matching exactly the names that rule decides.
-
-    asv takes the largest threshold among the regexes that match; each regex
-    here excludes what an earlier rule matches (a negative lookahead), so one
-    regex matches any name and asv's largest is the first rule's threshold.
-    """
+    """``regressions_thresholds`` for asv: one regex per rule, each excluding what an earlier rule matches (a
+    negative lookahead), since asv takes the largest threshold among the regexes that match."""
     thresholds = {}
     for number, current in enumerate(RULES):
         earlier = "|".join(r.pattern for r in RULES[:number])

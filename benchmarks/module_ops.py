@@ -1,17 +1,9 @@
-"""The Module's own operations, each beside its tuple twin: construction, the ways to
-update one field, attribute access, flattening and unflattening.
+"""The Module's own operations, each beside its tuple twin: construction, the ways to update one field, attribute
+access, flattening and unflattening.
 
-A state here is a chain of ``depth`` nodes, root first, each holding
-``n_fields`` array fields ``f0, f1, ...`` and a last field ``child`` (the next
-node, ``None`` at the deepest).  Its Module form is an instance of
-``module_class(n_fields, init)``; its tuple form is the same chain of plain
-tuples ``(f0, ..., child)``.  ``init`` is ``"default"`` (the dataclass
-``__init__`` Equinox generates) or ``"custom"`` (an ``__init__`` of the
-Module's own that assigns each field, as the seed discussion's ``State``
-does).  Every operation takes ready arrays, so that no array operation runs
-and the time is the Python work alone.
-
-As ``workloads``, this module starts no JAX backend at import time.
+A state is a chain of ``depth`` nodes, each with ``n_fields`` array fields ``f0, f1, ...`` and a ``child``: an
+instance of ``module_class(n_fields, init)``, or the same chain of tuples.  Every operation takes ready arrays, so that
+no array operation runs and the time is the Python work alone.  No JAX backend starts at import time.
 """
 
 from __future__ import annotations
@@ -26,6 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from .params import UPDATE_WAYS
+from .workloads import descend
 
 
 def field_names(n_fields: int) -> tuple[str, ...]:
@@ -34,7 +27,8 @@ def field_names(n_fields: int) -> tuple[str, ...]:
 
 @functools.cache
 def module_class(n_fields: int, init: str) -> type:
-    """A Module with ``n_fields`` array fields and a ``child``, and the given kind of ``__init__``."""
+    """A Module with ``n_fields`` array fields and a ``child``; ``init`` is ``"default"`` (the dataclass ``__init__``
+    Equinox generates) or ``"custom"`` (one that assigns each field, as the seed discussion's ``State`` does)."""
     names = field_names(n_fields)
     namespace = {"__annotations__": dict.fromkeys(names, object), "__module__": __name__}
     if init == "custom":
@@ -51,8 +45,7 @@ def module_class(n_fields: int, init: str) -> type:
 
 
 def level_arrays(n_fields: int, depth: int) -> list[tuple[jax.Array, ...]]:
-    """The arrays of each node, root first; every one is distinct, so that a twin that puts an
-    array in the wrong place cannot compute the same state."""
+    """The arrays of each node, root first, all distinct: a twin that misplaces one cannot compute the same state."""
     return [
         tuple(jnp.full((1,), 1000 * level + field, dtype=jnp.float32) for field in range(n_fields))
         for level in range(depth)
@@ -64,7 +57,6 @@ def _tuple_node(*fields):
 
 
 def node_maker(structure: str, n_fields: int, init: str) -> Callable:
-    """What builds one node from its fields: the Module class, or a tuple."""
     return module_class(n_fields, init) if structure == "module" else _tuple_node
 
 
@@ -94,14 +86,8 @@ class Construction:
 # ---- the ways to update one field: f0 of the deepest node, set to a ready array
 
 
-def _descend(node, level: int):
-    for _ in range(level):
-        node = node.child
-    return node
-
-
 def _update_with_tree_at(state, level: int, value):
-    return eqx.tree_at(lambda s: _descend(s, level).f0, state, value)
+    return eqx.tree_at(lambda s: descend(s, level).f0, state, value)
 
 
 def _update_with_replace(node, level: int, value):
@@ -154,8 +140,7 @@ def structure_of(way: str) -> str:
 
 
 class FieldUpdate:
-    """One update of ``f0`` at the deepest node, by one of ``UPDATE_WAYS``; the new value is
-    the root's ``f0``, so no new array is made."""
+    """One update of ``f0`` at the deepest node, by one of ``UPDATE_WAYS``, to the root's ``f0``: no new array."""
 
     def __init__(self, way: str, n_fields: int, depth: int, init: str):
         self._update = updater(way, n_fields)
@@ -173,8 +158,8 @@ class FieldUpdate:
 
 
 class AttributeAccess:
-    """Reading every field of every node of a ``workloads`` state (``a``, ``b``, ``child``):
-    attribute syntax on the Module, indexing on the tuple."""
+    """Reading every field of every node of a ``workloads`` state: by attribute on the Module, by index on the
+    tuple."""
 
     def __init__(self, state):
         self.state = state

@@ -12,11 +12,10 @@ SWEEP_SIZES = tuple(10**power for power in range(7))
 SWEEP_WRAPPINGS = ("jit", "filter_jit", "jit_scan")
 DISPATCH_WRAPPINGS = ("jit", "filter_jit")
 # The answer's fresh processes (bench_answer): on a CPU a process's jitted calls run at one of two speeds, which a
-# median over three processes tells apart from a change.  On a CPU as many again take, under JAX's own dispatch,
-# the steps a user's timeit times (DEFAULT_WRAPPINGS), and each process times its steps in ANSWER_ROUNDS spells.
+# median over three processes tells apart from a change.
 ANSWER_PROCESSES = 3
-ANSWER_ROUNDS = 2
-DEFAULT_WRAPPINGS = ("eager", "jit", "filter_jit")
+ANSWER_ROUNDS = 2  # spells of each step in each process
+DEFAULT_WRAPPINGS = ("eager", "jit", "filter_jit")  # on a CPU, also timed under JAX's own dispatch
 # Each figure of the answer is kept at its median and at its interval's ends; how it was taken, beside it: the
 # level is the lowest of its intervals' (1 - 2 * 0.5**3 for a quick run's 3 pairs), and "returned before ready" the
 # lowest share of a jitted call's returns, over the processes, that left its result still computing.
@@ -44,8 +43,7 @@ QUICK_VARIABLE = "EQXB_QUICK"
 # measures that step alone, in its own fresh process, so that each value of a side is a fresh measurement.
 ONE_STEP_VARIABLE = "EQXB_ANSWER_STEP"
 
-# The Module's own operations (module_ops): fields per node, the kinds of __init__, and
-# the ways to update one field, the tuple rebuild last.
+# The Module's own operations (module_ops): the tuple rebuild is the last way to update one field.
 N_FIELDS = (2, 32)
 DEFAULT_N_FIELDS = 2
 INITS = ("default", "custom")

@@ -26,9 +26,8 @@ class _Costs(_Twins):
 
 
 class _InTreeMapPasses(_Twins):
-    """One call of each twin in units of one ``tree_map`` over the default ``PlainNode`` state,
-    timed right beside it, as ``bench_overhead.EagerSurgeryInTreeMapPasses`` is, for a quarter of its
-    second: these times do not alert (benchmarks/metrics.py), and each is a process of its own."""
+    """One call of each twin in ``tree_map_unit`` passes, timed right beside it for a quarter of a second: these
+    do not alert (benchmarks/metrics.py)."""
 
     unit = "tree_map passes"
     seconds = 0.25
@@ -42,10 +41,8 @@ class _InTreeMapPasses(_Twins):
 
 
 class _Times(_Twins):
-    """One call of each twin, timed by asv: an absolute time, shown and never counted
-    (benchmarks/metrics.py).  It is also the call that ``asv profile`` profiles when the overhead
-    report explains a step of the operation's cost (scripts/benchtools/judging/explain.py): the
-    counting classes cannot be profiled, their counters being the interpreter's profile function."""
+    """One call of each twin, timed by asv, never counted: the call that ``asv profile`` profiles to explain a step of
+    the operation's cost (judging/explain.py), since the counters are the interpreter's profile function."""
 
     def call(self, twin):
         self.operations[twin]()

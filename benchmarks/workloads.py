@@ -1,19 +1,12 @@
 """The workloads: pytree builders, update steps and wrappings for the whole suite.
 
-Every benchmark compares two *structures* that hold the same arrays:
+Every benchmark compares two *structures* that hold the same arrays: ``"tree_at"``, a chain of ``depth`` nested
+``eqx.Module`` nodes (``Node``) updated with ``eqx.tree_at``, and ``"tuple"``, the same chain of tuples
+``(a, b, child)`` rebuilt along the path to the changed leaf.  Each node holds two array leaves of ``state_size``
+elements; the deepest node's child is ``None``.
 
-* ``"tree_at"``: a nested ``eqx.Module`` (``Node``), updated with ``eqx.tree_at``;
-* ``"tuple"``: the equivalent nested tuple ``(a, b, child)``, updated by
-  rebuilding each tuple on the path to the changed leaf.
-
-A state of depth ``d`` has ``d`` nodes, each with two array leaves of
-``state_size`` elements; the deepest node's child is ``None`` in both.  The
-parameter values live in ``params`` (no JAX there, so the tools read them
-too); the measuring instruments in ``instruments``.
-
-Nothing in this module touches a JAX backend at import time: asv's forkserver
-imports the suite once and forks a child per benchmark, which is only safe
-while no XLA thread pool exists in the parent.
+No JAX backend starts at import time: asv's forkserver imports the suite once and forks a child per benchmark, which is
+only safe while the parent has no XLA thread pool.
 """
 
 from __future__ import annotations
@@ -35,9 +28,8 @@ class Node(eqx.Module):
 
 
 class PlainNode:
-    """A node that JAX flattens through Python callbacks, as it does a Module, but with no
-    Equinox code: a tree of these is what ``tree_map_pass`` walks, the unit of
-    ``bench_overhead.EagerSurgeryInTreeMapPasses``."""
+    """A node that JAX flattens through Python callbacks, as it does a Module, but with no Equinox code: the tree
+    that ``tree_map_pass`` walks."""
 
     __slots__ = ("a", "b", "child")
 
@@ -51,17 +43,13 @@ jax.tree_util.register_pytree_node(
 
 
 def _leaf(state_size: int, level: int, field: int) -> jax.Array:
-    # Distinct values per leaf, so that a step that updates the wrong leaf
-    # cannot produce the same arrays as its twin.
+    # Distinct values per leaf: a step that updates the wrong leaf cannot produce its twin's arrays.
     return jnp.arange(state_size, dtype=jnp.float32) + (2 * level + field)
 
 
 def build_state(structure: str, state_size: int, depth: int):
-    """The initial state: a chain of ``depth`` nodes, root first.
-
-    ``structure`` is one of ``STRUCTURES``, or ``"plain"`` for the same chain
-    of ``PlainNode`` that ``tree_map_pass`` walks.
-    """
+    """The initial state: a chain of ``depth`` nodes, root first; ``structure`` is one of ``STRUCTURES``, or
+    ``"plain"`` (``PlainNode``)."""
     make_node = {"tree_at": Node, "tuple": lambda a, b, child: (a, b, child), "plain": PlainNode}[structure]
     node = None
     for level in reversed(range(depth)):
@@ -73,15 +61,16 @@ def leaves(state) -> list:
     return jax.tree_util.tree_leaves(state)
 
 
-def _descend(node: Node, level: int) -> Node:
+def descend(node, level: int):
+    """The node ``level`` steps below ``node``, along ``child``."""
     for _ in range(level):
         node = node.child
     return node
 
 
 def _tree_at_update(state: Node, level: int, combine, operand) -> Node:
-    new_leaf = combine(_descend(state, level).a, operand)
-    return eqx.tree_at(lambda s: _descend(s, level).a, state, new_leaf)
+    new_leaf = combine(descend(state, level).a, operand)
+    return eqx.tree_at(lambda s: descend(s, level).a, state, new_leaf)
 
 
 def _tuple_update(state: tuple, level: int, combine, operand) -> tuple:
@@ -110,11 +99,8 @@ def updated_levels(depth: int, n_calls: int) -> list[int]:
 
 
 def make_step(structure: str, depth: int, n_calls: int, combine=accumulate) -> Callable:
-    """A fresh step function ``step(state, operand) -> state`` doing ``n_calls`` updates.
-
-    Each call returns a new function object, so that JAX's trace caches,
-    which are keyed on the function, never hide tracing work.
-    """
+    """A step ``step(state, operand) -> state`` of ``n_calls`` updates: a new function object at each call, so that
+    JAX's trace caches, keyed on the function, never hide tracing work."""
     update = _UPDATES[structure]
     levels = updated_levels(depth, n_calls)
 
@@ -127,11 +113,8 @@ def make_step(structure: str, depth: int, n_calls: int, combine=accumulate) -> C
 
 
 class Surgery:
-    """One eager step of pure surgery on a fixed state: ``n_calls`` leaves swapped, no array op.
-
-    Every update writes the root's ``b`` into some node's ``a``, so the step
-    needs no new array at all.
-    """
+    """One eager step of pure surgery on a fixed state: ``n_calls`` updates that write the root's ``b`` into a
+    node's ``a``, so that no array op runs."""
 
     def __init__(self, structure: str, state_size: int, depth: int, n_calls: int):
         self.state = build_state(structure, state_size, depth)
@@ -152,12 +135,9 @@ def tree_map_pass(state):
 
 
 def tree_map_unit() -> Callable[[], object]:
-    """One ``tree_map_pass`` over the default state built of ``PlainNode``: the time unit of
-    every ``...InTreeMapPasses`` benchmark.
-
-    ``bench_overhead.EagerSurgeryInTreeMapPasses`` builds the same unit in its own
-    ``setup``, whose source is its asv version: editing it would hide its history.
-    """
+    """One ``tree_map_pass`` over the default ``PlainNode`` state: the time unit of every ``...InTreeMapPasses``
+    benchmark.  ``bench_overhead.EagerSurgeryInTreeMapPasses`` builds its own in its ``setup``, part of its asv
+    version: editing it would hide its history."""
     plain_state = build_state("plain", DEFAULT_STATE_SIZE, DEFAULT_DEPTH)
     return lambda: tree_map_pass(plain_state)
 
@@ -172,15 +152,9 @@ def scan_deltas(length: int = SCAN_LENGTH) -> jax.Array:
 
 
 def wrap(step: Callable, wrapping: str) -> tuple[Callable, jax.Array]:
-    """``step`` run the way ``wrapping`` names, with the operand it takes.
-
-    ``eager``, ``jit`` and ``filter_jit`` (``eqx.filter_jit``, which users
-    write more often than ``jax.jit``, and whose dispatch sorts the arguments
-    in Python at every call) apply one step to a scalar delta; ``scan`` and
-    ``jit_scan`` run ``SCAN_LENGTH`` steps in ``lax.scan`` over a vector of
-    deltas.  The scan body is one object for the wrapper's lifetime, as in the
-    seed script, because scan caches its trace on the body function.
-    """
+    """``step`` run the way ``wrapping`` names, with its operand: one step on a scalar delta, or for the scans
+    ``SCAN_LENGTH`` steps over a vector of deltas, their body one object for the wrapper's lifetime, because scan
+    caches its trace on the body function."""
     if wrapping not in WRAPPINGS:
         raise ValueError(f"unknown wrapping {wrapping!r}; expected one of {WRAPPINGS}")
     if wrapping == "eager":

@@ -40,8 +40,7 @@ class ProfileEnv(NamedTuple):  # an environment of the run's, alone in a configu
 
 def env_config(config: Path, conf: dict, env_params: dict, cache_dir: Path) -> ProfileEnv:
     """asv's environment whose Python and requirements agree with ``env_params``, its configuration kept under
-    ``cache_dir``: resolved once by each caller and passed down, as profiling and counting both read it.
-    ``conf`` is ``config`` as loaded at the door."""
+    ``cache_dir``; ``conf`` is ``config`` as loaded at the door."""
     config, out_dir = Path(config).resolve(), Path(cache_dir).resolve() / "configs"  # asv runs from another folder
     environments.setup_pythons_first_on_path()  # asv profile looks for the environment's Python there
     wanted = {key: str(value) for key, value in env_params.items()}
@@ -127,8 +126,7 @@ def cached_profile(cache_dir: Path, env_name: str, commit: str, profiled: str) -
 
 
 def profile_commits(env: ProfileEnv, wanted: dict[str, set[str]], cache_dir: Path) -> None:
-    """Profile, in ``env`` (env_config's), what ``wanted`` ({commit: the benchmarks to profile there}) names and the
-    cache lacks: each commit installed once (a step's two commits, and every operation that moved there, together),
+    """Profile in ``env`` what ``wanted`` ({commit: benchmarks}) names and the cache lacks: each commit installed once,
     each benchmark called in a fresh process."""
     for commit, names in wanted.items():
         if not (missing := [n for n in sorted(names) if not cached_profile(cache_dir, env.name, commit, n).is_file()]):
@@ -209,8 +207,8 @@ class Explanation:
 def explain(
     env: ProfileEnv, before: str, after: str, cache_dir: Path, cached_only=False, profiled=PROFILED
 ) -> Explanation | None:
-    """One call of ``profiled`` profiled in ``env`` (env_config's) at ``before`` and at ``after``, compared; None
-    when ``cached_only`` and not cached."""
+    """One call of ``profiled`` profiled in ``env`` at ``before`` and at ``after``, compared; None when
+    ``cached_only`` and not cached."""
     paths = [cached_profile(cache_dir, env.name, commit, profiled) for commit in (before, after)]
     if cached_only and not all(path.is_file() for path in paths):
         return None

@@ -69,9 +69,8 @@ class Words(NamedTuple):  # what a benchmark at its params is to a user; its ran
 
 
 def words(benchmark: str, params: str) -> Words:
-    """The operation in the words users know (asvtools/operations.py), the Module's own first, default params
-    first; an instruction count beside its operation's other measures; any other benchmark by the name KNOWN gives
-    it, else by its class and method."""
+    """The operation in the words users know (asvtools/operations.py, else KNOWN, else its class and method), ranked
+    the Module's own first and default params first; an instruction count beside its operation's other measures."""
     if benchmark.startswith(instructions.BENCHMARK + ".track_"):
         name = params.strip("'")
         twin = ("" if benchmark.endswith("track_module") else ", tuple twin") + INSTRUCTIONS_SUFFIX
@@ -143,8 +142,8 @@ class Summary:
         return {name: len(self.section(name)) for name in SECTIONS}
 
     def broken(self) -> list[tuple[str, str]]:
-        """(environment, benchmark) of each benchmark that failed on the head and not on the base: merging
-        breaks it, and a benchmark that no longer runs must not pass as unchanged."""
+        """(environment, benchmark) of each benchmark that failed on the head and not on the base: merging breaks
+        it."""
         on_base = {(f.env, n) for f in self.failed if f.commit == self.base for n in f.benchmarks}
         return [
             (f.env, n) for f in self.failed if f.commit == self.head for n in f.benchmarks if (f.env, n) not in on_base
@@ -156,8 +155,8 @@ class Summary:
 
 
 def timing_section(found: Confirmation) -> str:
-    """A re-measured timing's section: slower as the gate decides; faster when the whole interval lies below
-    -FLOOR; no change when it lies within ±SAME_BELOW; undecided otherwise."""
+    """A re-measured timing's section: slower as the gate decides, faster below -FLOOR, no change within
+    ±SAME_BELOW, else undecided."""
     interval = found.interval
     if found.verdict == SLOWER:
         return SLOWER_

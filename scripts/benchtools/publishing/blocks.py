@@ -113,10 +113,8 @@ def answer_rows(row: CommitFigures, benchmark: str, cases: dict, extra=lambda at
 
 
 def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
-    """The answer to the question users ask, for one environment on its device: a sentence, the steps by wrapping,
-    on a CPU the steps under JAX's own dispatch, the calls dispatched alone that return before their result is ready
-    (unless not ``dispatch``; or why none), and the sweep; a figure not taken gets no row, and a result without the
-    answer (a run's --bench left it out) no answer."""
+    """The answer for one environment on its device: a sentence, the steps by wrapping, on a CPU under JAX's own
+    dispatch too, the calls dispatched alone (where ``dispatch``), and the sweep; None where the run took no answer."""
     scans = {w: params.SCAN_LENGTH if "scan" in w else 1 for w in LEAD_WRAPPINGS}
     steps = {
         repr(w): (words + f", per step of {scans[w]}" * (scans[w] > 1), scans[w]) for w, words in LEAD_WRAPPINGS.items()
@@ -218,8 +216,7 @@ def sweep_sentence(row: CommitFigures) -> str | None:
 
 
 def summary_markdown(rows: list[CommitFigures]) -> str:
-    """The newest commit's exact costs: tree_at's, then each Module operation's over its tuple twin's.  Its
-    timings are one run's, so they are left to the answer (benchmarks/bench_answer.py)."""
+    """The newest commit's exact costs: tree_at's, then each Module operation's over its tuple twin's."""
     latest = latest_rows(rows)
     header = ["environment", f"Python work of one tree_at update, depth {REPORT_DEPTH} (exact, weighted instructions)"]
     text = markdown_table(header, ([f"{row.label}, {row.env}", fmt(row.cost, "{:,.0f}")] for row in latest))
@@ -257,9 +254,8 @@ def operations_history_markdown(rows: list[CommitFigures], by_operation: dict) -
 def update_markdown(path: Path, rows: list[CommitFigures], by_operation: dict, results: Path | None) -> list[str]:
     blocks = {}
     has_history = bool(with_history(rows))
-    # The README takes its summary and its history from two results folders: the summary is the newest
-    # release's, which the commit-level history (ending at main's newest commit) leaves as it is, and
-    # results without a history (one commit, as the summary comes from) leave the history's blocks.
+    # The README's summary is the newest release's and its history the commit-level one's: each results folder
+    # writes only its own blocks.
     if not has_history or all(row.release for row in latest_rows(rows)):
         blocks[SUMMARY_BLOCK] = lambda: summary_markdown(rows)
     if has_history:

@@ -20,7 +20,6 @@ from . import operation_history
 WRAPPINGS = params.WRAPPINGS
 CALLS_PER_STEP = str(params.DEFAULT_N_CALLS)  # the answer's step makes this many updates
 REPORT_DEPTH = str(params.DEFAULT_DEPTH)  # the depth of the summary's figures
-# The timing figures that the plots and the summary show: the answer's × per wrapping first.
 RATIO_BENCHMARK = metrics.ANSWER_RATIO
 TRACING_BENCHMARK = "bench_overhead.TracingRatio.track_overhead_ratio"
 # The answer (bench_answer): each figure at its params, then its statistic, from the run's fresh processes.
@@ -96,8 +95,7 @@ def row_of(result, label: str) -> CommitFigures:
         if metrics.kind(name) not in metrics.TIMING_KINDS:
             row.exact[benchmark, joined] = value
             continue
-        # The interval a second run's figure can be expected in: the metric's threshold (benchmarks/metrics.py)
-        # on either side, widened to asv's 99% confidence interval where asv kept samples.
+        # Where a second run's figure is expected (blocks.INTERVAL_NOTE).
         grown = 1 + metrics.threshold(name)
         interval = Interval(value, value / grown, value * grown, SINGLE_SAMPLE)
         ci = ci_99(benchmark).get(tuple(p.strip("'") for p in combo))
@@ -154,16 +152,14 @@ class Series:
 
 
 def measured(row: CommitFigures, benchmark: str, params: str) -> Interval | None:
-    """A timing figure of ``row``: the answer's at its median (``params`` without the statistic), else the asv run's;
-    None where not taken."""
+    """A timing figure of ``row`` (the answer's: ``params`` without the statistic), None where not taken."""
     if benchmark.startswith(ANSWER_MODULE):
         return answer_figure(row, benchmark, params)
     return row.timings.get((benchmark, params))
 
 
 def answer_figure(row: CommitFigures, benchmark: str, at: str) -> Interval | None:
-    """A figure of the answer (``ANSWER_STEP + "ratio"`` at ``"'jit'"``): its median over the fresh processes, and
-    their widest 95% interval; None where the run did not take it."""
+    """A figure of the answer (``ANSWER_STEP + "ratio"`` at ``"'jit'"``) with its interval; None where not taken."""
     found = [row.timings.get((benchmark, f"{at}, {statistic!r}")) for statistic in params.STATISTICS]
     if None in found:
         return None
