@@ -15,7 +15,7 @@ from asv import results, runner
 from benchtools.asvtools import environments, runs
 from benchtools.asvtools.results import only, values
 from benchtools.errors import BadInput
-from tests.helpers import git
+from tests.helpers import ROOT, git
 
 
 def result_with(name: str, params: list, value: list) -> results.Results:
@@ -169,6 +169,16 @@ def test_classify_tells_ran_failed_skipped_and_missing_with_the_failures(tmp_pat
         assert runs.classify(saved(results_dir, hashes[0], 0, measured, env=env), MACHINE) == state, env
 
 
+def test_a_result_that_names_another_machine_is_refused_not_read_as_this_ones(tmp_path):
+    results_dir, hashes, _ = site_results(tmp_path)
+    stray = saved(results_dir, hashes[0], 0, {"bench.c": [1.0]}, machine="elsewhere", env="stray")
+    moved = stray.rename(results_dir / MACHINE / stray.name)
+    assert [path for path, _ in runs.unreadable(results_dir, MACHINE)] == [moved]
+    for read in (runs.result_keys, runs.classify):
+        with pytest.raises(Exception, match=f"machine name is not '{MACHINE}'"):
+            read(moved, MACHINE)
+
+
 def test_newest_with_results_is_the_latest_commit_measured_on_the_machine(tmp_path):
     results_dir, hashes, _ = site_results(tmp_path)
     saved(results_dir, hashes[0], 9, {"bench.a": [1.0]}, machine="elsewhere")  # newer, on another machine
@@ -182,7 +192,10 @@ def test_newest_with_results_is_the_latest_commit_measured_on_the_machine(tmp_pa
 def test_summaries_count_each_results_files_benchmarks_and_failures(tmp_path):
     results_dir, hashes, paths = site_results(tmp_path)
     saved(results_dir, hashes[1], 1, {"bench.a": [1.0]}, machine="elsewhere", env="other")
-    (results_dir / MACHINE / "half.json").write_text("{")
+    (results_dir / "a-killed-run").mkdir()
+    (results_dir / "a-killed-run" / "half.json").write_text("{")  # read first: what follows is still summed
+    stray = saved(results_dir, hashes[2], 2, {"bench.a": [1.0]}, machine="elsewhere", env="stray")
+    stray.rename(results_dir / MACHINE / stray.name)  # names another machine than its folder's: not one of its
     ours = [
         {"commit": hashes[0], "env": "env", "ran": 2, "failed": 0},
         {"commit": hashes[1], "env": "env", "ran": 1, "failed": 0},  # one of its two params measured
@@ -210,9 +223,12 @@ def test_value_at_finds_one_params_value_in_any_results_folder(tmp_path):
 def test_environment_python_is_the_python_of_asvs_one_environment(tmp_path):
     config, hashes = history(tmp_path)
     settings = json.loads(config.read_text())
-    config.write_text(json.dumps(settings | {"environment_type": "existing", "pythons": [sys.executable]}))
+    plugins = environments.asv_config(ROOT / "asv.conf.json").plugins  # the project's, as asv loads them
+    existing = {"environment_type": "existing", "pythons": [sys.executable], "plugins": plugins}
+    config.write_text(json.dumps(settings | existing))
     python = runs.environment_python(config)
     assert python.relative_to(tmp_path / "env").parts[1:] == ("bin", "python")  # in asv's folder of that environment
+    assert not (tmp_path / "env").exists()  # without INSTALL, nothing is built or installed
     assert runs.environment_python(config, install=hashes[0]) == python
     assert (tmp_path / "env" / ".scripts-bench.lock").is_file()  # installed under the environments' lock
 
@@ -222,7 +238,7 @@ def test_existing_env_name_is_the_name_asv_gives_a_results_file_of_that_python(t
 
     config, _ = history(tmp_path)
     conf = environments.asv_config(config)
-    python = Path(sys.executable)
+    python = Path(os.path.abspath(sys.executable))  # as asv's environment keeps it
     assert runs.existing_env_name(python) == environment.ExistingEnvironment(conf, str(python), {}, {}).name
     assert runs.existing_env_name(Path("/opt/py/bin/python3")) == "existing-py_opt_py_bin_python3"
 
@@ -258,9 +274,11 @@ def test_another_asv_runner_is_refused_with_the_command_that_removes_it(tmp_path
 
 
 def test_runner_constraint_pins_the_locks_asv_runner(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs, "CONSTRAINTS", tmp_path / "new" / "constraint.txt")
-    assert runs.runner_constraint() == tmp_path / "new" / "constraint.txt"
-    assert (tmp_path / "new" / "constraint.txt").read_text() == f"asv_runner=={metadata.version('asv_runner')}\n"
+    monkeypatch.setattr(runs, "CONSTRAINTS", tmp_path / "fresh" / ".asv" / "constraint.txt")  # a fresh clone's
+    assert runs.runner_constraint() == tmp_path / "fresh" / ".asv" / "constraint.txt"
+    assert (
+        tmp_path / "fresh" / ".asv" / "constraint.txt"
+    ).read_text() == f"asv_runner=={metadata.version('asv_runner')}\n"
     assert runs.runner_constraint().read_text() == f"asv_runner=={metadata.version('asv_runner')}\n"  # again
 
 
