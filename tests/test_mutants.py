@@ -27,6 +27,21 @@ def test_a_module_is_named_by_its_path_and_one_outside_the_list_is_refused(capsy
     assert refused.value.code == 2 and "benchtools/cli.py: not among" in capsys.readouterr().err
 
 
+def test_the_stage_forgets_a_module_the_project_deleted_and_keeps_the_rest(tmp_path, monkeypatch):
+    root, stage = tmp_path / "project", tmp_path / "project" / ".cache" / "mutants"
+    for module in ("scripts/benchtools/kept.py", "benchmarks/kept.py"):
+        (root / module).parent.mkdir(parents=True, exist_ok=True)
+        (root / module).write_text("")
+    for copied in ("benchtools/kept.py", "benchtools/deleted.py", "benchmarks/kept.py", "benchmarks/deleted.py"):
+        (stage / "mutants" / copied).parent.mkdir(parents=True, exist_ok=True)
+        (stage / "mutants" / copied).write_text("")
+    monkeypatch.setattr(mutants, "ROOT", root)
+    monkeypatch.setattr(mutants, "STAGE", stage)
+    mutants.stage()
+    left = sorted(str(p.relative_to(stage / "mutants")) for p in (stage / "mutants").rglob("*.py"))
+    assert left == ["benchmarks/kept.py", "benchtools/kept.py"]
+
+
 def test_a_score_counts_a_time_out_as_killed_and_leaves_out_the_equivalent():
     entry = {"made": 10, "killed": 6, "timeout": 1, "survived": 2, "no tests": 1, "survivors": {"a": "", "b": ""}}
     assert mutants.score(entry, {}) == pytest.approx(0.7)

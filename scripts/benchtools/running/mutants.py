@@ -39,6 +39,11 @@ def stage() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         for name in names - {path.name for path in folder.iterdir()}:
             (folder / name).symlink_to(links.get(name, ROOT / "scripts" / "benchtools"))
+    # mutmut copies what it finds and never removes a copy: a module the project deleted would still be imported.
+    for copied, source in (("benchtools", ROOT / "scripts" / "benchtools"), ("benchmarks", ROOT / "benchmarks")):
+        for path in (STAGE / "mutants" / copied).rglob("*.py"):
+            if not (source / path.relative_to(STAGE / "mutants" / copied)).exists():
+                path.unlink()
 
 
 def run(module: str, max_children: int, names: list[str] | None = None) -> dict:
