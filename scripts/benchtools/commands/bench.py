@@ -2,9 +2,9 @@
 
 What is benchmarked, each into a results and site folder of its own:
 
-  default          the first answer: the newest Equinox release in every environment of
-                   asv.conf.json, the answer (bench_answer), its exact figures and
-                   tree_at's steady time.
+  default          the first answer: the newest Equinox release with each Python's newest
+                   JAX of asv.conf.json (--jax picks others), the answer (bench_answer),
+                   its exact figures and tree_at's steady time.
   --full           Equinox releases from PyPI (the 3 newest, or --releases), every
                    benchmark, with JAX {jax_releases} on Python {pythons}.
   --repo PATH|URL  any git repository of Equinox, RANGE of its commits.

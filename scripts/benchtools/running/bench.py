@@ -132,6 +132,11 @@ def environments(target: Target) -> list[tuple[str, dict]]:
     wanted, jax = target.args.jax, f"JAX {', '.join(target.args.jax)}"
     if wanted and not (named := [(name, entry) for name, entry in named if entry.get(("req", "jax")) in wanted]):
         raise BadInput(f"no environment has {jax}")
+    if target.args.answer and not wanted:  # each Python's newest JAX: the one that its users install today
+        by_python = {}
+        for name, entry in named:
+            by_python.setdefault(asv_envs.python_of(entry), []).append((name, entry))
+        named = [max(envs, key=lambda env: Version(env[1][("req", "jax")])) for envs in by_python.values()]
     if not (chosen := asv_envs.present(named, "scripts/bench")):
         raise Failed(f"no environment to run{f' with {jax}' if wanted else ''}: its Python is missing (see above)")
     return chosen
