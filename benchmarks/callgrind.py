@@ -25,6 +25,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from .params import OPERATIONS_VARIABLE
+
 SHIM_SOURCE = Path(__file__).with_name("callgrind_shim.c")
 VALGRIND_OPTIONS = (
     "--tool=callgrind",
@@ -172,7 +174,7 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800,
     library = shim_library()
     with tempfile.TemporaryDirectory(prefix="eqxb-callgrind-") as work:
         out = Path(work)
-        arguments = ["-m", "benchmarks.callgrind", str(out), *names]
+        arguments = ["-m", "benchmarks.callgrind", str(out), *selected(names)]
         ran = under_valgrind(python, out, arguments, path, timeout, {SHIM_VARIABLE: str(library)})
         failure = f"the callgrind process exited {ran.returncode}:\n{ran.stderr[-4000:]}"
         if ran.returncode != 0 and not (out / "windows.json").is_file():
@@ -183,6 +185,12 @@ def count(names: list[str], python: str = sys.executable, timeout: float = 1800,
         if ran.returncode != 0:
             raise CrashedAfterCounting(failure, counts)
         return counts
+
+
+def selected(names: list[str]) -> list[str]:
+    """``names`` as an asv run that selected some operations counts them (params.OPERATIONS_VARIABLE)."""
+    chosen = os.environ.get(OPERATIONS_VARIABLE)
+    return [name for name in names if name in json.loads(chosen)] if chosen else names
 
 
 OPERATOR = re.compile(r"\boperator\s*(?:\(\)|<=>|<<=?|>>=?|[<>]=?|->\*?)")  # its brackets name it

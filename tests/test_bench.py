@@ -5,6 +5,7 @@ The slow tests share a history of two real Equinox releases (0.13.7 and
 for the primary JAX in .asv/env; both are ignored folders, so reruns are fast.
 """
 
+import contextlib
 import http.server
 import itertools
 import json
@@ -440,6 +441,31 @@ def test_an_exact_run_holds_its_environment_and_a_timing_run_holds_them_all(tmp_
     for thread in threads:
         thread.join(60)
     assert all(event.is_set() for event in entered.values())
+
+
+def test_asv_s_valgrind_process_counts_the_operations_that_bench_selects_and_every_one_otherwise(tmp_path, monkeypatch):
+    from benchmarks import callgrind, params
+    from benchmarks.instruction_ops import OPERATIONS
+    from benchtools import util
+
+    construction = r"bench_instructions\.Instructions\.track_module\('construct\(default\)'\)"
+    tuple_access = r"Instructions\.track_tuple\('access'\)"
+    assert bench_module.counted_operations([construction, tuple_access]) == ["construct(default)", "access"]
+    for regexes in ([r"bench_instructions\.Instructions\.track_module"], [r"bench_counts"], []):
+        assert bench_module.counted_operations(regexes) == []  # all of them, or none: one process counts all
+    seen = []
+    monkeypatch.setattr(bench_module, "record_machine", lambda *_args: None)
+    monkeypatch.setattr(
+        util, "run", lambda cmd, prefix=None, env=None: seen.append(env) or subprocess.CompletedProcess(cmd, 0)
+    )
+    target = bench_module.Target(bench_module.Options(output=tmp_path, env_dir=tmp_path / "env", bench=[construction]))
+    bench_module.run_asv(target, "config.json", contextlib.nullcontext(), [construction])
+    bench_module.run_asv(target, "config.json", contextlib.nullcontext(), [r"bench_instructions"])
+    assert [env[params.OPERATIONS_VARIABLE] for env in seen] == ['["construct(default)"]', ""]
+    monkeypatch.setenv(params.OPERATIONS_VARIABLE, seen[0][params.OPERATIONS_VARIABLE])
+    assert callgrind.selected(list(OPERATIONS)) == ["construct(default)"]
+    monkeypatch.setenv(params.OPERATIONS_VARIABLE, "")
+    assert callgrind.selected(list(OPERATIONS)) == list(OPERATIONS)
 
 
 def test_a_docs_file_without_its_block_is_refused_before_anything_runs(tmp_path):

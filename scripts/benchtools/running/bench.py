@@ -17,6 +17,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from benchmarks import metrics, params
+from benchmarks.instruction_ops import OPERATIONS, TWINS
 
 from .. import git, settings, util
 from ..asvtools import device, runs, suite
@@ -25,6 +26,7 @@ from ..asvtools.lock import exclusive, one_environment
 from ..asvtools.sides import discovery_regex, log
 from ..errors import BadInput, Error, ExitCode, Failed
 from ..history import release_history
+from ..judging.instructions import BENCHMARK
 from ..project import HERE_REPO, HISTORY_DIR, JAX_CONFIG, ROOT, UPSTREAM_CONFIG, asv_home
 from ..publishing import blocks, generated, page, rows, site
 
@@ -368,6 +370,7 @@ def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefi
     cmd += ["--quick"] * args.quick + [word for regex in regexes for word in ("--bench", regex)]
     with lock, asv_home() as env:
         env[params.QUICK_VARIABLE] = "1" if args.quick else ""
+        env[params.OPERATIONS_VARIABLE] = json.dumps(counted) if (counted := counted_operations(regexes)) else ""
         record_machine(args.machine, target.base, env)
         env["PIP_CONSTRAINT"] = str(runs.runner_constraint())  # the lock's asv_runner
         if pythonpath:  # asv's existing environment runs with PYTHONPATH, an environment's Python with ASV_PYTHONPATH
@@ -375,6 +378,17 @@ def run_asv(target: Target, config, lock, regexes: list[str], *extra: str, prefi
                 filter(None, [pythonpath, env.get("PYTHONPATH")])
             )
         return util.run(cmd if prefix is None else [cmd[0], "-u", *cmd[1:]], prefix=prefix, env=env).returncode
+
+
+def counted_operations(regexes: list[str]) -> list[str]:
+    """The operations of bench_instructions that asv's --bench REGEXES select, as asv selects parameters; [] where
+    they select all or none of them, as the one valgrind process then counts all."""
+    names = [
+        operation
+        for operation in OPERATIONS
+        if any(re.search(regex, f"{BENCHMARK}.track_{twin}({operation!r})") for regex in regexes for twin in TWINS)
+    ]
+    return names if len(names) < len(OPERATIONS) else []
 
 
 def record_machine(machine: str, config, env: dict) -> None:
