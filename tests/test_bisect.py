@@ -215,6 +215,7 @@ def planted_search(repo: Path, cache: Path) -> tuple[bisect.Search, list[bisect.
     return search, commits
 
 
+@pytest.mark.history
 @pytest.mark.slow(minutes=6)
 @NEEDS_JAX_BUNDLE
 def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept(planted, tmp_path):

@@ -264,6 +264,7 @@ def test_an_unknown_pull_request_is_bad_input(pulls, tmp_path):
 
 
 @needs_valgrind
+@pytest.mark.history
 @pytest.mark.slow(minutes=5.5, group=ASV_SIDE_ENVS)
 def test_pull_request_1140_checked_end_to_end_then_judged_as_the_nightly_judges(pulls, asv_env_dir, tmp_path):
     """#1140 ("perf: localize init check"): no dir() in __init__, one more getattr per field. Its Python cost of

@@ -414,6 +414,7 @@ def changed(rows: list[dict]) -> list[tuple]:
     return sorted((c["benchmark"], c["params"], c["environment"], c["good"], c["bad"]) for c in rows)
 
 
+@pytest.mark.history
 @pytest.mark.slow(minutes=10, group=ASV_SIDE_ENVS)
 @NEEDS_BUNDLE
 def test_an_instruction_rise_opens_its_issue_on_its_night_and_its_revert_counts_on_its_own(tmp_path, asv_env_dir):

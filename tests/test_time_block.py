@@ -76,3 +76,18 @@ def test_the_fast_lane_writes_its_own_block_and_needs_it(tmp_path):
     result = run(tmp_path, "--time-block", "cost.md", "-m", "not slow", "-k", "not failing")
     assert result.returncode == 0, result.stdout
     assert '(-m "not slow" -k "not failing")' in page.read_text().split("<!-- test-time:end -->")[0]
+
+
+def test_the_history_lane_writes_its_own_block_and_the_suite_says_that_it_left_that_lane_out(tmp_path):
+    (tmp_path / "test_replayed.py").write_text("import pytest\n\n@pytest.mark.history\ndef test_replayed(): pass\n")
+    page = tmp_path / "cost.md"
+    page.write_text(README + "<!-- history-time:start -->\nold\n<!-- history-time:end -->\n")
+    result = run(tmp_path, "--time-block", "cost.md", "-m", "history")
+    assert result.returncode == 0, result.stdout
+    suite, history = page.read_text().split("<!-- test-time:end -->")
+    assert "old" in suite and '`scripts/test` (-m "history") took ' in history and "1 passed, 0 skipped" in history
+    result = run(tmp_path, "--time-block", "cost.md", "-m", "not history")  # scripts/test's own choice
+    assert result.returncode == 0, result.stdout
+    suite, history = page.read_text().split("<!-- test-time:end -->")
+    assert "`scripts/test` (every test but the history lane's, -m history) took " in suite
+    assert "3 passed, 1 skipped" in suite and '(-m "history")' in history

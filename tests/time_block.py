@@ -1,5 +1,5 @@
 """``scripts/test --time-block FILE``: a passing run writes what it took into FILE's ``test-time`` block, or,
-for the fast lane (``-m "not slow"`` and nothing else chosen), its ``fast-lane-time`` block.
+for a lane chosen by its ``-m`` alone (the fast lane's ``"not slow"``, the history lane's ``history``), its own block.
 
 The README's first screen gives the time of its two commands here, each written by the command
 itself: ``scripts/bench --docs README.md`` for the first, this option for the second. The block says
@@ -18,8 +18,8 @@ from benchtools.errors import BadInput
 from benchtools.publishing import generated
 
 BLOCK = "test-time"
-FAST_LANE = "not slow"  # the -m expression of the fast lane, whose time has a block of its own
-FAST_LANE_BLOCK = "fast-lane-time"
+SUITE = "not history"  # scripts/test's own -m: every test but the history lane's
+LANES = {"not slow": "fast-lane-time", "history": "history-time"}  # each lane's -m and its block (docs/cost.md)
 OUTCOMES = ("passed", "skipped")  # the terminal reporter's stats that are reports of a test's setup or call
 STARTED = pytest.StashKey[tuple]()  # pytest's start, and the load then
 
@@ -28,15 +28,15 @@ def pytest_addoption(parser):
     parser.addoption(
         "--time-block",
         metavar="FILE",
-        help=f"write what a passing run took into FILE's {BLOCK} block (README.md's first screen), or the fast "
-        f"lane's (-m {FAST_LANE!r}) into its {FAST_LANE_BLOCK} block (docs/cost.md)",
+        help=f"write what a passing run took into FILE's {BLOCK} block (README.md's first screen), or a lane's "
+        f"(-m {' or -m '.join(map(repr, LANES))}) into its own block (docs/cost.md)",
     )
 
 
 def block(config) -> str:
-    """The block this run's time goes in: the fast lane's, or the suite's."""
+    """The block this run's time goes in: a lane's, or the suite's."""
     chosen_only_by_mark = config.args_source != pytest.Config.ArgsSource.ARGS and not config.option.keyword
-    return FAST_LANE_BLOCK if config.option.markexpr == FAST_LANE and chosen_only_by_mark else BLOCK
+    return LANES.get(config.option.markexpr, BLOCK) if chosen_only_by_mark else BLOCK
 
 
 def pytest_configure(config):
@@ -68,11 +68,12 @@ def pytest_sessionfinish(session, exitstatus):
     started, load_before = config.stash[STARTED]
     stats = config.pluginmanager.get_plugin("terminalreporter").stats
     count = {outcome: len([r for r in stats.get(outcome, []) if r.when in ("call", "setup")]) for outcome in OUTCOMES}
-    chosen = [f'-m "{config.option.markexpr}"' * bool(config.option.markexpr)]
+    chosen = [f'-m "{config.option.markexpr}"' * (config.option.markexpr not in ("", SUITE))]
     chosen.append(f'-k "{config.option.keyword}"' * bool(config.option.keyword))
     if config.args_source == pytest.Config.ArgsSource.ARGS:
         chosen += config.args
-    selected = " ".join(part for part in chosen if part) or "every test"
+    every = "every test" if config.option.markexpr != SUITE else "every test but the history lane's, -m history"
+    selected = " ".join(part for part in chosen if part) or every
     text = took_markdown(
         selected,
         count["passed"],
