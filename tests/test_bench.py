@@ -324,7 +324,7 @@ def test_the_first_answer_takes_no_selection_of_its_own():
             bench_module.Options(answer=True, **{"releases": "1", **selection})
 
 
-def test_the_first_answer_runs_every_exact_benchmark_but_the_instruction_counts_and_the_answer_and_tree_at_s_steady_one():
+def test_the_first_answer_runs_every_exact_benchmark_but_the_counts_and_the_answer_and_tree_at_s_steady_one():
     from benchmarks import metrics
     from benchtools.asvtools import suite
 

@@ -340,7 +340,9 @@ def answer_benchmarks(described: dict) -> tuple[list[str], list[str]]:
         or described[name]["unit"] == STEADY_UNIT
         and name.startswith(steady_class)
     }
-    exact = [name for name, found in kinds.items() if not found & (timing | {metrics.INSTRUCTIONS}) and name not in alone]
+    exact = [
+        name for name, found in kinds.items() if not found & (timing | {metrics.INSTRUCTIONS}) and name not in alone
+    ]
     timed = [name for name, found in kinds.items() if name in alone or found & timing and found - timing]
     return sorted(exact), sorted(timed)
 
