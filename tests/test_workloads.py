@@ -18,6 +18,7 @@ import subprocess
 import sys
 import timeit
 import types
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -821,8 +822,12 @@ def test_each_figure_of_the_answer_reaches_asv_at_its_statistic_and_nan_where_no
     )
 
 
-def test_a_fresh_process_hands_back_what_its_call_returned_and_its_failure_loudly():
-    assert bench_answer.in_fresh_process("level(3)") == 0.75
+def test_a_fresh_process_runs_this_suite_and_hands_back_what_its_call_returned_or_its_failure(monkeypatch, tmp_path):
+    """Called as asv calls it: from another folder, the suite's not on sys.path (asv imports it by a finder of its
+    own), the fresh process imports the very module that called it, not another copy, nor the project's install."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry and Path(entry).resolve() != ROOT])
+    assert bench_answer.in_fresh_process("__file__") == bench_answer.__file__
     with pytest.raises(RuntimeError) as failed:  # its own words last: a traceback's last 2,000 characters
         bench_answer.in_fresh_process("os.sys.exit('x' * 3000)")
     assert str(failed.value) == "a process measuring the answer failed: " + "x" * 2000
