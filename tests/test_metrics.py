@@ -84,5 +84,9 @@ def test_an_operation_s_spread_is_measured_over_the_runs_that_counted_it(tmp_pat
     )
 
 
-def test_an_operation_never_measured_gets_the_widest_module_spread():
+def test_an_operation_never_measured_gets_the_widest_module_spread_and_a_measured_one_its_own():
     assert metrics.instruction_spread("no such operation", "module") == metrics.INSTRUCTIONS_SPREAD > 0
+    steadiest = min(metrics.INSTRUCTIONS_SPREADS, key=metrics.INSTRUCTIONS_SPREADS.get)
+    assert (
+        metrics.instruction_spread(*steadiest) == metrics.INSTRUCTIONS_SPREADS[steadiest] < metrics.INSTRUCTIONS_SPREAD
+    )

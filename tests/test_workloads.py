@@ -3,16 +3,22 @@ compute the same arrays, trace to the same program and copy nothing; and asv
 accepts the suite."""
 
 import dis
+import functools
 import gc
 import importlib
 import inspect
 import itertools
+import json
+import math
 import pkgutil
 import random
 import re
 import statistics
 import subprocess
 import sys
+import timeit
+import types
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -492,6 +498,9 @@ def test_the_answer_s_tree_at_time_is_the_tuple_s_times_the_ratio_inside_an_inte
     # The coverage check's test: each side's median of another measurement, inside or outside the interval.
     inside = {side: {"median": found[side]["median"]} for side in bench_answer.SIDES}
     assert bench_answer.within(found, inside) == dict.fromkeys(bench_answer.SIDES, True)
+    for end in ("low", "high"):  # an interval holds its ends
+        at_end = {side: {"median": found[side][end]} for side in bench_answer.SIDES}
+        assert bench_answer.within(found, at_end) == dict.fromkeys(bench_answer.SIDES, True)
     outside = inside | {"ratio": {"median": found["ratio"]["high"] * 1.01}}
     assert bench_answer.within(found, outside) == {"tuple": True, "ratio": False, "tree_at": True}
     timed = [{"µs": 10.0, "stated": [9.0, 11.0], "within": True}, {"µs": 12.0, "stated": [9.0, 11.0], "within": False}]
@@ -526,6 +535,11 @@ def test_the_median_s_interval_states_its_true_level():
         assert bench_answer.level(count) == pytest.approx(1 - misses / 2**count)
     assert all(bench_answer.level(count) >= 0.95 for count in range(6, 400))  # the 95% that the answer states
     assert bench_answer.level(400) < 0.96  # and not far above it: the ranks are the sign test's
+    # A sign-test table's 95% brackets (1-based order statistics): of 9 values the 2nd and 8th, of 20 the 6th and
+    # 15th, of 100 the 40th and 61st.
+    for count, low in ((9, 2), (20, 6), (100, 40)):
+        found = bench_answer.median_interval(list(range(1, count + 1)))
+        assert (found["low"], found["high"]) == (low, count + 1 - low)
 
 
 @pytest.mark.parametrize("synchronous", [True, False])
@@ -570,23 +584,126 @@ def test_the_answer_measured_for_the_confirm_step_is_one_step_in_this_process(mo
     )
 
 
-def test_the_answer_s_first_process_alone_takes_the_sweep(monkeypatch):
-    """The sweep's largest states cost a process more than all its steps: one process takes it, every process the
-    steps."""
-    spell = {side: dict.fromkeys(params.STATISTICS, 1.0) for side in bench_answer.SIDES} | {"pairs": 11}
-    asked = []
+def planted_spell(pairs: int, ratio: float = 2.0) -> dict:
+    """A spell's figure: 10 µs for the tuple, ``ratio`` times that for tree_at, each between -10% and +10%."""
+    medians = {"tuple": 1e-5, "ratio": ratio, "tree_at": 1e-5 * ratio}
+    return {side: {"median": v, "low": 0.9 * v, "high": 1.1 * v} for side, v in medians.items()} | {"pairs": pairs}
 
-    def measure_once(default_dispatch=False, again=False, sweep=True):
-        asked.append((default_dispatch, again, sweep))
-        figures = {"step jit": [spell]} | ({"sweep jit 1": [spell]} if sweep else {})
-        jaxprs = dict.fromkeys(params.WRAPPINGS, True)
-        return {"figures": figures, "identical_jaxprs": jaxprs, "returned before ready": {}, "on cpu": False}
 
-    monkeypatch.setattr(bench_answer, "measure_once", measure_once)
-    monkeypatch.setattr(bench_answer, "in_fresh_process", lambda call: eval(call, vars(bench_answer)))
-    answer = bench_answer.in_fresh_processes(3)
-    assert asked == [(False, False, True), (False, False, False), (False, False, False)]
-    assert set(answer["figures"]) == {"step jit", "sweep jit 1"}
+@pytest.fixture
+def planted_processes(monkeypatch):
+    """``plant(on_cpu)``: the answer's fresh processes run in this one, their figures planted: the steps (and the first
+    process's sweep), and under JAX's own dispatch one dispatch alone and a user's timeit; "again" at ten times the
+    ratio.  Returns each process's arguments and what it returned."""
+
+    def plant(on_cpu: bool) -> list[tuple]:
+        made = []
+
+        def measure_once(default_dispatch=False, again=False, sweep=True):
+            n = len(made)
+            keys = ["dispatch jit"] if default_dispatch else [f"step {w}" for w in params.WRAPPINGS]
+            figures = {key: [planted_spell(11)] for key in keys} | (
+                {"sweep jit 1": [planted_spell(3)]} if sweep else {}
+            )
+            figures |= {f"again {key}": [planted_spell(11, ratio=20.0)] for key in keys if again}
+            timed = {
+                f"{w} {s}": (30.0 + n % 3 - 1) * (1 + (s == "tree_at"))
+                for w in params.DEFAULT_WRAPPINGS
+                for s in params.STRUCTURES
+            }
+            found = {
+                "figures": figures,
+                "identical_jaxprs": {} if default_dispatch else {w: n > 0 or w != "scan" for w in params.WRAPPINGS},
+                "returned before ready": {"jit": 0.9 - n / 10, "filter_jit": 0.6 + n / 10}
+                if default_dispatch or not on_cpu
+                else {},
+                "on cpu": on_cpu,
+            }
+            made.append(((default_dispatch, again, sweep), found | ({"timeit": timed} if default_dispatch else {})))
+            return made[-1][1]
+
+        monkeypatch.setattr(bench_answer, "measure_once", measure_once)
+        monkeypatch.setattr(bench_answer, "in_fresh_process", lambda call: eval(call, vars(bench_answer)))
+        return made
+
+    return plant
+
+
+@pytest.mark.parametrize("on_cpu", [True, False])
+@pytest.mark.parametrize("quick", [False, True])
+def test_the_answer_s_processes_make_its_figures_and_say_how_they_were_taken(
+    planted_processes, monkeypatch, on_cpu, quick
+):
+    """Its processes (one in a quick run) and on a CPU as many under JAX's own dispatch, the first alone taking the
+    sweep (its largest states cost more than all the steps); every figure of PROVENANCE: the level of the tabled
+    figures (not the sweep's 3 pairs), the 1-minute load, the clock's seconds, each dispatch's lowest share."""
+    monkeypatch.delenv(params.QUICK_VARIABLE, raising=False)
+    if quick:
+        monkeypatch.setenv(params.QUICK_VARIABLE, "1")
+    monkeypatch.setattr(bench_answer.os, "getloadavg", iter([(1.5, 5.0, 15.0), (2.5, 6.0, 16.0)]).__next__)
+    monkeypatch.setattr(bench_answer, "time", types.SimpleNamespace(monotonic=iter([100.0, 107.5]).__next__))
+    made = planted_processes(on_cpu)
+    answer = bench_answer._Answer().setup_cache()
+    count = 1 if quick else params.ANSWER_PROCESSES
+    defaults = [found for arguments, found in made if arguments[0]]
+    assert [arguments for arguments, _ in made] == [(False, False, n == 0) for n in range(count)] + [
+        (True, False, False)
+    ] * (count if on_cpu else 0)
+    timed = [found["timeit"] for found in defaults]
+    assert answer["figures"] == {
+        key: bench_answer.spread([spell for _, found in made for spell in found["figures"].get(key, [])])
+        for key in [f"step {w}" for w in params.WRAPPINGS] + ["sweep jit 1"] + ["dispatch jit"] * on_cpu
+    } | {f"default {w}": bench_answer.predicted(timed, w) for w in params.DEFAULT_WRAPPINGS if on_cpu}
+    assert answer["identical_jaxprs"] == {w: w != "scan" for w in params.WRAPPINGS}
+    measured = [found["returned before ready"] for _, found in made if found["returned before ready"]]
+    assert answer["provenance"] == {
+        "processes": count,
+        "default-dispatch processes": len(defaults),
+        "level": bench_answer.level(11),
+        "quick": float(quick),
+        "load before": 1.5,
+        "load after": 2.5,
+        "seconds": 7.5,
+    } | {f"{w} returned before ready": min(ready[w] for ready in measured) for w in params.DISPATCH_WRAPPINGS}
+    assert set(answer["provenance"]) == set(params.PROVENANCE)
+
+
+@pytest.mark.parametrize("on_cpu", [True, False])
+def test_the_coverage_check_counts_a_second_measurement_and_a_user_s_timeit_inside_the_stated_intervals(
+    planted_processes, monkeypatch, tmp_path, on_cpu
+):
+    """Each run's "again" medians (its ratio ten times the first's: out, and tree_at's with it; the tuple's in) and
+    each direct timeit against the answer's intervals, the default figures' on a CPU, the steps' elsewhere: at their
+    medians, then at their ends (in), then 1% beyond them (out); the record written after each run."""
+    made = planted_processes(on_cpu)
+    runs = iter(range(3))
+
+    def user_timeit():
+        run, processes = next(runs), [found for _, found in made[-params.ANSWER_PROCESSES :]]
+        found = {}
+        for w in params.DEFAULT_WRAPPINGS:
+            figure = (
+                bench_answer.predicted([p["timeit"] for p in processes], w)
+                if on_cpu
+                else bench_answer.spread([spell for p in processes for spell in p["figures"][f"step {w}"]])
+            )
+            for s, end, beyond in (("tuple", "low", 0.99), ("tree_at", "high", 1.01)):
+                found[f"{w} {s}"] = figure[s][("median", end, end)[run]] * 1e6 * (1, 1, beyond)[run]
+        return found
+
+    monkeypatch.setattr(bench_answer, "user_timeit", user_timeit)
+    path = tmp_path / "coverage.json"
+    assert bench_answer.coverage(3, str(path)) == {"again": 1 / 3, "direct": 2 / 3}
+    record = json.loads(path.read_text())
+    assert record["within"] == {"again": 1 / 3, "direct": 2 / 3}
+    again = [f"again step {w}" for w in params.WRAPPINGS] + ["again dispatch jit"] * on_cpu
+    for number, (run, inside) in enumerate(zip(record["runs"], (True, True, False), strict=True)):
+        assert run["provenance"]["processes"] == params.ANSWER_PROCESSES
+        assert run["again within"] == dict.fromkeys(again, {"tuple": True, "ratio": False, "tree_at": False})
+        assert set(run["user's timeit"]) == {f"{w} {s}" for w in params.DEFAULT_WRAPPINGS for s in params.STRUCTURES}
+        for key, [found] in run["user's timeit"].items():
+            assert found["within"] == inside
+            assert number != 1 or found["µs"] == found["stated"][key.endswith("tree_at")]  # at the stated end
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -614,3 +731,204 @@ def test_the_user_s_timeit_figure_divides_to_its_ratio_and_one_process_gives_its
     assert found["ratio"]["low"] < 100 / 11 and found["ratio"]["high"] > 11.0
     alone = bench_answer.predicted(timed[:1], "eager")
     assert alone["ratio"] == dict.fromkeys(("median", "low", "high"), pytest.approx(11.0))
+    assert alone["tuple"]["median"] == 10 / 1e6  # seconds, as every figure of the answer
+
+
+def test_the_user_s_timeit_figure_is_student_s_prediction_interval_of_the_logs():
+    """Student's t at 97.5% on n - 1 degrees of freedom, times the logs' deviation and sqrt(1 + 1/n), each way."""
+    for n, t in ((2, 12.706), (3, 4.303)):
+        logs = [0.1 * k for k in range(n)]
+        timed = [{"jit tuple": 10 * math.exp(v), "jit tree_at": 20 * math.exp(v)} for v in logs]
+        half = t * statistics.stdev(logs) * math.sqrt(1 + 1 / n)
+        found = bench_answer.predicted(timed, "jit")["tuple"]
+        assert [found["low"], found["high"]] == pytest.approx(
+            [1e-5 * math.exp(statistics.fmean(logs) + way * half) for way in (-1, 1)]
+        )
+
+
+def test_tree_at_s_figure_is_the_tuple_s_times_the_ratio_its_interval_widened_to_hold_it():
+    for low, high, widened in ((6.5, 7.0, {"low": 6.0, "high": 7.0}), (4.0, 5.5, {"low": 4.0, "high": 6.0})):
+        found = {"tuple": {"median": 2.0, "low": 1.5, "high": 2.5}, "ratio": {"median": 3.0, "low": 2.0, "high": 4.0}}
+        found = bench_answer.divided(found | {"tree_at": {"median": 5.0, "low": low, "high": high}})
+        assert found["tree_at"] == {"median": 6.0} | widened
+
+
+def test_a_figure_is_each_twin_s_seconds_per_call_and_their_ratio_over_at_least_three_pairs(monkeypatch):
+    """On a clock that each call moves on by its twin's cost, tree_at's 3 µs and the tuple's 1 µs: a spell of no
+    seconds still takes the instrument's three pairs, each side's figure exact."""
+    now = [0.0]
+
+    def costing(seconds):
+        def call():
+            now[0] += seconds
+
+        return call
+
+    monkeypatch.delenv(params.QUICK_VARIABLE, raising=False)
+    monkeypatch.setattr(instruments, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    found = bench_answer.figure({"tree_at": costing(3e-6), "tuple": costing(1e-6)}, seconds=0.0)
+    exact = {"tree_at": 3e-6, "tuple": 1e-6, "ratio": 3.0}
+    assert found == {side: dict.fromkeys(params.STATISTICS, pytest.approx(v)) for side, v in exact.items()} | {
+        "pairs": 3
+    }
+
+
+def test_a_step_that_traces_to_other_equations_is_told_apart(monkeypatch):
+    """AnswerJaxprs' 1: tree_at's step given one update more than the tuple's traces to another jaxpr."""
+
+    def make_step(structure, depth, n_calls):
+        return workloads.make_step(structure, depth, n_calls + (structure == "tree_at"))
+
+    monkeypatch.setattr(bench_answer, "make_step", make_step)
+    assert not bench_answer.identical_jaxprs("jit")
+
+
+def test_the_answer_makes_jax_s_cpu_dispatch_synchronous():
+    option = "jax_cpu_enable_async_dispatch"
+    before = jax.config.values[option]
+    try:
+        bench_answer.synchronous()
+        assert jax.config.values[option] is False
+    finally:
+        jax.config.update(option, before)
+
+
+def test_each_figure_of_the_answer_reaches_asv_at_its_statistic_and_nan_where_not_taken():
+    numbers = itertools.count(1.0)
+    keys = ("step jit", "default eager", "dispatch filter_jit", "sweep jit_scan 1000")
+    figures = {
+        key: {side: {s: next(numbers) for s in params.STATISTICS} for side in bench_answer.SIDES} for key in keys
+    }
+    answer = {"figures": figures, "identical_jaxprs": {"jit": True, "scan": False}, "provenance": {"processes": 3}}
+    for twins, wrapping in (
+        (bench_answer.AnswerStep, "jit"),
+        (bench_answer.AnswerDefault, "eager"),
+        (bench_answer.AnswerDispatch, "filter_jit"),
+    ):
+        for statistic in params.STATISTICS:
+            figure = figures[f"{twins.prefix} {wrapping}"]
+            assert twins().track_ratio(answer, wrapping, statistic) == figure["ratio"][statistic]
+            assert twins().track_tree_at(answer, wrapping, statistic) == figure["tree_at"][statistic]
+            assert twins().track_tuple(answer, wrapping, statistic) == figure["tuple"][statistic]
+        assert math.isnan(twins().track_ratio(answer, "scan", "median"))
+    assert (
+        bench_answer.AnswerSweep().track_ratio(answer, "jit_scan", 1000, "low")
+        == figures["sweep jit_scan 1000"]["ratio"]["low"]
+    )
+    assert [bench_answer.AnswerJaxprs().track_jaxprs_differ(answer, w) for w in ("jit", "scan")] == [0.0, 1.0]
+    provenance = bench_answer.AnswerProvenance()
+    assert provenance.track_provenance(answer, "processes") == 3.0 and math.isnan(
+        provenance.track_provenance(answer, "quick")
+    )
+
+
+def test_a_fresh_process_runs_this_suite_and_hands_back_what_its_call_returned_or_its_failure(monkeypatch, tmp_path):
+    """Called as asv calls it: from another folder, the suite's not on sys.path (asv imports it by a finder of its
+    own), the fresh process imports the very module that called it, not another copy, nor the project's install."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry and Path(entry).resolve() != ROOT])
+    assert bench_answer.in_fresh_process("__file__") == bench_answer.__file__
+    with pytest.raises(RuntimeError) as failed:  # its own words last: a traceback's last 2,000 characters
+        bench_answer.in_fresh_process("os.sys.exit('x' * 3000)")
+    assert str(failed.value) == "a process measuring the answer failed: " + "x" * 2000
+
+
+def test_one_process_takes_each_figure_of_the_answer_in_spells_of_pairs(monkeypatch):
+    """measure_once here.  Quick, its sweep at one small size: a spell of 3 pairs for each step and the first
+    process's sweep, under synchronous dispatch.  Under JAX's own: a user's timeit of 3 repeats first (planted), a
+    dispatch alone only where most of its calls return before their result is ready (shares planted), in
+    ``ANSWER_ROUNDS`` spells of ``SECONDS`` between them, on a clock that each read moves on by 1 ms."""
+    option = "jax_cpu_enable_async_dispatch"
+    before = jax.config.values[option]
+    monkeypatch.setenv(params.QUICK_VARIABLE, "1")
+    monkeypatch.setattr(bench_answer, "SWEEP_SIZES", (10,))
+    asked, made, shares = [], [], iter([0.5, 0.52])
+    monkeypatch.setattr(bench_answer, "user_timeit", lambda repeats: asked.append(repeats) or {"jit tuple": 9.0})
+
+    def returned_before_ready(twins):
+        assert set(twins) == set(params.STRUCTURES)
+        return next(shares)
+
+    monkeypatch.setattr(bench_answer, "returned_before_ready", returned_before_ready)
+    monkeypatch.setattr(
+        bench_answer,
+        "calls",
+        lambda *how, **keywords: made.append(how + tuple(keywords.values())) or workloads.calls(*how, **keywords),
+    )
+    try:
+        jax.config.update(option, True)
+        found, synchronous = bench_answer.measure_once(), not jax.config.values[option]
+        jax.config.update(option, True)
+        monkeypatch.delenv(params.QUICK_VARIABLE)
+        monkeypatch.setattr(
+            instruments, "time", types.SimpleNamespace(perf_counter=itertools.count(step=0.001).__next__)
+        )
+        default, own = bench_answer.measure_once(True, again=True, sweep=False), jax.config.values[option]
+    finally:
+        jax.config.update(option, before)
+    assert synchronous and own and found["on cpu"] and found["returned before ready"] == {}  # the tests' CPU
+    steps = [f"step {w}" for w in params.WRAPPINGS] + [f"sweep {w} 10" for w in params.SWEEP_WRAPPINGS]
+    assert sorted(found["figures"]) == sorted(steps) and "timeit" not in found
+    assert found["identical_jaxprs"] == dict.fromkeys(params.WRAPPINGS, True)
+    for spells in found["figures"].values():
+        assert [(set(spell), spell["pairs"]) for spell in spells] == [({*bench_answer.SIDES, "pairs"}, 3)]
+    assert asked == [3] and default["timeit"] == {"jit tuple": 9.0} and default["identical_jaxprs"] == {}
+    assert made[-2:] == [(w, params.DEFAULT_STATE_SIZE, False) for w in params.DISPATCH_WRAPPINGS]
+    assert default["returned before ready"] == {"jit": 0.5, "filter_jit": 0.52}
+    # A pair of batches is 5 reads of the clock: 50 pairs fill each of the 2 spells' 0.25 s, and "again".
+    pairs = {key: [spell["pairs"] for spell in spells] for key, spells in default["figures"].items()}
+    assert pairs == {"dispatch filter_jit": [50, 50], "again dispatch filter_jit": [50]}
+
+
+class Leaf:
+    """A result's leaf as JAX's arrays answer for it: ready or not straight after the call, and waited for."""
+
+    def __init__(self, ready: bool):
+        self.ready, self.waited = ready, False
+
+    def is_ready(self) -> bool:
+        return self.ready
+
+    def block_until_ready(self):
+        self.waited = True
+        return self
+
+
+def test_the_share_of_calls_returned_before_ready_is_counted_per_call_and_the_lower_twin_s_kept():
+    """Each twin called once to compile, then ``READY_CALLS`` times, each result waited for before the next call; a
+    call counts early where any leaf of its result is not ready (the real dispatch: the fresh-process test above)."""
+
+    def twin(early: range):
+        results = []
+
+        def call():
+            assert all(leaf.waited for result in results for leaf in result)
+            results.append((Leaf(True), Leaf(len(results) - 1 not in early)))
+            return results[-1]
+
+        return call, results
+
+    (tree_at, made), (tuple_, _) = twin(range(30)), twin(range(bench_answer.READY_CALLS))
+    assert bench_answer.returned_before_ready({"tree_at": tree_at, "tuple": tuple_}) == 0.6
+    assert len(made) == 1 + bench_answer.READY_CALLS
+
+
+def test_a_user_s_timeit_is_the_median_of_15_autoranged_repeats_in_microseconds_per_step(monkeypatch):
+    """On a clock that each step's call moves on by 50 ms: autorange takes 5 calls (0.25 s, past its 0.2 s), then
+    15 repeats of 5 calls, each twin's step at 50,000 µs."""
+    now, made = [0.0], []
+
+    def counted(call):
+        def step():
+            now[0] += 0.05
+            made.append(call)
+            assert len(made) < 1000, "more calls than autorange and 15 repeats make"
+            return call()
+
+        return step
+
+    monkeypatch.setattr(bench_answer.timeit, "Timer", functools.partial(timeit.Timer, timer=lambda: now[0]))
+    monkeypatch.setattr(bench_answer, "calls", lambda *how: {s: counted(c) for s, c in workloads.calls(*how).items()})
+    found = bench_answer.user_timeit()
+    assert found == {f"{w} {s}": pytest.approx(5e4) for w in params.DEFAULT_WRAPPINGS for s in params.STRUCTURES}
+    assert len(made) == len(found) * (1 + 2 + 5 + 15 * 5)
