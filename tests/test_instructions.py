@@ -691,22 +691,9 @@ def test_each_exact_change_and_improvement_is_explained_by_its_own_twin_s_count_
     errors = recheck.attach_explanations(source, [cost, timing, rise, elsewhere], [fall])
     assert errors == [f"v1 → v3: no environment of {source.config} has {ELSEWHERE}"]
     assert timing.explanation is None and elsewhere.explanation is None
-    assert rise.explanation == instructions.Explanation(
-        env.name,
-        v1,
-        v3,
-        "flatten",
-        "module",
-        ({"instructions": 200, "functions": {}}, {"instructions": 400, "functions": {}}),
-    )
-    assert fall.explanation == instructions.Explanation(
-        env.name,
-        v1,
-        v3,
-        "flatten",
-        "tuple",
-        ({"instructions": 180, "functions": {}}, {"instructions": 360, "functions": {}}),
-    )
+    for row, twin, before in ((rise, "module", 200), (fall, "tuple", 180)):
+        counts = tuple({"instructions": n, "functions": {}} for n in (before, 2 * before))
+        assert row.explanation == instructions.Explanation(env.name, v1, v3, "flatten", twin, counts)
     assert (cost.explanation.env_name, cost.explanation.before, cost.explanation.after) == (env.name, v1, v3)
     assert (cost.explanation.before_summary, cost.explanation.after_summary) == (profiles[v1], profiles[v3])
     with pytest.raises(BadInput, match=r"^--explain needs the asv configuration of the run \(--output or --config\)$"):
