@@ -6,9 +6,14 @@ they must give is known (tests/test_pairs.py tests the statistics).  The one
 real measurement is the slow end-to-end test at the end.
 """
 
+import functools
+import json
 import math
 import os
 import random
+import sys
+import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -17,10 +22,10 @@ from benchmarks import metrics, params
 from benchtools import cli, util
 from benchtools.asvtools import sides
 from benchtools.asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, param_index
-from benchtools.errors import ExitCode, Failed
+from benchtools.errors import BadInput, ExitCode, Failed
 from benchtools.judging import changes, confirm, pairs, render
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
-from tests.helpers import ASV_SIDE_ENVS, command
+from tests.helpers import ASV_SIDE_ENVS, command, git
 
 
 def test_discovery_selects_exactly_the_suspects_benchmarks_parameterized_or_not():
@@ -285,8 +290,9 @@ def test_a_figure_of_the_answer_is_re_measured_as_its_step_alone_and_any_other_b
 
 
 def fake_processes(monkeypatch, *results):
-    """asv's one process replaced by ``results`` in turn (errcode, result, samples, number, stderr), recording what
-    each was asked: (timeout, param index, profile, extra params, cwd, the one-step variable)."""
+    """asv's one process replaced by ``results`` in turn (errcode, result, samples, number, stderr[, the profile data
+    when one is asked: b"pstats"]), recording what each was asked: (timeout, param index, profile, extra params, cwd,
+    the one-step variable)."""
     from asv import runner
 
     asked, results = [], iter(results)
@@ -294,9 +300,9 @@ def fake_processes(monkeypatch, *results):
     def one_process(benchmark, spawner, param_index, profile, extra_params, cwd):
         step = os.environ.get(params.ONE_STEP_VARIABLE)
         asked.append((benchmark["timeout"], spawner, param_index, profile, extra_params, cwd, step))
-        errcode, result, samples, number, stderr = next(results)
+        errcode, result, samples, number, stderr, *profiled = next(results)
         outcome = {"result": [result], "samples": [samples], "number": [number], "stderr": stderr}
-        return SimpleNamespace(errcode=errcode, profile=b"pstats" if profile else None, **outcome)
+        return SimpleNamespace(errcode=errcode, profile=(profiled or [b"pstats"])[0] if profile else None, **outcome)
 
     monkeypatch.setattr(runner, "_run_benchmark_single_param", one_process)
     return asked
@@ -327,10 +333,13 @@ def test_a_side_runs_each_process_at_its_params_in_its_one_setup_cache_with_asv_
 def test_a_side_s_profile_is_one_quick_process_s_and_closing_it_removes_its_caches_and_its_spawner(
     monkeypatch, tmp_path, capsys
 ):
-    asked = fake_processes(monkeypatch, (0, 1.0, None, None, ""))
-    side, _ = side_of({"plain": {"params": [], "timeout": 5}})
-    assert side.profile("plain", None) == b"pstats"
-    assert asked == [(5, side.spawner, None, True, sides.QUICK, None, None)]
+    asked = fake_processes(monkeypatch, (0, 1.0, None, None, ""), (0, 1.0, None, None, "", None))
+    side, _ = side_of({"plain": {"params": [], "timeout": 5}, "two": {"params": [["1", "2"]], "timeout": 5}})
+    assert side.profile("two", 1) == b"pstats"
+    assert asked == [(5, side.spawner, 1, True, sides.QUICK, None, None)]
+    with pytest.raises(Failed) as failed:
+        side.profile("plain", None)
+    assert str(failed.value) == "plain gave no profile at aaaaaaaa"
     cache = tmp_path / "cache"
     cache.mkdir()
     side.cache_dirs = {"k": str(cache)}
@@ -381,3 +390,97 @@ def test_a_side_s_value_of_the_answer_measures_its_wrapping_s_step_alone_in_a_fr
         steps == [(2, str(cache), "jit"), (3, str(cache), "jit")] and os.environ.get(params.ONE_STEP_VARIABLE) is None
     )
     assert len(caches) == 2  # each value's step measured anew
+
+
+def asv_project(tmp_path, **config) -> tuple[Path, list[str]]:
+    """A repository of two commits and an asv configuration over it, in an environment that asv uses as it is (this
+    Python, nothing installed), whose benchmarks are two tracks named alike; its commits."""
+    repo, benchmarks = tmp_path / "repo", tmp_path / "benchmarks"
+    repo.mkdir(), benchmarks.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commits = [new_commit(repo) for _ in range(2)]
+    (benchmarks / "__init__.py").write_text("")
+    (benchmarks / "bench_tiny.py").write_text("def track_a():\n    return 1\n\n\ndef track_ab():\n    return 2\n")
+    path = tmp_path / "asv.conf.json"
+    layout = {"version": 1, "project": "demo", "repo": str(repo), "branches": ["main"], "benchmark_dir": "benchmarks"}
+    path.write_text(json.dumps(layout | {"environment_type": "existing"} | config))
+    return path, commits
+
+
+def new_commit(repo: Path) -> str:
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "a commit")
+    return git(repo, "rev-parse", "HEAD")
+
+
+def installs(monkeypatch) -> list[tuple[str, str]]:
+    """(folder of the side, commit as the side's repository resolves it) of each commit asv installs."""
+    from asv.environment import ExistingEnvironment
+
+    installed = []
+
+    def install(_env, conf, repo, commit):
+        installed.append((Path(conf.env_dir).name, repo.get_hash_from_name(commit)))
+
+    monkeypatch.setattr(ExistingEnvironment, "install_project", install)
+    return installed
+
+
+def existing_label() -> str:
+    return f"Python {os.path.abspath(sys.executable)}"  # what asv names an existing environment by
+
+
+def test_each_side_is_its_commit_installed_in_its_own_folder_with_the_benchmarks_asked_alone(
+    tmp_path, monkeypatch, capsys
+):
+    config, (first, second) = asv_project(tmp_path)
+    installed = installs(monkeypatch)
+    label = existing_label() + ", device cpu, driver unknown"
+    prepared = sides.prepare(config, label, {"before": first, "after": second}, ["bench_tiny.track_a"], tmp_path)
+    assert {side: (Path(s.conf.env_dir), s.commit) for side, s in prepared.items()} == {
+        "before": (tmp_path / "before", first),
+        "after": (tmp_path / "after", second),
+    }
+    before, after = prepared.values()
+    assert before.env.name == after.env.name and sides.env_requirements(before.env) == {existing_label()}
+    assert list(before.benchmarks) == ["bench_tiny.track_a"] and after.benchmarks is before.benchmarks
+    # Each side installs its commit in its folder; the benchmarks are found in the first side's.
+    assert installed == [("before", first), ("after", second), ("before", first)]
+    assert capsys.readouterr() == (
+        "",
+        f"before: {first[:8]} in {before.env.name} ({tmp_path / 'before'})\n"
+        f"after: {second[:8]} in {after.env.name} ({tmp_path / 'after'})\n",
+    )
+
+
+def test_a_remote_repository_is_fetched_again_before_its_newest_commit_is_installed(tmp_path, monkeypatch):
+    """asv.conf.json names Equinox by its URL, whose mirror asv keeps: it must learn tonight's commits before they are
+    installed. Here the remote is a bare repository served over HTTP on 127.0.0.1, as git serves one."""
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    config, (first, _) = asv_project(tmp_path)
+    served = tmp_path / "served" / "repo.git"
+    git(tmp_path, "clone", "-q", "--bare", tmp_path / "repo", served)
+    git(served, "update-server-info")
+    quiet = type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *_: None})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(quiet, directory=str(served.parent)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    installed = installs(monkeypatch)
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/repo.git"
+        config.write_text(json.dumps(json.loads(config.read_text()) | {"repo": url}))
+        sides.prepare(config, existing_label(), {"before": first}, ["bench_tiny.track_a"], tmp_path)
+        newest = new_commit(tmp_path / "repo")  # after asv's mirror was made
+        git(tmp_path / "repo", "push", "-q", served, "main")
+        git(served, "update-server-info")
+        sides.prepare(config, existing_label(), {"after": newest}, ["bench_tiny.track_a"], tmp_path)
+    finally:
+        server.shutdown()
+    assert installed[-2:] == [("after", newest)] * 2
+
+
+def test_an_environment_the_configuration_cannot_make_is_refused_in_one_sentence(tmp_path, caplog, capsys):
+    config, commits = asv_project(tmp_path, environment_type="virtualenv", pythons=["1.9"])
+    with pytest.raises(BadInput) as refused:
+        sides.prepare(config, "Python 1.9", {"before": commits[0]}, ["bench_tiny.track_a"], tmp_path)
+    assert str(refused.value) == f"confirming needs the environment 'Python 1.9', which {config} does not declare"
+    assert caplog.messages == [] and capsys.readouterr() == ("", "")  # asv says nothing of the Python it skips

@@ -5,6 +5,7 @@ over real asv sites (tests/asv_sites.py).
 """
 
 import json
+import math
 import shutil
 import statistics
 
@@ -14,9 +15,10 @@ from benchmarks import callgrind, metrics
 from benchmarks.bench_instructions import Instructions
 from benchmarks.instruction_ops import OPERATIONS, TWINS
 from benchtools import settings
-from benchtools.errors import Failed
+from benchtools.errors import BadInput, Failed
 from benchtools.judging import confirm, explain, gate, instructions, pairs, recheck, render, verdicts
 from benchtools.judging.changes import Change
+from benchtools.judging.finding import LARGE_IMPROVEMENT
 from benchtools.judging.sources import Source
 from benchtools.publishing import instruction_history, operation_markdown
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
@@ -571,3 +573,128 @@ def test_a_commit_that_cannot_be_installed_to_count_fails_naming_it(tmp_path, ca
         instructions.counts_at(env, "c" * 40, ["flatten", "construct(default)"])
     assert "counting instructions at cccccccc in py311-jax: construct(default), flatten" in capsys.readouterr().err
     assert not instructions.kept(env, "c" * 40, ["flatten", "construct(default)"]).exists()
+
+
+HERE, ELSEWHERE = {"python": "3.11", "jax": "0.4.33"}, {"python": "3.9"}  # the site's environment; one it lacks
+TUPLE_INSTRUCTIONS = INSTRUCTIONS.replace("module", "tuple")
+
+
+def counting_site(tmp_path) -> tuple[Source, explain.ProfileEnv, str, str]:
+    """A site whose one environment (Python 3.11) keeps counts and profiles where the gate reads them: its source,
+    that environment, and the two commits compared (v1, v3)."""
+    config = make_site(tmp_path, {INSTRUCTIONS: FLAT * 2})
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"pythons": ["3.11"]}))
+    source = Source(output=tmp_path, config=config, machine=MACHINE)
+    env = explain.env_config(config, source.conf, HERE, source.profiles)
+    return source, env, source.resolve("v1"), source.resolve("v3")
+
+
+def keep_counts(env, commit: str, counts: dict, environment=None) -> None:
+    """``counts`` ({operation: {twin: instructions}}) kept at ``commit`` as a count of all their operations."""
+    path = instructions.kept(env, commit, sorted(counts))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    twins = {name: {twin: {"instructions": n, "functions": {}} for twin, n in c.items()} for name, c in counts.items()}
+    path.write_text(json.dumps(twins))
+    if environment:
+        path.with_suffix(instructions.ENVIRONMENT_SUFFIX).write_text(json.dumps(environment))
+
+
+def judged(benchmark, params, good, bad, env_params=HERE, unit="instructions") -> Change:
+    change = Change(benchmark, params, "Python 3.11, jax 0.4.33", 100.0, 200.0, good, bad, False, unit)
+    change.env_params = env_params
+    return change
+
+
+def test_a_recount_reads_each_change_s_own_twin_where_its_environment_keeps_it_and_passes_the_rest_on(tmp_path):
+    source, env, v1, v3 = counting_site(tmp_path)
+    other_kind = judged(MODULE_COST, "'default'", v1, v3, unit="weighted instructions")
+    uncountable = judged(INSTRUCTIONS, "'flatten'", v1, v3, ELSEWHERE)
+    gone = judged(INSTRUCTIONS, "'dispatch alone(jit)'", v1, v3)  # the operation's name holds a space
+    held = judged(TUPLE_INSTRUCTIONS, "'flatten'", v1, v3)
+    # Each twin read as the other would turn its verdict round.
+    keep_counts(
+        env, v1, {"dispatch alone(jit)": {"module": 100, "tuple": 100}, "flatten": {"module": 100, "tuple": 100}}
+    )
+    tonight = {"valgrind": "valgrind-3.22.0"}
+    counts = {"dispatch alone(jit)": {"module": 100, "tuple": 200}, "flatten": {"module": 100, "tuple": 150}}
+    keep_counts(env, v3, counts, tonight)
+    kept, overruled, errors = recheck.recount(source, [other_kind, uncountable, gone, held])
+    assert kept == [other_kind, uncountable, held]
+    assert overruled == [(gone, recheck.Recount(100, 100, tonight))]
+    assert errors == [
+        f"{uncountable.entry} could not be counted again, so it counts as stored: no environment of "
+        f"{source.config} has {ELSEWHERE}"
+    ]
+    # Without the run's configuration nothing is counted again: only the instruction changes are said to stand.
+    unconfigured = Source(results=tmp_path / "results", html=tmp_path / "html", machine=MACHINE)
+    assert recheck.recount(unconfigured, [other_kind]) == ([other_kind], [], [])
+    assert recheck.recount(unconfigured, [gone]) == (
+        [gone],
+        [],
+        ["the instruction rises count as stored: no asv configuration to count them again"],
+    )
+
+
+def test_a_recount_exactly_at_the_floor_is_no_rise_and_exactly_at_a_large_improvement_is_one():
+    rise = judged(INSTRUCTIONS, "'flatten'", "a" * 40, "b" * 40)
+    floor = metrics.threshold(rise.entry)
+    assert not recheck.Recount(100.0, 100.0 * (1 + floor), None).counts(rise)
+    assert recheck.Recount(100.0, 100.0 * (1 + floor) * 1.000001, None).counts(rise)
+    assert recheck.Recount(100.0, 100.0 * (1 - LARGE_IMPROVEMENT), None).improves(rise)
+    assert not recheck.Recount(100.0, 100.0 * (1 - LARGE_IMPROVEMENT) * 1.000001, None).improves(rise)
+
+
+def test_asv_params_are_split_and_unquoted_whole():
+    assert recheck.split_params("'dispatch alone(jit)'") == ["dispatch alone(jit)"]
+    assert recheck.split_params("'default', 2, 4") == ["default", "2", "4"]
+    assert recheck.split_params("") == []
+
+
+def test_each_instruction_rise_s_time_is_its_own_twin_s_between_the_same_commits_in_the_same_environment():
+    good, bad = "a" * 40, "b" * 40
+    untimed = judged(INSTRUCTIONS, "'dispatch(jit)'", good, bad)  # no time measures a dispatch
+    unnamed = judged(INSTRUCTIONS, "", good, bad)  # no operation: nothing to look up
+    tuple_rise = judged(TUPLE_INSTRUCTIONS, "'construct(default)'", good, bad)
+    unrecorded = judged(INSTRUCTIONS, "'access'", good, bad)
+    twin_time = CONSTRUCTION_PASSES.replace("module", "tuple")
+    times = [
+        Change(CONSTRUCTION_PASSES, "'default'", tuple_rise.env, 30.0, 20.0, good, bad, False, "tree_map passes"),
+        Change(twin_time, "'default'", "another environment", 30.0, 40.0, good, bad, False, "tree_map passes"),
+        Change(twin_time, "'default'", tuple_rise.env, 30.0, 25.0, good, bad, False, "tree_map passes"),
+    ]
+    checks = recheck.time_checks([untimed, unnamed, tuple_rise, unrecorded], times)
+    assert [rise for rise, _ in checks] == [tuple_rise, unrecorded]
+    fields = [(c.benchmark, c.params, c.env, c.good, c.bad, c.single_commit, c.unit, c.env_params) for _, c in checks]
+    assert fields == [
+        (twin_time, "'default'", tuple_rise.env, good, bad, False, "tree_map passes", HERE),
+        ("bench_access.AccessInTreeMapPasses.track_module", "", unrecorded.env, good, bad, False, "", HERE),
+    ]
+    (_, timed), (_, missing) = checks
+    assert (timed.before, timed.after) == (30.0, 25.0) and math.isnan(missing.before) and math.isnan(missing.after)
+
+
+def test_each_exact_change_and_improvement_is_explained_by_its_own_twin_s_count_or_its_profile(tmp_path):
+    source, env, v1, v3 = counting_site(tmp_path)
+    cost = judged(MODULE_COST, "'default'", v1, v3, unit="weighted instructions")
+    timing = judged(CONSTRUCTION_PASSES, "'default'", v1, v3, unit="tree_map passes")  # not exact: not explained
+    rise, fall = judged(INSTRUCTIONS, "'flatten'", v1, v3), judged(TUPLE_INSTRUCTIONS, "'flatten'", v1, v3)
+    elsewhere = judged(INSTRUCTIONS, "'access'", v1, v3, ELSEWHERE)
+    # What both commits count and profile, kept as the gate keeps it: nothing is counted or profiled here.
+    counted = {name: {"module": 100 * i, "tuple": 90 * i} for i, name in enumerate(["access", "flatten"], 1)}
+    keep_counts(env, v1, counted)
+    keep_counts(env, v3, {name: {twin: 2 * n for twin, n in c.items()} for name, c in counted.items()})
+    profiles = {v1: {"equinox.f": [1, 2.0, 1.0]}, v3: {"equinox.f": [3, 6.0, 3.0]}}
+    for commit, profile in profiles.items():
+        path = explain.cached_profile(source.profiles, env.name, commit, explain.PROFILED)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(profile))
+    errors = recheck.attach_explanations(source, [cost, timing, rise, elsewhere], [fall])
+    assert errors == [f"v1 → v3: no environment of {source.config} has {ELSEWHERE}"]
+    assert timing.explanation is None and elsewhere.explanation is None
+    for row, twin, before in ((rise, "module", 200), (fall, "tuple", 180)):
+        counts = tuple({"instructions": n, "functions": {}} for n in (before, 2 * before))
+        assert row.explanation == instructions.Explanation(env.name, v1, v3, "flatten", twin, counts)
+    assert (cost.explanation.env_name, cost.explanation.before, cost.explanation.after) == (env.name, v1, v3)
+    assert (cost.explanation.before_summary, cost.explanation.after_summary) == (profiles[v1], profiles[v3])
+    with pytest.raises(BadInput, match=r"^--explain needs the asv configuration of the run \(--output or --config\)$"):
+        recheck.attach_explanations(Source(results=tmp_path / "results", html=tmp_path / "html"), [cost], [])
