@@ -25,7 +25,10 @@ def test_the_first_screen_asks_answers_on_a_device_and_gives_the_commands_with_t
         ["scripts/bench", "--here"],
         ["scripts/bench", "#"],
         ["scripts/test", "#"],
+        ["scripts/test", "-m"],  # the history lane: .ci/run runs both test commands as typed here
     ]
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("scripts/")]
+    assert ci == [line.split("#")[0].strip() for line in commands[1].splitlines() if line.startswith("scripts/test")]
     for block in ("here-time", "bench-time", "test-time"):  # written by the runs themselves
         assert f"<!-- {block}:start -->" in screen and f"<!-- {block}:end -->" in screen, block
     maintainers = text.index("## For the maintainers: the exact and steady figures")
