@@ -1,4 +1,7 @@
 import itertools
+import json
+import math
+import os
 import subprocess
 from pathlib import Path
 
@@ -32,6 +35,8 @@ def pytest_collection_modifyitems(config, items):
     tests stay together, on one worker, so that a fixture they share (test_nightly.py's story) is made once, and so
     do those of one ``slow(group=NAME)``: the environments they share (asv_env_dir's confirm-env and profile-env) are
     made once, where each worker would make its own."""
+    if os.environ.get("MUTANT_UNDER_TEST", "stats") != "stats" and Path("mutmut-stats.json").exists():
+        return quickest_first(items, json.loads(Path("mutmut-stats.json").read_text())["duration_by_test"])
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
     sizes, left = [], len(items)
     for worker in range(workers):
@@ -53,6 +58,16 @@ def pytest_collection_modifyitems(config, items):
         for share, size in zip(shares, sizes, strict=True)
         for item in share + list(itertools.islice(fast, size - len(share)))
     ]
+
+
+def quickest_first(items, seconds):
+    """mutmut runs a mutant's tests with -x: the quickest files first, each its quickest tests first, so that a killed
+    mutant costs its quickest killing test, not the integration tests before it. A file's tests stay together: its
+    module fixtures are made once."""
+    cost = {}
+    for item in items:
+        cost[item.path] = cost.get(item.path, 0) + seconds.get(item.nodeid, math.inf)
+    items.sort(key=lambda item: (cost[item.path], seconds.get(item.nodeid, math.inf)))
 
 
 @pytest.fixture(scope="session")
