@@ -13,6 +13,7 @@ function.
 
 import cProfile
 import json
+import locale
 import marshal
 import os
 import shutil
@@ -137,7 +138,7 @@ def test_a_profile_is_summarized_per_function_in_microseconds_and_a_c_function_w
 
 
 NESTED = """\
-import functools
+import functools  # timed in µs
 
 
 @functools.cache
@@ -165,13 +166,8 @@ class Tree:
 def test_code_is_named_by_the_innermost_function_around_its_line_from_a_decorator_to_the_last_line(tmp_path):
     source = tmp_path / "lib" / "python3.11" / "site-packages" / "pkg" / "_tree.py"
     source.parent.mkdir(parents=True)
-    source.write_text(NESTED)
-    found, cache = {}, {}
-    for line, name in [(4, "cached"), (9, "outer"), (10, "inner"), (11, "<genexpr>"), (16, "<listcomp>")]:
-        found[line, name] = explain.key_of(str(source), line, name, cache)
-    for line, name in [(21, "walk"), (22, "<listcomp>"), (1, "<module>")]:
-        found[line, name] = explain.key_of(str(source), line, name, cache)
-    assert found == {
+    source.write_text(NESTED, encoding="utf-8")
+    expected = {
         (4, "cached"): "pkg._tree.cached",  # a decorated function's code starts at its decorator
         (9, "outer"): "pkg._tree.outer",
         (10, "inner"): "pkg._tree.outer.<locals>.inner",
@@ -181,6 +177,13 @@ def test_code_is_named_by_the_innermost_function_around_its_line_from_a_decorato
         (22, "<listcomp>"): "pkg._tree.Tree.Node.walk.<locals>.<listcomp>",  # on its function's last line
         (1, "<module>"): "pkg._tree.<module>",
     }
+    previous, cache = locale.setlocale(locale.LC_CTYPE), {}
+    locale.setlocale(locale.LC_CTYPE, "C")  # a user's ASCII locale: the source is read as UTF-8 all the same
+    try:
+        found = {(line, name): explain.key_of(str(source), line, name, cache) for line, name in expected}
+    finally:
+        locale.setlocale(locale.LC_CTYPE, previous)
+    assert found == expected
     (tmp_path / "broken.py").write_text("def broken(:\n")
     unread = [explain.key_of(str(tmp_path / name), 1, "f", {}) for name in ("gone.py", "broken.py")]
     assert unread == ["gone.f", "broken.f"]  # named by the file alone where the source cannot be read
@@ -291,6 +294,9 @@ def test_a_change_is_explained_by_one_profile_per_commit_made_once_in_the_profil
     cache = tmp_path / "profiles"
     assert explain.explain(env, before, after, cache, cached_only=True, profiled=CALLED) is None
     kept = explain.cached_profile(cache, env.name, before, CALLED)
+    # Kept per environment and commit; any other benchmark than the gate's own in a folder of its own.
+    assert kept == cache / env.name / "bench_calls.Calls.time_calls_3" / f"{before}.json"
+    assert explain.cached_profile(cache, env.name, before, explain.PROFILED) == cache / env.name / f"{before}.json"
     kept.parent.mkdir(parents=True)
     kept.write_text(json.dumps({"bench_calls.helper": [1, 0.5, 0.5], "bench_calls.Calls.time_calls": [1, 2.0, 1.0]}))
     explained = explain.explain(env, before, after, cache, profiled=CALLED)
