@@ -6,8 +6,11 @@ over real asv sites (tests/asv_sites.py).
 
 import json
 import math
+import re
 import shutil
 import statistics
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +26,7 @@ from benchtools.judging.sources import Source
 from benchtools.publishing import instruction_history, operation_markdown
 from tests.asv_sites import CONSTRUCTION_PASSES, INSTRUCTIONS, MACHINE, MODULE_COST, git, make_site
 from tests.helpers import ROOT, command, needs_valgrind, squeezed
+from tests.test_confirm import asv_project
 
 FLAT = [[480_000.0, 320_000.0]] * 2
 
@@ -275,6 +279,9 @@ def test_a_cause_names_the_functions_whose_own_instructions_moved_most_c_include
     ]
     assert len(words) == 3 and explained.sentence("construction") == "; ".join(words)
     assert explained.sentence() == instructions.cause(before, after)
+    assert instructions.cause(before, after, "construction", shown=1).split("; ") == words[:2]  # and still a function
+    moved_most = twin_counts(0, {"f": 100.0, "g": 1_000.0})  # each function against its own count before
+    assert instructions.function_changes(twin_counts(0, {"f": 100.0, "g": 100.0}), moved_most)[0] == ("g", 100, 1_000)
 
 
 def test_builtins_are_named_by_how_far_their_c_work_moved_ties_by_name():
@@ -282,11 +289,13 @@ def test_builtins_are_named_by_how_far_their_c_work_moved_ties_by_name():
     after = twin_counts(100_000, {"f": 10.0})
     before["builtins"] = {"builtin_z": 1_000.0, "builtin_b": 9_000.0, "builtin_m": 3_000.0, "builtin_s": 5_000.0}
     after["builtins"] = {"builtin_z": 5_000.0, "builtin_b": 6_000.0, "builtin_s": 5_500.0, "builtin_new": 2_000.0}
-    assert instructions.builtin_changes(before, after) == [  # builtin_s moved under 1% of 100,000
+    after["builtins"]["builtin_1%"] = 1_000.0
+    assert instructions.builtin_changes(before, after) == [  # builtin_s moved under 1% of 100,000, builtin_1% by 1%
         ("builtin_z", 1_000.0, 5_000.0),
         ("builtin_b", 9_000.0, 6_000.0),
         ("builtin_m", 3_000.0, 0.0),
         ("builtin_new", 0.0, 2_000.0),
+        ("builtin_1%", 0.0, 1_000.0),
     ]
 
 
@@ -698,3 +707,51 @@ def test_each_exact_change_and_improvement_is_explained_by_its_own_twin_s_count_
     assert (cost.explanation.before_summary, cost.explanation.after_summary) == (profiles[v1], profiles[v3])
     with pytest.raises(BadInput, match=r"^--explain needs the asv configuration of the run \(--output or --config\)$"):
         recheck.attach_explanations(Source(results=tmp_path / "results", html=tmp_path / "html"), [cost], [])
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [
+        (None, None),
+        (callgrind.Unavailable("valgrind is missing"), "cannot count instructions here: valgrind is missing"),
+        (RuntimeError("callgrind exited 1"), "counting instructions at {} failed: callgrind exited 1"),
+    ],
+)
+def test_a_count_is_made_with_its_commit_s_own_python_kept_with_its_environment_and_read_again_or_fails_saying_why(
+    tmp_path, monkeypatch, capsys, raised, said
+):
+    """A count installs its commit as the ``counted`` side of the run's environment and counts the operations asked,
+    sorted, with that side's Python; it is kept with its counting environment and read again from there. valgrind's
+    count is planted here: test_fresh_processes_of_identical_code_agree_and_the_count_sees_the_work_in_c counts."""
+    from asv.environment import ExistingEnvironment
+
+    config, (commit, _) = asv_project(tmp_path)
+    env, names = explain.ProfileEnv("existing", config, tmp_path / "profile-env"), ["flatten", "access"]
+    planted, environment, asked, pythons = {"flatten": {"module": {"instructions": 1}}}, {"valgrind": "3.22"}, [], {}
+
+    def install(asv_env, conf, repo, installed):  # the commit's own Python, as a virtualenv's install leaves it
+        python = Path(conf.env_dir) / asv_env.dir_name / "bin" / "python"
+        python.parent.mkdir(parents=True, exist_ok=True)
+        python.unlink(missing_ok=True)
+        python.symlink_to(sys.executable)
+        pythons[(Path(conf.env_dir).name, repo.get_hash_from_name(installed))] = str(python)
+
+    def count(names, python):
+        asked.append((names, python))
+        if raised:
+            raise raised
+        return planted
+
+    monkeypatch.setattr(ExistingEnvironment, "install_project", install)
+    monkeypatch.setattr(callgrind, "count", count)
+    monkeypatch.setattr(callgrind, "environment", lambda python: asked.append(python) or environment)
+    if said:
+        with pytest.raises(Failed, match=f"^{re.escape(said.format(commit[:8]))}$"):
+            instructions.counts_at(env, commit, names)
+        assert not instructions.kept(env, commit, names).exists()
+        return
+    assert instructions.counts_at(env, commit, names) == (planted, environment)
+    [python] = pythons.values()
+    assert list(pythons) == [("counted", commit)] and asked == [(["access", "flatten"], python), python]
+    assert f"counted: {commit[:8]} in existing-" in capsys.readouterr().err
+    assert instructions.counts_at(env, commit, names) == (planted, environment) and len(asked) == 2  # kept: not again

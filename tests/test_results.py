@@ -220,7 +220,16 @@ def test_value_at_finds_one_params_value_in_any_results_folder(tmp_path):
     assert runs.value_at(root, "elsewhere", hashes[0], "bench.a", ("'jit'",)) is None
 
 
-def test_environment_python_is_the_python_of_asvs_one_environment(tmp_path):
+def test_environment_python_is_the_python_of_asvs_one_environment(tmp_path, monkeypatch, capsys):
+    from asv.environment import ExistingEnvironment
+
+    installed = []  # what asv installs (a virtualenv's pip, here only said), where, and at which commit
+
+    def install(_env, conf, repo, commit):
+        installed.append((conf.env_dir, repo.get_hash_from_name(commit)))
+        print(f"installing {commit}")
+
+    monkeypatch.setattr(ExistingEnvironment, "install_project", install)
     config, hashes = history(tmp_path)
     settings = json.loads(config.read_text())
     plugins = environments.asv_config(ROOT / "asv.conf.json").plugins  # the project's, as asv loads them
@@ -231,6 +240,8 @@ def test_environment_python_is_the_python_of_asvs_one_environment(tmp_path):
     assert not (tmp_path / "env").exists()  # without INSTALL, nothing is built or installed
     assert runs.environment_python(config, install=hashes[0]) == python
     assert (tmp_path / "env" / ".scripts-bench.lock").is_file()  # installed under the environments' lock
+    assert installed == [(str(tmp_path / "env"), hashes[0])]
+    assert capsys.readouterr() == ("", f"installing {hashes[0]}\n")  # asv's words on stderr: stdout is the command's
 
 
 def test_existing_env_name_is_the_name_asv_gives_a_results_file_of_that_python(tmp_path):
