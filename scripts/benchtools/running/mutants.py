@@ -25,7 +25,7 @@ def modules() -> list[str]:
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]["only_mutate"]
     wanted = [ROOT / "scripts" / name if name.startswith("benchtools/") else ROOT / name for name in patterns]
     found = [path for pattern in wanted for path in sorted(pattern.parent.glob(pattern.name))]
-    return [stage_name(path) for path in found if path.name != "__init__.py"]
+    return [stage_name(path) for path in found if path.suffix == ".py" and path.name != "__init__.py"]
 
 
 def stage_name(path: Path) -> str:
