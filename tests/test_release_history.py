@@ -136,9 +136,8 @@ def index():
     server.server_close()
 
 
-def history_command(index, tmp_path, *args, repo="repo"):
+def history_arguments(index, tmp_path, *args, repo="repo"):
     return [
-        *tool("release-history"),
         "--package",
         "pkg",
         "--index",
@@ -151,14 +150,18 @@ def history_command(index, tmp_path, *args, repo="repo"):
     ]
 
 
+def history_command(index, tmp_path, *args, repo="repo"):
+    return [*tool("release-history"), *history_arguments(index, tmp_path, *args, repo=repo)]
+
+
 def release_history(index, tmp_path, *args, repo="repo", **kwargs):
-    result = subprocess.run(
-        history_command(index, tmp_path, *args, repo=repo),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        **kwargs,
-    )
+    """scripts/release-history run in this process (helpers.command); in a process of its own where KWARGS give it
+    another environment or umask."""
+    if kwargs:
+        command = history_command(index, tmp_path, *args, repo=repo)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120, **kwargs)
+    else:
+        result = helpers.command("release-history", *history_arguments(index, tmp_path, *args, repo=repo))
     assert "Traceback" not in result.stderr
     return result
 
