@@ -1053,7 +1053,9 @@ def test_a_command_that_fails_is_named_with_its_status_and_the_last_words_it_sai
 
 
 def test_a_placed_folder_is_made_once_appears_only_complete_and_a_failed_make_leaves_nothing(tmp_path):
-    kept = probes.Probes(tmp_path / "cache", sys.executable, ("flatten",))
+    kept = probes.Probes(tmp_path / "new" / "cache", sys.executable, ("flatten",))  # made, as its parents
+    # Kept files are named by the interpreter's key, which stays as it is: another would orphan every cache.
+    assert kept.cache.is_dir() and re.fullmatch(rf"py{kept.series}-[0-9a-f]{{12}}", kept.interpreter_key)
     folder = kept.cache / "envs" / "one"
 
     def make(made: Path):
@@ -1132,11 +1134,14 @@ def test_the_jaxlibs_paired_are_final_releases_with_a_linux_wheel_for_the_interp
     assert given.releases() == ["0.1"] and asked == ["/jaxlib/json"]
 
 
+THIS_PYTHON = f'#!/bin/sh\nexec {sys.executable} "$@"\n'
+
+
 def placed_by_hand(kept: probes.Probes, jax: probes.Source, equinox: probes.Source, jaxlib: str, importing: str):
     """Every folder a probe needs, placed as its make would leave it: the builder, the releases' wheels, the base
     (its packages as frozen; its python this interpreter, but for the count, which does what the base's file
     ``counting`` says under valgrind) and the target, whose jax/__init__.py is ``importing``; the base's folder."""
-    (kept.cache / "envs" / f"builder-{kept.interpreter_key}").mkdir(parents=True)
+    executable(kept.cache / "envs" / f"builder-{kept.interpreter_key}" / "bin" / "python", THIS_PYTHON)
     for source in (jax, equinox):
         (kept.cache / "wheels" / source.project / source.key).mkdir(parents=True)
         (kept.cache / "wheels" / source.project / source.key / f"{source.project}-{source.key}.whl").touch()
@@ -1182,6 +1187,12 @@ def test_a_release_that_imports_with_no_jaxlib_is_kept_as_its_failure_saying_wha
     assert path.name == "jaxlib-0.4.1-jax-0.4.1-0.json" and json.loads(path.read_text()) == record
     assert path.read_text() == json.dumps(record, indent=1, sort_keys=True) + "\n"
     assert kept.probe(jax, equinox, jaxlib="0.4.1") == record and kept.made == 1  # read back, not made again
+    # A target that cannot be made (an Equinox wheel that is none) is the commit's failure to build: kept.
+    (kept.cache / "wheels" / "equinox" / "0.13.9").mkdir(parents=True)
+    (kept.cache / "wheels" / "equinox" / "0.13.9" / "equinox-0.13.9.whl").touch()
+    unbuilt = kept.probe(jax, probes.Source("equinox", version="0.13.9"), jaxlib="0.4.1")
+    assert unbuilt["failed"].startswith("build: python -m pip exited 1: ") and unbuilt["tried"] == {}
+    assert "jaxlib" not in unbuilt and kept.made == 2
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (scripts/setup --valgrind)")
@@ -1258,7 +1269,7 @@ def test_a_commit_is_built_from_its_own_tree_a_release_as_its_version_and_both_i
     built = planted_project(equinox_repo, "equinox")
     kept = probes.Probes(jax_repo / "cache", sys.executable, ("flatten",))
     builder = kept.cache / "envs" / f"builder-{kept.interpreter_key}" / "bin" / "python"
-    executable(builder, f'#!/bin/sh\nexec {sys.executable} "$@"\n')  # this interpreter: pip and hatchling
+    executable(builder, THIS_PYTHON)  # this interpreter: pip and hatchling
     jax, equinox = probes.commit_source("jax", jax_repo, "jax-v0.4.1"), probes.Source("equinox", built, equinox_repo)
     wheels = [kept.wheel(source) for source in (jax, equinox)]
     assert [wheel.name for wheel in wheels] == [
@@ -1319,4 +1330,8 @@ def test_the_builder_and_a_base_are_made_from_their_packages_a_base_without_jax_
     assert base == str(kept.cache / "envs" / f"{kept.interpreter_key}-jaxlib-0.4.1" / "bin" / "python")
     assert [line for line in kept.locked("0.4.1") if not line.startswith(("pip==", "setuptools=="))] == [
         "jaxlib==0.4.1", "jaxtyping==1.0", "opt_einsum==1.0", "typing_extensions==1.0", "wadler_lindig==1.0"
+    ]  # fmt: skip
+    wheel_of(wheels, "jaxlib", "0.4.2")  # no jax release shares its version: no jax to take dependencies from
+    assert [line for line in kept.locked("0.4.2") if not line.startswith(("pip==", "setuptools=="))] == [
+        "jaxlib==0.4.2", "jaxtyping==1.0", "typing_extensions==1.0", "wadler_lindig==1.0"
     ]  # fmt: skip
