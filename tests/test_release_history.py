@@ -398,6 +398,28 @@ def test_a_changed_digest_of_a_built_release_is_refused(three, tmp_path):
     assert snapshot(repo) == before
 
 
+def test_an_index_named_with_a_trailing_slash_is_the_same_index(three, tmp_path):
+    arguments = history_arguments(three, tmp_path, "--print", "tags")
+    arguments[arguments.index("--index") + 1] += "/"
+    result = helpers.command("release-history", *arguments)
+    assert (result.returncode, result.stdout.split()) == (0, ["v1.0.0", "v2.0.0", "v1.1.0"])
+
+
+def test_metadata_without_a_field_it_needs_fails_naming_the_index_and_the_field(three, tmp_path):
+    del three.releases["1.1.0"][0]["digests"]
+    result = release_history(three, tmp_path)
+    assert result.returncode == 3 and not (tmp_path / "repo").exists()
+    assert f"unexpected metadata from {three.url}/pkg/json: KeyError('digests')" in result.stderr
+
+
+def test_a_history_is_made_by_default_in_the_history_folder_under_its_canonical_name(three, tmp_path, monkeypatch):
+    monkeypatch.setattr(history_module, "HISTORY_DIR", tmp_path / "histories")
+    options = history_module.Options(package="PKG", index=three.url, cache=tmp_path / "cache")
+    built = history_module.build(options)
+    assert [str(release.version) for release, _ in built] == ["1.0.0", "2.0.0", "1.1.0"]
+    assert tags(tmp_path / "histories" / "pkg") == {release.tag: commit for release, commit in built}
+
+
 def test_file_urls_relative_to_the_index_are_resolved(three, tmp_path):
     assert release_history(three, tmp_path, repo="absolute").returncode == 0
     # As some mirrors list them: relative to the metadata's URL, /pypi/pkg/json.
