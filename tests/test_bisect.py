@@ -1261,7 +1261,9 @@ def planted_project(repo: Path, name: str) -> str:
     return planted_git(repo, "rev-parse", "HEAD")
 
 
-def test_a_commit_is_built_from_its_own_tree_a_release_as_its_version_and_both_installed_in_one_target(tmp_path):
+def test_a_commit_is_built_from_its_own_tree_a_release_as_its_version_and_both_installed_in_one_target(
+    tmp_path, monkeypatch
+):
     """The cache lies inside jax's own repository: no git above the tree it builds may lend the build its hash."""
     jax_repo, equinox_repo = tmp_path / "jax", tmp_path / "equinox"
     planted_project(jax_repo, "jax")
@@ -1285,6 +1287,14 @@ def test_a_commit_is_built_from_its_own_tree_a_release_as_its_version_and_both_i
     assert "Summary: built in jax" in (target / "jax-0.4.1.dist-info" / "METADATA").read_text()
     assert kept.target(jax, equinox) == target and kept.wheel(jax) == wheels[0]  # kept: made once
     assert sorted(path.name for path in kept.cache.iterdir()) == ["envs", "targets", "wheels"]
+    # A release is downloaded, its wheel alone (offline here: from wheels beside the test).
+    wheel_of(tmp_path / "index", "equinox", "0.13.8", "jaxtyping")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "index"))
+    downloaded = kept.wheel(probes.Source("equinox", version="0.13.8"))
+    assert downloaded == kept.cache / "wheels" / "equinox" / "0.13.8" / "equinox-0.13.8-py3-none-any.whl"
+    with pytest.raises(Failed, match="^python -m pip exited 1: .*equinox==0.13.9"):
+        kept.wheel(probes.Source("equinox", version="0.13.9"))
 
 
 def wheel_of(folder: Path, name: str, version: str, *requires: str) -> None:
@@ -1331,6 +1341,7 @@ def test_the_builder_and_a_base_are_made_from_their_packages_a_base_without_jax_
     assert [line for line in kept.locked("0.4.1") if not line.startswith(("pip==", "setuptools=="))] == [
         "jaxlib==0.4.1", "jaxtyping==1.0", "opt_einsum==1.0", "typing_extensions==1.0", "wadler_lindig==1.0"
     ]  # fmt: skip
+    assert any(line.startswith("pip==") for line in kept.locked("0.4.1"))  # every package, pip's own too
     wheel_of(wheels, "jaxlib", "0.4.2")  # no jax release shares its version: no jax to take dependencies from
     assert [line for line in kept.locked("0.4.2") if not line.startswith(("pip==", "setuptools=="))] == [
         "jaxlib==0.4.2", "jaxtyping==1.0", "typing_extensions==1.0", "wadler_lindig==1.0"

@@ -11,6 +11,7 @@ import http.server
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import tarfile
@@ -817,3 +818,87 @@ def test_concurrent_builds_into_one_cache_wait_and_all_succeed(three, tmp_path):
         assert tags(repo) == tags(tmp_path / "alone")
         assert git(repo, "status", "--porcelain", "--ignored") == ""
         assert cache_listing(where) == sorted(f"pkg-{version}.tar.gz" for version in UPLOADS)
+
+
+def tarball(path, *members):
+    """A gzipped tar of MEMBERS, each (name, type, data or link target, mode), at PATH."""
+    with tarfile.open(path, "w:gz") as tar:
+        for name, kind, data, mode in members:
+            info = tarfile.TarInfo(name)
+            info.type, info.mode = kind, mode
+            if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE):
+                info.linkname = data
+                tar.addfile(info)
+            else:
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_an_sdists_files_are_read_with_gits_modes_under_its_one_top_folder(tmp_path):
+    sdist = tarball(
+        tmp_path / "p-1.tar.gz",
+        ("./p-1", tarfile.DIRTYPE, b"", 0o755),
+        ("./p-1/a.py", tarfile.REGTYPE, b"a", 0o644),
+        ("p-1/run", tarfile.REGTYPE, b"run", 0o744),
+        ("p-1/group-only", tarfile.REGTYPE, b"g", 0o654),
+        ("p-1/link", tarfile.SYMTYPE, "caf\udce9", 0o777),
+        ("p-1/hard", tarfile.LNKTYPE, "p-1/a.py", 0o644),
+        ("p-1/after/a directory", tarfile.REGTYPE, b"last", 0o600),
+    )
+    assert list(history_module.sdist_files(sdist)) == [
+        ("a.py", b"100644", b"a"),
+        ("run", b"100755", b"run"),
+        ("group-only", b"100644", b"g"),
+        ("link", b"120000", b"caf\xe9"),
+        ("hard", b"100644", b"a"),
+        ("after/a directory", b"100644", b"last"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("member", "kind", "why"),
+    [
+        ("q-1/x", tarfile.REGTYPE, "is not a single top-level folder: it has q-1/x"),
+        ("x", tarfile.REGTYPE, "is not a single top-level folder: it has x"),
+        ("p-1/../x", tarfile.REGTYPE, "contains an unsafe path: p-1/../x"),
+        ("p-1/./x", tarfile.REGTYPE, "contains an unsafe path: p-1/./x"),
+        ("p-1/a//x", tarfile.REGTYPE, "contains an unsafe path: p-1/a//x"),
+        ("p-1/.git/config", tarfile.REGTYPE, "contains an unsafe path: p-1/.git/config"),
+        ("p-1/fifo", tarfile.FIFOTYPE, "contains p-1/fifo, neither a file nor a link"),
+    ],
+)
+def test_an_sdist_with_a_member_out_of_its_folder_or_no_file_is_refused_naming_it(tmp_path, member, kind, why):
+    sdist = tarball(tmp_path / "p-1.tar.gz", ("p-1/a.py", tarfile.REGTYPE, b"a", 0o644), (member, kind, b"", 0o644))
+    with pytest.raises(BadInput, match=f"^p-1.tar.gz {re.escape(why)}$"):
+        list(history_module.sdist_files(sdist))
+
+
+def test_a_file_that_is_no_tar_is_refused_naming_it(tmp_path):
+    (tmp_path / "p-1.tar.gz").write_bytes(b"no tar")
+    with pytest.raises(BadInput, match=f"^cannot read {re.escape(str(tmp_path / 'p-1.tar.gz'))}: "):
+        list(history_module.sdist_files(tmp_path / "p-1.tar.gz"))
+
+
+def test_a_file_whose_name_needs_quoting_is_committed_under_its_own_name(three, tmp_path):
+    odd = ['say "hi".txt', "back\\slash.txt", "new\nline.txt", "caf\u00e9.txt"]
+    sdist = tarball(
+        tmp_path / "odd.tar.gz", *[(f"pkg-2.1.0/{name}", tarfile.REGTYPE, name.encode(), 0o644) for name in odd]
+    )
+    three.files[three.add("2.1.0", "2024-04-01T00:00:00Z")] = sdist.read_bytes()
+    three.releases["2.1.0"][0]["digests"]["sha256"] = hashlib.sha256(sdist.read_bytes()).hexdigest()
+    assert release_history(three, tmp_path).returncode == 0
+    listed = subprocess.run(
+        ["git", "-C", str(tmp_path / "repo"), "ls-tree", "-z", "--name-only", "v2.1.0"], capture_output=True, check=True
+    ).stdout
+    assert sorted(listed.decode().split("\0")[:-1]) == sorted(odd)
+    assert git(tmp_path / "repo", "show", 'v2.1.0:say "hi".txt') == 'say "hi".txt'
+
+
+@pytest.mark.parametrize("filename", ["../pkg-2.1.0.tar.gz", ".pkg-2.1.0.tar.gz"])
+def test_a_suspicious_file_name_from_the_index_is_refused_and_nothing_is_made(three, tmp_path, filename):
+    three.add("2.1.0", "2024-04-01T00:00:00Z")
+    three.releases["2.1.0"][0]["filename"] = filename
+    result = release_history(three, tmp_path)
+    assert result.returncode == 2 and not (tmp_path / "repo").exists()
+    assert f"the index gives a suspicious file name: {filename!r}" in result.stderr
