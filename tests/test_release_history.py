@@ -422,11 +422,14 @@ def test_metadata_without_a_field_it_needs_fails_naming_the_index_and_the_field(
     assert f"unexpected metadata from {three.url}/pkg/json: KeyError('digests')" in result.stderr
 
 
-def test_a_history_is_made_by_default_in_the_history_folder_under_its_canonical_name(three, tmp_path, monkeypatch):
+def test_a_history_is_made_by_default_in_the_history_folder_under_its_canonical_name_from_its_default_since(
+    three, tmp_path, monkeypatch
+):
     monkeypatch.setattr(history_module, "HISTORY_DIR", tmp_path / "histories")
+    monkeypatch.setitem(history_module.DEFAULT_SINCE, "pkg", Version("1.1"))  # as equinox's is 0.10.11
     options = history_module.Options(package="PKG", index=three.url, cache=tmp_path / "cache")
     built = history_module.build(options)
-    assert [str(release.version) for release, _ in built] == ["1.0.0", "2.0.0", "1.1.0"]
+    assert [str(release.version) for release, _ in built] == ["2.0.0", "1.1.0"]
     assert tags(tmp_path / "histories" / "pkg") == {release.tag: commit for release, commit in built}
 
 
@@ -698,9 +701,14 @@ def test_python_that_no_release_supports_changes_nothing(pythons, tmp_path):
     before, downloads = snapshot(repo), pythons.file_requests()
     result = release_history(pythons, tmp_path, "--python", "3.11", "--since", "2.0")
     assert result.returncode == 2
-    assert "--python 3.11)" in result.stderr
+    bounds = "(--since 2.0, --until any, --python 3.11)"
+    assert f"{pythons.url}/pkg/json lists no final release with an sdist {bounds}" in result.stderr
     assert snapshot(repo) == before
     assert pythons.file_requests() == downloads
+    result = release_history(pythons, tmp_path, "--until", "0.1")
+    assert (
+        result.returncode == 2 and "lists no final release with an sdist (--since any, --until 0.1)\n" in result.stderr
+    )
 
 
 @pytest.mark.parametrize("python", ["3", "3.11.2", "three", "3.11+", ""])
