@@ -3,6 +3,7 @@ step among real JAX commits, past a commit that does not build and one that does
 
 import http.server
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -1150,6 +1151,10 @@ def placed_by_hand(kept: probes.Probes, jax: probes.Source, equinox: probes.Sour
     executable(
         base / "bin" / "python",
         f"""#!/bin/sh
+if [ "$1" = -c ]; then  # the import check: on the CPU, with this process's PATH (or the default, where it has none)
+  read -r expected < {base}/path
+  [ "$PATH" = "$expected" ] && [ "$JAX_PLATFORMS" = cpu ] || {{ echo "PATH=$PATH, JAX on $JAX_PLATFORMS" >&2; exit 9; }}
+fi
 if [ "$2" = benchmarks.callgrind ]; then
   case "$(cat {base}/counting)" in
     counted) echo '{{"windows": {{}}, "failed": {{"flatten": "planted"}}}}' > "$3/windows.json";;
@@ -1163,6 +1168,7 @@ exec {sys.executable} "$@"
 """,
     )
     (base / "locked.txt").write_text(f"jaxlib=={jaxlib}\nnumpy==2.0.0\n")
+    (base / "path").write_text(os.environ["PATH"] + "\n")
     target = kept.cache / "targets" / kept.interpreter_key / f"jax-{jax.key}-equinox-{equinox.key}"
     for package, text in (("jax", importing), ("equinox", "")):
         (target / package).mkdir(parents=True)
@@ -1170,7 +1176,9 @@ exec {sys.executable} "$@"
     return base
 
 
-def test_a_release_that_imports_with_no_jaxlib_is_kept_as_its_failure_saying_what_each_jaxlib_said(tmp_path):
+def test_a_release_that_imports_with_no_jaxlib_is_kept_as_its_failure_saying_what_each_jaxlib_said(
+    tmp_path, monkeypatch
+):
     repo = tmp_path / "jax"
     (repo / "jax").mkdir(parents=True)
     planted_git(repo, "init", "-q", "-b", "main")
@@ -1194,16 +1202,23 @@ def test_a_release_that_imports_with_no_jaxlib_is_kept_as_its_failure_saying_wha
     assert path.name == f"jaxlib-0.4.1-jax-{jax.commit}-release-0.json" and json.loads(path.read_text()) == record
     assert path.read_text() == json.dumps(record, indent=1, sort_keys=True) + "\n"
     assert kept.probe(jax, equinox, jaxlib="0.4.1") == record and kept.made == 1  # read back, not made again
+    expected = kept.cache / "envs" / f"{kept.interpreter_key}-jaxlib-0.4.1" / "path"
+    path = expected.read_text()
+    with monkeypatch.context() as where:  # a process with no PATH runs the check on the default one
+        where.delenv("PATH")
+        expected.write_text("/usr/bin:/bin\n")
+        assert kept.probe(jax, equinox, run=2, jaxlib="0.4.1")["tried"] == record["tried"]
+    expected.write_text(path)
     # The rule's jaxlib is the release's own; a recount takes the first count's jaxlib, and the first had none.
     assert kept.probe(jax, equinox)["tried"] == record["tried"]
     again = kept.probe(jax, equinox, run=1)
-    assert (again["failed"], again["tried"], kept.made) == ("import: no jaxlib release admits it", {}, 3)
+    assert (again["failed"], again["tried"], kept.made) == ("import: no jaxlib release admits it", {}, 4)
     # A target that cannot be made (an Equinox wheel that is none) is the commit's failure to build: kept.
     (kept.cache / "wheels" / "equinox" / "0.13.9").mkdir(parents=True)
     (kept.cache / "wheels" / "equinox" / "0.13.9" / "equinox-0.13.9.whl").touch()
     unbuilt = kept.probe(jax, probes.Source("equinox", version="0.13.9"), jaxlib="0.4.1")
     assert unbuilt["failed"].startswith("build: python -m pip exited 1: ") and unbuilt["tried"] == {}
-    assert "jaxlib" not in unbuilt and kept.made == 4
+    assert "jaxlib" not in unbuilt and kept.made == 5
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (scripts/setup --valgrind)")
