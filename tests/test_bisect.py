@@ -1059,8 +1059,9 @@ def test_a_placed_folder_is_made_once_appears_only_complete_and_a_failed_make_le
     assert kept.cache.is_dir() and re.fullmatch(rf"py{kept.series}-[0-9a-f]{{12}}", kept.interpreter_key)
     folder = kept.cache / "envs" / "one"
 
-    def make(made: Path):
-        assert not folder.exists() and made.name == folder.name
+    def make(made: Path):  # in a hidden folder of the cache named for it: one a crash leaves says what it was
+        assert not folder.exists() and made.name == folder.name and made.parent.parent == kept.cache
+        assert made.parent.name.startswith(".one.")
         made.mkdir()
         (made / "locked.txt").write_text("made")
 
