@@ -960,3 +960,13 @@ def test_the_history_is_every_final_sdist_within_the_bounds_by_upload_and_the_py
     ] and none_left_out == []
     assert every[1].requires_python == ">=3.12" and every[0].requires_python is None
     assert history_module.describe(every) == "7 releases, 0.9 to 2.1"
+
+
+def test_a_selection_that_names_no_release_is_refused_naming_the_option_it_came_by(three, tmp_path):
+    """scripts/bench and scripts/commits select releases by their own --releases: the refusal names it."""
+    options = history_module.Options(
+        package="pkg", index=three.url, repo=tmp_path / "repo", cache=tmp_path / "cache", select="9.9.9"
+    )
+    options.select_option = "--releases"
+    with pytest.raises(BadInput, match="^--releases names versions that are not in the history: 9.9.9 "):
+        history_module.build(options)
