@@ -775,13 +775,15 @@ def test_select_releases():
     assert [str(r.version) for r in history_module.select(history, ">=0.13")] == ["0.13.7", "0.13.8"]
     assert [str(r.version) for r in history_module.select(history, "0.12.0,0.13.8")] == ["0.12.0", "0.13.8"]
     for bad, message in [
-        ("0", "selects no release"),
-        ("0.13.99", "0.13.99"),
-        (">=9", "matches no release"),
-        ("=<1", "not a valid version specifier"),
+        ("0", "--releases 0 selects no release"),
+        ("0.13.99,0.12.0,0.1", "--releases names versions that are not in the history: 0.1, 0.13.99 (the history has "),
+        (">=9", "--releases '>=9' matches no release of the history ("),
+        ("=<1", "--releases '=<1' is not a valid version specifier"),
+        ("0.13,x", "--releases '0.13,x': Invalid version: 'x'"),
     ]:
-        with pytest.raises(BadInput, match=message):
+        with pytest.raises(BadInput) as refused:
             history_module.select(history, bad, option="--releases")
+        assert str(refused.value) in (message, f"{message}3 releases, 0.12.0 to 0.13.8)")
     with pytest.raises(BadInput, match="^--select "):
         history_module.select(history, "0")
 
