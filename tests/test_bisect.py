@@ -1,6 +1,7 @@
 """scripts/bisect: JAX commits as environments, probes kept and reused, and a bisection that finds a planted
 step among real JAX commits, past a commit that does not build and one that does not import."""
 
+import hashlib
 import http.server
 import json
 import os
@@ -1054,10 +1055,12 @@ def test_a_command_that_fails_is_named_with_its_status_and_the_last_words_it_sai
 
 
 def test_a_placed_folder_is_made_once_appears_only_complete_and_a_failed_make_leaves_nothing(tmp_path):
-    kept = probes.Probes(tmp_path / "new" / "cache", sys.executable, ("flatten",))  # made, as its parents
+    kept = probes.Probes(tmp_path / "new" / "cache", sys.executable, ("flatten", "dispatch"))  # made, as its parents
     # Kept files are named by the interpreter's key, which stays as it is: another would orphan every cache.
     assert kept.cache.is_dir() and re.fullmatch(rf"py{kept.series}-[0-9a-f]{{12}}", kept.interpreter_key)
-    folder = kept.cache / "envs" / "one"
+    recipe = hashlib.sha256(b"dispatch\nflatten").hexdigest()[:12]  # the operations counted, in any order
+    assert kept.path_folder("0.13.8") == kept.cache / "probes" / kept.interpreter_key / "equinox-0.13.8" / recipe
+    folder = kept.cache / "envs" / "py" / "one"  # made with its parents
 
     def make(made: Path):  # in a hidden folder of the cache named for it: one a crash leaves says what it was
         assert not folder.exists() and made.name == folder.name and made.parent.parent == kept.cache
@@ -1149,6 +1152,7 @@ def placed_by_hand(kept: probes.Probes, jax: probes.Source, equinox: probes.Sour
         (kept.cache / "wheels" / source.project / source.key / f"{source.project}-{source.key}.whl").touch()
     (kept.cache / "jax-releases.json").write_text(json.dumps({jaxlib: []}))
     base = kept.cache / "envs" / f"{kept.interpreter_key}-jaxlib-{jaxlib}"
+    target = kept.cache / "targets" / kept.interpreter_key / f"jax-{jax.key}-equinox-{equinox.key}"
     executable(
         base / "bin" / "python",
         f"""#!/bin/sh
@@ -1156,7 +1160,8 @@ if [ "$1" = -c ]; then  # the import check: on the CPU, with this process's PATH
   read -r expected < {base}/path
   [ "$PATH" = "$expected" ] && [ "$JAX_PLATFORMS" = cpu ] || {{ echo "PATH=$PATH, JAX on $JAX_PLATFORMS" >&2; exit 9; }}
 fi
-if [ "$2" = benchmarks.callgrind ]; then
+if [ "$2" = benchmarks.callgrind ]; then  # counting with the target first on the path
+  case "$PYTHONPATH" in {target}:*) ;; *) echo "PYTHONPATH=$PYTHONPATH" >&2; exit 8;; esac
   case "$(cat {base}/counting)" in
     counted) echo '{{"windows": {{}}, "failed": {{"flatten": "planted"}}}}' > "$3/windows.json";;
     crashed) echo '{{"windows": {{}}, "failed": {{}}}}' > "$3/windows.json"; seq -s ' ' 3000 >&2; exit 3;;
@@ -1170,7 +1175,6 @@ exec {sys.executable} "$@"
     )
     (base / "locked.txt").write_text(f"jaxlib=={jaxlib}\nnumpy==2.0.0\n")
     (base / "path").write_text(os.environ["PATH"] + "\n")
-    target = kept.cache / "targets" / kept.interpreter_key / f"jax-{jax.key}-equinox-{equinox.key}"
     for package, text in (("jax", importing), ("equinox", "")):
         (target / package).mkdir(parents=True)
         (target / package / "__init__.py").write_text(text)

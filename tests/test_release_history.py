@@ -467,6 +467,8 @@ def test_cached_file_with_wrong_digest_is_downloaded_again(three, tmp_path):
     assert result.returncode == 0, result.stderr
     assert three.requests["/files/pkg-1.1.0.tar.gz"] == 2
     assert three.file_requests() == 4
+    cached = tmp_path / "cache" / "pkg-1.1.0.tar.gz"
+    assert f"{cached} does not have the published sha256; downloading it again" in result.stderr
     assert (tmp_path / "cache" / "pkg-1.1.0.tar.gz").read_bytes() == three.files["pkg-1.1.0.tar.gz"]
     assert commits(tmp_path / "a") == commits(tmp_path / "b")
 
@@ -780,6 +782,7 @@ def test_select_releases():
         (">=9", "--releases '>=9' matches no release of the history ("),
         ("=<1", "--releases '=<1' is not a valid version specifier"),
         ("0.13,x", "--releases '0.13,x': Invalid version: 'x'"),
+        ("X", "--releases 'X': Invalid version: 'X'"),
     ]:
         with pytest.raises(BadInput) as refused:
             history_module.select(history, bad, option="--releases")
@@ -860,7 +863,7 @@ def test_an_sdists_files_are_read_with_gits_modes_under_its_one_top_folder(tmp_p
         ("./p-1", tarfile.DIRTYPE, b"", 0o755),
         ("./p-1/a.py", tarfile.REGTYPE, b"a", 0o644),
         ("p-1/run", tarfile.REGTYPE, b"run", 0o744),
-        ("p-1/group-only", tarfile.REGTYPE, b"g", 0o654),
+        ("p-1/group-only", tarfile.REGTYPE, b"g", 0o655),
         ("p-1/link", tarfile.SYMTYPE, "\udce9t\udce9", 0o777),
         ("p-1/hard", tarfile.LNKTYPE, "p-1/a.py", 0o644),
         ("p-1/after/a directory", tarfile.REGTYPE, b"last", 0o600),
