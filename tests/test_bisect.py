@@ -1,12 +1,17 @@
 """scripts/bisect: JAX commits as environments, probes kept and reused, and a bisection that finds a planted
 step among real JAX commits, past a commit that does not build and one that does not import."""
 
+import hashlib
+import http.server
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +23,7 @@ from benchtools.history import probes
 from benchtools.judging import bisect, instructions
 from benchtools.publishing import bisections, generated
 from benchtools.running import bisection
-from tests.helpers import ROOT
+from tests.helpers import ROOT, executable
 
 JAX_BUNDLE = ROOT.parent / "shared" / "upstream" / "jax.bundle"
 NEEDS_JAX_BUNDLE = pytest.mark.skipif(not JAX_BUNDLE.is_file(), reason="the JAX bundle is not in ../shared/upstream")
@@ -1009,3 +1014,375 @@ def test_a_commit_that_moves_a_file_out_of_the_package_changes_the_package(tmp_p
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "move")
     [(_, subject, _, files)] = bisection.first_parent_log(repo, "HEAD~1", "HEAD")
     assert subject == "move" and {"jax/moved.py", "tools/moved.py"} <= set(files)
+
+
+# ---- the probes' own files: what a probe is built from, and kept by; fast, in process (docs/mutants.md)
+
+
+def test_the_jaxlib_floor_is_the_newer_version_of_the_minimum_and_the_releases_a_commit_contains(tmp_path):
+    """jax/version.py names its minimum below other lines, as jax's does; 0.10 is newer than 0.9 as versions."""
+    repo = tmp_path / "jax"
+    (repo / "jax").mkdir(parents=True)
+    planted_git(repo, "init", "-q", "-b", "main")
+    minimum = {"version.py": '"""jax\'s version."""\n_minimum_jaxlib_version = "0.9"\n'}
+    planted_commit(repo, "start", **minimum)
+    planted_git(repo, "tag", "jax-v0.10")
+    dev = planted_commit(repo, "dev")
+    releases = ["0.8", "0.9", "0.10", "0.11", "0.12", "0.13"]
+    assert probes.jaxlib_candidates(probes.commit_source("jax", repo, dev), releases) == ["0.10", "0.11", "0.12"]
+    assert probes.jaxlib_candidates(probes.commit_source("jax", repo, "jax-v0.10"), releases) == ["0.10"]
+    for unreleased in (probes.Source("jax", version="0.10"), probes.Source("jax", dev, repo, version="0.14")):
+        with pytest.raises(BadInput, match=f"^jax {unreleased.version} is no jaxlib release; name a jax release"):
+            probes.jaxlib_candidates(unreleased, releases)
+    bare = planted_commit(repo, "no minimum", **{"version.py": "__version__ = '0.10'\n"})
+    with pytest.raises(Failed, match=f"^jax/version.py at {bare[:10]} names no _minimum_jaxlib_version$"):
+        probes.jaxlib_candidates(probes.commit_source("jax", repo, bare), releases)
+
+
+def test_a_command_that_fails_is_named_with_its_status_and_the_last_words_it_said(tmp_path):
+    said = " ".join(f"w{i}" for i in range(100))
+    code = f"import sys; print('out'); sys.exit({said!r})"
+    with pytest.raises(Failed) as failed:
+        probes._checked([sys.executable, "-c", code, "more"], cwd=tmp_path)
+    assert str(failed.value) == f"{Path(sys.executable).name} -c {code} exited 1: {said.split(' ', 20)[-1]}"
+    with pytest.raises(Failed, match=r"^python3? -c .* exited 3: only out$"):
+        probes._checked([sys.executable, "-c", "print('only', 'out'); raise SystemExit(3)"])
+    # What a command prints is read as text, a byte that is no UTF-8 replaced; its keywords reach the command.
+    done = probes._checked(
+        [sys.executable, "-c", "import os, sys; sys.stdout.buffer.write(b'\\xff' + os.getcwdb())"], cwd=tmp_path
+    )
+    assert done.stdout == f"\ufffd{tmp_path}"
+
+
+def test_a_placed_folder_is_made_once_appears_only_complete_and_a_failed_make_leaves_nothing(tmp_path):
+    kept = probes.Probes(tmp_path / "new" / "cache", sys.executable, ("flatten", "dispatch"))  # made, as its parents
+    # Kept files are named by the interpreter's key, which stays as it is: another would orphan every cache.
+    assert kept.cache.is_dir() and re.fullmatch(rf"py{kept.series}-[0-9a-f]{{12}}", kept.interpreter_key)
+    recipe = hashlib.sha256(b"dispatch\nflatten").hexdigest()[:12]  # the operations counted, in any order
+    assert kept.path_folder("0.13.8") == kept.cache / "probes" / kept.interpreter_key / "equinox-0.13.8" / recipe
+    folder = kept.cache / "envs" / "py" / "one"  # made with its parents
+
+    def make(made: Path):  # in a hidden folder of the cache named for it: one a crash leaves says what it was
+        assert not folder.exists() and made.name == folder.name and made.parent.parent == kept.cache
+        assert made.parent.name.startswith(".one.")
+        made.mkdir()
+        (made / "locked.txt").write_text("made")
+
+    assert kept.placed(folder, make) == folder and (folder / "locked.txt").read_text() == "made"
+    assert kept.placed(folder, lambda made: pytest.fail("made again")) == folder
+
+    def broken(made: Path):
+        made.mkdir()
+        raise Failed("planted")
+
+    with pytest.raises(Failed, match="planted"):
+        kept.placed(kept.cache / "envs" / "two", broken)
+    assert sorted(path.name for path in kept.cache.iterdir()) == ["envs"] and list(folder.parent.iterdir()) == [folder]
+
+    def raced(made: Path):  # another process places an equal folder first: its folder stands
+        made.mkdir()
+        (made / "locked.txt").write_text("second")
+        (kept.cache / "envs" / "three").mkdir()
+        (kept.cache / "envs" / "three" / "locked.txt").write_text("first")
+
+    assert (kept.placed(kept.cache / "envs" / "three", raced) / "locked.txt").read_text() == "first"
+    assert sorted(path.name for path in kept.cache.iterdir()) == ["envs"]
+
+
+@pytest.fixture
+def pypi(monkeypatch):
+    """PyPI's JSON API on 127.0.0.1: the releases served by package, and the paths asked."""
+    served, asked = {}, []
+
+    class Index(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            body = json.dumps({"releases": served[self.path.split("/")[1]]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Index)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(probes, "PYPI_JSON", f"http://127.0.0.1:{server.server_port}/{{}}/json")
+    yield served, asked
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_jaxlibs_paired_are_final_releases_with_a_linux_wheel_for_the_interpreter_asked_once(pypi, tmp_path):
+    served, asked = pypi
+    kept = probes.Probes(tmp_path, sys.executable, ("flatten",))
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+
+    def files(version, *platforms):
+        return [{"filename": f"jaxlib-{version}-{tag}-{tag}-{platform}.whl", "size": 1} for platform in platforms]
+
+    served["jaxlib"] = {
+        "0.4.10": files("0.4.10", "manylinux2014_x86_64"),
+        "0.4.9": [{"filename": "jaxlib-0.4.9.tar.gz"}, *files("0.4.9", "macosx_11_0_arm64", "manylinux_2_27_x86_64")],
+        "0.4.11rc1": files("0.4.11rc1", "manylinux2014_x86_64"),
+        "0.4.12": files("0.4.12", "macosx_11_0_arm64", "win_amd64"),
+        "0.4.13": [{"filename": "jaxlib-0.4.13-cp30-cp30-manylinux2014_x86_64.whl"}],
+        "legacy": files("legacy", "manylinux2014_x86_64"),
+        "0.4.1": files("0.4.1", "manylinux2014_x86_64"),
+    }
+    assert kept.releases() == ["0.4.1", "0.4.9", "0.4.10"] and asked == ["/jaxlib/json"]
+    again = probes.Probes(tmp_path, sys.executable, ("flatten",))  # kept in the cache: PyPI is not asked again
+    assert again.releases() == ["0.4.1", "0.4.9", "0.4.10"] and asked == ["/jaxlib/json"]
+    assert again.pypi_releases("jaxlib")["0.4.9"] == [file["filename"] for file in served["jaxlib"]["0.4.9"]]
+    given = probes.Probes(tmp_path / "given", sys.executable, ("flatten",), jaxlib_releases=["0.1"])
+    assert given.releases() == ["0.1"] and asked == ["/jaxlib/json"]
+
+
+THIS_PYTHON = f'#!/bin/sh\nexec {sys.executable} "$@"\n'
+
+
+def placed_by_hand(kept: probes.Probes, jax: probes.Source, equinox: probes.Source, jaxlib: str, importing: str):
+    """Every folder a probe needs, placed as its make would leave it: the builder, the releases' wheels, the base
+    (its packages as frozen; its python this interpreter, but for the count, which does what the base's file
+    ``counting`` says under valgrind) and the target, whose jax/__init__.py is ``importing``; the base's folder."""
+    executable(kept.cache / "envs" / f"builder-{kept.interpreter_key}" / "bin" / "python", THIS_PYTHON)
+    for source in (jax, equinox):
+        (kept.cache / "wheels" / source.project / source.key).mkdir(parents=True)
+        (kept.cache / "wheels" / source.project / source.key / f"{source.project}-{source.key}.whl").touch()
+    (kept.cache / "jax-releases.json").write_text(json.dumps({jaxlib: []}))
+    base = kept.cache / "envs" / f"{kept.interpreter_key}-jaxlib-{jaxlib}"
+    target = kept.cache / "targets" / kept.interpreter_key / f"jax-{jax.key}-equinox-{equinox.key}"
+    executable(
+        base / "bin" / "python",
+        f"""#!/bin/sh
+if [ "$1" = -c ]; then  # the import check: on the CPU, with this process's PATH (or the default, where it has none)
+  read -r expected < {base}/path
+  [ "$PATH" = "$expected" ] && [ "$JAX_PLATFORMS" = cpu ] || {{ echo "PATH=$PATH, JAX on $JAX_PLATFORMS" >&2; exit 9; }}
+fi
+if [ "$2" = benchmarks.callgrind ]; then  # counting with the target first on the path
+  case "$PYTHONPATH" in {target}:*) ;; *) echo "PYTHONPATH=$PYTHONPATH" >&2; exit 8;; esac
+  case "$(cat {base}/counting)" in
+    counted) echo '{{"windows": {{}}, "failed": {{"flatten": "planted"}}}}' > "$3/windows.json";;
+    crashed) echo '{{"windows": {{}}, "failed": {{}}}}' > "$3/windows.json"; seq -s ' ' 3000 >&2; exit 3;;
+    failed) seq -s ' ' 3000 >&2; exit 3;;
+    killed) kill -TERM $$;;
+  esac
+  exit 0
+fi
+exec {sys.executable} "$@"
+""",
+    )
+    (base / "locked.txt").write_text(f"jaxlib=={jaxlib}\nnumpy==2.0.0\n")
+    (base / "path").write_text(os.environ["PATH"] + "\n")
+    for package, text in (("jax", importing), ("equinox", "")):
+        (target / package).mkdir(parents=True)
+        (target / package / "__init__.py").write_text(text)
+    return base
+
+
+def test_a_release_that_imports_with_no_jaxlib_is_kept_as_its_failure_saying_what_each_jaxlib_said(
+    tmp_path, monkeypatch
+):
+    repo = tmp_path / "jax"
+    (repo / "jax").mkdir(parents=True)
+    planted_git(repo, "init", "-q", "-b", "main")
+    planted_commit(repo, "start", **{"version.py": '_minimum_jaxlib_version = "0.4.1"\n'})
+    planted_git(repo, "tag", "jax-v0.4.1")
+    kept = probes.Probes(tmp_path / "cache", sys.executable, ("flatten",), jaxlib_releases=["0.4.1"])
+    jax, equinox = probes.commit_source("jax", repo, "jax-v0.4.1"), probes.Source("equinox", version="0.13.8")
+    words = " ".join(f"w{i:04}" for i in range(1, 301))
+    placed_by_hand(kept, jax, equinox, "0.4.1", f"raise ImportError('planted {words}')\n")
+    assert kept.locked("0.4.1") == ["jaxlib==0.4.1", "numpy==2.0.0"]  # the base's pip freeze keys its counts
+    # Its seconds to a tenth, and the one-minute load before and after.
+    with monkeypatch.context() as clock:
+        clock.setattr(probes.time, "monotonic", iter([100.0, 112.34]).__next__)
+        clock.setattr(probes.os, "getloadavg", lambda: (0.5, 5.0, 15.0))
+        record = kept.probe(jax, equinox, jaxlib="0.4.1")
+    assert (record["seconds"], record["load"]) == (12.3, [0.5, 0.5])
+    # What the check said, its last 80 words as _checked keeps them, on one line, cut to its last 500 characters.
+    said = f"python -c {probes.IMPORT_CHECK} exited 1: " + " ".join(f"w{i:04}" for i in range(221, 301))
+    assert record["tried"] == {"0.4.1": said[-500:]}
+    assert {key: record[key] for key in record if key not in ("seconds", "load", "tried")} == {
+        "jax": jax.key, "equinox": "0.13.8", "python": kept.series, "interpreter": kept.interpreter, "run": 0,
+        "release": True, "jaxlib_given": "0.4.1", "failed": "import: it imports with none of the jaxlibs tried",
+    }  # fmt: skip
+    assert kept.made == 1
+    path = kept.path(jax, equinox, jaxlib="0.4.1")
+    assert path.name == f"jaxlib-0.4.1-jax-{jax.commit}-release-0.json" and json.loads(path.read_text()) == record
+    assert path.read_text() == json.dumps(record, indent=1, sort_keys=True) + "\n"
+    assert kept.probe(jax, equinox, jaxlib="0.4.1") == record and kept.made == 1  # read back, not made again
+    path.write_text("{")  # a kept record cut short is refused, saying how to probe again
+    with pytest.raises(BadInput, match=f"^kept probe record \\(remove it to probe again\\) is corrupt: {path} "):
+        kept.probe(jax, equinox, jaxlib="0.4.1")
+    path.write_text(json.dumps(record))
+    expected = kept.cache / "envs" / f"{kept.interpreter_key}-jaxlib-0.4.1" / "path"
+    path = expected.read_text()
+    with monkeypatch.context() as where:  # a process with no PATH runs the check on the default one
+        where.delenv("PATH")
+        expected.write_text("/usr/bin:/bin\n")
+        assert kept.probe(jax, equinox, run=2, jaxlib="0.4.1")["tried"] == record["tried"]
+    expected.write_text(path)
+    # The rule's jaxlib is the release's own; a recount takes the first count's jaxlib, and the first had none.
+    assert kept.probe(jax, equinox)["tried"] == record["tried"]
+    again = kept.probe(jax, equinox, run=1)
+    assert (again["failed"], again["tried"], kept.made) == ("import: no jaxlib release admits it", {}, 4)
+    # A target that cannot be made (an Equinox wheel that is none) is the commit's failure to build: kept.
+    (kept.cache / "wheels" / "equinox" / "0.13.9").mkdir(parents=True)
+    (kept.cache / "wheels" / "equinox" / "0.13.9" / "equinox-0.13.9.whl").touch()
+    unbuilt = kept.probe(jax, probes.Source("equinox", version="0.13.9"), jaxlib="0.4.1")
+    assert unbuilt["failed"].startswith("build: python -m pip exited 1: ") and unbuilt["tried"] == {}
+    assert "jaxlib" not in unbuilt and kept.made == 5
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (scripts/setup --valgrind)")
+def test_a_count_is_kept_with_its_jaxlib_and_base_a_crash_after_counting_too_and_a_stopped_count_never(tmp_path):
+    kept = probes.Probes(tmp_path, sys.executable, ("flatten",), jaxlib_releases=["0.4.1"])
+    jax, equinox = probes.Source("jax", version="0.4.1"), probes.Source("equinox", version="0.13.8")
+    base = placed_by_hand(kept, jax, equinox, "0.4.1", "jit = block_until_ready = lambda f: f\n")
+    said = "the callgrind process exited 3:\n"  # and the end of what it said: seq's numbers, then valgrind's lines
+    for run, counting in enumerate(("counted", "crashed", "failed")):
+        (base / "counting").write_text(counting)
+        record = kept.probe(jax, equinox, run=run, jaxlib="0.4.1")
+        assert record == json.loads(kept.path(jax, equinox, run, "0.4.1").read_text())
+        assert (record["tried"], record.get("locked")) == ({}, None if counting == "failed" else record["locked"])
+        if counting == "counted":
+            assert record["counts"] == {"flatten": {"failed": "planted"}} and record["jaxlib"] == "0.4.1"
+            assert record["locked"] == ["jaxlib==0.4.1", "numpy==2.0.0"] and "crashed_after_counting" not in record
+        elif counting == "crashed":
+            assert record["counts"] == {} and record["locked"] == ["jaxlib==0.4.1", "numpy==2.0.0"]
+            crashed = record["crashed_after_counting"]
+            assert (
+                crashed.startswith(said)
+                and crashed[200:203] == " … "
+                and len(crashed) == 1703
+                and "2999 3000" in crashed
+            )
+        else:
+            failed = record["failed"].removeprefix("count with jaxlib 0.4.1: ")
+            assert (
+                failed.startswith(said) and failed[200:203] == " … " and len(failed) == 2003 and "2999 3000" in failed
+            )
+            assert "jaxlib" not in record and "counts" not in record
+    (base / "locked.txt").write_text("jaxlib==0.4.1\nnumpy==2.1.0\n")  # the base made again: counted again
+    (base / "counting").write_text("counted")
+    assert kept.probe(jax, equinox, jaxlib="0.4.1")["locked"][-1] == "numpy==2.1.0" and kept.made == 4
+    (base / "counting").write_text("killed")
+    with pytest.raises(Failed, match="^counting jax-0.4.1-equinox-0.13.8 with jaxlib 0.4.1: the callgrind process was"):
+        kept.probe(jax, equinox, run=3, jaxlib="0.4.1")
+    assert not kept.path(jax, equinox, 3, "0.4.1").exists() and kept.made == 4
+
+
+HATCH_BUILD = """import os, pathlib, subprocess
+from hatchling.metadata.plugin.interface import MetadataHookInterface
+
+
+class Hook(MetadataHookInterface):
+    def update(self, metadata):
+        above = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        metadata["version"] = "0.4.1" if os.environ.get("JAX_RELEASE") else f"0.4.1.dev0+{above or 'nogit'}"
+        metadata["description"] = f"built in {pathlib.Path.cwd().name}"
+"""
+
+
+def planted_project(repo: Path, name: str) -> str:
+    """A git repository of a package NAME that hatchling builds as jax's setup.py does: a release (JAX_RELEASE) as its
+    version, any other commit as a dev version with the hash of the git repository it finds, if any."""
+    (repo / name).mkdir(parents=True)
+    (repo / name / "__init__.py").write_text(f"NAME = {name!r}\n")
+    (repo / "hatch_build.py").write_text(HATCH_BUILD)
+    (repo / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+        f'[project]\nname = "{name}"\ndynamic = ["version", "description"]\n[tool.hatch.metadata.hooks.custom]\n'
+    )
+    planted_git(repo, "init", "-q", "-b", "main")
+    planted_git(repo, "add", "-A")
+    planted_git(repo, "commit", "-qm", "start")
+    return planted_git(repo, "rev-parse", "HEAD")
+
+
+def test_a_commit_is_built_from_its_own_tree_a_release_as_its_version_and_both_installed_in_one_target(
+    tmp_path, monkeypatch
+):
+    """The cache lies inside jax's own repository: no git above the tree it builds may lend the build its hash."""
+    jax_repo, equinox_repo = tmp_path / "jax", tmp_path / "equinox"
+    planted_project(jax_repo, "jax")
+    planted_git(jax_repo, "tag", "jax-v0.4.1")
+    built = planted_project(equinox_repo, "equinox")
+    kept = probes.Probes(jax_repo / "cache", sys.executable, ("flatten",))
+    builder = kept.cache / "envs" / f"builder-{kept.interpreter_key}" / "bin" / "python"
+    executable(builder, THIS_PYTHON)  # this interpreter: pip and hatchling
+    jax, equinox = probes.commit_source("jax", jax_repo, "jax-v0.4.1"), probes.Source("equinox", built, equinox_repo)
+    wheels = [kept.wheel(source) for source in (jax, equinox)]
+    assert [wheel.name for wheel in wheels] == [
+        "jax-0.4.1-py2.py3-none-any.whl",
+        "equinox-0.4.1.dev0+nogit-py2.py3-none-any.whl",
+    ]
+    assert wheels[0].parent == kept.cache / "wheels" / "jax" / f"{jax.commit}-release"
+    target = kept.target(jax, equinox)
+    assert target == kept.cache / "targets" / kept.interpreter_key / f"jax-{jax.commit}-release-equinox-{built}"
+    assert sorted(path.name for path in target.iterdir()) == [
+        "equinox", "equinox-0.4.1.dev0+nogit.dist-info", "jax", "jax-0.4.1.dist-info"
+    ]  # fmt: skip
+    assert "Summary: built in jax" in (target / "jax-0.4.1.dist-info" / "METADATA").read_text()
+    assert kept.target(jax, equinox) == target and kept.wheel(jax) == wheels[0]  # kept: made once
+    assert sorted(path.name for path in kept.cache.iterdir()) == ["envs", "targets", "wheels"]
+    # A release is downloaded, its wheel alone (offline here: from wheels beside the test).
+    wheel_of(tmp_path / "index", "equinox", "0.13.8", "jaxtyping")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "index"))
+    downloaded = kept.wheel(probes.Source("equinox", version="0.13.8"))
+    assert downloaded == kept.cache / "wheels" / "equinox" / "0.13.8" / "equinox-0.13.8-py3-none-any.whl"
+    with pytest.raises(Failed, match="^python -m pip exited 1: .*equinox==0.13.9"):
+        kept.wheel(probes.Source("equinox", version="0.13.9"))
+
+
+def wheel_of(folder: Path, name: str, version: str, *requires: str) -> None:
+    """A wheel of an empty package NAME that requires REQUIRES, as pip installs one."""
+    info = f"{name}-{version}.dist-info"
+    metadata = "".join(f"Requires-Dist: {required}\n" for required in requires)
+    files = {
+        f"{name}/__init__.py": "",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{metadata}",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{info}/RECORD"])
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as wheel:
+        for path, text in files.items():
+            wheel.writestr(path, text)
+
+
+def test_the_builder_and_a_base_are_made_from_their_packages_a_base_without_jax_yet_with_its_dependencies(
+    tmp_path, monkeypatch
+):
+    """Offline, from wheels beside the test: the base installs jax's release to take its dependencies, then removes
+    jax (each commit brings its own), and keeps what pip froze, which keys the counts made in it."""
+    wheels = tmp_path / "wheels"
+    for name in (*probes.EQUINOX_DEPENDENCIES, "opt_einsum"):
+        wheel_of(wheels, name, "1.0")
+    for name in probes.BUILDER_PACKAGES:  # newer than a virtualenv's own setuptools: upgraded
+        wheel_of(wheels, name, "99.0")
+    wheel_of(wheels, "jaxlib", "0.4.1")
+    wheel_of(wheels, "jax", "0.4.1", "opt_einsum", "jaxlib==0.4.1")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    kept = probes.Probes(tmp_path / "cache", sys.executable, ("flatten",), jaxlib_releases=["0.4.1"])
+    (kept.cache / "jax-releases.json").write_text(json.dumps({"0.4.1": []}))
+    builder = kept.builder()
+    assert builder == str(kept.cache / "envs" / f"builder-{kept.interpreter_key}" / "bin" / "python")
+    made = [line for line in (Path(builder).parents[1] / "locked.txt").read_text().split() if "==99.0" in line]
+    assert made == ["hatchling==99.0", "setuptools==99.0", "wheel==99.0"]
+    assert probes._checked([builder, "-c", "import hatchling, sys; print(sys.prefix)"]).stdout.strip() == str(
+        Path(builder).parents[1]
+    )
+    base = kept.base("0.4.1")
+    assert base == str(kept.cache / "envs" / f"{kept.interpreter_key}-jaxlib-0.4.1" / "bin" / "python")
+    assert [line for line in kept.locked("0.4.1") if not line.startswith(("pip==", "setuptools=="))] == [
+        "jaxlib==0.4.1", "jaxtyping==1.0", "opt_einsum==1.0", "typing_extensions==1.0", "wadler_lindig==1.0"
+    ]  # fmt: skip
+    assert any(line.startswith("pip==") for line in kept.locked("0.4.1"))  # every package, pip's own too
+    wheel_of(wheels, "jaxlib", "0.4.2")  # no jax release shares its version: no jax to take dependencies from
+    assert [line for line in kept.locked("0.4.2") if not line.startswith(("pip==", "setuptools=="))] == [
+        "jaxlib==0.4.2", "jaxtyping==1.0", "typing_extensions==1.0", "wadler_lindig==1.0"
+    ]  # fmt: skip

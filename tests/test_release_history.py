@@ -11,6 +11,7 @@ import http.server
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import tarfile
@@ -136,9 +137,8 @@ def index():
     server.server_close()
 
 
-def history_command(index, tmp_path, *args, repo="repo"):
+def history_arguments(index, tmp_path, *args, repo="repo"):
     return [
-        *tool("release-history"),
         "--package",
         "pkg",
         "--index",
@@ -151,14 +151,18 @@ def history_command(index, tmp_path, *args, repo="repo"):
     ]
 
 
+def history_command(index, tmp_path, *args, repo="repo"):
+    return [*tool("release-history"), *history_arguments(index, tmp_path, *args, repo=repo)]
+
+
 def release_history(index, tmp_path, *args, repo="repo", **kwargs):
-    result = subprocess.run(
-        history_command(index, tmp_path, *args, repo=repo),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        **kwargs,
-    )
+    """scripts/release-history run in this process (helpers.command); in a process of its own where KWARGS give it
+    another environment or umask."""
+    if kwargs:
+        command = history_command(index, tmp_path, *args, repo=repo)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120, **kwargs)
+    else:
+        result = helpers.command("release-history", *history_arguments(index, tmp_path, *args, repo=repo))
     assert "Traceback" not in result.stderr
     return result
 
@@ -331,14 +335,20 @@ def test_rerun_appends_a_new_release(three, tmp_path):
     assert git(repo, "status", "--porcelain", "--ignored") == ""
 
 
-@pytest.mark.parametrize("changed", [["--until", "1.1.0"], ["--since", "1.1"]])
-def test_parameters_that_would_rewrite_a_history_are_refused(three, tmp_path, changed):
+@pytest.mark.parametrize(
+    ("changed", "asked", "dropped"),
+    [(["--until", "1.1.0"], "since= until=1.1.0", "2.0.0"), (["--since", "1.1"], "since=1.1 until=", "1.0.0")],
+)
+def test_parameters_that_would_rewrite_a_history_are_refused(three, tmp_path, changed, asked, dropped):
     assert release_history(three, tmp_path).returncode == 0
     repo = tmp_path / "repo"
     before = snapshot(repo)
     result = release_history(three, tmp_path, *changed)
     assert result.returncode == 2
-    assert "append-only" in result.stderr and str(repo) in result.stderr
+    assert (
+        f"{repo} holds a history built with since= until= python=; {asked} python= would drop {dropped}: a history"
+        " is append-only, so its commits cannot change; choose another --repo"
+    ) in result.stderr
     assert snapshot(repo) == before
     # Another repository takes them.
     assert release_history(three, tmp_path, *changed, repo="other").returncode == 0
@@ -361,7 +371,10 @@ def test_parameters_that_would_insert_an_earlier_upload_are_refused(three, tmp_p
     before = snapshot(repo)
     result = release_history(three, tmp_path, "--python", "3.11")
     assert result.returncode == 2
-    assert "would insert 2.0.0" in result.stderr and "append-only" in result.stderr
+    assert (
+        "; since= until= python=3.11 would insert 2.0.0 before built releases: a history is append-only"
+        in result.stderr
+    )
     assert snapshot(repo) == before
 
 
@@ -393,6 +406,31 @@ def test_a_changed_digest_of_a_built_release_is_refused(three, tmp_path):
     assert result.returncode == 2
     assert "1.1.0" in result.stderr and "f" * 64 in result.stderr
     assert snapshot(repo) == before
+
+
+def test_an_index_named_with_a_trailing_slash_is_the_same_index(three, tmp_path):
+    arguments = history_arguments(three, tmp_path, "--print", "tags")
+    arguments[arguments.index("--index") + 1] += "/"
+    result = helpers.command("release-history", *arguments)
+    assert (result.returncode, result.stdout.split()) == (0, ["v1.0.0", "v2.0.0", "v1.1.0"])
+
+
+def test_metadata_without_a_field_it_needs_fails_naming_the_index_and_the_field(three, tmp_path):
+    del three.releases["1.1.0"][0]["digests"]
+    result = release_history(three, tmp_path)
+    assert result.returncode == 3 and not (tmp_path / "repo").exists()
+    assert f"unexpected metadata from {three.url}/pkg/json: KeyError('digests')" in result.stderr
+
+
+def test_a_history_is_made_by_default_in_the_history_folder_under_its_canonical_name_from_its_default_since(
+    three, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(history_module, "HISTORY_DIR", tmp_path / "histories")
+    monkeypatch.setitem(history_module.DEFAULT_SINCE, "pkg", Version("1.1"))  # as equinox's is 0.10.11
+    options = history_module.Options(package="PKG", index=three.url, cache=tmp_path / "cache")
+    built = history_module.build(options)
+    assert [str(release.version) for release, _ in built] == ["2.0.0", "1.1.0"]
+    assert tags(tmp_path / "histories" / "pkg") == {release.tag: commit for release, commit in built}
 
 
 def test_file_urls_relative_to_the_index_are_resolved(three, tmp_path):
@@ -429,6 +467,8 @@ def test_cached_file_with_wrong_digest_is_downloaded_again(three, tmp_path):
     assert result.returncode == 0, result.stderr
     assert three.requests["/files/pkg-1.1.0.tar.gz"] == 2
     assert three.file_requests() == 4
+    cached = tmp_path / "cache" / "pkg-1.1.0.tar.gz"
+    assert f"{cached} does not have the published sha256; downloading it again" in result.stderr
     assert (tmp_path / "cache" / "pkg-1.1.0.tar.gz").read_bytes() == three.files["pkg-1.1.0.tar.gz"]
     assert commits(tmp_path / "a") == commits(tmp_path / "b")
 
@@ -663,16 +703,21 @@ def test_python_that_no_release_supports_changes_nothing(pythons, tmp_path):
     before, downloads = snapshot(repo), pythons.file_requests()
     result = release_history(pythons, tmp_path, "--python", "3.11", "--since", "2.0")
     assert result.returncode == 2
-    assert "--python 3.11)" in result.stderr
+    bounds = "(--since 2.0, --until any, --python 3.11)"
+    assert f"{pythons.url}/pkg/json lists no final release with an sdist {bounds}" in result.stderr
     assert snapshot(repo) == before
     assert pythons.file_requests() == downloads
+    result = release_history(pythons, tmp_path, "--until", "0.1")
+    assert (
+        result.returncode == 2 and "lists no final release with an sdist (--since any, --until 0.1)\n" in result.stderr
+    )
 
 
 @pytest.mark.parametrize("python", ["3", "3.11.2", "three", "3.11+", ""])
 def test_python_must_be_a_series(pythons, tmp_path, python):
     result = release_history(pythons, tmp_path, "--python", python)
     assert result.returncode == 2
-    assert "--python" in result.stderr
+    assert f"--python: {python!r} is not a Python version X.Y, such as 3.11" in result.stderr
     assert not (tmp_path / "repo").exists()
     assert pythons.requests["/pypi/pkg/json"] == 0
 
@@ -732,13 +777,16 @@ def test_select_releases():
     assert [str(r.version) for r in history_module.select(history, ">=0.13")] == ["0.13.7", "0.13.8"]
     assert [str(r.version) for r in history_module.select(history, "0.12.0,0.13.8")] == ["0.12.0", "0.13.8"]
     for bad, message in [
-        ("0", "selects no release"),
-        ("0.13.99", "0.13.99"),
-        (">=9", "matches no release"),
-        ("=<1", "not a valid version specifier"),
+        ("0", "--releases 0 selects no release"),
+        ("0.13.99,0.12.0,0.1", "--releases names versions that are not in the history: 0.1, 0.13.99 (the history has "),
+        (">=9", "--releases '>=9' matches no release of the history ("),
+        ("=<1", "--releases '=<1' is not a valid version specifier"),
+        ("0.13,x", "--releases '0.13,x': Invalid version: 'x'"),
+        ("X", "--releases 'X': Invalid version: 'X'"),
     ]:
-        with pytest.raises(BadInput, match=message):
+        with pytest.raises(BadInput) as refused:
             history_module.select(history, bad, option="--releases")
+        assert str(refused.value) in (message, f"{message}3 releases, 0.12.0 to 0.13.8)")
     with pytest.raises(BadInput, match="^--select "):
         history_module.select(history, "0")
 
@@ -792,3 +840,138 @@ def test_concurrent_builds_into_one_cache_wait_and_all_succeed(three, tmp_path):
         assert tags(repo) == tags(tmp_path / "alone")
         assert git(repo, "status", "--porcelain", "--ignored") == ""
         assert cache_listing(where) == sorted(f"pkg-{version}.tar.gz" for version in UPLOADS)
+
+
+def tarball(path, *members):
+    """A gzipped tar of MEMBERS, each (name, type, data or link target, mode), at PATH; names kept as bytes (GNU)."""
+    with tarfile.open(path, "w:gz", format=tarfile.GNU_FORMAT) as tar:
+        for name, kind, data, mode in members:
+            info = tarfile.TarInfo(name)
+            info.type, info.mode = kind, mode
+            if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE):
+                info.linkname = data
+                tar.addfile(info)
+            else:
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_an_sdists_files_are_read_with_gits_modes_under_its_one_top_folder(tmp_path):
+    sdist = tarball(
+        tmp_path / "p-1.tar.gz",
+        ("./p-1", tarfile.DIRTYPE, b"", 0o755),
+        ("./p-1/a.py", tarfile.REGTYPE, b"a", 0o644),
+        ("p-1/run", tarfile.REGTYPE, b"run", 0o744),
+        ("p-1/group-only", tarfile.REGTYPE, b"g", 0o655),
+        ("p-1/link", tarfile.SYMTYPE, "\udce9t\udce9", 0o777),
+        ("p-1/hard", tarfile.LNKTYPE, "p-1/a.py", 0o644),
+        ("p-1/after/a directory", tarfile.REGTYPE, b"last", 0o600),
+    )
+    assert list(history_module.sdist_files(sdist)) == [
+        ("a.py", b"100644", b"a"),
+        ("run", b"100755", b"run"),
+        ("group-only", b"100644", b"g"),
+        ("link", b"120000", b"\xe9t\xe9"),
+        ("hard", b"100644", b"a"),
+        ("after/a directory", b"100644", b"last"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("member", "kind", "why"),
+    [
+        ("q-1/x", tarfile.REGTYPE, "is not a single top-level folder: it has q-1/x"),
+        ("x", tarfile.REGTYPE, "is not a single top-level folder: it has x"),
+        ("p-1/../x", tarfile.REGTYPE, "contains an unsafe path: p-1/../x"),
+        ("p-1/./x", tarfile.REGTYPE, "contains an unsafe path: p-1/./x"),
+        ("p-1/a//x", tarfile.REGTYPE, "contains an unsafe path: p-1/a//x"),
+        ("p-1/.git/config", tarfile.REGTYPE, "contains an unsafe path: p-1/.git/config"),
+        ("p-1/fifo", tarfile.FIFOTYPE, "contains p-1/fifo, neither a file nor a link"),
+    ],
+)
+def test_an_sdist_with_a_member_out_of_its_folder_or_no_file_is_refused_naming_it(tmp_path, member, kind, why):
+    sdist = tarball(tmp_path / "p-1.tar.gz", ("p-1/a.py", tarfile.REGTYPE, b"a", 0o644), (member, kind, b"", 0o644))
+    with pytest.raises(BadInput, match=f"^p-1.tar.gz {re.escape(why)}$"):
+        list(history_module.sdist_files(sdist))
+
+
+def test_a_file_that_is_no_tar_is_refused_naming_it(tmp_path):
+    (tmp_path / "p-1.tar.gz").write_bytes(b"no tar")
+    with pytest.raises(BadInput, match=f"^cannot read {re.escape(str(tmp_path / 'p-1.tar.gz'))}: "):
+        list(history_module.sdist_files(tmp_path / "p-1.tar.gz"))
+
+
+def test_a_file_whose_name_needs_quoting_is_committed_under_its_own_name(three, tmp_path):
+    odd = ['say "hi".txt', "back\\slash.txt", "new\nline.txt", "\u00e9t\u00e9.txt", "latin-1 \udce9t\udce9.txt"]
+    raw = [name.encode("utf-8", "surrogateescape") for name in odd]  # the last no UTF-8: its bytes are its name
+    sdist = tarball(tmp_path / "odd.tar.gz", *[(f"pkg-2.1.0/{name}", tarfile.REGTYPE, b"", 0o644) for name in odd])
+    three.files[three.add("2.1.0", "2024-04-01T00:00:00Z")] = sdist.read_bytes()
+    three.releases["2.1.0"][0]["digests"]["sha256"] = hashlib.sha256(sdist.read_bytes()).hexdigest()
+    assert release_history(three, tmp_path).returncode == 0
+    listed = subprocess.run(
+        ["git", "-C", str(tmp_path / "repo"), "ls-tree", "-z", "--name-only", "v2.1.0"], capture_output=True, check=True
+    ).stdout
+    assert sorted(listed.split(b"\0")[:-1]) == sorted(raw)
+
+
+@pytest.mark.parametrize("filename", ["../pkg-2.1.0.tar.gz", ".pkg-2.1.0.tar.gz"])
+def test_a_suspicious_file_name_from_the_index_is_refused_and_nothing_is_made(three, tmp_path, filename):
+    three.add("2.1.0", "2024-04-01T00:00:00Z")
+    three.releases["2.1.0"][0]["filename"] = filename
+    result = release_history(three, tmp_path)
+    assert result.returncode == 2 and not (tmp_path / "repo").exists()
+    assert f"the index gives a suspicious file name: {filename!r}" in result.stderr
+
+
+def test_the_history_is_every_final_sdist_within_the_bounds_by_upload_and_the_pythons_left_out_in_order():
+    def sdist(name, uploaded, **more):
+        return {"filename": name, "packagetype": "sdist", "url": f"files/{name}", "upload_time_iso_8601": uploaded,
+                "digests": {"sha256": name}, **more}  # fmt: skip
+
+    metadata = {
+        "releases": {
+            "0.9": [sdist("p-0.9.tar.gz", "2024-01-01T00:00:00")],  # below --since
+            "1.0": [sdist("p-1.0.zip", "2024-01-02T00:00:00"), sdist("p-1.0.tar.gz", "2024-01-02T00:00:00")],
+            "1.1": [sdist("p-1.1.tar.gz", "2024-01-01T00:00:00+00:00", requires_python=">=3.12")],
+            "1.2": [sdist("p-1.2.tar.gz", "2024-01-05T00:00:00Z"), sdist("p-1.2.zip", "2024-01-04T00:00:00Z")],
+            "1.3": [sdist("p-1.3.tar.gz", "2024-01-06T00:00:00", yanked=True)],
+            "1.4": [{**sdist("p-1.4-py3-none-any.whl", "2024-01-06T00:00:00"), "packagetype": "bdist_wheel"}],
+            "1.5rc1": [sdist("p-1.5rc1.tar.gz", "2024-01-07T00:00:00")],
+            "1.0.5": [sdist("p-1.0.5.tar.gz", "2024-01-08T00:00:00", requires_python="<3")],
+            "2.0": [sdist("p-2.0.tar.gz", "2024-01-02T00:00:00")],
+            "2.1": [sdist("p-2.1.tar.gz", "2024-01-09T00:00:00")],  # above --until
+            "legacy": [sdist("p-legacy.tar.gz", "2024-01-01T00:00:00")],
+        }
+    }
+    since, until = Version("1.0"), Version("2.0")
+    history, left_out = history_module.release_history(metadata, since, until, (3, 11), "https://i.example/p/json")
+    assert [(str(r.version), r.filename, r.url, r.uploaded.isoformat()) for r in history] == [
+        ("1.0", "p-1.0.tar.gz", "https://i.example/p/files/p-1.0.tar.gz", "2024-01-02T00:00:00+00:00"),
+        ("2.0", "p-2.0.tar.gz", "https://i.example/p/files/p-2.0.tar.gz", "2024-01-02T00:00:00+00:00"),
+        ("1.2", "p-1.2.zip", "https://i.example/p/files/p-1.2.zip", "2024-01-04T00:00:00+00:00"),
+    ]
+    assert [r.sha256 for r in history] == ["p-1.0.tar.gz", "p-2.0.tar.gz", "p-1.2.zip"]
+    assert left_out == [Version("1.0.5"), Version("1.1")]
+    every, none_left_out = history_module.release_history(metadata, None, None)
+    assert [str(r.version) for r in every] == [
+        "0.9",
+        "1.1",
+        "1.0",
+        "2.0",
+        "1.2",
+        "1.0.5",
+        "2.1",
+    ] and none_left_out == []
+    assert every[1].requires_python == ">=3.12" and every[0].requires_python is None
+    assert history_module.describe(every) == "7 releases, 0.9 to 2.1"
+
+
+def test_a_selection_that_names_no_release_is_refused_naming_the_option_it_came_by(three, tmp_path):
+    """scripts/bench and scripts/commits select releases by their own --releases: the refusal names it."""
+    options = history_module.Options(
+        package="pkg", index=three.url, repo=tmp_path / "repo", cache=tmp_path / "cache", select="9.9.9"
+    )
+    options.select_option = "--releases"
+    with pytest.raises(BadInput, match="^--releases names versions that are not in the history: 9.9.9 "):
+        history_module.build(options)
