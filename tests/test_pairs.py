@@ -166,3 +166,25 @@ def test_nights_without_a_change_confirm_nothing_slower_at_the_stated_rate():
                 alarms += 1
                 break
     assert alarms <= nights * pairs.NIGHT_FALSE_ALARM + 3 * math.sqrt(nights * pairs.NIGHT_FALSE_ALARM)
+
+
+def test_faster_is_decided_only_when_the_whole_interval_lies_beyond_the_floor():
+    def ending_at(high):
+        return pairs.Interval(high - 0.01, high - 0.02, high, pairs.START_PAIRS, 0.01, 0.99)
+
+    assert [pairs.decided_faster(ending_at(high)) for high in (-0.02, -pairs.FLOOR, -0.005)] == [True, False, False]
+
+
+def test_a_lone_suspect_looks_at_the_confidence_of_its_own_cap_and_stops_there():
+    values, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
+
+    def measure(first, count):
+        assert count > 0, "asked for no pairs: the cap was passed"
+        return values(first, count)
+
+    verdict, found, _, _ = pairs.sequential(measure, max_pairs=pairs.START_PAIRS)
+    assert (verdict, batches) == (pairs.UNDECIDED, [(0, pairs.START_PAIRS)])
+    assert found.confidence == pairs.look_confidence(1, pairs.START_PAIRS)
+    with pytest.raises(ValueError) as short:
+        pairs.sequential(lambda first, count: values(first, 3))
+    assert str(short.value) == f"measure gave 3 pairs, not the {pairs.START_PAIRS} asked for"
