@@ -170,7 +170,19 @@ def test_a_source_takes_its_folders_machine_and_thresholds_from_the_latest_run_o
     assert Source(config=run_config, **folders, machine=MACHINE).results == folders["results"]
     run_config.write_text(json.dumps({"version": 1, "regressions_thresholds": {".*": 0.7}}))
     assert Source(config=run_config, **folders, machine=MACHINE).thresholds(time) == 0.7
-    run_config.write_text(json.dumps({"version": 1, "regressions_thresholds": [0.7]}))
-    with pytest.raises(BadInput) as refused:
-        Source(config=run_config, **folders, machine=MACHINE)
-    assert str(refused.value).startswith(f"asv configuration has the wrong shape: {run_config}: regressions_thresholds")
+    for thresholds, refusal in [
+        ([0.7], f"asv configuration has the wrong shape: {run_config}: regressions_thresholds"),
+        ({"(": 0.7}, f"regressions_thresholds in the asv configuration {run_config} is invalid: "),
+    ]:
+        run_config.write_text(json.dumps({"version": 1, "regressions_thresholds": thresholds}))
+        with pytest.raises(BadInput) as refused:
+            Source(config=run_config, **folders, machine=MACHINE)
+        assert str(refused.value).startswith(refusal)
+    for missing, refusal in [
+        ({"results": tmp_path / "none"}, f"name the machine with --machine; {tmp_path / 'none'} holds none"),
+        ({"html": tmp_path / "none", "machine": MACHINE}, f"asv site index not found: {tmp_path / 'none/index.json'}"),
+        ({"results": tmp_path, "machine": MACHINE}, f"asv benchmark list not found: {tmp_path / 'benchmarks.json'}"),
+    ]:
+        with pytest.raises(BadInput) as refused:
+            Source(output=tmp_path / "site", **(folders | missing))
+        assert str(refused.value) == refusal

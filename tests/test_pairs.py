@@ -184,7 +184,28 @@ def test_a_lone_suspect_looks_at_the_confidence_of_its_own_cap_and_stops_there()
 
     verdict, found, _, _ = pairs.sequential(measure, max_pairs=pairs.START_PAIRS)
     assert (verdict, batches) == (pairs.UNDECIDED, [(0, pairs.START_PAIRS)])
-    assert found.confidence == pairs.look_confidence(1, pairs.START_PAIRS)
+    assert (
+        found.confidence == pairs.look_confidence(1, pairs.START_PAIRS) == 1 - 2 * pairs.NIGHT_FALSE_ALARM
+    )  # one look
     with pytest.raises(ValueError) as short:
         pairs.sequential(lambda first, count: values(first, 3))
     assert str(short.value) == f"measure gave 3 pairs, not the {pairs.START_PAIRS} asked for"
+
+
+def test_the_interval_s_ends_are_its_kth_walsh_averages_and_pairs_it_cannot_use_are_refused():
+    # 6 pairs at 90%: k = 2 (P(W <= 2) = 3/64 <= 5% < P(W <= 3)), so the ends are the third smallest and the third
+    # largest of the 21 Walsh averages of d = 0.01 .. 0.06, which are 0.02 and 0.05.
+    found = pairs.interval([0.5] * 6, [0.5 * math.exp(0.01 * i) for i in range(1, 7)], 0.9)
+    assert (found.low, found.high) == pytest.approx((math.expm1(0.02), math.expm1(0.05)))
+    assert pairs.interval([0.5, 0.6], [0.6, 0.7], 0.5).pairs == 2  # two pairs are enough
+    for before, after, refusal in [
+        ([1.0], [1.0], "a paired interval needs at least two pairs of equal length"),
+        ([1.0, 2.0], [1.0], "a paired interval needs at least two pairs of equal length"),
+        ([0.0, 1.0], [1.0, 1.0], "values must be positive to take log ratios"),
+    ]:
+        with pytest.raises(ValueError) as refused:
+            pairs.interval(before, after, 0.9)
+        assert str(refused.value) == refusal
+    with pytest.raises(ValueError) as refused:
+        pairs.look_confidence(0)
+    assert str(refused.value) == "a night with suspects has at least one"
