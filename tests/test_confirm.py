@@ -7,6 +7,7 @@ real measurement is the slow end-to-end test at the end.
 """
 
 import functools
+import itertools
 import json
 import math
 import os
@@ -149,6 +150,122 @@ def test_a_missing_repository_exits_2(tmp_path, capsys):
     assert exit_code == ExitCode.BAD_INPUT and "repository" in err and "--no-confirm" in err
 
 
+def test_suspects_are_the_alerting_timings_beyond_their_threshold_largest_change_first():
+    thresholds = changes.Thresholds(metrics.asv_thresholds(), {metrics.RATIO: 0.25})
+
+    def change(name, after):
+        return changes.Change(name, "'jit'", "env", 2.0, after, "a" * 40, "b" * 40, True, "")
+
+    # 2.0 → 2.5 lies exactly at +25%: not beyond it; a diagnostic is never a suspect, however far it moves.
+    found = [change(TIMING, after) for after in (2.5, 3.0, 4.0, 1.0, 1.4, 1.5)] + [change(COUNT, 9.0)]
+    assert [c.after for c in confirm.suspects(found, thresholds)] == [4.0, 3.0]
+    assert [c.after for c in confirm.suspects(found, thresholds, faster=True)] == [1.0, 1.4]
+
+
+def test_a_suspect_gone_from_the_suite_is_undecided_saying_why_and_measures_nothing():
+    log = []
+    benchmarks = {TIMING: {"params": [["'jit'", "'scan'"]]}}
+    sides = {"before": FakeSide(1.0, benchmarks, log), "after": FakeSide(1.5, benchmarks, log)}
+    for benchmark, asked, note in [
+        (PASSES, "", "not in the suite any more"),
+        (TIMING, "'vmap'", "params not in the suite"),
+    ]:
+        change = changes.Change(benchmark, asked, "env", 1.0, 1.5, "a" * 40, "b" * 40, True, "")
+        found = confirm.confirmation(change, sides, pairs.MAX_PAIRS, 1)
+        assert found == confirm.Confirmation(change, pairs.UNDECIDED, None, 0.0, note=note)
+    assert log == []
+
+
+def test_a_suspect_is_measured_at_its_params_at_the_confidence_of_its_night_s_suspects(monkeypatch, capsys):
+    log = []
+    benchmarks = {TIMING: {"params": [["'jit'", "'scan'"]]}}
+    sides = {"before": FakeSide(1.0, benchmarks, log), "after": FakeSide(1.5, benchmarks, log)}
+    monkeypatch.setattr(confirm, "time", SimpleNamespace(monotonic=iter([100.0, 107.0]).__next__))
+    change = changes.Change(TIMING, "'scan'", "env", 1.0, 1.5, "a" * 40, "b" * 40, True, "")
+    found = confirm.confirmation(change, sides, 12, 3)
+    assert (found.verdict, found.seconds, found.interval.pairs) == (pairs.SLOWER, 7.0, 12)
+    assert found.interval.confidence == pairs.look_confidence(3, 12)
+    assert {index for _factor, _name, index in log} == {1}
+    # The values kept are the ones the interval rests on, each side's own: after is 1.5 times before.
+    assert pairs.interval(found.before, found.after, found.interval.confidence) == found.interval
+    assert all(1.4 < a / b < 1.6 for b, a in zip(found.before, found.after, strict=True))
+    interval = found.interval
+    assert capsys.readouterr().err == (
+        f"confirm: {change.entry}: slower, {interval.estimate:+.1%} [{interval.low:+.1%}, {interval.high:+.1%}], "
+        "12 pairs, 7 s\n"
+    )
+
+
+def test_each_commit_pair_is_installed_once_beside_the_environments_and_every_suspect_answered_in_order(
+    tmp_path, monkeypatch, capsys
+):
+    config = tmp_path / "conf" / "asv.conf.json"
+    config.parent.mkdir()
+    config.write_text("{}")
+    (tmp_path / "disk" / "env").mkdir(parents=True)
+    (config.parent / "env").symlink_to(tmp_path / "disk" / "env")  # the environments on another disk
+    prepared, log = [], []
+
+    def prepare(*args):
+        prepared.append(args)
+        benchmarks = {TIMING: {"params": [["'jit'", "'scan'"]]}, PASSES: {"params": []}}
+        return {"before": FakeSide(1.0, benchmarks, log), "after": FakeSide(1.5, benchmarks, log)}
+
+    monkeypatch.setattr(confirm, "prepare", prepare)
+    monkeypatch.setattr(confirm, "time", SimpleNamespace(monotonic=functools.partial(next, itertools.count(100, 3))))
+    first = changes.Change(PASSES, "", "env", 1.0, 1.5, "", "b" * 40, True, "")  # the first commit benchmarked
+    slowed = [
+        changes.Change(name, params, "env", 1.0, 1.5, "a" * 40, "b" * 40, True, "")
+        for name, params in [(PASSES, ""), (TIMING, "'jit'")]
+    ]
+    slowed.insert(1, first)
+    answered = []
+    found = confirm.confirmations(config, {"repo": str(tmp_path)}, slowed, max_pairs=12, measured=answered.append)
+    assert [c.change for c in found] == slowed
+    assert found[1] == confirm.Confirmation(first, pairs.UNDECIDED, None, 0.0, note="no earlier commit to compare with")
+    assert answered == [found[0], found[2]] and [c.verdict for c in answered] == [pairs.SLOWER] * 2
+    assert {c.interval.confidence for c in answered} == {pairs.look_confidence(3, 12)}
+    root = tmp_path / "disk" / "confirm-env"
+    assert confirm.env_root(config, {"env_dir": "../envs/asv"}) == tmp_path / "envs" / "confirm-env"
+    commits = {"before": "a" * 40, "after": "b" * 40}
+    assert prepared == [(config, "env", commits, [PASSES, TIMING], root)] and (root / ".scripts-bench.lock").is_file()
+    assert (
+        capsys.readouterr().err.splitlines()[0]
+        == "confirm: 2 suspect(s) of aaaaaaaa → bbbbbbbb (env); environments ready in 3 s"
+    )
+
+
+def test_confirming_without_its_configuration_or_repository_or_installation_fails_in_one_sentence(
+    tmp_path, monkeypatch
+):
+    change = changes.Change(TIMING, "'jit'", "env", 1.0, 1.5, "a" * 40, "b" * 40, True, "")
+    assert confirm.confirmations(None, {}, []) == []  # nothing to confirm needs nothing
+    with pytest.raises(BadInput) as refused:
+        confirm.confirmations(None, {}, [change])
+    assert str(refused.value) == (
+        "confirming timing suspects needs the asv configuration of the run (the latest scripts/bench run's "
+        ".asv/last-run.json, --output or --config), not only --results and --html; or pass --no-confirm for the "
+        "unconfirmed quick look"
+    )
+    config = tmp_path / "asv.conf.json"
+    with pytest.raises(BadInput) as refused:
+        confirm.confirmations(config, {}, [change])
+    assert (
+        str(refused.value) == f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm"
+    )
+    config.write_text("{}")
+    for conf, named in [({"repo": str(tmp_path / "gone")}, repr(str(tmp_path / "gone"))), ({}, "''")]:
+        with pytest.raises(BadInput) as refused:  # asv would refuse a configuration that names none
+            confirm.confirmations(config, conf, [change])
+        assert str(refused.value) == (
+            f"confirming needs the benchmarked repository {named}, which is missing; or pass --no-confirm"
+        )
+    monkeypatch.setattr(confirm, "prepare", lambda *args: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(Failed) as failed:  # a remote repository is fetched, not looked for here
+        confirm.confirmations(config, {"repo": "https://github.com/patrick-kidger/equinox"}, [change])
+    assert str(failed.value) == "cannot install aaaaaaaa and bbbbbbbb to confirm: disk full"
+
+
 @pytest.mark.slow(minutes=2.5, group=ASV_SIDE_ENVS)
 def test_the_real_confirm_step_confirms_a_slowdown_and_not_identical_code(history, asv_env_dir, tmp_path):
     from benchtools import git
@@ -242,6 +359,13 @@ def test_each_measured_process_draws_its_own_hash_seed_unless_a_pair_shares_one(
     paired = confirm.measure_pairs(sides, "b", None, random.Random(1))(0, 3)
     assert all(before == after for before, after in paired) and len(set(paired)) == 3
     assert one_process().result == one_process().result  # outside, this process's fixed seed is back
+
+
+def test_a_night_of_pairs_draws_a_hash_seed_per_pair_from_all_of_python_s():
+    seeds = []
+    side = SimpleNamespace(open=list, close=list, value=lambda name, index, seed: seeds.append(seed) or 1.0)
+    confirm.measure_pairs({"before": side, "after": side}, "b", None, random.Random(0))(0, 100)
+    assert seeds[::2] == seeds[1::2] and len(set(seeds)) == 100 and all(0 <= int(s) < 2**32 for s in seeds)
 
 
 def test_every_process_is_a_fresh_interpreter_whatever_the_configuration_says():

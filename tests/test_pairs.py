@@ -5,6 +5,7 @@ Verdicts, the paired interval, the balanced order and the cap; no process is run
 
 import math
 import random
+import statistics
 
 import pytest
 
@@ -166,3 +167,53 @@ def test_nights_without_a_change_confirm_nothing_slower_at_the_stated_rate():
                 alarms += 1
                 break
     assert alarms <= nights * pairs.NIGHT_FALSE_ALARM + 3 * math.sqrt(nights * pairs.NIGHT_FALSE_ALARM)
+
+
+def test_a_verdict_is_decided_only_when_the_whole_interval_lies_beyond_its_bound():
+    def ending_at(high):
+        return pairs.Interval(high - 0.01, high - 0.02, high, pairs.START_PAIRS, 0.01, 0.99)
+
+    assert [pairs.decided_faster(ending_at(high)) for high in (-0.02, -pairs.FLOOR, -0.005)] == [True, False, False]
+    # Slower and same also need the whole interval strictly beyond their bounds.
+    at_the_floor = pairs.Interval(0.02, pairs.FLOOR, 0.03, pairs.START_PAIRS, 0.01, 0.99)
+    at_the_same_bound = pairs.Interval(0.0, -0.01, pairs.SAME_BELOW, pairs.START_PAIRS, 0.01, 0.99)
+    assert pairs.decide(at_the_floor) == pairs.decide(at_the_same_bound) == pairs.UNDECIDED
+
+
+def test_a_lone_suspect_looks_at_the_confidence_of_its_own_cap_and_stops_there():
+    values, batches = from_values(noisy(64, 0.015, 0.06, seed=3))
+
+    def measure(first, count):
+        assert count > 0, "asked for no pairs: the cap was passed"
+        return values(first, count)
+
+    verdict, found, _, _ = pairs.sequential(measure, max_pairs=pairs.START_PAIRS)
+    assert (verdict, batches) == (pairs.UNDECIDED, [(0, pairs.START_PAIRS)])
+    assert (
+        found.confidence == pairs.look_confidence(1, pairs.START_PAIRS) == 1 - 2 * pairs.NIGHT_FALSE_ALARM
+    )  # one look
+    with pytest.raises(ValueError) as short:
+        pairs.sequential(lambda first, count: values(first, 3))
+    assert str(short.value) == f"measure gave 3 pairs, not the {pairs.START_PAIRS} asked for"
+
+
+def test_the_interval_s_ends_are_its_kth_walsh_averages_and_pairs_it_cannot_use_are_refused():
+    # 6 pairs at 90%: k = 2 (P(W <= 2) = 3/64 <= 5% < P(W <= 3)), so the ends are the third smallest and the third
+    # largest of the 21 Walsh averages of d = 0.01 .. 0.06, which are 0.02 and 0.05.
+    d = [0.01 * i for i in range(1, 7)]
+    for confidence in (0.9, 1 - 2 * 3 / 64):  # a tail of exactly P(W <= 2) still holds k = 2
+        found = pairs.interval([0.5] * 6, [0.5 * math.exp(x) for x in d], confidence)
+        assert (found.low, found.high) == pytest.approx((math.expm1(0.02), math.expm1(0.05)))
+        assert found.sd == pytest.approx(statistics.stdev(d))  # kept in the record beside the interval
+    assert pairs.interval([0.5, 0.6], [0.6, 0.7], 0.5).pairs == 2  # two pairs are enough
+    for before, after, refusal in [
+        ([1.0], [1.0], "a paired interval needs at least two pairs of equal length"),
+        ([1.0, 2.0], [1.0], "a paired interval needs at least two pairs of equal length"),
+        ([0.0, 1.0], [1.0, 1.0], "values must be positive to take log ratios"),
+    ]:
+        with pytest.raises(ValueError) as refused:
+            pairs.interval(before, after, 0.9)
+        assert str(refused.value) == refusal
+    with pytest.raises(ValueError) as refused:
+        pairs.look_confidence(0)
+    assert str(refused.value) == "a night with suspects has at least one"

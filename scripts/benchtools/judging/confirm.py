@@ -106,8 +106,8 @@ def confirmations(
         raise BadInput(f"confirming needs the asv configuration {config}, which is missing; or pass --no-confirm")
     config = Path(config).resolve()  # prepare reads it from the config's own folder
     repo = conf.get("repo", "")
-    if not (util.is_remote(repo) or Path(repo).exists()):
-        raise BadInput(f"confirming needs the benchmarked repository {repo}, which is missing; or pass --no-confirm")
+    if not (util.is_remote(repo) or repo and Path(repo).exists()):  # no repo: not the current folder
+        raise BadInput(f"confirming needs the benchmarked repository {repo!r}, which is missing; or pass --no-confirm")
     root = env_root(config, conf)
     results, groups = {}, {}
     for change in suspects_:
