@@ -487,3 +487,11 @@ def test_a_failed_check_quotes_its_reason_cut_to_2000_characters():
     text = pr_render.failed("#5", Failed("the reason: " + "x" * 3000))
     assert text.startswith(f"{pr_render.MARKER}\n**The benchmark check of #5 failed**: no verdict.\n")
     assert "the reason: " + "x" * 1988 + "\n```" in text
+
+
+def test_a_long_list_that_fits_a_comment_is_shown_whole():
+    """A list's rows can be short (an unjudged measure's): more of them than a first guess allowed still fit, and
+    the comment must not say that it left out to fit what fitted."""
+    summary = comment_summary(unjudged=[Unjudged(f"b.C.t{i}", "", "e", "new") for i in range(1100)])
+    text = pr_render.fitted(summary)
+    assert text == pr_render.markdown(summary) and len(text.encode()) <= pr_render.COMMENT_BYTES
