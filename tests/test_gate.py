@@ -3,15 +3,18 @@
 
 Each test makes a real git history, writes results for chosen values through
 asv's own Results class, runs the real `asv publish` (which does the step
-detection), then runs the gate's command in-process, as the executable runs it.
+detection), then runs the gate's command in-process, as the executable runs it. The levels on both
+sides of asv's jumps (judging/steps.py) are tested on series directly.
 """
 
 import json
+import math
 import re
 
 import pytest
 
 from benchmarks import metrics
+from benchtools.judging import steps
 from tests.asv_sites import (
     ABSOLUTE,
     BYTECODES,
@@ -529,3 +532,30 @@ def test_an_instruction_step_is_placed_within_its_own_operation_s_spread_not_the
     [counted] = verdict["counted"]
     assert counted["params"] == "'construct(default)'" and not counted["single_commit"]
     assert (counted["good"], counted["bad"]) == (commit(config, "v0"), commit(config, "v4"))
+
+
+# A series of twenty commits, ten apart, that steps from 1 to 2 after its tenth: asv's pieces, levels the medians.
+NOISE = [0.03, -0.02, 0.01, -0.03, 0.02, 0.0, -0.01, 0.03, -0.02, 0.01]
+SERIES = [(10 * i, level + noise) for i, (level, noise) in enumerate((lv, n) for lv in (1.0, 2.0) for n in NOISE)]
+
+
+def test_a_series_pieces_span_its_own_revisions_in_any_order():
+    assert steps.pieces(SERIES[::-1]) == [steps.Piece(0, 91, 1.005), steps.Piece(100, 191, 2.005)]
+    assert steps.pieces([(0, None), (10, math.nan)]) == []
+
+
+@pytest.mark.parametrize(
+    ("points", "rev_before", "rev_after", "after"),
+    [
+        (SERIES, 90, 100, 2.005),  # across two pieces: the level after
+        ([(i, value) for i, (_, value) in enumerate(SERIES)], 9, 10, 2.005),  # the first piece ends where it starts
+        (SERIES, 0, 10, 0.98),  # within one piece, from its first revision: the value at the jump's commit
+        ([(rev, 1.0 + noise) for rev, noise in zip(range(0, 200, 10), NOISE * 2, strict=True)], 40, 50, 1.0),
+        (SERIES, 90, 95, 0.9),  # a commit of no piece, and no value: the value before
+        ([(0, None), (10, None)], 0, 10, 0.9),
+    ],
+)
+def test_a_step_is_the_level_after_it_or_the_value_at_its_commit_where_the_pieces_join(
+    points, rev_before, rev_after, after
+):
+    assert steps.true_step(points, rev_before, rev_after, 0.9) == steps.Step(rev_before, rev_after, 0.9, after)
