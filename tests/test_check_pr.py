@@ -495,3 +495,10 @@ def test_a_long_list_that_fits_a_comment_is_shown_whole():
     summary = comment_summary(unjudged=[Unjudged(f"b.C.t{i}", "", "e", "new") for i in range(1100)])
     text = pr_render.fitted(summary)
     assert text == pr_render.markdown(summary) and len(text.encode()) <= pr_render.COMMENT_BYTES
+
+
+@pytest.mark.parametrize(("reason", "fence"), [("plain", "```"), ("a ``` fence", "````"), ("`````", "``````")])
+def test_a_failed_checks_reason_is_fenced_beyond_any_backticks_it_holds(reason, fence):
+    """Upstream code wrote the reason: a fence longer than any run of backticks in it keeps it from rendering."""
+    said = pr_render.failed("#5", Failed(reason)).split("\n\n", 1)[1]
+    assert said == f"{fence}text\n{reason}\n{fence}\n"

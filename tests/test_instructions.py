@@ -698,3 +698,10 @@ def test_each_exact_change_and_improvement_is_explained_by_its_own_twin_s_count_
     assert (cost.explanation.before_summary, cost.explanation.after_summary) == (profiles[v1], profiles[v3])
     with pytest.raises(BadInput, match=r"^--explain needs the asv configuration of the run \(--output or --config\)$"):
         recheck.attach_explanations(Source(results=tmp_path / "results", html=tmp_path / "html"), [cost], [])
+
+
+def test_a_recount_environment_is_one_table_cell_of_plain_characters():
+    """The run job, which runs upstream code, wrote it: what could break the table or render is replaced."""
+    assert render.environment_text(None) == render.environment_text({}) == "not recorded"
+    environment = {"valgrind": "valgrind-3.19.0", "python": "3.11.7 <b>|`x`", "jaxlib": ""}
+    assert render.environment_text(environment) == "python 3.11.7 ?b???x?; valgrind valgrind-3.19.0"
