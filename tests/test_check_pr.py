@@ -16,7 +16,7 @@ from benchtools import cli
 from benchtools.asvtools import suite
 from benchtools.commands import check_pr
 from benchtools.errors import Failed
-from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
+from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, render, verdicts
 from benchtools.judging.changes import Change
 from benchtools.judging.finding import FailedCommit, Unjudged
 from benchtools.judging.sources import Source
@@ -502,3 +502,23 @@ def test_a_failed_checks_reason_is_fenced_beyond_any_backticks_it_holds(reason, 
     """Upstream code wrote the reason: a fence longer than any run of backticks in it keeps it from rendering."""
     said = pr_render.failed("#5", Failed(reason)).split("\n\n", 1)[1]
     assert said == f"{fence}text\n{reason}\n{fence}\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "shown"),
+    [
+        (0.0015, "seconds", "1.50ms"),  # asv's own units
+        (2048.0, "bytes", "2.05k"),
+        (1000.5, "instructions", "1,000 instructions"),  # a count from a thousand: its whole number
+        (999.5, "instructions", "999.5 instructions"),
+        (3.0, "", "3"),
+        (1.5, "", "1.5"),
+    ],
+)
+def test_a_value_is_shown_in_its_unit_a_count_whole(value, unit, shown):
+    assert render.human(value, unit) == shown
+
+
+@pytest.mark.parametrize(("before", "after", "shown"), [(0.0, 0.0, "±0%"), (0.0, 5.0, "from 0"), (2.0, 3.0, "+50.0%")])
+def test_a_change_from_nothing_is_said_in_words(before, after, shown):
+    assert render.percent(Change(COST, "4", "env", before, after, "a", "b", True, "weighted")) == shown
