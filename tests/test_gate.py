@@ -14,7 +14,12 @@ import re
 import pytest
 
 from benchmarks import metrics
-from benchtools.judging import steps
+from benchtools.judging import confirm, finding, pairs, recheck, render, steps
+from benchtools.judging.changes import Change
+from benchtools.judging.finding import FailedCommit, Unjudged
+from benchtools.judging.gate import Verdict
+from benchtools.judging.sources import Source
+from benchtools.project import VENV
 from tests.asv_sites import (
     ABSOLUTE,
     BYTECODES,
@@ -31,6 +36,7 @@ from tests.asv_sites import (
     git,
     make_site,
 )
+from tests.golden import assert_golden
 from tests.helpers import command
 
 
@@ -559,3 +565,39 @@ def test_a_step_is_the_level_after_it_or_the_value_at_its_commit_where_the_piece
     points, rev_before, rev_after, after
 ):
     assert steps.true_step(points, rev_before, rev_after, 0.9) == steps.Step(rev_before, rev_after, 0.9, after)
+
+
+def test_the_report_reads_as_its_golden_file(tmp_path):
+    """The nightly report (tests/golden/report.md) with every section, on a real published site: the counted steps
+    with the command that finds their first bad commit, the recounted and the time-overruled rises, the large
+    improvements, the ratios beyond their threshold and the absolute times folded, the failed commits, the commits
+    left out as unchanged, the unjudged measures, the profiling errors and the re-measured suspects."""
+    config = make_site(tmp_path, {COST: FLAT_COST[:3], TIMING: FLAT_TIMING[:3], INSTRUCTIONS: [[1e6, 2e6]] * 3})
+    source = Source(config=config, machine=MACHINE)
+    v0, v1, v2 = (commit(config, f"v{i}") for i in range(3))
+    source.run_unchanged = [v1]
+
+    def change(benchmark, params, before, after, unit="", good=v0, **fields):
+        return Change(benchmark, params, ENV, before, after, good, v2, good == "", unit, **fields)
+
+    cost = change(COST, "4", 10_000.0, 10_400.0, "weighted", latest=10_300.0, diagnostics=[(COUNT, 400.0, 420.0)])
+    cost.unmeasured = [v1]
+    rise = change(INSTRUCTIONS, "'flatten'", 1e6, 1.1e6, "instructions")
+    faster = confirm.Confirmation(rise, pairs.SAME, pairs.Interval(-0.2, -0.3, -0.1, 12, 0.01, 0.995), 9.0)
+    verdict = Verdict(
+        source,
+        finding.STEP_MODE,
+        [],
+        counted=[cost, change(EQUATIONS, "'jit'", 0.0, 1.0, good="")],
+        improved=[change(COST, "16", 40_000.0, 20_000.0, "weighted")],
+        confirmations=[],
+        not_alerting=[change(NOT_ALERTING_RATIO, "'jit'", 1.0, 1.5), change(ABSOLUTE, "'jit'", 1e-3, 2e-3, "seconds")],
+        overruled=[(rise, recheck.Recount(1.0e6, 1.001e6, {"python": "3.11.7"})), (rise, faster)],
+        unjudged=[Unjudged(TIMING, "'eager'", ENV, "new")],
+        failed=[FailedCommit(v1, ENV, (COST,))],
+        explain_errors=["no profile of v1"],
+        not_improved=[(change(INSTRUCTIONS, "'access'", 2e6, 1e6, "instructions"), recheck.Recount(1e6, 1e6, None))],
+    )
+    text = render.markdown(verdict).replace(str(tmp_path), "TMP").replace(str(VENV), "VENV")
+    text = text.replace(v0, "V0-HASH").replace(v2, "V2-HASH")  # git's hashes hold its user's name
+    assert_golden("report.md", text + render.nothing_judged("no results tonight"))
