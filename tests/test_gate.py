@@ -14,7 +14,7 @@ import re
 import pytest
 
 from benchmarks import metrics
-from benchtools.judging import confirm, finding, pairs, recheck, render, steps
+from benchtools.judging import confirm, explain, finding, pairs, recheck, render, steps
 from benchtools.judging.changes import Change
 from benchtools.judging.finding import FailedCommit, Unjudged
 from benchtools.judging.gate import Verdict
@@ -571,7 +571,7 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
     """The nightly report (tests/golden/report.md) with every section, on a real published site: the counted steps
     with the command that finds their first bad commit, the recounted and the time-overruled rises, the large
     improvements, the ratios beyond their threshold and the absolute times folded, the failed commits, the commits
-    left out as unchanged, the unjudged measures, the profiling errors and the re-measured suspects."""
+    left out as unchanged, the unjudged measures, the causes found and not found, and the re-measured suspects."""
     config = make_site(tmp_path, {COST: FLAT_COST[:3], TIMING: FLAT_TIMING[:3], INSTRUCTIONS: [[1e6, 2e6]] * 3})
     source = Source(config=config, machine=MACHINE)
     v0, v1, v2 = (commit(config, f"v{i}") for i in range(3))
@@ -582,6 +582,10 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
 
     cost = change(COST, "4", 10_000.0, 10_400.0, "weighted", latest=10_300.0, diagnostics=[(COUNT, 400.0, 420.0)])
     cost.unmeasured = [v1]
+    cost.explanation = explain.Explanation(ENV, v0, v2, [], {"f": [3]}, {"f": [4]})
+    improved = change(COST, "16", 40_000.0, 20_000.0, "weighted")
+    improved.env, improved.explanation = "—", explain.Explanation("—", v0, v2, [], {}, {})
+    improved.explanation.method = "Counted by callgrind."
     rise = change(INSTRUCTIONS, "'flatten'", 1e6, 1.1e6, "instructions")
     faster = confirm.Confirmation(rise, pairs.SAME, pairs.Interval(-0.2, -0.3, -0.1, 12, 0.01, 0.995), 9.0)
     verdict = Verdict(
@@ -589,7 +593,7 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
         finding.STEP_MODE,
         [],
         counted=[cost, change(EQUATIONS, "'jit'", 0.0, 1.0, good="")],
-        improved=[change(COST, "16", 40_000.0, 20_000.0, "weighted")],
+        improved=[improved],
         confirmations=[],
         not_alerting=[change(NOT_ALERTING_RATIO, "'jit'", 1.0, 1.5), change(ABSOLUTE, "'jit'", 1e-3, 2e-3, "seconds")],
         overruled=[(rise, recheck.Recount(1.0e6, 1.001e6, {"python": "3.11.7"})), (rise, faster)],
