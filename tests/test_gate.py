@@ -592,7 +592,7 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
         source,
         finding.STEP_MODE,
         [],
-        counted=[cost, change(EQUATIONS, "'jit'", 0.0, 1.0, good="")],
+        counted=[cost, change(EQUATIONS, "'jit'", 0.0, 1.0, good="", explanation=cost.explanation)],
         improved=[improved],
         confirmations=[],
         not_alerting=[change(NOT_ALERTING_RATIO, "'jit'", 1.0, 1.5), change(ABSOLUTE, "'jit'", 1e-3, 2e-3, "seconds")],
