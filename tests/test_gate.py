@@ -7,6 +7,7 @@ detection), then runs the gate's command in-process, as the executable runs it. 
 sides of asv's jumps (judging/steps.py) are tested on series directly.
 """
 
+import dataclasses
 import json
 import math
 import re
@@ -571,7 +572,8 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
     """The nightly report (tests/golden/report.md) with every section, on a real published site: the counted steps
     with the command that finds their first bad commit, the recounted and the time-overruled rises, the large
     improvements, the ratios beyond their threshold and the absolute times folded, the failed commits, the commits
-    left out as unchanged, the unjudged measures, the causes found and not found, and the re-measured suspects."""
+    left out as unchanged, the unjudged measures, the causes found and not found, and the re-measured suspects;
+    then a quick look (unconfirmed) with nothing counted."""
     config = make_site(tmp_path, {COST: FLAT_COST[:3], TIMING: FLAT_TIMING[:3], INSTRUCTIONS: [[1e6, 2e6]] * 3})
     source = Source(config=config, machine=MACHINE)
     v0, v1, v2 = (commit(config, f"v{i}") for i in range(3))
@@ -594,7 +596,7 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
         [],
         counted=[cost, change(EQUATIONS, "'jit'", 0.0, 1.0, good="", explanation=cost.explanation)],
         improved=[improved],
-        confirmations=[],
+        confirmations=[faster],
         not_alerting=[change(NOT_ALERTING_RATIO, "'jit'", 1.0, 1.5), change(ABSOLUTE, "'jit'", 1e-3, 2e-3, "seconds")],
         overruled=[(rise, recheck.Recount(1.0e6, 1.001e6, {"python": "3.11.7"})), (rise, faster)],
         unjudged=[Unjudged(TIMING, "'eager'", ENV, "new")],
@@ -602,6 +604,9 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
         explain_errors=["no profile of v1"],
         not_improved=[(change(INSTRUCTIONS, "'access'", 2e6, 1e6, "instructions"), recheck.Recount(1e6, 1e6, None))],
     )
-    text = render.markdown(verdict).replace(str(tmp_path), "TMP").replace(str(VENV), "VENV")
+    unconfirmed = dataclasses.replace(verdict, confirmations=None, counted=[], overruled=[], not_improved=[])
+    text = (
+        "".join(map(render.markdown, [verdict, unconfirmed])).replace(str(tmp_path), "TMP").replace(str(VENV), "VENV")
+    )
     text = text.replace(v0, "V0-HASH").replace(v2, "V2-HASH")  # git's hashes hold its user's name
     assert_golden("report.md", text + render.nothing_judged("no results tonight"))
