@@ -5,6 +5,7 @@ The summary is tested on verdicts the gate made of a real published asv site
 real pull requests of the upstream bundle.  No timing is asserted.
 """
 
+import dataclasses
 import json
 import re
 
@@ -15,8 +16,9 @@ from benchtools import cli
 from benchtools.asvtools import suite
 from benchtools.commands import check_pr
 from benchtools.errors import Failed
-from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, verdicts
+from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, render, verdicts
 from benchtools.judging.changes import Change
+from benchtools.judging.finding import FailedCommit, Unjudged
 from benchtools.judging.sources import Source
 from benchtools.running import pr_check
 from tests.asv_sites import (
@@ -31,6 +33,7 @@ from tests.asv_sites import (
     TIMING,
     make_site,
 )
+from tests.golden import assert_golden
 from tests.helpers import ASV_SIDE_ENVS, PRIMARY_JAX, command, needs_valgrind
 
 FLAT = {
@@ -370,3 +373,152 @@ def test_without_confirmation_no_benchmark_of_the_answer_runs_its_fresh_processe
     with_timings = pr_check.measured(names, confirmed=True)
     assert metrics.ANSWER_RATIO in with_timings and "bench_answer.AnswerJaxprs.track_jaxprs_differ" in with_timings
     assert "bench_instructions.Instructions.track_module" in pr_check.measured(names, confirmed=False)
+
+
+def placed(change: Change, section: str, confirmation=None, cause=None) -> pr_summary.PlacedChange:
+    return pr_summary.PlacedChange(
+        change, section, pr_summary.words(change.benchmark, change.params), confirmation, cause
+    )
+
+
+def comment_summary(rows=(), unjudged=(), failed=(), **fields) -> pr_summary.Summary:
+    return pr_summary.Summary("#7", list(rows), list(unjudged), list(failed), base="a" * 40, head="b" * 40, **fields)
+
+
+def fixed_summary() -> pr_summary.Summary:
+    """A check with a change of each kind of "how sure", a failed commit on each side and two unjudged measures."""
+    base, head = "a" * 40, "b" * 40
+    slower = Change(PASSES, "", "py3.12", 20.0, 22.0, base, head, True, "tree_map passes")
+    faster = Change(INSTRUCTIONS, "'construct(default)'", "py3.12", 1e6, 9e5, base, head, True, "instructions")
+    same = Change(COST, "4", "py3.13", 3000.0, 3000.0, base, head, True, "weighted")
+    ratio = Change(RATIO, "'jit', 'median'", "py3.12", 1.5, 1.8, base, head, True, "")
+    remeasured = confirm.Confirmation(slower, pairs.SLOWER, pairs.Interval(0.1, 0.06, 0.14, 24, 0.01, 0.995), 30.0)
+    rows = [
+        placed(slower, pr_summary.SLOWER_, remeasured, "`f` | `g`: 1 → 2 calls"),
+        placed(faster, pr_summary.FASTER),
+        placed(same, pr_summary.UNCHANGED),
+        placed(
+            ratio, pr_summary.TIMING_UNCONFIRMED, confirm.Confirmation(ratio, pairs.UNDECIDED, None, 0.0, note="cap")
+        ),
+        placed(dataclasses.replace(ratio, params="'eager', 'median'"), pr_summary.TIMING_UNCONFIRMED),
+    ]
+    failed = [FailedCommit(head, "py3.12", ("bench_a.A.track_a", "bench_b.B.time_b"))]
+    failed.append(FailedCommit(base, "py3.13", ("bench_c.C.track_c",)))
+    unjudged = [Unjudged("bench_new.New.track_new", "", "py3.12", "new | renamed"), Unjudged("", "", "py3.14", "gone")]
+    verdict = gate.Verdict(None, "a → b", [], [], [], confirmations=[])
+    return comment_summary(
+        rows, unjudged, failed, environments=["py3.12", "py3.13"], seconds=600.0, load=(1.5, 2.25), verdict=verdict
+    )
+
+
+def test_the_comment_reads_as_its_golden_file():
+    """The whole comment a reviewer reads (tests/golden/pr-comment.md): the verdict line with every count beside the
+    three main ones, each change's "how sure" in its own terms (an interval, an operation's own measured spread, exact,
+    one run), the failed commits, every section collapsed with its count; then a check with nothing beside its three
+    counts, and one with nothing to measure."""
+    text = pr_render.markdown(fixed_summary())
+    assert pr_render.fitted(fixed_summary()) == text
+    nothing = comment_summary()
+    skipped = comment_summary(nothing_to_measure="only docs/ changed")
+    assert_golden("pr-comment.md", "\n".join([text, pr_render.fitted(nothing), pr_render.fitted(skipped)]))
+
+
+def test_a_head_that_only_breaks_benchmarks_says_so_instead_of_a_table():
+    summary = comment_summary(failed=[FailedCommit("b" * 40, "py3.12", ("bench_a.A.track_a",))])
+    assert (
+        "No measure changed beyond its threshold, but merging breaks benchmarks (below): they fail on the head and not "
+        "on the base, so they measure nothing."
+    ) in pr_render.markdown(summary).splitlines()
+
+
+def test_changes_beyond_the_table_are_collapsed_below_it_with_their_causes():
+    change = Change(COST, "4", "py3.12", 3000.0, 3300.0, "a", "b", True, "weighted")
+    summary = comment_summary([placed(change, pr_summary.SLOWER_, cause="`f`")] * (pr_render.TABLE_ROWS + 3))
+    text = pr_render.markdown(summary, {"changes": 1})
+    more = text.split("<summary>More changes (3)</summary>\n\n")[1].split("\n\n</details>")[0]
+    assert more.splitlines()[0].endswith("| how sure | cause |") and more.count("| `f` |") == 1
+    assert more.endswith(
+        "\n\n… and 2 more, left out here to fit a comment: the verdict file (--verdict) holds every one."
+    )
+    assert text.count("| `f` |") == pr_render.TABLE_ROWS + 1
+
+
+def left_out(text: str) -> dict[str, int]:
+    """{list title: rows left out} of a comment."""
+    found = (
+        re.search(r"<summary>(.+) \(\d+\)</summary>.*… and (\d+) more", b, re.DOTALL) for b in text.split("</details>")
+    )
+    return {title: int(count) for title, count in (f.groups() for f in found if f)}
+
+
+def test_a_comment_over_its_limit_halves_its_longest_list_first_and_no_more_than_it_must():
+    base = "a" * 40
+    same = [
+        placed(Change(COST, f"{i}", "py3.12", 3.0, 3.0, base, base, True, "w"), pr_summary.UNCHANGED) for i in range(10)
+    ]
+    unjudged = [Unjudged(f"bench_new.New.track_{i}", "", "py3.12", "new") for i in range(40)]
+    summary = comment_summary(same, unjudged)
+    whole = pr_render.markdown(summary)
+    assert pr_render.fitted(summary, len(whole.encode())) == whole  # exactly at the limit: whole
+    assert left_out(pr_render.fitted(summary, len(whole.encode()) - 1)) == {"Not comparable": 20}
+    # The changes' collapsed list is measured by its own rows, beyond the table's.
+    slower = placed(Change(COST, "4", "py3.12", 3.0, 3.3, base, base, True, "w"), pr_summary.SLOWER_)
+    summary = comment_summary([slower] * (pr_render.TABLE_ROWS + 3) + same[:4])
+    limit = len(pr_render.markdown(summary).encode()) - 1
+    assert left_out(pr_render.fitted(summary, limit)) == {"Unchanged": 2}
+
+
+def test_a_comment_cuts_a_list_to_nothing_before_it_gives_up_saying_why():
+    summary = comment_summary(unjudged=[Unjudged("bench_new.New.track_new", "", "py3.12", "new " * 100)])
+    whole = len(pr_render.markdown(summary).encode())
+    assert left_out(pr_render.fitted(summary, whole - 1)) == {"Not comparable": 1}
+    with pytest.raises(ValueError, match=r"^the summary is \d+ bytes with every list cut: over 100$"):
+        pr_render.fitted(summary, 100)
+
+
+def test_a_cell_is_one_line_escaped_and_cut_to_its_length():
+    assert pr_render.cell("a |\n b") == "a \\| b"
+    assert pr_render.cell("x" * pr_render.CELL) == "x" * pr_render.CELL
+    assert pr_render.cell("x" * (pr_render.CELL + 1)) == "x" * (pr_render.CELL - 1) + "…"
+    assert pr_render.cell("x" * 400, None) == "x" * 400
+
+
+def test_a_failed_check_quotes_its_reason_cut_to_2000_characters():
+    text = pr_render.failed("#5", Failed("the reason: " + "x" * 3000))
+    assert text.startswith(f"{pr_render.MARKER}\n**The benchmark check of #5 failed**: no verdict.\n")
+    assert "the reason: " + "x" * 1988 + "\n```" in text
+
+
+def test_a_long_list_that_fits_a_comment_is_shown_whole():
+    """A list's rows can be short (an unjudged measure's): more of them than a first guess allowed still fit, and
+    the comment must not say that it left out to fit what fitted."""
+    summary = comment_summary(unjudged=[Unjudged(f"b.C.t{i}", "", "e", "new") for i in range(1100)])
+    text = pr_render.fitted(summary)
+    assert text == pr_render.markdown(summary) and len(text.encode()) <= pr_render.COMMENT_BYTES
+
+
+@pytest.mark.parametrize(("reason", "fence"), [("plain", "```"), ("a ``` fence", "````"), ("`````", "``````")])
+def test_a_failed_checks_reason_is_fenced_beyond_any_backticks_it_holds(reason, fence):
+    """Upstream code wrote the reason: a fence longer than any run of backticks in it keeps it from rendering."""
+    said = pr_render.failed("#5", Failed(reason)).split("\n\n", 1)[1]
+    assert said == f"{fence}text\n{reason}\n{fence}\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "shown"),
+    [
+        (0.0015, "seconds", "1.50ms"),  # asv's own units
+        (2048.0, "bytes", "2.05k"),
+        (1000.5, "instructions", "1,000 instructions"),  # a count from a thousand: its whole number
+        (999.5, "instructions", "999.5 instructions"),
+        (3.0, "", "3"),
+        (1.5, "", "1.5"),
+    ],
+)
+def test_a_value_is_shown_in_its_unit_a_count_whole(value, unit, shown):
+    assert render.human(value, unit) == shown
+
+
+@pytest.mark.parametrize(("before", "after", "shown"), [(0.0, 0.0, "±0%"), (0.0, 5.0, "from 0"), (2.0, 3.0, "+50.0%")])
+def test_a_change_from_nothing_is_said_in_words(before, after, shown):
+    assert render.percent(Change(COST, "4", "env", before, after, "a", "b", True, "weighted")) == shown

@@ -26,6 +26,7 @@ from benchtools.asvtools.sides import LAUNCH_METHOD, Side, discovery_regex, para
 from benchtools.errors import BadInput, ExitCode, Failed
 from benchtools.judging import changes, confirm, pairs, render
 from tests.asv_sites import COST, COUNT, MACHINE, PASSES, TIMING, FakeSide, fake_sides, make_site
+from tests.golden import assert_golden
 from tests.helpers import ASV_SIDE_ENVS, command, git
 
 
@@ -608,3 +609,22 @@ def test_an_environment_the_configuration_cannot_make_is_refused_in_one_sentence
         sides.prepare(config, "Python 1.9", {"before": commits[0]}, ["bench_tiny.track_a"], tmp_path)
     assert str(refused.value) == f"confirming needs the environment 'Python 1.9', which {config} does not declare"
     assert caplog.messages == [] and capsys.readouterr() == ("", "")  # asv says nothing of the Python it skips
+
+
+def test_the_re_measured_suspects_read_as_their_golden_file():
+    """The report's section of re-measured timings (tests/golden/confirmations.md): each suspect's verdict, slower in
+    bold, its note, its commits by label (a hash cut to 8 by default), its interval's figures or dashes where none was
+    made; none: said so."""
+    base, head = "a" * 40, "b" * 40
+    ratio = changes.Change(TIMING, "'jit'", "py3.12", 1.0, 1.3, base, head, False, "")
+    passes = changes.Change(PASSES, "", "py3.13", 20.0, 20.1, "", head, True, "tree_map passes")
+    found = [
+        confirm.Confirmation(
+            ratio, pairs.SLOWER, pairs.Interval(0.25, 0.125, 0.375, 24, 0.01, 0.99875), 61.4, note="n"
+        ),
+        confirm.Confirmation(passes, pairs.SAME, pairs.Interval(0.004, -0.01, 0.015, 12, 0.01, 0.995), 30.5),
+        confirm.Confirmation(passes, pairs.UNDECIDED, None, 2.0, note="no pair ran"),
+    ]
+    labels = {base: "v1", head: "v2"}.get
+    sections = [render.confirmations_section(found, labels), render.confirmations_section(found[1:])]
+    assert_golden("confirmations.md", "".join([*sections, render.confirmations_section([])]))

@@ -3,15 +3,24 @@
 
 Each test makes a real git history, writes results for chosen values through
 asv's own Results class, runs the real `asv publish` (which does the step
-detection), then runs the gate's command in-process, as the executable runs it.
+detection), then runs the gate's command in-process, as the executable runs it. The levels on both
+sides of asv's jumps (judging/steps.py) are tested on series directly.
 """
 
+import dataclasses
 import json
+import math
 import re
 
 import pytest
 
 from benchmarks import metrics
+from benchtools.judging import confirm, explain, finding, pairs, recheck, render, steps
+from benchtools.judging.changes import Change
+from benchtools.judging.finding import FailedCommit, Unjudged
+from benchtools.judging.gate import Verdict
+from benchtools.judging.sources import Source
+from benchtools.project import VENV
 from tests.asv_sites import (
     ABSOLUTE,
     BYTECODES,
@@ -28,6 +37,7 @@ from tests.asv_sites import (
     git,
     make_site,
 )
+from tests.golden import assert_golden
 from tests.helpers import command
 
 
@@ -529,3 +539,74 @@ def test_an_instruction_step_is_placed_within_its_own_operation_s_spread_not_the
     [counted] = verdict["counted"]
     assert counted["params"] == "'construct(default)'" and not counted["single_commit"]
     assert (counted["good"], counted["bad"]) == (commit(config, "v0"), commit(config, "v4"))
+
+
+# A series of twenty commits, ten apart, that steps from 1 to 2 after its tenth: asv's pieces, levels the medians.
+NOISE = [0.03, -0.02, 0.01, -0.03, 0.02, 0.0, -0.01, 0.03, -0.02, 0.01]
+SERIES = [(10 * i, level + noise) for i, (level, noise) in enumerate((lv, n) for lv in (1.0, 2.0) for n in NOISE)]
+
+
+def test_a_series_pieces_span_its_own_revisions_in_any_order():
+    assert steps.pieces(SERIES[::-1]) == [steps.Piece(0, 91, 1.005), steps.Piece(100, 191, 2.005)]
+    assert steps.pieces([(0, None), (10, math.nan)]) == []
+
+
+@pytest.mark.parametrize(
+    ("points", "rev_before", "rev_after", "after"),
+    [
+        (SERIES, 90, 100, 2.005),  # across two pieces: the level after
+        ([(i, value) for i, (_, value) in enumerate(SERIES)], 9, 10, 2.005),  # the first piece ends where it starts
+        (SERIES, 0, 10, 0.98),  # within one piece, from its first revision: the value at the jump's commit
+        ([(rev, 1.0 + noise) for rev, noise in zip(range(0, 200, 10), NOISE * 2, strict=True)], 40, 50, 1.0),
+        (SERIES, 90, 95, 0.9),  # a commit of no piece, and no value: the value before
+        ([(0, None), (10, None)], 0, 10, 0.9),
+    ],
+)
+def test_a_step_is_the_level_after_it_or_the_value_at_its_commit_where_the_pieces_join(
+    points, rev_before, rev_after, after
+):
+    assert steps.true_step(points, rev_before, rev_after, 0.9) == steps.Step(rev_before, rev_after, 0.9, after)
+
+
+def test_the_report_reads_as_its_golden_file(tmp_path):
+    """The nightly report (tests/golden/report.md) with every section, on a real published site: the counted steps
+    with the command that finds their first bad commit, the recounted and the time-overruled rises, the large
+    improvements, the ratios beyond their threshold and the absolute times folded, the failed commits, the commits
+    left out as unchanged, the unjudged measures, the causes found and not found, and the re-measured suspects;
+    then a quick look (unconfirmed) with nothing counted."""
+    config = make_site(tmp_path, {COST: FLAT_COST[:3], TIMING: FLAT_TIMING[:3], INSTRUCTIONS: [[1e6, 2e6]] * 3})
+    source = Source(config=config, machine=MACHINE)
+    v0, v1, v2 = (commit(config, f"v{i}") for i in range(3))
+    source.run_unchanged = [v1]
+
+    def change(benchmark, params, before, after, unit="", good=v0, **fields):
+        return Change(benchmark, params, ENV, before, after, good, v2, good == "", unit, **fields)
+
+    cost = change(COST, "4", 10_000.0, 10_400.0, "weighted", latest=10_300.0, diagnostics=[(COUNT, 400.0, 420.0)])
+    cost.unmeasured = [v1]
+    cost.explanation = explain.Explanation(ENV, v0, v2, [], {"f": [3]}, {"f": [4]})
+    improved = change(COST, "16", 40_000.0, 20_000.0, "weighted")
+    improved.env, improved.explanation = "—", explain.Explanation("—", v0, v2, [], {}, {})
+    improved.explanation.method = "Counted by callgrind."
+    rise = change(INSTRUCTIONS, "'flatten'", 1e6, 1.1e6, "instructions")
+    faster = confirm.Confirmation(rise, pairs.SAME, pairs.Interval(-0.2, -0.3, -0.1, 12, 0.01, 0.995), 9.0)
+    verdict = Verdict(
+        source,
+        finding.STEP_MODE,
+        [],
+        counted=[cost, change(EQUATIONS, "'jit'", 0.0, 1.0, good="", explanation=cost.explanation)],
+        improved=[improved],
+        confirmations=[faster],
+        not_alerting=[change(NOT_ALERTING_RATIO, "'jit'", 1.0, 1.5), change(ABSOLUTE, "'jit'", 1e-3, 2e-3, "seconds")],
+        overruled=[(rise, recheck.Recount(1.0e6, 1.001e6, {"python": "3.11.7"})), (rise, faster)],
+        unjudged=[Unjudged(TIMING, "'eager'", ENV, "new")],
+        failed=[FailedCommit(v1, ENV, (COST,))],
+        explain_errors=["no profile of v1"],
+        not_improved=[(change(INSTRUCTIONS, "'access'", 2e6, 1e6, "instructions"), recheck.Recount(1e6, 1e6, None))],
+    )
+    unconfirmed = dataclasses.replace(verdict, confirmations=None, counted=[], overruled=[], not_improved=[])
+    text = (
+        "".join(map(render.markdown, [verdict, unconfirmed])).replace(str(tmp_path), "TMP").replace(str(VENV), "VENV")
+    )
+    text = text.replace(v0, "V0-HASH").replace(v2, "V2-HASH")  # git's hashes hold its user's name
+    assert_golden("report.md", text + render.nothing_judged("no results tonight"))

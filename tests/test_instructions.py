@@ -755,3 +755,10 @@ def test_a_count_is_made_with_its_commit_s_own_python_kept_with_its_environment_
     assert list(pythons) == [("counted", commit)] and asked == [(["access", "flatten"], python), python]
     assert f"counted: {commit[:8]} in existing-" in capsys.readouterr().err
     assert instructions.counts_at(env, commit, names) == (planted, environment) and len(asked) == 2  # kept: not again
+
+
+def test_a_recount_environment_is_one_table_cell_of_plain_characters():
+    """The run job, which runs upstream code, wrote it: what could break the table or render is replaced."""
+    assert render.environment_text(None) == render.environment_text({}) == "not recorded"
+    environment = {"valgrind": "valgrind-3.19.0", "python": "3.11.7 <b>|`x`", "jaxlib": ""}
+    assert render.environment_text(environment) == "python 3.11.7 ?b???x?; valgrind valgrind-3.19.0"

@@ -13,7 +13,6 @@ from .render import as_text, details, human, percent, unjudged_table
 COMMENT_BYTES = 65000
 MARKER = "<!-- equinox-benchmarks: check-pr -->"  # finds the one comment of a pull request to update
 TABLE_ROWS = 20  # changes shown in the table itself; the rest in a collapsed section below it
-FIRST_CUT = COMMENT_BYTES // 64  # rows of one list tried first: a row is longer than 64 characters
 CELL = 300  # characters of one cell at most (a cause names functions, which can be long)
 
 
@@ -122,10 +121,9 @@ def markdown(summary: Summary, shown: dict[str, int] | None = None) -> str:
 
 def fitted(summary: Summary, limit: int = COMMENT_BYTES) -> str:
     """``markdown`` within ``limit`` bytes (UTF-8): the longest list halved until it fits, each cut counted."""
-    lengths = {name: len(summary.section(name)) for name in SECTIONS if name not in CHANGED}
-    lengths["changes"] = max(0, len([r for r in summary.rows if r.section in CHANGED]) - TABLE_ROWS)
-    lengths["unjudged"] = len(summary.unjudged)
-    shown = {name: min(length, FIRST_CUT) for name, length in lengths.items()}
+    shown = {name: len(summary.section(name)) for name in SECTIONS if name not in CHANGED}
+    shown["changes"] = max(0, len([r for r in summary.rows if r.section in CHANGED]) - TABLE_ROWS)
+    shown["unjudged"] = len(summary.unjudged)
     text = markdown(summary, shown)
     while len(text.encode()) > limit:
         longest = max(shown, key=shown.get)
