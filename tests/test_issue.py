@@ -370,6 +370,9 @@ def test_a_night_with_nothing_to_judge_or_that_failed_says_so_in_its_summary(tmp
     path = tmp_path / "verdict.json"
     verdicts.write(path, quiet)
     assert verdicts.read(path) == quiet
+    with pytest.raises(ValueError, match="JSON"):  # never a file that its readers refuse
+        verdicts.write(tmp_path / "nan.json", {**quiet, "summary": float("nan")})
+    assert not (tmp_path / "nan.json").exists()
     assert quiet["summary"] == "no regression counts: no commit after the baseline" and not quiet["regression"]
     assert (quiet["results"], quiet["machine"], quiet["unchanged_commits"]) == ("results", MACHINE, ["c" * 40])
     assert verdicts.failure("scripts/bench", 3, "asv run exited 1")["summary"] == (
