@@ -373,7 +373,8 @@ def test_a_night_with_nothing_to_judge_or_that_failed_says_so_in_its_summary(tmp
     with pytest.raises(ValueError, match="JSON"):  # never a file that its readers refuse
         verdicts.write(tmp_path / "nan.json", {**quiet, "summary": float("nan")})
     assert not (tmp_path / "nan.json").exists()
-    assert quiet["summary"] == "no regression counts: no commit after the baseline" and not quiet["regression"]
+    assert quiet["summary"] == "no regression counts: no commit after the baseline"
+    assert not quiet["regression"] and not quiet["confirmed"] and quiet["mode"] == verdicts.NOTHING_JUDGED
     assert (quiet["results"], quiet["machine"], quiet["unchanged_commits"]) == ("results", MACHINE, ["c" * 40])
     assert verdicts.failure("scripts/bench", 3, "asv run exited 1")["summary"] == (
         "scripts/bench failed (exit 3): asv run exited 1"
