@@ -13,10 +13,10 @@ import pytest
 
 from benchmarks import metrics
 from benchtools import cli
-from benchtools.asvtools import suite
+from benchtools.asvtools import operations, suite
 from benchtools.commands import check_pr
 from benchtools.errors import Failed
-from benchtools.judging import confirm, gate, pairs, pr_render, pr_summary, render, verdicts
+from benchtools.judging import confirm, explain, gate, pairs, pr_render, pr_summary, render, verdicts
 from benchtools.judging.changes import Change
 from benchtools.judging.finding import FailedCommit, Unjudged
 from benchtools.judging.sources import Source
@@ -62,7 +62,8 @@ def test_every_measure_lands_in_exactly_one_section_by_its_kind(tmp_path):
     verdict = judged(
         tmp_path,
         {
-            COST: [2900, 12050],  # -3.3%: faster; +0.4%: below the cost's 1% floor
+            # -3.3%: faster; -1% exactly: below the cost's 1% floor, as a rise of exactly 1% would not count
+            COST: [2900, 12000 * (1 - metrics.COST_FLOOR)],
             COUNT: [90, 400],  # a diagnostic: changed, never counted alone
             EQUATIONS: [1],  # deterministic, any increase counts: slower
             RATIO: [3.5, 1.2],  # an alerting ratio, judged unconfirmed here (--no-confirm)
@@ -85,6 +86,32 @@ def test_every_measure_lands_in_exactly_one_section_by_its_kind(tmp_path):
     assert summary.regression == verdict.regression
     # The changes lead, slower before faster, before everything else.
     assert [row.section for row in summary.rows[:3]] == [pr_summary.SLOWER_, pr_summary.SLOWER_, pr_summary.FASTER]
+    # The exact ones among them are those whose cause is looked for.
+    assert {(c.benchmark, c.params) for c in pr_summary.changed_exact(verdict)} == {(COST, "1"), (EQUATIONS, "'jit'")}
+
+
+def test_a_row_carries_its_own_cause_and_its_params_words():
+    cost = Change(COST, "4", "env", 100.0, 120.0, "a", "b", True, "unit")
+    other = Change(COST, "1", "env", 100.0, 110.0, "a", "b", True, "unit")
+    verdict = gate.Verdict(
+        None, "v0 → v1", changes=[cost, other], counted=[cost, other], improved=[], confirmations=None
+    )
+    summary = pr_summary.summarize(verdict, "#1", causes={(COST, "4", "env"): "builtin_dir"})
+    assert [(row.words.operation, row.cause) for row in summary.rows] == [
+        ("`eqx.tree_at` update, whole model (1)", None),
+        ("`eqx.tree_at` update, whole model (4)", "builtin_dir"),
+    ]
+
+
+def test_the_profiled_call_is_the_operations_own_else_tree_at_s_else_none():
+    def change(benchmark):
+        return Change(benchmark, "", "env", 1.0, 2.0, "a", "b", True, "unit")
+
+    flatten = next(op for op in operations.OPERATIONS if op.label == "flatten")
+    assert pr_summary.profiled(change(f"{flatten.cost}.{flatten.module.method}")) == flatten.profiled
+    assert pr_summary.profiled(change(flatten.timed[0])) == flatten.profiled
+    assert pr_summary.profiled(change(metrics.PASSES_TREE_AT)) == explain.PROFILED
+    assert pr_summary.profiled(change(EQUATIONS)) is None
 
 
 def confirmation(change: Change, low: float, high: float, verdict: str) -> confirm.Confirmation:
@@ -99,6 +126,11 @@ def confirmation(change: Change, low: float, high: float, verdict: str) -> confi
         (-0.01, 0.01, pairs.SAME, pr_summary.TIMING_SAME),
         (-0.15, 0.05, pairs.UNDECIDED, pr_summary.TIMING_UNDECIDED),
         (0.05, 0.10, pairs.SLOWER, pr_summary.SLOWER_),
+        # At the edges: faster only wholly below -1%, the same only wholly above -2%, and only when decided so.
+        (-0.03, -pairs.FLOOR, pairs.SAME, pr_summary.TIMING_UNDECIDED),
+        (-0.005, 0.005, pairs.SAME, pr_summary.TIMING_SAME),
+        (-pairs.SAME_BELOW, 0.005, pairs.SAME, pr_summary.TIMING_UNDECIDED),
+        (-0.01, 0.03, pairs.UNDECIDED, pr_summary.TIMING_UNDECIDED),
     ],
 )
 def test_a_re_measured_timing_is_placed_by_its_interval(low, high, verdict, section):
@@ -122,6 +154,13 @@ def test_the_module_operations_lead_in_the_words_users_know():
     assert flatten.operation == "flatten" and other_depth.operation == "flatten (2, 16)"
     assert "tree_at" in tree_at.operation
     assert unknown.operation == "`UpdateTime.time_update` ('tree_at')"
+    assert pr_summary.words(metrics.PASSES_TREE_AT, "").operation == "`eqx.tree_at` update, whole model"
+    twin = pr_summary.words("bench_construct.ConstructionCost.track_tuple", "'default', 2, 4")
+    passes = pr_summary.words("bench_construct.ConstructionInTreeMapPasses.track_module", "'default'")
+    assert twin.operation == construction.operation + ", tuple twin" and passes == construction
+    # An instruction count of no Module operation ranks with the other names users know, before the unnamed.
+    counted = pr_summary.words(INSTRUCTIONS, "'x'")
+    assert counted == pr_summary.Words("x, instructions", tree_at.rank) and counted.rank < unknown.rank
     assert sorted([unknown, tree_at, other_depth, flatten, construction], key=lambda w: w.rank) == [
         construction,
         flatten,
@@ -184,21 +223,55 @@ def test_an_enormous_summary_still_fits_a_comment_and_says_what_it_left_out():
 def test_the_verdict_file_is_the_gates_shape_plus_what_merging_does(tmp_path):
     verdict = judged(tmp_path, {COST: [2900, 12000], EQUATIONS: [1], PASSES: [18.0]})
     passes = next(c for c in verdict.changes if c.benchmark == PASSES)
-    faster = [confirmation(passes, -0.20, -0.05, pairs.SAME)]
-    summary = pr_summary.summarize(verdict, "#3", faster_confirmations=faster, base="a" * 40, head="b" * 40)
+    cost = next(c for c in verdict.changes if c.benchmark == COST and c.after < c.before)
+    ratio = next(c for c in verdict.changes if c.benchmark == RATIO)  # re-measured, no interval came of it
+    faster = [confirmation(passes, -0.20, -0.05, pairs.SAME), confirm.Confirmation(ratio, pairs.UNDECIDED, None, 1.0)]
+    facts = {"base": "a" * 40, "head": "b" * 40, "environments": ["env"], "seconds": 12.34, "load": (1.234, 0.5)}
+    causes = {(cost.benchmark, cost.params, cost.env): "builtin_dir"}
+    summary = pr_summary.summarize(verdict, "#3", causes, faster_confirmations=faster, **facts)
     document = pr_summary.data(summary)
     path = tmp_path / "verdict.json"
     verdicts.write(path, document)
     read = verdicts.read(path)  # what scripts/open-regression-issue reads, checked as it checks it
     assert read["regression"] is True and read["counted"][0]["benchmark"] == EQUATIONS
+    assert read["check"] == {"title": "#3", **facts, "seconds": 12.3, "load": [1.23, 0.5]}
     assert sorted(row["benchmark"] for row in read["faster"]) == sorted([COST, PASSES])
-    (remeasured,) = read["remeasured"]
-    assert remeasured["benchmark"] == PASSES and remeasured["confirmation"]["high"] == -0.05
-    assert remeasured["exact"] is False and remeasured["section"] == pr_summary.FASTER
+    (cost_row,) = [row for row in read["faster"] if row["benchmark"] == COST]
+    assert cost_row["cause"] == "builtin_dir" and cost_row["threshold"] == verdict.source.thresholds(cost) > 0
+    remeasured, unresolved = read["remeasured"]
+    assert remeasured["benchmark"] == PASSES and remeasured["exact"] is False
+    assert remeasured["section"] == pr_summary.FASTER and remeasured["cause"] is None
+    assert remeasured["confirmation"] == {
+        **{"verdict": pairs.SAME, "estimate": pytest.approx(-0.125), "low": -0.2, "high": -0.05},
+        **{"pairs": 12, "confidence": 0.995, "mde": pytest.approx(pairs.FLOOR + 0.075)},
+    }
+    assert unresolved["benchmark"] == RATIO and unresolved["section"] == pr_summary.TIMING_UNDECIDED
+    assert unresolved["confirmation"] == {
+        **{"verdict": pairs.UNDECIDED, "estimate": None, "low": None, "high": None},
+        **{"pairs": 0, "confidence": None, "mde": None},
+    }
     assert [row["benchmark"] for row in read["slower"]] == [EQUATIONS]
     assert read["untouched"] == summary.counts()[pr_summary.UNCHANGED] > 0
     assert read["sections"] == summary.counts()
     assert all(row["operation"] for row in read["faster"])
+
+
+def test_a_change_with_nothing_to_measure_writes_a_quiet_verdict_saying_why(tmp_path):
+    summary = pr_summary.Summary("#4", [], nothing_to_measure="it touches no package path", base="a", head="b")
+    path = tmp_path / "verdict.json"
+    verdicts.write(path, pr_summary.data(summary))
+    read = verdicts.read(path)
+    empty = ("counted", "improvements", "overruled", "not_alerting", "unjudged", "unchanged_commits")
+    assert read == {
+        **{"schema": verdicts.SCHEMA, "status": verdicts.JUDGED, "regression": False},
+        **{"summary": "nothing to measure: it touches no package path", "mode": verdicts.NOTHING_JUDGED},
+        **{"confirmed": False, "results": "", "machine": "", "suspects": None, "failed_commits": []},
+        **dict.fromkeys(empty, []),
+        "explain_errors": [],
+        "check": {"title": "#4", "base": "a", "head": "b", "environments": [], "seconds": 0.0, "load": [0.0, 0.0]},
+        **{"sections": dict.fromkeys(pr_summary.SECTIONS, 0), "faster": [], "slower": [], "untouched": 0},
+        "remeasured": [],
+    }
 
 
 # ---- the command

@@ -84,7 +84,7 @@ def confirmed_judge(config, monkeypatch, time_change: float, compare=None):
     def measured(config_, conf, suspects, max_pairs=pairs.MAX_PAIRS, **_):
         asked.extend(suspects)
         found = pairs.Interval(time_change, time_change - 0.03, time_change + 0.03, 12, 0.01, 0.999)
-        return [confirm.Confirmation(s, pairs.decide(found), found, 1.0) for s in suspects]
+        return [confirm.Confirmation(s, pairs.decide(found), found, 12.34) for s in suspects]
 
     monkeypatch.setattr(confirm, "confirmations", measured)
     verdict = gate.judge(Source(config=config, machine=MACHINE), compare)
@@ -110,6 +110,17 @@ def test_an_instruction_rise_whose_time_is_decided_faster_never_counts(tmp_path,
     verdicts.write(tmp_path / "verdict.json", verdicts.data(verdict))
     document = verdicts.read(tmp_path / "verdict.json")  # the whole judged shape, checked
     assert document["regression"] is False and document["overruled"][0]["time"]["high"] < 0
+    (suspect,) = document["suspects"]  # the timing re-measured, as the fake measured it
+    assert suspect["benchmark"] == CONSTRUCTION_PASSES and suspect["threshold"] == verdict.source.thresholds(
+        timed.change
+    )
+    assert {key: suspect[key] for key in ("verdict", "pairs", "confidence", "seconds", "note")} == {
+        "verdict": timed.verdict,
+        "pairs": 12,
+        "confidence": 0.999,
+        "seconds": 12.3,
+        "note": "the time of an instruction rise",
+    }
     assert "Instruction rises that do not count" in render.markdown(verdict)
 
 
@@ -187,7 +198,12 @@ def test_a_night_whose_python_patch_changed_and_whose_code_did_not_counts_nothin
     assert stored.counted[0].bad == verdict.source.resolve("v2")
     verdicts.write(tmp_path / "verdict.json", verdicts.data(verdict))
     document = verdicts.read(tmp_path / "verdict.json")
-    assert document["overruled"][0]["recount"]["environment"] == environment
+    ((rise, recount), *_) = verdict.overruled
+    assert document["overruled"][0]["recount"] == {
+        "before": recount.before,
+        "after": recount.after,
+        "environment": environment,
+    }
     report = render.markdown(verdict)
     assert "## Instruction changes that do not count: counted again side by side, they are gone" in report
     # The stored fall of the other operation is the interpreter's too: no large improvement once counted again.

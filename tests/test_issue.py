@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchtools import cli
+from benchtools.errors import BadInput
 from benchtools.judging import verdicts
 from benchtools.publishing.github import StandIn
 from tests.asv_sites import COST, COUNT, MACHINE, TIMING, fake_sides, judged_document, make_site
@@ -336,3 +337,47 @@ def test_the_full_judged_shape_is_read_whole(tmp_path):
     assert verdicts.read(path)["counted"][0]["benchmark"] == COST
     verdicts.write(path, judged_document(regression=False, summary="no regression counts", counted=[]))
     assert verdicts.read(path)["regression"] is False
+
+
+def test_reading_a_verdict_names_the_file_and_what_is_wrong_with_it(tmp_path):
+    path = tmp_path / "verdict.json"
+
+    def refused(document) -> str:
+        path.write_text(document if isinstance(document, str) else json.dumps(document))
+        with pytest.raises(BadInput) as error:
+            verdicts.read(path)
+        return str(error.value)
+
+    row = judged_document()["counted"][0]
+    with pytest.raises(BadInput, match=f"^gate verdict not found: {tmp_path / 'nope.json'}$"):
+        verdicts.read(tmp_path / "nope.json")
+    nan = json.dumps(judged_document()).replace('"before": 100.0', '"before": NaN')
+    assert refused(nan).startswith(f"gate verdict is corrupt: {path} (NaN is not JSON")
+    wrong_shape = f"gate verdict has the wrong shape: {path}: "
+    assert refused({"schema": 2, "status": "judged", "regression": False, "summary": "x"}).startswith(wrong_shape)
+    assert refused(judged_document(counted=[{"benchmark": COST}])).startswith(wrong_shape + "counted[0]")
+    assert refused(judged_document(regression=False)) == (
+        f"gate verdict {path}: regression false with 1 counted row(s) and status judged; the gate writes regression "
+        "true exactly when a row counts"
+    )
+    assert refused(judged_document(counted=[{**row, "kind": "k" * 50}])) == (
+        f"gate verdict {path}: a counted row of kind {'k' * 40!r}, which metrics.py lacks"
+    )
+
+
+def test_a_night_with_nothing_to_judge_or_that_failed_says_so_in_its_summary(tmp_path):
+    quiet = verdicts.nothing_judged("no commit after the baseline", "results", MACHINE, unchanged=["c" * 40])
+    path = tmp_path / "verdict.json"
+    verdicts.write(path, quiet)
+    assert verdicts.read(path) == quiet
+    with pytest.raises(ValueError, match="JSON"):  # never a file that its readers refuse
+        verdicts.write(tmp_path / "nan.json", {**quiet, "summary": float("nan")})
+    assert not (tmp_path / "nan.json").exists()
+    assert quiet["summary"] == "no regression counts: no commit after the baseline"
+    assert not quiet["regression"] and not quiet["confirmed"] and quiet["mode"] == verdicts.NOTHING_JUDGED
+    assert (quiet["results"], quiet["machine"], quiet["unchanged_commits"]) == ("results", MACHINE, ["c" * 40])
+    assert verdicts.failure("scripts/bench", 3, "asv run exited 1")["summary"] == (
+        "scripts/bench failed (exit 3): asv run exited 1"
+    )
+    killed = verdicts.failure("the regression gate", None, "killed")
+    assert killed["summary"] == "the regression gate failed: killed" and killed["exit"] is None
