@@ -28,6 +28,7 @@ def test_every_module_that_makes_or_carries_a_verdict_is_mutated():
 def test_a_module_is_named_by_its_path_and_one_outside_the_list_is_refused(capsys):
     args = cli.parse("mutants", ["scripts/benchtools/judging/bisect.py", str(ROOT / "benchmarks" / "metrics.py")])
     assert args.modules == ["benchtools/judging/bisect.py", "benchmarks/metrics.py"]
+    assert cli.parse("mutants", ["benchtools/judging/bisect.py"]).modules == ["benchtools/judging/bisect.py"]
     with pytest.raises(SystemExit) as refused:
         cli.parse("mutants", ["scripts/benchtools/cli.py"])
     assert refused.value.code == 2 and "benchtools/cli.py: not among" in capsys.readouterr().err

@@ -281,6 +281,7 @@ RUN_VALUES = {
     "QUICK": "yes",
     "MACHINE": "github-actions",
     "PULL_REQUEST": "1119",
+    "MODULE": "benchtools/judging/bisect.py",
 }
 
 

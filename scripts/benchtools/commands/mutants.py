@@ -12,7 +12,7 @@ from . import common_args
 
 
 def add_arguments(parser, config) -> None:
-    names = "a module, as scripts/benchtools/judging/bisect.py or benchmarks/metrics.py (default: all)"
+    names = "a module, by its path or as the record names it (benchtools/judging/bisect.py); default: all"
     parser.add_argument("modules", nargs="*", metavar="MODULE", help=names)
     parser.add_argument("--max-children", type=common_args.at_least(1), default=1, help="mutants at once (1)")
     record = mutants.RECORD.relative_to(mutants.ROOT)
@@ -25,7 +25,7 @@ def add_arguments(parser, config) -> None:
 
 def check(parser, args) -> None:
     known = mutants.modules()
-    args.modules = [mutants.stage_name(Path(name)) for name in args.modules] or known
+    args.modules = [name if name in known else mutants.stage_name(Path(name)) for name in args.modules] or known
     if unknown := [name for name in args.modules if name not in known]:
         parser.error(f"{', '.join(unknown)}: not among pyproject.toml's [tool.mutmut] only_mutate modules")
 
