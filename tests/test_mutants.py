@@ -47,6 +47,8 @@ def test_the_stage_forgets_a_module_the_project_deleted_and_keeps_the_rest(tmp_p
     mutants.stage()
     left = sorted(str(p.relative_to(stage / "mutants")) for p in (stage / "mutants").rglob("*.py"))
     assert left == ["benchmarks/kept.py", "benchtools/kept.py"]
+    # a fresh clone has no .asv yet; asv's linked configuration resolves its environments there all the same
+    assert (stage / "mutants" / ".asv").resolve() == (stage / ".asv").resolve() == root / ".asv"
 
 
 def test_a_score_counts_a_time_out_as_killed_and_leaves_out_the_equivalent():

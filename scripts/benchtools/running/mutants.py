@@ -33,6 +33,8 @@ def stage_name(path: Path) -> str:
 
 
 def stage() -> None:
+    # asv's linked configuration puts environments in the project's .asv: the stage links it even before a run makes it
+    (ROOT / ".asv").mkdir(exist_ok=True)
     links = {entry.name: entry for entry in ROOT.iterdir() if entry.name != ".cache"}
     made_by_mutmut = {"tests", "benchmarks", "pyproject.toml"}  # copied into STAGE/mutants, mutated or not
     for folder, names in ((STAGE, {*links, "benchtools"}), (STAGE / "mutants", set(links) - made_by_mutmut)):
