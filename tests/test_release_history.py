@@ -363,6 +363,12 @@ def test_parameters_that_only_extend_a_history_are_taken(three, tmp_path):
     assert commits(repo)[:1] == built and len(commits(repo)) == 3
     assert release_history(three, tmp_path, "--python", "3.11", repo="fresh").returncode == 0
     assert commits(repo) == commits(tmp_path / "fresh")
+    # A history that records no parameters (a run stopped between its two config writes) is extended, not refused.
+    subprocess.run(["git", "-C", repo, "config", "--unset", "releasehistory.parameters"], check=True)
+    three.add("2.1.0", "2024-04-01T00:00:00Z")
+    result = release_history(three, tmp_path, "--python", "3.11")
+    assert result.returncode == 0, result.stderr
+    assert len(commits(repo)) == 4
 
 
 def test_parameters_that_would_insert_an_earlier_upload_are_refused(three, tmp_path):
@@ -690,6 +696,7 @@ def test_invalid_requires_python_is_kept_with_a_warning(index, tmp_path, require
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1
     assert "1.1.0" in warnings[0] and repr(requires_python) in warnings[0]
+    assert ("(not a string)" in warnings[0]) is not isinstance(requires_python, str)
     # Without --python, requires_python is not read at all.
     result = release_history(index, tmp_path, "--print", "tags", repo="all")
     assert result.returncode == 0, result.stderr
@@ -806,6 +813,9 @@ def requiring(spec):
         ("!=3.11.*", False),
         (">=3.12", False),
         ("<3.12,!=3.11.0", True),
+        ("<3.11.1", True),  # X.Y.0 is always tried
+        ("==3.11.2", True),  # the micro a clause names is tried
+        (">3.11,<3.11.2", True),  # and the one after it
     ],
 )
 def test_supports_python(spec, admits):
