@@ -1236,7 +1236,9 @@ def test_a_release_that_imports_with_no_jaxlib_is_kept_as_its_failure_saying_wha
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (scripts/setup --valgrind)")
-def test_a_count_is_kept_with_its_jaxlib_and_base_a_crash_after_counting_too_and_a_stopped_count_never(tmp_path):
+def test_a_count_is_kept_with_its_jaxlib_and_base_a_crash_after_counting_too_and_a_stopped_count_never(
+    tmp_path, monkeypatch
+):
     kept = probes.Probes(tmp_path, sys.executable, ("flatten",), jaxlib_releases=["0.4.1"])
     jax, equinox = probes.Source("jax", version="0.4.1"), probes.Source("equinox", version="0.13.8")
     base = placed_by_hand(kept, jax, equinox, "0.4.1", "jit = block_until_ready = lambda f: f\n")
@@ -1271,6 +1273,24 @@ def test_a_count_is_kept_with_its_jaxlib_and_base_a_crash_after_counting_too_and
     with pytest.raises(Failed, match="^counting jax-0.4.1-equinox-0.13.8 with jaxlib 0.4.1: the callgrind process was"):
         kept.probe(jax, equinox, run=3, jaxlib="0.4.1")
     assert not kept.path(jax, equinox, 3, "0.4.1").exists() and kept.made == 4
+
+    def unavailable(*args, **kwargs):
+        raise callgrind.Unavailable("valgrind is not installed")
+
+    monkeypatch.setattr(callgrind, "count", unavailable)  # this machine's lack, not the commit's: nothing is kept
+    with pytest.raises(Failed, match="^cannot count instructions here: valgrind is not installed$"):
+        kept.probe(jax, equinox, run=4, jaxlib="0.4.1")
+    assert not kept.path(jax, equinox, 4, "0.4.1").exists() and kept.made == 4
+
+
+def test_an_import_that_hangs_is_stopped_and_kept_as_what_its_jaxlib_said(tmp_path, monkeypatch):
+    kept = probes.Probes(tmp_path, sys.executable, ("flatten",), jaxlib_releases=["0.4.1"])
+    jax, equinox = probes.Source("jax", version="0.4.1"), probes.Source("equinox", version="0.13.8")
+    placed_by_hand(kept, jax, equinox, "0.4.1", "import time\ntime.sleep(20)\n")
+    monkeypatch.setattr(probes, "IMPORT_SECONDS", 1)
+    record = kept.probe(jax, equinox, jaxlib="0.4.1")
+    assert record["failed"] == "import: it imports with none of the jaxlibs tried"
+    assert record["tried"]["0.4.1"].endswith("timed out after 1 seconds")
 
 
 HATCH_BUILD = """import os, pathlib, subprocess

@@ -33,6 +33,7 @@ RELEASE_TAG = {JAX_PROJECT: re.compile(r"^jax-v(\d+(?:\.\d+)+)$"), EQUINOX_PROJE
 PULL_REQUEST = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)")
 UPSTREAM = {JAX_PROJECT: "https://github.com/jax-ml/jax", EQUINOX_PROJECT: "https://github.com/patrick-kidger/equinox"}
 IMPORT_CHECK = "import jax, equinox; jax.block_until_ready(jax.jit(lambda x: x + 1)(1.0))"
+IMPORT_SECONDS = 600  # an import that hangs this long is that jaxlib's failure, and the next is tried
 PYPI_JSON = "https://pypi.org/pypi/{}/json"
 # Two builds of one version (two 3.11.7s) count apart.
 IDENTITY = (
@@ -161,7 +162,7 @@ class Probes:
         python = self.base(jaxlib)  # a base that cannot be made is this machine's failure, not the commit's
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target), "JAX_PLATFORMS": "cpu"}
         try:
-            _checked([python, "-c", IMPORT_CHECK], env=env, timeout=600)
+            _checked([python, "-c", IMPORT_CHECK], env=env, timeout=IMPORT_SECONDS)
         except Failed as error:
             raise NotImported(str(error)) from None
         try:
