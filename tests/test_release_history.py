@@ -337,7 +337,11 @@ def test_rerun_appends_a_new_release(three, tmp_path):
 
 @pytest.mark.parametrize(
     ("changed", "asked", "dropped"),
-    [(["--until", "1.1.0"], "since= until=1.1.0", "2.0.0"), (["--since", "1.1"], "since=1.1 until=", "1.0.0")],
+    [
+        (["--until", "1.1.0"], "since= until=1.1.0", "2.0.0"),
+        (["--since", "1.1"], "since=1.1 until=", "1.0.0"),
+        (["--until", "1.0.0"], "since= until=1.0.0", "2.0.0 1.1.0"),
+    ],
 )
 def test_parameters_that_would_rewrite_a_history_are_refused(three, tmp_path, changed, asked, dropped):
     assert release_history(three, tmp_path).returncode == 0
@@ -372,13 +376,15 @@ def test_parameters_that_only_extend_a_history_are_taken(three, tmp_path):
 
 
 def test_parameters_that_would_insert_an_earlier_upload_are_refused(three, tmp_path):
-    assert release_history(three, tmp_path, "--until", "1.1.0").returncode == 0  # 2.0.0 was uploaded before 1.1.0
+    three.add("2.0.1", "2024-02-15T00:00:00Z")
+    three.add("1.1.1", "2024-03-20T00:00:00Z")
+    assert release_history(three, tmp_path, "--until", "1.1.1").returncode == 0  # 2.0.0 and 2.0.1 came before 1.1.0
     repo = tmp_path / "repo"
     before = snapshot(repo)
     result = release_history(three, tmp_path, "--python", "3.11")
     assert result.returncode == 2
     assert (
-        "; since= until= python=3.11 would insert 2.0.0 before built releases: a history is append-only"
+        "; since= until= python=3.11 would insert 2.0.0 2.0.1 before built releases: a history is append-only"
         in result.stderr
     )
     assert snapshot(repo) == before
