@@ -320,6 +320,26 @@ def test_rerun_with_nothing_new_changes_nothing(three, tmp_path):
     assert three.requests["/pypi/pkg/json"] == 2
 
 
+def test_a_git_step_that_fails_stops_the_build_loudly_and_changes_nothing(three, tmp_path):
+    assert release_history(three, tmp_path, "--until", "1.0.0").returncode == 0
+    repo = tmp_path / "repo"
+    before = snapshot(repo)
+    (repo / ".git" / "config.lock").touch()  # another git writing the repository's configuration
+    result = release_history(three, tmp_path)
+    assert result.returncode == 3
+    assert f"git config {history_module.PARAMETERS_KEY} " in result.stderr and "could not lock config" in result.stderr
+    (repo / ".git" / "config.lock").unlink()
+    assert snapshot(repo) == before
+
+
+def test_the_caller_s_git_environment_is_not_the_history_s(three, tmp_path, monkeypatch):
+    """Run from a git hook, GIT_DIR names the caller's repository: the history is built in --repo all the same."""
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "caller.git"))
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert len(commits(tmp_path / "repo")) == 3 and not (tmp_path / "caller.git").exists()
+
+
 def test_rerun_appends_a_new_release(three, tmp_path):
     assert release_history(three, tmp_path).returncode == 0
     repo = tmp_path / "repo"
