@@ -501,6 +501,7 @@ def test_cached_file_with_wrong_digest_is_downloaded_again(three, tmp_path):
     assert three.file_requests() == 4
     cached = tmp_path / "cache" / "pkg-1.1.0.tar.gz"
     assert f"{cached} does not have the published sha256; downloading it again" in result.stderr
+    assert f"downloading {three.base}/files/pkg-1.1.0.tar.gz" in result.stderr
     assert (tmp_path / "cache" / "pkg-1.1.0.tar.gz").read_bytes() == three.files["pkg-1.1.0.tar.gz"]
     assert commits(tmp_path / "a") == commits(tmp_path / "b")
 
@@ -615,7 +616,12 @@ def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
         git(repo, "init", "-q")
     result = release_history(three, tmp_path)
     assert result.returncode == 2
-    assert str(repo) in result.stderr
+    said = {
+        "foreign git repository": "is a git repository but not a release history of pkg (its "
+        "releasehistory.package is unset)",
+        "non-empty folder": "exists and is not a release history",
+    }[kind]
+    assert f"{repo} {said}; choose another --repo" in result.stderr
     assert (repo / "precious.txt").read_text() == "keep me\n"
     assert sorted(os.listdir(repo)) == sorted(["precious.txt"] + ([".git"] if kind != "non-empty folder" else []))
 
