@@ -626,6 +626,34 @@ def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
     assert sorted(os.listdir(repo)) == sorted(["precious.txt"] + ([".git"] if kind != "non-empty folder" else []))
 
 
+def test_an_empty_folder_is_taken_and_a_file_refused(three, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert release_history(three, tmp_path, repo="empty").returncode == 0
+    assert len(commits(tmp_path / "empty")) == 3
+    (tmp_path / "file").write_text("keep me\n")
+    result = release_history(three, tmp_path, repo="file")
+    assert result.returncode == 2
+    assert f"{tmp_path / 'file'} exists and is not a release history; choose another --repo" in result.stderr
+    assert (tmp_path / "file").read_text() == "keep me\n"
+
+
+def test_a_history_stopped_before_its_first_commit_is_built_from_inside_another_repository(
+    three, tmp_path, monkeypatch
+):
+    """A first run stopped after git init leaves a history with no main; the repository the command is run from
+    has one, and is not the history's."""
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    for folder in (repo, elsewhere):
+        folder.mkdir()
+        git(folder, "init", "-q", "-b", "main")
+    git(repo, "config", history_module.OWNER_KEY, "pkg")
+    git(elsewhere, "commit", "-q", "--allow-empty", "-m", "elsewhere")
+    monkeypatch.chdir(elsewhere)
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert len(commits(repo)) == 3
+
+
 def test_help_documents_every_option():
     result = subprocess.run([*tool("release-history"), "--help"], capture_output=True, text=True)
     assert result.returncode == 0
