@@ -654,6 +654,16 @@ def test_a_history_stopped_before_its_first_commit_is_built_from_inside_another_
     assert len(commits(repo)) == 3
 
 
+def test_a_history_whose_main_was_deleted_is_built_again_to_the_same_commits(three, tmp_path):
+    assert release_history(three, tmp_path).returncode == 0
+    repo = tmp_path / "repo"
+    canonical = commits(repo)
+    git(repo, "update-ref", "-d", "refs/heads/main")  # its tags left
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert commits(repo) == canonical
+
+
 def test_help_documents_every_option():
     result = subprocess.run([*tool("release-history"), "--help"], capture_output=True, text=True)
     assert result.returncode == 0
