@@ -5,6 +5,7 @@ The command stays a subprocess: it reads git's environment (GIT_*) when it is im
 
 import collections
 import datetime
+import fcntl
 import gzip
 import hashlib
 import http.server
@@ -14,13 +15,16 @@ import os
 import re
 import socket
 import subprocess
+import sys
 import tarfile
 import threading
+import time
 import urllib.request
 
 import pytest
 from packaging.version import Version
 
+from benchtools.asvtools import lock
 from benchtools.errors import BadInput
 from benchtools.history import release_history as history_module
 from tests import helpers
@@ -334,10 +338,14 @@ def test_a_git_step_that_fails_stops_the_build_loudly_and_changes_nothing(three,
 
 def test_the_caller_s_git_environment_is_not_the_history_s(three, tmp_path, monkeypatch):
     """Run from a git hook, GIT_DIR names the caller's repository: the history is built in --repo all the same."""
+    assert release_history(three, tmp_path, "--until", "1.0.0").returncode == 0
+    repo = tmp_path / "repo"
+    git(repo, "tag", "v9.0.0")  # a tag of no release, which the next build removes
     monkeypatch.setenv("GIT_DIR", str(tmp_path / "caller.git"))
     result = release_history(three, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert len(commits(tmp_path / "repo")) == 3 and not (tmp_path / "caller.git").exists()
+    assert len(commits(repo)) == 3 and sorted(tags(repo)) == ["v1.0.0", "v1.1.0", "v2.0.0"]
+    assert not (tmp_path / "caller.git").exists()
 
 
 def test_rerun_appends_a_new_release(three, tmp_path):
@@ -587,7 +595,8 @@ def test_recovers_from_interrupted_or_edited_state(three, tmp_path):
     # Killed between commit and tag: an untagged commit on main...
     (repo / "pyproject.toml").write_text("changed\n")
     git(repo, "commit", "-qam", "untagged")
-    # ...plus a tag lost from a release commit, and a dirty work tree.
+    # ...plus a tag lost from a release commit, a tag of no release, and a dirty work tree.
+    git(repo, "tag", "v9.0.0")
     git(repo, "tag", "-d", "v1.1.0")
     (repo / "pkg" / "__init__.py").write_text("edited\n")
     (repo / "untracked.txt").write_text("stray\n")
@@ -629,7 +638,8 @@ def test_refuses_a_repository_it_did_not_make(three, tmp_path, kind):
 def test_an_empty_folder_is_taken_and_a_file_refused(three, tmp_path):
     (tmp_path / "empty").mkdir()
     assert release_history(three, tmp_path, repo="empty").returncode == 0
-    assert len(commits(tmp_path / "empty")) == 3
+    assert release_history(three, tmp_path, repo="not/made/yet").returncode == 0
+    assert commits(tmp_path / "empty") == commits(tmp_path / "not/made/yet") and len(commits(tmp_path / "empty")) == 3
     (tmp_path / "file").write_text("keep me\n")
     result = release_history(three, tmp_path, repo="file")
     assert result.returncode == 2
@@ -897,6 +907,26 @@ def test_requires_python_missing_or_invalid_admits():
     assert requiring("").admits((3, 11))
     assert requiring("not a spec").admits((3, 11))
     assert not requiring(">=3.12").admits((3, 11))
+
+
+def test_a_build_waits_for_the_sdist_cache_saying_who_holds_it(three, tmp_path):
+    cache_lock = lock.beside(tmp_path / "cache")
+    cache_lock.parent.mkdir(parents=True, exist_ok=True)
+    results = []
+    with open(cache_lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        build = threading.Thread(target=lambda: results.append(release_history(three, tmp_path)))
+        build.start()
+        for _ in range(600):  # until the build says it waits (the lock is held until then): sys.stderr is its
+            if "waiting for" in getattr(sys.stderr, "getvalue", str)():
+                break
+            time.sleep(0.1)
+        fcntl.flock(held, fcntl.LOCK_UN)
+        build.join(timeout=120)
+    assert results[0].returncode == 0, results[0].stderr
+    assert f"waiting for another scripts/release-history using the sdist cache {tmp_path / 'cache'}\n" in (
+        results[0].stderr
+    )
 
 
 def test_concurrent_builds_into_one_cache_wait_and_all_succeed(three, tmp_path):
