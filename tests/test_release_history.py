@@ -318,7 +318,7 @@ def test_rerun_with_nothing_new_changes_nothing(three, tmp_path):
     before, downloads = snapshot(repo), three.file_requests()
     result = release_history(three, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "3 already present" in result.stderr
+    assert "3 already present" in result.stderr and "removing" not in result.stderr
     assert snapshot(repo) == before
     assert three.file_requests() == downloads == 3
     assert three.requests["/pypi/pkg/json"] == 2
@@ -605,6 +605,7 @@ def test_recovers_from_interrupted_or_edited_state(three, tmp_path):
     (repo / "build" / "ignored.o").write_text("stray\n")
     result = release_history(three, tmp_path)
     assert result.returncode == 0, result.stderr
+    assert f"removing 1 commit(s) of {repo} that are not releases it built" in result.stderr
     assert commits(repo) == canonical
     assert tags(repo) == canonical_tags
     assert git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all") == ""
@@ -664,13 +665,19 @@ def test_a_history_stopped_before_its_first_commit_is_built_from_inside_another_
     assert len(commits(repo)) == 3
 
 
-def test_a_history_whose_main_was_deleted_is_built_again_to_the_same_commits(three, tmp_path):
+def test_a_history_whose_main_was_deleted_or_replaced_is_built_again_to_the_same_commits(three, tmp_path):
     assert release_history(three, tmp_path).returncode == 0
     repo = tmp_path / "repo"
     canonical = commits(repo)
     git(repo, "update-ref", "-d", "refs/heads/main")  # its tags left
     result = release_history(three, tmp_path)
     assert result.returncode == 0, result.stderr
+    assert commits(repo) == canonical
+    # main replaced by a commit made by hand, no release: it goes, and every release is built again
+    git(repo, "update-ref", "refs/heads/main", git(repo, "commit-tree", "HEAD^{tree}", "-m", "by hand"))
+    result = release_history(three, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"removing 1 commit(s) of {repo} that are not releases it built" in result.stderr
     assert commits(repo) == canonical
 
 
