@@ -439,6 +439,10 @@ def test_a_release_yanked_later_is_recorded_and_later_releases_keep_their_hashes
     again = release_history(three, tmp_path)
     assert again.returncode == 0 and "warning" not in again.stderr
     assert commits(repo)[:3] == built
+    # A note of other words (an earlier wording) is written over.
+    git(repo, "notes", "--ref", "refs/notes/gone", "add", "-f", "-m", "gone", built_tags["v2.0.0"])
+    assert release_history(three, tmp_path).returncode == 0
+    assert git(repo, "notes", "--ref", "refs/notes/gone", "show", built_tags["v2.0.0"]).strip() == note
 
 
 def test_a_changed_digest_of_a_built_release_is_refused(three, tmp_path):
@@ -592,7 +596,8 @@ def test_index_that_fails_changes_nothing(three, tmp_path, broken):
     assert snapshot(repo) == before
 
 
-def test_recovers_from_interrupted_or_edited_state(three, tmp_path):
+def test_recovers_from_interrupted_or_edited_state(three, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # run from a folder that is no repository
     assert release_history(three, tmp_path).returncode == 0
     repo = tmp_path / "repo"
     canonical, canonical_tags = commits(repo), tags(repo)
