@@ -2,6 +2,7 @@
 record writes. The mutation run itself takes hours: it is no test (docs/mutants.md, .github/workflows/mutants.yml)."""
 
 import shutil
+import subprocess
 
 import pytest
 import yaml
@@ -42,6 +43,8 @@ def test_the_stage_forgets_a_module_the_project_deleted_and_keeps_the_rest(tmp_p
     for copied in ("benchtools/kept.py", "benchtools/deleted.py", "benchmarks/kept.py", "benchmarks/deleted.py"):
         (stage / "mutants" / copied).parent.mkdir(parents=True, exist_ok=True)
         (stage / "mutants" / copied).write_text("")
+    subprocess.run(["git", "init", "-q", root], check=True)
+    (stage / ".git").symlink_to(root / ".git")  # an earlier stage linked it
     monkeypatch.setattr(mutants, "ROOT", root)
     monkeypatch.setattr(mutants, "STAGE", stage)
     mutants.stage()
@@ -49,6 +52,12 @@ def test_the_stage_forgets_a_module_the_project_deleted_and_keeps_the_rest(tmp_p
     assert left == ["benchmarks/kept.py", "benchtools/kept.py"]
     # a fresh clone has no .asv yet; asv's linked configuration resolves its environments there all the same
     assert (stage / "mutants" / ".asv").resolve() == (stage / ".asv").resolve() == root / ".asv"
+    # git run where a mutant's tests stand finds no repository: neither the project's nor one above the stage
+    assert not (stage / ".git").exists() and not (stage / "mutants" / ".git").exists()
+    looked = subprocess.run(
+        ["git", "rev-parse", "--git-dir"], cwd=stage / "mutants", env=mutants.environment(), capture_output=True
+    )
+    assert looked.returncode == 128 and b"not a git repository" in looked.stderr
 
 
 def test_a_score_counts_a_time_out_as_killed_and_leaves_out_the_equivalent():

@@ -3,6 +3,7 @@
 import collections
 import contextlib
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -11,8 +12,10 @@ from ..errors import Failed
 from ..project import ROOT, VENV
 
 # mutmut runs in STAGE, where benchtools/ lies at the top; the tests run in STAGE/mutants. Both link every entry of the
-# project, so that the package's ROOT and the tests' read the project's files.
+# project but its git repository, so that the package's ROOT and the tests' read the project's files, and a mutant that
+# runs git where it stands (clean -fdx, reset --hard, a history written) finds no repository there, nor above STAGE.
 STAGE = ROOT / ".cache" / "mutants"
+UNLINKED = (".cache", ".git")
 RECORD = ROOT / "docs" / "mutants.json"
 REASONS = ROOT / "docs" / "mutants.toml"  # {mutant: why it is equivalent}
 BLOCK = "mutants"
@@ -35,10 +38,11 @@ def stage_name(path: Path) -> str:
 def stage() -> None:
     # asv's linked configuration puts environments in the project's .asv: the stage links it even before a run makes it
     (ROOT / ".asv").mkdir(exist_ok=True)
-    links = {entry.name: entry for entry in ROOT.iterdir() if entry.name != ".cache"}
+    links = {entry.name: entry for entry in ROOT.iterdir() if entry.name not in UNLINKED}
     made_by_mutmut = {"tests", "benchmarks", "pyproject.toml"}  # copied into STAGE/mutants, mutated or not
     for folder, names in ((STAGE, {*links, "benchtools"}), (STAGE / "mutants", set(links) - made_by_mutmut)):
         folder.mkdir(parents=True, exist_ok=True)
+        (folder / ".git").unlink(missing_ok=True)  # an earlier stage's link
         for name in names - {path.name for path in folder.iterdir()}:
             (folder / name).symlink_to(links.get(name, ROOT / "scripts" / "benchtools"))
     # mutmut copies what it finds and never removes a copy: a module the project deleted would still be imported.
@@ -52,9 +56,14 @@ def run(module: str, max_children: int, names: list[str] | None = None) -> dict:
     """Mutate ``module`` (or only the mutants ``names``) and run the tests: its counts, and each survivor's mutation."""
     names = names or [module.removesuffix(".py").replace("/", ".") + ".*"]
     command = [VENV / "bin" / "mutmut", "run", "--max-children", str(max_children), *names]
-    if (done := util.run(command, cwd=STAGE)).returncode != 0:
+    if (done := util.run(command, cwd=STAGE, env=environment())).returncode != 0:
         raise Failed(f"mutmut run {' '.join(names)} exited {done.returncode}")
     return counted(module)
+
+
+def environment() -> dict[str, str]:
+    """mutmut's: git, wherever a mutant runs it in the stage, looks for no repository above STAGE."""
+    return {**os.environ, "GIT_CEILING_DIRECTORIES": str(STAGE.parent)}
 
 
 def counted(module: str) -> dict:
