@@ -624,6 +624,11 @@ def test_recovers_from_interrupted_or_edited_state(three, tmp_path, monkeypatch)
     assert release_history(three, tmp_path).returncode == 0
     assert git(repo, "symbolic-ref", "HEAD") == "refs/heads/main"
     assert git(repo, "rev-parse", "HEAD") == canonical[-1]
+    # An ignored file alone is cleaned away too.
+    (repo / "build").mkdir()
+    (repo / "build" / "ignored.o").write_text("stray\n")
+    assert release_history(three, tmp_path).returncode == 0
+    assert not (repo / "build").exists()
 
 
 @pytest.mark.parametrize("kind", ["foreign git repository", "non-empty folder"])
