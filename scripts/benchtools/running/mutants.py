@@ -13,9 +13,11 @@ from ..project import ROOT, VENV
 
 # mutmut runs in STAGE, where benchtools/ lies at the top; the tests run in STAGE/mutants. Both link every entry of the
 # project but its git repository, so that the package's ROOT and the tests' read the project's files, and a mutant that
-# runs git where it stands (clean -fdx, reset --hard, a history written) finds no repository there, nor above STAGE.
+# runs git where it stands (init, clean -fdx, reset --hard, a history written) finds no repository there, nor above
+# STAGE, and can make none: their .git leads where no folder is, which git init cannot make.
 STAGE = ROOT / ".cache" / "mutants"
 UNLINKED = (".cache", ".git")
+NO_REPOSITORY = STAGE / ".no-repository" / "here"
 RECORD = ROOT / "docs" / "mutants.json"
 REASONS = ROOT / "docs" / "mutants.toml"  # {mutant: why it is equivalent}
 BLOCK = "mutants"
@@ -42,7 +44,8 @@ def stage() -> None:
     made_by_mutmut = {"tests", "benchmarks", "pyproject.toml"}  # copied into STAGE/mutants, mutated or not
     for folder, names in ((STAGE, {*links, "benchtools"}), (STAGE / "mutants", set(links) - made_by_mutmut)):
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / ".git").unlink(missing_ok=True)  # an earlier stage's link
+        (folder / ".git").unlink(missing_ok=True)  # an earlier stage's link to the project's
+        (folder / ".git").symlink_to(NO_REPOSITORY)
         for name in names - {path.name for path in folder.iterdir()}:
             (folder / name).symlink_to(links.get(name, ROOT / "scripts" / "benchtools"))
     # mutmut copies what it finds and never removes a copy: a module the project deleted would still be imported.
