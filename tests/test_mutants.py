@@ -1,6 +1,7 @@
 """scripts/mutants: the modules it mutates, how a module's score is counted, and docs/mutants.md's table, which its
 record writes. The mutation run itself takes hours: it is no test (docs/mutants.md, .github/workflows/mutants.yml)."""
 
+import json
 import shutil
 import subprocess
 
@@ -67,6 +68,24 @@ def test_a_score_counts_a_time_out_as_killed_and_leaves_out_the_equivalent():
     assert mutants.score({**entry, "made": 2, "killed": 0, "timeout": 0}, {"a": "", "b": ""}) == 1.0
 
 
+def test_a_crashed_test_run_is_no_kill_and_lowers_the_score(tmp_path, monkeypatch):
+    """mutmut files a worker whose tests raised (exit 255, a stage wiped under it) as a time-out: here it is a crash."""
+    meta = tmp_path / "mutants" / "benchmarks" / "metrics.py.meta"
+    meta.parent.mkdir(parents=True)
+    codes = {"m.x_f__mutmut_1": 1, "m.x_f__mutmut_2": 255, "m.x_f__mutmut_3": None, "m.x_f__mutmut_4": -24}
+    meta.write_text(json.dumps({"exit_code_by_key": codes}))
+    monkeypatch.setattr(mutants, "STAGE", tmp_path)
+    entry = mutants.counted("benchmarks/metrics.py")
+    assert {name: entry[name] for name in ("made", "killed", "timeout", "not checked", "other")} == {
+        "made": 4,
+        "killed": 1,
+        "timeout": 1,
+        "not checked": 1,
+        "other": 1,
+    }
+    assert mutants.score(entry, {}) == pytest.approx(2 / 3)
+
+
 def test_a_mutant_a_stopped_run_never_reached_is_out_of_the_score_and_no_survivor():
     entry = {
         "made": 10,
@@ -79,7 +98,7 @@ def test_a_mutant_a_stopped_run_never_reached_is_out_of_the_score_and_no_survivo
     }
     assert mutants.score(entry, {}) == pytest.approx(3 / 4)
     assert mutants.score({**entry, "not checked": 0}, {}) == pytest.approx(3 / 10)
-    assert "| 10 | 3 | 1 | 0 | 0 | 6 | 75% |" in mutants.markdown({"modules": {"m.py": entry}}, {})
+    assert "| 10 | 3 | 1 | 0 | 0 | 6 | 0 | 75% |" in mutants.markdown({"modules": {"m.py": entry}}, {})
 
 
 def test_the_page_is_what_the_record_makes(tmp_path):

@@ -23,6 +23,8 @@ REASONS = ROOT / "docs" / "mutants.toml"  # {mutant: why it is equivalent}
 BLOCK = "mutants"
 # mutmut's statuses (any other is "other"); "not checked": a run stopped before that mutant's turn
 COUNTED = ("killed", "survived", "timeout", "no tests", "not checked")
+# A worker whose test run raised (a broken stage, not a killed mutant) exits 255, which mutmut files as a time-out.
+CRASHED = 255
 
 
 def modules() -> list[str]:
@@ -74,7 +76,7 @@ def counted(module: str) -> dict:
     from mutmut.stats import status_by_exit_code
 
     codes = json.loads((STAGE / "mutants" / f"{module}.meta").read_text())["exit_code_by_key"]
-    status = {name: status_by_exit_code[code] for name, code in codes.items()}
+    status = {name: "crashed" if code == CRASHED else status_by_exit_code[code] for name, code in codes.items()}
     counts = collections.Counter(found if found in COUNTED else "other" for found in status.values())
     with contextlib.chdir(STAGE):  # where mutmut finds mutants/
         diffs = {name: get_diff_for_mutant(name, path=module) for name in status if status[name] == "survived"}
@@ -100,7 +102,7 @@ def reasons() -> dict[str, str]:
 
 def markdown(record: dict, why: dict[str, str]) -> str:
     rows = [
-        [f"`{module}`", *(entry.get(name, 0) for name in ("made", *COUNTED)), f"{score(entry, why):.0%}"]
+        [f"`{module}`", *(entry.get(name, 0) for name in ("made", *COUNTED, "other")), f"{score(entry, why):.0%}"]
         for module, entry in record["modules"].items()
     ]
     header = [
@@ -111,6 +113,7 @@ def markdown(record: dict, why: dict[str, str]) -> str:
         "timed out",
         "no test ran it",
         "not run",
+        "crashed or other",
         "killed of the non-equivalent",
     ]
     survivors = [
