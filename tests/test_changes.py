@@ -42,6 +42,8 @@ def test_a_whole_kind_can_be_overridden_but_not_negative():
         "bench_counts.JaxprExcessEquations.track_excess_equations", "'jit', 8", "", 1, 1, "", "x", True, ""
     )
     assert thresholds(ratio) == 0.2 and thresholds(count) == 0.0
+    # A configuration whose regexes match nothing leaves asv's own default.
+    assert changes.Thresholds({}, {})(ratio) == changes.ASV_DEFAULT_THRESHOLD == 0.05
     # An override is the suspect threshold too, over the lower one its benchmark declares (0.0).
     assert thresholds.suspect(ratio) == 0.2 and changes.Thresholds(metrics.asv_thresholds(), {}).suspect(ratio) == 0.0
     with pytest.raises(BadInput, match="threshold"):
