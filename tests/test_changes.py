@@ -50,6 +50,13 @@ def test_a_whole_kind_can_be_overridden_but_not_negative():
         Source(time_threshold=-0.1)
 
 
+def test_the_changes_that_count_come_by_kind_then_worst_first():
+    thresholds = changes.Thresholds(metrics.asv_thresholds(), {})
+    ratio = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # a ratio that alerts
+    small, large, unchanged = (changes.Change(ratio, "", "", 1.0, after, "", "x", True, "") for after in (1.5, 3, 1))
+    assert thresholds.counted([small, unchanged, large]) == [large, small]
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """A published site of three tagged commits, the last with no results; returns its configuration."""
