@@ -54,7 +54,8 @@ def test_a_change_from_zero_is_infinite_and_from_zero_to_zero_is_no_change():
     def change(before, after):
         return changes.Change("bench_counts.PythonCalls.track_tree_at", "", "", before, after, "", "x", True, "")
 
-    assert change(0, 2).ratio == math.inf and change(0, 0).ratio == 1.0 and change(2, 3).ratio == 1.5
+    assert change(0, 2).ratio == change(0, 0.5).ratio == math.inf and change(0, 0).ratio == 1.0
+    assert change(2, 3).ratio == 1.5
 
 
 def test_the_changes_that_count_come_by_kind_then_worst_first():

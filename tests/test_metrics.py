@@ -10,6 +10,11 @@ from tests.asv_sites import PASSES, TIMING
 from tests.helpers import EXAMPLES
 
 
+def test_an_entry_is_a_benchmark_at_its_params_as_asv_names_it():
+    assert metrics.entry("bench_a.B.track_c", "'jit', 8") == "bench_a.B.track_c('jit', 8)"
+    assert metrics.entry("bench_a.B.track_c", "") == "bench_a.B.track_c"
+
+
 @pytest.mark.parametrize("entry", EXAMPLES)
 def test_each_benchmark_has_one_kind_and_threshold(entry):
     name = entry.split("(")[0]
