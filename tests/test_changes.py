@@ -58,6 +58,15 @@ def test_a_change_from_zero_is_infinite_and_from_zero_to_zero_is_no_change():
     assert change(2, 3).ratio == 1.5
 
 
+def test_a_threshold_that_is_no_number_is_bad_input_naming_its_configuration_regex_and_value():
+    with pytest.raises(BadInput) as refused:
+        changes.Thresholds({"bench_.*": "lots"}, {}, "asv.conf.json")
+    assert str(refused.value) == (
+        "regressions_thresholds in the asv configuration asv.conf.json is invalid: "
+        "threshold of 'bench_.*' 'lots': not a number"
+    )
+
+
 def test_the_changes_that_count_come_by_kind_then_worst_first():
     thresholds = changes.Thresholds(metrics.asv_thresholds(), {})
     ratio = "bench_overhead.EagerSurgeryInTreeMapPasses.track_tree_at"  # a ratio that alerts
