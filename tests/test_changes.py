@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks import metrics
 from benchtools.errors import BadInput
-from benchtools.judging import changes, sources
+from benchtools.judging import changes, sources, verdicts
 from benchtools.judging.sources import Source
 from tests.helpers import EXAMPLES
 
@@ -56,6 +56,8 @@ def test_a_change_from_zero_is_infinite_and_from_zero_to_zero_is_no_change():
 
     assert change(0, 2).ratio == change(0, 0.5).ratio == math.inf and change(0, 0).ratio == 1.0
     assert change(2, 3).ratio == 1.5
+    # A verdict gives no relative change from zero, not even from zero to zero.
+    assert [verdicts.change_data(change(*ends))["change"] for ends in ((0, 2), (0, 0), (2, 3))] == [None, None, 0.5]
 
 
 def test_a_threshold_that_is_no_number_is_bad_input_naming_its_configuration_regex_and_value():
