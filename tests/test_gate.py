@@ -11,14 +11,16 @@ import dataclasses
 import json
 import math
 import re
+import types
+from pathlib import Path
 
 import pytest
 
 from benchmarks import metrics
-from benchtools.judging import confirm, explain, finding, pairs, recheck, render, steps
+from benchtools.judging import confirm, explain, finding, pairs, recheck, render, steps, verdicts
 from benchtools.judging.changes import Change
 from benchtools.judging.finding import FailedCommit, Unjudged
-from benchtools.judging.gate import Verdict
+from benchtools.judging.gate import Verdict, find_command
 from benchtools.judging.sources import Source
 from benchtools.project import VENV
 from tests.asv_sites import (
@@ -610,3 +612,21 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
     )
     text = text.replace(v0, "V0-HASH").replace(v2, "V2-HASH")  # git's hashes hold its user's name
     assert_golden("report.md", text + render.nothing_judged("no results tonight"))
+
+
+def test_the_asv_find_command_is_given_only_for_a_change_over_several_commits_after_a_known_good_one():
+    site, no_site = (types.SimpleNamespace(config=config, machine="m") for config in (Path("asv.conf.json"), None))
+
+    def change(single_commit, good):
+        return Change("bench_a.B.time_c", "", "", 1.0, 2.0, good, "bad", single_commit, "seconds")
+
+    assert find_command(site, change(False, "good")).endswith(r"good..bad '^bench_a\.B\.time_c$'")
+    assert find_command(site, change(True, "good")) is find_command(site, change(False, "")) is None
+    assert find_command(no_site, change(False, "good")) is None
+
+
+def test_a_verdict_gives_a_change_s_cause_in_plain_words_where_it_was_explained():
+    explained = Change("bench_a.B.time_c", "", "", 1.0, 2.0, "good", "bad", True, "seconds")
+    assert verdicts.change_data(explained)["cause"] is None
+    explained.explanation = types.SimpleNamespace(sentence=lambda: "f: 1 → 2 calls per update")
+    assert verdicts.change_data(explained)["cause"] == "f: 1 → 2 calls per update"
