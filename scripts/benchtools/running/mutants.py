@@ -46,7 +46,7 @@ def stage() -> None:
     made_by_mutmut = {"tests", "benchmarks", "pyproject.toml"}  # copied into STAGE/mutants, mutated or not
     for folder, names in ((STAGE, {*links, "benchtools"}), (STAGE / "mutants", set(links) - made_by_mutmut)):
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / ".git").unlink(missing_ok=True)  # an earlier stage's link to the project's
+        (folder / ".git").unlink(missing_ok=True)  # made anew: an earlier stage linked the project's
         (folder / ".git").symlink_to(NO_REPOSITORY)
         for name in names - {path.name for path in folder.iterdir()}:
             (folder / name).symlink_to(links.get(name, ROOT / "scripts" / "benchtools"))
