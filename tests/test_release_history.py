@@ -224,6 +224,7 @@ def three(index):
 def test_builds_one_commit_per_release_in_upload_order(three, tmp_path):
     result = release_history(three, tmp_path)
     assert result.returncode == 0, result.stderr
+    assert "3 releases, 1.0.0 to 2.0.0, 0 already present, 3 added: 1.0.0 2.0.0 1.1.0\n" in result.stderr
     repo = tmp_path / "repo"
     log = git(repo, "log", "--reverse", "--format=%H|%at|%ct|%an <%ae>|%cn <%ce>|%s").splitlines()
     assert len(log) == 3
@@ -318,7 +319,7 @@ def test_rerun_with_nothing_new_changes_nothing(three, tmp_path):
     before, downloads = snapshot(repo), three.file_requests()
     result = release_history(three, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "3 already present" in result.stderr and "removing" not in result.stderr
+    assert "3 releases, 1.0.0 to 2.0.0, 3 already present\n" in result.stderr and "removing" not in result.stderr
     assert snapshot(repo) == before
     assert three.file_requests() == downloads == 3
     assert three.requests["/pypi/pkg/json"] == 2
@@ -452,7 +453,7 @@ def test_a_changed_digest_of_a_built_release_is_refused(three, tmp_path):
     three.releases["1.1.0"][0]["digests"]["sha256"] = "f" * 64
     result = release_history(three, tmp_path)
     assert result.returncode == 2
-    assert "1.1.0" in result.stderr and "f" * 64 in result.stderr
+    assert f"{three.url}/pkg/json now publishes sha256 {'f' * 64} for 1.1.0" in result.stderr
     assert snapshot(repo) == before
 
 
@@ -461,6 +462,30 @@ def test_an_index_named_with_a_trailing_slash_is_the_same_index(three, tmp_path)
     arguments[arguments.index("--index") + 1] += "/"
     result = helpers.command("release-history", *arguments)
     assert (result.returncode, result.stdout.split()) == (0, ["v1.0.0", "v2.0.0", "v1.1.0"])
+
+
+def test_the_index_loses_only_its_trailing_slashes(tmp_path, monkeypatch):
+    asked = []
+    monkeypatch.setattr(history_module, "fetch", lambda url, as_json: asked.append(url) or {})
+    options = history_module.Options(package="pkg", index="https://i.example/simpleX//", cache=tmp_path)
+    with pytest.raises(history_module.Failed, match="unexpected metadata from https://i.example/simpleX/pkg/json"):
+        history_module.build(options)
+    assert asked == ["https://i.example/simpleX/pkg/json"]
+
+
+def test_an_answer_that_is_not_json_fails_naming_the_address(index):
+    index.files["page.html"] = b"<html>a proxy's page</html>"
+    with pytest.raises(history_module.Failed, match=f"^{index.base}/files/page.html did not return JSON: "):
+        history_module.fetch(f"{index.base}/files/page.html", as_json=True)
+
+
+def test_an_index_that_stops_answering_fails_after_the_timeout(index, monkeypatch):
+    index.files["slow.tar.gz"] = b"x" * 1000
+    index.stalled.add("slow.tar.gz")
+    monkeypatch.setattr(history_module, "TIMEOUT", 0.5)
+    monkeypatch.setattr(history_module.util, "RETRY", 0)
+    with pytest.raises(history_module.Failed, match=f"^cannot fetch {index.base}/files/slow.tar.gz: .*timed out"):
+        history_module.fetch(f"{index.base}/files/slow.tar.gz")
 
 
 def test_metadata_without_a_field_it_needs_fails_naming_the_index_and_the_field(three, tmp_path):
@@ -930,8 +955,9 @@ def test_requires_python_missing_or_invalid_admits():
     assert not requiring(">=3.12").admits((3, 11))
 
 
-def test_a_build_waits_for_the_sdist_cache_saying_who_holds_it(three, tmp_path):
-    cache_lock = lock.beside(tmp_path / "cache")
+@pytest.mark.parametrize(("locked", "holder"), [("cache", "using the sdist cache"), ("repo", "building")])
+def test_a_build_waits_for_the_sdist_cache_or_its_repository_saying_who_holds_it(three, tmp_path, locked, holder):
+    cache_lock = lock.beside(tmp_path / locked)
     cache_lock.parent.mkdir(parents=True, exist_ok=True)
     results = []
     with open(cache_lock, "a") as held:
@@ -945,9 +971,7 @@ def test_a_build_waits_for_the_sdist_cache_saying_who_holds_it(three, tmp_path):
         fcntl.flock(held, fcntl.LOCK_UN)
         build.join(timeout=120)
     assert results[0].returncode == 0, results[0].stderr
-    assert f"waiting for another scripts/release-history using the sdist cache {tmp_path / 'cache'}\n" in (
-        results[0].stderr
-    )
+    assert f"waiting for another scripts/release-history {holder} {tmp_path / locked}\n" in results[0].stderr
 
 
 def test_concurrent_builds_into_one_cache_wait_and_all_succeed(three, tmp_path):
@@ -1062,6 +1086,7 @@ def test_the_history_is_every_final_sdist_within_the_bounds_by_upload_and_the_py
 
     metadata = {
         "releases": {
+            "legacy": [sdist("p-legacy.tar.gz", "2024-01-01T00:00:00")],  # first: the versions after it are read too
             "0.9": [sdist("p-0.9.tar.gz", "2024-01-01T00:00:00")],  # below --since
             "1.0": [sdist("p-1.0.zip", "2024-01-02T00:00:00"), sdist("p-1.0.tar.gz", "2024-01-02T00:00:00")],
             "1.1": [sdist("p-1.1.tar.gz", "2024-01-01T00:00:00+00:00", requires_python=">=3.12")],
@@ -1070,26 +1095,25 @@ def test_the_history_is_every_final_sdist_within_the_bounds_by_upload_and_the_py
             "1.4": [{**sdist("p-1.4-py3-none-any.whl", "2024-01-06T00:00:00"), "packagetype": "bdist_wheel"}],
             "1.5rc1": [sdist("p-1.5rc1.tar.gz", "2024-01-07T00:00:00")],
             "1.0.5": [sdist("p-1.0.5.tar.gz", "2024-01-08T00:00:00", requires_python="<3")],
-            "2.0": [sdist("p-2.0.tar.gz", "2024-01-02T00:00:00")],
+            "2.0": [sdist("p-2.0.tar.gz", "2024-01-02T01:00:00+02:00")],  # an hour before 1.0's, in UTC
             "2.1": [sdist("p-2.1.tar.gz", "2024-01-09T00:00:00")],  # above --until
-            "legacy": [sdist("p-legacy.tar.gz", "2024-01-01T00:00:00")],
         }
     }
     since, until = Version("1.0"), Version("2.0")
-    history, left_out = history_module.release_history(metadata, since, until, (3, 11), "https://i.example/p/json")
+    history, left_out = history_module.release_history(metadata, since, until, (3, 11), base="https://i.example/p/json")
     assert [(str(r.version), r.filename, r.url, r.uploaded.isoformat()) for r in history] == [
+        ("2.0", "p-2.0.tar.gz", "https://i.example/p/files/p-2.0.tar.gz", "2024-01-02T01:00:00+02:00"),
         ("1.0", "p-1.0.tar.gz", "https://i.example/p/files/p-1.0.tar.gz", "2024-01-02T00:00:00+00:00"),
-        ("2.0", "p-2.0.tar.gz", "https://i.example/p/files/p-2.0.tar.gz", "2024-01-02T00:00:00+00:00"),
         ("1.2", "p-1.2.zip", "https://i.example/p/files/p-1.2.zip", "2024-01-04T00:00:00+00:00"),
     ]
-    assert [r.sha256 for r in history] == ["p-1.0.tar.gz", "p-2.0.tar.gz", "p-1.2.zip"]
+    assert [r.sha256 for r in history] == ["p-2.0.tar.gz", "p-1.0.tar.gz", "p-1.2.zip"]
     assert left_out == [Version("1.0.5"), Version("1.1")]
-    every, none_left_out = history_module.release_history(metadata, None, None)
+    every, none_left_out = history_module.release_history(metadata, None, None, base="https://i.example/p/json")
     assert [str(r.version) for r in every] == [
         "0.9",
         "1.1",
-        "1.0",
         "2.0",
+        "1.0",
         "1.2",
         "1.0.5",
         "2.1",

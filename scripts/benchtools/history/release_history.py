@@ -111,7 +111,7 @@ def fetch(url, as_json=False):
         raise Failed(f"cannot fetch {url}: {e}") from None
 
 
-def release_history(metadata, since, until, python=None, base=""):
+def release_history(metadata, since, until, python=None, *, base):
     """Every final, non-yanked sdist release in [since, until] that admits python, by upload; the versions left out."""
     history, unsupported = [], []
     for key, files in metadata["releases"].items():
