@@ -403,6 +403,7 @@ def test_a_floor_under_one_percent_shows_its_figure_not_a_rounded_one():
     assert text(metrics.COST, 0.0064) == "+0.64% (floor)"
     assert text(metrics.INSTRUCTIONS, 0.005) == "+0.5% (floor)"
     assert text(metrics.COST, 0.01) == "+1% (floor)"
+    assert text(metrics.TIME, 0.034) == "+3%"  # from 1% on, a whole percent
     assert text(metrics.TIME, 0.05) == "+5%"
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import metrics
+from benchtools.errors import BadInput
 from benchtools.judging import confirm, explain, finding, pairs, recheck, render, steps, verdicts
 from benchtools.judging.changes import Change
 from benchtools.judging.finding import FailedCommit, Unjudged
@@ -521,11 +522,77 @@ def test_another_machines_steps_do_not_count(tmp_path):
         (tmp_path / "html" / graph).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(tmp_path / "html" / entry[1], tmp_path / "html" / graph)
         elsewhere.append([entry[0], graph, {**entry[2], "machine": "elsewhere"}, *entry[3:]])
-    data["regressions"] += elsewhere
+    data["regressions"] = elsewhere + data["regressions"]  # first: the judged machine's steps are read after them
     path.write_text(json.dumps(data))
     result = gate(config)
     assert result.returncode == 1, result.stdout + result.stderr
     assert len(rows_of(result.stdout)) == 1, result.stdout
+
+
+def steps_site(tmp_path, regressions, series):
+    """A site's steps as step_changes reads them: regressions.json, and each graph's (revision, value) points."""
+    (tmp_path / "regressions.json").write_text(json.dumps({"regressions": regressions}))
+    commits = {rev: f"commit{rev}" for rev in range(8)}
+    units = {"bench_x.Cost.track": "weighted"}
+    return types.SimpleNamespace(
+        html=tmp_path, machine="m", hash_of_revision=commits, units=units, series=lambda graph, _: series[graph]
+    )
+
+
+def test_asv_s_jumps_become_changes_between_the_sides_measured_and_from_the_first_commit_benchmarked(tmp_path):
+    """Another machine's steps (listed first) are left out; a step over failed commits names those between its sides
+    alone; a jump asv gives no revision before starts at the last one measured, or, with none, is the first commit's."""
+    x, y, z = (
+        "graphs/machine-m/bench_x.Cost.track.json",
+        "graphs/machine-m/python-3.12/y.json",
+        "graphs/machine-m/z.json",
+    )
+    series = {
+        x: [(0, 10.0), (1, None), (2, 10.0), (3, None), (4, None), (5, 12.0), (6, 12.0)],
+        y: [(1, 5.0), (2, None), (3, 6.0), (4, 6.0)],
+        z: [(2, 9.1), (3, 9.0), (4, 9.2), (5, 9.0)],  # one piece: its level, 9.05, is no point's value
+    }
+    regressions = [
+        [
+            "bench_x.Cost.track(4)",
+            x.replace("machine-m", "machine-n"),
+            {"machine": "n"},
+            0,
+            1.0,
+            1.0,
+            [[6, 7, 1.0, 2.0]],
+        ],
+        ["bench_x.Cost.track(4)", x, {}, 0, 12.5, 12.0, [[2, 5, 10.0, 12.0]]],
+        ["bench_y.Other.track", y, {"python": "3.12"}, None, 6.0, 6.0, [[None, 3, 5.0, 6.0]]],
+        ["bench_z.New.track", z, {}, None, 9.0, 9.0, [[None, 2, 8.0, 9.1]]],
+    ]
+    found = finding.step_changes(steps_site(tmp_path, regressions, series))
+    fields = ("benchmark", "params", "env", "before", "after", "good", "bad", "single_commit", "unit", "latest")
+    assert [tuple(getattr(change, name) for name in fields) for change in found] == [
+        ("bench_x.Cost.track", "4", "—", 10.0, 12.0, "commit2", "commit5", False, "weighted", 12.5),
+        ("bench_y.Other.track", "", "Python 3.12", 5.0, 6.0, "commit1", "commit3", True, "", 6.0),
+        ("bench_z.New.track", "", "—", 8.0, 9.05, "", "commit2", True, "", 9.0),
+    ]
+    assert [change.unmeasured for change in found] == [["commit3", "commit4"], ["commit2"], []]
+    assert [change.graph for change in found] == [(x, 0, 2, 5), (y, None, 1, 3), (z, None, None, 2)]
+    assert [change.env_params for change in found] == [
+        {"machine": "m"},
+        {"machine": "m", "python": "3.12"},
+        {"machine": "m"},
+    ]
+
+
+def test_a_step_that_cannot_be_judged_names_the_file_and_its_entry_cut_at_80_characters(tmp_path):
+    name = "bench_x.Cost.track(" + "p" * 100 + ")"
+    regressions = [[name, "graphs/g.json", {}, 0, 1.0, 1.0, [[0, 1, math.nan, 1.0]]]]
+    site = steps_site(tmp_path, regressions, {"graphs/g.json": [(0, 1.0), (1, 1.0)]})
+    with pytest.raises(
+        BadInput, match=rf"regressions.json: {re.escape(name[:80])} steps from nan to 1.0 at revision 1,"
+    ):
+        finding.step_changes(site)
+    (tmp_path / "regressions.json").write_text(json.dumps({"regressions": "x"}))
+    with pytest.raises(BadInput, match=r"^asv regressions file has the wrong shape: "):
+        finding.step_changes(site)
 
 
 def test_an_instruction_step_is_placed_within_its_own_operation_s_spread_not_the_widest(tmp_path):
@@ -599,7 +666,7 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
         counted=[cost, change(EQUATIONS, "'jit'", 0.0, 1.0, good="", explanation=cost.explanation)],
         improved=[improved],
         confirmations=[faster],
-        not_alerting=[change(NOT_ALERTING_RATIO, "'jit'", 1.0, 1.5), change(ABSOLUTE, "'jit'", 1e-3, 2e-3, "seconds")],
+        not_alerting=[change(NOT_ALERTING_RATIO, "'jit'", 1.0, 1.5), change(ABSOLUTE, "", 1e-3, 2e-3, "seconds")],
         overruled=[(rise, recheck.Recount(1.0e6, 1.001e6, {"python": "3.11.7"})), (rise, faster)],
         unjudged=[Unjudged(TIMING, "'eager'", ENV, "new")],
         failed=[FailedCommit(v1, ENV, (COST,))],
