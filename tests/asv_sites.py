@@ -5,12 +5,17 @@ regression gate and the browser must find is known.  Beside it: a verdict
 document of the gate's full shape, and the confirm step's two sides faked.
 """
 
+import datetime
+import hashlib
 import json
 import math
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import asv
 from asv import results, runner
 
 from benchmarks import metrics
@@ -76,6 +81,7 @@ def make_site(
     devices=(),
     runners=(),
     statistics=("median",),
+    first_day=1,
 ) -> Path:
     """A history of len(series[...]) tagged commits with these values, published; returns the config.
 
@@ -83,7 +89,8 @@ def make_site(
     one per parameter; commits in ``skip_results`` get no results; with
     ``devices``, commit i's result was measured on ``devices[i]``, and with
     ``runners`` timed by ``runners[i]`` (asvtools/device.py's params); the answer's ``statistics`` (the second
-    dimension of its × and µs): its median alone, or with its interval's ends for a page that draws it.
+    dimension of its × and µs): its median alone, or with its interval's ends for a page that draws it. Commit i
+    is dated January ``first_day + i``, 2026: the same series on another day makes other commits.
     """
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -93,18 +100,13 @@ def make_site(
     for i in range(n_commits):
         (repo / "file.txt").write_text(str(i))
         git(repo, "add", "file.txt")
-        git(
-            repo,
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            f"commit {i}",
-            "--date",
-            f"2026-01-{i + 1:02d}T00:00:00",
-        )
+        # Both dates fixed: the same series makes the same commits, and so a site that SITES may hold.
+        dated = {
+            **os.environ,
+            "GIT_AUTHOR_DATE": f"2026-01-{i + first_day:02d}T00:00:00",
+            "GIT_COMMITTER_DATE": "2026-02-01T00:00:00",
+        }
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"commit {i}", env=dated)
         git(repo, "tag", f"v{i}")
         hashes.append(git(repo, "rev-parse", "HEAD"))
 
@@ -153,6 +155,7 @@ def make_site(
                     stderr="",
                     profile=None,
                 ),
+                started_at=datetime.datetime.fromtimestamp(1_767_225_600 + i * 86_400, datetime.UTC),
             )
         result.save(str(results_dir))
 
@@ -177,13 +180,42 @@ def make_site(
     return config
 
 
+# Sites asv published, by what it read: publishing is most of a site test's time, and a mutation run repeats each.
+SITES = ROOT / ".cache" / "asv-sites"
+
+
 def publish(config: Path) -> None:
     """``asv publish --config CONFIG`` as its own process: asv's step detection forks a multiprocessing pool,
-    and a pytest-xdist worker may have imported JAX, whose threads make a fork in this process unsafe."""
+    and a pytest-xdist worker may have imported JAX, whose threads make a fork in this process unsafe. A site
+    that asv published before from the same results, configuration and commits is copied from SITES instead."""
+    conf = json.loads(config.read_text())
+    html, cached = Path(conf["html_dir"]), SITES / site_key(conf)
+    shutil.rmtree(html, ignore_errors=True)
+    if cached.is_dir():
+        shutil.copytree(cached, html)
+        return
     published = subprocess.run(
         [sys.executable, "-m", "asv", "publish", "--config", str(config)], capture_output=True, text=True
     )
     assert published.returncode == 0, published.stdout + published.stderr
+    staged = SITES / f".{cached.name}.{os.getpid()}"
+    shutil.copytree(html, staged)
+    try:
+        staged.rename(cached)
+    except OSError:  # another test process placed the same site first
+        shutil.rmtree(staged)
+
+
+def site_key(conf: dict) -> str:
+    """What asv publish reads: its version, the configuration but its paths, every results file, the commits."""
+    digest = hashlib.sha256(asv.__version__.encode())
+    digest.update(json.dumps({k: v for k, v in conf.items() if k not in ("repo", "results_dir", "html_dir")}).encode())
+    results_dir = Path(conf["results_dir"])
+    for path in sorted(p for p in results_dir.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(results_dir)).encode() + b"\0" + path.read_bytes())
+    for listing in (["for-each-ref"], ["log", "--all", "--format=%H %P %at %ct %s"]):
+        digest.update(git(conf["repo"], *listing).encode())
+    return digest.hexdigest()
 
 
 def judged_document(**changed) -> dict:

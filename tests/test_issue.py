@@ -75,11 +75,11 @@ class Night:
         return json.loads(self.verdict.read_text())
 
 
-def judged_night(tmp_path, monkeypatch, capsys, series, slowdown=1.0, name="night") -> Night:
+def judged_night(tmp_path, monkeypatch, capsys, series, slowdown=1.0, name="night", first_day=1) -> Night:
     """The gate with its confirm step (a fake measurement: ``slowdown`` for the after commit) over v0 → v1."""
     folder = tmp_path / name
     folder.mkdir()
-    config = make_site(folder, series)
+    config = make_site(folder, series, first_day=first_day)
     fake_sides(monkeypatch, {TIMING: slowdown}, [])
     night = Night(folder, 0)
     night.code = cli.run(
@@ -133,8 +133,9 @@ def test_an_exact_regression_opens_the_issue_then_updates_it_in_place(gh, tmp_pa
     assert "left alone" in unchanged.stdout
     assert not any(call["method"] == "PATCH" for call in gh.state()["calls"])
 
+    # The same step at other commits is other news: a regression is its benchmark, params, environment and commits.
     worse = judged_night(
-        tmp_path, monkeypatch, capsys, {COST: [[100, 400], [100, 480]], COUNT: FLAT_COUNT}, name="worse"
+        tmp_path, monkeypatch, capsys, {COST: [[100, 400], [100, 480]], COUNT: FLAT_COUNT}, name="worse", first_day=5
     )
     assert gh.run(worse).returncode == 0
     issues = gh.state()["issues"]
