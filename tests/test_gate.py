@@ -416,12 +416,14 @@ def test_the_night_after_filter_jit_joined_the_wrappings_still_judges_the_others
         ([[100, 100], [100, 100], [100, 160], [100, 160], [100, 160]], (), "v1", "v2", []),
         # A failed commit between: the step lands on the first commit at the new level, naming it.
         ([[100, 100], [100, 100], [100, None], [100, 160], [100, 160]], (), "v1", "v3", ["v2"]),
+        # A skipped benchmark (asv's NaN) between is passed over in the same way.
+        ([[100, 100], [100, 100], [100, math.nan], [100, 160], [100, 160]], (), "v1", "v3", ["v2"]),
         # A commit with no results at all (not built) is passed over in the same way.
         ([[100, 100], [100, 100], [100, 100], [100, 160], [100, 160]], (2,), "v1", "v3", ["v2"]),
         # Through a third level: no single commit made it, and the span stays.
         ([[100, 100], [100, 130], [100, 100], [100, 160], [100, 160]], (), "v0", "v4", []),
     ],
-    ids=["step", "failed-between", "no-results-between", "third-level"],
+    ids=["step", "failed-between", "skipped-between", "no-results-between", "third-level"],
 )
 def test_a_night_s_exact_change_is_placed_at_the_commit_that_made_it(tmp_path, costs, skipped, good, bad, between):
     config = make_site(tmp_path, {COST: costs, COUNT: FLAT_COUNT[:5]}, skip_results=skipped)
