@@ -676,11 +676,24 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
         not_improved=[(change(INSTRUCTIONS, "'access'", 2e6, 1e6, "instructions"), recheck.Recount(1e6, 1e6, None))],
     )
     unconfirmed = dataclasses.replace(verdict, confirmations=None, counted=[], overruled=[], not_improved=[])
+    documents = [verdicts.data(night) for night in (verdict, unconfirmed)]
+    assert [(d["summary"], d["machine"]) for d in documents] == [
+        ("2 regression(s) count", MACHINE),
+        ("no regression counts", MACHINE),
+    ]
     text = (
         "".join(map(render.markdown, [verdict, unconfirmed])).replace(str(tmp_path), "TMP").replace(str(VENV), "VENV")
     )
     text = text.replace(v0, "V0-HASH").replace(v2, "V2-HASH")  # git's hashes hold its user's name
     assert_golden("report.md", text + render.nothing_judged("no results tonight"))
+
+
+def test_a_change_from_zero_shows_its_newest_value_alone_and_its_diagnostics_from_zero_as_infinite():
+    source = types.SimpleNamespace(label=str.upper, thresholds=lambda change: 0.05)
+    change = Change(COST, "4", "—", 0.0, 10.0, "a", "d", False, "weighted", latest=12.0, diagnostics=[(COUNT, 0, 7)])
+    change.unmeasured = ["b", "c"]
+    [row] = rows_of(render.changes_table(source, [change], newest=True))
+    assert row.endswith("| A..D (B, C between: no value) | 12 weighted | PythonCalls 0 → 7 (+inf%) |"), row
 
 
 def test_the_asv_find_command_is_given_only_for_a_change_over_several_commits_after_a_known_good_one():
