@@ -442,6 +442,24 @@ def test_a_night_s_exact_change_is_placed_at_the_commit_that_made_it(tmp_path, c
     assert f"| {where} |" in row, row
 
 
+def test_exact_changes_are_each_narrowed_within_their_own_span(monkeypatch):
+    """A row left as it is (not exact, or from the first commit benchmarked) does not stop the rows after it, and the
+    levels outside a change's own span, before its good commit or after its bad one, are not read."""
+    commits = {rev: f"c{rev}" for rev in range(7)}
+    source = types.SimpleNamespace(hash_of_revision=commits, revision_of_hash={c: r for r, c in commits.items()})
+    costs = [130, 100, 100, 160, 160, 190, 190]
+    monkeypatch.setattr(finding, "value_at", lambda _, commit, change: costs[int(commit[1:])])
+    ratio = Change(TIMING, "'jit'", ENV, 1.0, 2.0, "c1", "c4", False, "ratio")
+    first = Change(COST, "4", ENV, 100, 160, "", "c4", False, "weighted")
+    exact = Change(COST, "4", ENV, 100, 160, "c1", "c4", False, "weighted")
+    finding.place_exact_steps(source, [ratio, first, exact])
+    assert [(c.good, c.bad, c.single_commit) for c in (ratio, first, exact)] == [
+        ("c1", "c4", False),
+        ("", "c4", False),
+        ("c2", "c3", True),
+    ]
+
+
 def test_a_comparison_that_compares_nothing_is_bad_input_not_a_pass(tmp_path):
     config = make_site(tmp_path, {COST: [[100, 100], [100, 100]], COUNT: FLAT_COUNT[:2]})
     for name in (COST, COUNT):
