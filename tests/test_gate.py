@@ -444,19 +444,22 @@ def test_a_night_s_exact_change_is_placed_at_the_commit_that_made_it(tmp_path, c
 
 def test_exact_changes_are_each_narrowed_within_their_own_span(monkeypatch):
     """A row left as it is (not exact, or from the first commit benchmarked) does not stop the rows after it, and the
-    levels outside a change's own span, before its good commit or after its bad one, are not read."""
+    levels outside a change's own span, before its good commit or after its bad one, are not read. A cost repeats to
+    the last digit: 1% off its level is a third level, not the instruction counts' spread."""
     commits = {rev: f"c{rev}" for rev in range(7)}
     source = types.SimpleNamespace(hash_of_revision=commits, revision_of_hash={c: r for r, c in commits.items()})
-    costs = [130, 100, 100, 160, 160, 190, 190]
-    monkeypatch.setattr(finding, "value_at", lambda _, commit, change: costs[int(commit[1:])])
+    costs = {"4": [130, 100, 100, 160, 160, 190, 190], "1": [100, 100, 101, 160, 160, 160, 160]}
+    monkeypatch.setattr(finding, "value_at", lambda _, commit, change: costs[change.params][int(commit[1:])])
     ratio = Change(TIMING, "'jit'", ENV, 1.0, 2.0, "c1", "c4", False, "ratio")
     first = Change(COST, "4", ENV, 100, 160, "", "c4", False, "weighted")
     exact = Change(COST, "4", ENV, 100, 160, "c1", "c4", False, "weighted")
-    finding.place_exact_steps(source, [ratio, first, exact])
-    assert [(c.good, c.bad, c.single_commit) for c in (ratio, first, exact)] == [
+    near = Change(COST, "1", ENV, 100, 160, "c1", "c4", False, "weighted")
+    finding.place_exact_steps(source, [ratio, first, exact, near])
+    assert [(c.good, c.bad, c.single_commit) for c in (ratio, first, exact, near)] == [
         ("c1", "c4", False),
         ("", "c4", False),
         ("c2", "c3", True),
+        ("c1", "c4", False),
     ]
 
 
