@@ -245,6 +245,8 @@ def test_compare_two_tags(tmp_path):
     assert "| 'scan' |" in result.stdout
     assert "| 0.002 ratio | 0.004 ratio | +100.0% | +50% | v0..v5 | — |" in result.stdout
     assert "asv find" in result.stdout
+    # Two commits compared have no levels around a step: the report does not speak of them.
+    assert "a cost that went down never counts. \n" in result.stdout and "levels just before" not in result.stdout
     assert kinds(gate(config, "--compare", "v4", "v5").stdout) == ["ratio"]
     assert gate(config, "--compare", "v0", "v4").returncode == 0
 
