@@ -133,6 +133,16 @@ def test_not_alerting_leads_with_what_could_decide_and_folds_the_single_runs_abs
     assert "Not findings: an absolute time of one run is a single draw" in folded
 
 
+def test_absolute_times_alone_beyond_their_threshold_leave_no_ratio_to_show(tmp_path):
+    config = make_site(tmp_path, {ABSOLUTE: FLAT_TIMING[:3] + [[1.60e-3, 2.00e-3]] * 3, COST: FLAT_COST})
+    result = gate(config)
+    _, _, section = result.stdout.partition("## Beyond their threshold, not alerting")
+    assert (result.returncode, section.split("<details>")[0].strip().splitlines()[-1]) == (
+        0,
+        "No ratio beyond its threshold.",
+    ), result.stdout
+
+
 def test_a_step_is_its_own_size_and_what_is_left_of_it_is_shown_apart(tmp_path):
     # +60% at v2, partly undone at v4: asv's jump says 10,000 -> best after 12,000 (+20%).
     cost = [[3000, 10000]] * 2 + [[3000, 16000]] * 2 + [[3000, 12000]] * 2
