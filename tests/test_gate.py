@@ -257,7 +257,8 @@ def test_compare_two_tags(tmp_path):
     assert "asv find" in result.stdout
     # Two commits compared have no levels around a step: the report does not speak of them.
     assert "a cost that went down never counts. \n" in result.stdout and "levels just before" not in result.stdout
-    assert kinds(gate(config, "--compare", "v4", "v5").stdout) == ["ratio"]
+    adjacent = gate(config, "--compare", "v4", "v5").stdout
+    assert kinds(adjacent) == ["ratio"] and "| v5 |" in adjacent and "v4..v5" not in adjacent  # one commit made it
     assert gate(config, "--compare", "v0", "v4").returncode == 0
 
 
