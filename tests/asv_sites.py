@@ -132,6 +132,7 @@ def make_site(
     for i, commit in enumerate(hashes):
         if i in skip_results:
             continue
+        measured_at = datetime.datetime.fromtimestamp(1_767_225_600 + i * 86_400, datetime.UTC)  # day i of 2026
         measured_on = ({device.DEVICE: devices[i]} if devices else {}) | (
             {device.RUNNER: runners[i]} if runners else {}
         )
@@ -139,7 +140,7 @@ def make_site(
             {"machine": MACHINE, "python": "3.11", "jax": "0.4.33", **measured_on},
             {"jax": "0.4.33"},
             commit,
-            1_767_225_600_000 + i * 86_400_000,
+            round(measured_at.timestamp() * 1000),
             "3.11",
             ENV,
             {},
@@ -155,7 +156,7 @@ def make_site(
                     stderr="",
                     profile=None,
                 ),
-                started_at=datetime.datetime.fromtimestamp(1_767_225_600 + i * 86_400, datetime.UTC),
+                started_at=measured_at,
             )
         result.save(str(results_dir))
 
