@@ -98,7 +98,7 @@ def matched(before: dict, after: dict) -> tuple[dict, list[tuple]]:
 def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[list[Change], list[Unjudged]]:
     """Every benchmark and params that both commits measured, matched by name; and what could not be compared."""
     good, bad = source.resolve(before_name), source.resolve(after_name)
-    single_commit = source.revision_of_hash.get(bad, -1) - source.revision_of_hash.get(good, -2) == 1
+    single_commit = source.revision_of_hash[bad] - source.revision_of_hash[good] == 1  # resolve gives listed commits
 
     def by_environment(commit: str) -> dict:
         # The same Python measures a CPU or a GPU, and asv_runner 0.3 changed what a sample is.
