@@ -71,7 +71,7 @@ INSTRUCTIONS_FLOOR = SPREAD_MARGIN * INSTRUCTIONS_SPREAD
 
 def instruction_spread(operation: str, twin: str) -> float:
     """How far fresh processes of identical code counted ``operation``'s ``twin`` apart; the widest where not measured.
-    An operation's own: one noisy operation (dispatch alone(jit), 3.4%) must not blur the others' steps."""
+    An operation's own: one noisy operation (dispatch alone(jit), the widest) must not blur the others' steps."""
     return INSTRUCTIONS_SPREADS.get((operation, twin), INSTRUCTIONS_SPREAD)
 
 

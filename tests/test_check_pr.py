@@ -418,7 +418,7 @@ def test_a_head_whose_benchmarks_crash_fails_the_check_and_says_so_beyond_its_fi
     assert both.broken() == [] and not both.regression
 
 
-@pytest.mark.parametrize(("operation", "spread"), [("flatten", "0.4%"), ("dispatch alone(jit)", "3.4%"), ("x", "3.4%")])
+@pytest.mark.parametrize(("operation", "spread"), [("flatten", "0.4%"), ("dispatch alone(jit)", "3.6%"), ("x", "3.6%")])
 def test_how_sure_says_what_was_measured_of_an_instruction_count(operation, spread):
     """An instruction count is not the same every run (issue 37, item 15): fresh processes of identical code
     differ up to the measured spread of its operation, which its floor was made of, and "how sure" quotes that one

@@ -632,7 +632,7 @@ def test_a_step_that_cannot_be_judged_names_the_file_and_its_entry_cut_at_80_cha
 
 
 def test_an_instruction_step_is_placed_within_its_own_operation_s_spread_not_the_widest(tmp_path):
-    """construct(default) counts apart by under 1% between fresh processes, dispatch alone(jit) by 3.4%: a commit
+    """construct(default) counts apart by under 1% between fresh processes, dispatch alone(jit) by 3.6%: a commit
     between at +2% of construct's count is a third level, so the step keeps its span, where the widest spread
     would have read it as the old level and placed the step at the next commit."""
     own = metrics.instruction_spread("construct(default)", "module")
