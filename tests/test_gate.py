@@ -21,7 +21,7 @@ from benchtools.errors import BadInput
 from benchtools.judging import confirm, explain, finding, pairs, recheck, render, steps, verdicts
 from benchtools.judging.changes import Change
 from benchtools.judging.finding import FailedCommit, Unjudged
-from benchtools.judging.gate import Verdict, find_command
+from benchtools.judging.gate import Verdict, find_command, judge
 from benchtools.judging.sources import Source
 from benchtools.project import VENV
 from tests.asv_sites import (
@@ -499,7 +499,16 @@ def test_a_site_with_no_commit_is_bad_input(tmp_path):
     index = tmp_path / "html" / "index.json"
     index.write_text(json.dumps({**json.loads(index.read_text()), "revision_to_hash": {}, "tags": {}}))
     result = gate(config)
-    assert result.returncode == 2 and "lists no commit" in result.stderr and "index.json" in result.stderr
+    assert result.returncode == 2 and f"asv site index {index} lists no commit: nothing to judge" in result.stderr
+
+
+def test_a_comparison_is_named_as_asked_and_lists_what_failed_at_its_two_commits(tmp_path):
+    config = make_site(tmp_path, {COST: [[100, 100], [None, None], [None, None]], COUNT: FLAT_COUNT[:3]})
+    v0, v2 = commit(config, "v0"), commit(config, "v2")
+    verdict = judge(Source(config=config, machine=MACHINE), ("v0", v2[:10]), confirm=False)
+    assert verdict.mode == f"v0 → {v2[:10]}"
+    assert {(c.benchmark, c.good, c.bad, c.single_commit) for c in verdict.changes} == {(COUNT, v0, v2, False)}
+    assert [(failed.commit, failed.benchmarks) for failed in verdict.failed] == [(v2, (COST,))]  # v1's is not judged
 
 
 @pytest.mark.parametrize("value", ["NaN", "Infinity"])

@@ -53,8 +53,9 @@ def judge(
     if not source.hash_of_revision:
         raise BadInput(f"asv site index {source.html / 'index.json'} lists no commit: nothing to judge")
     if compare:
-        changes, unjudged = finding.compare_changes(source, *compare)
-        mode, judged_commits = f"{compare[0]} → {compare[1]}", [changes[0].good, changes[0].bad]
+        judged_commits = [source.resolve(name) for name in compare]
+        changes, unjudged = finding.compare_changes(source, *judged_commits)
+        mode = f"{compare[0]} → {compare[1]}"
     else:
         changes, unjudged = finding.step_changes(source), []
         mode, judged_commits = finding.STEP_MODE, source.run_commits
