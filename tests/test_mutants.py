@@ -36,7 +36,9 @@ def test_a_module_is_named_by_its_path_and_one_outside_the_list_is_refused(capsy
     assert refused.value.code == 2 and "benchtools/cli.py: not among" in capsys.readouterr().err
 
 
-def test_the_stage_forgets_a_module_the_project_deleted_and_keeps_the_rest(tmp_path, monkeypatch):
+def test_the_stage_forgets_a_module_the_project_deleted_keeps_the_rest_and_takes_the_data_as_it_is_now(
+    tmp_path, monkeypatch
+):
     root, stage = tmp_path / "project", tmp_path / "project" / ".cache" / "mutants"
     for module in ("scripts/benchtools/kept.py", "benchmarks/kept.py"):
         (root / module).parent.mkdir(parents=True, exist_ok=True)
@@ -44,6 +46,10 @@ def test_the_stage_forgets_a_module_the_project_deleted_and_keeps_the_rest(tmp_p
     for copied in ("benchtools/kept.py", "benchtools/deleted.py", "benchmarks/kept.py", "benchmarks/deleted.py"):
         (stage / "mutants" / copied).parent.mkdir(parents=True, exist_ok=True)
         (stage / "mutants" / copied).write_text("")
+    (root / "benchmarks" / "spread.json").write_text("now")
+    (stage / "mutants" / "benchmarks" / "spread.json").write_text("as mutmut copied it")
+    (root / "benchmarks" / "__pycache__").mkdir()
+    (root / "benchmarks" / "__pycache__" / "kept.cpython-311.pyc").write_text("")
     subprocess.run(["git", "init", "-q", root], check=True)
     (stage / ".git").symlink_to(root / ".git")  # an earlier stage linked it
     monkeypatch.setattr(mutants, "ROOT", root)
@@ -51,6 +57,8 @@ def test_the_stage_forgets_a_module_the_project_deleted_and_keeps_the_rest(tmp_p
     mutants.stage()
     left = sorted(str(p.relative_to(stage / "mutants")) for p in (stage / "mutants").rglob("*.py"))
     assert left == ["benchmarks/kept.py", "benchtools/kept.py"]
+    assert (stage / "mutants" / "benchmarks" / "spread.json").read_text() == "now"
+    assert not (stage / "mutants" / "benchmarks" / "__pycache__").exists()  # mutmut's, or the tests', to make
     # a fresh clone has no .asv yet; asv's linked configuration resolves its environments there all the same
     assert (stage / "mutants" / ".asv").resolve() == (stage / ".asv").resolve() == root / ".asv"
     # git run where a mutant's tests stand finds no repository, neither the project's nor one above the stage, and

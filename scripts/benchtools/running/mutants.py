@@ -4,6 +4,7 @@ import collections
 import contextlib
 import json
 import os
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -50,11 +51,16 @@ def stage() -> None:
         (folder / ".git").symlink_to(NO_REPOSITORY)
         for name in names - {path.name for path in folder.iterdir()}:
             (folder / name).symlink_to(links.get(name, ROOT / "scripts" / "benchtools"))
-    # mutmut copies what it finds and never removes a copy: a module the project deleted would still be imported.
+    # mutmut copies what it finds once and never removes a copy: a module the project deleted would still be
+    # imported, and a data file it changed (benchmarks/instruction_spread.json) read as it was.
     for copied, source in (("benchtools", ROOT / "scripts" / "benchtools"), ("benchmarks", ROOT / "benchmarks")):
         for path in (STAGE / "mutants" / copied).rglob("*.py"):
             if not (source / path.relative_to(STAGE / "mutants" / copied)).exists():
                 path.unlink()
+        for path in source.rglob("*"):
+            staged = STAGE / "mutants" / copied / path.relative_to(source)
+            if path.is_file() and path.suffix not in (".py", ".pyc") and staged.parent.is_dir():
+                shutil.copyfile(path, staged)
 
 
 def run(module: str, max_children: int, names: list[str] | None = None) -> dict:
