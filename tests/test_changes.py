@@ -113,6 +113,14 @@ def test_a_source_reads_its_site_its_commits_by_tag_or_prefix_and_their_results(
     )
 
 
+def test_a_prefix_that_two_commits_share_is_ambiguous():
+    source = Source.__new__(Source)
+    source.index, source.hash_of_revision = {"tags": {}}, {0: "abc1", 1: "abc2", 2: "def3"}
+    assert source.resolve("abc1") == "abc1"
+    with pytest.raises(BadInput, match="^commit 'abc' is ambiguous$"):
+        source.resolve("abc")
+
+
 def test_a_graph_s_series_is_numbers_or_gaps_and_anything_else_is_refused_saying_where(tmp_path):
     (tmp_path / "graphs").mkdir()
     source = Source.__new__(Source)
