@@ -757,3 +757,56 @@ def test_a_verdict_gives_a_change_s_cause_in_plain_words_where_it_was_explained(
     assert verdicts.change_data(explained)["cause"] is None
     explained.explanation = types.SimpleNamespace(sentence=lambda: "f: 1 → 2 calls per update")
     assert verdicts.change_data(explained)["cause"] == "f: 1 → 2 calls per update"
+
+
+def improvements_site(tmp_path, graphs, depths=("1", "4")):
+    """tree_at's cost in each of ``graphs`` ({path: [(revision, (value at each depth))]}), as improvements reads it."""
+    for graph in graphs:
+        (tmp_path / graph).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / graph).touch()
+    return types.SimpleNamespace(
+        html=tmp_path,
+        machine="m",
+        benchmarks={COST: {"params": [list(depths)]}},
+        units={COST: "weighted"},
+        hash_of_revision={rev: f"commit{rev}" for rev in (1, 3, 4, 5, 7)},  # 2: a revision the index does not list
+        series=lambda graph, index: [(rev, values[index]) for rev, values in graphs[graph]],
+    )
+
+
+def test_a_large_fall_of_tree_at_s_cost_is_an_improvement_in_each_graph_of_the_judged_machine(tmp_path):
+    here, newer, elsewhere = (
+        f"graphs/machine-{m}/python-{p}/{COST}.json" for m, p in [("m", 3.11), ("m", 3.12), ("n", 3.11)]
+    )
+    fallen = [(1, (10, 1000)), (2, (10, 1000)), (3, (10, 800)), (4, (10, 800))]  # at depth 4; depth 1 stays
+    graphs = {
+        here: fallen,
+        newer: [(4, (10, 1000)), (5, (10, 1000)), (7, (10, 890))],  # revision 6 unmeasured
+        elsewhere: fallen,
+        f"graphs/summary/{COST}.json": fallen,
+    }
+    found = finding.improvements(improvements_site(tmp_path, graphs), [], compared=False)
+    fields = [(c.env, c.before, c.after, c.good, c.bad, c.single_commit, c.latest, c.unit, c.graph) for c in found]
+    assert fields == [
+        ("python 3.11", 1000, 800, "", "commit3", True, 800, "weighted", (here, 1, 2, 3)),
+        ("python 3.12", 1000, 890, "commit5", "commit7", False, 890, "weighted", (newer, 1, 5, 7)),
+    ]
+    assert {c.params for c in found} == {"4"} and found[1].env_params == {"machine": "m", "python": "3.12"}
+    # A fall under 10%, only at another depth, or where no graph, listing or depth is: nothing.
+    graphs[here] = graphs[newer] = [(1, (10, 1000)), (3, (10, 910))]
+    assert finding.improvements(improvements_site(tmp_path, graphs), [], compared=False) == []
+    for site in (improvements_site(tmp_path / "none", {}), improvements_site(tmp_path, {here: fallen}, ("1", "2"))):
+        assert finding.improvements(site, [], compared=False) == []
+    unlisted = improvements_site(tmp_path, {here: fallen})
+    unlisted.benchmarks = {}
+    assert finding.improvements(unlisted, [], compared=False) == []
+
+
+def test_a_comparison_s_improvements_are_tree_at_s_cost_at_the_default_depth_and_every_instruction_count():
+    def change(name, params, after):
+        return Change(name, params, "env", 1000.0, after, "a", "b", True, "")
+
+    kept = [change(COST, "4", 899.0), change(INSTRUCTIONS, "'flatten'", 900.0)]
+    left = [change(COST, "4", 901.0), change(COST, "1", 500.0), change(INSTRUCTIONS, "'flatten'", 901.0)]
+    left.append(change("bench_construct.ConstructCost.track_cost", "", 500.0))
+    assert finding.improvements(None, kept + left, compared=True) == kept

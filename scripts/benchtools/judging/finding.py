@@ -172,10 +172,10 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
         ]
     if not (listed := source.benchmarks.get(metrics.COST_TREE_AT)) or not (source.html / "graphs").is_dir():
         return []
-    combos = [", ".join(combo) for combo in itertools.product(*listed.get("params", []))]
-    if combos and depth not in combos:
+    combos = [", ".join(combo) for combo in itertools.product(*listed["params"])]  # the depth, its one param
+    if depth not in combos:
         return []
-    index = combos.index(depth) if combos else None
+    index = combos.index(depth)
     graphs = {}
     for path in sorted((source.html / "graphs").rglob(f"{metrics.COST_TREE_AT}.json")):
         graph = path.relative_to(source.html).as_posix()
