@@ -810,3 +810,36 @@ def test_a_comparison_s_improvements_are_tree_at_s_cost_at_the_default_depth_and
     left = [change(COST, "4", 901.0), change(COST, "1", 500.0), change(INSTRUCTIONS, "'flatten'", 901.0)]
     left.append(change("bench_construct.ConstructCost.track_cost", "", 500.0))
     assert finding.improvements(None, kept + left, compared=True) == kept
+
+
+def test_a_cost_change_gets_its_diagnostics_at_its_own_two_commits_from_its_graphs_or_its_comparison(tmp_path):
+    calls, bytecodes = COUNT, BYTECODES
+    folder = "graphs/machine-m"
+    series = {f"{folder}/{calls}.json": [(1, (5, 400)), (2, (5, 440)), (3, (5, None))]}
+    series[f"{folder}/{bytecodes}.json"] = [(1, (50, 8000)), (3, (50, 5000))]  # nothing at revision 2
+    for graph in series:
+        (tmp_path / graph).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / graph).touch()
+    site = types.SimpleNamespace(html=tmp_path, series=lambda graph, index: [(r, v[index]) for r, v in series[graph]])
+
+    def cost(graph=None, params="4", env="env"):
+        return Change(COST, params, env, 100.0, 90.0, "a", "b", True, "", graph=graph)
+
+    stepped, later, missing = (
+        cost((f"{folder}/{COST}.json", 1, 1, 2)),
+        cost((f"{folder}/{COST}.json", 1, 2, 3)),
+        cost(("graphs/none/x.json", 1, 1, 2)),
+    )
+    ratio = Change(TIMING, "'jit'", "env", 1.0, 2.0, "a", "b", True, "", graph=(f"{folder}/{TIMING}.json", 0, 1, 2))
+    finding.attach_diagnostics(site, [stepped, later, missing, ratio], [])
+    assert stepped.diagnostics == [(calls, 400, 440)]  # bytecodes: none at revision 2
+    assert later.diagnostics == missing.diagnostics == ratio.diagnostics == []  # calls: none at revision 3
+    compared = cost()
+    twins = [
+        Change(calls, "4", "env", 400.0, 440.0, "a", "b", True, ""),
+        Change(calls, "4", "env", 1.0, 1.0, "a", "b", True, ""),  # a second of the kind: the first is read
+        Change(bytecodes, "4", "other env", 8000.0, 5000.0, "a", "b", True, ""),
+        Change(bytecodes, "1", "env", 8000.0, 5000.0, "a", "b", True, ""),
+    ]
+    finding.attach_diagnostics(site, [compared], twins)
+    assert compared.diagnostics == [(calls, 400.0, 440.0)]
