@@ -718,9 +718,10 @@ def test_the_report_reads_as_its_golden_file(tmp_path):
         explain_errors=["no profile of v1"],
         not_improved=[(change(INSTRUCTIONS, "'access'", 2e6, 1e6, "instructions"), recheck.Recount(1e6, 1e6, None))],
     )
-    # Its causes found and none not found: the section stands for what was found alone.
+    # Its causes found and none not found: the section stands for what was found alone, one row in an environment.
+    one_row = [dataclasses.replace(improved, env=ENV)]
     unconfirmed = dataclasses.replace(
-        verdict, confirmations=None, counted=[], overruled=[], not_improved=[], explain_errors=[]
+        verdict, confirmations=None, counted=[], overruled=[], not_improved=[], explain_errors=[], improved=one_row
     )
     named = {str(tmp_path): "TMP", str(VENV): "VENV", v0: "V0-HASH", v1: "V1-HASH", v2: "V2-HASH"}
 
