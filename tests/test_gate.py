@@ -847,3 +847,27 @@ def test_a_cost_change_gets_its_diagnostics_at_its_own_two_commits_from_its_grap
     ]
     finding.attach_diagnostics(site, [compared], twins)
     assert compared.diagnostics == [(calls, 400.0, 440.0)]
+
+
+def test_only_a_confirmed_comparison_counts_its_instruction_changes_again_its_falls_as_falls(tmp_path, monkeypatch):
+    """The quick look takes the stored counts; the confirmed comparison recounts a rise as a rise and a fall as a
+    fall (another runner's counts move both ways)."""
+    config = make_site(tmp_path, {INSTRUCTIONS: [[1e6, 2e6], [1.2e6, 1e6]]})  # construct +20%, dispatch -50%
+    recounted = []
+
+    def recount(source, changes, holds=recheck.Recount.counts):
+        recounted.append(([c.params for c in changes], holds))
+        return changes, [], []
+
+    def same(config, conf, suspects, max_pairs):
+        return [confirm.Confirmation(suspect, pairs.SAME, None, 0.0) for suspect in suspects]
+
+    monkeypatch.setattr(recheck, "recount", recount)
+    monkeypatch.setattr(confirm, "confirmations", same)
+    source = Source(config=config, machine=MACHINE)
+    quick = judge(source, ("v0", "v1"), confirm=False)
+    assert recounted == [] and quick.confirmations is None
+    confirmed = judge(source, ("v0", "v1"))
+    rise, fall = ["'construct(default)'"], ["'dispatch(jit)'"]
+    assert recounted == [(rise, recheck.Recount.counts), (fall, recheck.Recount.improves)]
+    assert ([c.params for c in confirmed.counted], [c.params for c in confirmed.improved]) == (rise, fall)
