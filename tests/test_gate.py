@@ -851,23 +851,30 @@ def test_a_cost_change_gets_its_diagnostics_at_its_own_two_commits_from_its_grap
 
 def test_only_a_confirmed_comparison_counts_its_instruction_changes_again_its_falls_as_falls(tmp_path, monkeypatch):
     """The quick look takes the stored counts; the confirmed comparison recounts a rise as a rise and a fall as a
-    fall (another runner's counts move both ways)."""
+    fall (another runner's counts move both ways), and explains what it counted and found improved."""
     config = make_site(tmp_path, {INSTRUCTIONS: [[1e6, 2e6], [1.2e6, 1e6]]})  # construct +20%, dispatch -50%
     recounted = []
 
     def recount(source, changes, holds=recheck.Recount.counts):
         recounted.append(([c.params for c in changes], holds))
-        return changes, [], []
+        return changes, [], [f"not recounted: {holds.__name__}"]
+
+    def explained(source, counted, improved):
+        return [f"not profiled: {len(counted)} and {len(improved)} of {source.machine}"]
 
     def same(config, conf, suspects, max_pairs):
         return [confirm.Confirmation(suspect, pairs.SAME, None, 0.0) for suspect in suspects]
 
     monkeypatch.setattr(recheck, "recount", recount)
     monkeypatch.setattr(confirm, "confirmations", same)
+    monkeypatch.setattr(recheck, "attach_explanations", explained)
     source = Source(config=config, machine=MACHINE)
     quick = judge(source, ("v0", "v1"), confirm=False)
     assert recounted == [] and quick.confirmations is None
-    confirmed = judge(source, ("v0", "v1"))
+    confirmed = judge(source, ("v0", "v1"), explain=True)
     rise, fall = ["'construct(default)'"], ["'dispatch(jit)'"]
     assert recounted == [(rise, recheck.Recount.counts), (fall, recheck.Recount.improves)]
     assert ([c.params for c in confirmed.counted], [c.params for c in confirmed.improved]) == (rise, fall)
+    # Every error met on the way, in its order: the recounts', then the explanations'.
+    errors = ["not recounted: counts", "not recounted: improves", f"not profiled: 1 and 1 of {MACHINE}"]
+    assert confirmed.explain_errors == errors and quick.explain_errors == []
