@@ -185,6 +185,11 @@ def make_site(
 SITES = ROOT / ".cache" / "asv-sites"
 
 
+def commit(config: Path, tag: str) -> str:
+    """The full hash of the site's commit TAG."""
+    return git(config.parent / "repo", "rev-parse", tag)
+
+
 def publish(config: Path) -> None:
     """``asv publish --config CONFIG`` as its own process: asv's step detection forks a multiprocessing pool,
     and a pytest-xdist worker may have imported JAX, whose threads make a fork in this process unsafe. A site

@@ -21,7 +21,7 @@ from benchtools.errors import BadInput
 from benchtools.judging import confirm, explain, finding, pairs, recheck, render, steps, verdicts
 from benchtools.judging.changes import Change
 from benchtools.judging.finding import FailedCommit, Unjudged
-from benchtools.judging.gate import Verdict, find_command, judge
+from benchtools.judging.gate import Verdict, find_command
 from benchtools.judging.sources import Source
 from benchtools.project import VENV
 from tests.asv_sites import (
@@ -37,6 +37,7 @@ from tests.asv_sites import (
     PASSES,
     RATIO,
     TIMING,
+    commit,
     git,
     make_site,
 )
@@ -57,11 +58,6 @@ def judged(config, *args) -> tuple:
     verdict = config.parent / "verdict.json"
     result = gate(config, *args, "--verdict", verdict)
     return result, json.loads(verdict.read_text())
-
-
-def commit(config, tag: str) -> str:
-    """The full hash of the site's commit TAG."""
-    return git(config.parent / "repo", "rev-parse", tag)
 
 
 def kinds(report: str) -> list[str]:
@@ -502,15 +498,6 @@ def test_a_site_with_no_commit_is_bad_input(tmp_path):
     assert result.returncode == 2 and f"asv site index {index} lists no commit: nothing to judge" in result.stderr
 
 
-def test_a_comparison_is_named_as_asked_and_lists_what_failed_at_its_two_commits(tmp_path):
-    config = make_site(tmp_path, {COST: [[100, 100], [None, None], [None, None]], COUNT: FLAT_COUNT[:3]})
-    v0, v2 = commit(config, "v0"), commit(config, "v2")
-    verdict = judge(Source(config=config, machine=MACHINE), ("v0", v2[:10]), confirm=False)
-    assert verdict.mode == f"v0 → {v2[:10]}"
-    assert {(c.benchmark, c.good, c.bad, c.single_commit) for c in verdict.changes} == {(COUNT, v0, v2, False)}
-    assert [(failed.commit, failed.benchmarks) for failed in verdict.failed] == [(v2, (COST,))]  # v1's is not judged
-
-
 @pytest.mark.parametrize("value", ["NaN", "Infinity"])
 def test_a_step_that_is_not_a_number_is_bad_input(tmp_path, value):
     config = make_site(tmp_path, {COST: [[100, 100]] * 3 + [[100, 200]] * 3, COUNT: FLAT_COUNT})
@@ -761,120 +748,3 @@ def test_a_verdict_gives_a_change_s_cause_in_plain_words_where_it_was_explained(
     assert verdicts.change_data(explained)["cause"] is None
     explained.explanation = types.SimpleNamespace(sentence=lambda: "f: 1 → 2 calls per update")
     assert verdicts.change_data(explained)["cause"] == "f: 1 → 2 calls per update"
-
-
-def improvements_site(tmp_path, graphs, depths=("1", "4")):
-    """tree_at's cost in each of ``graphs`` ({path: [(revision, (value at each depth))]}), as improvements reads it."""
-    for graph in graphs:
-        (tmp_path / graph).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / graph).touch()
-    return types.SimpleNamespace(
-        html=tmp_path,
-        machine="m",
-        benchmarks={COST: {"params": [list(depths)]}},
-        units={COST: "weighted"},
-        hash_of_revision={rev: f"commit{rev}" for rev in (1, 3, 4, 5, 7)},  # 2: a revision the index does not list
-        series=lambda graph, index: [(rev, values[index]) for rev, values in graphs[graph]],
-    )
-
-
-def test_a_large_fall_of_tree_at_s_cost_is_an_improvement_in_each_graph_of_the_judged_machine(tmp_path):
-    here, newer, elsewhere = (
-        f"graphs/machine-{m}/python-{p}/{COST}.json" for m, p in [("m", 3.11), ("m", 3.12), ("n", 3.11)]
-    )
-    fallen = [(1, (10, 1000)), (2, (10, 1000)), (3, (10, 800)), (4, (10, 800))]  # at depth 4; depth 1 stays
-    graphs = {
-        here: fallen,
-        newer: [(4, (10, 1000)), (5, (10, 1000)), (7, (10, 890))],  # revision 6 unmeasured
-        elsewhere: fallen,
-        f"graphs/summary/{COST}.json": fallen,
-    }
-    found = finding.improvements(improvements_site(tmp_path, graphs), [], compared=False)
-    fields = [(c.env, c.before, c.after, c.good, c.bad, c.single_commit, c.latest, c.unit, c.graph) for c in found]
-    assert fields == [
-        ("python 3.11", 1000, 800, "", "commit3", True, 800, "weighted", (here, 1, 2, 3)),
-        ("python 3.12", 1000, 890, "commit5", "commit7", False, 890, "weighted", (newer, 1, 5, 7)),
-    ]
-    assert {c.params for c in found} == {"4"} and found[1].env_params == {"machine": "m", "python": "3.12"}
-    # A fall under 10%, only at another depth, or where no graph, listing or depth is: nothing.
-    graphs[here] = graphs[newer] = [(1, (10, 1000)), (3, (10, 910))]
-    assert finding.improvements(improvements_site(tmp_path, graphs), [], compared=False) == []
-    for site in (improvements_site(tmp_path / "none", {}), improvements_site(tmp_path, {here: fallen}, ("1", "2"))):
-        assert finding.improvements(site, [], compared=False) == []
-    unlisted = improvements_site(tmp_path, {here: fallen})
-    unlisted.benchmarks = {}
-    assert finding.improvements(unlisted, [], compared=False) == []
-
-
-def test_a_comparison_s_improvements_are_tree_at_s_cost_at_the_default_depth_and_every_instruction_count():
-    def change(name, params, after):
-        return Change(name, params, "env", 1000.0, after, "a", "b", True, "")
-
-    kept = [change(COST, "4", 899.0), change(INSTRUCTIONS, "'flatten'", 900.0)]
-    left = [change(COST, "4", 901.0), change(COST, "1", 500.0), change(INSTRUCTIONS, "'flatten'", 901.0)]
-    left.append(change("bench_construct.ConstructCost.track_cost", "", 500.0))
-    assert finding.improvements(None, kept + left, compared=True) == kept
-
-
-def test_a_cost_change_gets_its_diagnostics_at_its_own_two_commits_from_its_graphs_or_its_comparison(tmp_path):
-    calls, bytecodes = COUNT, BYTECODES
-    folder = "graphs/machine-m"
-    series = {f"{folder}/{calls}.json": [(1, (5, 400)), (2, (5, 440)), (3, (5, None))]}
-    series[f"{folder}/{bytecodes}.json"] = [(1, (50, 8000)), (3, (50, 5000))]  # nothing at revision 2
-    for graph in series:
-        (tmp_path / graph).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / graph).touch()
-    site = types.SimpleNamespace(html=tmp_path, series=lambda graph, index: [(r, v[index]) for r, v in series[graph]])
-
-    def cost(graph=None, params="4", env="env"):
-        return Change(COST, params, env, 100.0, 90.0, "a", "b", True, "", graph=graph)
-
-    stepped, later, missing = (
-        cost((f"{folder}/{COST}.json", 1, 1, 2)),
-        cost((f"{folder}/{COST}.json", 1, 2, 3)),
-        cost(("graphs/none/x.json", 1, 1, 2)),
-    )
-    ratio = Change(TIMING, "'jit'", "env", 1.0, 2.0, "a", "b", True, "", graph=(f"{folder}/{TIMING}.json", 0, 1, 2))
-    finding.attach_diagnostics(site, [stepped, later, missing, ratio], [])
-    assert stepped.diagnostics == [(calls, 400, 440)]  # bytecodes: none at revision 2
-    assert later.diagnostics == missing.diagnostics == ratio.diagnostics == []  # calls: none at revision 3
-    compared = cost()
-    twins = [
-        Change(calls, "4", "env", 400.0, 440.0, "a", "b", True, ""),
-        Change(calls, "4", "env", 1.0, 1.0, "a", "b", True, ""),  # a second of the kind: the first is read
-        Change(bytecodes, "4", "other env", 8000.0, 5000.0, "a", "b", True, ""),
-        Change(bytecodes, "1", "env", 8000.0, 5000.0, "a", "b", True, ""),
-    ]
-    finding.attach_diagnostics(site, [compared], twins)
-    assert compared.diagnostics == [(calls, 400.0, 440.0)]
-
-
-def test_only_a_confirmed_comparison_counts_its_instruction_changes_again_its_falls_as_falls(tmp_path, monkeypatch):
-    """The quick look takes the stored counts; the confirmed comparison recounts a rise as a rise and a fall as a
-    fall (another runner's counts move both ways), and explains what it counted and found improved."""
-    config = make_site(tmp_path, {INSTRUCTIONS: [[1e6, 2e6], [1.2e6, 1e6]]})  # construct +20%, dispatch -50%
-    recounted = []
-
-    def recount(source, changes, holds=recheck.Recount.counts):
-        recounted.append(([c.params for c in changes], holds))
-        return changes, [], [f"not recounted: {holds.__name__}"]
-
-    def explained(source, counted, improved):
-        return [f"not profiled: {len(counted)} and {len(improved)} of {source.machine}"]
-
-    def same(config, conf, suspects, max_pairs):
-        return [confirm.Confirmation(suspect, pairs.SAME, None, 0.0) for suspect in suspects]
-
-    monkeypatch.setattr(recheck, "recount", recount)
-    monkeypatch.setattr(confirm, "confirmations", same)
-    monkeypatch.setattr(recheck, "attach_explanations", explained)
-    source = Source(config=config, machine=MACHINE)
-    quick = judge(source, ("v0", "v1"), confirm=False)
-    assert recounted == [] and quick.confirmations is None
-    confirmed = judge(source, ("v0", "v1"), explain=True)
-    rise, fall = ["'construct(default)'"], ["'dispatch(jit)'"]
-    assert recounted == [(rise, recheck.Recount.counts), (fall, recheck.Recount.improves)]
-    assert ([c.params for c in confirmed.counted], [c.params for c in confirmed.improved]) == (rise, fall)
-    # Every error met on the way, in its order: the recounts', then the explanations'.
-    errors = ["not recounted: counts", "not recounted: improves", f"not profiled: 1 and 1 of {MACHINE}"]
-    assert confirmed.explain_errors == errors and quick.explain_errors == []
