@@ -2,8 +2,12 @@
 which runs a mutant's test files quickest first (tests/conftest.py), kills a mutant here before it reaches the
 integration tests of tests/test_gate.py."""
 
+import json
 import types
 
+import pytest
+
+from benchtools.errors import BadInput
 from benchtools.judging import confirm, finding, pairs, recheck
 from benchtools.judging.changes import Change
 from benchtools.judging.gate import judge
@@ -135,3 +139,25 @@ def test_a_comparison_is_named_as_asked_and_lists_what_failed_at_its_two_commits
     assert verdict.mode == f"v0 → {v2[:10]}"
     assert {(c.benchmark, c.good, c.bad, c.single_commit) for c in verdict.changes} == {(COUNT, v0, v2, False)}
     assert [(failed.commit, failed.benchmarks) for failed in verdict.failed] == [(v2, (COST,))]  # v1's is not judged
+
+
+def test_a_comparison_leaves_unjudged_an_environment_one_commit_lacks_and_another_runner_s_timings(tmp_path):
+    config = make_site(tmp_path, {COST: [[100, 100], [100, 110]]})
+    v0 = commit(config, "v0")
+    [first] = (tmp_path / "results" / MACHINE).glob(f"{v0[:8]}-*.json")
+    document = json.loads(first.read_text())
+    document["env_name"], document["params"]["python"] = "virtualenv-py3.12-jax0.4.33", "3.12"
+    (first.parent / f"{v0[:8]}-{document['env_name']}.json").write_text(json.dumps(document))
+    changes, unjudged = finding.compare_changes(Source(config=config, machine=MACHINE), "v0", "v1")
+    older, newer = "Python 3.11, jax 0.4.33", "Python 3.12, jax 0.4.33"
+    assert [(c.params, c.before, c.after, c.env) for c in changes] == [("1", 100, 100, older), ("4", 100, 110, older)]
+    assert unjudged == [finding.Unjudged("", "", newer, finding.GONE)]
+
+
+def test_commits_that_two_runners_timed_compare_nothing(tmp_path):
+    """asv_runner 0.3 changed what a sample is: one runner's timing is no baseline for another's."""
+    config = make_site(
+        tmp_path, {COST: [[100, 100], [100, 110]]}, runners=("asv-0.6.6-asv_runner-0.2.1", "asv-0.6.6-asv_runner-0.3.2")
+    )
+    with pytest.raises(BadInput, match=r"^v0 → v1: .* nothing can be judged \(2 not comparable\);"):
+        finding.compare_changes(Source(config=config, machine=MACHINE), "v0", "v1")
