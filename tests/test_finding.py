@@ -141,17 +141,20 @@ def test_a_comparison_is_named_as_asked_and_lists_what_failed_at_its_two_commits
     assert [(failed.commit, failed.benchmarks) for failed in verdict.failed] == [(v2, (COST,))]  # v1's is not judged
 
 
-def test_a_comparison_leaves_unjudged_an_environment_one_commit_lacks_and_another_runner_s_timings(tmp_path):
-    config = make_site(tmp_path, {COST: [[100, 100], [100, 110]]})
+def test_a_comparison_leaves_unjudged_an_environment_and_a_benchmark_that_one_commit_lacks(tmp_path):
+    config = make_site(tmp_path, {COST: [[100, 100], [100, 110]], COUNT: [[10, 40]] * 2})
     v0 = commit(config, "v0")
     [first] = (tmp_path / "results" / MACHINE).glob(f"{v0[:8]}-*.json")
     document = json.loads(first.read_text())
     document["env_name"], document["params"]["python"] = "virtualenv-py3.12-jax0.4.33", "3.12"
     (first.parent / f"{v0[:8]}-{document['env_name']}.json").write_text(json.dumps(document))
+    document = json.loads(first.read_text())
+    del document["results"][COUNT]  # added at v1
+    first.write_text(json.dumps(document))
     changes, unjudged = finding.compare_changes(Source(config=config, machine=MACHINE), "v0", "v1")
     older, newer = "Python 3.11, jax 0.4.33", "Python 3.12, jax 0.4.33"
     assert [(c.params, c.before, c.after, c.env) for c in changes] == [("1", 100, 100, older), ("4", 100, 110, older)]
-    assert unjudged == [finding.Unjudged("", "", newer, finding.GONE)]
+    assert unjudged == [finding.Unjudged("", "", newer, finding.GONE), finding.Unjudged(COUNT, "", older, finding.NEW)]
 
 
 def test_commits_that_two_runners_timed_compare_nothing(tmp_path):
