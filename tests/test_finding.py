@@ -164,3 +164,18 @@ def test_commits_that_two_runners_timed_compare_nothing(tmp_path):
     )
     with pytest.raises(BadInput, match=r"^v0 → v1: .* nothing can be judged \(2 not comparable\);"):
         finding.compare_changes(Source(config=config, machine=MACHINE), "v0", "v1")
+
+
+def test_a_value_one_side_lacks_is_unjudged_saying_which_and_the_next_params_are_still_compared(tmp_path):
+    config = make_site(tmp_path, {COST: [[None, 100], [None, None]], COUNT: [[None, 40], [10, 44]]})
+    described = tmp_path / "results" / "benchmarks.json"
+    listed = json.loads(described.read_text())
+    del listed[COUNT]  # a benchmark the suite no longer holds: no unit to read
+    described.write_text(json.dumps(listed))
+    changes, unjudged = finding.compare_changes(Source(config=config, machine=MACHINE), "v0", "v1")
+    assert [(c.benchmark, c.params, c.before, c.after, c.unit) for c in changes] == [(COUNT, "4", 40, 44, "")]
+    assert [(u.benchmark, u.params, u.reason) for u in unjudged] == [
+        (COUNT, "1", "not measured (before)"),
+        (COST, "1", "not measured (before and after)"),
+        (COST, "4", "not measured (after)"),
+    ]
