@@ -478,6 +478,7 @@ def test_a_comparison_that_compares_nothing_is_bad_input_not_a_pass(tmp_path):
         widen(result_file(tmp_path, "v1"), name, [100, 200], ["'a'", "'b'"])
     result = gate(config, "--compare", "v0", "v1")
     assert result.returncode == 2, result.stdout + result.stderr
+    assert "v0 → v1: no benchmark was measured at both commits" in result.stderr
     assert "nothing can be judged" in result.stderr and "not a pass" in result.stderr
 
 

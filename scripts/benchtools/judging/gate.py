@@ -54,7 +54,7 @@ def judge(
         raise BadInput(f"asv site index {source.html / 'index.json'} lists no commit: nothing to judge")
     if compare:
         judged_commits = [source.resolve(name) for name in compare]
-        changes, unjudged = finding.compare_changes(source, *judged_commits)
+        changes, unjudged = finding.compare_changes(source, *compare)  # its refusal names them as asked
         mode = f"{compare[0]} → {compare[1]}"
     else:
         changes, unjudged = finding.step_changes(source), []
