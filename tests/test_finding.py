@@ -179,3 +179,13 @@ def test_a_value_one_side_lacks_is_unjudged_saying_which_and_the_next_params_are
         (COST, "1", "not measured (before and after)"),
         (COST, "4", "not measured (after)"),
     ]
+
+
+def test_a_judged_commit_with_no_results_has_no_failed_benchmark_and_is_no_error():
+    def results_of(commit, missing_ok=False):
+        if not missing_ok:
+            raise BadInput(f"no results for commit {commit}")
+        return []
+
+    site = types.SimpleNamespace(revision_of_hash={"a": 0}, results_of=results_of)
+    assert finding.failed_commits(site, ["a", "a", "unlisted"]) == []
