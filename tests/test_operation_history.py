@@ -97,7 +97,9 @@ def test_on_real_upstream_commits_a_step_of_the_construction_cost_lands_on_its_c
     assert any("dataclasses.fields" in row.function for row in fewer), step.explanation.rows
     text = operation_markdown.markdown(found, settings.load().project_url)
     assert f"`{cached[:8]}`" in text and step.after.commit_date in text
-    assert "`dataclasses.fields`" in text and "calls per operation" in text
+    # The cause names the functions whose time changed most: which of those called fewer times come first is a
+    # timing (under load, `Module._is_magic`'s change can outweigh `dataclasses.fields`').
+    assert step.explanation.sentence("operation") in text and "calls per operation" in text
 
 
 def test_each_module_speed_pull_request_shows_what_it_did_to_each_operation_nothing_included():
