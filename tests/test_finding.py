@@ -58,6 +58,16 @@ def test_a_large_fall_of_tree_at_s_cost_is_an_improvement_in_each_graph_of_the_j
     assert finding.improvements(unlisted, [], compared=False) == []
 
 
+def test_an_improvement_s_environment_is_named_by_every_parameter_that_varies_and_by_a_dash_where_none_does(tmp_path):
+    fallen = [(1, (10, 1000)), (3, (10, 800))]
+    alone = improvements_site(tmp_path / "alone", {f"graphs/machine-m/jax-0.4.33/python-3.11/{COST}.json": fallen})
+    alone.units = {}  # a listing without a unit: the improvement has none, not "None"
+    assert [(c.env, c.unit) for c in finding.improvements(alone, [], compared=False)] == [("—", "")]
+    graphs = {f"graphs/machine-m/jax-{jax}/python-{python}/{COST}.json": fallen for jax, python in [(1, 2), (3, 4)]}
+    found = finding.improvements(improvements_site(tmp_path / "two", graphs), [], compared=False)
+    assert [c.env for c in found] == ["jax 1, python 2", "jax 3, python 4"]
+
+
 def test_a_comparison_s_improvements_are_tree_at_s_cost_at_the_default_depth_and_every_instruction_count():
     def change(name, params, after):
         return Change(name, params, "env", 1000.0, after, "a", "b", True, "")

@@ -180,7 +180,7 @@ def improvements(source: Source, changes: list[Change], compared: bool) -> list[
     for path in sorted((source.html / "graphs").rglob(f"{metrics.COST_TREE_AT}.json")):
         graph = path.relative_to(source.html).as_posix()
         graph_params = params_of_graph(graph)
-        if "summary" not in graph.split("/") and graph_params.get("machine", source.machine) == source.machine:
+        if "summary" not in graph.split("/") and graph_params["machine"] == source.machine:
             graphs[graph] = graph_params
     # Named as asv names an environment in regressions.json: by the parameters that differ between graphs.
     varying = {key for params_ in graphs.values() for key in params_ if len({p.get(key) for p in graphs.values()}) > 1}
