@@ -66,6 +66,8 @@ def test_an_improvement_s_environment_is_named_by_every_parameter_that_varies_an
     graphs = {f"graphs/machine-m/jax-{jax}/python-{python}/{COST}.json": fallen for jax, python in [(1, 2), (3, 4)]}
     found = finding.improvements(improvements_site(tmp_path / "two", graphs), [], compared=False)
     assert [c.env for c in found] == ["jax 1, python 2", "jax 3, python 4"]
+    failed = {f"graphs/machine-m/{COST}.json": [(1, (None, None)), (3, (None, None))]}  # failed at every commit
+    assert finding.improvements(improvements_site(tmp_path / "failed", failed), [], compared=False) == []
 
 
 def test_a_comparison_s_improvements_are_tree_at_s_cost_at_the_default_depth_and_every_instruction_count():
