@@ -12,7 +12,18 @@ from benchtools.judging import confirm, finding, pairs, recheck
 from benchtools.judging.changes import Change
 from benchtools.judging.gate import judge
 from benchtools.judging.sources import Source
-from tests.asv_sites import BYTECODES, COST, COUNT, INSTRUCTIONS, MACHINE, TIMING, commit, make_site
+from tests.asv_sites import (
+    ABSOLUTE,
+    BYTECODES,
+    COST,
+    COUNT,
+    INSTRUCTIONS,
+    MACHINE,
+    TIMING,
+    TIMING_TWIN,
+    commit,
+    make_site,
+)
 
 
 def improvements_site(tmp_path, graphs, depths=("1", "4")):
@@ -151,6 +162,16 @@ def test_a_comparison_is_named_as_asked_and_lists_what_failed_at_its_two_commits
     assert verdict.mode == f"v0 → {v2[:10]}"
     assert {(c.benchmark, c.good, c.bad, c.single_commit) for c in verdict.changes} == {(COUNT, v0, v2, False)}
     assert [(failed.commit, failed.benchmarks) for failed in verdict.failed] == [(v2, (COST,))]  # v1's is not judged
+
+
+def test_timings_beyond_their_threshold_that_do_not_alert_are_listed_largest_first_and_one_at_it_is_not(tmp_path):
+    # Times of 2 → 3 (+50%, at a 50% threshold exactly), 1 → 2 and 1 → 4 (beyond), and 1 → 1.
+    config = make_site(tmp_path, {ABSOLUTE: [[2.0, 1.0], [3.0, 2.0]], TIMING_TWIN: [[1.0, 1.0], [4.0, 1.0]]})
+    verdict = judge(Source(config=config, machine=MACHINE, time_threshold=0.5), ("v0", "v1"), confirm=False)
+    assert [(c.benchmark, c.params, c.ratio) for c in verdict.not_alerting] == [
+        (TIMING_TWIN, "'jit'", 4.0),
+        (ABSOLUTE, "'scan'", 2.0),
+    ]
 
 
 def test_a_comparison_leaves_unjudged_an_environment_and_a_benchmark_that_one_commit_lacks(tmp_path):
