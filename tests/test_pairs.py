@@ -144,6 +144,20 @@ def test_the_looks_of_a_night_share_its_false_alarm_rate(suspects):
     assert pairs.look_confidence(suspects + 1) > confidence
 
 
+@pytest.mark.parametrize("max_pairs", range(pairs.START_PAIRS, 3 * pairs.MAX_PAIRS))
+def test_looks_counts_every_look_that_sequential_takes_to_a_cap_between_steps(max_pairs):
+    # A cap that is no whole number of steps past the first look still ends on a look of its own: floor division
+    # would count one look too few at 20 pairs, and the night's false-alarm budget would double.
+    taken = []
+
+    def undecidable(first, count):
+        taken.append(count)
+        return [(1.0, math.exp(random.Random(first + i).gauss(0.015, 0.5))) for i in range(count)]
+
+    assert pairs.sequential(undecidable, max_pairs)[0] == pairs.UNDECIDED
+    assert pairs.looks(max_pairs) == len(taken) and sum(taken) == max_pairs
+
+
 def test_the_first_look_can_decide_for_up_to_13_suspects():
     # The signed-rank interval excludes anything only when P(W = 0) = 2**-n lies within its tail.
     for suspects in range(1, 14):
