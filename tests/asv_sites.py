@@ -82,6 +82,7 @@ def make_site(
     runners=(),
     statistics=("median",),
     first_day=1,
+    cpus=(),
 ) -> Path:
     """A history of len(series[...]) tagged commits with these values, published; returns the config.
 
@@ -90,7 +91,8 @@ def make_site(
     ``devices``, commit i's result was measured on ``devices[i]``, and with
     ``runners`` timed by ``runners[i]`` (asvtools/device.py's params); the answer's ``statistics`` (the second
     dimension of its × and µs): its median alone, or with its interval's ends for a page that draws it. Commit i
-    is dated January ``first_day + i``, 2026: the same series on another day makes other commits.
+    is dated January ``first_day + i``, 2026: the same series on another day makes other commits. With ``cpus``,
+    commit i's night ran on a runner whose cpu asv stamped as ``cpus[i]``.
     """
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -133,8 +135,10 @@ def make_site(
         if i in skip_results:
             continue
         measured_at = datetime.datetime.fromtimestamp(1_767_225_600 + i * 86_400, datetime.UTC)  # day i of 2026
-        measured_on = ({device.DEVICE: devices[i]} if devices else {}) | (
-            {device.RUNNER: runners[i]} if runners else {}
+        measured_on = (
+            ({device.DEVICE: devices[i]} if devices else {})
+            | ({device.RUNNER: runners[i]} if runners else {})
+            | ({"cpu": cpus[i]} if cpus else {})
         )
         result = results.Results(
             {"machine": MACHINE, "python": "3.11", "jax": "0.4.33", **measured_on},

@@ -128,6 +128,15 @@ def test_a_drift_is_reported_over_its_commits_not_as_a_step():
     assert int(steps[0].before.commit.source.commit) == 0 and int(steps[-1].after.commit.source.commit) == 15
 
 
+def test_the_middle_of_an_even_gap_is_the_lower_commit_and_a_failed_middle_hands_over_to_the_one_below_first():
+    # Between 0 and 5 the middle is 2, which failed, so 1 is tried before 3: the range splits at 108, and one drift
+    # (3 to 5) is found. A middle of 2.5 would try 3 first, split at 116, and find two.
+    _, stand_in, steps = search_over([100.0, 108.0, None, 116.0, 124.0, 132.0], spread=0.1)
+    assert [(int(s.before.commit.source.commit), int(s.after.commit.source.commit), s.kind) for s in steps] == [
+        (3, 5, "drift")
+    ]
+
+
 def test_failed_commits_are_never_values_and_a_step_behind_them_says_so():
     values = [1000.0] * 6 + [None, None] + [1100.0] * 8
     _, _, steps = search_over(values)

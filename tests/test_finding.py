@@ -199,6 +199,18 @@ def test_commits_that_two_runners_timed_compare_nothing(tmp_path):
         finding.compare_changes(Source(config=config, machine=MACHINE), "v0", "v1")
 
 
+def test_nights_on_alternating_runners_place_an_exact_change_where_one_runner_does(tmp_path):
+    """asv stamps each night with its runner's cpu: an environment's exact figures stay one series across runners."""
+    costs = [[100, 100], [100, 100], [100, 100], [100, 160], [100, 160]]
+    config = make_site(tmp_path, {COST: costs, COUNT: [[10, 40]] * 5}, cpus=("AMD EPYC", "Intel Xeon") * 3)
+    source = Source(config=config, machine=MACHINE)
+    changes, _ = finding.compare_changes(source, "v0", "v4")
+    [change] = [c for c in changes if c.benchmark == COST and c.before != c.after]
+    assert change.env_params == {"machine": MACHINE, "python": "3.11", "jax": "0.4.33"}  # the same from either side
+    finding.place_exact_steps(source, [change])
+    assert (change.good, change.bad, change.single_commit) == (commit(config, "v2"), commit(config, "v3"), True)
+
+
 def test_a_value_one_side_lacks_is_unjudged_saying_which_and_the_next_params_are_still_compared(tmp_path):
     config = make_site(tmp_path, {COST: [[None, 100], [None, None]], COUNT: [[None, 40], [10, 44]]})
     described = tmp_path / "results" / "benchmarks.json"

@@ -4,6 +4,7 @@ The instrument runs under the real valgrind and counts the real Equinox in .venv
 over real asv sites (tests/asv_sites.py).
 """
 
+import itertools
 import json
 import math
 import re
@@ -366,6 +367,11 @@ def test_both_sides_of_a_step_share_a_kept_set_of_operations_that_holds_what_is_
     assert instructions.pair_names(env, (before, after), ["flatten", "access"]) == wide
     assert instructions.pair_names(env, (after, before), ["flatten"]) == wide
     assert instructions.pair_names(env, (before, after), ["flatten", "unflatten"]) == ["flatten", "unflatten"]
+    for commit, names in itertools.product((before, after), (["flatten", "unflatten"], ["unflatten"])):
+        keep(commit, names)
+    # A set kept that is exactly what is asked is taken as it is, though a wider one holds it too.
+    assert instructions.kept(env, before, ["unflatten"]) < instructions.kept(env, before, ["flatten", "unflatten"])
+    assert instructions.pair_names(env, (before, after), ["unflatten"]) == ["unflatten"]
 
 
 def test_a_kept_count_is_read_again_with_its_environment_and_explains_a_step(tmp_path):

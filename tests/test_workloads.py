@@ -30,6 +30,7 @@ from asv import util as asv_util
 import benchmarks
 from benchmarks import (
     bench_answer,
+    callgrind,
     instruction_ops,
     instruments,
     metrics,
@@ -426,6 +427,34 @@ def test_a_batch_s_number_is_the_first_doubling_that_takes_batch_seconds_after_a
     assert instruments.calibrated_number(lambda: 0.2, 1.0) == 8
     assert instruments.calibrated_number(lambda: 3.0, 1.0) == 1
     assert instruments.calibrated_number(lambda: 0.0, 1.0) == 1 << 20
+
+
+class Computed:
+    """A call's result that says whether it was computed when the call returned."""
+
+    def __init__(self, ready: bool):
+        self.ready = ready
+
+    def is_ready(self) -> bool:
+        return self.ready
+
+    def block_until_ready(self):
+        return self
+
+
+def test_the_share_returned_before_ready_leaves_out_the_compiling_first_call_and_is_the_lower_twin_s():
+    compiling = iter([True])  # the first call compiles, and returns its result computed
+    twins = {"tree_at": lambda: Computed(next(compiling, False)), "tuple": lambda: Computed(False)}
+    assert bench_answer.returned_before_ready(twins) == 1.0
+    ready = itertools.cycle([True, False])
+    assert bench_answer.returned_before_ready(twins | {"tuple": lambda: Computed(next(ready))}) == 0.5
+
+
+def test_warming_calls_each_twin_in_turn_until_python_specialized_it():
+    called = []
+    twins = {twin: functools.partial(called.append, twin) for twin in ("module", "tuple")}
+    assert callgrind.warm(twins) is twins
+    assert called == ["module", "tuple"] * callgrind.WARM_CALLS and callgrind.WARM_CALLS > 8
 
 
 def test_a_ratio_s_batches_each_take_batch_seconds_and_its_pairs_fill_its_seconds(monkeypatch):

@@ -43,7 +43,13 @@ def asv_home():
         yield env
 
 
-MACHINE_PARAMS = ("machine", "python", "arch", "cpu", "os", "ram", "num_cpu", "runner")
+HARDWARE = ("arch", "cpu", "os", "ram", "num_cpu")  # what asv stamps of the runner a night was handed
+MACHINE_PARAMS = ("machine", "python", *HARDWARE, "runner")
+
+
+def environment(params: dict) -> dict:
+    """A result's environment, the same on whichever runner measured it: its params but the hardware's."""
+    return {key: value for key, value in params.items() if key not in HARDWARE}
 
 
 def env_label(params: dict) -> str:

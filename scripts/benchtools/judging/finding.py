@@ -10,7 +10,7 @@ from benchmarks import metrics, params
 from ..asvtools import device, shapes
 from ..asvtools.results import combinations, failed_benchmarks
 from ..errors import BadInput
-from ..project import env_label
+from ..project import env_label, environment
 from . import steps
 from .changes import Change
 from .sources import Source, params_of_graph, split_entry
@@ -109,7 +109,7 @@ def compare_changes(source: Source, before_name: str, after_name: str) -> tuple[
     unjudged = [Unjudged("", "", env_label(result.params), reason) for _, result, reason in lacking]
     changes = []
     for results in environments.values():
-        env, env_params = env_label(results[0].params), dict(results[0].params)
+        env, env_params = env_label(results[0].params), environment(results[0].params)
         names, lacking = matched(*(dict.fromkeys(sorted(result.get_all_result_keys())) for result in results))
         unjudged += [Unjudged(name, "", env, reason) for name, _, reason in lacking]
         for name in names:
@@ -227,7 +227,7 @@ def place_exact_steps(source: Source, rows: list[Change]) -> None:
 
 def value_at(source: Source, commit: str, change: Change) -> float | None:
     for result in source.results_of(commit, missing_ok=True):
-        if dict(result.params) == change.env_params:
+        if environment(result.params) == environment(change.env_params):
             value = values_by_combo(result, change.benchmark).get(change.params)
             return value if is_measured(value) else None
     return None
