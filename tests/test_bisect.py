@@ -234,7 +234,7 @@ def planted_search(repo: Path, cache: Path) -> tuple[bisect.Search, list[bisect.
 @NEEDS_JAX_BUNDLE
 def test_a_planted_step_is_found_confirmed_and_explained_and_every_probe_is_kept(planted, tmp_path):
     if shutil.which("valgrind") is None:
-        pytest.skip("valgrind is not installed (scripts/setup --valgrind)")
+        pytest.skip("valgrind is not installed (scripts/setup installs it)")
     repo, made = planted
     search, commits = planted_search(repo, tmp_path / "cache")
     [step] = search.steps(commits)
@@ -1244,7 +1244,7 @@ def test_a_release_that_imports_with_no_jaxlib_is_kept_as_its_failure_saying_wha
     assert "jaxlib" not in unbuilt and kept.made == 5
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (scripts/setup --valgrind)")
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (scripts/setup installs it)")
 def test_a_count_is_kept_with_its_jaxlib_and_base_a_crash_after_counting_too_and_a_stopped_count_never(
     tmp_path, monkeypatch
 ):
