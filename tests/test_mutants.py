@@ -76,6 +76,15 @@ def test_a_score_counts_a_time_out_as_killed_and_leaves_out_the_equivalent():
     assert mutants.score({**entry, "made": 2, "killed": 0, "timeout": 0}, {"a": "", "b": ""}) == 1.0
 
 
+def test_a_run_of_the_survivors_alone_updates_them_and_keeps_every_other_mutant_s_result():
+    entry = {"made": 10, "killed": 6, "timeout": 1, "survived": 3, "no tests": 0, "not checked": 0, "other": 0}
+    entry["survivors"] = {"a": "x → y", "b": "x → z", "c": "x → w"}
+    again = {"made": 10, "killed": 1, "timeout": 1, "survived": 1, "no tests": 0, "not checked": 7, "other": 0}
+    merged = mutants.rerun(entry, {**again, "survivors": {"b": "x → z"}})
+    assert merged == {**entry, "killed": 7, "timeout": 2, "survived": 1, "survivors": {"b": "x → z"}}
+    assert mutants.score(merged, {}) == pytest.approx(9 / 10)
+
+
 def test_a_crashed_test_run_is_no_kill_and_lowers_the_score(tmp_path, monkeypatch):
     """mutmut files a worker whose tests raised (exit 255, a stage wiped under it) as a time-out: here it is a crash."""
     meta = tmp_path / "mutants" / "benchmarks" / "metrics.py.meta"

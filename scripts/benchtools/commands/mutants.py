@@ -42,7 +42,8 @@ def run(args, config) -> int:
         names = list(record["modules"].get(module, {}).get("survivors", [])) if args.survivors else None
         if names == []:
             continue  # none survived: nothing to run again
-        record["modules"][module] = mutants.run(module, args.max_children, names)
+        again = mutants.run(module, args.max_children, names)
+        record["modules"][module] = mutants.rerun(record["modules"][module], again) if names else again
         util.write_json(args.record, record, sort_keys=True)
         common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why)})
         now = mutants.score(record["modules"][module], why)

@@ -90,6 +90,14 @@ def counted(module: str) -> dict:
     return {"made": len(status), **{name: counts[name] for name in (*COUNTED, "other")}, "survivors": survivors}
 
 
+def rerun(entry: dict, again: dict) -> dict:
+    """A module's ``entry`` with its survivors' new results from ``again``, a run of them alone: mutmut counts every
+    other mutant of a fresh stage "not checked"."""
+    merged = {name: entry.get(name, 0) + again.get(name, 0) for name in (*COUNTED, "other") if name != "not checked"}
+    merged["survived"] -= len(entry["survivors"])
+    return entry | merged | {"survivors": again["survivors"]}
+
+
 def one_line(diff: str) -> str:
     lines = diff.splitlines()[2:]  # past the diff's two file names
     changed = [" ".join(line[1:].split()).replace("|", "\\|") for line in lines if line[:1] in "-+"]
