@@ -1,6 +1,7 @@
 """scripts/mutants: the modules it mutates, how a module's score is counted, and docs/mutants.md's table, which its
 record writes. The mutation run itself takes hours: it is no test (docs/mutants.md, .github/workflows/mutants.yml)."""
 
+import ast
 import json
 import shutil
 import subprocess
@@ -83,6 +84,53 @@ def test_a_run_of_the_survivors_alone_updates_them_and_keeps_every_other_mutant_
     merged = mutants.rerun(entry, {**again, "survivors": {"b": "x → z"}})
     assert merged == {**entry, "killed": 7, "timeout": 2, "survived": 1, "survivors": {"b": "x → z"}}
     assert mutants.score(merged, {}) == pytest.approx(9 / 10)
+
+
+SLIPPED = """import math
+
+
+def looks(pairs, start):
+    warm()
+    return 1 + math.ceil((pairs - start) / 10), min(pairs, start)
+
+
+class Search:
+    def middle(self, lo, hi):
+        return sum(range(lo, hi)), zip(lo, hi), max(lo, hi)
+"""
+
+
+def test_the_second_engine_makes_each_slip_once_where_it_applies_and_names_its_function_as_mutmut_does():
+    made = {(what, line): source for what, line, source in mutants.slips(SLIPPED)}
+    assert set(made) == {
+        ("min ↔ max", 6),
+        ("min ↔ max", 11),
+        ("ceil(a / b) → a // b", 6),
+        ("a call's statement dropped", 5),
+        ("two names passed swapped", 11),  # zip's; min's and max's order is no slip
+        ("a pair returned swapped", 6),  # not the three that middle returns
+        ("a range's end one further", 11),
+    }
+    assert "return (1 + (pairs - start) // 10, min(pairs, start))" in made["ceil(a / b) → a // b", 6]
+    assert "max(pairs, start)" in made["min ↔ max", 6] and "min(lo, hi)" in made["min ↔ max", 11]
+    assert "warm()" not in made["a call's statement dropped", 5] and "pass" in made["a call's statement dropped", 5]
+    assert "zip(hi, lo)" in made["two names passed swapped", 11]
+    assert "return (min(pairs, start), 1 + math.ceil((pairs - start) / 10))" in made["a pair returned swapped", 6]
+    assert "range(lo, hi + 1)" in made["a range's end one further", 11]
+    assert all(compile(source, "slipped", "exec") for source in made.values())
+    tree = ast.parse(SLIPPED)
+    assert (
+        mutants.function_at(tree, 6, "m") == "m.x_looks" and mutants.function_at(tree, 11, "m") == "m.xǁSearchǁmiddle"
+    )
+    assert mutants.function_at(tree, 1, "m") == ""
+
+
+def test_the_page_shows_each_engine_s_table_and_survivors():
+    slip = "benchtools.m.line 3: min ↔ max"
+    entry = {"made": 2, "killed": 1, "survived": 1, "timeout": 0, "survivors": {slip: "return min(a, b)"}}
+    page = mutants.markdown({"modules": {}, "slips": {"benchtools/m.py": entry}}, {slip: "equivalent: one value"})
+    assert "### mutmut" not in page and page.startswith("### The second engine")
+    assert "| `line 3: min ↔ max` | `return min(a, b)` | equivalent: one value |" in page and "| 100% |" in page
 
 
 def test_a_crashed_test_run_is_no_kill_and_lowers_the_score(tmp_path, monkeypatch):

@@ -15,6 +15,8 @@ def add_arguments(parser, config) -> None:
     names = "a module, by its path or as the record names it (benchtools/judging/bisect.py); default: all"
     parser.add_argument("modules", nargs="*", metavar="MODULE", help=names)
     parser.add_argument("--max-children", type=common_args.at_least(1), default=1, help="mutants at once (1)")
+    engines = "mutmut, or slips: the second engine's mutations (running/mutants.py's SLIPS), after a mutmut run"
+    parser.add_argument("--engine", choices=("mutmut", "slips"), default="mutmut", help=engines)
     record = mutants.RECORD.relative_to(mutants.ROOT)
     parser.add_argument("--record", type=Path, default=mutants.RECORD, metavar="FILE", help=f"({record})")
     survivors = "run again only the mutants of each MODULE that survived in --record (after a test was added)"
@@ -31,23 +33,26 @@ def check(parser, args) -> None:
 
 
 def run(args, config) -> int:
-    mutants.stage()
-    record = mutants.read(args.record)
+    mutants.stage() if args.engine == "mutmut" else mutants.slip_stage()
+    record, key = mutants.read(args.record), "modules" if args.engine == "mutmut" else "slips"
     if args.against and not args.against.is_file():
         raise BadInput(f"--against {args.against}: no such file")
     published = mutants.read(args.against) if args.against else record
     why = mutants.reasons()
     fell = []
     for module in args.modules:
-        names = list(record["modules"].get(module, {}).get("survivors", [])) if args.survivors else None
+        names = list(record[key].get(module, {}).get("survivors", [])) if args.survivors else None
         if names == []:
             continue  # none survived: nothing to run again
-        again = mutants.run(module, args.max_children, names)
-        record["modules"][module] = mutants.rerun(record["modules"][module], again) if names else again
+        if args.engine == "slips":
+            record.setdefault(key, {})[module] = mutants.run_slips(module)
+        else:
+            again = mutants.run(module, args.max_children, names)
+            record[key][module] = mutants.rerun(record[key][module], again) if names else again
         util.write_json(args.record, record, sort_keys=True)
         common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why)})
-        now = mutants.score(record["modules"][module], why)
-        before = mutants.score(published["modules"][module], why) if module in published["modules"] else 0.0
+        now = mutants.score(record[key][module], why)
+        before = mutants.score(published[key][module], why) if module in published.get(key, {}) else 0.0
         print(f"{module}: {now:.1%} of the non-equivalent mutants killed (published: {before:.1%})", flush=True)
         fell += [module] if now < before - 1e-9 else []
     return 1 if fell and args.against else 0

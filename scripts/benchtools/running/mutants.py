@@ -1,10 +1,14 @@
-"""scripts/mutants' work: mutmut over the verdict modules, one at a time; equivalent survivors are judged in REASONS."""
+"""scripts/mutants' work: mutmut over the verdict modules, one at a time, and a second engine of the slips that mutmut
+does not make; equivalent survivors are judged in REASONS."""
 
+import ast
 import collections
 import contextlib
+import copy
 import json
 import os
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -26,6 +30,132 @@ BLOCK = "mutants"
 COUNTED = ("killed", "survived", "timeout", "no tests", "not checked")
 # A worker whose test run raised (a broken stage, not a killed mutant) exits 255, which mutmut files as a time-out.
 CRASHED = 255
+SLIP_STAGE = STAGE.parent / "slips"  # a copy of the code and the tests, the rest linked, no repository
+SLIP_SECONDS = 300  # a slip's tests that run longer are a time-out, which kills as mutmut's do
+
+
+def call_of(node, *names: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+
+
+# The second engine's mutations: the slips a developer makes that mutmut's operators do not (a review found each).
+SLIPS = {
+    "min ↔ max": lambda n: (
+        call_of(n, "min", "max")
+        and ast.Call(ast.Name({"min": "max", "max": "min"}[n.func.id], ast.Load()), n.args, n.keywords)
+    ),
+    "ceil(a / b) → a // b": lambda n: (
+        isinstance(n, ast.Call)
+        and ast.unparse(n.func) == "math.ceil"
+        and isinstance(n.args[0], ast.BinOp)
+        and isinstance(n.args[0].op, ast.Div)
+        and ast.BinOp(n.args[0].left, ast.FloorDiv(), n.args[0].right)
+    ),
+    "a call's statement dropped": lambda n: isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and ast.Pass(),
+    "two names passed swapped": lambda n: (
+        isinstance(n, ast.Call)
+        and not call_of(n, "min", "max")  # whose order is no slip
+        and len(n.args) == 2
+        and all(isinstance(a, ast.Name) for a in n.args)
+        and n.args[0].id != n.args[1].id
+        and ast.Call(n.func, n.args[::-1], n.keywords)
+    ),
+    "a pair returned swapped": lambda n: (
+        isinstance(n, ast.Return)
+        and isinstance(n.value, ast.Tuple)
+        and len(n.value.elts) == 2
+        and ast.Return(ast.Tuple(n.value.elts[::-1], ast.Load()))
+    ),
+    "a range's end one further": lambda n: (
+        call_of(n, "range") and ast.Call(n.func, [*n.args[:-1], ast.BinOp(n.args[-1], ast.Add(), ast.Constant(1))], [])
+    ),
+}
+
+
+class Slip(ast.NodeTransformer):
+    """Makes the ``at``-th of the slips ``make`` finds (all are counted in ``found``), and notes its line."""
+
+    def __init__(self, make, at: int = -1):
+        self.make, self.at, self.found, self.line = make, at, 0, 0
+
+    def visit(self, node):
+        node, made = self.generic_visit(node), self.make(node)
+        self.found += bool(made)
+        if not made or self.found - 1 != self.at:
+            return node
+        self.line = node.lineno
+        return ast.copy_location(made, node)
+
+
+def slips(source: str) -> list[tuple[str, int, str]]:
+    """Each slip of ``source``: (what, its line, the module with it made)."""
+    tree, found = ast.parse(source), []
+    for what, make in SLIPS.items():
+        (counted := Slip(make)).visit(copy.deepcopy(tree))
+        for at in range(counted.found):
+            mutated = ast.fix_missing_locations((slip := Slip(make, at)).visit(copy.deepcopy(tree)))
+            found.append((what, slip.line, ast.unparse(mutated)))
+    return found
+
+
+def function_at(tree: ast.Module, line: int, dotted: str) -> str:
+    """mutmut's name of the function or method that holds ``line``: its tests are those mutmut found calling it."""
+    for node in tree.body:
+        methods = node.body if isinstance(node, ast.ClassDef) else [node]
+        for method in methods:
+            if (
+                isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
+                and method.lineno <= line <= method.end_lineno
+            ):
+                inside = f"xǁ{node.name}ǁ{method.name}" if method is not node else f"x_{method.name}"
+                return f"{dotted}.{inside}"
+    return ""
+
+
+def slip_stage() -> None:
+    shutil.rmtree(SLIP_STAGE, ignore_errors=True)
+    SLIP_STAGE.mkdir(parents=True)
+    for entry in ROOT.iterdir():
+        if entry.name in ("scripts", "benchmarks", "tests"):
+            shutil.copytree(entry, SLIP_STAGE / entry.name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        elif entry.name not in UNLINKED:
+            (SLIP_STAGE / entry.name).symlink_to(entry)
+    (SLIP_STAGE / ".git").symlink_to(NO_REPOSITORY)
+
+
+def run_slips(module: str) -> dict:
+    """Each slip of ``module`` in SLIP_STAGE, against the fast tests that mutmut found calling its function, quickest
+    first: the same counts and survivors as ``counted``'s."""
+    stats_path = STAGE / "mutants" / "mutmut-stats.json"
+    if not stats_path.is_file():
+        raise Failed(f"{stats_path}: no mutmut run here to say which tests call each function (run scripts/mutants)")
+    stats = json.loads(stats_path.read_text())
+    path = SLIP_STAGE / ("scripts" if module.startswith("benchtools/") else "") / module
+    source, counts, survivors = path.read_text(), collections.Counter(), {}
+    dotted = module.removesuffix(".py").replace("/", ".")
+    try:
+        for what, line, mutated in slips(source):
+            function = function_at(ast.parse(source), line, dotted)
+            tests = sorted(stats["tests_by_mangled_function_name"].get(function, ()), key=stats["duration_by_test"].get)
+            name = f"{dotted}.line {line}: {what}"
+            if not tests:
+                counts["no tests"] += 1
+                continue
+            path.write_text(mutated)
+            command = [VENV / "bin" / "python", "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+            try:
+                ran = subprocess.run(
+                    command, cwd=SLIP_STAGE, env=environment(), capture_output=True, timeout=SLIP_SECONDS
+                )
+            except subprocess.TimeoutExpired:
+                counts["timeout"] += 1
+                continue
+            status = "survived" if ran.returncode == 0 else "killed" if ran.returncode == 1 else "other"
+            counts[status] += 1
+            survivors |= {name: source.splitlines()[line - 1].strip()} if status == "survived" else {}
+    finally:
+        path.write_text(source)
+    return {"made": sum(counts.values()), **{key: counts[key] for key in (*COUNTED, "other")}, "survivors": survivors}
 
 
 def modules() -> list[str]:
@@ -114,30 +244,30 @@ def reasons() -> dict[str, str]:
     return tomllib.loads(REASONS.read_text()) if REASONS.is_file() else {}
 
 
+ENGINES = {"modules": "mutmut", "slips": "The second engine: a developer's slips (SLIPS in running/mutants.py)"}
+
+
 def markdown(record: dict, why: dict[str, str]) -> str:
+    return "\n\n".join(
+        f"### {title}\n\n{engine_markdown(record[key], why)}" for key, title in ENGINES.items() if record.get(key)
+    )
+
+
+def engine_markdown(modules: dict, why: dict[str, str]) -> str:
     rows = [
         [f"`{module}`", *(entry.get(name, 0) for name in ("made", *COUNTED, "other")), f"{score(entry, why):.0%}"]
-        for module, entry in record["modules"].items()
+        for module, entry in modules.items()
     ]
-    header = [
-        "module",
-        "mutants",
-        "killed",
-        "survived",
-        "timed out",
-        "no test ran it",
-        "not run",
-        "crashed or other",
-        "killed of the non-equivalent",
-    ]
+    header = ["module", "mutants", "killed", "survived", "timed out", "no test ran it", "not run", "crashed or other"]
     survivors = [
         [f"`{name.removeprefix(module.removesuffix('.py').replace('/', '.') + '.')}`", f"`{mutation}`"]
         + [why.get(name, "**not judged**: a hole, or equivalent")]
-        for module, entry in record["modules"].items()
+        for module, entry in modules.items()
         for name, mutation in entry["survivors"].items()
     ]
     survived = util.markdown_table(["mutant", "mutation", "why it survives"], survivors) if survivors else "None."
-    return f"{util.markdown_table(header, rows)}\n\nEvery mutant a test did not kill:\n\n{survived}"
+    table = util.markdown_table([*header, "killed of the non-equivalent"], rows)
+    return f"{table}\n\nEvery mutant a test did not kill:\n\n{survived}"
 
 
 def read(path: Path) -> dict:
