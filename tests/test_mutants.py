@@ -101,23 +101,23 @@ class Search:
 
 
 def test_the_second_engine_makes_each_slip_once_where_it_applies_and_names_its_function_as_mutmut_does():
-    made = {(what, line): source for what, line, source in mutants.slips(SLIPPED)}
-    assert set(made) == {
-        ("min ↔ max", 6),
-        ("min ↔ max", 11),
-        ("ceil(a / b) → a // b", 6),
-        ("a call's statement dropped", 5),
-        ("two names passed swapped", 11),  # zip's; min's and max's order is no slip
-        ("a pair returned swapped", 6),  # not the three that middle returns
-        ("a range's end one further", 11),
+    made = {(what, where): (change, source) for what, where, change, source in mutants.slips(SLIPPED)}
+    assert {key: change for key, (change, _) in made.items()} == {
+        ("min ↔ max", "6:48"): "min(pairs, start) → max(pairs, start)",
+        ("min ↔ max", "11:48"): "max(lo, hi) → min(lo, hi)",
+        ("ceil(a / b) → a // b", "6:15"): "math.ceil((pairs - start) / 10) → (pairs - start) // 10",
+        ("a call's statement dropped", "5:4"): "warm() → pass",
+        ("two names passed swapped", "11:19"): "range(lo, hi) → range(hi, lo)",
+        ("two names passed swapped", "11:35"): "zip(lo, hi) → zip(hi, lo)",  # min's and max's order is no slip
+        ("a pair returned swapped", "6:4"): (
+            "return (1 + math.ceil((pairs - start) / 10), min(pairs, start))"
+            " → return (min(pairs, start), 1 + math.ceil((pairs - start) / 10))"
+        ),  # not the three that middle returns
+        ("a range's end one further", "11:19"): "range(lo, hi) → range(lo, hi + 1)",
     }
-    assert "return (1 + (pairs - start) // 10, min(pairs, start))" in made["ceil(a / b) → a // b", 6]
-    assert "max(pairs, start)" in made["min ↔ max", 6] and "min(lo, hi)" in made["min ↔ max", 11]
-    assert "warm()" not in made["a call's statement dropped", 5] and "pass" in made["a call's statement dropped", 5]
-    assert "zip(hi, lo)" in made["two names passed swapped", 11]
-    assert "return (min(pairs, start), 1 + math.ceil((pairs - start) / 10))" in made["a pair returned swapped", 6]
-    assert "range(lo, hi + 1)" in made["a range's end one further", 11]
-    assert all(compile(source, "slipped", "exec") for source in made.values())
+    assert "return (1 + (pairs - start) // 10, min(pairs, start))" in made["ceil(a / b) → a // b", "6:15"][1]
+    assert "    pass\n" in made["a call's statement dropped", "5:4"][1]
+    assert all(compile(source, "slipped", "exec") for _, source in made.values())
     tree = ast.parse(SLIPPED)
     assert (
         mutants.function_at(tree, 6, "m") == "m.x_looks" and mutants.function_at(tree, 11, "m") == "m.xǁSearchǁmiddle"
@@ -126,11 +126,11 @@ def test_the_second_engine_makes_each_slip_once_where_it_applies_and_names_its_f
 
 
 def test_the_page_shows_each_engine_s_table_and_survivors():
-    slip = "benchtools.m.line 3: min ↔ max"
-    entry = {"made": 2, "killed": 1, "survived": 1, "timeout": 0, "survivors": {slip: "return min(a, b)"}}
+    slip = "benchtools.m.3:15: min ↔ max"
+    entry = {"made": 2, "killed": 1, "survived": 1, "timeout": 0, "survivors": {slip: "min(a, b) → max(a, b)"}}
     page = mutants.markdown({"modules": {}, "slips": {"benchtools/m.py": entry}}, {slip: "equivalent: one value"})
     assert "### mutmut" not in page and page.startswith("### The second engine")
-    assert "| `line 3: min ↔ max` | `return min(a, b)` | equivalent: one value |" in page and "| 100% |" in page
+    assert "| `3:15: min ↔ max` | `min(a, b) → max(a, b)` | equivalent: one value |" in page and "| 100% |" in page
 
 
 def test_a_crashed_test_run_is_no_kill_and_lowers_the_score(tmp_path, monkeypatch):

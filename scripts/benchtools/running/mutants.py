@@ -73,28 +73,28 @@ SLIPS = {
 
 
 class Slip(ast.NodeTransformer):
-    """Makes the ``at``-th of the slips ``make`` finds (all are counted in ``found``), and notes its line."""
+    """Makes the ``at``-th of the slips ``make`` finds (all are counted in ``found``), and notes where and what."""
 
     def __init__(self, make, at: int = -1):
-        self.make, self.at, self.found, self.line = make, at, 0, 0
+        self.make, self.at, self.found, self.where, self.change = make, at, 0, "", ""
 
     def visit(self, node):
         node, made = self.generic_visit(node), self.make(node)
         self.found += bool(made)
         if not made or self.found - 1 != self.at:
             return node
-        self.line = node.lineno
+        self.where, self.change = f"{node.lineno}:{node.col_offset}", f"{ast.unparse(node)} → {ast.unparse(made)}"
         return ast.copy_location(made, node)
 
 
-def slips(source: str) -> list[tuple[str, int, str]]:
-    """Each slip of ``source``: (what, its line, the module with it made)."""
+def slips(source: str) -> list[tuple[str, str, str, str]]:
+    """Each slip of ``source``: (what, its line:column, the code it changes → what it makes, the module with it)."""
     tree, found = ast.parse(source), []
     for what, make in SLIPS.items():
         (counted := Slip(make)).visit(copy.deepcopy(tree))
         for at in range(counted.found):
             mutated = ast.fix_missing_locations((slip := Slip(make, at)).visit(copy.deepcopy(tree)))
-            found.append((what, slip.line, ast.unparse(mutated)))
+            found.append((what, slip.where, slip.change, ast.unparse(mutated)))
     return found
 
 
@@ -134,10 +134,10 @@ def run_slips(module: str) -> dict:
     source, counts, survivors = path.read_text(), collections.Counter(), {}
     dotted = module.removesuffix(".py").replace("/", ".")
     try:
-        for what, line, mutated in slips(source):
-            function = function_at(ast.parse(source), line, dotted)
+        for what, where, change, mutated in slips(source):
+            function = function_at(ast.parse(source), int(where.split(":")[0]), dotted)
             tests = sorted(stats["tests_by_mangled_function_name"].get(function, ()), key=stats["duration_by_test"].get)
-            name = f"{dotted}.line {line}: {what}"
+            name = f"{dotted}.{where}: {what}"
             if not tests:
                 counts["no tests"] += 1
                 continue
@@ -152,7 +152,7 @@ def run_slips(module: str) -> dict:
                 continue
             status = "survived" if ran.returncode == 0 else "killed" if ran.returncode == 1 else "other"
             counts[status] += 1
-            survivors |= {name: source.splitlines()[line - 1].strip()} if status == "survived" else {}
+            survivors |= {name: change} if status == "survived" else {}
     finally:
         path.write_text(source)
     return {"made": sum(counts.values()), **{key: counts[key] for key in (*COUNTED, "other")}, "survivors": survivors}
