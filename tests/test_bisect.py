@@ -967,11 +967,13 @@ class Recounted(Counted):
     [
         ([1000.0, 1000.0, 1000.0], [1100.0, 1100.0, 1100.0], None),
         ([1000.0, 1100.0, 1000.0], [1100.0, 1100.0, 1100.0], "their counts overlap"),
+        ([1000.0, 1050.0, 1000.0], [1100.0, 1040.0, 1100.0], "their counts overlap"),  # the lowest of the higher
         ([1000.0, 1000.0, 1000.0], [1100.0, 1001.0, 1001.0], "their medians lie within the spread"),
     ],
 )
 def test_a_step_confirms_only_where_its_recounts_lie_apart_and_their_medians_too(before, after, why):
-    """Fails under each of: ``confirmed = True``; ``separated = True``; the medians' check removed (each was run)."""
+    """Fails under each of: ``confirmed = True``; ``separated = True``; the medians' check removed; either side's
+    bound of the overlap taken at its other end (each was run)."""
     stand_in = Recounted([before[0], after[0]])
     stand_in.runs = [before, after]
     search = bisect.Search(stand_in, probes.Source("equinox", version="0.13.8"), None, "flatten", "tuple", 0.008)
