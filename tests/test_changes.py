@@ -42,8 +42,9 @@ def test_a_whole_kind_can_be_overridden_but_not_negative():
         "bench_counts.JaxprExcessEquations.track_excess_equations", "'jit', 8", "", 1, 1, "", "x", True, ""
     )
     assert thresholds(ratio) == 0.2 and thresholds(count) == 0.0
-    # A configuration whose regexes match nothing leaves asv's own default.
+    # A configuration whose regexes match nothing leaves asv's own default; where several match, the largest, as asv.
     assert changes.Thresholds({}, {})(ratio) == changes.ASV_DEFAULT_THRESHOLD == 0.05
+    assert changes.Thresholds({"bench_overhead": 0.3, "bench_over": 0.1, "bench_counts": 0.5}, {})(ratio) == 0.3
     # An override is the suspect threshold too, over the lower one its benchmark declares (0.0).
     assert thresholds.suspect(ratio) == 0.2 and changes.Thresholds(metrics.asv_thresholds(), {}).suspect(ratio) == 0.0
     with pytest.raises(BadInput, match="threshold"):

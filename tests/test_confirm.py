@@ -369,6 +369,34 @@ def test_a_night_of_pairs_draws_a_hash_seed_per_pair_from_all_of_python_s():
     assert seeds[::2] == seeds[1::2] and len(set(seeds)) == 100 and all(0 <= int(s) < 2**32 for s in seeds)
 
 
+def test_each_batch_of_pairs_opens_both_sides_first_and_closes_them_after_even_when_a_measurement_fails():
+    events = []
+
+    def side(name, fails=False):
+        def value(*_):
+            events.append(f"{name} measured")
+            if fails:
+                raise RuntimeError("a benchmark process failed")
+            return 1.0
+
+        opened, closed = (lambda what=what: events.append(f"{name} {what}") for what in ("opened", "closed"))
+        return SimpleNamespace(open=opened, close=closed, value=value)
+
+    confirm.measure_pairs({"before": side("before"), "after": side("after")}, "b", None)(0, 1)
+    assert events == [
+        "before opened",
+        "after opened",
+        "before measured",
+        "after measured",
+        "before closed",
+        "after closed",
+    ]
+    events.clear()
+    with pytest.raises(RuntimeError):
+        confirm.measure_pairs({"before": side("before"), "after": side("after", fails=True)}, "b", None)(0, 1)
+    assert events[-2:] == ["before closed", "after closed"]
+
+
 def test_every_process_is_a_fresh_interpreter_whatever_the_configuration_says():
     from asv import runner
 

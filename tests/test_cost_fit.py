@@ -1,5 +1,7 @@
 """benchtools/judging/cost_fit.py: the cost fit, on synthetic releases (tests/test_explain.py tests the explanation)."""
 
+import dataclasses
+
 import pytest
 
 from benchtools.judging import cost_fit
@@ -79,6 +81,8 @@ def test_the_fit_s_page_shows_every_figure():
         "| v1 | 15.00 | 14.70 | -2.0% |\n"
     )
     assert cost_fit.markdown(result).startswith("## Cost fit\n\nBest weight")
+    two = dataclasses.replace(result, points=[(point, -0.02), (cost_fit.Point("v2", 300, 7000, 12.5), 0.005)])
+    assert "largest error 3.1% over the versions, 2.0% over the commits." in cost_fit.markdown(two)
 
 
 def test_fit_cost_reads_an_asv_results_folder(tmp_path):

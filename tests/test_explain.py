@@ -11,6 +11,7 @@ profiles one update in both commits on asv's machinery and must name the
 function.
 """
 
+import ast
 import cProfile
 import json
 import locale
@@ -25,7 +26,7 @@ import pytest
 from benchtools import util
 from benchtools.errors import Failed
 from benchtools.judging import explain
-from benchtools.project import ROOT
+from benchtools.project import ROOT, SETUP_PYTHONS
 from benchtools.running import bench
 from benchtools.trial import detector
 from tests.asv_sites import git
@@ -226,10 +227,20 @@ def test_a_function_replaced_by_another_is_told_as_a_move_after_the_net_changes(
     )
 
 
+def test_a_function_that_appeared_replaces_one_function_that_vanished_and_no_more():
+    before, after = {"m.a": [20, 100.0, 1.0], "m.b": [20, 90.0, 1.0]}, {"m.c": [20, 95.0, 1.0]}
+    explained = explain.Explanation("env", "a", "b", explain.diff(before, after), before, after)
+    assert explained.sentence(most=8) == "`m.b`: 20 → 0 calls per update; `m.a` replaced by `m.c` (20 calls)"
+
+
+def test_a_function_starts_at_its_first_decorator():
+    assert list(explain.definitions(ast.parse("x = 1\n@dec\n@other\ndef f():\n    pass\n"))) == [(2, 5, "f")]
+
+
 def test_the_profiles_environment_is_one_of_the_run_s_alone_in_a_configuration_whose_paths_hold_anywhere(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setenv("PATH", os.environ["PATH"])  # env_config puts setup's Pythons first
+    monkeypatch.setenv("PATH", "/usr/bin")  # env_config puts setup's Pythons first, where asv profile looks
     config, cache = tmp_path / "site" / "asv.conf.json", tmp_path / "cache"
     conf = {
         "version": 1,
@@ -246,6 +257,7 @@ def test_the_profiles_environment_is_one_of_the_run_s_alone_in_a_configuration_w
     kept = {key: value for key, value in conf.items() if key != "exclude"} | {"matrix": {"req": {"jax": "0.4.35"}}}
     relative = {"repo": "../equinox", "env_dir": "env", "results_dir": "results", "html_dir": "html"}
     env = explain.env_config(config, conf | relative, wanted, cache)
+    assert os.environ["PATH"] == f"{SETUP_PYTHONS / 'bin'}{os.pathsep}/usr/bin"
     name = "virtualenv-py3.11-jax0.4.35"
     assert env == (name, cache / "configs" / f"{name}.conf.json", config.parent / explain.PROFILE_ENVS)
     # Made absolute beside the original, as asv read them there.
