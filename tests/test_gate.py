@@ -582,7 +582,7 @@ def test_asv_s_jumps_become_changes_between_the_sides_measured_and_from_the_firs
     )
     series = {
         x: [(0, 10.0), (1, None), (2, 10.0), (3, None), (4, None), (5, 12.0), (6, 12.0)],
-        y: [(1, 5.0), (2, None), (3, 6.0), (4, 6.0)],
+        y: [(0, 5.0), (1, 5.0), (2, None), (3, 6.0), (4, 6.0)],  # the last measured before the jump, not the first
         z: [(2, 9.1), (3, 9.0), (4, 9.2), (5, 9.0)],  # one piece: its level, 9.05, is no point's value
     }
     regressions = [
