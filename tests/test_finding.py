@@ -15,6 +15,7 @@ from benchtools.judging.sources import Source
 from tests.asv_sites import (
     ABSOLUTE,
     BYTECODES,
+    CONSTRUCTION_PASSES,
     COST,
     COUNT,
     INSTRUCTIONS,
@@ -127,8 +128,9 @@ def test_a_cost_change_gets_its_diagnostics_at_its_own_two_commits_from_its_grap
 def test_only_a_confirmed_comparison_counts_its_instruction_changes_again_its_falls_as_falls(tmp_path, monkeypatch):
     """The quick look takes the stored counts; the confirmed comparison recounts a rise as a rise and a fall as a
     fall (another runner's counts move both ways), and explains what it counted and found improved."""
-    config = make_site(tmp_path, {INSTRUCTIONS: [[1e6, 2e6], [1.2e6, 1e6]]})  # construct +20%, dispatch -50%
-    recounted = []
+    # construct +20%, dispatch -50%; construction's time +2%, below its threshold, is what the rise's time check reads
+    config = make_site(tmp_path, {INSTRUCTIONS: [[1e6, 2e6], [1.2e6, 1e6]], CONSTRUCTION_PASSES: [[10.0], [10.2]]})
+    recounted, suspected = [], []
 
     def recount(source, changes, holds=recheck.Recount.counts):
         recounted.append(([c.params for c in changes], holds))
@@ -138,6 +140,7 @@ def test_only_a_confirmed_comparison_counts_its_instruction_changes_again_its_fa
         return [f"not profiled: {len(counted)} and {len(improved)} of {source.machine}"]
 
     def same(config, conf, suspects, max_pairs):
+        suspected.extend((s.benchmark, s.params, s.before, s.after) for s in suspects)
         return [confirm.Confirmation(suspect, pairs.SAME, None, 0.0) for suspect in suspects]
 
     monkeypatch.setattr(recheck, "recount", recount)
@@ -150,6 +153,7 @@ def test_only_a_confirmed_comparison_counts_its_instruction_changes_again_its_fa
     rise, fall = ["'construct(default)'"], ["'dispatch(jit)'"]
     assert recounted == [(rise, recheck.Recount.counts), (fall, recheck.Recount.improves)]
     assert ([c.params for c in confirmed.counted], [c.params for c in confirmed.improved]) == (rise, fall)
+    assert suspected == [(CONSTRUCTION_PASSES, "'default'", 10.0, 10.2)]  # the counted rise's time alone
     # Every error met on the way, in its order: the recounts', then the explanations'.
     errors = ["not recounted: counts", "not recounted: improves", f"not profiled: 1 and 1 of {MACHINE}"]
     assert confirmed.explain_errors == errors and quick.explain_errors == []
