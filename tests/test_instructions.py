@@ -297,6 +297,14 @@ def test_a_cause_names_the_functions_whose_own_instructions_moved_most_c_include
     assert len(words) == 3 and explained.sentence("construction") == "; ".join(words)
     assert explained.sentence() == instructions.cause(before, after)
     assert instructions.cause(before, after, "construction", shown=1).split("; ") == words[:2]  # and still a function
+    # A builtin is named by its share of the count before: 15 of 1,000 is 1%, though under 1% of 2,000.
+    grew = twin_counts(1_000.0, {"f": 300.0, "g": 200.0, "h": 100.0}) | {"builtins": {"builtin_dir": 100.0}}
+    doubled = twin_counts(2_000.0, {"f": 700.0, "g": 500.0, "h": 300.0}) | {"builtins": {"builtin_dir": 115.0}}
+    assert [word.split(":")[0] for word in instructions.cause(grew, doubled).split("; ")] == [
+        "`builtin_dir` with all it called",
+        "`f`",
+        "`g`",
+    ]
     moved_most = twin_counts(0, {"f": 100.0, "g": 1_000.0})  # each function against its own count before
     assert instructions.function_changes(twin_counts(0, {"f": 100.0, "g": 100.0}), moved_most)[0] == ("g", 100, 1_000)
 
