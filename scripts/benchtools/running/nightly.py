@@ -159,16 +159,13 @@ def gate_scope(output: Path, baseline: str | None, repo: Path) -> Scope:
     if baseline is None:
         return Scope()
     if newest in (None, baseline):
-        return Scope(
-            nothing=f"no commit after the baseline {baseline[:8]} was benchmarked tonight", unchanged=unchanged
-        )
-    if not git.is_ancestor(repo, baseline, newest):
-        return Scope(
-            nothing=f"tonight's newest commit {newest[:8]} does not descend from the baseline {baseline[:8]} "
-            "(a range of older commits): their steps are on the site, not compared",
-            unchanged=unchanged,
-        )
-    return Scope(compare=(baseline, newest))
+        nothing = f"no commit after the baseline {baseline[:8]} was benchmarked tonight"
+    elif git.is_ancestor(repo, baseline, newest):
+        return Scope(compare=(baseline, newest))
+    else:
+        nothing = f"tonight's newest commit {newest[:8]} does not descend from the baseline {baseline[:8]} "
+        nothing += "(a range of older commits): their steps are on the site, not compared"
+    return Scope(nothing=nothing, unchanged=unchanged)
 
 
 def rejudge_scope(target, run_id: str, remote: str, branch: str) -> Scope:
