@@ -105,7 +105,7 @@ def shim_library() -> Path:
 def valgrind() -> str:
     found = shutil.which("valgrind")
     if found is None:
-        raise Unavailable("valgrind is not installed (scripts/setup installs Debian's package where it can run apt-get)")
+        raise Unavailable("valgrind is not installed (scripts/setup installs Debian's package)")
     return found
 
 

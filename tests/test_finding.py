@@ -8,7 +8,7 @@ import types
 import pytest
 
 from benchtools.errors import BadInput
-from benchtools.judging import confirm, finding, pairs, recheck
+from benchtools.judging import confirm, finding, pairs, recheck, render, verdicts
 from benchtools.judging.changes import Change
 from benchtools.judging.gate import judge
 from benchtools.judging.sources import Source
@@ -25,6 +25,7 @@ from tests.asv_sites import (
     commit,
     make_site,
 )
+from tests.helpers import ROOT
 
 
 def improvements_site(tmp_path, graphs, depths=("1", "4")):
@@ -238,3 +239,17 @@ def test_a_judged_commit_with_no_results_has_no_failed_benchmark_and_is_no_error
 
     site = types.SimpleNamespace(revision_of_hash={"a": 0}, results_of=results_of)
     assert finding.failed_commits(site, ["a", "a", "unlisted"]) == []
+
+
+def test_text_from_upstream_is_fenced_longer_than_its_longest_run_of_backticks():
+    assert render.as_text("a ` b ````` c") == "``````text\na ` b ````` c\n``````"
+    assert render.as_text("plain") == "```text\nplain\n```"
+
+
+@pytest.mark.parametrize("status", ["judged", "failed"])
+def test_a_verdict_of_an_unknown_status_is_refused_naming_its_status_whatever_its_shape(tmp_path, status):
+    judged = json.loads((ROOT / "tests" / "golden" / "verdicts.json").read_text())[0]
+    document = judged if status == "judged" else verdicts.failure("gate", 3, "the night's run failed")
+    (tmp_path / "verdict.json").write_text(json.dumps({**document, "status": "bogus"}))
+    with pytest.raises(BadInput, match=r"verdict.json: status: must be one of \['judged', 'failed'\]$"):
+        verdicts.read(tmp_path / "verdict.json")
