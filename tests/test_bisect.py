@@ -128,6 +128,13 @@ def test_a_drift_is_reported_over_its_commits_not_as_a_step():
     assert int(steps[0].before.commit.source.commit) == 0 and int(steps[-1].after.commit.source.commit) == 15
 
 
+def test_git_makes_the_folders_above_a_bare_clone_itself(tmp_path):
+    """The fact that makes bisection.repository's own mkdir of the clone's parent an equivalent mutant."""
+    subprocess.run(["git", "init", "-q", tmp_path / "origin"], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", tmp_path / "origin", tmp_path / "a" / "b" / "clone"], check=True)
+    assert (tmp_path / "a" / "b" / "clone" / "HEAD").is_file()
+
+
 def test_the_middle_of_an_even_gap_is_the_lower_commit_and_a_failed_middle_hands_over_to_the_one_below_first():
     # Between 0 and 5 the middle is 2, which failed, so 1 is tried before 3: the range splits at 108, and one drift
     # (3 to 5) is found. A middle of 2.5 would try 3 first, split at 116, and find two.
