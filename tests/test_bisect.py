@@ -135,6 +135,14 @@ def test_git_makes_the_folders_above_a_bare_clone_itself(tmp_path):
     assert (tmp_path / "a" / "b" / "clone" / "HEAD").is_file()
 
 
+def test_an_archive_unpacks_into_a_folder_that_it_makes(tmp_path):
+    """The fact that makes probes.wheel's own mkdir of the source tree an equivalent mutant."""
+    (tmp_path / "setup.py").write_text("")
+    subprocess.run(["tar", "-cf", tmp_path / "source.tar", "-C", tmp_path, "setup.py"], check=True)
+    shutil.unpack_archive(tmp_path / "source.tar", tmp_path / "jax")
+    assert (tmp_path / "jax" / "setup.py").is_file()
+
+
 def test_the_middle_of_an_even_gap_is_the_lower_commit_and_a_failed_middle_hands_over_to_the_one_below_first():
     # Between 0 and 5 the middle is 2, which failed, so 1 is tried before 3: the range splits at 108, and one drift
     # (3 to 5) is found. A middle of 2.5 would try 3 first, split at 116, and find two.
