@@ -429,6 +429,16 @@ def test_a_batch_s_number_is_the_first_doubling_that_takes_batch_seconds_after_a
     assert instruments.calibrated_number(lambda: 0.0, 1.0) == 1 << 20
 
 
+def test_one_step_for_the_gate_is_timed_under_synchronous_dispatch_as_the_answer_times_it(monkeypatch):
+    made = []
+    monkeypatch.setenv(params.ONE_STEP_VARIABLE, "jit")
+    monkeypatch.setattr(bench_answer, "synchronous", lambda: made.append("synchronous"))
+    monkeypatch.setattr(bench_answer, "calls", lambda wrapping, size: made.append(f"calls {wrapping}") or {})
+    monkeypatch.setattr(bench_answer, "figure", lambda twins: made.append("timed") or {"ratio": 1.0})
+    assert bench_answer._Answer().setup_cache() == {"figures": {"step jit": {"ratio": 1.0}}}
+    assert made == ["synchronous", "calls jit", "timed"]
+
+
 class Computed:
     """A call's result that says whether it was computed when the call returned."""
 
