@@ -3,6 +3,7 @@ upstream bundle, and stand-ins the tests of several modules use."""
 
 import contextlib
 import functools
+import inspect
 import io
 import json
 import re
@@ -11,6 +12,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -223,3 +225,14 @@ def asv_layout() -> dict:
         saved.save(tmp)
         data = json.loads((Path(tmp) / results.get_filename("m", "0" * 40, "e")).read_bytes())
     return {"keys": frozenset(data), "result_columns": tuple(data["result_columns"])}
+
+
+def mutated(function, old: str, new: str):
+    """``function`` with the one place where its source reads ``old`` reading ``new``, compiled with its module's
+    globals: a mutant of docs/mutants.toml to run beside the original (decorators applied again; a method comes
+    back as a plain function, to set on its class with monkeypatch)."""
+    source = textwrap.dedent(inspect.getsource(function))
+    assert source.count(old) == 1, f"{old!r} stands {source.count(old)} times in {function.__qualname__}"
+    namespace = dict(function.__globals__)
+    exec(compile(source.replace(old, new), inspect.getsourcefile(function), "exec"), namespace)
+    return namespace[function.__name__]

@@ -128,6 +128,7 @@ def test_a_drift_is_reported_over_its_commits_not_as_a_step():
     assert int(steps[0].before.commit.source.commit) == 0 and int(steps[-1].after.commit.source.commit) == 15
 
 
+@pytest.mark.equivalent("benchtools.running.bisection.32:4: a call's statement dropped")
 def test_git_makes_the_folders_above_a_bare_clone_itself(tmp_path):
     """The fact that makes bisection.repository's own mkdir of the clone's parent an equivalent mutant."""
     subprocess.run(["git", "init", "-q", tmp_path / "origin"], check=True)
@@ -135,6 +136,7 @@ def test_git_makes_the_folders_above_a_bare_clone_itself(tmp_path):
     assert (tmp_path / "a" / "b" / "clone" / "HEAD").is_file()
 
 
+@pytest.mark.equivalent("benchtools.history.probes.248:12: a call's statement dropped")
 def test_an_archive_unpacks_into_a_folder_that_it_makes(tmp_path):
     """The fact that makes probes.wheel's own mkdir of the source tree an equivalent mutant."""
     (tmp_path / "setup.py").write_text("")

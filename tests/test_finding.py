@@ -204,6 +204,9 @@ def test_commits_that_two_runners_timed_compare_nothing(tmp_path):
         finding.compare_changes(Source(config=config, machine=MACHINE), "v0", "v1")
 
 
+@pytest.mark.equivalent(
+    "benchtools.judging.finding.x_compare_changes__mutmut_35", "benchtools.judging.finding.x_compare_changes__mutmut_37"
+)
 def test_nights_on_alternating_runners_place_an_exact_change_where_one_runner_does(tmp_path):
     """asv stamps each night with its runner's cpu: an environment's exact figures stay one series across runners."""
     costs = [[100, 100], [100, 100], [100, 100], [100, 160], [100, 160]]
@@ -246,6 +249,7 @@ def test_text_from_upstream_is_fenced_longer_than_its_longest_run_of_backticks()
     assert render.as_text("plain") == "```text\nplain\n```"
 
 
+@pytest.mark.equivalent("benchtools.judging.verdicts.148:4: a call's statement dropped")
 @pytest.mark.parametrize("status", ["judged", "failed"])
 def test_a_verdict_of_an_unknown_status_is_refused_naming_its_status_whatever_its_shape(tmp_path, status):
     judged = json.loads((ROOT / "tests" / "golden" / "verdicts.json").read_text())[0]

@@ -3,6 +3,7 @@ record writes. The mutation run itself takes hours: it is no test (docs/mutants.
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 
@@ -10,9 +11,10 @@ import pytest
 import yaml
 
 from benchtools import cli
+from benchtools.errors import Failed
 from benchtools.publishing import generated
 from benchtools.running import mutants
-from tests.helpers import ROOT
+from tests.helpers import ROOT, command
 
 
 def test_every_module_that_makes_or_carries_a_verdict_is_mutated():
@@ -26,6 +28,14 @@ def test_every_module_that_makes_or_carries_a_verdict_is_mutated():
     assert all(name.endswith(".py") for name in found)
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "mutants.yml").read_text())
     assert workflow["jobs"]["mutants"]["strategy"]["matrix"]["module"] == found
+    [slips] = [step for step in workflow["jobs"]["mutants"]["steps"] if "--engine slips" in step.get("run", "")]
+    assert re.findall(r"!= '(\S+)'", slips["if"]) == list(mutants.SLIPLESS)
+
+
+def test_the_second_engine_refuses_a_module_that_mutmut_alone_mutates():
+    assert "benchtools/history/release_history.py" not in cli.parse("mutants", ["--engine", "slips"]).modules
+    ran = command("mutants", "--engine", "slips", "scripts/benchtools/history/release_history.py")
+    assert ran.returncode == 2 and "mutmut alone mutates it" in ran.stderr
 
 
 def test_a_module_is_named_by_its_path_and_one_outside_the_list_is_refused(capsys):
@@ -64,8 +74,8 @@ def test_the_stage_forgets_a_module_the_project_deleted_keeps_the_rest_and_takes
     assert (stage / "mutants" / ".asv").resolve() == (stage / ".asv").resolve() == root / ".asv"
     # git run where a mutant's tests stand finds no repository, neither the project's nor one above the stage, and
     # makes none (a mutant's git init there, then another's clean -fdx, once wiped the stage)
-    for command in (["rev-parse", "--git-dir"], ["init", "-q"], ["rev-parse", "--git-dir"]):
-        ran = subprocess.run(["git", *command], cwd=stage / "mutants", env=mutants.environment(), capture_output=True)
+    for arguments in (["rev-parse", "--git-dir"], ["init", "-q"], ["rev-parse", "--git-dir"]):
+        ran = subprocess.run(["git", *arguments], cwd=stage / "mutants", env=mutants.environment(), capture_output=True)
         assert ran.returncode == 128, ran.stderr
     assert not (stage / ".git").exists() and not (stage / "mutants" / ".git").exists()
 
@@ -128,9 +138,31 @@ def test_the_second_engine_makes_each_slip_once_where_it_applies_and_names_its_f
 def test_the_page_shows_each_engine_s_table_and_survivors():
     slip = "benchtools.m.3:15: min ↔ max"
     entry = {"made": 2, "killed": 1, "survived": 1, "timeout": 0, "survivors": {slip: "min(a, b) → max(a, b)"}}
-    page = mutants.markdown({"modules": {}, "slips": {"benchtools/m.py": entry}}, {slip: "equivalent: one value"})
+    page = mutants.markdown({"modules": {}, "slips": {"benchtools/m.py": entry}}, {slip: "equivalent: one value"}, {})
     assert "### mutmut" not in page and page.startswith("### The second engine")
     assert "| `3:15: min ↔ max` | `min(a, b) → max(a, b)` | equivalent: one value |" in page and "| 100% |" in page
+    assert "(0 of the 1 judged equivalent are shown by a test)" in page
+    shown = mutants.markdown({"slips": {"benchtools/m.py": entry}}, {slip: "equivalent: one value"}, {slip: "t.py::t"})
+    assert "| equivalent: one value; shown by `t.py::t` |" in shown and "(1 of the 1 judged" in shown
+    unjudged = mutants.markdown({"slips": {"benchtools/m.py": entry}}, {}, {})
+    assert "| **not judged**: a hole |" in unjudged and "| 50% |" in unjudged
+
+
+def test_a_test_marked_equivalent_is_found_by_the_names_its_mark_gives(tmp_path):
+    (tmp_path / "test_a.py").write_text(
+        "import pytest\n\n\n@pytest.mark.equivalent('m.x_f__mutmut_1', 'm.x_f__mutmut_2')\ndef test_same(): ...\n\n\n"
+        "@pytest.mark.slow(minutes=1)\ndef test_other(): ...\n"
+    )
+    (tmp_path / "helpers.py").write_text(
+        "@pytest.mark.equivalent('m.x_g__mutmut_1')\ndef test_not_a_test_file(): ...\n"
+    )
+    where = f"{tmp_path.name}/test_a.py::test_same"
+    assert mutants.shown(tmp_path) == {"m.x_f__mutmut_1": where, "m.x_f__mutmut_2": where}
+    (tmp_path / "test_b.py").write_text(
+        "NAMES = ['m.x_h__mutmut_1']\n\n\n@pytest.mark.equivalent(*NAMES)\ndef test_b(): ...\n"
+    )
+    with pytest.raises(Failed, match="test_b's pytest.mark.equivalent names a mutant by no literal string"):
+        mutants.shown(tmp_path)
 
 
 def test_a_crashed_test_run_is_no_kill_and_lowers_the_score(tmp_path, monkeypatch):
@@ -163,15 +195,20 @@ def test_a_mutant_a_stopped_run_never_reached_is_out_of_the_score_and_no_survivo
     }
     assert mutants.score(entry, {}) == pytest.approx(3 / 4)
     assert mutants.score({**entry, "not checked": 0}, {}) == pytest.approx(3 / 10)
-    assert "| 10 | 3 | 1 | 0 | 0 | 6 | 0 | 75% |" in mutants.markdown({"modules": {"m.py": entry}}, {})
+    assert "| 10 | 3 | 1 | 0 | 0 | 6 | 0 | 75% |" in mutants.markdown({"modules": {"m.py": entry}}, {}, {})
 
 
 def test_the_page_is_what_the_record_makes(tmp_path):
     """docs/mutants.md's table is what docs/mutants.json and docs/mutants.toml's reasons make: no figure is typed."""
     page = tmp_path / "mutants.md"
     shutil.copy(ROOT / "docs" / "mutants.md", page)
-    generated.write_blocks(page, {mutants.BLOCK: mutants.markdown(mutants.read(mutants.RECORD), mutants.reasons())})
+    record, reasons, shown = mutants.read(mutants.RECORD), mutants.reasons(), mutants.shown()
+    generated.write_blocks(page, {mutants.BLOCK: mutants.markdown(record, reasons, shown)})
     assert page.read_text() == (ROOT / "docs" / "mutants.md").read_text(), "REGEN: scripts/mutants --readme FILE"
     # A reason kept for a mutant that a later run killed, or that a change of its code renamed, would judge another.
-    survivors = {name for entry in mutants.read(mutants.RECORD)["modules"].values() for name in entry["survivors"]}
-    assert set(mutants.reasons()) <= survivors, sorted(set(mutants.reasons()) - survivors)
+    survivors = {
+        name for key in mutants.ENGINES for entry in record.get(key, {}).values() for name in entry["survivors"]
+    }
+    assert set(reasons) <= survivors, sorted(set(reasons) - survivors)
+    # A test's mark shows only what is judged: a mark left for a reason removed would show nothing.
+    assert set(shown) <= set(reasons), sorted(set(shown) - set(reasons))

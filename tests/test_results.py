@@ -284,6 +284,7 @@ def test_another_asv_runner_is_refused_with_the_command_that_removes_it(tmp_path
     runs.refuse_another_runner(tmp_path / "not-built" / "bin" / "python")  # asv builds it with the constraint
 
 
+@pytest.mark.equivalent("benchtools.asvtools.runs.169:4: a call's statement dropped")
 def test_runner_constraint_pins_the_locks_asv_runner(tmp_path, monkeypatch):
     monkeypatch.setattr(runs, "CONSTRAINTS", tmp_path / "fresh" / ".asv" / "constraint.txt")  # a fresh clone's
     assert runs.runner_constraint() == tmp_path / "fresh" / ".asv" / "constraint.txt"

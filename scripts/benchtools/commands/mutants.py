@@ -27,9 +27,13 @@ def add_arguments(parser, config) -> None:
 
 def check(parser, args) -> None:
     known = mutants.modules()
-    args.modules = [name if name in known else mutants.stage_name(Path(name)) for name in args.modules] or known
+    args.modules = [name if name in known else mutants.stage_name(Path(name)) for name in args.modules] or [
+        name for name in known if args.engine == "mutmut" or name not in mutants.SLIPLESS
+    ]
     if unknown := [name for name in args.modules if name not in known]:
         parser.error(f"{', '.join(unknown)}: not among pyproject.toml's [tool.mutmut] only_mutate modules")
+    if args.engine == "slips" and (slipless := [name for name in args.modules if name in mutants.SLIPLESS]):
+        parser.error(f"{', '.join(slipless)}: mutmut alone mutates it (running/mutants.py's SLIPLESS)")
 
 
 def run(args, config) -> int:
@@ -50,7 +54,7 @@ def run(args, config) -> int:
             again = mutants.run(module, args.max_children, names)
             record[key][module] = mutants.rerun(record[key][module], again) if names else again
         util.write_json(args.record, record, sort_keys=True)
-        common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why)})
+        common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why, mutants.shown())})
         now = mutants.score(record[key][module], why)
         before = mutants.score(published[key][module], why) if module in published.get(key, {}) else 0.0
         print(f"{module}: {now:.1%} of the non-equivalent mutants killed (published: {before:.1%})", flush=True)

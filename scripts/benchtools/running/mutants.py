@@ -31,6 +31,8 @@ COUNTED = ("killed", "survived", "timeout", "no tests", "not checked")
 # A worker whose test run raised (a broken stage, not a killed mutant) exits 255, which mutmut files as a time-out.
 CRASHED = 255
 SLIP_STAGE = STAGE.parent / "slips"  # a copy of the code and the tests, the rest linked, no repository
+# Its slips would run git where a dropped call leaves them (docs/mutants.md): mutmut alone mutates it.
+SLIPLESS = ("benchtools/history/release_history.py",)
 SLIP_SECONDS = 300  # a slip's tests that run longer are a time-out, which kills as mutmut's do
 
 
@@ -244,16 +246,36 @@ def reasons() -> dict[str, str]:
     return tomllib.loads(REASONS.read_text()) if REASONS.is_file() else {}
 
 
+EQUIVALENT_MARK = "pytest.mark.equivalent"  # a test's mark naming the judged mutants it shows equivalent
+
+
+def shown(tests: Path = ROOT / "tests") -> dict[str, str]:
+    """Each judged mutant's test that shows it equivalent (``@pytest.mark.equivalent(NAME, ...)``), by its name."""
+    found = {}
+    for path in sorted(tests.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            marks = getattr(node, "decorator_list", []) if isinstance(node, ast.FunctionDef) else []
+            for mark in (mark for mark in marks if isinstance(mark, ast.Call)):
+                if ast.unparse(mark.func) != EQUIVALENT_MARK:
+                    continue
+                if not all(isinstance(arg, ast.Constant) and isinstance(arg.value, str) for arg in mark.args):
+                    raise Failed(f"{path}: {node.name}'s {EQUIVALENT_MARK} names a mutant by no literal string")
+                found |= {arg.value: f"{tests.name}/{path.name}::{node.name}" for arg in mark.args}
+    return found
+
+
 ENGINES = {"modules": "mutmut", "slips": "The second engine: a developer's slips (SLIPS in running/mutants.py)"}
 
 
-def markdown(record: dict, why: dict[str, str]) -> str:
+def markdown(record: dict, why: dict[str, str], tests: dict[str, str]) -> str:
     return "\n\n".join(
-        f"### {title}\n\n{engine_markdown(record[key], why)}" for key, title in ENGINES.items() if record.get(key)
+        f"### {title}\n\n{engine_markdown(record[key], why, tests)}"
+        for key, title in ENGINES.items()
+        if record.get(key)
     )
 
 
-def engine_markdown(modules: dict, why: dict[str, str]) -> str:
+def engine_markdown(modules: dict, why: dict[str, str], tests: dict[str, str]) -> str:
     rows = [
         [f"`{module}`", *(entry.get(name, 0) for name in ("made", *COUNTED, "other")), f"{score(entry, why):.0%}"]
         for module, entry in modules.items()
@@ -261,13 +283,15 @@ def engine_markdown(modules: dict, why: dict[str, str]) -> str:
     header = ["module", "mutants", "killed", "survived", "timed out", "no test ran it", "not run", "crashed or other"]
     survivors = [
         [f"`{name.removeprefix(module.removesuffix('.py').replace('/', '.') + '.')}`", f"`{mutation}`"]
-        + [why.get(name, "**not judged**: a hole, or equivalent")]
+        + [f"{why[name]}; shown by `{tests[name]}`" if name in tests else why.get(name, "**not judged**: a hole")]
         for module, entry in modules.items()
         for name, mutation in entry["survivors"].items()
     ]
     survived = util.markdown_table(["mutant", "mutation", "why it survives"], survivors) if survivors else "None."
     table = util.markdown_table([*header, "killed of the non-equivalent"], rows)
-    return f"{table}\n\nEvery mutant a test did not kill:\n\n{survived}"
+    judged = [name for entry in modules.values() for name in entry["survivors"] if name in why]
+    evidence = f"{sum(name in tests for name in judged)} of the {len(judged)} judged equivalent are shown by a test"
+    return f"{table}\n\nEvery mutant a test did not kill ({evidence}):\n\n{survived}"
 
 
 def read(path: Path) -> dict:
