@@ -27,6 +27,7 @@ COMMANDS = {
     "fit-cost": "cost-metric.md#refitting-the-weight",
     "detector-trial": "detector.md",
     "timing-noise": "timing-noise.md",
+    "timing-load": "timing-load.md",
     "nightly": "automation.md#the-nightly",
     "commits": "automation.md#the-backfill",
     "shard": "automation.md#the-backfill",
