@@ -325,10 +325,12 @@ def test_the_page_is_what_the_record_makes(tmp_path):
     page = tmp_path / "adopt.md"
     shutil.copy(ROOT / "docs" / "adopt.md", page)
     record = check.read(check.RECORD)
-    assert set(check.blocks(record)) == {check.TWINS_BLOCK, check.STEP_BLOCK} and len(record["twins"]) >= 2
+    assert set(check.blocks(record)) == {check.TWINS_BLOCK, check.STEP_BLOCK, check.CACHE_BLOCK}
+    assert len(record["twins"]) >= 2
     generated.write_blocks(page, check.blocks(record))
     assert page.read_text() == (ROOT / "docs" / "adopt.md").read_text(), "REGEN: scripts/codspeed-check --from-record"
-    assert {run["workloads"] for run in [*record["twins"], record["step"]["before"]]} == {check.workloads()}, (
+    counted = [*record["twins"], record["step"]["before"], record["cache"]]
+    assert {run["workloads"] for run in counted} == {check.workloads()}, (
         "the workloads changed since they were counted: scripts/codspeed-check --update, and with --step"
     )
 
@@ -353,6 +355,26 @@ def test_codspeed_check_counts_the_twins_under_callgrind_as_the_suite_does():
     where = r"`[^`]+`( with all it called)?: (under )?[\d,]+ → (under )?[\d,]+ instructions per call"
     assert row[-3] in ("yes", "no") and re.match(where, row[-1]), row
     assert len([line for line in ran.stdout.splitlines() if line.startswith("| ")]) == 2  # the head and one row
+
+
+@needs_valgrind
+@pytest.mark.slow(minutes=1)
+def test_the_cache_simulation_estimates_cycles_beside_the_instructions_of_the_same_windows(tmp_path):
+    record = tmp_path / "codspeed.json"
+    ran = command("codspeed-check", "--update", "--cache-sim", "-k", "access", "--record", str(record))
+    assert ran.returncode == 0, ran.stderr
+    found = check.read(record)["cache"]
+    twins = found["operations"]["access"]
+    # Every instruction is at least a cycle, and a miss more: the estimate is the instructions and their misses.
+    assert all(twins[twin]["cycles"] > twins[twin]["simulated"] > 0 for twin in check.TWINS)
+    assert found["cycles"] > found["empty"] > 0
+    block = check.blocks({"cache": found})[check.CACHE_BLOCK]
+    assert "| access |" in block and "DLmr × 100" in block
+
+
+def test_the_cache_simulation_is_a_record_s_count_alone():
+    ran = command("codspeed-check", "--cache-sim")
+    assert ran.returncode == 2 and "--cache-sim counts the twins once, into the record" in ran.stderr
 
 
 EQUINOX_WORKFLOW = re.compile(r"```yaml\n(# \.github/workflows/codspeed\.yml in Equinox.*?)```", re.S)

@@ -2,7 +2,8 @@
 count against the record that docs/adopt.md is written from (docs/codspeed.json).
 
 The pytest-codspeed benchmarks run in simulation mode under callgrind; with --step, on both sides of an Equinox
-commit. Exit 1 when the count does not bear out a claim of the record: a ratio's or a step's verdict, or, counted of
+commit; with --cache-sim, once more under callgrind's cache simulation, estimated cycles beside instructions
+(recorded, never held). Exit 1 when the count does not bear out a claim of the record: a ratio's or a step's verdict, or, counted of
 the same workloads in the record's environment, a count beyond its operation's spread."""
 
 import os
@@ -27,8 +28,10 @@ def add_arguments(parser, config) -> None:
     record = codspeed.RECORD.relative_to(codspeed.ROOT)
     parser.add_argument("--record", type=Path, default=codspeed.RECORD, metavar="FILE", help=f"({record})")
     parser.add_argument("--update", action="store_true", help="write the count into --record, not hold it against it")
+    cache = "count under callgrind's cache simulation too, once, into --record's cache part (with --update)"
+    parser.add_argument("--cache-sim", action="store_true", help=cache)
     parser.add_argument("--from-record", action="store_true", help="count nothing: write --readme from --record")
-    blocks = f"{codspeed.TWINS_BLOCK} and {codspeed.STEP_BLOCK}"
+    blocks = f"{codspeed.TWINS_BLOCK}, {codspeed.STEP_BLOCK} and {codspeed.CACHE_BLOCK}"
     common_args.add_readme(parser, f"rewrite FILE's blocks {blocks} from --record (with --update or --from-record)")
 
 
@@ -37,14 +40,17 @@ def check(parser, args) -> None:
         parser.error("--step and --upstream go together")
     if not (os.path.isfile(args.python) and os.access(args.python, os.X_OK)):
         raise BadInput(f"--python {args.python}: no such executable")
+    if args.cache_sim and (args.step or not args.update):
+        parser.error("--cache-sim counts the twins once, into the record: give --update, without --step")
     if args.readme and not (args.update or args.from_record):
         parser.error("--readme is written from the record: give --update or --from-record")
     for path in args.readme:
-        generated.write_blocks(path, dict.fromkeys((codspeed.TWINS_BLOCK, codspeed.STEP_BLOCK), ""), write=False)
+        blocks = (codspeed.TWINS_BLOCK, codspeed.STEP_BLOCK, codspeed.CACHE_BLOCK)
+        generated.write_blocks(path, dict.fromkeys(blocks, ""), write=False)
 
 
 def run(args, config) -> int:
-    record, part = codspeed.read(args.record), "step" if args.step else "twins"
+    record, part = codspeed.read(args.record), "step" if args.step else "cache" if args.cache_sim else "twins"
     if args.from_record and not record:
         raise BadInput(f"{args.record} holds no count to write the page from")
     if args.from_record:
@@ -66,7 +72,11 @@ def run(args, config) -> int:
         }
         names = codspeed.selected(args.select, args.python, paths.get("before", []))
         counted = {side: codspeed.counts(args.select, names, args.python, path) for side, path in paths.items()}
-    found = {"revisions": commits, **counted} if args.step else codspeed.counts(args.select, names, args.python)
+    found = (
+        {"revisions": commits, **counted}
+        if args.step
+        else codspeed.counts(args.select, names, args.python, (), args.cache_sim)
+    )
     if args.update:
         util.write_json(args.record, record := codspeed.updated(record, part, found))
         common_args.write_readmes(args.readme, codspeed.blocks(record))

@@ -5,6 +5,7 @@ import hashlib
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -23,7 +24,8 @@ from ..project import ROOT
 from ..util import markdown_table
 from .instruction_spread import environment_text
 
-TWINS_BLOCK, STEP_BLOCK = "codspeed-twins", "codspeed-step"
+TWINS_BLOCK, STEP_BLOCK, CACHE_BLOCK = "codspeed-twins", "codspeed-step", "codspeed-cache"
+CACHE_SIM, CYCLES = ("--cache-sim=yes",), "cycles"
 PYTEST = ["-m", "pytest", "--pyargs", "benchmarks.codspeed", "-o", "addopts=", "-p", "no:env", "-p", "no:cacheprovider"]
 TEST = re.compile(r"::test_(?:twin\[(.+)-(module|tuple)\]|(empty))$")
 EMPTY = "empty"
@@ -58,15 +60,22 @@ def selected(select: str, python: str, path: list[str] = ()) -> list[str]:
     return [name for name in OPERATIONS if name in found]
 
 
-def counts(select: str, names: list[str], python: str, path: list[str] = ()) -> dict:
+def counts(select: str, names: list[str], python: str, path: list[str] = (), cache: bool = False) -> dict:
     """``{"operations": {operation: {twin: {"simulated", "suite", "left"}}}, "empty", "seconds", "load", "spreads",
-    "environment", "workloads"}`` of the operations ``names`` that ``select`` selects (``selected``)."""
+    "environment", "workloads"}`` of the operations ``names`` that ``select`` selects (``selected``); with
+    ``cache``, under callgrind's cache simulation, each twin's and the empty window's estimated "cycles" too."""
     try:
         with tempfile.TemporaryDirectory(prefix="eqxb-codspeed-") as work:
             arguments = [*PYTEST, "--codspeed", "--codspeed-mode", "simulation", "-k", f"({select}) or test_empty"]
             load, started = os.getloadavg()[0], time.monotonic()
             ran = callgrind.under_valgrind(
-                python, Path(work), arguments, path, variables={"CODSPEED_ENV": "1"}, cwd=work
+                python,
+                Path(work),
+                arguments,
+                path,
+                variables={"CODSPEED_ENV": "1"},
+                cwd=work,
+                options=CACHE_SIM[:cache],
             )
             if ran.returncode != 0:
                 raise Failed(f"pytest-codspeed under valgrind exited {ran.returncode}: {ran.stdout[-2000:]}")
@@ -91,11 +100,15 @@ def counts(select: str, names: list[str], python: str, path: list[str] = ()) -> 
     spreads = {name: sum(metrics.instruction_spread(name, twin) for twin in TWINS) for name in names if name in suite}
     run |= {"environment": environment, "spreads": spreads, "workloads": workloads()}
     for name in names:
-        run["operations"][name] = {twin: {"simulated": simulated[name][twin].total} for twin in TWINS}
+        run["operations"][name] = {twin: counted_by(simulated[name][twin]) for twin in TWINS}
         for twin in TWINS if name in suite else ():
             counted = suite[name][twin], callgrind.difference(simulated[name][twin], empty, 1)
             run["operations"][name][twin].update(suite=counted[0]["instructions"], left=cause(*counted, shown=2))
-    return {**run, EMPTY: empty.total}
+    return {**run, EMPTY: empty.total} | ({CYCLES: empty.cycles} if cache else {})
+
+
+def counted_by(dump: callgrind.Dump) -> dict:
+    return {"simulated": dump.total} | ({CYCLES: dump.cycles} if dump.cycles is not None else {})
 
 
 def commit_of(upstream: Path, revision: str) -> str:
@@ -217,9 +230,32 @@ def step_markdown(step: dict) -> str:
     )
 
 
+def cache_markdown(found: dict) -> str:
+    """Each ratio in instructions and in estimated cycles (callgrind.CYCLES), both less the empty window."""
+    rows, moved = [], {}
+    for name, twins in found["operations"].items():
+        by = [ratio(twins, side, found[key]) for side, key in (("simulated", EMPTY), (CYCLES, CYCLES))]
+        moved[name] = by[1] / by[0] - 1
+        rows.append([name, *(f"{twins[twin][CYCLES]:,.0f}" for twin in TWINS), *(f"{r:.2f}" for r in by)])
+        rows[-1].append(f"{moved[name]:+.1%}")
+    most = max(moved, key=lambda name: abs(moved[name]))
+    weights = ", ".join(f"{event} × {weight}" for event, weight in callgrind.CYCLES.items())
+    head = ["operation", "module, cycles", "tuple, cycles", "ratio: instructions", "ratio: cycles", "apart"]
+    return (
+        f"One pytest-codspeed process in simulation mode, under callgrind's cache simulation (`--cache-sim=yes`; "
+        f"{run_text(found)}), in {environment_text(found['environment'])}, Equinox {found['environment']['equinox']} "
+        f"and JAX {found['environment']['jax']}. Cycles are estimated as KCachegrind estimates them ({weights}); the "
+        f"empty window estimates {found[CYCLES]:,} cycles. Each ratio less the empty window, in instructions and in "
+        f"cycles: the cache model moves a ratio by {moved[most]:+.1%} at most ({most}), and by "
+        f"{statistics.median(abs(m) for m in moved.values()):.1%} in the median operation.\n\n"
+        + markdown_table(head, rows)
+    )
+
+
 def blocks(record: dict) -> dict:
     """The page's blocks (docs/adopt.md), each written from its part of the record."""
     made = {"twins": (TWINS_BLOCK, twins_markdown), "step": (STEP_BLOCK, step_markdown)}
+    made |= {"cache": (CACHE_BLOCK, cache_markdown)}
     return {made[part][0]: made[part][1](found) for part, found in record.items()}
 
 
@@ -238,8 +274,8 @@ def comparable(recorded: dict, fresh: dict) -> bool:
 def updated(record: dict, part: str, found: dict) -> dict:
     """``record`` with ``found`` as its ``part``; a count of the twins is one more run of the record's where
     ``comparable``, a run of its own otherwise."""
-    if part == "step":
-        return record | {"step": found}
+    if part != "twins":
+        return record | {part: found}
     runs = record.get("twins", [])
     return record | {"twins": [*runs, found] if runs and comparable(runs[0], found) else [found]}
 
