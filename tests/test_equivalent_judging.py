@@ -34,6 +34,7 @@ from benchtools.judging import (
     pairs,
     pr_render,
     pr_summary,
+    recheck,
     render,
     steps,
     verdicts,
@@ -127,6 +128,38 @@ def test_an_interval_is_the_same_whatever_zip_s_strict(strict, case, extra):
     after = after[: len(after) + extra] if extra < 0 else after + [1.0] * extra  # unequal lengths too
     mutant = cached_mutant(pairs.interval, "strict=True", strict)
     assert outcome(mutant, before, after, confidence) == outcome(pairs.interval, before, after, confidence)
+
+
+@pytest.mark.equivalent("benchtools.judging.pairs.72:46: a range's end one further")
+@SETTINGS
+@given(case=paired)
+def test_an_interval_is_the_same_with_one_more_first_index_of_the_walsh_averages(case):
+    before, after, confidence = case
+    mutant = cached_mutant(pairs.interval, "for i in range(n) for j", "for i in range(n + 1) for j")
+    assert outcome(mutant, before, after, confidence) == outcome(pairs.interval, before, after, confidence)
+
+
+@pytest.mark.equivalent("benchtools.judging.recheck.102:53: two names passed swapped")
+@SETTINGS
+@given(
+    lists=st.lists(
+        st.lists(
+            st.builds(
+                types.SimpleNamespace,
+                kind=st.sampled_from(metrics.KINDS),
+                params=st.sampled_from(["", "'access'", "'flatten', 'module'", "'unflatten', 'tuple'", "'eager'"]),
+            ),
+            max_size=5,
+        ),
+        min_size=2,
+        max_size=2,
+    )
+)
+def test_the_operations_counted_are_the_same_whichever_list_comes_first(lists):
+    counted, improved = lists
+    assert recheck.counted_operations(recheck.to_explain(improved, counted)) == recheck.counted_operations(
+        recheck.to_explain(counted, improved)
+    )
 
 
 @pytest.mark.equivalent(
@@ -801,10 +834,12 @@ def asv_regressions(values: list, threshold: float) -> list:
     "benchtools.judging.finding.x_step_changes__mutmut_62",
     "benchtools.judging.finding.x_step_changes__mutmut_79",
     "benchtools.judging.finding.x_step_changes__mutmut_81",
+    "benchtools.judging.finding.76:63: a range's end one further",
 )
 @pytest.mark.parametrize(
     "old, new",
     [
+        ("set(range(rev_before + 1, after_rev))", "set(range(rev_before + 1, after_rev + 1))"),
         ("before_rev if before_rev is not None else", "before_rev if (before_rev is not None) and False else"),
         ("after_rev - 1 if rev_before is None else", "after_rev - 1 if (rev_before is None) or True else"),
         ("after_rev - 1 if rev_before is None else", "after_rev - 2 if rev_before is None else"),
