@@ -23,6 +23,7 @@ from .instruments import interleaved_pairs
 from .params import (
     ANSWER_PROCESSES,
     ANSWER_ROUNDS,
+    BUSY,
     DEFAULT_DEPTH,
     DEFAULT_N_CALLS,
     DEFAULT_STATE_SIZE,
@@ -48,10 +49,19 @@ TABLED = ("step", "dispatch")  # the figures timed in spells of pairs whose µs 
 
 
 def figure(twins: dict, seconds: float = SECONDS) -> dict:
-    """One spell's pairs: each side's seconds per call and the pairs' ratio, as ``median_interval``, and how many."""
+    """One spell's pairs: each side's seconds per call and the pairs' ratio, as ``median_interval``, how many, and
+    the share of the spell's wall time that its thread did not run (``taken``): under synchronous CPU dispatch a call
+    runs on the calling thread, so on a CPU the machine took that time."""
+    wall, cpu = time.perf_counter(), time.thread_time()
     pairs = interleaved_pairs(twins["tree_at"], twins["tuple"], seconds)
+    taken = 1 - (time.thread_time() - cpu) / (time.perf_counter() - wall)
     sides = {"tuple": [b for _, b in pairs], "tree_at": [a for a, _ in pairs], "ratio": [a / b for a, b in pairs]}
-    return {side: median_interval(values) for side, values in sides.items()} | {"pairs": len(pairs)}
+    return {side: median_interval(values) for side, values in sides.items()} | {"pairs": len(pairs), "taken": taken}
+
+
+def quiet(spells: list[dict]) -> list[dict]:
+    """The spells that the machine took at most ``BUSY`` of the time from; every one where it took more from each."""
+    return [spell for spell in spells if spell["taken"] <= BUSY] or spells
 
 
 def sign_rank(count: int) -> int:
@@ -170,6 +180,12 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
             spells.setdefault(key, []).extend(found)
     timed = [process["timeit"] for process in defaults]
     ready = {w: min(p["returned before ready"].get(w, 1) for p in taken + defaults) for w in DISPATCH_WRAPPINGS}
+    busy = {}  # on a CPU, each step's spells: how many were quiet, and the median share the machine took
+    for wrapping in WRAPPINGS if taken[0]["on cpu"] else ():
+        found = spells[f"step {wrapping}"]
+        busy[f"{wrapping} quiet spells"] = sum(spell["taken"] <= BUSY for spell in found)
+        busy[f"{wrapping} taken"] = statistics.median(spell["taken"] for spell in found)
+        spells[f"step {wrapping}"] = quiet(found)
     provenance = {
         "processes": count,
         "default-dispatch processes": len(defaults),
@@ -189,7 +205,7 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
         "figures": {key: spread(found) for key, found in spells.items()}
         | {f"default {wrapping}": predicted(timed, wrapping) for wrapping in DEFAULT_WRAPPINGS if timed},
         "identical_jaxprs": {w: all(p["identical_jaxprs"][w] for p in taken) for w in WRAPPINGS},
-        "provenance": provenance | {f"{w} returned before ready": share for w, share in ready.items()},
+        "provenance": provenance | {f"{w} returned before ready": share for w, share in ready.items()} | busy,
     }
 
 

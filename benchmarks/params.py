@@ -16,6 +16,9 @@ DISPATCH_WRAPPINGS = ("jit", "filter_jit")
 ANSWER_PROCESSES = 3
 ANSWER_ROUNDS = 2  # spells of each step in each process
 DEFAULT_WRAPPINGS = ("eager", "jit", "filter_jit")  # on a CPU, also timed under JAX's own dispatch
+# A spell of the answer's from which the machine took more than this share of its wall time (its thread's CPU time
+# short of it) is left out where another is not (docs/timing-load.md).
+BUSY = 0.1
 # Each figure of the answer is kept at its median and at its interval's ends; how it was taken, beside it: the
 # level is the lowest of its intervals' (1 - 2 * 0.5**3 for a quick run's 3 pairs), and "returned before ready" the
 # lowest share of a jitted call's returns, over the processes, that left its result still computing.
@@ -29,6 +32,9 @@ PROVENANCE = (
     "load after",
     "seconds",
     *(f"{wrapping} returned before ready" for wrapping in DISPATCH_WRAPPINGS),
+    # Per step, on a CPU: its spells that the machine took at most BUSY of the time from, and the median share taken.
+    *(f"{wrapping} quiet spells" for wrapping in WRAPPINGS),
+    *(f"{wrapping} taken" for wrapping in WRAPPINGS),
 )
 N_CALLS = (1, 8, 64)
 

@@ -460,7 +460,8 @@ def answer_row(on: str = "tpu-TPU-v5-lite") -> report_rows.CommitFigures:
     for wrapping in params.WRAPPINGS:
         row.exact[report_rows.ANSWER_JAXPRS, repr(wrapping)] = 0.0
     # Taken on a TPU: no processes under another dispatch; a jitted call alone returned before ready, filter_jit not.
-    for what, value in zip(params.PROVENANCE, (3, 0, 0.9649, 0, 0.25, 1.5, 95, 0.9, 0.1), strict=True):
+    run = (3, 0, 0.9649, 0, 0.25, 1.5, 95, 0.9, 0.1)  # off a CPU no spell says what the machine took
+    for what, value in zip(params.PROVENANCE[: len(run)], run, strict=True):
         row.exact[report_rows.ANSWER_PROVENANCE, repr(what)] = value
     return row
 
@@ -516,6 +517,24 @@ def test_on_a_cpu_the_answer_states_what_a_user_s_timeit_reads_under_jax_s_own_d
     # The README's answer (no calls alone) still states the user's timeit, without the sentence on calls alone.
     short = blocks.here_answer(row, dispatch=False)
     assert "| under jax.jit | 60 (30–120) µs |" in short and "dispatched alone" not in short
+
+
+def test_on_a_cpu_each_step_says_what_the_machine_took_and_one_it_took_too_much_from_is_marked():
+    quiet = {"eager taken": 0.31, "eager quiet spells": 0, "jit taken": 0.02, "jit quiet spells": 5}
+    text = blocks.here_answer(
+        provenance(answer_row("cpu"), quiet | {"jit_scan taken": 0.01, "jit_scan quiet spells": 6})
+    )
+    cells = {first: rest for first, *rest in markdown_rows(text.split("\n\n")[1]).values()}
+    assert cells["how the step runs"][-1] == "time the machine took"
+    assert cells["eager"][-1] == "31%, **too busy**: all 6 spells above"
+    assert cells["under jax.jit"][-1] == "2%, 5 of 6 spells kept"
+    assert cells["inside a jitted lax.scan, per step of 100"][-1] == "1%, 6 of 6 spells kept"
+    assert "The machine was too busy for the figures marked below: they are not to be trusted." in text
+    assert "a spell of which the machine took more than 10% is left out of its figure" in text
+    calm = blocks.here_answer(provenance(answer_row("cpu"), quiet | {"eager quiet spells": 6}))
+    assert "too busy" not in calm.split("\n\n")[0] and "| 31%, 6 of 6 spells kept |" in calm
+    # A run from before the spells said it, or one off a CPU: no column, no sentence.
+    assert "time the machine took" not in blocks.here_answer(answer_row("cpu"))
 
 
 def test_a_quick_answer_says_so_and_states_its_intervals_true_level():

@@ -625,10 +625,25 @@ def test_the_answer_measured_for_the_confirm_step_is_one_step_in_this_process(mo
     )
 
 
-def planted_spell(pairs: int, ratio: float = 2.0) -> dict:
-    """A spell's figure: 10 µs for the tuple, ``ratio`` times that for tree_at, each between -10% and +10%."""
+def planted_spell(pairs: int, ratio: float = 2.0, taken: float = 0.01) -> dict:
+    """A spell's figure: 10 µs for the tuple, ``ratio`` times that for tree_at, each between -10% and +10%, and the
+    share of its time that the machine took."""
     medians = {"tuple": 1e-5, "ratio": ratio, "tree_at": 1e-5 * ratio}
-    return {side: {"median": v, "low": 0.9 * v, "high": 1.1 * v} for side, v in medians.items()} | {"pairs": pairs}
+    spell = {side: {"median": v, "low": 0.9 * v, "high": 1.1 * v} for side, v in medians.items()}
+    return spell | {"pairs": pairs, "taken": taken}
+
+
+# The share of a step's spell that the machine took, by process: every eager spell busy, the first process's jit spell
+# busy (its ratio 3: left out where another is quiet), the rest quiet; at the threshold itself, quiet.
+TAKEN = {"step eager": lambda n: 0.3 + n / 100, "step jit": lambda n: 0.2 if n == 0 else params.BUSY}
+
+
+def planted_step(key: str, n: int) -> dict:
+    taken = TAKEN.get(key, lambda n: 0.01)(n)
+    return planted_spell(11 + n, 3.0 if taken > params.BUSY and key == "step jit" else 2.0, taken)
+
+
+BUSY_PROVENANCE = {what for what in params.PROVENANCE if what.endswith((" quiet spells", " taken"))}
 
 
 @pytest.fixture
@@ -644,7 +659,7 @@ def planted_processes(monkeypatch):
             n = len(made)
             keys = ["dispatch jit"] if default_dispatch else [f"step {w}" for w in params.WRAPPINGS]
             figures = {
-                key: [planted_spell(11 + n)] for key in keys
+                key: [planted_step(key, n)] for key in keys
             } | (  # spells of unequal pairs: the least sets the level
                 {"sweep jit 1": [planted_spell(3)]} if sweep else {}
             )
@@ -694,10 +709,17 @@ def test_the_answer_s_processes_make_its_figures_and_say_how_they_were_taken(
         (True, False, False)
     ] * (count if on_cpu else 0)
     timed = [found["timeit"] for found in defaults]
-    assert answer["figures"] == {
-        key: bench_answer.spread([spell for _, found in made for spell in found["figures"].get(key, [])])
+    spells = {
+        key: [spell for _, found in made for spell in found["figures"].get(key, [])]
         for key in [f"step {w}" for w in params.WRAPPINGS] + ["sweep jit 1"] + ["dispatch jit"] * on_cpu
+    }
+    # On a CPU the busy spells are left out where a quiet one is; every eager spell is busy, and all make its figure.
+    kept = {key: [s for s in found if s["taken"] <= params.BUSY] or found for key, found in spells.items()}
+    assert answer["figures"] == {
+        key: bench_answer.spread(kept[key] if on_cpu and key.startswith("step") else found)
+        for key, found in spells.items()
     } | {f"default {w}": bench_answer.predicted(timed, w) for w in params.DEFAULT_WRAPPINGS if on_cpu}
+    assert answer["figures"]["step jit"]["ratio"]["high"] == pytest.approx(2.2 if on_cpu and not quick else 3.3)
     assert answer["identical_jaxprs"] == {w: w != "scan" for w in params.WRAPPINGS}
     measured = [found["returned before ready"] for _, found in made if found["returned before ready"]]
     assert answer["provenance"] == {
@@ -708,8 +730,19 @@ def test_the_answer_s_processes_make_its_figures_and_say_how_they_were_taken(
         "load before": 1.5,
         "load after": 2.5,
         "seconds": 7.5,
-    } | {f"{w} returned before ready": min(ready[w] for ready in measured) for w in params.DISPATCH_WRAPPINGS}
-    assert set(answer["provenance"]) == set(params.PROVENANCE)
+    } | {f"{w} returned before ready": min(ready[w] for ready in measured) for w in params.DISPATCH_WRAPPINGS} | {
+        key: value
+        for w in params.WRAPPINGS
+        for key, value in (
+            (f"{w} quiet spells", sum(s["taken"] <= params.BUSY for s in spells[f"step {w}"])),
+            (f"{w} taken", statistics.median(s["taken"] for s in spells[f"step {w}"])),
+        )
+        if on_cpu
+    }
+    assert set(answer["provenance"]) == set(params.PROVENANCE) - (set() if on_cpu else BUSY_PROVENANCE)
+    assert answer["provenance"].get("eager quiet spells", 0) == 0 and (
+        answer["provenance"].get("jit quiet spells") == (None if not on_cpu else count - 1)
+    )
 
 
 @pytest.mark.parametrize("on_cpu", [True, False])
@@ -799,21 +832,26 @@ def test_tree_at_s_figure_is_the_tuple_s_times_the_ratio_its_interval_widened_to
 
 def test_a_figure_is_each_twin_s_seconds_per_call_and_their_ratio_over_at_least_three_pairs(monkeypatch):
     """On a clock that each call moves on by its twin's cost, tree_at's 3 µs and the tuple's 1 µs: a spell of no
-    seconds still takes the instrument's three pairs, each side's figure exact."""
-    now = [0.0]
+    seconds still takes the instrument's three pairs, each side's figure exact; its thread ran for three quarters of
+    that time, so the machine took the rest."""
+    now, ran = [0.0], [0.0]
 
     def costing(seconds):
         def call():
             now[0] += seconds
+            ran[0] += 0.75 * seconds
 
         return call
 
     monkeypatch.delenv(params.QUICK_VARIABLE, raising=False)
     monkeypatch.setattr(instruments, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    clocks = types.SimpleNamespace(perf_counter=lambda: now[0], thread_time=lambda: ran[0])
+    monkeypatch.setattr(bench_answer, "time", clocks)
     found = bench_answer.figure({"tree_at": costing(3e-6), "tuple": costing(1e-6)}, seconds=0.0)
     exact = {"tree_at": 3e-6, "tuple": 1e-6, "ratio": 3.0}
     assert found == {side: dict.fromkeys(params.STATISTICS, pytest.approx(v)) for side, v in exact.items()} | {
-        "pairs": 3
+        "pairs": 3,
+        "taken": pytest.approx(0.25),
     }
 
 
@@ -917,7 +955,8 @@ def test_one_process_takes_each_figure_of_the_answer_in_spells_of_pairs(monkeypa
     assert sorted(found["figures"]) == sorted(steps) and "timeit" not in found
     assert found["identical_jaxprs"] == dict.fromkeys(params.WRAPPINGS, True)
     for spells in found["figures"].values():
-        assert [(set(spell), spell["pairs"]) for spell in spells] == [({*bench_answer.SIDES, "pairs"}, 3)]
+        assert [(set(spell), spell["pairs"]) for spell in spells] == [({*bench_answer.SIDES, "pairs", "taken"}, 3)]
+        assert all(spell["taken"] < 1 for spell in spells)  # of its wall time: the thread's CPU time is never below 0
     assert asked == [3] and default["timeit"] == {"jit tuple": 9.0} and default["identical_jaxprs"] == {}
     assert made[-2:] == [(w, params.DEFAULT_STATE_SIZE, False) for w in params.DISPATCH_WRAPPINGS]
     assert default["returned before ready"] == {"jit": 0.5, "filter_jit": 0.52}

@@ -3,8 +3,8 @@ count against the record that docs/adopt.md is written from (docs/codspeed.json)
 
 The pytest-codspeed benchmarks run in simulation mode under callgrind; with --step, on both sides of an Equinox
 commit; with --cache-sim, once more under callgrind's cache simulation, estimated cycles beside instructions
-(recorded, never held). Exit 1 when the count does not bear out a claim of the record: a ratio's or a step's verdict, or, counted of
-the same workloads in the record's environment, a count beyond its operation's spread."""
+(recorded, never held). Exit 1 when the count does not bear out a claim of the record: a ratio's or a step's
+verdict, or, counted of the same workloads in the record's environment, a count beyond its operation's spread."""
 
 import os
 import sys

@@ -15,7 +15,9 @@ def add_arguments(parser, config) -> None:
     parser.add_argument("--loops", type=common_args.at_least(1), default=3, metavar="N", help=loops)
     processes = "fresh processes a step and condition (%(default)s)"
     parser.add_argument("--processes", type=common_args.at_least(1), default=3, metavar="N", help=processes)
-    parser.add_argument("--seconds", type=common_args.at_least(1), default=2, metavar="S", help="of pairs a process (%(default)s)")
+    parser.add_argument(
+        "--seconds", type=common_args.at_least(1), default=2, metavar="S", help="of pairs a process (%(default)s)"
+    )
     record = load.RECORD.relative_to(load.ROOT)
     parser.add_argument("--record", type=Path, default=load.RECORD, metavar="FILE", help=f"the JSON record ({record})")
     parser.add_argument("--from-record", action="store_true", help="measure nothing: the table of --record")

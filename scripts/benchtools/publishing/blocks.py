@@ -1,5 +1,6 @@
 """The overhead report in Markdown, and the generated blocks of README.md and docs/here.md that hold it."""
 
+import math
 import re
 from pathlib import Path
 
@@ -120,12 +121,18 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
         repr(w): (words + f", per step of {scans[w]}" * (scans[w] > 1), scans[w]) for w, words in LEAD_WRAPPINGS.items()
     }
     jaxprs = {0: "yes", 1: "NO"}
+    provenance = {what: row.exact.get((ANSWER_PROVENANCE, repr(what))) for what in params.PROVENANCE}
+    machine = {repr(w): machine_taken(provenance, w) for w in LEAD_WRAPPINGS}
+    shown = any(machine.values())
     table = answer_rows(
-        row, ANSWER_STEP, steps, lambda at: [jaxprs.get(row.exact.get((ANSWER_JAXPRS, at)), "not measured")]
+        row,
+        ANSWER_STEP,
+        steps,
+        lambda at: [jaxprs.get(row.exact.get((ANSWER_JAXPRS, at)), "not measured")] + [machine[at] or "—"] * shown,
     )
     if not table:
         return None
-    table[0][-1] = "not traced" if table[0][0] == "eager" else table[0][-1]
+    table[0][4] = "not traced" if table[0][0] == "eager" else table[0][4]
     ratio = {w: answer_figure(row, ANSWER_STEP + "ratio", repr(w)) for w in ("eager", "jit")}
     sentence = f"On {on_device(row, f'Equinox {row.label}')}: "
     if None not in ratio.values():
@@ -134,8 +141,10 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
             f"tuple when run eagerly, and {ratio['jit'].value:.2f}× under jax.jit, where both compile to one program "
             "and what is left is the Module's flattening at every call; it fades as the arithmetic grows."
         )
+    if any(TOO_BUSY in (cell or "") for cell in machine.values()):
+        sentence += " The machine was too busy for the figures marked below: they are not to be trusted."
     header = ["how the step runs", "tree_at", "tuple", "× (tree_at ÷ tuple)", "identical jaxprs"]
-    provenance = {what: row.exact.get((ANSWER_PROVENANCE, repr(what))) for what in params.PROVENANCE}
+    header += ["time the machine took"] * shown
     early = {w: provenance[f"{w} returned before ready"] for w in params.DISPATCH_WRAPPINGS}
     alone = {repr(w): (f"{LEAD_WRAPPINGS[w]}, dispatched alone", 1) for w, share in early.items() if (share or 0) > 0.5}
     own = answer_rows(row, ANSWER_DEFAULT, {repr(w): (LEAD_WRAPPINGS[w], 1) for w in params.DEFAULT_WRAPPINGS})
@@ -147,7 +156,7 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
         "straight after the call), so its time would hold the computation."
     )
     defaults = provenance["default-dispatch processes"]
-    taken = None not in provenance.values() and (
+    taken = None not in (provenance[what] for what in RUN_PROVENANCE) and (
         f"Each figure{' of the first table' * bool(defaults)}: the median of {provenance['processes']:.0f} fresh "
         f"processes, one after the other, in {provenance['seconds']:.0f} s; in each, tree_at's and the tuple's steady "
         "calls timed in alternating batches, and tree_at's µs are the tuple's times the pairs' ratio. "
@@ -161,6 +170,13 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
         )
         + f"Load average {provenance['load before']:.2f} before and {provenance['load after']:.2f} after."
         + (
+            " Each spell also measures the time the machine took from it, its wall time less its thread's CPU time "
+            "(synchronous dispatch runs each call on its thread): a spell of which the machine took more than "
+            f"{params.BUSY:.0%} is left out of its figure, and a step none of whose spells was below is marked "
+            f"{TOO_BUSY} (docs/timing-load.md)."
+        )
+        * shown
+        + (
             " JAX's CPU dispatch made synchronous there, so that its figures repeat (docs/timing-noise.md). The "
             "second table is what your own timeit reads under JAX's own dispatch: first thing in each of "
             f"{defaults:.0f} more fresh processes, the median of 3 repeats of timeit's autorange, as docs/here.md's "
@@ -173,6 +189,22 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
     return "\n\n".join(
         filter(None, [sentence, markdown_table(header, table), own, computed, sweep_sentence(row), taken])
     )
+
+
+TOO_BUSY = "**too busy**"
+# What the sentence under the answer states: a run that did not record one of them states none.
+RUN_PROVENANCE = ("processes", "default-dispatch processes", "level", "quick", "load before", "load after", "seconds")
+
+
+def machine_taken(provenance: dict, wrapping: str) -> str | None:
+    """The median share of a step's spells that the machine took, and how many were kept; None where not measured
+    (off a CPU, or by a run from before)."""
+    taken, kept = provenance.get(f"{wrapping} taken"), provenance.get(f"{wrapping} quiet spells")
+    if taken is None or kept is None or math.isnan(taken):
+        return None
+    spells = provenance["processes"] * (1 if provenance["quick"] else params.ANSWER_ROUNDS)
+    kept_text = f"{kept:.0f} of {spells:.0f} spells kept" if kept else f"{TOO_BUSY}: all {spells:.0f} spells above"
+    return f"{taken:.0%}, {kept_text}"
 
 
 def on_device(row: CommitFigures, label: str = "") -> str:
