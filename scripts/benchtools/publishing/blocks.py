@@ -141,7 +141,8 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
             f"tuple when run eagerly, and {ratio['jit'].value:.2f}× under jax.jit, where both compile to one program "
             "and what is left is the Module's flattening at every call; it fades as the arithmetic grows."
         )
-    if any(TOO_BUSY in (cell or "") for cell in machine.values()):
+    busy = any(TOO_BUSY in (cell or "") for cell in machine.values())
+    if busy:
         sentence += " The machine was too busy for the figures marked below: they are not to be trusted."
     header = ["how the step runs", "tree_at", "tuple", "× (tree_at ÷ tuple)", "identical jaxprs"]
     header += ["time the machine took"] * shown
@@ -185,7 +186,10 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
         )
         * bool(defaults)
     )
-    own = own and markdown_table(["a call under JAX's own dispatch", *header[1:4]], own)
+    own = own and markdown_table(["a call under JAX's own dispatch", *header[1:4]], own) + (
+        f"\n\n{TOO_BUSY}: these were timed in the same run, on the same busy machine, and are not to be trusted "
+        "either." * busy
+    )
     return "\n\n".join(
         filter(None, [sentence, markdown_table(header, table), own, computed, sweep_sentence(row), taken])
     )
