@@ -26,6 +26,7 @@ from .params import (
     BUSY,
     DEFAULT_DEPTH,
     DEFAULT_N_CALLS,
+    DEFAULT_PROCESSES,
     DEFAULT_STATE_SIZE,
     DEFAULT_WRAPPINGS,
     DISPATCH_WRAPPINGS,
@@ -36,13 +37,12 @@ from .params import (
     STRUCTURES,
     SWEEP_SIZES,
     SWEEP_WRAPPINGS,
+    TIMEIT_REPEATS,
     WRAPPINGS,
 )
 from .workloads import build_state, calls, make_step, wrap
 
 SECONDS = 0.5  # of pairs per figure in each process: its ratio's median moves by about 1% between runs
-# Student's t at 97.5% for 1 to 10 degrees of freedom: a prediction interval from a few processes.
-T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 READY_CALLS = 50  # calls of a jitted step dispatched alone, to see whether they return before their result is computed
 SIDES = ("tuple", "ratio", "tree_at")
 TABLED = ("step", "dispatch")  # the figures timed in spells of pairs whose µs the answer's tables show: their level
@@ -119,7 +119,7 @@ def measure_once(default_dispatch: bool = False, again: bool = False, sweep: boo
     (``default_dispatch``) a user's timeit first.  ``again``: the steps once more at the end (``coverage``)."""
     if not default_dispatch:
         synchronous()
-    timed = user_timeit(repeats=3) if default_dispatch else {}
+    timed = user_timeit() if default_dispatch else {}
     on_cpu = jax.default_backend() == "cpu"
     wrappings = () if default_dispatch else WRAPPINGS
     steps = {f"step {wrapping}": calls(wrapping, DEFAULT_STATE_SIZE) for wrapping in wrappings}
@@ -144,7 +144,7 @@ def measure_once(default_dispatch: bool = False, again: bool = False, sweep: boo
     )
 
 
-def user_timeit(repeats: int = 15) -> dict:
+def user_timeit(repeats: int = TIMEIT_REPEATS) -> dict:
     """docs/here.md's direct check: µs per step, the median of ``repeats`` repeats of timeit's autorange."""
     found = {}
     for wrapping in DEFAULT_WRAPPINGS:
@@ -173,7 +173,8 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
     own dispatch: each figure's median over every spell of theirs, and its range."""
     load, started = os.getloadavg()[0], time.monotonic()
     taken = [in_fresh_process(f"measure_once(False, {again}, {first == 0})") for first in range(count)]
-    defaults = [in_fresh_process(f"measure_once(True, {again}, False)") for _ in range(count) if taken[0]["on cpu"]]
+    fresh = DEFAULT_PROCESSES if count > 1 else count  # a quick run's one
+    defaults = [in_fresh_process(f"measure_once(True, {again}, False)") for _ in range(fresh) if taken[0]["on cpu"]]
     spells = {}
     for process in taken + defaults:
         for key, found in process["figures"].items():
@@ -205,7 +206,10 @@ def in_fresh_processes(count: int, again: bool = False) -> dict:
         "figures": {key: spread(found) for key, found in spells.items()}
         | {f"default {wrapping}": predicted(timed, wrapping) for wrapping in DEFAULT_WRAPPINGS if timed},
         "identical_jaxprs": {w: all(p["identical_jaxprs"][w] for p in taken) for w in WRAPPINGS},
-        "provenance": provenance | {f"{w} returned before ready": share for w, share in ready.items()} | busy,
+        "provenance": provenance
+        | {f"{w} returned before ready": share for w, share in ready.items()}
+        | busy
+        | ({"default level": range_level(len(defaults))} if defaults else {}),
     }
 
 
@@ -225,16 +229,19 @@ def spread(spells: list[dict]) -> dict:
 
 def predicted(timed: list[dict], wrapping: str) -> dict:
     """Where a user's timeit of ``wrapping``'s twins lies in one more fresh process: each side's median over the
-    processes, within a 95% normal prediction interval of the logs widened to hold every value."""
+    processes, between their lowest and their highest, which hold one more process's with ``range_level`` whatever
+    the timeits' spread (JAX's CPU dispatch has two speeds: no normal interval holds what it states)."""
     values = {side: [found[f"{wrapping} {side}"] / 1e6 for found in timed] for side in ("tree_at", "tuple")}
     values["ratio"] = [a / b for a, b in zip(values["tree_at"], values["tuple"], strict=True)]
-    found = {}
-    for side, taken in values.items():
-        logs, n = [math.log(value) for value in taken], len(taken)
-        half = T_975[min(n - 1, len(T_975)) - 1] * statistics.stdev(logs) * math.sqrt(1 + 1 / n) if n > 1 else 0.0
-        low, high = math.exp(statistics.fmean(logs) - half), math.exp(statistics.fmean(logs) + half)
-        found[side] = {"median": statistics.median(taken), "low": min(low, *taken), "high": max(high, *taken)}
-    return divided(found)
+    return divided(
+        {side: {"median": statistics.median(v), "low": min(v), "high": max(v)} for side, v in values.items()}
+    )
+
+
+def range_level(count: int) -> float:
+    """The chance that one more of ``count`` + 1 exchangeable values lies between the lowest and the highest of the
+    others: (count - 1) / (count + 1)."""
+    return (count - 1) / (count + 1)
 
 
 def divided(found: dict) -> dict:

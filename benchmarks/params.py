@@ -16,6 +16,9 @@ DISPATCH_WRAPPINGS = ("jit", "filter_jit")
 ANSWER_PROCESSES = 3
 ANSWER_ROUNDS = 2  # spells of each step in each process
 DEFAULT_WRAPPINGS = ("eager", "jit", "filter_jit")  # on a CPU, also timed under JAX's own dispatch
+# Its fresh processes there, each a user's timeit: the range of 5 holds one more process's with (5 - 1) / (5 + 1).
+DEFAULT_PROCESSES = 5
+TIMEIT_REPEATS = 3  # of timeit's autorange, in each of them and in docs/here.md's check
 # A spell of the answer's from which the machine took more than this share of its wall time (its thread's CPU time
 # short of it) is left out where another is not (docs/timing-load.md).
 BUSY = 0.1
@@ -32,6 +35,7 @@ PROVENANCE = (
     "load after",
     "seconds",
     *(f"{wrapping} returned before ready" for wrapping in DISPATCH_WRAPPINGS),
+    "default level",  # where one more process's timeit lies: within the range of the processes' with this chance
     # Per step, on a CPU: its spells that the machine took at most BUSY of the time from, and the median share taken.
     *(f"{wrapping} quiet spells" for wrapping in WRAPPINGS),
     *(f"{wrapping} taken" for wrapping in WRAPPINGS),

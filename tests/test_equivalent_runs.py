@@ -258,9 +258,10 @@ class Measured:
     def figure(self, twins, seconds=bench_answer.SECONDS):
         pairs = [(self.draw.uniform(1e-6, 1e-3), self.draw.uniform(1e-6, 1e-3)) for _ in range(self.draw.randint(3, 9))]
         timed = {"tuple": [b for _, b in pairs], "tree_at": [a for a, _ in pairs], "ratio": [a / b for a, b in pairs]}
-        return {side: bench_answer.median_interval(values) for side, values in timed.items()} | {"pairs": len(pairs)}
+        spell = {side: bench_answer.median_interval(values) for side, values in timed.items()}
+        return spell | {"pairs": len(pairs), "taken": self.draw.uniform(0, 2 * params.BUSY)}
 
-    def user_timeit(self, repeats=15):
+    def user_timeit(self, repeats=params.TIMEIT_REPEATS):
         return {f"{w} {s}": self.draw.uniform(1, 100) for w in params.DEFAULT_WRAPPINGS for s in params.STRUCTURES}
 
     def in_fresh_process(self, call: str) -> dict:

@@ -180,9 +180,15 @@ def here_answer(row: CommitFigures, dispatch: bool = True) -> str | None:
         + (
             " JAX's CPU dispatch made synchronous there, so that its figures repeat (docs/timing-noise.md). The "
             "second table is what your own timeit reads under JAX's own dispatch: first thing in each of "
-            f"{defaults:.0f} more fresh processes, the median of 3 repeats of timeit's autorange, as docs/here.md's "
-            "check times it; each figure their median, in brackets where one more process's timeit lies, 95% (a "
-            "normal prediction interval of their logs)."
+            f"{defaults:.0f} more fresh processes, the median of {params.TIMEIT_REPEATS} repeats of timeit's "
+            "autorange, as docs/here.md's check times it; each figure their median, in brackets the lowest and the "
+            "highest of them"
+            + (
+                f", which hold one more process's timeit with {level:.0%} ((n - 1) / (n + 1) of n processes, whatever "
+                "the timeits' spread)."
+                if (level := provenance["default level"]) is not None
+                else "."
+            )
         )
         * bool(defaults)
     )
