@@ -148,6 +148,15 @@ def test_the_page_shows_each_engine_s_table_and_survivors():
     assert "| **not judged**: a hole |" in unjudged and "| 50% |" in unjudged
 
 
+def test_a_module_run_at_other_code_than_today_s_is_marked():
+    entry = {"made": 1, "killed": 1, "survived": 0, "timeout": 0, "survivors": {}}
+    module = "benchtools/judging/pairs.py"
+    today = mutants.markdown({"modules": {module: entry | {"source": mutants.source_digest(module)}}}, {}, {})
+    assert f"| `{module}` | 1 |" in today
+    for earlier in (entry | {"source": "0" * 64}, entry):  # other code, or a run that recorded none
+        assert f"| `{module}` (earlier code) | 1 |" in mutants.markdown({"modules": {module: earlier}}, {}, {})
+
+
 def test_a_test_marked_equivalent_is_found_by_the_names_its_mark_gives(tmp_path):
     (tmp_path / "test_a.py").write_text(
         "import pytest\n\n\n@pytest.mark.equivalent('m.x_f__mutmut_1', 'm.x_f__mutmut_2')\ndef test_same(): ...\n\n\n"

@@ -42,8 +42,8 @@ def run(args, config) -> int:
     if args.against and not args.against.is_file():
         raise BadInput(f"--against {args.against}: no such file")
     published = mutants.read(args.against) if args.against else record
-    why = mutants.reasons()
-    fell = []
+    why, fell = mutants.reasons(), []
+    digests = {module: mutants.source_digest(module) for module in args.modules}  # the code the stage is made of
     for module in args.modules:
         names = list(record[key].get(module, {}).get("survivors", [])) if args.survivors else None
         if names == []:
@@ -52,7 +52,10 @@ def run(args, config) -> int:
             record.setdefault(key, {})[module] = mutants.run_slips(module)
         else:
             again = mutants.run(module, args.max_children, names)
-            record[key][module] = mutants.rerun(record[key][module], again) if names else again
+            entry = mutants.rerun(record[key][module], again) if names else again
+            # a rerun of the survivors alone keeps the rest of a run that may have been of earlier code
+            ran_today = not names or record[key][module].get("source") == digests[module]
+            record[key][module] = entry | ({"source": digests[module]} if ran_today else {})
         util.write_json(args.record, record, sort_keys=True)
         common_args.write_readmes(args.readme, {mutants.BLOCK: mutants.markdown(record, why, mutants.shown())})
         now = mutants.score(record[key][module], why)

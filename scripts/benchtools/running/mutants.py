@@ -5,6 +5,7 @@ import ast
 import collections
 import contextlib
 import copy
+import hashlib
 import json
 import os
 import shutil
@@ -161,7 +162,15 @@ def run_slips(module: str) -> dict:
             survivors |= {name: change} if status == "survived" else {}
     finally:
         path.write_text(source)
-    return {"made": sum(counts.values()), **{key: counts[key] for key in (*COUNTED, "other")}, "survivors": survivors}
+    found = {"made": sum(counts.values()), **{key: counts[key] for key in (*COUNTED, "other")}, "survivors": survivors}
+    return found | {"source": hashlib.sha256(source.encode()).hexdigest()}
+
+
+def source_digest(module: str) -> str | None:
+    """The digest of ``module``'s code as it is now, which a run records of the code it mutated; None where it is
+    gone."""
+    path = ROOT / ("scripts" if module.startswith("benchtools/") else "") / module
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
 def modules() -> list[str]:
@@ -250,6 +259,7 @@ def reasons() -> dict[str, str]:
     return tomllib.loads(REASONS.read_text()) if REASONS.is_file() else {}
 
 
+EARLIER = " (earlier code)"  # a row of a run of other code than today's, or of one that recorded none
 EQUIVALENT_MARK = "pytest.mark.equivalent"  # a test's mark naming the judged mutants it shows equivalent
 
 
@@ -281,7 +291,8 @@ def markdown(record: dict, why: dict[str, str], tests: dict[str, str]) -> str:
 
 def engine_markdown(modules: dict, why: dict[str, str], tests: dict[str, str]) -> str:
     rows = [
-        [f"`{module}`", *(entry.get(name, 0) for name in ("made", *COUNTED, "other")), f"{score(entry, why):.0%}"]
+        [f"`{module}`" + EARLIER * (entry.get("source") != source_digest(module))]
+        + [*(entry.get(name, 0) for name in ("made", *COUNTED, "other")), f"{score(entry, why):.0%}"]
         for module, entry in modules.items()
     ]
     header = ["module", "mutants", "killed", "survived", "timed out", "no test ran it", "not run", "crashed or other"]
