@@ -1434,3 +1434,17 @@ def test_the_builder_and_a_base_are_made_from_their_packages_a_base_without_jax_
     assert [line for line in kept.locked("0.4.2") if not line.startswith(("pip==", "setuptools=="))] == [
         "jaxlib==0.4.2", "jaxtyping==1.0", "typing_extensions==1.0", "wadler_lindig==1.0"
     ]  # fmt: skip
+
+
+def test_a_builder_that_cannot_be_made_fails_the_run_not_the_commit_it_would_have_built(tmp_path, monkeypatch):
+    """Probes.count makes the builder first: made later, inside the commit's own build, its failure would be filed
+    as that commit's ("build: ..."), a verdict on code that never ran."""
+    kept = probes.Probes(tmp_path, sys.executable, ("flatten",), jaxlib_releases=["0.4.1"])
+
+    def venv(folder, packages, then=()):
+        raise Failed(f"cannot make {folder.name}: no package index")
+
+    monkeypatch.setattr(kept, "venv", venv)
+    at_commits = (probes.Source("jax", "a" * 40, repo=tmp_path), probes.Source("equinox", "b" * 40, repo=tmp_path))
+    with pytest.raises(Failed, match="cannot make builder-"):
+        kept.count(*at_commits, run=0, jaxlib=None)
