@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from asv import results, runner
 
-from benchtools.asvtools import environments, runs
+from benchtools.asvtools import environments, runs, sides
 from benchtools.asvtools.results import only, values
 from benchtools.errors import BadInput
 from tests.helpers import ROOT, git
@@ -299,3 +299,73 @@ def test_runner_package_is_the_folder_a_python_imports_asv_runner_from(tmp_path)
 
     assert runs.runner_package() == Path(asv_runner.__file__).parent
     assert (runs.runner_package() / "__init__.py").is_file()
+
+
+def test_a_remote_repository_is_mirrored_and_fetched_again_before_its_range_is_resolved(tmp_path, monkeypatch):
+    """asv keeps a mirror of a repository named by URL beside the configuration: each resolution fetches it first,
+    so that the first finds the branch and a later one its new tip (the URL led by git to a bare clone here)."""
+    config, (_, _, h2) = history(tmp_path)
+    work, origin, url = tmp_path / "repo", tmp_path / "origin.git", "https://example.invalid/demo.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), origin.name)
+    (tmp_path / "gitconfig").write_text(f'[url "{origin}"]\n\tinsteadOf = {url}\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"repo": url}))
+    assert runs.range_hashes(config, "main", None, tmp_path / "results") == [h2]
+    (work / "file.txt").write_text("3")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "c3")
+    git(work, "push", "-q", str(origin), "main")
+    assert runs.range_hashes(config, "main", None, tmp_path / "results") == [git(work, "rev-parse", "HEAD").strip()]
+
+
+class RecordedEnvironment:
+    """asv's environment, its steps recorded in ``made``: where a commit is installed, and what was done first."""
+
+    def __init__(self, path: Path, made: list):
+        self._path, self.made, self.name, self.python, self.requirements = str(path), made, "env", "3.11", {}
+
+    def create(self):
+        self.made.append("create")
+
+    def install_project(self, conf, repo, commit):
+        self.made.append(f"install {commit}")
+
+
+def test_an_environment_s_python_with_a_commit_is_made_by_asv_s_steps_after_its_plugins(tmp_path, monkeypatch):
+    """As asv's commands do: the configuration's plugins loaded (uv_install), the environment created, then the
+    commit installed into it."""
+    from asv import environment, repo
+    from asv.plugin_manager import plugin_manager
+
+    config, (_, _, h2) = history(tmp_path)
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"plugins": ["asv_plugin_x"]}))
+    made = []
+    monkeypatch.setattr(environment, "get_environments", lambda *_, **__: [RecordedEnvironment(tmp_path / "e", made)])
+    monkeypatch.setattr(plugin_manager, "import_plugin", lambda name: made.append(f"plugin {name}"))
+    monkeypatch.setattr(repo, "get_repo", lambda conf: None)
+    assert runs.environment_python(config, install=h2) == tmp_path / "e" / "bin" / "python"
+    assert made == ["plugin asv_plugin_x", "create", f"install {h2}"]
+    made.clear()
+    assert runs.environment_python(config) == tmp_path / "e" / "bin" / "python" and made == []
+
+
+def test_each_side_to_confirm_is_created_and_installed_after_the_suite_s_pythons_lead_path(tmp_path, monkeypatch):
+    """sides.prepare: the Pythons scripts/setup builds first on PATH before asv resolves an environment (its 3.13 is
+    found there), then each side's environment created and its commit installed into it."""
+    from asv import environment, repo
+    from asv.benchmarks import Benchmarks
+
+    config, (_, h1, h2) = history(tmp_path)
+    made = []
+
+    def resolved(*_, **__):
+        made.append("environments")
+        return [RecordedEnvironment(tmp_path / "e", made)]
+
+    monkeypatch.setattr(environments, "setup_pythons_first_on_path", lambda: made.append("pythons first"))
+    monkeypatch.setattr(environment, "get_environments", resolved)
+    monkeypatch.setattr(repo, "get_repo", lambda conf: None)
+    monkeypatch.setattr(Benchmarks, "discover", lambda *_, **__: {"bench.x": {}})
+    prepared = sides.prepare(config, "", {"before": h1, "after": h2}, ["bench.x"], tmp_path / "confirm-env")
+    assert {side: found.commit for side, found in prepared.items()} == {"before": h1, "after": h2}
+    steps = [step for commit in (h1, h2) for step in ("environments", "create", f"install {commit}")]
+    assert made == ["pythons first", *steps]
