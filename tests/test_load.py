@@ -5,6 +5,7 @@ import shutil
 
 import pytest
 
+from benchmarks import params
 from benchtools.publishing import generated
 from benchtools.trial import load
 from tests.helpers import ROOT, command
@@ -52,3 +53,13 @@ def test_the_page_is_what_the_record_makes(tmp_path):
     shutil.copy(ROOT / "docs" / "timing-load.md", page)
     generated.write_blocks(page, {load.BLOCK: load.table(load.read(load.RECORD))})
     assert page.read_text() == (ROOT / "docs" / "timing-load.md").read_text(), "REGEN: scripts/timing-load --docs"
+
+
+def test_the_answer_s_threshold_lies_between_the_quiet_and_the_busy_shares_of_the_record():
+    """docs/timing-load.md's claim: params.BUSY tells each quiet process's share taken from each busy one's."""
+    runs = load.read(load.RECORD)["runs"]
+    taken = {
+        condition: [load.readings(rows)["taken"] for processes in run["steps"].values() for rows in processes]
+        for condition, run in runs.items()
+    }
+    assert max(taken["quiet"]) < params.BUSY < min(taken["busy"])
