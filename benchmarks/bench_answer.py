@@ -51,7 +51,10 @@ TABLED = ("step", "dispatch")  # the figures timed in spells of pairs whose µs 
 def figure(twins: dict, seconds: float = SECONDS) -> dict:
     """One spell's pairs: each side's seconds per call and the pairs' ratio, as ``median_interval``, how many, and
     the share of the spell's wall time that its thread did not run (``taken``): under synchronous CPU dispatch a call
-    runs on the calling thread, so on a CPU the machine took that time."""
+    runs on the calling thread, so on a CPU the machine took that time.  Each twin is called once first: a compile
+    runs on XLA's threads while this one waits, which no machine took."""
+    for call in twins.values():
+        call()
     wall, cpu = time.perf_counter(), time.thread_time()
     pairs = interleaved_pairs(twins["tree_at"], twins["tuple"], seconds)
     taken = 1 - (time.thread_time() - cpu) / (time.perf_counter() - wall)
